@@ -1,0 +1,30 @@
+# Memory Explorer. `make run` starts the dashboard; `make test` sets up and runs every test.
+SHELL := /bin/bash
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(VENV)/bin/pip
+PORT ?= 8501
+
+.PHONY: run test check venv clean
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -c constraints.txt -e '.[test]'
+	touch $@
+
+venv: $(VENV)/.installed
+
+run: venv
+	$(PY) -m memory_core load sample_data/demo.json --if-empty
+	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
+
+check: venv
+	$(VENV)/bin/ruff check memory_core tests pages app.py
+	$(VENV)/bin/mypy
+
+test: check
+	$(PY) -m pytest
+
+clean:
+	rm -rf $(VENV) .memory .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,117 @@
+"""The command line: `python -m memory_core replay FILE --json [--strict] [--db URL]`, and more."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from sqlalchemy import inspect, text
+
+from .db import database_url, make_engine
+from .engine import EventResult, replay
+from .errors import DatabaseNotEmpty, FormatError
+from .scenario import load
+from .service import MemoryService
+
+
+def _holds_memory(url: str) -> bool:
+    """True when the database at `url` already holds an organization, person or run."""
+    engine = make_engine(url, create=False)
+    try:
+        names = set(inspect(engine).get_table_names())
+        with engine.connect() as conn:
+            return any(conn.execute(text(f"SELECT 1 FROM {t} LIMIT 1")).first() is not None
+                       for t in ("organization", "person", "run") if t in names)
+    finally:
+        engine.dispose()
+
+
+def _service_for(url: str | None) -> MemoryService:
+    if url is None:
+        return MemoryService(make_engine("sqlite://"))
+    if _holds_memory(url):
+        raise DatabaseNotEmpty(f"{url} already holds memory; replay into an empty database")
+    return MemoryService(make_engine(url))
+
+
+def _say_refusal(result: EventResult) -> None:
+    print(f"events[{result.index}] ({result.do}) refused, {result.reason}: {result.message}", file=sys.stderr)
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    scenario = load(args.file)  # checked whole before any database is touched
+    service = _service_for(args.db)
+    engine, stopped = replay(scenario, service, strict=args.strict)
+    for item in engine.refused:
+        print(f"events[{item['event']}] ({item['do']}) refused, {item['reason']}: {item['message']}", file=sys.stderr)
+    state = engine.state()
+    if args.json:
+        json.dump(state, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(f"{scenario.title or args.file}: {len(scenario.events)} events, {len(engine.refused)} refused")
+        for org_id, org in state["organizations"].items():
+            print(f"  {org_id}: {org['map']['facts']} active world facts")
+    if stopped is not None:
+        print(f"--strict: stopped at events[{stopped.index}]", file=sys.stderr)
+        return 1
+    return 0
+
+
+def cmd_load(args: argparse.Namespace) -> int:
+    """Load a scenario into the configured database unless it already holds memory."""
+    url = args.db or database_url()
+    scenario = load(args.file)
+    if _holds_memory(url):
+        print(f"{url} already holds memory; nothing loaded", file=sys.stderr)
+        return 0 if args.if_empty else 2
+    engine, _ = replay(scenario, MemoryService(make_engine(url)))
+    print(f"loaded {args.file} into {url}: {len(scenario.events)} events, {len(engine.refused)} refused")
+    return 0
+
+
+def cmd_state(args: argparse.Namespace) -> int:
+    service = MemoryService(make_engine(args.db or database_url()))
+    json.dump(service.export_state(), sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+    return 0
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m memory_core", description="Memory Explorer's command line.")
+    sub = p.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("replay", help="run a scenario and print the state it ends in")
+    r.add_argument("file")
+    r.add_argument("--json", action="store_true", help="print the state as memory-state/1 JSON")
+    r.add_argument("--strict", action="store_true", help="stop at the first refusal and exit 1")
+    r.add_argument("--db", help="replay into this empty database (SQLAlchemy URL) and keep the memory there")
+    r.set_defaults(run=cmd_replay)
+    ld = sub.add_parser("load", help="load a scenario into the configured database")
+    ld.add_argument("file")
+    ld.add_argument("--db")
+    ld.add_argument("--if-empty", action="store_true", help="do nothing (exit 0) when memory is already there")
+    ld.set_defaults(run=cmd_load)
+    st = sub.add_parser("state", help="print the memory of a database as memory-state/1")
+    st.add_argument("--db")
+    st.set_defaults(run=cmd_state)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except FormatError as exc:
+        print(f"{getattr(args, 'file', '')}: {exc}", file=sys.stderr)
+        return 2
+    except DatabaseNotEmpty as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"cannot read {getattr(args, 'file', '')}: {exc.strerror}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,175 @@
+"""Every table of memory_core. Ids chosen by scenario authors are strings; graph rows use integers.
+
+A graph is addressed by (graph, owner): `world` + organization id, `user` + person id,
+`flow` + run id. No fact or support row holds a record's excerpt or a request's text (R24).
+"""
+
+from typing import Any, Optional
+
+from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+class Organization(SQLModel, table=True):
+    id: str = Field(primary_key=True)
+    seq: int = 0
+    name: str
+    allow_ephemeral_runs: bool = False  # R11
+    learn_from_ephemeral_runs: bool = True  # R12
+    learn_from_users: bool = True  # R13
+    no_memory_shortcuts: bool = False  # R14
+
+
+class Person(SQLModel, table=True):
+    id: str = Field(primary_key=True)
+    seq: int = 0
+    name: str
+
+
+class Membership(SQLModel, table=True):
+    person_id: str = Field(foreign_key="person.id", primary_key=True)
+    org_id: str = Field(foreign_key="organization.id", primary_key=True, index=True)
+    role: str  # owner | member
+
+
+class Workflow(SQLModel, table=True):
+    id: str = Field(primary_key=True)
+    org_id: str = Field(foreign_key="organization.id", index=True)
+    memory_probes: Optional[int] = None  # Budget.MemoryProbes, None: no cap (R21)
+    steps: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class Run(SQLModel, table=True):
+    id: str = Field(primary_key=True)
+    seq: int = Field(index=True)
+    org_id: str = Field(foreign_key="organization.id", index=True)
+    person_id: Optional[str] = Field(default=None, foreign_key="person.id", index=True)
+    workflow_id: Optional[str] = Field(default=None, foreign_key="workflow.id")
+    surface: str = "workflow"
+    requested_ephemeral: bool = False
+    ephemeral: bool = False
+    ended: bool = False
+
+
+class Turn(SQLModel, table=True):
+    id: str = Field(primary_key=True)
+    seq: int = Field(index=True)
+    run_id: str = Field(foreign_key="run.id", index=True)
+    status: str = "open"
+    next_record: int = 1
+    probes_used: int = 0
+    taught_world: int = 0
+    taught_user: int = 0
+    taught_flow: int = 0
+    map: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    skipped: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    steps: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class NestedWork(SQLModel, table=True):
+    """One call of nested work inside a turn (R4, R5). The same work may be called again."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    turn_id: str = Field(foreign_key="turn.id", index=True)
+    work: str
+    status: str = "open"
+
+
+class Record(SQLModel, table=True):
+    """Run evidence: the only copy of an excerpt or a request's text (R24)."""
+
+    id: str = Field(primary_key=True)  # TURN#N
+    run_id: str = Field(foreign_key="run.id", index=True)
+    turn_id: str = Field(foreign_key="turn.id", index=True)
+    number: int
+    origin: str
+    source: Optional[str] = None
+    excerpt: Optional[str] = None
+    reliability: Optional[float] = None
+    nested_id: Optional[int] = Field(default=None, foreign_key="nestedwork.id")
+    claims: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class Entity(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("graph", "owner", "kind", "key", name="uq_entity_identity"),
+        Index("ix_entity_key", "key"),
+    )
+    id: Optional[int] = Field(default=None, primary_key=True)
+    graph: str
+    owner: str
+    kind: str
+    key: str  # the case-folded, spacing-folded name: the identity with kind
+    name: str
+    aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    active_facts: int = 0  # facts served that name this entity: the map counts these (R18)
+
+
+class Alias(SQLModel, table=True):
+    """An alias's identity key, so GraphResolve finds entities by alias through an index (R23)."""
+
+    entity_id: int = Field(foreign_key="entity.id", primary_key=True)
+    key: str = Field(primary_key=True, index=True)
+
+
+Index("ix_entity_graph_kind_active", Entity.graph, Entity.owner, Entity.kind, Entity.active_facts)  # type: ignore[arg-type]
+
+
+class Fact(SQLModel, table=True):
+    __table_args__ = (
+        UniqueConstraint("graph", "owner", "subject_id", "relation", "object_key", name="uq_fact"),
+    )
+    id: Optional[int] = Field(default=None, primary_key=True)
+    graph: str
+    owner: str
+    subject_id: int = Field(foreign_key="entity.id", index=True)
+    relation: str
+    object_id: Optional[int] = Field(default=None, foreign_key="entity.id", index=True)
+    value: Optional[str] = None  # a literal object; exactly one of object_id, value
+    object_key: str  # "e:<entity id>" or "v:<value>": NULLs never collide in a unique index
+    retracted: bool = False
+    status: str = "active"
+    log_odds: float = 0.0
+    weight: float = 0.5
+    sources: int = 0
+
+
+Index("ix_fact_graph_status", Fact.graph, Fact.owner, Fact.status)  # type: ignore[arg-type]
+
+
+class Support(SQLModel, table=True):
+    """A record's vote for a fact: key, origin and frozen contribution, and a pointer (R24 to R26)."""
+
+    id: Optional[int] = Field(default=None, primary_key=True)
+    fact_id: int = Field(foreign_key="fact.id", index=True)
+    key: str
+    origin: str
+    contribution: float
+    run_id: Optional[str] = Field(default=None, index=True)
+    turn_id: Optional[str] = Field(default=None, index=True)
+    record_id: Optional[str] = None
+
+
+class Dispute(SQLModel, table=True):
+    __table_args__ = (UniqueConstraint("fact_id", "by", name="uq_dispute_person"),)
+    id: Optional[int] = Field(default=None, primary_key=True)
+    fact_id: int = Field(foreign_key="fact.id", index=True)
+    by: Optional[str] = None  # null once the disputer's account is deleted; the vote stays
+    contribution: float
+
+
+class SettingsAudit(SQLModel, table=True):
+    id: Optional[int] = Field(default=None, primary_key=True)
+    org_id: str = Field(index=True)
+    by: Optional[str] = None
+    at: str
+    setting: str
+    old: bool
+    new: bool
+
+
+class UsedId(SQLModel, table=True):
+    """Run and turn ids ever used, erased ones included, for `duplicate_id`."""
+
+    kind: str = Field(primary_key=True)  # run | turn
+    id: str = Field(primary_key=True)

@@ -1,0 +1,462 @@
+"""The only door to memory: one method = one use case = one transaction.
+
+Each method checks an action in the order rules.md gives (the ids it names exist, then
+membership and role, then the state of the turn, run or nested work, then the budget),
+raises the Refusal of the first failure with nothing changed, or applies the rules' pure
+decisions and commits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import func
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col, select
+
+from . import errors as E
+from . import reads
+from .db import checkpoint, make_engine
+from .erasure import erase_account, erase_run
+from .graph import Changes, FactChange, find_fact, map_counts, refresh_fact
+from .models import (
+    Dispute, Membership, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn, UsedId, Workflow,
+)
+from .rules import (
+    SETTING_BY_NAME, budget_allows, map_paragraph, may_transition, read_offered, settings_problem,
+    stored_ephemeral,
+)
+from .state import export, settings_of
+from .teaching import teach, withdraw_turn
+from .weights import DISPUTE_CONTRIBUTION
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """What one use case did: fact changes graph by graph, and what it has to say."""
+
+    changes: list[FactChange] = field(default_factory=list)
+    detail: Obj = field(default_factory=dict)
+
+
+class MemoryService:
+    """The facade over one database. Plain data in and out; never live ORM rows."""
+
+    def __init__(self, engine: Engine | None = None) -> None:
+        self.engine = engine if engine is not None else make_engine()
+
+    @contextmanager
+    def _tx(self) -> Iterator[Session]:
+        with Session(self.engine, expire_on_commit=False) as s:
+            yield s
+            s.commit()
+
+    # --- look-ups that refuse ------------------------------------------------------------
+
+    @staticmethod
+    def _org(s: Session, org_id: str) -> Organization:
+        org = s.get(Organization, org_id)
+        if org is None:
+            raise E.UnknownOrg(f"no organization has the id {org_id!r}")
+        return org
+
+    @staticmethod
+    def _person(s: Session, person_id: str) -> Person:
+        person = s.get(Person, person_id)
+        if person is None:
+            raise E.UnknownPerson(f"no person has the id {person_id!r} (or their account was deleted, R30)")
+        return person
+
+    @staticmethod
+    def _run(s: Session, run_id: str) -> Run:
+        run = s.get(Run, run_id)
+        if run is None:
+            raise E.UnknownRun(f"no run has the id {run_id!r} (or it was deleted, R29)")
+        return run
+
+    @staticmethod
+    def _turn(s: Session, turn_id: str) -> tuple[Turn, Run]:
+        turn = s.get(Turn, turn_id)
+        if turn is None:
+            raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+        run = s.get(Run, turn.run_id)
+        assert run is not None
+        return turn, run
+
+    @staticmethod
+    def _require_open(turn: Turn, run: Run) -> None:
+        if run.ended:
+            raise E.RunEnded(f"run {run.id!r} has ended; nothing more happens in it (R17)")
+        if turn.status != "open":
+            raise E.TurnNotOpen(f"turn {turn.id!r} is {turn.status}, not open (R1, R3)")
+
+    @staticmethod
+    def _role(s: Session, person_id: str, org_id: str) -> str | None:
+        m = s.get(Membership, (person_id, org_id))
+        return m.role if m else None
+
+    @staticmethod
+    def _open_work(s: Session, turn_id: str, work: str) -> NestedWork | None:
+        return s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.work == work,
+                                               NestedWork.status == "open")).first()
+
+    @staticmethod
+    def _used(s: Session, kind: str, ident: str) -> None:
+        if s.get(UsedId, (kind, ident)) is not None:
+            raise E.DuplicateId(f"the {kind} id {ident!r} is already used in this memory, perhaps by an erased {kind}")
+        s.add(UsedId(kind=kind, id=ident))
+
+    # --- setup ---------------------------------------------------------------------------
+
+    def is_empty(self) -> bool:
+        """True when the database holds no organization, person or run."""
+        with self._tx() as s:
+            return all(s.exec(select(func.count()).select_from(t)).one() == 0 for t in (Organization, Person, Run))
+
+    def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
+        """Create a checked scenario's organizations, people and workflows, in one transaction."""
+        with self._tx() as s:
+            base = int(s.exec(select(func.count()).select_from(Organization)).one())
+            for i, o in enumerate(organizations):
+                if s.get(Organization, o["id"]) is not None:
+                    raise E.DuplicateId(f"organization {o['id']!r} already exists")
+                org = Organization(id=o["id"], name=o["name"], seq=base + i)
+                for name, value in o.get("settings", {}).items():
+                    setattr(org, SETTING_BY_NAME[name].column, value)
+                s.add(org)
+            pbase = int(s.exec(select(func.count()).select_from(Person)).one())
+            for i, p in enumerate(people):
+                if s.get(Person, p["id"]) is not None:
+                    raise E.DuplicateId(f"person {p['id']!r} already exists")
+                s.add(Person(id=p["id"], name=p["name"], seq=pbase + i))
+            s.flush()
+            for p in people:
+                for org_id, role in p["memberships"].items():
+                    s.add(Membership(person_id=p["id"], org_id=org_id, role=role))
+            for w in workflows:
+                s.add(Workflow(id=w["id"], org_id=w["org"], memory_probes=w["memory_probes"], steps=w["steps"]))
+
+    # --- runs and turns ------------------------------------------------------------------
+
+    def start_run(self, run_id: str, *, org: str, person: str, workflow: str | None = None,
+                  surface: str = "workflow", ephemeral: bool = False) -> Outcome:
+        """Start a run; an ephemeral request is honoured only as R11 allows."""
+        with self._tx() as s:
+            o = self._org(s, org)
+            self._person(s, person)
+            if workflow is not None:
+                wf = s.get(Workflow, workflow)
+                if wf is None or wf.org_id != org:
+                    raise E.UnknownWorkflow(f"organization {org!r} has no workflow {workflow!r}")
+            self._used(s, "run", run_id)
+            if self._role(s, person, org) is None:
+                raise E.NotMember(f"{person!r} is not a member of {org!r}, so cannot start a run there")
+            stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
+            seq = int(s.exec(select(func.count()).select_from(UsedId).where(UsedId.kind == "run")).one())
+            s.add(Run(id=run_id, seq=seq, org_id=org, person_id=person, workflow_id=workflow, surface=surface,
+                      requested_ephemeral=ephemeral, ephemeral=stored))
+            detail: Obj = {"ephemeral": stored}
+            if ephemeral and not stored:
+                detail["rule"] = "R11"
+            return Outcome(detail=detail)
+
+    def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> Outcome:
+        """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request."""
+        with self._tx() as s:
+            r = self._run(s, run)
+            old = self._turn(s, replaces)[0] if replaces is not None else None
+            if r.person_id is None:
+                raise E.UnknownPerson(f"the person of run {run!r} deleted their account; no turn can open (R30)")
+            self._used(s, "turn", turn_id)
+            if r.ended:
+                raise E.RunEnded(f"run {run!r} has ended; it opens no more turns (R17)")
+            changes = Changes()
+            if old is not None:
+                if old.run_id != run:
+                    raise E.NotAllowed(f"turn {replaces!r} belongs to run {old.run_id!r}, not {run!r} (R3)")
+                if not may_transition(old.status, "replaced"):
+                    raise E.NotAllowed(f"turn {replaces!r} is {old.status}; only an open or completed turn can be replaced (R3)")
+                if old.status == "completed":
+                    changes = withdraw_turn(s, old)
+                old.status = "replaced"
+                old.taught_world = old.taught_user = old.taught_flow = 0
+                s.add(old)
+                s.flush()
+            seq = int(s.exec(select(func.count()).select_from(UsedId).where(UsedId.kind == "turn")).one())
+            s.add(Turn(id=turn_id, seq=seq, run_id=run, map=map_counts(s, r.org_id)))
+            s.flush()
+            s.add(Record(id=f"{turn_id}#0", run_id=run, turn_id=turn_id, number=0, origin="person",
+                         source=r.person_id, excerpt=request["text"], claims=request.get("claims", [])))
+            return Outcome(changes=changes.listed(), detail={"map": map_counts(s, r.org_id)})
+
+    def record(self, turn_id: str, *, record: Obj) -> Outcome:
+        """Record evidence in an open turn, possibly within open nested work (R5)."""
+        with self._tx() as s:
+            turn, run = self._turn(s, turn_id)
+            rid = self._add_record(s, turn, run, record)
+            return Outcome(detail={"record": rid})
+
+    def _add_record(self, s: Session, turn: Turn, run: Run, record: Obj) -> str:
+        src = record.get("source")
+        if record["origin"] == "person":
+            if src is None and run.person_id is None:
+                raise E.UnknownPerson(f"run {run.id!r} has no person any more to default the source to (R30)")
+            src = self._person(s, src or run.person_id).id
+        self._require_open(turn, run)
+        nested_id = None
+        if record.get("within") is not None:
+            work = self._open_work(s, turn.id, record["within"])
+            if work is None:
+                raise E.NestedNotOpen(f"{record['within']!r} is not open in turn {turn.id!r} (R5)")
+            nested_id = work.id
+        rid = f"{turn.id}#{turn.next_record}"
+        s.add(Record(id=rid, run_id=run.id, turn_id=turn.id, number=turn.next_record, origin=record["origin"],
+                     source=src, excerpt=record.get("excerpt"), reliability=record.get("reliability"),
+                     nested_id=nested_id, claims=record.get("claims", [])))
+        turn.next_record += 1
+        s.add(turn)
+        return rid
+
+    def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> Outcome:
+        """Run a workflow step, or skip it when memory already answers it well enough (R22)."""
+        with self._tx() as s:
+            turn, run = self._turn(s, turn_id)
+            spec = self._step(s, run, step)
+            if record is not None and record["origin"] == "person" and record.get("source"):
+                self._person(s, record["source"])
+            self._require_open(turn, run)
+            org = self._org(s, run.org_id)
+            answer = None
+            if spec.get("answers"):
+                answer = reads.shortcut(s, run, spec["answers"], min_weight=spec.get("min_weight", 0.9),
+                                        no_memory_shortcuts=org.no_memory_shortcuts)
+            detail: Obj = {"shortcut": answer}
+            if answer is None and record is not None:
+                detail["record"] = self._add_record(s, turn, run, record)
+            turn.steps = [*turn.steps, {"step": step, "ran": answer is None, "shortcut": answer}]
+            s.add(turn)
+            return Outcome(detail=detail)
+
+    @staticmethod
+    def _step(s: Session, run: Run, step: str) -> Obj:
+        wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
+        for spec in wf.steps if wf else []:
+            if spec["id"] == step:
+                return spec
+        where = f"workflow {wf.id!r}" if wf else "no workflow (the run was started without one)"
+        raise E.UnknownStep(f"step {step!r} is not in the run's {where}")
+
+    def call(self, turn_id: str, *, work: str) -> Outcome:
+        """Open nested work inside a turn; it reads and writes no graph (R4)."""
+        with self._tx() as s:
+            turn, run = self._turn(s, turn_id)
+            self._require_open(turn, run)
+            if self._open_work(s, turn_id, work) is not None:
+                raise E.NestedOpen(f"{work!r} is already open in turn {turn_id!r}; return it first (R5)")
+            s.add(NestedWork(turn_id=turn_id, work=work))
+            return Outcome()
+
+    def return_work(self, turn_id: str, *, work: str, status: str) -> Outcome:
+        """End nested work; failed or cancelled work will contribute nothing (R5)."""
+        with self._tx() as s:
+            turn, run = self._turn(s, turn_id)
+            self._require_open(turn, run)
+            nested = self._open_work(s, turn_id, work)
+            if nested is None:
+                raise E.NestedNotOpen(f"{work!r} is not open in turn {turn_id!r} (R5)")
+            nested.status = status
+            s.add(nested)
+            return Outcome(detail={"rule": "R5"} if status != "completed" else {})
+
+    def end_turn(self, turn_id: str, *, status: str) -> Outcome:
+        """End a turn; only a completed one teaches, once, all or nothing (R1, R2)."""
+        with self._tx() as s:
+            turn, run = self._turn(s, turn_id)
+            self._require_open(turn, run)
+            if s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.status == "open")).first():
+                raise E.NestedOpen(f"turn {turn_id!r} still holds open nested work; return it first (R5)")
+            turn.status = status
+            if status != "completed":
+                s.add(turn)
+                return Outcome(detail={"rule": "R2"})
+            result = teach(s, turn, run, self._org(s, run.org_id))
+            turn.taught_world, turn.taught_user, turn.taught_flow = (
+                result.taught["world"], result.taught["user"], result.taught["flow"])
+            turn.skipped = result.skipped
+            s.add(turn)
+            return Outcome(changes=result.changes.listed(),
+                           detail={"taught": result.taught, "skipped": result.skipped,
+                                   "excluded_records": result.excluded_records})
+
+    def end_run(self, run_id: str) -> Outcome:
+        """End a run: cancel its open turns; an ephemeral run is then erased (R17)."""
+        with self._tx() as s:
+            run = self._run(s, run_id)
+            if run.ended:
+                raise E.RunEnded(f"run {run_id!r} has already ended (R17)")
+            cancelled = []
+            for turn in s.exec(select(Turn).where(Turn.run_id == run_id, Turn.status == "open")):
+                for work in s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id, NestedWork.status == "open")):
+                    work.status = "cancelled"
+                    s.add(work)
+                turn.status = "cancelled"
+                cancelled.append(turn.id)
+                s.add(turn)
+            run.ended = True
+            s.add(run)
+            detail: Obj = {"cancelled": cancelled, "erased": run.ephemeral}
+            if run.ephemeral:
+                s.flush()
+                erase_run(s, run)
+        if detail["erased"]:
+            checkpoint(self.engine)
+        return Outcome(detail=detail)
+
+    def delete_run(self, run_id: str, *, by: str) -> Outcome:
+        """R29: the run's person or the owner erases a run; its World and User weights stay."""
+        with self._tx() as s:
+            run = self._run(s, run_id)
+            self._person(s, by)
+            owner = self._role(s, by, run.org_id) == "owner"
+            if by != run.person_id and not owner:
+                raise E.NotAllowed(f"only the run's person or the owner of {run.org_id!r} may delete run {run_id!r} (R29)")
+            detail = erase_run(s, run)
+        checkpoint(self.engine)
+        return Outcome(detail=detail)
+
+    def delete_account(self, person_id: str) -> Outcome:
+        """R30: delete a person's User graph and memberships; their runs stay without them."""
+        with self._tx() as s:
+            person = self._person(s, person_id)
+            owned = s.exec(select(Membership.org_id).where(Membership.person_id == person_id,
+                                                           Membership.role == "owner")).all()
+            if owned:
+                raise E.NotAllowed(f"{person_id!r} owns {', '.join(owned)}; an owner's account cannot be deleted (R30)")
+            detail = erase_account(s, person)
+        checkpoint(self.engine)
+        return Outcome(detail=detail)
+
+    # --- reads (R18 to R23) --------------------------------------------------------------
+
+    def read(self, turn_id: str, *, call: str, args: Obj, within: str | None = None,
+             step: str | None = None) -> Outcome:
+        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20)."""
+        with self._tx() as s:
+            turn, run = self._turn(s, turn_id)
+            spec = self._step(s, run, step) if step is not None else None
+            self._require_open(turn, run)
+            if within is not None and self._open_work(s, turn_id, within) is None:
+                raise E.NestedNotOpen(f"{within!r} is not open in turn {turn_id!r} (R5)")
+            if not read_offered(within=within, step=spec):
+                who = f"nested work {within!r}" if within else f"step {step!r} (not a model step admitting calls)"
+                raise E.NotOffered(f"graph reads are not offered to {who} (R4, R19)")
+            wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
+            cap = wf.memory_probes if wf else None
+            if not budget_allows(used=turn.probes_used, cap=cap):
+                raise E.BudgetExhausted(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
+            if call == "GraphResolve":
+                result = reads.resolve(s, run, args["name"], args.get("kind"))
+            elif call == "GraphExpand":
+                result = reads.expand(s, run, args["entity"], args.get("graph", "world"), args.get("relation"))
+            else:
+                result = reads.source(s, run, args["fact"], args.get("graph", "world"))
+            turn.probes_used += 1
+            s.add(turn)
+            return Outcome(detail={"result": result, "probes_used": turn.probes_used, "cap": cap})
+
+    def org_map(self, org_id: str) -> Obj:
+        """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
+        with self._tx() as s:
+            org = self._org(s, org_id)
+            counts = map_counts(s, org_id)
+            return {**counts, "paragraph": map_paragraph(org.name, counts["kinds"], counts["facts"])}
+
+    # --- settings (R11 to R16) -----------------------------------------------------------
+
+    def get_settings(self, org_id: str, *, by: str) -> dict[str, bool]:
+        """R15: the owner reads the four settings."""
+        with self._tx() as s:
+            org = self._org(s, org_id)
+            self._person(s, by)
+            if self._role(s, by, org_id) != "owner":
+                raise E.NotOwner(f"only the owner of {org_id!r} reads its settings (R15)")
+            return settings_of(org)
+
+    def set_settings(self, org_id: str, *, by: str, settings: Obj) -> Outcome:
+        """R15: the owner changes settings; the change is checked as a whole and audited."""
+        with self._tx() as s:
+            org = self._org(s, org_id)
+            self._person(s, by)
+            if self._role(s, by, org_id) != "owner":
+                raise E.NotOwner(f"only the owner of {org_id!r} changes its settings (R15)")
+            problem = settings_problem(settings)
+            if problem:
+                raise E.InvalidSetting(problem)
+            at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            changed = []
+            for name, value in settings.items():
+                column = SETTING_BY_NAME[name].column
+                old = bool(getattr(org, column))
+                if old != value:
+                    setattr(org, column, value)
+                    s.add(SettingsAudit(org_id=org_id, by=by, at=at, setting=name, old=old, new=value))
+                    changed.append({"setting": name, "from": old, "to": value})
+            s.add(org)
+            return Outcome(detail={"settings": settings_of(org), "changed": changed})
+
+    # --- corrections (R28) ---------------------------------------------------------------
+
+    def _correctable(self, s: Session, org_id: str, by: str, fact: Obj, graph: str) -> Any:
+        self._org(s, org_id)
+        self._person(s, by)
+        if graph == "flow":
+            raise E.NotAllowed("Flow facts are not corrected (R28)")
+        f = find_fact(s, graph, org_id if graph == "world" else by, fact)
+        if f is None:
+            where = f"the world graph of {org_id!r}" if graph == "world" else f"{by!r}'s user graph"
+            raise E.UnknownFact(f"{where} has no such fact")
+        return f
+
+    def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
+        """R28: a member disputes a World fact, a person their own User fact; one each."""
+        with self._tx() as s:
+            f = self._correctable(s, org, by, fact, graph)
+            if graph == "world" and self._role(s, by, org) is None:
+                raise E.NotMember(f"{by!r} is not a member of {org!r}, so cannot dispute its facts (R28)")
+            if s.exec(select(Dispute).where(Dispute.fact_id == f.id, Dispute.by == by)).first():
+                raise E.NotAllowed(f"{by!r} has already disputed this fact; one dispute per person (R28)")
+            s.add(Dispute(fact_id=f.id, by=by, contribution=DISPUTE_CONTRIBUTION))
+            s.flush()
+            changes = Changes()
+            refresh_fact(s, f, changes)
+            return Outcome(changes=changes.listed())
+
+    def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
+        """R28: the owner retracts a World fact, a person their own User fact: never served again."""
+        with self._tx() as s:
+            f = self._correctable(s, org, by, fact, graph)
+            if graph == "world" and self._role(s, by, org) != "owner":
+                raise E.NotOwner(f"only the owner of {org!r} retracts its world facts (R28)")
+            f.retracted = True
+            changes = Changes()
+            refresh_fact(s, f, changes)
+            return Outcome(changes=changes.listed())
+
+    # --- plain data for the dashboard and the command line -------------------------------
+
+    def export_state(self) -> Obj:
+        """The whole memory as `memory-state/1` (without a replay's reads and refusals)."""
+        with self._tx() as s:
+            return export(s)
+
+    def audit(self, org_id: str) -> list[Obj]:
+        """Every settings change of an organization: who, when, from, to (R15)."""
+        with self._tx() as s:
+            rows = s.exec(select(SettingsAudit).where(SettingsAudit.org_id == org_id).order_by(col(SettingsAudit.id)))
+            return [{"by": a.by, "at": a.at, "setting": a.setting, "from": a.old, "to": a.new} for a in rows]

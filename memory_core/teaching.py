@@ -1,0 +1,87 @@
+"""What a completed turn writes (R1, R5, R7 to R10), and what a replacement withdraws (R3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from .graph import Changes, refresh_fact, upsert_fact, withdraw
+from .models import Fact, NestedWork, Organization, Record, Run, Support, Turn
+from .rules import RunFacts, record_teaches, skip_rule
+from .weights import contribution, independence_key, reliability_of
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class Teaching:
+    """What one completed turn taught: supports per graph, claims kept out, fact changes."""
+
+    taught: dict[str, int] = field(default_factory=lambda: {"world": 0, "user": 0, "flow": 0})
+    skipped: list[Obj] = field(default_factory=list)
+    changes: Changes = field(default_factory=Changes)
+    excluded_records: list[str] = field(default_factory=list)  # R5: of failed or cancelled nested work
+
+
+def run_facts(run: Run, org: Organization) -> RunFacts:
+    """R16: the settings as they stand now, when the turn's teaching is written."""
+    return RunFacts(surface=run.surface, ephemeral=run.ephemeral, person_erased=run.person_id is None,
+                    learn_from_ephemeral_runs=org.learn_from_ephemeral_runs,
+                    learn_from_users=org.learn_from_users)
+
+
+def plan(records: list[Record], nested: dict[int, str], facts: RunFacts, *, run_id: str,
+         org_id: str, person_id: str | None) -> tuple[list[tuple[Record, Obj, str, str]], Teaching]:
+    """Pure: which claim goes into which graph (R7 to R9), which are kept out and why (R10)."""
+    result = Teaching()
+    writes = []
+    for rec in records:
+        if not record_teaches(nested.get(rec.nested_id) if rec.nested_id is not None else None):
+            result.excluded_records.append(rec.id)
+            continue
+        for i, claim in enumerate(rec.claims):
+            writes.append((rec, claim, "flow", run_id))  # R7: every claim into the run's Flow graph
+            graph = claim["graph"]
+            if graph == "flow":
+                continue
+            rule = skip_rule(graph, facts, origin=rec.origin)
+            if rule:
+                result.skipped.append({"record": rec.id, "claim": i, "rule": rule})
+            else:
+                writes.append((rec, claim, graph, org_id if graph == "world" else person_id or ""))
+    return writes, result
+
+
+def teach(s: Session, turn: Turn, run: Run, org: Organization) -> Teaching:
+    """R1: write everything a completed turn teaches, inside the caller's one transaction."""
+    records = list(s.exec(select(Record).where(Record.turn_id == turn.id).order_by(col(Record.number))))
+    nested = {n.id: n.status for n in s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id))
+              if n.id is not None}
+    writes, result = plan(records, nested, run_facts(run, org), run_id=run.id, org_id=org.id,
+                          person_id=run.person_id)
+    seen: set[tuple[int, str]] = set()
+    touched: dict[int, Fact] = {}
+    for rec, claim, graph, owner in writes:
+        fact = upsert_fact(s, graph, owner, claim)
+        assert fact.id is not None
+        if (fact.id, rec.id) in seen:
+            continue  # one record, one support per fact
+        seen.add((fact.id, rec.id))
+        s.add(Support(fact_id=fact.id, key=independence_key(rec.origin, rec.source, run_id=run.id),
+                      origin=rec.origin, contribution=contribution(reliability_of(rec.origin, rec.reliability)),
+                      run_id=run.id, turn_id=turn.id, record_id=rec.id))
+        result.taught[graph] += 1
+        touched[fact.id] = fact
+    s.flush()
+    for fact in touched.values():
+        refresh_fact(s, fact, result.changes)
+    return result
+
+
+def withdraw_turn(s: Session, turn: Turn) -> Changes:
+    """R3: replacing a completed turn withdraws every support it added, in all three graphs."""
+    changes = Changes()
+    withdraw(s, list(s.exec(select(Support).where(Support.turn_id == turn.id))), changes)
+    return changes

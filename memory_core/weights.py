@@ -1,0 +1,145 @@
+"""Pure weight arithmetic: independence keys (R25), contributions and log-odds (R26), status (R28)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+#: R26: each origin's reliability when a record gives none of its own.
+RELIABILITY: dict[str, float] = {
+    "web": 0.60,
+    "document": 0.75,
+    "tool": 0.90,
+    "person": 0.85,
+    "model": 0.55,
+}
+ORIGINS = tuple(RELIABILITY)
+#: R28: a dispute subtracts the person reliability's l.
+DISPUTE_RELIABILITY = RELIABILITY["person"]
+
+
+def web_host(url: str) -> str | None:
+    """The host of a web source (R25): lower-cased, no port, no leading `www.`; None if it has none."""
+    text = url.strip()
+    parts = urlsplit(text if "//" in text else "//" + text)
+    try:
+        host = parts.hostname
+    except ValueError:
+        return None
+    if not host:
+        return None
+    host = host.lower()
+    return host[4:] if host.startswith("www.") and len(host) > 4 else host
+
+
+def independence_key(origin: str, source: str | None, *, run_id: str) -> str:
+    """R25: supports with the same origin and key are one source."""
+    if origin == "web":
+        host = web_host(source or "")
+        if host is None:
+            raise ValueError(f"web source {source!r} has no host (R25)")
+        return host
+    if origin == "model":
+        return f"model:{run_id}"
+    if source is None:
+        raise ValueError(f"a {origin} record needs a source (R25)")
+    return source
+
+
+def contribution(reliability: float) -> float:
+    """R26: l = ln(r / (1 - r)), for r strictly between 0.5 and 1 (or a default)."""
+    return math.log(reliability / (1.0 - reliability))
+
+
+def reliability_of(origin: str, given: float | None) -> float:
+    """The record's own reliability, or its origin's default (R26)."""
+    return RELIABILITY[origin] if given is None else given
+
+
+DISPUTE_CONTRIBUTION = contribution(DISPUTE_RELIABILITY)
+
+
+def log_odds(source_contributions: Iterable[float], dispute_contributions: Iterable[float]) -> float:
+    """R26: L = sum over sources minus sum over disputes; fsum makes it independent of order."""
+    return math.fsum([*source_contributions, *(-d for d in dispute_contributions)])
+
+
+def weight_of(log_odds_value: float) -> float:
+    """R26: w = 1 / (1 + e^-L)."""
+    return 1.0 / (1.0 + math.exp(-log_odds_value))
+
+
+def fold_sources(supports: Iterable[tuple[str, str, float]]) -> dict[tuple[str, str], float]:
+    """One vote per (origin, key): a source contributes the largest l among its supports (R25, R26)."""
+    best: dict[tuple[str, str], float] = {}
+    for origin, key, contrib in supports:
+        k = (origin, key)
+        if k not in best or contrib > best[k]:
+            best[k] = contrib
+    return best
+
+
+@dataclass(frozen=True)
+class Score:
+    log_odds: float
+    weight: float
+    sources: int
+    status: str
+
+
+def status_of(weight: float, *, retracted: bool) -> str:
+    """R28: `retracted` goes before `disputed`; below 0.5 is disputed."""
+    if retracted:
+        return "retracted"
+    return "disputed" if weight < 0.5 else "active"
+
+
+def score(
+    supports: Sequence[tuple[str, str, float]], disputes: Sequence[float], *, retracted: bool
+) -> Score:
+    """A fact's log-odds, weight, independent sources and status from its supports and disputes."""
+    folded = fold_sources(supports)
+    lo = log_odds(folded.values(), disputes)
+    w = weight_of(lo)
+    return Score(lo, w, len(folded), status_of(w, retracted=retracted))
+
+
+@dataclass(frozen=True)
+class SourceBreakdown:
+    origin: str
+    key: str
+    contribution: float
+    reliability: float
+    supports: int  # repeats folded into this one source
+    erased: int  # supports whose pointer was erased (R29)
+    weight_without: float  # leave-one-out
+
+
+def reliability_from(contrib: float) -> float:
+    """Inverse of `contribution`: the reliability a frozen l stands for."""
+    return 1.0 / (1.0 + math.exp(-contrib))
+
+
+def breakdown(
+    supports: Sequence[tuple[str, str, float, bool]], disputes: Sequence[float]
+) -> list[SourceBreakdown]:
+    """Each independent source of a fact with what it adds; `supports` are (origin, key, l, erased)."""
+    folded = fold_sources((o, k, c) for o, k, c, _ in supports)
+    rows = []
+    for (origin, key), contrib in folded.items():
+        mine = [s for s in supports if (s[0], s[1]) == (origin, key)]
+        others = [c for k, c in folded.items() if k != (origin, key)]
+        rows.append(
+            SourceBreakdown(
+                origin=origin,
+                key=key,
+                contribution=contrib,
+                reliability=reliability_from(contrib),
+                supports=len(mine),
+                erased=sum(1 for s in mine if s[3]),
+                weight_without=weight_of(log_odds(others, disputes)),
+            )
+        )
+    return rows
