@@ -11,6 +11,17 @@ from .scenario import Scenario, load, parse
 from .service import MemoryService, Outcome
 
 __all__ = [
-    "Engine", "EventResult", "FormatError", "MemoryCoreError", "MemoryService", "Outcome", "Refusal",
-    "Scenario", "database_url", "load", "make_engine", "parse", "replay",
+    "Engine",
+    "EventResult",
+    "FormatError",
+    "MemoryCoreError",
+    "MemoryService",
+    "Outcome",
+    "Refusal",
+    "Scenario",
+    "database_url",
+    "load",
+    "make_engine",
+    "parse",
+    "replay",
 ]

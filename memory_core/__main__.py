@@ -21,8 +21,11 @@ def _holds_memory(url: str) -> bool:
     try:
         names = set(inspect(engine).get_table_names())
         with engine.connect() as conn:
-            return any(conn.execute(text(f"SELECT 1 FROM {t} LIMIT 1")).first() is not None
-                       for t in ("organization", "person", "run") if t in names)
+            return any(
+                conn.execute(text(f"SELECT 1 FROM {t} LIMIT 1")).first() is not None
+                for t in ("organization", "person", "run")
+                if t in names
+            )
     finally:
         engine.dispose()
 

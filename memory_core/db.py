@@ -43,8 +43,7 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         else:
-            engine = create_engine("sqlite://", connect_args={"check_same_thread": False},
-                                   poolclass=StaticPool)
+            engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool)
         event.listen(engine, "connect", _sqlite_pragmas)
     else:
         engine = create_engine(url, pool_pre_ping=True)

@@ -31,20 +31,28 @@ class EventResult:
 
 
 def _start_run(svc: MemoryService, e: Obj) -> Outcome:
-    return svc.start_run(e["run"], org=e["org"], person=e["person"], workflow=e.get("workflow"),
-                         surface=e.get("surface", "workflow"), ephemeral=e.get("ephemeral", False))
+    return svc.start_run(
+        e["run"],
+        org=e["org"],
+        person=e["person"],
+        workflow=e.get("workflow"),
+        surface=e.get("surface", "workflow"),
+        ephemeral=e.get("ephemeral", False),
+    )
 
 
 HANDLERS: dict[str, Callable[[MemoryService, Obj], Outcome]] = {
     "start_run": _start_run,
-    "open_turn": lambda svc, e: svc.open_turn(e["turn"], run=e["run"], request=e["request"],
-                                              replaces=e.get("replaces")),
+    "open_turn": lambda svc, e: svc.open_turn(
+        e["turn"], run=e["run"], request=e["request"], replaces=e.get("replaces")
+    ),
     "record": lambda svc, e: svc.record(e["turn"], record=e["record"]),
     "step": lambda svc, e: svc.run_step(e["turn"], step=e["step"], record=e.get("record")),
     "call": lambda svc, e: svc.call(e["turn"], work=e["work"]),
     "return": lambda svc, e: svc.return_work(e["turn"], work=e["work"], status=e["status"]),
-    "read": lambda svc, e: svc.read(e["turn"], call=e["call"], args=e["args"], within=e.get("within"),
-                                    step=e.get("step")),
+    "read": lambda svc, e: svc.read(
+        e["turn"], call=e["call"], args=e["args"], within=e.get("within"), step=e.get("step")
+    ),
     "end_turn": lambda svc, e: svc.end_turn(e["turn"], status=e["status"]),
     "end_run": lambda svc, e: svc.end_run(e["run"]),
     "delete_run": lambda svc, e: svc.delete_run(e["run"], by=e["by"]),
@@ -65,8 +73,9 @@ class Engine:
 
     def setup(self, scenario: Scenario) -> None:
         """Create the scenario's organizations, people and workflows."""
-        self.service.load_setup(organizations=scenario.organizations, people=scenario.people,
-                                workflows=scenario.workflows)
+        self.service.load_setup(
+            organizations=scenario.organizations, people=scenario.people, workflows=scenario.workflows
+        )
 
     def apply(self, index: int, event: Obj) -> EventResult:
         """Apply one checked event; a refusal changes nothing and is logged."""
@@ -75,23 +84,39 @@ class Engine:
             result.outcome = HANDLERS[event["do"]](self.service, event)
         except E.Refusal as refusal:
             result.reason, result.message = refusal.reason, refusal.message
-            self.refused.append({"event": index, "do": event["do"], "reason": refusal.reason,
-                                 "message": refusal.message})
+            self.refused.append(
+                {"event": index, "do": event["do"], "reason": refusal.reason, "message": refusal.message}
+            )
         if event["do"] == "read":
-            self.reads.append({"event": index, "turn": event["turn"], "call": event["call"],
-                               "args": copy.deepcopy(event["args_given"]),
-                               "outcome": result.reason or "ok",
-                               "result": None if result.refused else result.outcome.detail["result"]})  # type: ignore[union-attr]
+            answered = result.outcome.detail["result"] if result.outcome is not None else None
+            self.reads.append(
+                {
+                    "event": index,
+                    "turn": event["turn"],
+                    "call": event["call"],
+                    "args": copy.deepcopy(event["args_given"]),
+                    "outcome": result.reason or "ok",
+                    "result": answered,
+                }
+            )
         return result
 
     def state(self) -> Obj:
         """The memory as `memory-state/1`, with this replay's reads and refusals."""
-        return {**self.service.export_state(), "reads": copy.deepcopy(self.reads),
-                "refused": copy.deepcopy(self.refused)}
+        return {
+            **self.service.export_state(),
+            "reads": copy.deepcopy(self.reads),
+            "refused": copy.deepcopy(self.refused),
+        }
 
 
-def replay(scenario: Scenario, service: MemoryService, *, strict: bool = False,
-           progress: Callable[[int, int], None] | None = None) -> tuple[Engine, EventResult | None]:
+def replay(
+    scenario: Scenario,
+    service: MemoryService,
+    *,
+    strict: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Engine, EventResult | None]:
     """Run a whole scenario; with `strict`, stop at the first refusal and return it."""
     engine = Engine(service)
     engine.setup(scenario)

@@ -18,10 +18,19 @@ def run_preview(s: Session, run: Run) -> Obj:
     flow_facts = s.exec(select(func.count()).select_from(Fact).where(Fact.graph == "flow", Fact.owner == run.id)).one()
     records = s.exec(select(func.count()).select_from(Record).where(Record.run_id == run.id)).one()
     turns = s.exec(select(func.count()).select_from(Turn).where(Turn.run_id == run.id)).one()
-    kept = s.exec(select(func.count()).select_from(Support).join(Fact, col(Fact.id) == Support.fact_id)
-                  .where(Support.run_id == run.id, Fact.graph != "flow")).one()
-    return {"run": run.id, "turns": int(turns), "records": int(records), "flow_facts": int(flow_facts),
-            "supports_kept": int(kept)}
+    kept = s.exec(
+        select(func.count())
+        .select_from(Support)
+        .join(Fact, col(Fact.id) == Support.fact_id)
+        .where(Support.run_id == run.id, Fact.graph != "flow")
+    ).one()
+    return {
+        "run": run.id,
+        "turns": int(turns),
+        "records": int(records),
+        "flow_facts": int(flow_facts),
+        "supports_kept": int(kept),
+    }
 
 
 def erase_run(s: Session, run: Run) -> Obj:
@@ -29,8 +38,11 @@ def erase_run(s: Session, run: Run) -> Obj:
     contribution, with the pointer set to null, so no weight changes."""
     summary = run_preview(s, run)
     drop_graph(s, "flow", run.id)
-    s.exec(update(Support).where(col(Support.run_id) == run.id)  # type: ignore[call-overload]
-           .values(run_id=None, turn_id=None, record_id=None))
+    s.exec(
+        update(Support)
+        .where(col(Support.run_id) == run.id)  # type: ignore[call-overload]
+        .values(run_id=None, turn_id=None, record_id=None)
+    )
     turn_ids = select(Turn.id).where(Turn.run_id == run.id)
     s.exec(delete(Record).where(col(Record.run_id) == run.id))  # type: ignore[call-overload]
     s.exec(delete(NestedWork).where(col(NestedWork.turn_id).in_(turn_ids)))  # type: ignore[call-overload]
@@ -41,11 +53,17 @@ def erase_run(s: Session, run: Run) -> Obj:
 
 def account_preview(s: Session, person: Person) -> Obj:
     """What deleting an account erases (User graph, memberships) and what stays (its runs)."""
-    user_facts = s.exec(select(func.count()).select_from(Fact).where(Fact.graph == "user", Fact.owner == person.id)).one()
+    user_facts = s.exec(
+        select(func.count()).select_from(Fact).where(Fact.graph == "user", Fact.owner == person.id)
+    ).one()
     runs = s.exec(select(Run.id).where(Run.person_id == person.id).order_by(col(Run.seq))).all()
     memberships = s.exec(select(Membership.org_id).where(Membership.person_id == person.id)).all()
-    return {"person": person.id, "user_facts": int(user_facts), "memberships": list(memberships),
-            "runs_kept": list(runs)}
+    return {
+        "person": person.id,
+        "user_facts": int(user_facts),
+        "memberships": list(memberships),
+        "runs_kept": list(runs),
+    }
 
 
 def erase_account(s: Session, person: Person) -> Obj:

@@ -56,8 +56,23 @@ NestedNotOpen = _refusal("NestedNotOpen", "nested_not_open")
 REASONS: dict[str, type[Refusal]] = {
     cls.reason: cls
     for cls in (
-        NotOffered, BudgetExhausted, NotOwner, NotAllowed, NotMember, InvalidSetting,
-        UnknownOrg, UnknownPerson, UnknownWorkflow, UnknownStep, UnknownRun, UnknownTurn,
-        UnknownFact, DuplicateId, TurnNotOpen, RunEnded, NestedOpen, NestedNotOpen,
+        NotOffered,
+        BudgetExhausted,
+        NotOwner,
+        NotAllowed,
+        NotMember,
+        InvalidSetting,
+        UnknownOrg,
+        UnknownPerson,
+        UnknownWorkflow,
+        UnknownStep,
+        UnknownRun,
+        UnknownTurn,
+        UnknownFact,
+        DuplicateId,
+        TurnNotOpen,
+        RunEnded,
+        NestedOpen,
+        NestedNotOpen,
     )
 }

@@ -52,8 +52,15 @@ class Changes:
 
     facts: dict[int, FactChange] = field(default_factory=dict)
 
-    def note(self, graph: str, owner: str, fact: Obj, fid: int, before: tuple[float, str] | None,
-             after: tuple[float, str] | None) -> None:
+    def note(
+        self,
+        graph: str,
+        owner: str,
+        fact: Obj,
+        fid: int,
+        before: tuple[float, str] | None,
+        after: tuple[float, str] | None,
+    ) -> None:
         if fid in self.facts:
             self.facts[fid].after = after
         else:
@@ -85,16 +92,25 @@ def fact_ref(s: Session, fact: Fact) -> Obj:
 
 
 def find_entity(s: Session, graph: str, owner: str, kind: str, name: str) -> Entity | None:
-    return s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner,
-                                       Entity.kind == kind, Entity.key == name_key(name))).first()
+    return s.exec(
+        select(Entity).where(
+            Entity.graph == graph, Entity.owner == owner, Entity.kind == kind, Entity.key == name_key(name)
+        )
+    ).first()
 
 
 def upsert_entity(s: Session, graph: str, owner: str, spec: Obj) -> Entity:
     """The entity of `spec` in this graph, made with the claim's spelling if new; aliases accumulate."""
     e = find_entity(s, graph, owner, spec["kind"], spec["name"])
     if e is None:
-        e = Entity(graph=graph, owner=owner, kind=spec["kind"], key=name_key(spec["name"]),
-                   name=display_name(spec["name"]), aliases=[])
+        e = Entity(
+            graph=graph,
+            owner=owner,
+            kind=spec["kind"],
+            key=name_key(spec["name"]),
+            name=display_name(spec["name"]),
+            aliases=[],
+        )
         s.add(e)
         s.flush()
     _add_aliases(s, e, spec.get("aliases") or [])
@@ -118,8 +134,9 @@ def _add_aliases(s: Session, e: Entity, aliases: Iterable[str]) -> None:
 
 def drop_entity_if_orphan(s: Session, entity_id: int) -> None:
     """R3: an entity named by no fact is gone."""
-    used = s.exec(select(Fact.id).where(or_(Fact.subject_id == entity_id, Fact.object_id == entity_id))
-                  .limit(1)).first()
+    used = s.exec(
+        select(Fact.id).where(or_(col(Fact.subject_id) == entity_id, col(Fact.object_id) == entity_id)).limit(1)
+    ).first()
     if used is None:
         s.exec(delete(Alias).where(col(Alias.entity_id) == entity_id))  # type: ignore[call-overload]
         s.exec(delete(Entity).where(col(Entity.id) == entity_id))  # type: ignore[call-overload]
@@ -141,8 +158,15 @@ def find_fact(s: Session, graph: str, owner: str, ref: Obj) -> Fact | None:
         if target is None:
             return None
         okey = f"e:{target.id}"
-    return s.exec(select(Fact).where(Fact.graph == graph, Fact.owner == owner, Fact.subject_id == subject.id,
-                                     Fact.relation == ref["relation"], Fact.object_key == okey)).first()
+    return s.exec(
+        select(Fact).where(
+            Fact.graph == graph,
+            Fact.owner == owner,
+            Fact.subject_id == subject.id,
+            Fact.relation == ref["relation"],
+            Fact.object_key == okey,
+        )
+    ).first()
 
 
 def upsert_fact(s: Session, graph: str, owner: str, claim: Obj) -> Fact:
@@ -154,12 +178,27 @@ def upsert_fact(s: Session, graph: str, owner: str, claim: Obj) -> Fact:
     else:
         target = upsert_entity(s, graph, owner, obj)
         object_id, value, okey = target.id, None, f"e:{target.id}"
-    fact = s.exec(select(Fact).where(Fact.graph == graph, Fact.owner == owner, Fact.subject_id == subject.id,
-                                     Fact.relation == claim["relation"], Fact.object_key == okey)).first()
+    fact = s.exec(
+        select(Fact).where(
+            Fact.graph == graph,
+            Fact.owner == owner,
+            Fact.subject_id == subject.id,
+            Fact.relation == claim["relation"],
+            Fact.object_key == okey,
+        )
+    ).first()
     if fact is None:
         assert subject.id is not None
-        fact = Fact(graph=graph, owner=owner, subject_id=subject.id, relation=claim["relation"],
-                    object_id=object_id, value=value, object_key=okey, status="new")
+        fact = Fact(
+            graph=graph,
+            owner=owner,
+            subject_id=subject.id,
+            relation=claim["relation"],
+            object_id=object_id,
+            value=value,
+            object_key=okey,
+            status="new",
+        )
         s.add(fact)
         s.flush()
     return fact
@@ -179,8 +218,7 @@ def refresh_fact(s: Session, fact: Fact, changes: Changes) -> None:
     assert fact.id is not None
     before = None if fact.status == "new" else (fact.weight, fact.status)
     ref = fact_ref(s, fact)
-    supports = s.exec(select(Support.origin, Support.key, Support.contribution)
-                      .where(Support.fact_id == fact.id)).all()
+    supports = s.exec(select(Support.origin, Support.key, Support.contribution).where(Support.fact_id == fact.id)).all()
     was_active = fact.status == "active"
     if not supports:
         if was_active:
@@ -192,7 +230,7 @@ def refresh_fact(s: Session, fact: Fact, changes: Changes) -> None:
         changes.note(fact.graph, fact.owner, ref, fact.id, before, None)
         return
     disputes = s.exec(select(Dispute.contribution).where(Dispute.fact_id == fact.id)).all()
-    sc = score([tuple(r) for r in supports], list(disputes), retracted=fact.retracted)
+    sc = score([(o, k, c) for o, k, c in supports], list(disputes), retracted=fact.retracted)
     fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
     s.add(fact)
     if was_active != (sc.status == "active"):
@@ -228,8 +266,14 @@ def drop_graph(s: Session, graph: str, owner: str) -> None:
 
 def map_counts(s: Session, org_id: str) -> Obj:
     """R18: entities of active facts by kind, and active facts, from indexed columns only."""
-    rows = s.exec(select(Entity.kind, func.count()).where(
-        Entity.graph == "world", Entity.owner == org_id, Entity.active_facts > 0).group_by(Entity.kind)).all()
-    facts = s.exec(select(func.count()).select_from(Fact).where(
-        Fact.graph == "world", Fact.owner == org_id, Fact.status == "active")).one()
+    rows = s.exec(
+        select(Entity.kind, func.count())
+        .where(Entity.graph == "world", Entity.owner == org_id, Entity.active_facts > 0)
+        .group_by(Entity.kind)
+    ).all()
+    facts = s.exec(
+        select(func.count())
+        .select_from(Fact)
+        .where(Fact.graph == "world", Fact.owner == org_id, Fact.status == "active")
+    ).one()
     return {"kinds": {k: n for k, n in sorted(rows)}, "facts": int(facts)}

@@ -4,7 +4,7 @@ A graph is addressed by (graph, owner): `world` + organization id, `user` + pers
 `flow` + run id. No fact or support row holds a record's excerpt or a request's text (R24).
 """
 
-from typing import Any, Optional
+from typing import Any
 
 from sqlalchemy import JSON, Column, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -35,7 +35,7 @@ class Membership(SQLModel, table=True):
 class Workflow(SQLModel, table=True):
     id: str = Field(primary_key=True)
     org_id: str = Field(foreign_key="organization.id", index=True)
-    memory_probes: Optional[int] = None  # Budget.MemoryProbes, None: no cap (R21)
+    memory_probes: int | None = None  # Budget.MemoryProbes, None: no cap (R21)
     steps: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
 
@@ -43,8 +43,8 @@ class Run(SQLModel, table=True):
     id: str = Field(primary_key=True)
     seq: int = Field(index=True)
     org_id: str = Field(foreign_key="organization.id", index=True)
-    person_id: Optional[str] = Field(default=None, foreign_key="person.id", index=True)
-    workflow_id: Optional[str] = Field(default=None, foreign_key="workflow.id")
+    person_id: str | None = Field(default=None, foreign_key="person.id", index=True)
+    workflow_id: str | None = Field(default=None, foreign_key="workflow.id")
     surface: str = "workflow"
     requested_ephemeral: bool = False
     ephemeral: bool = False
@@ -69,7 +69,7 @@ class Turn(SQLModel, table=True):
 class NestedWork(SQLModel, table=True):
     """One call of nested work inside a turn (R4, R5). The same work may be called again."""
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     turn_id: str = Field(foreign_key="turn.id", index=True)
     work: str
     status: str = "open"
@@ -83,10 +83,10 @@ class Record(SQLModel, table=True):
     turn_id: str = Field(foreign_key="turn.id", index=True)
     number: int
     origin: str
-    source: Optional[str] = None
-    excerpt: Optional[str] = None
-    reliability: Optional[float] = None
-    nested_id: Optional[int] = Field(default=None, foreign_key="nestedwork.id")
+    source: str | None = None
+    excerpt: str | None = None
+    reliability: float | None = None
+    nested_id: int | None = Field(default=None, foreign_key="nestedwork.id")
     claims: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
 
@@ -95,7 +95,7 @@ class Entity(SQLModel, table=True):
         UniqueConstraint("graph", "owner", "kind", "key", name="uq_entity_identity"),
         Index("ix_entity_key", "key"),
     )
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     graph: str
     owner: str
     kind: str
@@ -116,16 +116,14 @@ Index("ix_entity_graph_kind_active", Entity.graph, Entity.owner, Entity.kind, En
 
 
 class Fact(SQLModel, table=True):
-    __table_args__ = (
-        UniqueConstraint("graph", "owner", "subject_id", "relation", "object_key", name="uq_fact"),
-    )
-    id: Optional[int] = Field(default=None, primary_key=True)
+    __table_args__ = (UniqueConstraint("graph", "owner", "subject_id", "relation", "object_key", name="uq_fact"),)
+    id: int | None = Field(default=None, primary_key=True)
     graph: str
     owner: str
     subject_id: int = Field(foreign_key="entity.id", index=True)
     relation: str
-    object_id: Optional[int] = Field(default=None, foreign_key="entity.id", index=True)
-    value: Optional[str] = None  # a literal object; exactly one of object_id, value
+    object_id: int | None = Field(default=None, foreign_key="entity.id", index=True)
+    value: str | None = None  # a literal object; exactly one of object_id, value
     object_key: str  # "e:<entity id>" or "v:<value>": NULLs never collide in a unique index
     retracted: bool = False
     status: str = "active"
@@ -140,28 +138,28 @@ Index("ix_fact_graph_status", Fact.graph, Fact.owner, Fact.status)  # type: igno
 class Support(SQLModel, table=True):
     """A record's vote for a fact: key, origin and frozen contribution, and a pointer (R24 to R26)."""
 
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     fact_id: int = Field(foreign_key="fact.id", index=True)
     key: str
     origin: str
     contribution: float
-    run_id: Optional[str] = Field(default=None, index=True)
-    turn_id: Optional[str] = Field(default=None, index=True)
-    record_id: Optional[str] = None
+    run_id: str | None = Field(default=None, index=True)
+    turn_id: str | None = Field(default=None, index=True)
+    record_id: str | None = None
 
 
 class Dispute(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("fact_id", "by", name="uq_dispute_person"),)
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     fact_id: int = Field(foreign_key="fact.id", index=True)
-    by: Optional[str] = None  # null once the disputer's account is deleted; the vote stays
+    by: str | None = None  # null once the disputer's account is deleted; the vote stays
     contribution: float
 
 
 class SettingsAudit(SQLModel, table=True):
-    id: Optional[int] = Field(default=None, primary_key=True)
+    id: int | None = Field(default=None, primary_key=True)
     org_id: str = Field(index=True)
-    by: Optional[str] = None
+    by: str | None = None
     at: str
     setting: str
     old: bool

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy import or_
 from sqlmodel import Session, col, select
 
 from .graph import find_entity, find_fact
@@ -32,10 +33,14 @@ def resolve(s: Session, run: Run, name: str, kind: str | None = None) -> list[Ob
     """GraphResolve: entities of active facts whose name or alias matches, each with its graph."""
     key = name_key(name)
     by_alias = select(Alias.entity_id).where(Alias.key == key)
-    out = []
+    out: list[Obj] = []
     for graph, owner in visible(run):
-        query = select(Entity).where(Entity.graph == graph, Entity.owner == owner, Entity.active_facts > 0,
-                                     (Entity.key == key) | col(Entity.id).in_(by_alias))
+        query = select(Entity).where(
+            Entity.graph == graph,
+            Entity.owner == owner,
+            Entity.active_facts > 0,
+            or_(col(Entity.key) == key, col(Entity.id).in_(by_alias)),
+        )
         if kind is not None:
             query = query.where(Entity.kind == kind)
         found = sorted(s.exec(query), key=lambda e: (e.name, e.kind))
@@ -49,8 +54,12 @@ def expand(s: Session, run: Run, entity: Obj, graph: str, relation: str | None =
     e = find_entity(s, graph, owner, entity["kind"], entity["name"]) if owner else None
     if e is None:
         return []
-    query = select(Fact).where(Fact.graph == graph, Fact.owner == owner, Fact.status == "active",
-                               (Fact.subject_id == e.id) | (Fact.object_id == e.id))
+    query = select(Fact).where(
+        Fact.graph == graph,
+        Fact.owner == owner,
+        Fact.status == "active",
+        or_(col(Fact.subject_id) == e.id, col(Fact.object_id) == e.id),
+    )
     if relation is not None:
         query = query.where(Fact.relation == relation)
     return facts_json(s, list(s.exec(query)), supports=False)
@@ -65,8 +74,17 @@ def source(s: Session, run: Run, fact: Obj, graph: str) -> list[Obj]:
     out = []
     for sp in s.exec(select(Support).where(Support.fact_id == f.id).order_by(col(Support.id))):
         rec = s.get(Record, sp.record_id) if sp.record_id else None
-        out.append({"key": sp.key, "origin": sp.origin, "contribution": sp.contribution, "run": sp.run_id,
-                    "turn": sp.turn_id, "record": sp.record_id, "excerpt": rec.excerpt if rec else None})
+        out.append(
+            {
+                "key": sp.key,
+                "origin": sp.origin,
+                "contribution": sp.contribution,
+                "run": sp.run_id,
+                "turn": sp.turn_id,
+                "record": sp.record_id,
+                "excerpt": rec.excerpt if rec else None,
+            }
+        )
     return out
 
 
@@ -80,8 +98,15 @@ def shortcut(s: Session, run: Run, answers: Obj, *, min_weight: float, no_memory
         e = find_entity(s, graph, owner, subject["kind"], subject["name"])
         if e is None:
             continue
-        for f in s.exec(select(Fact).where(Fact.graph == graph, Fact.owner == owner, Fact.subject_id == e.id,
-                                           Fact.relation == answers["relation"], Fact.status == "active")):
+        for f in s.exec(
+            select(Fact).where(
+                Fact.graph == graph,
+                Fact.owner == owner,
+                Fact.subject_id == e.id,
+                Fact.relation == answers["relation"],
+                Fact.status == "active",
+            )
+        ):
             if shortcut_allowed(no_memory_shortcuts=False, weight=f.weight, min_weight=min_weight, status=f.status):
                 rank = (f.weight, -GRAPH_ORDER[graph])
                 if best is None or rank > (best[0], best[1]):
@@ -89,5 +114,7 @@ def shortcut(s: Session, run: Run, answers: Obj, *, min_weight: float, no_memory
     if best is None:
         return None
     item = facts_json(s, [best[2]], supports=False)[0]
-    return {"fact": {"subject": item["subject"], "relation": item["relation"], "object": item["object"],
-                     "graph": best[3]}, "weight": best[0]}
+    return {
+        "fact": {"subject": item["subject"], "relation": item["relation"], "object": item["object"], "graph": best[3]},
+        "weight": best[0],
+    }

@@ -31,14 +31,34 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("AllowEphemeralRuns", "allow_ephemeral_runs", False, "R11",
-            "Whether a run may be ephemeral at all. Off, a run asked for as ephemeral is stored as permanent."),
-    Setting("LearnFromEphemeralRuns", "learn_from_ephemeral_runs", True, "R12",
-            "Whether an ephemeral run teaches the World graph. Permanent runs always do."),
-    Setting("LearnFromUsers", "learn_from_users", True, "R13",
-            "Whether a person's own words (the request that opened a turn, their answers) may become world knowledge."),
-    Setting("NoMemoryShortcuts", "no_memory_shortcuts", False, "R14",
-            "Whether every turn runs all its steps, even where memory already holds a strong enough answer."),
+    Setting(
+        "AllowEphemeralRuns",
+        "allow_ephemeral_runs",
+        False,
+        "R11",
+        "Whether a run may be ephemeral at all. Off, a run asked for as ephemeral is stored as permanent.",
+    ),
+    Setting(
+        "LearnFromEphemeralRuns",
+        "learn_from_ephemeral_runs",
+        True,
+        "R12",
+        "Whether an ephemeral run teaches the World graph. Permanent runs always do.",
+    ),
+    Setting(
+        "LearnFromUsers",
+        "learn_from_users",
+        True,
+        "R13",
+        "Whether a person's own words (the request that opened a turn, their answers) may become world knowledge.",
+    ),
+    Setting(
+        "NoMemoryShortcuts",
+        "no_memory_shortcuts",
+        False,
+        "R14",
+        "Whether every turn runs all its steps, even where memory already holds a strong enough answer.",
+    ),
 )
 SETTING_BY_NAME: dict[str, Setting] = {s.name: s for s in SETTINGS}
 DEFAULT_SETTINGS: dict[str, bool] = {s.name: s.default for s in SETTINGS}
@@ -170,8 +190,13 @@ def shortcut_allowed(*, no_memory_shortcuts: bool, weight: float, min_weight: fl
 
 # --- the map (R18) -----------------------------------------------------------------------
 
-_KIND_PLURALS = {"person": "people", "place": "places", "organization": "organizations",
-                 "event": "events", "idea": "ideas"}
+_KIND_PLURALS = {
+    "person": "people",
+    "place": "places",
+    "organization": "organizations",
+    "event": "events",
+    "idea": "ideas",
+}
 
 
 def _count(n: int, kind: str) -> str:

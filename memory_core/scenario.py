@@ -14,8 +14,15 @@ from typing import Any
 
 from .errors import FormatError
 from .rules import (
-    GRAPHS, READ_CALLS, SETTING_BY_NAME, STEP_KINDS, SURFACES, TURN_END_STATUSES, WORK_PREFIXES,
-    WORLD_KINDS, settings_problem,
+    GRAPHS,
+    READ_CALLS,
+    SETTING_BY_NAME,
+    STEP_KINDS,
+    SURFACES,
+    TURN_END_STATUSES,
+    WORK_PREFIXES,
+    WORLD_KINDS,
+    settings_problem,
 )
 from .weights import ORIGINS, web_host
 
@@ -41,8 +48,14 @@ class Scenario:
 def _type_name(value: Any) -> str:
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a text", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "a number",
+        float: "a number",
+        str: "a text",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def obj(path: str, value: Any, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Obj:
@@ -100,13 +113,14 @@ def number(path: str, value: Any) -> float:
 # --- entities, claims, records -----------------------------------------------------------
 
 
-def entity(path: str, value: Any, *, world: bool, aliases: bool = True) -> Obj:
-    e = obj(path, value, ("name", "kind"), ("aliases",) if aliases else ())
+def entity(path: str, value: Any, *, world: bool) -> Obj:
+    e = obj(path, value, ("name", "kind"), ("aliases",))
     text(_join(path, "name"), e["name"])
     kind = text(_join(path, "kind"), e["kind"])
     if world and kind not in WORLD_KINDS:
-        raise FormatError(_join(path, "kind"),
-                          f"a world entity's kind is one of {', '.join(WORLD_KINDS)}, not {kind!r}")
+        raise FormatError(
+            _join(path, "kind"), f"a world entity's kind is one of {', '.join(WORLD_KINDS)}, not {kind!r}"
+        )
     for i, alias in enumerate(items(_join(path, "aliases"), e.get("aliases", []))):
         text(_join(_join(path, "aliases"), i), alias)
     return {"name": e["name"], "kind": kind, "aliases": list(e.get("aliases", []))}
@@ -155,14 +169,21 @@ def record_fields(path: str, value: Obj, *, within: bool = True) -> Obj:
     if reliability is not None:
         r = number(_join(path, "reliability"), reliability)
         if not 0.5 < r < 1:
-            raise FormatError(_join(path, "reliability"),
-                              f"must be strictly between 0.5 and 1, found {reliability} (R26)")
+            raise FormatError(
+                _join(path, "reliability"), f"must be strictly between 0.5 and 1, found {reliability} (R26)"
+            )
         reliability = r
     nested = value.get("within")
     if nested is not None and within:
         work(_join(path, "within"), nested)
-    return {"origin": origin, "source": source, "excerpt": excerpt, "reliability": reliability,
-            "within": nested, "claims": claims(_join(path, "claims"), value["claims"])}
+    return {
+        "origin": origin,
+        "source": source,
+        "excerpt": excerpt,
+        "reliability": reliability,
+        "within": nested,
+        "claims": claims(_join(path, "claims"), value["claims"]),
+    }
 
 
 def work(path: str, value: Any) -> str:
@@ -174,9 +195,11 @@ def work(path: str, value: Any) -> str:
 
 def fact_ref(path: str, value: Any) -> Obj:
     f = obj(path, value, ("subject", "relation", "object"))
-    return {"subject": entity(_join(path, "subject"), f["subject"], world=False),
-            "relation": text(_join(path, "relation"), f["relation"]),
-            "object": fact_object(_join(path, "object"), f["object"], world=False)}
+    return {
+        "subject": entity(_join(path, "subject"), f["subject"], world=False),
+        "relation": text(_join(path, "relation"), f["relation"]),
+        "object": fact_object(_join(path, "object"), f["object"], world=False),
+    }
 
 
 # --- events ------------------------------------------------------------------------------
@@ -196,8 +219,7 @@ def read_args(path: str, call: str, value: Any) -> Obj:
         return out
     if call == "GraphExpand":
         a = obj(path, value, ("entity",), ("graph", "relation"))
-        out = {"entity": entity(_join(path, "entity"), a["entity"], world=False, aliases=False),
-               "graph": _graph(path, a)}
+        out = {"entity": entity(_join(path, "entity"), a["entity"], world=False), "graph": _graph(path, a)}
         if "relation" in a:
             out["relation"] = text(_join(path, "relation"), a["relation"])
         return out
@@ -207,11 +229,14 @@ def read_args(path: str, call: str, value: Any) -> Obj:
 
 def _ev_start_run(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "run", "org", "person"), ("workflow", "surface", "ephemeral", "note"))
-    return {"run": text(_join(p, "run"), e["run"]), "org": text(_join(p, "org"), e["org"]),
-            "person": text(_join(p, "person"), e["person"]),
-            "workflow": text(_join(p, "workflow"), e["workflow"]) if e.get("workflow") is not None else None,
-            "surface": one_of(_join(p, "surface"), e.get("surface", "workflow"), SURFACES),
-            "ephemeral": boolean(_join(p, "ephemeral"), e.get("ephemeral", False))}
+    return {
+        "run": text(_join(p, "run"), e["run"]),
+        "org": text(_join(p, "org"), e["org"]),
+        "person": text(_join(p, "person"), e["person"]),
+        "workflow": text(_join(p, "workflow"), e["workflow"]) if e.get("workflow") is not None else None,
+        "surface": one_of(_join(p, "surface"), e.get("surface", "workflow"), SURFACES),
+        "ephemeral": boolean(_join(p, "ephemeral"), e.get("ephemeral", False)),
+    }
 
 
 def _ev_open_turn(p: str, e: Obj) -> Obj:
@@ -219,14 +244,19 @@ def _ev_open_turn(p: str, e: Obj) -> Obj:
     req = e["request"]
     if isinstance(req, dict):
         r = obj(_join(p, "request"), req, ("text",), ("claims",))
-        request = {"text": text(_join(p, "request.text"), r["text"], empty=True),
-                   "claims": claims(_join(p, "request.claims"), r.get("claims", []))}
+        request = {
+            "text": text(_join(p, "request.text"), r["text"], empty=True),
+            "claims": claims(_join(p, "request.claims"), r.get("claims", [])),
+        }
     else:
         request = {"text": text(_join(p, "request"), req, empty=True), "claims": []}
     replaces = e.get("replaces")
-    return {"run": text(_join(p, "run"), e["run"]), "turn": text(_join(p, "turn"), e["turn"]),
-            "request": request,
-            "replaces": text(_join(p, "replaces"), replaces) if replaces is not None else None}
+    return {
+        "run": text(_join(p, "run"), e["run"]),
+        "turn": text(_join(p, "turn"), e["turn"]),
+        "request": request,
+        "replaces": text(_join(p, "replaces"), replaces) if replaces is not None else None,
+    }
 
 
 def _ev_record(p: str, e: Obj) -> Obj:
@@ -236,8 +266,7 @@ def _ev_record(p: str, e: Obj) -> Obj:
 
 def _ev_step(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "step"), ("record", "note"))
-    out: Obj = {"turn": text(_join(p, "turn"), e["turn"]), "step": text(_join(p, "step"), e["step"]),
-                "record": None}
+    out: Obj = {"turn": text(_join(p, "turn"), e["turn"]), "step": text(_join(p, "step"), e["step"]), "record": None}
     if e.get("record") is not None:
         rp = _join(p, "record")
         r = obj(rp, e["record"], ("origin", "claims"), ("source", "excerpt", "reliability"))
@@ -252,23 +281,32 @@ def _ev_call(p: str, e: Obj) -> Obj:
 
 def _ev_return(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "work", "status"), ("note",))
-    return {"turn": text(_join(p, "turn"), e["turn"]), "work": work(_join(p, "work"), e["work"]),
-            "status": one_of(_join(p, "status"), e["status"], TURN_END_STATUSES)}
+    return {
+        "turn": text(_join(p, "turn"), e["turn"]),
+        "work": work(_join(p, "work"), e["work"]),
+        "status": one_of(_join(p, "status"), e["status"], TURN_END_STATUSES),
+    }
 
 
 def _ev_read(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "call", "args"), ("within", "step", "note"))
     call = one_of(_join(p, "call"), e["call"], READ_CALLS)
-    return {"turn": text(_join(p, "turn"), e["turn"]), "call": call,
-            "args": read_args(_join(p, "args"), call, e["args"]), "args_given": copy.deepcopy(e["args"]),
-            "within": work(_join(p, "within"), e["within"]) if e.get("within") is not None else None,
-            "step": text(_join(p, "step"), e["step"]) if e.get("step") is not None else None}
+    return {
+        "turn": text(_join(p, "turn"), e["turn"]),
+        "call": call,
+        "args": read_args(_join(p, "args"), call, e["args"]),
+        "args_given": copy.deepcopy(e["args"]),
+        "within": work(_join(p, "within"), e["within"]) if e.get("within") is not None else None,
+        "step": text(_join(p, "step"), e["step"]) if e.get("step") is not None else None,
+    }
 
 
 def _ev_end_turn(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "status"), ("note",))
-    return {"turn": text(_join(p, "turn"), e["turn"]),
-            "status": one_of(_join(p, "status"), e["status"], TURN_END_STATUSES)}
+    return {
+        "turn": text(_join(p, "turn"), e["turn"]),
+        "status": one_of(_join(p, "status"), e["status"], TURN_END_STATUSES),
+    }
 
 
 def _ev_end_run(p: str, e: Obj) -> Obj:
@@ -291,22 +329,38 @@ def _ev_set_settings(p: str, e: Obj) -> Obj:
     if not isinstance(e["settings"], dict):
         raise FormatError(_join(p, "settings"), f"expected an object, found {_type_name(e['settings'])}")
     # Unknown names and non-boolean values are refusals (invalid_setting, R15), not format errors.
-    return {"org": text(_join(p, "org"), e["org"]), "by": text(_join(p, "by"), e["by"]),
-            "settings": dict(e["settings"])}
+    return {
+        "org": text(_join(p, "org"), e["org"]),
+        "by": text(_join(p, "by"), e["by"]),
+        "settings": dict(e["settings"]),
+    }
 
 
 def _ev_correction(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "org", "by", "fact"), ("graph", "note"))
-    return {"org": text(_join(p, "org"), e["org"]), "by": text(_join(p, "by"), e["by"]),
-            "fact": fact_ref(_join(p, "fact"), e["fact"]), "graph": _graph(p, e)}
+    return {
+        "org": text(_join(p, "org"), e["org"]),
+        "by": text(_join(p, "by"), e["by"]),
+        "fact": fact_ref(_join(p, "fact"), e["fact"]),
+        "graph": _graph(p, e),
+    }
 
 
 EVENT_CHECKS: dict[str, Callable[[str, Obj], Obj]] = {
-    "start_run": _ev_start_run, "open_turn": _ev_open_turn, "record": _ev_record,
-    "step": _ev_step, "call": _ev_call, "return": _ev_return, "read": _ev_read,
-    "end_turn": _ev_end_turn, "end_run": _ev_end_run, "delete_run": _ev_delete_run,
-    "delete_account": _ev_delete_account, "set_settings": _ev_set_settings,
-    "dispute": _ev_correction, "retract": _ev_correction,
+    "start_run": _ev_start_run,
+    "open_turn": _ev_open_turn,
+    "record": _ev_record,
+    "step": _ev_step,
+    "call": _ev_call,
+    "return": _ev_return,
+    "read": _ev_read,
+    "end_turn": _ev_end_turn,
+    "end_run": _ev_end_run,
+    "delete_run": _ev_delete_run,
+    "delete_account": _ev_delete_account,
+    "set_settings": _ev_set_settings,
+    "dispute": _ev_correction,
+    "retract": _ev_correction,
 }
 EVENT_KINDS = tuple(EVENT_CHECKS)
 
@@ -350,9 +404,14 @@ def _organizations(raw: list[Any]) -> list[Obj]:
         if problem:
             bad = next(k for k in settings if settings_problem({k: settings[k]}))
             raise FormatError(_join(_join(p, "settings"), bad), problem)
-        out.append({"id": _unique(_join(p, "id"), o["id"], seen, "organization"),
-                    "name": text(_join(p, "name"), o["name"]), "owner": text(_join(p, "owner"), o["owner"]),
-                    "settings": dict(settings)})
+        out.append(
+            {
+                "id": _unique(_join(p, "id"), o["id"], seen, "organization"),
+                "name": text(_join(p, "name"), o["name"]),
+                "owner": text(_join(p, "owner"), o["owner"]),
+                "settings": dict(settings),
+            }
+        )
     return out
 
 
@@ -369,8 +428,13 @@ def _people(raw: list[Any], orgs: set[str]) -> list[Obj]:
             if org not in orgs:
                 raise FormatError(mp, f"no organization has the id {org!r}")
             one_of(mp, role, ("owner", "member"))
-        out.append({"id": _unique(_join(p, "id"), o["id"], seen, "person"),
-                    "name": text(_join(p, "name"), o["name"]), "memberships": dict(memberships)})
+        out.append(
+            {
+                "id": _unique(_join(p, "id"), o["id"], seen, "person"),
+                "name": text(_join(p, "name"), o["name"]),
+                "memberships": dict(memberships),
+            }
+        )
     return out
 
 
@@ -379,11 +443,15 @@ def _check_owners(orgs: list[Obj], people: list[Obj]) -> None:
     for i, org in enumerate(orgs):
         owners = [p["id"] for p in people if p["memberships"].get(org["id"]) == "owner"]
         if org["owner"] not in owners:
-            raise FormatError(f"organizations[{i}].owner",
-                              f"{org['owner']!r} is not a person whose memberships name {org['id']!r} as owner")
+            raise FormatError(
+                f"organizations[{i}].owner",
+                f"{org['owner']!r} is not a person whose memberships name {org['id']!r} as owner",
+            )
         if len(owners) > 1:
-            raise FormatError(f"organizations[{i}].owner",
-                              f"an organization has exactly one owner; {', '.join(owners)} all claim {org['id']!r}")
+            raise FormatError(
+                f"organizations[{i}].owner",
+                f"an organization has exactly one owner; {', '.join(owners)} all claim {org['id']!r}",
+            )
 
 
 def _step(path: str, value: Any) -> Obj:
@@ -392,13 +460,20 @@ def _step(path: str, value: Any) -> Obj:
     admits = boolean(_join(path, "admits_calls"), s.get("admits_calls", False))
     if admits and kind != "model":
         raise FormatError(_join(path, "admits_calls"), "only model steps admit calls (R19)")
-    out: Obj = {"id": text(_join(path, "id"), s["id"]), "kind": kind, "admits_calls": admits,
-                "answers": None, "min_weight": 0.9}
+    out: Obj = {
+        "id": text(_join(path, "id"), s["id"]),
+        "kind": kind,
+        "admits_calls": admits,
+        "answers": None,
+        "min_weight": 0.9,
+    }
     if s.get("answers") is not None:
         ap = _join(path, "answers")
         a = obj(ap, s["answers"], ("subject", "relation"))
-        out["answers"] = {"subject": entity(_join(ap, "subject"), a["subject"], world=False, aliases=False),
-                          "relation": text(_join(ap, "relation"), a["relation"])}
+        out["answers"] = {
+            "subject": entity(_join(ap, "subject"), a["subject"], world=False),
+            "relation": text(_join(ap, "relation"), a["relation"]),
+        }
     if "min_weight" in s:
         mw = number(_join(path, "min_weight"), s["min_weight"])
         if not 0 <= mw <= 1:
@@ -433,13 +508,21 @@ def _workflows(raw: list[Any], orgs: set[str]) -> list[Obj]:
                 if isinstance(mp, bool) or not isinstance(mp, int) or mp < 0:
                     raise FormatError(_join(p, "budget.MemoryProbes"), "expected a whole number of at least 0 (R21)")
                 probes = mp
-        steps = [_step(_join(_join(p, "steps"), j), s) for j, s in enumerate(items(_join(p, "steps"), o.get("steps", [])))]
+        steps = [
+            _step(_join(_join(p, "steps"), j), s) for j, s in enumerate(items(_join(p, "steps"), o.get("steps", [])))
+        ]
         ids = [s["id"] for s in steps]
         for j, sid in enumerate(ids):
             if sid in ids[:j]:
                 raise FormatError(f"{p}.steps[{j}].id", f"step id {sid!r} is used twice in this workflow")
-        out.append({"id": _unique(_join(p, "id"), o["id"], seen, "workflow"), "org": org,
-                    "memory_probes": probes, "steps": steps})
+        out.append(
+            {
+                "id": _unique(_join(p, "id"), o["id"], seen, "workflow"),
+                "org": org,
+                "memory_probes": probes,
+                "steps": steps,
+            }
+        )
     return out
 
 
@@ -476,10 +559,15 @@ def load(path: str) -> Scenario:
 
 def to_json(scenario: Scenario) -> Obj:
     """The scenario as a `memory-scenario/1` document (what the notebook downloads)."""
-    return {"format": FORMAT, "title": scenario.title, "description": scenario.description,
-            "organizations": scenario.organizations, "people": scenario.people,
-            "workflows": [_workflow_json(w) for w in scenario.workflows],
-            "events": [_event_json(e) for e in scenario.events]}
+    return {
+        "format": FORMAT,
+        "title": scenario.title,
+        "description": scenario.description,
+        "organizations": scenario.organizations,
+        "people": scenario.people,
+        "workflows": [_workflow_json(w) for w in scenario.workflows],
+        "events": [_event_json(e) for e in scenario.events],
+    }
 
 
 def _workflow_json(w: Obj) -> Obj:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func
@@ -24,10 +24,25 @@ from .db import checkpoint, make_engine
 from .erasure import erase_account, erase_run
 from .graph import Changes, FactChange, find_fact, map_counts, refresh_fact
 from .models import (
-    Dispute, Membership, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn, UsedId, Workflow,
+    Dispute,
+    Membership,
+    NestedWork,
+    Organization,
+    Person,
+    Record,
+    Run,
+    SettingsAudit,
+    Turn,
+    UsedId,
+    Workflow,
 )
 from .rules import (
-    SETTING_BY_NAME, budget_allows, map_paragraph, may_transition, read_offered, settings_problem,
+    SETTING_BY_NAME,
+    budget_allows,
+    map_paragraph,
+    may_transition,
+    read_offered,
+    settings_problem,
     stored_ephemeral,
 )
 from .state import export, settings_of
@@ -94,7 +109,11 @@ class MemoryService:
         if run.ended:
             raise E.RunEnded(f"run {run.id!r} has ended; nothing more happens in it (R17)")
         if turn.status != "open":
-            raise E.TurnNotOpen(f"turn {turn.id!r} is {turn.status}, not open (R1, R3)")
+            why = {"completed": "a turn ends and teaches once (R1)", "replaced": "a replaced turn teaches nothing (R3)"}
+            raise E.TurnNotOpen(
+                f"turn {turn.id!r} is {turn.status}, not open: "
+                f"{why.get(turn.status, 'an ended turn takes no more events (R2)')}"
+            )
 
     @staticmethod
     def _role(s: Session, person_id: str, org_id: str) -> str | None:
@@ -103,8 +122,11 @@ class MemoryService:
 
     @staticmethod
     def _open_work(s: Session, turn_id: str, work: str) -> NestedWork | None:
-        return s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.work == work,
-                                               NestedWork.status == "open")).first()
+        return s.exec(
+            select(NestedWork).where(
+                NestedWork.turn_id == turn_id, NestedWork.work == work, NestedWork.status == "open"
+            )
+        ).first()
 
     @staticmethod
     def _used(s: Session, kind: str, ident: str) -> None:
@@ -144,8 +166,16 @@ class MemoryService:
 
     # --- runs and turns ------------------------------------------------------------------
 
-    def start_run(self, run_id: str, *, org: str, person: str, workflow: str | None = None,
-                  surface: str = "workflow", ephemeral: bool = False) -> Outcome:
+    def start_run(
+        self,
+        run_id: str,
+        *,
+        org: str,
+        person: str,
+        workflow: str | None = None,
+        surface: str = "workflow",
+        ephemeral: bool = False,
+    ) -> Outcome:
         """Start a run; an ephemeral request is honoured only as R11 allows."""
         with self._tx() as s:
             o = self._org(s, org)
@@ -159,8 +189,18 @@ class MemoryService:
                 raise E.NotMember(f"{person!r} is not a member of {org!r}, so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
             seq = int(s.exec(select(func.count()).select_from(UsedId).where(UsedId.kind == "run")).one())
-            s.add(Run(id=run_id, seq=seq, org_id=org, person_id=person, workflow_id=workflow, surface=surface,
-                      requested_ephemeral=ephemeral, ephemeral=stored))
+            s.add(
+                Run(
+                    id=run_id,
+                    seq=seq,
+                    org_id=org,
+                    person_id=person,
+                    workflow_id=workflow,
+                    surface=surface,
+                    requested_ephemeral=ephemeral,
+                    ephemeral=stored,
+                )
+            )
             detail: Obj = {"ephemeral": stored}
             if ephemeral and not stored:
                 detail["rule"] = "R11"
@@ -181,7 +221,9 @@ class MemoryService:
                 if old.run_id != run:
                     raise E.NotAllowed(f"turn {replaces!r} belongs to run {old.run_id!r}, not {run!r} (R3)")
                 if not may_transition(old.status, "replaced"):
-                    raise E.NotAllowed(f"turn {replaces!r} is {old.status}; only an open or completed turn can be replaced (R3)")
+                    raise E.NotAllowed(
+                        f"turn {replaces!r} is {old.status}; only an open or completed turn can be replaced (R3)"
+                    )
                 if old.status == "completed":
                     changes = withdraw_turn(s, old)
                 old.status = "replaced"
@@ -191,8 +233,18 @@ class MemoryService:
             seq = int(s.exec(select(func.count()).select_from(UsedId).where(UsedId.kind == "turn")).one())
             s.add(Turn(id=turn_id, seq=seq, run_id=run, map=map_counts(s, r.org_id)))
             s.flush()
-            s.add(Record(id=f"{turn_id}#0", run_id=run, turn_id=turn_id, number=0, origin="person",
-                         source=r.person_id, excerpt=request["text"], claims=request.get("claims", [])))
+            s.add(
+                Record(
+                    id=f"{turn_id}#0",
+                    run_id=run,
+                    turn_id=turn_id,
+                    number=0,
+                    origin="person",
+                    source=r.person_id,
+                    excerpt=request["text"],
+                    claims=request.get("claims", []),
+                )
+            )
             return Outcome(changes=changes.listed(), detail={"map": map_counts(s, r.org_id)})
 
     def record(self, turn_id: str, *, record: Obj) -> Outcome:
@@ -203,11 +255,12 @@ class MemoryService:
             return Outcome(detail={"record": rid})
 
     def _add_record(self, s: Session, turn: Turn, run: Run, record: Obj) -> str:
-        src = record.get("source")
+        src: str | None = record.get("source")
         if record["origin"] == "person":
-            if src is None and run.person_id is None:
+            src = src or run.person_id
+            if src is None:
                 raise E.UnknownPerson(f"run {run.id!r} has no person any more to default the source to (R30)")
-            src = self._person(s, src or run.person_id).id
+            self._person(s, src)
         self._require_open(turn, run)
         nested_id = None
         if record.get("within") is not None:
@@ -216,9 +269,20 @@ class MemoryService:
                 raise E.NestedNotOpen(f"{record['within']!r} is not open in turn {turn.id!r} (R5)")
             nested_id = work.id
         rid = f"{turn.id}#{turn.next_record}"
-        s.add(Record(id=rid, run_id=run.id, turn_id=turn.id, number=turn.next_record, origin=record["origin"],
-                     source=src, excerpt=record.get("excerpt"), reliability=record.get("reliability"),
-                     nested_id=nested_id, claims=record.get("claims", [])))
+        s.add(
+            Record(
+                id=rid,
+                run_id=run.id,
+                turn_id=turn.id,
+                number=turn.next_record,
+                origin=record["origin"],
+                source=src,
+                excerpt=record.get("excerpt"),
+                reliability=record.get("reliability"),
+                nested_id=nested_id,
+                claims=record.get("claims", []),
+            )
+        )
         turn.next_record += 1
         s.add(turn)
         return rid
@@ -234,8 +298,13 @@ class MemoryService:
             org = self._org(s, run.org_id)
             answer = None
             if spec.get("answers"):
-                answer = reads.shortcut(s, run, spec["answers"], min_weight=spec.get("min_weight", 0.9),
-                                        no_memory_shortcuts=org.no_memory_shortcuts)
+                answer = reads.shortcut(
+                    s,
+                    run,
+                    spec["answers"],
+                    min_weight=spec.get("min_weight", 0.9),
+                    no_memory_shortcuts=org.no_memory_shortcuts,
+                )
             detail: Obj = {"shortcut": answer}
             if answer is None and record is not None:
                 detail["record"] = self._add_record(s, turn, run, record)
@@ -287,12 +356,20 @@ class MemoryService:
                 return Outcome(detail={"rule": "R2"})
             result = teach(s, turn, run, self._org(s, run.org_id))
             turn.taught_world, turn.taught_user, turn.taught_flow = (
-                result.taught["world"], result.taught["user"], result.taught["flow"])
+                result.taught["world"],
+                result.taught["user"],
+                result.taught["flow"],
+            )
             turn.skipped = result.skipped
             s.add(turn)
-            return Outcome(changes=result.changes.listed(),
-                           detail={"taught": result.taught, "skipped": result.skipped,
-                                   "excluded_records": result.excluded_records})
+            return Outcome(
+                changes=result.changes.listed(),
+                detail={
+                    "taught": result.taught,
+                    "skipped": result.skipped,
+                    "excluded_records": result.excluded_records,
+                },
+            )
 
     def end_run(self, run_id: str) -> Outcome:
         """End a run: cancel its open turns; an ephemeral run is then erased (R17)."""
@@ -302,7 +379,9 @@ class MemoryService:
                 raise E.RunEnded(f"run {run_id!r} has already ended (R17)")
             cancelled = []
             for turn in s.exec(select(Turn).where(Turn.run_id == run_id, Turn.status == "open")):
-                for work in s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id, NestedWork.status == "open")):
+                for work in s.exec(
+                    select(NestedWork).where(NestedWork.turn_id == turn.id, NestedWork.status == "open")
+                ):
                     work.status = "cancelled"
                     s.add(work)
                 turn.status = "cancelled"
@@ -325,7 +404,9 @@ class MemoryService:
             self._person(s, by)
             owner = self._role(s, by, run.org_id) == "owner"
             if by != run.person_id and not owner:
-                raise E.NotAllowed(f"only the run's person or the owner of {run.org_id!r} may delete run {run_id!r} (R29)")
+                raise E.NotAllowed(
+                    f"only the run's person or the owner of {run.org_id!r} may delete run {run_id!r} (R29)"
+                )
             detail = erase_run(s, run)
         checkpoint(self.engine)
         return Outcome(detail=detail)
@@ -334,8 +415,9 @@ class MemoryService:
         """R30: delete a person's User graph and memberships; their runs stay without them."""
         with self._tx() as s:
             person = self._person(s, person_id)
-            owned = s.exec(select(Membership.org_id).where(Membership.person_id == person_id,
-                                                           Membership.role == "owner")).all()
+            owned = s.exec(
+                select(Membership.org_id).where(Membership.person_id == person_id, Membership.role == "owner")
+            ).all()
             if owned:
                 raise E.NotAllowed(f"{person_id!r} owns {', '.join(owned)}; an owner's account cannot be deleted (R30)")
             detail = erase_account(s, person)
@@ -344,8 +426,9 @@ class MemoryService:
 
     # --- reads (R18 to R23) --------------------------------------------------------------
 
-    def read(self, turn_id: str, *, call: str, args: Obj, within: str | None = None,
-             step: str | None = None) -> Outcome:
+    def read(
+        self, turn_id: str, *, call: str, args: Obj, within: str | None = None, step: str | None = None
+    ) -> Outcome:
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20)."""
         with self._tx() as s:
             turn, run = self._turn(s, turn_id)
@@ -398,7 +481,7 @@ class MemoryService:
             problem = settings_problem(settings)
             if problem:
                 raise E.InvalidSetting(problem)
-            at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+            at = datetime.now(UTC).isoformat(timespec="seconds")
             changed = []
             for name, value in settings.items():
                 column = SETTING_BY_NAME[name].column

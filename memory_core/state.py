@@ -28,13 +28,24 @@ def entity_json(e: Entity) -> Obj:
 def fact_sort_key(f: Obj) -> tuple[str, ...]:
     """Facts are sorted by subject name, relation, then object name or value."""
     o = f["object"]
-    return (f["subject"]["name"], f["relation"], o.get("name", o.get("value", "")),
-            f["subject"]["kind"], o.get("kind", ""))
+    return (
+        f["subject"]["name"],
+        f["relation"],
+        o.get("name", o.get("value", "")),
+        f["subject"]["kind"],
+        o.get("kind", ""),
+    )
 
 
 def support_json(sp: Support) -> Obj:
-    return {"key": sp.key, "origin": sp.origin, "run": sp.run_id, "turn": sp.turn_id,
-            "record": sp.record_id, "contribution": sp.contribution}
+    return {
+        "key": sp.key,
+        "origin": sp.origin,
+        "run": sp.run_id,
+        "turn": sp.turn_id,
+        "record": sp.record_id,
+        "contribution": sp.contribution,
+    }
 
 
 def facts_json(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> list[Obj]:
@@ -59,7 +70,10 @@ def facts_json(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> l
             "subject": {"name": subj.name, "kind": subj.kind},
             "relation": f.relation,
             "object": {"name": target.name, "kind": target.kind} if target else {"value": f.value},
-            "status": f.status, "weight": f.weight, "log_odds": f.log_odds, "sources": f.sources,
+            "status": f.status,
+            "weight": f.weight,
+            "log_odds": f.log_odds,
+            "sources": f.sources,
         }
         if supports:
             item["supports"] = [support_json(sp) for sp in by_fact[f.id]]  # type: ignore[index]
@@ -72,22 +86,35 @@ def graph_json(s: Session, graph: str, owner: str) -> Obj:
     """One graph: its entities (by name, then kind) and its facts."""
     entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
     facts = s.exec(select(Fact).where(Fact.graph == graph, Fact.owner == owner)).all()
-    return {"entities": sorted((entity_json(e) for e in entities), key=lambda e: (e["name"], e["kind"])),
-            "facts": facts_json(s, facts)}
+    return {
+        "entities": sorted((entity_json(e) for e in entities), key=lambda e: (e["name"], e["kind"])),
+        "facts": facts_json(s, facts),
+    }
 
 
 def turn_json(t: Turn) -> Obj:
-    return {"status": t.status, "map": t.map,
-            "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
-            "skipped": list(t.skipped), "steps": list(t.steps), "probes_used": t.probes_used}
+    return {
+        "status": t.status,
+        "map": t.map,
+        "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
+        "skipped": list(t.skipped),
+        "steps": list(t.steps),
+        "probes_used": t.probes_used,
+    }
 
 
 def run_json(s: Session, run: Run) -> Obj:
     turns = s.exec(select(Turn).where(Turn.run_id == run.id).order_by(col(Turn.seq))).all()
-    return {"org": run.org_id, "person": run.person_id, "surface": run.surface,
-            "requested_ephemeral": run.requested_ephemeral, "ephemeral": run.ephemeral,
-            "ended": run.ended, "turns": {t.id: turn_json(t) for t in turns},
-            "flow": graph_json(s, "flow", run.id)}
+    return {
+        "org": run.org_id,
+        "person": run.person_id,
+        "surface": run.surface,
+        "requested_ephemeral": run.requested_ephemeral,
+        "ephemeral": run.ephemeral,
+        "ended": run.ended,
+        "turns": {t.id: turn_json(t) for t in turns},
+        "flow": graph_json(s, "flow", run.id),
+    }
 
 
 def export(s: Session) -> Obj:
@@ -97,8 +124,10 @@ def export(s: Session) -> Obj:
     runs = s.exec(select(Run).order_by(col(Run.seq))).all()
     return {
         "format": STATE_FORMAT,
-        "organizations": {o.id: {"settings": settings_of(o), "map": map_counts(s, o.id),
-                                 "world": graph_json(s, "world", o.id)} for o in orgs},
+        "organizations": {
+            o.id: {"settings": settings_of(o), "map": map_counts(s, o.id), "world": graph_json(s, "world", o.id)}
+            for o in orgs
+        },
         "people": {p.id: {"user": graph_json(s, "user", p.id)} for p in people},
         "runs": {r.id: run_json(s, r) for r in runs},
     }

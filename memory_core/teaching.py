@@ -27,13 +27,18 @@ class Teaching:
 
 def run_facts(run: Run, org: Organization) -> RunFacts:
     """R16: the settings as they stand now, when the turn's teaching is written."""
-    return RunFacts(surface=run.surface, ephemeral=run.ephemeral, person_erased=run.person_id is None,
-                    learn_from_ephemeral_runs=org.learn_from_ephemeral_runs,
-                    learn_from_users=org.learn_from_users)
+    return RunFacts(
+        surface=run.surface,
+        ephemeral=run.ephemeral,
+        person_erased=run.person_id is None,
+        learn_from_ephemeral_runs=org.learn_from_ephemeral_runs,
+        learn_from_users=org.learn_from_users,
+    )
 
 
-def plan(records: list[Record], nested: dict[int, str], facts: RunFacts, *, run_id: str,
-         org_id: str, person_id: str | None) -> tuple[list[tuple[Record, Obj, str, str]], Teaching]:
+def plan(
+    records: list[Record], nested: dict[int, str], facts: RunFacts, *, run_id: str, org_id: str, person_id: str | None
+) -> tuple[list[tuple[Record, Obj, str, str]], Teaching]:
     """Pure: which claim goes into which graph (R7 to R9), which are kept out and why (R10)."""
     result = Teaching()
     writes = []
@@ -57,10 +62,10 @@ def plan(records: list[Record], nested: dict[int, str], facts: RunFacts, *, run_
 def teach(s: Session, turn: Turn, run: Run, org: Organization) -> Teaching:
     """R1: write everything a completed turn teaches, inside the caller's one transaction."""
     records = list(s.exec(select(Record).where(Record.turn_id == turn.id).order_by(col(Record.number))))
-    nested = {n.id: n.status for n in s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id))
-              if n.id is not None}
-    writes, result = plan(records, nested, run_facts(run, org), run_id=run.id, org_id=org.id,
-                          person_id=run.person_id)
+    nested = {
+        n.id: n.status for n in s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id)) if n.id is not None
+    }
+    writes, result = plan(records, nested, run_facts(run, org), run_id=run.id, org_id=org.id, person_id=run.person_id)
     seen: set[tuple[int, str]] = set()
     touched: dict[int, Fact] = {}
     for rec, claim, graph, owner in writes:
@@ -69,9 +74,17 @@ def teach(s: Session, turn: Turn, run: Run, org: Organization) -> Teaching:
         if (fact.id, rec.id) in seen:
             continue  # one record, one support per fact
         seen.add((fact.id, rec.id))
-        s.add(Support(fact_id=fact.id, key=independence_key(rec.origin, rec.source, run_id=run.id),
-                      origin=rec.origin, contribution=contribution(reliability_of(rec.origin, rec.reliability)),
-                      run_id=run.id, turn_id=turn.id, record_id=rec.id))
+        s.add(
+            Support(
+                fact_id=fact.id,
+                key=independence_key(rec.origin, rec.source, run_id=run.id),
+                origin=rec.origin,
+                contribution=contribution(reliability_of(rec.origin, rec.reliability)),
+                run_id=run.id,
+                turn_id=turn.id,
+                record_id=rec.id,
+            )
+        )
         result.taught[graph] += 1
         touched[fact.id] = fact
     s.flush()

@@ -96,9 +96,7 @@ def status_of(weight: float, *, retracted: bool) -> str:
     return "disputed" if weight < 0.5 else "active"
 
 
-def score(
-    supports: Sequence[tuple[str, str, float]], disputes: Sequence[float], *, retracted: bool
-) -> Score:
+def score(supports: Sequence[tuple[str, str, float]], disputes: Sequence[float], *, retracted: bool) -> Score:
     """A fact's log-odds, weight, independent sources and status from its supports and disputes."""
     folded = fold_sources(supports)
     lo = log_odds(folded.values(), disputes)
@@ -122,9 +120,7 @@ def reliability_from(contrib: float) -> float:
     return 1.0 / (1.0 + math.exp(-contrib))
 
 
-def breakdown(
-    supports: Sequence[tuple[str, str, float, bool]], disputes: Sequence[float]
-) -> list[SourceBreakdown]:
+def breakdown(supports: Sequence[tuple[str, str, float, bool]], disputes: Sequence[float]) -> list[SourceBreakdown]:
     """Each independent source of a fact with what it adds; `supports` are (origin, key, l, erased)."""
     folded = fold_sources((o, k, c) for o, k, c, _ in supports)
     rows = []

@@ -23,13 +23,22 @@ BASE: Obj = {
         {"id": "pat", "name": "Pat", "memberships": {}},
     ],
     "workflows": [
-        {"id": "research", "org": "acme", "budget": {"MemoryProbes": 2},
-         "steps": [{"id": "plan", "kind": "model", "admits_calls": True},
-                   {"id": "draft", "kind": "model"},
-                   {"id": "lookup", "kind": "tool"},
-                   {"id": "find_hq", "kind": "tool",
-                    "answers": {"subject": {"name": "Globex", "kind": "organization"},
-                                "relation": "headquartered_in"}, "min_weight": 0.7}]},
+        {
+            "id": "research",
+            "org": "acme",
+            "budget": {"MemoryProbes": 2},
+            "steps": [
+                {"id": "plan", "kind": "model", "admits_calls": True},
+                {"id": "draft", "kind": "model"},
+                {"id": "lookup", "kind": "tool"},
+                {
+                    "id": "find_hq",
+                    "kind": "tool",
+                    "answers": {"subject": {"name": "Globex", "kind": "organization"}, "relation": "headquartered_in"},
+                    "min_weight": 0.7,
+                },
+            ],
+        },
         {"id": "free", "org": "acme", "steps": []},
     ],
 }
@@ -56,8 +65,9 @@ def entity(name: str, kind: str = "organization") -> Obj:
     return {"name": name, "kind": kind}
 
 
-def claim(subject: str, relation: str, obj: str, *, graph: str = "world", skind: str = "organization",
-          okind: str = "place") -> Obj:
+def claim(
+    subject: str, relation: str, obj: str, *, graph: str = "world", skind: str = "organization", okind: str = "place"
+) -> Obj:
     return {"graph": graph, "subject": entity(subject, skind), "relation": relation, "object": entity(obj, okind)}
 
 
@@ -94,5 +104,7 @@ def world(state: Obj, org: str = "acme") -> list[Obj]:
 
 
 def weights(facts: list[Obj]) -> dict[tuple[str, str, str], float]:
-    return {(f["subject"]["name"], f["relation"], f["object"].get("name", f["object"].get("value"))): f["weight"]
-            for f in facts}
+    return {
+        (f["subject"]["name"], f["relation"], f["object"].get("name", f["object"].get("value"))): f["weight"]
+        for f in facts
+    }

@@ -26,8 +26,12 @@ def test_r2_failed_and_cancelled_teach_nothing_but_keep_evidence():
 
 def test_r3_replacing_completed_turn_withdraws_all_graphs():
     user = claim("Dana", "prefers", "Tea", graph="user", skind="person", okind="preference")
-    events = [start(), *taught_turn("t1", web("https://a.example/", HQ, user)),
-              open_turn("t2", replaces="t1"), end("t2")]
+    events = [
+        start(),
+        *taught_turn("t1", web("https://a.example/", HQ, user)),
+        open_turn("t2", replaces="t1"),
+        end("t2"),
+    ]
     state = run(events)
     assert world(state) == [] and state["people"]["dana"]["user"]["facts"] == []
     assert state["runs"]["r1"]["flow"] == {"entities": [], "facts": []}
@@ -36,8 +40,12 @@ def test_r3_replacing_completed_turn_withdraws_all_graphs():
 
 
 def test_r3_replacement_keeps_other_turns_support_and_map_after_withdrawal():
-    events = [start(), *taught_turn("t1", web("https://a.example/", HQ)),
-              *taught_turn("t2", web("https://b.example/", HQ)), open_turn("t3", replaces="t1")]
+    events = [
+        start(),
+        *taught_turn("t1", web("https://a.example/", HQ)),
+        *taught_turn("t2", web("https://b.example/", HQ)),
+        open_turn("t3", replaces="t1"),
+    ]
     state = run(events)
     [fact] = world(state)
     assert fact["weight"] == 0.6 and fact["supports"][0]["turn"] == "t2"
@@ -45,8 +53,14 @@ def test_r3_replacement_keeps_other_turns_support_and_map_after_withdrawal():
 
 
 def test_r3_replacing_failed_or_other_runs_turn_is_refused():
-    events = [start(), *taught_turn("t1", status="failed"), open_turn("t2", replaces="t1"),
-              start("r2"), open_turn("t3", "r2"), open_turn("t4", replaces="t3")]
+    events = [
+        start(),
+        *taught_turn("t1", status="failed"),
+        open_turn("t2", replaces="t1"),
+        start("r2"),
+        open_turn("t3", "r2"),
+        open_turn("t4", replaces="t3"),
+    ]
     state = run(events)
     assert [r["reason"] for r in state["refused"]] == ["not_allowed", "not_allowed"]
     assert "t2" not in state["runs"]["r1"]["turns"]
@@ -58,9 +72,13 @@ def test_r3_replaced_turn_cannot_end():
 
 
 def test_r5_nested_work_learned_once_at_completion():
-    events = [start(), open_turn("t1"), {"do": "call", "turn": "t1", "work": "agent:checker"},
-              rec("t1", web("https://a.example/", HQ), within="agent:checker"),
-              {"do": "return", "turn": "t1", "work": "agent:checker", "status": "completed"}]
+    events = [
+        start(),
+        open_turn("t1"),
+        {"do": "call", "turn": "t1", "work": "agent:checker"},
+        rec("t1", web("https://a.example/", HQ), within="agent:checker"),
+        {"do": "return", "turn": "t1", "work": "agent:checker", "status": "completed"},
+    ]
     before = run(events)
     assert world(before) == []  # R6: nothing written while the turn is open
     after = run([*events, end("t1")])
@@ -68,16 +86,26 @@ def test_r5_nested_work_learned_once_at_completion():
 
 
 def test_r5_failed_nested_work_contributes_nothing():
-    events = [start(), open_turn("t1"), {"do": "call", "turn": "t1", "work": "workflow:sub"},
-              rec("t1", web("https://a.example/", HQ), within="workflow:sub"),
-              {"do": "return", "turn": "t1", "work": "workflow:sub", "status": "failed"}, end("t1")]
+    events = [
+        start(),
+        open_turn("t1"),
+        {"do": "call", "turn": "t1", "work": "workflow:sub"},
+        rec("t1", web("https://a.example/", HQ), within="workflow:sub"),
+        {"do": "return", "turn": "t1", "work": "workflow:sub", "status": "failed"},
+        end("t1"),
+    ]
     state = run(events)
     assert world(state) == [] and state["runs"]["r1"]["flow"]["facts"] == []
 
 
 def test_r5_turn_with_open_nested_work_cannot_end():
-    events = [start(), open_turn("t1"), {"do": "call", "turn": "t1", "work": "debater:x"}, end("t1"),
-              {"do": "call", "turn": "t1", "work": "debater:x"}]
+    events = [
+        start(),
+        open_turn("t1"),
+        {"do": "call", "turn": "t1", "work": "debater:x"},
+        end("t1"),
+        {"do": "call", "turn": "t1", "work": "debater:x"},
+    ]
     state = run(events)
     assert [r["reason"] for r in state["refused"]] == ["nested_open", "nested_open"]
     assert state["runs"]["r1"]["turns"]["t1"]["status"] == "open"
@@ -119,8 +147,10 @@ def test_r8a_ephemeral_not_world_when_learn_from_ephemeral_off():
 
 
 def test_r12_ephemeral_run_teaches_world_by_default():
-    state = run([start(ephemeral=True), *taught_turn("t1", web("https://a.example/", HQ))],
-                settings={"AllowEphemeralRuns": True})
+    state = run(
+        [start(ephemeral=True), *taught_turn("t1", web("https://a.example/", HQ))],
+        settings={"AllowEphemeralRuns": True},
+    )
     assert len(world(state)) == 1 and state["runs"]["r1"]["ephemeral"] is True
 
 
@@ -138,8 +168,12 @@ def test_r8d_search_never_learns_what_people_type():
 def test_r10_first_of_r8b_r8a_r8d_r8c_is_reported():
     request = {"text": "x", "claims": [HQ]}
     settings = {"AllowEphemeralRuns": True, "LearnFromEphemeralRuns": False, "LearnFromUsers": False}
-    cases = [({"surface": "search", "ephemeral": True}, "R8b"), ({"ephemeral": True}, "R8a"),
-             ({"surface": "search"}, "R8d"), ({}, "R8c")]
+    cases = [
+        ({"surface": "search", "ephemeral": True}, "R8b"),
+        ({"ephemeral": True}, "R8a"),
+        ({"surface": "search"}, "R8d"),
+        ({}, "R8c"),
+    ]
     for extra, rule in cases:
         state = run([start(**extra), open_turn("t1", request=request), end("t1")], settings=settings)
         assert state["runs"]["r1"]["turns"]["t1"]["skipped"][0]["rule"] == rule, extra
@@ -154,9 +188,17 @@ def test_r9_user_claims_go_to_the_runs_person_not_world_kinds_only():
 def test_r9_ephemeral_run_teaches_no_user_graph_and_learn_from_users_does_not_gate():
     pref = claim("Dana", "prefers", "Tea", graph="user", skind="person", okind="preference")
     request = {"text": "I like tea", "claims": [pref]}
-    state = run([start(ephemeral=True), open_turn("t1", request=request), end("t1"),
-                 start("r2"), open_turn("t2", "r2", request=request), end("t2")],
-                settings={"AllowEphemeralRuns": True, "LearnFromUsers": False})
+    state = run(
+        [
+            start(ephemeral=True),
+            open_turn("t1", request=request),
+            end("t1"),
+            start("r2"),
+            open_turn("t2", "r2", request=request),
+            end("t2"),
+        ],
+        settings={"AllowEphemeralRuns": True, "LearnFromUsers": False},
+    )
     assert state["runs"]["r1"]["turns"]["t1"]["skipped"] == [{"record": "t1#0", "claim": 0, "rule": "R9"}]
     assert state["runs"]["r2"]["turns"]["t2"]["skipped"] == []
     assert len(state["people"]["dana"]["user"]["facts"]) == 1
@@ -168,8 +210,15 @@ def test_r6_nothing_written_while_turn_open():
 
 
 def test_records_numbered_from_one_after_request():
-    state = run([start(), open_turn("t1"), rec("t1", web("https://a.example/", HQ)),
-                 rec("t1", web("https://b.example/", HQ)), end("t1")])
+    state = run(
+        [
+            start(),
+            open_turn("t1"),
+            rec("t1", web("https://a.example/", HQ)),
+            rec("t1", web("https://b.example/", HQ)),
+            end("t1"),
+        ]
+    )
     assert [s["record"] for s in world(state)[0]["supports"]] == ["t1#1", "t1#2"]
 
 

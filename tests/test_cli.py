@@ -1,0 +1,62 @@
+"""The replay command: exit codes, output streams, --strict and --db."""
+
+import json
+import subprocess
+import sys
+
+from helpers import HQ, end, scenario, start, taught_turn, web
+
+
+def replay(tmp_path, doc, *args):
+    path = tmp_path / "s.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    return subprocess.run(
+        [sys.executable, "-m", "memory_core", "replay", str(path), "--json", *args], capture_output=True, text=True
+    )
+
+
+GOOD = scenario([start(), *taught_turn("t1", web("https://a.example/", HQ)), end("t1"), end("t1")])
+
+
+def test_replay_prints_state_and_refusals_on_stderr(tmp_path):
+    p = replay(tmp_path, GOOD)
+    assert p.returncode == 0
+    state = json.loads(p.stdout)
+    assert state["format"] == "memory-state/1" and len(state["refused"]) == 2
+    assert "events[4] (end_turn) refused, turn_not_open" in p.stderr
+
+
+def test_strict_stops_at_first_refusal(tmp_path):
+    p = replay(tmp_path, GOOD, "--strict")
+    assert p.returncode == 1
+    assert len(json.loads(p.stdout)["refused"]) == 1
+
+
+def test_format_error_exits_2_with_path(tmp_path):
+    doc = scenario([{"do": "end_turn", "turn": "t1", "status": "done"}])
+    p = replay(tmp_path, doc)
+    assert p.returncode == 2 and p.stdout == ""
+    assert "events[0].status: expected one of completed, failed, cancelled" in p.stderr
+
+
+def test_bad_json_exits_2(tmp_path):
+    p = replay(tmp_path, "{ nope")
+    assert p.returncode == 2 and "line 1, column 3" in p.stderr
+
+
+def test_db_keeps_memory_and_refuses_non_empty(tmp_path):
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    first = replay(tmp_path, GOOD, "--db", url)
+    assert first.returncode == 0
+    size = (tmp_path / "m.db").stat().st_size
+    second = replay(tmp_path, GOOD, "--db", url)
+    assert second.returncode == 2 and "already holds memory" in second.stderr
+    assert (tmp_path / "m.db").stat().st_size == size
+    state = subprocess.run([sys.executable, "-m", "memory_core", "state", "--db", url], capture_output=True, text=True)
+    assert json.loads(state.stdout)["organizations"]["acme"]["map"]["facts"] == 1
+
+
+def test_bad_file_touches_no_database(tmp_path):
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    p = replay(tmp_path, scenario([{"do": "nope"}]), "--db", url)
+    assert p.returncode == 2 and not (tmp_path / "m.db").exists()

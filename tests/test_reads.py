@@ -1,0 +1,206 @@
+"""Reading memory, R18 to R23: the map, graph reads, the budget, visibility, shortcuts."""
+
+from helpers import HQ, HQ_REF, claim, end, entity, open_turn, rec, run, start, taught_turn, web, world
+
+from memory_core.rules import map_paragraph
+
+
+def read(turn, call, args, **extra):
+    return {"do": "read", "turn": turn, "call": call, "args": args, **extra}
+
+
+TAUGHT = [start(), *taught_turn("t1", web("https://a.example/", HQ))]
+
+
+def test_r18_map_taken_when_turn_opens():
+    state = run([*TAUGHT, open_turn("t2")])
+    assert state["runs"]["r1"]["turns"]["t1"]["map"] == {"kinds": {}, "facts": 0}
+    assert state["runs"]["r1"]["turns"]["t2"]["map"] == {"kinds": {"organization": 1, "place": 1}, "facts": 1}
+
+
+def test_r18_map_paragraph():
+    assert map_paragraph("Acme", {"person": 12, "place": 1}, 150) == (
+        "Acme's world graph holds 12 people and 1 place, and 150 facts."
+    )
+    assert "empty" in map_paragraph("Acme", {}, 0)
+
+
+def test_r23_resolve_by_name_or_alias_with_graph():
+    c = {**HQ, "subject": {"name": "Globex", "kind": "organization", "aliases": ["GX Corp"]}}
+    state = run(
+        [
+            start(),
+            *taught_turn("t1", web("https://a.example/", c)),
+            open_turn("t2"),
+            read("t2", "GraphResolve", {"name": "  gx   corp"}),
+            read("t2", "GraphResolve", {"name": "globex", "kind": "place"}),
+        ]
+    )
+    first, second = state["reads"]
+    assert [(e["name"], e["graph"]) for e in first["result"]] == [("Globex", "world"), ("Globex", "flow")]
+    assert first["args"] == {"name": "  gx   corp"} and second["result"] == []
+
+
+def test_r23_expand_and_source_with_excerpt():
+    state = run(
+        [
+            *TAUGHT,
+            open_turn("t2"),
+            read("t2", "GraphExpand", {"entity": entity("Springfield", "place")}),
+            read("t2", "GraphSource", {"fact": HQ_REF}),
+        ]
+    )
+    expand, source = state["reads"]
+    assert expand["result"][0]["weight"] == 0.6 and "supports" not in expand["result"][0]
+    assert source["result"][0]["excerpt"] == "page https://a.example/"
+    assert source["result"][0]["record"] == "t1#1"
+
+
+def test_r21_budget_caps_reads_and_refused_calls_do_not_count():
+    events = [
+        *TAUGHT,
+        open_turn("t2"),
+        read("t2", "GraphResolve", {"name": "x"}, step="draft"),
+        read("t2", "GraphResolve", {"name": "x"}),
+        read("t2", "GraphResolve", {"name": "x"}, step="plan"),
+        read("t2", "GraphResolve", {"name": "x"}),
+    ]
+    state = run(events)
+    assert [r["outcome"] for r in state["reads"]] == ["not_offered", "ok", "ok", "budget_exhausted"]
+    assert state["runs"]["r1"]["turns"]["t2"]["probes_used"] == 2
+    assert state["reads"][0]["result"] is None
+
+
+def test_r4_nested_work_reads_nothing():
+    events = [
+        *TAUGHT,
+        open_turn("t2"),
+        {"do": "call", "turn": "t2", "work": "agent:a"},
+        read("t2", "GraphResolve", {"name": "Globex"}, within="agent:a"),
+        read("t2", "GraphResolve", {"name": "Globex"}, within="agent:b"),
+    ]
+    state = run(events)
+    assert [r["reason"] for r in state["refused"]] == ["not_offered", "nested_not_open"]
+    assert state["runs"]["r1"]["turns"]["t2"]["probes_used"] == 0
+
+
+def test_r19_unknown_step_refused():
+    state = run([*TAUGHT, open_turn("t2"), read("t2", "GraphResolve", {"name": "x"}, step="nope")])
+    assert state["refused"][0]["reason"] == "unknown_step"
+
+
+def test_r20_isolation_across_orgs_people_runs():
+    pref = claim("Dana", "prefers", "Tea", graph="user", skind="person", okind="preference")
+    secret = claim("Globex", "plans", "Merger", okind="event")
+    events = [
+        start(),
+        *taught_turn("t1", web("https://a.example/", HQ, pref)),
+        {"do": "start_run", "run": "g1", "org": "globex", "person": "omar"},
+        *taught_turn("g1t", web("https://g.example/", secret), run_id="g1"),
+        start("r2", person="lee", workflow="free"),
+        open_turn("t2", "r2"),
+        read("t2", "GraphResolve", {"name": "Tea"}),
+        read("t2", "GraphResolve", {"name": "Merger"}),
+        read("t2", "GraphExpand", {"entity": entity("Globex")}),
+        read("t2", "GraphExpand", {"entity": entity("Globex"), "graph": "flow"}),
+        read(
+            "t2",
+            "GraphSource",
+            {
+                "fact": {
+                    "subject": entity("Dana", "person"),
+                    "relation": "prefers",
+                    "object": entity("Tea", "preference"),
+                },
+                "graph": "user",
+            },
+        ),
+    ]
+    state = run(events)
+    tea, merger, expand, flow, source = (r["result"] for r in state["reads"])
+    assert tea == [] and merger == [] and flow == [] and source == []
+    assert [f["relation"] for f in expand] == ["headquartered_in"]
+
+
+def test_r20_user_graph_follows_person_across_orgs():
+    pref = claim("Lee", "prefers", "Tea", graph="user", skind="person", okind="preference")
+    events = [
+        start(person="lee"),
+        *taught_turn("t1", web("https://a.example/", pref)),
+        {"do": "start_run", "run": "g1", "org": "globex", "person": "lee"},
+        open_turn("g1t", "g1"),
+        read("g1t", "GraphResolve", {"name": "tea"}),
+    ]
+    assert run(events)["reads"][0]["result"][0]["graph"] == "user"
+
+
+def test_r23_disputed_not_served():
+    events = [
+        *TAUGHT,
+        {"do": "dispute", "org": "acme", "by": "lee", "fact": HQ_REF},
+        start("r2"),
+        open_turn("t2", "r2"),
+        read("t2", "GraphResolve", {"name": "Globex"}),
+        read("t2", "GraphSource", {"fact": HQ_REF}),
+    ]
+    state = run(events)
+    assert [r["result"] for r in state["reads"]] == [[], []]
+    assert state["runs"]["r2"]["turns"]["t2"]["map"] == {"kinds": {}, "facts": 0}
+
+
+STRONG = [start(), *taught_turn("t1", *(web(f"https://{h}.example/", HQ) for h in "abc"))]
+
+
+def step(turn, name="find_hq", record=None):
+    e = {"do": "step", "turn": turn, "step": name}
+    if record:
+        e["record"] = record
+    return e
+
+
+def test_r22_shortcut_skips_step_and_records_nothing():
+    state = run(
+        [
+            *STRONG,
+            open_turn("t2"),
+            step("t2", record=web("https://c.example/", HQ)),
+            rec("t2", web("https://d.example/", HQ)),
+            end("t2"),
+        ]
+    )
+    turn = state["runs"]["r1"]["turns"]["t2"]
+    assert turn["steps"][0]["ran"] is False and turn["probes_used"] == 0
+    assert turn["steps"][0]["shortcut"]["fact"]["graph"] in ("world", "flow")
+    assert abs(turn["steps"][0]["shortcut"]["weight"] - 0.7714) < 1e-3
+    assert [s["record"] for s in world(state)[0]["supports"]][-1] == "t2#1"
+
+
+def test_r22_weak_answer_runs_step():
+    state = run([*TAUGHT, open_turn("t2"), step("t2", record=web("https://c.example/", HQ)), end("t2")])
+    turn = state["runs"]["r1"]["turns"]["t2"]
+    assert turn["steps"] == [{"step": "find_hq", "ran": True, "shortcut": None}]
+    assert world(state)[0]["sources"] == 2
+
+
+def test_r14_no_memory_shortcuts_runs_every_step():
+    state = run([*STRONG, open_turn("t2"), step("t2")], settings={"NoMemoryShortcuts": True})
+    assert state["runs"]["r1"]["turns"]["t2"]["steps"][0]["ran"] is True
+
+
+def test_step_not_in_workflow_refused():
+    state = run([*TAUGHT, open_turn("t2"), step("t2", "nope")])
+    assert state["refused"][0]["reason"] == "unknown_step"
+    assert state["runs"]["r1"]["turns"]["t2"]["steps"] == []
+
+
+def test_refused_read_changes_nothing():
+    base = [*TAUGHT, open_turn("t2")]
+    before = run(base)
+    after = run([*base, read("t2", "GraphResolve", {"name": "x"}, step="lookup"), end("t1")])
+    del before["reads"], after["reads"], before["refused"], after["refused"]
+    assert before == after
+
+
+def test_read_from_closed_turn_refused():
+    state = run([*TAUGHT, read("t1", "GraphResolve", {"name": "x"}), rec("t1", web("https://z.example/"))])
+    assert [r["reason"] for r in state["refused"]] == ["turn_not_open", "turn_not_open"]
