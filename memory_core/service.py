@@ -499,6 +499,8 @@ class MemoryService:
         self._org(s, org_id)
         self._person(s, by)
         if graph == "flow":
+            if self._role(s, by, org_id) is None:
+                raise E.NotMember(f"{by!r} is not a member of {org_id!r} (R28)")
             raise E.NotAllowed("Flow facts are not corrected (R28)")
         f = find_fact(s, graph, org_id if graph == "world" else by, fact)
         if f is None:
