@@ -20,7 +20,8 @@ run: venv
 	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
 
 check: venv
-	$(VENV)/bin/ruff check memory_core tests pages app.py
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
 test: check

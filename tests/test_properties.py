@@ -12,19 +12,33 @@ from memory_core import MemoryService, make_engine, parse, replay
 
 CLAIMS = [
     HQ,
-    {"graph": "world", "subject": {"name": "Globex", "kind": "organization"}, "relation": "ceo",
-     "object": {"name": "Hank Scorpio", "kind": "person"}},
-    {"graph": "world", "subject": {"name": "Hank Scorpio", "kind": "person"}, "relation": "likes",
-     "object": {"value": "hammocks"}},
-    {"graph": "user", "subject": {"name": "Me", "kind": "person"}, "relation": "prefers",
-     "object": {"value": "tea"}},
+    {
+        "graph": "world",
+        "subject": {"name": "Globex", "kind": "organization"},
+        "relation": "ceo",
+        "object": {"name": "Hank Scorpio", "kind": "person"},
+    },
+    {
+        "graph": "world",
+        "subject": {"name": "Hank Scorpio", "kind": "person"},
+        "relation": "likes",
+        "object": {"value": "hammocks"},
+    },
+    {"graph": "user", "subject": {"name": "Me", "kind": "person"}, "relation": "prefers", "object": {"value": "tea"}},
 ]
 RELIABILITY = {"web": 0.6, "tool": 0.9, "document": 0.75}
 
-record_st = st.tuples(st.sampled_from(["web", "tool", "document"]), st.sampled_from("abc"),
-                      st.lists(st.integers(0, len(CLAIMS) - 1), min_size=1, max_size=3))
-turn_st = st.tuples(st.integers(0, 1), st.lists(record_st, max_size=3),
-                    st.sampled_from(["completed", "completed", "failed", "cancelled", "open"]), st.booleans())
+record_st = st.tuples(
+    st.sampled_from(["web", "tool", "document"]),
+    st.sampled_from("abc"),
+    st.lists(st.integers(0, len(CLAIMS) - 1), min_size=1, max_size=3),
+)
+turn_st = st.tuples(
+    st.integers(0, 1),
+    st.lists(record_st, max_size=3),
+    st.sampled_from(["completed", "completed", "failed", "cancelled", "open"]),
+    st.booleans(),
+)
 
 
 def source(origin, name):
@@ -43,8 +57,15 @@ def build(turns):
             live.pop(extra["replaces"])
         events.append(open_turn(tid, f"r{r}", **extra))
         for origin, name, claims in records:
-            events.append({"do": "record", "turn": tid, "origin": origin, "source": source(origin, name),
-                           "claims": [CLAIMS[c] for c in claims]})
+            events.append(
+                {
+                    "do": "record",
+                    "turn": tid,
+                    "origin": origin,
+                    "source": source(origin, name),
+                    "claims": [CLAIMS[c] for c in claims],
+                }
+            )
         if status != "open":
             events.append(end(tid, status))
         if status == "completed":
@@ -60,8 +81,8 @@ def oracle(live):
         for origin, name, claims in records:
             key = name if origin != "web" else f"{name}.example"
             for c in {c for c in claims if CLAIMS[c]["graph"] == "world"}:
-                l = math.log(RELIABILITY[origin] / (1 - RELIABILITY[origin]))
-                votes.setdefault(c, {})[(origin, key)] = l
+                contrib = math.log(RELIABILITY[origin] / (1 - RELIABILITY[origin]))
+                votes.setdefault(c, {})[(origin, key)] = contrib
     return {CLAIMS[c]["relation"]: (1 / (1 + math.exp(-math.fsum(v.values()))), len(v)) for c, v in votes.items()}
 
 
@@ -106,7 +127,9 @@ def test_weights_do_not_depend_on_completion_order(turns, rnd):
     shuffled = list(ends)
     rnd.shuffle(shuffled)
     a, b = world(run([*opens, *ends])), world(run([*opens, *shuffled]))
-    assert [(f["weight"], f["log_odds"], f["sources"]) for f in a] == [(f["weight"], f["log_odds"], f["sources"]) for f in b]
+    assert [(f["weight"], f["log_odds"], f["sources"]) for f in a] == [
+        (f["weight"], f["log_odds"], f["sources"]) for f in b
+    ]
 
 
 @settings(max_examples=40, deadline=None)
@@ -114,9 +137,10 @@ def test_weights_do_not_depend_on_completion_order(turns, rnd):
 def test_new_source_raises_weight_and_repeat_leaves_it(reliabilities, extra):
     def weight_with(records):
         events = [start("r0"), open_turn("t0", "r0")]
-        for i, (name, r) in enumerate(records):
-            events.append({"do": "record", "turn": "t0", "origin": "tool", "source": name, "reliability": r,
-                           "claims": [HQ]})
+        for _i, (name, r) in enumerate(records):
+            events.append(
+                {"do": "record", "turn": "t0", "origin": "tool", "source": name, "reliability": r, "claims": [HQ]}
+            )
         events.append(end("t0"))
         return world(run(events))[0]["weight"]
 
@@ -160,8 +184,17 @@ def test_refused_read_changes_nothing_and_uses_no_budget(turns, step):
     svc = MemoryService(make_engine("sqlite://"))
     engine, _ = replay(parse(json.dumps(scenario(events))), svc)
     before = svc.export_state()
-    result = engine.apply(999, {"do": "read", "turn": "probe", "call": "GraphResolve", "args": {"name": "Globex"},
-                                "args_given": {"name": "Globex"}, "step": step})
+    result = engine.apply(
+        999,
+        {
+            "do": "read",
+            "turn": "probe",
+            "call": "GraphResolve",
+            "args": {"name": "Globex"},
+            "args_given": {"name": "Globex"},
+            "step": step,
+        },
+    )
     assert result.reason == "not_offered"
     assert svc.export_state() == before
 
