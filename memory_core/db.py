@@ -23,6 +23,8 @@ def database_url() -> str:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # Let SQLAlchemy, not the sqlite3 module, begin transactions, so SAVEPOINTs work (sandboxes).
+    dbapi_connection.isolation_level = None
     cur = dbapi_connection.cursor()
     cur.execute("PRAGMA foreign_keys=ON")
     cur.execute("PRAGMA secure_delete=ON")  # R31: deleted text is overwritten, not left in free pages
@@ -45,6 +47,7 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
         else:
             engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool)
         event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
     else:
         engine = create_engine(url, pool_pre_ping=True)
     if create:

@@ -22,6 +22,7 @@ from . import errors as E
 from . import reads
 from .db import checkpoint, make_engine
 from .erasure import erase_account, erase_run
+from .explore import ExploreMixin
 from .graph import Changes, FactChange, find_fact, map_counts, refresh_fact
 from .models import (
     Dispute,
@@ -60,17 +61,38 @@ class Outcome:
     detail: Obj = field(default_factory=dict)
 
 
-class MemoryService:
+class MemoryService(ExploreMixin):
     """The facade over one database. Plain data in and out; never live ORM rows."""
 
     def __init__(self, engine: Engine | None = None) -> None:
         self.engine = engine if engine is not None else make_engine()
+        self._sandbox: Session | None = None
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
+        if self._sandbox is not None:
+            with self._sandbox.begin_nested():  # a refusal rolls back this use case only
+                yield self._sandbox
+            return
         with Session(self.engine, expire_on_commit=False) as s:
             yield s
             s.commit()
+
+    @contextmanager
+    def sandbox(self) -> Iterator[MemoryService]:
+        """A service whose use cases all happen in one transaction that is rolled back at the end:
+        for what-ifs (what would this turn teach if it failed?) and previews, changing nothing."""
+        with Session(self.engine, expire_on_commit=False) as s:
+            box = MemoryService(self.engine)
+            box._sandbox = s
+            try:
+                yield box
+            finally:
+                s.rollback()
+
+    def _checkpoint(self) -> None:
+        if self._sandbox is None:
+            checkpoint(self.engine)
 
     # --- look-ups that refuse ------------------------------------------------------------
 
@@ -394,7 +416,7 @@ class MemoryService:
                 s.flush()
                 erase_run(s, run)
         if detail["erased"]:
-            checkpoint(self.engine)
+            self._checkpoint()
         return Outcome(detail=detail)
 
     def delete_run(self, run_id: str, *, by: str) -> Outcome:
@@ -408,7 +430,7 @@ class MemoryService:
                     f"only the run's person or the owner of {run.org_id!r} may delete run {run_id!r} (R29)"
                 )
             detail = erase_run(s, run)
-        checkpoint(self.engine)
+        self._checkpoint()
         return Outcome(detail=detail)
 
     def delete_account(self, person_id: str) -> Outcome:
@@ -421,7 +443,7 @@ class MemoryService:
             if owned:
                 raise E.NotAllowed(f"{person_id!r} owns {', '.join(owned)}; an owner's account cannot be deleted (R30)")
             detail = erase_account(s, person)
-        checkpoint(self.engine)
+        self._checkpoint()
         return Outcome(detail=detail)
 
     # --- reads (R18 to R23) --------------------------------------------------------------

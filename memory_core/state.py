@@ -50,6 +50,11 @@ def support_json(sp: Support) -> Obj:
 
 def facts_json(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> list[Obj]:
     """FACT objects of the state format, sorted; batched look-ups, no query per fact."""
+    return [item for _, item in fact_items(s, facts, supports=supports)]
+
+
+def fact_items(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> list[tuple[Fact, Obj]]:
+    """Each fact with its FACT object, sorted as the state format sorts facts."""
     if not facts:
         return []
     ids = [f.id for f in facts]
@@ -78,8 +83,8 @@ def facts_json(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> l
         if supports:
             item["supports"] = [support_json(sp) for sp in by_fact[f.id]]  # type: ignore[index]
         item["disputes"] = [{"by": d.by, "contribution": d.contribution} for d in disputes[f.id]]  # type: ignore[index]
-        out.append(item)
-    return sorted(out, key=fact_sort_key)
+        out.append((f, item))
+    return sorted(out, key=lambda pair: fact_sort_key(pair[1]))
 
 
 def graph_json(s: Session, graph: str, owner: str) -> Obj:

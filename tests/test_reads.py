@@ -23,6 +23,7 @@ def test_r18_map_paragraph():
         "Acme's world graph holds 12 people and 1 place, and 150 facts."
     )
     assert "empty" in map_paragraph("Acme", {}, 0)
+    assert map_paragraph("Acme Robotics", {"idea": 1}, 1).startswith("Acme Robotics' world graph holds 1 idea,")
 
 
 def test_r23_resolve_by_name_or_alias_with_graph():
