@@ -1,28 +1,24 @@
-"""Memory Explorer's dashboard entry: the organization's map as a turn sees it (R18)."""
+"""Memory Explorer's dashboard: navigation and the sidebar every page shares."""
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from memory_core import MemoryService, database_url, make_engine
+from pages._ui import sidebar
 
+st.set_page_config(page_title="Memory Explorer", page_icon=":material/hub:", layout="wide")
 
-@st.cache_resource
-def service() -> MemoryService:
-    return MemoryService(make_engine())
+# Every url_path differs from its file name: see ../shared/notes/environment.md.
+PAGES = [
+    st.Page("pages/overview.py", title="Overview", icon=":material/home:", url_path="home", default=True),
+    st.Page("pages/notebook.py", title="Notebook", icon=":material/play_circle:", url_path="cells"),
+    st.Page("pages/graphs.py", title="Graphs", icon=":material/hub:", url_path="draw"),
+    st.Page("pages/settings.py", title="Settings", icon=":material/tune:", url_path="preferences"),
+    st.Page("pages/weights.py", title="Fact weights", icon=":material/balance:", url_path="facts"),
+    st.Page("pages/reads.py", title="Memory reads", icon=":material/search:", url_path="probe"),
+    st.Page("pages/erasure.py", title="Erasure", icon=":material/delete:", url_path="erase"),
+]
 
-
-st.set_page_config(page_title="Memory Explorer", layout="wide")
-svc = service()
-state = svc.export_state()
-st.sidebar.caption(f"Database: `{database_url()}`")
-if not state["organizations"]:
-    st.info("This memory is empty. Load the demo with `python -m memory_core load sample_data/demo.json`.")
-    st.stop()
-org = st.sidebar.selectbox("Organization", list(state["organizations"]))
-m = svc.org_map(org)
-st.title("Memory Explorer")
-st.subheader("The map every root turn carries (R18)")
-st.write(m["paragraph"])
-st.bar_chart(pd.DataFrame({"entities": m["kinds"]}))
+page = st.navigation(PAGES)
+sidebar()
+page.run()

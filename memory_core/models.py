@@ -152,7 +152,7 @@ class Dispute(SQLModel, table=True):
     __table_args__ = (UniqueConstraint("fact_id", "by", name="uq_dispute_person"),)
     id: int | None = Field(default=None, primary_key=True)
     fact_id: int = Field(foreign_key="fact.id", index=True)
-    by: str | None = None  # null once the disputer's account is deleted; the vote stays
+    by: str | None = Field(default=None, index=True)  # null once the disputer's account is deleted; the vote stays
     contribution: float
 
 

@@ -216,3 +216,55 @@ def load_text(text: str) -> Obj:
     except json.JSONDecodeError as exc:
         raise FormatError(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
     return new(doc)
+
+
+# --- cells as people read and write them ---------------------------------------------------
+
+
+def summary(e: Obj) -> str:
+    """One line that says what a cell does."""
+    d = e["do"]
+    if d == "start_run":
+        eph = ", ephemeral" if e.get("ephemeral") else ""
+        return f"{e['person']} starts run {e['run']} in {e['org']} ({e.get('surface', 'workflow')}{eph})"
+    if d == "open_turn":
+        req = e["request"] if isinstance(e["request"], str) else e["request"].get("text", "")
+        rep = f", replacing {e['replaces']}" if e.get("replaces") else ""
+        return f"turn {e['turn']} opens in {e['run']}{rep}: “{req}”"
+    if d in ("record", "step"):
+        r = e if d == "record" else (e.get("record") or {})
+        n = len(r.get("claims", []))
+        head = f"step {e['step']} in {e['turn']}" if d == "step" else f"record in {e['turn']}"
+        within = f" within {e['within']}" if e.get("within") else ""
+        src = f" from {r.get('origin')} {r.get('source') or ''}".rstrip() if r else ""
+        return f"{head}{within}{src}: {n} claim{'s' if n != 1 else ''}"
+    if d in ("call", "return"):
+        st = f" → {e['status']}" if d == "return" else ""
+        return f"{d} {e['work']} in {e['turn']}{st}"
+    if d == "read":
+        who = f" by step {e['step']}" if e.get("step") else (f" within {e['within']}" if e.get("within") else "")
+        return f"{e['call']}{who} in {e['turn']}: {json.dumps(e.get('args', {}), ensure_ascii=False)}"
+    if d == "end_turn":
+        return f"turn {e['turn']} ends {e['status']}"
+    if d == "end_run":
+        return f"run {e['run']} ends"
+    if d == "delete_run":
+        return f"{e['by']} deletes run {e['run']}"
+    if d == "delete_account":
+        return f"{e['person']} deletes their account"
+    if d == "set_settings":
+        return f"{e['by']} sets {json.dumps(e['settings'])} in {e['org']}"
+    f = e["fact"]
+    o = f["object"].get("name", f["object"].get("value"))
+    return f"{e['by']} {d}s {f['subject']['name']} —{f['relation']}→ {o} ({e.get('graph', 'world')})"
+
+
+def claim_from(*, graph: str, subject: str, subject_kind: str, relation: str, obj: str, object_kind: str) -> Obj:
+    """A claim from form fields; an object kind of `value` makes a literal."""
+    target: Obj = {"value": obj} if object_kind == "value" else {"name": obj, "kind": object_kind}
+    return {"graph": graph, "subject": {"name": subject, "kind": subject_kind}, "relation": relation, "object": target}
+
+
+def compact(event: Obj) -> Obj:
+    """Drop empty optional fields a form left blank."""
+    return {k: v for k, v in event.items() if v not in (None, "", [], {}) or k in ("claims", "settings", "args")}

@@ -1,0 +1,114 @@
+"""Graphs: the World graph, the acting person's User graph, or a run's Flow graph, drawn with pyvis."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from memory_core import viz
+from pages._ui import context, guard, need_org, notebook
+
+ctx = context()
+st.title("Graphs")
+if not need_org(ctx):
+    st.stop()
+assert ctx.org is not None
+
+with guard():
+    runs = [r["id"] for r in ctx.svc.runs(ctx.org)]
+    choices = ["World"] + (["User"] if ctx.person else []) + (["Flow"] if runs else [])
+    which = st.radio(
+        "Graph",
+        choices,
+        horizontal=True,
+        key="g_which",
+        captions=[
+            f"{ctx.org_name}'s (R20)",
+            f"{ctx.person}'s, in every organization (R20)",
+            "one run's, erased with it (R29)",
+        ][: len(choices)],
+    )
+    if which == "World":
+        graph, owner = "world", ctx.org
+    elif which == "User":
+        graph, owner = "user", ctx.person or ""
+    else:
+        graph, owner = "flow", st.selectbox("Run", runs, key="g_run")
+    data = ctx.svc.graph(graph, owner)
+
+    facts = data["facts"]
+    kinds = sorted({f["subject"]["kind"] for f in facts} | {f["object"].get("kind", "value") for f in facts})
+    relations = sorted({f["relation"] for f in facts})
+    c = st.columns([2, 2, 1, 2])
+    pick_kinds = c[0].multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")
+    pick_rel = c[1].multiselect("Relations", relations, key="g_rel", placeholder="all relations")
+    min_w = c[2].slider("Minimum weight", 0.0, 1.0, 0.0, 0.05, key="g_minw")
+    statuses = c[3].multiselect(
+        "Status",
+        ["active", "disputed", "retracted"],
+        ["active", "disputed"],
+        key="g_status",
+        help="Retracted facts are hidden unless asked for (R28).",
+    )
+    names = sorted({(e["name"], e["kind"]) for e in data["entities"]})
+    c2 = st.columns([3, 1, 1])
+    focus = c2[0].selectbox(
+        "Focus on an entity and its neighbourhood",
+        [None, *names],
+        key="g_focus",
+        format_func=lambda e: "(whole graph)" if e is None else f"{e[0]} ({e[1]})",
+    )
+    depth = c2[1].number_input("Depth", 1, 4, 1, key="g_depth")
+    cap = c2[2].number_input("Entity cap", 10, 2000, viz.DEFAULT_CAP, step=50, key="g_cap")
+    flt = viz.Filters(
+        kinds=set(pick_kinds) or None,
+        relations=set(pick_rel) or None,
+        min_weight=min_w,
+        statuses=set(statuses),
+        focus=f"{focus[1]}:{focus[0]}" if focus else None,
+        depth=int(depth),
+        cap=int(cap),
+    )
+
+    nb = notebook()
+    taught = set()
+    if nb and ctx.source == "notebook" and nb["cursor"]:
+        last = nb["results"].get(str(nb["cursor"] - 1), {})
+        taught = {ch["fact"] for ch in last.get("changes", []) if ch["graph"] == graph and ch["owner"] == owner}
+    with st.spinner("Laying out the graph…"):
+        plan = viz.plan(data, flt, highlight=taught)
+        html = viz.to_html(plan)
+    st.markdown(
+        f"Showing **{len(plan.nodes)} entities** and **{len(plan.edges)} facts** "
+        f"of the {len(facts)} facts in this graph."
+    )
+    if plan.note:
+        st.warning(plan.note)
+    if taught:
+        st.caption(f"In red: the {len(taught)} facts the last notebook cell changed.")
+    if plan.nodes:
+        st.iframe(html, height=640)
+    else:
+        st.info("Nothing to draw with these filters.")
+    legend = viz.legend(plan)
+    if legend:
+        st.markdown(
+            " ".join(f"<span style='color:{x['color']}'>●</span> {x['kind']} ({x['entities']})" for x in legend),
+            unsafe_allow_html=True,
+        )
+        st.caption("Nodes sized by their facts; edges as wide as their weight; disputed facts dashed.")
+    st.download_button(
+        "Download GraphML",
+        viz.to_graphml(plan),
+        file_name=f"{graph}-{owner}.graphml",
+        mime="application/xml",
+        key="g_graphml",
+    )
+    with st.expander("Facts drawn"):
+        st.dataframe(
+            pd.DataFrame(
+                [{"fact": e["title"].split("\n")[0], "weight": e["weight"], "status": e["status"]} for e in plan.edges]
+            ),
+            hide_index=True,
+            width="stretch",
+        )

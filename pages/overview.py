@@ -1,0 +1,76 @@
+"""Overview: the organization's map as a turn sees it, its people, runs, settings, and the samples."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from memory_core import notebook as nbk
+from memory_core.rules import SETTINGS
+from pages._ui import NOTEBOOK, context, guard, need_org, use_memory
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+
+ctx = context()
+st.title(f"{ctx.org_name or 'Memory Explorer'}")
+st.caption(f"Memory in use: {ctx.label}")
+
+with guard():
+    if need_org(ctx):
+        assert ctx.org is not None
+        m = ctx.svc.org_map(ctx.org)
+        st.subheader("The map every root turn carries (R18)")
+        st.info(m["paragraph"])
+        left, right = st.columns([3, 2])
+        with left:
+            if m["kinds"]:
+                st.bar_chart(pd.DataFrame({"entities": m["kinds"]}), horizontal=True, height=220)
+            st.caption(
+                "Entities of active facts by kind, and active facts; disputed and retracted facts "
+                "are not on the map (R18, R28)."
+            )
+        with right:
+            settings = ctx.svc.settings_view(ctx.org)
+            st.markdown("**Settings** (the owner's alone, R15)")
+            st.dataframe(
+                pd.DataFrame([{"setting": s.name, "on": settings[s.name], "rule": s.rule} for s in SETTINGS]),
+                hide_index=True,
+                width="stretch",
+            )
+        people, runs = st.columns([2, 3])
+        with people:
+            st.markdown("**People**")
+            st.dataframe(pd.DataFrame(ctx.svc.members(ctx.org)), hide_index=True, width="stretch")
+        with runs:
+            st.markdown("**Runs** and their turns")
+            rows = [
+                {
+                    "run": r["id"],
+                    "person": r["person"] or "(erased, R30)",
+                    "surface": r["surface"],
+                    "ephemeral": r["ephemeral"],
+                    "ended": r["ended"],
+                    "turns": ", ".join(f"{t['id']} {t['status']}" for t in r["turns"]),
+                }
+                for r in ctx.svc.runs(ctx.org)
+            ]
+            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+st.subheader("Sample scenarios")
+st.caption("Each is a story about one memory rule. Open one in the Notebook and run it cell by cell.")
+files = sorted(SAMPLES.glob("*.json"))
+cols = st.columns(2)
+for i, path in enumerate(files):
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    with cols[i % 2].container(border=True):
+        st.markdown(f"**{doc.get('title') or path.stem}**  \n`{path.name}` · {len(doc.get('events', []))} events")
+        st.caption(doc.get("description", ""))
+        if st.button("Open in the Notebook", key=f"open-{path.stem}"):
+            with guard():
+                st.session_state["notebook"] = nbk.new(doc)
+                st.session_state["notebook_file"] = path.name
+                use_memory(NOTEBOOK)
+                st.switch_page("pages/notebook.py")

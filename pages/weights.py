@@ -1,0 +1,113 @@
+"""Fact weights: every fact with its numbers, and any weight explained down to each source (R25, R26)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from memory_core.rules import DEFAULT_MIN_WEIGHT
+from pages._ui import context, guard, need_org
+
+ctx = context()
+st.title("Fact weights")
+if not need_org(ctx):
+    st.stop()
+assert ctx.org is not None
+
+with guard():
+    with st.spinner("Loading facts…"):
+        rows = ctx.svc.facts_table(ctx.org, person=ctx.person)
+    if not rows:
+        st.info("No facts yet: run a scenario in the Notebook.")
+        st.stop()
+    df = pd.DataFrame(rows)
+    c = st.columns([2, 2, 2, 1])
+    graphs = c[0].multiselect("Graph", sorted(df["graph"].unique()), key="w_graph", placeholder="all graphs")
+    statuses = c[1].multiselect("Status", sorted(df["status"].unique()), key="w_status", placeholder="all")
+    text = c[2].text_input("Subject, relation or object contains", key="w_text")
+    min_w = c[3].number_input("Min weight", 0.0, 1.0, 0.0, 0.05, key="w_min")
+    shown = df[df["weight"] >= min_w]
+    if graphs:
+        shown = shown[shown["graph"].isin(graphs)]
+    if statuses:
+        shown = shown[shown["status"].isin(statuses)]
+    if text:
+        hay = shown["subject"] + " " + shown["relation"] + " " + shown["object"].astype(str)
+        shown = shown[hay.str.contains(text, case=False, regex=False)]
+    st.caption(
+        f"{len(shown)} of {len(df)} facts: the World graph of {ctx.org_name}, "
+        f"{ctx.person}'s User graph and the Flow graphs of {ctx.org_name}'s runs. "
+        "`sources` counts independent sources (R25); `erased` counts supports whose run was deleted (R29)."
+    )
+    cols = [
+        "id",
+        "graph",
+        "owner",
+        "subject",
+        "relation",
+        "object",
+        "status",
+        "weight",
+        "log_odds",
+        "sources",
+        "supports",
+        "disputes",
+        "erased",
+    ]
+    st.dataframe(
+        shown[cols],
+        hide_index=True,
+        width="stretch",
+        column_config={"weight": st.column_config.ProgressColumn("weight", min_value=0, max_value=1, format="%.3f")},
+    )
+    st.download_button(
+        "Download CSV", shown[cols].to_csv(index=False), file_name="facts.csv", mime="text/csv", key="w_csv"
+    )
+
+    st.subheader("Why this weight?")
+    labels = {
+        r["id"]: f"[{r['graph']}] {r['subject']} —{r['relation']}→ {r['object']}  ({r['weight']:.3f})"
+        for r in shown.to_dict("records")
+    }
+    fid = st.selectbox("Fact", list(labels), format_func=labels.__getitem__, key="w_fact")
+    threshold = st.number_input(
+        "Shortcut threshold (a step's min_weight, R22)", 0.0, 1.0, DEFAULT_MIN_WEIGHT, 0.05, key="w_threshold"
+    )
+    if fid is not None:
+        b = ctx.svc.fact_breakdown(int(fid), min_weight=threshold)
+        f = b["fact"]
+        m = st.columns(4)
+        m[0].metric("Weight", f"{f['weight']:.3f}", help="w = 1 / (1 + e^-L) (R26)")
+        m[1].metric("Log-odds L", f"{f['log_odds']:.3f}", help="sum of each source's largest l, minus disputes")
+        m[2].metric("Independent sources", f["sources"])
+        m[3].metric(
+            "Margin to shortcut",
+            f"{b['margin']:+.3f}",
+            help=f"weight minus {threshold}: a step naming this question is skipped when ≥ 0 (R22)",
+        )
+        st.dataframe(
+            pd.DataFrame(b["sources"]).rename(
+                columns={
+                    "supports": "supports (repeats folded in)",
+                    "erased": "erased pointers",
+                    "weight_without": "weight without it",
+                }
+            ),
+            hide_index=True,
+            width="stretch",
+        )
+        if b["disputes"]:
+            st.markdown("**Disputes** (each subtracts the person reliability's l, R28)")
+            st.dataframe(pd.DataFrame(b["disputes"]), hide_index=True, width="stretch")
+        with st.expander("Every support, with its pointer into the run evidence (R24)"):
+            st.dataframe(pd.DataFrame(b["supports"]), hide_index=True, width="stretch")
+
+    st.subheader("Distribution")
+    h, s = st.columns(2)
+    with h:
+        st.caption("Weights")
+        bins = pd.cut(df["weight"], bins=[i / 10 for i in range(11)], include_lowest=True)
+        st.bar_chart(bins.value_counts().sort_index().rename(lambda x: f"{x.left:.1f}–{x.right:.1f}"))
+    with s:
+        st.caption("Weight against independent sources")
+        st.scatter_chart(df, x="sources", y="weight", color="graph")
