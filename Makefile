@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8501
 
-.PHONY: run test check venv clean
+.PHONY: run test check venv clean system-deps
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -24,7 +24,10 @@ check: venv
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 
-test: check
+system-deps:
+	bash .ci/system-deps
+
+test: system-deps check
 	$(PY) -m pytest
 
 clean:

@@ -6,17 +6,17 @@ import streamlit as st
 
 from pages._ui import sidebar
 
-st.set_page_config(page_title="Memory Explorer", page_icon=":material/hub:", layout="wide")
+st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon: it would load from a CDN
 
 # Every url_path differs from its file name: see ../shared/notes/environment.md.
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", icon=":material/home:", url_path="home", default=True),
-    st.Page("pages/notebook.py", title="Notebook", icon=":material/play_circle:", url_path="cells"),
-    st.Page("pages/graphs.py", title="Graphs", icon=":material/hub:", url_path="draw"),
-    st.Page("pages/settings.py", title="Settings", icon=":material/tune:", url_path="preferences"),
-    st.Page("pages/weights.py", title="Fact weights", icon=":material/balance:", url_path="facts"),
-    st.Page("pages/reads.py", title="Memory reads", icon=":material/search:", url_path="probe"),
-    st.Page("pages/erasure.py", title="Erasure", icon=":material/delete:", url_path="erase"),
+    st.Page("pages/overview.py", title="Overview", url_path="home", default=True),
+    st.Page("pages/notebook.py", title="Notebook", url_path="cells"),
+    st.Page("pages/graphs.py", title="Graphs", url_path="draw"),
+    st.Page("pages/settings.py", title="Settings", url_path="preferences"),
+    st.Page("pages/weights.py", title="Fact weights", url_path="facts"),
+    st.Page("pages/reads.py", title="Memory reads", url_path="probe"),
+    st.Page("pages/erasure.py", title="Erasure", url_path="erase"),
 ]
 
 page = st.navigation(PAGES)

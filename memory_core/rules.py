@@ -203,9 +203,13 @@ def _count(n: int, kind: str) -> str:
     return f"{n} {kind if n == 1 else _KIND_PLURALS.get(kind, kind + 's')}"
 
 
+def possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
 def map_paragraph(org_name: str, kinds: Mapping[str, int], facts: int) -> str:
     """The sentence a root turn's instructions carry about the organization's World graph (R18)."""
-    owner = f"{org_name}'" if org_name.endswith("s") else f"{org_name}'s"
+    owner = possessive(org_name)
     parts = [_count(kinds[k], k) for k in sorted(kinds)]
     if not parts and not facts:
         return f"{owner} world graph is empty: it holds no entities and no facts yet."

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import viz
+from memory_core.rules import possessive
 from pages._ui import context, guard, need_org, notebook
 
 ctx = context()
@@ -23,7 +24,7 @@ with guard():
         horizontal=True,
         key="g_which",
         captions=[
-            f"{ctx.org_name}'s (R20)",
+            f"{possessive(ctx.org_name)} (R20)",
             f"{ctx.person}'s, in every organization (R20)",
             "one run's, erased with it (R29)",
         ][: len(choices)],

@@ -153,7 +153,13 @@ def preview(turn: str) -> None:
 checked_events = nbk.events(nb)
 for i, event in enumerate(events):
     res = nb["results"].get(str(i))
-    mark = "⏺" if res is None else ("✅" if res["status"] == "ok" else "⛔")
+    mark = (
+        ":material/radio_button_unchecked:"
+        if res is None
+        else ":green[:material/check_circle:]"
+        if res["status"] == "ok"
+        else ":red[:material/block:]"
+    )
     with st.container(border=True):
         head, acts = st.columns([6, 3])
         head.markdown(f"{mark} `[{i}]` **{event['do']}** · {nbk.summary(checked_events[i])}")
