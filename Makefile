@@ -27,8 +27,12 @@ check: venv
 system-deps:
 	bash .ci/system-deps
 
+# The whole suite on SQLite, then again on a throwaway PostgreSQL cluster (.ci/with-postgres).
 test: system-deps check
 	$(PY) -m pytest
+	@status=0; bash .ci/with-postgres $(PY) -m pytest || status=$$?; \
+	if [ $$status = 3 ] && [ "$${CI:-}" != true ]; then echo "PostgreSQL is missing here: the suite ran on SQLite only"; \
+	elif [ $$status != 0 ]; then exit $$status; fi
 
 clean:
 	rm -rf $(VENV) .memory .pytest_cache .mypy_cache .ruff_cache

@@ -81,6 +81,18 @@ def cmd_state(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_db(args: argparse.Namespace) -> int:
+    """`db upgrade` brings a database's schema to the newest migration; `db current` says where it is."""
+    from .migrate import current, head, upgrade
+
+    url = args.db or database_url()
+    engine = make_engine(url, create=False)
+    if args.action == "upgrade":
+        upgrade(engine)
+    print(f"{url}: schema at revision {current(engine) or '(none)'}; newest is {head()}")
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m memory_core", description="Memory Explorer's command line.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -98,6 +110,10 @@ def parser() -> argparse.ArgumentParser:
     st = sub.add_parser("state", help="print the memory of a database as memory-state/1")
     st.add_argument("--db")
     st.set_defaults(run=cmd_state)
+    db = sub.add_parser("db", help="schema migrations (Alembic)")
+    db.add_argument("action", choices=["upgrade", "current"])
+    db.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
+    db.set_defaults(run=cmd_db)
     return p
 
 

@@ -36,8 +36,23 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cur.close()
 
 
+def _begin(conn: Any) -> None:
+    # Writers say so up front (BEGIN IMMEDIATE), so two writers queue on the lock instead of
+    # failing when a reader upgrades; readers begin deferred and never block in WAL mode.
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writer") else "BEGIN")
+
+
+def writer(engine: Engine) -> Engine:
+    """The same engine, for use cases that write: SQLite takes the write lock at BEGIN, and
+    PostgreSQL runs them SERIALIZABLE, so concurrent teachers never lose an update."""
+    if engine.dialect.name == "sqlite":
+        return engine.execution_options(writer=True)
+    return engine.execution_options(isolation_level="SERIALIZABLE")
+
+
 def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
-    """An engine for `url` (default: `database_url()`), with the schema created when asked."""
+    """An engine for `url` (default: `database_url()`); with `create`, its schema is brought up to
+    date by the migrations (a private in-memory database gets the models' tables directly)."""
     url = url or database_url()
     if url.startswith("sqlite"):
         path = url.split("///", 1)[1] if "///" in url else ""
@@ -47,11 +62,16 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
         else:
             engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool)
         event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", lambda conn: conn.exec_driver_sql("BEGIN"))
+        event.listen(engine, "begin", _begin)
     else:
         engine = create_engine(url, pool_pre_ping=True)
     if create:
-        SQLModel.metadata.create_all(engine)
+        if url.startswith("sqlite") and ("///" not in url or url.endswith(":memory:")):
+            SQLModel.metadata.create_all(engine)
+        else:
+            from .migrate import upgrade
+
+            upgrade(engine)
     return engine
 
 

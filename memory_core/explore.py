@@ -15,6 +15,7 @@ from sqlmodel import Session, col, select
 from . import errors as E
 from .erasure import account_preview, run_preview
 from .models import Dispute, Entity, Fact, Membership, NestedWork, Organization, Person, Run, Support, Turn, Workflow
+from .retry import use_case
 from .rules import DEFAULT_MIN_WEIGHT, map_paragraph
 from .state import fact_items, graph_json, settings_of
 from .weights import breakdown
@@ -25,12 +26,13 @@ Obj = dict[str, Any]
 class ExploreMixin:
     """Read-only views; `_tx` comes from MemoryService."""
 
-    def _tx(self) -> AbstractContextManager[Session]:  # pragma: no cover - provided by MemoryService
+    def _read(self) -> AbstractContextManager[Session]:  # pragma: no cover - provided by MemoryService
         raise NotImplementedError
 
+    @use_case
     def organizations(self) -> list[Obj]:
         """Every organization: id, name, owner."""
-        with self._tx() as s:
+        with self._read() as s:
             owners = dict(
                 s.exec(select(Membership.org_id, Membership.person_id).where(Membership.role == "owner")).all()
             )
@@ -39,9 +41,10 @@ class ExploreMixin:
                 for o in s.exec(select(Organization).order_by(col(Organization.seq)))
             ]
 
+    @use_case
     def members(self, org_id: str) -> list[Obj]:
         """The organization's people with their role (owner first)."""
-        with self._tx() as s:
+        with self._read() as s:
             rows = s.exec(
                 select(Person, Membership.role)
                 .join(Membership, col(Membership.person_id) == Person.id)
@@ -51,9 +54,10 @@ class ExploreMixin:
             people = [{"id": p.id, "name": p.name, "role": role} for p, role in rows]
             return sorted(people, key=lambda p: p["role"] != "owner")
 
+    @use_case
     def runs(self, org_id: str) -> list[Obj]:
         """The organization's stored runs with their turns' statuses, in the order they started."""
-        with self._tx() as s:
+        with self._read() as s:
             runs = s.exec(select(Run).where(Run.org_id == org_id).order_by(col(Run.seq))).all()
             turns = s.exec(select(Turn).where(col(Turn.run_id).in_([r.id for r in runs])).order_by(col(Turn.seq))).all()
             by_run: dict[str, list[Obj]] = {r.id: [] for r in runs}
@@ -74,22 +78,25 @@ class ExploreMixin:
                 for r in runs
             ]
 
+    @use_case
     def settings_view(self, org_id: str) -> dict[str, bool]:
         """The four settings for display; changing them is the owner's alone (R15)."""
-        with self._tx() as s:
+        with self._read() as s:
             org = s.get(Organization, org_id)
             if org is None:
                 raise E.UnknownOrg(f"no organization has the id {org_id!r}")
             return settings_of(org)
 
+    @use_case
     def graph(self, graph: str, owner: str) -> Obj:
         """One graph's entities and facts, as in the state format."""
-        with self._tx() as s:
+        with self._read() as s:
             return graph_json(s, graph, owner)
 
+    @use_case
     def facts_table(self, org_id: str, *, person: str | None = None, limit: int | None = None) -> list[Obj]:
         """Rows for the Fact weights table: the World graph, the person's User graph, the runs' Flow graphs."""
-        with self._tx() as s:
+        with self._read() as s:
             run_ids = list(s.exec(select(Run.id).where(Run.org_id == org_id)))
             where = (col(Fact.graph) == "world") & (col(Fact.owner) == org_id)
             if person:
@@ -100,10 +107,11 @@ class ExploreMixin:
             facts = list(s.exec(query.limit(limit) if limit else query))
             return _rows(s, facts)
 
+    @use_case
     def fact_breakdown(self, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT) -> Obj:
         """A weight explained: each source with key, origin, reliability, contribution, repeats folded
         in, erased pointers, the weight without it, and the margin to the shortcut threshold (R22, R26)."""
-        with self._tx() as s:
+        with self._read() as s:
             fact = s.get(Fact, fact_id)
             if fact is None:
                 raise E.UnknownFact(f"no fact has the id {fact_id}")
@@ -132,9 +140,10 @@ class ExploreMixin:
                 "margin": fact.weight - min_weight,
             }
 
+    @use_case
     def turn_view(self, turn_id: str) -> Obj:
         """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""
-        with self._tx() as s:
+        with self._read() as s:
             turn = s.get(Turn, turn_id)
             if turn is None:
                 raise E.UnknownTurn(f"no turn has the id {turn_id!r}")
@@ -158,25 +167,28 @@ class ExploreMixin:
                 "work": [{"work": w.work, "status": w.status} for w in work],
             }
 
+    @use_case
     def run_erasure_preview(self, run_id: str) -> Obj:
         """What deleting a run erases and keeps (R29)."""
-        with self._tx() as s:
+        with self._read() as s:
             run = s.get(Run, run_id)
             if run is None:
                 raise E.UnknownRun(f"no run has the id {run_id!r}")
             return run_preview(s, run)
 
+    @use_case
     def account_erasure_preview(self, person_id: str) -> Obj:
         """What deleting an account erases and keeps (R30)."""
-        with self._tx() as s:
+        with self._read() as s:
             person = s.get(Person, person_id)
             if person is None:
                 raise E.UnknownPerson(f"no person has the id {person_id!r}")
             return account_preview(s, person)
 
+    @use_case
     def counts(self) -> Obj:
         """How much the database holds: for the sidebar and progress."""
-        with self._tx() as s:
+        with self._read() as s:
             return {
                 t.__name__.lower(): int(s.exec(select(func.count()).select_from(t)).one())
                 for t in (Organization, Person, Run, Entity, Fact, Support)

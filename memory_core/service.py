@@ -20,7 +20,7 @@ from sqlmodel import Session, col, select
 
 from . import errors as E
 from . import reads
-from .db import checkpoint, make_engine
+from .db import checkpoint, make_engine, writer
 from .erasure import erase_account, erase_run
 from .explore import ExploreMixin
 from .graph import Changes, FactChange, find_fact, map_counts, refresh_fact
@@ -37,6 +37,7 @@ from .models import (
     UsedId,
     Workflow,
 )
+from .retry import use_case
 from .rules import (
     SETTING_BY_NAME,
     budget_allows,
@@ -66,23 +67,35 @@ class MemoryService(ExploreMixin):
 
     def __init__(self, engine: Engine | None = None) -> None:
         self.engine = engine if engine is not None else make_engine()
+        self._write = writer(self.engine)
         self._sandbox: Session | None = None
+        self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
+        """One use case's transaction: committed at the end, rolled back by any error or refusal."""
         if self._sandbox is not None:
             with self._sandbox.begin_nested():  # a refusal rolls back this use case only
                 yield self._sandbox
             return
-        with Session(self.engine, expire_on_commit=False) as s:
+        with Session(self._write, expire_on_commit=False) as s:
             yield s
             s.commit()
+
+    @contextmanager
+    def _read(self) -> Iterator[Session]:
+        """A read-only use case: never takes a write lock."""
+        if self._sandbox is not None:
+            yield self._sandbox
+            return
+        with Session(self.engine, expire_on_commit=False) as s:
+            yield s
 
     @contextmanager
     def sandbox(self) -> Iterator[MemoryService]:
         """A service whose use cases all happen in one transaction that is rolled back at the end:
         for what-ifs (what would this turn teach if it failed?) and previews, changing nothing."""
-        with Session(self.engine, expire_on_commit=False) as s:
+        with Session(self._write, expire_on_commit=False) as s:
             box = MemoryService(self.engine)
             box._sandbox = s
             try:
@@ -158,11 +171,13 @@ class MemoryService(ExploreMixin):
 
     # --- setup ---------------------------------------------------------------------------
 
+    @use_case
     def is_empty(self) -> bool:
         """True when the database holds no organization, person or run."""
-        with self._tx() as s:
+        with self._read() as s:
             return all(s.exec(select(func.count()).select_from(t)).one() == 0 for t in (Organization, Person, Run))
 
+    @use_case
     def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
         """Create a checked scenario's organizations, people and workflows, in one transaction."""
         with self._tx() as s:
@@ -228,6 +243,7 @@ class MemoryService(ExploreMixin):
                 detail["rule"] = "R11"
             return Outcome(detail=detail)
 
+    @use_case
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> Outcome:
         """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request."""
         with self._tx() as s:
@@ -269,6 +285,7 @@ class MemoryService(ExploreMixin):
             )
             return Outcome(changes=changes.listed(), detail={"map": map_counts(s, r.org_id)})
 
+    @use_case
     def record(self, turn_id: str, *, record: Obj) -> Outcome:
         """Record evidence in an open turn, possibly within open nested work (R5)."""
         with self._tx() as s:
@@ -309,6 +326,7 @@ class MemoryService(ExploreMixin):
         s.add(turn)
         return rid
 
+    @use_case
     def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> Outcome:
         """Run a workflow step, or skip it when memory already answers it well enough (R22)."""
         with self._tx() as s:
@@ -343,6 +361,7 @@ class MemoryService(ExploreMixin):
         where = f"workflow {wf.id!r}" if wf else "no workflow (the run was started without one)"
         raise E.UnknownStep(f"step {step!r} is not in the run's {where}")
 
+    @use_case
     def call(self, turn_id: str, *, work: str) -> Outcome:
         """Open nested work inside a turn; it reads and writes no graph (R4)."""
         with self._tx() as s:
@@ -353,6 +372,7 @@ class MemoryService(ExploreMixin):
             s.add(NestedWork(turn_id=turn_id, work=work))
             return Outcome()
 
+    @use_case
     def return_work(self, turn_id: str, *, work: str, status: str) -> Outcome:
         """End nested work; failed or cancelled work will contribute nothing (R5)."""
         with self._tx() as s:
@@ -365,6 +385,7 @@ class MemoryService(ExploreMixin):
             s.add(nested)
             return Outcome(detail={"rule": "R5"} if status != "completed" else {})
 
+    @use_case
     def end_turn(self, turn_id: str, *, status: str) -> Outcome:
         """End a turn; only a completed one teaches, once, all or nothing (R1, R2)."""
         with self._tx() as s:
@@ -393,6 +414,7 @@ class MemoryService(ExploreMixin):
                 },
             )
 
+    @use_case
     def end_run(self, run_id: str) -> Outcome:
         """End a run: cancel its open turns; an ephemeral run is then erased (R17)."""
         with self._tx() as s:
@@ -419,6 +441,7 @@ class MemoryService(ExploreMixin):
             self._checkpoint()
         return Outcome(detail=detail)
 
+    @use_case
     def delete_run(self, run_id: str, *, by: str) -> Outcome:
         """R29: the run's person or the owner erases a run; its World and User weights stay."""
         with self._tx() as s:
@@ -433,6 +456,7 @@ class MemoryService(ExploreMixin):
         self._checkpoint()
         return Outcome(detail=detail)
 
+    @use_case
     def delete_account(self, person_id: str) -> Outcome:
         """R30: delete a person's User graph and memberships; their runs stay without them."""
         with self._tx() as s:
@@ -475,24 +499,27 @@ class MemoryService(ExploreMixin):
             s.add(turn)
             return Outcome(detail={"result": result, "probes_used": turn.probes_used, "cap": cap})
 
+    @use_case
     def org_map(self, org_id: str) -> Obj:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
-        with self._tx() as s:
+        with self._read() as s:
             org = self._org(s, org_id)
             counts = map_counts(s, org_id)
             return {**counts, "paragraph": map_paragraph(org.name, counts["kinds"], counts["facts"])}
 
     # --- settings (R11 to R16) -----------------------------------------------------------
 
+    @use_case
     def get_settings(self, org_id: str, *, by: str) -> dict[str, bool]:
         """R15: the owner reads the four settings."""
-        with self._tx() as s:
+        with self._read() as s:
             org = self._org(s, org_id)
             self._person(s, by)
             if self._role(s, by, org_id) != "owner":
                 raise E.NotOwner(f"only the owner of {org_id!r} reads its settings (R15)")
             return settings_of(org)
 
+    @use_case
     def set_settings(self, org_id: str, *, by: str, settings: Obj) -> Outcome:
         """R15: the owner changes settings; the change is checked as a whole and audited."""
         with self._tx() as s:
@@ -530,6 +557,7 @@ class MemoryService(ExploreMixin):
             raise E.UnknownFact(f"{where} has no such fact")
         return f
 
+    @use_case
     def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
         """R28: a member disputes a World fact, a person their own User fact; one each."""
         with self._tx() as s:
@@ -544,6 +572,7 @@ class MemoryService(ExploreMixin):
             refresh_fact(s, f, changes)
             return Outcome(changes=changes.listed())
 
+    @use_case
     def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
         """R28: the owner retracts a World fact, a person their own User fact: never served again."""
         with self._tx() as s:
@@ -557,13 +586,15 @@ class MemoryService(ExploreMixin):
 
     # --- plain data for the dashboard and the command line -------------------------------
 
+    @use_case
     def export_state(self) -> Obj:
         """The whole memory as `memory-state/1` (without a replay's reads and refusals)."""
-        with self._tx() as s:
+        with self._read() as s:
             return export(s)
 
+    @use_case
     def audit(self, org_id: str) -> list[Obj]:
         """Every settings change of an organization: who, when, from, to (R15)."""
-        with self._tx() as s:
+        with self._read() as s:
             rows = s.exec(select(SettingsAudit).where(SettingsAudit.org_id == org_id).order_by(col(SettingsAudit.id)))
             return [{"by": a.by, "at": a.at, "setting": a.setting, "from": a.old, "to": a.new} for a in rows]

@@ -5,9 +5,15 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from memory_core import MemoryService, make_engine  # noqa: E402
+from backend import BACKEND, fresh_service  # noqa: E402
+
+from memory_core import MemoryService  # noqa: E402
+
+
+def pytest_report_header(config):
+    return f"memory backend: {BACKEND}"
 
 
 @pytest.fixture
 def svc() -> MemoryService:
-    return MemoryService(make_engine("sqlite://"))
+    return fresh_service()

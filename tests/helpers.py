@@ -6,7 +6,9 @@ import copy
 import json
 from typing import Any
 
-from memory_core import MemoryService, make_engine, parse, replay
+from backend import fresh_service
+
+from memory_core import MemoryService, parse, replay
 
 Obj = dict[str, Any]
 
@@ -56,7 +58,7 @@ def scenario(events: list[Obj], *, settings: Obj | None = None, **top: Any) -> O
 
 def run(events: list[Obj], *, settings: Obj | None = None, service: MemoryService | None = None) -> Obj:
     """Replay events on a fresh in-memory memory and return the state."""
-    svc = service or MemoryService(make_engine("sqlite://"))
+    svc = service or fresh_service()
     engine, _ = replay(parse(json.dumps(scenario(events, settings=settings))), svc)
     return engine.state()
 

@@ -4,6 +4,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+from backend import SERVER, fresh_url
 from helpers import HQ, end, scenario, start, taught_turn, web
 
 
@@ -60,3 +62,13 @@ def test_bad_file_touches_no_database(tmp_path):
     url = f"sqlite:///{tmp_path / 'm.db'}"
     p = replay(tmp_path, scenario([{"do": "nope"}]), "--db", url)
     assert p.returncode == 2 and not (tmp_path / "m.db").exists()
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+def test_db_on_postgresql(tmp_path):
+    url = fresh_url("memory_cli")
+    assert replay(tmp_path, GOOD, "--db", url).returncode == 0
+    again = replay(tmp_path, GOOD, "--db", url)
+    assert again.returncode == 2 and "already holds memory" in again.stderr
+    state = subprocess.run([sys.executable, "-m", "memory_core", "state", "--db", url], capture_output=True, text=True)
+    assert json.loads(state.stdout)["organizations"]["acme"]["map"]["facts"] == 1

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from backend import SERVER, fresh_url
 from streamlit.testing.v1 import AppTest
 
 from memory_core import MemoryService, load, make_engine, replay, viz
@@ -25,10 +26,15 @@ def demo_db(tmp_path_factory):
 
 @pytest.fixture
 def app(demo_db, tmp_path, monkeypatch):
-    """The app over a private copy of the demo database."""
-    db = tmp_path / "memory.db"
-    db.write_bytes(demo_db.read_bytes())
-    monkeypatch.setenv("MEMORY_DATABASE_URL", f"sqlite:///{db}")
+    """The app over a private copy of the demo database (on PostgreSQL: the demo replayed afresh)."""
+    if SERVER:
+        url = fresh_url("memory_app")
+        replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(make_engine(url)))
+    else:
+        db = tmp_path / "memory.db"
+        db.write_bytes(demo_db.read_bytes())
+        url = f"sqlite:///{db}"
+    monkeypatch.setenv("MEMORY_DATABASE_URL", url)
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path / "notebooks"))
     monkeypatch.chdir(ROOT)
     return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()

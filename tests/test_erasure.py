@@ -3,7 +3,10 @@
 import json
 from pathlib import Path
 
+from backend import fresh_service
 from helpers import HQ, claim, end, open_turn, rec, run, scenario, start, taught_turn, web, world
+from sqlalchemy import select
+from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine, parse, replay
 
@@ -130,3 +133,18 @@ def test_r31_deleted_account_name_gone(tmp_path):
     engine.apply(11, {"do": "delete_account", "person": "lee"})
     svc.engine.dispose()
     assert b"Leopold Quixotic" not in _db_bytes(db)
+
+
+def test_r31_erased_text_is_in_no_table_on_this_backend():
+    """Every text column of every table, read back through SQL, on SQLite or PostgreSQL."""
+    svc = fresh_service()
+    events = [
+        *taught(),
+        open_turn("t9", request=SECRET + " (request)"),
+        end("t9"),
+        {"do": "delete_run", "run": "r1", "by": "dana"},
+    ]
+    replay(parse(json.dumps(scenario(events))), svc)
+    with svc.engine.connect() as conn:
+        dump = "".join(str(row) for t in SQLModel.metadata.sorted_tables for row in conn.execute(select(t)))
+    assert SECRET not in dump and "Springfield" in dump

@@ -4,11 +4,12 @@ import json
 import math
 import random
 
+from backend import fresh_service
 from helpers import HQ, end, open_turn, run, scenario, start, world
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memory_core import MemoryService, make_engine, parse, replay
+from memory_core import parse, replay
 
 CLAIMS = [
     HQ,
@@ -181,7 +182,7 @@ def test_ending_ephemeral_run_equals_deleting_it(turns):
 def test_refused_read_changes_nothing_and_uses_no_budget(turns, step):
     events, _ = build(turns)
     events.append(open_turn("probe", "r0"))
-    svc = MemoryService(make_engine("sqlite://"))
+    svc = fresh_service()
     engine, _ = replay(parse(json.dumps(scenario(events))), svc)
     before = svc.export_state()
     result = engine.apply(

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from backend import fresh_service
 
 from memory_core import MemoryService, load, make_engine, replay
 
@@ -38,7 +39,7 @@ Obj = dict[str, Any]
 
 def replay_sample(name: str, svc: MemoryService | None = None) -> Obj:
     """Replay a sample file on a fresh memory (in-memory SQLite unless given) and return the state."""
-    engine, _ = replay(load(str(SAMPLES / name)), svc or MemoryService(make_engine("sqlite://")))
+    engine, _ = replay(load(str(SAMPLES / name)), svc or fresh_service())
     return engine.state()
 
 

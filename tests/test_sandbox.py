@@ -3,16 +3,21 @@
 import json
 
 import pytest
+from backend import SERVER, fresh_service
 from helpers import HQ, open_turn, rec, scenario, start, web
 
 from memory_core import MemoryService, make_engine, parse, replay
 from memory_core import errors as E
 
 
-@pytest.fixture(params=["memory", "file"])
+@pytest.fixture(params=["memory", "file", "server"])
 def loaded(request, tmp_path):
-    url = "sqlite://" if request.param == "memory" else f"sqlite:///{tmp_path / 'm.db'}"
-    svc = MemoryService(make_engine(url))
+    if request.param == "server":
+        if not SERVER:
+            pytest.skip("needs PostgreSQL")
+        svc = fresh_service()
+    else:
+        svc = MemoryService(make_engine("sqlite://" if request.param == "memory" else f"sqlite:///{tmp_path / 'm.db'}"))
     events = [start(), open_turn("t1"), rec("t1", web("https://a.example/", HQ))]
     replay(parse(json.dumps(scenario(events))), svc)
     return svc

@@ -1,0 +1,37 @@
+"""Schema migrations with Alembic: `python -m memory_core db upgrade` creates or upgrades a database."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Engine
+
+SCRIPTS = Path(__file__).resolve().parent / "migrations"
+
+
+def config() -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(SCRIPTS))
+    return cfg
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the database's schema to `revision` (the newest by default), in one transaction."""
+    cfg = config()
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)
+
+
+def current(engine: Engine) -> str | None:
+    """The revision the database is at, or None for a database never migrated."""
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def head() -> str | None:
+    return ScriptDirectory.from_config(config()).get_current_head()

@@ -1,0 +1,204 @@
+"""Both backends: migrations match the models, samples give the same bytes, concurrent teachers
+lose nothing, and a fault in the middle of teaching leaves nothing behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from backend import SERVER, database_url, empty, fresh_service
+from helpers import end, open_turn, rec, scenario, start, world
+from sqlmodel import SQLModel
+
+from memory_core import MemoryService, load, make_engine, parse, replay
+from memory_core import teaching as teaching_module
+from memory_core.migrate import current, head
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_server = pytest.mark.skipif(not SERVER, reason="needs PostgreSQL (make test runs the suite on it too)")
+
+
+def _schema_diff(engine):
+    with engine.connect() as conn:
+        return compare_metadata(MigrationContext.configure(conn), SQLModel.metadata)
+
+
+def test_migrated_sqlite_schema_matches_models(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'm.db'}")
+    assert current(engine) == head()
+    assert _schema_diff(engine) == []
+
+
+@needs_server
+def test_migrated_postgresql_schema_matches_models():
+    url = database_url("memory_migrations")
+    engine = make_engine(url, create=False)
+    with engine.begin() as conn:
+        conn.exec_driver_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+    engine = make_engine(url)
+    assert current(engine) == head()
+    assert _schema_diff(engine) == []
+
+
+def test_db_upgrade_command(tmp_path):
+    url = f"sqlite:///{tmp_path / 'cli.db'}"
+    out = subprocess.run(
+        [sys.executable, "-m", "memory_core", "db", "upgrade", "--db", url], capture_output=True, text=True, cwd=ROOT
+    )
+    assert out.returncode == 0 and f"schema at revision {head()}" in out.stdout
+
+
+@needs_server
+@pytest.mark.parametrize("sample", sorted(p.name for p in (ROOT / "sample_data").glob("*.json")))
+def test_samples_give_the_same_state_byte_for_byte_on_both_backends(sample):
+    states = []
+    for svc in (MemoryService(make_engine("sqlite://")), fresh_service("memory_samples")):
+        engine, _ = replay(load(str(ROOT / "sample_data" / sample)), svc)
+        states.append(json.dumps(engine.state(), indent=2, ensure_ascii=False))
+    assert states[0] == states[1]
+
+
+# --- concurrency ------------------------------------------------------------------------------
+
+CLAIMS = [
+    {
+        "graph": "world",
+        "subject": {"name": "Globex", "kind": "organization"},
+        "relation": "headquartered_in",
+        "object": {"name": "Springfield", "kind": "place"},
+    },
+    {
+        "graph": "world",
+        "subject": {"name": "Globex", "kind": "organization"},
+        "relation": "ceo",
+        "object": {"name": "Hank Scorpio", "kind": "person"},
+    },
+    {
+        "graph": "world",
+        "subject": {"name": "Hank Scorpio", "kind": "person"},
+        "relation": "lives_in",
+        "object": {"name": "Springfield", "kind": "place"},
+    },
+    {
+        "graph": "world",
+        "subject": {"name": "Globex", "kind": "organization"},
+        "relation": "founded",
+        "object": {"value": "1989"},
+    },
+]
+WORKERS, TURNS_EACH = 4, 5
+
+
+def _concurrent_events() -> tuple[list[dict], list[list[str]]]:
+    """Open turns, each recording claims on the same facts from shared and own sources."""
+    events, groups = [], []
+    for w in range(WORKERS):
+        events.append(start(f"r{w}", person="dana" if w % 2 else "lee"))
+        group = []
+        for t in range(TURNS_EACH):
+            tid = f"w{w}t{t}"
+            group.append(tid)
+            events.append(open_turn(tid, f"r{w}"))
+            for k, c in enumerate(CLAIMS):
+                host = "shared.example" if (t + k) % 3 == 0 else f"w{w}-t{t}-{k}.example"
+                events.append(rec(tid, {"origin": "web", "source": f"https://{host}/p", "claims": [c, CLAIMS[0]]}))
+            events.append(rec(tid, {"origin": "tool", "source": f"tool-{t % 2}", "claims": CLAIMS}))
+        groups.append(group)
+    return events, groups
+
+
+def _world_summary(state: dict) -> list[tuple]:
+    return [
+        (
+            f["subject"]["name"],
+            f["relation"],
+            f["object"].get("name", f["object"].get("value")),
+            f["weight"],
+            f["sources"],
+            len(f["supports"]),
+        )
+        for f in world(state)
+    ]
+
+
+def _shared_url(tmp_path: Path) -> str:
+    if SERVER:
+        url = database_url("memory_concurrency")
+        empty(make_engine(url))
+        return url
+    return f"sqlite:///{tmp_path / 'concurrent.db'}"
+
+
+def test_concurrent_teachers_lose_nothing_and_match_sequential(tmp_path):
+    events, groups = _concurrent_events()
+    url = _shared_url(tmp_path)
+    svc = MemoryService(make_engine(url))
+    replay(parse(json.dumps(scenario(events))), svc)
+    start_at = time.time() + 2.0
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(ROOT / "tests" / "concurrency_worker.py"), url, str(start_at), *g],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            text=True,
+            cwd=ROOT,
+        )
+        for g in groups
+    ]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0] * WORKERS, [o[1][-2000:] for o in outs]
+    concurrent = svc.export_state()
+
+    seq_events = events + [end(t) for g in groups for t in g]
+    sequential, _ = replay(parse(json.dumps(scenario(seq_events))), MemoryService(make_engine("sqlite://")))
+    seq_state = sequential.state()
+    assert _world_summary(concurrent) == _world_summary(seq_state)
+    # a web record claims its fact and HQ (one support where they are the same), the tool record all four
+    expected_supports = WORKERS * TURNS_EACH * ((1 + 2 * (len(CLAIMS) - 1)) + len(CLAIMS))
+    assert sum(len(f["supports"]) for f in world(concurrent)) == expected_supports
+    names = [(e["name"], e["kind"]) for e in concurrent["organizations"]["acme"]["world"]["entities"]]
+    assert len(names) == len(set(names)) == 3
+    assert concurrent["organizations"]["acme"]["map"] == seq_state["organizations"]["acme"]["map"]
+    retries = sum(json.loads(o[0].strip().splitlines()[-1])["retries"] for o in outs)
+    print(f"conflicts retried: {retries}")
+
+
+# --- atomicity ----------------------------------------------------------------------------------
+
+
+class Fault(RuntimeError):
+    pass
+
+
+def test_fault_in_the_middle_of_teaching_leaves_nothing_then_teaches_once(monkeypatch):
+    events = [start(), open_turn("t1")]
+    events += [rec("t1", {"origin": "web", "source": f"https://h{i}.example/", "claims": CLAIMS}) for i in range(3)]
+    svc = fresh_service()
+    engine, _ = replay(parse(json.dumps(scenario(events))), svc)
+    before = svc.export_state()
+    real = teaching_module.refresh_fact
+    calls = {"n": 0}
+
+    def failing(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise Fault("injected in the middle of writing the turn's teaching")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(teaching_module, "refresh_fact", failing)
+    with pytest.raises(Fault):
+        svc.end_turn("t1", status="completed")
+    assert svc.export_state() == before
+    monkeypatch.setattr(teaching_module, "refresh_fact", real)
+    svc.end_turn("t1", status="completed")
+    after = svc.export_state()
+    assert after["runs"]["r1"]["turns"]["t1"]["taught"] == {"world": 12, "user": 0, "flow": 12}
+    assert all(len(f["supports"]) == 3 for f in world(after))
