@@ -83,12 +83,16 @@ def cmd_state(args: argparse.Namespace) -> int:
 
 def cmd_db(args: argparse.Namespace) -> int:
     """`db upgrade` brings a database's schema to the newest migration; `db current` says where it is."""
+    from .db import scrub
     from .migrate import current, head, upgrade
 
     url = args.db or database_url()
     engine = make_engine(url, create=False)
     if args.action == "upgrade":
         upgrade(engine)
+    if args.action == "scrub":
+        scrub(engine)
+        print(f"{url}: erased text rewritten out of the database files (R31)")
     print(f"{url}: schema at revision {current(engine) or '(none)'}; newest is {head()}")
     return 0
 
@@ -110,8 +114,8 @@ def parser() -> argparse.ArgumentParser:
     st = sub.add_parser("state", help="print the memory of a database as memory-state/1")
     st.add_argument("--db")
     st.set_defaults(run=cmd_state)
-    db = sub.add_parser("db", help="schema migrations (Alembic)")
-    db.add_argument("action", choices=["upgrade", "current"])
+    db = sub.add_parser("db", help="schema migrations (Alembic), and scrub: erased text out of the files now")
+    db.add_argument("action", choices=["upgrade", "current", "scrub"])
     db.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
     db.set_defaults(run=cmd_db)
     return p

@@ -81,3 +81,20 @@ def checkpoint(engine: Engine) -> None:
         return
     with engine.connect() as conn:
         conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+#: Tables whose rows hold people's text (R31); `scrub` rewrites them on PostgreSQL.
+TEXT_TABLES = ("record", "entity", "alias", "fact", "person", "membership", "run", "turn", "nestedwork", "support")
+
+
+def scrub(engine: Engine) -> None:
+    """Make erased text leave the database files now (R31): SQLite checkpoints its write-ahead log
+    (secure_delete has already overwritten the rows); PostgreSQL rewrites the tables that hold text
+    (VACUUM FULL), so deleted rows' bytes are in no table file, then checkpoints."""
+    if engine.dialect.name == "sqlite":
+        checkpoint(engine)
+        return
+    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        for table in TEXT_TABLES:
+            conn.exec_driver_sql(f'VACUUM FULL "{table}"')
+        conn.exec_driver_sql("CHECKPOINT")
