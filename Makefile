@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8501
 
-.PHONY: run test check venv clean system-deps
+.PHONY: run api test check venv clean system-deps
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -18,6 +18,9 @@ venv: $(VENV)/.installed
 run: venv
 	$(PY) -m memory_core load sample_data/demo.json --if-empty
 	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
+
+api: venv
+	$(VENV)/bin/uvicorn memory_core.api:app --host 127.0.0.1 --port 8000
 
 check: venv
 	$(VENV)/bin/ruff check .

@@ -10,7 +10,7 @@ from sqlalchemy import inspect, text
 
 from .db import database_url, make_engine
 from .engine import EventResult, replay
-from .errors import DatabaseNotEmpty, FormatError
+from .errors import DatabaseNotEmpty, FormatError, Refusal
 from .scenario import load
 from .service import MemoryService
 
@@ -97,6 +97,26 @@ def cmd_db(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_token(args: argparse.Namespace) -> int:
+    """`token issue PERSON --org ORG` prints a new token (only its hash is kept); `token revoke TOKEN`."""
+    service = MemoryService(make_engine(args.db or database_url()))
+    if args.action == "issue":
+        if not args.org:
+            print("token issue needs --org ORG", file=sys.stderr)
+            return 2
+        try:
+            print(service.issue_token(args.subject, org=args.org))
+        except Refusal as refusal:
+            print(f"refused, {refusal.reason}: {refusal.message}", file=sys.stderr)
+            return 1
+        return 0
+    if service.revoke_token(args.subject):
+        print("revoked")
+        return 0
+    print("no live token matches; nothing revoked", file=sys.stderr)
+    return 1
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m memory_core", description="Memory Explorer's command line.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -118,6 +138,12 @@ def parser() -> argparse.ArgumentParser:
     db.add_argument("action", choices=["upgrade", "current", "scrub"])
     db.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
     db.set_defaults(run=cmd_db)
+    tk = sub.add_parser("token", help="bearer tokens for the preferences API")
+    tk.add_argument("action", choices=["issue", "revoke"])
+    tk.add_argument("subject", help="issue: the person id; revoke: the token")
+    tk.add_argument("--org", help="issue: the organization the token speaks in")
+    tk.add_argument("--db")
+    tk.set_defaults(run=cmd_token)
     return p
 
 

@@ -8,7 +8,7 @@ from sqlalchemy import delete, func, update
 from sqlmodel import Session, col, select
 
 from .graph import drop_graph
-from .models import Dispute, Fact, Membership, NestedWork, Person, Record, Run, SettingsAudit, Support, Turn
+from .models import ApiToken, Dispute, Fact, Membership, NestedWork, Person, Record, Run, SettingsAudit, Support, Turn
 
 Obj = dict[str, Any]
 
@@ -73,6 +73,7 @@ def erase_account(s: Session, person: Person) -> Obj:
     run's supports stay without their pointer (R29), so no weight changes."""
     summary = account_preview(s, person)
     drop_graph(s, "user", person.id)
+    s.exec(delete(ApiToken).where(col(ApiToken.person_id) == person.id))  # type: ignore[call-overload]
     s.exec(delete(Membership).where(col(Membership.person_id) == person.id))  # type: ignore[call-overload]
     s.exec(update(Run).where(col(Run.person_id) == person.id).values(person_id=None))  # type: ignore[call-overload]
     s.exec(update(Dispute).where(col(Dispute.by) == person.id).values(by=None))  # type: ignore[call-overload]

@@ -171,3 +171,14 @@ class UsedId(SQLModel, table=True):
 
     kind: str = Field(primary_key=True)  # run | turn
     id: str = Field(primary_key=True)
+
+
+class ApiToken(SQLModel, table=True):
+    """A bearer token of one person in one organization; only its SHA-256 is stored."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    token_hash: str = Field(unique=True, index=True)
+    person_id: str = Field(foreign_key="person.id", index=True)
+    org_id: str = Field(foreign_key="organization.id")
+    created_at: str
+    revoked: bool = False

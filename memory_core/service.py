@@ -49,6 +49,7 @@ from .rules import (
 )
 from .state import export, settings_of
 from .teaching import teach, withdraw_turn
+from .tokens import TokenMixin
 from .weights import DISPUTE_CONTRIBUTION
 
 Obj = dict[str, Any]
@@ -62,7 +63,7 @@ class Outcome:
     detail: Obj = field(default_factory=dict)
 
 
-class MemoryService(ExploreMixin):
+class MemoryService(ExploreMixin, TokenMixin):
     """The facade over one database. Plain data in and out; never live ORM rows."""
 
     def __init__(self, engine: Engine | None = None) -> None:
