@@ -99,39 +99,6 @@ def find_entity(s: Session, graph: str, owner: str, kind: str, name: str) -> Ent
     ).first()
 
 
-def upsert_entity(s: Session, graph: str, owner: str, spec: Obj) -> Entity:
-    """The entity of `spec` in this graph, made with the claim's spelling if new; aliases accumulate."""
-    e = find_entity(s, graph, owner, spec["kind"], spec["name"])
-    if e is None:
-        e = Entity(
-            graph=graph,
-            owner=owner,
-            kind=spec["kind"],
-            key=name_key(spec["name"]),
-            name=display_name(spec["name"]),
-            aliases=[],
-        )
-        s.add(e)
-        s.flush()
-    _add_aliases(s, e, spec.get("aliases") or [])
-    return e
-
-
-def _add_aliases(s: Session, e: Entity, aliases: Iterable[str]) -> None:
-    known = {e.key, *(name_key(a) for a in e.aliases)}
-    new = list(e.aliases)
-    for alias in aliases:
-        key = name_key(alias)
-        if key and key not in known:
-            known.add(key)
-            new.append(display_name(alias))
-            assert e.id is not None
-            s.add(Alias(entity_id=e.id, key=key))
-    if len(new) != len(e.aliases):
-        e.aliases = new
-        s.add(e)
-
-
 def drop_entity_if_orphan(s: Session, entity_id: int) -> None:
     """R3: an entity named by no fact is gone."""
     used = s.exec(
@@ -169,73 +136,176 @@ def find_fact(s: Session, graph: str, owner: str, ref: Obj) -> Fact | None:
     ).first()
 
 
-def upsert_fact(s: Session, graph: str, owner: str, claim: Obj) -> Fact:
-    """The fact a claim names in this graph; subject is made before object (entity spelling)."""
-    subject = upsert_entity(s, graph, owner, claim["subject"])
-    obj = claim["object"]
-    if "value" in obj:
-        object_id, value, okey = None, obj["value"], "v:" + obj["value"]
-    else:
-        target = upsert_entity(s, graph, owner, obj)
-        object_id, value, okey = target.id, None, f"e:{target.id}"
-    fact = s.exec(
-        select(Fact).where(
-            Fact.graph == graph,
-            Fact.owner == owner,
-            Fact.subject_id == subject.id,
-            Fact.relation == claim["relation"],
-            Fact.object_key == okey,
-        )
-    ).first()
-    if fact is None:
-        assert subject.id is not None
-        fact = Fact(
-            graph=graph,
-            owner=owner,
-            subject_id=subject.id,
-            relation=claim["relation"],
-            object_id=object_id,
-            value=value,
-            object_key=okey,
-            status="new",
-        )
-        s.add(fact)
-        s.flush()
-    return fact
+def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
 
 
-def _shift_active(s: Session, fact: Fact, delta: int) -> None:
-    for eid in (fact.subject_id, fact.object_id):
-        if eid is not None:
+class GraphWriter:
+    """Batched writes inside one session: every entity and fact a turn's claims name is looked
+    up with a few IN queries, new ones are inserted in one flush, in the order the claims come
+    (records in order, claims in order, subject before object: the entity spelling rule)."""
+
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.entities: dict[tuple[str, str, str, str], Entity] = {}
+        self.facts: dict[tuple[str, str, int, str, str], Fact] = {}
+
+    def load(self, claims: list[tuple[str, str, Obj]]) -> None:
+        """Preload the entities and facts that these (graph, owner, claim) triples may name."""
+        wanted: dict[tuple[str, str], set[str]] = {}
+        for graph, owner, claim in claims:
+            for e in (claim["subject"], claim["object"]):
+                if "value" not in e:
+                    wanted.setdefault((graph, owner), set()).add(name_key(e["name"]))
+        for (graph, owner), keys in wanted.items():
+            for chunk in _chunks(sorted(keys)):
+                for e in self.s.exec(
+                    select(Entity).where(Entity.graph == graph, Entity.owner == owner, col(Entity.key).in_(chunk))
+                ):
+                    self.entities[(graph, owner, e.kind, e.key)] = e
+        by_graph: dict[tuple[str, str], list[int]] = {}
+        for (graph, owner, _, _), e in self.entities.items():
+            if e.id is not None:
+                by_graph.setdefault((graph, owner), []).append(e.id)
+        for (graph, owner), ids in by_graph.items():
+            for chunk in _chunks(sorted(ids)):
+                for f in self.s.exec(
+                    select(Fact).where(Fact.graph == graph, Fact.owner == owner, col(Fact.subject_id).in_(chunk))
+                ):
+                    self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
+
+    def entity(self, graph: str, owner: str, spec: Obj) -> Entity:
+        """The entity of `spec` in this graph, made with the claim's spelling if new (not yet flushed)."""
+        key = (graph, owner, spec["kind"], name_key(spec["name"]))
+        e = self.entities.get(key)
+        if e is None:
+            e = Entity(
+                graph=graph, owner=owner, kind=spec["kind"], key=key[3], name=display_name(spec["name"]), aliases=[]
+            )
+            self.s.add(e)
+            self.entities[key] = e
+        if spec.get("aliases"):
+            _merge_aliases(e, spec["aliases"])
+        return e
+
+    def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[Fact]:
+        """The fact each (graph, owner, claim) names, creating the missing ones; one flush each step."""
+        ends = [
+            (self.entity(g, o, c["subject"]), None if "value" in c["object"] else self.entity(g, o, c["object"]))
+            for g, o, c in writes
+        ]
+        self.s.flush()  # entity ids
+        self._sync_aliases()
+        out = []
+        for (graph, owner, claim), (subject, target) in zip(writes, ends, strict=True):
+            assert subject.id is not None
+            okey = "v:" + claim["object"]["value"] if target is None else f"e:{target.id}"
+            key = (graph, owner, subject.id, claim["relation"], okey)
+            fact = self.facts.get(key)
+            if fact is None:
+                fact = Fact(
+                    graph=graph,
+                    owner=owner,
+                    subject_id=subject.id,
+                    relation=claim["relation"],
+                    object_id=None if target is None else target.id,
+                    value=claim["object"]["value"] if target is None else None,
+                    object_key=okey,
+                    status="new",
+                )
+                self.s.add(fact)
+                self.facts[key] = fact
+            out.append(fact)
+        self.s.flush()  # fact ids
+        return out
+
+    def _sync_aliases(self) -> None:
+        """Alias rows for aliases added to entities in this batch (GraphResolve finds them, R23)."""
+        for e in self.entities.values():
+            fresh = getattr(e, "_new_aliases", None)
+            if fresh:
+                assert e.id is not None
+                self.s.add_all(Alias(entity_id=e.id, key=k) for k in fresh)
+                e._new_aliases = []  # type: ignore[attr-defined]
+
+
+def _merge_aliases(e: Entity, aliases: Iterable[str]) -> None:
+    known = {e.key, *(name_key(a) for a in e.aliases)}
+    new = list(e.aliases)
+    fresh: list[str] = getattr(e, "_new_aliases", None) or []
+    for alias in aliases:
+        key = name_key(alias)
+        if key and key not in known:
+            known.add(key)
+            new.append(display_name(alias))
+            fresh.append(key)
+    if len(new) != len(e.aliases):
+        e.aliases = new
+        e._new_aliases = fresh  # type: ignore[attr-defined]
+
+
+def refresh_facts(s: Session, facts: list[Fact], changes: Changes) -> None:
+    """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the
+    graph), in a few batched queries; a fact left with no support is gone, and so is an entity
+    left with no fact (R3)."""
+    ids = [f.id for f in facts if f.id is not None]
+    supports: dict[int, list[tuple[str, str, float]]] = {i: [] for i in ids}
+    disputes: dict[int, list[float]] = {i: [] for i in ids}
+    for chunk in _chunks(ids):
+        for fid, origin, key, contrib in s.exec(
+            select(Support.fact_id, Support.origin, Support.key, Support.contribution).where(
+                col(Support.fact_id).in_(chunk)
+            )
+        ):
+            supports[fid].append((origin, key, contrib))
+        for fid, contrib in s.exec(
+            select(Dispute.fact_id, Dispute.contribution).where(col(Dispute.fact_id).in_(chunk))
+        ):
+            disputes[fid].append(contrib)
+    shift: dict[int, int] = {}
+    gone: list[Fact] = []
+    for fact in facts:
+        assert fact.id is not None
+        before = None if fact.status == "new" else (fact.weight, fact.status)
+        was_active = fact.status == "active"
+        if not supports[fact.id]:
+            now_active, after = False, None
+            gone.append(fact)
+        else:
+            sc = score(supports[fact.id], disputes[fact.id], retracted=fact.retracted)
+            fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
+            s.add(fact)
+            now_active, after = sc.status == "active", (sc.weight, sc.status)
+        if was_active != now_active:
+            for eid in (fact.subject_id, fact.object_id):
+                if eid is not None:
+                    shift[eid] = shift.get(eid, 0) + (1 if now_active else -1)
+        changes.note(fact.graph, fact.owner, fact_ref(s, fact), fact.id, before, after)
+    for eid, delta in shift.items():
+        if delta:
             e = s.get(Entity, eid)
             assert e is not None
             e.active_facts += delta
             s.add(e)
+    if gone:
+        _drop_facts(s, gone)
 
 
 def refresh_fact(s: Session, fact: Fact, changes: Changes) -> None:
-    """Recompute one fact from its own supports and disputes (R26 to R28); drop it if none left."""
-    assert fact.id is not None
-    before = None if fact.status == "new" else (fact.weight, fact.status)
-    ref = fact_ref(s, fact)
-    supports = s.exec(select(Support.origin, Support.key, Support.contribution).where(Support.fact_id == fact.id)).all()
-    was_active = fact.status == "active"
-    if not supports:
-        if was_active:
-            _shift_active(s, fact, -1)
-        s.exec(delete(Dispute).where(col(Dispute.fact_id) == fact.id))  # type: ignore[call-overload]
-        s.exec(delete(Fact).where(col(Fact.id) == fact.id))  # type: ignore[call-overload]
-        for eid in {fact.subject_id, fact.object_id} - {None}:
-            drop_entity_if_orphan(s, eid)  # type: ignore[arg-type]
-        changes.note(fact.graph, fact.owner, ref, fact.id, before, None)
-        return
-    disputes = s.exec(select(Dispute.contribution).where(Dispute.fact_id == fact.id)).all()
-    sc = score([(o, k, c) for o, k, c in supports], list(disputes), retracted=fact.retracted)
-    fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
-    s.add(fact)
-    if was_active != (sc.status == "active"):
-        _shift_active(s, fact, 1 if sc.status == "active" else -1)
-    changes.note(fact.graph, fact.owner, ref, fact.id, before, (sc.weight, sc.status))
+    """Recompute one fact (a dispute, a retraction)."""
+    refresh_facts(s, [fact], changes)
+
+
+def _drop_facts(s: Session, facts: list[Fact]) -> None:
+    s.flush()
+    ids = [f.id for f in facts]
+    s.exec(delete(Dispute).where(col(Dispute.fact_id).in_(ids)))  # type: ignore[call-overload]
+    for f in facts:
+        s.expunge(f)
+    s.exec(delete(Fact).where(col(Fact.id).in_(ids)))  # type: ignore[call-overload]
+    for eid in sorted({f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}):
+        drop_entity_if_orphan(s, eid)
 
 
 def withdraw(s: Session, supports: list[Support], changes: Changes) -> None:
@@ -244,10 +314,8 @@ def withdraw(s: Session, supports: list[Support], changes: Changes) -> None:
     for sp in supports:
         s.delete(sp)
     s.flush()
-    for fid in fact_ids:
-        fact = s.get(Fact, fid)
-        if fact is not None:
-            refresh_fact(s, fact, changes)
+    facts = [f for f in (s.get(Fact, fid) for fid in fact_ids) if f is not None]
+    refresh_facts(s, facts, changes)
 
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:

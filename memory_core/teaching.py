@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from .graph import Changes, refresh_fact, upsert_fact, withdraw
+from .graph import Changes, GraphWriter, refresh_facts, withdraw
 from .models import Fact, NestedWork, Organization, Record, Run, Support, Turn
 from .rules import RunFacts, record_teaches, skip_rule
 from .weights import contribution, independence_key, reliability_of
@@ -66,10 +66,13 @@ def teach(s: Session, turn: Turn, run: Run, org: Organization) -> Teaching:
         n.id: n.status for n in s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id)) if n.id is not None
     }
     writes, result = plan(records, nested, run_facts(run, org), run_id=run.id, org_id=org.id, person_id=run.person_id)
+    writer = GraphWriter(s)
+    triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
+    writer.load(triples)
+    facts = writer.facts_for(triples)
     seen: set[tuple[int, str]] = set()
     touched: dict[int, Fact] = {}
-    for rec, claim, graph, owner in writes:
-        fact = upsert_fact(s, graph, owner, claim)
+    for (rec, _, graph, _), fact in zip(writes, facts, strict=True):
         assert fact.id is not None
         if (fact.id, rec.id) in seen:
             continue  # one record, one support per fact
@@ -88,8 +91,7 @@ def teach(s: Session, turn: Turn, run: Run, org: Organization) -> Teaching:
         result.taught[graph] += 1
         touched[fact.id] = fact
     s.flush()
-    for fact in touched.values():
-        refresh_fact(s, fact, result.changes)
+    refresh_facts(s, list(touched.values()), result.changes)
     return result
 
 

@@ -184,20 +184,17 @@ def test_fault_in_the_middle_of_teaching_leaves_nothing_then_teaches_once(monkey
     svc = fresh_service()
     engine, _ = replay(parse(json.dumps(scenario(events))), svc)
     before = svc.export_state()
-    real = teaching_module.refresh_fact
-    calls = {"n": 0}
+    real = teaching_module.refresh_facts
 
-    def failing(*args, **kwargs):
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise Fault("injected in the middle of writing the turn's teaching")
-        return real(*args, **kwargs)
+    def failing(session, facts, changes):
+        real(session, facts[: len(facts) // 2], changes)  # half the weights written, then the fault
+        raise Fault("injected in the middle of writing the turn's teaching")
 
-    monkeypatch.setattr(teaching_module, "refresh_fact", failing)
+    monkeypatch.setattr(teaching_module, "refresh_facts", failing)
     with pytest.raises(Fault):
         svc.end_turn("t1", status="completed")
     assert svc.export_state() == before
-    monkeypatch.setattr(teaching_module, "refresh_fact", real)
+    monkeypatch.setattr(teaching_module, "refresh_facts", real)
     svc.end_turn("t1", status="completed")
     after = svc.export_state()
     assert after["runs"]["r1"]["turns"]["t1"]["taught"] == {"world": 12, "user": 0, "flow": 12}
