@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8501
 
-.PHONY: run api test check venv clean system-deps
+.PHONY: run api test check venv clean system-deps bench bench-quick
 
 $(VENV)/.installed: pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
@@ -36,6 +36,15 @@ test: system-deps check
 	@status=0; bash .ci/with-postgres $(PY) -m pytest || status=$$?; \
 	if [ $$status = 3 ] && [ "$${CI:-}" != true ]; then echo "PostgreSQL is missing here: the suite ran on SQLite only"; \
 	elif [ $$status != 0 ]; then exit $$status; fi
+
+# Benchmarks B1 to B7 on SQLite and PostgreSQL; results in bench/results.json and docs/benchmarks.md.
+bench: venv system-deps
+	$(PY) bench/run.py
+	bash .ci/with-postgres $(PY) bench/run.py --backend postgresql
+
+bench-quick: venv system-deps
+	$(PY) bench/run.py --quick
+	bash .ci/with-postgres $(PY) bench/run.py --quick --backend postgresql
 
 clean:
 	rm -rf $(VENV) .memory .pytest_cache .mypy_cache .ruff_cache

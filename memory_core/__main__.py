@@ -117,6 +117,18 @@ def cmd_token(args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_generate(args: argparse.Namespace) -> int:
+    """Build a believable organization of about N supports, deterministically, into an empty database."""
+    from .generate import generate, progress_bar
+
+    url = args.db or database_url()
+    if _holds_memory(url):
+        raise DatabaseNotEmpty(f"{url} already holds memory; generate into an empty database")
+    counts = generate(make_engine(url), supports=args.supports, seed=args.seed, progress=progress_bar)
+    print(", ".join(f"{v} {k}" for k, v in counts.items()))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m memory_core", description="Memory Explorer's command line.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -144,6 +156,11 @@ def parser() -> argparse.ArgumentParser:
     tk.add_argument("--org", help="issue: the organization the token speaks in")
     tk.add_argument("--db")
     tk.set_defaults(run=cmd_token)
+    gen = sub.add_parser("generate", help="a believable organization of N supports, for benchmarks")
+    gen.add_argument("--supports", type=int, required=True)
+    gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--db")
+    gen.set_defaults(run=cmd_generate)
     return p
 
 

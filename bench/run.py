@@ -1,0 +1,443 @@
+"""Benchmarks B1 to B7 (issue #8): the product against a baseline measured in the same run.
+
+    python bench/run.py [--quick] [--backend sqlite|postgresql] [--out bench/results.json]
+
+PostgreSQL needs MEMORY_TEST_DATABASE_URL (a server, as `.ci/with-postgres` provides). Results
+are merged into bench/results.json by (id, backend, metric), and docs/benchmarks.md is rewritten.
+Tests never assert on time; these numbers are read by people.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from sqlalchemy import create_engine, text  # noqa: E402
+from sqlmodel import SQLModel  # noqa: E402
+
+from memory_core import MemoryService, make_engine  # noqa: E402
+from memory_core.generate import generate  # noqa: E402
+
+SIZES = {
+    "full": {"small": 10_000, "big": 1_000_000, "reads": 120_000, "teach_turns": 20, "erase_records": 1000},
+    "quick": {"small": 2_000, "big": 40_000, "reads": 12_000, "teach_turns": 6, "erase_records": 300},
+}
+
+
+class Bench:
+    def __init__(self, backend: str, mode: str) -> None:
+        self.backend, self.mode, self.size = backend, mode, SIZES[mode]
+        self.tmp = Path(tempfile.mkdtemp(prefix="memory-bench-"))
+        self.results: list[dict[str, Any]] = []
+        self.n = 0
+
+    def url(self) -> str:
+        """A new empty database on this backend."""
+        self.n += 1
+        if self.backend == "sqlite":
+            return f"sqlite:///{self.tmp / f'b{self.n}.db'}"
+        server = os.environ["MEMORY_TEST_DATABASE_URL"].rstrip("/")
+        name = f"bench_{self.n}"
+        admin = create_engine(f"{server}/postgres", isolation_level="AUTOCOMMIT")
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}"'))
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+        admin.dispose()
+        return f"{server}/{name}"
+
+    def record(
+        self,
+        bid: str,
+        metric: str,
+        value: float,
+        baseline: float | None,
+        target: str,
+        meets: bool,
+        ratio: float | None = None,
+    ) -> None:
+        if ratio is None and baseline:
+            ratio = value / baseline
+        row = {
+            "id": bid,
+            "backend": self.backend,
+            "metric": metric,
+            "value": round(value, 6),
+            "baseline": None if baseline is None else round(baseline, 6),
+            "ratio": None if ratio is None else round(ratio, 3),
+            "target": target,
+            "meets": bool(meets),
+            "mode": self.mode,
+        }
+        self.results.append(row)
+        print(
+            f"{bid:3} {self.backend:10} {metric:42} {value:12.4f}  ratio={row['ratio']}  {target}  "
+            f"{'ok' if meets else 'MISSED'}",
+            flush=True,
+        )
+
+    def generated(self, supports: int) -> tuple[str, MemoryService]:
+        url = self.url()
+        engine = make_engine(url)
+        generate(engine, supports=supports, seed=7)
+        return url, MemoryService(engine)
+
+
+# --- the workload that teaches -----------------------------------------------------------------
+
+
+def teach_workload(
+    svc: MemoryService, *, turns: int, run_id: str, seed: int = 3, records: int = 10, claims: int = 2
+) -> int:
+    """Turns of records through the service, on the bench organization's existing entities."""
+    rnd = random.Random(seed)
+    svc.start_run(run_id, org="bench", person="p1")
+    taught = 0
+    for t in range(turns):
+        tid = f"{run_id}-t{t}"
+        svc.open_turn(tid, run=run_id, request={"text": "What changed at our suppliers?", "claims": []})
+        for _ in range(records):
+            cs = [
+                {
+                    "graph": "world",
+                    "subject": {"name": f"Supplier {rnd.randrange(400)}", "kind": "organization"},
+                    "relation": "supplies",
+                    "object": {"name": f"Part {rnd.randrange(900)}", "kind": "idea"},
+                }
+                for _ in range(claims)
+            ]
+            svc.record(
+                tid,
+                record={
+                    "origin": "web",
+                    "source": f"https://news{rnd.randrange(60)}.example/x",
+                    "excerpt": "A supplier update.",
+                    "claims": cs,
+                },
+            )
+        out = svc.end_turn(tid, status="completed")
+        taught += sum(out.detail["taught"].values())
+    return taught
+
+
+def b1_b3(b: Bench) -> None:
+    """B1: supports per second through the service vs raw batched inserts; B3: growth 10k vs big."""
+    per_support = {}
+    for label, size in (("small", b.size["small"]), ("big", b.size["big"])):
+        url, svc = b.generated(size)
+        t0 = time.perf_counter()
+        taught = teach_workload(svc, turns=b.size["teach_turns"], run_id="bench-teach")
+        dt = time.perf_counter() - t0
+        per_support[label] = dt / taught
+        if label == "small":
+            rate = taught / dt
+            base = raw_insert_rate(b, svc, "bench-teach")
+            b.record(
+                "B1",
+                "teaching supports/s (service)",
+                rate,
+                base,
+                "ratio <= 3 (raw/service)",
+                base / rate <= 3,
+                ratio=base / rate,
+            )
+    g = per_support["big"] / per_support["small"]
+    b.record(
+        "B3",
+        f"time per support at {b.size['big']:,} vs {b.size['small']:,}",
+        per_support["big"] * 1000,
+        per_support["small"] * 1000,
+        "ratio <= 1.5",
+        g <= 1.5,
+    )
+
+
+def raw_insert_rate(b: Bench, svc: MemoryService, run_id: str) -> float:
+    """The same rows the service wrote for the workload, inserted again with the driver alone."""
+    tables = ["entity", "fact", "support", "record"]
+    filters = {
+        "entity": "graph = 'flow' AND owner = :r",
+        "fact": "graph = 'flow' AND owner = :r",
+        "support": "run_id = :r",
+        "record": "run_id = :r",
+    }
+    rows: dict[str, tuple[list[str], list[tuple]]] = {}
+    with svc.engine.connect() as conn:
+        for t in tables:
+            res = conn.execute(text(f"SELECT * FROM {t} WHERE {filters[t]}"), {"r": run_id})
+            rows[t] = (list(res.keys()), [tuple(r) for r in res])
+    url = b.url()
+    engine = create_engine(url)
+    SQLModel.metadata.create_all(engine)
+    raw = engine.raw_connection()
+    cur = raw.cursor()
+    mark = "?" if b.backend == "sqlite" else "%s"
+    t0 = time.perf_counter()
+    for t in tables:
+        cols, data = rows[t]
+        data = [tuple(json.dumps(v) if isinstance(v, (list, dict)) else v for v in r) for r in data]
+        cur.executemany(f"INSERT INTO {t} ({', '.join(cols)}) VALUES ({', '.join([mark] * len(cols))})", data)
+    raw.commit()
+    dt = time.perf_counter() - t0
+    raw.close()
+    return len(rows["support"][1]) / dt
+
+
+# --- reads, the map, erasure ------------------------------------------------------------------------
+
+
+def pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100)[int(q) - 1] if len(values) > 2 else max(values)
+
+
+def b2_b5(b: Bench) -> None:
+    url, svc = b.generated(b.size["reads"])
+    facts = svc.counts()["fact"]
+    svc.start_run("reader", org="bench", person="p0")
+    svc.open_turn("reader-t", run="reader", request={"text": "read", "claims": []})
+    with svc.engine.connect() as conn:
+        names = [
+            (n, k)
+            for n, k in conn.execute(
+                text(
+                    "SELECT name, kind FROM entity WHERE graph='world' AND owner='bench' AND active_facts > 0 LIMIT 300"
+                )
+            )
+        ]
+    rnd = random.Random(5)
+    sample = [rnd.choice(names) for _ in range(300)]
+    for call in ("GraphResolve", "GraphExpand"):
+        svc_times = []
+        for name, kind in sample:
+            args = (
+                {"name": name} if call == "GraphResolve" else {"entity": {"name": name, "kind": kind}, "graph": "world"}
+            )
+            t0 = time.perf_counter()
+            svc.read("reader-t", call=call, args=args)
+            svc_times.append(time.perf_counter() - t0)
+        raw_times = raw_reads(svc, call, sample)
+        p50, p95, r50, r95 = pct(svc_times, 50), pct(svc_times, 95), pct(raw_times, 50), pct(raw_times, 95)
+        ok50 = p50 < 0.002 if b.backend == "sqlite" else True
+        b.record(
+            "B2",
+            f"{call} p50 ms at {facts:,} facts",
+            p50 * 1000,
+            r50 * 1000,
+            "ratio <= 2" + (", p50 < 2 ms" if b.backend == "sqlite" else ""),
+            p50 / r50 <= 2 and ok50,
+        )
+        b.record("B2", f"{call} p95 ms at {facts:,} facts", p95 * 1000, r95 * 1000, "ratio <= 2", p95 / r95 <= 2)
+
+
+def raw_reads(svc: MemoryService, call: str, sample: list[tuple[str, str]]) -> list[float]:
+    """The same indexed queries, run with the driver alone."""
+    raw = svc.engine.raw_connection()
+    cur = raw.cursor()
+    mark = "?" if svc.engine.dialect.name == "sqlite" else "%s"
+    times = []
+    for name, kind in sample:
+        key = " ".join(name.split()).casefold()
+        t0 = time.perf_counter()
+        if call == "GraphResolve":
+            for graph, owner in (("world", "bench"), ("user", "p0"), ("flow", "reader")):
+                cur.execute(
+                    f"SELECT id, name, kind, aliases FROM entity WHERE graph = {mark} AND owner = {mark} AND "
+                    f"active_facts > 0 AND (key = {mark} OR id IN (SELECT entity_id FROM alias WHERE key = {mark}))",
+                    (graph, owner, key, key),
+                )
+                cur.fetchall()
+        else:
+            cur.execute(
+                f"SELECT id FROM entity WHERE graph = {mark} AND owner = {mark} AND kind = {mark} AND key = {mark}",
+                ("world", "bench", kind, key),
+            )
+            (eid,) = cur.fetchone()
+            cur.execute(
+                f"SELECT f.relation, f.weight, s.name, o.name FROM fact f JOIN entity s ON s.id = f.subject_id "
+                f"LEFT JOIN entity o ON o.id = f.object_id WHERE f.graph = {mark} AND f.owner = {mark} AND "
+                f"f.status = 'active' AND (f.subject_id = {mark} OR f.object_id = {mark})",
+                ("world", "bench", eid, eid),
+            )
+            cur.fetchall()
+        times.append(time.perf_counter() - t0)
+    raw.close()
+    return times
+
+
+def b4_b5(b: Bench) -> None:
+    per = {}
+    for label, size in (("small", b.size["small"]), ("big", b.size["big"])):
+        url, svc = b.generated(size)
+        facts = svc.counts()["fact"]
+        teach_workload(svc, turns=b.size["erase_records"] // 10, run_id="doomed", records=10, claims=1)
+        t0 = time.perf_counter()
+        svc.delete_run("doomed", by="p0")
+        per[label] = (time.perf_counter() - t0, facts)
+        if label == "big":
+            times = []
+            for _ in range(20):
+                t0 = time.perf_counter()
+                svc.org_map("bench")
+                times.append(time.perf_counter() - t0)
+            raw = svc.engine.raw_connection()
+            cur = raw.cursor()
+            raws = []
+            for _ in range(20):
+                t0 = time.perf_counter()
+                cur.execute(
+                    "SELECT kind, count(*) FROM entity WHERE graph='world' AND owner='bench' AND active_facts > 0 "
+                    "GROUP BY kind"
+                )
+                cur.fetchall()
+                cur.execute("SELECT count(*) FROM fact WHERE graph='world' AND owner='bench' AND status='active'")
+                cur.fetchall()
+                raws.append(time.perf_counter() - t0)
+            raw.close()
+            m = statistics.median(times)
+            b.record(
+                "B5", f"the map ms at {facts:,} facts", m * 1000, statistics.median(raws) * 1000, "< 50 ms", m < 0.05
+            )
+    r = per["big"][0] / per["small"][0]
+    b.record(
+        "B4",
+        f"delete a run of {b.size['erase_records']} records, {per['big'][1]:,} vs {per['small'][1]:,} facts",
+        per["big"][0] * 1000,
+        per["small"][0] * 1000,
+        "ratio <= 1.5",
+        r <= 1.5,
+    )
+
+
+# --- the dashboard and memory ------------------------------------------------------------------
+
+
+def b6(b: Bench) -> None:
+    """AppTest renders of Graphs and Fact weights at the reads size, against the demo's size."""
+    from streamlit.testing.v1 import AppTest
+
+    def render(url: str, page: str) -> float:
+        os.environ["MEMORY_DATABASE_URL"] = url
+        os.environ["MEMORY_NOTEBOOK_DIR"] = str(b.tmp / "nb")
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+        at.session_state["org"] = at.session_state["org"]
+        t0 = time.perf_counter()
+        at.switch_page(f"pages/{page}.py").run()
+        dt = time.perf_counter() - t0
+        assert not at.exception, [e.value for e in at.exception]
+        return dt
+
+    demo = b.url()
+    from memory_core import load, replay
+
+    replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(make_engine(demo)))
+    big, svc = b.generated(b.size["reads"])
+    facts = svc.counts()["fact"]
+    for page in ("graphs", "weights"):
+        base, value = render(demo, page), render(big, page)
+        b.record("B6", f"{page} page render s at {facts:,} facts", value, base, "< 3 s", value < 3)
+    from memory_core import notebook as nbk
+
+    nb = nbk.new(json.loads((ROOT / "sample_data" / "learn_from_users.json").read_text()))
+    times = []
+    while True:
+        t0 = time.perf_counter()
+        if nbk.run_next(nb) is None:
+            break
+        times.append(time.perf_counter() - t0)
+    b.record(
+        "B6",
+        "one notebook cell ms (max)",
+        max(times) * 1000,
+        statistics.median(times) * 1000,
+        "< 300 ms",
+        max(times) < 0.3,
+    )
+
+
+def b7(b: Bench) -> None:
+    """Peak memory of `generate` for the big size, against a bare interpreter importing memory_core."""
+
+    def peak(code: str) -> float:
+        out = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                code + "\nimport resource, sys\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
+            ],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        return int(out.stdout.strip().splitlines()[-1]) / 1024  # MiB (ru_maxrss is in KiB on Linux)
+
+    url = b.url()
+    base = peak("import memory_core")
+    value = peak(
+        f"from memory_core import make_engine\nfrom memory_core.generate import generate\n"
+        f"generate(make_engine({url!r}), supports={b.size['big']}, seed=7)"
+    )
+    b.record("B7", f"peak MiB generating {b.size['big']:,} supports", value, base, "< 1024 MiB", value < 1024)
+
+
+def write(results: list[dict[str, Any]], out: Path) -> None:
+    old = json.loads(out.read_text())["benchmarks"] if out.exists() else []
+    keys = {(r["id"], r["backend"], r["metric"].split(" at ")[0]) for r in results}
+    merged = [r for r in old if (r["id"], r["backend"], r["metric"].split(" at ")[0]) not in keys] + results
+    merged.sort(key=lambda r: (r["id"], r["backend"], r["metric"]))
+    machine = {
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "system": platform.platform(),
+    }
+    out.write_text(json.dumps({"machine": machine, "benchmarks": merged}, indent=2) + "\n")
+    lines = [
+        "# Benchmarks",
+        "",
+        f"Machine: {machine['system']}, {machine['cpus']} cores, Python {machine['python']}.",
+        "Each ratio compares the product with a baseline measured in the same run (`make bench`; "
+        "`make bench-quick` runs smaller sizes). Written by `bench/run.py`.",
+        "",
+        "| id | backend | metric | value | baseline | ratio | target | meets | mode |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in merged:
+        lines.append(
+            f"| {r['id']} | {r['backend']} | {r['metric']} | {r['value']:.4g} | "
+            f"{'' if r['baseline'] is None else format(r['baseline'], '.4g')} | "
+            f"{'' if r['ratio'] is None else r['ratio']} | {r['target']} | {'yes' if r['meets'] else '**no**'} | "
+            f"{r.get('mode', '')} |"
+        )
+    (ROOT / "docs" / "benchmarks.md").write_text("\n".join(lines) + "\n")
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
+    p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7"])
+    p.add_argument("--out", default=str(ROOT / "bench" / "results.json"))
+    args = p.parse_args()
+    b = Bench(args.backend, "quick" if args.quick else "full")
+    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7}
+    for name in args.only:
+        steps[name](b)
+    write(b.results, Path(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,410 @@
+"""A believable organization at any size, deterministically, for benchmarks and demos.
+
+`python -m memory_core generate --supports N --seed S --db URL` writes people, runs, turns
+(some failed), records, all five World kinds with skewed degrees, repeats from known sources,
+Flow copies of every taught claim (R7), and disputes, in bulk. Weights, statuses and map
+counts are computed with the same pure functions the service uses (weights.py, rules.py), so
+the result is the memory those turns would have taught. Memory use stays flat: rows stream
+to the database in chunks; only per-fact source maxima are kept.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, insert, update
+from sqlalchemy.engine import Engine
+
+from .models import Dispute, Entity, Fact, Membership, Organization, Person, Record, Run, Support, Turn, UsedId
+from .rules import WORLD_KINDS
+from .weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, score
+
+CHUNK = 5000
+PARTS = {
+    "person": (
+        ["Ada", "Ben", "Chloe", "Dev", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Luis"],
+        ["Berg", "Okafor", "Rivera", "Nair", "Moreau", "Weber", "Lindgren", "Costa", "Tanaka", "Ortega"],
+    ),
+    "place": (
+        ["North", "South", "East", "West", "Upper", "Lower", "New", "Old", "Port", "Lake"],
+        ["Harbor", "Ridge", "Falls", "Haven", "Field", "Crossing", "Point", "Valley", "Bay", "Hill"],
+    ),
+    "organization": (
+        ["Nordic", "Helix", "Brightgear", "Lidaro", "Ferro", "Stellar", "Quanta", "Apex", "Blue", "Iron"],
+        ["Circuits", "Motors", "Sensors", "Metals", "Freight", "Automation", "Labs", "Systems"],
+    ),
+    "event": (
+        ["Spring", "Autumn", "Annual", "Global", "Regional", "Winter"],
+        ["Expo", "Summit", "Audit", "Launch", "Review", "Conference", "Recall"],
+    ),
+    "idea": (
+        ["Lean", "Near-shoring", "Modular", "Predictive", "Circular", "Open"],
+        ["strategy", "maintenance", "design", "sourcing", "pricing", "warehousing"],
+    ),
+}
+RELATIONS = {
+    "person": [("works_at", "organization"), ("lives_in", "place"), ("speaks_at", "event"), ("champions", "idea")],
+    "organization": [
+        ("supplies", "organization"),
+        ("headquartered_in", "place"),
+        ("exhibits_at", "event"),
+        ("adopts", "idea"),
+        ("ceo", "person"),
+    ],
+    "place": [("near", "place"), ("hosts", "event")],
+    "event": [("held_in", "place"), ("about", "idea")],
+    "idea": [("related_to", "idea"), ("proposed_by", "person")],
+}
+ORIGIN_MIX = [("web", 0.45), ("document", 0.2), ("tool", 0.15), ("person", 0.1), ("model", 0.1)]
+
+
+@dataclass
+class FactAcc:
+    id: int
+    graph: str
+    owner: str
+    subject: int
+    relation: str
+    obj: int
+    best: dict[tuple[str, str], float] = field(default_factory=dict)
+    disputes: list[float] = field(default_factory=list)
+
+
+ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute)
+
+
+class Sink:
+    """Streams rows to the database in chunks; a flush writes every table in foreign-key order."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.rows: dict[Any, list[dict[str, Any]]] = {t: [] for t in ORDER}
+
+    def add(self, table: Any, row: dict[str, Any]) -> None:
+        self.rows[table].append(row)
+        if len(self.rows[table]) >= CHUNK:
+            self.flush()
+
+    def flush(self, table: Any = None) -> None:
+        with self.engine.begin() as conn:
+            for t in ORDER:
+                if self.rows[t]:
+                    conn.execute(insert(t.__table__), self.rows[t])  # type: ignore[union-attr]
+                    self.rows[t] = []
+
+
+def _skewed(rnd: random.Random, n: int) -> int:
+    """An index in [0, n) with a heavy head: a few entities have most facts."""
+    return min(n - 1, int(n * (rnd.paretovariate(1.2) - 1) / 20) % n)
+
+
+def generate(
+    engine: Engine,
+    *,
+    supports: int,
+    seed: int = 1,
+    org: str = "bench",
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, int]:
+    """Write an organization whose graphs hold about `supports` supports; returns the counts."""
+    rnd = random.Random(seed)
+    sink = Sink(engine)
+    people = [f"p{i}" for i in range(12)]
+    sink.add(
+        Organization,
+        {
+            "id": org,
+            "seq": 0,
+            "name": "Bench Robotics",
+            "allow_ephemeral_runs": False,
+            "learn_from_ephemeral_runs": True,
+            "learn_from_users": True,
+            "no_memory_shortcuts": False,
+        },
+    )
+    sink.flush()
+    for i, p in enumerate(people):
+        sink.add(Person, {"id": p, "seq": i, "name": f"Person {i}"})
+    sink.flush()
+    for i, p in enumerate(people):
+        sink.add(Membership, {"person_id": p, "org_id": org, "role": "owner" if i == 0 else "member"})
+    world_facts = max(50, supports // 6)
+    n_entities = max(40, world_facts // 3)
+    entities: list[tuple[str, str]] = []
+    seen_names: set[tuple[str, str]] = set()
+    while len(entities) < n_entities:
+        kind = WORLD_KINDS[len(entities) % len(WORLD_KINDS)]
+        first, second = PARTS[kind]
+        name = f"{rnd.choice(first)} {rnd.choice(second)}"
+        if (kind, name) in seen_names:
+            name = f"{name} {len(entities)}"
+        seen_names.add((kind, name))
+        entities.append((kind, name))
+    by_kind: dict[str, list[int]] = {k: [i for i, e in enumerate(entities) if e[0] == k] for k in WORLD_KINDS}
+    facts: dict[tuple[int, str, int], FactAcc] = {}
+    flow_facts: dict[tuple[str, int, str, int], FactAcc] = {}
+    flow_entities: dict[tuple[str, int], int] = {}
+    next_id = {"entity": len(entities) + 1, "fact": 1, "support": 1}
+    for i, (kind, name) in enumerate(entities):
+        sink.add(
+            Entity,
+            {
+                "id": i + 1,
+                "graph": "world",
+                "owner": org,
+                "kind": kind,
+                "key": name.casefold(),
+                "name": name,
+                "aliases": [],
+                "active_facts": 0,
+            },
+        )
+    sink.flush()
+    hosts = [f"news{i}.example" for i in range(max(20, supports // 400))]
+    written = run_n = turn_n = 0
+    active_count: dict[int, int] = {}
+    while written < supports:
+        run_id, person = f"run{run_n}", people[run_n % len(people)]
+        sink.add(
+            Run,
+            {
+                "id": run_id,
+                "seq": run_n,
+                "org_id": org,
+                "person_id": person,
+                "workflow_id": None,
+                "surface": "workflow",
+                "requested_ephemeral": False,
+                "ephemeral": False,
+                "ended": True,
+            },
+        )
+        sink.add(UsedId, {"kind": "run", "id": run_id})
+        run_n += 1
+        for _ in range(5):
+            turn_id = f"t{turn_n}"
+            failed = rnd.random() < 0.05
+            sink.add(
+                Turn,
+                {
+                    "id": turn_id,
+                    "seq": turn_n,
+                    "run_id": run_id,
+                    "status": "failed" if failed else "completed",
+                    "next_record": 11,
+                    "probes_used": 0,
+                    "taught_world": 0,
+                    "taught_user": 0,
+                    "taught_flow": 0,
+                    "map": {"kinds": {}, "facts": 0},
+                    "skipped": [],
+                    "steps": [],
+                },
+            )
+            sink.add(UsedId, {"kind": "turn", "id": turn_id})
+            turn_n += 1
+            for r in range(1, 11):
+                origin = rnd.choices([o for o, _ in ORIGIN_MIX], [w for _, w in ORIGIN_MIX])[0]
+                source = {
+                    "web": f"https://{rnd.choice(hosts)}/a{rnd.randrange(50)}",
+                    "document": f"doc:{rnd.randrange(200)}",
+                    "tool": f"tool:{rnd.randrange(8)}",
+                    "person": rnd.choice(people),
+                    "model": "model",
+                }[origin]
+                key = source.split("/")[2] if origin == "web" else f"model:{run_id}" if origin == "model" else source
+                rel = round(rnd.uniform(0.55, 0.95), 2) if rnd.random() < 0.1 else None
+                contrib = contribution(rel if rel is not None else RELIABILITY[origin])
+                claims = []
+                for _ in range(rnd.choice((1, 1, 2, 3))):
+                    subj = (
+                        rnd.choice(by_kind[rnd.choice(WORLD_KINDS)][:1] or [0])
+                        if rnd.random() < 0.1
+                        else _skewed(rnd, n_entities)
+                    )
+                    skind = entities[subj][0]
+                    relation, okind = rnd.choice(RELATIONS[skind])
+                    obj = by_kind[okind][_skewed(rnd, len(by_kind[okind]))]
+                    claims.append((subj, relation, obj))
+                rec_id = f"{turn_id}#{r}"
+                sink.add(
+                    Record,
+                    {
+                        "id": rec_id,
+                        "run_id": run_id,
+                        "turn_id": turn_id,
+                        "number": r,
+                        "origin": origin,
+                        "source": source,
+                        "excerpt": f"{source} says {len(claims)} things.",
+                        "reliability": rel,
+                        "nested_id": None,
+                        "claims": [],
+                    },
+                )
+                if failed:
+                    continue  # R2: the evidence stays, nothing is taught
+                for subj, relation, obj in dict.fromkeys(claims):
+                    for graph, owner in (("world", org), ("flow", run_id)):
+                        acc = _fact(
+                            graph, owner, subj, relation, obj, facts, flow_facts, flow_entities, entities, next_id, sink
+                        )
+                        src = (origin, key)
+                        acc.best[src] = max(acc.best.get(src, -math.inf), contrib)
+                        sink.add(
+                            Support,
+                            {
+                                "id": next_id["support"],
+                                "fact_id": acc.id,
+                                "key": key,
+                                "origin": origin,
+                                "contribution": contrib,
+                                "run_id": run_id,
+                                "turn_id": turn_id,
+                                "record_id": rec_id,
+                            },
+                        )
+                        next_id["support"] += 1
+                        written += 1
+            if progress:
+                progress(min(written, supports), supports)
+    sink.flush()
+    for acc in list(facts.values())[:: max(1, len(facts) // max(1, len(facts) // 100))]:
+        if rnd.random() < 0.5:
+            acc.disputes.append(DISPUTE_CONTRIBUTION)
+            sink.add(Dispute, {"fact_id": acc.id, "by": rnd.choice(people[1:]), "contribution": DISPUTE_CONTRIBUTION})
+    sink.flush()
+    scores = []
+    for acc in [*facts.values(), *flow_facts.values()]:
+        sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
+        scores.append(
+            {"fid": acc.id, "status": sc.status, "log_odds": sc.log_odds, "weight": sc.weight, "sources": sc.sources}
+        )
+        if sc.status == "active":
+            for eid in (acc.subject, acc.obj):
+                active_count[eid] = active_count.get(eid, 0) + 1
+    _update(engine, Fact, "fid", scores)
+    _update(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
+    _fix_sequences(engine)
+    return {
+        "supports": written,
+        "world_facts": len(facts),
+        "flow_facts": len(flow_facts),
+        "runs": run_n,
+        "turns": turn_n,
+        "entities": next_id["entity"] - 1,
+    }
+
+
+def _fact(
+    graph: str,
+    owner: str,
+    subj: int,
+    relation: str,
+    obj: int,
+    facts: dict,
+    flow_facts: dict,
+    flow_entities: dict,
+    entities: list,
+    next_id: dict,
+    sink: Sink,
+) -> FactAcc:
+    if graph == "world":
+        key = (subj, relation, obj)
+        if key not in facts:
+            facts[key] = _new_fact(sink, next_id, graph, owner, subj + 1, relation, obj + 1)
+        return facts[key]
+    ids = []
+    for e in (subj, obj):
+        if (owner, e) not in flow_entities:
+            flow_entities[(owner, e)] = next_id["entity"]
+            kind, name = entities[e]
+            sink.add(
+                Entity,
+                {
+                    "id": next_id["entity"],
+                    "graph": "flow",
+                    "owner": owner,
+                    "kind": kind,
+                    "key": name.casefold(),
+                    "name": name,
+                    "aliases": [],
+                    "active_facts": 0,
+                },
+            )
+            next_id["entity"] += 1
+        ids.append(flow_entities[(owner, e)])
+    fkey = (owner, ids[0], relation, ids[1])
+    if fkey not in flow_facts:
+        flow_facts[fkey] = _new_fact(sink, next_id, graph, owner, ids[0], relation, ids[1])
+    return flow_facts[fkey]
+
+
+def _new_fact(sink: Sink, next_id: dict, graph: str, owner: str, subject: int, relation: str, obj: int) -> FactAcc:
+    """A fact row now (its supports follow it), its weight set once all its supports are known."""
+    acc = FactAcc(next_id["fact"], graph, owner, subject, relation, obj)
+    next_id["fact"] += 1
+    sink.add(
+        Fact,
+        {
+            "id": acc.id,
+            "graph": graph,
+            "owner": owner,
+            "subject_id": subject,
+            "relation": relation,
+            "object_id": obj,
+            "value": None,
+            "object_key": f"e:{obj}",
+            "retracted": False,
+            "status": "active",
+            "log_odds": 0.0,
+            "weight": 0.5,
+            "sources": 0,
+        },
+    )
+    return acc
+
+
+def _update(engine: Engine, model: Any, id_key: str, rows: list[dict[str, Any]]) -> None:
+    """Set columns of many rows by id, in chunks (the final weights, the map's counts)."""
+    if not rows:
+        return
+    table = model.__table__
+    values: dict[str, Any] = {k: bindparam(k) for k in rows[0] if k != id_key}
+    stmt = update(table).where(table.c.id == bindparam(id_key)).values(values)
+    with engine.begin() as conn:
+        for i in range(0, len(rows), CHUNK):
+            conn.execute(stmt, rows[i : i + CHUNK])
+
+
+def _fix_sequences(engine: Engine) -> None:
+    """PostgreSQL's id sequences continue after the ids written here."""
+    if engine.dialect.name != "postgresql":
+        return
+    with engine.begin() as conn:
+        for table in ("entity", "fact", "support", "dispute"):
+            conn.exec_driver_sql(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE((SELECT MAX(id) FROM {table}), 1))"
+            )
+
+
+_shown = {"percent": -1}
+
+
+def progress_bar(done: int, total: int) -> None:
+    """A one-line progress bar on standard error, redrawn at each whole percent."""
+    percent = 100 * done // max(total, 1)
+    if percent == _shown["percent"]:
+        return
+    _shown["percent"] = percent
+    width = 40
+    filled = width * percent // 100
+    sys.stderr.write(f"\rgenerating [{'#' * filled}{'.' * (width - filled)}] {percent:3d}% of {total} supports")
+    if percent >= 100:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
