@@ -7,6 +7,7 @@ import json
 import sys
 
 from sqlalchemy import inspect, text
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
 from .db import database_url, make_engine
 from .engine import EventResult, replay
@@ -176,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except OSError as exc:
         print(f"cannot read {getattr(args, 'file', '')}: {exc.strerror}", file=sys.stderr)
+        return 2
+    except (ArgumentError, NoSuchModuleError, OperationalError) as exc:
+        url = getattr(args, "db", None) or database_url()
+        print(f"cannot use the database {url}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
 
 

@@ -43,9 +43,8 @@ def resolve(s: Session, run: Run, name: str, kind: str | None = None) -> list[Ob
         )
         if kind is not None:
             query = query.where(Entity.kind == kind)
-        found = sorted(s.exec(query), key=lambda e: (e.name, e.kind))
-        out.extend({**entity_json(e), "graph": graph} for e in found)
-    return out
+        out.extend({**entity_json(e), "graph": graph} for e in s.exec(query))
+    return sorted(out, key=lambda e: (e["name"], e["kind"], GRAPH_ORDER[e["graph"]]))
 
 
 def expand(s: Session, run: Run, entity: Obj, graph: str, relation: str | None = None) -> list[Obj]:
@@ -74,6 +73,10 @@ def source(s: Session, run: Run, fact: Obj, graph: str) -> list[Obj]:
     out = []
     for sp in s.exec(select(Support).where(Support.fact_id == f.id).order_by(col(Support.id))):
         rec = s.get(Record, sp.record_id) if sp.record_id else None
+        if rec is not None and rec.run_id != run.id:
+            source_run = s.get(Run, rec.run_id)
+            if source_run is None or source_run.org_id != run.org_id:
+                rec = None  # a User fact's evidence from another organization's run stays there (R20)
         out.append(
             {
                 "key": sp.key,

@@ -10,6 +10,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .weights import at_least
+
 WORLD_KINDS = ("person", "place", "organization", "event", "idea")
 GRAPHS = ("world", "user", "flow")
 TURN_END_STATUSES = ("completed", "failed", "cancelled")
@@ -185,7 +187,7 @@ def budget_allows(*, used: int, cap: int | None) -> bool:
 
 def shortcut_allowed(*, no_memory_shortcuts: bool, weight: float, min_weight: float, status: str) -> bool:
     """R22: an active answer at or above the step's minimum weight, shortcuts not switched off (R14)."""
-    return not no_memory_shortcuts and status == "active" and weight >= min_weight
+    return not no_memory_shortcuts and status == "active" and at_least(weight, min_weight)
 
 
 # --- the map (R18) -----------------------------------------------------------------------

@@ -482,20 +482,32 @@ def _step(path: str, value: Any) -> Obj:
     return out
 
 
-def _declares_setting(value: Any) -> bool:
+def _declared_setting(path: str, value: Any) -> str | None:
+    """The path of a `settings` key, or a key named like a setting, anywhere in a workflow."""
     if isinstance(value, dict):
-        return any(k == "settings" or k in SETTING_BY_NAME or _declares_setting(v) for k, v in value.items())
+        for k, v in value.items():
+            if k == "settings" or k in SETTING_BY_NAME:
+                return _join(path, k)
+            found = _declared_setting(_join(path, k), v)
+            if found:
+                return found
     if isinstance(value, list):
-        return any(_declares_setting(v) for v in value)
-    return False
+        for i, v in enumerate(value):
+            found = _declared_setting(_join(path, i), v)
+            if found:
+                return found
+    return None
 
 
 def _workflows(raw: list[Any], orgs: set[str]) -> list[Obj]:
     out, seen = [], set[str]()
     for i, value in enumerate(raw):
         p = f"workflows[{i}]"
-        if _declares_setting(value):
-            raise FormatError(p, "a workflow cannot declare an organization setting; only the owner sets them (R15)")
+        declared = _declared_setting(p, value)
+        if declared:
+            raise FormatError(
+                declared, "a workflow cannot declare an organization setting; only the owner sets them (R15)"
+            )
         o = obj(p, value, ("id", "org"), ("budget", "steps"))
         org = text(_join(p, "org"), o["org"])
         if org not in orgs:
@@ -542,10 +554,24 @@ def check(data: Any) -> Scenario:
     return Scenario(title, description, orgs, people, workflows, events)
 
 
-def parse(source: str) -> Scenario:
-    """Parse scenario text; bad JSON names its line and column."""
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise FormatError("", f"the key {key!r} appears twice in one object; a typo never passes silently")
+        seen[key] = value
+    return seen
+
+
+def parse(source: str | bytes) -> Scenario:
+    """Parse scenario text; bad JSON names its line and column, bad UTF-8 its byte."""
+    if isinstance(source, bytes):
+        try:
+            source = source.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FormatError(f"byte {exc.start}", "the file is not UTF-8 text") from None
     try:
-        data = json.loads(source)
+        data = json.loads(source, object_pairs_hook=_no_duplicate_keys)
     except json.JSONDecodeError as exc:
         raise FormatError(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
     return check(data)
@@ -553,7 +579,7 @@ def parse(source: str) -> Scenario:
 
 def load(path: str) -> Scenario:
     """Read and check a scenario file."""
-    with open(path, encoding="utf-8") as fh:
+    with open(path, "rb") as fh:
         return parse(fh.read())
 
 

@@ -453,6 +453,8 @@ class MemoryService(ExploreMixin, TokenMixin):
                 raise E.NotAllowed(
                     f"only the run's person or the owner of {run.org_id!r} may delete run {run_id!r} (R29)"
                 )
+            if run.ended:  # R17 as written: any event on an ended run, deletion included
+                raise E.RunEnded(f"run {run_id!r} has ended; R17 refuses any later event on it, deletion included")
             detail = erase_run(s, run)
         self._checkpoint()
         return Outcome(detail=detail)

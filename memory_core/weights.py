@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
@@ -20,15 +21,25 @@ ORIGINS = tuple(RELIABILITY)
 DISPUTE_RELIABILITY = RELIABILITY["person"]
 
 
+_HOST = re.compile(r"^([0-9a-f.]*:[0-9a-f:.]*|[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*)$")
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
+
+
 def web_host(url: str) -> str | None:
-    """The host of a web source (R25): lower-cased, no port, no leading `www.`; None if it has none."""
+    """The host of a web source (R25): lower-cased, no port, no leading `www.`; None if it has none.
+
+    `https://www.a.example/x` and `a.example/x` have the host `a.example`; `not a url`,
+    `urn:isbn:1` and `mailto:x@y.example` have none."""
     text = url.strip()
-    parts = urlsplit(text if "//" in text else "//" + text)
+    if "://" not in text and not text.startswith("//"):
+        if _SCHEME.match(text) and not re.match(r"^[^/:]+:\d+(/|$)", text):
+            return None  # a scheme without an authority (mailto:, urn:) names no host
+        text = "//" + text
     try:
-        host = parts.hostname
+        host = urlsplit(text).hostname
     except ValueError:
         return None
-    if not host:
+    if not host or not _HOST.match(host.lower()):
         return None
     host = host.lower()
     return host[4:] if host.startswith("www.") and len(host) > 4 else host
@@ -89,11 +100,21 @@ class Score:
     status: str
 
 
+#: Weights are computed in floating point: 1 / (1 + e^-ln 9) comes out as 0.8999999999999999.
+#: Comparisons against a threshold (0.5 for R28, a step's min_weight for R22) allow this much.
+TOLERANCE = 1e-9
+
+
+def at_least(weight: float, threshold: float) -> bool:
+    """weight >= threshold, up to floating-point rounding (a single tool source does reach 0.9)."""
+    return weight >= threshold - TOLERANCE
+
+
 def status_of(weight: float, *, retracted: bool) -> str:
     """R28: `retracted` goes before `disputed`; below 0.5 is disputed."""
     if retracted:
         return "retracted"
-    return "disputed" if weight < 0.5 else "active"
+    return "active" if at_least(weight, 0.5) else "disputed"
 
 
 def score(supports: Sequence[tuple[str, str, float]], disputes: Sequence[float], *, retracted: bool) -> Score:

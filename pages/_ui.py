@@ -115,6 +115,17 @@ def guard() -> Iterator[None]:
         st.error(f"Refused ({reason}): {exc.message}" if reason else f"Not done: {exc}")  # type: ignore[attr-defined]
 
 
+def page(title: str) -> tuple[Context, str]:
+    """Start a page that needs an organization: its title, the context, and the organization's id
+    (the page stops with a hint when the memory in use holds none)."""
+    ctx = context()
+    st.title(title)
+    if not need_org(ctx) or ctx.org is None:
+        st.stop()
+    assert ctx.org is not None
+    return ctx, ctx.org
+
+
 def need_org(ctx: Context) -> bool:
     if ctx.org is None:
         st.info(

@@ -2,27 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 
-from pages._ui import context, guard, need_org
+from pages._ui import guard, page
 
-ctx = context()
-st.title("Erasure")
-if not need_org(ctx):
-    st.stop()
-assert ctx.org is not None
+ctx, org = page("Erasure")
 
 
 def world_weights() -> pd.DataFrame:
-    rows = [r for r in ctx.svc.facts_table(ctx.org or "") if r["graph"] == "world"]
+    rows = [r for r in ctx.svc.facts_table(org) if r["graph"] == "world"]
     return pd.DataFrame(rows, columns=["subject", "relation", "object", "weight", "supports", "erased"])
+
+
+def delete_and_compare(what: str, delete: Callable[[], object]) -> None:
+    """Delete, keeping the World facts before and after to show side by side."""
+    before = world_weights()
+    delete()
+    st.session_state["e_last"] = {
+        "what": what,
+        "before": before.to_dict("records"),
+        "after": world_weights().to_dict("records"),
+    }
+    st.rerun()
 
 
 with guard():
     what = st.radio("Delete", ["a run", "an account"], horizontal=True, key="e_what")
     if what == "a run":
-        runs = ctx.svc.runs(ctx.org)
+        runs = ctx.svc.runs(org)
         if not runs:
             st.info("No stored run in this organization.")
             st.stop()
@@ -39,16 +49,9 @@ with guard():
         )
         st.caption(f"Only the run's person or the owner may delete it; you act as {ctx.person} ({ctx.role}).")
         if st.button("Delete this run", key="e_delete_run", type="primary"):
-            before = world_weights()
-            ctx.svc.delete_run(run_id, by=ctx.person or "")
-            st.session_state["e_last"] = {
-                "what": f"run {run_id}",
-                "before": before.to_dict("records"),
-                "after": world_weights().to_dict("records"),
-            }
-            st.rerun()
+            delete_and_compare(f"run {run_id}", lambda: ctx.svc.delete_run(run_id, by=ctx.person or ""))
     else:
-        people = ctx.svc.members(ctx.org)
+        people = ctx.svc.members(org)
         person = st.selectbox(
             "Account",
             [m["id"] for m in people],
@@ -67,14 +70,7 @@ with guard():
         )
         st.caption("An owner's account cannot be deleted (R30).")
         if st.button("Delete this account", key="e_delete_account", type="primary"):
-            before = world_weights()
-            ctx.svc.delete_account(person)
-            st.session_state["e_last"] = {
-                "what": f"account {person}",
-                "before": before.to_dict("records"),
-                "after": world_weights().to_dict("records"),
-            }
-            st.rerun()
+            delete_and_compare(f"account {person}", lambda: ctx.svc.delete_account(person))
 
 last = st.session_state.get("e_last")
 if last:

@@ -7,16 +7,12 @@ import streamlit as st
 
 from memory_core import viz
 from memory_core.rules import possessive
-from pages._ui import context, guard, need_org, notebook
+from pages._ui import guard, notebook, page
 
-ctx = context()
-st.title("Graphs")
-if not need_org(ctx):
-    st.stop()
-assert ctx.org is not None
+ctx, org = page("Graphs")
 
 with guard():
-    runs = [r["id"] for r in ctx.svc.runs(ctx.org)]
+    runs = [r["id"] for r in ctx.svc.runs(org)]
     choices = ["World"] + (["User"] if ctx.person else []) + (["Flow"] if runs else [])
     which = st.radio(
         "Graph",
@@ -30,7 +26,7 @@ with guard():
         ][: len(choices)],
     )
     if which == "World":
-        graph, owner = "world", ctx.org
+        graph, owner = "world", org
     elif which == "User":
         graph, owner = "user", ctx.person or ""
     else:

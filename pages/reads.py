@@ -6,16 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import Refusal
-from pages._ui import context, guard, need_org
+from pages._ui import guard, page
 
-ctx = context()
-st.title("Memory reads")
-if not need_org(ctx):
-    st.stop()
-assert ctx.org is not None
+ctx, org = page("Memory reads")
 
 with guard():
-    runs = ctx.svc.runs(ctx.org)
+    runs = ctx.svc.runs(org)
     open_turns = [(r["id"], t["id"]) for r in runs for t in r["turns"] if t["status"] == "open" and not r["ended"]]
     if not open_turns:
         st.info("No open turn in this organization. Open one in the Notebook (an open_turn cell) to try reads.")

@@ -7,16 +7,12 @@ import streamlit as st
 
 from memory_core import whatif
 from memory_core.rules import SETTINGS
-from pages._ui import context, guard, need_org, notebook
+from pages._ui import guard, notebook, page
 
-ctx = context()
-st.title("Settings")
-if not need_org(ctx):
-    st.stop()
-assert ctx.org is not None
+ctx, org = page("Settings")
 
 with guard():
-    current = ctx.svc.settings_view(ctx.org)
+    current = ctx.svc.settings_view(org)
     if ctx.is_owner:
         st.success(f"You act as the owner of {ctx.org_name}: you may change these (R15).")
     else:
@@ -30,18 +26,18 @@ with guard():
             f"**{s.name}** ({s.rule})",
             value=current[s.name],
             disabled=not ctx.is_owner,
-            key=f"set-{ctx.org}-{s.name}",
+            key=f"set-{org}-{s.name}",
             help=s.meaning,
         )
         st.caption(f"{s.meaning} Default: {'on' if s.default else 'off'}.")
     changes = {k: v for k, v in wanted.items() if v != current[k]}
     if ctx.is_owner and st.button("Save settings", key="save_settings", type="primary", disabled=not changes):
-        out = ctx.svc.set_settings(ctx.org, by=ctx.person or "", settings=changes)
+        out = ctx.svc.set_settings(org, by=ctx.person or "", settings=changes)
         st.toast("Saved: " + ", ".join(f"{c['setting']} → {c['to']}" for c in out.detail["changed"]))
         st.rerun()
 
     st.subheader("Audit")
-    audit = ctx.svc.audit(ctx.org)
+    audit = ctx.svc.audit(org)
     if audit:
         st.dataframe(pd.DataFrame(audit), hide_index=True, width="stretch")
     else:

@@ -6,17 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from memory_core.rules import DEFAULT_MIN_WEIGHT
-from pages._ui import context, guard, need_org
+from pages._ui import guard, page
 
-ctx = context()
-st.title("Fact weights")
-if not need_org(ctx):
-    st.stop()
-assert ctx.org is not None
+ctx, org = page("Fact weights")
 
 with guard():
     with st.spinner("Loading facts…"):
-        rows = ctx.svc.facts_table(ctx.org, person=ctx.person)
+        rows = ctx.svc.facts_table(org, person=ctx.person)
     if not rows:
         st.info("No facts yet: run a scenario in the Notebook.")
         st.stop()

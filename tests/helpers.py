@@ -39,6 +39,11 @@ BASE: Obj = {
                     "answers": {"subject": {"name": "Globex", "kind": "organization"}, "relation": "headquartered_in"},
                     "min_weight": 0.7,
                 },
+                {
+                    "id": "find_hq_default",
+                    "kind": "tool",
+                    "answers": {"subject": {"name": "Globex", "kind": "organization"}, "relation": "headquartered_in"},
+                },
             ],
         },
         {"id": "free", "org": "acme", "steps": []},

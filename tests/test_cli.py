@@ -72,3 +72,9 @@ def test_db_on_postgresql(tmp_path):
     assert again.returncode == 2 and "already holds memory" in again.stderr
     state = subprocess.run([sys.executable, "-m", "memory_core", "state", "--db", url], capture_output=True, text=True)
     assert json.loads(state.stdout)["organizations"]["acme"]["map"]["facts"] == 1
+
+
+def test_unusable_database_url_is_exit_2(tmp_path):
+    for url in ("notaurl://x", "postgresql+psycopg://nobody@127.0.0.1:1/none"):
+        p = replay(tmp_path, GOOD, "--db", url)
+        assert p.returncode == 2 and "cannot use the database" in p.stderr and "Traceback" not in p.stderr

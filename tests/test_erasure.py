@@ -32,6 +32,11 @@ def test_r29_delete_run_erases_flow_and_records_keeps_weights():
     assert a["supports"] == [{**b["supports"][0], "run": None, "turn": None, "record": None}]
 
 
+def test_r17_an_ended_run_refuses_deletion_as_written():
+    state = run([*taught(), {"do": "end_run", "run": "r1"}, {"do": "delete_run", "run": "r1", "by": "dana"}])
+    assert [r["reason"] for r in state["refused"]] == ["run_ended"] and "r1" in state["runs"]
+
+
 def test_r29_only_person_or_owner_deletes_run():
     state = run(
         [

@@ -176,6 +176,15 @@ def test_r22_shortcut_skips_step_and_records_nothing():
     assert [s["record"] for s in world(state)[0]["supports"]][-1] == "t2#1"
 
 
+def test_r22_one_tool_source_reaches_a_090_threshold():
+    """1 / (1 + e^-ln 9) is 0.8999999999999999 in floating point; it still answers at 0.9 (R26, R22)."""
+    tool = {"origin": "tool", "source": "registry", "claims": [HQ]}
+    doc_step = {"do": "step", "turn": "t2", "step": "find_hq_default"}  # min_weight defaults to 0.9
+    state = run([start(), *taught_turn("t1", tool), open_turn("t2"), doc_step])
+    assert world(state)[0]["weight"] < 0.9
+    assert state["runs"]["r1"]["turns"]["t2"]["steps"][0]["ran"] is False
+
+
 def test_r22_weak_answer_runs_step():
     state = run([*TAUGHT, open_turn("t2"), step("t2", record=web("https://c.example/", HQ)), end("t2")])
     turn = state["runs"]["r1"]["turns"]["t2"]

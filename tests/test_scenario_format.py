@@ -55,7 +55,7 @@ def test_bad_json_names_line_and_column():
         (lambda d: d["events"][0].update(surface="app"), "events[0].surface: expected one of workflow, search"),
         (
             lambda d: d["workflows"][0].update(settings={"LearnFromUsers": False}),
-            "workflows[0]: a workflow cannot declare",
+            "workflows[0].settings: a workflow cannot declare",
         ),
         (lambda d: d["workflows"][0].update(LearnFromUsers=False), "R15"),
         (lambda d: d["workflows"][0].update(org="nowhere"), "workflows[0].org: no organization has the id 'nowhere'"),
@@ -75,6 +75,23 @@ def test_bad_json_names_line_and_column():
 )
 def test_malformed_input_names_place_and_problem(mutate, expected):
     assert expected in error_of(broken(mutate))
+
+
+def test_setting_in_a_workflow_is_named_at_its_key():
+    doc = copy.deepcopy(GOOD)
+    doc["workflows"][0]["budget"]["NoMemoryShortcuts"] = True
+    assert error_of(json.dumps(doc)).startswith("workflows[0].budget.NoMemoryShortcuts: ")
+
+
+def test_duplicate_keys_and_bad_utf8_are_errors():
+    assert "appears twice" in error_of('{"format": "memory-scenario/1", "events": [], "events": []}')
+    with pytest.raises(FormatError, match="byte 42"):
+        parse(b'{"format": "memory-scenario/1", "title": "\xff", "events": []}')
+
+
+@pytest.mark.parametrize("source", ["not a url", "urn:isbn:123", "mailto:x@y.example", "https:///x"])
+def test_r25_web_source_without_host_is_an_error(source):
+    assert "needs a host" in error_of(broken(lambda d: d["events"][2].update(source=source)))
 
 
 def test_round_trip_through_to_json():
