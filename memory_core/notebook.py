@@ -56,7 +56,9 @@ def reset(nb: Obj) -> Obj:
     old = nb.get("db", "")
     folder = notebook_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    nb.update(db=f"sqlite:///{folder / (uuid.uuid4().hex + '.db')}", cursor=0, results={}, reads=[], refused=[])
+    nb.update(
+        db=f"sqlite:///{folder / (uuid.uuid4().hex + '.db')}", cursor=0, results={}, reads=[], refused=[], outside=[]
+    )
     Engine(scratch_service(nb["db"])).setup(checked(nb["scenario"]))
     _drop(old)
     return nb
@@ -181,7 +183,11 @@ def describe(result: EventResult) -> Obj:
         }
     assert result.outcome is not None
     detail = result.outcome.detail
-    skipped = [{**s, "why": RULE_TEXT.get(s["rule"], "")} for s in detail.get("skipped", [])]
+    labels = detail.get("skipped_claims", [])
+    skipped = [
+        {**s, "why": RULE_TEXT.get(s["rule"], ""), "claim_text": labels[i] if i < len(labels) else ""}
+        for i, s in enumerate(detail.get("skipped", []))
+    ]
     return {
         "index": result.index,
         "do": result.do,
@@ -202,6 +208,12 @@ def preview_end_turn(nb: Obj, turn: str) -> dict[str, Obj]:
             result = Engine(box).apply(-1, {"do": "end_turn", "turn": turn, "status": status})
             out[status] = describe(result)
     return out
+
+
+def note_outside_change(nb: Obj, what: str) -> None:
+    """Record that a page changed this notebook's memory outside its cells (a read, a setting, an
+    erasure): the Notebook says so, since a replay of the cells would not reproduce it."""
+    nb.setdefault("outside", []).append(what)
 
 
 def state(nb: Obj) -> Obj:
@@ -232,10 +244,10 @@ def summary(e: Obj) -> str:
         rep = f", replacing {e['replaces']}" if e.get("replaces") else ""
         return f"turn {e['turn']} opens in {e['run']}{rep}: “{req}”"
     if d in ("record", "step"):
-        r = e if d == "record" else (e.get("record") or {})
+        r = e.get("record") or {}  # a checked event keeps the record's fields under `record`
         n = len(r.get("claims", []))
         head = f"step {e['step']} in {e['turn']}" if d == "step" else f"record in {e['turn']}"
-        within = f" within {e['within']}" if e.get("within") else ""
+        within = f" within {r['within']}" if r.get("within") else ""
         src = f" from {r.get('origin')} {r.get('source') or ''}".rstrip() if r else ""
         return f"{head}{within}{src}: {n} claim{'s' if n != 1 else ''}"
     if d in ("call", "return"):

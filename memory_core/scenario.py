@@ -540,6 +540,8 @@ def _workflows(raw: list[Any], orgs: set[str]) -> list[Obj]:
 
 def check(data: Any) -> Scenario:
     """Check a parsed scenario as a whole; the first problem raises FormatError with its path."""
+    if isinstance(data, dict) and data.get("format") == "memory-state/1":
+        raise FormatError("format", "this is a memory-state/1 file (what replay prints), not a scenario to run")
     top = obj("", data, ("format", "events"), ("title", "description", "organizations", "people", "workflows"))
     if top["format"] != FORMAT:
         raise FormatError("format", f"expected {FORMAT!r}, found {top['format']!r}")

@@ -411,6 +411,7 @@ class MemoryService(ExploreMixin, TokenMixin):
                 detail={
                     "taught": result.taught,
                     "skipped": result.skipped,
+                    "skipped_claims": result.skipped_claims,
                     "excluded_records": result.excluded_records,
                 },
             )

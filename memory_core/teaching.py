@@ -23,6 +23,12 @@ class Teaching:
     skipped: list[Obj] = field(default_factory=list)
     changes: Changes = field(default_factory=Changes)
     excluded_records: list[str] = field(default_factory=list)  # R5: of failed or cancelled nested work
+    skipped_claims: list[str] = field(default_factory=list)  # what each skipped claim says, for people
+
+
+def claim_label(claim: Obj) -> str:
+    o = claim["object"]
+    return f"{claim['subject']['name']} —{claim['relation']}→ {o.get('name', o.get('value'))} ({claim['graph']})"
 
 
 def run_facts(run: Run, org: Organization) -> RunFacts:
@@ -54,6 +60,7 @@ def plan(
             rule = skip_rule(graph, facts, origin=rec.origin)
             if rule:
                 result.skipped.append({"record": rec.id, "claim": i, "rule": rule})
+                result.skipped_claims.append(claim_label(claim))
             else:
                 writes.append((rec, claim, graph, org_id if graph == "world" else person_id or ""))
     return writes, result

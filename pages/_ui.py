@@ -136,5 +136,20 @@ def need_org(ctx: Context) -> bool:
     return True
 
 
+def note_change(ctx: Context, what: str) -> None:
+    """A page changed the notebook's memory outside its cells: the Notebook will say so."""
+    nb = notebook()
+    if ctx.source == NOTEBOOK and nb is not None:
+        nbk.note_outside_change(nb, what)
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def on_off(value: bool) -> str:
+    return "on" if value else "off"
+
+
 def rule_text(rule: str) -> str:
     return f"{rule}: {RULE_TEXT.get(rule, '')}"

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from pages._ui import guard, page
+from pages._ui import guard, note_change, page, plural
 
 ctx, org = page("Erasure")
 
@@ -18,15 +18,20 @@ def world_weights() -> pd.DataFrame:
 
 
 def delete_and_compare(what: str, delete: Callable[[], object]) -> None:
-    """Delete, keeping the World facts before and after to show side by side."""
+    """Delete, keeping the World facts before and after to compare them."""
     before = world_weights()
     delete()
+    note_change(ctx, f"Erasure page: deleted {what}")
     st.session_state["e_last"] = {
         "what": what,
         "before": before.to_dict("records"),
         "after": world_weights().to_dict("records"),
     }
     st.rerun()
+
+
+def confirmed(key: str, text: str) -> bool:
+    return st.checkbox(text, key=key, help="Erasure cannot be undone (R31).")
 
 
 with guard():
@@ -40,7 +45,7 @@ with guard():
         p = ctx.svc.run_erasure_preview(run_id)
         go, stay = st.columns(2)
         go.markdown(
-            f"**Goes** (R29): {p['turns']} turns, {p['records']} records with their text, "
+            f"**Goes** (R29): {plural(p['turns'], 'turn')}, {plural(p['records'], 'record')} with their text, "
             f"its Flow graph of {p['flow_facts']} facts."
         )
         stay.markdown(
@@ -48,15 +53,16 @@ with guard():
             "contribution, their pointer set to null: no weight changes."
         )
         st.caption(f"Only the run's person or the owner may delete it; you act as {ctx.person} ({ctx.role}).")
-        if st.button("Delete this run", key="e_delete_run", type="primary"):
+        sure = confirmed(
+            f"e_sure_run_{run_id}", f"I understand that run {run_id}'s records and Flow graph are erased for good"
+        )
+        if st.button("Delete this run", key="e_delete_run", type="primary", disabled=not sure):
             delete_and_compare(f"run {run_id}", lambda: ctx.svc.delete_run(run_id, by=ctx.person or ""))
     else:
-        people = ctx.svc.members(org)
-        person = st.selectbox(
-            "Account",
-            [m["id"] for m in people],
-            key="e_person",
-            format_func=lambda p: f"{p} ({next(m['role'] for m in people if m['id'] == p)})",
+        person = ctx.person or ""
+        st.markdown(
+            f"A person deletes **their own** account (R30): you act as **{person}** ({ctx.role}). "
+            "Pick another person under “Act as” to delete theirs."
         )
         p = ctx.svc.account_erasure_preview(person)
         go, stay = st.columns(2)
@@ -69,14 +75,24 @@ with guard():
             "and every weight they contributed to."
         )
         st.caption("An owner's account cannot be deleted (R30).")
-        if st.button("Delete this account", key="e_delete_account", type="primary"):
+        sure = confirmed(
+            f"e_sure_acct_{person}", f"I understand that {person}'s User graph and memberships go for good"
+        )
+        if st.button("Delete this account", key="e_delete_account", type="primary", disabled=not sure):
             delete_and_compare(f"account {person}", lambda: ctx.svc.delete_account(person))
 
 last = st.session_state.get("e_last")
 if last:
     st.subheader(f"Before and after deleting {last['what']}")
-    b, a = st.columns(2)
-    b.caption("World facts before")
-    b.dataframe(pd.DataFrame(last["before"]), hide_index=True, width="stretch")
-    a.caption("World facts after: the same weights, more erased pointers (R29)")
-    a.dataframe(pd.DataFrame(last["after"]), hide_index=True, width="stretch")
+    keys = ["subject", "relation", "object"]
+    both = pd.DataFrame(last["before"]).merge(
+        pd.DataFrame(last["after"]), on=keys, how="outer", suffixes=(" before", " after")
+    )
+    changed = both[(both["weight before"] != both["weight after"]) | (both["erased before"] != both["erased after"])]
+    same_weights = (both["weight before"] == both["weight after"]).all()
+    st.markdown(
+        f"{len(both)} World facts; **{'no weight changed' if same_weights else 'some weights changed'}**; "
+        f"{len(changed)} facts lost the pointer of some supports (R29: key, origin and contribution stay)."
+    )
+    cols = [*keys, "weight before", "weight after", "erased before", "erased after"]
+    st.dataframe(changed[cols], hide_index=True, width="stretch")

@@ -89,13 +89,18 @@ bar[4].download_button(
     mime="application/json",
     key="dl_state",
 )
+if nb.get("outside"):
+    st.warning(
+        "This notebook's memory was also changed outside its cells, so replaying the cells (or the downloaded "
+        "scenario) would not give it: " + "; ".join(nb["outside"]) + ". Reset to go back to the cells alone."
+    )
 st.caption(
     f"{cursor} of {len(events)} cells run. The memory in use is this notebook's own scratch memory; "
     "the other pages show it while it is selected in the sidebar."
 )
 
 
-def show_result(res: dict[str, Any]) -> None:
+def show_result(res: dict[str, Any], *, compact: bool = False) -> None:
     """What a cell did: refused and why, or its fact changes graph by graph and what rules kept out."""
     if res["status"] == "refused":
         st.error(f"Refused: {res['reason']}. {res['message']}")
@@ -107,12 +112,25 @@ def show_result(res: dict[str, Any]) -> None:
     if detail.get("rule") and detail["rule"] in ("R2", "R5", "R11"):
         st.info(rule_text(detail["rule"]))
     if res["changes"]:
-        df = pd.DataFrame(res["changes"])[
-            ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
-        ]
-        st.dataframe(df, hide_index=True, width="stretch")
+        cols = (
+            ["graph", "fact", "weight_after", "status_after"]
+            if compact
+            else ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
+        )
+        st.dataframe(
+            pd.DataFrame(res["changes"])[cols],
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "weight_before": st.column_config.NumberColumn(format="%.4f"),
+                "weight_after": st.column_config.NumberColumn(format="%.4f"),
+            },
+        )
     for s in res["skipped"]:
-        st.warning(f"Kept out: claim {s['claim']} of record {s['record']}, by {s['rule']}. {s['why']}")
+        st.warning(
+            f"Kept out by {s['rule']}: claim {s['claim']} of record {s['record']}, "
+            f"“{s.get('claim_text', '')}”. {s['why']}"
+        )
     if detail.get("excluded_records"):
         st.info(
             f"Records {', '.join(detail['excluded_records'])} came from nested work that failed or was "
@@ -147,7 +165,7 @@ def preview(turn: str) -> None:
             elif not res["changes"] and not res["skipped"]:
                 st.caption("Teaches nothing." + (f" {rule_text('R2')}" if status != "completed" else ""))
             else:
-                show_result(res)
+                show_result(res, compact=True)
 
 
 checked_events = nbk.events(nb)
@@ -218,10 +236,10 @@ def claim_fields(prefix: str) -> list[dict[str, Any]]:
     c = st.columns([1, 2, 1, 2, 2, 1])
     graph = c[0].selectbox("graph", GRAPHS, key=f"{prefix}g")
     subject = c[1].text_input("subject", key=f"{prefix}s")
-    skind = c[2].selectbox("kind", KINDS, key=f"{prefix}sk")
+    skind = c[2].selectbox("kind", KINDS, key=f"{prefix}sk", index=KINDS.index("organization"))
     relation = c[3].text_input("relation", key=f"{prefix}r")
     obj = c[4].text_input("object", key=f"{prefix}o")
-    okind = c[5].selectbox("kind", [*KINDS, "value"], key=f"{prefix}ok")
+    okind = c[5].selectbox("kind", [*KINDS, "value"], key=f"{prefix}ok", index=KINDS.index("place"))
     claims = []
     if subject and relation and obj:
         claims.append(
@@ -353,4 +371,6 @@ if st.button("Add cell", key="add_cell", type="primary"):
     except FormatError as exc:
         st.error(f"Not added: {exc}")
     else:
+        for key in [k for k in st.session_state if str(k).startswith("f_")]:
+            del st.session_state[key]  # a fresh form, its position at the new end
         st.rerun()

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import Refusal
-from pages._ui import guard, page
+from pages._ui import guard, note_change, page
 
 ctx, org = page("Memory reads")
 
@@ -54,8 +54,13 @@ with guard():
     step = None if who == "the turn's own model" else who
     b = st.columns(2)
     if b[0].button("Read", key="r_go", type="primary", disabled=not name):
-        out = ctx.svc.read(turn_id, call=call, args=args, step=step)
-        st.session_state["r_last"] = {"call": call, "result": out.detail["result"]}
+        try:
+            out = ctx.svc.read(turn_id, call=call, args=args, step=step)
+        except Refusal as exc:
+            st.session_state["r_last"] = {"call": call, "refused": f"{exc.reason}: {exc.message}", "by": who}
+        else:
+            note_change(ctx, f"Memory reads page: {call} in {turn_id} (a probe counted)")
+            st.session_state["r_last"] = {"call": call, "result": out.detail["result"]}
         st.rerun()
     if b[1].button(
         "Same call from nested work",
@@ -73,7 +78,7 @@ with guard():
     last = st.session_state.get("r_last")
     if last:
         if "refused" in last:
-            st.error(f"Refused from nested work: {last['refused']}")
+            st.error(f"Refused ({last.get('by', 'from nested work')}): {last['refused']}")
         elif not last["result"]:
             st.info("Empty: nothing there, or nothing this turn may see (R20, R23); a read reveals nothing else.")
         elif last["call"] == "GraphSource":

@@ -7,7 +7,7 @@ import streamlit as st
 
 from memory_core import whatif
 from memory_core.rules import SETTINGS
-from pages._ui import guard, notebook, page
+from pages._ui import guard, note_change, notebook, on_off, page
 
 ctx, org = page("Settings")
 
@@ -29,11 +29,12 @@ with guard():
             key=f"set-{org}-{s.name}",
             help=s.meaning,
         )
-        st.caption(f"{s.meaning} Default: {'on' if s.default else 'off'}.")
+        st.caption(f"Now **{on_off(current[s.name])}**. {s.meaning} Default: {on_off(s.default)}.")
     changes = {k: v for k, v in wanted.items() if v != current[k]}
     if ctx.is_owner and st.button("Save settings", key="save_settings", type="primary", disabled=not changes):
         out = ctx.svc.set_settings(org, by=ctx.person or "", settings=changes)
-        st.toast("Saved: " + ", ".join(f"{c['setting']} → {c['to']}" for c in out.detail["changed"]))
+        note_change(ctx, "Settings page: " + ", ".join(f"{k} {on_off(v)}" for k, v in changes.items()))
+        st.toast("Saved: " + ", ".join(f"{c['setting']} {on_off(c['to'])}" for c in out.detail["changed"]))
         st.rerun()
 
     st.subheader("Audit")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from memory_core.rules import DEFAULT_MIN_WEIGHT
+from memory_core.rules import DEFAULT_MIN_WEIGHT, possessive
 from pages._ui import guard, page
 
 ctx, org = page("Fact weights")
@@ -32,7 +32,7 @@ with guard():
         shown = shown[hay.str.contains(text, case=False, regex=False)]
     st.caption(
         f"{len(shown)} of {len(df)} facts: the World graph of {ctx.org_name}, "
-        f"{ctx.person}'s User graph and the Flow graphs of {ctx.org_name}'s runs. "
+        f"{ctx.person}'s User graph and the Flow graphs of {possessive(ctx.org_name)} runs. "
         "`sources` counts independent sources (R25); `erased` counts supports whose run was deleted (R29)."
     )
     cols = [
@@ -61,6 +61,9 @@ with guard():
     )
 
     st.subheader("Why this weight?")
+    if shown.empty:
+        st.info("No fact matches these filters; widen them to pick a fact.")
+        st.stop()
     labels = {
         r["id"]: f"[{r['graph']}] {r['subject']} —{r['relation']}→ {r['object']}  ({r['weight']:.3f})"
         for r in shown.to_dict("records")
@@ -98,12 +101,15 @@ with guard():
         with st.expander("Every support, with its pointer into the run evidence (R24)"):
             st.dataframe(pd.DataFrame(b["supports"]), hide_index=True, width="stretch")
 
-    st.subheader("Distribution")
+    st.subheader("Distribution (of the facts shown)")
     h, s = st.columns(2)
     with h:
         st.caption("Weights")
-        bins = pd.cut(df["weight"], bins=[i / 10 for i in range(11)], include_lowest=True)
-        st.bar_chart(bins.value_counts().sort_index().rename(lambda x: f"{x.left:.1f}–{x.right:.1f}"))
+        edges = [i / 10 for i in range(11)]
+        bins = pd.cut(
+            shown["weight"], bins=edges, include_lowest=True, labels=[f"{a:.1f}–{a + 0.1:.1f}" for a in edges[:-1]]
+        )
+        st.bar_chart(bins.value_counts().sort_index())
     with s:
         st.caption("Weight against independent sources")
-        st.scatter_chart(df, x="sources", y="weight", color="graph")
+        st.scatter_chart(shown, x="sources", y="weight", color="graph")

@@ -182,6 +182,8 @@ def test_reads_page_probes_and_nested_refusal(app):
 def test_erasure_deletes_run_and_flow_graph_is_gone(app):
     at = page(app, "erasure")
     run_id = at.selectbox(key="e_run").value
+    assert at.button(key="e_delete_run").disabled  # nothing is erased without saying so
+    at.checkbox(key=f"e_sure_run_{run_id}").check().run()
     at.button(key="e_delete_run").click().run()
     ok(at)
     assert any("Before and after" in h.value for h in at.subheader)
@@ -208,3 +210,29 @@ def test_graph_html_references_no_outside_url(demo_db):
         html = viz.to_html(viz.plan(svc.graph("world", "acme"), viz.Filters(cap=cap)))
         assert not re.findall(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
         assert "vis-network" in html or "vis.Network" in html
+
+
+def test_erasure_deletes_only_the_acting_persons_account(app):
+    at = page(app, "erasure")
+    at.sidebar.selectbox(key="person").set_value("lee").run()
+    at.radio(key="e_what").set_value("an account").run()
+    assert "you act as **lee**" in texts(at)
+    at.checkbox(key="e_sure_acct_lee").check().run()
+    at.button(key="e_delete_account").click().run()
+    assert not at.exception
+    assert "lee" not in [m for m in at.sidebar.selectbox(key="person").options]
+
+
+def test_notebook_record_cells_say_what_they_add_and_outside_changes_are_flagged(app):
+    at = open_sample(app, "learn_from_users.json")
+    shown = "\n".join(m.value for m in at.markdown)
+    assert "record in" in shown and "from None" not in shown and "0 claims" not in shown
+    nb = at.session_state["notebook"]
+    events = nb["scenario"]["events"]
+    opened = next(i for i, e in enumerate(events) if e["do"] == "open_turn")
+    at.button(key=f"to-{opened}").click().run()
+    page(at, "settings")
+    at.toggle(key=f"set-{at.sidebar.selectbox(key='org').value}-NoMemoryShortcuts").set_value(True).run()
+    at.button(key="save_settings").click().run()
+    page(at, "notebook")
+    assert any("changed outside its cells" in w.value for w in at.warning)
