@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import or_
+from sqlalchemy import and_, or_
 from sqlmodel import Session, col, select
 
 from .graph import find_entity, find_fact
 from .models import Alias, Entity, Fact, Record, Run, Support
 from .rules import name_key, shortcut_allowed
-from .state import entity_json, facts_json
+from .state import facts_json
 
 Obj = dict[str, Any]
 GRAPH_ORDER = {"world": 0, "user": 1, "flow": 2}
@@ -30,20 +30,18 @@ def owner_in(run: Run, graph: str) -> str | None:
 
 
 def resolve(s: Session, run: Run, name: str, kind: str | None = None) -> list[Obj]:
-    """GraphResolve: entities of active facts whose name or alias matches, each with its graph."""
+    """GraphResolve: entities of active facts whose name or alias matches, each with its graph;
+    one indexed query over the visible graphs (R20, R23)."""
     key = name_key(name)
-    by_alias = select(Alias.entity_id).where(Alias.key == key)
-    out: list[Obj] = []
-    for graph, owner in visible(run):
-        query = select(Entity).where(
-            Entity.graph == graph,
-            Entity.owner == owner,
-            Entity.active_facts > 0,
-            or_(col(Entity.key) == key, col(Entity.id).in_(by_alias)),
-        )
-        if kind is not None:
-            query = query.where(Entity.kind == kind)
-        out.extend({**entity_json(e), "graph": graph} for e in s.exec(query))
+    graphs = visible(run)
+    query = select(Entity.name, Entity.kind, Entity.aliases, Entity.graph).where(
+        or_(col(Entity.key) == key, col(Entity.id).in_(select(Alias.entity_id).where(Alias.key == key))),
+        Entity.active_facts > 0,
+        or_(*(and_(col(Entity.graph) == g, col(Entity.owner) == o) for g, o in graphs)),
+    )
+    if kind is not None:
+        query = query.where(Entity.kind == kind)
+    out = [{"name": n, "kind": k, "aliases": list(a), "graph": g} for n, k, a, g in s.exec(query)]
     return sorted(out, key=lambda e: (e["name"], e["kind"], GRAPH_ORDER[e["graph"]]))
 
 
