@@ -115,3 +115,15 @@ def weights(facts: list[Obj]) -> dict[tuple[str, str, str], float]:
         (f["subject"]["name"], f["relation"], f["object"].get("name", f["object"].get("value"))): f["weight"]
         for f in facts
     }
+
+
+CEO = claim("Globex", "ceo", "Hank Scorpio", okind="person")
+LIVES = claim("Hank Scorpio", "lives_in", "Springfield", skind="person")
+FOUNDED = {"graph": "world", "subject": entity("Globex"), "relation": "founded", "object": {"value": "1989"}}
+LIKES = {
+    "graph": "world",
+    "subject": entity("Hank Scorpio", "person"),
+    "relation": "likes",
+    "object": {"value": "hammocks"},
+}
+PREFERS = {"graph": "user", "subject": entity("Me", "person"), "relation": "prefers", "object": {"value": "tea"}}

@@ -14,7 +14,7 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from backend import SERVER, database_url, empty, fresh_service
-from helpers import end, open_turn, rec, scenario, start, world
+from helpers import CEO, FOUNDED, HQ, LIVES, end, open_turn, rec, scenario, start, world
 from sqlmodel import SQLModel
 
 from memory_core import MemoryService, load, make_engine, parse, replay
@@ -67,32 +67,7 @@ def test_samples_give_the_same_state_byte_for_byte_on_both_backends(sample):
 
 # --- concurrency ------------------------------------------------------------------------------
 
-CLAIMS = [
-    {
-        "graph": "world",
-        "subject": {"name": "Globex", "kind": "organization"},
-        "relation": "headquartered_in",
-        "object": {"name": "Springfield", "kind": "place"},
-    },
-    {
-        "graph": "world",
-        "subject": {"name": "Globex", "kind": "organization"},
-        "relation": "ceo",
-        "object": {"name": "Hank Scorpio", "kind": "person"},
-    },
-    {
-        "graph": "world",
-        "subject": {"name": "Hank Scorpio", "kind": "person"},
-        "relation": "lives_in",
-        "object": {"name": "Springfield", "kind": "place"},
-    },
-    {
-        "graph": "world",
-        "subject": {"name": "Globex", "kind": "organization"},
-        "relation": "founded",
-        "object": {"value": "1989"},
-    },
-]
+CLAIMS = [HQ, CEO, LIVES, FOUNDED]
 WORKERS, TURNS_EACH = 4, 5
 
 

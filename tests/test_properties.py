@@ -5,28 +5,13 @@ import math
 import random
 
 from backend import fresh_service
-from helpers import HQ, end, open_turn, run, scenario, start, world
+from helpers import CEO, HQ, LIKES, PREFERS, end, open_turn, run, scenario, start, world
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memory_core import parse, replay
 
-CLAIMS = [
-    HQ,
-    {
-        "graph": "world",
-        "subject": {"name": "Globex", "kind": "organization"},
-        "relation": "ceo",
-        "object": {"name": "Hank Scorpio", "kind": "person"},
-    },
-    {
-        "graph": "world",
-        "subject": {"name": "Hank Scorpio", "kind": "person"},
-        "relation": "likes",
-        "object": {"value": "hammocks"},
-    },
-    {"graph": "user", "subject": {"name": "Me", "kind": "person"}, "relation": "prefers", "object": {"value": "tea"}},
-]
+CLAIMS = [HQ, CEO, LIKES, PREFERS]
 RELIABILITY = {"web": 0.6, "tool": 0.9, "document": 0.75}
 
 record_st = st.tuples(
