@@ -166,12 +166,18 @@ def b1_b3(b: Bench) -> None:
 
 def raw_insert_rate(b: Bench, svc: MemoryService, run_id: str) -> float:
     """The same rows the service wrote for the workload, inserted again with the driver alone."""
-    tables = ["entity", "fact", "support", "record"]
+    tables = ["organization", "person", "run", "turn", "record", "entity", "fact", "support"]
+    touched = "SELECT fact_id FROM support WHERE run_id = :r"
     filters = {
-        "entity": "graph = 'flow' AND owner = :r",
-        "fact": "graph = 'flow' AND owner = :r",
-        "support": "run_id = :r",
+        "organization": "id = (SELECT org_id FROM run WHERE id = :r)",
+        "person": "id = (SELECT person_id FROM run WHERE id = :r)",
+        "run": "id = :r",
+        "turn": "run_id = :r",
         "record": "run_id = :r",
+        "entity": f"id IN (SELECT subject_id FROM fact WHERE id IN ({touched})) OR "
+        f"id IN (SELECT object_id FROM fact WHERE id IN ({touched}))",
+        "fact": f"id IN ({touched})",
+        "support": "run_id = :r",
     }
     rows: dict[str, tuple[list[str], list[tuple]]] = {}
     with svc.engine.connect() as conn:
@@ -370,18 +376,18 @@ def b7(b: Bench) -> None:
     """Peak memory of `generate` for the big size, against a bare interpreter importing memory_core."""
 
     def peak(code: str) -> float:
+        # VmHWM is this process's own high-water mark (ru_maxrss would include the parent's at fork)
+        probe = "\nprint([line.split()[1] for line in open('/proc/self/status') if line.startswith('VmHWM')][0])"
         out = subprocess.run(
-            [
-                sys.executable,
-                "-c",
-                code + "\nimport resource, sys\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)",
-            ],
+            [sys.executable, "-c", code + probe],
             capture_output=True,
             text=True,
             cwd=ROOT,
             env={**os.environ, "PYTHONPATH": str(ROOT)},
         )
-        return int(out.stdout.strip().splitlines()[-1]) / 1024  # MiB (ru_maxrss is in KiB on Linux)
+        if out.returncode != 0:
+            raise RuntimeError(out.stderr[-2000:])
+        return int(out.stdout.strip().splitlines()[-1]) / 1024  # MiB
 
     url = b.url()
     base = peak("import memory_core")
