@@ -257,26 +257,36 @@ def raw_reads(svc: MemoryService, call: str, sample: list[tuple[str, str]]) -> l
         key = " ".join(name.split()).casefold()
         t0 = time.perf_counter()
         if call == "GraphResolve":
+            cur.execute(f"SELECT entity_id FROM alias WHERE key = {mark}", (key,))
+            alias_ids = [r[0] for r in cur.fetchall()]
             for graph, owner in (("world", "bench"), ("user", "p0"), ("flow", "reader")):
                 cur.execute(
-                    f"SELECT id, name, kind, aliases FROM entity WHERE graph = {mark} AND owner = {mark} AND "
-                    f"active_facts > 0 AND (key = {mark} OR id IN (SELECT entity_id FROM alias WHERE key = {mark}))",
-                    (graph, owner, key, key),
+                    f"SELECT name, kind, aliases, graph FROM entity WHERE graph = {mark} AND owner = {mark} "
+                    f"AND active_facts > 0 AND key = {mark}",
+                    (graph, owner, key),
                 )
                 cur.fetchall()
+                if alias_ids:
+                    cur.execute(
+                        f"SELECT name, kind, aliases, graph FROM entity WHERE graph = {mark} AND owner = {mark} "
+                        f"AND active_facts > 0 AND id IN ({', '.join([mark] * len(alias_ids))})",
+                        (graph, owner, *alias_ids),
+                    )
+                    cur.fetchall()
         else:
             cur.execute(
                 f"SELECT id FROM entity WHERE graph = {mark} AND owner = {mark} AND kind = {mark} AND key = {mark}",
                 ("world", "bench", kind, key),
             )
             (eid,) = cur.fetchone()
-            cur.execute(
-                f"SELECT f.relation, f.weight, s.name, o.name FROM fact f JOIN entity s ON s.id = f.subject_id "
-                f"LEFT JOIN entity o ON o.id = f.object_id WHERE f.graph = {mark} AND f.owner = {mark} AND "
-                f"f.status = 'active' AND (f.subject_id = {mark} OR f.object_id = {mark})",
-                ("world", "bench", eid, eid),
-            )
-            cur.fetchall()
+            for end in ("subject_id", "object_id"):
+                cur.execute(
+                    f"SELECT f.id, f.relation, f.weight, f.log_odds, f.sources, f.status, s.name, s.kind, o.name, "
+                    f"o.kind FROM fact f JOIN entity s ON s.id = f.subject_id LEFT JOIN entity o ON o.id = f.object_id "
+                    f"WHERE f.{end} = {mark} AND f.graph = {mark} AND f.owner = {mark} AND f.status = 'active'",
+                    (eid, "world", "bench"),
+                )
+                cur.fetchall()
         times.append(time.perf_counter() - t0)
     raw.close()
     return times

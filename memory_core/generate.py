@@ -20,7 +20,20 @@ from typing import Any
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.engine import Engine
 
-from .models import Dispute, Entity, Fact, Membership, Organization, Person, Record, Run, Support, Turn, UsedId
+from .models import (
+    Dispute,
+    Entity,
+    Fact,
+    MapCount,
+    Membership,
+    Organization,
+    Person,
+    Record,
+    Run,
+    Support,
+    Turn,
+    UsedId,
+)
 from .rules import WORLD_KINDS
 from .weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, score
 
@@ -75,7 +88,7 @@ class FactAcc:
     disputes: list[float] = field(default_factory=list)
 
 
-ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute)
+ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute, MapCount)
 
 
 class Sink:
@@ -289,6 +302,14 @@ def generate(
             for eid in (acc.subject, acc.obj):
                 active_count[eid] = active_count.get(eid, 0) + 1
     _update(engine, Fact, "fid", scores)
+    kinds: dict[str, int] = {}
+    for eid, n in active_count.items():
+        if eid <= len(entities) and n > 0:  # World entities carry the first ids
+            kinds[entities[eid - 1][0]] = kinds.get(entities[eid - 1][0], 0) + 1
+    world_active = sum(1 for row in scores[: len(facts)] if row["status"] == "active")
+    for kind, n in [*kinds.items(), ("", world_active)]:
+        sink.add(MapCount, {"org_id": org, "kind": kind, "n": n})
+    sink.flush()
     _update(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
     _fix_sequences(engine)
     return {

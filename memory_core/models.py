@@ -94,6 +94,7 @@ class Entity(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("graph", "owner", "kind", "key", name="uq_entity_identity"),
         Index("ix_entity_key", "key"),
+        Index("ix_entity_graph_key", "graph", "owner", "key"),  # name look-ups whatever the kind
     )
     id: int | None = Field(default=None, primary_key=True)
     graph: str
@@ -182,3 +183,12 @@ class ApiToken(SQLModel, table=True):
     org_id: str = Field(foreign_key="organization.id")
     created_at: str
     revoked: bool = False
+
+
+class MapCount(SQLModel, table=True):
+    """The map of a World graph kept as counters (R18): entities of active facts per kind, and
+    active facts under the kind "" — updated with each fact whose status changes, read in O(kinds)."""
+
+    org_id: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True)
+    n: int = 0

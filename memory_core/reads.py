@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, or_
 from sqlmodel import Session, col, select
 
 from .graph import find_entity, find_fact
@@ -30,19 +29,23 @@ def owner_in(run: Run, graph: str) -> str | None:
 
 
 def resolve(s: Session, run: Run, name: str, kind: str | None = None) -> list[Obj]:
-    """GraphResolve: entities of active facts whose name or alias matches, each with its graph;
-    one indexed query over the visible graphs (R20, R23)."""
+    """GraphResolve: entities of active facts whose name or alias matches, each with its graph
+    (R20, R23): per visible graph, one look-up by name and one by alias, both on an index."""
     key = name_key(name)
-    graphs = visible(run)
-    query = select(Entity.name, Entity.kind, Entity.aliases, Entity.graph).where(
-        or_(col(Entity.key) == key, col(Entity.id).in_(select(Alias.entity_id).where(Alias.key == key))),
-        Entity.active_facts > 0,
-        or_(*(and_(col(Entity.graph) == g, col(Entity.owner) == o) for g, o in graphs)),
-    )
-    if kind is not None:
-        query = query.where(Entity.kind == kind)
-    out = [{"name": n, "kind": k, "aliases": list(a), "graph": g} for n, k, a, g in s.exec(query)]
-    return sorted(out, key=lambda e: (e["name"], e["kind"], GRAPH_ORDER[e["graph"]]))
+    alias_ids = list(s.exec(select(Alias.entity_id).where(Alias.key == key)))
+    columns = (Entity.name, Entity.kind, Entity.aliases, Entity.graph)
+    found: dict[tuple[str, str, str], Obj] = {}
+    for graph, owner in visible(run):
+        where = [Entity.graph == graph, Entity.owner == owner, Entity.active_facts > 0]
+        if kind is not None:
+            where.append(Entity.kind == kind)
+        queries = [select(*columns).where(*where, Entity.key == key)]
+        if alias_ids:
+            queries.append(select(*columns).where(*where, col(Entity.id).in_(alias_ids)))
+        for q in queries:
+            for n, k, a, g in s.exec(q):
+                found[(g, k, n)] = {"name": n, "kind": k, "aliases": list(a), "graph": g}
+    return sorted(found.values(), key=lambda e: (e["name"], e["kind"], GRAPH_ORDER[e["graph"]]))
 
 
 def expand(s: Session, run: Run, entity: Obj, graph: str, relation: str | None = None) -> list[Obj]:
@@ -51,15 +54,13 @@ def expand(s: Session, run: Run, entity: Obj, graph: str, relation: str | None =
     e = find_entity(s, graph, owner, entity["kind"], entity["name"]) if owner else None
     if e is None:
         return []
-    query = select(Fact).where(
-        Fact.graph == graph,
-        Fact.owner == owner,
-        Fact.status == "active",
-        or_(col(Fact.subject_id) == e.id, col(Fact.object_id) == e.id),
-    )
-    if relation is not None:
-        query = query.where(Fact.relation == relation)
-    return facts_json(s, list(s.exec(query)), supports=False)
+    facts: dict[int | None, Fact] = {}
+    for end in (Fact.subject_id, Fact.object_id):  # two index look-ups, not one OR over the graph
+        query = select(Fact).where(end == e.id, Fact.graph == graph, Fact.owner == owner, Fact.status == "active")
+        if relation is not None:
+            query = query.where(Fact.relation == relation)
+        facts.update((f.id, f) for f in s.exec(query))
+    return facts_json(s, list(facts.values()), supports=False)
 
 
 def source(s: Session, run: Run, fact: Obj, graph: str) -> list[Obj]:

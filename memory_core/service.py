@@ -226,7 +226,7 @@ class MemoryService(ExploreMixin, TokenMixin):
             if self._role(s, person, org) is None:
                 raise E.NotMember(f"{person!r} is not a member of {org!r}, so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
-            seq = int(s.exec(select(func.count()).select_from(UsedId).where(UsedId.kind == "run")).one())
+            seq = int(s.exec(select(func.coalesce(func.max(Run.seq), -1))).one()) + 1  # an index look-up
             s.add(
                 Run(
                     id=run_id,
@@ -269,8 +269,9 @@ class MemoryService(ExploreMixin, TokenMixin):
                 old.taught_world = old.taught_user = old.taught_flow = 0
                 s.add(old)
                 s.flush()
-            seq = int(s.exec(select(func.count()).select_from(UsedId).where(UsedId.kind == "turn")).one())
-            s.add(Turn(id=turn_id, seq=seq, run_id=run, map=map_counts(s, r.org_id)))
+            seq = int(s.exec(select(func.coalesce(func.max(Turn.seq), -1))).one()) + 1  # an index look-up
+            taken = map_counts(s, r.org_id)
+            s.add(Turn(id=turn_id, seq=seq, run_id=run, map=taken))
             s.flush()
             s.add(
                 Record(
@@ -284,7 +285,7 @@ class MemoryService(ExploreMixin, TokenMixin):
                     claims=request.get("claims", []),
                 )
             )
-            return Outcome(changes=changes.listed(), detail={"map": map_counts(s, r.org_id)})
+            return Outcome(changes=changes.listed(), detail={"map": taken})
 
     @use_case
     def record(self, turn_id: str, *, record: Obj) -> Outcome:

@@ -8,8 +8,10 @@ from backend import fresh_service
 from helpers import CEO, HQ, LIKES, PREFERS, end, open_turn, run, scenario, start, world
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sqlmodel import Session
 
 from memory_core import parse, replay
+from memory_core.graph import counted_map, map_counts
 
 CLAIMS = [HQ, CEO, LIKES, PREFERS]
 RELIABILITY = {"web": 0.6, "tool": 0.9, "document": 0.75}
@@ -76,7 +78,10 @@ def oracle(live):
 @given(st.lists(turn_st, max_size=6))
 def test_world_equals_what_live_completed_turns_teach(turns):
     events, live = build(turns)
-    state = run(events)
+    svc = fresh_service()
+    state = run(events, service=svc)
+    with svc.engine.connect() as conn, Session(bind=conn) as s:
+        assert map_counts(s, "acme") == counted_map(s, "acme") == state["organizations"]["acme"]["map"]
     got = {f["relation"]: (f["weight"], f["sources"]) for f in world(state)}
     want = oracle(live)
     assert got.keys() == want.keys()
