@@ -88,10 +88,11 @@ class ExploreMixin:
             return settings_of(org)
 
     @use_case
-    def graph(self, graph: str, owner: str) -> Obj:
-        """One graph's entities and facts, as in the state format."""
+    def graph(self, graph: str, owner: str, *, limit: int | None = None) -> Obj:
+        """One graph's entities and facts, as in the state format; with `limit`, its heaviest facts only
+        (and `total`, how many it holds), so a page stays fast on a large graph."""
         with self._read() as s:
-            return graph_json(s, graph, owner)
+            return graph_json(s, graph, owner, limit=limit)
 
     @use_case
     def facts_table(self, org_id: str, *, person: str | None = None, limit: int | None = None) -> list[Obj]:

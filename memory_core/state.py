@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from .graph import map_counts
@@ -87,14 +88,26 @@ def fact_items(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> l
     return sorted(out, key=lambda pair: fact_sort_key(pair[1]))
 
 
-def graph_json(s: Session, graph: str, owner: str) -> Obj:
-    """One graph: its entities (by name, then kind) and its facts."""
-    entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
-    facts = s.exec(select(Fact).where(Fact.graph == graph, Fact.owner == owner)).all()
-    return {
+def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None) -> Obj:
+    """One graph: its entities (by name, then kind) and its facts; with `limit`, only its heaviest
+    facts and their entities, plus `total`, the number of facts it holds."""
+    query = select(Fact).where(Fact.graph == graph, Fact.owner == owner)
+    if limit is None:
+        entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
+        facts = s.exec(query).all()
+    else:
+        facts = s.exec(query.order_by(col(Fact.weight).desc()).limit(limit)).all()
+        ids = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
+        entities = s.exec(select(Entity).where(col(Entity.id).in_(ids))).all() if ids else []
+    out: Obj = {
         "entities": sorted((entity_json(e) for e in entities), key=lambda e: (e["name"], e["kind"])),
         "facts": facts_json(s, facts),
     }
+    if limit is not None:
+        out["total"] = int(
+            s.exec(select(func.count()).select_from(Fact).where(Fact.graph == graph, Fact.owner == owner)).one()
+        )
+    return out
 
 
 def turn_json(t: Turn) -> Obj:

@@ -9,6 +9,8 @@ from memory_core import viz
 from memory_core.rules import possessive
 from pages._ui import guard, notebook, page
 
+LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6)
+
 ctx, org = page("Graphs")
 
 with guard():
@@ -31,7 +33,12 @@ with guard():
         graph, owner = "user", ctx.person or ""
     else:
         graph, owner = "flow", st.selectbox("Run", runs, key="g_run")
-    data = ctx.svc.graph(graph, owner)
+    data = ctx.svc.graph(graph, owner, limit=LOADED)
+    if data["total"] > len(data["facts"]):
+        st.caption(
+            f"This graph holds {data['total']:,} facts; the {len(data['facts']):,} heaviest are loaded "
+            "for filtering and drawing."
+        )
 
     facts = data["facts"]
     kinds = sorted({f["subject"]["kind"] for f in facts} | {f["object"].get("kind", "value") for f in facts})

@@ -8,11 +8,13 @@ import streamlit as st
 from memory_core.rules import DEFAULT_MIN_WEIGHT, possessive
 from pages._ui import guard, page
 
+ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
+
 ctx, org = page("Fact weights")
 
 with guard():
     with st.spinner("Loading facts…"):
-        rows = ctx.svc.facts_table(org, person=ctx.person)
+        rows = ctx.svc.facts_table(org, person=ctx.person, limit=ROWS)
     if not rows:
         st.info("No facts yet: run a scenario in the Notebook.")
         st.stop()
@@ -30,6 +32,8 @@ with guard():
     if text:
         hay = shown["subject"] + " " + shown["relation"] + " " + shown["object"].astype(str)
         shown = shown[hay.str.contains(text, case=False, regex=False)]
+    if len(df) == ROWS:
+        st.caption(f"The {ROWS:,} heaviest facts are listed; filter to look among them.")
     st.caption(
         f"{len(shown)} of {len(df)} facts: the World graph of {ctx.org_name}, "
         f"{ctx.person}'s User graph and the Flow graphs of {possessive(ctx.org_name)} runs. "
