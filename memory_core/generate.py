@@ -179,7 +179,7 @@ def generate(
         )
     sink.flush()
     hosts = [f"news{i}.example" for i in range(max(20, supports // 400))]
-    written = run_n = turn_n = 0
+    written = run_n = turn_n = flow_count = 0
     active_count: dict[int, int] = {}
     while written < supports:
         run_id, person = f"run{run_n}", people[run_n % len(people)]
@@ -286,6 +286,8 @@ def generate(
                         written += 1
             if progress:
                 progress(min(written, supports), supports)
+        flow_count += _finish_flow(engine, sink, flow_facts)  # a run's Flow graph is complete: free it
+        flow_entities.clear()
     sink.flush()
     for acc in list(facts.values())[:: max(1, len(facts) // max(1, len(facts) // 100))]:
         if rnd.random() < 0.5:
@@ -293,7 +295,7 @@ def generate(
             sink.add(Dispute, {"fact_id": acc.id, "by": rnd.choice(people[1:]), "contribution": DISPUTE_CONTRIBUTION})
     sink.flush()
     scores = []
-    for acc in [*facts.values(), *flow_facts.values()]:
+    for acc in facts.values():
         sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
         scores.append(
             {"fid": acc.id, "status": sc.status, "log_odds": sc.log_odds, "weight": sc.weight, "sources": sc.sources}
@@ -315,11 +317,31 @@ def generate(
     return {
         "supports": written,
         "world_facts": len(facts),
-        "flow_facts": len(flow_facts),
+        "flow_facts": flow_count,
         "runs": run_n,
         "turns": turn_n,
         "entities": next_id["entity"] - 1,
     }
+
+
+def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
+    """Score one run's Flow facts, set their entities' counts, and forget them (memory stays flat)."""
+    sink.flush()
+    scores: list[dict[str, Any]] = []
+    active: dict[int, int] = {}
+    for acc in flow_facts.values():
+        sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
+        scores.append(
+            {"fid": acc.id, "status": sc.status, "log_odds": sc.log_odds, "weight": sc.weight, "sources": sc.sources}
+        )
+        if sc.status == "active":
+            for eid in (acc.subject, acc.obj):
+                active[eid] = active.get(eid, 0) + 1
+    _update(engine, Fact, "fid", scores)
+    _update(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active.items()])
+    n = len(flow_facts)
+    flow_facts.clear()
+    return n
 
 
 def _fact(
