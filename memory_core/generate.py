@@ -86,6 +86,7 @@ class FactAcc:
     obj: int
     best: dict[tuple[str, str], float] = field(default_factory=dict)
     disputes: list[float] = field(default_factory=list)
+    active: bool = False
 
 
 ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute, MapCount)
@@ -180,7 +181,6 @@ def generate(
     sink.flush()
     hosts = [f"news{i}.example" for i in range(max(20, supports // 400))]
     written = run_n = turn_n = flow_count = 0
-    active_count: dict[int, int] = {}
     while written < supports:
         run_id, person = f"run{run_n}", people[run_n % len(people)]
         sink.add(
@@ -293,22 +293,12 @@ def generate(
         if rnd.random() < 0.5:
             acc.disputes.append(DISPUTE_CONTRIBUTION)
             sink.add(Dispute, {"fact_id": acc.id, "by": rnd.choice(people[1:]), "contribution": DISPUTE_CONTRIBUTION})
-    sink.flush()
-    scores = []
-    for acc in facts.values():
-        sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
-        scores.append(
-            {"fid": acc.id, "status": sc.status, "log_odds": sc.log_odds, "weight": sc.weight, "sources": sc.sources}
-        )
-        if sc.status == "active":
-            for eid in (acc.subject, acc.obj):
-                active_count[eid] = active_count.get(eid, 0) + 1
-    _update(engine, Fact, "fid", scores)
+    active_count: dict[int, int] = _score_facts(engine, sink, list(facts.values()))
     kinds: dict[str, int] = {}
     for eid, n in active_count.items():
         if eid <= len(entities) and n > 0:  # World entities carry the first ids
             kinds[entities[eid - 1][0]] = kinds.get(entities[eid - 1][0], 0) + 1
-    world_active = sum(1 for row in scores[: len(facts)] if row["status"] == "active")
+    world_active = sum(1 for acc in facts.values() if acc.active)
     for kind, n in [*kinds.items(), ("", world_active)]:
         sink.add(MapCount, {"org_id": org, "kind": kind, "n": n})
     sink.flush()
@@ -324,20 +314,27 @@ def generate(
     }
 
 
-def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
-    """Score one run's Flow facts, set their entities' counts, and forget them (memory stays flat)."""
+def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> dict[int, int]:
+    """Write the final weight of these facts (R26, R28); returns active facts per entity id."""
     sink.flush()
     scores: list[dict[str, Any]] = []
     active: dict[int, int] = {}
-    for acc in flow_facts.values():
+    for acc in accs:
         sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
         scores.append(
             {"fid": acc.id, "status": sc.status, "log_odds": sc.log_odds, "weight": sc.weight, "sources": sc.sources}
         )
-        if sc.status == "active":
+        acc.active = sc.status == "active"
+        if acc.active:
             for eid in (acc.subject, acc.obj):
                 active[eid] = active.get(eid, 0) + 1
     _update(engine, Fact, "fid", scores)
+    return active
+
+
+def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
+    """Score one run's Flow facts, set their entities' counts, and forget them (memory stays flat)."""
+    active = _score_facts(engine, sink, list(flow_facts.values()))
     _update(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active.items()])
     n = len(flow_facts)
     flow_facts.clear()
