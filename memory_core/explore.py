@@ -14,6 +14,7 @@ from sqlmodel import Session, col, select
 
 from . import errors as E
 from .erasure import account_preview, run_preview
+from .lookups import Lookups
 from .models import Dispute, Entity, Fact, Membership, NestedWork, Organization, Person, Run, Support, Turn, Workflow
 from .retry import use_case
 from .rules import DEFAULT_MIN_WEIGHT, map_paragraph
@@ -23,7 +24,7 @@ from .weights import breakdown
 Obj = dict[str, Any]
 
 
-class ExploreMixin:
+class ExploreMixin(Lookups):
     """Read-only views; `_tx` comes from MemoryService."""
 
     def _read(self) -> AbstractContextManager[Session]:  # pragma: no cover - provided by MemoryService
@@ -82,10 +83,7 @@ class ExploreMixin:
     def settings_view(self, org_id: str) -> dict[str, bool]:
         """The four settings for display; changing them is the owner's alone (R15)."""
         with self._read() as s:
-            org = s.get(Organization, org_id)
-            if org is None:
-                raise E.UnknownOrg(f"no organization has the id {org_id!r}")
-            return settings_of(org)
+            return settings_of(self._org(s, org_id))
 
     @use_case
     def graph(self, graph: str, owner: str, *, limit: int | None = None) -> Obj:
@@ -145,11 +143,7 @@ class ExploreMixin:
     def turn_view(self, turn_id: str) -> Obj:
         """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""
         with self._read() as s:
-            turn = s.get(Turn, turn_id)
-            if turn is None:
-                raise E.UnknownTurn(f"no turn has the id {turn_id!r}")
-            run = s.get(Run, turn.run_id)
-            assert run is not None
+            turn, run = self._turn(s, turn_id)
             org = s.get(Organization, run.org_id)
             wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
             work = s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id).order_by(col(NestedWork.id))).all()
@@ -172,19 +166,13 @@ class ExploreMixin:
     def run_erasure_preview(self, run_id: str) -> Obj:
         """What deleting a run erases and keeps (R29)."""
         with self._read() as s:
-            run = s.get(Run, run_id)
-            if run is None:
-                raise E.UnknownRun(f"no run has the id {run_id!r}")
-            return run_preview(s, run)
+            return run_preview(s, self._run(s, run_id))
 
     @use_case
     def account_erasure_preview(self, person_id: str) -> Obj:
         """What deleting an account erases and keeps (R30)."""
         with self._read() as s:
-            person = s.get(Person, person_id)
-            if person is None:
-                raise E.UnknownPerson(f"no person has the id {person_id!r}")
-            return account_preview(s, person)
+            return account_preview(s, self._person(s, person_id))
 
     @use_case
     def counts(self) -> Obj:

@@ -111,36 +111,6 @@ class MemoryService(ExploreMixin, TokenMixin):
     # --- look-ups that refuse ------------------------------------------------------------
 
     @staticmethod
-    def _org(s: Session, org_id: str) -> Organization:
-        org = s.get(Organization, org_id)
-        if org is None:
-            raise E.UnknownOrg(f"no organization has the id {org_id!r}")
-        return org
-
-    @staticmethod
-    def _person(s: Session, person_id: str) -> Person:
-        person = s.get(Person, person_id)
-        if person is None:
-            raise E.UnknownPerson(f"no person has the id {person_id!r} (or their account was deleted, R30)")
-        return person
-
-    @staticmethod
-    def _run(s: Session, run_id: str) -> Run:
-        run = s.get(Run, run_id)
-        if run is None:
-            raise E.UnknownRun(f"no run has the id {run_id!r} (or it was deleted, R29)")
-        return run
-
-    @staticmethod
-    def _turn(s: Session, turn_id: str) -> tuple[Turn, Run]:
-        turn = s.get(Turn, turn_id)
-        if turn is None:
-            raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
-        run = s.get(Run, turn.run_id)
-        assert run is not None
-        return turn, run
-
-    @staticmethod
     def _require_open(turn: Turn, run: Run) -> None:
         if run.ended:
             raise E.RunEnded(f"run {run.id!r} has ended; nothing more happens in it (R17)")
@@ -171,12 +141,6 @@ class MemoryService(ExploreMixin, TokenMixin):
         s.add(UsedId(kind=kind, id=ident))
 
     # --- setup ---------------------------------------------------------------------------
-
-    @use_case
-    def is_empty(self) -> bool:
-        """True when the database holds no organization, person or run."""
-        with self._read() as s:
-            return all(s.exec(select(func.count()).select_from(t)).one() == 0 for t in (Organization, Person, Run))
 
     @use_case
     def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
