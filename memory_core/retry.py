@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import random
+import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
@@ -19,18 +20,23 @@ _PG_RETRY = {"40001", "40P01", "23505"}  # serialization failure, deadlock, uniq
 
 
 def retryable(exc: BaseException) -> bool:
-    """Whether a database error is a conflict another attempt can get past."""
-    if not isinstance(exc, DBAPIError):
+    """Whether a database error is a conflict another attempt can get past: SQLAlchemy's wrapped
+    errors, or the driver's own (the probes run on the driver, probes.py)."""
+    if isinstance(exc, DBAPIError):
+        orig: BaseException = exc.orig or exc
+        operational, integrity = isinstance(exc, OperationalError), isinstance(exc, IntegrityError)
+    elif isinstance(exc, sqlite3.Error):
+        orig = exc
+        operational, integrity = isinstance(exc, sqlite3.OperationalError), isinstance(exc, sqlite3.IntegrityError)
+    elif type(exc).__module__.startswith("psycopg"):
+        orig, operational, integrity = exc, False, False
+    else:
         return False
-    code = getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None)
+    code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
     if code is not None:
         return code in _PG_RETRY
-    text = str(exc.orig).lower()
-    return (
-        isinstance(exc, OperationalError)
-        and ("locked" in text or "busy" in text)
-        or (isinstance(exc, IntegrityError) and "unique" in text)
-    )
+    text = str(orig).lower()
+    return operational and ("locked" in text or "busy" in text) or (integrity and "unique" in text)
 
 
 def use_case(fn: F) -> F:
@@ -44,7 +50,7 @@ def use_case(fn: F) -> F:
         for attempt in range(ATTEMPTS):
             try:
                 return fn(self, *args, **kwargs)
-            except DBAPIError as exc:
+            except Exception as exc:
                 if attempt == ATTEMPTS - 1 or not retryable(exc):
                     raise
                 self.retries = getattr(self, "retries", 0) + 1

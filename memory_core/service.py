@@ -19,7 +19,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from . import errors as E
-from . import reads
+from . import probes, reads
 from .db import checkpoint, make_engine, writer
 from .erasure import erase_account, erase_run
 from .explore import ExploreMixin
@@ -110,15 +110,18 @@ class MemoryService(ExploreMixin, TokenMixin):
 
     # --- look-ups that refuse ------------------------------------------------------------
 
+    @classmethod
+    def _require_open(cls, turn: Turn, run: Run) -> None:
+        cls._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
+
     @staticmethod
-    def _require_open(turn: Turn, run: Run) -> None:
-        if run.ended:
-            raise E.RunEnded(f"run {run.id!r} has ended; nothing more happens in it (R17)")
-        if turn.status != "open":
+    def _refuse_unless_open(turn_id: str, status: str, run_id: str, ended: bool) -> None:
+        if ended:
+            raise E.RunEnded(f"run {run_id!r} has ended; nothing more happens in it (R17)")
+        if status != "open":
             why = {"completed": "a turn ends and teaches once (R1)", "replaced": "a replaced turn teaches nothing (R3)"}
             raise E.TurnNotOpen(
-                f"turn {turn.id!r} is {turn.status}, not open: "
-                f"{why.get(turn.status, 'an ended turn takes no more events (R2)')}"
+                f"turn {turn_id!r} is {status}, not open: {why.get(status, 'an ended turn takes no more events (R2)')}"
             )
 
     @staticmethod
@@ -318,13 +321,17 @@ class MemoryService(ExploreMixin, TokenMixin):
             s.add(turn)
             return Outcome(detail=detail)
 
-    @staticmethod
-    def _step(s: Session, run: Run, step: str) -> Obj:
+    @classmethod
+    def _step(cls, s: Session, run: Run, step: str) -> Obj:
         wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
-        for spec in wf.steps if wf else []:
+        return cls._step_of(wf.id if wf else None, wf.steps if wf else [], step)
+
+    @staticmethod
+    def _step_of(workflow_id: str | None, steps: list[Obj], step: str) -> Obj:
+        for spec in steps:
             if spec["id"] == step:
                 return spec
-        where = f"workflow {wf.id!r}" if wf else "no workflow (the run was started without one)"
+        where = f"workflow {workflow_id!r}" if workflow_id else "no workflow (the run was started without one)"
         raise E.UnknownStep(f"step {step!r} is not in the run's {where}")
 
     @use_case
@@ -441,32 +448,79 @@ class MemoryService(ExploreMixin, TokenMixin):
 
     # --- reads (R18 to R23) --------------------------------------------------------------
 
+    @use_case
     def read(
         self, turn_id: str, *, call: str, args: Obj, within: str | None = None, step: str | None = None
     ) -> Outcome:
-        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20)."""
-        with self._tx() as s:
-            turn, run = self._turn(s, turn_id)
-            spec = self._step(s, run, step) if step is not None else None
-            self._require_open(turn, run)
-            if within is not None and self._open_work(s, turn_id, within) is None:
+        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
+        It runs on the driver (probes.py): the turn check, one query, the count, one transaction."""
+        with self._probe_tx() as db:
+            hit = db.rows(probes.TURN, {"t": turn_id})
+            if not hit:
+                raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+            status, used, run_id, ended, org_id, person_id, wf_id, cap, steps = hit[0]
+            spec = self._step_of(wf_id, probes.json_value(steps) if wf_id else [], step) if step is not None else None
+            self._refuse_unless_open(turn_id, status, run_id, bool(ended))
+            if within is not None and not db.rows(probes.OPEN_WORK, {"t": turn_id, "w": within}):
                 raise E.NestedNotOpen(f"{within!r} is not open in turn {turn_id!r} (R5)")
             if not read_offered(within=within, step=spec):
                 who = f"nested work {within!r}" if within else f"step {step!r} (not a model step admitting calls)"
                 raise E.NotOffered(f"graph reads are not offered to {who} (R4, R19)")
-            wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
-            cap = wf.memory_probes if wf else None
-            if not budget_allows(used=turn.probes_used, cap=cap):
-                raise E.BudgetExhausted(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
+            if not budget_allows(used=used, cap=cap):
+                raise self._exhausted(turn_id, cap)
+            seen = probes.owners(run_id, org_id, person_id)
             if call == "GraphResolve":
-                result = reads.resolve(s, run, args["name"], args.get("kind"))
+                result = probes.resolve(db, seen, args["name"], args.get("kind"))
             elif call == "GraphExpand":
-                result = reads.expand(s, run, args["entity"], args.get("graph", "world"), args.get("relation"))
+                result = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
             else:
-                result = reads.source(s, run, args["fact"], args.get("graph", "world"))
-            turn.probes_used += 1
-            s.add(turn)
-            return Outcome(detail={"result": result, "probes_used": turn.probes_used, "cap": cap})
+                result = probes.source(db, seen, run_id, org_id, args["fact"], args.get("graph", "world"))
+            # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
+            if cap is None:
+                counted = db.change(probes.COUNT, {"t": turn_id})
+            else:
+                counted = db.change(probes.COUNT_CAPPED, {"t": turn_id, "cap": cap})
+            if not counted:  # a concurrent use case got there first
+                raise (
+                    self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen(f"turn {turn_id!r} ended (R2)")
+                )
+            return Outcome(detail={"result": result, "probes_used": used + 1, "cap": cap})
+
+    @staticmethod
+    def _exhausted(turn_id: str, cap: int | None) -> E.Refusal:
+        return E.BudgetExhausted(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
+
+    @contextmanager
+    def _probe_tx(self) -> Iterator[probes.Driver]:
+        """A probe's transaction on the pooled driver connection: committed at the end, rolled back by
+        any error or refusal. SQLite takes the write lock up front (BEGIN IMMEDIATE); PostgreSQL
+        runs it READ COMMITTED, the guarded UPDATE keeping the count right."""
+        pg = self.engine.dialect.name == "postgresql"
+        if self._sandbox is not None:
+            with self._sandbox.begin_nested():
+                db = probes.Driver(self._sandbox.connection().connection.dbapi_connection, pg)
+                try:
+                    yield db
+                finally:
+                    db.close()
+            return
+        raw = self.engine.raw_connection()
+        try:
+            dbapi = raw.dbapi_connection
+            assert dbapi is not None
+            db = probes.Driver(dbapi, pg)
+            try:
+                if not pg:
+                    db.cur.execute("BEGIN IMMEDIATE")
+                yield db
+            except BaseException:
+                db.close()
+                dbapi.rollback()
+                raise
+            db.close()
+            dbapi.commit()
+        finally:
+            raw.close()
 
     @use_case
     def org_map(self, org_id: str) -> Obj:

@@ -1,0 +1,205 @@
+"""Graph reads on the database driver (R19 to R23): a turn's probe is its hottest use case.
+
+A probe is a whole use case (R21's count must last, so it is a write transaction), yet the
+query it serves is one index look-up of a few dozen microseconds. Through the ORM, or even
+SQLAlchemy Core, each statement costs ten times the query (issue #8, B2, profiled), so a probe
+runs its few fixed statements on the pooled driver connection directly: the turn check, one
+query, the count. The SQL is written once, with `:name` parameters (sqlite3's style; turned
+into `%(name)s` for psycopg), and is the same text the benchmark runs raw.
+
+Everything here takes a DB-API connection already inside the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from .rules import name_key
+from .state import fact_sort_key
+
+Obj = dict[str, Any]
+GRAPH_ORDER = {"world": 0, "user": 1, "flow": 2}
+
+TURN = """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
+ w.steps FROM turn t JOIN run r ON r.id = t.run_id LEFT JOIN workflow w ON w.id = r.workflow_id WHERE t.id = :t"""
+
+OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
+
+COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
+COUNT_CAPPED = COUNT + " AND probes_used < :cap"
+
+_ENTITY_COLS = "name, kind, aliases, graph"
+
+
+def _resolve_sql(with_kind: bool) -> str:
+    kind = " AND kind = :kind" if with_kind else ""
+    by_name = [
+        f"SELECT {_ENTITY_COLS} FROM entity WHERE graph = '{g}' AND owner = :{g} AND key = :k "
+        f"AND active_facts > 0{kind}"
+        for g in GRAPH_ORDER
+    ]
+    visible = " OR ".join(f"(e.graph = '{g}' AND e.owner = :{g})" for g in GRAPH_ORDER)
+    by_alias = (
+        "SELECT e.name, e.kind, e.aliases, e.graph FROM alias a JOIN entity e ON e.id = a.entity_id "
+        f"WHERE a.key = :k AND e.active_facts > 0 AND ({visible}){' AND e.kind = :kind' if with_kind else ''}"
+    )
+    return "\nUNION ALL ".join([*by_name, by_alias])
+
+
+#: GraphResolve: one statement, an index look-up per visible graph by name and one by alias.
+RESOLVE = _resolve_sql(False)
+RESOLVE_KIND = _resolve_sql(True)
+
+ENTITY = "(SELECT id FROM entity WHERE graph = :g AND owner = :o AND kind = :kind AND key = :k)"
+
+
+def _expand_sql(with_relation: bool) -> str:
+    rel = " AND f.relation = :rel" if with_relation else ""
+    half = (
+        "SELECT f.id, f.relation, f.value, f.status, f.weight, f.log_odds, f.sources, s.name, s.kind, o.name, "
+        'o.kind, d.id, d."by", d.contribution FROM fact f JOIN entity s ON s.id = f.subject_id '
+        "LEFT JOIN entity o ON o.id = f.object_id LEFT JOIN dispute d ON d.fact_id = f.id "
+        f"WHERE f.{{end}} = {ENTITY} AND f.graph = :g AND f.owner = :o AND f.status = 'active'{rel}"
+    )
+    return half.format(end="subject_id") + "\nUNION " + half.format(end="object_id")
+
+
+#: GraphExpand: the entity (by its identity, R23) and its active facts at either end, each end an
+#: index look-up, with the names of both ends and the fact's disputes: one statement.
+EXPAND = _expand_sql(False)
+EXPAND_RELATION = _expand_sql(True)
+
+FACT_TO_ENTITY = """SELECT f.id, f.status FROM fact f JOIN entity s ON s.id = f.subject_id
+ JOIN entity o ON o.id = f.object_id WHERE s.graph = :g AND s.owner = :o AND s.kind = :sk AND s.key = :skey
+ AND o.graph = :g AND o.owner = :o AND o.kind = :ok AND o.key = :okey
+ AND f.graph = :g AND f.owner = :o AND f.subject_id = s.id AND f.relation = :rel AND f.object_key = 'e:' || o.id"""
+
+FACT_TO_VALUE = """SELECT f.id, f.status FROM fact f JOIN entity s ON s.id = f.subject_id
+ WHERE s.graph = :g AND s.owner = :o AND s.kind = :sk AND s.key = :skey
+ AND f.graph = :g AND f.owner = :o AND f.relation = :rel AND f.object_key = :okey"""
+
+#: GraphSource: the fact's supports with the excerpt read through each pointer (R24).
+SUPPORTS = """SELECT sp.key, sp.origin, sp.contribution, sp.run_id, sp.turn_id, sp.record_id, r.excerpt,
+ r.run_id, ru.org_id FROM support sp LEFT JOIN record r ON r.id = sp.record_id
+ LEFT JOIN run ru ON ru.id = r.run_id WHERE sp.fact_id = :f ORDER BY sp.id"""
+
+_PARAM = re.compile(r"(?<![:\w]):(\w+)")
+_PG_SQL: dict[str, str] = {}
+
+
+def for_driver(sql: str, postgres: bool) -> str:
+    """`:name` parameters as the driver wants them: sqlite3 takes them; psycopg wants `%(name)s`."""
+    if not postgres:
+        return sql
+    out = _PG_SQL.get(sql)
+    if out is None:
+        out = _PG_SQL[sql] = _PARAM.sub(r"%(\1)s", sql.replace("%", "%%"))
+    return out
+
+
+class Driver:
+    """A DB-API connection inside a transaction, with the few calls a probe makes (one cursor)."""
+
+    def __init__(self, dbapi: Any, postgres: bool) -> None:
+        self.postgres = postgres
+        self.cur = dbapi.cursor()
+
+    def rows(self, sql: str, params: Obj) -> list[tuple[Any, ...]]:
+        self.cur.execute(for_driver(sql, self.postgres), params)
+        return list(self.cur.fetchall())
+
+    def change(self, sql: str, params: Obj) -> int:
+        self.cur.execute(for_driver(sql, self.postgres), params)
+        return int(self.cur.rowcount)
+
+    def close(self) -> None:
+        self.cur.close()
+
+
+def json_value(value: Any) -> Any:
+    """A JSON column's value: PostgreSQL's driver decodes it, SQLite gives the text."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def owners(run_id: str, org_id: str, person_id: str | None) -> dict[str, str | None]:
+    """R20: the owner of each graph the run's turns see (None: that graph is not there)."""
+    return {"world": org_id, "user": person_id, "flow": run_id}
+
+
+def resolve(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
+    """GraphResolve: entities of active facts whose name or alias matches, each with its graph."""
+    params: Obj = {"k": name_key(name), **seen}
+    if kind is not None:
+        params["kind"] = kind
+    found: dict[tuple[str, str, str], Obj] = {}
+    for n, k, a, g in db.rows(RESOLVE if kind is None else RESOLVE_KIND, params):
+        found[(g, k, n)] = {"name": n, "kind": k, "aliases": list(json_value(a)), "graph": g}
+    return sorted(found.values(), key=lambda e: (e["name"], e["kind"], GRAPH_ORDER[e["graph"]]))
+
+
+def expand(db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, relation: str | None = None) -> list[Obj]:
+    """GraphExpand: the entity's active facts in either direction, with weights (no supports)."""
+    owner = seen.get(graph)
+    if owner is None:
+        return []
+    params: Obj = {"g": graph, "o": owner, "kind": entity["kind"], "k": name_key(entity["name"])}
+    if relation is not None:
+        params["rel"] = relation
+    facts: dict[int, Obj] = {}
+    disputes: dict[int, list[tuple[int, Obj]]] = {}
+    for fid, rel, value, status, weight, log_odds, sources, sn, sk, on, ok, did, by, dc in db.rows(
+        EXPAND if relation is None else EXPAND_RELATION, params
+    ):
+        if fid not in facts:
+            facts[fid] = {
+                "subject": {"name": sn, "kind": sk},
+                "relation": rel,
+                "object": {"name": on, "kind": ok} if on is not None else {"value": value},
+                "status": status,
+                "weight": weight,
+                "log_odds": log_odds,
+                "sources": sources,
+            }
+            disputes[fid] = []
+        if did is not None:
+            disputes[fid].append((did, {"by": by, "contribution": dc}))
+    for fid, item in facts.items():
+        item["disputes"] = [d for _, d in sorted(disputes[fid], key=lambda pair: pair[0])]
+    return sorted(facts.values(), key=fact_sort_key)
+
+
+def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fact: Obj, graph: str) -> list[Obj]:
+    """GraphSource: an active fact's supports, the excerpt read through each pointer (R23, R24);
+    evidence from another organization's run stays there (R20)."""
+    owner = seen.get(graph)
+    if owner is None:
+        return []
+    subject, obj = fact["subject"], fact["object"]
+    params: Obj = {"g": graph, "o": owner, "sk": subject["kind"], "skey": name_key(subject["name"])}
+    params["rel"] = fact["relation"]
+    if "value" in obj:
+        params["okey"] = "v:" + obj["value"]
+        hit = db.rows(FACT_TO_VALUE, params)
+    else:
+        params.update(ok=obj["kind"], okey=name_key(obj["name"]))
+        hit = db.rows(FACT_TO_ENTITY, params)
+    if not hit or hit[0][1] != "active":
+        return []
+    out = []
+    for key, origin, contrib, srun, sturn, srec, excerpt, rec_run, rec_org in db.rows(SUPPORTS, {"f": hit[0][0]}):
+        if rec_run is not None and rec_run != run_id and rec_org != org_id:
+            excerpt = None  # a User fact's evidence from another organization's run stays there (R20)
+        out.append(
+            {
+                "key": key,
+                "origin": origin,
+                "contribution": contrib,
+                "run": srun,
+                "turn": sturn,
+                "record": srec,
+                "excerpt": excerpt,
+            }
+        )
+    return out
