@@ -12,7 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func, or_
+from sqlalchemy import and_, bindparam, delete, func, insert, or_, update
+from sqlalchemy.engine import Connection
 from sqlmodel import Session, col, select
 
 from .models import Alias, Dispute, Entity, Fact, MapCount, Support
@@ -70,24 +71,6 @@ class Changes:
         return [c for c in self.facts.values() if c.kind != "unchanged"]
 
 
-def entity_ref(e: Entity) -> Obj:
-    return {"name": e.name, "kind": e.kind}
-
-
-def fact_ref(s: Session, fact: Fact) -> Obj:
-    """The fact as the state format names it: subject, relation, object."""
-    subject = s.get(Entity, fact.subject_id)
-    assert subject is not None
-    obj: Obj
-    if fact.object_id is None:
-        obj = {"value": fact.value}
-    else:
-        target = s.get(Entity, fact.object_id)
-        assert target is not None
-        obj = entity_ref(target)
-    return {"subject": entity_ref(subject), "relation": fact.relation, "object": obj}
-
-
 # --- entities ----------------------------------------------------------------------------
 
 
@@ -97,16 +80,6 @@ def find_entity(s: Session, graph: str, owner: str, kind: str, name: str) -> Ent
             Entity.graph == graph, Entity.owner == owner, Entity.kind == kind, Entity.key == name_key(name)
         )
     ).first()
-
-
-def drop_entity_if_orphan(s: Session, entity_id: int) -> None:
-    """R3: an entity named by no fact is gone."""
-    used = s.exec(
-        select(Fact.id).where(or_(col(Fact.subject_id) == entity_id, col(Fact.object_id) == entity_id)).limit(1)
-    ).first()
-    if used is None:
-        s.exec(delete(Alias).where(col(Alias.entity_id) == entity_id))  # type: ignore[call-overload]
-        s.exec(delete(Entity).where(col(Entity.id) == entity_id))  # type: ignore[call-overload]
 
 
 # --- facts -------------------------------------------------------------------------------
@@ -141,15 +114,101 @@ def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
         yield items[i : i + size]
 
 
-class GraphWriter:
-    """Batched writes inside one session: every entity and fact a turn's claims name is looked
-    up with a few IN queries, new ones are inserted in one flush, in the order the claims come
-    (records in order, claims in order, subject before object: the entity spelling rule)."""
+# --- rows: the write side works on plain rows with SQLAlchemy Core, in the caller's transaction ---
+# A turn's teaching touches dozens of entities and facts; as ORM objects each cost more than its
+# row's SQL (issue #8, B1, profiled), so entities and facts are plain dataclasses here, read and
+# written in a few batched statements (IN look-ups, executemany inserts and updates).
 
-    def __init__(self, s: Session) -> None:
-        self.s = s
-        self.entities: dict[tuple[str, str, str, str], Entity] = {}
-        self.facts: dict[tuple[str, str, int, str, str], Fact] = {}
+E_T, F_T, S_T, D_T, A_T, M_T = (
+    Entity.__table__,  # type: ignore[attr-defined]
+    Fact.__table__,  # type: ignore[attr-defined]
+    Support.__table__,  # type: ignore[attr-defined]
+    Dispute.__table__,  # type: ignore[attr-defined]
+    Alias.__table__,  # type: ignore[attr-defined]
+    MapCount.__table__,  # type: ignore[attr-defined]
+)
+
+
+@dataclass
+class EntityRow:
+    id: int
+    graph: str
+    owner: str
+    kind: str
+    key: str
+    name: str
+    aliases: list[str]
+    active_facts: int
+    fresh_aliases: list[str] = field(default_factory=list)  # alias keys added in this use case
+
+    @property
+    def ref(self) -> Obj:
+        return {"name": self.name, "kind": self.kind}
+
+
+@dataclass
+class FactRow:
+    id: int
+    graph: str
+    owner: str
+    subject_id: int
+    relation: str
+    object_id: int | None
+    value: str | None
+    object_key: str
+    retracted: bool
+    status: str
+    log_odds: float
+    weight: float
+    sources: int
+
+
+_E_COLS = [E_T.c.id, E_T.c.graph, E_T.c.owner, E_T.c.kind, E_T.c.key, E_T.c.name, E_T.c.aliases, E_T.c.active_facts]
+_F_COLS = [getattr(F_T.c, n) for n in FactRow.__dataclass_fields__]
+
+
+def entity_rows(conn: Connection, where: Any) -> list[EntityRow]:
+    return [
+        EntityRow(r[0], r[1], r[2], r[3], r[4], r[5], list(r[6]), r[7])
+        for r in conn.execute(select(*_E_COLS).where(where))
+    ]
+
+
+def fact_rows(conn: Connection, where: Any) -> list[FactRow]:
+    return [FactRow(*r) for r in conn.execute(select(*_F_COLS).where(where))]
+
+
+def load_facts(conn: Connection, ids: Iterable[int]) -> list[FactRow]:
+    out: list[FactRow] = []
+    for chunk in _chunks(sorted(set(ids))):
+        out += fact_rows(conn, F_T.c.id.in_(chunk))
+    return out
+
+
+def _insert(conn: Connection, table: Any, rows: list[Obj]) -> list[int]:
+    """Insert rows in one statement and return their new ids, in the rows' order. SQLite numbers
+    them itself after the largest id (what it would do; the write lock is held since BEGIN
+    IMMEDIATE), as RETURNING in order would insert row by row there; PostgreSQL returns them."""
+    if not rows:
+        return []
+    if conn.dialect.name == "sqlite":
+        start = int(conn.execute(select(func.coalesce(func.max(table.c.id), 0))).scalar_one()) + 1
+        ids = list(range(start, start + len(rows)))
+        conn.execute(insert(table), [{**row, "id": i} for row, i in zip(rows, ids, strict=True)])
+        return ids
+    result = conn.execute(insert(table).returning(table.c.id, sort_by_parameter_order=True), rows)
+    return [r[0] for r in result]
+
+
+class GraphWriter:
+    """Batched writes: every entity and fact a turn's claims name is looked up with a few IN
+    queries, new ones are inserted in one statement each, in the order the claims come (records
+    in order, claims in order, subject before object: the entity spelling rule)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.entities: dict[tuple[str, str, str, str], EntityRow] = {}
+        self.facts: dict[tuple[str, str, int, str, str], FactRow] = {}
 
     def load(self, claims: list[tuple[str, str, Obj]]) -> None:
         """Preload the entities and facts that these (graph, owner, claim) triples may name."""
@@ -160,113 +219,141 @@ class GraphWriter:
                     wanted.setdefault((graph, owner), set()).add(name_key(e["name"]))
         for (graph, owner), keys in wanted.items():
             for chunk in _chunks(sorted(keys)):
-                for e in self.s.exec(
-                    select(Entity).where(Entity.graph == graph, Entity.owner == owner, col(Entity.key).in_(chunk))
-                ):
+                where = and_(E_T.c.graph == graph, E_T.c.owner == owner, E_T.c.key.in_(chunk))
+                for e in entity_rows(self.conn, where):
                     self.entities[(graph, owner, e.kind, e.key)] = e
-        by_graph: dict[tuple[str, str], list[int]] = {}
-        for (graph, owner, _, _), e in self.entities.items():
-            if e.id is not None:
-                by_graph.setdefault((graph, owner), []).append(e.id)
-        for (graph, owner), ids in by_graph.items():
-            for chunk in _chunks(sorted(ids)):
-                for f in self.s.exec(
-                    select(Fact).where(Fact.graph == graph, Fact.owner == owner, col(Fact.subject_id).in_(chunk))
-                ):
-                    self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
+        # Then exactly the facts the claims name whose ends both exist: one unique-index look-up each.
+        named: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
+        for graph, owner, claim in claims:
+            subject = self.entities.get((graph, owner, claim["subject"]["kind"], name_key(claim["subject"]["name"])))
+            obj = claim["object"]
+            if "value" in obj:
+                okey: str | None = "v:" + obj["value"]
+            else:
+                target = self.entities.get((graph, owner, obj["kind"], name_key(obj["name"])))
+                okey = None if target is None else f"e:{target.id}"
+            if subject is not None and okey is not None:
+                named.setdefault((graph, owner), set()).add((subject.id, claim["relation"], okey))
+        for (graph, owner), wanted_facts in named.items():
+            # Three IN lists on the unique index's columns: exact index probes (a row-value IN would
+            # scan the graph on SQLite); the few extra combinations are dropped here.
+            for chunk in _chunks(sorted(wanted_facts), 200):
+                where = and_(
+                    F_T.c.graph == graph,
+                    F_T.c.owner == owner,
+                    F_T.c.subject_id.in_({k[0] for k in chunk}),
+                    F_T.c.relation.in_({k[1] for k in chunk}),
+                    F_T.c.object_key.in_({k[2] for k in chunk}),
+                )
+                for f in fact_rows(self.conn, where):
+                    if (f.subject_id, f.relation, f.object_key) in wanted_facts:
+                        self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
-    def entity(self, graph: str, owner: str, spec: Obj) -> Entity:
-        """The entity of `spec` in this graph, made with the claim's spelling if new (not yet flushed)."""
-        key = (graph, owner, spec["kind"], name_key(spec["name"]))
-        e = self.entities.get(key)
-        if e is None:
-            e = Entity(
-                graph=graph, owner=owner, kind=spec["kind"], key=key[3], name=display_name(spec["name"]), aliases=[]
-            )
-            self.s.add(e)
-            self.entities[key] = e
-        if spec.get("aliases"):
-            _merge_aliases(e, spec["aliases"])
-        return e
+    def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[FactRow]:
+        """The fact each (graph, owner, claim) names, creating the missing entities and facts."""
+        new_entities: list[EntityRow] = []
 
-    def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[Fact]:
-        """The fact each (graph, owner, claim) names, creating the missing ones; one flush each step."""
+        def entity(graph: str, owner: str, spec: Obj) -> EntityRow:
+            key = (graph, owner, spec["kind"], name_key(spec["name"]))
+            e = self.entities.get(key)
+            if e is None:
+                e = EntityRow(0, graph, owner, spec["kind"], key[3], display_name(spec["name"]), [], 0)
+                self.entities[key] = e
+                new_entities.append(e)
+            if spec.get("aliases"):
+                _merge_aliases(e, spec["aliases"])
+            return e
+
         ends = [
-            (self.entity(g, o, c["subject"]), None if "value" in c["object"] else self.entity(g, o, c["object"]))
+            (entity(g, o, c["subject"]), None if "value" in c["object"] else entity(g, o, c["object"]))
             for g, o, c in writes
         ]
-        self.s.flush()  # entity ids
-        self._sync_aliases()
+        fields = ("graph", "owner", "kind", "key", "name", "aliases", "active_facts")
+        ids = _insert(self.conn, E_T, [{f: getattr(e, f) for f in fields} for e in new_entities])
+        for e, i in zip(new_entities, ids, strict=True):
+            e.id = i
+        self._sync_aliases(set(map(id, new_entities)))
+        new_facts: list[FactRow] = []
         out = []
         for (graph, owner, claim), (subject, target) in zip(writes, ends, strict=True):
-            assert subject.id is not None
             okey = "v:" + claim["object"]["value"] if target is None else f"e:{target.id}"
             key = (graph, owner, subject.id, claim["relation"], okey)
             fact = self.facts.get(key)
             if fact is None:
-                fact = Fact(
-                    graph=graph,
-                    owner=owner,
-                    subject_id=subject.id,
-                    relation=claim["relation"],
-                    object_id=None if target is None else target.id,
-                    value=claim["object"]["value"] if target is None else None,
-                    object_key=okey,
-                    status="new",
+                value = claim["object"]["value"] if target is None else None
+                fact = FactRow(
+                    0,
+                    graph,
+                    owner,
+                    subject.id,
+                    claim["relation"],
+                    None if target is None else target.id,
+                    value,
+                    okey,
+                    False,
+                    "new",
+                    0.0,
+                    0.5,
+                    0,
                 )
-                self.s.add(fact)
                 self.facts[key] = fact
+                new_facts.append(fact)
             out.append(fact)
-        self.s.flush()  # fact ids
+        rows = [{f: v for f, v in vars(fact).items() if f != "id"} for fact in new_facts]
+        for fact, i in zip(new_facts, _insert(self.conn, F_T, rows), strict=True):
+            fact.id = i
         return out
 
-    def _sync_aliases(self) -> None:
-        """Alias rows for aliases added to entities in this batch (GraphResolve finds them, R23)."""
+    def _sync_aliases(self, new: set[int]) -> None:
+        """Alias rows for aliases added in this batch (GraphResolve finds them, R23); an existing
+        entity's alias list is rewritten."""
+        rows, changed = [], []
         for e in self.entities.values():
-            fresh = getattr(e, "_new_aliases", None)
-            if fresh:
-                assert e.id is not None
-                self.s.add_all(Alias(entity_id=e.id, key=k) for k in fresh)
-                e._new_aliases = []  # type: ignore[attr-defined]
+            if e.fresh_aliases:
+                rows += [{"entity_id": e.id, "key": k} for k in e.fresh_aliases]
+                e.fresh_aliases = []
+                if id(e) not in new:
+                    changed.append({"eid": e.id, "aliases": e.aliases})
+        if rows:
+            self.conn.execute(insert(A_T), rows)
+        if changed:
+            self.conn.execute(
+                update(E_T).where(E_T.c.id == bindparam("eid")).values(aliases=bindparam("aliases")), changed
+            )
 
 
-def _merge_aliases(e: Entity, aliases: Iterable[str]) -> None:
+def _merge_aliases(e: EntityRow, aliases: Iterable[str]) -> None:
     known = {e.key, *(name_key(a) for a in e.aliases)}
-    new = list(e.aliases)
-    fresh: list[str] = getattr(e, "_new_aliases", None) or []
     for alias in aliases:
         key = name_key(alias)
         if key and key not in known:
             known.add(key)
-            new.append(display_name(alias))
-            fresh.append(key)
-    if len(new) != len(e.aliases):
-        e.aliases = new
-        e._new_aliases = fresh  # type: ignore[attr-defined]
+            e.aliases = [*e.aliases, display_name(alias)]
+            e.fresh_aliases.append(key)
 
 
-def refresh_facts(s: Session, facts: list[Fact], changes: Changes) -> None:
+def refresh_facts(conn: Connection, facts: list[FactRow], changes: Changes, entities: Iterable[EntityRow] = ()) -> None:
     """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the
-    graph), in a few batched queries; a fact left with no support is gone, and so is an entity
-    left with no fact (R3)."""
-    ids = [f.id for f in facts if f.id is not None]
+    graph), in a few batched statements; a fact left with no support is gone, and so is an
+    entity left with no fact (R3). `entities` may hold the rows of the facts' ends already read."""
+    ids = [f.id for f in facts]
     supports: dict[int, list[tuple[str, str, float]]] = {i: [] for i in ids}
     disputes: dict[int, list[float]] = {i: [] for i in ids}
     for chunk in _chunks(ids):
-        for fid, origin, key, contrib in s.exec(
-            select(Support.fact_id, Support.origin, Support.key, Support.contribution).where(
-                col(Support.fact_id).in_(chunk)
-            )
-        ):
+        q = select(S_T.c.fact_id, S_T.c.origin, S_T.c.key, S_T.c.contribution).where(S_T.c.fact_id.in_(chunk))
+        for fid, origin, key, contrib in conn.execute(q):
             supports[fid].append((origin, key, contrib))
-        for fid, contrib in s.exec(
-            select(Dispute.fact_id, Dispute.contribution).where(col(Dispute.fact_id).in_(chunk))
-        ):
+        for fid, contrib in conn.execute(select(D_T.c.fact_id, D_T.c.contribution).where(D_T.c.fact_id.in_(chunk))):
             disputes[fid].append(contrib)
+    ends = {e.id: e for e in entities}
+    missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
+    for chunk in _chunks(sorted(missing)):
+        ends.update((e.id, e) for e in entity_rows(conn, E_T.c.id.in_(chunk)))
     shift: dict[int, int] = {}
-    gone: list[Fact] = []
+    counts: dict[tuple[str, str], int] = {}
+    gone: list[FactRow] = []
+    updates: list[Obj] = []
     for fact in facts:
-        assert fact.id is not None
         before = None if fact.status == "new" else (fact.weight, fact.status)
         was_active = fact.status == "active"
         if not supports[fact.id]:
@@ -275,52 +362,70 @@ def refresh_facts(s: Session, facts: list[Fact], changes: Changes) -> None:
         else:
             sc = score(supports[fact.id], disputes[fact.id], retracted=fact.retracted)
             fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
-            s.add(fact)
+            updates.append({"fid": fact.id, "lo": sc.log_odds, "w": sc.weight, "n": sc.sources, "st": sc.status})
             now_active, after = sc.status == "active", (sc.weight, sc.status)
         if was_active != now_active:
             for eid in (fact.subject_id, fact.object_id):
                 if eid is not None:
                     shift[eid] = shift.get(eid, 0) + (1 if now_active else -1)
             if fact.graph == "world":
-                _count(s, fact.owner, "", 1 if now_active else -1)
-        changes.note(fact.graph, fact.owner, fact_ref(s, fact), fact.id, before, after)
+                counts[(fact.owner, "")] = counts.get((fact.owner, ""), 0) + (1 if now_active else -1)
+        target = ends[fact.object_id].ref if fact.object_id is not None else {"value": fact.value}
+        ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
+        changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
+    if updates:
+        conn.execute(
+            update(F_T)
+            .where(F_T.c.id == bindparam("fid"))
+            .values(log_odds=bindparam("lo"), weight=bindparam("w"), sources=bindparam("n"), status=bindparam("st")),
+            updates,
+        )
+    moved = []
     for eid, delta in shift.items():
         if delta:
-            e = s.get(Entity, eid)
-            assert e is not None
+            e = ends[eid]
             was_on_map = e.active_facts > 0
             e.active_facts += delta
-            s.add(e)
+            moved.append({"eid": eid, "n": e.active_facts})
             if e.graph == "world" and was_on_map != (e.active_facts > 0):
-                _count(s, e.owner, e.kind, 1 if e.active_facts > 0 else -1)
+                counts[(e.owner, e.kind)] = counts.get((e.owner, e.kind), 0) + (1 if e.active_facts > 0 else -1)
+    if moved:
+        conn.execute(update(E_T).where(E_T.c.id == bindparam("eid")).values(active_facts=bindparam("n")), moved)
+    _count(conn, counts)
     if gone:
-        _drop_facts(s, gone)
+        _drop_facts(conn, [f.id for f in gone], {i for f in gone for i in (f.subject_id, f.object_id) if i is not None})
 
 
-def refresh_fact(s: Session, fact: Fact, changes: Changes) -> None:
-    """Recompute one fact (a dispute, a retraction)."""
-    refresh_facts(s, [fact], changes)
+def _drop_facts(conn: Connection, ids: list[int], ends: set[int]) -> None:
+    for chunk in _chunks(ids):
+        conn.execute(delete(D_T).where(D_T.c.fact_id.in_(chunk)))
+        conn.execute(delete(F_T).where(F_T.c.id.in_(chunk)))
+    for eid in sorted(ends):  # R3: an entity named by no fact is gone
+        used = conn.execute(
+            select(F_T.c.id).where(or_(F_T.c.subject_id == eid, F_T.c.object_id == eid)).limit(1)
+        ).first()
+        if used is None:
+            conn.execute(delete(A_T).where(A_T.c.entity_id == eid))
+            conn.execute(delete(E_T).where(E_T.c.id == eid))
 
 
-def _drop_facts(s: Session, facts: list[Fact]) -> None:
-    s.flush()
-    ids = [f.id for f in facts]
-    s.exec(delete(Dispute).where(col(Dispute.fact_id).in_(ids)))  # type: ignore[call-overload]
-    for f in facts:
-        s.expunge(f)
-    s.exec(delete(Fact).where(col(Fact.id).in_(ids)))  # type: ignore[call-overload]
-    for eid in sorted({f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}):
-        drop_entity_if_orphan(s, eid)
-
-
-def withdraw(s: Session, supports: list[Support], changes: Changes) -> None:
+def withdraw(conn: Connection, support_ids: list[int], fact_ids: Iterable[int], changes: Changes) -> None:
     """Remove these supports and recompute every fact they touched (R3)."""
-    fact_ids = sorted({sp.fact_id for sp in supports})
-    for sp in supports:
-        s.delete(sp)
-    s.flush()
-    facts = [f for f in (s.get(Fact, fid) for fid in fact_ids) if f is not None]
-    refresh_facts(s, facts, changes)
+    for chunk in _chunks(support_ids):
+        conn.execute(delete(S_T).where(S_T.c.id.in_(chunk)))
+    refresh_facts(conn, load_facts(conn, fact_ids), changes)
+
+
+def _count(conn: Connection, deltas: dict[tuple[str, str], int]) -> None:
+    """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts."""
+    for (org_id, kind), delta in sorted(deltas.items()):
+        if not delta:
+            continue
+        hit = conn.execute(
+            update(M_T).where(M_T.c.org_id == org_id, M_T.c.kind == kind).values(n=M_T.c.n + delta)
+        ).rowcount
+        if not hit:
+            conn.execute(insert(M_T).values(org_id=org_id, kind=kind, n=delta))
 
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:
@@ -335,14 +440,6 @@ def drop_graph(s: Session, graph: str, owner: str) -> None:
         delete(Entity).where(col(Entity.graph) == graph, col(Entity.owner) == owner),
     ):
         s.exec(stmt)  # type: ignore[call-overload]
-
-
-def _count(s: Session, org_id: str, kind: str, delta: int) -> None:
-    row = s.get(MapCount, (org_id, kind))
-    if row is None:
-        row = MapCount(org_id=org_id, kind=kind, n=0)
-    row.n += delta
-    s.add(row)
 
 
 def map_counts(s: Session, org_id: str) -> Obj:

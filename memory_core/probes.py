@@ -27,6 +27,14 @@ TURN = """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, 
 
 OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
 
+TURN_TO_RECORD = """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
+ JOIN run r ON r.id = t.run_id WHERE t.id = :t"""
+PERSON = "SELECT id FROM person WHERE id = :p"
+#: A record's row; `claims` is JSON text (PostgreSQL is told so by the cast, see for_driver).
+ADD_RECORD = """INSERT INTO record (id, run_id, turn_id, number, origin, source, excerpt, reliability, nested_id,
+ claims) VALUES (:id, :run, :turn, :n, :origin, :source, :excerpt, :rel, :nested, :claims)"""
+NEXT_RECORD = "UPDATE turn SET next_record = next_record + 1 WHERE id = :t"
+
 COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
 COUNT_CAPPED = COUNT + " AND probes_used < :cap"
 
@@ -90,12 +98,14 @@ _PG_SQL: dict[str, str] = {}
 
 
 def for_driver(sql: str, postgres: bool) -> str:
-    """`:name` parameters as the driver wants them: sqlite3 takes them; psycopg wants `%(name)s`."""
+    """`:name` parameters as the driver wants them: sqlite3 takes them; psycopg wants `%(name)s`
+    (and JSON text cast to JSON: the `claims` parameter is the one JSON value written here)."""
     if not postgres:
         return sql
     out = _PG_SQL.get(sql)
     if out is None:
-        out = _PG_SQL[sql] = _PARAM.sub(r"%(\1)s", sql.replace("%", "%%"))
+        out = _PARAM.sub(r"%(\1)s", sql.replace("%", "%%")).replace("%(claims)s", "CAST(%(claims)s AS JSON)")
+        _PG_SQL[sql] = out
     return out
 
 

@@ -8,6 +8,7 @@ decisions and commits.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -23,7 +24,7 @@ from . import probes, reads
 from .db import checkpoint, make_engine, writer
 from .erasure import erase_account, erase_run
 from .explore import ExploreMixin
-from .graph import Changes, FactChange, find_fact, map_counts, refresh_fact
+from .graph import Changes, FactChange, find_fact, load_facts, map_counts, refresh_facts
 from .models import (
     Dispute,
     Membership,
@@ -256,10 +257,42 @@ class MemoryService(ExploreMixin, TokenMixin):
 
     @use_case
     def record(self, turn_id: str, *, record: Obj) -> Outcome:
-        """Record evidence in an open turn, possibly within open nested work (R5)."""
-        with self._tx() as s:
-            turn, run = self._turn(s, turn_id)
-            rid = self._add_record(s, turn, run, record)
+        """Record evidence in an open turn, possibly within open nested work (R5). Agents record
+        all the time, so this runs on the driver (probes.py), with the checks `_add_record` makes."""
+        with self._driver_tx() as db:
+            hit = db.rows(probes.TURN_TO_RECORD, {"t": turn_id})
+            if not hit:
+                raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+            status, number, run_id, ended, person_id = hit[0]
+            src: str | None = record.get("source")
+            if record["origin"] == "person":
+                src = src or person_id
+                if src is None:
+                    raise E.UnknownPerson(f"run {run_id!r} has no person any more to default the source to (R30)")
+                if not db.rows(probes.PERSON, {"p": src}):
+                    raise E.UnknownPerson(f"no person has the id {src!r} (or their account was deleted, R30)")
+            self._refuse_unless_open(turn_id, status, run_id, bool(ended))
+            nested_id = None
+            if record.get("within") is not None:
+                work = db.rows(probes.OPEN_WORK, {"t": turn_id, "w": record["within"]})
+                if not work:
+                    raise E.NestedNotOpen(f"{record['within']!r} is not open in turn {turn_id!r} (R5)")
+                nested_id = work[0][0]
+            rid = f"{turn_id}#{number}"
+            row = {
+                "id": rid,
+                "run": run_id,
+                "turn": turn_id,
+                "n": number,
+                "origin": record["origin"],
+                "source": src,
+                "excerpt": record.get("excerpt"),
+                "rel": record.get("reliability"),
+                "nested": nested_id,
+                "claims": json.dumps(record.get("claims", [])),
+            }
+            db.change(probes.ADD_RECORD, row)
+            db.change(probes.NEXT_RECORD, {"t": turn_id})
             return Outcome(detail={"record": rid})
 
     def _add_record(self, s: Session, turn: Turn, run: Run, record: Obj) -> str:
@@ -454,7 +487,7 @@ class MemoryService(ExploreMixin, TokenMixin):
     ) -> Outcome:
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
         It runs on the driver (probes.py): the turn check, one query, the count, one transaction."""
-        with self._probe_tx() as db:
+        with self._driver_tx() as db:
             hit = db.rows(probes.TURN, {"t": turn_id})
             if not hit:
                 raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
@@ -491,8 +524,8 @@ class MemoryService(ExploreMixin, TokenMixin):
         return E.BudgetExhausted(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
 
     @contextmanager
-    def _probe_tx(self) -> Iterator[probes.Driver]:
-        """A probe's transaction on the pooled driver connection: committed at the end, rolled back by
+    def _driver_tx(self) -> Iterator[probes.Driver]:
+        """A driver use case's transaction on the pooled connection: committed at the end, rolled back by
         any error or refusal. SQLite takes the write lock up front (BEGIN IMMEDIATE); PostgreSQL
         runs it READ COMMITTED, the guarded UPDATE keeping the count right."""
         pg = self.engine.dialect.name == "postgresql"
@@ -592,7 +625,7 @@ class MemoryService(ExploreMixin, TokenMixin):
             s.add(Dispute(fact_id=f.id, by=by, contribution=DISPUTE_CONTRIBUTION))
             s.flush()
             changes = Changes()
-            refresh_fact(s, f, changes)
+            refresh_facts(s.connection(), load_facts(s.connection(), [f.id]), changes)
             return Outcome(changes=changes.listed())
 
     @use_case
@@ -603,8 +636,10 @@ class MemoryService(ExploreMixin, TokenMixin):
             if graph == "world" and self._role(s, by, org) != "owner":
                 raise E.NotOwner(f"only the owner of {org!r} retracts its world facts (R28)")
             f.retracted = True
+            s.add(f)
+            s.flush()
             changes = Changes()
-            refresh_fact(s, f, changes)
+            refresh_facts(s.connection(), load_facts(s.connection(), [f.id]), changes)
             return Outcome(changes=changes.listed())
 
     # --- plain data for the dashboard and the command line -------------------------------

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlalchemy import insert, select
+from sqlmodel import Session
 
-from .graph import Changes, GraphWriter, refresh_facts, withdraw
-from .models import Fact, NestedWork, Organization, Record, Run, Support, Turn
+from .graph import Changes, FactRow, GraphWriter, refresh_facts, withdraw
+from .models import NestedWork, Organization, Record, Run, Support, Turn
 from .rules import RunFacts, record_teaches, skip_rule
 from .weights import contribution, independence_key, reliability_of
 
@@ -43,9 +44,10 @@ def run_facts(run: Run, org: Organization) -> RunFacts:
 
 
 def plan(
-    records: list[Record], nested: dict[int, str], facts: RunFacts, *, run_id: str, org_id: str, person_id: str | None
-) -> tuple[list[tuple[Record, Obj, str, str]], Teaching]:
-    """Pure: which claim goes into which graph (R7 to R9), which are kept out and why (R10)."""
+    records: list[Any], nested: dict[int, str], facts: RunFacts, *, run_id: str, org_id: str, person_id: str | None
+) -> tuple[list[tuple[Any, Obj, str, str]], Teaching]:
+    """Pure: which claim goes into which graph (R7 to R9), which are kept out and why (R10).
+    A record is anything with `id`, `nested_id`, `origin` and `claims` (a row or a Record)."""
     result = Teaching()
     writes = []
     for rec in records:
@@ -67,43 +69,52 @@ def plan(
 
 
 def teach(s: Session, turn: Turn, run: Run, org: Organization) -> Teaching:
-    """R1: write everything a completed turn teaches, inside the caller's one transaction."""
-    records = list(s.exec(select(Record).where(Record.turn_id == turn.id).order_by(col(Record.number))))
-    nested = {
-        n.id: n.status for n in s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id)) if n.id is not None
-    }
+    """R1: write everything a completed turn teaches, inside the caller's one transaction, in a
+    few batched statements (graph.py works on rows, not ORM objects)."""
+    s.flush()
+    conn = s.connection()
+    rt = Record.__table__  # type: ignore[attr-defined]
+    cols = [rt.c.id, rt.c.nested_id, rt.c.origin, rt.c.source, rt.c.reliability, rt.c.claims]
+    records = list(conn.execute(select(*cols).where(rt.c.turn_id == turn.id).order_by(rt.c.number)))
+    nt = NestedWork.__table__  # type: ignore[attr-defined]
+    nested: dict[int, str] = dict(conn.execute(select(nt.c.id, nt.c.status).where(nt.c.turn_id == turn.id)).all())
     writes, result = plan(records, nested, run_facts(run, org), run_id=run.id, org_id=org.id, person_id=run.person_id)
-    writer = GraphWriter(s)
+    writer = GraphWriter(conn)
     triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
     writer.load(triples)
     facts = writer.facts_for(triples)
     seen: set[tuple[int, str]] = set()
-    touched: dict[int, Fact] = {}
+    touched: dict[int, FactRow] = {}
+    rows = []
     for (rec, _, graph, _), fact in zip(writes, facts, strict=True):
-        assert fact.id is not None
         if (fact.id, rec.id) in seen:
             continue  # one record, one support per fact
         seen.add((fact.id, rec.id))
-        s.add(
-            Support(
-                fact_id=fact.id,
-                key=independence_key(rec.origin, rec.source, run_id=run.id),
-                origin=rec.origin,
-                contribution=contribution(reliability_of(rec.origin, rec.reliability)),
-                run_id=run.id,
-                turn_id=turn.id,
-                record_id=rec.id,
-            )
+        rows.append(
+            {
+                "fact_id": fact.id,
+                "key": independence_key(rec.origin, rec.source, run_id=run.id),
+                "origin": rec.origin,
+                "contribution": contribution(reliability_of(rec.origin, rec.reliability)),
+                "run_id": run.id,
+                "turn_id": turn.id,
+                "record_id": rec.id,
+            }
         )
         result.taught[graph] += 1
         touched[fact.id] = fact
-    s.flush()
-    refresh_facts(s, list(touched.values()), result.changes)
+    if rows:
+        conn.execute(insert(Support.__table__), rows)  # type: ignore[attr-defined]
+    refresh_facts(conn, list(touched.values()), result.changes, writer.entities.values())
     return result
 
 
 def withdraw_turn(s: Session, turn: Turn) -> Changes:
     """R3: replacing a completed turn withdraws every support it added, in all three graphs."""
     changes = Changes()
-    withdraw(s, list(s.exec(select(Support).where(Support.turn_id == turn.id))), changes)
+    s.flush()
+    conn = s.connection()
+    st = Support.__table__  # type: ignore[attr-defined]
+    rows = conn.execute(select(st.c.id, st.c.fact_id).where(st.c.turn_id == turn.id)).all()
+    withdraw(conn, [r[0] for r in rows], [r[1] for r in rows], changes)
     return changes
