@@ -27,6 +27,11 @@ TURN = """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, 
 
 OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
 
+#: PostgreSQL: the turn's row is locked from the first statement, so a use case that ends, cancels or
+#: erases the turn concurrently waits, and this one's checks stay true until it commits (SQLite's
+#: BEGIN IMMEDIATE already serializes writers).
+LOCK_TURN = " FOR NO KEY UPDATE OF t"
+
 TURN_TO_RECORD = """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
  JOIN run r ON r.id = t.run_id WHERE t.id = :t"""
 PERSON = "SELECT id FROM person WHERE id = :p"
@@ -119,6 +124,10 @@ class Driver:
     def rows(self, sql: str, params: Obj) -> list[tuple[Any, ...]]:
         self.cur.execute(for_driver(sql, self.postgres), params)
         return list(self.cur.fetchall())
+
+    def turn(self, sql: str, turn_id: str) -> list[tuple[Any, ...]]:
+        """The turn's row (and its run's), locked until commit on PostgreSQL."""
+        return self.rows(sql + LOCK_TURN if self.postgres else sql, {"t": turn_id})
 
     def change(self, sql: str, params: Obj) -> int:
         self.cur.execute(for_driver(sql, self.postgres), params)

@@ -260,7 +260,7 @@ class MemoryService(ExploreMixin, TokenMixin):
         """Record evidence in an open turn, possibly within open nested work (R5). Agents record
         all the time, so this runs on the driver (probes.py), with the checks `_add_record` makes."""
         with self._driver_tx() as db:
-            hit = db.rows(probes.TURN_TO_RECORD, {"t": turn_id})
+            hit = db.turn(probes.TURN_TO_RECORD, turn_id)
             if not hit:
                 raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
             status, number, run_id, ended, person_id = hit[0]
@@ -488,7 +488,7 @@ class MemoryService(ExploreMixin, TokenMixin):
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
         It runs on the driver (probes.py): the turn check, one query, the count, one transaction."""
         with self._driver_tx() as db:
-            hit = db.rows(probes.TURN, {"t": turn_id})
+            hit = db.turn(probes.TURN, turn_id)
             if not hit:
                 raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
             status, used, run_id, ended, org_id, person_id, wf_id, cap, steps = hit[0]
@@ -536,6 +536,7 @@ class MemoryService(ExploreMixin, TokenMixin):
                     yield db
                 finally:
                     db.close()
+            self._sandbox.expire_all()  # rows changed under the session's objects
             return
         raw = self.engine.raw_connection()
         try:
