@@ -8,14 +8,15 @@ entity left with no support is gone (R3).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import and_, bindparam, delete, func, insert, or_, update
-from sqlalchemy.engine import Connection
+from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
+from .driver import Driver, in_list, json_value
 from .models import Alias, Dispute, Entity, Fact, MapCount, Support
 from .rules import display_name, name_key
 from .weights import score
@@ -114,19 +115,11 @@ def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
         yield items[i : i + size]
 
 
-# --- rows: the write side works on plain rows with SQLAlchemy Core, in the caller's transaction ---
-# A turn's teaching touches dozens of entities and facts; as ORM objects each cost more than its
-# row's SQL (issue #8, B1, profiled), so entities and facts are plain dataclasses here, read and
-# written in a few batched statements (IN look-ups, executemany inserts and updates).
-
-E_T, F_T, S_T, D_T, A_T, M_T = (
-    Entity.__table__,  # type: ignore[attr-defined]
-    Fact.__table__,  # type: ignore[attr-defined]
-    Support.__table__,  # type: ignore[attr-defined]
-    Dispute.__table__,  # type: ignore[attr-defined]
-    Alias.__table__,  # type: ignore[attr-defined]
-    MapCount.__table__,  # type: ignore[attr-defined]
-)
+# --- rows: the write side works on plain rows on the driver (driver.py), in the caller's transaction ---
+# A turn's teaching touches dozens of entities and facts; as ORM objects, or even through
+# SQLAlchemy Core, each cost more than its row's SQL (issue #8, B1, profiled), so entities and
+# facts are plain dataclasses here, read and written in a few batched statements (IN look-ups
+# on unique indexes, executemany inserts and updates).
 
 
 @dataclass
@@ -163,41 +156,33 @@ class FactRow:
     sources: int
 
 
-_E_COLS = [E_T.c.id, E_T.c.graph, E_T.c.owner, E_T.c.kind, E_T.c.key, E_T.c.name, E_T.c.aliases, E_T.c.active_facts]
-_F_COLS = [getattr(F_T.c, n) for n in FactRow.__dataclass_fields__]
+_E_COLS = 'id, graph, owner, kind, "key", name, aliases, active_facts'
+_F_COLS = ", ".join(FactRow.__dataclass_fields__)
+_F_PARAMS = ", ".join(f":{n}" for n in FactRow.__dataclass_fields__)
+_E_INSERT = f"INSERT INTO entity ({_E_COLS}) VALUES (:id, :graph, :owner, :kind, :key, :name, :aliases, :active_facts)"
+_F_INSERT = f"INSERT INTO fact ({_F_COLS}) VALUES ({_F_PARAMS})"
 
 
-def entity_rows(conn: Connection, where: Any) -> list[EntityRow]:
+def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
     return [
-        EntityRow(r[0], r[1], r[2], r[3], r[4], r[5], list(r[6]), r[7])
-        for r in conn.execute(select(*_E_COLS).where(where))
+        EntityRow(r[0], r[1], r[2], r[3], r[4], r[5], list(json_value(r[6])), r[7])
+        for r in db.rows(f"SELECT {_E_COLS} FROM entity WHERE {where}", params)
     ]
 
 
-def fact_rows(conn: Connection, where: Any) -> list[FactRow]:
-    return [FactRow(*r) for r in conn.execute(select(*_F_COLS).where(where))]
+def fact_rows(db: Driver, where: str, params: Obj) -> list[FactRow]:
+    return [
+        FactRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12])
+        for r in db.rows(f"SELECT {_F_COLS} FROM fact WHERE {where}", params)
+    ]
 
 
-def load_facts(conn: Connection, ids: Iterable[int]) -> list[FactRow]:
+def load_facts(db: Driver, ids: Iterable[int]) -> list[FactRow]:
     out: list[FactRow] = []
     for chunk in _chunks(sorted(set(ids))):
-        out += fact_rows(conn, F_T.c.id.in_(chunk))
+        params: Obj = {}
+        out += fact_rows(db, f"id IN ({in_list('i', chunk, params)})", params)
     return out
-
-
-def _insert(conn: Connection, table: Any, rows: list[Obj]) -> list[int]:
-    """Insert rows in one statement and return their new ids, in the rows' order. SQLite numbers
-    them itself after the largest id (what it would do; the write lock is held since BEGIN
-    IMMEDIATE), as RETURNING in order would insert row by row there; PostgreSQL returns them."""
-    if not rows:
-        return []
-    if conn.dialect.name == "sqlite":
-        start = int(conn.execute(select(func.coalesce(func.max(table.c.id), 0))).scalar_one()) + 1
-        ids = list(range(start, start + len(rows)))
-        conn.execute(insert(table), [{**row, "id": i} for row, i in zip(rows, ids, strict=True)])
-        return ids
-    result = conn.execute(insert(table).returning(table.c.id, sort_by_parameter_order=True), rows)
-    return [r[0] for r in result]
 
 
 class GraphWriter:
@@ -205,8 +190,8 @@ class GraphWriter:
     queries, new ones are inserted in one statement each, in the order the claims come (records
     in order, claims in order, subject before object: the entity spelling rule)."""
 
-    def __init__(self, conn: Connection) -> None:
-        self.conn = conn
+    def __init__(self, db: Driver) -> None:
+        self.db = db
         self.entities: dict[tuple[str, str, str, str], EntityRow] = {}
         self.facts: dict[tuple[str, str, int, str, str], FactRow] = {}
 
@@ -219,8 +204,9 @@ class GraphWriter:
                     wanted.setdefault((graph, owner), set()).add(name_key(e["name"]))
         for (graph, owner), keys in wanted.items():
             for chunk in _chunks(sorted(keys)):
-                where = and_(E_T.c.graph == graph, E_T.c.owner == owner, E_T.c.key.in_(chunk))
-                for e in entity_rows(self.conn, where):
+                params: Obj = {"g": graph, "o": owner}
+                where = f'graph = :g AND owner = :o AND "key" IN ({in_list("k", chunk, params)})'
+                for e in entity_rows(self.db, where, params):
                     self.entities[(graph, owner, e.kind, e.key)] = e
         # Then exactly the facts the claims name whose ends both exist: one unique-index look-up each.
         named: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
@@ -237,15 +223,14 @@ class GraphWriter:
         for (graph, owner), wanted_facts in named.items():
             # Three IN lists on the unique index's columns: exact index probes (a row-value IN would
             # scan the graph on SQLite); the few extra combinations are dropped here.
-            for chunk in _chunks(sorted(wanted_facts), 200):
-                where = and_(
-                    F_T.c.graph == graph,
-                    F_T.c.owner == owner,
-                    F_T.c.subject_id.in_({k[0] for k in chunk}),
-                    F_T.c.relation.in_({k[1] for k in chunk}),
-                    F_T.c.object_key.in_({k[2] for k in chunk}),
+            for fchunk in _chunks(sorted(wanted_facts), 200):
+                params = {"g": graph, "o": owner}
+                where = (
+                    f"graph = :g AND owner = :o AND subject_id IN ({in_list('s', {k[0] for k in fchunk}, params)}) "
+                    f"AND relation IN ({in_list('r', {k[1] for k in fchunk}, params)}) "
+                    f"AND object_key IN ({in_list('x', {k[2] for k in fchunk}, params)})"
                 )
-                for f in fact_rows(self.conn, where):
+                for f in fact_rows(self.db, where, params):
                     if (f.subject_id, f.relation, f.object_key) in wanted_facts:
                         self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
@@ -268,10 +253,12 @@ class GraphWriter:
             (entity(g, o, c["subject"]), None if "value" in c["object"] else entity(g, o, c["object"]))
             for g, o, c in writes
         ]
-        fields = ("graph", "owner", "kind", "key", "name", "aliases", "active_facts")
-        ids = _insert(self.conn, E_T, [{f: getattr(e, f) for f in fields} for e in new_entities])
-        for e, i in zip(new_entities, ids, strict=True):
+        for e, i in zip(new_entities, self.db.new_ids("entity", len(new_entities)), strict=True):
             e.id = i
+        self.db.many(
+            _E_INSERT,
+            [{**vars(e), "aliases": json.dumps(e.aliases)} for e in new_entities],
+        )
         self._sync_aliases(set(map(id, new_entities)))
         new_facts: list[FactRow] = []
         out = []
@@ -281,27 +268,16 @@ class GraphWriter:
             fact = self.facts.get(key)
             if fact is None:
                 value = claim["object"]["value"] if target is None else None
+                oid = None if target is None else target.id
                 fact = FactRow(
-                    0,
-                    graph,
-                    owner,
-                    subject.id,
-                    claim["relation"],
-                    None if target is None else target.id,
-                    value,
-                    okey,
-                    False,
-                    "new",
-                    0.0,
-                    0.5,
-                    0,
+                    0, graph, owner, subject.id, claim["relation"], oid, value, okey, False, "new", 0, 0.5, 0
                 )
                 self.facts[key] = fact
                 new_facts.append(fact)
             out.append(fact)
-        rows = [{f: v for f, v in vars(fact).items() if f != "id"} for fact in new_facts]
-        for fact, i in zip(new_facts, _insert(self.conn, F_T, rows), strict=True):
+        for fact, i in zip(new_facts, self.db.new_ids("fact", len(new_facts)), strict=True):
             fact.id = i
+        self.db.many(_F_INSERT, [vars(f) for f in new_facts])
         return out
 
     def _sync_aliases(self, new: set[int]) -> None:
@@ -313,13 +289,9 @@ class GraphWriter:
                 rows += [{"entity_id": e.id, "key": k} for k in e.fresh_aliases]
                 e.fresh_aliases = []
                 if id(e) not in new:
-                    changed.append({"eid": e.id, "aliases": e.aliases})
-        if rows:
-            self.conn.execute(insert(A_T), rows)
-        if changed:
-            self.conn.execute(
-                update(E_T).where(E_T.c.id == bindparam("eid")).values(aliases=bindparam("aliases")), changed
-            )
+                    changed.append({"eid": e.id, "aliases": json.dumps(e.aliases)})
+        self.db.many('INSERT INTO alias (entity_id, "key") VALUES (:entity_id, :key)', rows)
+        self.db.many("UPDATE entity SET aliases = :aliases WHERE id = :eid", changed)
 
 
 def _merge_aliases(e: EntityRow, aliases: Iterable[str]) -> None:
@@ -332,7 +304,7 @@ def _merge_aliases(e: EntityRow, aliases: Iterable[str]) -> None:
             e.fresh_aliases.append(key)
 
 
-def refresh_facts(conn: Connection, facts: list[FactRow], changes: Changes, entities: Iterable[EntityRow] = ()) -> None:
+def refresh_facts(db: Driver, facts: list[FactRow], changes: Changes, entities: Iterable[EntityRow] = ()) -> None:
     """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the
     graph), in a few batched statements; a fact left with no support is gone, and so is an
     entity left with no fact (R3). `entities` may hold the rows of the facts' ends already read."""
@@ -340,15 +312,19 @@ def refresh_facts(conn: Connection, facts: list[FactRow], changes: Changes, enti
     supports: dict[int, list[tuple[str, str, float]]] = {i: [] for i in ids}
     disputes: dict[int, list[float]] = {i: [] for i in ids}
     for chunk in _chunks(ids):
-        q = select(S_T.c.fact_id, S_T.c.origin, S_T.c.key, S_T.c.contribution).where(S_T.c.fact_id.in_(chunk))
-        for fid, origin, key, contrib in conn.execute(q):
+        params: Obj = {}
+        listed = in_list("f", chunk, params)
+        for fid, origin, key, contrib in db.rows(
+            f'SELECT fact_id, origin, "key", contribution FROM support WHERE fact_id IN ({listed})', params
+        ):
             supports[fid].append((origin, key, contrib))
-        for fid, contrib in conn.execute(select(D_T.c.fact_id, D_T.c.contribution).where(D_T.c.fact_id.in_(chunk))):
+        for fid, contrib in db.rows(f"SELECT fact_id, contribution FROM dispute WHERE fact_id IN ({listed})", params):
             disputes[fid].append(contrib)
     ends = {e.id: e for e in entities}
     missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
-    for chunk in _chunks(sorted(missing)):
-        ends.update((e.id, e) for e in entity_rows(conn, E_T.c.id.in_(chunk)))
+    for echunk in _chunks(sorted(missing)):
+        params = {}
+        ends.update((e.id, e) for e in entity_rows(db, f"id IN ({in_list('e', echunk, params)})", params))
     shift: dict[int, int] = {}
     counts: dict[tuple[str, str], int] = {}
     gone: list[FactRow] = []
@@ -373,13 +349,7 @@ def refresh_facts(conn: Connection, facts: list[FactRow], changes: Changes, enti
         target = ends[fact.object_id].ref if fact.object_id is not None else {"value": fact.value}
         ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
         changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
-    if updates:
-        conn.execute(
-            update(F_T)
-            .where(F_T.c.id == bindparam("fid"))
-            .values(log_odds=bindparam("lo"), weight=bindparam("w"), sources=bindparam("n"), status=bindparam("st")),
-            updates,
-        )
+    db.many("UPDATE fact SET log_odds = :lo, weight = :w, sources = :n, status = :st WHERE id = :fid", updates)
     moved = []
     for eid, delta in shift.items():
         if delta:
@@ -389,43 +359,40 @@ def refresh_facts(conn: Connection, facts: list[FactRow], changes: Changes, enti
             moved.append({"eid": eid, "n": e.active_facts})
             if e.graph == "world" and was_on_map != (e.active_facts > 0):
                 counts[(e.owner, e.kind)] = counts.get((e.owner, e.kind), 0) + (1 if e.active_facts > 0 else -1)
-    if moved:
-        conn.execute(update(E_T).where(E_T.c.id == bindparam("eid")).values(active_facts=bindparam("n")), moved)
-    _count(conn, counts)
+    db.many("UPDATE entity SET active_facts = :n WHERE id = :eid", moved)
+    _count(db, counts)
     if gone:
-        _drop_facts(conn, [f.id for f in gone], {i for f in gone for i in (f.subject_id, f.object_id) if i is not None})
+        _drop_facts(db, [f.id for f in gone], {i for f in gone for i in (f.subject_id, f.object_id) if i is not None})
 
 
-def _drop_facts(conn: Connection, ids: list[int], ends: set[int]) -> None:
+def _drop_facts(db: Driver, ids: list[int], ends: set[int]) -> None:
     for chunk in _chunks(ids):
-        conn.execute(delete(D_T).where(D_T.c.fact_id.in_(chunk)))
-        conn.execute(delete(F_T).where(F_T.c.id.in_(chunk)))
+        params: Obj = {}
+        listed = in_list("f", chunk, params)
+        db.change(f"DELETE FROM dispute WHERE fact_id IN ({listed})", params)
+        db.change(f"DELETE FROM fact WHERE id IN ({listed})", params)
     for eid in sorted(ends):  # R3: an entity named by no fact is gone
-        used = conn.execute(
-            select(F_T.c.id).where(or_(F_T.c.subject_id == eid, F_T.c.object_id == eid)).limit(1)
-        ).first()
-        if used is None:
-            conn.execute(delete(A_T).where(A_T.c.entity_id == eid))
-            conn.execute(delete(E_T).where(E_T.c.id == eid))
+        if not db.rows("SELECT id FROM fact WHERE subject_id = :e OR object_id = :e LIMIT 1", {"e": eid}):
+            db.change("DELETE FROM alias WHERE entity_id = :e", {"e": eid})
+            db.change("DELETE FROM entity WHERE id = :e", {"e": eid})
 
 
-def withdraw(conn: Connection, support_ids: list[int], fact_ids: Iterable[int], changes: Changes) -> None:
+def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], changes: Changes) -> None:
     """Remove these supports and recompute every fact they touched (R3)."""
     for chunk in _chunks(support_ids):
-        conn.execute(delete(S_T).where(S_T.c.id.in_(chunk)))
-    refresh_facts(conn, load_facts(conn, fact_ids), changes)
+        params: Obj = {}
+        db.change(f"DELETE FROM support WHERE id IN ({in_list('s', chunk, params)})", params)
+    refresh_facts(db, load_facts(db, fact_ids), changes)
 
 
-def _count(conn: Connection, deltas: dict[tuple[str, str], int]) -> None:
+def _count(db: Driver, deltas: dict[tuple[str, str], int]) -> None:
     """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts."""
     for (org_id, kind), delta in sorted(deltas.items()):
         if not delta:
             continue
-        hit = conn.execute(
-            update(M_T).where(M_T.c.org_id == org_id, M_T.c.kind == kind).values(n=M_T.c.n + delta)
-        ).rowcount
-        if not hit:
-            conn.execute(insert(M_T).values(org_id=org_id, kind=kind, n=delta))
+        params = {"o": org_id, "k": kind, "d": delta}
+        if not db.change("UPDATE mapcount SET n = n + :d WHERE org_id = :o AND kind = :k", params):
+            db.change("INSERT INTO mapcount (org_id, kind, n) VALUES (:o, :k, :d)", params)
 
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:

@@ -12,10 +12,9 @@ Everything here takes a DB-API connection already inside the caller's transactio
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
+from .driver import Driver, json_value
 from .rules import name_key
 from .state import fact_sort_key
 
@@ -27,10 +26,12 @@ TURN = """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, 
 
 OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
 
-#: PostgreSQL: the turn's row is locked from the first statement, so a use case that ends, cancels or
-#: erases the turn concurrently waits, and this one's checks stay true until it commits (SQLite's
-#: BEGIN IMMEDIATE already serializes writers).
-LOCK_TURN = " FOR NO KEY UPDATE OF t"
+TURN_TO_END = """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
+ o.learn_from_ephemeral_runs, o.learn_from_users FROM turn t JOIN run r ON r.id = t.run_id
+ JOIN organization o ON o.id = r.org_id WHERE t.id = :t"""
+ANY_OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND status = 'open'"
+TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :w, taught_user = :u, taught_flow = :f,
+ skipped = :skipped WHERE id = :t"""
 
 TURN_TO_RECORD = """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
  JOIN run r ON r.id = t.run_id WHERE t.id = :t"""
@@ -97,49 +98,6 @@ FACT_TO_VALUE = """SELECT f.id, f.status FROM fact f JOIN entity s ON s.id = f.s
 SUPPORTS = """SELECT sp.key, sp.origin, sp.contribution, sp.run_id, sp.turn_id, sp.record_id, r.excerpt,
  r.run_id, ru.org_id FROM support sp LEFT JOIN record r ON r.id = sp.record_id
  LEFT JOIN run ru ON ru.id = r.run_id WHERE sp.fact_id = :f ORDER BY sp.id"""
-
-_PARAM = re.compile(r"(?<![:\w]):(\w+)")
-_PG_SQL: dict[str, str] = {}
-
-
-def for_driver(sql: str, postgres: bool) -> str:
-    """`:name` parameters as the driver wants them: sqlite3 takes them; psycopg wants `%(name)s`
-    (and JSON text cast to JSON: the `claims` parameter is the one JSON value written here)."""
-    if not postgres:
-        return sql
-    out = _PG_SQL.get(sql)
-    if out is None:
-        out = _PARAM.sub(r"%(\1)s", sql.replace("%", "%%")).replace("%(claims)s", "CAST(%(claims)s AS JSON)")
-        _PG_SQL[sql] = out
-    return out
-
-
-class Driver:
-    """A DB-API connection inside a transaction, with the few calls a probe makes (one cursor)."""
-
-    def __init__(self, dbapi: Any, postgres: bool) -> None:
-        self.postgres = postgres
-        self.cur = dbapi.cursor()
-
-    def rows(self, sql: str, params: Obj) -> list[tuple[Any, ...]]:
-        self.cur.execute(for_driver(sql, self.postgres), params)
-        return list(self.cur.fetchall())
-
-    def turn(self, sql: str, turn_id: str) -> list[tuple[Any, ...]]:
-        """The turn's row (and its run's), locked until commit on PostgreSQL."""
-        return self.rows(sql + LOCK_TURN if self.postgres else sql, {"t": turn_id})
-
-    def change(self, sql: str, params: Obj) -> int:
-        self.cur.execute(for_driver(sql, self.postgres), params)
-        return int(self.cur.rowcount)
-
-    def close(self) -> None:
-        self.cur.close()
-
-
-def json_value(value: Any) -> Any:
-    """A JSON column's value: PostgreSQL's driver decodes it, SQLite gives the text."""
-    return json.loads(value) if isinstance(value, str) else value
 
 
 def owners(run_id: str, org_id: str, person_id: str | None) -> dict[str, str | None]:

@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 from . import errors as E
 from . import probes, reads
 from .db import checkpoint, make_engine, writer
+from .driver import Driver, driver_of, json_value
 from .erasure import erase_account, erase_run
 from .explore import ExploreMixin
 from .graph import Changes, FactChange, find_fact, load_facts, map_counts, refresh_facts
@@ -41,6 +42,7 @@ from .models import (
 from .retry import use_case
 from .rules import (
     SETTING_BY_NAME,
+    RunFacts,
     budget_allows,
     map_paragraph,
     may_transition,
@@ -393,24 +395,38 @@ class MemoryService(ExploreMixin, TokenMixin):
 
     @use_case
     def end_turn(self, turn_id: str, *, status: str) -> Outcome:
-        """End a turn; only a completed one teaches, once, all or nothing (R1, R2)."""
-        with self._tx() as s:
-            turn, run = self._turn(s, turn_id)
-            self._require_open(turn, run)
-            if s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.status == "open")).first():
+        """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
+        driver (driver.py), as teaching's batched statements do."""
+        with self._driver_tx(serializable=True) as db:
+            hit = db.turn(probes.TURN_TO_END, turn_id)
+            if not hit:
+                raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+            now, run_id, ended, org_id, person_id, surface, ephemeral, from_ephemeral, from_users = hit[0]
+            self._refuse_unless_open(turn_id, now, run_id, bool(ended))
+            if db.rows(probes.ANY_OPEN_WORK, {"t": turn_id}):
                 raise E.NestedOpen(f"turn {turn_id!r} still holds open nested work; return it first (R5)")
-            turn.status = status
             if status != "completed":
-                s.add(turn)
+                db.change("UPDATE turn SET status = :st WHERE id = :t", {"st": status, "t": turn_id})
                 return Outcome(detail={"rule": "R2"})
-            result = teach(s, turn, run, self._org(s, run.org_id))
-            turn.taught_world, turn.taught_user, turn.taught_flow = (
-                result.taught["world"],
-                result.taught["user"],
-                result.taught["flow"],
+            settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
+                surface=surface,
+                ephemeral=bool(ephemeral),
+                person_erased=person_id is None,
+                learn_from_ephemeral_runs=bool(from_ephemeral),
+                learn_from_users=bool(from_users),
             )
-            turn.skipped = result.skipped
-            s.add(turn)
+            result = teach(db, turn_id, settings, run_id=run_id, org_id=org_id, person_id=person_id)
+            db.change(
+                probes.TURN_TAUGHT,
+                {
+                    "t": turn_id,
+                    "st": status,
+                    "w": result.taught["world"],
+                    "u": result.taught["user"],
+                    "f": result.taught["flow"],
+                    "skipped": json.dumps(result.skipped),
+                },
+            )
             return Outcome(
                 changes=result.changes.listed(),
                 detail={
@@ -492,7 +508,7 @@ class MemoryService(ExploreMixin, TokenMixin):
             if not hit:
                 raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
             status, used, run_id, ended, org_id, person_id, wf_id, cap, steps = hit[0]
-            spec = self._step_of(wf_id, probes.json_value(steps) if wf_id else [], step) if step is not None else None
+            spec = self._step_of(wf_id, json_value(steps) if wf_id else [], step) if step is not None else None
             self._refuse_unless_open(turn_id, status, run_id, bool(ended))
             if within is not None and not db.rows(probes.OPEN_WORK, {"t": turn_id, "w": within}):
                 raise E.NestedNotOpen(f"{within!r} is not open in turn {turn_id!r} (R5)")
@@ -524,14 +540,14 @@ class MemoryService(ExploreMixin, TokenMixin):
         return E.BudgetExhausted(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
 
     @contextmanager
-    def _driver_tx(self) -> Iterator[probes.Driver]:
+    def _driver_tx(self, *, serializable: bool = False) -> Iterator[Driver]:
         """A driver use case's transaction on the pooled connection: committed at the end, rolled back by
         any error or refusal. SQLite takes the write lock up front (BEGIN IMMEDIATE); PostgreSQL
         runs it READ COMMITTED, the guarded UPDATE keeping the count right."""
         pg = self.engine.dialect.name == "postgresql"
         if self._sandbox is not None:
             with self._sandbox.begin_nested():
-                db = probes.Driver(self._sandbox.connection().connection.dbapi_connection, pg)
+                db = Driver(self._sandbox.connection().connection.dbapi_connection, pg)
                 try:
                     yield db
                 finally:
@@ -542,10 +558,12 @@ class MemoryService(ExploreMixin, TokenMixin):
         try:
             dbapi = raw.dbapi_connection
             assert dbapi is not None
-            db = probes.Driver(dbapi, pg)
+            db = Driver(dbapi, pg)
             try:
                 if not pg:
                     db.cur.execute("BEGIN IMMEDIATE")
+                elif serializable:  # as the ORM's writers (db.writer): concurrent teachers lose nothing
+                    db.cur.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
                 yield db
             except BaseException:
                 db.close()
@@ -626,7 +644,8 @@ class MemoryService(ExploreMixin, TokenMixin):
             s.add(Dispute(fact_id=f.id, by=by, contribution=DISPUTE_CONTRIBUTION))
             s.flush()
             changes = Changes()
-            refresh_facts(s.connection(), load_facts(s.connection(), [f.id]), changes)
+            with driver_of(s) as db:
+                refresh_facts(db, load_facts(db, [f.id]), changes)
             return Outcome(changes=changes.listed())
 
     @use_case
@@ -640,7 +659,8 @@ class MemoryService(ExploreMixin, TokenMixin):
             s.add(f)
             s.flush()
             changes = Changes()
-            refresh_facts(s.connection(), load_facts(s.connection(), [f.id]), changes)
+            with driver_of(s) as db:
+                refresh_facts(db, load_facts(db, [f.id]), changes)
             return Outcome(changes=changes.listed())
 
     # --- plain data for the dashboard and the command line -------------------------------

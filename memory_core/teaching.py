@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import insert, select
 from sqlmodel import Session
 
+from .driver import Driver, driver_of, json_value
 from .graph import Changes, FactRow, GraphWriter, refresh_facts, withdraw
-from .models import NestedWork, Organization, Record, Run, Support, Turn
+from .models import Turn
 from .rules import RunFacts, record_teaches, skip_rule
 from .weights import contribution, independence_key, reliability_of
 
@@ -30,17 +30,6 @@ class Teaching:
 def claim_label(claim: Obj) -> str:
     o = claim["object"]
     return f"{claim['subject']['name']} —{claim['relation']}→ {o.get('name', o.get('value'))} ({claim['graph']})"
-
-
-def run_facts(run: Run, org: Organization) -> RunFacts:
-    """R16: the settings as they stand now, when the turn's teaching is written."""
-    return RunFacts(
-        surface=run.surface,
-        ephemeral=run.ephemeral,
-        person_erased=run.person_id is None,
-        learn_from_ephemeral_runs=org.learn_from_ephemeral_runs,
-        learn_from_users=org.learn_from_users,
-    )
 
 
 def plan(
@@ -68,53 +57,67 @@ def plan(
     return writes, result
 
 
-def teach(s: Session, turn: Turn, run: Run, org: Organization) -> Teaching:
+class RecordRow(NamedTuple):
+    id: str
+    nested_id: int | None
+    origin: str
+    source: str | None
+    reliability: float | None
+    claims: list[Obj]
+
+
+SUPPORT_INSERT = (
+    'INSERT INTO support (fact_id, "key", origin, contribution, run_id, turn_id, record_id) '
+    "VALUES (:fact_id, :key, :origin, :contribution, :run_id, :turn_id, :record_id)"
+)
+
+
+def teach(db: Driver, turn_id: str, facts: RunFacts, *, run_id: str, org_id: str, person_id: str | None) -> Teaching:
     """R1: write everything a completed turn teaches, inside the caller's one transaction, in a
-    few batched statements (graph.py works on rows, not ORM objects)."""
-    s.flush()
-    conn = s.connection()
-    rt = Record.__table__  # type: ignore[attr-defined]
-    cols = [rt.c.id, rt.c.nested_id, rt.c.origin, rt.c.source, rt.c.reliability, rt.c.claims]
-    records = list(conn.execute(select(*cols).where(rt.c.turn_id == turn.id).order_by(rt.c.number)))
-    nt = NestedWork.__table__  # type: ignore[attr-defined]
-    nested: dict[int, str] = dict(conn.execute(select(nt.c.id, nt.c.status).where(nt.c.turn_id == turn.id)).all())
-    writes, result = plan(records, nested, run_facts(run, org), run_id=run.id, org_id=org.id, person_id=run.person_id)
-    writer = GraphWriter(conn)
+    few batched statements on the driver (graph.py works on rows). `facts` are the run's and its
+    organization's settings as they stand now (R16)."""
+    records = [
+        RecordRow(r[0], r[1], r[2], r[3], r[4], json_value(r[5]))
+        for r in db.rows(
+            "SELECT id, nested_id, origin, source, reliability, claims FROM record WHERE turn_id = :t ORDER BY number",
+            {"t": turn_id},
+        )
+    ]
+    nested: dict[int, str] = dict(db.rows("SELECT id, status FROM nestedwork WHERE turn_id = :t", {"t": turn_id}))
+    writes, result = plan(records, nested, facts, run_id=run_id, org_id=org_id, person_id=person_id)
+    writer = GraphWriter(db)
     triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
     writer.load(triples)
-    facts = writer.facts_for(triples)
+    found = writer.facts_for(triples)
     seen: set[tuple[int, str]] = set()
     touched: dict[int, FactRow] = {}
     rows = []
-    for (rec, _, graph, _), fact in zip(writes, facts, strict=True):
+    for (rec, _, graph, _), fact in zip(writes, found, strict=True):
         if (fact.id, rec.id) in seen:
             continue  # one record, one support per fact
         seen.add((fact.id, rec.id))
         rows.append(
             {
                 "fact_id": fact.id,
-                "key": independence_key(rec.origin, rec.source, run_id=run.id),
+                "key": independence_key(rec.origin, rec.source, run_id=run_id),
                 "origin": rec.origin,
                 "contribution": contribution(reliability_of(rec.origin, rec.reliability)),
-                "run_id": run.id,
-                "turn_id": turn.id,
+                "run_id": run_id,
+                "turn_id": turn_id,
                 "record_id": rec.id,
             }
         )
         result.taught[graph] += 1
         touched[fact.id] = fact
-    if rows:
-        conn.execute(insert(Support.__table__), rows)  # type: ignore[attr-defined]
-    refresh_facts(conn, list(touched.values()), result.changes, writer.entities.values())
+    db.many(SUPPORT_INSERT, rows)
+    refresh_facts(db, list(touched.values()), result.changes, writer.entities.values())
     return result
 
 
 def withdraw_turn(s: Session, turn: Turn) -> Changes:
     """R3: replacing a completed turn withdraws every support it added, in all three graphs."""
     changes = Changes()
-    s.flush()
-    conn = s.connection()
-    st = Support.__table__  # type: ignore[attr-defined]
-    rows = conn.execute(select(st.c.id, st.c.fact_id).where(st.c.turn_id == turn.id)).all()
-    withdraw(conn, [r[0] for r in rows], [r[1] for r in rows], changes)
+    with driver_of(s) as db:
+        rows = db.rows("SELECT id, fact_id FROM support WHERE turn_id = :t", {"t": turn.id})
+        withdraw(db, [r[0] for r in rows], [r[1] for r in rows], changes)
     return changes
