@@ -21,7 +21,7 @@ from sqlmodel import Session
 Obj = dict[str, Any]
 
 #: Parameters that carry JSON text; PostgreSQL is told their type.
-JSON_PARAMS = ("claims", "aliases", "skipped")
+JSON_PARAMS = ("claims", "aliases", "skipped", "map")
 _PARAM = re.compile(r"(?<![:\w]):(\w+)")
 _PG_SQL: dict[str, str] = {}
 

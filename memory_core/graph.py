@@ -412,8 +412,12 @@ def drop_graph(s: Session, graph: str, owner: str) -> None:
 def map_counts(s: Session, org_id: str) -> Obj:
     """R18: entities of active facts by kind, and active facts, from the map's counters: a few
     rows, however large the graph (counted_map recounts them from the graph, for checks)."""
-    rows = {r.kind: r.n for r in s.exec(select(MapCount).where(MapCount.org_id == org_id))}
-    return {"kinds": {k: n for k, n in sorted(rows.items()) if k and n}, "facts": int(rows.get("", 0))}
+    return map_of({r.kind: r.n for r in s.exec(select(MapCount).where(MapCount.org_id == org_id))})
+
+
+def map_of(counters: dict[str, int]) -> Obj:
+    """The map from an organization's counters (kind -> n; kind "" counts active facts)."""
+    return {"kinds": {k: n for k, n in sorted(counters.items()) if k and n}, "facts": int(counters.get("", 0))}
 
 
 def counted_map(s: Session, org_id: str) -> Obj:

@@ -33,6 +33,14 @@ ANY_OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND status = 'open
 TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :w, taught_user = :u, taught_flow = :f,
  skipped = :skipped WHERE id = :t"""
 
+RUN_TO_OPEN = "SELECT org_id, person_id, ended FROM run WHERE id = :r"
+TURN_TO_REPLACE = "SELECT t.status, t.run_id FROM turn t WHERE t.id = :t"
+USED_ID = "SELECT id FROM usedid WHERE kind = :k AND id = :i"
+USE_ID = "INSERT INTO usedid (kind, id) VALUES (:k, :i)"
+TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
+ADD_TURN = """INSERT INTO turn (id, seq, run_id, status, next_record, probes_used, taught_world, taught_user,
+ taught_flow, map, skipped, steps) VALUES (:t, :seq, :r, 'open', 1, 0, 0, 0, 0, :map, '[]', '[]')"""
+
 TURN_TO_RECORD = """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
  JOIN run r ON r.id = t.run_id WHERE t.id = :t"""
 PERSON = "SELECT id FROM person WHERE id = :p"

@@ -25,7 +25,7 @@ from .db import checkpoint, make_engine, writer
 from .driver import Driver, driver_of, json_value
 from .erasure import erase_account, erase_run
 from .explore import ExploreMixin
-from .graph import Changes, FactChange, find_fact, load_facts, map_counts, refresh_facts
+from .graph import Changes, FactChange, find_fact, load_facts, map_counts, map_of, refresh_facts, withdraw
 from .models import (
     Dispute,
     Membership,
@@ -51,7 +51,7 @@ from .rules import (
     stored_ephemeral,
 )
 from .state import export, settings_of
-from .teaching import teach, withdraw_turn
+from .teaching import teach
 from .tokens import TokenMixin
 from .weights import DISPUTE_CONTRIBUTION
 
@@ -216,44 +216,56 @@ class MemoryService(ExploreMixin, TokenMixin):
 
     @use_case
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> Outcome:
-        """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request."""
-        with self._tx() as s:
-            r = self._run(s, run)
-            old = self._turn(s, replaces)[0] if replaces is not None else None
-            if r.person_id is None:
+        """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request.
+        It runs on the driver (driver.py), as the other use cases of a turn do."""
+        with self._driver_tx(serializable=True) as db:
+            hit = db.rows(probes.RUN_TO_OPEN, {"r": run})
+            if not hit:
+                raise E.UnknownRun(f"no run has the id {run!r} (or it was deleted, R29)")
+            org_id, person_id, ended = hit[0]
+            old = db.turn(probes.TURN_TO_REPLACE, replaces) if replaces is not None else None
+            if old == []:
+                raise E.UnknownTurn(f"no turn has the id {replaces!r} (or its run was deleted, R29)")
+            if person_id is None:
                 raise E.UnknownPerson(f"the person of run {run!r} deleted their account; no turn can open (R30)")
-            self._used(s, "turn", turn_id)
-            if r.ended:
+            if db.rows(probes.USED_ID, {"k": "turn", "i": turn_id}):
+                raise E.DuplicateId(
+                    f"the turn id {turn_id!r} is already used in this memory, perhaps by an erased turn"
+                )
+            db.change(probes.USE_ID, {"k": "turn", "i": turn_id})
+            if ended:
                 raise E.RunEnded(f"run {run!r} has ended; it opens no more turns (R17)")
             changes = Changes()
-            if old is not None:
-                if old.run_id != run:
-                    raise E.NotAllowed(f"turn {replaces!r} belongs to run {old.run_id!r}, not {run!r} (R3)")
-                if not may_transition(old.status, "replaced"):
+            if old:
+                old_status, old_run = old[0]
+                if old_run != run:
+                    raise E.NotAllowed(f"turn {replaces!r} belongs to run {old_run!r}, not {run!r} (R3)")
+                if not may_transition(old_status, "replaced"):
                     raise E.NotAllowed(
-                        f"turn {replaces!r} is {old.status}; only an open or completed turn can be replaced (R3)"
+                        f"turn {replaces!r} is {old_status}; only an open or completed turn can be replaced (R3)"
                     )
-                if old.status == "completed":
-                    changes = withdraw_turn(s, old)
-                old.status = "replaced"
-                old.taught_world = old.taught_user = old.taught_flow = 0
-                s.add(old)
-                s.flush()
-            seq = int(s.exec(select(func.coalesce(func.max(Turn.seq), -1))).one()) + 1  # an index look-up
-            taken = map_counts(s, r.org_id)
-            s.add(Turn(id=turn_id, seq=seq, run_id=run, map=taken))
-            s.flush()
-            s.add(
-                Record(
-                    id=f"{turn_id}#0",
-                    run_id=run,
-                    turn_id=turn_id,
-                    number=0,
-                    origin="person",
-                    source=r.person_id,
-                    excerpt=request["text"],
-                    claims=request.get("claims", []),
-                )
+                if old_status == "completed":
+                    taught = db.rows("SELECT id, fact_id FROM support WHERE turn_id = :t", {"t": replaces})
+                    withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes)
+                db.change(probes.TURN_REPLACED, {"t": replaces})
+            counters = dict(db.rows("SELECT kind, n FROM mapcount WHERE org_id = :o", {"o": org_id}))
+            taken = map_of(counters)
+            seq = int(db.rows("SELECT coalesce(max(seq), -1) FROM turn", {})[0][0]) + 1  # an index look-up
+            db.change(probes.ADD_TURN, {"t": turn_id, "seq": seq, "r": run, "map": json.dumps(taken)})
+            db.change(
+                probes.ADD_RECORD,
+                {
+                    "id": f"{turn_id}#0",
+                    "run": run,
+                    "turn": turn_id,
+                    "n": 0,
+                    "origin": "person",
+                    "source": person_id,
+                    "excerpt": request["text"],
+                    "rel": None,
+                    "nested": None,
+                    "claims": json.dumps(request.get("claims", [])),
+                },
             )
             return Outcome(changes=changes.listed(), detail={"map": taken})
 

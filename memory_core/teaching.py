@@ -1,15 +1,12 @@
-"""What a completed turn writes (R1, R5, R7 to R10), and what a replacement withdraws (R3)."""
+"""What a completed turn writes (R1, R5, R7 to R10); a replacement withdraws it with graph.withdraw (R3)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from sqlmodel import Session
-
-from .driver import Driver, driver_of, json_value
-from .graph import Changes, FactRow, GraphWriter, refresh_facts, withdraw
-from .models import Turn
+from .driver import Driver, json_value
+from .graph import Changes, FactRow, GraphWriter, refresh_facts
 from .rules import RunFacts, record_teaches, skip_rule
 from .weights import contribution, independence_key, reliability_of
 
@@ -112,12 +109,3 @@ def teach(db: Driver, turn_id: str, facts: RunFacts, *, run_id: str, org_id: str
     db.many(SUPPORT_INSERT, rows)
     refresh_facts(db, list(touched.values()), result.changes, writer.entities.values())
     return result
-
-
-def withdraw_turn(s: Session, turn: Turn) -> Changes:
-    """R3: replacing a completed turn withdraws every support it added, in all three graphs."""
-    changes = Changes()
-    with driver_of(s) as db:
-        rows = db.rows("SELECT id, fact_id FROM support WHERE turn_id = :t", {"t": turn.id})
-        withdraw(db, [r[0] for r in rows], [r[1] for r in rows], changes)
-    return changes
