@@ -194,6 +194,10 @@ class GraphWriter:
         self.db = db
         self.entities: dict[tuple[str, str, str, str], EntityRow] = {}
         self.facts: dict[tuple[str, str, int, str, str], FactRow] = {}
+        # Made by facts_for with their ids, written by insert_new once their weights and counters
+        # are known (refresh_facts), so a new row is inserted once and never updated after.
+        self.new_entities: list[EntityRow] = []
+        self.new_facts: list[FactRow] = []
 
     def load(self, claims: list[tuple[str, str, Obj]]) -> None:
         """Preload the entities and facts that these (graph, owner, claim) triples may name."""
@@ -235,8 +239,9 @@ class GraphWriter:
                         self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
     def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[FactRow]:
-        """The fact each (graph, owner, claim) names, creating the missing entities and facts."""
-        new_entities: list[EntityRow] = []
+        """The fact each (graph, owner, claim) names; missing entities and facts are made with their
+        ids, and written by insert_new."""
+        new_entities = self.new_entities
 
         def entity(graph: str, owner: str, spec: Obj) -> EntityRow:
             key = (graph, owner, spec["kind"], name_key(spec["name"]))
@@ -255,12 +260,7 @@ class GraphWriter:
         ]
         for e, i in zip(new_entities, self.db.new_ids("entity", len(new_entities)), strict=True):
             e.id = i
-        self.db.many(
-            _E_INSERT,
-            [{**vars(e), "aliases": json.dumps(e.aliases)} for e in new_entities],
-        )
-        self._sync_aliases(set(map(id, new_entities)))
-        new_facts: list[FactRow] = []
+        new_facts = self.new_facts
         out = []
         for (graph, owner, claim), (subject, target) in zip(writes, ends, strict=True):
             okey = "v:" + claim["object"]["value"] if target is None else f"e:{target.id}"
@@ -277,12 +277,13 @@ class GraphWriter:
             out.append(fact)
         for fact, i in zip(new_facts, self.db.new_ids("fact", len(new_facts)), strict=True):
             fact.id = i
-        self.db.many(_F_INSERT, [vars(f) for f in new_facts])
         return out
 
-    def _sync_aliases(self, new: set[int]) -> None:
-        """Alias rows for aliases added in this batch (GraphResolve finds them, R23); an existing
-        entity's alias list is rewritten."""
+    def insert_new(self) -> None:
+        """Write the new entities, aliases and facts, each in one statement, in that order (each
+        points to the one before); an existing entity's new aliases are written too."""
+        self.db.many(_E_INSERT, [{**vars(e), "aliases": json.dumps(e.aliases)} for e in self.new_entities])
+        new = set(map(id, self.new_entities))
         rows, changed = [], []
         for e in self.entities.values():
             if e.fresh_aliases:
@@ -292,6 +293,8 @@ class GraphWriter:
                     changed.append({"eid": e.id, "aliases": json.dumps(e.aliases)})
         self.db.many('INSERT INTO alias (entity_id, "key") VALUES (:entity_id, :key)', rows)
         self.db.many("UPDATE entity SET aliases = :aliases WHERE id = :eid", changed)
+        self.db.many(_F_INSERT, [vars(f) for f in self.new_facts])
+        self.new_entities, self.new_facts = [], []
 
 
 def _merge_aliases(e: EntityRow, aliases: Iterable[str]) -> None:
@@ -304,14 +307,29 @@ def _merge_aliases(e: EntityRow, aliases: Iterable[str]) -> None:
             e.fresh_aliases.append(key)
 
 
-def refresh_facts(db: Driver, facts: list[FactRow], changes: Changes, entities: Iterable[EntityRow] = ()) -> None:
+def refresh_facts(
+    db: Driver,
+    facts: list[FactRow],
+    changes: Changes,
+    entities: Iterable[EntityRow] = (),
+    *,
+    writer: GraphWriter | None = None,
+    pending: dict[int, list[tuple[str, str, float]]] | None = None,
+) -> None:
     """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the
     graph), in a few batched statements; a fact left with no support is gone, and so is an
-    entity left with no fact (R3). `entities` may hold the rows of the facts' ends already read."""
+    entity left with no fact (R3). `entities` may hold the rows of the facts' ends already read.
+    Teaching passes its `writer`, whose new entities and facts are not written yet, and the
+    supports it is about to write (`pending`, by fact): new rows are inserted with their final
+    weights and counters, the others updated."""
     ids = [f.id for f in facts]
+    fresh_facts = {f.id for f in writer.new_facts} if writer else set()
+    fresh_entities = {e.id for e in writer.new_entities} if writer else set()
     supports: dict[int, list[tuple[str, str, float]]] = {i: [] for i in ids}
     disputes: dict[int, list[float]] = {i: [] for i in ids}
-    for chunk in _chunks(ids):
+    for fid, votes in (pending or {}).items():
+        supports[fid] += votes
+    for chunk in _chunks([i for i in ids if i not in fresh_facts]):
         params: Obj = {}
         listed = in_list("f", chunk, params)
         for fid, origin, key, contrib in db.rows(
@@ -338,7 +356,8 @@ def refresh_facts(db: Driver, facts: list[FactRow], changes: Changes, entities: 
         else:
             sc = score(supports[fact.id], disputes[fact.id], retracted=fact.retracted)
             fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
-            updates.append({"fid": fact.id, "lo": sc.log_odds, "w": sc.weight, "n": sc.sources, "st": sc.status})
+            if fact.id not in fresh_facts:
+                updates.append({"fid": fact.id, "lo": sc.log_odds, "w": sc.weight, "n": sc.sources, "st": sc.status})
             now_active, after = sc.status == "active", (sc.weight, sc.status)
         if was_active != now_active:
             for eid in (fact.subject_id, fact.object_id):
@@ -349,16 +368,19 @@ def refresh_facts(db: Driver, facts: list[FactRow], changes: Changes, entities: 
         target = ends[fact.object_id].ref if fact.object_id is not None else {"value": fact.value}
         ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
         changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
-    db.many("UPDATE fact SET log_odds = :lo, weight = :w, sources = :n, status = :st WHERE id = :fid", updates)
     moved = []
     for eid, delta in shift.items():
         if delta:
             e = ends[eid]
             was_on_map = e.active_facts > 0
             e.active_facts += delta
-            moved.append({"eid": eid, "n": e.active_facts})
+            if eid not in fresh_entities:
+                moved.append({"eid": eid, "n": e.active_facts})
             if e.graph == "world" and was_on_map != (e.active_facts > 0):
                 counts[(e.owner, e.kind)] = counts.get((e.owner, e.kind), 0) + (1 if e.active_facts > 0 else -1)
+    if writer is not None:
+        writer.insert_new()
+    db.many("UPDATE fact SET log_odds = :lo, weight = :w, sources = :n, status = :st WHERE id = :fid", updates)
     db.many("UPDATE entity SET active_facts = :n WHERE id = :eid", moved)
     _count(db, counts)
     if gone:

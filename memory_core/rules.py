@@ -6,6 +6,7 @@ explains them with the same rule numbers.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -76,8 +77,10 @@ def display_name(name: str) -> str:
     return name.strip()
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def name_key(name: str) -> str:
-    """Identity of a name: case-folded, trimmed, inner spacing made one space."""
+    """Identity of a name: case-folded, trimmed, inner spacing made one space (pure, so cached:
+    a turn's teaching asks for the same names many times)."""
     return _SPACING.sub(" ", name.strip()).casefold()
 
 

@@ -106,6 +106,9 @@ def teach(db: Driver, turn_id: str, facts: RunFacts, *, run_id: str, org_id: str
         )
         result.taught[graph] += 1
         touched[fact.id] = fact
-    db.many(SUPPORT_INSERT, rows)
-    refresh_facts(db, list(touched.values()), result.changes, writer.entities.values())
+    pending: dict[int, list[tuple[str, str, float]]] = {}
+    for row in rows:
+        pending.setdefault(row["fact_id"], []).append((row["origin"], row["key"], row["contribution"]))
+    refresh_facts(db, list(touched.values()), result.changes, writer.entities.values(), writer=writer, pending=pending)
+    db.many(SUPPORT_INSERT, rows)  # after the facts they point to
     return result

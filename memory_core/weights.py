@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Sequence
@@ -25,6 +26,7 @@ _HOST = re.compile(r"^([0-9a-f.]*:[0-9a-f:.]*|[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def web_host(url: str) -> str | None:
     """The host of a web source (R25): lower-cased, no port, no leading `www.`; None if it has none.
 
