@@ -30,7 +30,7 @@ from sqlmodel import SQLModel  # noqa: E402
 
 from memory_core import MemoryService, make_engine, probes  # noqa: E402
 from memory_core.db import checkpoint  # noqa: E402
-from memory_core.driver import for_driver  # noqa: E402
+from memory_core.driver import LOCK_TURN, for_driver  # noqa: E402
 from memory_core.generate import generate  # noqa: E402
 from memory_core.rules import name_key  # noqa: E402
 
@@ -306,6 +306,8 @@ def raw_reads(svc: MemoryService, call: str, sample: list[tuple[str, str]], *, w
     cur = raw.cursor()
     seen = {"world": "bench", "user": "p0", "flow": "reader"}
     sql = {name: for_driver(getattr(probes, name), postgres) for name in ("TURN", "RESOLVE", "EXPAND", "COUNT")}
+    if postgres:
+        sql["TURN"] += LOCK_TURN  # as the service locks the turn's row
     times = []
     for name, kind in sample:
         key = name_key(name)

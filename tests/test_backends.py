@@ -7,7 +7,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,6 +21,7 @@ from sqlmodel import SQLModel
 
 from memory_core import MemoryService, load, make_engine, parse, replay
 from memory_core import teaching as teaching_module
+from memory_core.errors import Refusal
 from memory_core.migrate import current, head
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,3 +177,26 @@ def test_fault_in_the_middle_of_teaching_leaves_nothing_then_teaches_once(monkey
     after = svc.export_state()
     assert after["runs"]["r1"]["turns"]["t1"]["taught"] == {"world": 12, "user": 0, "flow": 12}
     assert all(len(f["supports"]) == 3 for f in world(after))
+
+
+def test_concurrent_reads_of_one_turn_never_pass_its_budget(tmp_path):
+    """R21 under concurrency: eight threads read one turn whose workflow allows two probes. Each
+    read is checked and counted in one transaction (SQLite: BEGIN IMMEDIATE; PostgreSQL: the
+    turn's row locked, the count a guarded UPDATE), so exactly two are served."""
+    url = _shared_url(tmp_path)
+    svc = MemoryService(make_engine(url))
+    replay(parse(json.dumps(scenario([start(), open_turn("t1")]))), svc)
+    gate = threading.Barrier(8)
+
+    def probe(_: int) -> str:
+        gate.wait()
+        try:
+            svc.read("t1", call="GraphResolve", args={"name": "Globex"})
+            return "served"
+        except Refusal as refusal:
+            return refusal.reason
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = sorted(pool.map(probe, range(8)))
+    assert answers == ["budget_exhausted"] * 6 + ["served"] * 2
+    assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 2
