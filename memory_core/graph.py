@@ -165,7 +165,7 @@ _F_INSERT = f"INSERT INTO fact ({_F_COLS}) VALUES ({_F_PARAMS})"
 
 def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
     return [
-        EntityRow(r[0], r[1], r[2], r[3], r[4], r[5], list(json_value(r[6])), r[7])
+        EntityRow(r[0], r[1], r[2], r[3], r[4], r[5], [] if r[6] in ("[]", []) else list(json_value(r[6])), r[7])
         for r in db.rows(f"SELECT {_E_COLS} FROM entity WHERE {where}", params)
     ]
 
@@ -282,7 +282,9 @@ class GraphWriter:
     def insert_new(self) -> None:
         """Write the new entities, aliases and facts, each in one statement, in that order (each
         points to the one before); an existing entity's new aliases are written too."""
-        self.db.many(_E_INSERT, [{**vars(e), "aliases": json.dumps(e.aliases)} for e in self.new_entities])
+        self.db.many(
+            _E_INSERT, [{**vars(e), "aliases": json.dumps(e.aliases) if e.aliases else "[]"} for e in self.new_entities]
+        )
         new = set(map(id, self.new_entities))
         rows, changed = [], []
         for e in self.entities.values():

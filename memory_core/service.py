@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from . import errors as E
 from . import probes, reads
-from .db import checkpoint, make_engine, writer
+from .db import checkpoint, driver_connection, make_engine, writer
 from .driver import Driver, driver_of, json_value
 from .erasure import erase_account, erase_run
 from .explore import ExploreMixin
@@ -566,10 +566,7 @@ class MemoryService(ExploreMixin, TokenMixin):
                     db.close()
             self._sandbox.expire_all()  # rows changed under the session's objects
             return
-        raw = self.engine.raw_connection()
-        try:
-            dbapi = raw.dbapi_connection
-            assert dbapi is not None
+        with driver_connection(self.engine) as dbapi:
             db = Driver(dbapi, pg)
             try:
                 if not pg:
@@ -583,8 +580,6 @@ class MemoryService(ExploreMixin, TokenMixin):
                 raise
             db.close()
             dbapi.commit()
-        finally:
-            raw.close()
 
     @use_case
     def org_map(self, org_id: str) -> Obj:

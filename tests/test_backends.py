@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -21,6 +22,7 @@ from sqlmodel import SQLModel
 
 from memory_core import MemoryService, load, make_engine, parse, replay
 from memory_core import teaching as teaching_module
+from memory_core.db import WAL_PAGES, driver_connection
 from memory_core.errors import Refusal
 from memory_core.migrate import current, head
 
@@ -200,3 +202,35 @@ def test_concurrent_reads_of_one_turn_never_pass_its_budget(tmp_path):
         answers = sorted(pool.map(probe, range(8)))
     assert answers == ["budget_exhausted"] * 6 + ["served"] * 2
     assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 2
+
+
+def test_sqlite_keeps_driver_connections_with_the_engines_settings_and_drops_a_broken_one(tmp_path):
+    """The driver's use cases keep their SQLite connections between calls (db.driver_connection,
+    issue #8): a kept one has every setting the engine gives (R31's secure_delete, foreign keys,
+    the log), and one left inside a transaction is closed, never handed to the next use case."""
+    engine = make_engine(f"sqlite:///{tmp_path / 'kept.db'}")
+    with driver_connection(engine) as first:
+        assert first.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert first.execute("PRAGMA secure_delete").fetchone()[0] == 1
+        assert first.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert first.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == WAL_PAGES
+    with driver_connection(engine) as again:
+        assert again is first
+        again.execute("BEGIN IMMEDIATE")  # as a commit that failed would leave it
+    with driver_connection(engine) as fresh:
+        assert fresh is not first
+        assert not fresh.in_transaction
+    with pytest.raises(sqlite3.ProgrammingError):
+        first.execute("SELECT 1")  # closed, not kept
+
+
+def test_a_refused_read_leaves_its_connection_clean_for_the_next_use_case(tmp_path):
+    """A refusal rolls its use case back (nothing counted, R21) and the kept connection serves the
+    next read."""
+    svc = MemoryService(make_engine(f"sqlite:///{tmp_path / 'refused.db'}"))
+    replay(parse(json.dumps(scenario([start(), open_turn("t1")]))), svc)
+    with pytest.raises(Refusal) as refused:
+        svc.read("t1", call="GraphExpand", args={"entity": {"name": "Globex", "kind": "organization"}}, within="w9")
+    assert refused.value.reason == "nested_not_open"
+    assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 1
+    assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 1
