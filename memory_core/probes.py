@@ -12,6 +12,8 @@ Everything here takes a DB-API connection already inside the caller's transactio
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from .driver import Driver, json_value
@@ -118,8 +120,13 @@ def resolve(db: Driver, seen: dict[str, str | None], name: str, kind: str | None
     params: Obj = {"k": name_key(name), **seen}
     if kind is not None:
         params["kind"] = kind
+    return resolved(db.rows(RESOLVE if kind is None else RESOLVE_KIND, params))
+
+
+def resolved(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
+    """GraphResolve's answer from its rows (name, kind, aliases, graph)."""
     found: dict[tuple[str, str, str], Obj] = {}
-    for n, k, a, g in db.rows(RESOLVE if kind is None else RESOLVE_KIND, params):
+    for n, k, a, g in rows:
         found[(g, k, n)] = {"name": n, "kind": k, "aliases": list(json_value(a)), "graph": g}
     return sorted(found.values(), key=lambda e: (e["name"], e["kind"], GRAPH_ORDER[e["graph"]]))
 
@@ -129,14 +136,23 @@ def expand(db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, rel
     owner = seen.get(graph)
     if owner is None:
         return []
+    return expanded(
+        db.rows(EXPAND if relation is None else EXPAND_RELATION, expand_params(entity, graph, owner, relation))
+    )
+
+
+def expand_params(entity: Obj, graph: str, owner: str | None, relation: str | None) -> Obj:
     params: Obj = {"g": graph, "o": owner, "kind": entity["kind"], "k": name_key(entity["name"])}
     if relation is not None:
         params["rel"] = relation
+    return params
+
+
+def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
+    """GraphExpand's answer from its rows: one per fact and dispute (the fact's ends by name)."""
     facts: dict[int, Obj] = {}
     disputes: dict[int, list[tuple[int, Obj]]] = {}
-    for fid, rel, value, status, weight, log_odds, sources, sn, sk, on, ok, did, by, dc in db.rows(
-        EXPAND if relation is None else EXPAND_RELATION, params
-    ):
+    for fid, rel, value, status, weight, log_odds, sources, sn, sk, on, ok, did, by, dc in rows:
         if fid not in facts:
             facts[fid] = {
                 "subject": {"name": sn, "kind": sk},
@@ -153,6 +169,61 @@ def expand(db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, rel
     for fid, item in facts.items():
         item["disputes"] = [d for _, d in sorted(disputes[fid], key=lambda pair: pair[0])]
     return sorted(facts.values(), key=fact_sort_key)
+
+
+# --- PostgreSQL: a turn's read in one statement --------------------------------------------------
+# On a server every statement is a round trip, and a read's five (BEGIN, the turn, the query, the
+# count, COMMIT) cost five times the query (issue #8, B2). A read at the turn's own level (no step,
+# no nested work: R4 and R19 offer it) is one statement there: a data-modifying WITH counts the
+# probe only where R2, R17 and R21 allow it, locking the turn's row as the UPDATE does, and the
+# query reads the owners (R20) from the counted row. An autocommitted statement is one
+# transaction. When it counts nothing, the service takes the general path, whose checks say which
+# rule refuses (or serve the read, if the turn changed in between).
+
+_COUNTED = """WITH c AS (UPDATE turn t SET probes_used = t.probes_used + 1
+ FROM run r LEFT JOIN workflow w ON w.id = r.workflow_id
+ WHERE t.id = :t AND r.id = t.run_id AND t.status = 'open' AND NOT r.ended
+ AND (w.memory_probes IS NULL OR t.probes_used < w.memory_probes)
+ RETURNING t.probes_used AS used, w.memory_probes AS cap, r.org_id AS world, r.person_id AS usr, r.id AS flow)
+SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({query}) q ON true"""
+_OWNER_PARAM = re.compile(r"(?<![:\w]):(world|user|flow)\b")
+_OWNER_COLUMN = {"world": "c.world", "user": "c.usr", "flow": "c.flow"}
+
+
+def _counted(query: str, owner: str | None = None) -> str:
+    """The query run with the probe's count; its owners come from the counted turn's run."""
+    query = _OWNER_PARAM.sub(lambda m: _OWNER_COLUMN[m.group(1)], query)
+    if owner is not None:
+        query = re.sub(r"(?<![:\w]):o\b", _OWNER_COLUMN[owner], query)
+    return _COUNTED.format(query=query)
+
+
+COUNTED_RESOLVE = {False: _counted(RESOLVE), True: _counted(RESOLVE_KIND)}
+COUNTED_EXPAND = {
+    (g, rel): _counted(EXPAND_RELATION if rel else EXPAND, g) for g in GRAPH_ORDER for rel in (False, True)
+}
+
+
+def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, int | None, list[Obj]] | None:
+    """PostgreSQL, autocommit: a turn-level GraphResolve or GraphExpand counted and served in one
+    statement: (probes used, the cap, the answer); None when it was not counted."""
+    if call == "GraphResolve":
+        params: Obj = {"t": turn_id, "k": name_key(args["name"])}
+        if args.get("kind") is not None:
+            params["kind"] = args["kind"]
+        rows = db.rows(COUNTED_RESOLVE["kind" in params], params)
+        shape = resolved
+    else:
+        graph = args.get("graph", "world")
+        if graph not in GRAPH_ORDER:
+            return None
+        params = {"t": turn_id, **expand_params(args["entity"], graph, None, args.get("relation"))}
+        del params["o"]
+        rows = db.rows(COUNTED_EXPAND[(graph, "rel" in params)], params)
+        shape = expanded
+    if not rows:
+        return None
+    return rows[0][0], rows[0][1], shape(r[2:] for r in rows if r[2] is not None)
 
 
 def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fact: Obj, graph: str) -> list[Obj]:

@@ -514,7 +514,21 @@ class MemoryService(ExploreMixin, TokenMixin):
         self, turn_id: str, *, call: str, args: Obj, within: str | None = None, step: str | None = None
     ) -> Outcome:
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
-        It runs on the driver (probes.py): the turn check, one query, the count, one transaction."""
+        It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
+        On PostgreSQL a turn-level GraphResolve or GraphExpand is one statement (probes.counted_read)."""
+        if within is None and step is None and call in ("GraphResolve", "GraphExpand") and self._sandbox is None:
+            if self.engine.dialect.name == "postgresql":
+                with driver_connection(self.engine) as dbapi:
+                    dbapi.autocommit = True  # the one statement is the transaction
+                    db = Driver(dbapi, True)
+                    try:
+                        done = probes.counted_read(db, turn_id, call, args)
+                    finally:
+                        db.close()
+                        dbapi.autocommit = False
+                if done is not None:
+                    used, cap, result = done
+                    return Outcome(detail={"result": result, "probes_used": used, "cap": cap})
         with self._driver_tx() as db:
             hit = db.turn(probes.TURN, turn_id)
             if not hit:

@@ -17,12 +17,13 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from backend import SERVER, database_url, empty, fresh_service
-from helpers import CEO, FOUNDED, HQ, LIVES, end, open_turn, rec, scenario, start, world
+from helpers import CEO, FOUNDED, HQ, LIVES, end, open_turn, rec, scenario, start, taught_turn, world
 from sqlmodel import SQLModel
 
-from memory_core import MemoryService, load, make_engine, parse, replay
+from memory_core import MemoryService, load, make_engine, parse, probes, replay
 from memory_core import teaching as teaching_module
 from memory_core.db import WAL_PAGES, driver_connection
+from memory_core.driver import Driver
 from memory_core.errors import Refusal
 from memory_core.migrate import current, head
 
@@ -234,3 +235,60 @@ def test_a_refused_read_leaves_its_connection_clean_for_the_next_use_case(tmp_pa
     assert refused.value.reason == "nested_not_open"
     assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 1
     assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 1
+
+
+@needs_server
+def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_only_what_rules_allow():
+    """PostgreSQL serves a turn-level GraphResolve or GraphExpand in one statement
+    (probes.counted_read). Its answer is the general path's (R20, R23), it counts one probe
+    (R21), and where R2, R17 or R21 refuses it counts nothing, leaving the refusal to the
+    general path."""
+    pref = {**HQ, "graph": "user", "subject": {"name": "Dana", "kind": "person"}}
+    svc = fresh_service()
+    events = [
+        start(workflow="free"),  # no budget: every read here is served
+        *taught_turn("t1", {"origin": "web", "source": "https://a.example/", "claims": [HQ, pref]}),
+        open_turn("t2"),
+        start("r2"),  # the research workflow: two probes a turn
+        open_turn("u1", run_id="r2"),
+        {"do": "read", "turn": "u1", "call": "GraphResolve", "args": {"name": "x"}},
+        {"do": "read", "turn": "u1", "call": "GraphResolve", "args": {"name": "x"}},
+        start("r3"),
+        open_turn("v1", run_id="r3"),
+        {"do": "end_run", "run": "r3"},
+    ]
+    replay(parse(json.dumps(scenario(events))), svc)
+    reads = [
+        ("GraphResolve", {"name": "globex"}),
+        ("GraphResolve", {"name": "Springfield", "kind": "place"}),
+        ("GraphExpand", {"entity": {"name": "Globex", "kind": "organization"}}),
+        ("GraphExpand", {"entity": {"name": "Dana", "kind": "person"}, "graph": "user"}),
+        (
+            "GraphExpand",
+            {"entity": {"name": "Globex", "kind": "organization"}, "graph": "flow", "relation": "headquartered_in"},
+        ),
+    ]
+    seen = probes.owners("r1", "acme", "dana")
+    with driver_connection(svc.engine) as dbapi:
+        dbapi.autocommit = True
+        db = Driver(dbapi, True)
+        for n, (call, args) in enumerate(reads, start=1):
+            fast = probes.counted_read(db, "t2", call, args)
+            if call == "GraphResolve":
+                general = probes.resolve(db, seen, args["name"], args.get("kind"))
+            else:
+                general = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
+            assert general, f"{call} {args} finds something"
+            assert fast == (n, None, general)
+        for turn in ("t1", "u1", "v1", "nope"):  # completed (R2), at its cap (R21), run ended (R17), unknown
+            assert probes.counted_read(db, turn, "GraphResolve", {"name": "Globex"}) is None
+        dbapi.autocommit = False
+    turns = {t: r["turns"] for t, r in svc.export_state()["runs"].items()}
+    assert (turns["r1"]["t2"]["probes_used"], turns["r1"]["t1"]["probes_used"], turns["r2"]["u1"]["probes_used"]) == (
+        5,
+        0,
+        2,
+    )
+    with pytest.raises(Refusal) as refused:
+        svc.read("u1", call="GraphResolve", args={"name": "Globex"})
+    assert refused.value.reason == "budget_exhausted"
