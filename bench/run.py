@@ -184,7 +184,10 @@ TAUGHT_TABLES = ["entity", "fact", "support"]  # what teaching writes (R1, R7): 
 
 def raw_insert_rate(b: Bench, svc: MemoryService, run_id: str, tables: list[str]) -> float:
     """The same rows the service wrote for the workload, inserted again with the driver alone
-    (batched, one transaction): all of them, or those of `tables`."""
+    (batched, one transaction) into a fresh database of the same schema, with the same
+    constraints and settings: all of them, or those of `tables`, the rows they point to (the
+    run, its turns and records) being inserted first, untimed, so foreign keys are checked as
+    the product checks them."""
     touched = "SELECT fact_id FROM support WHERE run_id = :r"
     filters = {
         "organization": "id = (SELECT org_id FROM run WHERE id = :r)",
@@ -199,9 +202,16 @@ def raw_insert_rate(b: Bench, svc: MemoryService, run_id: str, tables: list[str]
     }
     rows: dict[str, tuple[list[str], list[tuple]]] = {}
     with svc.engine.connect() as conn:
-        for t in tables:
+        for t in ALL_TABLES:
             res = conn.execute(text(f"SELECT * FROM {t} WHERE {filters[t]}"), {"r": run_id})
             rows[t] = (list(res.keys()), [tuple(r) for r in res])
+    mark = "?" if b.backend == "sqlite" else "%s"
+
+    def insert(cur: Any, table: str) -> None:
+        cols, data = rows[table]
+        data = [tuple(json.dumps(v) if isinstance(v, (list, dict)) else v for v in r) for r in data]
+        cur.executemany(f"INSERT INTO {table} ({', '.join(cols)}) VALUES ({', '.join([mark] * len(cols))})", data)
+
     rates = []
     for _ in range(5):  # each into a fresh database; the median, as the service's figure is one long run
         engine = create_engine(b.url())
@@ -211,17 +221,14 @@ def raw_insert_rate(b: Bench, svc: MemoryService, run_id: str, tables: list[str]
         if b.backend == "sqlite":  # the settings the product's databases run with (db.py)
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
-        if tables != ALL_TABLES:  # the rows they point to are not copied
-            cur.execute(
-                "PRAGMA foreign_keys=OFF" if b.backend == "sqlite" else "SET session_replication_role = replica"
-            )
+            cur.execute("PRAGMA foreign_keys=ON")
+        for t in ALL_TABLES:
+            if t not in tables:
+                insert(cur, t)
         raw.commit()
-        mark = "?" if b.backend == "sqlite" else "%s"
         t0 = time.perf_counter()
         for t in tables:
-            cols, data = rows[t]
-            data = [tuple(json.dumps(v) if isinstance(v, (list, dict)) else v for v in r) for r in data]
-            cur.executemany(f"INSERT INTO {t} ({', '.join(cols)}) VALUES ({', '.join([mark] * len(cols))})", data)
+            insert(cur, t)
         raw.commit()
         rates.append(len(rows["support"][1]) / (time.perf_counter() - t0))
         raw.close()

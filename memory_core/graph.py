@@ -158,6 +158,7 @@ class FactRow:
 
 _E_COLS = 'id, graph, owner, kind, "key", name, aliases, active_facts'
 _F_COLS = ", ".join(FactRow.__dataclass_fields__)
+_F_COLS_OF_F = ", ".join(f"f.{c}" for c in FactRow.__dataclass_fields__)
 _F_PARAMS = ", ".join(f":{n}" for n in FactRow.__dataclass_fields__)
 _E_INSERT = f"INSERT INTO entity ({_E_COLS}) VALUES (:id, :graph, :owner, :kind, :key, :name, :aliases, :active_facts)"
 _F_INSERT = f"INSERT INTO fact ({_F_COLS}) VALUES ({_F_PARAMS})"
@@ -171,9 +172,12 @@ def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
 
 
 def fact_rows(db: Driver, where: str, params: Obj) -> list[FactRow]:
+    return _facts(db.rows(f"SELECT {_F_COLS} FROM fact WHERE {where}", params))
+
+
+def _facts(rows: list[tuple[Any, ...]]) -> list[FactRow]:
     return [
-        FactRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12])
-        for r in db.rows(f"SELECT {_F_COLS} FROM fact WHERE {where}", params)
+        FactRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12]) for r in rows
     ]
 
 
@@ -225,18 +229,21 @@ class GraphWriter:
             if subject is not None and okey is not None:
                 named.setdefault((graph, owner), set()).add((subject.id, claim["relation"], okey))
         for (graph, owner), wanted_facts in named.items():
-            # Three IN lists on the unique index's columns: exact index probes (a row-value IN would
-            # scan the graph on SQLite); the few extra combinations are dropped here.
+            # The wanted (subject, relation, object) triples as a VALUES list joined to the unique
+            # index: one exact probe each (three IN lists probe their cross product; a row-value IN
+            # walks the graph on SQLite). CROSS JOIN keeps the list as SQLite's outer loop.
             for fchunk in _chunks(sorted(wanted_facts), 200):
                 params = {"g": graph, "o": owner}
-                where = (
-                    f"graph = :g AND owner = :o AND subject_id IN ({in_list('s', {k[0] for k in fchunk}, params)}) "
-                    f"AND relation IN ({in_list('r', {k[1] for k in fchunk}, params)}) "
-                    f"AND object_key IN ({in_list('x', {k[2] for k in fchunk}, params)})"
+                values = []
+                for i, (sid, rel, okey) in enumerate(fchunk):
+                    params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
+                    values.append(f"(:s{i}, :r{i}, :x{i})")
+                sql = (
+                    f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {_F_COLS_OF_F} FROM w CROSS JOIN fact f "
+                    "WHERE f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
                 )
-                for f in fact_rows(self.db, where, params):
-                    if (f.subject_id, f.relation, f.object_key) in wanted_facts:
-                        self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
+                for f in _facts(self.db.rows(sql, params)):
+                    self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
     def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[FactRow]:
         """The fact each (graph, owner, claim) names; missing entities and facts are made with their
