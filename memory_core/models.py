@@ -93,7 +93,6 @@ class Record(SQLModel, table=True):
 class Entity(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("graph", "owner", "kind", "key", name="uq_entity_identity"),
-        Index("ix_entity_key", "key"),
         Index("ix_entity_graph_key", "graph", "owner", "key"),  # name look-ups whatever the kind
     )
     id: int | None = Field(default=None, primary_key=True)
@@ -111,9 +110,6 @@ class Alias(SQLModel, table=True):
 
     entity_id: int = Field(foreign_key="entity.id", primary_key=True)
     key: str = Field(primary_key=True, index=True)
-
-
-Index("ix_entity_graph_kind_active", Entity.graph, Entity.owner, Entity.kind, Entity.active_facts)  # type: ignore[arg-type]
 
 
 class Fact(SQLModel, table=True):
