@@ -423,7 +423,9 @@ def _update(engine: Engine, model: Any, id_key: str, rows: list[dict[str, Any]])
 
 
 def _fix_sequences(engine: Engine) -> None:
-    """PostgreSQL's id sequences continue after the ids written here."""
+    """PostgreSQL's id sequences continue after the ids written here, and its planner learns the
+    tables' new sizes (ANALYZE) now, not when autovacuum next looks: with the statistics of empty
+    tables it walked a whole graph's entities to find a turn's few by name (issue #8, B1)."""
     if engine.dialect.name != "postgresql":
         return
     with engine.begin() as conn:
@@ -431,6 +433,7 @@ def _fix_sequences(engine: Engine) -> None:
             conn.exec_driver_sql(
                 f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE((SELECT MAX(id) FROM {table}), 1))"
             )
+        conn.exec_driver_sql("ANALYZE")
 
 
 _shown = {"percent": -1}
