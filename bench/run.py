@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from memory_core import MemoryService, make_engine, probes  # noqa: E402
-from memory_core.db import checkpoint  # noqa: E402
+from memory_core.db import WAL_PAGES, checkpoint  # noqa: E402
 from memory_core.driver import for_driver  # noqa: E402
 from memory_core.generate import generate  # noqa: E402
 from memory_core.rules import name_key  # noqa: E402
@@ -294,9 +294,14 @@ def raw_insert_rate(
         raw = engine.raw_connection()
         cur = raw.cursor()
         if b.backend == "sqlite":  # the settings the product's databases run with (db.py)
-            cur.execute("PRAGMA journal_mode=WAL")
-            cur.execute("PRAGMA synchronous=NORMAL")
-            cur.execute("PRAGMA foreign_keys=ON")
+            for pragma in (
+                "journal_mode=WAL",
+                "synchronous=NORMAL",
+                "foreign_keys=ON",
+                "secure_delete=ON",
+                f"wal_autocheckpoint={WAL_PAGES}",
+            ):
+                cur.execute(f"PRAGMA {pragma}")
         for table, data in setup:
             insert(cur, table, data)
         raw.commit()

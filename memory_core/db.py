@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import select
+import sqlite3
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -73,9 +75,10 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _begin)
         if path and path != ":memory:":
-            _KEPT[engine] = []
+            _keep_connections(engine)
     else:
         engine = create_engine(url, pool_pre_ping=True)
+        _keep_connections(engine)
     if create:
         if url.startswith("sqlite") and ("///" not in url or url.endswith(":memory:")):
             SQLModel.metadata.create_all(engine)
@@ -86,19 +89,58 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
     return engine
 
 
-#: SQLite file engines: DB-API connections the driver's use cases keep between calls (see below).
+#: Engines whose driver use cases keep their DB-API connections between calls (see below).
 _KEPT: weakref.WeakKeyDictionary[Engine, list[Any]] = weakref.WeakKeyDictionary()
 KEEP = 8
+_LEFT_IN_PARENT: list[Any] = []  # a forked child never closes its parent's connections
+
+
+def _keep_connections(engine: Engine) -> None:
+    _KEPT[engine] = []
+    event.listen(engine, "engine_disposed", _close_kept)
+
+
+def _close_kept(engine: Engine) -> None:
+    """engine.dispose() closes the kept connections too."""
+    kept = _KEPT.get(engine, [])
+    while kept:
+        kept.pop().close()
+
+
+def _forget_kept_in_child() -> None:
+    for kept in _KEPT.values():
+        _LEFT_IN_PARENT.extend(kept)
+        kept.clear()
+
+
+os.register_at_fork(after_in_child=_forget_kept_in_child)
+
+
+def _idle(dbapi: Any) -> bool:
+    """Outside any transaction, and (a server's) still open."""
+    if isinstance(dbapi, sqlite3.Connection):
+        return not dbapi.in_transaction
+    return not dbapi.closed and not dbapi.broken and dbapi.info.transaction_status == 0  # IDLE
+
+
+def _alive(dbapi: Any) -> bool:
+    """A kept server connection is alive if the server has said nothing since: one it closed has
+    its end of file to read. A socket poll, not a round trip (the pool's pre-ping is one)."""
+    if isinstance(dbapi, sqlite3.Connection):
+        return True
+    return _idle(dbapi) and not select.select([dbapi.fileno()], [], [], 0)[0]
 
 
 @contextmanager
 def driver_connection(engine: Engine) -> Iterator[Any]:
     """A DB-API connection for one driver use case (a read, a record, teaching), outside any
-    transaction. On a SQLite file the connection is kept for the next use case: checking one out
-    of SQLAlchemy's pool and back costs about 10 µs, a third of a whole graph read (issue #8,
-    B2, profiled). Kept connections have the engine's settings (made by the pool, then detached
-    from it); one left inside a transaction by a failure is closed, not kept. Other engines (an
-    in-memory SQLite memory, PostgreSQL with its pre-ping) use the pool."""
+    transaction. On a SQLite file or a PostgreSQL server the connection is kept for the next use
+    case: SQLAlchemy's pool checkout and check-in cost about 10 µs in Python, a third of a graph
+    read on SQLite, and its pre-ping is a round trip to the server before every use case (issue
+    #8, B2, profiled). A kept connection was made by the pool (so it has every setting the engine
+    gives) and detached from it. One left inside a transaction, or closed, by a failure is closed,
+    never kept; a kept server connection the server has closed meanwhile is dropped unused
+    (`_alive`). The in-memory SQLite memory (one shared connection) uses the pool."""
     kept = _KEPT.get(engine)
     if kept is None:
         proxy = engine.raw_connection()
@@ -107,19 +149,23 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
         finally:
             proxy.close()
         return
-    try:
+    dbapi: Any = None
+    while kept and dbapi is None:
         dbapi = kept.pop()
-    except IndexError:
+        if not _alive(dbapi):
+            dbapi.close()
+            dbapi = None
+    if dbapi is None:
         proxy = engine.raw_connection()
         dbapi = proxy.dbapi_connection
         proxy.detach()
     try:
         yield dbapi
     finally:
-        if dbapi.in_transaction or len(kept) >= KEEP:
-            dbapi.close()
-        else:
+        if _idle(dbapi) and len(kept) < KEEP:
             kept.append(dbapi)
+        else:
+            dbapi.close()
 
 
 def checkpoint(engine: Engine) -> None:

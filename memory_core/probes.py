@@ -7,7 +7,8 @@ runs its few fixed statements on the pooled driver connection directly: the turn
 query, the count. The SQL is written once, with `:name` parameters (sqlite3's style; turned
 into `%(name)s` for psycopg), and is the same text the benchmark runs raw.
 
-Everything here takes a DB-API connection already inside the caller's transaction.
+Everything here takes a DB-API connection already inside the caller's transaction, except
+`counted_read` (PostgreSQL), whose one statement is its own transaction (autocommit).
 """
 
 from __future__ import annotations
@@ -206,21 +207,24 @@ COUNTED_EXPAND = {
 
 def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, int | None, list[Obj]] | None:
     """PostgreSQL, autocommit: a turn-level GraphResolve or GraphExpand counted and served in one
-    statement: (probes used, the cap, the answer); None when it was not counted."""
-    if call == "GraphResolve":
-        params: Obj = {"t": turn_id, "k": name_key(args["name"])}
-        if args.get("kind") is not None:
-            params["kind"] = args["kind"]
-        rows = db.rows(COUNTED_RESOLVE["kind" in params], params)
-        shape = resolved
-    else:
-        graph = args.get("graph", "world")
-        if graph not in GRAPH_ORDER:
-            return None
-        params = {"t": turn_id, **expand_params(args["entity"], graph, None, args.get("relation"))}
-        del params["o"]
-        rows = db.rows(COUNTED_EXPAND[(graph, "rel" in params)], params)
-        shape = expanded
+    statement: (probes used, the cap, the answer); None when it was not counted, or when the
+    arguments are malformed (the general path checks the rules first, then fails on them)."""
+    try:
+        if call == "GraphResolve":
+            params: Obj = {"t": turn_id, "k": name_key(args["name"])}
+            if args.get("kind") is not None:
+                params["kind"] = args["kind"]
+            sql, shape = COUNTED_RESOLVE["kind" in params], resolved
+        else:
+            graph = args.get("graph", "world")
+            if graph not in GRAPH_ORDER:
+                return None
+            params = {"t": turn_id, **expand_params(args["entity"], graph, None, args.get("relation"))}
+            del params["o"]
+            sql, shape = COUNTED_EXPAND[(graph, "rel" in params)], expanded
+    except (KeyError, TypeError, AttributeError):
+        return None
+    rows = db.rows(sql, params)
     if not rows:
         return None
     return rows[0][0], rows[0][1], shape(r[2:] for r in rows if r[2] is not None)

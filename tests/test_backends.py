@@ -18,9 +18,11 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from backend import SERVER, database_url, empty, fresh_service
 from helpers import CEO, FOUNDED, HQ, LIVES, end, open_turn, rec, scenario, start, taught_turn, world
+from sqlalchemy import text
 from sqlmodel import SQLModel
 
 from memory_core import MemoryService, load, make_engine, parse, probes, replay
+from memory_core import db as db_module
 from memory_core import teaching as teaching_module
 from memory_core.db import WAL_PAGES, driver_connection
 from memory_core.driver import Driver
@@ -233,8 +235,36 @@ def test_a_refused_read_leaves_its_connection_clean_for_the_next_use_case(tmp_pa
     with pytest.raises(Refusal) as refused:
         svc.read("t1", call="GraphExpand", args={"entity": {"name": "Globex", "kind": "organization"}}, within="w9")
     assert refused.value.reason == "nested_not_open"
+    kept = db_module._KEPT[svc.engine]
+    assert len(kept) == 1 and not kept[0].in_transaction  # rolled back, and kept
+    connection = kept[0]
     assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 1
+    assert kept == [connection]  # the same connection served the next read
     assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 1
+    svc.engine.dispose()  # closes kept connections too
+    assert kept == []
+    with pytest.raises(sqlite3.ProgrammingError):
+        connection.execute("SELECT 1")
+
+
+@needs_server
+def test_postgresql_kept_connection_the_server_closed_is_dropped_unused():
+    """A kept server connection is checked without a round trip (db._alive): one the server has
+    closed since (a restart, an idle timeout) is dropped, and the read runs on a new one, once."""
+    svc = fresh_service()
+    replay(parse(json.dumps(scenario([start(workflow="free"), open_turn("t1")]))), svc)
+    svc.read("t1", call="GraphResolve", args={"name": "Globex"})
+    kept = db_module._KEPT[svc.engine]
+    pids = [c.info.backend_pid for c in kept]
+    assert pids
+    with svc.engine.connect() as admin:
+        admin.execute(text("SELECT pg_terminate_backend(p) FROM unnest(CAST(:p AS int[])) AS p"), {"p": pids})
+    deadline = time.monotonic() + 5
+    while any(db_module._alive(c) for c in kept) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 2
+    assert kept and all(c.info.backend_pid not in pids for c in kept)
+    assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 2
 
 
 @needs_server
@@ -244,6 +274,7 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
     (R21), and where R2, R17 or R21 refuses it counts nothing, leaving the refusal to the
     general path."""
     pref = {**HQ, "graph": "user", "subject": {"name": "Dana", "kind": "person"}}
+    lee = {**pref, "subject": {"name": "Lee", "kind": "person"}}
     svc = fresh_service()
     events = [
         start(workflow="free"),  # no budget: every read here is served
@@ -256,6 +287,13 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
         start("r3"),
         open_turn("v1", run_id="r3"),
         {"do": "end_run", "run": "r3"},
+        # What t2 must not see (R20): another organization's graph, another person's, another run's.
+        {"do": "start_run", "run": "g1", "org": "globex", "person": "omar"},
+        *taught_turn("g1t", {"origin": "web", "source": "https://g.example/", "claims": [HQ]}, run_id="g1"),
+        start("l1", person="lee", workflow="free"),
+        *taught_turn("l1t", {"origin": "web", "source": "https://l.example/", "claims": [HQ, lee]}, run_id="l1"),
+        open_turn("l2", run_id="l1"),
+        {"do": "delete_account", "person": "lee"},  # l2 still reads; its User graph is gone (R30)
     ]
     replay(parse(json.dumps(scenario(events))), svc)
     reads = [
@@ -292,3 +330,14 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
     with pytest.raises(Refusal) as refused:
         svc.read("u1", call="GraphResolve", args={"name": "Globex"})
     assert refused.value.reason == "budget_exhausted"
+    # Through the service: an unknown graph is no graph (counted, nothing found), as on the
+    # general path; a turn whose person was erased sees no User graph (R30).
+    assert svc.read("t2", call="GraphExpand", args={"entity": pref["subject"], "graph": "nope"}).detail == {
+        "result": [],
+        "probes_used": 6,
+        "cap": None,
+    }
+    erased = svc.read("l2", call="GraphExpand", args={"entity": lee["subject"], "graph": "user"}).detail
+    assert erased == {"result": [], "probes_used": 1, "cap": None}
+    seen_by_l2 = svc.read("l2", call="GraphResolve", args={"name": "globex"}).detail["result"]
+    assert sorted(e["graph"] for e in seen_by_l2) == ["flow", "world"]
