@@ -157,6 +157,7 @@ class FactRow:
 
 
 _E_COLS = 'id, graph, owner, kind, "key", name, aliases, active_facts'
+_E_COLS_OF_E = ", ".join(f"e.{c}" for c in _E_COLS.split(", "))
 _F_COLS = ", ".join(FactRow.__dataclass_fields__)
 _F_COLS_OF_F = ", ".join(f"f.{c}" for c in FactRow.__dataclass_fields__)
 _F_PARAMS = ", ".join(f":{n}" for n in FactRow.__dataclass_fields__)
@@ -165,9 +166,13 @@ _F_INSERT = f"INSERT INTO fact ({_F_COLS}) VALUES ({_F_PARAMS})"
 
 
 def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
+    return _entities(db.rows(f"SELECT {_E_COLS} FROM entity WHERE {where}", params))
+
+
+def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
     return [
         EntityRow(r[0], r[1], r[2], r[3], r[4], r[5], [] if r[6] in ("[]", []) else list(json_value(r[6])), r[7])
-        for r in db.rows(f"SELECT {_E_COLS} FROM entity WHERE {where}", params)
+        for r in rows
     ]
 
 
@@ -213,8 +218,20 @@ class GraphWriter:
         for (graph, owner), keys in wanted.items():
             for chunk in _chunks(sorted(keys)):
                 params: Obj = {"g": graph, "o": owner}
-                where = f'graph = :g AND owner = :o AND "key" IN ({in_list("k", chunk, params)})'
-                for e in entity_rows(self.db, where, params):
+                if self.db.postgres:
+                    # One index probe per name: a LATERAL subquery the planner may not flatten
+                    # (OFFSET 0). Given an IN list, or a plain join, PostgreSQL's planner read every
+                    # entity of the graph and filtered or hashed them (issue #8, profiled).
+                    params["k"] = chunk
+                    found = self.db.rows(
+                        f"SELECT {_E_COLS_OF_E} FROM unnest(CAST(:k AS text[])) AS w(k) CROSS JOIN LATERAL "
+                        '(SELECT * FROM entity WHERE graph = :g AND owner = :o AND "key" = w.k OFFSET 0) e',
+                        params,
+                    )
+                else:
+                    where = f'graph = :g AND owner = :o AND "key" IN ({in_list("k", chunk, params)})'
+                    found = self.db.rows(f"SELECT {_E_COLS} FROM entity WHERE {where}", params)
+                for e in _entities(found):
                     self.entities[(graph, owner, e.kind, e.key)] = e
         # Then exactly the facts the claims name whose ends both exist: one unique-index look-up each.
         named: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
@@ -234,14 +251,21 @@ class GraphWriter:
             # walks the graph on SQLite). CROSS JOIN keeps the list as SQLite's outer loop.
             for fchunk in _chunks(sorted(wanted_facts), 200):
                 params = {"g": graph, "o": owner}
-                values = []
-                for i, (sid, rel, okey) in enumerate(fchunk):
-                    params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
-                    values.append(f"(:s{i}, :r{i}, :x{i})")
-                sql = (
-                    f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {_F_COLS_OF_F} FROM w CROSS JOIN fact f "
-                    "WHERE f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
+                same = (
+                    "f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
                 )
+                if self.db.postgres:  # three arrays side by side, an index probe each, as above
+                    params.update(s=[k[0] for k in fchunk], r=[k[1] for k in fchunk], x=[k[2] for k in fchunk])
+                    sql = (
+                        f"SELECT {_F_COLS_OF_F} FROM unnest(CAST(:s AS bigint[]), CAST(:r AS text[]), "
+                        f"CAST(:x AS text[])) AS w(s, r, x) CROSS JOIN LATERAL (SELECT * FROM fact f WHERE {same} OFFSET 0) f"
+                    )
+                else:
+                    values = []
+                    for i, (sid, rel, okey) in enumerate(fchunk):
+                        params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
+                        values.append(f"(:s{i}, :r{i}, :x{i})")
+                    sql = f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {_F_COLS_OF_F} FROM w CROSS JOIN fact f WHERE {same}"
                 for f in _facts(self.db.rows(sql, params)):
                     self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
@@ -418,12 +442,11 @@ def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], change
 
 def _count(db: Driver, deltas: dict[tuple[str, str], int]) -> None:
     """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts."""
-    for (org_id, kind), delta in sorted(deltas.items()):
-        if not delta:
-            continue
-        params = {"o": org_id, "k": kind, "d": delta}
-        if not db.change("UPDATE mapcount SET n = n + :d WHERE org_id = :o AND kind = :k", params):
-            db.change("INSERT INTO mapcount (org_id, kind, n) VALUES (:o, :k, :d)", params)
+    db.many(
+        "INSERT INTO mapcount (org_id, kind, n) VALUES (:o, :k, :d) "
+        "ON CONFLICT (org_id, kind) DO UPDATE SET n = mapcount.n + excluded.n",
+        [{"o": org_id, "k": kind, "d": delta} for (org_id, kind), delta in sorted(deltas.items()) if delta],
+    )
 
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:

@@ -32,7 +32,7 @@ OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND stat
 TURN_TO_END = """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
  o.learn_from_ephemeral_runs, o.learn_from_users FROM turn t JOIN run r ON r.id = t.run_id
  JOIN organization o ON o.id = r.org_id WHERE t.id = :t"""
-ANY_OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND status = 'open'"
+NESTED_WORK = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
 TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :w, taught_user = :u, taught_flow = :f,
  skipped = :skipped WHERE id = :t"""
 

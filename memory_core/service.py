@@ -415,7 +415,8 @@ class MemoryService(ExploreMixin, TokenMixin):
                 raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
             now, run_id, ended, org_id, person_id, surface, ephemeral, from_ephemeral, from_users = hit[0]
             self._refuse_unless_open(turn_id, now, run_id, bool(ended))
-            if db.rows(probes.ANY_OPEN_WORK, {"t": turn_id}):
+            nested: dict[int, str] = dict(db.rows(probes.NESTED_WORK, {"t": turn_id}))
+            if "open" in nested.values():
                 raise E.NestedOpen(f"turn {turn_id!r} still holds open nested work; return it first (R5)")
             if status != "completed":
                 db.change("UPDATE turn SET status = :st WHERE id = :t", {"st": status, "t": turn_id})
@@ -427,7 +428,7 @@ class MemoryService(ExploreMixin, TokenMixin):
                 learn_from_ephemeral_runs=bool(from_ephemeral),
                 learn_from_users=bool(from_users),
             )
-            result = teach(db, turn_id, settings, run_id=run_id, org_id=org_id, person_id=person_id)
+            result = teach(db, turn_id, settings, nested, run_id=run_id, org_id=org_id, person_id=person_id)
             db.change(
                 probes.TURN_TAUGHT,
                 {

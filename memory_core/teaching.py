@@ -69,10 +69,20 @@ SUPPORT_INSERT = (
 )
 
 
-def teach(db: Driver, turn_id: str, facts: RunFacts, *, run_id: str, org_id: str, person_id: str | None) -> Teaching:
+def teach(
+    db: Driver,
+    turn_id: str,
+    facts: RunFacts,
+    nested: dict[int, str],
+    *,
+    run_id: str,
+    org_id: str,
+    person_id: str | None,
+) -> Teaching:
     """R1: write everything a completed turn teaches, inside the caller's one transaction, in a
     few batched statements on the driver (graph.py works on rows). `facts` are the run's and its
-    organization's settings as they stand now (R16)."""
+    organization's settings as they stand now (R16); `nested` the turn's nested work and how it
+    ended (R5)."""
     records = [
         RecordRow(r[0], r[1], r[2], r[3], r[4], json_value(r[5]))
         for r in db.rows(
@@ -80,7 +90,6 @@ def teach(db: Driver, turn_id: str, facts: RunFacts, *, run_id: str, org_id: str
             {"t": turn_id},
         )
     ]
-    nested: dict[int, str] = dict(db.rows("SELECT id, status FROM nestedwork WHERE turn_id = :t", {"t": turn_id}))
     writes, result = plan(records, nested, facts, run_id=run_id, org_id=org_id, person_id=person_id)
     writer = GraphWriter(db)
     triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
