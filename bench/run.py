@@ -2,8 +2,9 @@
 
     python bench/run.py [--quick] [--backend sqlite|postgresql] [--out bench/results.json]
 
-PostgreSQL needs MEMORY_TEST_DATABASE_URL (a server, as `.ci/with-postgres` provides). Results
-are merged into bench/results.json by (id, backend, metric), and docs/benchmarks.md is rewritten.
+PostgreSQL needs MEMORY_TEST_DATABASE_URL (a server, as `.ci/with-postgres` provides). A run's
+rows replace that benchmark's rows for that backend in bench/results.json, and docs/benchmarks.md
+is rewritten from it; a --quick run writes bench/results-quick.json and leaves both alone.
 Tests never assert on time; these numbers are read by people.
 """
 
@@ -593,8 +594,10 @@ def main() -> int:
     p.add_argument("--quick", action="store_true")
     p.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
     p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7"])
-    p.add_argument("--out", default=str(RESULTS))
+    p.add_argument("--out", default=None, help="default: bench/results.json (quick: bench/results-quick.json)")
     args = p.parse_args()
+    if args.out is None:  # a quick run never replaces the published full figures
+        args.out = str(RESULTS.with_name("results-quick.json") if args.quick else RESULTS)
     b = Bench(args.backend, "quick" if args.quick else "full")
     steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7}
     for name in args.only:
