@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import select
 import sqlite3
+import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -78,7 +79,8 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
             _keep_connections(engine)
     else:
         engine = create_engine(url, pool_pre_ping=True)
-        _keep_connections(engine)
+        if engine.dialect.driver == "psycopg":  # the kept connections' checks are psycopg 3's
+            _keep_connections(engine)
     if create:
         if url.startswith("sqlite") and ("///" not in url or url.endswith(":memory:")):
             SQLModel.metadata.create_all(engine)
@@ -90,37 +92,87 @@ def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
 
 
 #: Engines whose driver use cases keep their DB-API connections between calls (see below).
-_KEPT: weakref.WeakKeyDictionary[Engine, list[Any]] = weakref.WeakKeyDictionary()
+_KEPT: weakref.WeakKeyDictionary[Engine, Kept] = weakref.WeakKeyDictionary()
 KEEP = 8
 _LEFT_IN_PARENT: list[Any] = []  # a forked child never closes its parent's connections
 
 
+class Kept:
+    """An engine's kept connections, and how many of them are out (at most KEEP: beyond that a
+    use case checks one out of the pool, whose size and timeout then bound the total)."""
+
+    def __init__(self) -> None:
+        self.idle: list[Any] = []
+        self.out = 0
+        self.lock = threading.Lock()
+
+    def take(self) -> Any | None:
+        """An idle kept connection the server has not closed, or None to make one (None with the
+        count unchanged: at the cap, the pool serves)."""
+        with self.lock:
+            while self.idle:
+                dbapi = self.idle.pop()
+                if _alive(dbapi):
+                    self.out += 1
+                    return dbapi
+                _close_quietly(dbapi)
+            if self.out >= KEEP:
+                return None
+            self.out += 1
+            return _NEW
+
+    def give_back(self, dbapi: Any) -> None:
+        with self.lock:
+            self.out -= 1
+            if _idle(dbapi) and len(self.idle) < KEEP:
+                self.idle.append(dbapi)
+                return
+        _close_quietly(dbapi)
+
+    def close(self) -> None:
+        with self.lock:
+            idle = self.idle[:]
+            self.idle.clear()
+        for dbapi in idle:
+            _close_quietly(dbapi)
+
+
+_NEW = object()
+
+
 def _keep_connections(engine: Engine) -> None:
-    _KEPT[engine] = []
-    event.listen(engine, "engine_disposed", _close_kept)
-
-
-def _close_kept(engine: Engine) -> None:
-    """engine.dispose() closes the kept connections too."""
-    kept = _KEPT.get(engine, [])
-    while kept:
-        kept.pop().close()
+    _KEPT[engine] = Kept()
+    event.listen(engine, "engine_disposed", lambda e: _KEPT[e].close() if e in _KEPT else None)
 
 
 def _forget_kept_in_child() -> None:
     for kept in _KEPT.values():
-        _LEFT_IN_PARENT.extend(kept)
-        kept.clear()
+        _LEFT_IN_PARENT.extend(kept.idle)
+        kept.idle, kept.out, kept.lock = [], 0, threading.Lock()
 
 
 os.register_at_fork(after_in_child=_forget_kept_in_child)
 
 
+def _close_quietly(dbapi: Any) -> None:
+    try:
+        dbapi.close()
+    except Exception:  # noqa: BLE001  (a broken connection may fail to close; it is dropped either way)
+        pass
+
+
 def _idle(dbapi: Any) -> bool:
-    """Outside any transaction, and (a server's) still open."""
+    """Outside any transaction, in the state the pool made it (not autocommit), still open."""
     if isinstance(dbapi, sqlite3.Connection):
         return not dbapi.in_transaction
-    return not dbapi.closed and not dbapi.broken and dbapi.info.transaction_status == 0  # IDLE
+    from psycopg.pq import TransactionStatus
+
+    return (
+        not dbapi.closed
+        and not dbapi.broken
+        and not dbapi.autocommit
+        and dbapi.info.transaction_status == TransactionStatus.IDLE
+    )
 
 
 def _alive(dbapi: Any) -> bool:
@@ -128,44 +180,50 @@ def _alive(dbapi: Any) -> bool:
     its end of file to read. A socket poll, not a round trip (the pool's pre-ping is one)."""
     if isinstance(dbapi, sqlite3.Connection):
         return True
-    return _idle(dbapi) and not select.select([dbapi.fileno()], [], [], 0)[0]
+    if not _idle(dbapi):
+        return False
+    try:
+        poller = select.poll()
+        poller.register(dbapi.fileno(), select.POLLIN)
+        return not poller.poll(0)
+    except (OSError, ValueError):
+        return False
 
 
 @contextmanager
 def driver_connection(engine: Engine) -> Iterator[Any]:
     """A DB-API connection for one driver use case (a read, a record, teaching), outside any
-    transaction. On a SQLite file or a PostgreSQL server the connection is kept for the next use
-    case: SQLAlchemy's pool checkout and check-in cost about 10 µs in Python, a third of a graph
-    read on SQLite, and its pre-ping is a round trip to the server before every use case (issue
-    #8, B2, profiled). A kept connection was made by the pool (so it has every setting the engine
-    gives) and detached from it. One left inside a transaction, or closed, by a failure is closed,
-    never kept; a kept server connection the server has closed meanwhile is dropped unused
-    (`_alive`). The in-memory SQLite memory (one shared connection) uses the pool."""
+    transaction. On a SQLite file or a PostgreSQL server (psycopg) the connection is kept for the
+    next use case: SQLAlchemy's pool checkout and check-in cost about 10 µs in Python, a third of a
+    graph read on SQLite, and its pre-ping is a round trip to the server before every use case
+    (issue #8, B2, profiled). A kept connection was made by the pool (so it has every setting the
+    engine gives) and detached from it. One left inside a transaction, in autocommit, or closed by
+    a failure is closed, never kept; a kept server connection the server has closed meanwhile is
+    dropped unused (`_alive`). At most KEEP are out at once; beyond that, and for the in-memory
+    SQLite memory (one shared connection), the pool serves."""
     kept = _KEPT.get(engine)
-    if kept is None:
+    dbapi = kept.take() if kept is not None else None
+    if dbapi is None:  # the pool's connection, back to the pool after
         proxy = engine.raw_connection()
         try:
             yield proxy.dbapi_connection
         finally:
             proxy.close()
         return
-    dbapi: Any = None
-    while kept and dbapi is None:
-        dbapi = kept.pop()
-        if not _alive(dbapi):
-            dbapi.close()
-            dbapi = None
-    if dbapi is None:
-        proxy = engine.raw_connection()
-        dbapi = proxy.dbapi_connection
-        proxy.detach()
+    assert kept is not None
+    try:
+        if dbapi is _NEW:
+            proxy = engine.raw_connection()
+            dbapi = proxy.dbapi_connection
+            proxy.detach()
+    except BaseException:
+        with kept.lock:
+            kept.out -= 1
+        raise
     try:
         yield dbapi
     finally:
-        if _idle(dbapi) and len(kept) < KEEP:
-            kept.append(dbapi)
-        else:
-            dbapi.close()
+        kept.give_back(dbapi)
 
 
 def checkpoint(engine: Engine) -> None:

@@ -521,11 +521,13 @@ class MemoryService(ExploreMixin, TokenMixin):
             if self.engine.dialect.name == "postgresql":
                 with driver_connection(self.engine) as dbapi:
                     dbapi.autocommit = True  # the one statement is the transaction
-                    db = Driver(dbapi, True)
                     try:
-                        done = probes.counted_read(db, turn_id, call, args)
+                        db = Driver(dbapi, True)
+                        try:
+                            done = probes.counted_read(db, turn_id, call, args)
+                        finally:
+                            db.close()
                     finally:
-                        db.close()
                         dbapi.autocommit = False
                 if done is not None:
                     used, cap, result = done

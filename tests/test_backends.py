@@ -11,6 +11,7 @@ import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from pathlib import Path
 
 import pytest
@@ -235,7 +236,7 @@ def test_a_refused_read_leaves_its_connection_clean_for_the_next_use_case(tmp_pa
     with pytest.raises(Refusal) as refused:
         svc.read("t1", call="GraphExpand", args={"entity": {"name": "Globex", "kind": "organization"}}, within="w9")
     assert refused.value.reason == "nested_not_open"
-    kept = db_module._KEPT[svc.engine]
+    kept = db_module._KEPT[svc.engine].idle
     assert len(kept) == 1 and not kept[0].in_transaction  # rolled back, and kept
     connection = kept[0]
     assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 1
@@ -254,17 +255,19 @@ def test_postgresql_kept_connection_the_server_closed_is_dropped_unused():
     svc = fresh_service()
     replay(parse(json.dumps(scenario([start(workflow="free"), open_turn("t1")]))), svc)
     svc.read("t1", call="GraphResolve", args={"name": "Globex"})
-    kept = db_module._KEPT[svc.engine]
+    kept = db_module._KEPT[svc.engine].idle
     pids = [c.info.backend_pid for c in kept]
     assert pids
+    svc.read("t1", call="GraphResolve", args={"name": "Globex"})
+    assert [c.info.backend_pid for c in kept] == pids  # a live kept connection is used again
     with svc.engine.connect() as admin:
         admin.execute(text("SELECT pg_terminate_backend(p) FROM unnest(CAST(:p AS int[])) AS p"), {"p": pids})
     deadline = time.monotonic() + 5
     while any(db_module._alive(c) for c in kept) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 2
+    assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 3
     assert kept and all(c.info.backend_pid not in pids for c in kept)
-    assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 2
+    assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 3
 
 
 @needs_server
@@ -275,6 +278,7 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
     general path."""
     pref = {**HQ, "graph": "user", "subject": {"name": "Dana", "kind": "person"}}
     lee = {**pref, "subject": {"name": "Lee", "kind": "person"}}
+    omar = {**HQ, "graph": "user"}  # Omar's own User graph names Globex
     svc = fresh_service()
     events = [
         start(workflow="free"),  # no budget: every read here is served
@@ -289,7 +293,7 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
         {"do": "end_run", "run": "r3"},
         # What t2 must not see (R20): another organization's graph, another person's, another run's.
         {"do": "start_run", "run": "g1", "org": "globex", "person": "omar"},
-        *taught_turn("g1t", {"origin": "web", "source": "https://g.example/", "claims": [HQ]}, run_id="g1"),
+        *taught_turn("g1t", {"origin": "web", "source": "https://g.example/", "claims": [HQ, omar]}, run_id="g1"),
         start("l1", person="lee", workflow="free"),
         *taught_turn("l1t", {"origin": "web", "source": "https://l.example/", "claims": [HQ, lee]}, run_id="l1"),
         open_turn("l2", run_id="l1"),
@@ -309,18 +313,10 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
     seen = probes.owners("r1", "acme", "dana")
     with driver_connection(svc.engine) as dbapi:
         dbapi.autocommit = True
-        db = Driver(dbapi, True)
-        for n, (call, args) in enumerate(reads, start=1):
-            fast = probes.counted_read(db, "t2", call, args)
-            if call == "GraphResolve":
-                general = probes.resolve(db, seen, args["name"], args.get("kind"))
-            else:
-                general = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
-            assert general, f"{call} {args} finds something"
-            assert fast == (n, None, general)
-        for turn in ("t1", "u1", "v1", "nope"):  # completed (R2), at its cap (R21), run ended (R17), unknown
-            assert probes.counted_read(db, turn, "GraphResolve", {"name": "Globex"}) is None
-        dbapi.autocommit = False
+        try:
+            _one_statement_reads(dbapi, reads, seen)
+        finally:
+            dbapi.autocommit = False
     turns = {t: r["turns"] for t, r in svc.export_state()["runs"].items()}
     assert (turns["r1"]["t2"]["probes_used"], turns["r1"]["t1"]["probes_used"], turns["r2"]["u1"]["probes_used"]) == (
         5,
@@ -330,8 +326,8 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
     with pytest.raises(Refusal) as refused:
         svc.read("u1", call="GraphResolve", args={"name": "Globex"})
     assert refused.value.reason == "budget_exhausted"
-    # Through the service: an unknown graph is no graph (counted, nothing found), as on the
-    # general path; a turn whose person was erased sees no User graph (R30).
+    # Through the service: an unknown graph is no graph (the general path: counted, nothing found);
+    # a turn whose person was erased sees no User graph (R30), on the one statement.
     assert svc.read("t2", call="GraphExpand", args={"entity": pref["subject"], "graph": "nope"}).detail == {
         "result": [],
         "probes_used": 6,
@@ -341,3 +337,33 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
     assert erased == {"result": [], "probes_used": 1, "cap": None}
     seen_by_l2 = svc.read("l2", call="GraphResolve", args={"name": "globex"}).detail["result"]
     assert sorted(e["graph"] for e in seen_by_l2) == ["flow", "world"]
+
+
+def _one_statement_reads(dbapi, reads, seen):
+    """probes.counted_read against the general path's queries, on turn t2 (run r1, acme, dana)."""
+    db = Driver(dbapi, True)
+    for n, (call, args) in enumerate(reads, start=1):
+        fast = probes.counted_read(db, "t2", call, args)
+        if call == "GraphResolve":
+            general = probes.resolve(db, seen, args["name"], args.get("kind"))
+        else:
+            general = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
+        assert general, f"{call} {args} finds something"
+        assert fast == (n, None, general)
+        if args.get("name") == "globex":  # Omar's User graph names Globex too; Dana's turn sees none of it
+            assert [e["graph"] for e in fast[2]] == ["world", "flow"]
+    for turn in ("t1", "u1", "v1", "nope"):  # completed (R2), at its cap (R21), run ended (R17), unknown
+        assert probes.counted_read(db, turn, "GraphResolve", {"name": "Globex"}) is None
+
+
+def test_driver_connections_out_at_once_are_capped_and_the_pool_serves_the_rest(tmp_path):
+    """At most KEEP kept connections are out at once; more use cases at the same moment get the
+    pool's (whose size and timeout bound a server's connections), returned to the pool after."""
+    engine = make_engine(_shared_url(tmp_path))
+    kept = db_module._KEPT[engine]
+    with ExitStack() as stack:
+        held = [stack.enter_context(driver_connection(engine)) for _ in range(db_module.KEEP + 2)]
+        assert kept.out == db_module.KEEP
+        assert len({id(c) for c in held}) == db_module.KEEP + 2
+    assert kept.out == 0 and len(kept.idle) == db_module.KEEP
+    assert engine.pool.checkedout() == 0  # the two beyond the cap went back to the pool
