@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from memory_core import MemoryService, make_engine, probes  # noqa: E402
-from memory_core.db import WAL_PAGES, checkpoint  # noqa: E402
+from memory_core.db import checkpoint  # noqa: E402
 from memory_core.driver import for_driver  # noqa: E402
 from memory_core.generate import generate  # noqa: E402
 from memory_core.rules import name_key  # noqa: E402
@@ -153,13 +153,15 @@ def b1_b3(b: Bench) -> None:
     per_support = {}
     for label, size in (("small", b.size["small"]), ("big", b.size["big"])):
         url, svc = b.generated(size)
-        with svc.engine.connect() as conn:
-            before = tuple(
-                conn.execute(text(f"SELECT coalesce(max(id), 0) FROM {t}")).scalar_one() for t in ("entity", "fact")
-            )
-        checkpoint(svc.engine)
-        svc.engine.dispose()
-        pristine = b.url(copy_of=url) if label == "small" else ""  # the database before the workload
+        if label == "small":  # B1's baseline starts from a copy of the database before the workload
+            with svc.engine.connect() as conn:
+                last = [
+                    conn.execute(text(f"SELECT coalesce(max(id), 0) FROM {t}")).scalar_one() for t in ("entity", "fact")
+                ]
+            before = (int(last[0]), int(last[1]))
+            checkpoint(svc.engine)
+            svc.engine.dispose()
+            pristine = b.url(copy_of=url)
         taught = seconds = ending = 0.0
         for i in range(TEACH_RUNS):  # new supports each time
             t0 = time.perf_counter()
@@ -179,7 +181,7 @@ def b1_b3(b: Bench) -> None:
                 ("whole turns: open, 10 records, end", seconds, "bulk", "the same rows raw in one transaction"),
             ):
                 rate = taught / spent
-                base = raw_insert_rate(b, svc, "bench-teach-0", unit, before, pristine)  # type: ignore[arg-type]
+                base = raw_insert_rate(b, svc, "bench-teach-0", unit, before, pristine)
                 b.record(
                     "B1",
                     f"supports/s through the service, {what}, vs {against}",
@@ -289,28 +291,24 @@ def raw_insert_rate(
                 sql[table], [tuple(json.dumps(v) if isinstance(v, (list, dict)) else v for v in r) for r in data]
             )
 
-    rates = []
-    for _ in range(5):  # each into a new copy; the median
-        engine = create_engine(b.url(copy_of=pristine))
-        raw = engine.raw_connection()
-        cur = raw.cursor()
-        if b.backend == "sqlite":  # the settings the product's databases run with (db.py)
-            for pragma in (
-                "journal_mode=WAL",
-                "synchronous=NORMAL",
-                "foreign_keys=ON",
-                "secure_delete=ON",
-                f"wal_autocheckpoint={WAL_PAGES}",
-            ):
-                cur.execute(f"PRAGMA {pragma}")
-        for table, data in setup:
+    # The product's engine gives the copy every setting the product runs with (db.py); its SQLite
+    # connections leave transactions to the caller, so each one begins explicitly.
+    def commit(raw: Any, cur: Any, tx: list[tuple[str, list[tuple]]]) -> None:
+        if b.backend == "sqlite":
+            cur.execute("BEGIN")
+        for table, data in tx:
             insert(cur, table, data)
         raw.commit()
+
+    rates = []
+    for _ in range(5):  # each into a new copy; the median
+        engine = make_engine(b.url(copy_of=pristine), create=False)
+        raw = engine.raw_connection()
+        cur = raw.cursor()
+        commit(raw, cur, setup)
         t0 = time.perf_counter()
         for tx in txs:
-            for table, data in tx:
-                insert(cur, table, data)
-            raw.commit()
+            commit(raw, cur, tx)
         rates.append(len(rows["support"][1]) / (time.perf_counter() - t0))
         raw.close()
         engine.dispose()

@@ -18,6 +18,7 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import SQLModel, create_engine
 
 from . import models  # noqa: F401  (registers every table)
+from .driver import Driver
 
 DEFAULT_URL = "sqlite:///.memory/memory.db"
 MEMORY_URL = "sqlite://"
@@ -107,8 +108,8 @@ class Kept:
         self.lock = threading.Lock()
 
     def take(self) -> Any | None:
-        """An idle kept connection the server has not closed, or None to make one (None with the
-        count unchanged: at the cap, the pool serves)."""
+        """An idle kept connection the server has not closed; `_NEW` when there is none and one
+        may be made (counted out already); None at the cap (nothing counted: the pool serves)."""
         with self.lock:
             while self.idle:
                 dbapi = self.idle.pop()
@@ -122,8 +123,11 @@ class Kept:
             return _NEW
 
     def give_back(self, dbapi: Any) -> None:
+        """A connection taken is back: kept if clean, else closed (None: making one failed)."""
         with self.lock:
             self.out -= 1
+            if dbapi is None:
+                return
             if _idle(dbapi) and len(self.idle) < KEEP:
                 self.idle.append(dbapi)
                 return
@@ -213,17 +217,30 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
     assert kept is not None
     try:
         if dbapi is _NEW:
+            dbapi = None
             proxy = engine.raw_connection()
-            dbapi = proxy.dbapi_connection
             proxy.detach()
-    except BaseException:
-        with kept.lock:
-            kept.out -= 1
-        raise
-    try:
+            dbapi = proxy.dbapi_connection
         yield dbapi
     finally:
         kept.give_back(dbapi)
+
+
+@contextmanager
+def statement_driver(engine: Engine) -> Iterator[Driver]:
+    """PostgreSQL: the driver on a kept connection in autocommit, so each statement is its own
+    transaction (probes.counted_read). The connection leaves autocommit after; one that could not
+    is not kept (`_idle`)."""
+    with driver_connection(engine) as dbapi:
+        dbapi.autocommit = True
+        try:
+            db = Driver(dbapi, True)
+            try:
+                yield db
+            finally:
+                db.close()
+        finally:
+            dbapi.autocommit = False
 
 
 def checkpoint(engine: Engine) -> None:

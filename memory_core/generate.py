@@ -303,7 +303,7 @@ def generate(
         sink.add(MapCount, {"org_id": org, "kind": kind, "n": n})
     sink.flush()
     _update(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
-    _fix_sequences(engine)
+    _after_bulk_load(engine)
     return {
         "supports": written,
         "world_facts": len(facts),
@@ -422,7 +422,7 @@ def _update(engine: Engine, model: Any, id_key: str, rows: list[dict[str, Any]])
             conn.execute(stmt, rows[i : i + CHUNK])
 
 
-def _fix_sequences(engine: Engine) -> None:
+def _after_bulk_load(engine: Engine) -> None:
     """PostgreSQL's id sequences continue after the ids written here, and its planner learns the
     tables' new sizes (ANALYZE) now, not when autovacuum next looks: with the statistics of empty
     tables it walked a whole graph's entities to find a turn's few by name (issue #8, B1)."""

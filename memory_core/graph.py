@@ -217,21 +217,7 @@ class GraphWriter:
                     wanted.setdefault((graph, owner), set()).add(name_key(e["name"]))
         for (graph, owner), keys in wanted.items():
             for chunk in _chunks(sorted(keys)):
-                params: Obj = {"g": graph, "o": owner}
-                if self.db.postgres:
-                    # One index probe per name: a LATERAL subquery the planner may not flatten
-                    # (OFFSET 0). Given an IN list, or a plain join, PostgreSQL's planner read every
-                    # entity of the graph and filtered or hashed them (issue #8, profiled).
-                    params["k"] = chunk
-                    found = self.db.rows(
-                        f"SELECT {_E_COLS_OF_E} FROM unnest(CAST(:k AS text[])) AS w(k) CROSS JOIN LATERAL "
-                        '(SELECT * FROM entity WHERE graph = :g AND owner = :o AND "key" = w.k OFFSET 0) e',
-                        params,
-                    )
-                else:
-                    where = f'graph = :g AND owner = :o AND "key" IN ({in_list("k", chunk, params)})'
-                    found = self.db.rows(f"SELECT {_E_COLS} FROM entity WHERE {where}", params)
-                for e in _entities(found):
+                for e in _entities_named(self.db, graph, owner, chunk):
                     self.entities[(graph, owner, e.kind, e.key)] = e
         # Then exactly the facts the claims name whose ends both exist: one unique-index look-up each.
         named: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
@@ -246,27 +232,8 @@ class GraphWriter:
             if subject is not None and okey is not None:
                 named.setdefault((graph, owner), set()).add((subject.id, claim["relation"], okey))
         for (graph, owner), wanted_facts in named.items():
-            # The wanted (subject, relation, object) triples as a VALUES list joined to the unique
-            # index: one exact probe each (three IN lists probe their cross product; a row-value IN
-            # walks the graph on SQLite). CROSS JOIN keeps the list as SQLite's outer loop.
             for fchunk in _chunks(sorted(wanted_facts), 200):
-                params = {"g": graph, "o": owner}
-                same = (
-                    "f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
-                )
-                if self.db.postgres:  # three arrays side by side, an index probe each, as above
-                    params.update(s=[k[0] for k in fchunk], r=[k[1] for k in fchunk], x=[k[2] for k in fchunk])
-                    sql = (
-                        f"SELECT {_F_COLS_OF_F} FROM unnest(CAST(:s AS bigint[]), CAST(:r AS text[]), "
-                        f"CAST(:x AS text[])) AS w(s, r, x) CROSS JOIN LATERAL (SELECT * FROM fact f WHERE {same} OFFSET 0) f"
-                    )
-                else:
-                    values = []
-                    for i, (sid, rel, okey) in enumerate(fchunk):
-                        params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
-                        values.append(f"(:s{i}, :r{i}, :x{i})")
-                    sql = f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {_F_COLS_OF_F} FROM w CROSS JOIN fact f WHERE {same}"
-                for f in _facts(self.db.rows(sql, params)):
+                for f in _facts_named(self.db, graph, owner, fchunk):
                     self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
     def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[FactRow]:
@@ -328,6 +295,50 @@ class GraphWriter:
         self.db.many("UPDATE entity SET aliases = :aliases WHERE id = :eid", changed)
         self.db.many(_F_INSERT, [vars(f) for f in self.new_facts])
         self.new_entities, self.new_facts = [], []
+
+
+def _entities_named(db: Driver, graph: str, owner: str, keys: list[str]) -> list[EntityRow]:
+    """A graph's entities with these name keys, one index probe per key (whatever the kind)."""
+    params: Obj = {"g": graph, "o": owner}
+    if db.postgres:
+        # A LATERAL subquery the planner may not flatten (OFFSET 0): given an IN list, or a plain
+        # join, PostgreSQL's planner read every entity of the graph and filtered or hashed them
+        # (issue #8, profiled).
+        params["k"] = keys
+        return _entities(
+            db.rows(
+                f"SELECT {_E_COLS_OF_E} FROM unnest(CAST(:k AS text[])) AS w(k) CROSS JOIN LATERAL "
+                '(SELECT * FROM entity WHERE graph = :g AND owner = :o AND "key" = w.k OFFSET 0) e',
+                params,
+            )
+        )
+    return entity_rows(db, f'graph = :g AND owner = :o AND "key" IN ({in_list("k", keys, params)})', params)
+
+
+_SAME_FACT = "f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
+
+
+def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[FactRow]:
+    """A graph's facts with these (subject id, relation, object key) triples, one probe each of the
+    unique index: on SQLite a VALUES list as the outer loop (CROSS JOIN; three IN lists probed
+    their cross product, a row-value IN walked the graph), on PostgreSQL three arrays unnested
+    into a LATERAL subquery, as for entities."""
+    params: Obj = {"g": graph, "o": owner}
+    if db.postgres:
+        params.update(s=[t[0] for t in triples], r=[t[1] for t in triples], x=[t[2] for t in triples])
+        return _facts(
+            db.rows(
+                f"SELECT {_F_COLS_OF_F} FROM unnest(CAST(:s AS bigint[]), CAST(:r AS text[]), CAST(:x AS text[])) "
+                f"AS w(s, r, x) CROSS JOIN LATERAL (SELECT * FROM fact f WHERE {_SAME_FACT} OFFSET 0) f",
+                params,
+            )
+        )
+    values = []
+    for i, (sid, rel, okey) in enumerate(triples):
+        params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
+        values.append(f"(:s{i}, :r{i}, :x{i})")
+    sql = f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {_F_COLS_OF_F} FROM w CROSS JOIN fact f"
+    return _facts(db.rows(f"{sql} WHERE {_SAME_FACT}", params))
 
 
 def _merge_aliases(e: EntityRow, aliases: Iterable[str]) -> None:

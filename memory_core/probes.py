@@ -137,13 +137,13 @@ def expand(db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, rel
     owner = seen.get(graph)
     if owner is None:
         return []
-    return expanded(
-        db.rows(EXPAND if relation is None else EXPAND_RELATION, expand_params(entity, graph, owner, relation))
-    )
+    params = {**expand_params(entity, graph, relation), "o": owner}
+    return expanded(db.rows(EXPAND if relation is None else EXPAND_RELATION, params))
 
 
-def expand_params(entity: Obj, graph: str, owner: str | None, relation: str | None) -> Obj:
-    params: Obj = {"g": graph, "o": owner, "kind": entity["kind"], "k": name_key(entity["name"])}
+def expand_params(entity: Obj, graph: str, relation: str | None) -> Obj:
+    """GraphExpand's parameters but the graph's owner (:o), which the one statement reads itself."""
+    params: Obj = {"g": graph, "kind": entity["kind"], "k": name_key(entity["name"])}
     if relation is not None:
         params["rel"] = relation
     return params
@@ -219,8 +219,7 @@ def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, i
             graph = args.get("graph", "world")
             if graph not in GRAPH_ORDER:
                 return None
-            params = {"t": turn_id, **expand_params(args["entity"], graph, None, args.get("relation"))}
-            del params["o"]
+            params = {"t": turn_id, **expand_params(args["entity"], graph, args.get("relation"))}
             sql, shape = COUNTED_EXPAND[(graph, "rel" in params)], expanded
     except (KeyError, TypeError, AttributeError):
         return None

@@ -21,7 +21,7 @@ from sqlmodel import Session, col, select
 
 from . import errors as E
 from . import probes, reads
-from .db import checkpoint, driver_connection, make_engine, writer
+from .db import checkpoint, driver_connection, make_engine, statement_driver, writer
 from .driver import Driver, driver_of, json_value
 from .erasure import erase_account, erase_run
 from .explore import ExploreMixin
@@ -517,21 +517,13 @@ class MemoryService(ExploreMixin, TokenMixin):
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
         It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
         On PostgreSQL a turn-level GraphResolve or GraphExpand is one statement (probes.counted_read)."""
-        if within is None and step is None and call in ("GraphResolve", "GraphExpand") and self._sandbox is None:
-            if self.engine.dialect.name == "postgresql":
-                with driver_connection(self.engine) as dbapi:
-                    dbapi.autocommit = True  # the one statement is the transaction
-                    try:
-                        db = Driver(dbapi, True)
-                        try:
-                            done = probes.counted_read(db, turn_id, call, args)
-                        finally:
-                            db.close()
-                    finally:
-                        dbapi.autocommit = False
-                if done is not None:
-                    used, cap, result = done
-                    return Outcome(detail={"result": result, "probes_used": used, "cap": cap})
+        turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
+        if turn_level and self._sandbox is None and self.engine.dialect.name == "postgresql":
+            with statement_driver(self.engine) as one:
+                done = probes.counted_read(one, turn_id, call, args)
+            if done is not None:
+                used, cap, result = done
+                return Outcome(detail={"result": result, "probes_used": used, "cap": cap})
         with self._driver_tx() as db:
             hit = db.turn(probes.TURN, turn_id)
             if not hit:

@@ -25,8 +25,7 @@ from sqlmodel import SQLModel
 from memory_core import MemoryService, load, make_engine, parse, probes, replay
 from memory_core import db as db_module
 from memory_core import teaching as teaching_module
-from memory_core.db import WAL_PAGES, driver_connection
-from memory_core.driver import Driver
+from memory_core.db import WAL_PAGES, driver_connection, statement_driver
 from memory_core.errors import Refusal
 from memory_core.migrate import current, head
 
@@ -311,12 +310,8 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
         ),
     ]
     seen = probes.owners("r1", "acme", "dana")
-    with driver_connection(svc.engine) as dbapi:
-        dbapi.autocommit = True
-        try:
-            _one_statement_reads(dbapi, reads, seen)
-        finally:
-            dbapi.autocommit = False
+    with statement_driver(svc.engine) as one:
+        _one_statement_reads(one, reads, seen)
     turns = {t: r["turns"] for t, r in svc.export_state()["runs"].items()}
     assert (turns["r1"]["t2"]["probes_used"], turns["r1"]["t1"]["probes_used"], turns["r2"]["u1"]["probes_used"]) == (
         5,
@@ -339,9 +334,8 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
     assert sorted(e["graph"] for e in seen_by_l2) == ["flow", "world"]
 
 
-def _one_statement_reads(dbapi, reads, seen):
+def _one_statement_reads(db, reads, seen):
     """probes.counted_read against the general path's queries, on turn t2 (run r1, acme, dana)."""
-    db = Driver(dbapi, True)
     for n, (call, args) in enumerate(reads, start=1):
         fast = probes.counted_read(db, "t2", call, args)
         if call == "GraphResolve":
