@@ -18,7 +18,7 @@ from sqlmodel import Session, col, select
 
 from .driver import Driver, in_list, json_value
 from .models import Alias, Dispute, Entity, Fact, MapCount, Support
-from .rules import display_name, name_key
+from .rules import display_name, name_key, value_key
 from .weights import score
 
 Obj = dict[str, Any]
@@ -93,7 +93,7 @@ def find_fact(s: Session, graph: str, owner: str, ref: Obj) -> Fact | None:
         return None
     obj = ref["object"]
     if "value" in obj:
-        okey = "v:" + obj["value"]
+        okey = value_key(obj["value"])
     else:
         target = find_entity(s, graph, owner, obj["kind"], obj["name"])
         if target is None:
@@ -225,7 +225,7 @@ class GraphWriter:
             subject = self.entities.get((graph, owner, claim["subject"]["kind"], name_key(claim["subject"]["name"])))
             obj = claim["object"]
             if "value" in obj:
-                okey: str | None = "v:" + obj["value"]
+                okey: str | None = value_key(obj["value"])
             else:
                 target = self.entities.get((graph, owner, obj["kind"], name_key(obj["name"])))
                 okey = None if target is None else f"e:{target.id}"
@@ -261,7 +261,7 @@ class GraphWriter:
         new_facts = self.new_facts
         out = []
         for (graph, owner, claim), (subject, target) in zip(writes, ends, strict=True):
-            okey = "v:" + claim["object"]["value"] if target is None else f"e:{target.id}"
+            okey = value_key(claim["object"]["value"]) if target is None else f"e:{target.id}"
             key = (graph, owner, subject.id, claim["relation"], okey)
             fact = self.facts.get(key)
             if fact is None:

@@ -121,7 +121,7 @@ class Fact(SQLModel, table=True):
     relation: str
     object_id: int | None = Field(default=None, foreign_key="entity.id")
     value: str | None = None  # a literal object; exactly one of object_id, value
-    object_key: str  # "e:<entity id>" or "v:<value>": NULLs never collide in a unique index
+    object_key: str  # "e:<entity id>", or rules.value_key of the value: NULLs never collide in a unique index
     retracted: bool = False
     status: str = "active"
     log_odds: float = 0.0

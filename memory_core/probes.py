@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .driver import Driver, json_value
-from .rules import name_key
+from .rules import name_key, value_key
 from .state import fact_sort_key
 
 Obj = dict[str, Any]
@@ -239,7 +239,7 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
     params: Obj = {"g": graph, "o": owner, "sk": subject["kind"], "skey": name_key(subject["name"])}
     params["rel"] = fact["relation"]
     if "value" in obj:
-        params["okey"] = "v:" + obj["value"]
+        params["okey"] = value_key(obj["value"])
         hit = db.rows(FACT_TO_VALUE, params)
     else:
         params.update(ok=obj["kind"], okey=name_key(obj["name"]))

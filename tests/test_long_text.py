@@ -1,0 +1,85 @@
+"""Long texts run alike on both backends (issue #13): a pasted page as a literal value, an entity
+name or an alias is stored as given and found again, though PostgreSQL's btree holds at most about
+2,700 bytes an index row: what is indexed is a bounded key (rules.name_key, rules.value_key)."""
+
+from helpers import end, entity, open_turn, rec, run, start, taught_turn, web, world
+
+from memory_core.rules import KEY_BYTES, name_key, value_key
+
+LONG_VALUE = "Globex annual report. " * 500  # 11 KB, far past one index row
+LONG_NAME = "The Globex Corporation of " + "Springfield and Shelbyville " * 120  # 3.4 KB
+LONG_ALIAS = "GX " + "holding " * 400
+
+
+def read(turn, call, args):
+    return {"do": "read", "turn": turn, "call": call, "args": args}
+
+
+def test_keys_are_bounded_and_distinct():
+    assert name_key("  Globex   Corp ") == "globex corp"
+    assert value_key("1989") == "v:1989"
+    long_key = name_key(LONG_NAME)
+    assert len(long_key.encode()) < KEY_BYTES and "  sha256:" in long_key
+    # spacing and case still do not matter for a long name; one more character does
+    assert name_key(LONG_NAME.upper().replace(" ", "  ")) == long_key
+    assert name_key(LONG_NAME + "x") != long_key
+    assert value_key(LONG_VALUE).startswith("h:") and value_key(LONG_VALUE) != value_key(LONG_VALUE + " ")
+    # a short name never folds to two spaces in a row, so it cannot take a long name's key
+    assert name_key(long_key) != long_key
+
+
+def test_long_value_name_and_alias_are_taught_and_read_back():
+    value_claim = {
+        "graph": "world",
+        "subject": entity("Globex"),
+        "relation": "described_as",
+        "object": {"value": LONG_VALUE},
+    }
+    name_claim = {
+        "graph": "world",
+        "subject": {"name": LONG_NAME, "kind": "organization", "aliases": [LONG_ALIAS]},
+        "relation": "located_in",
+        "object": entity("Springfield", "place"),
+    }
+    state = run(
+        [
+            start(),
+            *taught_turn("t1", web("https://a.example/", value_claim, name_claim)),
+            # the same texts again from another host: the same facts, a second source each
+            *taught_turn("t2", web("https://b.example/", value_claim, name_claim)),
+            open_turn("t3"),
+            read("t3", "GraphResolve", {"name": LONG_ALIAS.lower()}),
+            read(
+                "t3",
+                "GraphSource",
+                {"fact": {"subject": entity("Globex"), "relation": "described_as", "object": {"value": LONG_VALUE}}},
+            ),
+            end("t3"),
+            {
+                "do": "dispute",
+                "org": "acme",
+                "by": "lee",
+                "fact": {
+                    "subject": entity(LONG_NAME),
+                    "relation": "located_in",
+                    "object": entity("Springfield", "place"),
+                },
+            },
+        ]
+    )
+    assert state["refused"] == []
+    facts = {f["relation"]: f for f in world(state)}
+    assert facts["described_as"]["object"] == {"value": LONG_VALUE}
+    assert facts["described_as"]["sources"] == 2
+    assert facts["located_in"]["subject"]["name"] == LONG_NAME.strip()
+    assert facts["located_in"]["sources"] == 2 and len(facts["located_in"]["disputes"]) == 1
+    resolved, source = state["reads"]
+    assert [e["name"] for e in resolved["result"]] == [LONG_NAME.strip(), LONG_NAME.strip()]  # World and Flow
+    assert [s["record"] for s in source["result"]] == ["t1#1", "t2#1"]
+
+
+def test_long_value_in_a_request_claim_and_a_failed_turn():
+    """A failed turn with long text keeps it as evidence and teaches nothing (R2)."""
+    claim = {"graph": "world", "subject": entity("Globex"), "relation": "notes", "object": {"value": LONG_VALUE}}
+    state = run([start(), open_turn("t1"), rec("t1", web("https://a.example/", claim)), end("t1", "failed")])
+    assert world(state) == [] and state["refused"] == []
