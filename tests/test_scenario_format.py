@@ -94,6 +94,13 @@ def test_r25_web_source_without_host_is_an_error(source):
     assert "needs a host" in error_of(broken(lambda d: d["events"][2].update(source=source)))
 
 
+@pytest.mark.parametrize(
+    "source", ["https://bücher.example/x", "https://example.com./a", "http://[fe80::1%25eth0]/", "https://☃.net/"]
+)
+def test_r25_valid_web_hosts_are_accepted(source):
+    assert parse(broken(lambda d: d["events"][2].update(source=source))).events[2]["record"]["source"] == source
+
+
 def test_round_trip_through_to_json():
     sc = parse(json.dumps(GOOD))
     assert parse(json.dumps(to_json(sc))) == sc
