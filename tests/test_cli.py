@@ -102,3 +102,11 @@ def test_input_no_database_holds_alike_exits_2_before_anything_runs(tmp_path, te
     assert p.returncode == 2 and p.stdout == "", p.stderr
     assert message in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "m.db").exists()
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+def test_nul_text_on_postgresql_exits_2_and_leaves_the_database_empty(tmp_path):
+    url = fresh_url("memory_cli_nul")
+    bad = replay(tmp_path, json.dumps(GOOD).replace('"Globex"', '"Glo\\u0000bex"', 1), "--db", url)
+    assert bad.returncode == 2 and "holds a NUL character" in bad.stderr and "DataError" not in bad.stderr
+    assert replay(tmp_path, GOOD, "--db", url).returncode == 0  # nothing of the bad file was kept

@@ -322,3 +322,22 @@ def test_notebook_upload_of_a_good_file(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path / "nb"))
     nb = notebook.load_text(GOOD_TEXT.encode("utf-8"))
     assert nb["scenario"] == to_json(parse(GOOD_TEXT))
+
+
+def test_memory_probes_at_the_limit_are_stored_and_counted_on_the_backend():
+    """The largest MemoryProbes the check lets through fits the column on SQLite and PostgreSQL."""
+    from backend import fresh_service
+
+    from memory_core import replay
+
+    doc = copy.deepcopy(GOOD)
+    doc["workflows"][0]["budget"]["MemoryProbes"] = 2**31 - 1
+    doc["events"] = [
+        start(workflow="research"),
+        {"do": "open_turn", "run": "r1", "turn": "t1", "request": "Where is Globex?"},
+        {"do": "read", "turn": "t1", "call": "GraphResolve", "args": {"name": "Globex"}},
+    ]
+    engine, _ = replay(parse(json.dumps(doc)), fresh_service())
+    state = engine.state()
+    assert not state["refused"]
+    assert state["runs"]["r1"]["turns"]["t1"]["probes_used"] == 1
