@@ -679,7 +679,10 @@ def _problems(source: str) -> Iterator[tuple[int, str]]:
         elif kind == "close" and keys:
             keys.pop()
         elif kind == "text" and keys and keys[-1] is not None and _COLON.match(source, pos):
-            key = json.loads(token)
+            try:
+                key = json.loads(token)
+            except json.JSONDecodeError:
+                return  # bad JSON here: the decoder names it
             if key in keys[-1]:
                 yield at, f"the key {key!r} appears twice in one object; a typo never passes silently"
             keys[-1].add(key)

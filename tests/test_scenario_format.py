@@ -341,3 +341,8 @@ def test_memory_probes_at_the_limit_are_stored_and_counted_on_the_backend():
     state = engine.state()
     assert not state["refused"]
     assert state["runs"]["r1"]["turns"]["t1"]["probes_used"] == 1
+
+
+def test_a_bad_escape_before_deep_nesting_is_the_json_error_reported():
+    text = '{"format": "memory-scenario/1", "a\\q": ' + "[" * 3000
+    assert error_of(text) == "line 1, column 35: not valid JSON: Invalid \\escape"
