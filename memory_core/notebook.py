@@ -18,10 +18,9 @@ from typing import Any
 
 from .db import make_engine
 from .engine import Engine, EventResult
-from .errors import FormatError
 from .graph import FactChange
 from .rules import RULE_TEXT
-from .scenario import Scenario, check, to_json
+from .scenario import Scenario, parse, to_json
 from .service import MemoryService
 
 Obj = dict[str, Any]
@@ -40,13 +39,17 @@ def scratch_service(url: str) -> MemoryService:
 
 
 def checked(doc: Obj) -> Scenario:
-    """The scenario a notebook document stands for; FormatError names the place of a problem."""
-    return check(json.loads(json.dumps(doc)))
+    """The scenario a notebook document stands for, read by the parser and check of `replay`
+    (scenario.parse); FormatError names the place of a problem."""
+    return parse(json.dumps(doc))
 
 
 def new(doc: Obj) -> Obj:
     """A notebook for a scenario document, with a fresh scratch memory holding its setup."""
-    scenario = checked(doc)
+    return _opened(checked(doc))
+
+
+def _opened(scenario: Scenario) -> Obj:
     nb: Obj = {"scenario": to_json(scenario), "db": "", "cursor": 0, "results": {}, "reads": [], "refused": []}
     return reset(nb)
 
@@ -221,13 +224,10 @@ def state(nb: Obj) -> Obj:
     return _engine(nb).state()
 
 
-def load_text(text: str) -> Obj:
-    """A notebook from uploaded scenario text; FormatError says where the file is wrong."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FormatError(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
-    return new(doc)
+def load_text(text: str | bytes) -> Obj:
+    """A notebook from uploaded or pasted scenario text, read exactly as `replay` reads a file
+    (scenario.parse); FormatError says where the file is wrong."""
+    return _opened(parse(text))
 
 
 # --- cells as people read and write them ---------------------------------------------------

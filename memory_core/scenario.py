@@ -7,8 +7,12 @@ path for the rest (`events[3].status: expected one of completed, failed, cancell
 from __future__ import annotations
 
 import copy
+import itertools
 import json
-from collections.abc import Callable
+import math
+import re
+import sys
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +32,13 @@ from .weights import ORIGINS, web_host
 
 FORMAT = "memory-scenario/1"
 Obj = dict[str, Any]
+
+#: JSON nested deeper than this is refused before it is decoded. The format's deepest place
+#: (`events[i].request.claims[j].subject.aliases[k]`) is 8 levels down.
+MAX_DEPTH = 64
+#: The largest whole number a count holds: a 4-byte integer column on PostgreSQL, and the
+#: same limit on SQLite so that a file runs alike on both (`MemoryProbes`, R21).
+MAX_INTEGER = 2**31 - 1
 
 
 @dataclass
@@ -107,7 +118,13 @@ def items(path: str, value: Any) -> list[Any]:
 def number(path: str, value: Any) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise FormatError(path, f"expected a number, found {_type_name(value)}")
-    return float(value)
+    try:
+        out = float(value)
+    except OverflowError:
+        raise FormatError(path, "too large to be a number (the largest is about 1.8e308)") from None
+    if not math.isfinite(out):
+        raise FormatError(path, f"expected a finite number, found {value}")
+    return out
 
 
 # --- entities, claims, records -----------------------------------------------------------
@@ -517,8 +534,10 @@ def _workflows(raw: list[Any], orgs: set[str]) -> list[Obj]:
             b = obj(_join(p, "budget"), o["budget"], (), ("MemoryProbes",))
             if b.get("MemoryProbes") is not None:
                 mp = b["MemoryProbes"]
-                if isinstance(mp, bool) or not isinstance(mp, int) or mp < 0:
-                    raise FormatError(_join(p, "budget.MemoryProbes"), "expected a whole number of at least 0 (R21)")
+                if isinstance(mp, bool) or not isinstance(mp, int) or not 0 <= mp <= MAX_INTEGER:
+                    raise FormatError(
+                        _join(p, "budget.MemoryProbes"), f"expected a whole number from 0 to {MAX_INTEGER:,} (R21)"
+                    )
                 probes = mp
         steps = [
             _step(_join(_join(p, "steps"), j), s) for j, s in enumerate(items(_join(p, "steps"), o.get("steps", [])))
@@ -538,8 +557,41 @@ def _workflows(raw: list[Any], orgs: set[str]) -> list[Obj]:
     return out
 
 
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _escaped(text: str) -> str:
+    """A text with its NUL characters and lone surrogates written as JSON escapes, for messages."""
+    return _UNSTORABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+
+
+def _unstorable(found: str) -> str:
+    if found == "\x00":
+        return "a NUL character (\\u0000), which a database cannot store alike on SQLite and PostgreSQL"
+    return f"a lone surrogate (\\u{ord(found):04x}), which is not a character and cannot be stored as UTF-8"
+
+
+def storable(path: str, value: Any) -> None:
+    """Every text in `value`, object keys included, can be stored as given on both backends."""
+    if isinstance(value, str):
+        found = _UNSTORABLE.search(value)
+        if found:
+            raise FormatError(path, f"this text holds {_unstorable(found.group())}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            place = _join(path, _escaped(key) if isinstance(key, str) else key)
+            found = _UNSTORABLE.search(key) if isinstance(key, str) else None
+            if found:
+                raise FormatError(place, f"this key holds {_unstorable(found.group())}")
+            storable(place, item)
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            storable(_join(path, i), item)
+
+
 def check(data: Any) -> Scenario:
     """Check a parsed scenario as a whole; the first problem raises FormatError with its path."""
+    storable("", data)
     if isinstance(data, dict) and data.get("format") == "memory-state/1":
         raise FormatError("format", "this is a memory-state/1 file (what replay prints), not a scenario to run")
     top = obj("", data, ("format", "events"), ("title", "description", "organizations", "people", "workflows"))
@@ -556,27 +608,139 @@ def check(data: Any) -> Scenario:
     return Scenario(title, description, orgs, people, workflows, events)
 
 
+# --- the JSON text ------------------------------------------------------------------------
+
+
+class _Refused(Exception):
+    """A hook of the JSON decoder met something the format refuses; its place is found afterwards."""
+
+
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    seen: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in seen:
-            raise FormatError("", f"the key {key!r} appears twice in one object; a typo never passes silently")
-        seen[key] = value
+    seen = dict(pairs)
+    if len(seen) != len(pairs):
+        raise _Refused
     return seen
 
 
-def parse(source: str | bytes) -> Scenario:
-    """Parse scenario text; bad JSON names its line and column, bad UTF-8 its byte."""
+def _no_constant(name: str) -> Any:
+    raise _Refused
+
+
+def _integer(literal: str) -> int:
+    if len(literal) > 310:  # more digits than any finite number has (and than int() converts)
+        raise _Refused
+    value = int(literal)
+    if abs(value) > _LARGEST:
+        raise _Refused
+    return value
+
+
+def _float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _Refused
+    return value
+
+
+_LARGEST = int(sys.float_info.max)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_TOKEN = re.compile(
+    r'[ \t\r\n]*(?:(?P<text>"[^"\\]*(?:\\.[^"\\]*)*")|(?P<open>[\[{])|(?P<close>[\]}])|(?P<word>-?[A-Za-z]+)'
+    r"|(?P<number>-?[0-9][0-9.eE+-]*)|[,:])",
+    re.S,
+)
+_COLON = re.compile(r"[ \t\r\n]*:")
+
+
+def _deepest(source: str) -> int:
+    """How deep the text's brackets nest outside its strings (fast: no Python loop per character)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", source))
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def _problems(source: str) -> Iterator[tuple[int, str]]:
+    """Where the text passes the depth limit, holds NaN or Infinity, a number too large to be
+    one, or a key repeated in one object: (offset, problem), in the order of the text."""
+    keys: list[set[str] | None] = []  # one an open object (its keys so far) or list (None)
+    pos = 0
+    while (m := _TOKEN.match(source, pos)) is not None and m.end() > pos:
+        pos = m.end()
+        kind = m.lastgroup
+        if kind is None:
+            continue
+        token, at = m.group(kind), m.start(kind)
+        if kind == "open":
+            if len(keys) >= MAX_DEPTH:
+                yield at, f"nested more than {MAX_DEPTH} levels deep; the format needs far fewer"
+                return
+            keys.append(set() if token == "{" else None)
+        elif kind == "close" and keys:
+            keys.pop()
+        elif kind == "text" and keys and keys[-1] is not None and _COLON.match(source, pos):
+            try:
+                key = json.loads(token)
+            except json.JSONDecodeError:
+                return  # bad JSON here: the decoder names it
+            if key in keys[-1]:
+                yield at, f"the key {key!r} appears twice in one object; a typo never passes silently"
+            keys[-1].add(key)
+        elif kind == "word" and token in ("NaN", "Infinity", "-Infinity"):
+            yield at, f"{token} is not a number in JSON; numbers are finite"
+        elif kind == "number":
+            try:
+                _float(token) if any(c in token for c in ".eE") else _integer(token)
+            except (_Refused, ValueError):
+                yield at, "this number is too large (numbers are finite, at most about 1.8e308)"
+
+
+def _at(source: str, offset: int, problem: str) -> FormatError:
+    line = source.count("\n", 0, offset) + 1
+    column = offset - source.rfind("\n", 0, offset)
+    return FormatError(f"line {line}, column {column}", problem)
+
+
+def decode(source: str | bytes) -> Any:
+    """The JSON value of a scenario's text, as the format reads it: UTF-8, nested at most
+    MAX_DEPTH levels, finite numbers only (no NaN or Infinity), no key twice in one object.
+    A problem is a FormatError naming its line and column (for bad UTF-8, its byte)."""
     if isinstance(source, bytes):
         try:
             source = source.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise FormatError(f"byte {exc.start}", "the file is not UTF-8 text") from None
+    end = len(source)
+    if _deepest(source) > MAX_DEPTH:
+        # Decode only what comes before the first problem, so that Python's own recursion
+        # never runs out and a JSON error earlier in the text is still the one reported.
+        end = next(_problems(source), (end, ""))[0]
     try:
-        data = json.loads(source, object_pairs_hook=_no_duplicate_keys)
+        data = json.loads(
+            source[:end],
+            object_pairs_hook=_no_duplicate_keys,
+            parse_constant=_no_constant,
+            parse_int=_integer,
+            parse_float=_float,
+        )
     except json.JSONDecodeError as exc:
-        raise FormatError(f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
-    return check(data)
+        if exc.pos < end or end == len(source):
+            raise _at(source, exc.pos, f"not valid JSON: {exc.msg}") from None
+    except (_Refused, RecursionError):
+        pass
+    else:
+        if end == len(source):
+            return data
+    found = next(_problems(source), None)
+    if found is None:  # not expected: the scan and the decoder disagree
+        raise FormatError("", f"nested too deeply or holding a number the format refuses (at most {MAX_DEPTH} levels)")
+    raise _at(source, *found)
+
+
+def parse(source: str | bytes) -> Scenario:
+    """Parse and check scenario text; bad JSON names its line and column, bad UTF-8 its byte,
+    the rest its JSON path."""
+    return check(decode(source))
 
 
 def load(path: str) -> Scenario:

@@ -7,7 +7,9 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
+
+import idna
 
 #: R26: each origin's reliability when a record gives none of its own.
 RELIABILITY: dict[str, float] = {
@@ -23,6 +25,7 @@ DISPUTE_RELIABILITY = RELIABILITY["person"]
 
 
 _HOST = re.compile(r"^([0-9a-f.]*:[0-9a-f:.]*|[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*)$")
+_ZONE = re.compile(r"^[a-z0-9._~-]+$")
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 
@@ -31,7 +34,9 @@ def web_host(url: str) -> str | None:
     """The host of a web source (R25): lower-cased, no port, no leading `www.`; None if it has none.
 
     `https://www.a.example/x` and `a.example/x` have the host `a.example`; `not a url`,
-    `urn:isbn:1` and `mailto:x@y.example` have none."""
+    `urn:isbn:1` and `mailto:x@y.example` have none. A name is keyed in its ASCII form, so
+    `bücher.example` and `xn--bcher-kva.example` are one host, and `example.com.` (a fully
+    qualified name) is `example.com`; an IPv6 literal keeps its zone (`fe80::1%eth0`)."""
     text = url.strip()
     if "://" not in text and not text.startswith("//"):
         if _SCHEME.match(text) and not re.match(r"^[^/:]+:\d+(/|$)", text):
@@ -41,10 +46,34 @@ def web_host(url: str) -> str | None:
         host = urlsplit(text).hostname
     except ValueError:
         return None
-    if not host or not _HOST.match(host.lower()):
+    host = _host_key(host.lower()) if host else None
+    if host is None:
         return None
-    host = host.lower()
     return host[4:] if host.startswith("www.") and len(host) > 4 else host
+
+
+def _host_key(host: str) -> str | None:
+    """A lower-cased host as R25 keys it, or None if it is not a host."""
+    if ":" in host:  # an IPv6 literal, perhaps with a zone (`%25eth0` in a URL, RFC 6874)
+        address, percent, zone = host.partition("%")
+        zone = unquote(zone[2:]) if zone.startswith("25") else zone
+        if not _HOST.match(address) or (percent and not _ZONE.match(zone)):
+            return None
+        return f"{address}%{zone}" if percent else address
+    host = host.removesuffix(".")  # `example.com.` names example.com
+    if not host.isascii():  # an internationalized name: its ASCII form, as a browser resolves it
+        try:
+            mapped = idna.uts46_remap(host, std3_rules=False, transitional=False).removesuffix(".")
+        except (idna.IDNAError, UnicodeError, ValueError):
+            return None
+        if any(label.startswith("-") or label.endswith("-") for label in mapped.split(".")):
+            return None
+        # UTS 46's ToASCII: each mapped label that is not ASCII becomes `xn--` and its Punycode.
+        host = ".".join(
+            label if label.isascii() else "xn--" + label.encode("punycode").decode("ascii")
+            for label in mapped.split(".")
+        )
+    return host if _HOST.match(host) else None
 
 
 def independence_key(origin: str, source: str | None, *, run_id: str) -> str:

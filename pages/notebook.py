@@ -12,7 +12,7 @@ import streamlit as st
 from memory_core import FormatError
 from memory_core import notebook as nbk
 from memory_core.rules import GRAPHS, READ_CALLS, SETTINGS, SURFACES, TURN_END_STATUSES, WORLD_KINDS
-from memory_core.scenario import EVENT_KINDS
+from memory_core.scenario import EVENT_KINDS, decode
 from memory_core.weights import ORIGINS
 from pages._ui import NOTEBOOK, guard, notebook, rule_text, use_memory
 
@@ -20,10 +20,11 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 KINDS = [*WORLD_KINDS, "preference"]
 
 
-def load(doc: dict[str, Any], name: str) -> None:
+def load(text: str | bytes, name: str) -> None:
+    """Open scenario text as a notebook, read and checked exactly as `replay` reads a file."""
     with guard():
         try:
-            st.session_state["notebook"] = nbk.new(doc)
+            st.session_state["notebook"] = nbk.load_text(text)
         except FormatError as exc:
             st.error(f"{name} is not a memory scenario: {exc}. Fix that place in the file and load it again.")
             return
@@ -38,15 +39,10 @@ with st.expander("Open a scenario", expanded=notebook() is None):
     pick, go = st.columns([4, 1])
     chosen = pick.selectbox("Sample", samples, key="sample_pick", label_visibility="collapsed")
     if go.button("Load sample", key="load_sample", width="stretch"):
-        load(json.loads((SAMPLES / chosen).read_text(encoding="utf-8")), chosen)
+        load((SAMPLES / chosen).read_bytes(), chosen)
     upload = st.file_uploader("…or upload a scenario file (memory-scenario/1)", type=["json"], key="upload")
     if upload is not None and st.button("Load upload", key="load_upload"):
-        try:
-            doc = json.loads(upload.getvalue().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-            st.error(f"{upload.name} is not valid JSON ({exc}). Check the file and upload it again.")
-        else:
-            load(doc, upload.name)
+        load(upload.getvalue(), upload.name)
 
 nb = notebook()
 if nb is None:
@@ -212,9 +208,7 @@ for i, event in enumerate(events):
             )
             if st.button("Save cell", key=f"save-{i}"):
                 try:
-                    nbk.update_cell(nb, i, json.loads(text))
-                except json.JSONDecodeError as exc:
-                    st.error(f"Not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}")
+                    nbk.update_cell(nb, i, decode(text))
                 except FormatError as exc:
                     st.error(f"Not saved: {exc}")
                 else:
@@ -249,9 +243,9 @@ def claim_fields(prefix: str) -> list[dict[str, Any]]:
         )
     more = st.text_area("more claims (JSON list)", "[]", key=f"{prefix}more", height=68)
     try:
-        claims.extend(json.loads(more or "[]"))
-    except json.JSONDecodeError as exc:
-        st.error(f"More claims: not valid JSON at line {exc.lineno}, column {exc.colno}.")
+        claims.extend(decode(more or "[]"))
+    except FormatError as exc:
+        st.error(f"More claims: {exc}.")
     return claims
 
 
@@ -331,9 +325,9 @@ elif kind == "read":
     }
     args = st.text_area("args (JSON)", '{"name": ""}', key="f_args", height=68)
     try:
-        event["args"] = json.loads(args)
-    except json.JSONDecodeError as exc:
-        st.error(f"args: not valid JSON at line {exc.lineno}, column {exc.colno}.")
+        event["args"] = decode(args)
+    except FormatError as exc:
+        st.error(f"args: {exc}.")
 elif kind == "end_turn":
     c = st.columns(2)
     event |= {

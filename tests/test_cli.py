@@ -78,3 +78,35 @@ def test_unusable_database_url_is_exit_2(tmp_path):
     for url in ("notaurl://x", "postgresql+psycopg://nobody@127.0.0.1:1/none"):
         p = replay(tmp_path, GOOD, "--db", url)
         assert p.returncode == 2 and "cannot use the database" in p.stderr and "Traceback" not in p.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (json.dumps(GOOD).replace('"Globex"', '"Glo\\u0000bex"', 1), "holds a NUL character"),
+        (json.dumps(GOOD).replace('"Globex"', '"Glo\\ud800bex"', 1), "holds a lone surrogate"),
+        (
+            json.dumps(
+                scenario([start(), {"do": "set_settings", "org": "acme", "by": "dana", "settings": {}}])
+            ).replace('"settings": {}}', '"settings": {"LearnFromUsers": NaN}}'),
+            "NaN is not a number in JSON",
+        ),
+        (json.dumps(GOOD).replace('"MemoryProbes": 2', '"MemoryProbes": 9223372036854775808'), "MemoryProbes"),
+        (json.dumps(GOOD).replace('"MemoryProbes": 2', '"MemoryProbes": 1' + "0" * 400), "too large"),
+        (json.dumps(GOOD).replace('"events": [', '"events": [' + "[" * 1000 + "]" * 1000 + ", ", 1), "nested more"),
+    ],
+)
+def test_input_no_database_holds_alike_exits_2_before_anything_runs(tmp_path, text, message):
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    p = replay(tmp_path, text, "--db", url)
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert message in p.stderr and "Traceback" not in p.stderr
+    assert not (tmp_path / "m.db").exists()
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+def test_nul_text_on_postgresql_exits_2_and_leaves_the_database_empty(tmp_path):
+    url = fresh_url("memory_cli_nul")
+    bad = replay(tmp_path, json.dumps(GOOD).replace('"Globex"', '"Glo\\u0000bex"', 1), "--db", url)
+    assert bad.returncode == 2 and "holds a NUL character" in bad.stderr and "DataError" not in bad.stderr
+    assert replay(tmp_path, GOOD, "--db", url).returncode == 0  # nothing of the bad file was kept

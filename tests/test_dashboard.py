@@ -236,3 +236,20 @@ def test_notebook_record_cells_say_what_they_add_and_outside_changes_are_flagged
     at.button(key="save_settings").click().run()
     page(at, "notebook")
     assert any("changed outside its cells" in w.value for w in at.warning)
+
+
+def test_notebook_cell_edit_reads_json_as_replay_does(app):
+    """A repeated key, NaN or deep nesting in an edited cell is refused with the parser's message (issue #13)."""
+    at = open_sample(app, "learn_from_users.json")
+    before = at.session_state["notebook"]["scenario"]["events"][0]
+    edits = {
+        '{"do": "end_run",\n "run": "a", "run": "b"}': "line 2, column 14: the key 'run' appears twice",
+        '{"do": "end_run", "run": "a", "note": NaN}': "line 1, column 39: NaN is not a number in JSON",
+        '{"do": "end_run", "run": "a", "note": ' + "[" * 1200 + "]" * 1200 + "}": "nested more than 64 levels",
+    }
+    for text, message in edits.items():
+        at.text_area(key="edit-0").input(text).run()
+        at.button(key="save-0").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert any(message in e.value for e in at.error), [e.value for e in at.error]
+        assert at.session_state["notebook"]["scenario"]["events"][0] == before

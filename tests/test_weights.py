@@ -24,10 +24,41 @@ def test_r26_worked_examples():
         ("http://news.globex.example/x?y=1", "news.globex.example"),
         ("globex.example/about", "globex.example"),
         ("https://WWW.a.example", "a.example"),
+        ("https://bücher.example/x", "xn--bcher-kva.example"),
+        ("https://xn--bcher-kva.example/y", "xn--bcher-kva.example"),
+        ("https://www.BÜCHER.example:8443/", "xn--bcher-kva.example"),
+        ("bücher。example/z", "xn--bcher-kva.example"),
+        ("https://straße.example/", "xn--strae-oqa.example"),
+        ("https://☃.net/", "xn--n3h.net"),
+        ("https://example.com./a", "example.com"),
+        ("https://www.example.com.:8080/", "example.com"),
+        ("http://[fe80::1%25eth0]/", "fe80::1%eth0"),
+        ("http://[FE80::1%25ETH0]:8080/x", "fe80::1%eth0"),
+        ("http://[::1]/", "::1"),
     ],
 )
 def test_r25_web_key_is_host_without_port_or_www(url, host):
     assert W.independence_key("web", url, run_id="r1") == host
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://example.com../", "https://./", "http://[fe80::1%25]/", "https://bü cher.example/", "https://-ü.example/"],
+)
+def test_r25_what_is_still_no_host(url):
+    assert W.web_host(url) is None
+
+
+def test_r25_an_idn_and_its_punycode_are_one_source():
+    events = [
+        start(),
+        *taught_turn("t1", web("https://bücher.example/1", HQ)),
+        start("r2"),
+        *taught_turn("t2", web("https://www.xn--bcher-kva.example./2", HQ), run_id="r2"),
+    ]
+    [fact] = world(run(events))
+    assert fact["sources"] == 1 and len(fact["supports"]) == 2 and fact["weight"] == 0.6
+    assert {s["key"] for s in fact["supports"]} == {"xn--bcher-kva.example"}
 
 
 def test_r25_keys_by_origin():
