@@ -39,6 +39,10 @@ MAX_DEPTH = 64
 #: The largest whole number a count holds: a 4-byte integer column on PostgreSQL, and the
 #: same limit on SQLite so that a file runs alike on both (`MemoryProbes`, R21).
 MAX_INTEGER = 2**31 - 1
+#: The longest id, kind, relation or work name, in characters. These are indexed as given
+#: (PostgreSQL's btree holds about 2,700 bytes an index row), and one limit holds on both backends;
+#: names, values, excerpts and sources may be of any length (rules.name_key, rules.value_key).
+MAX_NAME = 200
 
 
 @dataclass
@@ -97,6 +101,14 @@ def text(path: str, value: Any, *, empty: bool = False) -> str:
     return value
 
 
+def ident(path: str, value: Any) -> str:
+    """An id, kind, relation or work name: a text of at most MAX_NAME characters."""
+    name = text(path, value)
+    if len(name) > MAX_NAME:
+        raise FormatError(path, f"at most {MAX_NAME} characters here, found {len(name):,}")
+    return name
+
+
 def boolean(path: str, value: Any) -> bool:
     if not isinstance(value, bool):
         raise FormatError(path, f"expected true or false, found {_type_name(value)}")
@@ -133,7 +145,7 @@ def number(path: str, value: Any) -> float:
 def entity(path: str, value: Any, *, world: bool) -> Obj:
     e = obj(path, value, ("name", "kind"), ("aliases",))
     text(_join(path, "name"), e["name"])
-    kind = text(_join(path, "kind"), e["kind"])
+    kind = ident(_join(path, "kind"), e["kind"])
     if world and kind not in WORLD_KINDS:
         raise FormatError(
             _join(path, "kind"), f"a world entity's kind is one of {', '.join(WORLD_KINDS)}, not {kind!r}"
@@ -157,7 +169,7 @@ def claim(path: str, value: Any) -> Obj:
     return {
         "graph": graph,
         "subject": entity(_join(path, "subject"), c["subject"], world=world),
-        "relation": text(_join(path, "relation"), c["relation"]),
+        "relation": ident(_join(path, "relation"), c["relation"]),
         "object": fact_object(_join(path, "object"), c["object"], world=world),
     }
 
@@ -204,7 +216,7 @@ def record_fields(path: str, value: Obj, *, within: bool = True) -> Obj:
 
 
 def work(path: str, value: Any) -> str:
-    name = text(path, value)
+    name = ident(path, value)
     if not name.startswith(WORK_PREFIXES) or not name.split(":", 1)[1].strip():
         raise FormatError(path, "expected workflow:NAME, agent:NAME or debater:NAME")
     return name
@@ -214,7 +226,7 @@ def fact_ref(path: str, value: Any) -> Obj:
     f = obj(path, value, ("subject", "relation", "object"))
     return {
         "subject": entity(_join(path, "subject"), f["subject"], world=False),
-        "relation": text(_join(path, "relation"), f["relation"]),
+        "relation": ident(_join(path, "relation"), f["relation"]),
         "object": fact_object(_join(path, "object"), f["object"], world=False),
     }
 
@@ -232,13 +244,13 @@ def read_args(path: str, call: str, value: Any) -> Obj:
         a = obj(path, value, ("name",), ("kind",))
         out: Obj = {"name": text(_join(path, "name"), a["name"])}
         if "kind" in a:
-            out["kind"] = text(_join(path, "kind"), a["kind"])
+            out["kind"] = ident(_join(path, "kind"), a["kind"])
         return out
     if call == "GraphExpand":
         a = obj(path, value, ("entity",), ("graph", "relation"))
         out = {"entity": entity(_join(path, "entity"), a["entity"], world=False), "graph": _graph(path, a)}
         if "relation" in a:
-            out["relation"] = text(_join(path, "relation"), a["relation"])
+            out["relation"] = ident(_join(path, "relation"), a["relation"])
         return out
     a = obj(path, value, ("fact",), ("graph",))
     return {"fact": fact_ref(_join(path, "fact"), a["fact"]), "graph": _graph(path, a)}
@@ -247,10 +259,10 @@ def read_args(path: str, call: str, value: Any) -> Obj:
 def _ev_start_run(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "run", "org", "person"), ("workflow", "surface", "ephemeral", "note"))
     return {
-        "run": text(_join(p, "run"), e["run"]),
-        "org": text(_join(p, "org"), e["org"]),
-        "person": text(_join(p, "person"), e["person"]),
-        "workflow": text(_join(p, "workflow"), e["workflow"]) if e.get("workflow") is not None else None,
+        "run": ident(_join(p, "run"), e["run"]),
+        "org": ident(_join(p, "org"), e["org"]),
+        "person": ident(_join(p, "person"), e["person"]),
+        "workflow": ident(_join(p, "workflow"), e["workflow"]) if e.get("workflow") is not None else None,
         "surface": one_of(_join(p, "surface"), e.get("surface", "workflow"), SURFACES),
         "ephemeral": boolean(_join(p, "ephemeral"), e.get("ephemeral", False)),
     }
@@ -269,21 +281,21 @@ def _ev_open_turn(p: str, e: Obj) -> Obj:
         request = {"text": text(_join(p, "request"), req, empty=True), "claims": []}
     replaces = e.get("replaces")
     return {
-        "run": text(_join(p, "run"), e["run"]),
-        "turn": text(_join(p, "turn"), e["turn"]),
+        "run": ident(_join(p, "run"), e["run"]),
+        "turn": ident(_join(p, "turn"), e["turn"]),
         "request": request,
-        "replaces": text(_join(p, "replaces"), replaces) if replaces is not None else None,
+        "replaces": ident(_join(p, "replaces"), replaces) if replaces is not None else None,
     }
 
 
 def _ev_record(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "origin", "claims"), ("source", "excerpt", "reliability", "within", "note"))
-    return {"turn": text(_join(p, "turn"), e["turn"]), "record": record_fields(p, e)}
+    return {"turn": ident(_join(p, "turn"), e["turn"]), "record": record_fields(p, e)}
 
 
 def _ev_step(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "step"), ("record", "note"))
-    out: Obj = {"turn": text(_join(p, "turn"), e["turn"]), "step": text(_join(p, "step"), e["step"]), "record": None}
+    out: Obj = {"turn": ident(_join(p, "turn"), e["turn"]), "step": ident(_join(p, "step"), e["step"]), "record": None}
     if e.get("record") is not None:
         rp = _join(p, "record")
         r = obj(rp, e["record"], ("origin", "claims"), ("source", "excerpt", "reliability"))
@@ -293,13 +305,13 @@ def _ev_step(p: str, e: Obj) -> Obj:
 
 def _ev_call(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "work"), ("note",))
-    return {"turn": text(_join(p, "turn"), e["turn"]), "work": work(_join(p, "work"), e["work"])}
+    return {"turn": ident(_join(p, "turn"), e["turn"]), "work": work(_join(p, "work"), e["work"])}
 
 
 def _ev_return(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "work", "status"), ("note",))
     return {
-        "turn": text(_join(p, "turn"), e["turn"]),
+        "turn": ident(_join(p, "turn"), e["turn"]),
         "work": work(_join(p, "work"), e["work"]),
         "status": one_of(_join(p, "status"), e["status"], TURN_END_STATUSES),
     }
@@ -309,36 +321,36 @@ def _ev_read(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "call", "args"), ("within", "step", "note"))
     call = one_of(_join(p, "call"), e["call"], READ_CALLS)
     return {
-        "turn": text(_join(p, "turn"), e["turn"]),
+        "turn": ident(_join(p, "turn"), e["turn"]),
         "call": call,
         "args": read_args(_join(p, "args"), call, e["args"]),
         "args_given": copy.deepcopy(e["args"]),
         "within": work(_join(p, "within"), e["within"]) if e.get("within") is not None else None,
-        "step": text(_join(p, "step"), e["step"]) if e.get("step") is not None else None,
+        "step": ident(_join(p, "step"), e["step"]) if e.get("step") is not None else None,
     }
 
 
 def _ev_end_turn(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "turn", "status"), ("note",))
     return {
-        "turn": text(_join(p, "turn"), e["turn"]),
+        "turn": ident(_join(p, "turn"), e["turn"]),
         "status": one_of(_join(p, "status"), e["status"], TURN_END_STATUSES),
     }
 
 
 def _ev_end_run(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "run"), ("note",))
-    return {"run": text(_join(p, "run"), e["run"])}
+    return {"run": ident(_join(p, "run"), e["run"])}
 
 
 def _ev_delete_run(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "run", "by"), ("note",))
-    return {"run": text(_join(p, "run"), e["run"]), "by": text(_join(p, "by"), e["by"])}
+    return {"run": ident(_join(p, "run"), e["run"]), "by": ident(_join(p, "by"), e["by"])}
 
 
 def _ev_delete_account(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "person"), ("note",))
-    return {"person": text(_join(p, "person"), e["person"])}
+    return {"person": ident(_join(p, "person"), e["person"])}
 
 
 def _ev_set_settings(p: str, e: Obj) -> Obj:
@@ -347,8 +359,8 @@ def _ev_set_settings(p: str, e: Obj) -> Obj:
         raise FormatError(_join(p, "settings"), f"expected an object, found {_type_name(e['settings'])}")
     # Unknown names and non-boolean values are refusals (invalid_setting, R15), not format errors.
     return {
-        "org": text(_join(p, "org"), e["org"]),
-        "by": text(_join(p, "by"), e["by"]),
+        "org": ident(_join(p, "org"), e["org"]),
+        "by": ident(_join(p, "by"), e["by"]),
         "settings": dict(e["settings"]),
     }
 
@@ -356,8 +368,8 @@ def _ev_set_settings(p: str, e: Obj) -> Obj:
 def _ev_correction(p: str, e: Obj) -> Obj:
     obj(p, e, ("do", "org", "by", "fact"), ("graph", "note"))
     return {
-        "org": text(_join(p, "org"), e["org"]),
-        "by": text(_join(p, "by"), e["by"]),
+        "org": ident(_join(p, "org"), e["org"]),
+        "by": ident(_join(p, "by"), e["by"]),
         "fact": fact_ref(_join(p, "fact"), e["fact"]),
         "graph": _graph(p, e),
     }
@@ -402,11 +414,11 @@ def event(path: str, value: Any) -> Obj:
 
 
 def _unique(path: str, value: Any, seen: set[str], what: str) -> str:
-    ident = text(path, value)
-    if ident in seen:
-        raise FormatError(path, f"{what} id {ident!r} is used twice")
-    seen.add(ident)
-    return ident
+    name = ident(path, value)
+    if name in seen:
+        raise FormatError(path, f"{what} id {name!r} is used twice")
+    seen.add(name)
+    return name
 
 
 def _organizations(raw: list[Any]) -> list[Obj]:
@@ -478,7 +490,7 @@ def _step(path: str, value: Any) -> Obj:
     if admits and kind != "model":
         raise FormatError(_join(path, "admits_calls"), "only model steps admit calls (R19)")
     out: Obj = {
-        "id": text(_join(path, "id"), s["id"]),
+        "id": ident(_join(path, "id"), s["id"]),
         "kind": kind,
         "admits_calls": admits,
         "answers": None,
@@ -489,7 +501,7 @@ def _step(path: str, value: Any) -> Obj:
         a = obj(ap, s["answers"], ("subject", "relation"))
         out["answers"] = {
             "subject": entity(_join(ap, "subject"), a["subject"], world=False),
-            "relation": text(_join(ap, "relation"), a["relation"]),
+            "relation": ident(_join(ap, "relation"), a["relation"]),
         }
     if "min_weight" in s:
         mw = number(_join(path, "min_weight"), s["min_weight"])
@@ -526,7 +538,7 @@ def _workflows(raw: list[Any], orgs: set[str]) -> list[Obj]:
                 declared, "a workflow cannot declare an organization setting; only the owner sets them (R15)"
             )
         o = obj(p, value, ("id", "org"), ("budget", "steps"))
-        org = text(_join(p, "org"), o["org"])
+        org = ident(_join(p, "org"), o["org"])
         if org not in orgs:
             raise FormatError(_join(p, "org"), f"no organization has the id {org!r}")
         probes = None

@@ -2,9 +2,14 @@
 name or an alias is stored as given and found again, though PostgreSQL's btree holds at most about
 2,700 bytes an index row: what is indexed is a bounded key (rules.name_key, rules.value_key)."""
 
-from helpers import end, entity, open_turn, rec, run, start, taught_turn, web, world
+import json
 
+import pytest
+from helpers import end, entity, open_turn, rec, run, scenario, start, taught_turn, web, world
+
+from memory_core import FormatError, parse
 from memory_core.rules import KEY_BYTES, name_key, value_key
+from memory_core.scenario import MAX_NAME
 
 LONG_VALUE = "Globex annual report. " * 500  # 11 KB, far past one index row
 LONG_NAME = "The Globex Corporation of " + "Springfield and Shelbyville " * 120  # 3.4 KB
@@ -83,3 +88,27 @@ def test_long_value_in_a_request_claim_and_a_failed_turn():
     claim = {"graph": "world", "subject": entity("Globex"), "relation": "notes", "object": {"value": LONG_VALUE}}
     state = run([start(), open_turn("t1"), rec("t1", web("https://a.example/", claim)), end("t1", "failed")])
     assert world(state) == [] and state["refused"] == []
+
+
+def test_ids_kinds_and_relations_have_one_documented_limit_on_both_backends():
+    """Ids, kinds, relations and work names are indexed as given: at most MAX_NAME characters,
+    refused by the file check at its path on both backends alike; at the limit they run."""
+    long_id, kind, relation = "r" * MAX_NAME, "k" * MAX_NAME, "é" * MAX_NAME  # 400 bytes of UTF-8
+    user_claim = {"graph": "user", "subject": entity("Me", kind), "relation": relation, "object": {"value": "x"}}
+    doc = {"origin": "document", "source": "doc:" + "d" * 5000, "excerpt": "e", "claims": [user_claim]}
+    state = run([start(long_id), *taught_turn("t" * MAX_NAME, doc, run_id=long_id)])
+    assert state["refused"] == []
+    (fact,) = state["people"]["dana"]["user"]["facts"]
+    assert fact["relation"] == relation and fact["supports"][0]["key"] == "doc:" + "d" * 5000
+    for bad, path in (
+        (start("r" * (MAX_NAME + 1)), "events[0].run"),
+        ({**user_claim, "relation": relation + "x"}, "events[1].claims[0].relation"),
+    ):
+        events = (
+            [bad]
+            if path.startswith("events[0]")
+            else [start(), {"do": "record", "turn": "t1", **{**doc, "claims": [bad]}}]
+        )
+        with pytest.raises(FormatError) as err:
+            parse(json.dumps(scenario(events)))
+        assert str(err.value).startswith(path) and f"at most {MAX_NAME} characters" in str(err.value)
