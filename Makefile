@@ -4,6 +4,8 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 PORT ?= 8501
+# The dashboard listens on loopback unless told otherwise; beyond loopback it requires sign-in (README).
+LISTEN := $(or $(MEMORY_LISTEN),$(STREAMLIT_SERVER_ADDRESS),127.0.0.1)
 
 .PHONY: run api test check venv clean system-deps bench bench-quick
 
@@ -17,7 +19,8 @@ venv: $(VENV)/.installed
 
 run: venv
 	$(PY) -m memory_core load sample_data/demo.json --if-empty
-	$(PY) -m streamlit run app.py --server.port $(PORT) --browser.gatherUsageStats false
+	MEMORY_LISTEN=$(LISTEN) $(PY) -m streamlit run app.py --server.address $(LISTEN) --server.port $(PORT) \
+		--browser.gatherUsageStats false
 
 api: venv
 	$(VENV)/bin/uvicorn memory_core.api:app --host 127.0.0.1 --port 8000

@@ -1,14 +1,18 @@
-"""Memory Explorer's dashboard: navigation and the sidebar every page shares."""
+"""Memory Explorer's dashboard: navigation and the sidebar every page shares.
+
+In signed-in mode (MEMORY_SIGN_IN=1, or listening beyond loopback) only the sign-in page is
+served until the session holds a valid bearer token; see pages/_ui.py.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from pages._ui import sidebar
+from pages._ui import needs_sign_in, sidebar, sign_in_page
 
 st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon: it would load from a CDN
 
-# Every url_path differs from its file name: see ../shared/notes/environment.md.
+# Every url_path differs from its file name (Streamlit would otherwise serve two routes for one page).
 PAGES = [
     st.Page("pages/overview.py", title="Overview", url_path="home", default=True),
     st.Page("pages/notebook.py", title="Notebook", url_path="cells"),
@@ -19,6 +23,9 @@ PAGES = [
     st.Page("pages/erasure.py", title="Erasure", url_path="erase"),
 ]
 
-page = st.navigation(PAGES)
-sidebar()
-page.run()
+if needs_sign_in():
+    st.navigation([st.Page(sign_in_page, title="Sign in", url_path="sign-in", default=True)]).run()
+else:
+    page = st.navigation(PAGES)
+    sidebar()
+    page.run()

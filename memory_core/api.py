@@ -2,32 +2,62 @@
 
 `make api` serves it with uvicorn on 127.0.0.1:8000 over MEMORY_DATABASE_URL. It calls the same
 service method as the dashboard's Settings page, so both write the same audit.
+
+The routes are plain (sync) functions: FastAPI runs them in its thread pool, so the blocking
+database calls never stall the server. The PATCH body is a pydantic model generated from the
+settings table (rules.SETTINGS): extra keys are refused, booleans are strict. Every refusal is a
+sentence in `detail`; a body that is not JSON (malformed, NaN, too deep, too long a number) is a
+422 like any other bad body, never a 400 or a 500.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, cast
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import APIRoute
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import errors as E
 from .rules import SETTINGS, settings_problem
 from .service import MemoryService
 
-SETTINGS_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {s.name: {"type": "boolean", "description": f"{s.meaning} ({s.rule})"} for s in SETTINGS},
-    "additionalProperties": False,
-}
-PREFERENCES_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "required": ["workflow"],
-    "additionalProperties": False,
-    "properties": {"workflow": SETTINGS_SCHEMA},
-}
+MAX_BODY_DEPTH = 32  # a real body is two levels deep; deeper nesting is refused before it is parsed
+EXAMPLE = '{"workflow": {"LearnFromUsers": false}}'
+
+
+class ProblemBody(BaseModel):
+    """Every answer other than 200: a sentence that says what to do."""
+
+    detail: str
+
+
+# The body model, generated from the settings table: one optional strict boolean per setting.
+Workflow: type[BaseModel] = create_model(  # type: ignore[call-overload]
+    "Workflow",
+    __config__=ConfigDict(extra="forbid", strict=True),
+    __doc__="Any subset of the organization's settings, each true or false (R11 to R14).",
+    **{s.name: (StrictBool, Field(default=None, description=f"{s.meaning} ({s.rule})")) for s in SETTINGS},
+)
+
+
+class Preferences(BaseModel):
+    """The PATCH body: exactly one key, `workflow`, holding the settings to change."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    workflow: Workflow  # type: ignore[valid-type]
+
+
+class Settings(BaseModel):
+    """The four settings, each true or false."""
+
+    workflow: dict[str, bool]
 
 
 class Problem(Exception):
@@ -37,12 +67,101 @@ class Problem(Exception):
         self.status, self.detail = status, detail
 
 
+class NotJson:
+    """What a body that is not JSON becomes: it fails the body model after the token is checked
+    (so a caller without a valid token hears 401 first), and the refusal says why."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def parse_body(raw: bytes) -> Any:
+    """Strict JSON: UTF-8, no NaN or Infinity, at most MAX_BODY_DEPTH levels; NotJson otherwise."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return NotJson(f"not UTF-8 at byte {exc.start}")
+    depth = _depth(text)
+    if depth > MAX_BODY_DEPTH:
+        return NotJson(f"nested more than {MAX_BODY_DEPTH} levels deep")
+
+    def refuse(token: str) -> Any:
+        raise ValueError(f"{token} is not a JSON number")
+
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except json.JSONDecodeError as exc:
+        return NotJson(f"{exc.msg} at line {exc.lineno} column {exc.colno}")
+    except (ValueError, RecursionError) as exc:  # NaN, or an integer of more than 4,300 digits
+        return NotJson(str(exc))
+
+
+def _depth(text: str) -> int:
+    """How deeply arrays and objects nest in `text`, brackets inside strings not counted."""
+    deepest = level = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            level += 1
+            deepest = max(deepest, level)
+        elif ch in "]}":
+            level -= 1
+    return deepest
+
+
+class StrictJsonRequest(Request):
+    async def json(self) -> Any:
+        if not hasattr(self, "_json"):
+            self._json = parse_body(await self.body())
+        return self._json
+
+
+class StrictJsonRoute(APIRoute):
+    """A route whose JSON body is read by parse_body instead of a plain json.loads."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def strict(request: Request) -> Response:
+            return await handler(StrictJsonRequest(request.scope, request.receive))
+
+        return strict
+
+
+def body_problem(body: Any) -> str:
+    """The sentence a 422 says about a body that failed the model (the sentences the API has always used)."""
+    if isinstance(body, bytes):
+        body = parse_body(body) if body else None
+    if isinstance(body, NotJson):
+        return f"The body is not JSON ({body.why}); send {EXAMPLE}."
+    if not isinstance(body, dict) or set(body) != {"workflow"}:
+        return "The body must be an object with exactly one key, `workflow`, holding the settings to change."
+    workflow = body["workflow"]
+    if not isinstance(workflow, dict):
+        return f"`workflow` must be an object of settings, such as {EXAMPLE[13:-1]}."
+    problem = settings_problem(workflow)
+    if problem:
+        return f"workflow: {problem}"
+    return f"Send the body as `Content-Type: application/json`, such as {EXAMPLE}."
+
+
 def create_app(service: MemoryService | None = None) -> FastAPI:
     """The API over `service` (by default, the configured database, opened on first use)."""
     app = FastAPI(
         title="Memory Explorer: organization preferences",
         description="The four organization settings, read and changed by the owner alone (R15).",
+        strict_content_type=False,  # a JSON body without a Content-Type is read as JSON, as it always was
     )
+    app.router.route_class = StrictJsonRoute
     holder: dict[str, MemoryService] = {}
     if service is not None:
         holder["svc"] = service
@@ -75,11 +194,31 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
         return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
 
-    @app.get(
-        "/organization/preferences",
-        responses={401: {}, 403: {}},
-        response_description="The four settings under `workflow`",
-    )
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": body_problem(exc.body)}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        """Starlette's answers (404, 405), with a 405's `Allow` listing every method of the path,
+        not only those of the first route that matched it."""
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            methods = {
+                m
+                for r in app.routes
+                if isinstance(r, APIRoute) and r.path_regex.match(request.url.path)
+                for m in r.methods or ()
+            }
+            headers["Allow"] = ", ".join(sorted(methods))
+        return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
+
+    refusals: dict[int | str, dict[str, Any]] = {
+        401: {"model": ProblemBody, "description": "No token, or an unknown or revoked one"},
+        403: {"model": ProblemBody, "description": "The token's person is not the organization's owner (R15)"},
+    }
+
+    @app.get("/organization/preferences", responses=refusals, response_model=Settings)
     def read(who: tuple[str, str] = Depends(owner)) -> dict[str, dict[str, bool]]:
         """The token's organization's settings (R11 to R14); the owner only (R15)."""
         person, org = who
@@ -87,15 +226,13 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
 
     @app.patch(
         "/organization/preferences",
-        responses={401: {}, 403: {}, 422: {}},
-        openapi_extra={
-            "requestBody": {"required": True, "content": {"application/json": {"schema": PREFERENCES_SCHEMA}}}
-        },
+        responses={**refusals, 422: {"model": ProblemBody, "description": "The body is refused as a whole"}},
+        response_model=Settings,
     )
-    async def change(request: Request, who: tuple[str, str] = Depends(owner)) -> dict[str, dict[str, bool]]:
+    def change(body: Preferences, who: tuple[str, str] = Depends(owner)) -> dict[str, dict[str, bool]]:
         """Change any subset of the settings under `workflow`; checked as a whole, audited (R15)."""
         person, org = who
-        changes = _settings_in(await request.body())
+        changes: dict[str, bool] = cast(BaseModel, body.workflow).model_dump(exclude_unset=True)
         try:
             out = svc().set_settings(org, by=person, settings=changes)
         except E.Refusal as refusal:
@@ -103,25 +240,6 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
         return {"workflow": out.detail["settings"]}
 
     return app
-
-
-def _settings_in(body: bytes) -> dict[str, bool]:
-    """The settings a PATCH body asks for, or a 422 that names the problem."""
-    try:
-        doc = json.loads(body or b"null")
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise Problem(422, f'The body is not JSON ({exc}); send {{"workflow": {{"LearnFromUsers": false}}}}.') from None
-    if not isinstance(doc, dict) or set(doc) != {"workflow"}:
-        raise Problem(
-            422, "The body must be an object with exactly one key, `workflow`, holding the settings to change."
-        )
-    workflow = doc["workflow"]
-    if not isinstance(workflow, dict):
-        raise Problem(422, '`workflow` must be an object of settings, such as {"LearnFromUsers": false}.')
-    problem = settings_problem(workflow)
-    if problem:
-        raise Problem(422, f"workflow: {problem}")
-    return workflow
 
 
 app = create_app()

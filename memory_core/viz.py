@@ -3,6 +3,7 @@ offline, and GraphML. No Streamlit here: pages only show what this returns."""
 
 from __future__ import annotations
 
+import html
 import io
 import re
 from collections.abc import Iterable
@@ -179,8 +180,38 @@ def to_html(p: Plan, *, height: int = 620) -> str:
             color="#d62728" if e["highlight"] else ("#999999" if e["status"] != "active" else "#555555"),
         )
     net.toggle_physics(not big)
-    html = net.generate_html()
-    return _OUTSIDE.sub("", html)
+    return _OUTSIDE.sub("", _render(net, physics=not big))
+
+
+def _render(net: Any, *, physics: bool) -> str:
+    """pyvis's page for `net`, with its template escaping every value it prints. pyvis's own
+    generate_html switches to a tooltip that sets innerHTML from a node's title whenever a title
+    contains "href"; memory's names and kinds reach titles, so that switch stays off here:
+    vis-network then shows titles as plain text."""
+    net.templateEnv.autoescape = True
+    nodes, edges, heading, height, width, options = net.get_network_data()
+    return str(
+        net.templateEnv.get_template(net.path).render(
+            height=height,
+            width=width,
+            nodes=nodes,
+            edges=edges,
+            heading=heading,
+            options=options,
+            physics_enabled=physics,
+            use_DOT=net.use_DOT,
+            dot_lang=net.dot_lang,
+            widget=net.widget,
+            bgcolor=net.bgcolor,
+            conf=net.conf,
+            tooltip_link=False,
+            neighborhood_highlight=net.neighborhood_highlight,
+            select_menu=net.select_menu,
+            filter_menu=net.filter_menu,
+            notebook=False,
+            cdn_resources=net.cdn_resources,
+        )
+    )
 
 
 def _layout(p: Plan) -> dict[str, tuple[float, float]]:
@@ -202,6 +233,23 @@ def to_graphml(p: Plan) -> str:
     buf = io.BytesIO()
     nx.write_graphml(g, buf)
     return buf.getvalue().decode("utf-8")
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
+
+
+def inert(text: object) -> str:
+    """Text from memory made inert for Markdown that allows HTML: Markdown's punctuation backslashed
+    (no link, image, emphasis, LaTeX or colour directive), then HTML's characters escaped."""
+    return html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=True)
+
+
+def legend_html(p: Plan) -> str:
+    """The legend as Markdown with HTML, for the page: a coloured dot per kind, each kind made inert."""
+    return " ".join(
+        f"<span style='color:{html.escape(x['color'], quote=True)}'>●</span> {inert(x['kind'])} ({int(x['entities'])})"
+        for x in legend(p)
+    )
 
 
 def legend(p: Plan) -> list[Obj]:

@@ -1,10 +1,17 @@
 """What every page shares: the memory in use, the acting person, and errors as messages.
 
 Pages read widgets, call the service, render. They never touch SQL (a test checks it).
+
+Who acts: in signed-in mode, the holder of a bearer token (the API's tokens), in the token's
+organization only. Signed-in mode is on when MEMORY_SIGN_IN=1, or when the dashboard listens
+beyond loopback (MEMORY_LISTEN or Streamlit's server.address). Otherwise "Act as" lets anyone at
+this machine act as anyone: a local demo, and the sidebar says so.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +22,7 @@ import streamlit as st
 from memory_core import MemoryCoreError, MemoryService, database_url, make_engine
 from memory_core import notebook as nbk
 from memory_core.rules import RULE_TEXT
+from memory_core.viz import inert
 
 MAIN = "main"
 NOTEBOOK = "notebook"
@@ -52,6 +60,78 @@ def service_for(source: str) -> MemoryService:
     return main_service(database_url())
 
 
+TOKEN_KEY = "signed_in_token"
+ISSUE = "python -m memory_core token issue PERSON --org ORG"
+
+
+def _loopback(address: str) -> bool:
+    if address.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip().split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def listen_addresses() -> list[str]:
+    """Where the dashboard says it listens: MEMORY_LISTEN and Streamlit's server.address (none: every interface)."""
+    return [os.environ.get("MEMORY_LISTEN", "127.0.0.1"), str(st.get_option("server.address") or "")]
+
+
+def sign_in_required() -> bool:
+    """Signed-in mode: asked for (MEMORY_SIGN_IN=1), or forced by listening beyond loopback."""
+    if os.environ.get("MEMORY_SIGN_IN", "").strip().lower() in {"1", "true", "yes", "on"}:
+        return True
+    return not all(_loopback(a) for a in listen_addresses())
+
+
+def signed_in() -> tuple[str, str] | None:
+    """The (person, organization) of the session's token, checked against the database on every run,
+    so a revoked or replaced token, or an erased account, signs the session out."""
+    token = st.session_state.get(TOKEN_KEY)
+    if not token:
+        return None
+    svc = main_service(database_url())
+    caller = svc.token_caller(token)
+    if caller is None or caller[0] not in {m["id"] for m in svc.members(caller[1])}:
+        del st.session_state[TOKEN_KEY]
+        st.session_state["sign_in_refused"] = (
+            "Your token was revoked or replaced, or your account is gone: sign in again."
+        )
+        return None
+    return caller
+
+
+def needs_sign_in() -> bool:
+    return sign_in_required() and signed_in() is None
+
+
+def sign_in_page() -> None:
+    """The only page shown in signed-in mode until a valid token is given."""
+    st.title("Sign in")
+    st.markdown(
+        "This dashboard requires a bearer token: the same tokens as the preferences API. "
+        f"Ask your organization's owner for one, issued with `{ISSUE}`. "
+        "You then act as yourself, in that organization only."
+    )
+    with st.form("sign_in"):
+        token = st.text_input("Token", type="password", key="sign_in_input", placeholder="mem_…")
+        go = st.form_submit_button("Sign in", type="primary", key="sign_in_go")
+    if go:
+        caller = main_service(database_url()).token_caller(token.strip()) if token.strip() else None
+        if caller is None:
+            st.session_state["sign_in_refused"] = (
+                f"This token is unknown or revoked: nothing was opened. Check it, or ask for a new one (`{ISSUE}`)."
+            )
+        else:
+            st.session_state[TOKEN_KEY] = token.strip()
+            st.session_state.pop("sign_in_refused", None)
+            st.rerun()
+    refused = st.session_state.get("sign_in_refused")
+    if refused:
+        st.error(refused)
+
+
 def _keep(key: str, options: list[Any]) -> None:
     """A remembered choice that is no longer an option falls back to the first one."""
     if options and st.session_state.get(key) not in options:
@@ -66,23 +146,54 @@ def sidebar() -> None:
         st.session_state["memory_source"] = st.session_state.pop("_pending_source")
     _keep("memory_source", sources)
     title = (nb["scenario"].get("title") or "untitled") if nb else None
+    caller = signed_in() if sign_in_required() else None
     with st.sidebar:
         st.markdown("### Memory Explorer")
-        names = {MAIN: "Database", NOTEBOOK: f"Notebook: {title}"}
+        names = {MAIN: "Database", NOTEBOOK: f"Notebook: {inert(title)}"}
         source = st.radio("Memory in use", sources, format_func=names.__getitem__, key="memory_source")
         svc = service_for(source)
-        org_names = {o["id"]: o["name"] for o in svc.organizations()}
-        _keep("org", list(org_names))
-        if org_names:
-            st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
-        members = svc.members(st.session_state["org"]) if org_names else []
-        label = {m["id"]: f"{m['name']} ({m['role']})" for m in members}
-        _keep("person", list(label))
-        if members:
-            st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
-        st.caption(f"Scenario loaded: **{title}**" if nb else "Scenario loaded: none (open the Notebook)")
+        if caller is not None and source == MAIN:
+            _signed_in_box(svc, *caller)
+        else:
+            _act_as(svc)
+            if caller is not None:
+                st.caption(
+                    "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
+                    "there changes nothing in the database."
+                )
+            else:
+                st.caption(
+                    "Local demo: anyone at this machine may act as anyone. Set MEMORY_SIGN_IN=1 to require a "
+                    "bearer token (it is required when the dashboard listens beyond this machine)."
+                )
+        st.caption(f"Scenario loaded: **{inert(title)}**" if nb else "Scenario loaded: none (open the Notebook)")
         where = nb["db"] if source == NOTEBOOK and nb else database_url()
         st.caption(f"Database: `{where}`")
+
+
+def _act_as(svc: MemoryService) -> None:
+    """The demo's choices: any organization, any of its members."""
+    org_names = {o["id"]: o["name"] for o in svc.organizations()}
+    _keep("org", list(org_names))
+    if org_names:
+        st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
+    members = svc.members(st.session_state["org"]) if org_names else []
+    label = {m["id"]: f"{m['name']} ({m['role']})" for m in members}
+    _keep("person", list(label))
+    if members:
+        st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
+
+
+def _signed_in_box(svc: MemoryService, person: str, org: str) -> None:
+    org_name = next((o["name"] for o in svc.organizations() if o["id"] == org), org)
+    member = next((m for m in svc.members(org) if m["id"] == person), {"name": person, "role": "member"})
+    st.markdown(
+        f"Signed in as **{inert(member['name'])}** ({inert(member['role'])}) in **{inert(org_name)}** "
+        f"(`{inert(org)}`), by your token."
+    )
+    if st.button("Sign out", key="sign_out"):
+        del st.session_state[TOKEN_KEY]
+        st.rerun()
 
 
 def use_memory(source: str) -> None:
@@ -97,9 +208,12 @@ def context() -> Context:
     svc = service_for(source)
     orgs = {o["id"]: o["name"] for o in svc.organizations()}
     org = st.session_state.get("org")
+    person = st.session_state.get("person")
+    if source == MAIN and sign_in_required():  # the token's person in the token's organization, nothing else
+        person, org = signed_in() or (None, None)
+        orgs = {org: orgs[org]} if org in orgs else {}
     org = org if org in orgs else next(iter(orgs), None)
     members = {m["id"]: m["role"] for m in svc.members(org)} if org else {}
-    person = st.session_state.get("person")
     person = person if person in members else next(iter(members), None)
     label = f"Notebook: {nb['scenario'].get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
     return Context(svc, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))

@@ -22,8 +22,8 @@ with guard():
         horizontal=True,
         key="g_which",
         captions=[
-            f"{possessive(ctx.org_name)} (R20)",
-            f"{ctx.person}'s, in every organization (R20)",
+            f"{viz.inert(possessive(ctx.org_name))} (R20)",  # captions are Markdown: memory's text made inert
+            f"{viz.inert(ctx.person)}'s, in every organization (R20)",
             "one run's, erased with it (R29)",
         ][: len(choices)],
     )
@@ -96,10 +96,7 @@ with guard():
         st.info("Nothing to draw with these filters.")
     legend = viz.legend(plan)
     if legend:
-        st.markdown(
-            " ".join(f"<span style='color:{x['color']}'>●</span> {x['kind']} ({x['entities']})" for x in legend),
-            unsafe_allow_html=True,
-        )
+        st.markdown(viz.legend_html(plan), unsafe_allow_html=True)  # kinds escaped there
         st.caption("Nodes sized by their facts; edges as wide as their weight; disputed facts dashed.")
     st.download_button(
         "Download GraphML",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import socket
@@ -9,6 +10,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -108,6 +111,79 @@ def test_unknown_setting_is_named(svc, client):
     assert client.patch(URL, headers=bearer(token), content=b"{not json").status_code == 422
 
 
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b'{"workflow": {"LearnFromUsers": ' + b"[" * 5000 + b"]" * 5000 + b"}}", "nested more than 32 levels"),
+        (b'{"workflow": {"LearnFromUsers": NaN}}', "NaN is not a JSON number"),
+        (b'{"workflow": {"LearnFromUsers": -Infinity}}', "-Infinity is not a JSON number"),
+        (b'{"workflow": {"LearnFromUsers": 1' + b"0" * 5000 + b"}}", "digits"),
+        (b'{"workflow": {"LearnFromUsers": "\xff"}}', "not UTF-8 at byte 33"),
+        (b'{"workflow": {"LearnFromUsers": fals}}', "line 1 column 33"),
+    ],
+)
+def test_bodies_that_are_not_json_are_422_never_500(svc, client, content, says):
+    """Deep nesting, NaN/Infinity, a 5,000-digit number, bad UTF-8: a 422 sentence, nothing changed."""
+    token = svc.issue_token("dana", org="acme")
+    r = client.patch(URL, headers={**bearer(token), "Content-Type": "application/json"}, content=content)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"].startswith("The body is not JSON (") and says in r.json()["detail"]
+    assert svc.settings_view("acme") == DEFAULTS and svc.audit("acme") == []
+
+
+def test_422_sentences_are_kept(svc, client):
+    token = svc.issue_token("dana", org="acme")
+
+    def detail(body: object) -> str:
+        return str(client.patch(URL, headers=bearer(token), json=body).json()["detail"])
+
+    assert detail([]) == (
+        "The body must be an object with exactly one key, `workflow`, holding the settings to change."
+    )
+    assert detail({"workflow": []}) == '`workflow` must be an object of settings, such as {"LearnFromUsers": false}.'
+    assert detail({"workflow": {"LearnFromUsers": 0}}) == "workflow: LearnFromUsers must be true or false, not 0 (R15)"
+    assert detail({"workflow": {"LearnFromUsers": None}}).startswith("workflow: LearnFromUsers must be true or false")
+    assert detail({"workflow": {"Bogus": True}}).startswith("workflow: unknown setting 'Bogus' (the settings are ")
+    assert client.patch(URL, headers=bearer(token), content=b"").json()["detail"].startswith("The body must be")
+    assert svc.settings_view("acme") == DEFAULTS and svc.audit("acme") == []
+
+
+def test_json_without_content_type_is_still_read(svc, client):
+    token = svc.issue_token("dana", org="acme")
+    r = client.patch(URL, headers=bearer(token), content=b'{"workflow": {"NoMemoryShortcuts": true}}')
+    assert r.status_code == 200 and r.json()["workflow"]["NoMemoryShortcuts"] is True
+
+
+def test_no_token_is_401_before_the_body_is_judged(client):
+    r = client.patch(URL, headers={"Content-Type": "application/json"}, content=b"[" * 5000)
+    assert r.status_code == 401
+
+
+def test_routes_are_sync_and_the_body_schema_comes_from_the_settings_table(client):
+    """Blocking database calls run in the thread pool (sync routes); the schema is the model's."""
+    from fastapi.routing import APIRoute
+
+    from memory_core.rules import SETTINGS
+
+    routes = [r for r in client.app.routes if isinstance(r, APIRoute)]
+    assert {m for r in routes for m in r.methods} == {"GET", "PATCH"}
+    assert not any(inspect.iscoroutinefunction(r.endpoint) for r in routes)
+    spec = client.get("/openapi.json").json()
+    body = spec["paths"][URL]["patch"]["requestBody"]["content"]["application/json"]["schema"]
+    comps = spec["components"]["schemas"]
+    prefs = comps[body["$ref"].rsplit("/", 1)[-1]]
+    assert prefs["required"] == ["workflow"] and prefs["additionalProperties"] is False
+    workflow = comps[prefs["properties"]["workflow"]["$ref"].rsplit("/", 1)[-1]]
+    assert workflow["additionalProperties"] is False
+    assert {name: p["type"] for name, p in workflow["properties"].items()} == {s.name: "boolean" for s in SETTINGS}
+
+
+@pytest.mark.parametrize("method", ["PUT", "POST", "DELETE", "OPTIONS"])
+def test_405_lists_every_method_of_the_path(client, method):
+    r = client.request(method, URL)
+    assert r.status_code == 405 and r.headers["allow"] == "GET, PATCH"
+
+
 def test_revoked_and_replaced_tokens_stop_working(svc, client):
     first = svc.issue_token("dana", org="acme")
     second = svc.issue_token("dana", org="acme")
@@ -146,11 +222,9 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def test_against_a_real_uvicorn_on_loopback(tmp_path):
-    url = fresh_url("memory_uvicorn") if SERVER else f"sqlite:///{tmp_path / 'api.db'}"
-    svc = MemoryService(make_engine(url))
-    replay(parse(json.dumps(scenario([]))), svc)
-    token = svc.issue_token("dana", org="acme")
+@contextmanager
+def uvicorn_over(url: str) -> Iterator[str]:
+    """A real uvicorn serving the API on a free loopback port over `url`; yields its base URL."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "memory_core.api:app", "--host", "127.0.0.1", "--port", str(port)],
@@ -167,15 +241,65 @@ def test_against_a_real_uvicorn_on_loopback(tmp_path):
                 break
             except OSError:
                 time.sleep(0.1)
-        with httpx.Client(base_url=base, timeout=10) as http:
-            assert http.get(URL).status_code == 401
-            r = http.patch(URL, headers=bearer(token), json={"workflow": {"AllowEphemeralRuns": True}})
-            assert r.status_code == 200 and r.json()["workflow"]["AllowEphemeralRuns"] is True
-            assert http.get(URL, headers=bearer(token)).json()["workflow"]["AllowEphemeralRuns"] is True
-        assert svc.audit("acme")[-1]["setting"] == "AllowEphemeralRuns"
+        yield base
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def test_against_a_real_uvicorn_on_loopback(tmp_path):
+    url = fresh_url("memory_uvicorn") if SERVER else f"sqlite:///{tmp_path / 'api.db'}"
+    svc = MemoryService(make_engine(url))
+    replay(parse(json.dumps(scenario([]))), svc)
+    token = svc.issue_token("dana", org="acme")
+    with uvicorn_over(url) as base, httpx.Client(base_url=base, timeout=10) as http:
+        assert http.get(URL).status_code == 401
+        r = http.patch(URL, headers=bearer(token), json={"workflow": {"AllowEphemeralRuns": True}})
+        assert r.status_code == 200 and r.json()["workflow"]["AllowEphemeralRuns"] is True
+        assert http.get(URL, headers=bearer(token)).json()["workflow"]["AllowEphemeralRuns"] is True
+    assert svc.audit("acme")[-1]["setting"] == "AllowEphemeralRuns"
+
+
+SCHEMATHESIS = Path(sys.executable).parent / "schemathesis"
+
+
+@pytest.mark.skipif(
+    not SCHEMATHESIS.exists() and os.environ.get("CI") != "true", reason="schemathesis is not installed (make venv)"
+)
+def test_schemathesis_finds_nothing_for_owner_or_member(tmp_path):
+    """A fuzzer nobody here wrote checks the API from its own OpenAPI schema, with every check it has:
+    as the owner (200 and 422) and as a member (403). Bounded to a few dozen cases per operation."""
+    url = fresh_url("memory_fuzz") if SERVER else f"sqlite:///{tmp_path / 'fuzz.db'}"
+    svc = MemoryService(make_engine(url))
+    replay(parse(json.dumps(scenario([]))), svc)
+    tokens = {"owner": svc.issue_token("dana", org="acme"), "member": svc.issue_token("lee", org="acme")}
+    with uvicorn_over(url) as base:
+        for who, token in tokens.items():
+            run = subprocess.run(
+                [
+                    str(SCHEMATHESIS),
+                    "run",
+                    f"{base}/openapi.json",
+                    "-H",
+                    f"Authorization: Bearer {token}",
+                    "--checks",
+                    "all",
+                    "--max-examples",
+                    "25",
+                    "--seed",
+                    "13",
+                    "--workers",
+                    "1",
+                    "--generation-database",
+                    "none",
+                    "--no-color",
+                ],
+                cwd=tmp_path,  # its reports and caches stay out of the project
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            assert run.returncode == 0, f"schemathesis as the {who}:\n{run.stdout[-6000:]}\n{run.stderr[-2000:]}"
 
 
 json_values = st.recursive(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ast
+import json
+import os
 import re
 from pathlib import Path
 
@@ -11,6 +13,7 @@ from backend import SERVER, fresh_url
 from streamlit.testing.v1 import AppTest
 
 from memory_core import MemoryService, load, make_engine, replay, viz
+from memory_core import notebook as nbk
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["overview", "notebook", "graphs", "settings", "weights", "reads", "erasure"]
@@ -253,3 +256,144 @@ def test_notebook_cell_edit_reads_json_as_replay_does(app):
         assert not at.exception, [e.value for e in at.exception]
         assert any(message in e.value for e in at.error), [e.value for e in at.error]
         assert at.session_state["notebook"]["scenario"]["events"][0] == before
+
+
+EVIL_KIND = "<img src=x onerror=alert(1)>![t](http://203.0.113.9/k.png)"
+EVIL_NAME = '<a href="javascript:alert(1)">Morning</a> ![t](http://203.0.113.9/t.png)'
+
+
+def _evil_plan() -> viz.Plan:
+    graph = {
+        "facts": [
+            {
+                "subject": {"name": EVIL_NAME, "kind": EVIL_KIND},
+                "relation": "<b>likes</b>",
+                "object": {"name": "Tea", "kind": "preference"},
+                "weight": 0.8,
+                "status": "active",
+                "sources": 1,
+            }
+        ]
+    }
+    return viz.plan(graph)
+
+
+def test_graph_legend_escapes_what_memory_holds():
+    """Kinds come from memory: the legend makes them inert for HTML and for Markdown."""
+    legend = viz.legend_html(_evil_plan())
+    assert "<img" not in legend and "&lt;img src=x onerror=alert" in legend
+    assert "![t](" not in legend and "\\!\\[t\\]\\(http" in legend  # no Markdown image either
+
+
+def test_drawn_graph_prints_memory_only_as_text():
+    """The pyvis page prints names, kinds and relations only as escaped JSON data that vis-network shows
+    as text: no tooltip that sets innerHTML, even when a title holds "href"."""
+    page = viz.to_html(_evil_plan())
+    assert "<img src=x" not in page and "<a href=" not in page and "<b>likes" not in page
+    assert "popup.innerHTML" not in page
+
+
+def test_graphs_page_legend_escapes_a_kind(app):
+    doc = json.loads((ROOT / "sample_data" / "learn_from_users.json").read_text(encoding="utf-8"))
+    text = json.dumps(doc).replace('"kind": "preference"', json.dumps({"kind": EVIL_KIND})[1:-1])
+    text = text.replace('"Morning meetings"', json.dumps(EVIL_NAME))
+    app.session_state["notebook"] = nbk.new(json.loads(text))
+    app.session_state["_pending_source"] = "notebook"
+    at = page(app, "notebook")
+    at.button(key="run_all").click().run()
+    at.sidebar.selectbox(key="person").set_value("tom").run()
+    at = page(at, "graphs")
+    at.radio(key="g_which").set_value("User").run()
+    ok(at)
+    html_shown = [m.value for m in at.markdown if getattr(m.proto, "allow_html", False)]
+    assert html_shown, "the legend is drawn"
+    assert not any("<img" in v or "<a href" in v for v in html_shown), html_shown
+    assert any("&lt;img src=x onerror=alert" in v and "![t](" not in v for v in html_shown)
+
+
+# --- signed-in mode: the holder of a bearer token, in the token's organization only ---------------
+
+
+def fresh_app() -> AppTest:
+    """A new browser session on the app (the environment read now, as `streamlit run` would)."""
+    return AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+
+
+def sign_in(at: AppTest, token: str) -> AppTest:
+    at.text_input(key="sign_in_input").input(token)
+    at.button(key="sign_in_go").click().run()
+    return at
+
+
+def issue(person: str, org: str) -> str:
+    return MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"])).issue_token(person, org=org)
+
+
+def test_demo_mode_says_anyone_may_act_as_anyone(app):
+    assert any("Local demo: anyone at this machine may act as anyone" in c.value for c in app.sidebar.caption)
+    assert any("MEMORY_SIGN_IN=1" in c.value for c in app.sidebar.caption)
+
+
+@pytest.mark.parametrize("env", [{"MEMORY_SIGN_IN": "1"}, {"MEMORY_LISTEN": "0.0.0.0"}, {"MEMORY_LISTEN": "::"}])
+def test_sign_in_mode_shows_only_the_sign_in(app, monkeypatch, env):
+    """Asked for, or forced by listening beyond loopback: nothing of memory until a token is given."""
+    for k, v in env.items():
+        monkeypatch.setenv(k, v)
+    at = fresh_app()
+    ok(at)
+    assert [t.value for t in at.title] == ["Sign in"]
+    assert "Acme Robotics" not in texts(at)
+    assert not at.sidebar.selectbox and not at.sidebar.radio  # no organization, no "Act as"
+
+
+@pytest.mark.parametrize("token", ["mem_nope", "", "revoked"])
+def test_unknown_or_revoked_token_is_refused_with_a_sentence(app, monkeypatch, token):
+    monkeypatch.setenv("MEMORY_SIGN_IN", "1")
+    if token == "revoked":
+        token = issue("dana", "acme")
+        MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"])).revoke_token(token)
+    at = sign_in(fresh_app(), token)
+    assert [t.value for t in at.title] == ["Sign in"]
+    assert any("unknown or revoked" in e.value and "token issue" in e.value for e in at.error)
+    assert "signed_in_token" not in at.session_state
+
+
+def test_signed_in_member_acts_as_themself_only(app, monkeypatch):
+    """R15 follows the token's person: a member sees the settings and cannot change them, and has no
+    "Act as" or organization choice to become the owner."""
+    monkeypatch.setenv("MEMORY_SIGN_IN", "1")
+    at = sign_in(fresh_app(), issue("lee", "acme"))
+    ok(at)
+    assert not any(s.key in ("person", "org") for s in at.sidebar.selectbox)
+    assert any("Signed in as **Lee Okafor** (member) in **Acme Robotics**" in m.value for m in at.sidebar.markdown)
+    at.session_state["person"] = "dana"  # a stale demo choice changes nothing
+    at = page(at, "settings")
+    assert at.toggle(key="set-acme-LearnFromUsers").disabled
+    assert "only the owner" in texts(at)
+    at = page(at, "erasure")
+    assert "you act as lee (member)" in texts(at)
+
+
+def test_signed_in_owner_changes_settings_and_revocation_signs_out(app, monkeypatch):
+    monkeypatch.setenv("MEMORY_SIGN_IN", "1")
+    token = issue("dana", "acme")
+    at = page(sign_in(fresh_app(), token), "settings")
+    at.toggle(key="set-acme-LearnFromUsers").set_value(False).run()
+    at.button(key="save_settings").click().run()
+    ok(at)
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    assert svc.settings_view("acme")["LearnFromUsers"] is False
+    assert svc.audit("acme")[-1]["by"] == "dana"
+    svc.revoke_token(token)
+    at.run()
+    assert [t.value for t in at.title] == ["Sign in"]
+    assert any("sign in again" in e.value for e in at.error)
+
+
+def test_signed_in_to_another_organization_sees_only_it(app, monkeypatch):
+    monkeypatch.setenv("MEMORY_SIGN_IN", "1")
+    at = sign_in(fresh_app(), issue("ines", "globex"))
+    ok(at)
+    assert [t.value for t in at.title] == ["Globex Analytics"]
+    assert "Acme Robotics' world graph" not in texts(at)  # (the demo sample's title may name Acme)
+    assert sorted(at.dataframe[1].value["id"]) == ["ines", "ivan"]  # Globex's people, not Acme's
