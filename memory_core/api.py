@@ -12,7 +12,6 @@ sentence in `detail`; a body that is not JSON (malformed, NaN, too deep, too lon
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Coroutine
 from typing import Any, cast
 
@@ -25,10 +24,11 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, create_model
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import errors as E
+from .errors import FormatError
 from .rules import SETTINGS, settings_problem
+from .scenario import decode
 from .service import MemoryService
 
-MAX_BODY_DEPTH = 32  # a real body is two levels deep; deeper nesting is refused before it is parsed
 EXAMPLE = '{"workflow": {"LearnFromUsers": false}}'
 
 
@@ -76,46 +76,12 @@ class NotJson:
 
 
 def parse_body(raw: bytes) -> Any:
-    """Strict JSON: UTF-8, no NaN or Infinity, at most MAX_BODY_DEPTH levels; NotJson otherwise."""
+    """Strict JSON, read as a scenario file is (scenario.decode): UTF-8, no NaN or Infinity, no
+    key twice in one object, nested at most scenario.MAX_DEPTH levels; NotJson otherwise."""
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return NotJson(f"not UTF-8 at byte {exc.start}")
-    depth = _depth(text)
-    if depth > MAX_BODY_DEPTH:
-        return NotJson(f"nested more than {MAX_BODY_DEPTH} levels deep")
-
-    def refuse(token: str) -> Any:
-        raise ValueError(f"{token} is not a JSON number")
-
-    try:
-        return json.loads(text, parse_constant=refuse)
-    except json.JSONDecodeError as exc:
-        return NotJson(f"{exc.msg} at line {exc.lineno} column {exc.colno}")
-    except (ValueError, RecursionError) as exc:  # NaN, or an integer of more than 4,300 digits
+        return decode(raw)
+    except FormatError as exc:
         return NotJson(str(exc))
-
-
-def _depth(text: str) -> int:
-    """How deeply arrays and objects nest in `text`, brackets inside strings not counted."""
-    deepest = level = 0
-    in_string = escaped = False
-    for ch in text:
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
-            level += 1
-            deepest = max(deepest, level)
-        elif ch in "]}":
-            level -= 1
-    return deepest
 
 
 class StrictJsonRequest(Request):

@@ -721,7 +721,7 @@ def decode(source: str | bytes) -> Any:
         try:
             source = source.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise FormatError(f"byte {exc.start}", "the file is not UTF-8 text") from None
+            raise FormatError(f"byte {exc.start}", "not UTF-8 text") from None
     end = len(source)
     if _deepest(source) > MAX_DEPTH:
         # Decode only what comes before the first problem, so that Python's own recursion

@@ -114,12 +114,12 @@ def test_unknown_setting_is_named(svc, client):
 @pytest.mark.parametrize(
     ("content", "says"),
     [
-        (b'{"workflow": {"LearnFromUsers": ' + b"[" * 5000 + b"]" * 5000 + b"}}", "nested more than 32 levels"),
-        (b'{"workflow": {"LearnFromUsers": NaN}}', "NaN is not a JSON number"),
-        (b'{"workflow": {"LearnFromUsers": -Infinity}}', "-Infinity is not a JSON number"),
-        (b'{"workflow": {"LearnFromUsers": 1' + b"0" * 5000 + b"}}", "digits"),
-        (b'{"workflow": {"LearnFromUsers": "\xff"}}', "not UTF-8 at byte 33"),
-        (b'{"workflow": {"LearnFromUsers": fals}}', "line 1 column 33"),
+        (b'{"workflow": {"LearnFromUsers": ' + b"[" * 5000 + b"]" * 5000 + b"}}", "nested more than 64 levels"),
+        (b'{"workflow": {"LearnFromUsers": NaN}}', "line 1, column 33: NaN is not a number in JSON"),
+        (b'{"workflow": {"LearnFromUsers": -Infinity}}', "line 1, column 33: -Infinity is not a number in JSON"),
+        (b'{"workflow": {"LearnFromUsers": 1' + b"0" * 5000 + b"}}", "this number is too large"),
+        (b'{"workflow": {"LearnFromUsers": "\xff"}}', "byte 33: not UTF-8 text"),
+        (b'{"workflow": {"LearnFromUsers": fals}}', "line 1, column 33: not valid JSON"),
     ],
 )
 def test_bodies_that_are_not_json_are_422_never_500(svc, client, content, says):
