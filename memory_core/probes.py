@@ -248,8 +248,10 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
         return []
     out = []
     for key, origin, contrib, srun, sturn, srec, excerpt, rec_run, rec_org in db.rows(SUPPORTS, {"f": hit[0][0]}):
-        if rec_run is not None and rec_run != run_id and rec_org != org_id:
-            excerpt = None  # a User fact's evidence from another organization's run stays there (R20)
+        if rec_run is not None and rec_org != org_id:
+            # R23, evidence elsewhere: a User fact's support taught in another organization's run
+            # shows origin and contribution only; its key and pointer are null, as for an erased one.
+            key = srun = sturn = srec = excerpt = None
         out.append(
             {
                 "key": key,
