@@ -21,9 +21,9 @@ from sqlmodel import Session, col, select
 
 from . import errors as E
 from . import probes, reads
-from .db import checkpoint, driver_connection, make_engine, statement_driver, writer
+from .db import driver_connection, make_engine, statement_driver, writer
 from .driver import Driver, driver_of, json_value
-from .erasure import erase_account, erase_run
+from .erasure import after_erasure, erase_account, erase_run, erasure_status, finisher, heal
 from .explore import ExploreMixin
 from .graph import Changes, FactChange, find_fact, load_facts, map_counts, map_of, refresh_facts, withdraw
 from .models import (
@@ -74,6 +74,7 @@ class MemoryService(ExploreMixin, TokenMixin):
         self._write = writer(self.engine)
         self._sandbox: Session | None = None
         self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
+        heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
@@ -107,9 +108,21 @@ class MemoryService(ExploreMixin, TokenMixin):
             finally:
                 s.rollback()
 
-    def _checkpoint(self) -> None:
+    def _scrub_after(self, detail: Obj) -> None:
+        """R31, right after a deletion committed: its text leaves the files now (SQLite's checkpoint)
+        or in the background (PostgreSQL's rewrite, or a SQLite log a reader holds); the outcome
+        says which (`bytes_gone`), and `erasure_status` says when it is done."""
         if self._sandbox is None:
-            checkpoint(self.engine)
+            detail["bytes_gone"] = after_erasure(self.engine)
+
+    def erasure_status(self) -> Obj:
+        """R31: whether every deletion's text is out of the database files yet."""
+        return erasure_status(self.engine)
+
+    def finish_erasure(self, timeout: float | None = None) -> Obj:
+        """Wait for the background scrub of deletions (R31), then say where it stands."""
+        finisher(self.engine).wait(timeout)
+        return erasure_status(self.engine)
 
     # --- look-ups that refuse ------------------------------------------------------------
 
@@ -474,7 +487,7 @@ class MemoryService(ExploreMixin, TokenMixin):
                 s.flush()
                 erase_run(s, run)
         if detail["erased"]:
-            self._checkpoint()
+            self._scrub_after(detail)
         return Outcome(detail=detail)
 
     @use_case
@@ -491,7 +504,7 @@ class MemoryService(ExploreMixin, TokenMixin):
             if run.ended:  # R17 as written: any event on an ended run, deletion included
                 raise E.RunEnded(f"run {run_id!r} has ended; R17 refuses any later event on it, deletion included")
             detail = erase_run(s, run)
-        self._checkpoint()
+        self._scrub_after(detail)
         return Outcome(detail=detail)
 
     @use_case
@@ -505,7 +518,7 @@ class MemoryService(ExploreMixin, TokenMixin):
             if owned:
                 raise E.NotAllowed(f"{person_id!r} owns {', '.join(owned)}; an owner's account cannot be deleted (R30)")
             detail = erase_account(s, person)
-        self._checkpoint()
+        self._scrub_after(detail)
         return Outcome(detail=detail)
 
     # --- reads (R18 to R23) --------------------------------------------------------------
