@@ -409,3 +409,24 @@ def test_r31_postgresql_a_kill_before_the_scrub_is_healed_when_next_opened():
     assert healed.finish_erasure(timeout=300)["bytes_gone"] is True
     stats, files = _pg_dump_everything(healed)
     assert SECRET not in stats and SECRET.encode() not in files
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+def test_r31_postgresql_replay_into_a_database_ends_when_the_deleted_text_is_out_of_the_files(tmp_path):
+    """The CLI waits for the scrub that follows a deletion and says so (R31)."""
+    svc = fresh_service()
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scenario([*_REPEATED, {"do": "delete_run", "run": "r1", "by": "dana"}])))
+    url = svc.engine.url.render_as_string(hide_password=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "memory_core", "replay", str(path), "--json", "--db", url],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "R31: the erased text is out of the database files" in out.stderr
+    assert svc.erasure_status()["bytes_gone"] is True
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET not in stats and SECRET.encode() not in files
