@@ -58,6 +58,12 @@ def erase_run(s: Session, run: Run) -> Obj:
     contribution, with the pointer set to null, so no weight changes."""
     summary = run_preview(s, run)
     drop_graph(s, "flow", run.id)
+    of_user_fact = select(Fact.id).where(col(Fact.id) == Support.fact_id, Fact.graph == "user").exists()
+    s.exec(
+        update(Support)
+        .where(col(Support.run_id) == run.id, of_user_fact)  # type: ignore[call-overload]
+        .values(erased_run_org=run.org_id)  # R23: its evidence was elsewhere, and stays hidden there
+    )
     s.exec(
         update(Support)
         .where(col(Support.run_id) == run.id)  # type: ignore[call-overload]

@@ -148,6 +148,9 @@ class Support(SQLModel, table=True):
     run_id: str | None = Field(default=None, index=True)
     turn_id: str | None = Field(default=None, index=True)
     record_id: str | None = None
+    # R23, evidence elsewhere: a User fact's support keeps the organization of its run when the run is
+    # erased (R29), so a read from another organization still hides its key. Null otherwise.
+    erased_run_org: str | None = None
 
 
 class Dispute(SQLModel, table=True):

@@ -231,8 +231,13 @@ def test_r23_source_of_a_user_fact_taught_in_another_organization_shows_origin_a
         {"do": "start_run", "run": "g2", "org": "globex", "person": "lee"},
         open_turn("g2t", "g2"),
         read("g2t", "GraphSource", {"fact": fact, "graph": "user"}),
+        {"do": "delete_run", "run": "g1", "by": "lee"},  # R29: the pointer goes, the key stays at home
+        read("a1t", "GraphSource", {"fact": fact, "graph": "user"}),
+        read("g2t", "GraphSource", {"fact": fact, "graph": "user"}),
     ]
-    elsewhere, home = (r["result"] for r in run(events)["reads"])
+    elsewhere, home, erased_elsewhere, erased_home = (r["result"] for r in run(events)["reads"])
+    assert erased_elsewhere == elsewhere
+    assert erased_home == [{**elsewhere[0], "key": "globex-hr/handbook.pdf"}]
     [support] = elsewhere
     assert support["origin"] == "document" and support["contribution"] > 0
     assert {k: support[k] for k in ("key", "run", "turn", "record", "excerpt")} == dict.fromkeys(

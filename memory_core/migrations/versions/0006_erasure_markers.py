@@ -1,4 +1,4 @@
-"""erasure markers (R31) and erased accounts' numbers (R30)
+"""erasure markers (R31), erased accounts' numbers (R30), an erased run's organization on User supports (R23)
 
 Revision ID: 0006
 Revises: 0005
@@ -18,6 +18,8 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
+    with op.batch_alter_table("support", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("erased_run_org", sqlmodel.sql.sqltypes.AutoString(), nullable=True))
     op.create_table(
         "scrubdue",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -34,3 +36,5 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_table("erasedaccount")
     op.drop_table("scrubdue")
+    with op.batch_alter_table("support", schema=None) as batch_op:
+        batch_op.drop_column("erased_run_org")
