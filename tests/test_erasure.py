@@ -15,6 +15,7 @@ from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine, parse, replay
 from memory_core import db as db_module
+from memory_core import service as service_module
 from memory_core.db import TEXT_TABLES, scrub
 
 BASE_PEOPLE = BASE["people"]
@@ -164,29 +165,17 @@ def test_r31_erased_text_is_in_no_table_on_this_backend():
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
-def test_r31_postgresql_scrub_leaves_erased_text_in_no_table_file():
-    svc = fresh_service()
-    events = [*taught(), {"do": "delete_run", "run": "r1", "by": "dana"}]
-    replay(parse(json.dumps(scenario(events))), svc)
-    with svc.engine.connect() as conn:
-        data = conn.exec_driver_sql("SHOW data_directory").scalar()
-        files = [conn.exec_driver_sql(f"SELECT pg_relation_filepath('{t}')").scalar() for t in TEXT_TABLES]
-
-    def table_bytes() -> bytes:
-        with svc.engine.connect() as conn:
-            paths = [conn.exec_driver_sql(f"SELECT pg_relation_filepath('{t}')").scalar() for t in TEXT_TABLES]
-        conn.close()
-        return b"".join(p.read_bytes() for f in paths for p in Path(data).glob(f + "*"))
-
-    assert files and data
-    svc.engine.dispose()
-    with svc.engine.connect() as conn:
-        conn.exec_driver_sql("CHECKPOINT")
-        conn.commit()
-    if SECRET.encode() not in table_bytes():
-        pytest.skip("PostgreSQL already reclaimed the space; the control below cannot show anything")
-    scrub(svc.engine)
-    assert SECRET.encode() not in table_bytes()
+def test_r31_postgresql_db_scrub_by_hand_leaves_erased_text_in_no_file_or_statistics(monkeypatch):
+    """`db scrub` (db.scrub) alone, the product's own scrub after the deletion switched off."""
+    svc = _pg_taught_and_analyzed()
+    monkeypatch.setattr(service_module, "after_erasure", lambda engine: False)
+    svc.delete_run("r1", by="dana")
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET in stats and svc.erasure_status()["pending"] == 1  # control: nothing scrubbed yet
+    assert scrub(svc.engine) is True
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET not in stats and SECRET.encode() not in files
+    assert svc.erasure_status()["pending"] == 0
 
 
 # --- R30: nothing of a deleted person's id is kept ------------------------------------------------
