@@ -313,7 +313,7 @@ def scrub(engine: Engine) -> bool:
         if _in_memory(engine):
             _clear_markers(engine, None)
             return True
-        top = _top_marker(engine)
+        top = _top_marker(engine) if scrub_due(engine) else 0  # 0 also for a database not migrated yet
         if not checkpoint(engine):
             return False
         if top:
@@ -323,15 +323,18 @@ def scrub(engine: Engine) -> bool:
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _SCRUB_LOCK})
         try:
-            covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar()
-            tables = all_tables()
+            migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
+            covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
+            exists = text("SELECT to_regclass(:t) IS NOT NULL")
+            tables = [t for t in all_tables() if conn.execute(exists, {"t": f'"{t}"'}).scalar()]
             for table in tables:
                 conn.exec_driver_sql(f'VACUUM FULL "{table}"')
             for table in tables:
                 conn.exec_driver_sql(f'ANALYZE "{table}"')
                 if conn.exec_driver_sql(f'SELECT NOT EXISTS (SELECT 1 FROM "{table}")').scalar():
                     _drop_samples(conn, table)
-            conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
+            if migrated:
+                conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
             try:
                 conn.exec_driver_sql("CHECKPOINT")  # superuser or pg_checkpoint: else the server's own comes
             except Exception:  # noqa: BLE001
