@@ -43,10 +43,29 @@ def _say_refusal(result: EventResult) -> None:
     print(f"events[{result.index}] ({result.do}) refused, {result.reason}: {result.message}", file=sys.stderr)
 
 
+def _finish_erasure(service: MemoryService) -> None:
+    """R31: a command that deleted something waits for the scrub that takes the text out of the
+    database files (PostgreSQL's runs right after the deletion, in the background) and says so."""
+    status = service.erasure_status()
+    if not (status["pending"] or status["scrubbing"]):
+        return  # nothing deleted, or already gone (SQLite's checkpoint, inline)
+    status = service.finish_erasure(timeout=None if service.engine.dialect.name == "postgresql" else 30)
+    if status["bytes_gone"]:
+        print("R31: the erased text is out of the database files", file=sys.stderr)
+    else:
+        print(
+            f"R31: {status['pending']} deletion(s) still have text in the database files (a reader holds "
+            "SQLite's log); the next opening of the database, or `db scrub`, finishes it",
+            file=sys.stderr,
+        )
+
+
 def cmd_replay(args: argparse.Namespace) -> int:
     scenario = load(args.file)  # checked whole before any database is touched
     service = _service_for(args.db)
     engine, stopped = replay(scenario, service, strict=args.strict)
+    if args.db is not None:
+        _finish_erasure(service)
     for item in engine.refused:
         print(f"events[{item['event']}] ({item['do']}) refused, {item['reason']}: {item['message']}", file=sys.stderr)
     state = engine.state()
@@ -70,7 +89,9 @@ def cmd_load(args: argparse.Namespace) -> int:
     if _holds_memory(url):
         print(f"{url} already holds memory; nothing loaded", file=sys.stderr)
         return 0 if args.if_empty else 2
-    engine, _ = replay(scenario, MemoryService(make_engine(url)))
+    service = MemoryService(make_engine(url))
+    engine, _ = replay(scenario, service)
+    _finish_erasure(service)
     print(f"loaded {args.file} into {url}: {len(scenario.events)} events, {len(engine.refused)} refused")
     return 0
 
@@ -92,7 +113,9 @@ def cmd_db(args: argparse.Namespace) -> int:
     if args.action == "upgrade":
         upgrade(engine)
     if args.action == "scrub":
-        scrub(engine)
+        if not scrub(engine):
+            print(f"{url}: a reader holds SQLite's log; erased text is not out of the files yet (R31)", file=sys.stderr)
+            return 1
         print(f"{url}: erased text rewritten out of the database files (R31)")
     print(f"{url}: schema at revision {current(engine) or '(none)'}; newest is {head()}")
     return 0

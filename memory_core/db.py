@@ -243,26 +243,135 @@ def statement_driver(engine: Engine) -> Iterator[Driver]:
             dbapi.autocommit = False
 
 
-def checkpoint(engine: Engine) -> None:
-    """Fold SQLite's write-ahead log into the database file and empty it (R31)."""
-    if engine.dialect.name != "sqlite":
-        return
-    with engine.connect() as conn:
-        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+#: How long a checkpoint waits for readers of an older snapshot before it says the log is not folded
+#: yet (SQLite's busy handler; the connections' own busy_timeout). Tests shorten it.
+CHECKPOINT_WAIT_MS = 10_000
 
 
-#: Tables whose rows hold people's text (R31); `scrub` rewrites them on PostgreSQL.
-TEXT_TABLES = ("record", "entity", "alias", "fact", "person", "membership", "run", "turn", "nestedwork", "support")
+def checkpoint(engine: Engine) -> bool:
+    """Fold SQLite's write-ahead log into the database file and empty it (R31). True when done;
+    False when a reader of an older snapshot kept it busy past CHECKPOINT_WAIT_MS: the log, and
+    the pages it has not copied, still hold what the last transactions overwrote. Other backends
+    and an in-memory SQLite database have no such log: True."""
+    if engine.dialect.name != "sqlite" or _in_memory(engine):
+        return True
+    proxy = engine.raw_connection()  # autocommit (isolation_level None): no transaction around the PRAGMA
+    try:
+        cur = proxy.dbapi_connection.cursor()  # type: ignore[union-attr]
+        cur.execute(f"PRAGMA busy_timeout={int(CHECKPOINT_WAIT_MS)}")
+        try:
+            busy, _log, _copied = cur.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        finally:
+            cur.execute("PRAGMA busy_timeout=10000")
+            cur.close()
+    finally:
+        proxy.close()
+    return busy == 0
 
 
-def scrub(engine: Engine) -> None:
-    """Make erased text leave the database files now (R31): SQLite checkpoints its write-ahead log
-    (secure_delete has already overwritten the rows); PostgreSQL rewrites the tables that hold text
-    (VACUUM FULL), so deleted rows' bytes are in no table file, then checkpoints."""
+def _in_memory(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite" and engine.url.database in (None, "", ":memory:")
+
+
+def scrub_due(engine: Engine) -> int:
+    """How many deletions may still have erased text in the database files (R31): the markers
+    their transactions wrote (models.ScrubDue). 0 for a database without the table (not migrated)."""
+    from sqlalchemy import text
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(text("SELECT count(*) FROM scrubdue")).scalar() or 0)
+    except (OperationalError, ProgrammingError):
+        return 0
+
+
+#: Every table of memory, for `scrub` (R31): whatever a deletion touched, all of them are rewritten.
+def all_tables() -> list[str]:
+    return [t.name for t in SQLModel.metadata.sorted_tables]
+
+
+#: Kept for callers that named the tables holding text; every table is scrubbed now.
+TEXT_TABLES = tuple(all_tables())
+_SCRUB_LOCK = 7_310_031  # pg_advisory_lock key: one scrub of a database at a time
+
+
+def scrub(engine: Engine) -> bool:
+    """Make erased text leave the database files now (R31) and clear the markers of the deletions
+    it covers. True when the bytes are gone; False when SQLite's log could not be folded yet (a
+    long reader; `checkpoint`), the markers then stay for the next chance.
+
+    SQLite: secure_delete has overwritten the rows in the deleting transaction; the checkpoint folds
+    the log into the file and empties it. PostgreSQL: every table is rewritten (VACUUM FULL: table,
+    TOAST and index files are new, the old ones unlinked), then analyzed, so the planner's samples
+    (`pg_statistic`, read through `pg_stats`) are taken from the remaining rows only; a table left
+    empty keeps its old samples through ANALYZE, so its columns' samples are dropped (an ALTER
+    COLUMN to the same type, which removes them without rewriting); then a CHECKPOINT."""
+    from sqlalchemy import text
+
     if engine.dialect.name == "sqlite":
-        checkpoint(engine)
-        return
+        if _in_memory(engine):
+            _clear_markers(engine, None)
+            return True
+        top = _top_marker(engine) if scrub_due(engine) else 0  # 0 also for a database not migrated yet
+        if not checkpoint(engine):
+            return False
+        if top:
+            _clear_markers(engine, top)
+            checkpoint(engine)  # the markers' own removal: no erased text, but leave the log empty
+        return True
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        for table in TEXT_TABLES:
-            conn.exec_driver_sql(f'VACUUM FULL "{table}"')
-        conn.exec_driver_sql("CHECKPOINT")
+        conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _SCRUB_LOCK})
+        try:
+            migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
+            covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
+            exists = text("SELECT to_regclass(:t) IS NOT NULL")
+            tables = [t for t in all_tables() if conn.execute(exists, {"t": f'"{t}"'}).scalar()]
+            for table in tables:
+                conn.exec_driver_sql(f'VACUUM FULL "{table}"')
+            for table in tables:
+                conn.exec_driver_sql(f'ANALYZE "{table}"')
+                if conn.exec_driver_sql(f'SELECT NOT EXISTS (SELECT 1 FROM "{table}")').scalar():
+                    _drop_samples(conn, table)
+            if migrated:
+                conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
+            try:
+                conn.exec_driver_sql("CHECKPOINT")  # superuser or pg_checkpoint: else the server's own comes
+            except Exception:  # noqa: BLE001
+                conn.rollback()
+        finally:
+            conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _SCRUB_LOCK})
+    return True
+
+
+def _drop_samples(conn: Any, table: str) -> None:
+    """PostgreSQL: remove a table's column statistics (ANALYZE of an empty table keeps old ones)."""
+    from sqlalchemy import text
+
+    rows = conn.execute(
+        text(
+            "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+            "WHERE a.attrelid = CAST(:t AS regclass) AND a.attnum > 0 AND NOT a.attisdropped "
+            "AND EXISTS (SELECT 1 FROM pg_statistic s WHERE s.starelid = a.attrelid AND s.staattnum = a.attnum)"
+        ),
+        {"t": f'"{table}"'},
+    ).all()
+    for column, typ in rows:
+        conn.exec_driver_sql(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" TYPE {typ}')
+
+
+def _top_marker(engine: Engine) -> int:
+    from sqlalchemy import text
+
+    with engine.connect() as conn:
+        return int(conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() or 0)
+
+
+def _clear_markers(engine: Engine, top: int | None) -> None:
+    from sqlalchemy import text
+
+    with writer(engine).begin() as conn:
+        if top is None:
+            conn.execute(text("DELETE FROM scrubdue"))
+        else:
+            conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": top})

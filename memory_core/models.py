@@ -148,6 +148,9 @@ class Support(SQLModel, table=True):
     run_id: str | None = Field(default=None, index=True)
     turn_id: str | None = Field(default=None, index=True)
     record_id: str | None = None
+    # R23, evidence elsewhere: a User fact's support keeps the organization of its run when the run is
+    # erased (R29), so a read from another organization still hides its key. Null otherwise.
+    erased_run_org: str | None = None
 
 
 class Dispute(SQLModel, table=True):
@@ -193,3 +196,19 @@ class MapCount(SQLModel, table=True):
     org_id: str = Field(primary_key=True)
     kind: str = Field(primary_key=True)
     n: int = 0
+
+
+class ScrubDue(SQLModel, table=True):
+    """A deletion whose erased text may still be in the database files (R31): written in the
+    deletion's own transaction, removed once a scrub has taken the bytes out (db.scrub_due), so a
+    process killed in between leaves it for the next opening to finish. It names nothing erased."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    reason: str  # delete_run | end_run | delete_account
+
+
+class ErasedAccount(SQLModel, table=True):
+    """R30: one row per deleted account, numbered in deletion order: `person:erased:N` is the key
+    that replaces the person's id on their supports. The person's id is not kept."""
+
+    n: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})

@@ -107,7 +107,7 @@ FACT_TO_VALUE = """SELECT f.id, f.status FROM fact f JOIN entity s ON s.id = f.s
 
 #: GraphSource: the fact's supports with the excerpt read through each pointer (R24).
 SUPPORTS = """SELECT sp.key, sp.origin, sp.contribution, sp.run_id, sp.turn_id, sp.record_id, r.excerpt,
- r.run_id, ru.org_id FROM support sp LEFT JOIN record r ON r.id = sp.record_id
+ coalesce(ru.org_id, sp.erased_run_org) FROM support sp LEFT JOIN record r ON r.id = sp.record_id
  LEFT JOIN run ru ON ru.id = r.run_id WHERE sp.fact_id = :f ORDER BY sp.id"""
 
 
@@ -247,9 +247,11 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
     if not hit or hit[0][1] != "active":
         return []
     out = []
-    for key, origin, contrib, srun, sturn, srec, excerpt, rec_run, rec_org in db.rows(SUPPORTS, {"f": hit[0][0]}):
-        if rec_run is not None and rec_run != run_id and rec_org != org_id:
-            excerpt = None  # a User fact's evidence from another organization's run stays there (R20)
+    for key, origin, contrib, srun, sturn, srec, excerpt, from_org in db.rows(SUPPORTS, {"f": hit[0][0]}):
+        if from_org is not None and from_org != org_id:
+            # R23, evidence elsewhere: a User fact's support taught in another organization's run
+            # (erased since or not) shows origin and contribution only; its key and pointer are null.
+            key = srun = sturn = srec = excerpt = None
         out.append(
             {
                 "key": key,

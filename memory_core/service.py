@@ -21,9 +21,9 @@ from sqlmodel import Session, col, select
 
 from . import errors as E
 from . import probes, reads
-from .db import checkpoint, driver_connection, make_engine, statement_driver, writer
+from .db import driver_connection, make_engine, statement_driver, writer
 from .driver import Driver, driver_of, json_value
-from .erasure import erase_account, erase_run
+from .erasure import after_erasure, erase_account, erase_run, erasure_status, finisher, heal
 from .explore import ExploreMixin
 from .graph import Changes, FactChange, find_fact, load_facts, map_counts, map_of, refresh_facts, withdraw
 from .models import (
@@ -74,6 +74,7 @@ class MemoryService(ExploreMixin, TokenMixin):
         self._write = writer(self.engine)
         self._sandbox: Session | None = None
         self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
+        heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
@@ -107,9 +108,21 @@ class MemoryService(ExploreMixin, TokenMixin):
             finally:
                 s.rollback()
 
-    def _checkpoint(self) -> None:
+    def _scrub_after(self, detail: Obj) -> None:
+        """R31, right after a deletion committed: its text leaves the files now (SQLite's checkpoint)
+        or in the background (PostgreSQL's rewrite, or a SQLite log a reader holds); the outcome
+        says which (`bytes_gone`), and `erasure_status` says when it is done."""
         if self._sandbox is None:
-            checkpoint(self.engine)
+            detail["bytes_gone"] = after_erasure(self.engine)
+
+    def erasure_status(self) -> Obj:
+        """R31: whether every deletion's text is out of the database files yet."""
+        return erasure_status(self.engine)
+
+    def finish_erasure(self, timeout: float | None = None) -> Obj:
+        """Wait for the background scrub of deletions (R31), then say where it stands."""
+        finisher(self.engine).wait(timeout)
+        return erasure_status(self.engine)
 
     # --- look-ups that refuse ------------------------------------------------------------
 
@@ -474,7 +487,7 @@ class MemoryService(ExploreMixin, TokenMixin):
                 s.flush()
                 erase_run(s, run)
         if detail["erased"]:
-            self._checkpoint()
+            self._scrub_after(detail)
         return Outcome(detail=detail)
 
     @use_case
@@ -491,7 +504,7 @@ class MemoryService(ExploreMixin, TokenMixin):
             if run.ended:  # R17 as written: any event on an ended run, deletion included
                 raise E.RunEnded(f"run {run_id!r} has ended; R17 refuses any later event on it, deletion included")
             detail = erase_run(s, run)
-        self._checkpoint()
+        self._scrub_after(detail)
         return Outcome(detail=detail)
 
     @use_case
@@ -505,7 +518,7 @@ class MemoryService(ExploreMixin, TokenMixin):
             if owned:
                 raise E.NotAllowed(f"{person_id!r} owns {', '.join(owned)}; an owner's account cannot be deleted (R30)")
             detail = erase_account(s, person)
-        self._checkpoint()
+        self._scrub_after(detail)
         return Outcome(detail=detail)
 
     # --- reads (R18 to R23) --------------------------------------------------------------
@@ -635,12 +648,14 @@ class MemoryService(ExploreMixin, TokenMixin):
 
     # --- corrections (R28) ---------------------------------------------------------------
 
-    def _correctable(self, s: Session, org_id: str, by: str, fact: Obj, graph: str) -> Any:
+    def _correctable(self, s: Session, org_id: str, by: str, fact: Obj, graph: str, *, doing: str) -> Any:
+        """The fact a correction names, after the checks that come before looking it up: the ids,
+        then membership (rules.md, Refusals: a non-member learns nothing of what exists there)."""
         self._org(s, org_id)
         self._person(s, by)
+        if self._role(s, by, org_id) is None:
+            raise E.NotMember(f"{by!r} is not a member of {org_id!r}, so cannot {doing} its facts (R28)")
         if graph == "flow":
-            if self._role(s, by, org_id) is None:
-                raise E.NotMember(f"{by!r} is not a member of {org_id!r} (R28)")
             raise E.NotAllowed("Flow facts are not corrected (R28)")
         f = find_fact(s, graph, org_id if graph == "world" else by, fact)
         if f is None:
@@ -652,9 +667,7 @@ class MemoryService(ExploreMixin, TokenMixin):
     def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
         """R28: a member disputes a World fact, a person their own User fact; one each."""
         with self._tx() as s:
-            f = self._correctable(s, org, by, fact, graph)
-            if graph == "world" and self._role(s, by, org) is None:
-                raise E.NotMember(f"{by!r} is not a member of {org!r}, so cannot dispute its facts (R28)")
+            f = self._correctable(s, org, by, fact, graph, doing="dispute")
             if s.exec(select(Dispute).where(Dispute.fact_id == f.id, Dispute.by == by)).first():
                 raise E.NotAllowed(f"{by!r} has already disputed this fact; one dispute per person (R28)")
             s.add(Dispute(fact_id=f.id, by=by, contribution=DISPUTE_CONTRIBUTION))
@@ -668,7 +681,7 @@ class MemoryService(ExploreMixin, TokenMixin):
     def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
         """R28: the owner retracts a World fact, a person their own User fact: never served again."""
         with self._tx() as s:
-            f = self._correctable(s, org, by, fact, graph)
+            f = self._correctable(s, org, by, fact, graph, doing="retract")
             if graph == "world" and self._role(s, by, org) != "owner":
                 raise E.NotOwner(f"only the owner of {org!r} retracts its world facts (R28)")
             f.retracted = True

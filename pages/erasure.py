@@ -96,3 +96,17 @@ if last:
     )
     cols = [*keys, "weight before", "weight after", "erased before", "erased after"]
     st.dataframe(changed[cols], hide_index=True, width="stretch")
+
+# R31: the rows go with the deletion; the bytes leave the database files right after (a SQLite
+# checkpoint, or PostgreSQL's rewrite of the tables in the background). Say where that stands.
+status = ctx.svc.erasure_status()
+if status["bytes_gone"]:
+    st.caption("R31: the text of every deletion is out of the database files.")
+else:
+    doing = "being scrubbed out now" if status["scrubbing"] else "to be scrubbed at the next chance"
+    st.warning(
+        f"R31: the text of {plural(status['pending'], 'deletion')} is gone from every table but still in the "
+        f"database files, {doing}." + (f" Last attempt: {status['last_error']}." if status["last_error"] else "")
+    )
+    if st.button("Check again", key="e_scrub_check"):
+        st.rerun()

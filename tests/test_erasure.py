@@ -1,17 +1,24 @@
 """Erasure, R17 and R29 to R31: runs and accounts go, their contributions to weights stay."""
 
 import json
+import signal
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from backend import SERVER, fresh_service
-from helpers import HQ, claim, end, open_turn, rec, run, scenario, start, taught_turn, web, world
+from helpers import BASE, HQ, claim, end, open_turn, rec, run, scenario, start, taught_turn, web, weights, world
 from sqlalchemy import select
 from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine, parse, replay
+from memory_core import db as db_module
+from memory_core import service as service_module
 from memory_core.db import TEXT_TABLES, scrub
 
+BASE_PEOPLE = BASE["people"]
 SECRET = "Globex quietly moved to Shelbyville in 2031"
 PREF = claim("Dana", "prefers", "Oolong tea", graph="user", skind="person", okind="preference")
 
@@ -158,26 +165,257 @@ def test_r31_erased_text_is_in_no_table_on_this_backend():
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
-def test_r31_postgresql_scrub_leaves_erased_text_in_no_table_file():
-    svc = fresh_service()
-    events = [*taught(), {"do": "delete_run", "run": "r1", "by": "dana"}]
-    replay(parse(json.dumps(scenario(events))), svc)
+def test_r31_postgresql_db_scrub_by_hand_leaves_erased_text_in_no_file_or_statistics(monkeypatch):
+    """`db scrub` (db.scrub) alone, the product's own scrub after the deletion switched off."""
+    svc = _pg_taught_and_analyzed()
+    monkeypatch.setattr(service_module, "after_erasure", lambda engine: False)
+    svc.delete_run("r1", by="dana")
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET in stats and svc.erasure_status()["pending"] == 1  # control: nothing scrubbed yet
+    assert scrub(svc.engine) is True
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET not in stats and SECRET.encode() not in files
+    assert svc.erasure_status()["pending"] == 0
+
+
+# --- R30: nothing of a deleted person's id is kept ------------------------------------------------
+
+ZED = "zed-7q3x"  # an id found nowhere else, so a scan for it finds only what R30 must erase
+YAN = "yan-5k2w"
+
+
+def _two_erased_people() -> tuple[list, dict]:
+    """Two members who state facts in their own words, are disputed by and dispute, then go."""
+    people = [
+        {"id": ZED, "name": "Zed Quorum", "memberships": {"acme": "member"}},
+        {"id": YAN, "name": "Yan Velour", "memberships": {"acme": "member"}},
+    ]
+    said = {"origin": "person", "excerpt": "I heard it", "claims": [HQ]}
+    events = [
+        start("r1", person=YAN, workflow="free"),
+        *taught_turn("t1", said, run_id="r1"),
+        start("r2", person=ZED, workflow="free"),
+        *taught_turn("t2", said, {**said, "excerpt": "twice"}, run_id="r2"),
+        *taught_turn("t3", {"origin": "person", "source": ZED, "claims": [FOUNDED_IN]}, run_id="r1"),
+        {"do": "dispute", "org": "acme", "by": ZED, "fact": FOUNDED_IN_REF},
+        {"do": "delete_account", "person": ZED},
+        {"do": "delete_account", "person": YAN},
+    ]
+    return events, {"people": [*BASE_PEOPLE, *people]}
+
+
+FOUNDED_IN = {"graph": "world", "subject": {"name": "Globex", "kind": "organization"}, "relation": "founded",
+              "object": {"value": "1989"}}  # fmt: skip
+FOUNDED_IN_REF = {k: FOUNDED_IN[k] for k in ("subject", "relation", "object")}
+
+
+def _replay_doc(events, extra, svc):
+    doc = scenario(events)
+    doc.update(extra)
+    engine, _ = replay(parse(json.dumps(doc)), svc)
+    return engine.state()
+
+
+def test_r30_a_deleted_persons_supports_take_one_erased_key_each_and_weights_stay():
+    events, extra = _two_erased_people()
+    before = _replay_doc(events[:-2], extra, fresh_service())
+    after = _replay_doc(events, extra, fresh_service())
+    assert weights(world(before)) == weights(world(after))
+    keys = {(f["relation"], tuple(sp["key"] for sp in f["supports"])) for f in world(after)}
+    # Zed was deleted first: person:erased:1 for all of Zed's supports (R25: still one source),
+    # person:erased:2 for Yan's; Zed's dispute keeps its contribution without its author.
+    assert keys == {
+        ("headquartered_in", ("person:erased:2", "person:erased:1", "person:erased:1")),
+        ("founded", ("person:erased:1",)),
+    }
+    [hq] = [f for f in world(after) if f["relation"] == "headquartered_in"]
+    assert hq["sources"] == 2
+    [founded] = [f for f in world(after) if f["relation"] == "founded"]
+    assert founded["disputes"] == [{"by": None, "contribution": founded["disputes"][0]["contribution"]}]
+    assert founded["disputes"][0]["contribution"] > 0
+    assert ZED not in json.dumps(after) and YAN not in json.dumps(after)
+
+
+def _all_text(svc: MemoryService) -> str:
     with svc.engine.connect() as conn:
-        data = conn.exec_driver_sql("SHOW data_directory").scalar()
-        files = [conn.exec_driver_sql(f"SELECT pg_relation_filepath('{t}')").scalar() for t in TEXT_TABLES]
+        return "".join(str(row) for t in SQLModel.metadata.sorted_tables for row in conn.execute(select(t)))
 
-    def table_bytes() -> bytes:
-        with svc.engine.connect() as conn:
-            paths = [conn.exec_driver_sql(f"SELECT pg_relation_filepath('{t}')").scalar() for t in TEXT_TABLES]
-        conn.close()
-        return b"".join(p.read_bytes() for f in paths for p in Path(data).glob(f + "*"))
 
-    assert files and data
-    svc.engine.dispose()
+def test_r30_a_deleted_persons_id_is_in_no_table_on_this_backend():
+    """Every column of every table read back through SQL, on SQLite or PostgreSQL; tokens too."""
+    events, extra = _two_erased_people()
+    svc = fresh_service()
+    _replay_doc(events[:-2], extra, svc)
+    svc.issue_token(ZED, org="acme")
+    assert ZED in _all_text(svc)  # control
+    svc.delete_account(ZED)
+    assert ZED not in _all_text(svc)
+
+
+def test_r30_a_deleted_persons_id_is_nowhere_in_the_sqlite_files(tmp_path):
+    db = tmp_path / "memory.db"
+    svc = MemoryService(make_engine(f"sqlite:///{db}"))
+    events, extra = _two_erased_people()
+    _replay_doc(events[:-2], extra, svc)
+    svc.issue_token(ZED, org="acme")
+    assert ZED.encode() in _db_bytes(db)
+    detail = svc.delete_account(ZED).detail
+    assert detail["bytes_gone"] is True and detail["erased_key"] == "person:erased:1"
+    assert ZED.encode() not in _db_bytes(db)  # the service still open: its own checkpoint did it
+
+
+# --- R31: db scrub covers every table; the bytes go without a manual step -------------------------
+
+
+def test_r31_scrub_covers_every_table():
+    assert set(TEXT_TABLES) == {t.name for t in SQLModel.metadata.sorted_tables}
+    assert {"dispute", "apitoken"} <= set(TEXT_TABLES)
+
+
+def test_r31_sqlite_a_long_reader_delays_the_bytes_and_the_deletion_says_so(tmp_path, monkeypatch):
+    """A reader of an older snapshot keeps the log from folding: the deletion says the bytes are
+    not gone yet, and they go by themselves once the reader is done (the finisher's retries)."""
+    monkeypatch.setattr(db_module, "CHECKPOINT_WAIT_MS", 100, raising=False)  # the wait before saying "busy"
+    db = tmp_path / "memory.db"
+    svc = MemoryService(make_engine(f"sqlite:///{db}"))
+    replay(parse(json.dumps(scenario(taught()))), svc)
+    reader = sqlite3.connect(db)
+    reader.execute("BEGIN")
+    assert reader.execute("SELECT count(*) FROM record").fetchone()[0] > 0  # a snapshot before the deletion
+    try:
+        detail = svc.delete_run("r1", by="dana").detail
+        assert SECRET.encode() in _db_bytes(db)
+        assert detail.get("bytes_gone") is False  # it used to report success
+        status = svc.erasure_status()
+        assert status["bytes_gone"] is False and status["pending"] == 1
+        assert SECRET.encode() in _db_bytes(db)
+    finally:
+        reader.rollback()
+        reader.close()
+    status = svc.finish_erasure(timeout=120)
+    assert status["bytes_gone"] is True and status["pending"] == 0
+    assert SECRET.encode() not in _db_bytes(db)
+
+
+_REC3 = web("https://a.example/", HQ, excerpt=SECRET)
+#: The secret in three records and a request, so that ANALYZE samples it as a common value.
+_REPEATED = [start(), open_turn("t1", request=SECRET), rec("t1", _REC3), rec("t1", _REC3), rec("t1", _REC3), end("t1")]
+
+_KILLED_DELETION = """
+import json, os, signal, sys
+import memory_core.db as D
+import memory_core.service as S
+from memory_core import MemoryService, make_engine, parse, replay
+
+def die(*_a, **_k):
+    os.kill(os.getpid(), signal.SIGKILL)  # between the deletion's commit and its scrub
+
+svc = MemoryService(make_engine(sys.argv[1]))
+replay(parse(sys.argv[2]), svc)
+if svc.engine.dialect.name == "postgresql":
+    with svc.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.exec_driver_sql("ANALYZE")  # what autovacuum does by itself
+for name in ("after_erasure", "checkpoint"):
+    if hasattr(S, name):
+        setattr(S, name, die)
+D.checkpoint = die
+svc.delete_run("r1", by="dana")
+print("not killed")
+"""
+
+
+def _killed_deletion(url: str) -> None:
+    doc = json.dumps(scenario(_REPEATED))
+    out = subprocess.run(
+        [sys.executable, "-c", _KILLED_DELETION, url, doc],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+        timeout=300,
+    )
+    assert out.returncode == -signal.SIGKILL, out.stderr
+
+
+def test_r31_sqlite_a_kill_between_commit_and_checkpoint_is_healed_when_next_opened(tmp_path):
+    db = tmp_path / "memory.db"
+    _killed_deletion(f"sqlite:///{db}")
+    assert SECRET.encode() in _db_bytes(db)  # control: the killed process folded nothing
+    svc = MemoryService(make_engine(f"sqlite:///{db}"))  # opening heals, the service stays open
+    assert SECRET.encode() not in _db_bytes(db)
+    assert svc.erasure_status()["bytes_gone"] is True
+    assert "r1" not in svc.export_state()["runs"]
+
+
+def _pg_dump_everything(svc: MemoryService) -> tuple[str, bytes]:
+    """PostgreSQL: the planner's samples of every column (pg_stats), and the bytes of every file of
+    every table, its TOAST table and its indexes, after a CHECKPOINT."""
     with svc.engine.connect() as conn:
         conn.exec_driver_sql("CHECKPOINT")
-        conn.commit()
-    if SECRET.encode() not in table_bytes():
-        pytest.skip("PostgreSQL already reclaimed the space; the control below cannot show anything")
-    scrub(svc.engine)
-    assert SECRET.encode() not in table_bytes()
+        stats = str(conn.exec_driver_sql("SELECT * FROM pg_stats WHERE schemaname = 'public'").all())
+        data = conn.exec_driver_sql("SHOW data_directory").scalar()
+        paths = (
+            conn.exec_driver_sql(
+                "SELECT pg_relation_filepath(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname IN ('public', 'pg_toast') AND c.relkind IN ('r', 't', 'i') "
+                "AND pg_relation_filepath(c.oid) IS NOT NULL"
+            )
+            .scalars()
+            .all()
+        )
+    files = b"".join(p.read_bytes() for f in paths for p in Path(data).glob(f + "*") if p.is_file())
+    return stats, files
+
+
+def _pg_taught_and_analyzed() -> MemoryService:
+    svc = fresh_service()
+    replay(parse(json.dumps(scenario(_REPEATED))), svc)
+    with svc.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        conn.exec_driver_sql("ANALYZE")  # what autovacuum does by itself
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET in stats and SECRET.encode() in files  # control
+    return svc
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+def test_r31_postgresql_a_deletion_leaves_no_text_in_files_or_statistics_by_itself():
+    svc = _pg_taught_and_analyzed()
+    detail = svc.delete_run("r1", by="dana").detail
+    assert detail["bytes_gone"] is False  # the rewrite runs right after, in the background
+    status = svc.finish_erasure(timeout=300)  # waiting for the product, not scrubbing by hand
+    assert status == {"bytes_gone": True, "pending": 0, "scrubbing": False, "last_error": None}
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET not in stats and SECRET.encode() not in files
+    assert SECRET not in _all_text(svc)
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+def test_r31_postgresql_a_kill_before_the_scrub_is_healed_when_next_opened():
+    svc = fresh_service()
+    _killed_deletion(svc.engine.url.render_as_string(hide_password=False))
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET in stats and "r1" not in svc.export_state()["runs"]  # control: committed, not scrubbed
+    healed = MemoryService(svc.engine)  # opening finds the marker and scrubs
+    assert healed.finish_erasure(timeout=300)["bytes_gone"] is True
+    stats, files = _pg_dump_everything(healed)
+    assert SECRET not in stats and SECRET.encode() not in files
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+def test_r31_postgresql_replay_into_a_database_ends_when_the_deleted_text_is_out_of_the_files(tmp_path):
+    """The CLI waits for the scrub that follows a deletion and says so (R31)."""
+    svc = fresh_service()
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(scenario([*_REPEATED, {"do": "delete_run", "run": "r1", "by": "dana"}])))
+    url = svc.engine.url.render_as_string(hide_password=False)
+    out = subprocess.run(
+        [sys.executable, "-m", "memory_core", "replay", str(path), "--json", "--db", url],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "R31: the erased text is out of the database files" in out.stderr
+    assert svc.erasure_status()["bytes_gone"] is True
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET not in stats and SECRET.encode() not in files

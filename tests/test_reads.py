@@ -1,5 +1,6 @@
 """Reading memory, R18 to R23: the map, graph reads, the budget, visibility, shortcuts."""
 
+import pytest
 from helpers import HQ, HQ_REF, claim, end, entity, open_turn, rec, run, start, taught_turn, web, world
 
 from memory_core.rules import map_paragraph
@@ -214,3 +215,56 @@ def test_refused_read_changes_nothing():
 def test_read_from_closed_turn_refused():
     state = run([*TAUGHT, read("t1", "GraphResolve", {"name": "x"}), rec("t1", web("https://z.example/"))])
     assert [r["reason"] for r in state["refused"]] == ["turn_not_open", "turn_not_open"]
+
+
+def test_r23_source_of_a_user_fact_taught_in_another_organization_shows_origin_and_contribution_only():
+    """R23, evidence elsewhere: Lee's User fact taught in globex, read from a turn in acme."""
+    pref = claim("Lee", "prefers", "Tea", graph="user", skind="person", okind="preference")
+    doc = {"origin": "document", "source": "globex-hr/handbook.pdf", "excerpt": "Lee drinks tea", "claims": [pref]}
+    fact = {"subject": entity("Lee", "person"), "relation": "prefers", "object": entity("Tea", "preference")}
+    events = [
+        {"do": "start_run", "run": "g1", "org": "globex", "person": "lee"},
+        *taught_turn("g1t", doc, run_id="g1"),
+        start("a1", person="lee", workflow="free"),
+        open_turn("a1t", "a1"),
+        read("a1t", "GraphSource", {"fact": fact, "graph": "user"}),
+        {"do": "start_run", "run": "g2", "org": "globex", "person": "lee"},
+        open_turn("g2t", "g2"),
+        read("g2t", "GraphSource", {"fact": fact, "graph": "user"}),
+        {"do": "delete_run", "run": "g1", "by": "lee"},  # R29: the pointer goes, the key stays at home
+        read("a1t", "GraphSource", {"fact": fact, "graph": "user"}),
+        read("g2t", "GraphSource", {"fact": fact, "graph": "user"}),
+    ]
+    elsewhere, home, erased_elsewhere, erased_home = (r["result"] for r in run(events)["reads"])
+    assert erased_elsewhere == elsewhere
+    assert erased_home == [{**elsewhere[0], "key": "globex-hr/handbook.pdf"}]
+    [support] = elsewhere
+    assert support["origin"] == "document" and support["contribution"] > 0
+    assert {k: support[k] for k in ("key", "run", "turn", "record", "excerpt")} == dict.fromkeys(
+        ("key", "run", "turn", "record", "excerpt")
+    )
+    # Read from globex itself, the same support shows everything.
+    assert home == [{**support, "key": "globex-hr/handbook.pdf", "run": "g1", "turn": "g1t", "record": "g1t#1",
+                     "excerpt": "Lee drinks tea"}]  # fmt: skip
+
+
+@pytest.mark.parametrize("do", ["dispute", "retract"])
+@pytest.mark.parametrize("graph", ["world", "user"])
+def test_refusal_order_a_non_member_correcting_learns_nothing_of_what_exists(do, graph):
+    """rules.md, Refusals: a non-member's dispute or retraction is refused not_member before the
+    fact is looked up, whether it exists or not (it used to be unknown_fact for a missing one)."""
+    pref = claim("Omar", "prefers", "Tea", graph="user", skind="person", okind="preference")
+    there = {k: (HQ if graph == "world" else pref)[k] for k in ("subject", "relation", "object")}
+    missing = {**there, "relation": "never_said"}
+    by = "pat" if graph == "world" else "omar"  # omar: a member of globex only, with a User fact
+    events = [
+        start(person="dana"),
+        *taught_turn("t1", web("https://a.example/", HQ)),
+        {"do": "start_run", "run": "g1", "org": "globex", "person": "omar"},
+        *taught_turn("g1t", web("https://g.example/", pref), run_id="g1"),
+        {"do": do, "org": "acme", "by": by, "fact": there, "graph": graph},
+        {"do": do, "org": "acme", "by": by, "fact": missing, "graph": graph},
+    ]
+    refused = run(events)["refused"]
+    assert [r["reason"] for r in refused] == ["not_member", "not_member"]
+    assert refused[0]["message"] == refused[1]["message"]
