@@ -5,9 +5,12 @@ name or an alias is stored as given and found again, though PostgreSQL's btree h
 import json
 
 import pytest
+from backend import SERVER, database_url
 from helpers import end, entity, open_turn, rec, run, scenario, start, taught_turn, web, world
+from sqlalchemy import text
 
-from memory_core import FormatError, parse
+from memory_core import FormatError, make_engine, parse
+from memory_core.migrate import upgrade
 from memory_core.rules import KEY_BYTES, name_key, value_key
 from memory_core.scenario import MAX_NAME
 
@@ -112,3 +115,39 @@ def test_ids_kinds_and_relations_have_one_documented_limit_on_both_backends():
         with pytest.raises(FormatError) as err:
             parse(json.dumps(scenario(events)))
         assert str(err.value).startswith(path) and f"at most {MAX_NAME} characters" in str(err.value)
+
+
+def test_migration_0007_rewrites_long_keys_an_older_database_holds(tmp_path):
+    """An older database may hold a name key or value key past KEY_BYTES (SQLite took them; on
+    PostgreSQL up to the btree's limit): after `db upgrade` the same look-ups find them."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    if SERVER:
+        url = database_url("memory_migrate_keys")
+        with make_engine(url, create=False).begin() as conn:
+            conn.exec_driver_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+    engine = make_engine(url, create=False)
+    upgrade(engine, "0006")
+    name, value = "Globex " * 150, "v" * 1500  # 1 KB and 1.5 KB: past KEY_BYTES, under the btree's limit
+    old_key = " ".join(name.split()).casefold()
+    with engine.begin() as conn:
+        conn.execute(
+            text(
+                "INSERT INTO entity (id, graph, owner, kind, key, name, aliases, active_facts) "
+                "VALUES (1, 'world', 'acme', 'organization', :k, :n, '[]', 1)"
+            ),
+            {"k": old_key, "n": name.strip()},
+        )
+        conn.execute(text("INSERT INTO alias (entity_id, key) VALUES (1, :k)"), {"k": old_key})
+        conn.execute(
+            text(
+                "INSERT INTO fact (id, graph, owner, subject_id, relation, value, object_key, retracted, status,"
+                " log_odds, weight, sources) VALUES (1, 'world', 'acme', 1, 'says', :v, :ok, false, 'active', 0, 0.5, 0)"
+            ),
+            {"v": value, "ok": "v:" + value},
+        )
+    upgrade(engine)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT key FROM entity")).scalar_one() == name_key(name)
+        assert conn.execute(text("SELECT key FROM alias")).scalar_one() == name_key(name)
+        assert conn.execute(text("SELECT object_key FROM fact")).scalar_one() == value_key(value)
+    engine.dispose()
