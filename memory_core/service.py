@@ -74,6 +74,7 @@ class MemoryService(ExploreMixin, TokenMixin):
         self._write = writer(self.engine)
         self._sandbox: Session | None = None
         self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
+        self._erased = False  # inside one transaction: something was erased, to fold out after it
 
     @contextmanager
     def _tx(self) -> Iterator[Session]:
@@ -107,9 +108,29 @@ class MemoryService(ExploreMixin, TokenMixin):
             finally:
                 s.rollback()
 
+    @contextmanager
+    def all_or_nothing(self) -> Iterator[MemoryService]:
+        """A service whose use cases all happen in one transaction, committed when the block ends
+        and rolled back by any error in it: a replay into a database keeps all of its file or
+        none of it. SQLite holds the write lock from the first statement to the commit; a
+        conflict with another writer aborts the whole (the caller may run it again)."""
+        with Session(self._write, expire_on_commit=False) as s:
+            box = MemoryService(self.engine)
+            box._sandbox = s
+            try:
+                yield box
+            except BaseException:
+                s.rollback()
+                raise
+            s.commit()
+        if box._erased:
+            self._checkpoint()  # what the box erased leaves the log now (R31)
+
     def _checkpoint(self) -> None:
         if self._sandbox is None:
             checkpoint(self.engine)
+        else:
+            self._erased = True  # done by all_or_nothing once the transaction commits
 
     # --- look-ups that refuse ------------------------------------------------------------
 
@@ -174,6 +195,7 @@ class MemoryService(ExploreMixin, TokenMixin):
 
     # --- runs and turns ------------------------------------------------------------------
 
+    @use_case
     def start_run(
         self,
         run_id: str,
