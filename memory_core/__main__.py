@@ -5,38 +5,63 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
-from sqlalchemy import inspect, text
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
-from .db import database_url, make_engine
-from .engine import EventResult, replay
+from .db import DatabaseUnusable, checkpoint, database_url, make_engine, shown, sqlite_file
+from .engine import EventFailed, EventResult, holds_memory, replay, replay_into
 from .errors import DatabaseNotEmpty, FormatError, Refusal
-from .scenario import load
+from .scenario import Scenario, load
 from .service import MemoryService
 
+Obj = dict[str, object]
 
-def _holds_memory(url: str) -> bool:
-    """True when the database at `url` already holds an organization, person or run."""
-    engine = make_engine(url, create=False)
+
+def _made_by(path: Path) -> list[Path]:
+    """What creating a SQLite file at `path` makes: the directories missing on its way, the file and
+    its log; so a load that fails can take away all it made."""
+    made = [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+    parent = path.parent
+    while not parent.exists():
+        made.append(parent)
+        parent = parent.parent
+    return made
+
+
+def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object, EventResult | None, Obj]:
+    """Replay a scenario into the database at `url`, which must hold no memory: all or nothing (see
+    engine.replay_into). When it fails, the database is as it was before: the transaction is rolled
+    back, a SQLite log keeps none of its pages, and a SQLite file this command created is removed."""
+    path = sqlite_file(url)
+    made = _made_by(path) if path is not None and not path.exists() else []
+    engine = None
     try:
-        names = set(inspect(engine).get_table_names())
-        with engine.connect() as conn:
-            return any(
-                conn.execute(text(f"SELECT 1 FROM {t} LIMIT 1")).first() is not None
-                for t in ("organization", "person", "run")
-                if t in names
-            )
+        engine = make_engine(url)
+        service = MemoryService(engine)
+        result = replay_into(scenario, service, where=shown(url), strict=strict)
+        _finish_erasure(service)  # R31: the command ends when the deleted text is out of the files
+        return result
+    except DatabaseNotEmpty:
+        raise  # another command's memory: left alone
+    except BaseException:
+        if engine is not None and path is not None and not made:
+            try:
+                checkpoint(engine)  # rolled-back pages out of the log (R31)
+            except Exception:  # noqa: BLE001  (a disk still full; the rolled-back pages count for nothing)
+                pass
+        if engine is not None:
+            engine.dispose()
+            engine = None
+        for item in made:
+            if item.is_dir():
+                item.rmdir()
+            elif item.exists():
+                item.unlink()
+        raise
     finally:
-        engine.dispose()
-
-
-def _service_for(url: str | None) -> MemoryService:
-    if url is None:
-        return MemoryService(make_engine("sqlite://"))
-    if _holds_memory(url):
-        raise DatabaseNotEmpty(f"{url} already holds memory; replay into an empty database")
-    return MemoryService(make_engine(url))
+        if engine is not None:
+            engine.dispose()
 
 
 def _say_refusal(result: EventResult) -> None:
@@ -62,19 +87,23 @@ def _finish_erasure(service: MemoryService) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     scenario = load(args.file)  # checked whole before any database is touched
-    service = _service_for(args.db)
-    engine, stopped = replay(scenario, service, strict=args.strict)
-    if args.db is not None:
-        _finish_erasure(service)
-    for item in engine.refused:
+    if args.db is None:
+        engine, stopped = replay(scenario, MemoryService(make_engine("sqlite://")), strict=args.strict)
+        state = engine.state()
+    else:
+        _, stopped, state = _into(args.db, scenario, strict=args.strict)
+    refused = state["refused"]
+    assert isinstance(refused, list)
+    for item in refused:
         print(f"events[{item['event']}] ({item['do']}) refused, {item['reason']}: {item['message']}", file=sys.stderr)
-    state = engine.state()
     if args.json:
         json.dump(state, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
-        print(f"{scenario.title or args.file}: {len(scenario.events)} events, {len(engine.refused)} refused")
-        for org_id, org in state["organizations"].items():
+        print(f"{scenario.title or args.file}: {len(scenario.events)} events, {len(refused)} refused")
+        organizations = state["organizations"]
+        assert isinstance(organizations, dict)
+        for org_id, org in organizations.items():
             print(f"  {org_id}: {org['map']['facts']} active world facts")
     if stopped is not None:
         print(f"--strict: stopped at events[{stopped.index}]", file=sys.stderr)
@@ -86,18 +115,19 @@ def cmd_load(args: argparse.Namespace) -> int:
     """Load a scenario into the configured database unless it already holds memory."""
     url = args.db or database_url()
     scenario = load(args.file)
-    if _holds_memory(url):
-        print(f"{url} already holds memory; nothing loaded", file=sys.stderr)
+    try:
+        _, _, state = _into(url, scenario)
+    except DatabaseNotEmpty:
+        print(f"{shown(url)} already holds memory; nothing loaded", file=sys.stderr)
         return 0 if args.if_empty else 2
-    service = MemoryService(make_engine(url))
-    engine, _ = replay(scenario, service)
-    _finish_erasure(service)
-    print(f"loaded {args.file} into {url}: {len(scenario.events)} events, {len(engine.refused)} refused")
+    refused = state["refused"]
+    assert isinstance(refused, list)
+    print(f"loaded {args.file} into {shown(url)}: {len(scenario.events)} events, {len(refused)} refused")
     return 0
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    service = MemoryService(make_engine(args.db or database_url()))
+    service = MemoryService(make_engine(args.db or database_url(), existing=True))
     json.dump(service.export_state(), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
     return 0
@@ -109,21 +139,24 @@ def cmd_db(args: argparse.Namespace) -> int:
     from .migrate import current, head, upgrade
 
     url = args.db or database_url()
-    engine = make_engine(url, create=False)
+    engine = make_engine(url, create=False, existing=args.action != "upgrade")  # only upgrade creates
     if args.action == "upgrade":
         upgrade(engine)
     if args.action == "scrub":
         if not scrub(engine):
-            print(f"{url}: a reader holds SQLite's log; erased text is not out of the files yet (R31)", file=sys.stderr)
+            print(
+                f"{shown(url)}: a reader holds SQLite's log; erased text is not out of the files yet (R31)",
+                file=sys.stderr,
+            )
             return 1
-        print(f"{url}: erased text rewritten out of the database files (R31)")
-    print(f"{url}: schema at revision {current(engine) or '(none)'}; newest is {head()}")
+        print(f"{shown(url)}: erased text rewritten out of the database files (R31)")
+    print(f"{shown(url)}: schema at revision {current(engine) or '(none)'}; newest is {head()}")
     return 0
 
 
 def cmd_token(args: argparse.Namespace) -> int:
     """`token issue PERSON --org ORG` prints a new token (only its hash is kept); `token revoke TOKEN`."""
-    service = MemoryService(make_engine(args.db or database_url()))
+    service = MemoryService(make_engine(args.db or database_url(), existing=True))
     if args.action == "issue":
         if not args.org:
             print("token issue needs --org ORG", file=sys.stderr)
@@ -146,9 +179,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from .generate import generate, progress_bar
 
     url = args.db or database_url()
-    if _holds_memory(url):
-        raise DatabaseNotEmpty(f"{url} already holds memory; generate into an empty database")
-    counts = generate(make_engine(url), supports=args.supports, seed=args.seed, progress=progress_bar)
+    engine = make_engine(url)
+    if holds_memory(MemoryService(engine)):
+        raise DatabaseNotEmpty(f"{shown(url)} already holds memory; generate into an empty database")
+    counts = generate(engine, supports=args.supports, seed=args.seed, progress=progress_bar)
     print(", ".join(f"{v} {k}" for k, v in counts.items()))
     return 0
 
@@ -198,11 +232,19 @@ def main(argv: list[str] | None = None) -> int:
     except DatabaseNotEmpty as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    except EventFailed as exc:
+        where = shown(args.db) if getattr(args, "db", None) else None
+        kept = f"; nothing of {args.file} was kept in {where}" if where else ""
+        print(f"{args.file}: {exc}{kept}", file=sys.stderr)
+        return 1
+    except DatabaseUnusable as exc:
+        print(f"cannot use the database {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"cannot read {getattr(args, 'file', '')}: {exc.strerror}", file=sys.stderr)
         return 2
     except (ArgumentError, NoSuchModuleError, OperationalError) as exc:
-        url = getattr(args, "db", None) or database_url()
+        url = shown(getattr(args, "db", None) or database_url())
         print(f"cannot use the database {url}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlalchemy.exc import ArgumentError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import SQLModel, create_engine
 
@@ -63,27 +64,79 @@ def writer(engine: Engine) -> Engine:
     return engine.execution_options(isolation_level="SERIALIZABLE")
 
 
-def make_engine(url: str | None = None, *, create: bool = True) -> Engine:
+#: The database URLs this product runs on: SQLite (a file, or private in memory) and PostgreSQL
+#: through psycopg 3.
+SCHEMES = ("sqlite", "postgresql+psycopg")
+SUPPORTED = "sqlite:///PATH (a file), sqlite:// (in memory), postgresql+psycopg://USER@HOST:PORT/NAME"
+
+
+class DatabaseUnusable(Exception):
+    """A database URL names no database this product can use; `shown` is the URL without its password."""
+
+    def __init__(self, shown: str, problem: str) -> None:
+        super().__init__(f"{shown}: {problem}")
+        self.shown, self.problem = shown, problem
+
+
+def shown(url: str) -> str:
+    """A URL fit for a message: its password hidden."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
+
+
+def sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite URL, None for an in-memory database (or another backend)."""
+    parsed = _parse(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.database in (None, "", ":memory:"):
+        return None
+    return Path(parsed.database)
+
+
+def _parse(url: str) -> URL:
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise DatabaseUnusable(url, f"not a database URL; supported: {SUPPORTED}") from None
+    name = parsed.drivername
+    if name not in ("sqlite", "sqlite+pysqlite", "postgresql+psycopg"):
+        hint = " (write postgresql+psycopg://, the driver installed)" if name.startswith("postgresql") else ""
+        raise DatabaseUnusable(shown(url), f"the scheme {name!r} is not supported{hint}; supported: {SUPPORTED}")
+    return parsed
+
+
+def make_engine(url: str | None = None, *, create: bool = True, existing: bool = False) -> Engine:
     """An engine for `url` (default: `database_url()`); with `create`, its schema is brought up to
-    date by the migrations (a private in-memory database gets the models' tables directly)."""
+    date by the migrations (a private in-memory database gets the models' tables directly). With
+    `existing`, a SQLite file must be there already: nothing is created, no directory made (the
+    commands that only read or manage a database refuse a mistyped path). An unsupported scheme,
+    a missing file or a path that cannot be made raise DatabaseUnusable."""
     url = url or database_url()
+    path = sqlite_file(url)  # checks the scheme
     if url.startswith("sqlite"):
-        path = url.split("///", 1)[1] if "///" in url else ""
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if path is not None:
+            if existing and not path.is_file():
+                raise DatabaseUnusable(
+                    shown(url), f"no database file at {path}; nothing was created (`db upgrade --db URL` creates one)"
+                )
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise DatabaseUnusable(shown(url), f"cannot create {path.parent}: {exc.strerror}") from None
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         else:
             engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool)
         event.listen(engine, "connect", _sqlite_pragmas)
         event.listen(engine, "begin", _begin)
-        if path and path != ":memory:":
+        if path is not None:
             _keep_connections(engine)
     else:
         engine = create_engine(url, pool_pre_ping=True)
         if engine.dialect.driver == "psycopg":  # the kept connections' checks are psycopg 3's
             _keep_connections(engine)
     if create:
-        if url.startswith("sqlite") and ("///" not in url or url.endswith(":memory:")):
+        if url.startswith("sqlite") and path is None:
             SQLModel.metadata.create_all(engine)
         else:
             from .migrate import upgrade

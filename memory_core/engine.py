@@ -8,11 +8,29 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlmodel import select
+
 from . import errors as E
+from .models import Organization, Person, Run
+from .retry import retryable, run_retrying
 from .scenario import Scenario
 from .service import MemoryService, Outcome
 
 Obj = dict[str, Any]
+
+
+class EventFailed(Exception):
+    """An error no check could foresee (a disk full, a lost server) while an event ran; `index` is
+    None for the scenario's setup (organizations, people, workflows)."""
+
+    def __init__(self, index: int | None, do: str, error: BaseException) -> None:
+        cause = error
+        while cause.__context__ is not None:  # the first error, not one met while undoing it (a
+            cause = cause.__context__  # savepoint SQLite dropped when a disk full rolled all back)
+        where = f"events[{index}] ({do})" if index is not None else "the setup (organizations, people, workflows)"
+        first = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+        super().__init__(f"{where} failed: {first}")
+        self.index, self.do, self.cause, self.error = index, do, cause, error
 
 
 @dataclass
@@ -119,12 +137,94 @@ def replay(
 ) -> tuple[Engine, EventResult | None]:
     """Run a whole scenario; with `strict`, stop at the first refusal and return it."""
     engine = Engine(service)
-    engine.setup(scenario)
+    try:
+        engine.setup(scenario)
+    except Exception as exc:
+        raise EventFailed(None, "setup", exc) from exc
     total = len(scenario.events)
     for i, event in enumerate(scenario.events):
-        result = engine.apply(i, event)
+        try:
+            result = engine.apply(i, event)
+        except Exception as exc:
+            raise EventFailed(i, event["do"], exc) from exc
         if progress:
             progress(i + 1, total)
         if strict and result.refused:
             return engine, result
     return engine, None
+
+
+#: The advisory lock a load into a PostgreSQL database holds, so two loads into one empty
+#: database run one after the other (the second then finds memory there).
+LOAD_LOCK = 0x6D6C6F64
+
+
+def holds_memory(service: MemoryService) -> bool:
+    """Whether the service's database holds an organization, person or run."""
+    with service._read() as s:
+        return any(s.exec(select(t).limit(1)).first() is not None for t in (Organization, Person, Run))
+
+
+def replay_into(
+    scenario: Scenario,
+    service: MemoryService,
+    *,
+    where: str,
+    strict: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Engine, EventResult | None, Obj]:
+    """Replay a whole scenario into a database that holds no memory (`where` names it in
+    messages), all or nothing: one transaction, committed once the last event ran, so an error
+    while events run (EventFailed) leaves the database as it was. Two loads into one empty database
+    at once run one after the other (SQLite: the write lock; PostgreSQL: an advisory lock), and the
+    second finds memory there (DatabaseNotEmpty). Returns the engine, the strict stop, and the state."""
+    last: list[EventFailed] = []
+
+    def attempt() -> tuple[Engine, EventResult | None, Obj]:
+        with _one_load_at_a_time(service), service.all_or_nothing() as box:
+            if holds_memory(box):
+                raise E.DatabaseNotEmpty(f"{where} already holds memory; replay into an empty database")
+            try:
+                engine, stopped = replay(scenario, box, strict=strict, progress=progress)
+            except EventFailed as failed:
+                conflict = next((e for e in (failed.error, failed.cause) if retryable(e)), None)
+                if conflict is not None:  # lost a race with another writer: the whole again
+                    last[:] = [failed]
+                    raise conflict from failed
+                raise
+            state = engine.state()
+        engine.service = service  # the box is closed; later reads go to the database itself
+        return engine, stopped, state
+
+    try:
+        return run_retrying(attempt)
+    except Exception as exc:
+        if last and exc in (last[0].error, last[0].cause):
+            raise last[0] from exc
+        raise
+
+
+class _one_load_at_a_time:
+    """PostgreSQL: a session advisory lock on a connection of its own, held around the load's
+    transaction (taken before the transaction's snapshot, so the load sees what a load before it
+    committed). SQLite needs none: the load's transaction holds the write lock from its start."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.engine = service.engine
+        self.conn: Any = None
+
+    def __enter__(self) -> None:
+        if self.engine.dialect.name == "postgresql":
+            self.conn = self.engine.connect()
+            self.conn.exec_driver_sql(f"SELECT pg_advisory_lock({LOAD_LOCK})")
+            self.conn.commit()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.conn is not None:
+            try:
+                self.conn.exec_driver_sql(f"SELECT pg_advisory_unlock({LOAD_LOCK})")
+                self.conn.commit()
+            except Exception:  # noqa: BLE001  (a lost connection has released its lock already)
+                pass
+            finally:
+                self.conn.close()

@@ -1,5 +1,18 @@
-"""Bounded retries for conflicts between concurrent use cases (SQLite busy, PostgreSQL
-serialization failures, deadlocks and unique violations): each attempt is a fresh transaction."""
+"""Retries for conflicts between concurrent use cases: each attempt is a fresh transaction.
+
+What is a conflict is read from the database's error codes, never from message text:
+- SQLite: the primary result code SQLITE_BUSY (5, with its extended forms such as
+  SQLITE_BUSY_SNAPSHOT) or SQLITE_LOCKED (6). A constraint failure (SQLITE_CONSTRAINT_UNIQUE
+  included) is never a race on SQLite, where writers are serialized: it surfaces at once.
+- PostgreSQL: SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), and 23505
+  (unique_violation: two racing inserts of one new row, the loser sees the winner's).
+
+Retries are bounded by time, not by count: a use case that keeps losing is tried again with
+jittered exponential pauses until DEADLINE seconds have passed since its first attempt, so eight
+writers on the same facts all get through however many times they collide. The loop is ours
+(tenacity would run it too, but its per-call set-up costs more than a graph read does on SQLite,
+bench B2); the pause is "full jitter" around a doubling step.
+"""
 
 from __future__ import annotations
 
@@ -10,52 +23,84 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import DBAPIError
 
 F = TypeVar("F", bound=Callable[..., Any])
-ATTEMPTS = 40
+T = TypeVar("T")
+
+DEADLINE = 30.0  # seconds from the first attempt; past it, the last conflict is raised
 FIRST_PAUSE = 0.005
 LONGEST_PAUSE = 0.4
-_PG_RETRY = {"40001", "40P01", "23505"}  # serialization failure, deadlock, unique violation (a racing insert)
+
+SQLITE_BUSY, SQLITE_LOCKED = 5, 6  # primary result codes; extended codes keep them in the low byte
+PG_CONFLICTS = {"40001", "40P01", "23505"}  # serialization failure, deadlock, unique violation (a racing insert)
+
+
+def _sqlite_code(exc: BaseException) -> int | None:
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code if isinstance(code, int) else None
+
+
+def _sqlstate(exc: BaseException) -> str | None:
+    code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
+    return code if isinstance(code, str) else None
 
 
 def retryable(exc: BaseException) -> bool:
     """Whether a database error is a conflict another attempt can get past: SQLAlchemy's wrapped
-    errors, or the driver's own (the probes run on the driver, probes.py)."""
-    if isinstance(exc, DBAPIError):
-        orig: BaseException = exc.orig or exc
-        operational, integrity = isinstance(exc, OperationalError), isinstance(exc, IntegrityError)
-    elif isinstance(exc, sqlite3.Error):
-        orig = exc
-        operational, integrity = isinstance(exc, sqlite3.OperationalError), isinstance(exc, sqlite3.IntegrityError)
-    elif type(exc).__module__.startswith("psycopg"):
-        orig, operational, integrity = exc, False, False
-    else:
-        return False
-    code = getattr(orig, "sqlstate", None) or getattr(orig, "pgcode", None)
-    if code is not None:
-        return code in _PG_RETRY
-    text = str(orig).lower()
-    return operational and ("locked" in text or "busy" in text) or (integrity and "unique" in text)
+    errors, or the driver's own (the driver use cases run on the DB-API, probes.py)."""
+    orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    if isinstance(orig, sqlite3.Error):
+        code = _sqlite_code(orig)
+        return code is not None and (code & 0xFF) in (SQLITE_BUSY, SQLITE_LOCKED)
+    if type(orig).__module__.startswith("psycopg"):
+        return _sqlstate(orig) in PG_CONFLICTS
+    return False
+
+
+def pause(step: float) -> float:
+    """How long to wait before the next attempt: uniformly up to twice the step (jitter keeps
+    colliding writers from colliding again in lockstep)."""
+    return step * 2 * random.random()
+
+
+def run_retrying(fn: Callable[[], T], *, on_retry: Callable[[BaseException], None] | None = None) -> T:
+    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call."""
+    deadline = time.monotonic() + DEADLINE
+    step = FIRST_PAUSE
+    while True:
+        try:
+            return fn()
+        except Exception as exc:
+            if not retryable(exc):
+                raise
+            wait = pause(step)
+            if time.monotonic() + wait > deadline:
+                raise
+            if on_retry is not None:
+                on_retry(exc)
+            time.sleep(wait)
+            step = min(step * 2, LONGEST_PAUSE)
 
 
 def use_case(fn: F) -> F:
-    """Run a service method again, with bounded jittered backoff, when it lost a race."""
+    """Mark a service method as a use case: run again, with jittered backoff bounded by time, when it
+    lost a race. Every public method of MemoryService is one (tests/test_races.py checks)."""
 
     @functools.wraps(fn)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(self, "_sandbox", None) is not None:
-            return fn(self, *args, **kwargs)  # inside a sandbox there is one transaction, no race
-        pause = FIRST_PAUSE
-        for attempt in range(ATTEMPTS):
-            try:
-                return fn(self, *args, **kwargs)
-            except Exception as exc:
-                if attempt == ATTEMPTS - 1 or not retryable(exc):
-                    raise
-                self.retries = getattr(self, "retries", 0) + 1
-                time.sleep(pause * (0.5 + random.random()))
-                pause = min(pause * 2, LONGEST_PAUSE)
-        raise AssertionError("unreachable")
+            return fn(self, *args, **kwargs)  # inside one transaction: its owner retries the whole
 
+        def counted(_: BaseException) -> None:
+            self.retries = getattr(self, "retries", 0) + 1
+
+        return run_retrying(lambda: fn(self, *args, **kwargs), on_retry=counted)
+
+    wrapper.__use_case__ = True  # type: ignore[attr-defined]
     return cast(F, wrapper)
+
+
+def is_use_case(method: Any) -> bool:
+    """Whether a method is wrapped by `use_case`."""
+    return bool(getattr(method, "__use_case__", False))

@@ -74,6 +74,7 @@ class MemoryService(ExploreMixin, TokenMixin):
         self._write = writer(self.engine)
         self._sandbox: Session | None = None
         self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
+        self._erased = False  # inside one transaction: something was erased, to scrub after it
         heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
 
     @contextmanager
@@ -108,12 +109,32 @@ class MemoryService(ExploreMixin, TokenMixin):
             finally:
                 s.rollback()
 
+    @contextmanager
+    def all_or_nothing(self) -> Iterator[MemoryService]:
+        """A service whose use cases all happen in one transaction, committed when the block ends
+        and rolled back by any error in it: a replay into a database keeps all of its file or
+        none of it. SQLite holds the write lock from the first statement to the commit; a
+        conflict with another writer aborts the whole (the caller may run it again)."""
+        with Session(self._write, expire_on_commit=False) as s:
+            box = MemoryService(self.engine)
+            box._sandbox = s
+            try:
+                yield box
+            except BaseException:
+                s.rollback()
+                raise
+            s.commit()
+        if box._erased:
+            after_erasure(self.engine)  # what the box erased leaves the files now (R31)
+
     def _scrub_after(self, detail: Obj) -> None:
         """R31, right after a deletion committed: its text leaves the files now (SQLite's checkpoint)
         or in the background (PostgreSQL's rewrite, or a SQLite log a reader holds); the outcome
         says which (`bytes_gone`), and `erasure_status` says when it is done."""
         if self._sandbox is None:
             detail["bytes_gone"] = after_erasure(self.engine)
+        else:
+            self._erased = True  # all_or_nothing scrubs once its one transaction commits
 
     def erasure_status(self) -> Obj:
         """R31: whether every deletion's text is out of the database files yet."""
@@ -187,6 +208,7 @@ class MemoryService(ExploreMixin, TokenMixin):
 
     # --- runs and turns ------------------------------------------------------------------
 
+    @use_case
     def start_run(
         self,
         run_id: str,

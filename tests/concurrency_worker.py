@@ -1,10 +1,223 @@
-"""A worker process for the concurrency test: completes its turns, all starting at one moment."""
+"""Worker processes for the concurrency tests.
+
+Run as a script, it completes its turns, all workers starting at one moment (test_backends.py).
+Imported, CONTENTION lists one action per use case of MemoryService: `contend` runs them in
+spawned processes, phase by phase, every worker starting each phase at the same moment
+(test_races.py)."""
+
+from __future__ import annotations
 
 import json
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 from memory_core import MemoryService, make_engine
+from memory_core.engine import HANDLERS
+from memory_core.errors import Refusal
+from memory_core.rules import SETTINGS as RULE_SETTINGS
+from memory_core.scenario import event as check_event
+
+Obj = dict[str, Any]
+WORKERS, CALLS = 4, 6  # processes, and calls each makes of each use case
+SETTINGS = [s.name for s in RULE_SETTINGS]  # four: one per worker
+FACTS = [
+    {
+        "graph": "world",
+        "subject": {"name": "Globex", "kind": "organization"},
+        "relation": f"rel{k}",
+        "object": {"value": "v"},
+    }
+    for k in range(CALLS)
+]
+
+
+def own_fact(w: int, k: int) -> Obj:
+    """A World fact only turn t{w}_{k} teaches (the owner retracts it)."""
+    return {
+        "graph": "world",
+        "subject": {"name": "Globex", "kind": "organization"},
+        "relation": "tag",
+        "object": {"value": f"{w}-{k}"},
+    }
+
+
+def setup_doc() -> Obj:
+    """The memory the contention starts from: acme with an owner, four members who work, people to
+    delete, a shared open turn s0, a busy turn per worker, and runs to delete or end."""
+    members = [f"m{w}" for w in range(WORKERS)]
+    leaving = [f"x{w}_{k}" for w in range(WORKERS) for k in range(CALLS)]
+    events: list[Obj] = [
+        {"do": "start_run", "run": "rs", "org": "acme", "person": "dana", "workflow": "open"},
+        {"do": "open_turn", "run": "rs", "turn": "s0", "request": "shared"},
+    ]
+    for w in range(WORKERS):
+        events.append({"do": "start_run", "run": f"b{w}", "org": "acme", "person": f"m{w}", "workflow": "open"})
+        events.append({"do": "open_turn", "run": f"b{w}", "turn": f"bt{w}", "request": "busy"})
+        for k in range(CALLS):
+            for kind in ("d", "e"):
+                events.append({"do": "start_run", "run": f"{kind}{w}_{k}", "org": "acme", "person": f"m{w}"})
+    return {
+        "format": "memory-scenario/1",
+        "organizations": [{"id": "acme", "name": "Acme", "owner": "dana"}],
+        "people": [
+            {"id": "dana", "name": "Dana", "memberships": {"acme": "owner"}},
+            *({"id": p, "name": p.upper(), "memberships": {"acme": "member"}} for p in members + leaving),
+        ],
+        "workflows": [{"id": "open", "org": "acme", "steps": [{"id": "lookup", "kind": "tool"}]}],
+        "events": events,
+    }
+
+
+def _do(svc: MemoryService, raw: Obj) -> Any:
+    """Run one event as the replay does: checked as the file check does, then its use case."""
+    return HANDLERS[raw["do"]](svc, check_event("event", raw))
+
+
+def _busy(svc: MemoryService, w: int, k: int) -> None:
+    """A write by the same worker between reads, so reads run while others write."""
+    _do(
+        svc,
+        {"do": "record", "turn": f"bt{w}", "origin": "tool", "source": f"busy-{w}", "excerpt": f"{k}", "claims": []},
+    )
+
+
+def _reading(read: Callable[[MemoryService, int, int], Any]) -> Callable[[MemoryService, int, int, Obj], Any]:
+    def act(svc: MemoryService, w: int, k: int, memo: Obj) -> Any:
+        value = read(svc, w, k)
+        _busy(svc, w, k)
+        return value
+
+    return act
+
+
+def _issue(svc: MemoryService, w: int, k: int, memo: Obj) -> bool:
+    memo.setdefault("tokens", []).append(svc.issue_token("dana", org="acme"))
+    return True
+
+
+def _fact_id(svc: MemoryService, k: int) -> int:
+    return next(r["id"] for r in svc.facts_table("acme") if r["relation"] == f"rel{k}")
+
+
+#: One action per public use case of MemoryService, in the order the phases run; each takes the
+#: service, the worker, the call and the worker's memo, and returns what the test checks.
+CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
+    "load_setup": lambda svc, w, k, memo: svc.load_setup(
+        organizations=[{"id": f"o{w}_{k}", "name": f"O{w}{k}"}],
+        people=[{"id": f"n{w}_{k}", "name": f"N{w}{k}", "memberships": {f"o{w}_{k}": "owner"}}],
+        workflows=[],
+    ),
+    "start_run": lambda svc, w, k, memo: _do(
+        svc, {"do": "start_run", "run": f"r{w}_{k}", "org": "acme", "person": f"m{w}", "workflow": "open"}
+    ),
+    "open_turn": lambda svc, w, k, memo: _do(
+        svc, {"do": "open_turn", "run": f"r{w}_{k}", "turn": f"t{w}_{k}", "request": "q"}
+    ),
+    "record": lambda svc, w, k, memo: [
+        _do(
+            svc,
+            {
+                "do": "record",
+                "turn": "s0",
+                "origin": "tool",
+                "source": f"tool-{w}",
+                "excerpt": f"s0 {w} {k}",
+                "claims": [],
+            },
+        ),
+        _do(
+            svc,
+            {
+                "do": "record",
+                "turn": f"t{w}_{k}",
+                "origin": "web",
+                "source": f"https://w{w}-{k}.example/",
+                "excerpt": "same facts",
+                "claims": [*FACTS, own_fact(w, k)],
+            },
+        ),
+        _do(svc, {"do": "record", "turn": f"t{w}_{k}", "origin": "tool", "source": "registry", "claims": FACTS}),
+    ],
+    "call": lambda svc, w, k, memo: _do(svc, {"do": "call", "turn": "s0", "work": f"agent:w{w}_{k}"}),
+    "return_work": lambda svc, w, k, memo: _do(
+        svc, {"do": "return", "turn": "s0", "work": f"agent:w{w}_{k}", "status": "completed"}
+    ),
+    "run_step": lambda svc, w, k, memo: _do(
+        svc,
+        {
+            "do": "step",
+            "turn": "s0",
+            "step": "lookup",
+            "record": {"origin": "tool", "source": f"step-{w}", "claims": []},
+        },
+    ),
+    "read": lambda svc, w, k, memo: _do(
+        svc, {"do": "read", "turn": "s0", "call": "GraphResolve", "args": {"name": "Globex"}}
+    ),
+    "end_turn": lambda svc, w, k, memo: _do(svc, {"do": "end_turn", "turn": f"t{w}_{k}", "status": "completed"}),
+    "dispute": lambda svc, w, k, memo: _do(
+        svc,
+        {"do": "dispute", "org": "acme", "by": f"m{w}", "fact": {k2: v for k2, v in FACTS[k].items() if k2 != "graph"}},
+    ),
+    "retract": lambda svc, w, k, memo: _do(
+        svc,
+        {
+            "do": "retract",
+            "org": "acme",
+            "by": "dana",
+            "fact": {k2: v for k2, v in own_fact(w, k).items() if k2 != "graph"},
+        },
+    ),
+    "set_settings": lambda svc, w, k, memo: _do(
+        svc, {"do": "set_settings", "org": "acme", "by": "dana", "settings": {SETTINGS[w]: k % 2 == 0}}
+    ),
+    "issue_token": _issue,
+    "token_caller": lambda svc, w, k, memo: _reading(lambda s, w2, k2: s.token_caller(memo["tokens"][k2]) is not None)(
+        svc, w, k, memo
+    ),
+    "revoke_token": lambda svc, w, k, memo: svc.revoke_token(memo["tokens"][k]),
+    "end_run": lambda svc, w, k, memo: _do(svc, {"do": "end_run", "run": f"e{w}_{k}"}),
+    "delete_run": lambda svc, w, k, memo: _do(svc, {"do": "delete_run", "run": f"d{w}_{k}", "by": f"m{w}"}),
+    "delete_account": lambda svc, w, k, memo: _do(svc, {"do": "delete_account", "person": f"x{w}_{k}"}),
+    "get_settings": _reading(lambda svc, w, k: svc.get_settings("acme", by="dana")),
+    "org_map": _reading(lambda svc, w, k: svc.org_map("acme")),
+    "export_state": _reading(lambda svc, w, k: bool(svc.export_state())),
+    "audit": _reading(lambda svc, w, k: bool(svc.audit("acme"))),
+    "organizations": _reading(lambda svc, w, k: bool(svc.organizations())),
+    "members": _reading(lambda svc, w, k: bool(svc.members("acme"))),
+    "runs": _reading(lambda svc, w, k: bool(svc.runs("acme"))),
+    "settings_view": _reading(lambda svc, w, k: svc.settings_view("acme")),
+    "graph": _reading(lambda svc, w, k: bool(svc.graph("world", "acme"))),
+    "facts_table": _reading(lambda svc, w, k: bool(svc.facts_table("acme"))),
+    "fact_breakdown": _reading(lambda svc, w, k: bool(svc.fact_breakdown(_fact_id(svc, k)))),
+    "turn_view": _reading(lambda svc, w, k: bool(svc.turn_view(f"t{w}_{k}"))),
+    "run_erasure_preview": _reading(lambda svc, w, k: bool(svc.run_erasure_preview(f"r{w}_{k}"))),
+    "account_erasure_preview": _reading(lambda svc, w, k: bool(svc.account_erasure_preview(f"m{w}"))),
+    "counts": _reading(lambda svc, w, k: bool(svc.counts())),
+}
+
+
+def contend(url: str, w: int, barrier: Any, out: Any) -> None:
+    """One worker: every phase of CONTENTION at the moment all workers reach it; each call's
+    outcome ("ok" and its value, a refusal's reason, or the error) goes to `out`."""
+    svc = MemoryService(make_engine(url, create=False))
+    memo: Obj = {}
+    for name, act in CONTENTION.items():
+        barrier.wait(timeout=300)
+        outcomes = []
+        for k in range(CALLS):
+            try:
+                value = act(svc, w, k, memo)
+                outcomes.append(["ok", value if isinstance(value, bool) else None])
+            except Refusal as refusal:
+                outcomes.append([refusal.reason, None])
+            except Exception as exc:  # noqa: BLE001  (reported to the test, which fails on it)
+                outcomes.append([f"{type(exc).__name__}: {str(exc)[:300]}", None])
+        out.put((w, name, outcomes))
+    out.put((w, "retries", svc.retries))
+
 
 if __name__ == "__main__":
     url, start_at, turns = sys.argv[1], float(sys.argv[2]), sys.argv[3:]

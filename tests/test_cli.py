@@ -1,12 +1,16 @@
 """The replay command: exit codes, output streams, --strict and --db."""
 
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 from backend import SERVER, fresh_url
 from helpers import HQ, end, scenario, start, taught_turn, web
+from sqlalchemy import text
+
+from memory_core import make_engine
 
 
 def replay(tmp_path, doc, *args):
@@ -110,3 +114,213 @@ def test_nul_text_on_postgresql_exits_2_and_leaves_the_database_empty(tmp_path):
     bad = replay(tmp_path, json.dumps(GOOD).replace('"Globex"', '"Glo\\u0000bex"', 1), "--db", url)
     assert bad.returncode == 2 and "holds a NUL character" in bad.stderr and "DataError" not in bad.stderr
     assert replay(tmp_path, GOOD, "--db", url).returncode == 0  # nothing of the bad file was kept
+
+
+# --- --db: only replay, load and db upgrade create a database (issue #13, 6) --------------------
+
+
+def cli(*args, **kw):
+    return subprocess.run([sys.executable, "-m", "memory_core", *args], capture_output=True, text=True, **kw)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["state"],
+        ["token", "issue", "dana", "--org", "acme"],
+        ["token", "revoke", "mem_x"],
+        ["db", "current"],
+        ["db", "scrub"],
+    ],
+)
+def test_a_mistyped_db_path_creates_nothing_and_exits_2(tmp_path, command):
+    url = f"sqlite:///{tmp_path / 'tpyo' / 'deeper' / 'm.db'}"
+    p = cli(*command, "--db", url)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert f"cannot use the database {url}: no database file at" in p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_db_upgrade_creates_and_then_the_others_use_it(tmp_path):
+    url = f"sqlite:///{tmp_path / 'new' / 'm.db'}"
+    assert cli("db", "upgrade", "--db", url).returncode == 0
+    assert cli("db", "current", "--db", url).returncode == 0
+    assert json.loads(cli("state", "--db", url).stdout)["organizations"] == {}
+
+
+@pytest.mark.parametrize(
+    "url, says",
+    [
+        ("mysql://u@127.0.0.1/x", "the scheme 'mysql' is not supported"),
+        ("postgresql://u:secret@127.0.0.1/x", "the scheme 'postgresql' is not supported (write postgresql+psycopg://"),
+        ("nonsense", "not a database URL"),
+    ],
+)
+def test_an_unsupported_database_is_named_with_the_schemes_supported(tmp_path, url, says):
+    for command in (["state"], ["replay", str(tmp_path / "s.json")]):
+        (tmp_path / "s.json").write_text(json.dumps(GOOD))
+        p = cli(*command, "--db", url)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        assert says in p.stderr and "sqlite:///PATH" in p.stderr and "postgresql+psycopg://" in p.stderr
+        assert "secret" not in p.stderr  # a password is never printed
+        assert "cannot read" not in p.stderr
+
+
+def test_a_db_path_that_cannot_be_made_blames_the_database_not_the_scenario(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    url = f"sqlite:///{blocker / 'sub' / 'm.db'}"
+    p = replay(tmp_path, GOOD, "--db", url)
+    assert p.returncode == 2 and p.stdout == ""
+    assert f"cannot use the database {url}: cannot create {blocker / 'sub'}" in p.stderr
+    assert "cannot read" not in p.stderr
+
+
+# --- two replays into one empty database at once (issue #13, 2) ----------------------------------
+
+
+def _empty_db(tmp_path, name):
+    """A URL of a database that holds no memory (a SQLite file not made yet, or an emptied database)."""
+    if SERVER:
+        return fresh_url(name)
+    return f"sqlite:///{tmp_path / f'{name}.db'}"
+
+
+def test_two_replays_into_one_empty_database_at_once_one_wins(tmp_path):
+    (tmp_path / "s.json").write_text(json.dumps(GOOD))
+    single = json.loads(replay(tmp_path, GOOD).stdout)
+    for attempt in range(4):
+        url = _empty_db(tmp_path, f"memory_twice{attempt}" if not SERVER else "memory_twice")
+        procs = [
+            subprocess.Popen(
+                [sys.executable, "-m", "memory_core", "replay", str(tmp_path / "s.json"), "--json", "--db", url],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(2)
+        ]
+        outs = [p.communicate(timeout=120) for p in procs]
+        codes = sorted(p.returncode for p in procs)
+        assert codes == [0, 2], outs
+        loser = outs[[p.returncode for p in procs].index(2)]
+        assert "already holds memory" in loser[1] and loser[0] == ""
+        state = json.loads(cli("state", "--db", url).stdout)
+        assert state["organizations"] == single["organizations"] and state["runs"] == single["runs"]
+
+
+# --- a replay into --db is all or nothing (issue #13, 1) ----------------------------------------
+
+MARK = "quagga-marker"
+
+
+def _long(turns, size=2000):
+    """A scenario of many turns whose records carry a recognizable text."""
+    events = [start()]
+    for t in range(turns):
+        events += taught_turn(f"t{t}", web(f"https://h{t}.example/", HQ, excerpt=f"{MARK} {t} " + "x" * size))
+    return scenario(events)
+
+
+def _holds_nothing(url):
+    state = json.loads(cli("state", "--db", url).stdout)
+    return state["organizations"] == {} and state["people"] == {} and state["runs"] == {}
+
+
+def _fault_trigger(url):
+    """A trigger that fails the first teaching, as a disk full would: a real error from the database."""
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        if engine.dialect.name == "sqlite":
+            conn.exec_driver_sql(
+                "CREATE TRIGGER fault BEFORE INSERT ON support BEGIN SELECT RAISE(ABORT, 'simulated fault'); END"
+            )
+        else:
+            conn.exec_driver_sql(
+                "CREATE OR REPLACE FUNCTION fault() RETURNS trigger LANGUAGE plpgsql AS "
+                "$$ BEGIN RAISE EXCEPTION 'simulated fault'; END $$"
+            )
+            conn.exec_driver_sql("DROP TRIGGER IF EXISTS fault ON support")
+            conn.exec_driver_sql("CREATE TRIGGER fault BEFORE INSERT ON support FOR EACH ROW EXECUTE FUNCTION fault()")
+    return engine
+
+
+@pytest.mark.parametrize("command", ["replay", "load"])
+def test_an_error_while_events_run_leaves_the_database_as_it_was(tmp_path, command):
+    url = fresh_url("memory_fault") if SERVER else f"sqlite:///{tmp_path / 'fault.db'}"
+    engine = _fault_trigger(url)
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_long(3)))
+    try:
+        p = cli(command, str(path), "--db", url)
+        assert p.returncode == 1 and p.stdout == "", p.stderr
+        assert "events[3] (end_turn) failed: " in p.stderr and "simulated fault" in p.stderr
+        assert "Traceback" not in p.stderr and f"nothing of {path} was kept" in p.stderr
+        assert _holds_nothing(url)
+        if not SERVER:
+            for f in tmp_path.glob("fault.db*"):
+                assert MARK.encode() not in f.read_bytes(), f
+    finally:
+        with engine.begin() as conn:
+            conn.exec_driver_sql("DROP TRIGGER fault" if not SERVER else "DROP TRIGGER fault ON support")
+        engine.dispose()
+    again = cli(command, str(path), "--db", url)  # the fault gone, the same command runs in full
+    assert again.returncode == 0, again.stderr
+    assert len(json.loads(cli("state", "--db", url).stdout)["runs"]["r1"]["turns"]) == 3
+
+
+@pytest.mark.skipif(bool(SERVER), reason="a SQLite file")
+def test_a_disk_full_mid_replay_removes_the_file_the_command_created(tmp_path):
+    """A real disk full: the command may write files of at most 1 MB (RLIMIT_FSIZE), and its
+    scenario needs more. It exits 1 naming the event, and takes away the file and the directories
+    it made."""
+    import resource
+
+    def small_disk():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_long(300, 8000)))
+    url = f"sqlite:///{tmp_path / 'new' / 'dir' / 'm.db'}"
+    p = subprocess.run(
+        [sys.executable, "-m", "memory_core", "replay", str(path), "--db", url],
+        capture_output=True,
+        text=True,
+        preexec_fn=small_disk,
+    )
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert re.search(r"events\[\d+\] \(\w+\) failed: (disk I/O error|database or disk is full)", p.stderr), p.stderr
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["s.json"]
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+def test_a_lost_server_connection_mid_replay_keeps_nothing(tmp_path):
+    """The replay's server process is terminated (pg_terminate_backend) once its events teach."""
+    url = fresh_url("memory_lost")
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(_long(400, 200)))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memory_core", "replay", str(path), "--db", url],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    admin = make_engine(url, create=False)
+    killed = 0
+    try:
+        with admin.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            while proc.poll() is None and not killed:
+                killed = conn.execute(
+                    text(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_xid IS NOT NULL "
+                        "AND query ILIKE '%support%'"  # teaching: events are running
+                    )
+                ).scalar_one()
+        out, err = proc.communicate(timeout=120)
+    finally:
+        admin.dispose()
+    assert killed == 1
+    assert proc.returncode == 1 and out == "" and "Traceback" not in err, err
+    assert re.search(r"events\[\d+\] \(\w+\) failed: ", err), err
+    assert _holds_nothing(url)
