@@ -136,10 +136,12 @@ class MemoryService(ExploreMixin, TokenMixin):
         else:
             self._erased = True  # all_or_nothing scrubs once its one transaction commits
 
+    @use_case
     def erasure_status(self) -> Obj:
         """R31: whether every deletion's text is out of the database files yet."""
         return erasure_status(self.engine)
 
+    @use_case
     def finish_erasure(self, timeout: float | None = None) -> Obj:
         """Wait for the background scrub of deletions (R31), then say where it stands."""
         finisher(self.engine).wait(timeout)

@@ -196,6 +196,8 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "run_erasure_preview": _reading(lambda svc, w, k: bool(svc.run_erasure_preview(f"r{w}_{k}"))),
     "account_erasure_preview": _reading(lambda svc, w, k: bool(svc.account_erasure_preview(f"m{w}"))),
     "counts": _reading(lambda svc, w, k: bool(svc.counts())),
+    "erasure_status": _reading(lambda svc, w, k: "pending" in svc.erasure_status()),
+    "finish_erasure": _reading(lambda svc, w, k: "bytes_gone" in svc.finish_erasure(timeout=30)),
 }
 
 
