@@ -21,6 +21,7 @@ PAGES = [
     st.Page("pages/weights.py", title="Fact weights", url_path="facts"),
     st.Page("pages/reads.py", title="Memory reads", url_path="probe"),
     st.Page("pages/erasure.py", title="Erasure", url_path="erase"),
+    st.Page("pages/rules.py", title="Rules", url_path="rulebook"),
 ]
 
 if needs_sign_in():

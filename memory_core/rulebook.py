@@ -1,0 +1,170 @@
+"""The rulebook: docs/rules.md read as sections and rules, for the dashboard's Rules page.
+
+Plain text handling, no database: the page reads docs/rules.md (and docs/decisions.md) when it
+renders and shows what this module finds there, so the doc and the page cannot disagree.
+
+docs/rules.md is written to a small shape this module relies on (tests/test_docs.py checks it):
+a section is a `## ` heading; a rule is a `### <a id="r7"></a>R7 · Title` heading inside one; a
+paragraph starting "In decisions.md:" links the rows of docs/decisions.md that the rule (or the
+section) touches, each row of that table opening with `<a id="d-..."></a>`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+RULE_HEADING = re.compile(r'^### <a id="(r\d+)"></a>(R\d+) · (.+)$')
+SECTION_HEADING = re.compile(r"^## (.+)$")
+POINTER = "In decisions.md:"
+LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+DECISION_ROW = re.compile(r'^\| <a id="(d-[a-z0-9-]+)"></a>(.*?) \| (.*) \|$')
+RULE_NUMBER = re.compile(r"^\s*R?(\d+)([a-d])?\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Rule:
+    number: str  # "R7"
+    title: str
+    section: str
+    body: str  # Markdown, without its heading and its pointer to decisions.md
+    decisions: tuple[tuple[str, str], ...]  # (label, anchor in decisions.md)
+
+    @property
+    def anchor(self) -> str:
+        return self.number.lower()
+
+    @property
+    def text(self) -> str:
+        return f"{self.number} {self.title}\n{self.body}"
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    intro: str  # Markdown before the section's first rule
+    decisions: tuple[tuple[str, str], ...]
+    rules: tuple[Rule, ...]
+
+
+@dataclass(frozen=True)
+class Rulebook:
+    preamble: str
+    sections: tuple[Section, ...]
+
+    @property
+    def rules(self) -> list[Rule]:
+        return [r for s in self.sections for r in s.rules]
+
+    def find(self, number: str) -> Rule | None:
+        return next((r for r in self.rules if r.number == number), None)
+
+
+def _split_pointer(lines: list[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """A block's Markdown without its "In decisions.md:" paragraph, and that paragraph's links."""
+    kept: list[str] = []
+    pointer: list[str] = []
+    inside = False
+    for line in lines:
+        if line.startswith(POINTER):
+            inside = True
+        elif inside and not line.strip():
+            inside = False
+        (pointer if inside else kept).append(line)
+    links = tuple(
+        (label, target.split("#", 1)[1])
+        for label, target in LINK.findall(" ".join(pointer))
+        if target.startswith("decisions.md#")
+    )
+    return "\n".join(kept).strip(), links
+
+
+def parse(text: str) -> Rulebook:
+    """docs/rules.md as a preamble (the title line left out) and its sections of rules."""
+    preamble: list[str] = []
+    sections: list[tuple[str, list[str], list[tuple[str, str, list[str]]]]] = []
+    for line in text.splitlines():
+        rule = RULE_HEADING.match(line)
+        section = SECTION_HEADING.match(line)
+        if rule:
+            if not sections:
+                raise ValueError(f"{rule.group(2)} stands outside any section")
+            if rule.group(1) != rule.group(2).lower():
+                raise ValueError(f"{rule.group(2)}'s anchor is {rule.group(1)!r}")
+            sections[-1][2].append((rule.group(2), rule.group(3).strip(), []))
+        elif section:
+            sections.append((section.group(1).strip(), [], []))
+        elif not sections:
+            if not line.startswith("# "):
+                preamble.append(line)
+        elif sections[-1][2]:
+            sections[-1][2][-1][2].append(line)
+        else:
+            sections[-1][1].append(line)
+    out = []
+    for title, intro, rules in sections:
+        parsed = []
+        for number, rule_title, body in rules:
+            markdown, links = _split_pointer(body)
+            parsed.append(Rule(number, rule_title, title, markdown, links))
+        intro_md, intro_links = _split_pointer(intro)
+        out.append(Section(title, intro_md, intro_links, tuple(parsed)))
+    return Rulebook("\n".join(preamble).strip(), tuple(out))
+
+
+def rule_number(query: str) -> str | None:
+    """The rule a query names ("R7", "r7", "7"; a part like "R8c" names its rule R8), else None."""
+    m = RULE_NUMBER.match(query or "")
+    return f"R{int(m.group(1))}" if m else None
+
+
+def cites(text: str, number: str) -> bool:
+    """Whether a text cites rule `number`, or a part of it (R8a cites R8)."""
+    return re.search(rf"\b{number}[a-d]?\b", text) is not None
+
+
+def search(book: Rulebook, query: str) -> list[Rule]:
+    """The rules a query finds. A rule number: that rule first, then the rules that cite it.
+    Words: the rules holding every word, case ignored, in the rulebook's order."""
+    number = rule_number(query)
+    if number:
+        rule = book.find(number)
+        first = [rule] if rule else []
+        return first + [r for r in book.rules if r.number != number and cites(r.text, number)]
+    words = query.casefold().split()
+    return [r for r in book.rules if all(w in r.text.casefold() for w in words)]
+
+
+def section_matches(section: Section, query: str) -> bool:
+    """Whether a section's own text (a definition, a table) holds every word of a query."""
+    words = query.casefold().split()
+    text = f"{section.title}\n{section.intro}".casefold()
+    return bool(words) and rule_number(query) is None and all(w in text for w in words)
+
+
+def decision_rows(text: str) -> dict[str, tuple[str, str]]:
+    """docs/decisions.md's rows by anchor: (what the row is about, the decision)."""
+    rows = {}
+    for line in text.splitlines():
+        m = DECISION_ROW.match(line)
+        if m:
+            rows[m.group(1)] = (m.group(2).strip(), m.group(3).strip())
+    return rows
+
+
+def for_page(markdown: str) -> str:
+    """Markdown of the docs made to read well on a dashboard page: a link to a rule opens it on
+    the Rules page (`?rule=R7`); a link to another doc names its file, which the page cannot
+    serve; links to the web stay."""
+
+    def link(m: re.Match[str]) -> str:
+        label, target = m.group(1), m.group(2)
+        if target.startswith(("http://", "https://")):
+            return m.group(0)
+        anchor = target.split("#", 1)[1] if "#" in target else ""
+        if target.startswith(("#", "rules.md#")) and re.fullmatch(r"r\d+", anchor):
+            return f"[{label}](?rule={anchor.upper()})"
+        path = target.split("#", 1)[0] or "rules.md"
+        return f"{label} (`docs/{path}`)" if label != path else f"`docs/{path}`"
+
+    return LINK.sub(link, markdown)
