@@ -16,7 +16,7 @@ from memory_core import MemoryService, load, make_engine, replay, viz
 from memory_core import notebook as nbk
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["overview", "notebook", "graphs", "settings", "weights", "reads", "erasure"]
+PAGES = ["overview", "notebook", "graphs", "settings", "weights", "reads", "erasure", "rules"]
 
 
 @pytest.fixture(scope="session")
@@ -205,6 +205,41 @@ def test_pages_touch_no_sql_and_core_imports_no_streamlit():
         assert not imports(path) & {"sqlmodel", "sqlalchemy", "sqlite3"}, path
     for path in (ROOT / "memory_core").glob("*.py"):
         assert "streamlit" not in imports(path), path
+
+
+def rule_headings(at: AppTest) -> list[str]:
+    return [str(h.value).split(" · ")[0] for h in at.subheader]
+
+
+def test_rules_page_shows_every_rule_of_the_doc(app):
+    at = page(app, "rules")
+    assert rule_headings(at) == [f"R{n}" for n in range(1, 35)]
+    assert "Refusals, by reason" in [h.value for h in at.header]
+    assert at.expander, "the rules' links to docs/decisions.md"
+
+
+def test_rules_page_shows_a_linked_rule_first(app):
+    app.switch_page("pages/rules.py")
+    app.query_params["rule"] = "R7"
+    at = app.run()
+    ok(at)
+    assert rule_headings(at)[0] == "R7"
+    assert at.subheader[0].value == "R7 · The Flow graph takes every claim"
+    app.query_params["rule"] = "R99"
+    at = app.run()
+    assert "There is no rule 'R99'" in texts(at)
+
+
+def test_rules_page_search_by_word_and_number(app):
+    at = page(app, "rules")
+    at.text_input(key="rules_query").set_value("budget_exhausted").run()
+    ok(at)
+    assert rule_headings(at) == ["R21"]
+    assert "Refusals, by reason" in [h.value for h in at.header]  # its table names the reason
+    at.text_input(key="rules_query").set_value("r30").run()
+    assert rule_headings(at)[0] == "R30" and "R10" in rule_headings(at)
+    at.text_input(key="rules_query").set_value("no such words at all").run()
+    assert not rule_headings(at) and "No rule holds all these words" in texts(at)
 
 
 def test_graph_html_references_no_outside_url(demo_db):
