@@ -39,6 +39,7 @@ PAGES = {
     "facts": "Fact weights",
     "probe": "Memory reads",
     "erase": "Erasure",
+    "rulebook": "Rules",
 }
 
 
