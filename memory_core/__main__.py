@@ -130,6 +130,7 @@ def cmd_state(args: argparse.Namespace) -> int:
     service = MemoryService(make_engine(args.db or database_url(), existing=True))
     json.dump(service.export_state(), sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+    _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
     return 0
 
 
@@ -157,6 +158,13 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_token(args: argparse.Namespace) -> int:
     """`token issue PERSON --org ORG` prints a new token (only its hash is kept); `token revoke TOKEN`."""
     service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    try:
+        return _token(service, args)
+    finally:
+        _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
+
+
+def _token(service: MemoryService, args: argparse.Namespace) -> int:
     if args.action == "issue":
         if not args.org:
             print("token issue needs --org ORG", file=sys.stderr)

@@ -12,7 +12,8 @@ sentence in `detail`; a body that is not JSON (malformed, NaN, too deep, too lon
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Callable, Coroutine
+from contextlib import asynccontextmanager
 from typing import Any, cast
 
 from fastapi import Depends, FastAPI, Request, Response
@@ -122,12 +123,6 @@ def body_problem(body: Any) -> str:
 
 def create_app(service: MemoryService | None = None) -> FastAPI:
     """The API over `service` (by default, the configured database, opened on first use)."""
-    app = FastAPI(
-        title="Memory Explorer: organization preferences",
-        description="The four organization settings, read and changed by the owner alone (R15).",
-        strict_content_type=False,  # a JSON body without a Content-Type is read as JSON, as it always was
-    )
-    app.router.route_class = StrictJsonRoute
     holder: dict[str, MemoryService] = {}
     if service is not None:
         holder["svc"] = service
@@ -136,6 +131,19 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
         if "svc" not in holder:
             holder["svc"] = MemoryService()
         return holder["svc"]
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        svc()  # open the database at start: a scrub a killed process left is finished now (R31)
+        yield
+
+    app = FastAPI(
+        lifespan=lifespan,
+        title="Memory Explorer: organization preferences",
+        description="The four organization settings, read and changed by the owner alone (R15).",
+        strict_content_type=False,  # a JSON body without a Content-Type is read as JSON, as it always was
+    )
+    app.router.route_class = StrictJsonRoute
 
     bearer = HTTPBearer(auto_error=False, description="A token from `python -m memory_core token issue`")
 

@@ -109,8 +109,9 @@ def _parse(url: str) -> URL:
 def make_engine(url: str | None = None, *, create: bool = True, existing: bool = False) -> Engine:
     """An engine for `url` (default: `database_url()`); with `create`, its schema is brought up to
     date by the migrations (a private in-memory database gets the models' tables directly). With
-    `existing`, a SQLite file must be there already: nothing is created, no directory made (the
-    commands that only read or manage a database refuse a mistyped path). An unsupported scheme,
+    `existing`, the database must be there already with a schema: nothing is created, no file,
+    directory or table (the commands that only read or manage a database refuse a mistyped path
+    or an empty database). An unsupported scheme,
     a missing file or a path that cannot be made raise DatabaseUnusable."""
     url = url or database_url()
     path = sqlite_file(url)  # checks the scheme
@@ -139,8 +140,13 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
         if url.startswith("sqlite") and path is None:
             SQLModel.metadata.create_all(engine)
         else:
-            from .migrate import upgrade
+            from .migrate import current, upgrade
 
+            if existing and current(engine) is None:  # a command that only reads creates no schema
+                engine.dispose()
+                raise DatabaseUnusable(
+                    shown(url), "holds no memory schema; nothing was created (`db upgrade --db URL` creates one)"
+                )
             upgrade(engine)
     return engine
 

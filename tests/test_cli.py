@@ -141,6 +141,33 @@ def test_a_mistyped_db_path_creates_nothing_and_exits_2(tmp_path, command):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("command", [["state"], ["token", "issue", "dana", "--org", "acme"]])
+def test_a_database_without_schema_is_refused_by_the_reading_commands_and_left_empty(tmp_path, command):
+    """An existing but empty database (a 0-byte SQLite file, a new PostgreSQL database): exit 2,
+    no table made; only `db upgrade`, `replay` and `load` create a schema."""
+    if SERVER:
+        from backend import database_url
+
+        url = database_url("memory_no_schema")
+        with make_engine(url, create=False).begin() as conn:
+            conn.exec_driver_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+    else:
+        (tmp_path / "empty.db").write_bytes(b"")
+        url = f"sqlite:///{tmp_path / 'empty.db'}"
+    p = cli(*command, "--db", url)
+    assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+    assert "holds no memory schema; nothing was created" in p.stderr
+    engine = make_engine(url, create=False)
+    with engine.connect() as conn:
+        tables = conn.execute(
+            text("SELECT count(*) FROM sqlite_master WHERE type = 'table'")
+            if not SERVER
+            else text("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'")
+        ).scalar_one()
+    engine.dispose()
+    assert tables == 0
+
+
 def test_db_upgrade_creates_and_then_the_others_use_it(tmp_path):
     url = f"sqlite:///{tmp_path / 'new' / 'm.db'}"
     assert cli("db", "upgrade", "--db", url).returncode == 0

@@ -401,6 +401,30 @@ def test_r31_postgresql_a_kill_before_the_scrub_is_healed_when_next_opened():
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+@pytest.mark.parametrize("command", [["state"], ["token", "issue", "dana", "--org", "acme"]])
+def test_r31_postgresql_a_kill_before_the_scrub_is_healed_by_the_next_command(command):
+    """A command that opens the database finds the killed deletion's marker and does not exit
+    before the scrub it starts is done (a daemon thread dies with its process)."""
+    svc = fresh_service()
+    url = svc.engine.url.render_as_string(hide_password=False)
+    _killed_deletion(url)
+    stats, _ = _pg_dump_everything(svc)
+    assert SECRET in stats  # control: committed, not scrubbed
+    out = subprocess.run(
+        [sys.executable, "-m", "memory_core", *command, "--db", url],
+        capture_output=True,
+        text=True,
+        cwd=Path(__file__).parent.parent,
+        timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "R31: the erased text is out of the database files" in out.stderr
+    assert svc.erasure_status()["pending"] == 0
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET not in stats and SECRET.encode() not in files
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
 def test_r31_postgresql_replay_into_a_database_ends_when_the_deleted_text_is_out_of_the_files(tmp_path):
     """The CLI waits for the scrub that follows a deletion and says so (R31)."""
     svc = fresh_service()
