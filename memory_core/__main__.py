@@ -36,6 +36,7 @@ def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object
     path = sqlite_file(url)
     made = _made_by(path) if path is not None and not path.exists() else []
     engine = None
+    service = None
     try:
         engine = make_engine(url)
         service = MemoryService(engine)
@@ -43,6 +44,8 @@ def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object
         _finish_erasure(service)  # R31: the command ends when the deleted text is out of the files
         return result
     except DatabaseNotEmpty:
+        if service is not None:
+            _finish_erasure(service)  # a scrub found on opening (a killed deletion's) ends first
         raise  # another command's memory: left alone
     except BaseException:
         if engine is not None and path is not None and not made:

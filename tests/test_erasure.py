@@ -401,7 +401,10 @@ def test_r31_postgresql_a_kill_before_the_scrub_is_healed_when_next_opened():
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
-@pytest.mark.parametrize("command", [["state"], ["token", "issue", "dana", "--org", "acme"]])
+@pytest.mark.parametrize(
+    "command",
+    [["state"], ["token", "issue", "dana", "--org", "acme"], ["load", "sample_data/erasure.json", "--if-empty"]],
+)
 def test_r31_postgresql_a_kill_before_the_scrub_is_healed_by_the_next_command(command):
     """A command that opens the database finds the killed deletion's marker and does not exit
     before the scrub it starts is done (a daemon thread dies with its process)."""
