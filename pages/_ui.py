@@ -226,7 +226,7 @@ def guard() -> Iterator[None]:
         yield
     except MemoryCoreError as exc:
         reason = getattr(exc, "reason", None)
-        st.error(f"Refused ({reason}): {exc.message}" if reason else f"Not done: {exc}")  # type: ignore[attr-defined]
+        st.error(f"Refused ({reason}): {inert(exc.message)}" if reason else f"Not done: {inert(exc)}")  # type: ignore[attr-defined]
 
 
 def page(title: str) -> tuple[Context, str]:

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from pages._ui import guard, note_change, page, plural
+from pages._ui import guard, inert, note_change, page, plural
 
 ctx, org = page("Erasure")
 
@@ -52,7 +52,7 @@ with guard():
             f"**Stays**: {p['supports_kept']} supports of World and User facts, with key, origin and "
             "contribution, their pointer set to null: no weight changes."
         )
-        st.caption(f"Only the run's person or the owner may delete it; you act as {ctx.person} ({ctx.role}).")
+        st.caption(f"Only the run's person or the owner may delete it; you act as {inert(ctx.person)} ({ctx.role}).")
         sure = confirmed(
             f"e_sure_run_{run_id}", f"I understand that run {run_id}'s records and Flow graph are erased for good"
         )
@@ -61,7 +61,7 @@ with guard():
     else:
         person = ctx.person or ""
         st.markdown(
-            f"A person deletes **their own** account (R30): you act as **{person}** ({ctx.role}). "
+            f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role}). "
             "Pick another person under “Act as” to delete theirs."
         )
         p = ctx.svc.account_erasure_preview(person)
@@ -71,19 +71,19 @@ with guard():
             f"{', '.join(p['memberships']) or 'no organization'}."
         )
         stay.markdown(
-            f"**Stays**: runs {', '.join(p['runs_kept']) or '(none)'} with the person erased from them, "
+            f"**Stays**: runs {inert(', '.join(p['runs_kept'])) or '(none)'} with the person erased from them, "
             "and every weight they contributed to."
         )
         st.caption("An owner's account cannot be deleted (R30).")
         sure = confirmed(
-            f"e_sure_acct_{person}", f"I understand that {person}'s User graph and memberships go for good"
+            f"e_sure_acct_{person}", f"I understand that {inert(person)}'s User graph and memberships go for good"
         )
         if st.button("Delete this account", key="e_delete_account", type="primary", disabled=not sure):
             delete_and_compare(f"account {person}", lambda: ctx.svc.delete_account(person))
 
 last = st.session_state.get("e_last")
 if last:
-    st.subheader(f"Before and after deleting {last['what']}")
+    st.subheader(f"Before and after deleting {inert(last['what'])}")
     keys = ["subject", "relation", "object"]
     both = pd.DataFrame(last["before"]).merge(
         pd.DataFrame(last["after"]), on=keys, how="outer", suffixes=(" before", " after")

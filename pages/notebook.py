@@ -14,7 +14,7 @@ from memory_core import notebook as nbk
 from memory_core.rules import GRAPHS, READ_CALLS, SETTINGS, SURFACES, TURN_END_STATUSES, WORLD_KINDS
 from memory_core.scenario import EVENT_KINDS, decode
 from memory_core.weights import ORIGINS
-from pages._ui import NOTEBOOK, guard, notebook, rule_text, use_memory
+from pages._ui import NOTEBOOK, guard, inert, notebook, rule_text, use_memory
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 KINDS = [*WORLD_KINDS, "preference"]
@@ -26,7 +26,9 @@ def load(text: str | bytes, name: str) -> None:
         try:
             st.session_state["notebook"] = nbk.load_text(text)
         except FormatError as exc:
-            st.error(f"{name} is not a memory scenario: {exc}. Fix that place in the file and load it again.")
+            st.error(
+                f"{inert(name)} is not a memory scenario: {inert(exc)}. Fix that place in the file and load it again."
+            )
             return
         st.session_state["notebook_file"] = name
         use_memory(NOTEBOOK)
@@ -99,7 +101,7 @@ st.caption(
 def show_result(res: dict[str, Any], *, compact: bool = False) -> None:
     """What a cell did: refused and why, or its fact changes graph by graph and what rules kept out."""
     if res["status"] == "refused":
-        st.error(f"Refused: {res['reason']}. {res['message']}")
+        st.error(f"Refused: {res['reason']}. {inert(res['message'])}")
         return
     detail = res["detail"]
     if "taught" in detail:
@@ -146,7 +148,7 @@ def show_result(res: dict[str, Any], *, compact: bool = False) -> None:
             "Settings changed: " + ", ".join(f"{c['setting']} {c['from']} → {c['to']}" for c in detail["changed"])
         )
     if detail.get("erased") or "supports_kept" in detail:
-        st.caption(f"Erased: {json.dumps({k: v for k, v in detail.items() if k != 'erased'})}")
+        st.caption(f"Erased: {inert(json.dumps({k: v for k, v in detail.items() if k != 'erased'}))}")
 
 
 def preview(turn: str) -> None:
@@ -157,7 +159,7 @@ def preview(turn: str) -> None:
             st.markdown(f"**If {status}**")
             res = outcomes[status]
             if res["status"] == "refused":
-                st.error(f"{res['reason']}: {res['message']}")
+                st.error(f"{res['reason']}: {inert(res['message'])}")
             elif not res["changes"] and not res["skipped"]:
                 st.caption("Teaches nothing." + (f" {rule_text('R2')}" if status != "completed" else ""))
             else:

@@ -10,20 +10,20 @@ import streamlit as st
 
 from memory_core import notebook as nbk
 from memory_core.rules import SETTINGS
-from pages._ui import NOTEBOOK, context, guard, need_org, use_memory
+from pages._ui import NOTEBOOK, context, guard, inert, need_org, use_memory
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
 ctx = context()
-st.title(f"{ctx.org_name or 'Memory Explorer'}")
-st.caption(f"Memory in use: {ctx.label}")
+st.title(inert(ctx.org_name) if ctx.org_name else "Memory Explorer")
+st.caption(f"Memory in use: {inert(ctx.label)}")
 
 with guard():
     if need_org(ctx):
         assert ctx.org is not None
         m = ctx.svc.org_map(ctx.org)
         st.subheader("The map every root turn carries (R18)")
-        st.info(m["paragraph"])
+        st.info(inert(m["paragraph"]))
         left, right = st.columns([3, 2])
         with left:
             if m["kinds"]:

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import Refusal
-from pages._ui import guard, note_change, page
+from pages._ui import guard, inert, note_change, page
 
 ctx, org = page("Memory reads")
 
@@ -19,7 +19,7 @@ with guard():
     run_id, turn_id = st.selectbox("Open turn", open_turns, key="r_turn", format_func=lambda x: f"{x[1]} in run {x[0]}")
     view = ctx.svc.turn_view(turn_id)
     st.markdown("**The map its instructions carry** (taken when it opened, R18)")
-    st.info(view["paragraph"])
+    st.info(inert(view["paragraph"]))
     cap = view["cap"]
     st.progress(
         min(view["probes_used"] / cap, 1.0) if cap else 0.0,
@@ -78,7 +78,7 @@ with guard():
     last = st.session_state.get("r_last")
     if last:
         if "refused" in last:
-            st.error(f"Refused ({last.get('by', 'from nested work')}): {last['refused']}")
+            st.error(f"Refused ({inert(last.get('by', 'from nested work'))}): {inert(last['refused'])}")
         elif not last["result"]:
             st.info("Empty: nothing there, or nothing this turn may see (R20, R23); a read reveals nothing else.")
         elif last["call"] == "GraphSource":

@@ -7,14 +7,14 @@ import streamlit as st
 
 from memory_core import whatif
 from memory_core.rules import SETTINGS
-from pages._ui import guard, note_change, notebook, on_off, page
+from pages._ui import guard, inert, note_change, notebook, on_off, page
 
 ctx, org = page("Settings")
 
 with guard():
     current = ctx.svc.settings_view(org)
     if ctx.is_owner:
-        st.success(f"You act as the owner of {ctx.org_name}: you may change these (R15).")
+        st.success(f"You act as the owner of {inert(ctx.org_name)}: you may change these (R15).")
     else:
         st.warning(
             f"You act as a {ctx.role or 'non-member'}: only the owner of {ctx.org_name} changes the settings "

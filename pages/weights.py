@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core.rules import DEFAULT_MIN_WEIGHT, possessive
-from pages._ui import guard, page
+from pages._ui import guard, inert, page
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
 
@@ -35,8 +35,8 @@ with guard():
     if len(df) == ROWS:
         st.caption(f"The {ROWS:,} heaviest facts are listed; filter to look among them.")
     st.caption(
-        f"{len(shown)} of {len(df)} facts: the World graph of {ctx.org_name}, "
-        f"{ctx.person}'s User graph and the Flow graphs of {possessive(ctx.org_name)} runs. "
+        f"{len(shown)} of {len(df)} facts: the World graph of {inert(ctx.org_name)}, "
+        f"{inert(ctx.person)}'s User graph and the Flow graphs of {inert(possessive(ctx.org_name))} runs. "
         "`sources` counts independent sources (R25); `erased` counts supports whose run was deleted (R29)."
     )
     cols = [

@@ -432,3 +432,19 @@ def test_signed_in_to_another_organization_sees_only_it(app, monkeypatch):
     assert [t.value for t in at.title] == ["Globex Analytics"]
     assert "Acme Robotics' world graph" not in texts(at)  # (the demo sample's title may name Acme)
     assert sorted(at.dataframe[1].value["id"]) == ["ines", "ivan"]  # Globex's people, not Acme's
+
+
+def test_every_page_shows_names_from_memory_as_text(app):
+    """Markdown is HTML too: an organization's name that is a Markdown image or link must not load or
+    link anything on any page (issue #13, 5: escape everything from memory)."""
+    doc = json.loads((ROOT / "sample_data" / "learn_from_users.json").read_text(encoding="utf-8"))
+    doc["organizations"][0]["name"] = EVIL_NAME
+    app.session_state["notebook"] = nbk.new(doc)
+    app.session_state["_pending_source"] = "notebook"
+    at = page(app, "notebook")
+    at.button(key="run_all").click().run()
+    for name in ("overview", "settings", "erasure", "reads", "graphs", "weights", "notebook"):
+        at = page(at, name)
+        shown = texts(at) + "\n" + "\n".join(str(t.value) for t in at.title)
+        assert "](http" not in shown and "<a href" not in shown, (name, shown)
+    assert "&lt;a href" in texts(page(at, "overview")) + "".join(str(t.value) for t in at.title)
