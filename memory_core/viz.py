@@ -241,7 +241,7 @@ _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
 def inert(text: object) -> str:
     """Text from memory made inert for Markdown that allows HTML: Markdown's punctuation backslashed
     (no link, image, emphasis, LaTeX or colour directive), then HTML's characters escaped."""
-    return html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=True)
+    return html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False)
 
 
 def legend_html(p: Plan) -> str:
