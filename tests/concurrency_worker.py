@@ -43,6 +43,18 @@ def own_fact(w: int, k: int) -> Obj:
     }
 
 
+def web_record(w: int, k: int) -> Obj:
+    """The record turn t{w}_{k} makes: the shared facts from a host of its own, and its own fact."""
+    return {
+        "do": "record",
+        "turn": f"t{w}_{k}",
+        "origin": "web",
+        "source": f"https://w{w}-{k}.example/",
+        "excerpt": "same facts",
+        "claims": [*FACTS, own_fact(w, k)],
+    }
+
+
 def setup_doc() -> Obj:
     """The memory the contention starts from: acme with an owner, four members who work, people to
     delete, a shared open turn s0, a busy turn per worker, and runs to delete or end."""
@@ -127,17 +139,7 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
                 "claims": [],
             },
         ),
-        _do(
-            svc,
-            {
-                "do": "record",
-                "turn": f"t{w}_{k}",
-                "origin": "web",
-                "source": f"https://w{w}-{k}.example/",
-                "excerpt": "same facts",
-                "claims": [*FACTS, own_fact(w, k)],
-            },
-        ),
+        _do(svc, web_record(w, k)),
         _do(svc, {"do": "record", "turn": f"t{w}_{k}", "origin": "tool", "source": "registry", "claims": FACTS}),
     ],
     "call": lambda svc, w, k, memo: _do(svc, {"do": "call", "turn": "s0", "work": f"agent:w{w}_{k}"}),

@@ -413,8 +413,12 @@ def test_r31_postgresql_a_kill_before_the_scrub_is_healed_by_the_next_command(co
     _killed_deletion(url)
     stats, _ = _pg_dump_everything(svc)
     assert SECRET in stats  # control: committed, not scrubbed
+    _command_ends_with_the_text_out_of_the_files(svc, *command, "--db", url)
+
+
+def _command_ends_with_the_text_out_of_the_files(svc: MemoryService, *args: str) -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "memory_core", *command, "--db", url],
+        [sys.executable, "-m", "memory_core", *args],
         capture_output=True,
         text=True,
         cwd=Path(__file__).parent.parent,
@@ -422,7 +426,8 @@ def test_r31_postgresql_a_kill_before_the_scrub_is_healed_by_the_next_command(co
     )
     assert out.returncode == 0, out.stderr
     assert "R31: the erased text is out of the database files" in out.stderr
-    assert svc.erasure_status()["pending"] == 0
+    status = svc.erasure_status()
+    assert status["bytes_gone"] is True and status["pending"] == 0
     stats, files = _pg_dump_everything(svc)
     assert SECRET not in stats and SECRET.encode() not in files
 
@@ -434,15 +439,4 @@ def test_r31_postgresql_replay_into_a_database_ends_when_the_deleted_text_is_out
     path = tmp_path / "s.json"
     path.write_text(json.dumps(scenario([*_REPEATED, {"do": "delete_run", "run": "r1", "by": "dana"}])))
     url = svc.engine.url.render_as_string(hide_password=False)
-    out = subprocess.run(
-        [sys.executable, "-m", "memory_core", "replay", str(path), "--json", "--db", url],
-        capture_output=True,
-        text=True,
-        cwd=Path(__file__).parent.parent,
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr
-    assert "R31: the erased text is out of the database files" in out.stderr
-    assert svc.erasure_status()["bytes_gone"] is True
-    stats, files = _pg_dump_everything(svc)
-    assert SECRET not in stats and SECRET.encode() not in files
+    _command_ends_with_the_text_out_of_the_files(svc, "replay", str(path), "--json", "--db", url)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from backend import SERVER, database_url, empty
-from concurrency_worker import CALLS, CONTENTION, FACTS, SETTINGS, WORKERS, contend, own_fact, setup_doc
+from concurrency_worker import CALLS, CONTENTION, FACTS, SETTINGS, WORKERS, contend, own_fact, setup_doc, web_record
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
@@ -68,14 +68,7 @@ def _sequential_world() -> dict:
             events += [
                 {"do": "start_run", "run": f"r{w}_{k}", "org": "acme", "person": f"m{w}", "workflow": "open"},
                 {"do": "open_turn", "run": f"r{w}_{k}", "turn": f"t{w}_{k}", "request": "q"},
-                {
-                    "do": "record",
-                    "turn": f"t{w}_{k}",
-                    "origin": "web",
-                    "source": f"https://w{w}-{k}.example/",
-                    "excerpt": "same facts",
-                    "claims": [*FACTS, own_fact(w, k)],
-                },
+                web_record(w, k),
                 {"do": "record", "turn": f"t{w}_{k}", "origin": "tool", "source": "registry", "claims": FACTS},
                 {"do": "end_turn", "turn": f"t{w}_{k}", "status": "completed"},
             ]
