@@ -9,11 +9,12 @@ from pathlib import Path
 
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 
-from .db import DatabaseUnusable, checkpoint, database_url, make_engine, shown, sqlite_file
-from .engine import EventFailed, EventResult, holds_memory, replay, replay_into
 from .errors import DatabaseNotEmpty, FormatError, Refusal
-from .scenario import Scenario, load
-from .service import MemoryService
+from .format.checks import Scenario
+from .format.replay import EventFailed, EventResult, holds_memory, replay, replay_into
+from .format.scenario import load
+from .store.database import DatabaseUnusable, checkpoint, database_url, make_engine, shown, sqlite_file
+from .usecases.facade import MemoryService
 
 Obj = dict[str, object]
 
@@ -135,8 +136,8 @@ def cmd_state(args: argparse.Namespace) -> int:
 
 def cmd_db(args: argparse.Namespace) -> int:
     """`db upgrade` brings a database's schema to the newest migration; `db current` says where it is."""
-    from .db import scrub
-    from .migrate import current, head, upgrade
+    from .store.database import scrub
+    from .store.migrate import current, head, upgrade
 
     url = args.db or database_url()
     engine = make_engine(url, create=False, existing=args.action != "upgrade")  # only upgrade creates

@@ -5,11 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from .db import make_engine
-from .engine import replay
-from .rules import DEFAULT_SETTINGS
-from .scenario import check
-from .service import MemoryService
+from ..format.checks import check
+from ..format.replay import replay
+from ..rules.settings import DEFAULT_SETTINGS
+from ..store.database import make_engine
+from ..usecases.facade import MemoryService
 from .viz import fact_label
 
 Obj = dict[str, Any]

@@ -17,9 +17,9 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from ..rules.keys import name_key, value_key
 from .driver import Driver, json_value
-from .rules import name_key, value_key
-from .state import fact_sort_key
+from .snapshot import fact_sort_key
 
 Obj = dict[str, Any]
 GRAPH_ORDER = {"world": 0, "user": 1, "flow": 2}

@@ -6,11 +6,11 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from ..rules.shortcuts import shortcut_allowed
 from .graph import find_entity
 from .models import Fact, Run
 from .probes import GRAPH_ORDER
-from .rules import shortcut_allowed
-from .state import facts_json
+from .snapshot import facts_json
 
 Obj = dict[str, Any]
 

@@ -1,10 +1,10 @@
-"""Alembic environment: runs on the connection memory_core hands it (see memory_core.migrate)."""
+"""Alembic environment: runs on the connection memory_core hands it (see memory_core.store.migrate)."""
 
 from alembic import context
 from sqlalchemy import create_engine
 from sqlmodel import SQLModel
 
-from memory_core import models  # noqa: F401  (registers every table)
+from memory_core.store import models  # noqa: F401  (registers every table)
 
 config = context.config
 target_metadata = SQLModel.metadata

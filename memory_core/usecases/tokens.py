@@ -4,30 +4,22 @@ from __future__ import annotations
 
 import hashlib
 import secrets
-from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 
-from sqlmodel import Session, select
+from sqlmodel import select
 
-from . import errors as E
-from .models import ApiToken, Membership, Organization, Person
-from .retry import use_case
+from .. import errors as E
+from ..store.models import ApiToken, Membership, Organization, Person
+from .base import UseCases
 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-class TokenMixin:
-    """Issue, check and revoke tokens; `_tx` and `_read` come from MemoryService."""
+class Tokens(UseCases):
+    """Issue, check and revoke tokens."""
 
-    def _tx(self) -> AbstractContextManager[Session]:  # pragma: no cover - provided by MemoryService
-        raise NotImplementedError
-
-    def _read(self) -> AbstractContextManager[Session]:  # pragma: no cover - provided by MemoryService
-        raise NotImplementedError
-
-    @use_case
     def issue_token(self, person: str, *, org: str) -> str:
         """A new token for a member of an organization; it replaces the pair's earlier one."""
         with self._tx() as s:
@@ -51,7 +43,6 @@ class TokenMixin:
             )
             return token
 
-    @use_case
     def token_caller(self, token: str) -> tuple[str, str] | None:
         """The (person, organization) a live token speaks for, or None."""
         with self._read() as s:
@@ -60,7 +51,6 @@ class TokenMixin:
                 return None
             return row.person_id, row.org_id
 
-    @use_case
     def revoke_token(self, token: str) -> bool:
         """End a token; False when no live token matches."""
         with self._tx() as s:

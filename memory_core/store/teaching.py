@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ..rules.learning import RunFacts, record_teaches, skip_rule
+from ..rules.weights import contribution, independence_key, reliability_of
 from .driver import Driver, json_value
-from .graph import Changes, FactRow, GraphWriter, refresh_facts
-from .rules import RunFacts, record_teaches, skip_rule
-from .weights import contribution, independence_key, reliability_of
+from .facts import FactRow, GraphWriter, refresh_facts
+from .graph import Changes
 
 Obj = dict[str, Any]
 

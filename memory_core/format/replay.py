@@ -10,11 +10,12 @@ from typing import Any
 
 from sqlmodel import select
 
-from . import errors as E
-from .models import Organization, Person, Run
-from .retry import retryable, run_retrying
-from .scenario import Scenario
-from .service import MemoryService, Outcome
+from .. import errors as E
+from ..store.models import Organization, Person, Run
+from ..store.retry import retryable, run_retrying
+from ..usecases.base import Outcome
+from ..usecases.facade import MemoryService
+from .checks import Scenario
 
 Obj = dict[str, Any]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlmodel import Session
 
-from . import errors as E
+from .. import errors as E
 from .models import Organization, Person, Run, Turn
 
 

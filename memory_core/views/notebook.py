@@ -16,12 +16,13 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .db import make_engine
-from .engine import Engine, EventResult
-from .graph import FactChange
-from .rules import RULE_TEXT
-from .scenario import Scenario, parse, to_json
-from .service import MemoryService
+from ..format.checks import Scenario
+from ..format.replay import Engine, EventResult
+from ..format.scenario import parse, to_json
+from ..rules.wording import RULE_TEXT
+from ..store.database import make_engine
+from ..store.graph import FactChange
+from ..usecases.facade import MemoryService
 
 Obj = dict[str, Any]
 END_STATUSES = ("completed", "failed", "cancelled")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from memory_core.rules import KEY_BYTES, name_key, value_key
+from memory_core.rules.keys import KEY_BYTES, name_key, value_key
 
 revision: str = "0007"
 down_revision: str | None = "0006"

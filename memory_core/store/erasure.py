@@ -12,7 +12,7 @@ from sqlalchemy import delete, func, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from .db import scrub, scrub_due
+from .database import scrub, scrub_due
 from .graph import drop_graph
 from .models import (
     ApiToken,

@@ -9,9 +9,9 @@ from typing import Any
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from ..rules.settings import SETTINGS
 from .graph import map_counts
 from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
-from .rules import SETTINGS
 
 STATE_FORMAT = "memory-state/1"
 Obj = dict[str, Any]

@@ -1,36 +1,43 @@
 """Plain-data views of memory for the dashboard: lists, tables, breakdowns and previews.
 
-A mixin of MemoryService: each method is one read-only use case in one transaction.
+A family of MemoryService: each method is one read-only use case in one transaction.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from contextlib import AbstractContextManager
 from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from . import errors as E
-from .erasure import account_preview, run_preview
-from .lookups import Lookups
-from .models import Dispute, Entity, Fact, Membership, NestedWork, Organization, Person, Run, Support, Turn, Workflow
-from .retry import use_case
-from .rules import DEFAULT_MIN_WEIGHT, map_paragraph
-from .state import fact_items, graph_json, settings_of
-from .weights import breakdown
+from .. import errors as E
+from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
+from ..rules.weights import breakdown
+from ..rules.wording import map_paragraph
+from ..store.erasure import account_preview, run_preview
+from ..store.models import (
+    Dispute,
+    Entity,
+    Fact,
+    Membership,
+    NestedWork,
+    Organization,
+    Person,
+    Run,
+    Support,
+    Turn,
+    Workflow,
+)
+from ..store.snapshot import fact_items, graph_json, settings_of
+from .base import UseCases
 
 Obj = dict[str, Any]
 
 
-class ExploreMixin(Lookups):
-    """Read-only views; `_tx` comes from MemoryService."""
+class Explore(UseCases):
+    """Read-only use cases for the dashboard."""
 
-    def _read(self) -> AbstractContextManager[Session]:  # pragma: no cover - provided by MemoryService
-        raise NotImplementedError
-
-    @use_case
     def organizations(self) -> list[Obj]:
         """Every organization: id, name, owner."""
         with self._read() as s:
@@ -42,7 +49,6 @@ class ExploreMixin(Lookups):
                 for o in s.exec(select(Organization).order_by(col(Organization.seq)))
             ]
 
-    @use_case
     def members(self, org_id: str) -> list[Obj]:
         """The organization's people with their role (owner first)."""
         with self._read() as s:
@@ -55,7 +61,6 @@ class ExploreMixin(Lookups):
             people = [{"id": p.id, "name": p.name, "role": role} for p, role in rows]
             return sorted(people, key=lambda p: p["role"] != "owner")
 
-    @use_case
     def runs(self, org_id: str) -> list[Obj]:
         """The organization's stored runs with their turns' statuses, in the order they started."""
         with self._read() as s:
@@ -79,20 +84,17 @@ class ExploreMixin(Lookups):
                 for r in runs
             ]
 
-    @use_case
     def settings_view(self, org_id: str) -> dict[str, bool]:
         """The four settings for display; changing them is the owner's alone (R15)."""
         with self._read() as s:
             return settings_of(self._org(s, org_id))
 
-    @use_case
     def graph(self, graph: str, owner: str, *, limit: int | None = None) -> Obj:
         """One graph's entities and facts, as in the state format; with `limit`, its heaviest facts only
         (and `total`, how many it holds), so a page stays fast on a large graph."""
         with self._read() as s:
             return graph_json(s, graph, owner, limit=limit)
 
-    @use_case
     def facts_table(self, org_id: str, *, person: str | None = None, limit: int | None = None) -> list[Obj]:
         """Rows for the Fact weights table: the World graph, the person's User graph, the runs' Flow graphs."""
         with self._read() as s:
@@ -106,7 +108,6 @@ class ExploreMixin(Lookups):
             facts = list(s.exec(query.limit(limit) if limit else query))
             return _rows(s, facts)
 
-    @use_case
     def fact_breakdown(self, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT) -> Obj:
         """A weight explained: each source with key, origin, reliability, contribution, repeats folded
         in, erased pointers, the weight without it, and the margin to the shortcut threshold (R22, R26)."""
@@ -139,7 +140,6 @@ class ExploreMixin(Lookups):
                 "margin": fact.weight - min_weight,
             }
 
-    @use_case
     def turn_view(self, turn_id: str) -> Obj:
         """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""
         with self._read() as s:
@@ -162,19 +162,16 @@ class ExploreMixin(Lookups):
                 "work": [{"work": w.work, "status": w.status} for w in work],
             }
 
-    @use_case
     def run_erasure_preview(self, run_id: str) -> Obj:
         """What deleting a run erases and keeps (R29)."""
         with self._read() as s:
             return run_preview(s, self._run(s, run_id))
 
-    @use_case
     def account_erasure_preview(self, person_id: str) -> Obj:
         """What deleting an account erases and keeps (R30)."""
         with self._read() as s:
             return account_preview(s, self._person(s, person_id))
 
-    @use_case
     def counts(self) -> Obj:
         """How much the database holds: for the sidebar and progress."""
         with self._read() as s:
