@@ -387,7 +387,7 @@ def b2_b5(b: Bench) -> None:
 
 
 def raw_reads(svc: MemoryService, call: str, sample: list[tuple[str, str]], *, whole: bool) -> list[float]:
-    """The service's own SQL (memory_core/probes.py) run with the driver alone: the query, or with
+    """The service's own SQL (memory_core/store/probes.py) run with the driver alone: the query, or with
     `whole` the read's every statement in its transaction. On SQLite: BEGIN IMMEDIATE, check the
     turn, query, count, COMMIT. On PostgreSQL a turn-level read is one autocommitted statement
     (probes.counted_read), so that statement."""

@@ -7,13 +7,19 @@ import json
 import sys
 from pathlib import Path
 
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
-
 from .errors import DatabaseNotEmpty, FormatError, Refusal
 from .format.checks import Scenario
 from .format.replay import EventFailed, EventResult, holds_memory, replay, replay_into
 from .format.scenario import load
-from .store.database import DatabaseUnusable, checkpoint, database_url, make_engine, shown, sqlite_file
+from .store.database import (
+    CONNECTION_ERRORS,
+    DatabaseUnusable,
+    checkpoint,
+    database_url,
+    make_engine,
+    shown,
+    sqlite_file,
+)
 from .usecases.facade import MemoryService
 
 Obj = dict[str, object]
@@ -244,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"cannot read {getattr(args, 'file', '')}: {exc.strerror}", file=sys.stderr)
         return 2
-    except (ArgumentError, NoSuchModuleError, OperationalError) as exc:
+    except CONNECTION_ERRORS as exc:
         url = shown(getattr(args, "db", None) or database_url())
         print(f"cannot use the database {url}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2

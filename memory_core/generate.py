@@ -17,11 +17,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.engine import Engine
-
 from .rules.vocabulary import WORLD_KINDS
 from .rules.weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, score
 from .store.bulk import Sink, after_bulk_load, update_by_id
+from .store.database import Engine
 from .store.models import (
     Dispute,
     Entity,

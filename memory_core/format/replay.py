@@ -8,11 +8,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlmodel import select
-
 from .. import errors as E
-from ..store.models import Organization, Person, Run
+from ..store import snapshot
 from ..store.retry import retryable, run_retrying
+from ..store.transactions import one_load_at_a_time
 from ..usecases.base import Outcome
 from ..usecases.facade import MemoryService
 from .checks import Scenario
@@ -155,15 +154,10 @@ def replay(
     return engine, None
 
 
-#: The advisory lock a load into a PostgreSQL database holds, so two loads into one empty
-#: database run one after the other (the second then finds memory there).
-LOAD_LOCK = 0x6D6C6F64
-
-
 def holds_memory(service: MemoryService) -> bool:
     """Whether the service's database holds an organization, person or run."""
     with service._read() as s:
-        return any(s.exec(select(t).limit(1)).first() is not None for t in (Organization, Person, Run))
+        return snapshot.holds_memory(s)
 
 
 def replay_into(
@@ -182,7 +176,7 @@ def replay_into(
     last: list[EventFailed] = []
 
     def attempt() -> tuple[Engine, EventResult | None, Obj]:
-        with _one_load_at_a_time(service), service.all_or_nothing() as box:
+        with one_load_at_a_time(service.engine), service.all_or_nothing() as box:
             if holds_memory(box):
                 raise E.DatabaseNotEmpty(f"{where} already holds memory; replay into an empty database")
             try:
@@ -203,29 +197,3 @@ def replay_into(
         if last and exc in (last[0].error, last[0].cause):
             raise last[0] from exc
         raise
-
-
-class _one_load_at_a_time:
-    """PostgreSQL: a session advisory lock on a connection of its own, held around the load's
-    transaction (taken before the transaction's snapshot, so the load sees what a load before it
-    committed). SQLite needs none: the load's transaction holds the write lock from its start."""
-
-    def __init__(self, service: MemoryService) -> None:
-        self.engine = service.engine
-        self.conn: Any = None
-
-    def __enter__(self) -> None:
-        if self.engine.dialect.name == "postgresql":
-            self.conn = self.engine.connect()
-            self.conn.exec_driver_sql(f"SELECT pg_advisory_lock({LOAD_LOCK})")
-            self.conn.commit()
-
-    def __exit__(self, *exc: object) -> None:
-        if self.conn is not None:
-            try:
-                self.conn.exec_driver_sql(f"SELECT pg_advisory_unlock({LOAD_LOCK})")
-                self.conn.commit()
-            except Exception:  # noqa: BLE001  (a lost connection has released its lock already)
-                pass
-            finally:
-                self.conn.close()

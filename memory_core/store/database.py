@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import SQLModel, create_engine
 
@@ -68,6 +68,10 @@ def writer(engine: Engine) -> Engine:
 #: through psycopg 3.
 SCHEMES = ("sqlite", "postgresql+psycopg")
 SUPPORTED = "sqlite:///PATH (a file), sqlite:// (in memory), postgresql+psycopg://USER@HOST:PORT/NAME"
+
+
+#: What SQLAlchemy raises for a URL it cannot use or a database it cannot reach (the CLI says so).
+CONNECTION_ERRORS = (ArgumentError, NoSuchModuleError, OperationalError)
 
 
 class DatabaseUnusable(Exception):

@@ -264,3 +264,11 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
             }
         )
     return out
+
+
+# --- statements of the turn use cases on the driver (usecases/turns.py) ---------------------
+
+SUPPORTS_OF_TURN = "SELECT id, fact_id FROM support WHERE turn_id = :t"
+MAP_COUNTERS = "SELECT kind, n FROM mapcount WHERE org_id = :o"
+LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
+TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"

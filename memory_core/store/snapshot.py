@@ -149,3 +149,8 @@ def export(s: Session) -> Obj:
         "people": {p.id: {"user": graph_json(s, "user", p.id)} for p in people},
         "runs": {r.id: run_json(s, r) for r in runs},
     }
+
+
+def holds_memory(s: Session) -> bool:
+    """Whether the database holds an organization, person or run."""
+    return any(s.exec(select(t).limit(1)).first() is not None for t in (Organization, Person, Run))

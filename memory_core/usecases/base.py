@@ -2,28 +2,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy.engine import Engine
-from sqlmodel import Session, select
-
 from .. import errors as E
-from ..store.database import driver_connection, make_engine, writer
+from ..store import queries
+from ..store.database import Engine, make_engine
 from ..store.driver import Driver
 from ..store.erasure import after_erasure, heal
 from ..store.graph import FactChange
 from ..store.lookups import Lookups
 from ..store.models import (
-    Membership,
-    NestedWork,
     Run,
     Turn,
-    UsedId,
     Workflow,
 )
+from ..store.transactions import Transactions, Tx
 
 Obj = dict[str, Any]
 
@@ -37,65 +32,28 @@ class Outcome:
 
 
 class UseCases(Lookups):
-    """The engine and the transactions every use case runs in."""
+    """The engine and the transactions every use case runs in (store/transactions.py)."""
 
-    def __init__(self, engine: Engine | None = None) -> None:
+    def __init__(self, engine: Engine | None = None, *, box: Tx | None = None) -> None:
         self.engine = engine if engine is not None else make_engine()
-        self._write = writer(self.engine)
-        self._sandbox: Session | None = None
+        self._store = Transactions(self.engine, box)
         self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
         self._erased = False  # inside one transaction: something was erased, to scrub after it
         heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
 
-    @contextmanager
-    def _tx(self) -> Iterator[Session]:
-        """One use case's transaction: committed at the end, rolled back by any error or refusal."""
-        if self._sandbox is not None:
-            with self._sandbox.begin_nested():  # a refusal rolls back this use case only
-                yield self._sandbox
-            return
-        with Session(self._write, expire_on_commit=False) as s:
-            yield s
-            s.commit()
+    @property
+    def _sandbox(self) -> Tx | None:
+        """The one transaction of a box (sandbox or all_or_nothing) every use case joins, if any."""
+        return self._store.box
 
-    @contextmanager
-    def _read(self) -> Iterator[Session]:
-        """A read-only use case: never takes a write lock."""
-        if self._sandbox is not None:
-            yield self._sandbox
-            return
-        with Session(self.engine, expire_on_commit=False) as s:
-            yield s
+    def _tx(self) -> AbstractContextManager[Tx]:
+        return self._store.tx()
 
-    @contextmanager
-    def _driver_tx(self, *, serializable: bool = False) -> Iterator[Driver]:
-        """A driver use case's transaction on the pooled connection: committed at the end, rolled back by
-        any error or refusal. SQLite takes the write lock up front (BEGIN IMMEDIATE); PostgreSQL
-        runs it READ COMMITTED, the guarded UPDATE keeping the count right."""
-        pg = self.engine.dialect.name == "postgresql"
-        if self._sandbox is not None:
-            with self._sandbox.begin_nested():
-                db = Driver(self._sandbox.connection().connection.dbapi_connection, pg)
-                try:
-                    yield db
-                finally:
-                    db.close()
-            self._sandbox.expire_all()  # rows changed under the session's objects
-            return
-        with driver_connection(self.engine) as dbapi:
-            db = Driver(dbapi, pg)
-            try:
-                if not pg:
-                    db.cur.execute("BEGIN IMMEDIATE")
-                elif serializable:  # as the ORM's writers (db.writer): concurrent teachers lose nothing
-                    db.cur.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
-                yield db
-            except BaseException:
-                db.close()
-                dbapi.rollback()
-                raise
-            db.close()
-            dbapi.commit()
+    def _read(self) -> AbstractContextManager[Tx]:
+        return self._store.read()
+
+    def _driver_tx(self, *, serializable: bool = False) -> AbstractContextManager[Driver]:
+        return self._store.driver_tx(serializable=serializable)
 
     def _scrub_after(self, detail: Obj) -> None:
         """R31, right after a deletion committed: its text leaves the files now (SQLite's checkpoint)
@@ -121,26 +79,13 @@ class UseCases(Lookups):
             )
 
     @staticmethod
-    def _role(s: Session, person_id: str, org_id: str) -> str | None:
-        m = s.get(Membership, (person_id, org_id))
-        return m.role if m else None
-
-    @staticmethod
-    def _open_work(s: Session, turn_id: str, work: str) -> NestedWork | None:
-        return s.exec(
-            select(NestedWork).where(
-                NestedWork.turn_id == turn_id, NestedWork.work == work, NestedWork.status == "open"
-            )
-        ).first()
-
-    @staticmethod
-    def _used(s: Session, kind: str, ident: str) -> None:
-        if s.get(UsedId, (kind, ident)) is not None:
+    def _used(s: Tx, kind: str, ident: str) -> None:
+        if queries.id_used(s, kind, ident):
             raise E.DuplicateId(f"the {kind} id {ident!r} is already used in this memory, perhaps by an erased {kind}")
-        s.add(UsedId(kind=kind, id=ident))
+        queries.use_id(s, kind, ident)
 
     @classmethod
-    def _step(cls, s: Session, run: Run, step: str) -> Obj:
+    def _step(cls, s: Tx, run: Run, step: str) -> Obj:
         wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
         return cls._step_of(wf.id if wf else None, wf.steps if wf else [], step)
 

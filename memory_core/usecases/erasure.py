@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-from sqlmodel import select
-
 from .. import errors as E
+from ..store import queries
 from ..store.erasure import erase_account, erase_run, erasure_status, finisher
-from ..store.models import (
-    Membership,
-)
 from .base import Obj, Outcome, UseCases
 
 
@@ -29,7 +25,7 @@ class Erasure(UseCases):
         with self._tx() as s:
             run = self._run(s, run_id)
             self._person(s, by)
-            owner = self._role(s, by, run.org_id) == "owner"
+            owner = queries.role(s, by, run.org_id) == "owner"
             if by != run.person_id and not owner:
                 raise E.NotAllowed(
                     f"only the run's person or the owner of {run.org_id!r} may delete run {run_id!r} (R29)"
@@ -44,9 +40,7 @@ class Erasure(UseCases):
         """R30: delete a person's User graph and memberships; their runs stay without them."""
         with self._tx() as s:
             person = self._person(s, person_id)
-            owned = s.exec(
-                select(Membership.org_id).where(Membership.person_id == person_id, Membership.role == "owner")
-            ).all()
+            owned = queries.owned_orgs(s, person_id)
             if owned:
                 raise E.NotAllowed(f"{person_id!r} owns {', '.join(owned)}; an owner's account cannot be deleted (R30)")
             detail = erase_account(s, person)

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlmodel import Session
-
 from ..store.erasure import after_erasure
 from ..store.retry import use_case
 from ..store.snapshot import export
@@ -36,13 +34,8 @@ class MemoryService(Turns, Reads, Corrections, Erasure, Settings, Tokens, Explor
     def sandbox(self) -> Iterator[MemoryService]:
         """A service whose use cases all happen in one transaction that is rolled back at the end:
         for what-ifs (what would this turn teach if it failed?) and previews, changing nothing."""
-        with Session(self._write, expire_on_commit=False) as s:
-            box = MemoryService(self.engine)
-            box._sandbox = s
-            try:
-                yield box
-            finally:
-                s.rollback()
+        with self._store.boxed(commit=False) as s:
+            yield MemoryService(self.engine, box=s)
 
     @contextmanager
     def all_or_nothing(self) -> Iterator[MemoryService]:
@@ -50,15 +43,9 @@ class MemoryService(Turns, Reads, Corrections, Erasure, Settings, Tokens, Explor
         and rolled back by any error in it: a replay into a database keeps all of its file or
         none of it. SQLite holds the write lock from the first statement to the commit; a
         conflict with another writer aborts the whole (the caller may run it again)."""
-        with Session(self._write, expire_on_commit=False) as s:
-            box = MemoryService(self.engine)
-            box._sandbox = s
-            try:
-                yield box
-            except BaseException:
-                s.rollback()
-                raise
-            s.commit()
+        with self._store.boxed(commit=True) as s:
+            box = MemoryService(self.engine, box=s)
+            yield box
         if box._erased:
             after_erasure(self.engine)  # what the box erased leaves the files now (R31)
 

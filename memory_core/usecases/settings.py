@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlmodel import col, select
-
 from .. import errors as E
 from ..rules.settings import SETTING_BY_NAME, settings_problem
+from ..store import queries
 from ..store.models import (
     SettingsAudit,
 )
@@ -23,7 +22,7 @@ class Settings(UseCases):
         with self._read() as s:
             org = self._org(s, org_id)
             self._person(s, by)
-            if self._role(s, by, org_id) != "owner":
+            if queries.role(s, by, org_id) != "owner":
                 raise E.NotOwner(f"only the owner of {org_id!r} reads its settings (R15)")
             return settings_of(org)
 
@@ -32,7 +31,7 @@ class Settings(UseCases):
         with self._tx() as s:
             org = self._org(s, org_id)
             self._person(s, by)
-            if self._role(s, by, org_id) != "owner":
+            if queries.role(s, by, org_id) != "owner":
                 raise E.NotOwner(f"only the owner of {org_id!r} changes its settings (R15)")
             problem = settings_problem(settings)
             if problem:
@@ -52,5 +51,5 @@ class Settings(UseCases):
     def audit(self, org_id: str) -> list[Obj]:
         """Every settings change of an organization: who, when, from, to (R15)."""
         with self._read() as s:
-            rows = s.exec(select(SettingsAudit).where(SettingsAudit.org_id == org_id).order_by(col(SettingsAudit.id)))
+            rows = queries.audit_rows(s, org_id)
             return [{"by": a.by, "at": a.at, "setting": a.setting, "from": a.old, "to": a.new} for a in rows]

@@ -6,9 +6,8 @@ import hashlib
 import secrets
 from datetime import UTC, datetime
 
-from sqlmodel import select
-
 from .. import errors as E
+from ..store import queries
 from ..store.models import ApiToken, Membership, Organization, Person
 from .base import UseCases
 
@@ -29,7 +28,7 @@ class Tokens(UseCases):
                 raise E.UnknownPerson(f"no person has the id {person!r}")
             if s.get(Membership, (person, org)) is None:
                 raise E.NotMember(f"{person!r} is not a member of {org!r}; a token speaks for a member")
-            for old in s.exec(select(ApiToken).where(ApiToken.person_id == person, ApiToken.org_id == org)):
+            for old in queries.tokens_of(s, person, org):
                 old.revoked = True
                 s.add(old)
             token = "mem_" + secrets.token_urlsafe(32)
@@ -46,7 +45,7 @@ class Tokens(UseCases):
     def token_caller(self, token: str) -> tuple[str, str] | None:
         """The (person, organization) a live token speaks for, or None."""
         with self._read() as s:
-            row = s.exec(select(ApiToken).where(ApiToken.token_hash == token_hash(token))).first()
+            row = queries.token(s, token_hash(token))
             if row is None or row.revoked:
                 return None
             return row.person_id, row.org_id
@@ -54,7 +53,7 @@ class Tokens(UseCases):
     def revoke_token(self, token: str) -> bool:
         """End a token; False when no live token matches."""
         with self._tx() as s:
-            row = s.exec(select(ApiToken).where(ApiToken.token_hash == token_hash(token))).first()
+            row = queries.token(s, token_hash(token))
             if row is None or row.revoked:
                 return False
             row.revoked = True

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 
-from sqlalchemy import func
-from sqlmodel import Session, select
-
 from .. import errors as E
 from ..rules.learning import RunFacts
 from ..rules.settings import SETTING_BY_NAME, stored_ephemeral
 from ..rules.turns import may_transition
-from ..store import probes
+from ..store import probes, queries
 from ..store import shortcuts as reads
 from ..store.erasure import erase_run
 from ..store.facts import withdraw
@@ -27,6 +24,7 @@ from ..store.models import (
     Workflow,
 )
 from ..store.teaching import teach
+from ..store.transactions import Tx
 from .base import Obj, Outcome, UseCases
 
 
@@ -36,7 +34,7 @@ class Turns(UseCases):
     def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
         """Create a checked scenario's organizations, people and workflows, in one transaction."""
         with self._tx() as s:
-            base = int(s.exec(select(func.count()).select_from(Organization)).one())
+            base = queries.count(s, Organization)
             for i, o in enumerate(organizations):
                 if s.get(Organization, o["id"]) is not None:
                     raise E.DuplicateId(f"organization {o['id']!r} already exists")
@@ -44,7 +42,7 @@ class Turns(UseCases):
                 for name, value in o.get("settings", {}).items():
                     setattr(org, SETTING_BY_NAME[name].column, value)
                 s.add(org)
-            pbase = int(s.exec(select(func.count()).select_from(Person)).one())
+            pbase = queries.count(s, Person)
             for i, p in enumerate(people):
                 if s.get(Person, p["id"]) is not None:
                     raise E.DuplicateId(f"person {p['id']!r} already exists")
@@ -75,10 +73,10 @@ class Turns(UseCases):
                 if wf is None or wf.org_id != org:
                     raise E.UnknownWorkflow(f"organization {org!r} has no workflow {workflow!r}")
             self._used(s, "run", run_id)
-            if self._role(s, person, org) is None:
+            if queries.role(s, person, org) is None:
                 raise E.NotMember(f"{person!r} is not a member of {org!r}, so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
-            seq = int(s.exec(select(func.coalesce(func.max(Run.seq), -1))).one()) + 1  # an index look-up
+            seq = queries.next_run_seq(s)
             s.add(
                 Run(
                     id=run_id,
@@ -126,12 +124,12 @@ class Turns(UseCases):
                         f"turn {replaces!r} is {old_status}; only an open or completed turn can be replaced (R3)"
                     )
                 if old_status == "completed":
-                    taught = db.rows("SELECT id, fact_id FROM support WHERE turn_id = :t", {"t": replaces})
+                    taught = db.rows(probes.SUPPORTS_OF_TURN, {"t": replaces})
                     withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes)
                 db.change(probes.TURN_REPLACED, {"t": replaces})
-            counters = dict(db.rows("SELECT kind, n FROM mapcount WHERE org_id = :o", {"o": org_id}))
+            counters = dict(db.rows(probes.MAP_COUNTERS, {"o": org_id}))
             taken = map_of(counters)
-            seq = int(db.rows("SELECT coalesce(max(seq), -1) FROM turn", {})[0][0]) + 1  # an index look-up
+            seq = int(db.rows(probes.LAST_TURN_SEQ, {})[0][0]) + 1  # an index look-up
             db.change(probes.ADD_TURN, {"t": turn_id, "seq": seq, "r": run, "map": json.dumps(taken)})
             db.change(
                 probes.ADD_RECORD,
@@ -189,7 +187,7 @@ class Turns(UseCases):
             db.change(probes.NEXT_RECORD, {"t": turn_id})
             return Outcome(detail={"record": rid})
 
-    def _add_record(self, s: Session, turn: Turn, run: Run, record: Obj) -> str:
+    def _add_record(self, s: Tx, turn: Turn, run: Run, record: Obj) -> str:
         src: str | None = record.get("source")
         if record["origin"] == "person":
             src = src or run.person_id
@@ -199,7 +197,7 @@ class Turns(UseCases):
         self._require_open(turn, run)
         nested_id = None
         if record.get("within") is not None:
-            work = self._open_work(s, turn.id, record["within"])
+            work = queries.open_work(s, turn.id, record["within"])
             if work is None:
                 raise E.NestedNotOpen(f"{record['within']!r} is not open in turn {turn.id!r} (R5)")
             nested_id = work.id
@@ -252,7 +250,7 @@ class Turns(UseCases):
         with self._tx() as s:
             turn, run = self._turn(s, turn_id)
             self._require_open(turn, run)
-            if self._open_work(s, turn_id, work) is not None:
+            if queries.open_work(s, turn_id, work) is not None:
                 raise E.NestedOpen(f"{work!r} is already open in turn {turn_id!r}; return it first (R5)")
             s.add(NestedWork(turn_id=turn_id, work=work))
             return Outcome()
@@ -262,7 +260,7 @@ class Turns(UseCases):
         with self._tx() as s:
             turn, run = self._turn(s, turn_id)
             self._require_open(turn, run)
-            nested = self._open_work(s, turn_id, work)
+            nested = queries.open_work(s, turn_id, work)
             if nested is None:
                 raise E.NestedNotOpen(f"{work!r} is not open in turn {turn_id!r} (R5)")
             nested.status = status
@@ -282,7 +280,7 @@ class Turns(UseCases):
             if "open" in nested.values():
                 raise E.NestedOpen(f"turn {turn_id!r} still holds open nested work; return it first (R5)")
             if status != "completed":
-                db.change("UPDATE turn SET status = :st WHERE id = :t", {"st": status, "t": turn_id})
+                db.change(probes.TURN_ENDED, {"st": status, "t": turn_id})
                 return Outcome(detail={"rule": "R2"})
             settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
                 surface=surface,
@@ -320,10 +318,8 @@ class Turns(UseCases):
             if run.ended:
                 raise E.RunEnded(f"run {run_id!r} has already ended (R17)")
             cancelled = []
-            for turn in s.exec(select(Turn).where(Turn.run_id == run_id, Turn.status == "open")):
-                for work in s.exec(
-                    select(NestedWork).where(NestedWork.turn_id == turn.id, NestedWork.status == "open")
-                ):
+            for turn in queries.open_turns(s, run_id):
+                for work in queries.open_works(s, turn.id):
                     work.status = "cancelled"
                     s.add(work)
                 turn.status = "cancelled"
