@@ -29,11 +29,12 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
-from memory_core import MemoryService, make_engine, probes  # noqa: E402
-from memory_core.db import checkpoint  # noqa: E402
-from memory_core.driver import for_driver  # noqa: E402
+from memory_core import MemoryService, make_engine  # noqa: E402
 from memory_core.generate import generate  # noqa: E402
-from memory_core.rules import name_key  # noqa: E402
+from memory_core.rules.keys import name_key  # noqa: E402
+from memory_core.store import probes  # noqa: E402
+from memory_core.store.database import checkpoint  # noqa: E402
+from memory_core.store.driver import for_driver  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results.json"
 SIZES = {
@@ -386,7 +387,7 @@ def b2_b5(b: Bench) -> None:
 
 
 def raw_reads(svc: MemoryService, call: str, sample: list[tuple[str, str]], *, whole: bool) -> list[float]:
-    """The service's own SQL (memory_core/probes.py) run with the driver alone: the query, or with
+    """The service's own SQL (memory_core/store/probes.py) run with the driver alone: the query, or with
     `whole` the read's every statement in its transaction. On SQLite: BEGIN IMMEDIATE, check the
     turn, query, count, COMMIT. On PostgreSQL a turn-level read is one autocommitted statement
     (probes.counted_read), so that statement."""
@@ -512,7 +513,7 @@ def b6(b: Bench) -> None:
     for page in ("graphs", "weights"):
         base, value = render(demo, page), render(big, page)
         b.record("B6", f"{page} page render s at {facts:,} facts", value, base, "< 3 s", value < 3)
-    from memory_core import notebook as nbk
+    from memory_core.views import notebook as nbk
 
     nb = nbk.new(json.loads((ROOT / "sample_data" / "learn_from_users.json").read_text()))
     times = []

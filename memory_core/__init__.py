@@ -4,11 +4,13 @@ The public API: `MemoryService` (the only door to memory), the event `Engine` an
 the scenario format (`parse`, `load`, `Scenario`), and the errors.
 """
 
-from .db import database_url, make_engine
-from .engine import Engine, EventResult, replay
 from .errors import FormatError, MemoryCoreError, Refusal
-from .scenario import Scenario, load, parse
-from .service import MemoryService, Outcome
+from .format.checks import Scenario
+from .format.replay import Engine, EventResult, replay
+from .format.scenario import load, parse
+from .store.database import database_url, make_engine
+from .usecases.base import Outcome
+from .usecases.facade import MemoryService
 
 __all__ = [
     "Engine",

@@ -7,13 +7,20 @@ import json
 import sys
 from pathlib import Path
 
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
-
-from .db import DatabaseUnusable, checkpoint, database_url, make_engine, shown, sqlite_file
-from .engine import EventFailed, EventResult, holds_memory, replay, replay_into
 from .errors import DatabaseNotEmpty, FormatError, Refusal
-from .scenario import Scenario, load
-from .service import MemoryService
+from .format.checks import Scenario
+from .format.replay import EventFailed, EventResult, holds_memory, replay, replay_into
+from .format.scenario import load
+from .store.database import (
+    CONNECTION_ERRORS,
+    DatabaseUnusable,
+    checkpoint,
+    database_url,
+    make_engine,
+    shown,
+    sqlite_file,
+)
+from .usecases.facade import MemoryService
 
 Obj = dict[str, object]
 
@@ -139,8 +146,8 @@ def cmd_state(args: argparse.Namespace) -> int:
 
 def cmd_db(args: argparse.Namespace) -> int:
     """`db upgrade` brings a database's schema to the newest migration; `db current` says where it is."""
-    from .db import scrub
-    from .migrate import current, head, upgrade
+    from .store.database import scrub
+    from .store.migrate import current, head, upgrade
 
     url = args.db or database_url()
     engine = make_engine(url, create=False, existing=args.action != "upgrade")  # only upgrade creates
@@ -254,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as exc:
         print(f"cannot read {getattr(args, 'file', '')}: {exc.strerror}", file=sys.stderr)
         return 2
-    except (ArgumentError, NoSuchModuleError, OperationalError) as exc:
+    except CONNECTION_ERRORS as exc:
         url = shown(getattr(args, "db", None) or database_url())
         print(f"cannot use the database {url}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2

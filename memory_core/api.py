@@ -26,9 +26,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import errors as E
 from .errors import FormatError
-from .rules import SETTINGS, settings_problem
-from .scenario import decode
-from .service import MemoryService
+from .format.scenario import decode
+from .rules.settings import SETTINGS, settings_problem
+from .usecases.facade import MemoryService
 
 EXAMPLE = '{"workflow": {"LearnFromUsers": false}}'
 

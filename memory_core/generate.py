@@ -17,10 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, insert, update
-from sqlalchemy.engine import Engine
-
-from .models import (
+from .rules.vocabulary import WORLD_KINDS
+from .rules.weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, score
+from .store.bulk import Sink, after_bulk_load, update_by_id
+from .store.database import Engine
+from .store.models import (
     Dispute,
     Entity,
     Fact,
@@ -34,10 +35,7 @@ from .models import (
     Turn,
     UsedId,
 )
-from .rules import WORLD_KINDS
-from .weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, score
 
-CHUNK = 5000
 PARTS = {
     "person": (
         ["Ada", "Ben", "Chloe", "Dev", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Luis"],
@@ -60,6 +58,8 @@ PARTS = {
         ["strategy", "maintenance", "design", "sourcing", "pricing", "warehousing"],
     ),
 }
+
+
 RELATIONS = {
     "person": [("works_at", "organization"), ("lives_in", "place"), ("speaks_at", "event"), ("champions", "idea")],
     "organization": [
@@ -73,6 +73,8 @@ RELATIONS = {
     "event": [("held_in", "place"), ("about", "idea")],
     "idea": [("related_to", "idea"), ("proposed_by", "person")],
 }
+
+
 ORIGIN_MIX = [("web", 0.45), ("document", 0.2), ("tool", 0.15), ("person", 0.1), ("model", 0.1)]
 
 
@@ -87,29 +89,6 @@ class FactAcc:
     best: dict[tuple[str, str], float] = field(default_factory=dict)
     disputes: list[float] = field(default_factory=list)
     active: bool = False
-
-
-ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute, MapCount)
-
-
-class Sink:
-    """Streams rows to the database in chunks; a flush writes every table in foreign-key order."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.rows: dict[Any, list[dict[str, Any]]] = {t: [] for t in ORDER}
-
-    def add(self, table: Any, row: dict[str, Any]) -> None:
-        self.rows[table].append(row)
-        if len(self.rows[table]) >= CHUNK:
-            self.flush()
-
-    def flush(self, table: Any = None) -> None:
-        with self.engine.begin() as conn:
-            for t in ORDER:
-                if self.rows[t]:
-                    conn.execute(insert(t.__table__), self.rows[t])  # type: ignore[union-attr]
-                    self.rows[t] = []
 
 
 def _skewed(rnd: random.Random, n: int) -> int:
@@ -302,8 +281,8 @@ def generate(
     for kind, n in [*kinds.items(), ("", world_active)]:
         sink.add(MapCount, {"org_id": org, "kind": kind, "n": n})
     sink.flush()
-    _update(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
-    _after_bulk_load(engine)
+    update_by_id(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
+    after_bulk_load(engine)
     return {
         "supports": written,
         "world_facts": len(facts),
@@ -328,14 +307,14 @@ def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> dict[int, i
         if acc.active:
             for eid in (acc.subject, acc.obj):
                 active[eid] = active.get(eid, 0) + 1
-    _update(engine, Fact, "fid", scores)
+    update_by_id(engine, Fact, "fid", scores)
     return active
 
 
 def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
     """Score one run's Flow facts, set their entities' counts, and forget them (memory stays flat)."""
     active = _score_facts(engine, sink, list(flow_facts.values()))
-    _update(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active.items()])
+    update_by_id(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active.items()])
     n = len(flow_facts)
     flow_facts.clear()
     return n
@@ -408,32 +387,6 @@ def _new_fact(sink: Sink, next_id: dict, graph: str, owner: str, subject: int, r
         },
     )
     return acc
-
-
-def _update(engine: Engine, model: Any, id_key: str, rows: list[dict[str, Any]]) -> None:
-    """Set columns of many rows by id, in chunks (the final weights, the map's counts)."""
-    if not rows:
-        return
-    table = model.__table__
-    values: dict[str, Any] = {k: bindparam(k) for k in rows[0] if k != id_key}
-    stmt = update(table).where(table.c.id == bindparam(id_key)).values(values)
-    with engine.begin() as conn:
-        for i in range(0, len(rows), CHUNK):
-            conn.execute(stmt, rows[i : i + CHUNK])
-
-
-def _after_bulk_load(engine: Engine) -> None:
-    """PostgreSQL's id sequences continue after the ids written here, and its planner learns the
-    tables' new sizes (ANALYZE) now, not when autovacuum next looks: with the statistics of empty
-    tables it walked a whole graph's entities to find a turn's few by name (issue #8, B1)."""
-    if engine.dialect.name != "postgresql":
-        return
-    with engine.begin() as conn:
-        for table in ("entity", "fact", "support", "dispute"):
-            conn.exec_driver_sql(
-                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE((SELECT MAX(id) FROM {table}), 1))"
-            )
-        conn.exec_driver_sql("ANALYZE")
 
 
 _shown = {"percent": -1}

@@ -20,9 +20,9 @@ from typing import Any
 import streamlit as st
 
 from memory_core import MemoryCoreError, MemoryService, database_url, make_engine
-from memory_core import notebook as nbk
-from memory_core.rules import RULE_TEXT
-from memory_core.viz import inert
+from memory_core.rules.wording import RULE_TEXT
+from memory_core.views import notebook as nbk
+from memory_core.views.viz import inert
 
 MAIN = "main"
 NOTEBOOK = "notebook"

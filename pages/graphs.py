@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from memory_core import viz
-from memory_core.rules import possessive
+from memory_core.rules.wording import possessive
+from memory_core.views import viz
 from pages._ui import guard, notebook, page
 
 LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6)

@@ -10,10 +10,12 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import FormatError
-from memory_core import notebook as nbk
-from memory_core.rules import GRAPHS, READ_CALLS, SETTINGS, SURFACES, TURN_END_STATUSES, WORLD_KINDS
-from memory_core.scenario import EVENT_KINDS, decode
-from memory_core.weights import ORIGINS
+from memory_core.format.checks import EVENT_KINDS
+from memory_core.format.scenario import decode
+from memory_core.rules.settings import SETTINGS
+from memory_core.rules.vocabulary import GRAPHS, READ_CALLS, SURFACES, TURN_END_STATUSES, WORLD_KINDS
+from memory_core.rules.weights import ORIGINS
+from memory_core.views import notebook as nbk
 from pages._ui import NOTEBOOK, guard, inert, notebook, rule_text, use_memory
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from memory_core import notebook as nbk
-from memory_core.rules import SETTINGS
+from memory_core.rules.settings import SETTINGS
+from memory_core.views import notebook as nbk
 from pages._ui import NOTEBOOK, context, guard, inert, need_org, use_memory
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from memory_core import rulebook
-from memory_core.rulebook import Rule
+from memory_core.views import rulebook
+from memory_core.views.rulebook import Rule
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 

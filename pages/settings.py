@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from memory_core import whatif
-from memory_core.rules import SETTINGS
+from memory_core.rules.settings import SETTINGS
+from memory_core.views import whatif
 from pages._ui import guard, inert, note_change, notebook, on_off, page
 
 ctx, org = page("Settings")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from memory_core.rules import DEFAULT_MIN_WEIGHT, possessive
+from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
+from memory_core.rules.wording import possessive
 from pages._ui import guard, inert, page
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)

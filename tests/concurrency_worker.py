@@ -14,10 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 from memory_core import MemoryService, make_engine
-from memory_core.engine import HANDLERS
 from memory_core.errors import Refusal
-from memory_core.rules import SETTINGS as RULE_SETTINGS
-from memory_core.scenario import event as check_event
+from memory_core.format.checks import event as check_event
+from memory_core.format.replay import HANDLERS
+from memory_core.rules.settings import SETTINGS as RULE_SETTINGS
 
 Obj = dict[str, Any]
 WORKERS, CALLS = 4, 6  # processes, and calls each makes of each use case

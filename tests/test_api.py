@@ -163,7 +163,7 @@ def test_routes_are_sync_and_the_body_schema_comes_from_the_settings_table(clien
     """Blocking database calls run in the thread pool (sync routes); the schema is the model's."""
     from fastapi.routing import APIRoute
 
-    from memory_core.rules import SETTINGS
+    from memory_core.rules.settings import SETTINGS
 
     routes = [r for r in client.app.routes if isinstance(r, APIRoute)]
     assert {m for r in routes for m in r.methods} == {"GET", "PATCH"}

@@ -22,12 +22,13 @@ from helpers import CEO, FOUNDED, HQ, LIVES, end, open_turn, rec, scenario, star
 from sqlalchemy import text
 from sqlmodel import SQLModel
 
-from memory_core import MemoryService, load, make_engine, parse, probes, replay
-from memory_core import db as db_module
-from memory_core import teaching as teaching_module
-from memory_core.db import WAL_PAGES, driver_connection, statement_driver
+from memory_core import MemoryService, load, make_engine, parse, replay
 from memory_core.errors import Refusal
-from memory_core.migrate import current, head
+from memory_core.store import database as db_module
+from memory_core.store import probes
+from memory_core.store import teaching as teaching_module
+from memory_core.store.database import WAL_PAGES, driver_connection, statement_driver
+from memory_core.store.migrate import current, head
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_server = pytest.mark.skipif(not SERVER, reason="needs PostgreSQL (make test runs the suite on it too)")

@@ -11,7 +11,8 @@ import json
 import re
 from pathlib import Path
 
-from memory_core import MemoryService, make_engine, parse, replay, rulebook
+from memory_core import MemoryService, make_engine, parse, replay
+from memory_core.views import rulebook
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -108,7 +109,9 @@ def test_formats_example_replays_to_the_state_shown():
 
 
 def test_formats_name_every_event_and_refusal_the_code_knows():
-    from memory_core.scenario import EVENT_KINDS, MAX_DEPTH, MAX_INTEGER, MAX_NAME
+    from memory_core.format.checks import EVENT_KINDS
+    from memory_core.format.fields import MAX_INTEGER, MAX_NAME
+    from memory_core.format.scenario import MAX_DEPTH
 
     text = (DOCS / "formats.md").read_text(encoding="utf-8")
     for do in EVENT_KINDS:

@@ -14,9 +14,9 @@ from sqlalchemy import select
 from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine, parse, replay
-from memory_core import db as db_module
-from memory_core import service as service_module
-from memory_core.db import TEXT_TABLES, scrub
+from memory_core.store import database as db_module
+from memory_core.store.database import TEXT_TABLES, scrub
+from memory_core.usecases import base as use_case_base
 
 BASE_PEOPLE = BASE["people"]
 SECRET = "Globex quietly moved to Shelbyville in 2031"
@@ -166,9 +166,9 @@ def test_r31_erased_text_is_in_no_table_on_this_backend():
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
 def test_r31_postgresql_db_scrub_by_hand_leaves_erased_text_in_no_file_or_statistics(monkeypatch):
-    """`db scrub` (db.scrub) alone, the product's own scrub after the deletion switched off."""
+    """`db scrub` (store.database.scrub) alone, the product's own scrub after the deletion switched off."""
     svc = _pg_taught_and_analyzed()
-    monkeypatch.setattr(service_module, "after_erasure", lambda engine: False)
+    monkeypatch.setattr(use_case_base, "after_erasure", lambda engine: False)
     svc.delete_run("r1", by="dana")
     stats, files = _pg_dump_everything(svc)
     assert SECRET in stats and svc.erasure_status()["pending"] == 1  # control: nothing scrubbed yet
@@ -303,8 +303,8 @@ _REPEATED = [start(), open_turn("t1", request=SECRET), rec("t1", _REC3), rec("t1
 
 _KILLED_DELETION = """
 import json, os, signal, sys
-import memory_core.db as D
-import memory_core.service as S
+import memory_core.store.database as D
+import memory_core.usecases.base as S
 from memory_core import MemoryService, make_engine, parse, replay
 
 def die(*_a, **_k):

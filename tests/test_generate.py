@@ -8,8 +8,8 @@ from sqlmodel import Session
 
 from memory_core import MemoryService, make_engine
 from memory_core.generate import generate
-from memory_core.graph import counted_map, map_counts
-from memory_core.weights import score
+from memory_core.rules.weights import score
+from memory_core.store.graph import counted_map, map_counts
 
 
 def _engine(tmp_path, name):

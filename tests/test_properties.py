@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from sqlmodel import Session
 
 from memory_core import parse, replay
-from memory_core.graph import counted_map, map_counts
+from memory_core.store.graph import counted_map, map_counts
 
 CLAIMS = [HQ, CEO, LIKES, PREFERS]
 RELIABILITY = {"web": 0.6, "tool": 0.9, "document": 0.75}

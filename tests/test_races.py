@@ -18,9 +18,9 @@ from sqlalchemy.exc import DBAPIError
 from sqlmodel import Session
 
 from memory_core import MemoryService, make_engine, parse, replay
-from memory_core import retry as retry_module
-from memory_core.models import UsedId
-from memory_core.retry import is_use_case, retryable, use_case
+from memory_core.store import retry as retry_module
+from memory_core.store.models import UsedId
+from memory_core.store.retry import is_use_case, retryable, use_case
 
 needs_server = pytest.mark.skipif(not SERVER, reason="needs PostgreSQL (make test runs the suite on it too)")
 

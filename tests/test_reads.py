@@ -3,7 +3,7 @@
 import pytest
 from helpers import HQ, HQ_REF, claim, end, entity, open_turn, rec, run, start, taught_turn, web, world
 
-from memory_core.rules import map_paragraph
+from memory_core.rules.wording import map_paragraph
 
 
 def read(turn, call, args, **extra):

@@ -7,7 +7,7 @@ import pytest
 from helpers import HQ, scenario, start, taught_turn, web
 
 from memory_core import FormatError, parse
-from memory_core.scenario import to_json
+from memory_core.format.scenario import to_json
 
 GOOD = scenario([start(), *taught_turn("t1", web("https://a.example/", HQ))])
 
@@ -224,7 +224,7 @@ def test_memory_probes_fit_a_four_byte_column(probes, ok):
 
 
 def test_check_of_a_document_refuses_non_finite_and_huge_numbers_at_their_path():
-    from memory_core.scenario import check
+    from memory_core.format.checks import check
 
     for value in (float("nan"), float("inf"), 10**400):
         doc = copy.deepcopy(GOOD)
@@ -235,7 +235,7 @@ def test_check_of_a_document_refuses_non_finite_and_huge_numbers_at_their_path()
 
 @pytest.mark.parametrize("depth", [990, 5_000, 200_000])
 def test_deep_nesting_is_refused_at_the_line_and_column_where_the_limit_is_passed(depth):
-    from memory_core.scenario import MAX_DEPTH
+    from memory_core.format.scenario import MAX_DEPTH
 
     text, where = with_text(lambda d, t: d["events"][0].update(note=t), "[" * depth + "]" * depth)
     line, column = where.removeprefix("line ").removesuffix(": ").split(", column ")
@@ -247,7 +247,7 @@ def test_deep_nesting_is_refused_at_the_line_and_column_where_the_limit_is_passe
 
 
 def test_nesting_up_to_the_limit_is_read():
-    from memory_core.scenario import MAX_DEPTH
+    from memory_core.format.scenario import MAX_DEPTH
 
     inner = MAX_DEPTH - 3
     args = {"X": json.loads("[" * (inner - 1) + "]" * (inner - 1))}  # set_settings values are run-time refusals
@@ -305,7 +305,7 @@ BAD_TEXTS = [
 
 @pytest.mark.parametrize(("text", "expected"), BAD_TEXTS)
 def test_notebook_upload_refuses_what_replay_refuses_with_the_same_message(text, expected, tmp_path, monkeypatch):
-    from memory_core import notebook
+    from memory_core.views import notebook
 
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path / "nb"))
     assert error_of(text).startswith(expected)
@@ -317,7 +317,7 @@ def test_notebook_upload_refuses_what_replay_refuses_with_the_same_message(text,
 
 
 def test_notebook_upload_of_a_good_file(tmp_path, monkeypatch):
-    from memory_core import notebook
+    from memory_core.views import notebook
 
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path / "nb"))
     nb = notebook.load_text(GOOD_TEXT.encode("utf-8"))

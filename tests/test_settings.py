@@ -5,7 +5,7 @@ from helpers import HQ, end, open_turn, rec, run, start, taught_turn, web, world
 
 from memory_core import errors as E
 from memory_core import parse
-from memory_core.engine import Engine
+from memory_core.format.replay import Engine
 
 
 def setting(by, **values):

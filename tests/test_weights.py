@@ -5,7 +5,7 @@ import math
 import pytest
 from helpers import HQ, HQ_REF, end, open_turn, rec, run, start, taught_turn, web, world
 
-from memory_core import weights as W
+from memory_core.rules import weights as W
 
 
 def test_r26_worked_examples():

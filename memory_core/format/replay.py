@@ -1,0 +1,199 @@
+"""The event engine: applies scenario events to the service. The replay command and the
+dashboard's notebook share it, so a notebook and a replay of its file end in the same state."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import errors as E
+from ..store import snapshot
+from ..store.retry import retryable, run_retrying
+from ..store.transactions import one_load_at_a_time
+from ..usecases.base import Outcome
+from ..usecases.facade import MemoryService
+from .checks import Scenario
+
+Obj = dict[str, Any]
+
+
+class EventFailed(Exception):
+    """An error no check could foresee (a disk full, a lost server) while an event ran; `index` is
+    None for the scenario's setup (organizations, people, workflows)."""
+
+    def __init__(self, index: int | None, do: str, error: BaseException) -> None:
+        cause = error
+        while cause.__context__ is not None:  # the first error, not one met while undoing it (a
+            cause = cause.__context__  # savepoint SQLite dropped when a disk full rolled all back)
+        where = f"events[{index}] ({do})" if index is not None else "the setup (organizations, people, workflows)"
+        first = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
+        super().__init__(f"{where} failed: {first}")
+        self.index, self.do, self.cause, self.error = index, do, cause, error
+
+
+@dataclass
+class EventResult:
+    """One event's fate: applied with its outcome, or refused with the reason and a sentence."""
+
+    index: int
+    do: str
+    outcome: Outcome | None = None
+    reason: str | None = None
+    message: str | None = None
+
+    @property
+    def refused(self) -> bool:
+        return self.reason is not None
+
+
+def _start_run(svc: MemoryService, e: Obj) -> Outcome:
+    return svc.start_run(
+        e["run"],
+        org=e["org"],
+        person=e["person"],
+        workflow=e.get("workflow"),
+        surface=e.get("surface", "workflow"),
+        ephemeral=e.get("ephemeral", False),
+    )
+
+
+HANDLERS: dict[str, Callable[[MemoryService, Obj], Outcome]] = {
+    "start_run": _start_run,
+    "open_turn": lambda svc, e: svc.open_turn(
+        e["turn"], run=e["run"], request=e["request"], replaces=e.get("replaces")
+    ),
+    "record": lambda svc, e: svc.record(e["turn"], record=e["record"]),
+    "step": lambda svc, e: svc.run_step(e["turn"], step=e["step"], record=e.get("record")),
+    "call": lambda svc, e: svc.call(e["turn"], work=e["work"]),
+    "return": lambda svc, e: svc.return_work(e["turn"], work=e["work"], status=e["status"]),
+    "read": lambda svc, e: svc.read(
+        e["turn"], call=e["call"], args=e["args"], within=e.get("within"), step=e.get("step")
+    ),
+    "end_turn": lambda svc, e: svc.end_turn(e["turn"], status=e["status"]),
+    "end_run": lambda svc, e: svc.end_run(e["run"]),
+    "delete_run": lambda svc, e: svc.delete_run(e["run"], by=e["by"]),
+    "delete_account": lambda svc, e: svc.delete_account(e["person"]),
+    "set_settings": lambda svc, e: svc.set_settings(e["org"], by=e["by"], settings=e["settings"]),
+    "dispute": lambda svc, e: svc.dispute(org=e["org"], by=e["by"], fact=e["fact"], graph=e.get("graph", "world")),
+    "retract": lambda svc, e: svc.retract(org=e["org"], by=e["by"], fact=e["fact"], graph=e.get("graph", "world")),
+}
+
+
+@dataclass
+class Engine:
+    """Runs checked events in order against one memory, keeping the replay's two logs."""
+
+    service: MemoryService
+    reads: list[Obj] = field(default_factory=list)
+    refused: list[Obj] = field(default_factory=list)
+
+    def setup(self, scenario: Scenario) -> None:
+        """Create the scenario's organizations, people and workflows."""
+        self.service.load_setup(
+            organizations=scenario.organizations, people=scenario.people, workflows=scenario.workflows
+        )
+
+    def apply(self, index: int, event: Obj) -> EventResult:
+        """Apply one checked event; a refusal changes nothing and is logged."""
+        result = EventResult(index=index, do=event["do"])
+        try:
+            result.outcome = HANDLERS[event["do"]](self.service, event)
+        except E.Refusal as refusal:
+            result.reason, result.message = refusal.reason, refusal.message
+            self.refused.append(
+                {"event": index, "do": event["do"], "reason": refusal.reason, "message": refusal.message}
+            )
+        if event["do"] == "read":
+            answered = result.outcome.detail["result"] if result.outcome is not None else None
+            self.reads.append(
+                {
+                    "event": index,
+                    "turn": event["turn"],
+                    "call": event["call"],
+                    "args": copy.deepcopy(event["args_given"]),
+                    "outcome": result.reason or "ok",
+                    "result": answered,
+                }
+            )
+        return result
+
+    def state(self) -> Obj:
+        """The memory as `memory-state/1`, with this replay's reads and refusals."""
+        return {
+            **self.service.export_state(),
+            "reads": copy.deepcopy(self.reads),
+            "refused": copy.deepcopy(self.refused),
+        }
+
+
+def replay(
+    scenario: Scenario,
+    service: MemoryService,
+    *,
+    strict: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Engine, EventResult | None]:
+    """Run a whole scenario; with `strict`, stop at the first refusal and return it."""
+    engine = Engine(service)
+    try:
+        engine.setup(scenario)
+    except Exception as exc:
+        raise EventFailed(None, "setup", exc) from exc
+    total = len(scenario.events)
+    for i, event in enumerate(scenario.events):
+        try:
+            result = engine.apply(i, event)
+        except Exception as exc:
+            raise EventFailed(i, event["do"], exc) from exc
+        if progress:
+            progress(i + 1, total)
+        if strict and result.refused:
+            return engine, result
+    return engine, None
+
+
+def holds_memory(service: MemoryService) -> bool:
+    """Whether the service's database holds an organization, person or run."""
+    with service._read() as s:
+        return snapshot.holds_memory(s)
+
+
+def replay_into(
+    scenario: Scenario,
+    service: MemoryService,
+    *,
+    where: str,
+    strict: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[Engine, EventResult | None, Obj]:
+    """Replay a whole scenario into a database that holds no memory (`where` names it in
+    messages), all or nothing: one transaction, committed once the last event ran, so an error
+    while events run (EventFailed) leaves the database as it was. Two loads into one empty database
+    at once run one after the other (SQLite: the write lock; PostgreSQL: an advisory lock), and the
+    second finds memory there (DatabaseNotEmpty). Returns the engine, the strict stop, and the state."""
+    last: list[EventFailed] = []
+
+    def attempt() -> tuple[Engine, EventResult | None, Obj]:
+        with one_load_at_a_time(service.engine), service.all_or_nothing() as box:
+            if holds_memory(box):
+                raise E.DatabaseNotEmpty(f"{where} already holds memory; replay into an empty database")
+            try:
+                engine, stopped = replay(scenario, box, strict=strict, progress=progress)
+            except EventFailed as failed:
+                conflict = next((e for e in (failed.error, failed.cause) if retryable(e)), None)
+                if conflict is not None:  # lost a race with another writer: the whole again
+                    last[:] = [failed]
+                    raise conflict from failed
+                raise
+            state = engine.state()
+        engine.service = service  # the box is closed; later reads go to the database itself
+        return engine, stopped, state
+
+    try:
+        return run_retrying(attempt)
+    except Exception as exc:
+        if last and exc in (last[0].error, last[0].cause):
+            raise last[0] from exc
+        raise

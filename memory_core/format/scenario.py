@@ -1,0 +1,205 @@
+"""Reading and writing `memory-scenario/1`: strict JSON in, a checked Scenario out, and back to JSON."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+from ..errors import FormatError
+from .checks import FORMAT, Scenario, check
+
+Obj = dict[str, Any]
+
+
+#: JSON nested deeper than this is refused before it is decoded. The format's deepest place
+#: (`events[i].request.claims[j].subject.aliases[k]`) is 8 levels down.
+MAX_DEPTH = 64
+
+
+class _Refused(Exception):
+    """A hook of the JSON decoder met something the format refuses; its place is found afterwards."""
+
+
+def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen = dict(pairs)
+    if len(seen) != len(pairs):
+        raise _Refused
+    return seen
+
+
+def _no_constant(name: str) -> Any:
+    raise _Refused
+
+
+def _integer(literal: str) -> int:
+    if len(literal) > 310:  # more digits than any finite number has (and than int() converts)
+        raise _Refused
+    value = int(literal)
+    if abs(value) > _LARGEST:
+        raise _Refused
+    return value
+
+
+def _float(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _Refused
+    return value
+
+
+_LARGEST = int(sys.float_info.max)
+
+
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+
+
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+_TOKEN = re.compile(
+    r'[ \t\r\n]*(?:(?P<text>"[^"\\]*(?:\\.[^"\\]*)*")|(?P<open>[\[{])|(?P<close>[\]}])|(?P<word>-?[A-Za-z]+)'
+    r"|(?P<number>-?[0-9][0-9.eE+-]*)|[,:])",
+    re.S,
+)
+
+
+_COLON = re.compile(r"[ \t\r\n]*:")
+
+
+def _deepest(source: str) -> int:
+    """How deep the text's brackets nest outside its strings (fast: no Python loop per character)."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", source))
+    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
+
+
+def _problems(source: str) -> Iterator[tuple[int, str]]:
+    """Where the text passes the depth limit, holds NaN or Infinity, a number too large to be
+    one, or a key repeated in one object: (offset, problem), in the order of the text."""
+    keys: list[set[str] | None] = []  # one an open object (its keys so far) or list (None)
+    pos = 0
+    while (m := _TOKEN.match(source, pos)) is not None and m.end() > pos:
+        pos = m.end()
+        kind = m.lastgroup
+        if kind is None:
+            continue
+        token, at = m.group(kind), m.start(kind)
+        if kind == "open":
+            if len(keys) >= MAX_DEPTH:
+                yield at, f"nested more than {MAX_DEPTH} levels deep; the format needs far fewer"
+                return
+            keys.append(set() if token == "{" else None)
+        elif kind == "close" and keys:
+            keys.pop()
+        elif kind == "text" and keys and keys[-1] is not None and _COLON.match(source, pos):
+            try:
+                key = json.loads(token)
+            except json.JSONDecodeError:
+                return  # bad JSON here: the decoder names it
+            if key in keys[-1]:
+                yield at, f"the key {key!r} appears twice in one object; a typo never passes silently"
+            keys[-1].add(key)
+        elif kind == "word" and token in ("NaN", "Infinity", "-Infinity"):
+            yield at, f"{token} is not a number in JSON; numbers are finite"
+        elif kind == "number":
+            try:
+                _float(token) if any(c in token for c in ".eE") else _integer(token)
+            except (_Refused, ValueError):
+                yield at, "this number is too large (numbers are finite, at most about 1.8e308)"
+
+
+def _at(source: str, offset: int, problem: str) -> FormatError:
+    line = source.count("\n", 0, offset) + 1
+    column = offset - source.rfind("\n", 0, offset)
+    return FormatError(f"line {line}, column {column}", problem)
+
+
+def decode(source: str | bytes) -> Any:
+    """The JSON value of a scenario's text, as the format reads it: UTF-8, nested at most
+    MAX_DEPTH levels, finite numbers only (no NaN or Infinity), no key twice in one object.
+    A problem is a FormatError naming its line and column (for bad UTF-8, its byte)."""
+    if isinstance(source, bytes):
+        try:
+            source = source.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FormatError(f"byte {exc.start}", "not UTF-8 text") from None
+    end = len(source)
+    if _deepest(source) > MAX_DEPTH:
+        # Decode only what comes before the first problem, so that Python's own recursion
+        # never runs out and a JSON error earlier in the text is still the one reported.
+        end = next(_problems(source), (end, ""))[0]
+    try:
+        data = json.loads(
+            source[:end],
+            object_pairs_hook=_no_duplicate_keys,
+            parse_constant=_no_constant,
+            parse_int=_integer,
+            parse_float=_float,
+        )
+    except json.JSONDecodeError as exc:
+        if exc.pos < end or end == len(source):
+            raise _at(source, exc.pos, f"not valid JSON: {exc.msg}") from None
+    except (_Refused, RecursionError):
+        pass
+    else:
+        if end == len(source):
+            return data
+    found = next(_problems(source), None)
+    if found is None:  # not expected: the scan and the decoder disagree
+        raise FormatError("", f"nested too deeply or holding a number the format refuses (at most {MAX_DEPTH} levels)")
+    raise _at(source, *found)
+
+
+def parse(source: str | bytes) -> Scenario:
+    """Parse and check scenario text; bad JSON names its line and column, bad UTF-8 its byte,
+    the rest its JSON path."""
+    return check(decode(source))
+
+
+def load(path: str) -> Scenario:
+    """Read and check a scenario file."""
+    with open(path, "rb") as fh:
+        return parse(fh.read())
+
+
+def to_json(scenario: Scenario) -> Obj:
+    """The scenario as a `memory-scenario/1` document (what the notebook downloads)."""
+    return {
+        "format": FORMAT,
+        "title": scenario.title,
+        "description": scenario.description,
+        "organizations": scenario.organizations,
+        "people": scenario.people,
+        "workflows": [_workflow_json(w) for w in scenario.workflows],
+        "events": [_event_json(e) for e in scenario.events],
+    }
+
+
+def _workflow_json(w: Obj) -> Obj:
+    out: Obj = {"id": w["id"], "org": w["org"]}
+    if w["memory_probes"] is not None:
+        out["budget"] = {"MemoryProbes": w["memory_probes"]}
+    out["steps"] = [{k: v for k, v in s.items() if v is not None} for s in w["steps"]]
+    return out
+
+
+def _event_json(e: Obj) -> Obj:
+    """An event back in file form: record fields flattened, defaults left out where absent."""
+    out = {k: v for k, v in e.items() if k not in ("record", "args", "args_given") and v is not None}
+    if e["do"] == "read":
+        out["args"] = e["args_given"]
+    if e["do"] == "record":
+        out.update({k: v for k, v in e["record"].items() if v is not None})
+    elif e["do"] == "step" and e.get("record") is not None:
+        out["record"] = {k: v for k, v in e["record"].items() if v is not None and k != "within"}
+    if e["do"] == "open_turn":
+        req = e["request"]
+        out["request"] = {"text": req["text"], "claims": req["claims"]} if req["claims"] else req["text"]
+    return out

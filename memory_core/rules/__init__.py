@@ -1,0 +1,1 @@
+"""Pure decisions of the memory rules, each citing its number: no clock, no session, no mutation."""

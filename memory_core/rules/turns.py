@@ -1,0 +1,13 @@
+"""The turn state machine (R1 to R3): which transitions a turn may make."""
+
+from __future__ import annotations
+
+_TRANSITIONS = {
+    "open": {"completed", "failed", "cancelled", "replaced"},
+    "completed": {"replaced"},
+}
+
+
+def may_transition(current: str, new: str) -> bool:
+    """The turn state machine: open to an end, open or completed to replaced, nothing else."""
+    return new in _TRANSITIONS.get(current, set())

@@ -1,0 +1,47 @@
+"""Sentences the rules say: the map paragraph (R18), possessives, each rule's one-line text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+_KIND_PLURALS = {
+    "person": "people",
+    "place": "places",
+    "organization": "organizations",
+    "event": "events",
+    "idea": "ideas",
+}
+
+
+def _count(n: int, kind: str) -> str:
+    return f"{n} {kind if n == 1 else _KIND_PLURALS.get(kind, kind + 's')}"
+
+
+def possessive(name: str) -> str:
+    return f"{name}'" if name.endswith("s") else f"{name}'s"
+
+
+def map_paragraph(org_name: str, kinds: Mapping[str, int], facts: int) -> str:
+    """The sentence a root turn's instructions carry about the organization's World graph (R18)."""
+    owner = possessive(org_name)
+    parts = [_count(kinds[k], k) for k in sorted(kinds)]
+    if not parts and not facts:
+        return f"{owner} world graph is empty: it holds no entities and no facts yet."
+    fact_text = f"{facts} fact" if facts == 1 else f"{facts} facts"
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{owner} world graph holds {listed}, and {fact_text}."
+
+
+#: One sentence per rule a claim or an action can be stopped by, for explanations.
+RULE_TEXT: dict[str, str] = {
+    "R2": "A failed or cancelled turn teaches nothing to any graph; its records stay as evidence.",
+    "R3": "A replaced turn teaches nothing; what it taught was withdrawn.",
+    "R5": "Nested work that failed or was cancelled contributes nothing.",
+    "R8a": "The run is ephemeral and LearnFromEphemeralRuns is off, so it teaches no World knowledge.",
+    "R8b": "An ephemeral Search run teaches no World knowledge, whatever the settings.",
+    "R8c": "A person's own words, and LearnFromUsers is off, so they do not become World knowledge.",
+    "R8d": "A person's own words in a Search run never become World knowledge.",
+    "R9": "Kept out of the User graph: the run is ephemeral, or a person's own words in a Search run.",
+    "R11": "AllowEphemeralRuns is off, so the run asked for as ephemeral is stored as permanent.",
+    "R30": "The run's person deleted their account, so nothing goes to a User graph.",
+}

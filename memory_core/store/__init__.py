@@ -1,0 +1,1 @@
+"""Storage: the only code that touches a database (engines, connections, transactions, statements, retry, models, migrations)."""

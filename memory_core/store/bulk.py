@@ -1,0 +1,74 @@
+"""Bulk writes for the generator: rows streamed to the database in chunks, in foreign-key order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import bindparam, insert, update
+from sqlalchemy.engine import Engine
+
+from .models import (
+    Dispute,
+    Entity,
+    Fact,
+    MapCount,
+    Membership,
+    Organization,
+    Person,
+    Record,
+    Run,
+    Support,
+    Turn,
+    UsedId,
+)
+
+CHUNK = 5000
+
+
+ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute, MapCount)
+
+
+class Sink:
+    """Streams rows to the database in chunks; a flush writes every table in foreign-key order."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.rows: dict[Any, list[dict[str, Any]]] = {t: [] for t in ORDER}
+
+    def add(self, table: Any, row: dict[str, Any]) -> None:
+        self.rows[table].append(row)
+        if len(self.rows[table]) >= CHUNK:
+            self.flush()
+
+    def flush(self, table: Any = None) -> None:
+        with self.engine.begin() as conn:
+            for t in ORDER:
+                if self.rows[t]:
+                    conn.execute(insert(t.__table__), self.rows[t])  # type: ignore[union-attr]
+                    self.rows[t] = []
+
+
+def update_by_id(engine: Engine, model: Any, id_key: str, rows: list[dict[str, Any]]) -> None:
+    """Set columns of many rows by id, in chunks (the final weights, the map's counts)."""
+    if not rows:
+        return
+    table = model.__table__
+    values: dict[str, Any] = {k: bindparam(k) for k in rows[0] if k != id_key}
+    stmt = update(table).where(table.c.id == bindparam(id_key)).values(values)
+    with engine.begin() as conn:
+        for i in range(0, len(rows), CHUNK):
+            conn.execute(stmt, rows[i : i + CHUNK])
+
+
+def after_bulk_load(engine: Engine) -> None:
+    """PostgreSQL's id sequences continue after the ids written here, and its planner learns the
+    tables' new sizes (ANALYZE) now, not when autovacuum next looks: with the statistics of empty
+    tables it walked a whole graph's entities to find a turn's few by name (issue #8, B1)."""
+    if engine.dialect.name != "postgresql":
+        return
+    with engine.begin() as conn:
+        for table in ("entity", "fact", "support", "dispute"):
+            conn.exec_driver_sql(
+                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE((SELECT MAX(id) FROM {table}), 1))"
+            )
+        conn.exec_driver_sql("ANALYZE")

@@ -1,0 +1,365 @@
+"""Graph writes on the driver: entity and fact rows, the batched writer, refreshing weights (R25 to R27)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..rules.keys import display_name, name_key, value_key
+from ..rules.weights import score
+from .driver import Driver, in_list, json_value
+from .graph import Changes, _chunks
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class EntityRow:
+    id: int
+    graph: str
+    owner: str
+    kind: str
+    key: str
+    name: str
+    aliases: list[str]
+    active_facts: int
+    fresh_aliases: list[str] = field(default_factory=list)  # alias keys added in this use case
+
+    @property
+    def ref(self) -> Obj:
+        return {"name": self.name, "kind": self.kind}
+
+
+@dataclass
+class FactRow:
+    id: int
+    graph: str
+    owner: str
+    subject_id: int
+    relation: str
+    object_id: int | None
+    value: str | None
+    object_key: str
+    retracted: bool
+    status: str
+    log_odds: float
+    weight: float
+    sources: int
+
+
+_E_COLS = 'id, graph, owner, kind, "key", name, aliases, active_facts'
+
+
+_E_COLS_OF_E = ", ".join(f"e.{c}" for c in _E_COLS.split(", "))
+
+
+_F_COLS = ", ".join(FactRow.__dataclass_fields__)
+
+
+_F_COLS_OF_F = ", ".join(f"f.{c}" for c in FactRow.__dataclass_fields__)
+
+
+_F_PARAMS = ", ".join(f":{n}" for n in FactRow.__dataclass_fields__)
+
+
+_E_INSERT = f"INSERT INTO entity ({_E_COLS}) VALUES (:id, :graph, :owner, :kind, :key, :name, :aliases, :active_facts)"
+
+
+_F_INSERT = f"INSERT INTO fact ({_F_COLS}) VALUES ({_F_PARAMS})"
+
+
+def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
+    return _entities(db.rows(f"SELECT {_E_COLS} FROM entity WHERE {where}", params))
+
+
+def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
+    return [
+        EntityRow(r[0], r[1], r[2], r[3], r[4], r[5], [] if r[6] in ("[]", []) else list(json_value(r[6])), r[7])
+        for r in rows
+    ]
+
+
+def fact_rows(db: Driver, where: str, params: Obj) -> list[FactRow]:
+    return _facts(db.rows(f"SELECT {_F_COLS} FROM fact WHERE {where}", params))
+
+
+def _facts(rows: list[tuple[Any, ...]]) -> list[FactRow]:
+    return [
+        FactRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12]) for r in rows
+    ]
+
+
+def load_facts(db: Driver, ids: Iterable[int]) -> list[FactRow]:
+    out: list[FactRow] = []
+    for chunk in _chunks(sorted(set(ids))):
+        params: Obj = {}
+        out += fact_rows(db, f"id IN ({in_list('i', chunk, params)})", params)
+    return out
+
+
+class GraphWriter:
+    """Batched writes: every entity and fact a turn's claims name is looked up with a few IN
+    queries, new ones are inserted in one statement each, in the order the claims come (records
+    in order, claims in order, subject before object: the entity spelling rule)."""
+
+    def __init__(self, db: Driver) -> None:
+        self.db = db
+        self.entities: dict[tuple[str, str, str, str], EntityRow] = {}
+        self.facts: dict[tuple[str, str, int, str, str], FactRow] = {}
+        # Made by facts_for with their ids, written by insert_new once their weights and counters
+        # are known (refresh_facts), so a new row is inserted once and never updated after.
+        self.new_entities: list[EntityRow] = []
+        self.new_facts: list[FactRow] = []
+
+    def load(self, claims: list[tuple[str, str, Obj]]) -> None:
+        """Preload the entities and facts that these (graph, owner, claim) triples may name."""
+        wanted: dict[tuple[str, str], set[str]] = {}
+        for graph, owner, claim in claims:
+            for e in (claim["subject"], claim["object"]):
+                if "value" not in e:
+                    wanted.setdefault((graph, owner), set()).add(name_key(e["name"]))
+        for (graph, owner), keys in wanted.items():
+            for chunk in _chunks(sorted(keys)):
+                for e in _entities_named(self.db, graph, owner, chunk):
+                    self.entities[(graph, owner, e.kind, e.key)] = e
+        # Then exactly the facts the claims name whose ends both exist: one unique-index look-up each.
+        named: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
+        for graph, owner, claim in claims:
+            subject = self.entities.get((graph, owner, claim["subject"]["kind"], name_key(claim["subject"]["name"])))
+            obj = claim["object"]
+            if "value" in obj:
+                okey: str | None = value_key(obj["value"])
+            else:
+                target = self.entities.get((graph, owner, obj["kind"], name_key(obj["name"])))
+                okey = None if target is None else f"e:{target.id}"
+            if subject is not None and okey is not None:
+                named.setdefault((graph, owner), set()).add((subject.id, claim["relation"], okey))
+        for (graph, owner), wanted_facts in named.items():
+            for fchunk in _chunks(sorted(wanted_facts), 200):
+                for f in _facts_named(self.db, graph, owner, fchunk):
+                    self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
+
+    def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[FactRow]:
+        """The fact each (graph, owner, claim) names; missing entities and facts are made with their
+        ids, and written by insert_new."""
+        new_entities = self.new_entities
+
+        def entity(graph: str, owner: str, spec: Obj) -> EntityRow:
+            key = (graph, owner, spec["kind"], name_key(spec["name"]))
+            e = self.entities.get(key)
+            if e is None:
+                e = EntityRow(0, graph, owner, spec["kind"], key[3], display_name(spec["name"]), [], 0)
+                self.entities[key] = e
+                new_entities.append(e)
+            if spec.get("aliases"):
+                _merge_aliases(e, spec["aliases"])
+            return e
+
+        ends = [
+            (entity(g, o, c["subject"]), None if "value" in c["object"] else entity(g, o, c["object"]))
+            for g, o, c in writes
+        ]
+        for e, i in zip(new_entities, self.db.new_ids("entity", len(new_entities)), strict=True):
+            e.id = i
+        new_facts = self.new_facts
+        out = []
+        for (graph, owner, claim), (subject, target) in zip(writes, ends, strict=True):
+            okey = value_key(claim["object"]["value"]) if target is None else f"e:{target.id}"
+            key = (graph, owner, subject.id, claim["relation"], okey)
+            fact = self.facts.get(key)
+            if fact is None:
+                value = claim["object"]["value"] if target is None else None
+                oid = None if target is None else target.id
+                fact = FactRow(
+                    0, graph, owner, subject.id, claim["relation"], oid, value, okey, False, "new", 0, 0.5, 0
+                )
+                self.facts[key] = fact
+                new_facts.append(fact)
+            out.append(fact)
+        for fact, i in zip(new_facts, self.db.new_ids("fact", len(new_facts)), strict=True):
+            fact.id = i
+        return out
+
+    def insert_new(self) -> None:
+        """Write the new entities, aliases and facts, each in one statement, in that order (each
+        points to the one before); an existing entity's new aliases are written too."""
+        self.db.many(
+            _E_INSERT, [{**vars(e), "aliases": json.dumps(e.aliases) if e.aliases else "[]"} for e in self.new_entities]
+        )
+        new = set(map(id, self.new_entities))
+        rows, changed = [], []
+        for e in self.entities.values():
+            if e.fresh_aliases:
+                rows += [{"entity_id": e.id, "key": k} for k in e.fresh_aliases]
+                e.fresh_aliases = []
+                if id(e) not in new:
+                    changed.append({"eid": e.id, "aliases": json.dumps(e.aliases)})
+        self.db.many('INSERT INTO alias (entity_id, "key") VALUES (:entity_id, :key)', rows)
+        self.db.many("UPDATE entity SET aliases = :aliases WHERE id = :eid", changed)
+        self.db.many(_F_INSERT, [vars(f) for f in self.new_facts])
+        self.new_entities, self.new_facts = [], []
+
+
+def _entities_named(db: Driver, graph: str, owner: str, keys: list[str]) -> list[EntityRow]:
+    """A graph's entities with these name keys, one index probe per key (whatever the kind)."""
+    params: Obj = {"g": graph, "o": owner}
+    if db.postgres:
+        # A LATERAL subquery the planner may not flatten (OFFSET 0): given an IN list, or a plain
+        # join, PostgreSQL's planner read every entity of the graph and filtered or hashed them
+        # (issue #8, profiled).
+        params["k"] = keys
+        return _entities(
+            db.rows(
+                f"SELECT {_E_COLS_OF_E} FROM unnest(CAST(:k AS text[])) AS w(k) CROSS JOIN LATERAL "
+                '(SELECT * FROM entity WHERE graph = :g AND owner = :o AND "key" = w.k OFFSET 0) e',
+                params,
+            )
+        )
+    return entity_rows(db, f'graph = :g AND owner = :o AND "key" IN ({in_list("k", keys, params)})', params)
+
+
+_SAME_FACT = "f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
+
+
+def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[FactRow]:
+    """A graph's facts with these (subject id, relation, object key) triples, one probe each of the
+    unique index: on SQLite a VALUES list as the outer loop (CROSS JOIN; three IN lists probed
+    their cross product, a row-value IN walked the graph), on PostgreSQL three arrays unnested
+    into a LATERAL subquery, as for entities."""
+    params: Obj = {"g": graph, "o": owner}
+    if db.postgres:
+        params.update(s=[t[0] for t in triples], r=[t[1] for t in triples], x=[t[2] for t in triples])
+        return _facts(
+            db.rows(
+                f"SELECT {_F_COLS_OF_F} FROM unnest(CAST(:s AS bigint[]), CAST(:r AS text[]), CAST(:x AS text[])) "
+                f"AS w(s, r, x) CROSS JOIN LATERAL (SELECT * FROM fact f WHERE {_SAME_FACT} OFFSET 0) f",
+                params,
+            )
+        )
+    values = []
+    for i, (sid, rel, okey) in enumerate(triples):
+        params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
+        values.append(f"(:s{i}, :r{i}, :x{i})")
+    sql = f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {_F_COLS_OF_F} FROM w CROSS JOIN fact f"
+    return _facts(db.rows(f"{sql} WHERE {_SAME_FACT}", params))
+
+
+def _merge_aliases(e: EntityRow, aliases: Iterable[str]) -> None:
+    known = {e.key, *(name_key(a) for a in e.aliases)}
+    for alias in aliases:
+        key = name_key(alias)
+        if key and key not in known:
+            known.add(key)
+            e.aliases = [*e.aliases, display_name(alias)]
+            e.fresh_aliases.append(key)
+
+
+def refresh_facts(
+    db: Driver,
+    facts: list[FactRow],
+    changes: Changes,
+    entities: Iterable[EntityRow] = (),
+    *,
+    writer: GraphWriter | None = None,
+    pending: dict[int, list[tuple[str, str, float]]] | None = None,
+) -> None:
+    """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the
+    graph), in a few batched statements; a fact left with no support is gone, and so is an
+    entity left with no fact (R3). `entities` may hold the rows of the facts' ends already read.
+    Teaching passes its `writer`, whose new entities and facts are not written yet, and the
+    supports it is about to write (`pending`, by fact): new rows are inserted with their final
+    weights and counters, the others updated."""
+    ids = [f.id for f in facts]
+    fresh_facts = {f.id for f in writer.new_facts} if writer else set()
+    fresh_entities = {e.id for e in writer.new_entities} if writer else set()
+    supports: dict[int, list[tuple[str, str, float]]] = {i: [] for i in ids}
+    disputes: dict[int, list[float]] = {i: [] for i in ids}
+    for fid, votes in (pending or {}).items():
+        supports[fid] += votes
+    for chunk in _chunks([i for i in ids if i not in fresh_facts]):
+        params: Obj = {}
+        listed = in_list("f", chunk, params)
+        for fid, origin, key, contrib in db.rows(
+            f'SELECT fact_id, origin, "key", contribution FROM support WHERE fact_id IN ({listed})', params
+        ):
+            supports[fid].append((origin, key, contrib))
+        for fid, contrib in db.rows(f"SELECT fact_id, contribution FROM dispute WHERE fact_id IN ({listed})", params):
+            disputes[fid].append(contrib)
+    ends = {e.id: e for e in entities}
+    missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
+    for echunk in _chunks(sorted(missing)):
+        params = {}
+        ends.update((e.id, e) for e in entity_rows(db, f"id IN ({in_list('e', echunk, params)})", params))
+    shift: dict[int, int] = {}
+    counts: dict[tuple[str, str], int] = {}
+    gone: list[FactRow] = []
+    updates: list[Obj] = []
+    for fact in facts:
+        before = None if fact.status == "new" else (fact.weight, fact.status)
+        was_active = fact.status == "active"
+        if not supports[fact.id]:
+            now_active, after = False, None
+            gone.append(fact)
+        else:
+            sc = score(supports[fact.id], disputes[fact.id], retracted=fact.retracted)
+            fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
+            if fact.id not in fresh_facts:
+                updates.append({"fid": fact.id, "lo": sc.log_odds, "w": sc.weight, "n": sc.sources, "st": sc.status})
+            now_active, after = sc.status == "active", (sc.weight, sc.status)
+        if was_active != now_active:
+            for eid in (fact.subject_id, fact.object_id):
+                if eid is not None:
+                    shift[eid] = shift.get(eid, 0) + (1 if now_active else -1)
+            if fact.graph == "world":
+                counts[(fact.owner, "")] = counts.get((fact.owner, ""), 0) + (1 if now_active else -1)
+        target = ends[fact.object_id].ref if fact.object_id is not None else {"value": fact.value}
+        ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
+        changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
+    moved = []
+    for eid, delta in shift.items():
+        if delta:
+            e = ends[eid]
+            was_on_map = e.active_facts > 0
+            e.active_facts += delta
+            if eid not in fresh_entities:
+                moved.append({"eid": eid, "n": e.active_facts})
+            if e.graph == "world" and was_on_map != (e.active_facts > 0):
+                counts[(e.owner, e.kind)] = counts.get((e.owner, e.kind), 0) + (1 if e.active_facts > 0 else -1)
+    if writer is not None:
+        writer.insert_new()
+    db.many("UPDATE fact SET log_odds = :lo, weight = :w, sources = :n, status = :st WHERE id = :fid", updates)
+    db.many("UPDATE entity SET active_facts = :n WHERE id = :eid", moved)
+    _count(db, counts)
+    if gone:
+        _drop_facts(db, [f.id for f in gone], {i for f in gone for i in (f.subject_id, f.object_id) if i is not None})
+
+
+def _drop_facts(db: Driver, ids: list[int], ends: set[int]) -> None:
+    for chunk in _chunks(ids):
+        params: Obj = {}
+        listed = in_list("f", chunk, params)
+        db.change(f"DELETE FROM dispute WHERE fact_id IN ({listed})", params)
+        db.change(f"DELETE FROM fact WHERE id IN ({listed})", params)
+    for eid in sorted(ends):  # R3: an entity named by no fact is gone
+        if not db.rows("SELECT id FROM fact WHERE subject_id = :e OR object_id = :e LIMIT 1", {"e": eid}):
+            db.change("DELETE FROM alias WHERE entity_id = :e", {"e": eid})
+            db.change("DELETE FROM entity WHERE id = :e", {"e": eid})
+
+
+def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], changes: Changes) -> None:
+    """Remove these supports and recompute every fact they touched (R3)."""
+    for chunk in _chunks(support_ids):
+        params: Obj = {}
+        db.change(f"DELETE FROM support WHERE id IN ({in_list('s', chunk, params)})", params)
+    refresh_facts(db, load_facts(db, fact_ids), changes)
+
+
+def _count(db: Driver, deltas: dict[tuple[str, str], int]) -> None:
+    """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts."""
+    db.many(
+        "INSERT INTO mapcount (org_id, kind, n) VALUES (:o, :k, :d) "
+        "ON CONFLICT (org_id, kind) DO UPDATE SET n = mapcount.n + excluded.n",
+        [{"o": org_id, "k": kind, "d": delta} for (org_id, kind), delta in sorted(deltas.items()) if delta],
+    )

@@ -1,0 +1,140 @@
+"""The three graphs through the ORM: fact changes, finding an entity or a fact, the map counts (R18)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import delete, func
+from sqlmodel import Session, col, select
+
+from ..rules.keys import name_key, value_key
+from .models import Alias, Dispute, Entity, Fact, MapCount, Support
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class FactChange:
+    """A fact's weight and status before and after a use case; None where it did not exist."""
+
+    graph: str
+    owner: str
+    fact: Obj  # {"subject", "relation", "object"} as in the state format
+    before: tuple[float, str] | None
+    after: tuple[float, str] | None
+
+    @property
+    def kind(self) -> str:
+        """added, strengthened, weakened, withdrawn, or status (same weight, new status)."""
+        if self.before is None:
+            return "added"
+        if self.after is None:
+            return "withdrawn"
+        if self.after[0] > self.before[0]:
+            return "strengthened"
+        if self.after[0] < self.before[0]:
+            return "weakened"
+        return "status" if self.after[1] != self.before[1] else "unchanged"
+
+
+@dataclass
+class Changes:
+    """What one use case did to facts, keyed by fact id, first `before` and last `after` kept."""
+
+    facts: dict[int, FactChange] = field(default_factory=dict)
+
+    def note(
+        self,
+        graph: str,
+        owner: str,
+        fact: Obj,
+        fid: int,
+        before: tuple[float, str] | None,
+        after: tuple[float, str] | None,
+    ) -> None:
+        if fid in self.facts:
+            self.facts[fid].after = after
+        else:
+            self.facts[fid] = FactChange(graph, owner, fact, before, after)
+
+    def listed(self) -> list[FactChange]:
+        return [c for c in self.facts.values() if c.kind != "unchanged"]
+
+
+def find_entity(s: Session, graph: str, owner: str, kind: str, name: str) -> Entity | None:
+    return s.exec(
+        select(Entity).where(
+            Entity.graph == graph, Entity.owner == owner, Entity.kind == kind, Entity.key == name_key(name)
+        )
+    ).first()
+
+
+def find_fact(s: Session, graph: str, owner: str, ref: Obj) -> Fact | None:
+    """The fact a reference names in one graph, or None (entity identity applies)."""
+    subject = find_entity(s, graph, owner, ref["subject"]["kind"], ref["subject"]["name"])
+    if subject is None:
+        return None
+    obj = ref["object"]
+    if "value" in obj:
+        okey = value_key(obj["value"])
+    else:
+        target = find_entity(s, graph, owner, obj["kind"], obj["name"])
+        if target is None:
+            return None
+        okey = f"e:{target.id}"
+    return s.exec(
+        select(Fact).where(
+            Fact.graph == graph,
+            Fact.owner == owner,
+            Fact.subject_id == subject.id,
+            Fact.relation == ref["relation"],
+            Fact.object_key == okey,
+        )
+    ).first()
+
+
+def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def drop_graph(s: Session, graph: str, owner: str) -> None:
+    """Erase a whole graph: its supports, disputes, facts, aliases and entities (R29, R30)."""
+    fact_ids = select(Fact.id).where(Fact.graph == graph, Fact.owner == owner)
+    entity_ids = select(Entity.id).where(Entity.graph == graph, Entity.owner == owner)
+    for stmt in (
+        delete(Support).where(col(Support.fact_id).in_(fact_ids)),
+        delete(Dispute).where(col(Dispute.fact_id).in_(fact_ids)),
+        delete(Fact).where(col(Fact.graph) == graph, col(Fact.owner) == owner),
+        delete(Alias).where(col(Alias.entity_id).in_(entity_ids)),
+        delete(Entity).where(col(Entity.graph) == graph, col(Entity.owner) == owner),
+    ):
+        s.exec(stmt)  # type: ignore[call-overload]
+
+
+def map_counts(s: Session, org_id: str) -> Obj:
+    """R18: entities of active facts by kind, and active facts, from the map's counters: a few
+    rows, however large the graph (counted_map recounts them from the graph, for checks)."""
+    return map_of({r.kind: r.n for r in s.exec(select(MapCount).where(MapCount.org_id == org_id))})
+
+
+def map_of(counters: dict[str, int]) -> Obj:
+    """The map from an organization's counters (kind -> n; kind "" counts active facts)."""
+    return {"kinds": {k: n for k, n in sorted(counters.items()) if k and n}, "facts": int(counters.get("", 0))}
+
+
+def counted_map(s: Session, org_id: str) -> Obj:
+    """The map recounted from the graph itself (a grouped query); equals map_counts."""
+    rows = s.exec(
+        select(Entity.kind, func.count())
+        .where(Entity.graph == "world", Entity.owner == org_id, Entity.active_facts > 0)
+        .group_by(Entity.kind)
+    ).all()
+    facts = s.exec(
+        select(func.count())
+        .select_from(Fact)
+        .where(Fact.graph == "world", Fact.owner == org_id, Fact.status == "active")
+    ).one()
+    return {"kinds": {k: n for k, n in sorted(rows)}, "facts": int(facts)}

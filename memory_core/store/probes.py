@@ -1,0 +1,274 @@
+"""Graph reads on the database driver (R19 to R23): a turn's probe is its hottest use case.
+
+A probe is a whole use case (R21's count must last, so it is a write transaction), yet the
+query it serves is one index look-up of a few dozen microseconds. Through the ORM, or even
+SQLAlchemy Core, each statement costs ten times the query (issue #8, B2, profiled), so a probe
+runs its few fixed statements on the pooled driver connection directly: the turn check, one
+query, the count. The SQL is written once, with `:name` parameters (sqlite3's style; turned
+into `%(name)s` for psycopg), and is the same text the benchmark runs raw.
+
+Everything here takes a DB-API connection already inside the caller's transaction, except
+`counted_read` (PostgreSQL), whose one statement is its own transaction (autocommit).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ..rules.keys import name_key, value_key
+from .driver import Driver, json_value
+from .snapshot import fact_sort_key
+
+Obj = dict[str, Any]
+GRAPH_ORDER = {"world": 0, "user": 1, "flow": 2}
+
+TURN = """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
+ w.steps FROM turn t JOIN run r ON r.id = t.run_id LEFT JOIN workflow w ON w.id = r.workflow_id WHERE t.id = :t"""
+
+OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
+
+TURN_TO_END = """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
+ o.learn_from_ephemeral_runs, o.learn_from_users FROM turn t JOIN run r ON r.id = t.run_id
+ JOIN organization o ON o.id = r.org_id WHERE t.id = :t"""
+NESTED_WORK = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
+TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :w, taught_user = :u, taught_flow = :f,
+ skipped = :skipped WHERE id = :t"""
+
+RUN_TO_OPEN = "SELECT org_id, person_id, ended FROM run WHERE id = :r"
+TURN_TO_REPLACE = "SELECT t.status, t.run_id FROM turn t WHERE t.id = :t"
+USED_ID = "SELECT id FROM usedid WHERE kind = :k AND id = :i"
+USE_ID = "INSERT INTO usedid (kind, id) VALUES (:k, :i)"
+TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
+ADD_TURN = """INSERT INTO turn (id, seq, run_id, status, next_record, probes_used, taught_world, taught_user,
+ taught_flow, map, skipped, steps) VALUES (:t, :seq, :r, 'open', 1, 0, 0, 0, 0, :map, '[]', '[]')"""
+
+TURN_TO_RECORD = """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
+ JOIN run r ON r.id = t.run_id WHERE t.id = :t"""
+PERSON = "SELECT id FROM person WHERE id = :p"
+#: A record's row; `claims` is JSON text (PostgreSQL is told so by the cast, see for_driver).
+ADD_RECORD = """INSERT INTO record (id, run_id, turn_id, number, origin, source, excerpt, reliability, nested_id,
+ claims) VALUES (:id, :run, :turn, :n, :origin, :source, :excerpt, :rel, :nested, :claims)"""
+NEXT_RECORD = "UPDATE turn SET next_record = next_record + 1 WHERE id = :t"
+
+COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
+COUNT_CAPPED = COUNT + " AND probes_used < :cap"
+
+_ENTITY_COLS = "name, kind, aliases, graph"
+
+
+def _resolve_sql(with_kind: bool) -> str:
+    kind = " AND kind = :kind" if with_kind else ""
+    by_name = [
+        f"SELECT {_ENTITY_COLS} FROM entity WHERE graph = '{g}' AND owner = :{g} AND key = :k "
+        f"AND active_facts > 0{kind}"
+        for g in GRAPH_ORDER
+    ]
+    visible = " OR ".join(f"(e.graph = '{g}' AND e.owner = :{g})" for g in GRAPH_ORDER)
+    by_alias = (
+        "SELECT e.name, e.kind, e.aliases, e.graph FROM alias a JOIN entity e ON e.id = a.entity_id "
+        f"WHERE a.key = :k AND e.active_facts > 0 AND ({visible}){' AND e.kind = :kind' if with_kind else ''}"
+    )
+    return "\nUNION ALL ".join([*by_name, by_alias])
+
+
+#: GraphResolve: one statement, an index look-up per visible graph by name and one by alias.
+RESOLVE = _resolve_sql(False)
+RESOLVE_KIND = _resolve_sql(True)
+
+ENTITY = "(SELECT id FROM entity WHERE graph = :g AND owner = :o AND kind = :kind AND key = :k)"
+
+
+def _expand_sql(with_relation: bool) -> str:
+    rel = " AND f.relation = :rel" if with_relation else ""
+    half = (
+        "SELECT f.id, f.relation, f.value, f.status, f.weight, f.log_odds, f.sources, s.name, s.kind, o.name, "
+        'o.kind, d.id, d."by", d.contribution FROM fact f JOIN entity s ON s.id = f.subject_id '
+        "LEFT JOIN entity o ON o.id = f.object_id LEFT JOIN dispute d ON d.fact_id = f.id "
+        f"WHERE f.{{end}} = {ENTITY} AND f.graph = :g AND f.owner = :o AND f.status = 'active'{rel}"
+    )
+    return half.format(end="subject_id") + "\nUNION " + half.format(end="object_id")
+
+
+#: GraphExpand: the entity (by its identity, R23) and its active facts at either end, each end an
+#: index look-up, with the names of both ends and the fact's disputes: one statement.
+EXPAND = _expand_sql(False)
+EXPAND_RELATION = _expand_sql(True)
+
+FACT_TO_ENTITY = """SELECT f.id, f.status FROM fact f JOIN entity s ON s.id = f.subject_id
+ JOIN entity o ON o.id = f.object_id WHERE s.graph = :g AND s.owner = :o AND s.kind = :sk AND s.key = :skey
+ AND o.graph = :g AND o.owner = :o AND o.kind = :ok AND o.key = :okey
+ AND f.graph = :g AND f.owner = :o AND f.subject_id = s.id AND f.relation = :rel AND f.object_key = 'e:' || o.id"""
+
+FACT_TO_VALUE = """SELECT f.id, f.status FROM fact f JOIN entity s ON s.id = f.subject_id
+ WHERE s.graph = :g AND s.owner = :o AND s.kind = :sk AND s.key = :skey
+ AND f.graph = :g AND f.owner = :o AND f.relation = :rel AND f.object_key = :okey"""
+
+#: GraphSource: the fact's supports with the excerpt read through each pointer (R24).
+SUPPORTS = """SELECT sp.key, sp.origin, sp.contribution, sp.run_id, sp.turn_id, sp.record_id, r.excerpt,
+ coalesce(ru.org_id, sp.erased_run_org) FROM support sp LEFT JOIN record r ON r.id = sp.record_id
+ LEFT JOIN run ru ON ru.id = r.run_id WHERE sp.fact_id = :f ORDER BY sp.id"""
+
+
+def owners(run_id: str, org_id: str, person_id: str | None) -> dict[str, str | None]:
+    """R20: the owner of each graph the run's turns see (None: that graph is not there)."""
+    return {"world": org_id, "user": person_id, "flow": run_id}
+
+
+def resolve(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
+    """GraphResolve: entities of active facts whose name or alias matches, each with its graph."""
+    params: Obj = {"k": name_key(name), **seen}
+    if kind is not None:
+        params["kind"] = kind
+    return resolved(db.rows(RESOLVE if kind is None else RESOLVE_KIND, params))
+
+
+def resolved(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
+    """GraphResolve's answer from its rows (name, kind, aliases, graph)."""
+    found: dict[tuple[str, str, str], Obj] = {}
+    for n, k, a, g in rows:
+        found[(g, k, n)] = {"name": n, "kind": k, "aliases": list(json_value(a)), "graph": g}
+    return sorted(found.values(), key=lambda e: (e["name"], e["kind"], GRAPH_ORDER[e["graph"]]))
+
+
+def expand(db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, relation: str | None = None) -> list[Obj]:
+    """GraphExpand: the entity's active facts in either direction, with weights (no supports)."""
+    owner = seen.get(graph)
+    if owner is None:
+        return []
+    params = {**expand_params(entity, graph, relation), "o": owner}
+    return expanded(db.rows(EXPAND if relation is None else EXPAND_RELATION, params))
+
+
+def expand_params(entity: Obj, graph: str, relation: str | None) -> Obj:
+    """GraphExpand's parameters but the graph's owner (:o), which the one statement reads itself."""
+    params: Obj = {"g": graph, "kind": entity["kind"], "k": name_key(entity["name"])}
+    if relation is not None:
+        params["rel"] = relation
+    return params
+
+
+def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
+    """GraphExpand's answer from its rows: one per fact and dispute (the fact's ends by name)."""
+    facts: dict[int, Obj] = {}
+    disputes: dict[int, list[tuple[int, Obj]]] = {}
+    for fid, rel, value, status, weight, log_odds, sources, sn, sk, on, ok, did, by, dc in rows:
+        if fid not in facts:
+            facts[fid] = {
+                "subject": {"name": sn, "kind": sk},
+                "relation": rel,
+                "object": {"name": on, "kind": ok} if on is not None else {"value": value},
+                "status": status,
+                "weight": weight,
+                "log_odds": log_odds,
+                "sources": sources,
+            }
+            disputes[fid] = []
+        if did is not None:
+            disputes[fid].append((did, {"by": by, "contribution": dc}))
+    for fid, item in facts.items():
+        item["disputes"] = [d for _, d in sorted(disputes[fid], key=lambda pair: pair[0])]
+    return sorted(facts.values(), key=fact_sort_key)
+
+
+# --- PostgreSQL: a turn's read in one statement --------------------------------------------------
+# On a server every statement is a round trip, and a read's five (BEGIN, the turn, the query, the
+# count, COMMIT) cost five times the query (issue #8, B2). A read at the turn's own level (no step,
+# no nested work: R4 and R19 offer it) is one statement there: a data-modifying WITH counts the
+# probe only where R2, R17 and R21 allow it, locking the turn's row as the UPDATE does, and the
+# query reads the owners (R20) from the counted row. An autocommitted statement is one
+# transaction. When it counts nothing, the service takes the general path, whose checks say which
+# rule refuses (or serve the read, if the turn changed in between).
+
+_COUNTED = """WITH c AS (UPDATE turn t SET probes_used = t.probes_used + 1
+ FROM run r LEFT JOIN workflow w ON w.id = r.workflow_id
+ WHERE t.id = :t AND r.id = t.run_id AND t.status = 'open' AND NOT r.ended
+ AND (w.memory_probes IS NULL OR t.probes_used < w.memory_probes)
+ RETURNING t.probes_used AS used, w.memory_probes AS cap, r.org_id AS world, r.person_id AS usr, r.id AS flow)
+SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({query}) q ON true"""
+_OWNER_PARAM = re.compile(r"(?<![:\w]):(world|user|flow)\b")
+_OWNER_COLUMN = {"world": "c.world", "user": "c.usr", "flow": "c.flow"}
+
+
+def _counted(query: str, owner: str | None = None) -> str:
+    """The query run with the probe's count; its owners come from the counted turn's run."""
+    query = _OWNER_PARAM.sub(lambda m: _OWNER_COLUMN[m.group(1)], query)
+    if owner is not None:
+        query = re.sub(r"(?<![:\w]):o\b", _OWNER_COLUMN[owner], query)
+    return _COUNTED.format(query=query)
+
+
+COUNTED_RESOLVE = {False: _counted(RESOLVE), True: _counted(RESOLVE_KIND)}
+COUNTED_EXPAND = {
+    (g, rel): _counted(EXPAND_RELATION if rel else EXPAND, g) for g in GRAPH_ORDER for rel in (False, True)
+}
+
+
+def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, int | None, list[Obj]] | None:
+    """PostgreSQL, autocommit: a turn-level GraphResolve or GraphExpand counted and served in one
+    statement: (probes used, the cap, the answer); None when it was not counted, or when the
+    arguments are malformed (the general path checks the rules first, then fails on them)."""
+    try:
+        if call == "GraphResolve":
+            params: Obj = {"t": turn_id, "k": name_key(args["name"])}
+            if args.get("kind") is not None:
+                params["kind"] = args["kind"]
+            sql, shape = COUNTED_RESOLVE["kind" in params], resolved
+        else:
+            graph = args.get("graph", "world")
+            if graph not in GRAPH_ORDER:
+                return None
+            params = {"t": turn_id, **expand_params(args["entity"], graph, args.get("relation"))}
+            sql, shape = COUNTED_EXPAND[(graph, "rel" in params)], expanded
+    except (KeyError, TypeError, AttributeError):
+        return None
+    rows = db.rows(sql, params)
+    if not rows:
+        return None
+    return rows[0][0], rows[0][1], shape(r[2:] for r in rows if r[2] is not None)
+
+
+def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fact: Obj, graph: str) -> list[Obj]:
+    """GraphSource: an active fact's supports, the excerpt read through each pointer (R23, R24);
+    evidence from another organization's run stays there (R20)."""
+    owner = seen.get(graph)
+    if owner is None:
+        return []
+    subject, obj = fact["subject"], fact["object"]
+    params: Obj = {"g": graph, "o": owner, "sk": subject["kind"], "skey": name_key(subject["name"])}
+    params["rel"] = fact["relation"]
+    if "value" in obj:
+        params["okey"] = value_key(obj["value"])
+        hit = db.rows(FACT_TO_VALUE, params)
+    else:
+        params.update(ok=obj["kind"], okey=name_key(obj["name"]))
+        hit = db.rows(FACT_TO_ENTITY, params)
+    if not hit or hit[0][1] != "active":
+        return []
+    out = []
+    for key, origin, contrib, srun, sturn, srec, excerpt, from_org in db.rows(SUPPORTS, {"f": hit[0][0]}):
+        if from_org is not None and from_org != org_id:
+            # R23, evidence elsewhere: a User fact's support taught in another organization's run
+            # (erased since or not) shows origin and contribution only; its key and pointer are null.
+            key = srun = sturn = srec = excerpt = None
+        out.append(
+            {
+                "key": key,
+                "origin": origin,
+                "contribution": contrib,
+                "run": srun,
+                "turn": sturn,
+                "record": srec,
+                "excerpt": excerpt,
+            }
+        )
+    return out
+
+
+# --- statements of the turn use cases on the driver (usecases/turns.py) ---------------------
+
+SUPPORTS_OF_TURN = "SELECT id, fact_id FROM support WHERE turn_id = :t"
+MAP_COUNTERS = "SELECT kind, n FROM mapcount WHERE org_id = :o"
+LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
+TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"

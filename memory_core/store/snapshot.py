@@ -1,0 +1,156 @@
+"""Memory as plain data: graphs, facts and the `memory-state/1` document."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func
+from sqlmodel import Session, col, select
+
+from ..rules.settings import SETTINGS
+from .graph import map_counts
+from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
+
+STATE_FORMAT = "memory-state/1"
+Obj = dict[str, Any]
+
+
+def settings_of(org: Organization) -> dict[str, bool]:
+    """The four settings of an organization, by their names (R11 to R14)."""
+    return {st.name: bool(getattr(org, st.column)) for st in SETTINGS}
+
+
+def entity_json(e: Entity) -> Obj:
+    return {"name": e.name, "kind": e.kind, "aliases": list(e.aliases)}
+
+
+def fact_sort_key(f: Obj) -> tuple[str, ...]:
+    """Facts are sorted by subject name, relation, then object name or value."""
+    o = f["object"]
+    return (
+        f["subject"]["name"],
+        f["relation"],
+        o.get("name", o.get("value", "")),
+        f["subject"]["kind"],
+        o.get("kind", ""),
+    )
+
+
+def support_json(sp: Support) -> Obj:
+    return {
+        "key": sp.key,
+        "origin": sp.origin,
+        "run": sp.run_id,
+        "turn": sp.turn_id,
+        "record": sp.record_id,
+        "contribution": sp.contribution,
+    }
+
+
+def facts_json(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> list[Obj]:
+    """FACT objects of the state format, sorted; batched look-ups, no query per fact."""
+    return [item for _, item in fact_items(s, facts, supports=supports)]
+
+
+def fact_items(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> list[tuple[Fact, Obj]]:
+    """Each fact with its FACT object, sorted as the state format sorts facts."""
+    if not facts:
+        return []
+    ids = [f.id for f in facts]
+    entity_ids = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
+    entities = {e.id: e for e in s.exec(select(Entity).where(col(Entity.id).in_(entity_ids)))}
+    by_fact: dict[int, list[Support]] = defaultdict(list)
+    if supports:
+        for sp in s.exec(select(Support).where(col(Support.fact_id).in_(ids)).order_by(col(Support.id))):
+            by_fact[sp.fact_id].append(sp)
+    disputes: dict[int, list[Dispute]] = defaultdict(list)
+    for d in s.exec(select(Dispute).where(col(Dispute.fact_id).in_(ids)).order_by(col(Dispute.id))):
+        disputes[d.fact_id].append(d)
+    out = []
+    for f in facts:
+        subj = entities[f.subject_id]
+        target = entities[f.object_id] if f.object_id is not None else None
+        item: Obj = {
+            "subject": {"name": subj.name, "kind": subj.kind},
+            "relation": f.relation,
+            "object": {"name": target.name, "kind": target.kind} if target else {"value": f.value},
+            "status": f.status,
+            "weight": f.weight,
+            "log_odds": f.log_odds,
+            "sources": f.sources,
+        }
+        if supports:
+            item["supports"] = [support_json(sp) for sp in by_fact[f.id]]  # type: ignore[index]
+        item["disputes"] = [{"by": d.by, "contribution": d.contribution} for d in disputes[f.id]]  # type: ignore[index]
+        out.append((f, item))
+    return sorted(out, key=lambda pair: fact_sort_key(pair[1]))
+
+
+def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None) -> Obj:
+    """One graph: its entities (by name, then kind) and its facts; with `limit`, only its heaviest
+    facts and their entities, plus `total`, the number of facts it holds."""
+    query = select(Fact).where(Fact.graph == graph, Fact.owner == owner)
+    if limit is None:
+        entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
+        facts = s.exec(query).all()
+    else:
+        facts = s.exec(query.order_by(col(Fact.weight).desc()).limit(limit)).all()
+        ids = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
+        entities = s.exec(select(Entity).where(col(Entity.id).in_(ids))).all() if ids else []
+    out: Obj = {
+        "entities": sorted((entity_json(e) for e in entities), key=lambda e: (e["name"], e["kind"])),
+        "facts": facts_json(s, facts),
+    }
+    if limit is not None:
+        out["total"] = int(
+            s.exec(select(func.count()).select_from(Fact).where(Fact.graph == graph, Fact.owner == owner)).one()
+        )
+    return out
+
+
+def turn_json(t: Turn) -> Obj:
+    return {
+        "status": t.status,
+        "map": t.map,
+        "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
+        "skipped": list(t.skipped),
+        "steps": list(t.steps),
+        "probes_used": t.probes_used,
+    }
+
+
+def run_json(s: Session, run: Run) -> Obj:
+    turns = s.exec(select(Turn).where(Turn.run_id == run.id).order_by(col(Turn.seq))).all()
+    return {
+        "org": run.org_id,
+        "person": run.person_id,
+        "surface": run.surface,
+        "requested_ephemeral": run.requested_ephemeral,
+        "ephemeral": run.ephemeral,
+        "ended": run.ended,
+        "turns": {t.id: turn_json(t) for t in turns},
+        "flow": graph_json(s, "flow", run.id),
+    }
+
+
+def export(s: Session) -> Obj:
+    """The whole memory as `memory-state/1`, without the replay's `reads` and `refused` logs."""
+    orgs = s.exec(select(Organization).order_by(col(Organization.seq))).all()
+    people = s.exec(select(Person).order_by(col(Person.seq))).all()
+    runs = s.exec(select(Run).order_by(col(Run.seq))).all()
+    return {
+        "format": STATE_FORMAT,
+        "organizations": {
+            o.id: {"settings": settings_of(o), "map": map_counts(s, o.id), "world": graph_json(s, "world", o.id)}
+            for o in orgs
+        },
+        "people": {p.id: {"user": graph_json(s, "user", p.id)} for p in people},
+        "runs": {r.id: run_json(s, r) for r in runs},
+    }
+
+
+def holds_memory(s: Session) -> bool:
+    """Whether the database holds an organization, person or run."""
+    return any(s.exec(select(t).limit(1)).first() is not None for t in (Organization, Person, Run))

@@ -1,0 +1,124 @@
+"""What a completed turn writes (R1, R5, R7 to R10); a replacement withdraws it with graph.withdraw (R3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+from ..rules.learning import RunFacts, record_teaches, skip_rule
+from ..rules.weights import contribution, independence_key, reliability_of
+from .driver import Driver, json_value
+from .facts import FactRow, GraphWriter, refresh_facts
+from .graph import Changes
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class Teaching:
+    """What one completed turn taught: supports per graph, claims kept out, fact changes."""
+
+    taught: dict[str, int] = field(default_factory=lambda: {"world": 0, "user": 0, "flow": 0})
+    skipped: list[Obj] = field(default_factory=list)
+    changes: Changes = field(default_factory=Changes)
+    excluded_records: list[str] = field(default_factory=list)  # R5: of failed or cancelled nested work
+    skipped_claims: list[str] = field(default_factory=list)  # what each skipped claim says, for people
+
+
+def claim_label(claim: Obj) -> str:
+    o = claim["object"]
+    return f"{claim['subject']['name']} —{claim['relation']}→ {o.get('name', o.get('value'))} ({claim['graph']})"
+
+
+def plan(
+    records: list[Any], nested: dict[int, str], facts: RunFacts, *, run_id: str, org_id: str, person_id: str | None
+) -> tuple[list[tuple[Any, Obj, str, str]], Teaching]:
+    """Pure: which claim goes into which graph (R7 to R9), which are kept out and why (R10).
+    A record is anything with `id`, `nested_id`, `origin` and `claims` (a row or a Record)."""
+    result = Teaching()
+    writes = []
+    for rec in records:
+        if not record_teaches(nested.get(rec.nested_id) if rec.nested_id is not None else None):
+            result.excluded_records.append(rec.id)
+            continue
+        for i, claim in enumerate(rec.claims):
+            writes.append((rec, claim, "flow", run_id))  # R7: every claim into the run's Flow graph
+            graph = claim["graph"]
+            if graph == "flow":
+                continue
+            rule = skip_rule(graph, facts, origin=rec.origin)
+            if rule:
+                result.skipped.append({"record": rec.id, "claim": i, "rule": rule})
+                result.skipped_claims.append(claim_label(claim))
+            else:
+                writes.append((rec, claim, graph, org_id if graph == "world" else person_id or ""))
+    return writes, result
+
+
+class RecordRow(NamedTuple):
+    id: str
+    nested_id: int | None
+    origin: str
+    source: str | None
+    reliability: float | None
+    claims: list[Obj]
+
+
+SUPPORT_INSERT = (
+    'INSERT INTO support (fact_id, "key", origin, contribution, run_id, turn_id, record_id) '
+    "VALUES (:fact_id, :key, :origin, :contribution, :run_id, :turn_id, :record_id)"
+)
+
+
+def teach(
+    db: Driver,
+    turn_id: str,
+    facts: RunFacts,
+    nested: dict[int, str],
+    *,
+    run_id: str,
+    org_id: str,
+    person_id: str | None,
+) -> Teaching:
+    """R1: write everything a completed turn teaches, inside the caller's one transaction, in a
+    few batched statements on the driver (graph.py works on rows). `facts` are the run's and its
+    organization's settings as they stand now (R16); `nested` the turn's nested work and how it
+    ended (R5)."""
+    records = [
+        RecordRow(r[0], r[1], r[2], r[3], r[4], json_value(r[5]))
+        for r in db.rows(
+            "SELECT id, nested_id, origin, source, reliability, claims FROM record WHERE turn_id = :t ORDER BY number",
+            {"t": turn_id},
+        )
+    ]
+    writes, result = plan(records, nested, facts, run_id=run_id, org_id=org_id, person_id=person_id)
+    writer = GraphWriter(db)
+    triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
+    writer.load(triples)
+    found = writer.facts_for(triples)
+    seen: set[tuple[int, str]] = set()
+    touched: dict[int, FactRow] = {}
+    rows = []
+    for (rec, _, graph, _), fact in zip(writes, found, strict=True):
+        if (fact.id, rec.id) in seen:
+            continue  # one record, one support per fact
+        seen.add((fact.id, rec.id))
+        rows.append(
+            {
+                "fact_id": fact.id,
+                "key": independence_key(rec.origin, rec.source, run_id=run_id),
+                "origin": rec.origin,
+                "contribution": contribution(reliability_of(rec.origin, rec.reliability)),
+                "run_id": run_id,
+                "turn_id": turn_id,
+                "record_id": rec.id,
+            }
+        )
+        result.taught[graph] += 1
+        touched[fact.id] = fact
+    pending: dict[int, list[tuple[str, str, float]]] = {}
+    for row in rows:
+        pending.setdefault(row["fact_id"], []).append((row["origin"], row["key"], row["contribution"]))
+    refresh_facts(db, list(touched.values()), result.changes, writer.entities.values(), writer=writer, pending=pending)
+    db.many(SUPPORT_INSERT, rows)  # after the facts they point to
+    return result

@@ -1,0 +1,1 @@
+"""Use cases by family behind the MemoryService facade: one use case = one transaction."""

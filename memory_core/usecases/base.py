@@ -1,0 +1,102 @@
+"""The base of every family of use cases: the engine, its transactions, the look-ups that refuse."""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import errors as E
+from ..store import queries
+from ..store.database import Engine, make_engine
+from ..store.driver import Driver
+from ..store.erasure import after_erasure, heal
+from ..store.graph import FactChange
+from ..store.lookups import Lookups
+from ..store.models import (
+    Run,
+    Turn,
+    Workflow,
+)
+from ..store.transactions import Transactions, Tx
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class Outcome:
+    """What one use case did: fact changes graph by graph, and what it has to say."""
+
+    changes: list[FactChange] = field(default_factory=list)
+    detail: Obj = field(default_factory=dict)
+
+
+class UseCases(Lookups):
+    """The engine and the transactions every use case runs in (store/transactions.py)."""
+
+    def __init__(self, engine: Engine | None = None, *, box: Tx | None = None) -> None:
+        self.engine = engine if engine is not None else make_engine()
+        self._store = Transactions(self.engine, box)
+        self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
+        self._erased = False  # inside one transaction: something was erased, to scrub after it
+        heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
+
+    @property
+    def _sandbox(self) -> Tx | None:
+        """The one transaction of a box (sandbox or all_or_nothing) every use case joins, if any."""
+        return self._store.box
+
+    def _tx(self) -> AbstractContextManager[Tx]:
+        return self._store.tx()
+
+    def _read(self) -> AbstractContextManager[Tx]:
+        return self._store.read()
+
+    def _driver_tx(self, *, serializable: bool = False) -> AbstractContextManager[Driver]:
+        return self._store.driver_tx(serializable=serializable)
+
+    def _scrub_after(self, detail: Obj) -> None:
+        """R31, right after a deletion committed: its text leaves the files now (SQLite's checkpoint)
+        or in the background (PostgreSQL's rewrite, or a SQLite log a reader holds); the outcome
+        says which (`bytes_gone`), and `erasure_status` says when it is done."""
+        if self._sandbox is None:
+            detail["bytes_gone"] = after_erasure(self.engine)
+        else:
+            self._erased = True  # all_or_nothing scrubs once its one transaction commits
+
+    @classmethod
+    def _require_open(cls, turn: Turn, run: Run) -> None:
+        cls._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
+
+    @staticmethod
+    def _refuse_unless_open(turn_id: str, status: str, run_id: str, ended: bool) -> None:
+        if ended:
+            raise E.RunEnded(f"run {run_id!r} has ended; nothing more happens in it (R17)")
+        if status != "open":
+            why = {"completed": "a turn ends and teaches once (R1)", "replaced": "a replaced turn teaches nothing (R3)"}
+            raise E.TurnNotOpen(
+                f"turn {turn_id!r} is {status}, not open: {why.get(status, 'an ended turn takes no more events (R2)')}"
+            )
+
+    @staticmethod
+    def _used(s: Tx, kind: str, ident: str) -> None:
+        if queries.id_used(s, kind, ident):
+            raise E.DuplicateId(f"the {kind} id {ident!r} is already used in this memory, perhaps by an erased {kind}")
+        queries.use_id(s, kind, ident)
+
+    @classmethod
+    def _step(cls, s: Tx, run: Run, step: str) -> Obj:
+        wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
+        return cls._step_of(wf.id if wf else None, wf.steps if wf else [], step)
+
+    @staticmethod
+    def _step_of(workflow_id: str | None, steps: list[Obj], step: str) -> Obj:
+        for spec in steps:
+            if spec["id"] == step:
+                return spec
+        where = f"workflow {workflow_id!r}" if workflow_id else "no workflow (the run was started without one)"
+        raise E.UnknownStep(f"step {step!r} is not in the run's {where}")
+
+    @staticmethod
+    def _exhausted(turn_id: str, cap: int | None) -> E.Refusal:
+        return E.BudgetExhausted(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")

@@ -1,0 +1,63 @@
+"""Use cases of corrections (R28): dispute a fact, retract it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import errors as E
+from ..rules.weights import DISPUTE_CONTRIBUTION
+from ..store import queries
+from ..store.driver import driver_of
+from ..store.facts import load_facts, refresh_facts
+from ..store.graph import Changes, find_fact
+from ..store.models import (
+    Dispute,
+)
+from ..store.transactions import Tx
+from .base import Obj, Outcome, UseCases
+
+
+class Corrections(UseCases):
+    """Use cases of corrections (R28)."""
+
+    def _correctable(self, s: Tx, org_id: str, by: str, fact: Obj, graph: str, *, doing: str) -> Any:
+        """The fact a correction names, after the checks that come before looking it up: the ids,
+        then membership (rules.md, Refusals: a non-member learns nothing of what exists there)."""
+        self._org(s, org_id)
+        self._person(s, by)
+        if queries.role(s, by, org_id) is None:
+            raise E.NotMember(f"{by!r} is not a member of {org_id!r}, so cannot {doing} its facts (R28)")
+        if graph == "flow":
+            raise E.NotAllowed("Flow facts are not corrected (R28)")
+        f = find_fact(s, graph, org_id if graph == "world" else by, fact)
+        if f is None:
+            where = f"the world graph of {org_id!r}" if graph == "world" else f"{by!r}'s user graph"
+            raise E.UnknownFact(f"{where} has no such fact")
+        return f
+
+    def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
+        """R28: a member disputes a World fact, a person their own User fact; one each."""
+        with self._tx() as s:
+            f = self._correctable(s, org, by, fact, graph, doing="dispute")
+            if queries.has_disputed(s, f.id, by):
+                raise E.NotAllowed(f"{by!r} has already disputed this fact; one dispute per person (R28)")
+            s.add(Dispute(fact_id=f.id, by=by, contribution=DISPUTE_CONTRIBUTION))
+            s.flush()
+            changes = Changes()
+            with driver_of(s) as db:
+                refresh_facts(db, load_facts(db, [f.id]), changes)
+            return Outcome(changes=changes.listed())
+
+    def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
+        """R28: the owner retracts a World fact, a person their own User fact: never served again."""
+        with self._tx() as s:
+            f = self._correctable(s, org, by, fact, graph, doing="retract")
+            if graph == "world" and queries.role(s, by, org) != "owner":
+                raise E.NotOwner(f"only the owner of {org!r} retracts its world facts (R28)")
+            f.retracted = True
+            s.add(f)
+            s.flush()
+            changes = Changes()
+            with driver_of(s) as db:
+                refresh_facts(db, load_facts(db, [f.id]), changes)
+            return Outcome(changes=changes.listed())

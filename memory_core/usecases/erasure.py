@@ -1,0 +1,48 @@
+"""Use cases of erasure: delete a run (R29) or an account (R30), and the scrub that follows (R31)."""
+
+from __future__ import annotations
+
+from .. import errors as E
+from ..store import queries
+from ..store.erasure import erase_account, erase_run, erasure_status, finisher
+from .base import Obj, Outcome, UseCases
+
+
+class Erasure(UseCases):
+    """Use cases of erasure."""
+
+    def erasure_status(self) -> Obj:
+        """R31: whether every deletion's text is out of the database files yet."""
+        return erasure_status(self.engine)
+
+    def finish_erasure(self, timeout: float | None = None) -> Obj:
+        """Wait for the background scrub of deletions (R31), then say where it stands."""
+        finisher(self.engine).wait(timeout)
+        return erasure_status(self.engine)
+
+    def delete_run(self, run_id: str, *, by: str) -> Outcome:
+        """R29: the run's person or the owner erases a run; its World and User weights stay."""
+        with self._tx() as s:
+            run = self._run(s, run_id)
+            self._person(s, by)
+            owner = queries.role(s, by, run.org_id) == "owner"
+            if by != run.person_id and not owner:
+                raise E.NotAllowed(
+                    f"only the run's person or the owner of {run.org_id!r} may delete run {run_id!r} (R29)"
+                )
+            if run.ended:  # R17 as written: any event on an ended run, deletion included
+                raise E.RunEnded(f"run {run_id!r} has ended; R17 refuses any later event on it, deletion included")
+            detail = erase_run(s, run)
+        self._scrub_after(detail)
+        return Outcome(detail=detail)
+
+    def delete_account(self, person_id: str) -> Outcome:
+        """R30: delete a person's User graph and memberships; their runs stay without them."""
+        with self._tx() as s:
+            person = self._person(s, person_id)
+            owned = queries.owned_orgs(s, person_id)
+            if owned:
+                raise E.NotAllowed(f"{person_id!r} owns {', '.join(owned)}; an owner's account cannot be deleted (R30)")
+            detail = erase_account(s, person)
+        self._scrub_after(detail)
+        return Outcome(detail=detail)

@@ -1,0 +1,78 @@
+"""Plain-data views of memory for the dashboard: lists, tables, breakdowns and previews.
+
+A family of MemoryService: each method is one read-only use case in one transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
+from ..store import dashboard
+from ..store.erasure import account_preview, run_preview
+from ..store.snapshot import graph_json, settings_of
+from .base import UseCases
+
+Obj = dict[str, Any]
+
+
+class Explore(UseCases):
+    """Read-only use cases for the dashboard."""
+
+    def organizations(self) -> list[Obj]:
+        """Every organization: id, name, owner."""
+        with self._read() as s:
+            return dashboard.organizations(s)
+
+    def members(self, org_id: str) -> list[Obj]:
+        """The organization's people with their role (owner first)."""
+        with self._read() as s:
+            return dashboard.members(s, org_id)
+
+    def runs(self, org_id: str) -> list[Obj]:
+        """The organization's stored runs with their turns' statuses, in the order they started."""
+        with self._read() as s:
+            return dashboard.runs(s, org_id)
+
+    def settings_view(self, org_id: str) -> dict[str, bool]:
+        """The four settings for display; changing them is the owner's alone (R15)."""
+        with self._read() as s:
+            return settings_of(self._org(s, org_id))
+
+    def graph(self, graph: str, owner: str, *, limit: int | None = None) -> Obj:
+        """One graph's entities and facts, as in the state format; with `limit`, its heaviest facts only
+        (and `total`, how many it holds), so a page stays fast on a large graph."""
+        with self._read() as s:
+            return graph_json(s, graph, owner, limit=limit)
+
+    def facts_table(self, org_id: str, *, person: str | None = None, limit: int | None = None) -> list[Obj]:
+        """Rows for the Fact weights table: the World graph, the person's User graph, the runs' Flow graphs."""
+        with self._read() as s:
+            return dashboard.facts_table(s, org_id, person=person, limit=limit)
+
+    def fact_breakdown(self, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT) -> Obj:
+        """A weight explained: each source with key, origin, reliability, contribution, repeats folded
+        in, erased pointers, the weight without it, and the margin to the shortcut threshold (R22, R26)."""
+        with self._read() as s:
+            return dashboard.fact_breakdown(s, fact_id, min_weight=min_weight)
+
+    def turn_view(self, turn_id: str) -> Obj:
+        """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""
+        with self._read() as s:
+            turn, run = self._turn(s, turn_id)
+            return dashboard.turn_view(s, turn, run)
+
+    def run_erasure_preview(self, run_id: str) -> Obj:
+        """What deleting a run erases and keeps (R29)."""
+        with self._read() as s:
+            return run_preview(s, self._run(s, run_id))
+
+    def account_erasure_preview(self, person_id: str) -> Obj:
+        """What deleting an account erases and keeps (R30)."""
+        with self._read() as s:
+            return account_preview(s, self._person(s, person_id))
+
+    def counts(self) -> Obj:
+        """How much the database holds: for the sidebar and progress."""
+        with self._read() as s:
+            return dashboard.counts(s)

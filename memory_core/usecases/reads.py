@@ -1,0 +1,68 @@
+"""Use cases of reading memory: a turn's graph reads (R18 to R21) and an organization's map (R18)."""
+
+from __future__ import annotations
+
+from .. import errors as E
+from ..rules.budget import budget_allows, read_offered
+from ..rules.wording import map_paragraph
+from ..store import probes
+from ..store.database import statement_driver
+from ..store.driver import json_value
+from ..store.graph import map_counts
+from .base import Obj, Outcome, UseCases
+
+
+class Reads(UseCases):
+    """Use cases of reading memory."""
+
+    def read(
+        self, turn_id: str, *, call: str, args: Obj, within: str | None = None, step: str | None = None
+    ) -> Outcome:
+        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
+        It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
+        On PostgreSQL a turn-level GraphResolve or GraphExpand is one statement (probes.counted_read)."""
+        turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
+        if turn_level and self._sandbox is None and self.engine.dialect.name == "postgresql":
+            with statement_driver(self.engine) as one:
+                done = probes.counted_read(one, turn_id, call, args)
+            if done is not None:
+                used, cap, result = done
+                return Outcome(detail={"result": result, "probes_used": used, "cap": cap})
+        with self._driver_tx() as db:
+            hit = db.turn(probes.TURN, turn_id)
+            if not hit:
+                raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+            status, used, run_id, ended, org_id, person_id, wf_id, cap, steps = hit[0]
+            spec = self._step_of(wf_id, json_value(steps) if wf_id else [], step) if step is not None else None
+            self._refuse_unless_open(turn_id, status, run_id, bool(ended))
+            if within is not None and not db.rows(probes.OPEN_WORK, {"t": turn_id, "w": within}):
+                raise E.NestedNotOpen(f"{within!r} is not open in turn {turn_id!r} (R5)")
+            if not read_offered(within=within, step=spec):
+                who = f"nested work {within!r}" if within else f"step {step!r} (not a model step admitting calls)"
+                raise E.NotOffered(f"graph reads are not offered to {who} (R4, R19)")
+            if not budget_allows(used=used, cap=cap):
+                raise self._exhausted(turn_id, cap)
+            seen = probes.owners(run_id, org_id, person_id)
+            if call == "GraphResolve":
+                result = probes.resolve(db, seen, args["name"], args.get("kind"))
+            elif call == "GraphExpand":
+                result = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
+            else:
+                result = probes.source(db, seen, run_id, org_id, args["fact"], args.get("graph", "world"))
+            # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
+            if cap is None:
+                counted = db.change(probes.COUNT, {"t": turn_id})
+            else:
+                counted = db.change(probes.COUNT_CAPPED, {"t": turn_id, "cap": cap})
+            if not counted:  # a concurrent use case got there first
+                raise (
+                    self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen(f"turn {turn_id!r} ended (R2)")
+                )
+            return Outcome(detail={"result": result, "probes_used": used + 1, "cap": cap})
+
+    def org_map(self, org_id: str) -> Obj:
+        """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
+        with self._read() as s:
+            org = self._org(s, org_id)
+            counts = map_counts(s, org_id)
+            return {**counts, "paragraph": map_paragraph(org.name, counts["kinds"], counts["facts"])}

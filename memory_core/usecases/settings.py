@@ -1,0 +1,55 @@
+"""Use cases of settings (R11 to R16): the owner reads and changes them; every change is audited."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from .. import errors as E
+from ..rules.settings import SETTING_BY_NAME, settings_problem
+from ..store import queries
+from ..store.models import (
+    SettingsAudit,
+)
+from ..store.snapshot import settings_of
+from .base import Obj, Outcome, UseCases
+
+
+class Settings(UseCases):
+    """Use cases of settings (R11 to R16)."""
+
+    def get_settings(self, org_id: str, *, by: str) -> dict[str, bool]:
+        """R15: the owner reads the four settings."""
+        with self._read() as s:
+            org = self._org(s, org_id)
+            self._person(s, by)
+            if queries.role(s, by, org_id) != "owner":
+                raise E.NotOwner(f"only the owner of {org_id!r} reads its settings (R15)")
+            return settings_of(org)
+
+    def set_settings(self, org_id: str, *, by: str, settings: Obj) -> Outcome:
+        """R15: the owner changes settings; the change is checked as a whole and audited."""
+        with self._tx() as s:
+            org = self._org(s, org_id)
+            self._person(s, by)
+            if queries.role(s, by, org_id) != "owner":
+                raise E.NotOwner(f"only the owner of {org_id!r} changes its settings (R15)")
+            problem = settings_problem(settings)
+            if problem:
+                raise E.InvalidSetting(problem)
+            at = datetime.now(UTC).isoformat(timespec="seconds")
+            changed = []
+            for name, value in settings.items():
+                column = SETTING_BY_NAME[name].column
+                old = bool(getattr(org, column))
+                if old != value:
+                    setattr(org, column, value)
+                    s.add(SettingsAudit(org_id=org_id, by=by, at=at, setting=name, old=old, new=value))
+                    changed.append({"setting": name, "from": old, "to": value})
+            s.add(org)
+            return Outcome(detail={"settings": settings_of(org), "changed": changed})
+
+    def audit(self, org_id: str) -> list[Obj]:
+        """Every settings change of an organization: who, when, from, to (R15)."""
+        with self._read() as s:
+            rows = queries.audit_rows(s, org_id)
+            return [{"by": a.by, "at": a.at, "setting": a.setting, "from": a.old, "to": a.new} for a in rows]

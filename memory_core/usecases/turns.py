@@ -1,0 +1,336 @@
+"""Use cases of runs and turns: setup, start and end a run, open, record in, step and end a turn (R1 to R10, R17, R22)."""
+
+from __future__ import annotations
+
+import json
+
+from .. import errors as E
+from ..rules.learning import RunFacts
+from ..rules.settings import SETTING_BY_NAME, stored_ephemeral
+from ..rules.turns import may_transition
+from ..store import probes, queries
+from ..store import shortcuts as reads
+from ..store.erasure import erase_run
+from ..store.facts import withdraw
+from ..store.graph import Changes, map_of
+from ..store.models import (
+    Membership,
+    NestedWork,
+    Organization,
+    Person,
+    Record,
+    Run,
+    Turn,
+    Workflow,
+)
+from ..store.teaching import teach
+from ..store.transactions import Tx
+from .base import Obj, Outcome, UseCases
+
+
+class Turns(UseCases):
+    """Use cases of runs and turns."""
+
+    def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
+        """Create a checked scenario's organizations, people and workflows, in one transaction."""
+        with self._tx() as s:
+            base = queries.count(s, Organization)
+            for i, o in enumerate(organizations):
+                if s.get(Organization, o["id"]) is not None:
+                    raise E.DuplicateId(f"organization {o['id']!r} already exists")
+                org = Organization(id=o["id"], name=o["name"], seq=base + i)
+                for name, value in o.get("settings", {}).items():
+                    setattr(org, SETTING_BY_NAME[name].column, value)
+                s.add(org)
+            pbase = queries.count(s, Person)
+            for i, p in enumerate(people):
+                if s.get(Person, p["id"]) is not None:
+                    raise E.DuplicateId(f"person {p['id']!r} already exists")
+                s.add(Person(id=p["id"], name=p["name"], seq=pbase + i))
+            s.flush()
+            for p in people:
+                for org_id, role in p["memberships"].items():
+                    s.add(Membership(person_id=p["id"], org_id=org_id, role=role))
+            for w in workflows:
+                s.add(Workflow(id=w["id"], org_id=w["org"], memory_probes=w["memory_probes"], steps=w["steps"]))
+
+    def start_run(
+        self,
+        run_id: str,
+        *,
+        org: str,
+        person: str,
+        workflow: str | None = None,
+        surface: str = "workflow",
+        ephemeral: bool = False,
+    ) -> Outcome:
+        """Start a run; an ephemeral request is honoured only as R11 allows."""
+        with self._tx() as s:
+            o = self._org(s, org)
+            self._person(s, person)
+            if workflow is not None:
+                wf = s.get(Workflow, workflow)
+                if wf is None or wf.org_id != org:
+                    raise E.UnknownWorkflow(f"organization {org!r} has no workflow {workflow!r}")
+            self._used(s, "run", run_id)
+            if queries.role(s, person, org) is None:
+                raise E.NotMember(f"{person!r} is not a member of {org!r}, so cannot start a run there")
+            stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
+            seq = queries.next_run_seq(s)
+            s.add(
+                Run(
+                    id=run_id,
+                    seq=seq,
+                    org_id=org,
+                    person_id=person,
+                    workflow_id=workflow,
+                    surface=surface,
+                    requested_ephemeral=ephemeral,
+                    ephemeral=stored,
+                )
+            )
+            detail: Obj = {"ephemeral": stored}
+            if ephemeral and not stored:
+                detail["rule"] = "R11"
+            return Outcome(detail=detail)
+
+    def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> Outcome:
+        """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request.
+        It runs on the driver (driver.py), as the other use cases of a turn do."""
+        with self._driver_tx(serializable=True) as db:
+            hit = db.rows(probes.RUN_TO_OPEN, {"r": run})
+            if not hit:
+                raise E.UnknownRun(f"no run has the id {run!r} (or it was deleted, R29)")
+            org_id, person_id, ended = hit[0]
+            old = db.turn(probes.TURN_TO_REPLACE, replaces) if replaces is not None else None
+            if old == []:
+                raise E.UnknownTurn(f"no turn has the id {replaces!r} (or its run was deleted, R29)")
+            if person_id is None:
+                raise E.UnknownPerson(f"the person of run {run!r} deleted their account; no turn can open (R30)")
+            if db.rows(probes.USED_ID, {"k": "turn", "i": turn_id}):
+                raise E.DuplicateId(
+                    f"the turn id {turn_id!r} is already used in this memory, perhaps by an erased turn"
+                )
+            db.change(probes.USE_ID, {"k": "turn", "i": turn_id})
+            if ended:
+                raise E.RunEnded(f"run {run!r} has ended; it opens no more turns (R17)")
+            changes = Changes()
+            if old:
+                old_status, old_run = old[0]
+                if old_run != run:
+                    raise E.NotAllowed(f"turn {replaces!r} belongs to run {old_run!r}, not {run!r} (R3)")
+                if not may_transition(old_status, "replaced"):
+                    raise E.NotAllowed(
+                        f"turn {replaces!r} is {old_status}; only an open or completed turn can be replaced (R3)"
+                    )
+                if old_status == "completed":
+                    taught = db.rows(probes.SUPPORTS_OF_TURN, {"t": replaces})
+                    withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes)
+                db.change(probes.TURN_REPLACED, {"t": replaces})
+            counters = dict(db.rows(probes.MAP_COUNTERS, {"o": org_id}))
+            taken = map_of(counters)
+            seq = int(db.rows(probes.LAST_TURN_SEQ, {})[0][0]) + 1  # an index look-up
+            db.change(probes.ADD_TURN, {"t": turn_id, "seq": seq, "r": run, "map": json.dumps(taken)})
+            db.change(
+                probes.ADD_RECORD,
+                {
+                    "id": f"{turn_id}#0",
+                    "run": run,
+                    "turn": turn_id,
+                    "n": 0,
+                    "origin": "person",
+                    "source": person_id,
+                    "excerpt": request["text"],
+                    "rel": None,
+                    "nested": None,
+                    "claims": json.dumps(request.get("claims", [])),
+                },
+            )
+            return Outcome(changes=changes.listed(), detail={"map": taken})
+
+    def record(self, turn_id: str, *, record: Obj) -> Outcome:
+        """Record evidence in an open turn, possibly within open nested work (R5). Agents record
+        all the time, so this runs on the driver (probes.py), with the checks `_add_record` makes."""
+        with self._driver_tx() as db:
+            hit = db.turn(probes.TURN_TO_RECORD, turn_id)
+            if not hit:
+                raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+            status, number, run_id, ended, person_id = hit[0]
+            src: str | None = record.get("source")
+            if record["origin"] == "person":
+                src = src or person_id
+                if src is None:
+                    raise E.UnknownPerson(f"run {run_id!r} has no person any more to default the source to (R30)")
+                if not db.rows(probes.PERSON, {"p": src}):
+                    raise E.UnknownPerson(f"no person has the id {src!r} (or their account was deleted, R30)")
+            self._refuse_unless_open(turn_id, status, run_id, bool(ended))
+            nested_id = None
+            if record.get("within") is not None:
+                work = db.rows(probes.OPEN_WORK, {"t": turn_id, "w": record["within"]})
+                if not work:
+                    raise E.NestedNotOpen(f"{record['within']!r} is not open in turn {turn_id!r} (R5)")
+                nested_id = work[0][0]
+            rid = f"{turn_id}#{number}"
+            row = {
+                "id": rid,
+                "run": run_id,
+                "turn": turn_id,
+                "n": number,
+                "origin": record["origin"],
+                "source": src,
+                "excerpt": record.get("excerpt"),
+                "rel": record.get("reliability"),
+                "nested": nested_id,
+                "claims": json.dumps(record.get("claims", [])),
+            }
+            db.change(probes.ADD_RECORD, row)
+            db.change(probes.NEXT_RECORD, {"t": turn_id})
+            return Outcome(detail={"record": rid})
+
+    def _add_record(self, s: Tx, turn: Turn, run: Run, record: Obj) -> str:
+        src: str | None = record.get("source")
+        if record["origin"] == "person":
+            src = src or run.person_id
+            if src is None:
+                raise E.UnknownPerson(f"run {run.id!r} has no person any more to default the source to (R30)")
+            self._person(s, src)
+        self._require_open(turn, run)
+        nested_id = None
+        if record.get("within") is not None:
+            work = queries.open_work(s, turn.id, record["within"])
+            if work is None:
+                raise E.NestedNotOpen(f"{record['within']!r} is not open in turn {turn.id!r} (R5)")
+            nested_id = work.id
+        rid = f"{turn.id}#{turn.next_record}"
+        s.add(
+            Record(
+                id=rid,
+                run_id=run.id,
+                turn_id=turn.id,
+                number=turn.next_record,
+                origin=record["origin"],
+                source=src,
+                excerpt=record.get("excerpt"),
+                reliability=record.get("reliability"),
+                nested_id=nested_id,
+                claims=record.get("claims", []),
+            )
+        )
+        turn.next_record += 1
+        s.add(turn)
+        return rid
+
+    def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> Outcome:
+        """Run a workflow step, or skip it when memory already answers it well enough (R22)."""
+        with self._tx() as s:
+            turn, run = self._turn(s, turn_id)
+            spec = self._step(s, run, step)
+            if record is not None and record["origin"] == "person" and record.get("source"):
+                self._person(s, record["source"])
+            self._require_open(turn, run)
+            org = self._org(s, run.org_id)
+            answer = None
+            if spec.get("answers"):
+                answer = reads.shortcut(
+                    s,
+                    run,
+                    spec["answers"],
+                    min_weight=spec.get("min_weight", 0.9),
+                    no_memory_shortcuts=org.no_memory_shortcuts,
+                )
+            detail: Obj = {"shortcut": answer}
+            if answer is None and record is not None:
+                detail["record"] = self._add_record(s, turn, run, record)
+            turn.steps = [*turn.steps, {"step": step, "ran": answer is None, "shortcut": answer}]
+            s.add(turn)
+            return Outcome(detail=detail)
+
+    def call(self, turn_id: str, *, work: str) -> Outcome:
+        """Open nested work inside a turn; it reads and writes no graph (R4)."""
+        with self._tx() as s:
+            turn, run = self._turn(s, turn_id)
+            self._require_open(turn, run)
+            if queries.open_work(s, turn_id, work) is not None:
+                raise E.NestedOpen(f"{work!r} is already open in turn {turn_id!r}; return it first (R5)")
+            s.add(NestedWork(turn_id=turn_id, work=work))
+            return Outcome()
+
+    def return_work(self, turn_id: str, *, work: str, status: str) -> Outcome:
+        """End nested work; failed or cancelled work will contribute nothing (R5)."""
+        with self._tx() as s:
+            turn, run = self._turn(s, turn_id)
+            self._require_open(turn, run)
+            nested = queries.open_work(s, turn_id, work)
+            if nested is None:
+                raise E.NestedNotOpen(f"{work!r} is not open in turn {turn_id!r} (R5)")
+            nested.status = status
+            s.add(nested)
+            return Outcome(detail={"rule": "R5"} if status != "completed" else {})
+
+    def end_turn(self, turn_id: str, *, status: str) -> Outcome:
+        """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
+        driver (driver.py), as teaching's batched statements do."""
+        with self._driver_tx(serializable=True) as db:
+            hit = db.turn(probes.TURN_TO_END, turn_id)
+            if not hit:
+                raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+            now, run_id, ended, org_id, person_id, surface, ephemeral, from_ephemeral, from_users = hit[0]
+            self._refuse_unless_open(turn_id, now, run_id, bool(ended))
+            nested: dict[int, str] = dict(db.rows(probes.NESTED_WORK, {"t": turn_id}))
+            if "open" in nested.values():
+                raise E.NestedOpen(f"turn {turn_id!r} still holds open nested work; return it first (R5)")
+            if status != "completed":
+                db.change(probes.TURN_ENDED, {"st": status, "t": turn_id})
+                return Outcome(detail={"rule": "R2"})
+            settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
+                surface=surface,
+                ephemeral=bool(ephemeral),
+                person_erased=person_id is None,
+                learn_from_ephemeral_runs=bool(from_ephemeral),
+                learn_from_users=bool(from_users),
+            )
+            result = teach(db, turn_id, settings, nested, run_id=run_id, org_id=org_id, person_id=person_id)
+            db.change(
+                probes.TURN_TAUGHT,
+                {
+                    "t": turn_id,
+                    "st": status,
+                    "w": result.taught["world"],
+                    "u": result.taught["user"],
+                    "f": result.taught["flow"],
+                    "skipped": json.dumps(result.skipped),
+                },
+            )
+            return Outcome(
+                changes=result.changes.listed(),
+                detail={
+                    "taught": result.taught,
+                    "skipped": result.skipped,
+                    "skipped_claims": result.skipped_claims,
+                    "excluded_records": result.excluded_records,
+                },
+            )
+
+    def end_run(self, run_id: str) -> Outcome:
+        """End a run: cancel its open turns; an ephemeral run is then erased (R17)."""
+        with self._tx() as s:
+            run = self._run(s, run_id)
+            if run.ended:
+                raise E.RunEnded(f"run {run_id!r} has already ended (R17)")
+            cancelled = []
+            for turn in queries.open_turns(s, run_id):
+                for work in queries.open_works(s, turn.id):
+                    work.status = "cancelled"
+                    s.add(work)
+                turn.status = "cancelled"
+                cancelled.append(turn.id)
+                s.add(turn)
+            run.ended = True
+            s.add(run)
+            detail: Obj = {"cancelled": cancelled, "erased": run.ephemeral}
+            if run.ephemeral:
+                s.flush()
+                erase_run(s, run)
+        if detail["erased"]:
+            self._scrub_after(detail)
+        return Outcome(detail=detail)
