@@ -11,6 +11,8 @@ from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine
+from memory_core.store.erasure import finisher
+from memory_core.store.retry import run_retrying
 
 SERVER = os.environ.get("MEMORY_TEST_DATABASE_URL", "").rstrip("/")
 BACKEND = "postgresql" if SERVER else "sqlite"
@@ -32,10 +34,17 @@ def _engine(name: str) -> Engine:
 
 
 def empty(engine: Engine) -> None:
-    """Empty every table of a PostgreSQL test database."""
+    """Empty every table of a PostgreSQL test database, once the scrub that follows an earlier
+    test's deletion is done (R31: it rewrites every table, and TRUNCATE locks them in another order;
+    a deadlock with a scrub of another process is retried)."""
+    finisher(engine).wait(300)
     tables = ", ".join(f'"{t.name}"' for t in SQLModel.metadata.sorted_tables)
-    with engine.begin() as conn:
-        conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+
+    def truncate() -> None:
+        with engine.begin() as conn:
+            conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+
+    run_retrying(truncate)
 
 
 def fresh_url(name: str = "memory_test") -> str:
