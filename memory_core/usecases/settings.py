@@ -23,7 +23,7 @@ class Settings(UseCases):
             org = self._org(s, org_id)
             self._person(s, by)
             if queries.role(s, by, org_id) != "owner":
-                raise E.NotOwner(f"only the owner of {org_id!r} reads its settings (R15)")
+                raise E.NotOwner(org_id, does="reads its settings (R15)")
             return settings_of(org)
 
     def set_settings(self, org_id: str, *, by: str, settings: Obj) -> Outcome:
@@ -32,7 +32,7 @@ class Settings(UseCases):
             org = self._org(s, org_id)
             self._person(s, by)
             if queries.role(s, by, org_id) != "owner":
-                raise E.NotOwner(f"only the owner of {org_id!r} changes its settings (R15)")
+                raise E.NotOwner(org_id, does="changes its settings (R15)")
             problem = settings_problem(settings)
             if problem:
                 raise E.InvalidSetting(problem)
