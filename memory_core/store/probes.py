@@ -3,7 +3,7 @@
 A probe is a whole use case (R21's count must last, so it is a write transaction), yet the
 query it serves is one index look-up of a few dozen microseconds. Through the ORM, or even
 SQLAlchemy Core, each statement costs ten times the query (issue #8, B2, profiled), so a probe
-runs its few fixed statements on the pooled driver connection directly: the turn check, one
+runs its few fixed statements on a kept driver connection directly (store/database.py): the turn check, one
 query, the count. The SQL is written once, with `:name` parameters (sqlite3's style; turned
 into `%(name)s` for psycopg), and is the same text the benchmark runs raw.
 
