@@ -18,11 +18,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..rules.keys import name_key, value_key
+from ..rules.shortcuts import GRAPH_ORDER
 from .driver import Driver, json_value
 from .snapshot import fact_sort_key
 
 Obj = dict[str, Any]
-GRAPH_ORDER = {"world": 0, "user": 1, "flow": 2}
 
 TURN = """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
  w.steps FROM turn t JOIN run r ON r.id = t.run_id LEFT JOIN workflow w ON w.id = r.workflow_id WHERE t.id = :t"""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import errors as E
+from ..rules.turns import takes_events
 from ..store import queries
 from ..store.database import Engine, make_engine
 from ..store.driver import Driver
@@ -72,7 +73,7 @@ class UseCases(Lookups):
     def _refuse_unless_open(turn_id: str, status: str, run_id: str, ended: bool) -> None:
         if ended:
             raise E.RunEnded(run_id)
-        if status != "open":
+        if not takes_events(status):
             raise E.TurnNotOpen(turn_id, status)
 
     @staticmethod

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import errors as E
+from ..rules.permissions import is_member, may_correct, may_retract
 from ..rules.weights import DISPUTE_CONTRIBUTION
 from ..store import queries
 from ..store.driver import driver_of
@@ -25,9 +26,9 @@ class Corrections(UseCases):
         then membership (rules.md, Refusals: a non-member learns nothing of what exists there)."""
         self._org(s, org_id)
         self._person(s, by)
-        if queries.role(s, by, org_id) is None:
+        if not is_member(queries.role(s, by, org_id)):
             raise E.NotMember(by, org_id, so=f", so cannot {doing} its facts (R28)")
-        if graph == "flow":
+        if not may_correct(graph):
             raise E.NotAllowed.correcting_flow()
         f = find_fact(s, graph, org_id if graph == "world" else by, fact)
         if f is None:
@@ -51,7 +52,7 @@ class Corrections(UseCases):
         """R28: the owner retracts a World fact, a person their own User fact: never served again."""
         with self._tx() as s:
             f = self._correctable(s, org, by, fact, graph, doing="retract")
-            if graph == "world" and queries.role(s, by, org) != "owner":
+            if not may_retract(queries.role(s, by, org), graph):
                 raise E.NotOwner(org, does="retracts its world facts (R28)")
             f.retracted = True
             s.add(f)

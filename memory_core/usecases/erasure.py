@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import errors as E
+from ..rules.permissions import may_delete_account, may_delete_run
 from ..store import queries
 from ..store.erasure import erase_account, erase_run, erasure_status, finisher
 from .base import Obj, Outcome, UseCases
@@ -25,8 +26,7 @@ class Erasure(UseCases):
         with self._tx() as s:
             run = self._run(s, run_id)
             self._person(s, by)
-            owner = queries.role(s, by, run.org_id) == "owner"
-            if by != run.person_id and not owner:
+            if not may_delete_run(by=by, runs_person=run.person_id, role=queries.role(s, by, run.org_id)):
                 raise E.NotAllowed.deleting_run(run_id, run.org_id)
             if run.ended:  # R17 as written: any event on an ended run, deletion included
                 raise E.RunEnded(run_id, then="R17 refuses any later event on it, deletion included")
@@ -39,7 +39,7 @@ class Erasure(UseCases):
         with self._tx() as s:
             person = self._person(s, person_id)
             owned = queries.owned_orgs(s, person_id)
-            if owned:
+            if not may_delete_account(owned):
                 raise E.NotAllowed.deleting_owner(person_id, owned)
             detail = erase_account(s, person)
         self._scrub_after(detail)

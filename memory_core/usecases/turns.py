@@ -6,7 +6,9 @@ import json
 
 from .. import errors as E
 from ..rules.learning import RunFacts
+from ..rules.permissions import is_member
 from ..rules.settings import SETTING_BY_NAME, stored_ephemeral
+from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.turns import may_transition
 from ..store import probes, queries
 from ..store import shortcuts as reads
@@ -73,7 +75,7 @@ class Turns(UseCases):
                 if wf is None or wf.org_id != org:
                     raise E.UnknownWorkflow(org, workflow)
             self._used(s, "run", run_id)
-            if queries.role(s, person, org) is None:
+            if not is_member(queries.role(s, person, org)):
                 raise E.NotMember(person, org, so=", so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
             seq = queries.next_run_seq(s)
@@ -231,7 +233,7 @@ class Turns(UseCases):
                     s,
                     run,
                     spec["answers"],
-                    min_weight=spec.get("min_weight", 0.9),
+                    min_weight=spec.get("min_weight", DEFAULT_MIN_WEIGHT),
                     no_memory_shortcuts=org.no_memory_shortcuts,
                 )
             detail: Obj = {"shortcut": answer}
@@ -272,6 +274,8 @@ class Turns(UseCases):
                 raise E.UnknownTurn(turn_id)
             now, run_id, ended, org_id, person_id, surface, ephemeral, from_ephemeral, from_users = hit[0]
             self._refuse_unless_open(turn_id, now, run_id, bool(ended))
+            if not may_transition(now, status):  # the turn state machine decides every end (R1, R2)
+                raise E.TurnNotOpen(turn_id, now)
             nested: dict[int, str] = dict(db.rows(probes.NESTED_WORK, {"t": turn_id}))
             if "open" in nested.values():
                 raise E.NestedOpen.still_held(turn_id)
@@ -315,6 +319,8 @@ class Turns(UseCases):
                 raise E.RunEnded.already(run_id)
             cancelled = []
             for turn in queries.open_turns(s, run_id):
+                if not may_transition(turn.status, "cancelled"):  # the turn state machine (R17: open turns end)
+                    continue
                 for work in queries.open_works(s, turn.id):
                     work.status = "cancelled"
                     s.add(work)
