@@ -1,6 +1,13 @@
-"""Errors of memory_core: one base, a format error, and one refusal class per reason."""
+"""Errors of memory_core: one base, a format error, and one refusal class per reason.
+
+Each refusal class takes the ids it is about and builds its own sentence, so a sentence is
+written once; a reason said in several ways has a named constructor for each other way.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Self
 
 
 class MemoryCoreError(Exception):
@@ -19,6 +26,9 @@ class FormatError(MemoryCoreError):
 class DatabaseNotEmpty(MemoryCoreError):
     """A replay or load was pointed at a database that already holds memory."""
 
+    def __init__(self, where: str) -> None:
+        super().__init__(f"{where} already holds memory; replay into an empty database")
+
 
 class Refusal(MemoryCoreError):
     """An action the rules do not allow. It changed nothing; `reason` is the format's code."""
@@ -29,50 +39,233 @@ class Refusal(MemoryCoreError):
         self.message = message
         super().__init__(f"{self.reason}: {message}")
 
+    @classmethod
+    def saying(cls, message: str) -> Self:
+        """The refusal with a sentence its named constructor built (not its class's own)."""
+        refusal = cls.__new__(cls)
+        Refusal.__init__(refusal, message)
+        return refusal
 
-def _refusal(name: str, code: str) -> type[Refusal]:
-    return type(name, (Refusal,), {"reason": code, "__doc__": f"Refused with `{code}`."})
+    def __reduce__(self) -> tuple[Any, ...]:  # a refusal crosses processes with its sentence
+        return (_rebuilt, (type(self), self.message))
 
 
-NotOffered = _refusal("NotOffered", "not_offered")
-BudgetExhausted = _refusal("BudgetExhausted", "budget_exhausted")
-NotOwner = _refusal("NotOwner", "not_owner")
-NotAllowed = _refusal("NotAllowed", "not_allowed")
-NotMember = _refusal("NotMember", "not_member")
-InvalidSetting = _refusal("InvalidSetting", "invalid_setting")
-UnknownOrg = _refusal("UnknownOrg", "unknown_org")
-UnknownPerson = _refusal("UnknownPerson", "unknown_person")
-UnknownWorkflow = _refusal("UnknownWorkflow", "unknown_workflow")
-UnknownStep = _refusal("UnknownStep", "unknown_step")
-UnknownRun = _refusal("UnknownRun", "unknown_run")
-UnknownTurn = _refusal("UnknownTurn", "unknown_turn")
-UnknownFact = _refusal("UnknownFact", "unknown_fact")
-DuplicateId = _refusal("DuplicateId", "duplicate_id")
-TurnNotOpen = _refusal("TurnNotOpen", "turn_not_open")
-RunEnded = _refusal("RunEnded", "run_ended")
-NestedOpen = _refusal("NestedOpen", "nested_open")
-NestedNotOpen = _refusal("NestedNotOpen", "nested_not_open")
+def _rebuilt(cls: type[Refusal], message: str) -> Refusal:
+    return cls.saying(message)
 
-REASONS: dict[str, type[Refusal]] = {
-    cls.reason: cls
-    for cls in (
-        NotOffered,
-        BudgetExhausted,
-        NotOwner,
-        NotAllowed,
-        NotMember,
-        InvalidSetting,
-        UnknownOrg,
-        UnknownPerson,
-        UnknownWorkflow,
-        UnknownStep,
-        UnknownRun,
-        UnknownTurn,
-        UnknownFact,
-        DuplicateId,
-        TurnNotOpen,
-        RunEnded,
-        NestedOpen,
-        NestedNotOpen,
-    )
-}
+
+class NotOffered(Refusal):
+    """Refused with `not_offered` (R4, R19)."""
+
+    reason = "not_offered"
+
+    def __init__(self, *, within: str | None = None, step: str | None = None) -> None:
+        who = f"nested work {within!r}" if within else f"step {step!r} (not a model step admitting calls)"
+        super().__init__(f"graph reads are not offered to {who} (R4, R19)")
+
+
+class BudgetExhausted(Refusal):
+    """Refused with `budget_exhausted` (R21)."""
+
+    reason = "budget_exhausted"
+
+    def __init__(self, turn_id: str, cap: int | None) -> None:
+        super().__init__(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
+
+
+class NotOwner(Refusal):
+    """Refused with `not_owner`: what only the owner does (R15, R28)."""
+
+    reason = "not_owner"
+
+    def __init__(self, org_id: str, *, does: str) -> None:
+        super().__init__(f"only the owner of {org_id!r} {does}")
+
+
+class NotAllowed(Refusal):
+    """Refused with `not_allowed`: each way is a named constructor."""
+
+    reason = "not_allowed"
+
+    @classmethod
+    def replacing_across_runs(cls, turn_id: str, *, its_run: str, run: str) -> Self:
+        return cls.saying(f"turn {turn_id!r} belongs to run {its_run!r}, not {run!r} (R3)")
+
+    @classmethod
+    def replacing(cls, turn_id: str, status: str) -> Self:
+        return cls.saying(f"turn {turn_id!r} is {status}; only an open or completed turn can be replaced (R3)")
+
+    @classmethod
+    def deleting_run(cls, run_id: str, org_id: str) -> Self:
+        return cls.saying(f"only the run's person or the owner of {org_id!r} may delete run {run_id!r} (R29)")
+
+    @classmethod
+    def deleting_owner(cls, person_id: str, owned: Iterable[str]) -> Self:
+        return cls.saying(f"{person_id!r} owns {', '.join(owned)}; an owner's account cannot be deleted (R30)")
+
+    @classmethod
+    def correcting_flow(cls) -> Self:
+        return cls.saying("Flow facts are not corrected (R28)")
+
+    @classmethod
+    def disputing_again(cls, by: str) -> Self:
+        return cls.saying(f"{by!r} has already disputed this fact; one dispute per person (R28)")
+
+
+class NotMember(Refusal):
+    """Refused with `not_member`; `so` says what membership was needed for."""
+
+    reason = "not_member"
+
+    def __init__(self, person_id: str, org_id: str, *, so: str) -> None:
+        super().__init__(f"{person_id!r} is not a member of {org_id!r}{so}")
+
+
+class InvalidSetting(Refusal):
+    """Refused with `invalid_setting`: the problem rules.settings.settings_problem found (R15)."""
+
+    reason = "invalid_setting"
+
+
+class UnknownOrg(Refusal):
+    """Refused with `unknown_org`."""
+
+    reason = "unknown_org"
+
+    def __init__(self, org_id: str) -> None:
+        super().__init__(f"no organization has the id {org_id!r}")
+
+
+class UnknownPerson(Refusal):
+    """Refused with `unknown_person` (R30: a deleted account names no one)."""
+
+    reason = "unknown_person"
+
+    def __init__(self, person_id: str, *, maybe_deleted: bool = True) -> None:
+        hint = " (or their account was deleted, R30)" if maybe_deleted else ""
+        super().__init__(f"no person has the id {person_id!r}{hint}")
+
+    @classmethod
+    def gone_from_run(cls, run_id: str) -> Self:
+        return cls.saying(f"the person of run {run_id!r} deleted their account; no turn can open (R30)")
+
+    @classmethod
+    def no_source(cls, run_id: str) -> Self:
+        return cls.saying(f"run {run_id!r} has no person any more to default the source to (R30)")
+
+
+class UnknownWorkflow(Refusal):
+    """Refused with `unknown_workflow`."""
+
+    reason = "unknown_workflow"
+
+    def __init__(self, org_id: str, workflow_id: str) -> None:
+        super().__init__(f"organization {org_id!r} has no workflow {workflow_id!r}")
+
+
+class UnknownStep(Refusal):
+    """Refused with `unknown_step`."""
+
+    reason = "unknown_step"
+
+    def __init__(self, step: str, workflow_id: str | None) -> None:
+        where = f"workflow {workflow_id!r}" if workflow_id else "no workflow (the run was started without one)"
+        super().__init__(f"step {step!r} is not in the run's {where}")
+
+
+class UnknownRun(Refusal):
+    """Refused with `unknown_run` (R29: a deleted run names nothing)."""
+
+    reason = "unknown_run"
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"no run has the id {run_id!r} (or it was deleted, R29)")
+
+
+class UnknownTurn(Refusal):
+    """Refused with `unknown_turn` (R29: a deleted run's turns name nothing)."""
+
+    reason = "unknown_turn"
+
+    def __init__(self, turn_id: str) -> None:
+        super().__init__(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+
+
+class UnknownFact(Refusal):
+    """Refused with `unknown_fact`."""
+
+    reason = "unknown_fact"
+
+    def __init__(self, fact_id: int) -> None:
+        super().__init__(f"no fact has the id {fact_id}")
+
+    @classmethod
+    def in_graph(cls, graph: str, *, org_id: str, by: str) -> Self:
+        where = f"the world graph of {org_id!r}" if graph == "world" else f"{by!r}'s user graph"
+        return cls.saying(f"{where} has no such fact")
+
+
+class DuplicateId(Refusal):
+    """Refused with `duplicate_id`: ids are never used twice, erased ones included."""
+
+    reason = "duplicate_id"
+
+    def __init__(self, kind: str, ident: str) -> None:
+        super().__init__(f"the {kind} id {ident!r} is already used in this memory, perhaps by an erased {kind}")
+
+    @classmethod
+    def exists(cls, kind: str, ident: str) -> Self:
+        return cls.saying(f"{kind} {ident!r} already exists")
+
+
+#: Why a turn that is not open takes no more events, by its status (R1 to R3).
+_NOT_OPEN = {"completed": "a turn ends and teaches once (R1)", "replaced": "a replaced turn teaches nothing (R3)"}
+
+
+class TurnNotOpen(Refusal):
+    """Refused with `turn_not_open` (R1 to R3)."""
+
+    reason = "turn_not_open"
+
+    def __init__(self, turn_id: str, status: str) -> None:
+        why = _NOT_OPEN.get(status, "an ended turn takes no more events (R2)")
+        super().__init__(f"turn {turn_id!r} is {status}, not open: {why}")
+
+    @classmethod
+    def ended_meanwhile(cls, turn_id: str) -> Self:
+        return cls.saying(f"turn {turn_id!r} ended (R2)")
+
+
+class RunEnded(Refusal):
+    """Refused with `run_ended` (R17); `then` says what an ended run no longer does."""
+
+    reason = "run_ended"
+
+    def __init__(self, run_id: str, *, then: str = "nothing more happens in it (R17)") -> None:
+        super().__init__(f"run {run_id!r} has ended; {then}")
+
+    @classmethod
+    def already(cls, run_id: str) -> Self:
+        return cls.saying(f"run {run_id!r} has already ended (R17)")
+
+
+class NestedOpen(Refusal):
+    """Refused with `nested_open` (R5)."""
+
+    reason = "nested_open"
+
+    def __init__(self, work: str, turn_id: str) -> None:
+        super().__init__(f"{work!r} is already open in turn {turn_id!r}; return it first (R5)")
+
+    @classmethod
+    def still_held(cls, turn_id: str) -> Self:
+        return cls.saying(f"turn {turn_id!r} still holds open nested work; return it first (R5)")
+
+
+class NestedNotOpen(Refusal):
+    """Refused with `nested_not_open` (R5)."""
+
+    reason = "nested_not_open"
+
+    def __init__(self, work: str, turn_id: str) -> None:
+        super().__init__(f"{work!r} is not open in turn {turn_id!r} (R5)")

@@ -143,6 +143,7 @@ def generate(
     flow_facts: dict[tuple[str, int, str, int], FactAcc] = {}
     flow_entities: dict[tuple[str, int], int] = {}
     next_id = {"entity": len(entities) + 1, "fact": 1, "support": 1}
+    book = Written(sink, entities, next_id, facts=facts, flow_facts=flow_facts, flow_entities=flow_entities)
     for i, (kind, name) in enumerate(entities):
         sink.add(
             Entity,
@@ -243,9 +244,7 @@ def generate(
                     continue  # R2: the evidence stays, nothing is taught
                 for subj, relation, obj in dict.fromkeys(claims):
                     for graph, owner in (("world", org), ("flow", run_id)):
-                        acc = _fact(
-                            graph, owner, subj, relation, obj, facts, flow_facts, flow_entities, entities, next_id, sink
-                        )
+                        acc = _fact(book, graph, owner=owner, claim=(subj, relation, obj))
                         src = (origin, key)
                         acc.best[src] = max(acc.best.get(src, -math.inf), contrib)
                         sink.add(
@@ -320,19 +319,24 @@ def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
     return n
 
 
-def _fact(
-    graph: str,
-    owner: str,
-    subj: int,
-    relation: str,
-    obj: int,
-    facts: dict,
-    flow_facts: dict,
-    flow_entities: dict,
-    entities: list,
-    next_id: dict,
-    sink: Sink,
-) -> FactAcc:
+@dataclass
+class Written:
+    """What a new fact needs of what is written so far: the sink, the World entities, the next ids,
+    the World facts, and the current run's Flow facts and entities (cleared run by run)."""
+
+    sink: Sink
+    entities: list[tuple[str, str]]
+    next_id: dict[str, int]
+    facts: dict[tuple[int, str, int], FactAcc] = field(default_factory=dict)
+    flow_facts: dict[tuple[str, int, str, int], FactAcc] = field(default_factory=dict)
+    flow_entities: dict[tuple[str, int], int] = field(default_factory=dict)
+
+
+def _fact(written: Written, graph: str, *, owner: str, claim: tuple[int, str, int]) -> FactAcc:
+    """The fact a claim of World entity indexes names in `graph`, written the first time it is named."""
+    subj, relation, obj = claim
+    sink, next_id, facts = written.sink, written.next_id, written.facts
+    flow_facts, flow_entities, entities = written.flow_facts, written.flow_entities, written.entities
     if graph == "world":
         key = (subj, relation, obj)
         if key not in facts:

@@ -236,7 +236,7 @@ def test_a_refused_read_leaves_its_connection_clean_for_the_next_use_case(tmp_pa
     with pytest.raises(Refusal) as refused:
         svc.read("t1", call="GraphExpand", args={"entity": {"name": "Globex", "kind": "organization"}}, within="w9")
     assert refused.value.reason == "nested_not_open"
-    kept = db_module._KEPT[svc.engine].idle
+    kept = db_module.kept_connections(svc.engine).idle
     assert len(kept) == 1 and not kept[0].in_transaction  # rolled back, and kept
     connection = kept[0]
     assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 1
@@ -250,12 +250,12 @@ def test_a_refused_read_leaves_its_connection_clean_for_the_next_use_case(tmp_pa
 
 @needs_server
 def test_postgresql_kept_connection_the_server_closed_is_dropped_unused():
-    """A kept server connection is checked without a round trip (db._alive): one the server has
+    """A kept server connection is checked without a round trip (store.database.alive): one the server has
     closed since (a restart, an idle timeout) is dropped, and the read runs on a new one, once."""
     svc = fresh_service()
     replay(parse(json.dumps(scenario([start(workflow="free"), open_turn("t1")]))), svc)
     svc.read("t1", call="GraphResolve", args={"name": "Globex"})
-    kept = db_module._KEPT[svc.engine].idle
+    kept = db_module.kept_connections(svc.engine).idle
     pids = [c.info.backend_pid for c in kept]
     assert pids
     svc.read("t1", call="GraphResolve", args={"name": "Globex"})
@@ -263,7 +263,7 @@ def test_postgresql_kept_connection_the_server_closed_is_dropped_unused():
     with svc.engine.connect() as admin:
         admin.execute(text("SELECT pg_terminate_backend(p) FROM unnest(CAST(:p AS int[])) AS p"), {"p": pids})
     deadline = time.monotonic() + 5
-    while any(db_module._alive(c) for c in kept) and time.monotonic() < deadline:
+    while any(db_module.alive(c) for c in kept) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 3
     assert kept and all(c.info.backend_pid not in pids for c in kept)
@@ -355,7 +355,7 @@ def test_driver_connections_out_at_once_are_capped_and_the_pool_serves_the_rest(
     """At most KEEP kept connections are out at once; more use cases at the same moment get the
     pool's (whose size and timeout bound a server's connections), returned to the pool after."""
     engine = make_engine(_shared_url(tmp_path))
-    kept = db_module._KEPT[engine]
+    kept = db_module.kept_connections(engine)
     with ExitStack() as stack:
         held = [stack.enter_context(driver_connection(engine)) for _ in range(db_module.KEEP + 2)]
         assert kept.out == db_module.KEEP

@@ -159,8 +159,12 @@ def test_settings_owner_changes_and_member_is_refused(app):
 def test_settings_what_if_marks_differences(app):
     at = open_sample(app, "learn_from_users.json")
     page(at, "settings")
-    assert "What if" in texts(at) or at.metric
     assert any(m.label == "What if" for m in at.metric)
+    [diff] = [d.value for d in at.dataframe if "difference" in d.value.columns]
+    assert len(diff) > 0 and (diff["difference"] != "").all()  # "Only differences": each row marked
+    at.checkbox(key="wi_only").uncheck().run()
+    [every] = [d.value for d in at.dataframe if "difference" in d.value.columns]
+    assert len(every) > len(diff) and (every["difference"] == "").any()  # the rest shown unmarked
 
 
 def test_weights_breakdown_of_a_fact(app):

@@ -2,7 +2,6 @@
 
 import json
 import math
-import random
 
 from backend import fresh_service
 from helpers import CEO, HQ, LIKES, PREFERS, end, open_turn, run, scenario, start, world
@@ -188,7 +187,3 @@ def test_refused_read_changes_nothing_and_uses_no_budget(turns, step):
     )
     assert result.reason == "not_offered"
     assert svc.export_state() == before
-
-
-def test_random_is_seeded():
-    assert random.Random(1).random() == random.Random(1).random()

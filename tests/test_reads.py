@@ -172,7 +172,7 @@ def test_r22_shortcut_skips_step_and_records_nothing():
     )
     turn = state["runs"]["r1"]["turns"]["t2"]
     assert turn["steps"][0]["ran"] is False and turn["probes_used"] == 0
-    assert turn["steps"][0]["shortcut"]["fact"]["graph"] in ("world", "flow")
+    assert turn["steps"][0]["shortcut"]["fact"]["graph"] == "world"  # R22: on a tie World before Flow
     assert abs(turn["steps"][0]["shortcut"]["weight"] - 0.7714) < 1e-3
     assert [s["record"] for s in world(state)[0]["supports"]][-1] == "t2#1"
 
@@ -268,3 +268,17 @@ def test_refusal_order_a_non_member_correcting_learns_nothing_of_what_exists(do,
     refused = run(events)["refused"]
     assert [r["reason"] for r in refused] == ["not_member", "not_member"]
     assert refused[0]["message"] == refused[1]["message"]
+
+
+def test_r22_choice_is_the_heaviest_allowed_answer_and_world_wins_a_tie():
+    """The pure R22 choice: weight first; on a tie World, then User, then Flow; R14 switches it off."""
+    from memory_core.rules.shortcuts import Answer, choose_shortcut
+
+    flow, world_, user = Answer("flow", 0.95, "active"), Answer("world", 0.95, "active"), Answer("user", 0.95, "active")
+    assert choose_shortcut([flow, user, world_], min_weight=0.9, no_memory_shortcuts=False) is world_
+    assert choose_shortcut([flow, user], min_weight=0.9, no_memory_shortcuts=False) is user
+    heavier = Answer("flow", 0.97, "active")
+    assert choose_shortcut([world_, heavier], min_weight=0.9, no_memory_shortcuts=False) is heavier
+    assert choose_shortcut([world_], min_weight=0.96, no_memory_shortcuts=False) is None
+    assert choose_shortcut([Answer("world", 0.99, "disputed")], min_weight=0.9, no_memory_shortcuts=False) is None
+    assert choose_shortcut([world_], min_weight=0.9, no_memory_shortcuts=True) is None

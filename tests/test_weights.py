@@ -3,7 +3,10 @@
 import math
 
 import pytest
+from backend import fresh_service
 from helpers import HQ, HQ_REF, end, open_turn, rec, run, start, taught_turn, web, world
+from sqlalchemy import select
+from sqlmodel import SQLModel
 
 from memory_core.rules import weights as W
 
@@ -98,8 +101,16 @@ def test_r26_record_reliability_frozen_on_support():
 
 
 def test_r24_no_fact_or_support_holds_an_excerpt():
-    state = run([start(), *taught_turn("t1", web("https://a.example/", HQ, excerpt="SECRET EXCERPT"))])
-    assert "SECRET EXCERPT" not in str(state["organizations"]) + str(state["runs"])
+    """R24 in the database itself: the excerpt is in its record's row, in no fact, support or entity row."""
+    svc = fresh_service()
+    run([start(), *taught_turn("t1", web("https://a.example/", HQ, excerpt="SECRET EXCERPT"))], service=svc)
+    with svc.engine.connect() as conn:
+        rows = {
+            t: str(conn.execute(select(SQLModel.metadata.tables[t])).all())
+            for t in ("record", "fact", "support", "entity")
+        }
+    assert "SECRET EXCERPT" in rows["record"]  # control: the text was stored, where R24 keeps it
+    assert not [t for t in ("fact", "support", "entity") if "SECRET EXCERPT" in rows[t]]
 
 
 def test_r28_dispute_subtracts_person_l_and_marks_disputed():

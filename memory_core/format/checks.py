@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..rules.settings import SETTING_BY_NAME, settings_problem
+from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.vocabulary import READ_CALLS, STEP_KINDS, SURFACES, TURN_END_STATUSES
 from .fields import (
     MAX_INTEGER,
@@ -286,7 +287,7 @@ def _step(path: str, value: Any) -> Obj:
         "kind": kind,
         "admits_calls": admits,
         "answers": None,
-        "min_weight": 0.9,
+        "min_weight": DEFAULT_MIN_WEIGHT,
     }
     if s.get("answers") is not None:
         ap = _join(path, "answers")

@@ -139,9 +139,6 @@ def claims(path: str, value: Any) -> list[Obj]:
     return [claim(_join(path, i), c) for i, c in enumerate(items(path, value))]
 
 
-RECORD_FIELDS = ("origin", "source", "excerpt", "reliability", "within", "claims")
-
-
 def record_fields(path: str, value: Obj, *, within: bool = True) -> Obj:
     """The fields of a record (R24 to R26), checked where they stand in `value`."""
     origin = one_of(_join(path, "origin"), value["origin"], ORIGINS)

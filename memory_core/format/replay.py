@@ -178,7 +178,7 @@ def replay_into(
     def attempt() -> tuple[Engine, EventResult | None, Obj]:
         with one_load_at_a_time(service.engine), service.all_or_nothing() as box:
             if holds_memory(box):
-                raise E.DatabaseNotEmpty(f"{where} already holds memory; replay into an empty database")
+                raise E.DatabaseNotEmpty(where)
             try:
                 engine, stopped = replay(scenario, box, strict=strict, progress=progress)
             except EventFailed as failed:

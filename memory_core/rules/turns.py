@@ -8,6 +8,11 @@ _TRANSITIONS = {
 }
 
 
+def takes_events(status: str) -> bool:
+    """R1, R2: only an open turn takes events (records, steps, calls, reads, its end)."""
+    return status == "open"
+
+
 def may_transition(current: str, new: str) -> bool:
     """The turn state machine: open to an end, open or completed to replaced, nothing else."""
     return new in _TRANSITIONS.get(current, set())

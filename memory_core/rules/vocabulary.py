@@ -11,9 +11,6 @@ GRAPHS = ("world", "user", "flow")
 TURN_END_STATUSES = ("completed", "failed", "cancelled")
 
 
-WORK_STATUSES = TURN_END_STATUSES
-
-
 SURFACES = ("workflow", "search")
 
 

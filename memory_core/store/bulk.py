@@ -40,7 +40,7 @@ class Sink:
         if len(self.rows[table]) >= CHUNK:
             self.flush()
 
-    def flush(self, table: Any = None) -> None:
+    def flush(self) -> None:
         with self.engine.begin() as conn:
             for t in ORDER:
                 if self.rows[t]:

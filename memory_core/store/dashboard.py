@@ -92,7 +92,7 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
     in, erased pointers, the weight without it, and the margin to the shortcut threshold (R22, R26)."""
     fact = s.get(Fact, fact_id)
     if fact is None:
-        raise E.UnknownFact(f"no fact has the id {fact_id}")
+        raise E.UnknownFact(fact_id)
     sups = s.exec(select(Support).where(Support.fact_id == fact_id).order_by(col(Support.id))).all()
     disputes = s.exec(select(Dispute).where(Dispute.fact_id == fact_id).order_by(col(Dispute.id))).all()
     rows = breakdown(

@@ -22,7 +22,6 @@ from . import models  # noqa: F401  (registers every table)
 from .driver import Driver
 
 DEFAULT_URL = "sqlite:///.memory/memory.db"
-MEMORY_URL = "sqlite://"
 WAL_PAGES = 10_000
 
 
@@ -161,6 +160,11 @@ KEEP = 8
 _LEFT_IN_PARENT: list[Any] = []  # a forked child never closes its parent's connections
 
 
+def kept_connections(engine: Engine) -> Kept:
+    """The engine's kept connections (tests and operators read `idle` and `out`)."""
+    return _KEPT[engine]
+
+
 class Kept:
     """An engine's kept connections, and how many of them are out (at most KEEP: beyond that a
     use case checks one out of the pool, whose size and timeout then bound the total)."""
@@ -176,7 +180,7 @@ class Kept:
         with self.lock:
             while self.idle:
                 dbapi = self.idle.pop()
-                if _alive(dbapi):
+                if alive(dbapi):
                     self.out += 1
                     return dbapi
                 _close_quietly(dbapi)
@@ -242,7 +246,7 @@ def _idle(dbapi: Any) -> bool:
     )
 
 
-def _alive(dbapi: Any) -> bool:
+def alive(dbapi: Any) -> bool:
     """A kept server connection is alive if the server has said nothing since: one it closed has
     its end of file to read. A socket poll, not a round trip (the pool's pre-ping is one)."""
     if isinstance(dbapi, sqlite3.Connection):

@@ -1,4 +1,11 @@
-"""Graph writes on the driver: entity and fact rows, the batched writer, refreshing weights (R25 to R27)."""
+"""Graph writes on the driver, inside the caller's transaction: entities, facts, supports, and
+weight upkeep (R24 to R28).
+
+Every write keeps three things true without rescanning a graph (R27): a fact's log-odds,
+weight, sources and status follow from its own supports and disputes; an entity's
+`active_facts` counts the active facts that name it (the map reads it, R18); a fact or
+entity left with no support is gone (R3).
+"""
 
 from __future__ import annotations
 

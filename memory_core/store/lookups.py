@@ -15,28 +15,28 @@ class Lookups:
     def _org(s: Session, org_id: str) -> Organization:
         org = s.get(Organization, org_id)
         if org is None:
-            raise E.UnknownOrg(f"no organization has the id {org_id!r}")
+            raise E.UnknownOrg(org_id)
         return org
 
     @staticmethod
     def _person(s: Session, person_id: str) -> Person:
         person = s.get(Person, person_id)
         if person is None:
-            raise E.UnknownPerson(f"no person has the id {person_id!r} (or their account was deleted, R30)")
+            raise E.UnknownPerson(person_id)
         return person
 
     @staticmethod
     def _run(s: Session, run_id: str) -> Run:
         run = s.get(Run, run_id)
         if run is None:
-            raise E.UnknownRun(f"no run has the id {run_id!r} (or it was deleted, R29)")
+            raise E.UnknownRun(run_id)
         return run
 
     @staticmethod
     def _turn(s: Session, turn_id: str) -> tuple[Turn, Run]:
         turn = s.get(Turn, turn_id)
         if turn is None:
-            raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+            raise E.UnknownTurn(turn_id)
         run = s.get(Run, turn.run_id)
         assert run is not None
         return turn, run

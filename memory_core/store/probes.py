@@ -3,7 +3,7 @@
 A probe is a whole use case (R21's count must last, so it is a write transaction), yet the
 query it serves is one index look-up of a few dozen microseconds. Through the ORM, or even
 SQLAlchemy Core, each statement costs ten times the query (issue #8, B2, profiled), so a probe
-runs its few fixed statements on the pooled driver connection directly: the turn check, one
+runs its few fixed statements on a kept driver connection directly (store/database.py): the turn check, one
 query, the count. The SQL is written once, with `:name` parameters (sqlite3's style; turned
 into `%(name)s` for psycopg), and is the same text the benchmark runs raw.
 
@@ -18,11 +18,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..rules.keys import name_key, value_key
+from ..rules.shortcuts import GRAPH_ORDER
 from .driver import Driver, json_value
 from .snapshot import fact_sort_key
 
 Obj = dict[str, Any]
-GRAPH_ORDER = {"world": 0, "user": 1, "flow": 2}
 
 TURN = """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
  w.steps FROM turn t JOIN run r ON r.id = t.run_id LEFT JOIN workflow w ON w.id = r.workflow_id WHERE t.id = :t"""

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import errors as E
+from ..rules.turns import takes_events
 from ..store import queries
 from ..store.database import Engine, make_engine
 from ..store.driver import Driver
@@ -71,17 +72,14 @@ class UseCases(Lookups):
     @staticmethod
     def _refuse_unless_open(turn_id: str, status: str, run_id: str, ended: bool) -> None:
         if ended:
-            raise E.RunEnded(f"run {run_id!r} has ended; nothing more happens in it (R17)")
-        if status != "open":
-            why = {"completed": "a turn ends and teaches once (R1)", "replaced": "a replaced turn teaches nothing (R3)"}
-            raise E.TurnNotOpen(
-                f"turn {turn_id!r} is {status}, not open: {why.get(status, 'an ended turn takes no more events (R2)')}"
-            )
+            raise E.RunEnded(run_id)
+        if not takes_events(status):
+            raise E.TurnNotOpen(turn_id, status)
 
     @staticmethod
     def _used(s: Tx, kind: str, ident: str) -> None:
         if queries.id_used(s, kind, ident):
-            raise E.DuplicateId(f"the {kind} id {ident!r} is already used in this memory, perhaps by an erased {kind}")
+            raise E.DuplicateId(kind, ident)
         queries.use_id(s, kind, ident)
 
     @classmethod
@@ -94,9 +92,8 @@ class UseCases(Lookups):
         for spec in steps:
             if spec["id"] == step:
                 return spec
-        where = f"workflow {workflow_id!r}" if workflow_id else "no workflow (the run was started without one)"
-        raise E.UnknownStep(f"step {step!r} is not in the run's {where}")
+        raise E.UnknownStep(step, workflow_id)
 
     @staticmethod
     def _exhausted(turn_id: str, cap: int | None) -> E.Refusal:
-        return E.BudgetExhausted(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
+        return E.BudgetExhausted(turn_id, cap)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import errors as E
+from ..rules.permissions import is_member, may_correct, may_retract
 from ..rules.weights import DISPUTE_CONTRIBUTION
 from ..store import queries
 from ..store.driver import driver_of
@@ -25,14 +26,13 @@ class Corrections(UseCases):
         then membership (rules.md, Refusals: a non-member learns nothing of what exists there)."""
         self._org(s, org_id)
         self._person(s, by)
-        if queries.role(s, by, org_id) is None:
-            raise E.NotMember(f"{by!r} is not a member of {org_id!r}, so cannot {doing} its facts (R28)")
-        if graph == "flow":
-            raise E.NotAllowed("Flow facts are not corrected (R28)")
+        if not is_member(queries.role(s, by, org_id)):
+            raise E.NotMember(by, org_id, so=f", so cannot {doing} its facts (R28)")
+        if not may_correct(graph):
+            raise E.NotAllowed.correcting_flow()
         f = find_fact(s, graph, org_id if graph == "world" else by, fact)
         if f is None:
-            where = f"the world graph of {org_id!r}" if graph == "world" else f"{by!r}'s user graph"
-            raise E.UnknownFact(f"{where} has no such fact")
+            raise E.UnknownFact.in_graph(graph, org_id=org_id, by=by)
         return f
 
     def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
@@ -40,7 +40,7 @@ class Corrections(UseCases):
         with self._tx() as s:
             f = self._correctable(s, org, by, fact, graph, doing="dispute")
             if queries.has_disputed(s, f.id, by):
-                raise E.NotAllowed(f"{by!r} has already disputed this fact; one dispute per person (R28)")
+                raise E.NotAllowed.disputing_again(by)
             s.add(Dispute(fact_id=f.id, by=by, contribution=DISPUTE_CONTRIBUTION))
             s.flush()
             changes = Changes()
@@ -52,8 +52,8 @@ class Corrections(UseCases):
         """R28: the owner retracts a World fact, a person their own User fact: never served again."""
         with self._tx() as s:
             f = self._correctable(s, org, by, fact, graph, doing="retract")
-            if graph == "world" and queries.role(s, by, org) != "owner":
-                raise E.NotOwner(f"only the owner of {org!r} retracts its world facts (R28)")
+            if not may_retract(queries.role(s, by, org), graph):
+                raise E.NotOwner(org, does="retracts its world facts (R28)")
             f.retracted = True
             s.add(f)
             s.flush()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .. import errors as E
+from ..rules.permissions import may_delete_account, may_delete_run
 from ..store import queries
 from ..store.erasure import erase_account, erase_run, erasure_status, finisher
 from .base import Obj, Outcome, UseCases
@@ -25,13 +26,10 @@ class Erasure(UseCases):
         with self._tx() as s:
             run = self._run(s, run_id)
             self._person(s, by)
-            owner = queries.role(s, by, run.org_id) == "owner"
-            if by != run.person_id and not owner:
-                raise E.NotAllowed(
-                    f"only the run's person or the owner of {run.org_id!r} may delete run {run_id!r} (R29)"
-                )
+            if not may_delete_run(by=by, runs_person=run.person_id, role=queries.role(s, by, run.org_id)):
+                raise E.NotAllowed.deleting_run(run_id, run.org_id)
             if run.ended:  # R17 as written: any event on an ended run, deletion included
-                raise E.RunEnded(f"run {run_id!r} has ended; R17 refuses any later event on it, deletion included")
+                raise E.RunEnded(run_id, then="R17 refuses any later event on it, deletion included")
             detail = erase_run(s, run)
         self._scrub_after(detail)
         return Outcome(detail=detail)
@@ -41,8 +39,8 @@ class Erasure(UseCases):
         with self._tx() as s:
             person = self._person(s, person_id)
             owned = queries.owned_orgs(s, person_id)
-            if owned:
-                raise E.NotAllowed(f"{person_id!r} owns {', '.join(owned)}; an owner's account cannot be deleted (R30)")
+            if not may_delete_account(owned):
+                raise E.NotAllowed.deleting_owner(person_id, owned)
             detail = erase_account(s, person)
         self._scrub_after(detail)
         return Outcome(detail=detail)

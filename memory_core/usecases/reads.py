@@ -31,15 +31,14 @@ class Reads(UseCases):
         with self._driver_tx() as db:
             hit = db.turn(probes.TURN, turn_id)
             if not hit:
-                raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+                raise E.UnknownTurn(turn_id)
             status, used, run_id, ended, org_id, person_id, wf_id, cap, steps = hit[0]
             spec = self._step_of(wf_id, json_value(steps) if wf_id else [], step) if step is not None else None
             self._refuse_unless_open(turn_id, status, run_id, bool(ended))
             if within is not None and not db.rows(probes.OPEN_WORK, {"t": turn_id, "w": within}):
-                raise E.NestedNotOpen(f"{within!r} is not open in turn {turn_id!r} (R5)")
+                raise E.NestedNotOpen(within, turn_id)
             if not read_offered(within=within, step=spec):
-                who = f"nested work {within!r}" if within else f"step {step!r} (not a model step admitting calls)"
-                raise E.NotOffered(f"graph reads are not offered to {who} (R4, R19)")
+                raise E.NotOffered(within=within, step=step)
             if not budget_allows(used=used, cap=cap):
                 raise self._exhausted(turn_id, cap)
             seen = probes.owners(run_id, org_id, person_id)
@@ -55,9 +54,7 @@ class Reads(UseCases):
             else:
                 counted = db.change(probes.COUNT_CAPPED, {"t": turn_id, "cap": cap})
             if not counted:  # a concurrent use case got there first
-                raise (
-                    self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen(f"turn {turn_id!r} ended (R2)")
-                )
+                raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
             return Outcome(detail={"result": result, "probes_used": used + 1, "cap": cap})
 
     def org_map(self, org_id: str) -> Obj:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from .. import errors as E
+from ..rules.permissions import may_manage_settings
 from ..rules.settings import SETTING_BY_NAME, settings_problem
 from ..store import queries
 from ..store.models import (
@@ -22,8 +23,8 @@ class Settings(UseCases):
         with self._read() as s:
             org = self._org(s, org_id)
             self._person(s, by)
-            if queries.role(s, by, org_id) != "owner":
-                raise E.NotOwner(f"only the owner of {org_id!r} reads its settings (R15)")
+            if not may_manage_settings(queries.role(s, by, org_id)):
+                raise E.NotOwner(org_id, does="reads its settings (R15)")
             return settings_of(org)
 
     def set_settings(self, org_id: str, *, by: str, settings: Obj) -> Outcome:
@@ -31,8 +32,8 @@ class Settings(UseCases):
         with self._tx() as s:
             org = self._org(s, org_id)
             self._person(s, by)
-            if queries.role(s, by, org_id) != "owner":
-                raise E.NotOwner(f"only the owner of {org_id!r} changes its settings (R15)")
+            if not may_manage_settings(queries.role(s, by, org_id)):
+                raise E.NotOwner(org_id, does="changes its settings (R15)")
             problem = settings_problem(settings)
             if problem:
                 raise E.InvalidSetting(problem)

@@ -23,11 +23,11 @@ class Tokens(UseCases):
         """A new token for a member of an organization; it replaces the pair's earlier one."""
         with self._tx() as s:
             if s.get(Organization, org) is None:
-                raise E.UnknownOrg(f"no organization has the id {org!r}")
+                raise E.UnknownOrg(org)
             if s.get(Person, person) is None:
-                raise E.UnknownPerson(f"no person has the id {person!r}")
+                raise E.UnknownPerson(person, maybe_deleted=False)
             if s.get(Membership, (person, org)) is None:
-                raise E.NotMember(f"{person!r} is not a member of {org!r}; a token speaks for a member")
+                raise E.NotMember(person, org, so="; a token speaks for a member")
             for old in queries.tokens_of(s, person, org):
                 old.revoked = True
                 s.add(old)

@@ -6,7 +6,9 @@ import json
 
 from .. import errors as E
 from ..rules.learning import RunFacts
+from ..rules.permissions import is_member
 from ..rules.settings import SETTING_BY_NAME, stored_ephemeral
+from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.turns import may_transition
 from ..store import probes, queries
 from ..store import shortcuts as reads
@@ -37,7 +39,7 @@ class Turns(UseCases):
             base = queries.count(s, Organization)
             for i, o in enumerate(organizations):
                 if s.get(Organization, o["id"]) is not None:
-                    raise E.DuplicateId(f"organization {o['id']!r} already exists")
+                    raise E.DuplicateId.exists("organization", o["id"])
                 org = Organization(id=o["id"], name=o["name"], seq=base + i)
                 for name, value in o.get("settings", {}).items():
                     setattr(org, SETTING_BY_NAME[name].column, value)
@@ -45,7 +47,7 @@ class Turns(UseCases):
             pbase = queries.count(s, Person)
             for i, p in enumerate(people):
                 if s.get(Person, p["id"]) is not None:
-                    raise E.DuplicateId(f"person {p['id']!r} already exists")
+                    raise E.DuplicateId.exists("person", p["id"])
                 s.add(Person(id=p["id"], name=p["name"], seq=pbase + i))
             s.flush()
             for p in people:
@@ -71,10 +73,10 @@ class Turns(UseCases):
             if workflow is not None:
                 wf = s.get(Workflow, workflow)
                 if wf is None or wf.org_id != org:
-                    raise E.UnknownWorkflow(f"organization {org!r} has no workflow {workflow!r}")
+                    raise E.UnknownWorkflow(org, workflow)
             self._used(s, "run", run_id)
-            if queries.role(s, person, org) is None:
-                raise E.NotMember(f"{person!r} is not a member of {org!r}, so cannot start a run there")
+            if not is_member(queries.role(s, person, org)):
+                raise E.NotMember(person, org, so=", so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
             seq = queries.next_run_seq(s)
             s.add(
@@ -100,29 +102,25 @@ class Turns(UseCases):
         with self._driver_tx(serializable=True) as db:
             hit = db.rows(probes.RUN_TO_OPEN, {"r": run})
             if not hit:
-                raise E.UnknownRun(f"no run has the id {run!r} (or it was deleted, R29)")
+                raise E.UnknownRun(run)
             org_id, person_id, ended = hit[0]
             old = db.turn(probes.TURN_TO_REPLACE, replaces) if replaces is not None else None
             if old == []:
-                raise E.UnknownTurn(f"no turn has the id {replaces!r} (or its run was deleted, R29)")
+                raise E.UnknownTurn(str(replaces))
             if person_id is None:
-                raise E.UnknownPerson(f"the person of run {run!r} deleted their account; no turn can open (R30)")
+                raise E.UnknownPerson.gone_from_run(run)
             if db.rows(probes.USED_ID, {"k": "turn", "i": turn_id}):
-                raise E.DuplicateId(
-                    f"the turn id {turn_id!r} is already used in this memory, perhaps by an erased turn"
-                )
+                raise E.DuplicateId("turn", turn_id)
             db.change(probes.USE_ID, {"k": "turn", "i": turn_id})
             if ended:
-                raise E.RunEnded(f"run {run!r} has ended; it opens no more turns (R17)")
+                raise E.RunEnded(run, then="it opens no more turns (R17)")
             changes = Changes()
             if old:
                 old_status, old_run = old[0]
                 if old_run != run:
-                    raise E.NotAllowed(f"turn {replaces!r} belongs to run {old_run!r}, not {run!r} (R3)")
+                    raise E.NotAllowed.replacing_across_runs(str(replaces), its_run=old_run, run=run)
                 if not may_transition(old_status, "replaced"):
-                    raise E.NotAllowed(
-                        f"turn {replaces!r} is {old_status}; only an open or completed turn can be replaced (R3)"
-                    )
+                    raise E.NotAllowed.replacing(str(replaces), old_status)
                 if old_status == "completed":
                     taught = db.rows(probes.SUPPORTS_OF_TURN, {"t": replaces})
                     withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes)
@@ -154,21 +152,21 @@ class Turns(UseCases):
         with self._driver_tx() as db:
             hit = db.turn(probes.TURN_TO_RECORD, turn_id)
             if not hit:
-                raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+                raise E.UnknownTurn(turn_id)
             status, number, run_id, ended, person_id = hit[0]
             src: str | None = record.get("source")
             if record["origin"] == "person":
                 src = src or person_id
                 if src is None:
-                    raise E.UnknownPerson(f"run {run_id!r} has no person any more to default the source to (R30)")
+                    raise E.UnknownPerson.no_source(run_id)
                 if not db.rows(probes.PERSON, {"p": src}):
-                    raise E.UnknownPerson(f"no person has the id {src!r} (or their account was deleted, R30)")
+                    raise E.UnknownPerson(src)
             self._refuse_unless_open(turn_id, status, run_id, bool(ended))
             nested_id = None
             if record.get("within") is not None:
                 work = db.rows(probes.OPEN_WORK, {"t": turn_id, "w": record["within"]})
                 if not work:
-                    raise E.NestedNotOpen(f"{record['within']!r} is not open in turn {turn_id!r} (R5)")
+                    raise E.NestedNotOpen(record["within"], turn_id)
                 nested_id = work[0][0]
             rid = f"{turn_id}#{number}"
             row = {
@@ -192,14 +190,14 @@ class Turns(UseCases):
         if record["origin"] == "person":
             src = src or run.person_id
             if src is None:
-                raise E.UnknownPerson(f"run {run.id!r} has no person any more to default the source to (R30)")
+                raise E.UnknownPerson.no_source(run.id)
             self._person(s, src)
         self._require_open(turn, run)
         nested_id = None
         if record.get("within") is not None:
             work = queries.open_work(s, turn.id, record["within"])
             if work is None:
-                raise E.NestedNotOpen(f"{record['within']!r} is not open in turn {turn.id!r} (R5)")
+                raise E.NestedNotOpen(record["within"], turn.id)
             nested_id = work.id
         rid = f"{turn.id}#{turn.next_record}"
         s.add(
@@ -235,7 +233,7 @@ class Turns(UseCases):
                     s,
                     run,
                     spec["answers"],
-                    min_weight=spec.get("min_weight", 0.9),
+                    min_weight=spec.get("min_weight", DEFAULT_MIN_WEIGHT),
                     no_memory_shortcuts=org.no_memory_shortcuts,
                 )
             detail: Obj = {"shortcut": answer}
@@ -251,7 +249,7 @@ class Turns(UseCases):
             turn, run = self._turn(s, turn_id)
             self._require_open(turn, run)
             if queries.open_work(s, turn_id, work) is not None:
-                raise E.NestedOpen(f"{work!r} is already open in turn {turn_id!r}; return it first (R5)")
+                raise E.NestedOpen(work, turn_id)
             s.add(NestedWork(turn_id=turn_id, work=work))
             return Outcome()
 
@@ -262,7 +260,7 @@ class Turns(UseCases):
             self._require_open(turn, run)
             nested = queries.open_work(s, turn_id, work)
             if nested is None:
-                raise E.NestedNotOpen(f"{work!r} is not open in turn {turn_id!r} (R5)")
+                raise E.NestedNotOpen(work, turn_id)
             nested.status = status
             s.add(nested)
             return Outcome(detail={"rule": "R5"} if status != "completed" else {})
@@ -273,12 +271,14 @@ class Turns(UseCases):
         with self._driver_tx(serializable=True) as db:
             hit = db.turn(probes.TURN_TO_END, turn_id)
             if not hit:
-                raise E.UnknownTurn(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+                raise E.UnknownTurn(turn_id)
             now, run_id, ended, org_id, person_id, surface, ephemeral, from_ephemeral, from_users = hit[0]
             self._refuse_unless_open(turn_id, now, run_id, bool(ended))
+            if not may_transition(now, status):  # the turn state machine decides every end (R1, R2)
+                raise E.TurnNotOpen(turn_id, now)
             nested: dict[int, str] = dict(db.rows(probes.NESTED_WORK, {"t": turn_id}))
             if "open" in nested.values():
-                raise E.NestedOpen(f"turn {turn_id!r} still holds open nested work; return it first (R5)")
+                raise E.NestedOpen.still_held(turn_id)
             if status != "completed":
                 db.change(probes.TURN_ENDED, {"st": status, "t": turn_id})
                 return Outcome(detail={"rule": "R2"})
@@ -316,9 +316,11 @@ class Turns(UseCases):
         with self._tx() as s:
             run = self._run(s, run_id)
             if run.ended:
-                raise E.RunEnded(f"run {run_id!r} has already ended (R17)")
+                raise E.RunEnded.already(run_id)
             cancelled = []
             for turn in queries.open_turns(s, run_id):
+                if not may_transition(turn.status, "cancelled"):  # the turn state machine (R17: open turns end)
+                    continue
                 for work in queries.open_works(s, turn.id):
                     work.status = "cancelled"
                     s.add(work)
