@@ -9,20 +9,26 @@ LISTEN := $(or $(MEMORY_LISTEN),$(STREAMLIT_SERVER_ADDRESS),127.0.0.1)
 
 .PHONY: run api test check venv clean system-deps bench bench-quick
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+# What running needs (make run, make api): the package and its dependencies only.
+$(VENV)/.base: pyproject.toml constraints.txt
 	python3 -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -c constraints.txt -e .
+	touch $@
+
+# What testing adds: the test extra (pytest, hypothesis, ruff, mypy, playwright, schemathesis, ...).
+$(VENV)/.installed: $(VENV)/.base
 	$(PIP) install -q -c constraints.txt -e '.[test]'
 	touch $@
 
 venv: $(VENV)/.installed
 
-run: venv
+run: $(VENV)/.base
 	$(PY) -m memory_core load sample_data/demo.json --if-empty
 	MEMORY_LISTEN=$(LISTEN) $(PY) -m streamlit run app.py --server.address $(LISTEN) --server.port $(PORT) \
 		--browser.gatherUsageStats false
 
-api: venv
+api: $(VENV)/.base
 	$(VENV)/bin/uvicorn memory_core.api:app --host 127.0.0.1 --port 8000
 
 check: venv
