@@ -65,9 +65,12 @@ def pause(step: float) -> float:
     return step * 2 * random.random()
 
 
-def run_retrying(fn: Callable[[], T], *, on_retry: Callable[[BaseException], None] | None = None) -> T:
-    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call."""
-    deadline = time.monotonic() + DEADLINE
+def run_retrying(
+    fn: Callable[[], T], *, on_retry: Callable[[BaseException], None] | None = None, started: float | None = None
+) -> T:
+    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call
+    (`started`: when an earlier attempt, made by the caller, began)."""
+    deadline = (time.monotonic() if started is None else started) + DEADLINE
     step = FIRST_PAUSE
     while True:
         try:
@@ -92,11 +95,20 @@ def use_case(fn: F) -> F:
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
         if getattr(self, "_sandbox", None) is not None:
             return fn(self, *args, **kwargs)  # inside one transaction: its owner retries the whole
+        started = time.monotonic()
+        try:
+            return fn(self, *args, **kwargs)  # the hot path: no retry loop is built for a call that wins
+        except Exception as exc:
+            if not retryable(exc):
+                raise
+            first = exc
 
         def counted(_: BaseException) -> None:
             self.retries = getattr(self, "retries", 0) + 1
 
-        return run_retrying(lambda: fn(self, *args, **kwargs), on_retry=counted)
+        counted(first)
+        time.sleep(pause(FIRST_PAUSE))  # the first attempt lost a race: wait as the loop would
+        return run_retrying(lambda: fn(self, *args, **kwargs), on_retry=counted, started=started)
 
     wrapper.__use_case__ = True  # type: ignore[attr-defined]
     return cast(F, wrapper)
