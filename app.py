@@ -12,12 +12,19 @@ from pages._ui import needs_sign_in, sidebar, sign_in_page
 
 st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon: it would load from a CDN
 
+
+def _home() -> None:
+    """`/home`: the Overview (the default page is served at `/`, so `/home` would be "not found")."""
+    st.switch_page(PAGES[0])
+
+
 # Every url_path differs from its file name (Streamlit would otherwise serve two routes for one page).
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", url_path="home", default=True),
+    st.Page("pages/overview.py", title="Overview", url_path="overview-page", default=True),
     st.Page("pages/notebook.py", title="Notebook", url_path="cells"),
     st.Page("pages/graphs.py", title="Graphs", url_path="draw"),
     st.Page("pages/settings.py", title="Settings", url_path="preferences"),
+    st.Page("pages/runs.py", title="Runs", url_path="runlog"),
     st.Page("pages/weights.py", title="Fact weights", url_path="facts"),
     st.Page("pages/reads.py", title="Memory reads", url_path="probe"),
     st.Page("pages/erasure.py", title="Erasure", url_path="erase"),
@@ -27,6 +34,6 @@ PAGES = [
 if needs_sign_in():
     st.navigation([st.Page(sign_in_page, title="Sign in", url_path="sign-in", default=True)]).run()
 else:
-    page = st.navigation(PAGES)
+    page = st.navigation([*PAGES, st.Page(_home, title="Overview", url_path="home", visibility="hidden")])
     sidebar()
     page.run()

@@ -15,15 +15,19 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import streamlit as st
 
 from memory_core import MemoryCoreError, MemoryService, database_url, make_engine
 from memory_core.rules.wording import RULE_TEXT
 from memory_core.views import notebook as nbk
+from memory_core.views import rulebook
 from memory_core.views.viz import inert
 
+DOCS = Path(__file__).resolve().parent.parent / "docs"
 MAIN = "main"
 NOTEBOOK = "notebook"
 
@@ -225,8 +229,7 @@ def guard() -> Iterator[None]:
     try:
         yield
     except MemoryCoreError as exc:
-        reason = getattr(exc, "reason", None)
-        st.error(f"Refused ({reason}): {inert(exc.message)}" if reason else f"Not done: {inert(exc)}")  # type: ignore[attr-defined]
+        st.error(refusal(exc))
 
 
 def page(title: str) -> tuple[Context, str]:
@@ -266,4 +269,73 @@ def on_off(value: bool) -> str:
 
 
 def rule_text(rule: str) -> str:
-    return f"{rule}: {RULE_TEXT.get(rule, '')}"
+    return cite(f"{rule}: {RULE_TEXT.get(rule, '')}")
+
+
+@st.cache_data(show_spinner=False)
+def _rule_titles(mtime: float) -> dict[str, str]:
+    return rulebook.titles(rulebook.parse((DOCS / "rules.md").read_text(encoding="utf-8")))
+
+
+def cite(markdown: str) -> str:
+    """A page's Markdown with every rule it cites linked to the Rules page, its title on hover."""
+    return rulebook.link_rules(markdown, _rule_titles((DOCS / "rules.md").stat().st_mtime))
+
+
+def refusal(exc: MemoryCoreError) -> str:
+    """A refusal as a page says it: the reason, the sentence, the rule linked."""
+    reason = getattr(exc, "reason", None)
+    if reason:
+        return cite(f"Refused ({reason}): {inert(exc.message)}")  # type: ignore[attr-defined]
+    return f"Not done: {inert(exc)}"
+
+
+# --- a view is a link: page choices mirrored in the URL (st.query_params) --------------------
+
+
+def _encode(value: Any) -> str | None:
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, list | tuple):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def from_link(params: dict[str, str], *, ints: tuple[str, ...] = (), lists: tuple[str, ...] = ()) -> None:
+    """Before a page draws its widgets: each `?param=` of the link (params maps param -> widget
+    key) sets its widget, once per new value, so a link opens the view it was copied from."""
+    seen = st.session_state.setdefault("_link_seen", {})
+    for param, key in params.items():
+        raw = st.query_params.get(param)
+        if raw is None or seen.get(param) == raw:
+            continue
+        seen[param] = raw
+        try:
+            value: Any = [v for v in raw.split(",") if v] if param in lists else int(raw) if param in ints else raw
+        except ValueError:
+            continue  # a mangled link: the widget keeps its choice
+        st.session_state[key] = value
+
+
+def to_link(params: dict[str, str]) -> None:
+    """After a page drew its widgets: their values written to the URL (params maps param -> key)."""
+    seen = st.session_state.setdefault("_link_seen", {})
+    for param, key in params.items():
+        value = _encode(st.session_state.get(key))
+        if value is None:
+            if param in st.query_params:
+                del st.query_params[param]
+            seen.pop(param, None)
+        elif st.query_params.get(param) != value:
+            st.query_params[param] = value
+            seen[param] = value
+        else:
+            seen[param] = value
+
+
+def copy_link(label: str = "Link to this view") -> None:
+    """The view's address, to copy and share (it reopens this page with the same choices)."""
+    query = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in st.query_params.to_dict().items())
+    path = st.context.url.split("?", 1)[0] if getattr(st.context, "url", None) else ""
+    st.code(f"{path}?{query}" if query else path or "(this page)", language=None)
+    st.caption(f"{label}: copy it (the icon at its right) to share exactly this view.")

@@ -1,33 +1,85 @@
-"""Fact weights: every fact with its numbers, and any weight explained down to each source (R25, R26)."""
+"""Fact weights: the facts of one graph family with their numbers, and any weight explained down to
+each source and its evidence (R24 to R28). World first; User and Flow behind a choice."""
 
 from __future__ import annotations
+
+import json
+from urllib.parse import quote
 
 import pandas as pd
 import streamlit as st
 
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
-from pages._ui import guard, inert, page
+from pages._ui import cite, copy_link, from_link, guard, inert, page, plural, to_link
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
+GRAPHS = {
+    "world": "World (the organization's)",
+    "user": "User (yours)",
+    "flow": "Flow (one a run)",
+}
+LINKED = {"graph": "w_graphs", "status": "w_status", "q": "w_text", "fact": "w_fact"}
+HEADERS = {
+    "subject": "Subject",
+    "relation": "Relation",
+    "object": "Object",
+    "status": "Status",
+    "weight": "Weight",
+    "log_odds": "Log-odds L",
+    "sources": "Independent sources",
+    "supports": "Supports",
+    "disputes": "Disputes",
+    "erased": "Erased pointers",
+    "owner": "Run",
+}
+
+
+def evidence_link(run: str | None, record: str | None) -> str | None:
+    """The record's row on the Runs page (R24)."""
+    if run is None or record is None:
+        return None
+    return f"runlog?run={quote(run, safe='')}&record={quote(record, safe='')}"
+
 
 ctx, org = page("Fact weights")
+from_link(LINKED, ints=("fact",), lists=("status",))
+if st.session_state.get("w_graphs") not in GRAPHS:
+    st.session_state["w_graphs"] = "world"
 
 with guard():
+    graph = st.radio(
+        "Graph",
+        list(GRAPHS),
+        format_func=GRAPHS.__getitem__,
+        horizontal=True,
+        key="w_graphs",
+        help="World by default: what the organization knows.",
+    )
+    if graph == "flow":
+        st.caption(
+            cite(
+                "A run's Flow graph keeps every claim its completed turns made (R7), whatever the settings "
+                "keep out of World and User (R8 to R10); so a Flow copy of a World fact may weigh differently."
+            )
+        )
     with st.spinner("Loading facts…"):
-        rows = ctx.svc.facts_table(org, person=ctx.person, limit=ROWS)
+        rows = ctx.svc.facts_table(org, person=ctx.person, limit=ROWS, graphs=(graph,))
     if not rows:
-        st.info("No facts yet: run a scenario in the Notebook.")
+        where = {
+            "world": f"the World graph of {inert(ctx.org_name)}",
+            "user": f"{inert(ctx.person)}'s User graph",
+            "flow": f"the Flow graphs of {inert(possessive(ctx.org_name))} runs",
+        }[graph]
+        st.info(f"No facts in {where} yet: run a scenario in the Notebook, or pick another graph.")
+        to_link(LINKED)
         st.stop()
     df = pd.DataFrame(rows)
-    c = st.columns([2, 2, 2, 1])
-    graphs = c[0].multiselect("Graph", sorted(df["graph"].unique()), key="w_graph", placeholder="all graphs")
-    statuses = c[1].multiselect("Status", sorted(df["status"].unique()), key="w_status", placeholder="all")
-    text = c[2].text_input("Subject, relation or object contains", key="w_text")
-    min_w = c[3].number_input("Min weight", 0.0, 1.0, 0.0, 0.05, key="w_min")
+    c = st.columns([2, 3, 1])
+    statuses = c[0].multiselect("Status", ["active", "disputed", "retracted"], key="w_status", placeholder="all")
+    text = c[1].text_input("Subject, relation or object contains", key="w_text")
+    min_w = c[2].number_input("Min weight", 0.0, 1.0, 0.0, 0.05, key="w_min")
     shown = df[df["weight"] >= min_w]
-    if graphs:
-        shown = shown[shown["graph"].isin(graphs)]
     if statuses:
         shown = shown[shown["status"].isin(statuses)]
     if text:
@@ -36,75 +88,136 @@ with guard():
     if len(df) == ROWS:
         st.caption(f"The {ROWS:,} heaviest facts are listed; filter to look among them.")
     st.caption(
-        f"{len(shown)} of {len(df)} facts: the World graph of {inert(ctx.org_name)}, "
-        f"{inert(ctx.person)}'s User graph and the Flow graphs of {inert(possessive(ctx.org_name))} runs. "
-        "`sources` counts independent sources (R25); `erased` counts supports whose run was deleted (R29)."
+        cite(
+            f"{len(shown)} of {plural(len(df), 'fact')}. Independent sources count once each however often "
+            "they repeat (R25); erased pointers are supports whose run was deleted (R29), their votes kept."
+        )
     )
-    cols = [
-        "id",
-        "graph",
-        "owner",
-        "subject",
-        "relation",
-        "object",
-        "status",
-        "weight",
-        "log_odds",
-        "sources",
-        "supports",
-        "disputes",
-        "erased",
-    ]
+    cols = ["subject", "relation", "object", "status", "weight", "log_odds", "sources", "supports", "disputes"]
+    cols += ["erased"] + (["owner"] if graph == "flow" else [])
+    table = shown[cols].rename(columns=HEADERS)
     st.dataframe(
-        shown[cols],
+        table,
         hide_index=True,
         width="stretch",
-        column_config={"weight": st.column_config.ProgressColumn("weight", min_value=0, max_value=1, format="%.3f")},
+        column_config={
+            "Weight": st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f"),
+            "Log-odds L": st.column_config.NumberColumn(format="%.3f"),
+        },
     )
-    st.download_button(
-        "Download CSV", shown[cols].to_csv(index=False), file_name="facts.csv", mime="text/csv", key="w_csv"
-    )
+    st.download_button("Download CSV", table.to_csv(index=False), file_name="facts.csv", mime="text/csv", key="w_csv")
 
     st.subheader("Why this weight?")
     if shown.empty:
         st.info("No fact matches these filters; widen them to pick a fact.")
+        to_link(LINKED)
         st.stop()
     labels = {
-        r["id"]: f"[{r['graph']}] {r['subject']} —{r['relation']}→ {r['object']}  ({r['weight']:.3f})"
+        int(r["id"]): f"{r['subject']} —{r['relation']}→ {r['object']}  ({r['weight']:.3f}, {r['status']})"
+        + (f" in {r['owner']}" if graph == "flow" else "")
         for r in shown.to_dict("records")
     }
+    if st.session_state.get("w_fact") not in labels:
+        st.session_state["w_fact"] = next(iter(labels))
     fid = st.selectbox("Fact", list(labels), format_func=labels.__getitem__, key="w_fact")
     threshold = st.number_input(
         "Shortcut threshold (a step's min_weight, R22)", 0.0, 1.0, DEFAULT_MIN_WEIGHT, 0.05, key="w_threshold"
     )
-    if fid is not None:
-        b = ctx.svc.fact_breakdown(int(fid), min_weight=threshold)
-        f = b["fact"]
-        m = st.columns(4)
-        m[0].metric("Weight", f"{f['weight']:.3f}", help="w = 1 / (1 + e^-L) (R26)")
-        m[1].metric("Log-odds L", f"{f['log_odds']:.3f}", help="sum of each source's largest l, minus disputes")
-        m[2].metric("Independent sources", f["sources"])
-        m[3].metric(
-            "Margin to shortcut",
-            f"{b['margin']:+.3f}",
-            help=f"weight minus {threshold}: a step naming this question is skipped when ≥ 0 (R22)",
-        )
+    to_link(LINKED)
+    b = ctx.svc.fact_breakdown(int(fid), min_weight=threshold, org=org)
+    f = b["fact"]
+    m = st.columns(4)
+    m[0].metric("Weight", f"{f['weight']:.3f}", help="w = 1 / (1 + e^-L) (R26)")
+    m[1].metric("Log-odds L", f"{f['log_odds']:.3f}", help="the sum of each source's largest l, minus disputes (R26)")
+    m[2].metric("Independent sources", f["sources"], help="R25")
+    if b["margin"] is None:
+        m[3].metric("Margin to shortcut", "none", help=b["margin_why"])
+    else:
+        m[3].metric("Margin to shortcut", f"{b['margin']:+.3f}", help=b["margin_why"])
+    st.markdown(cite(f"**The arithmetic** (R26): {inert(b['arithmetic'])}"))
+    st.caption(cite(inert(b["margin_why"])))
+
+    st.markdown(cite("**Each independent source** (R25: repeats of one source count once, at their largest l)"))
+    sources = pd.DataFrame(b["sources"])
+    st.dataframe(
+        sources.assign(key=sources["key"].map(lambda k: "another organization's (R23)" if k is None else k)).rename(
+            columns={
+                "origin": "Origin",
+                "key": "Source",
+                "contribution": "l",
+                "reliability": "Reliability",
+                "supports": "Supports (repeats folded in)",
+                "erased": "Erased pointers",
+                "weight_without": "Weight without it",
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "l": st.column_config.NumberColumn(format="%.3f"),
+            "Reliability": st.column_config.NumberColumn(format="%.3f"),
+            "Weight without it": st.column_config.NumberColumn(format="%.3f"),
+        },
+    )
+    if b["disputes"]:
+        st.markdown(cite("**Disputes** (each subtracts the l of the person reliability, 0.85, R28)"))
         st.dataframe(
-            pd.DataFrame(b["sources"]).rename(
-                columns={
-                    "supports": "supports (repeats folded in)",
-                    "erased": "erased pointers",
-                    "weight_without": "weight without it",
-                }
+            pd.DataFrame(
+                [
+                    {
+                        "Disputed by": d["by"] or "erased account (R30)",
+                        "l subtracted": d["contribution"],
+                        "Weight without it": d["weight_without"],
+                    }
+                    for d in b["disputes"]
+                ]
             ),
             hide_index=True,
             width="stretch",
+            column_config={
+                "l subtracted": st.column_config.NumberColumn(format="%.3f"),
+                "Weight without it": st.column_config.NumberColumn(format="%.3f"),
+            },
         )
-        if b["disputes"]:
-            st.markdown("**Disputes** (each subtracts the person reliability's l, R28)")
-            st.dataframe(pd.DataFrame(b["disputes"]), hide_index=True, width="stretch")
-        with st.expander("Every support, with its pointer into the run evidence (R24)"):
-            st.dataframe(pd.DataFrame(b["supports"]), hide_index=True, width="stretch")
+
+    st.markdown(cite("**The evidence**: each support and the record it points to (R24)"))
+    evidence = [
+        {
+            "Origin": s["origin"],
+            "Source": s["key"] if not s["elsewhere"] else "another organization's (R23)",
+            "l": s["contribution"],
+            "Record": s["record"] or ("withheld (R23)" if s["elsewhere"] else "erased (R29)"),
+            "Excerpt": s["excerpt"]
+            if s["excerpt"] is not None
+            else ("withheld (R23)" if s["elsewhere"] else "erased (R29)" if s["record"] is None else "(no excerpt)"),
+            "Open on Runs": evidence_link(s["run"], s["record"]),
+        }
+        for s in b["supports"]
+    ]
+    st.dataframe(
+        pd.DataFrame(evidence),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "l": st.column_config.NumberColumn(format="%.3f"),
+            "Excerpt": st.column_config.TextColumn(width="large"),
+            "Open on Runs": st.column_config.LinkColumn(display_text="open record"),
+        },
+    )
+    e1, e2, _ = st.columns([1, 1, 3])
+    one = pd.DataFrame(evidence).drop(columns=["Open on Runs"])
+    e1.download_button(
+        "This fact as CSV", one.to_csv(index=False), file_name=f"fact-{fid}.csv", mime="text/csv", key="w_fact_csv"
+    )
+    e2.download_button(
+        "This fact as JSON",
+        json.dumps(b, ensure_ascii=False, indent=2, default=str),
+        file_name=f"fact-{fid}.json",
+        mime="application/json",
+        key="w_fact_json",
+    )
+    with st.expander("Link to this fact"):
+        copy_link()
 
     st.subheader("Distribution (of the facts shown)")
     h, s = st.columns(2)
@@ -117,4 +230,4 @@ with guard():
         st.bar_chart(bins.value_counts().sort_index())
     with s:
         st.caption("Weight against independent sources")
-        st.scatter_chart(shown, x="sources", y="weight", color="graph")
+        st.scatter_chart(shown, x="sources", y="weight", color="status")

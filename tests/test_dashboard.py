@@ -17,7 +17,7 @@ from memory_core.views import notebook as nbk
 from memory_core.views import viz
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["overview", "notebook", "graphs", "settings", "weights", "reads", "erasure", "rules"]
+PAGES = ["overview", "notebook", "graphs", "settings", "weights", "runs", "reads", "erasure", "rules"]
 
 
 @pytest.fixture(scope="session")
@@ -107,7 +107,7 @@ def test_notebook_runs_cells_and_shows_what_they_taught(app):
     assert "Taught 4 World" in shown
     assert "Teaches nothing" not in shown
     assert "Refused: turn_not_open" in "\n".join(e.value for e in at.error) or "turn_not_open" in shown
-    assert "R2: A failed or cancelled turn teaches nothing" in shown
+    assert "A failed or cancelled turn teaches nothing" in shown and "rulebook?rule=R2" in shown
 
 
 def test_notebook_previews_end_turn_outcomes(app):
@@ -169,10 +169,63 @@ def test_settings_what_if_marks_differences(app):
 
 def test_weights_breakdown_of_a_fact(app):
     at = page(app, "weights")
+    assert at.radio(key="w_graphs").value == "world"  # World first (#15)
     assert at.selectbox(key="w_fact").value is not None
     labels = [m.label for m in at.metric]
     assert {"Weight", "Log-odds L", "Independent sources", "Margin to shortcut"} <= set(labels)
-    assert any(d.value.shape[0] > 0 and "weight without it" in d.value.columns for d in at.dataframe)
+    assert any(d.value.shape[0] > 0 and "Weight without it" in d.value.columns for d in at.dataframe)
+    table = next(d.value for d in at.dataframe if "Subject" in d.value.columns)
+    assert "Run" not in table.columns and "snake_case" not in " ".join(table.columns)
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    world = svc.facts_table("acme", graphs=("world",))
+    assert len(table) == len(world)  # World only: no Flow copies (R7)
+    # The arithmetic written out, equal to the fact's stored numbers (R26).
+    fact = next(r for r in world if r["id"] == at.selectbox(key="w_fact").value)
+    arithmetic = next(m.value for m in at.markdown if "The arithmetic" in m.value)
+    assert f"= {fact['weight']:.3f}; status: {fact['status']}" in plain(arithmetic)
+    # The evidence in place: each support's excerpt, read through its pointer (R24).
+    evidence = next(d.value for d in at.dataframe if "Excerpt" in d.value.columns)
+    b = svc.fact_breakdown(fact["id"], org="acme")
+    assert list(evidence["Excerpt"]) == [s["excerpt"] or "erased (R29)" for s in b["supports"]]
+    assert all(e for e in evidence["Excerpt"])
+
+
+def test_weights_flow_is_a_choice_with_its_reason(app):
+    at = page(app, "weights")
+    at.radio(key="w_graphs").set_value("flow").run()
+    ok(at)
+    assert "keeps every claim" in texts(at) and "rulebook?rule=R7" in texts(at)
+    table = next(d.value for d in at.dataframe if "Subject" in d.value.columns)
+    runs = {r["id"] for r in MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"])).runs("acme")}
+    assert "Run" in table.columns and set(table["Run"]) <= runs
+    assert at.query_params["graph"] == "flow"
+
+
+def test_weights_disputed_fact_has_no_margin_and_says_why(app):
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    disputed = [r for r in svc.facts_table("acme", graphs=("world",)) if r["status"] != "active"]
+    if not disputed:
+        pytest.skip("the demo holds no disputed World fact")
+    fact = disputed[0]
+    at = page(app, "weights")
+    at.selectbox(key="w_fact").set_value(fact["id"]).run()
+    ok(at)
+    margin = next(m for m in at.metric if m.label == "Margin to shortcut")
+    assert margin.value == "none"
+    assert "rulebook?rule=R28" in texts(at) and ("never" in texts(at) or "not served" in texts(at))
+    disputes = [d.value for d in at.dataframe if "Disputed by" in d.value.columns]
+    if fact["disputes"]:
+        assert len(disputes[0]) == fact["disputes"] and "Weight without it" in disputes[0].columns
+
+
+def test_weights_view_is_a_link(app):
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    world = svc.facts_table("acme", graphs=("world",))
+    target = world[len(world) // 2]["id"]
+    app.query_params["fact"] = str(target)
+    at = page(app, "weights")
+    assert at.selectbox(key="w_fact").value == target
+    assert at.query_params["fact"] == str(target)
 
 
 def test_reads_page_probes_and_nested_refusal(app):
@@ -446,3 +499,53 @@ def test_every_page_shows_names_from_memory_as_text(app):
         shown = texts(at) + "\n" + "\n".join(str(t.value) for t in at.title)
         assert "](http" not in shown and "<a href" not in shown, (name, shown)
     assert "&lt;a href" in texts(page(at, "overview")) + "".join(str(t.value) for t in at.title)
+
+
+def test_runs_page_lists_failed_and_cancelled_turns_records_as_evidence(app):
+    """R2: a failed or cancelled turn teaches nothing, but its records stay, and the Runs page shows them."""
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    runs = svc.runs("acme")
+    run = next(r for r in runs if any(t["status"] in ("failed", "cancelled") for t in r["turns"]))
+    detail = svc.run_detail("acme", run["id"])
+    failed = next(t for t in detail["turns"] if t["status"] in ("failed", "cancelled") and t["records"])
+    app.query_params["run"] = run["id"]
+    at = page(app, "runs")
+    assert at.selectbox(key="runs_run").value == run["id"]
+    shown = [d.value for d in at.dataframe if "Excerpt" in d.value.columns]
+    records = {rec for table in shown for rec in table["Record"]}
+    assert {r["id"] for r in failed["records"]} <= records
+    assert "teaches nothing" in texts(at) and "rulebook?rule=R2" in texts(at)
+    table = next(d.value for d in at.dataframe if "Stored as ephemeral" in d.value.columns)
+    assert set(table["Stored as ephemeral"]) <= {"on", "off"} and len(table) == len(runs)
+
+
+def test_runs_page_shows_claims_kept_out_with_their_rule(app):
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    hit = None
+    for r in svc.runs("acme"):
+        for t in svc.run_detail("acme", r["id"])["turns"]:
+            if t["skipped"]:
+                hit = (r["id"], t)
+                break
+        if hit:
+            break
+    if hit is None:
+        pytest.skip("the demo keeps no claim out in acme")
+    app.query_params["run"] = hit[0]
+    at = page(app, "runs")
+    kept_out = [d.value for d in at.dataframe if "Rule" in d.value.columns and "Claim" in d.value.columns]
+    rows = {(row["Record"], row["Rule"]) for table in kept_out for row in table.to_dict("records")}
+    assert {(k["record"], k["rule"]) for k in hit[1]["skipped"]} <= rows
+    assert all(row["Claim"] for table in kept_out for row in table.to_dict("records"))
+
+
+def test_runs_page_opens_a_linked_record_first(app):
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    run = svc.runs("acme")[-1]
+    records = [rec["id"] for t in svc.run_detail("acme", run["id"])["turns"] for rec in t["records"]]
+    app.query_params["run"] = run["id"]
+    app.query_params["record"] = records[-1]
+    at = page(app, "runs")
+    assert any(records[-1] in plain(s.value) for s in at.success)
+    first = [d.value for d in at.dataframe if "Excerpt" in d.value.columns and records[-1] in set(d.value["Record"])]
+    assert first[0]["Record"].iloc[0] == records[-1]

@@ -40,3 +40,16 @@ def choose_shortcut(answers: Iterable[Answer], *, min_weight: float, no_memory_s
         if allowed and (best is None or (a.weight, -GRAPH_ORDER[a.graph]) > (best.weight, -GRAPH_ORDER[best.graph])):
             best = a
     return best
+
+
+def shortcut_margin(*, status: str, weight: float, min_weight: float) -> tuple[float | None, str]:
+    """How far a fact stands from serving a shortcut at `min_weight` (R22), and why, in words.
+    A disputed or retracted fact never serves one, however close its weight (R28): no margin."""
+    if status == "retracted":
+        return None, "Retracted: never served, so it never skips a step, whatever its weight (R28)."
+    if status == "disputed":
+        return None, "Disputed (weight below 0.5): not served, so it skips no step until it weighs 0.5 again (R28)."
+    margin = weight - min_weight
+    if at_least(weight, min_weight):
+        return margin, f"At or above {min_weight:g}: a step naming this question is skipped (R22), unless R14 is on."
+    return margin, f"Below {min_weight:g}: a step naming this question runs (R22)."

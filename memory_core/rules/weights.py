@@ -191,3 +191,26 @@ def breakdown(supports: Sequence[tuple[str, str, float, bool]], disputes: Sequen
             )
         )
     return rows
+
+
+def _num(x: float) -> str:
+    return f"{x:.3f}".replace("-", "\u2212")
+
+
+def written_out(sources: Sequence[float], disputes: Sequence[float], *, status: str) -> str:
+    """R26's arithmetic for one fact as a person checks it by hand: each independent source's
+    largest l, minus each dispute's (R28), then the logistic; with the status it gives (R28)."""
+    terms = " + ".join(_num(c) for c in sources) or "0"
+    if disputes:
+        terms += "".join(f" \u2212 {_num(d)}" for d in disputes)
+    lo = log_odds(sources, disputes)
+    w = weight_of(lo)
+    return (
+        f"L = \u03a3 largest l per source \u2212 \u03a3 disputes = {terms} = {_num(lo)}; "
+        f"w = \u03c3(L) = 1 / (1 + e^\u2212L) = {w:.3f}; status: {status} (R28)"
+    )
+
+
+def without_each_dispute(sources: Sequence[float], disputes: Sequence[float]) -> list[float]:
+    """Leave-one-out for disputes: the weight the fact would have without each dispute (R26, R28)."""
+    return [weight_of(log_odds(sources, [d for j, d in enumerate(disputes) if j != i])) for i in range(len(disputes))]

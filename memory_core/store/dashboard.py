@@ -9,8 +9,8 @@ from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from .. import errors as E
-from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
-from ..rules.weights import breakdown
+from ..rules.shortcuts import DEFAULT_MIN_WEIGHT, shortcut_margin
+from ..rules.weights import breakdown, without_each_dispute, written_out
 from ..rules.wording import map_paragraph
 from .models import (
     Dispute,
@@ -20,12 +20,14 @@ from .models import (
     NestedWork,
     Organization,
     Person,
+    Record,
     Run,
     Support,
     Turn,
     Workflow,
 )
 from .snapshot import fact_items
+from .teaching import claim_label
 
 Obj = dict[str, Any]
 
@@ -74,48 +76,89 @@ def runs(s: Session, org_id: str) -> list[Obj]:
     ]
 
 
-def facts_table(s: Session, org_id: str, *, person: str | None = None, limit: int | None = None) -> list[Obj]:
-    """Rows for the Fact weights table: the World graph, the person's User graph, the runs' Flow graphs."""
-    run_ids = list(s.exec(select(Run.id).where(Run.org_id == org_id)))
-    where = (col(Fact.graph) == "world") & (col(Fact.owner) == org_id)
-    if person:
-        where = where | ((col(Fact.graph) == "user") & (col(Fact.owner) == person))
-    if run_ids:
-        where = where | ((col(Fact.graph) == "flow") & col(Fact.owner).in_(run_ids))
-    query = select(Fact).where(where).order_by(col(Fact.weight).desc())
+def facts_table(
+    s: Session,
+    org_id: str,
+    *,
+    person: str | None = None,
+    limit: int | None = None,
+    graphs: tuple[str, ...] = ("world", "user", "flow"),
+) -> list[Obj]:
+    """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's User
+    graph, the runs' Flow graphs (R20)."""
+    where = None
+    if "world" in graphs:
+        where = (col(Fact.graph) == "world") & (col(Fact.owner) == org_id)
+    if person and "user" in graphs:
+        mine = (col(Fact.graph) == "user") & (col(Fact.owner) == person)
+        where = mine if where is None else where | mine
+    if "flow" in graphs:
+        run_ids = list(s.exec(select(Run.id).where(Run.org_id == org_id)))
+        if run_ids:
+            flows = (col(Fact.graph) == "flow") & col(Fact.owner).in_(run_ids)
+            where = flows if where is None else where | flows
+    if where is None:
+        return []
+    query = select(Fact).where(where).order_by(col(Fact.weight).desc(), col(Fact.id))
     facts = list(s.exec(query.limit(limit) if limit else query))
     return _rows(s, facts)
 
 
-def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT) -> Obj:
+def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None) -> Obj:
     """A weight explained: each source with key, origin, reliability, contribution, repeats folded
-    in, erased pointers, the weight without it, and the margin to the shortcut threshold (R22, R26)."""
+    in, erased pointers and the weight without it; each support with its evidence's excerpt (R24;
+    None once its run is erased, R29); each dispute with the weight without it; the arithmetic
+    written out (R26); and the margin to the shortcut threshold, or why there is none (R22, R28).
+    Seen from organization `org`, a User fact's evidence from another organization's run stays
+    there (R20, R23): its pointer, source and excerpt are withheld (`elsewhere`)."""
     fact = s.get(Fact, fact_id)
     if fact is None:
         raise E.UnknownFact(fact_id)
-    sups = s.exec(select(Support).where(Support.fact_id == fact_id).order_by(col(Support.id))).all()
+    sups = s.exec(
+        select(Support, Record.excerpt, Record.source, Run.org_id)
+        .join(Record, col(Record.id) == Support.record_id, isouter=True)
+        .join(Run, col(Run.id) == Record.run_id, isouter=True)
+        .where(Support.fact_id == fact_id)
+        .order_by(col(Support.id))
+    ).all()
     disputes = s.exec(select(Dispute).where(Dispute.fact_id == fact_id).order_by(col(Dispute.id))).all()
     rows = breakdown(
-        [(p.origin, p.key, p.contribution, p.record_id is None) for p in sups],
+        [(p.origin, p.key, p.contribution, p.record_id is None) for p, *_ in sups],
         [d.contribution for d in disputes],
     )
+    folded = [r.contribution for r in rows]
+    against = [d.contribution for d in disputes]
+    margin, margin_why = shortcut_margin(status=fact.status, weight=fact.weight, min_weight=min_weight)
+    supports = [_support(p, excerpt, source, run_org, org) for p, excerpt, source, run_org in sups]
+    here = {(p.origin, p.key) for (p, *_), shown in zip(sups, supports, strict=True) if not shown["elsewhere"]}
     return {
         "fact": _rows(s, [fact])[0],
-        "sources": [r.__dict__ for r in rows],
-        "supports": [
-            {
-                "key": p.key,
-                "origin": p.origin,
-                "contribution": p.contribution,
-                "run": p.run_id,
-                "turn": p.turn_id,
-                "record": p.record_id,
-            }
-            for p in sups
+        "sources": [{**r.__dict__, "key": r.key if (r.origin, r.key) in here else None} for r in rows],
+        "supports": supports,
+        "disputes": [
+            {"by": d.by, "contribution": d.contribution, "weight_without": w}
+            for d, w in zip(disputes, without_each_dispute(folded, against), strict=True)
         ],
-        "disputes": [{"by": d.by, "contribution": d.contribution} for d in disputes],
+        "arithmetic": written_out(folded, against, status=fact.status),
         "min_weight": min_weight,
-        "margin": fact.weight - min_weight,
+        "margin": margin,
+        "margin_why": margin_why,
+    }
+
+
+def _support(p: Support, excerpt: str | None, source: str | None, run_org: str | None, org: str | None) -> Obj:
+    """One support as Fact weights shows it; evidence of another organization's run withheld (R23)."""
+    elsewhere = org is not None and (run_org or p.erased_run_org) not in (None, org)
+    return {
+        "key": None if elsewhere else p.key,
+        "origin": p.origin,
+        "contribution": p.contribution,
+        "run": None if elsewhere else p.run_id,
+        "turn": None if elsewhere else p.turn_id,
+        "record": None if elsewhere else p.record_id,
+        "source": None if elsewhere else source,
+        "excerpt": None if elsewhere else excerpt,
+        "elsewhere": elsewhere,
     }
 
 
@@ -138,6 +181,70 @@ def turn_view(s: Session, turn: Turn, run: Run) -> Obj:
         "steps": wf.steps if wf else [],
         "work": [{"work": w.work, "status": w.status} for w in work],
     }
+
+
+def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
+    """One run of the organization as the Runs page shows it: the run, each turn (its status, the
+    map taken at open (R18), what it taught per graph, each claim kept out and the rule, its steps
+    run or skipped by a shortcut (R22), probes against the budget (R21), its nested work (R4, R5))
+    and every record, failed and cancelled turns' included (R2), with its claims and excerpt (R24).
+    A run of another organization is unknown here (R20)."""
+    run = s.get(Run, run_id)
+    if run is None or run.org_id != org_id:
+        raise E.UnknownRun(run_id)
+    wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
+    turns = s.exec(select(Turn).where(Turn.run_id == run_id).order_by(col(Turn.seq))).all()
+    records = s.exec(select(Record).where(Record.run_id == run_id).order_by(col(Record.turn_id), col(Record.number)))
+    work = s.exec(
+        select(NestedWork).where(col(NestedWork.turn_id).in_([t.id for t in turns])).order_by(col(NestedWork.id))
+    ).all()
+    work_of = {w.id: w.work for w in work}
+    by_turn: dict[str, list[Obj]] = {t.id: [] for t in turns}
+    for r in records:
+        by_turn[r.turn_id].append(
+            {
+                "id": r.id,
+                "number": r.number,
+                "origin": r.origin,
+                "source": r.source,
+                "excerpt": r.excerpt,
+                "reliability": r.reliability,
+                "nested": work_of.get(r.nested_id) if r.nested_id is not None else None,
+                "claims": list(r.claims),
+            }
+        )
+    return {
+        "id": run.id,
+        "person": run.person_id,
+        "workflow": run.workflow_id,
+        "surface": run.surface,
+        "requested_ephemeral": run.requested_ephemeral,
+        "ephemeral": run.ephemeral,
+        "ended": run.ended,
+        "cap": wf.memory_probes if wf else None,
+        "turns": [
+            {
+                "id": t.id,
+                "status": t.status,
+                "map": t.map,
+                "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
+                "skipped": [_kept_out(k, by_turn[t.id]) for k in t.skipped],
+                "steps": list(t.steps),
+                "probes_used": t.probes_used,
+                "work": [{"work": w.work, "status": w.status} for w in work if w.turn_id == t.id],
+                "records": by_turn[t.id],
+            }
+            for t in turns
+        ],
+    }
+
+
+def _kept_out(skipped: Obj, records: list[Obj]) -> Obj:
+    """A claim a completed turn kept out of a graph (R8 to R10), with what it says."""
+    claims: list[Obj] = next((r["claims"] for r in records if r["id"] == skipped.get("record")), [])
+    i = skipped.get("claim")
+    label = claim_label(claims[i]) if isinstance(i, int) and 0 <= i < len(claims) else ""
+    return {**skipped, "label": label}
 
 
 def counts(s: Session) -> Obj:

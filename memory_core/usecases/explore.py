@@ -34,6 +34,11 @@ class Explore(UseCases):
         with self._read() as s:
             return dashboard.runs(s, org_id)
 
+    def run_detail(self, org_id: str, run_id: str) -> Obj:
+        """One run with its turns and every record, failed and cancelled turns' included (R2)."""
+        with self._read() as s:
+            return dashboard.run_detail(s, org_id, run_id)
+
     def settings_view(self, org_id: str) -> dict[str, bool]:
         """The four settings for display; changing them is the owner's alone (R15)."""
         with self._read() as s:
@@ -45,16 +50,24 @@ class Explore(UseCases):
         with self._read() as s:
             return graph_json(s, graph, owner, limit=limit)
 
-    def facts_table(self, org_id: str, *, person: str | None = None, limit: int | None = None) -> list[Obj]:
-        """Rows for the Fact weights table: the World graph, the person's User graph, the runs' Flow graphs."""
+    def facts_table(
+        self,
+        org_id: str,
+        *,
+        person: str | None = None,
+        limit: int | None = None,
+        graphs: tuple[str, ...] = ("world", "user", "flow"),
+    ) -> list[Obj]:
+        """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's
+        User graph, the runs' Flow graphs."""
         with self._read() as s:
-            return dashboard.facts_table(s, org_id, person=person, limit=limit)
+            return dashboard.facts_table(s, org_id, person=person, limit=limit, graphs=graphs)
 
-    def fact_breakdown(self, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT) -> Obj:
+    def fact_breakdown(self, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None) -> Obj:
         """A weight explained: each source with key, origin, reliability, contribution, repeats folded
         in, erased pointers, the weight without it, and the margin to the shortcut threshold (R22, R26)."""
         with self._read() as s:
-            return dashboard.fact_breakdown(s, fact_id, min_weight=min_weight)
+            return dashboard.fact_breakdown(s, fact_id, min_weight=min_weight, org=org)
 
     def turn_view(self, turn_id: str) -> Obj:
         """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""

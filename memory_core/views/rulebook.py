@@ -168,3 +168,30 @@ def for_page(markdown: str) -> str:
         return f"{label} (`docs/{path}`)" if label != path else f"`docs/{path}`"
 
     return LINK.sub(link, markdown)
+
+
+#: A rule as pages cite it (R7, R8c), not inside a word, a link's label or target, or code.
+CITATION = re.compile(r"(?<![\w\[/=#?.-])R([1-9]\d?)([a-d])?(?![\w\]])")
+_CODE_OR_LINK = re.compile(r"(`[^`]*`|\[[^\]]*\]\([^)]*\))")
+
+
+def link_rules(markdown: str, titles: dict[str, str], page: str = "rulebook") -> str:
+    """Every rule a page's text cites becomes a link to it on the Rules page (`page?rule=R7`), its
+    title shown on hover; code spans and existing links are left as they are, as is a number that
+    names no rule (`titles` holds the rules' titles by number, "R7")."""
+
+    def link(m: re.Match[str]) -> str:
+        number = f"R{m.group(1)}"
+        title = titles.get(number)
+        if title is None:
+            return m.group(0)
+        hover = f"{number}: {title}".replace('"', "'")
+        return f'[{m.group(0)}]({page}?rule={number} "{hover}")'
+
+    parts = _CODE_OR_LINK.split(markdown)
+    return "".join(p if i % 2 else CITATION.sub(link, p) for i, p in enumerate(parts))
+
+
+def titles(book: Rulebook) -> dict[str, str]:
+    """Each rule's title by number, for `link_rules`."""
+    return {r.number: r.title for r in book.rules}

@@ -1,0 +1,164 @@
+"""Runs: each run of the organization, its turns, and every record its turns kept as evidence.
+
+A failed or cancelled turn teaches nothing, but its records stay as evidence (R2): they are listed
+here with the rest. `?run=r1&record=t1%232` opens a run with one record shown first (Fact weights
+links each support's record here).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from pages._ui import cite, copy_link, from_link, guard, inert, on_off, page, plural, to_link
+
+LINKED = {"run": "runs_run", "record": "runs_record"}
+STATUS = {
+    "open": "open",
+    "completed": "completed",
+    "failed": "failed: teaches nothing (R2)",
+    "cancelled": "cancelled: teaches nothing (R2)",
+    "replaced": "replaced: teaches nothing (R3)",
+}
+
+
+def claim_text(claim: dict) -> str:
+    o = claim.get("object", {})
+    return f"{claim['subject']['name']} —{claim['relation']}→ {o.get('name', o.get('value'))} ({claim['graph']})"
+
+
+def step_text(step: dict) -> str:
+    sc = step.get("shortcut")
+    if step.get("ran", True) or not sc:
+        return f"{step['step']}: ran"
+    f = sc["fact"]
+    o = f["object"]
+    answer = f"{f['subject']['name']} —{f['relation']}→ {o.get('name', o.get('value'))}"
+    return f"{step['step']}: skipped by a shortcut (R22), memory answered {answer} ({f['graph']}, {sc['weight']:.3f})"
+
+
+ctx, org = page("Runs")
+st.caption(
+    cite(
+        "Every run of this organization, its turns and what each taught, and every record its turns kept. "
+        "A failed or cancelled turn teaches nothing, but its records stay as evidence (R2)."
+    )
+)
+from_link(LINKED)
+
+with guard():
+    runs = ctx.svc.runs(org)
+    if not runs:
+        st.info("No runs yet in this organization: run a scenario in the Notebook.")
+        st.stop()
+    ids = [r["id"] for r in runs]
+    if st.session_state.get("runs_run") not in ids:
+        if "run" in st.query_params:
+            st.warning(f"There is no run {inert(st.query_params['run'])!s} here: it was deleted (R29), or never was.")
+        st.session_state["runs_run"] = ids[0]
+    overview = pd.DataFrame(
+        [
+            {
+                "Run": r["id"],
+                "Person": r["person"] or "erased (R30)",
+                "Surface": r["surface"],
+                "Ephemeral asked": on_off(r["requested_ephemeral"]),
+                "Stored as ephemeral": on_off(r["ephemeral"]),
+                "Ended": "yes" if r["ended"] else "no",
+                "Turns": ", ".join(f"{t['id']} {t['status']}" for t in r["turns"]) or "none",
+            }
+            for r in runs
+        ]
+    )
+    st.dataframe(overview, hide_index=True, width="stretch")
+    run_id = st.selectbox("Run", ids, key="runs_run")
+    run = ctx.svc.run_detail(org, run_id)
+    turn_records = [rec["id"] for t in run["turns"] for rec in t["records"]]
+    wanted = st.session_state.get("runs_record")
+    if wanted and wanted not in turn_records:
+        st.session_state["runs_record"] = None
+    to_link(LINKED)
+
+    st.markdown(
+        cite(
+            f"**{inert(run['id'])}**: by {inert(run['person'] or 'an erased account (R30)')}, "
+            f"surface {inert(run['surface'])}, ephemeral asked {on_off(run['requested_ephemeral'])}, "
+            f"stored as ephemeral {on_off(run['ephemeral'])} (R11, R17), "
+            f"{'ended' if run['ended'] else 'not ended'}; {plural(len(run['turns']), 'turn')}, "
+            f"{plural(len(turn_records), 'record')}."
+        )
+    )
+    for t in run["turns"]:
+        recs = t["records"]
+        head = f"{t['id']} · {STATUS.get(t['status'], t['status'])} · {plural(len(recs), 'record')}"
+        with st.expander(head, expanded=bool(wanted and wanted in {r["id"] for r in recs}) or len(run["turns"]) == 1):
+            m = t["map"] or {}
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
+            st.markdown(cite(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}."))
+            taught = t["taught"]
+            if t["status"] == "completed":
+                st.markdown(
+                    cite(
+                        f"**Taught** (R1, R7 to R9): {plural(taught['world'], 'World support')}, "
+                        f"{plural(taught['user'], 'User support')}, {plural(taught['flow'], 'Flow support')}."
+                    )
+                )
+            else:
+                st.markdown(cite(f"**Taught nothing**: {STATUS.get(t['status'], t['status'])}."))
+            if t["skipped"]:
+                st.markdown(cite("**Claims kept out** of World or User, and the rule that kept each out:"))
+                st.dataframe(
+                    pd.DataFrame(
+                        [{"Record": k["record"], "Claim": k["label"], "Rule": k["rule"]} for k in t["skipped"]]
+                    ),
+                    hide_index=True,
+                    width="stretch",
+                )
+            cap = run["cap"]
+            st.markdown(
+                cite(
+                    f"**Reads**: {t['probes_used']} probe{'s' if t['probes_used'] != 1 else ''} used of "
+                    f"{cap if cap is not None else 'no cap'} (R21)."
+                )
+            )
+            if t["steps"]:
+                st.markdown(cite("**Steps**: " + "; ".join(inert(step_text(s)) for s in t["steps"]) + "."))
+            if t["work"]:
+                work = ", ".join(f"{w['work']} ({w['status']})" for w in t["work"])
+                st.markdown(cite(f"**Nested work** (R4, R5, learned from once, with its turn): {inert(work)}."))
+            if recs:
+                rows = [
+                    {
+                        "Record": r["id"],
+                        "Origin": r["origin"],
+                        "Source": r["source"] or "",
+                        "Reliability": "default (R26)" if r["reliability"] is None else f"{r['reliability']:.2f}",
+                        "From nested work": r["nested"] or "",
+                        "Claims": "; ".join(claim_text(c) for c in r["claims"]) or "none",
+                        "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
+                    }
+                    for r in recs
+                ]
+                if wanted in {r["id"] for r in recs}:
+                    rows.sort(key=lambda row: row["Record"] != wanted)
+                    st.success(f"Record {inert(wanted)} (linked) is first.")
+                st.dataframe(
+                    pd.DataFrame(rows),
+                    hide_index=True,
+                    width="stretch",
+                    column_config={"Excerpt": st.column_config.TextColumn(width="large")},
+                )
+            else:
+                st.caption("No records.")
+    c1, c2 = st.columns([1, 3])
+    c1.download_button(
+        "This run as JSON",
+        json.dumps(run, ensure_ascii=False, indent=2),
+        file_name=f"run-{run_id}.json",
+        mime="application/json",
+        key="runs_json",
+    )
+    with c2.expander("Link to this run"):
+        copy_link()
