@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from pages._ui import guard, inert, note_change, page, plural
+from pages._ui import cite, guard, inert, note_change, page, plural
 
 ctx, org = page("Erasure")
 
@@ -45,8 +45,10 @@ with guard():
         p = ctx.svc.run_erasure_preview(run_id)
         go, stay = st.columns(2)
         go.markdown(
-            f"**Goes** (R29): {plural(p['turns'], 'turn')}, {plural(p['records'], 'record')} with their text, "
-            f"its Flow graph of {p['flow_facts']} facts."
+            cite(
+                f"**Goes** (R29): {plural(p['turns'], 'turn')}, {plural(p['records'], 'record')} with their "
+                f"text, its Flow graph of {plural(p['flow_facts'], 'fact')}."
+            )
         )
         stay.markdown(
             f"**Stays**: {p['supports_kept']} supports of World and User facts, with key, origin and "
@@ -61,20 +63,24 @@ with guard():
     else:
         person = ctx.person or ""
         st.markdown(
-            f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role}). "
-            "Pick another person under “Act as” to delete theirs."
+            cite(
+                f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role}). "
+                "Pick another person under “Act as” to delete theirs."
+            )
         )
         p = ctx.svc.account_erasure_preview(person)
         go, stay = st.columns(2)
         go.markdown(
-            f"**Goes** (R30): the User graph of {p['user_facts']} facts, memberships in "
-            f"{', '.join(p['memberships']) or 'no organization'}."
+            cite(
+                f"**Goes** (R30): the User graph of {plural(p['user_facts'], 'fact')}, memberships in "
+                f"{inert(', '.join(p['memberships'])) or 'no organization'}."
+            )
         )
         stay.markdown(
             f"**Stays**: runs {inert(', '.join(p['runs_kept'])) or '(none)'} with the person erased from them, "
             "and every weight they contributed to."
         )
-        st.caption("An owner's account cannot be deleted (R30).")
+        st.caption(cite("An owner's account cannot be deleted (R30)."))
         sure = confirmed(
             f"e_sure_acct_{person}", f"I understand that {inert(person)}'s User graph and memberships go for good"
         )
@@ -91,22 +97,33 @@ if last:
     changed = both[(both["weight before"] != both["weight after"]) | (both["erased before"] != both["erased after"])]
     same_weights = (both["weight before"] == both["weight after"]).all()
     st.markdown(
-        f"{len(both)} World facts; **{'no weight changed' if same_weights else 'some weights changed'}**; "
-        f"{len(changed)} facts lost the pointer of some supports (R29: key, origin and contribution stay)."
+        cite(
+            f"{len(both)} World facts; **{'no weight changed' if same_weights else 'some weights changed'}**; "
+            f"{len(changed)} facts lost the pointer of some supports (R29: key, origin and contribution stay)."
+        )
     )
     cols = [*keys, "weight before", "weight after", "erased before", "erased after"]
-    st.dataframe(changed[cols], hide_index=True, width="stretch")
+    st.dataframe(
+        changed[cols].rename(
+            columns=lambda c: c[0].upper() + c[1:] if c in keys else c.replace("erased", "erased pointers")
+        ),
+        hide_index=True,
+        width="stretch",
+    )
 
 # R31: the rows go with the deletion; the bytes leave the database files right after (a SQLite
 # checkpoint, or PostgreSQL's rewrite of the tables in the background). Say where that stands.
 status = ctx.svc.erasure_status()
 if status["bytes_gone"]:
-    st.caption("R31: the text of every deletion is out of the database files.")
+    st.caption(cite("R31: the text of every deletion is out of the database files."))
 else:
     doing = "being scrubbed out now" if status["scrubbing"] else "to be scrubbed at the next chance"
     st.warning(
-        f"R31: the text of {plural(status['pending'], 'deletion')} is gone from every table but still in the "
-        f"database files, {doing}." + (f" Last attempt: {status['last_error']}." if status["last_error"] else "")
+        cite(
+            f"R31: the text of {plural(status['pending'], 'deletion')} is gone from every table but still in the "
+            f"database files, {doing}."
+        )
+        + (f" Last attempt: {inert(status['last_error'])}." if status["last_error"] else "")
     )
     if st.button("Check again", key="e_scrub_check"):
         st.rerun()

@@ -7,7 +7,7 @@ import streamlit as st
 
 from memory_core.rules.wording import possessive
 from memory_core.views import viz
-from pages._ui import guard, notebook, page
+from pages._ui import cite, guard, notebook, page
 
 LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6)
 
@@ -22,9 +22,9 @@ with guard():
         horizontal=True,
         key="g_which",
         captions=[
-            f"{viz.inert(possessive(ctx.org_name))} (R20)",  # captions are Markdown: memory's text made inert
-            f"{viz.inert(ctx.person)}'s, in every organization (R20)",
-            "one run's, erased with it (R29)",
+            cite(f"{viz.inert(possessive(ctx.org_name))} (R20)"),  # captions are Markdown: memory's text made inert
+            cite(f"{viz.inert(ctx.person)}'s, in every organization (R20)"),
+            cite("one run's, erased with it (R29)"),
         ][: len(choices)],
     )
     if which == "World":
@@ -108,7 +108,7 @@ with guard():
     with st.expander("Facts drawn"):
         st.dataframe(
             pd.DataFrame(
-                [{"fact": e["title"].split("\n")[0], "weight": e["weight"], "status": e["status"]} for e in plan.edges]
+                [{"Fact": e["title"].split("\n")[0], "Weight": e["weight"], "Status": e["status"]} for e in plan.edges]
             ),
             hide_index=True,
             width="stretch",

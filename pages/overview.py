@@ -10,7 +10,7 @@ import streamlit as st
 
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import notebook as nbk
-from pages._ui import NOTEBOOK, context, guard, inert, need_org, use_memory
+from pages._ui import NOTEBOOK, cite, context, guard, inert, need_org, on_off, use_memory
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -22,38 +22,43 @@ with guard():
     if need_org(ctx):
         assert ctx.org is not None
         m = ctx.svc.org_map(ctx.org)
-        st.subheader("The map every root turn carries (R18)")
+        st.markdown(cite("### The map every root turn carries (R18)"))
         st.info(inert(m["paragraph"]))
         left, right = st.columns([3, 2])
         with left:
             if m["kinds"]:
                 st.bar_chart(pd.DataFrame({"entities": m["kinds"]}), horizontal=True, height=220)
             st.caption(
-                "Entities of active facts by kind, and active facts; disputed and retracted facts "
-                "are not on the map (R18, R28)."
+                cite(
+                    "Entities of active facts by kind, and active facts; disputed and retracted facts "
+                    "are not on the map (R18, R28)."
+                )
             )
         with right:
             settings = ctx.svc.settings_view(ctx.org)
-            st.markdown("**Settings** (the owner's alone, R15)")
+            st.markdown(cite("**Settings** (the owner's alone, R15)"))
             st.dataframe(
-                pd.DataFrame([{"setting": s.name, "on": settings[s.name], "rule": s.rule} for s in SETTINGS]),
+                pd.DataFrame(
+                    [{"Setting": s.name, "Value": on_off(settings[s.name]), "Rule": s.rule} for s in SETTINGS]
+                ),
                 hide_index=True,
                 width="stretch",
             )
         people, runs = st.columns([2, 3])
         with people:
             st.markdown("**People**")
-            st.dataframe(pd.DataFrame(ctx.svc.members(ctx.org)), hide_index=True, width="stretch")
+            people_rows = [{"Name": m["name"], "Id": m["id"], "Role": m["role"]} for m in ctx.svc.members(ctx.org)]
+            st.dataframe(pd.DataFrame(people_rows), hide_index=True, width="stretch")
         with runs:
-            st.markdown("**Runs** and their turns")
+            st.markdown("**Runs** and their turns (every record: the Runs page)")
             rows = [
                 {
-                    "run": r["id"],
-                    "person": r["person"] or "(erased, R30)",
-                    "surface": r["surface"],
-                    "ephemeral": r["ephemeral"],
-                    "ended": r["ended"],
-                    "turns": ", ".join(f"{t['id']} {t['status']}" for t in r["turns"]),
+                    "Run": r["id"],
+                    "Person": r["person"] or "erased (R30)",
+                    "Surface": r["surface"],
+                    "Ephemeral": on_off(r["ephemeral"]),
+                    "Ended": "yes" if r["ended"] else "no",
+                    "Turns": ", ".join(f"{t['id']} {t['status']}" for t in r["turns"]) or "none",
                 }
                 for r in ctx.svc.runs(ctx.org)
             ]

@@ -144,7 +144,7 @@ with guard():
             columns={
                 "origin": "Origin",
                 "key": "Source",
-                "contribution": "l",
+                "contribution": "Contribution l",
                 "reliability": "Reliability",
                 "supports": "Supports (repeats folded in)",
                 "erased": "Erased pointers",
@@ -154,7 +154,7 @@ with guard():
         hide_index=True,
         width="stretch",
         column_config={
-            "l": st.column_config.NumberColumn(format="%.3f"),
+            "Contribution l": st.column_config.NumberColumn(format="%.3f"),
             "Reliability": st.column_config.NumberColumn(format="%.3f"),
             "Weight without it": st.column_config.NumberColumn(format="%.3f"),
         },
@@ -166,7 +166,7 @@ with guard():
                 [
                     {
                         "Disputed by": d["by"] or "erased account (R30)",
-                        "l subtracted": d["contribution"],
+                        "Subtracted l": d["contribution"],
                         "Weight without it": d["weight_without"],
                     }
                     for d in b["disputes"]
@@ -175,7 +175,7 @@ with guard():
             hide_index=True,
             width="stretch",
             column_config={
-                "l subtracted": st.column_config.NumberColumn(format="%.3f"),
+                "Subtracted l": st.column_config.NumberColumn(format="%.3f"),
                 "Weight without it": st.column_config.NumberColumn(format="%.3f"),
             },
         )
@@ -185,7 +185,7 @@ with guard():
         {
             "Origin": s["origin"],
             "Source": s["key"] if not s["elsewhere"] else "another organization's (R23)",
-            "l": s["contribution"],
+            "Contribution l": s["contribution"],
             "Record": s["record"] or ("withheld (R23)" if s["elsewhere"] else "erased (R29)"),
             "Excerpt": s["excerpt"]
             if s["excerpt"] is not None
@@ -199,7 +199,7 @@ with guard():
         hide_index=True,
         width="stretch",
         column_config={
-            "l": st.column_config.NumberColumn(format="%.3f"),
+            "Contribution l": st.column_config.NumberColumn(format="%.3f"),
             "Excerpt": st.column_config.TextColumn(width="large"),
             "Open on Runs": st.column_config.LinkColumn(display_text="open record"),
         },

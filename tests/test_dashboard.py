@@ -482,7 +482,7 @@ def test_signed_in_to_another_organization_sees_only_it(app, monkeypatch):
     ok(at)
     assert [t.value for t in at.title] == ["Globex Analytics"]
     assert "Acme Robotics' world graph" not in texts(at)  # (the demo sample's title may name Acme)
-    assert sorted(at.dataframe[1].value["id"]) == ["ines", "ivan"]  # Globex's people, not Acme's
+    assert sorted(at.dataframe[1].value["Id"]) == ["ines", "ivan"]  # Globex's people, not Acme's
 
 
 def test_every_page_shows_names_from_memory_as_text(app):
@@ -549,3 +549,19 @@ def test_runs_page_opens_a_linked_record_first(app):
     assert any(records[-1] in plain(s.value) for s in at.success)
     first = [d.value for d in at.dataframe if "Excerpt" in d.value.columns and records[-1] in set(d.value["Record"])]
     assert first[0]["Record"].iloc[0] == records[-1]
+
+
+HUMAN_PAGES = ["overview", "weights", "runs", "erasure", "graphs"]
+
+
+@pytest.mark.parametrize("name", HUMAN_PAGES)
+def test_tables_read_as_people_write(app, name):
+    """#15: tables with human headers and values: no snake_case header, no None, True or False."""
+    at = page(app, name)
+    for d in at.dataframe:
+        df = d.value
+        for column in df.columns:
+            assert "_" not in str(column) and str(column)[:1] == str(column)[:1].upper(), (name, column)
+            assert df[column].dtype != bool, (name, column)
+            values = {str(v) for v in df[column].tolist()}
+            assert not values & {"None", "True", "False", "nan"}, (name, column, values & {"None", "True", "False"})
