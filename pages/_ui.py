@@ -52,6 +52,13 @@ class Context:
     def is_owner(self) -> bool:
         return self.role == "owner"
 
+    @property
+    def role_label(self) -> str:
+        """The acting person's role here, in words ("owner", "member", "not a member")."""
+        if self.person == VISITOR:
+            return "a visitor, with no account"
+        return {"owner": "the owner", "member": "a member"}.get(self.role or "", "not a member")
+
 
 def notebook() -> dict[str, Any] | None:
     return st.session_state.get("notebook")
@@ -159,7 +166,9 @@ def sidebar() -> None:
         if caller is not None and source == MAIN:
             _signed_in_box(svc, *caller)
         else:
+            from_link(SIDEBAR_LINK)
             _act_as(svc)
+            to_link(SIDEBAR_LINK)
             if caller is not None:
                 st.caption(
                     "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
@@ -175,17 +184,44 @@ def sidebar() -> None:
         st.caption(f"Database: `{where}`")
 
 
+#: "Act as" a visitor: someone with no account here, so every refusal for outsiders can be seen.
+VISITOR = "(visitor)"
+SIDEBAR_LINK = {"org": "org", "as": "person"}
+
+
 def _act_as(svc: MemoryService) -> None:
-    """The demo's choices: any organization, any of its members."""
+    """The demo's choices: any organization, and anyone, member or not. The person chosen stays
+    when the organization changes (shown as "not a member here"); if they are gone (an erased
+    account, a notebook without them) the sidebar says so and you act as a visitor, never silently
+    as someone else."""
     org_names = {o["id"]: o["name"] for o in svc.organizations()}
     _keep("org", list(org_names))
     if org_names:
         st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
-    members = svc.members(st.session_state["org"]) if org_names else []
-    label = {m["id"]: f"{m['name']} ({m['role']})" for m in members}
-    _keep("person", list(label))
-    if members:
-        st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
+    org = st.session_state.get("org")
+    people = svc.people()
+    members = sorted((p for p in people if org in p["roles"]), key=lambda p: p["roles"][org] != "owner")
+    others = [p for p in people if org not in p["roles"]]
+    label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}
+    label |= {p["id"]: f"{p['name']} (not a member here)" for p in others}
+    label[VISITOR] = "a visitor (no account)"
+    current = st.session_state.get("person")
+    if current not in label:
+        if current is None and members:  # the first visit: the organization's owner
+            st.session_state["person"] = members[0]["id"]
+        else:
+            if current not in (None, VISITOR):
+                st.session_state["identity_lost"] = current
+            st.session_state["person"] = VISITOR
+    lost = st.session_state.get("identity_lost")
+    if lost and st.session_state["person"] == VISITOR:
+        st.warning(
+            f"{inert(lost)} is not in this memory (an erased account, or a notebook without them): "
+            "you act as a visitor until you pick someone."
+        )
+    elif lost:
+        del st.session_state["identity_lost"]
+    st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
 
 
 def _signed_in_box(svc: MemoryService, person: str, org: str) -> None:
@@ -218,7 +254,8 @@ def context() -> Context:
         orgs = {org: orgs[org]} if org in orgs else {}
     org = org if org in orgs else next(iter(orgs), None)
     members = {m["id"]: m["role"] for m in svc.members(org)} if org else {}
-    person = person if person in members else next(iter(members), None)
+    if person is None:  # before the sidebar chose: the owner
+        person = next(iter(members), None)
     label = f"Notebook: {nb['scenario'].get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
     return Context(svc, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))
 

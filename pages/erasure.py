@@ -54,7 +54,9 @@ with guard():
             f"**Stays**: {p['supports_kept']} supports of World and User facts, with key, origin and "
             "contribution, their pointer set to null: no weight changes."
         )
-        st.caption(f"Only the run's person or the owner may delete it; you act as {inert(ctx.person)} ({ctx.role}).")
+        st.caption(
+            f"Only the run's person or the owner may delete it; you act as {inert(ctx.person)} ({ctx.role_label})."
+        )
         sure = confirmed(
             f"e_sure_run_{run_id}", f"I understand that run {run_id}'s records and Flow graph are erased for good"
         )
@@ -64,7 +66,7 @@ with guard():
         person = ctx.person or ""
         st.markdown(
             cite(
-                f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role}). "
+                f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role_label}). "
                 "Pick another person under “Act as” to delete theirs."
             )
         )

@@ -17,7 +17,7 @@ with guard():
         st.success(f"You act as the owner of {inert(ctx.org_name)}: you may change these (R15).")
     else:
         st.warning(
-            f"You act as a {ctx.role or 'non-member'}: only the owner of {ctx.org_name} changes the settings "
+            f"You act as {ctx.role_label}: only the owner of {inert(ctx.org_name)} changes the settings "
             "(R15), so the controls are disabled. Pick the owner under “Act as” to change them."
         )
     wanted = {}

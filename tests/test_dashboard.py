@@ -321,7 +321,10 @@ def test_notebook_record_cells_say_what_they_add_and_outside_changes_are_flagged
     opened = next(i for i, e in enumerate(events) if e["do"] == "open_turn")
     at.button(key=f"to-{opened}").click().run()
     page(at, "settings")
-    at.toggle(key=f"set-{at.sidebar.selectbox(key='org').value}-NoMemoryShortcuts").set_value(True).run()
+    org = at.sidebar.selectbox(key="org").value
+    owner = next(o["owner"] for o in nbk.service(at.session_state["notebook"]).organizations() if o["id"] == org)
+    at.sidebar.selectbox(key="person").set_value(owner).run()  # the identity is never changed behind one's back
+    at.toggle(key=f"set-{org}-NoMemoryShortcuts").set_value(True).run()
     at.button(key="save_settings").click().run()
     page(at, "notebook")
     assert any("changed outside its cells" in w.value for w in at.warning)
@@ -457,7 +460,7 @@ def test_signed_in_member_acts_as_themself_only(app, monkeypatch):
     assert at.toggle(key="set-acme-LearnFromUsers").disabled
     assert "only the owner" in texts(at)
     at = page(at, "erasure")
-    assert "you act as lee (member)" in texts(at)
+    assert "you act as lee (a member)" in texts(at)
 
 
 def test_signed_in_owner_changes_settings_and_revocation_signs_out(app, monkeypatch):
@@ -565,3 +568,27 @@ def test_tables_read_as_people_write(app, name):
             assert df[column].dtype != bool, (name, column)
             values = {str(v) for v in df[column].tolist()}
             assert not values & {"None", "True", "False", "nan"}, (name, column, values & {"None", "True", "False"})
+
+
+def test_act_as_keeps_the_person_and_offers_outsiders(app):
+    """#15, point 5: switching organization keeps the person (shown as not a member there); an
+    outsider and a visitor are offered so refusals can be seen; a person who is gone is not
+    silently replaced by another."""
+    app.sidebar.selectbox(key="person").set_value("lee").run()
+    orgs = app.sidebar.selectbox(key="org").options
+    assert len(orgs) >= 2
+    other = next(o for o in app.sidebar.selectbox(key="org").options if "acme" not in o)
+    org_id = other.rsplit("(", 1)[1].rstrip(")")
+    app.sidebar.selectbox(key="org").set_value(org_id).run()
+    ok(app)
+    assert app.sidebar.selectbox(key="person").value == "lee"
+    assert any("not a member here" in o for o in app.sidebar.selectbox(key="person").options)
+    assert any("a visitor" in o for o in app.sidebar.selectbox(key="person").options)
+    at = page(app, "settings")
+    assert "not a member" in texts(at)
+    assert at.query_params["as"] == "lee" and at.query_params["org"] == org_id
+    # A person gone from the memory in use (their account deleted): a visitor, said so, not someone else.
+    MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"])).delete_account("lee")
+    at.run()
+    assert at.sidebar.selectbox(key="person").value == "(visitor)"
+    assert any("not in this memory" in w.value for w in at.sidebar.warning)

@@ -53,6 +53,17 @@ def members(s: Session, org_id: str) -> list[Obj]:
     return sorted(people, key=lambda p: p["role"] != "owner")
 
 
+def people(s: Session) -> list[Obj]:
+    """Every person, with the organizations they belong to (and their role in each)."""
+    roles: dict[str, dict[str, str]] = {}
+    for person_id, org_id, role in s.exec(select(Membership.person_id, Membership.org_id, Membership.role)):
+        roles.setdefault(person_id, {})[org_id] = role
+    return [
+        {"id": p.id, "name": p.name, "roles": roles.get(p.id, {})}
+        for p in s.exec(select(Person).order_by(col(Person.seq)))
+    ]
+
+
 def runs(s: Session, org_id: str) -> list[Obj]:
     """The organization's stored runs with their turns' statuses, in the order they started."""
     runs = s.exec(select(Run).where(Run.org_id == org_id).order_by(col(Run.seq))).all()
