@@ -53,6 +53,17 @@ def members(s: Session, org_id: str) -> list[Obj]:
     return sorted(people, key=lambda p: p["role"] != "owner")
 
 
+def workflows(s: Session, org_id: str) -> list[Obj]:
+    """The organization's workflows as the scenario format writes them (budget, steps)."""
+    out = []
+    for w in s.exec(select(Workflow).where(Workflow.org_id == org_id).order_by(col(Workflow.id))):
+        wf: Obj = {"id": w.id, "org": w.org_id, "steps": list(w.steps)}
+        if w.memory_probes is not None:
+            wf["budget"] = {"MemoryProbes": w.memory_probes}
+        out.append(wf)
+    return out
+
+
 def people(s: Session) -> list[Obj]:
     """Every person, with the organizations they belong to (and their role in each)."""
     roles: dict[str, dict[str, str]] = {}
@@ -210,6 +221,7 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         select(NestedWork).where(col(NestedWork.turn_id).in_([t.id for t in turns])).order_by(col(NestedWork.id))
     ).all()
     work_of = {w.id: w.work for w in work}
+    call_of = {w.id: [v.id for v in work if v.turn_id == w.turn_id].index(w.id) for w in work}
     by_turn: dict[str, list[Obj]] = {t.id: [] for t in turns}
     for r in records:
         by_turn[r.turn_id].append(
@@ -221,6 +233,7 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
                 "excerpt": r.excerpt,
                 "reliability": r.reliability,
                 "nested": work_of.get(r.nested_id) if r.nested_id is not None else None,
+                "call": call_of.get(r.nested_id) if r.nested_id is not None else None,
                 "claims": list(r.claims),
             }
         )

@@ -29,6 +29,11 @@ class Explore(UseCases):
         with self._read() as s:
             return dashboard.members(s, org_id)
 
+    def workflows(self, org_id: str) -> list[Obj]:
+        """The organization's workflows: budget and steps, as a scenario writes them."""
+        with self._read() as s:
+            return dashboard.workflows(s, org_id)
+
     def people(self) -> list[Obj]:
         """Every person: id, name, and their role in each organization they belong to."""
         with self._read() as s:

@@ -71,3 +71,114 @@ def compare(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
             }
         )
     return {"rows": rows, "counts": {"base": len(base_facts), "alt": len(alt_facts)}}
+
+
+# --- the live organization: its recorded history, replayed in a sandbox -----------------------
+
+
+def _clean(obj: Any) -> Any:
+    """A stored value as a scenario writes it: keys whose value is null left out."""
+    if isinstance(obj, dict):
+        return {k: _clean(v) for k, v in obj.items() if v is not None}
+    if isinstance(obj, list):
+        return [_clean(v) for v in obj]
+    return obj
+
+
+def _record(r: Obj, person: str) -> Obj:
+    out: Obj = {"origin": r["origin"], "claims": _clean(r["claims"])}
+    if r["source"] is not None and not (r["origin"] == "person" and r["source"] == person):
+        out["source"] = r["source"]
+    for key in ("excerpt", "reliability"):
+        if r[key] is not None:
+            out[key] = r[key]
+    return out
+
+
+def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
+    """The organization's recorded history as a scenario, under the settings it has now, and what
+    could not be put back. Memory keeps its inputs (runs, turns in the order they opened, every
+    record with its claims, the end of each turn, nested work, disputes, retractions): replayed in
+    that order they teach what they taught. What it cannot replay: runs erased since (R17, R29:
+    their records are gone, their votes stay in the live weights), and the order of corrections
+    among turns (disputes and retractions are replayed last)."""
+    orgs = {o["id"]: o for o in svc.organizations()}
+    members = svc.members(org)
+    runs = svc.runs(org)
+    settings = svc.settings_view(org)
+    people: dict[str, Obj] = {m["id"]: {"id": m["id"], "name": m["name"], "memberships": {org: m["role"]}} for m in members}
+    gaps: list[str] = []
+    erased_person = "erased-account"
+    events: list[Obj] = []
+    turns: list[tuple[int, Obj, Obj]] = []
+    for r in runs:
+        detail = svc.run_detail(org, r["id"])
+        person = r["person"]
+        if person is None or person not in people:
+            person = erased_person
+            people.setdefault(person, {"id": person, "name": "An erased account", "memberships": {org: "member"}})
+        start: Obj = {"do": "start_run", "run": r["id"], "org": org, "person": person, "surface": r["surface"]}
+        if r["workflow"]:
+            start["workflow"] = r["workflow"]
+        if r["requested_ephemeral"]:
+            start["ephemeral"] = True
+        events.append(start)
+        for t in detail["turns"]:
+            turn_events: list[Obj] = []
+            request = next((x for x in t["records"] if x["number"] == 0), None)
+            opened: Obj = {"do": "open_turn", "run": r["id"], "turn": t["id"]}
+            opened["request"] = {"text": (request or {}).get("excerpt") or "", "claims": _clean((request or {}).get("claims", []))}
+            turn_events.append(opened)
+            called: set[int] = set()
+            for x in t["records"]:
+                if x["number"] == 0:
+                    continue
+                rec = _record(x, person)
+                if x["call"] is not None:
+                    if x["call"] not in called:
+                        called.add(x["call"])
+                        turn_events.append({"do": "call", "turn": t["id"], "work": x["nested"]})
+                    rec["within"] = x["nested"]
+                turn_events.append({"do": "record", "turn": t["id"], **rec})
+            for i, w in enumerate(t["work"]):
+                if i not in called:
+                    turn_events.append({"do": "call", "turn": t["id"], "work": w["work"]})
+                if w["status"] != "open":
+                    turn_events.append({"do": "return", "turn": t["id"], "work": w["work"], "status": w["status"]})
+            for step in t["steps"]:
+                turn_events.append({"do": "step", "turn": t["id"], "step": step["step"]})
+            if t["status"] in ("completed", "failed", "cancelled"):
+                turn_events.append({"do": "end_turn", "turn": t["id"], "status": t["status"]})
+            elif t["status"] == "replaced":
+                turn_events.append({"do": "end_turn", "turn": t["id"], "status": "completed"})
+                gaps.append(f"turn {t['id']} was replaced (R3): replayed as completed, not replaced")
+            turns.append((len(turns), t, {"events": turn_events}))
+        if r["ended"]:
+            turns.append((len(turns), {}, {"events": [{"do": "end_run", "run": r["id"]}]}))
+    for _, _, block in turns:
+        events.extend(block["events"])
+    _ = orgs
+    for f in svc.facts_table(org, graphs=("world",)):
+        if f["disputes"] or f["status"] == "retracted":
+            b = svc.fact_breakdown(int(f["id"]), org=org)
+            fact = {"subject": {"name": f["subject"], "kind": f["subject_kind"]}, "relation": f["relation"]}
+            fact["object"] = {"name": f["object"], "kind": f["object_kind"]} if f["object_kind"] else {"value": f["object"]}
+            for d in b["disputes"]:
+                if d["by"] in people:
+                    events.append({"do": "dispute", "org": org, "by": d["by"], "fact": fact})
+                else:
+                    gaps.append("a dispute by an erased account is not replayed")
+            if f["status"] == "retracted":
+                owner = next(m["id"] for m in members if m["role"] == "owner")
+                events.append({"do": "retract", "org": org, "by": owner, "fact": fact})
+        if f["erased"]:
+            gaps.append(f"{f['erased']} support(s) of {f['subject']} —{f['relation']}→ {f['object']} came from erased runs")
+    doc = {
+        "format": "memory-scenario/1",
+        "title": f"The recorded history of {orgs[org]['name']}",
+        "organizations": [{"id": org, "name": orgs[org]["name"], "owner": orgs[org]["owner"], "settings": settings}],
+        "people": list(people.values()),
+        "workflows": [_clean(w) for w in svc.workflows(org)],
+        "events": events,
+    }
+    return doc, gaps
