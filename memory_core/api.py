@@ -211,7 +211,7 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
             out = svc().set_settings(org, by=person, settings=changes)
         except E.Refusal as refusal:
             raise Problem(422 if refusal.reason == "invalid_setting" else 403, refusal.message) from None
-        return {"workflow": out.detail["settings"]}
+        return {"workflow": out.settings}
 
     return app
 

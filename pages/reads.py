@@ -60,7 +60,7 @@ with guard():
             st.session_state["r_last"] = {"call": call, "refused": f"{exc.reason}: {exc.message}", "by": who}
         else:
             note_change(ctx, f"Memory reads page: {call} in {turn_id} (a probe counted)")
-            st.session_state["r_last"] = {"call": call, "result": out.detail["result"]}
+            st.session_state["r_last"] = {"call": call, "result": out.result}
         st.rerun()
     if b[1].button(
         "Same call from nested work",

@@ -34,7 +34,7 @@ with guard():
     if ctx.is_owner and st.button("Save settings", key="save_settings", type="primary", disabled=not changes):
         out = ctx.svc.set_settings(org, by=ctx.person or "", settings=changes)
         note_change(ctx, "Settings page: " + ", ".join(f"{k} {on_off(v)}" for k, v in changes.items()))
-        st.toast("Saved: " + ", ".join(f"{c['setting']} {on_off(c['to'])}" for c in out.detail["changed"]))
+        st.toast("Saved: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed))
         st.rerun()
 
     st.subheader("Audit")

@@ -22,7 +22,7 @@ from helpers import CEO, FOUNDED, HQ, LIVES, end, open_turn, rec, scenario, star
 from sqlalchemy import text
 from sqlmodel import SQLModel
 
-from memory_core import MemoryService, load, make_engine, parse, replay
+from memory_core import MemoryService, ReadResult, load, make_engine, parse, replay
 from memory_core.errors import Refusal
 from memory_core.store import database as db_module
 from memory_core.store import probes
@@ -239,7 +239,7 @@ def test_a_refused_read_leaves_its_connection_clean_for_the_next_use_case(tmp_pa
     kept = db_module.kept_connections(svc.engine).idle
     assert len(kept) == 1 and not kept[0].in_transaction  # rolled back, and kept
     connection = kept[0]
-    assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 1
+    assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).probes_used == 1
     assert kept == [connection]  # the same connection served the next read
     assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 1
     svc.engine.dispose()  # closes kept connections too
@@ -265,7 +265,7 @@ def test_postgresql_kept_connection_the_server_closed_is_dropped_unused():
     deadline = time.monotonic() + 5
     while any(db_module.alive(c) for c in kept) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).detail["probes_used"] == 3
+    assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).probes_used == 3
     assert kept and all(c.info.backend_pid not in pids for c in kept)
     assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["probes_used"] == 3
 
@@ -324,14 +324,12 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
     assert refused.value.reason == "budget_exhausted"
     # Through the service: an unknown graph is no graph (the general path: counted, nothing found);
     # a turn whose person was erased sees no User graph (R30), on the one statement.
-    assert svc.read("t2", call="GraphExpand", args={"entity": pref["subject"], "graph": "nope"}).detail == {
-        "result": [],
-        "probes_used": 6,
-        "cap": None,
-    }
-    erased = svc.read("l2", call="GraphExpand", args={"entity": lee["subject"], "graph": "user"}).detail
-    assert erased == {"result": [], "probes_used": 1, "cap": None}
-    seen_by_l2 = svc.read("l2", call="GraphResolve", args={"name": "globex"}).detail["result"]
+    assert svc.read("t2", call="GraphExpand", args={"entity": pref["subject"], "graph": "nope"}) == ReadResult(
+        result=[], probes_used=6, cap=None
+    )
+    erased = svc.read("l2", call="GraphExpand", args={"entity": lee["subject"], "graph": "user"})
+    assert erased == ReadResult(result=[], probes_used=1, cap=None)
+    seen_by_l2 = svc.read("l2", call="GraphResolve", args={"name": "globex"}).result
     assert sorted(e["graph"] for e in seen_by_l2) == ["flow", "world"]
 
 

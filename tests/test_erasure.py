@@ -259,8 +259,8 @@ def test_r30_a_deleted_persons_id_is_nowhere_in_the_sqlite_files(tmp_path):
     _replay_doc(events[:-2], extra, svc)
     svc.issue_token(ZED, org="acme")
     assert ZED.encode() in _db_bytes(db)
-    detail = svc.delete_account(ZED).detail
-    assert detail["bytes_gone"] is True and detail["erased_key"] == "person:erased:1"
+    deleted = svc.delete_account(ZED)
+    assert deleted.bytes_gone is True and deleted.erased_key == "person:erased:1"
     assert ZED.encode() not in _db_bytes(db)  # the service still open: its own checkpoint did it
 
 
@@ -283,9 +283,9 @@ def test_r31_sqlite_a_long_reader_delays_the_bytes_and_the_deletion_says_so(tmp_
     reader.execute("BEGIN")
     assert reader.execute("SELECT count(*) FROM record").fetchone()[0] > 0  # a snapshot before the deletion
     try:
-        detail = svc.delete_run("r1", by="dana").detail
+        deleted = svc.delete_run("r1", by="dana")
         assert SECRET.encode() in _db_bytes(db)
-        assert detail.get("bytes_gone") is False  # it used to report success
+        assert deleted.bytes_gone is False  # it used to report success
         status = svc.erasure_status()
         assert status["bytes_gone"] is False and status["pending"] == 1
         assert SECRET.encode() in _db_bytes(db)
@@ -379,8 +379,8 @@ def _pg_taught_and_analyzed() -> MemoryService:
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
 def test_r31_postgresql_a_deletion_leaves_no_text_in_files_or_statistics_by_itself():
     svc = _pg_taught_and_analyzed()
-    detail = svc.delete_run("r1", by="dana").detail
-    assert detail["bytes_gone"] is False  # the rewrite runs right after, in the background
+    deleted = svc.delete_run("r1", by="dana")
+    assert deleted.bytes_gone is False  # the rewrite runs right after, in the background
     status = svc.finish_erasure(timeout=300)  # waiting for the product, not scrubbing by hand
     assert status == {"bytes_gone": True, "pending": 0, "scrubbing": False, "last_error": None}
     stats, files = _pg_dump_everything(svc)

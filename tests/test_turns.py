@@ -1,6 +1,11 @@
 """The turn rules R1 to R10: only completed turns teach, replacement withdraws, nested work."""
 
-from helpers import HQ, claim, end, open_turn, rec, run, start, taught_turn, web, world
+import json
+
+from helpers import CEO, HQ, claim, end, open_turn, rec, run, scenario, start, taught_turn, web, world
+
+from memory_core import Engine, EventResult, SkippedClaim, Taught, TurnEnded, parse
+from memory_core.views import notebook as nbk
 
 
 def test_r1_completed_turn_teaches_world_and_flow():
@@ -202,6 +207,41 @@ def test_r9_ephemeral_run_teaches_no_user_graph_and_learn_from_users_does_not_ga
     assert state["runs"]["r1"]["turns"]["t1"]["skipped"] == [{"record": "t1#0", "claim": 0, "rule": "R9"}]
     assert state["runs"]["r2"]["turns"]["t2"]["skipped"] == []
     assert len(state["people"]["dana"]["user"]["facts"]) == 1
+
+
+def test_r10_a_turn_ending_with_skipped_claims_gives_one_skipped_claim_per_claim(svc):
+    """R10 through the service, on the backend under test: end_turn returns one SkippedClaim per
+    claim kept out, with the rule and what the claim says; the turn's row keeps them without the
+    label, as before; the notebook shows each claim's own label (no lists joined by index)."""
+    pref = claim("Dana", "prefers", "Tea", graph="user", skind="person", okind="preference")
+    draft = claim("Draft", "mentions", "Springfield", graph="flow", skind="document")
+    Engine(svc).setup(parse(json.dumps(scenario([], settings={"AllowEphemeralRuns": True, "LearnFromUsers": False}))))
+    svc.start_run("r1", org="acme", person="dana", workflow="research", ephemeral=True)
+    svc.open_turn(
+        "t1", run="r1", request={"text": "Globex is in Springfield. I like tea.", "claims": [HQ, pref, draft]}
+    )
+    svc.record("t1", record=web("https://a.example/", CEO, pref))
+    ended = svc.end_turn("t1", status="completed")
+    hq_label, pref_label = "Globex —headquartered_in→ Springfield (world)", "Dana —prefers→ Tea (user)"
+    assert ended.skipped == (
+        SkippedClaim(record="t1#0", claim=0, rule="R8c", label=hq_label),  # a person's words (R8c)
+        SkippedClaim(record="t1#0", claim=1, rule="R9", label=pref_label),  # an ephemeral run (R9)
+        SkippedClaim(record="t1#1", claim=1, rule="R9", label=pref_label),
+    )
+    assert ended.status == "completed" and ended.rule is None and ended.excluded_records == ()
+    assert ended.taught == Taught(world=1, user=0, flow=5)  # every claim into Flow (R7), CEO into World
+    assert svc.export_state()["runs"]["r1"]["turns"]["t1"]["skipped"] == [
+        {"record": "t1#0", "claim": 0, "rule": "R8c"},
+        {"record": "t1#0", "claim": 1, "rule": "R9"},
+        {"record": "t1#1", "claim": 1, "rule": "R9"},
+    ]
+    cell = nbk.describe(EventResult(index=4, do="end_turn", outcome=ended))
+    assert [(s["record"], s["claim"], s["rule"], s["claim_text"]) for s in cell["skipped"]] == [
+        (s.record, s.claim, s.rule, s.label) for s in ended.skipped
+    ]
+    assert cell["detail"] == {"taught": {"world": 1, "user": 0, "flow": 5}, "excluded_records": []}
+    svc.open_turn("t2", run="r1", request={"text": "again", "claims": [HQ]})
+    assert svc.end_turn("t2", status="failed") == TurnEnded("failed", rule="R2")  # nothing taught, nothing kept out
 
 
 def test_r6_nothing_written_while_turn_open():

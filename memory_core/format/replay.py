@@ -12,8 +12,8 @@ from .. import errors as E
 from ..store import snapshot
 from ..store.retry import retryable, run_retrying
 from ..store.transactions import one_load_at_a_time
-from ..usecases.base import Outcome
 from ..usecases.facade import MemoryService
+from ..usecases.results import Outcome, ReadResult
 from .checks import Scenario
 
 Obj = dict[str, Any]
@@ -106,7 +106,7 @@ class Engine:
                 {"event": index, "do": event["do"], "reason": refusal.reason, "message": refusal.message}
             )
         if event["do"] == "read":
-            answered = result.outcome.detail["result"] if result.outcome is not None else None
+            answered = result.outcome.result if isinstance(result.outcome, ReadResult) else None
             self.reads.append(
                 {
                     "event": index,

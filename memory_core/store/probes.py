@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..rules.keys import name_key, value_key
 from ..rules.shortcuts import GRAPH_ORDER
@@ -27,17 +27,65 @@ Obj = dict[str, Any]
 TURN = """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
  w.steps FROM turn t JOIN run r ON r.id = t.run_id LEFT JOIN workflow w ON w.id = r.workflow_id WHERE t.id = :t"""
 
+
+class TurnRow(NamedTuple):
+    """A row of TURN: the turn a read is made in, its run, and the run's workflow (if any)."""
+
+    status: str
+    probes_used: int
+    run_id: str
+    ended: bool
+    org_id: str
+    person_id: str | None
+    workflow_id: str | None
+    memory_probes: int | None  # the workflow's cap (R21); None: no workflow, no cap
+    steps: Any  # the workflow's steps, JSON (text on SQLite); None without a workflow
+
+
 OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
 
 TURN_TO_END = """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
  o.learn_from_ephemeral_runs, o.learn_from_users FROM turn t JOIN run r ON r.id = t.run_id
  JOIN organization o ON o.id = r.org_id WHERE t.id = :t"""
+
+
+class TurnToEndRow(NamedTuple):
+    """A row of TURN_TO_END: the turn, its run, and the settings teaching reads (R8, R9, R16)."""
+
+    status: str
+    run_id: str
+    ended: bool
+    org_id: str
+    person_id: str | None
+    surface: str
+    ephemeral: bool
+    learn_from_ephemeral_runs: bool
+    learn_from_users: bool
+
+
 NESTED_WORK = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
 TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :w, taught_user = :u, taught_flow = :f,
  skipped = :skipped WHERE id = :t"""
 
 RUN_TO_OPEN = "SELECT org_id, person_id, ended FROM run WHERE id = :r"
 TURN_TO_REPLACE = "SELECT t.status, t.run_id FROM turn t WHERE t.id = :t"
+
+
+class RunToOpenRow(NamedTuple):
+    """A row of RUN_TO_OPEN."""
+
+    org_id: str
+    person_id: str | None
+    ended: bool
+
+
+class TurnToReplaceRow(NamedTuple):
+    """A row of TURN_TO_REPLACE."""
+
+    status: str
+    run_id: str
+
+
 USED_ID = "SELECT id FROM usedid WHERE kind = :k AND id = :i"
 USE_ID = "INSERT INTO usedid (kind, id) VALUES (:k, :i)"
 TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
@@ -46,6 +94,18 @@ ADD_TURN = """INSERT INTO turn (id, seq, run_id, status, next_record, probes_use
 
 TURN_TO_RECORD = """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
  JOIN run r ON r.id = t.run_id WHERE t.id = :t"""
+
+
+class TurnToRecordRow(NamedTuple):
+    """A row of TURN_TO_RECORD."""
+
+    status: str
+    next_record: int
+    run_id: str
+    ended: bool
+    person_id: str | None
+
+
 PERSON = "SELECT id FROM person WHERE id = :p"
 #: A record's row; `claims` is JSON text (PostgreSQL is told so by the cast, see for_driver).
 ADD_RECORD = """INSERT INTO record (id, run_id, turn_id, number, origin, source, excerpt, reliability, nested_id,
@@ -269,6 +329,15 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
 # --- statements of the turn use cases on the driver (usecases/turns.py) ---------------------
 
 SUPPORTS_OF_TURN = "SELECT id, fact_id FROM support WHERE turn_id = :t"
+
+
+class SupportOfTurnRow(NamedTuple):
+    """A row of SUPPORTS_OF_TURN."""
+
+    id: int
+    fact_id: int
+
+
 MAP_COUNTERS = "SELECT kind, n FROM mapcount WHERE org_id = :o"
 LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
 TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"

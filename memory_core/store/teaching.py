@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -14,15 +15,36 @@ from .graph import Changes
 Obj = dict[str, Any]
 
 
+@dataclass(frozen=True, slots=True)
+class SkippedClaim:
+    """One claim a completed turn kept out of a graph (R10): the record and the claim's index in it,
+    the rule that kept it out (R8a to R8d, R9, R30), and what the claim says, for people."""
+
+    record: str
+    claim: int
+    rule: str
+    label: str
+
+    def stored(self) -> Obj:
+        """As the turn's row keeps it (`skipped`, and the state export): no label."""
+        return {"record": self.record, "claim": self.claim, "rule": self.rule}
+
+    def to_json(self) -> Obj:
+        return {**self.stored(), "label": self.label}
+
+
 @dataclass
 class Teaching:
     """What one completed turn taught: supports per graph, claims kept out, fact changes."""
 
     taught: dict[str, int] = field(default_factory=lambda: {"world": 0, "user": 0, "flow": 0})
-    skipped: list[Obj] = field(default_factory=list)
+    skipped: list[SkippedClaim] = field(default_factory=list)  # one per claim kept out (R10)
     changes: Changes = field(default_factory=Changes)
     excluded_records: list[str] = field(default_factory=list)  # R5: of failed or cancelled nested work
-    skipped_claims: list[str] = field(default_factory=list)  # what each skipped claim says, for people
+
+    def skipped_json(self) -> str:
+        """The turn row's `skipped` column: the claims kept out, as the state export shows them."""
+        return json.dumps([s.stored() for s in self.skipped])
 
 
 def claim_label(claim: Obj) -> str:
@@ -48,8 +70,7 @@ def plan(
                 continue
             rule = skip_rule(graph, facts, origin=rec.origin)
             if rule:
-                result.skipped.append({"record": rec.id, "claim": i, "rule": rule})
-                result.skipped_claims.append(claim_label(claim))
+                result.skipped.append(SkippedClaim(rec.id, i, rule, claim_label(claim)))  # R10
             else:
                 writes.append((rec, claim, graph, org_id if graph == "world" else person_id or ""))
     return writes, result

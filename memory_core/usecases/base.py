@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
 from typing import Any
 
 from .. import errors as E
@@ -12,7 +11,6 @@ from ..store import queries
 from ..store.database import Engine, make_engine
 from ..store.driver import Driver
 from ..store.erasure import after_erasure, heal
-from ..store.graph import FactChange
 from ..store.lookups import Lookups
 from ..store.models import (
     Run,
@@ -22,14 +20,6 @@ from ..store.models import (
 from ..store.transactions import Transactions, Tx
 
 Obj = dict[str, Any]
-
-
-@dataclass
-class Outcome:
-    """What one use case did: fact changes graph by graph, and what it has to say."""
-
-    changes: list[FactChange] = field(default_factory=list)
-    detail: Obj = field(default_factory=dict)
 
 
 class UseCases(Lookups):
@@ -56,14 +46,14 @@ class UseCases(Lookups):
     def _driver_tx(self, *, serializable: bool = False) -> AbstractContextManager[Driver]:
         return self._store.driver_tx(serializable=serializable)
 
-    def _scrub_after(self, detail: Obj) -> None:
+    def _scrub_after(self) -> bool | None:
         """R31, right after a deletion committed: its text leaves the files now (SQLite's checkpoint)
         or in the background (PostgreSQL's rewrite, or a SQLite log a reader holds); the outcome
-        says which (`bytes_gone`), and `erasure_status` says when it is done."""
+        says which (`bytes_gone`, None inside a box), and `erasure_status` says when it is done."""
         if self._sandbox is None:
-            detail["bytes_gone"] = after_erasure(self.engine)
-        else:
-            self._erased = True  # all_or_nothing scrubs once its one transaction commits
+            return after_erasure(self.engine)
+        self._erased = True  # all_or_nothing scrubs once its one transaction commits
+        return None
 
     @classmethod
     def _require_open(cls, turn: Turn, run: Run) -> None:

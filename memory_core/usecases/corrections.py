@@ -15,7 +15,8 @@ from ..store.models import (
     Dispute,
 )
 from ..store.transactions import Tx
-from .base import Obj, Outcome, UseCases
+from .base import Obj, UseCases
+from .results import Corrected
 
 
 class Corrections(UseCases):
@@ -35,7 +36,7 @@ class Corrections(UseCases):
             raise E.UnknownFact.in_graph(graph, org_id=org_id, by=by)
         return f
 
-    def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
+    def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
         """R28: a member disputes a World fact, a person their own User fact; one each."""
         with self._tx() as s:
             f = self._correctable(s, org, by, fact, graph, doing="dispute")
@@ -46,9 +47,9 @@ class Corrections(UseCases):
             changes = Changes()
             with driver_of(s) as db:
                 refresh_facts(db, load_facts(db, [f.id]), changes)
-            return Outcome(changes=changes.listed())
+            return Corrected(changes=changes.listed())
 
-    def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Outcome:
+    def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
         """R28: the owner retracts a World fact, a person their own User fact: never served again."""
         with self._tx() as s:
             f = self._correctable(s, org, by, fact, graph, doing="retract")
@@ -60,4 +61,4 @@ class Corrections(UseCases):
             changes = Changes()
             with driver_of(s) as db:
                 refresh_facts(db, load_facts(db, [f.id]), changes)
-            return Outcome(changes=changes.listed())
+            return Corrected(changes=changes.listed())

@@ -6,7 +6,8 @@ from .. import errors as E
 from ..rules.permissions import may_delete_account, may_delete_run
 from ..store import queries
 from ..store.erasure import erase_account, erase_run, erasure_status, finisher
-from .base import Obj, Outcome, UseCases
+from .base import Obj, UseCases
+from .results import AccountDeleted, RunDeleted
 
 
 class Erasure(UseCases):
@@ -21,7 +22,7 @@ class Erasure(UseCases):
         finisher(self.engine).wait(timeout)
         return erasure_status(self.engine)
 
-    def delete_run(self, run_id: str, *, by: str) -> Outcome:
+    def delete_run(self, run_id: str, *, by: str) -> RunDeleted:
         """R29: the run's person or the owner erases a run; its World and User weights stay."""
         with self._tx() as s:
             run = self._run(s, run_id)
@@ -30,17 +31,15 @@ class Erasure(UseCases):
                 raise E.NotAllowed.deleting_run(run_id, run.org_id)
             if run.ended:  # R17 as written: any event on an ended run, deletion included
                 raise E.RunEnded(run_id, then="R17 refuses any later event on it, deletion included")
-            detail = erase_run(s, run)
-        self._scrub_after(detail)
-        return Outcome(detail=detail)
+            summary = erase_run(s, run)
+        return RunDeleted.of(summary, self._scrub_after())
 
-    def delete_account(self, person_id: str) -> Outcome:
+    def delete_account(self, person_id: str) -> AccountDeleted:
         """R30: delete a person's User graph and memberships; their runs stay without them."""
         with self._tx() as s:
             person = self._person(s, person_id)
             owned = queries.owned_orgs(s, person_id)
             if not may_delete_account(owned):
                 raise E.NotAllowed.deleting_owner(person_id, owned)
-            detail = erase_account(s, person)
-        self._scrub_after(detail)
-        return Outcome(detail=detail)
+            summary = erase_account(s, person)
+        return AccountDeleted.of(summary, self._scrub_after())

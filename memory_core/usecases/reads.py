@@ -9,7 +9,8 @@ from ..store import probes
 from ..store.database import statement_driver
 from ..store.driver import json_value
 from ..store.graph import map_counts
-from .base import Obj, Outcome, UseCases
+from .base import Obj, UseCases
+from .results import ReadResult
 
 
 class Reads(UseCases):
@@ -17,7 +18,7 @@ class Reads(UseCases):
 
     def read(
         self, turn_id: str, *, call: str, args: Obj, within: str | None = None, step: str | None = None
-    ) -> Outcome:
+    ) -> ReadResult:
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
         It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
         On PostgreSQL a turn-level GraphResolve or GraphExpand is one statement (probes.counted_read)."""
@@ -27,27 +28,28 @@ class Reads(UseCases):
                 done = probes.counted_read(one, turn_id, call, args)
             if done is not None:
                 used, cap, result = done
-                return Outcome(detail={"result": result, "probes_used": used, "cap": cap})
+                return ReadResult(result, used, cap)
         with self._driver_tx() as db:
             hit = db.turn(probes.TURN, turn_id)
             if not hit:
                 raise E.UnknownTurn(turn_id)
-            status, used, run_id, ended, org_id, person_id, wf_id, cap, steps = hit[0]
-            spec = self._step_of(wf_id, json_value(steps) if wf_id else [], step) if step is not None else None
-            self._refuse_unless_open(turn_id, status, run_id, bool(ended))
+            turn = probes.TurnRow._make(hit[0])
+            run_id, wf_id, cap = turn.run_id, turn.workflow_id, turn.memory_probes  # cap None: none (R21)
+            spec = self._step_of(wf_id, json_value(turn.steps) if wf_id else [], step) if step is not None else None
+            self._refuse_unless_open(turn_id, turn.status, run_id, bool(turn.ended))
             if within is not None and not db.rows(probes.OPEN_WORK, {"t": turn_id, "w": within}):
                 raise E.NestedNotOpen(within, turn_id)
             if not read_offered(within=within, step=spec):
                 raise E.NotOffered(within=within, step=step)
-            if not budget_allows(used=used, cap=cap):
+            if not budget_allows(used=turn.probes_used, cap=cap):
                 raise self._exhausted(turn_id, cap)
-            seen = probes.owners(run_id, org_id, person_id)
+            seen = probes.owners(run_id, turn.org_id, turn.person_id)
             if call == "GraphResolve":
                 result = probes.resolve(db, seen, args["name"], args.get("kind"))
             elif call == "GraphExpand":
                 result = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
             else:
-                result = probes.source(db, seen, run_id, org_id, args["fact"], args.get("graph", "world"))
+                result = probes.source(db, seen, run_id, turn.org_id, args["fact"], args.get("graph", "world"))
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if cap is None:
                 counted = db.change(probes.COUNT, {"t": turn_id})
@@ -55,7 +57,7 @@ class Reads(UseCases):
                 counted = db.change(probes.COUNT_CAPPED, {"t": turn_id, "cap": cap})
             if not counted:  # a concurrent use case got there first
                 raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
-            return Outcome(detail={"result": result, "probes_used": used + 1, "cap": cap})
+            return ReadResult(result, turn.probes_used + 1, cap)
 
     def org_map(self, org_id: str) -> Obj:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""

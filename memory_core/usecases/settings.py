@@ -12,7 +12,8 @@ from ..store.models import (
     SettingsAudit,
 )
 from ..store.snapshot import settings_of
-from .base import Obj, Outcome, UseCases
+from .base import Obj, UseCases
+from .results import SettingChange, SettingsChanged
 
 
 class Settings(UseCases):
@@ -27,7 +28,7 @@ class Settings(UseCases):
                 raise E.NotOwner(org_id, does="reads its settings (R15)")
             return settings_of(org)
 
-    def set_settings(self, org_id: str, *, by: str, settings: Obj) -> Outcome:
+    def set_settings(self, org_id: str, *, by: str, settings: Obj) -> SettingsChanged:
         """R15: the owner changes settings; the change is checked as a whole and audited."""
         with self._tx() as s:
             org = self._org(s, org_id)
@@ -38,16 +39,16 @@ class Settings(UseCases):
             if problem:
                 raise E.InvalidSetting(problem)
             at = datetime.now(UTC).isoformat(timespec="seconds")
-            changed = []
+            changed: list[SettingChange] = []
             for name, value in settings.items():
                 column = SETTING_BY_NAME[name].column
                 old = bool(getattr(org, column))
                 if old != value:
                     setattr(org, column, value)
                     s.add(SettingsAudit(org_id=org_id, by=by, at=at, setting=name, old=old, new=value))
-                    changed.append({"setting": name, "from": old, "to": value})
+                    changed.append(SettingChange(name, old, value))
             s.add(org)
-            return Outcome(detail={"settings": settings_of(org), "changed": changed})
+            return SettingsChanged(settings=settings_of(org), changed=tuple(changed))
 
     def audit(self, org_id: str) -> list[Obj]:
         """Every settings change of an organization: who, when, from, to (R15)."""

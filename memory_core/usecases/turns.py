@@ -27,7 +27,18 @@ from ..store.models import (
 )
 from ..store.teaching import teach
 from ..store.transactions import Tx
-from .base import Obj, Outcome, UseCases
+from .base import Obj, UseCases
+from .results import (
+    RecordKept,
+    RunEnded,
+    RunStarted,
+    StepRun,
+    Taught,
+    TurnEnded,
+    TurnOpened,
+    WorkCalled,
+    WorkReturned,
+)
 
 
 class Turns(UseCases):
@@ -65,7 +76,7 @@ class Turns(UseCases):
         workflow: str | None = None,
         surface: str = "workflow",
         ephemeral: bool = False,
-    ) -> Outcome:
+    ) -> RunStarted:
         """Start a run; an ephemeral request is honoured only as R11 allows."""
         with self._tx() as s:
             o = self._org(s, org)
@@ -91,19 +102,17 @@ class Turns(UseCases):
                     ephemeral=stored,
                 )
             )
-            detail: Obj = {"ephemeral": stored}
-            if ephemeral and not stored:
-                detail["rule"] = "R11"
-            return Outcome(detail=detail)
+            return RunStarted(stored, rule="R11" if ephemeral and not stored else None)
 
-    def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> Outcome:
+    def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
         """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request.
         It runs on the driver (driver.py), as the other use cases of a turn do."""
         with self._driver_tx(serializable=True) as db:
             hit = db.rows(probes.RUN_TO_OPEN, {"r": run})
             if not hit:
                 raise E.UnknownRun(run)
-            org_id, person_id, ended = hit[0]
+            run_row = probes.RunToOpenRow._make(hit[0])
+            person_id = run_row.person_id
             old = db.turn(probes.TURN_TO_REPLACE, replaces) if replaces is not None else None
             if old == []:
                 raise E.UnknownTurn(str(replaces))
@@ -112,20 +121,22 @@ class Turns(UseCases):
             if db.rows(probes.USED_ID, {"k": "turn", "i": turn_id}):
                 raise E.DuplicateId("turn", turn_id)
             db.change(probes.USE_ID, {"k": "turn", "i": turn_id})
-            if ended:
+            if run_row.ended:
                 raise E.RunEnded(run, then="it opens no more turns (R17)")
             changes = Changes()
             if old:
-                old_status, old_run = old[0]
-                if old_run != run:
-                    raise E.NotAllowed.replacing_across_runs(str(replaces), its_run=old_run, run=run)
-                if not may_transition(old_status, "replaced"):
-                    raise E.NotAllowed.replacing(str(replaces), old_status)
-                if old_status == "completed":
-                    taught = db.rows(probes.SUPPORTS_OF_TURN, {"t": replaces})
-                    withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes)
+                replaced = probes.TurnToReplaceRow._make(old[0])
+                if replaced.run_id != run:
+                    raise E.NotAllowed.replacing_across_runs(str(replaces), its_run=replaced.run_id, run=run)
+                if not may_transition(replaced.status, "replaced"):
+                    raise E.NotAllowed.replacing(str(replaces), replaced.status)
+                if replaced.status == "completed":
+                    taught = [
+                        probes.SupportOfTurnRow._make(r) for r in db.rows(probes.SUPPORTS_OF_TURN, {"t": replaces})
+                    ]
+                    withdraw(db, [r.id for r in taught], [r.fact_id for r in taught], changes)
                 db.change(probes.TURN_REPLACED, {"t": replaces})
-            counters = dict(db.rows(probes.MAP_COUNTERS, {"o": org_id}))
+            counters = dict(db.rows(probes.MAP_COUNTERS, {"o": run_row.org_id}))
             taken = map_of(counters)
             seq = int(db.rows(probes.LAST_TURN_SEQ, {})[0][0]) + 1  # an index look-up
             db.change(probes.ADD_TURN, {"t": turn_id, "seq": seq, "r": run, "map": json.dumps(taken)})
@@ -144,24 +155,25 @@ class Turns(UseCases):
                     "claims": json.dumps(request.get("claims", [])),
                 },
             )
-            return Outcome(changes=changes.listed(), detail={"map": taken})
+            return TurnOpened(taken, changes=changes.listed())
 
-    def record(self, turn_id: str, *, record: Obj) -> Outcome:
+    def record(self, turn_id: str, *, record: Obj) -> RecordKept:
         """Record evidence in an open turn, possibly within open nested work (R5). Agents record
         all the time, so this runs on the driver (probes.py), with the checks `_add_record` makes."""
         with self._driver_tx() as db:
             hit = db.turn(probes.TURN_TO_RECORD, turn_id)
             if not hit:
                 raise E.UnknownTurn(turn_id)
-            status, number, run_id, ended, person_id = hit[0]
+            turn = probes.TurnToRecordRow._make(hit[0])
+            run_id, number = turn.run_id, turn.next_record
             src: str | None = record.get("source")
             if record["origin"] == "person":
-                src = src or person_id
+                src = src or turn.person_id
                 if src is None:
                     raise E.UnknownPerson.no_source(run_id)
                 if not db.rows(probes.PERSON, {"p": src}):
                     raise E.UnknownPerson(src)
-            self._refuse_unless_open(turn_id, status, run_id, bool(ended))
+            self._refuse_unless_open(turn_id, turn.status, run_id, bool(turn.ended))
             nested_id = None
             if record.get("within") is not None:
                 work = db.rows(probes.OPEN_WORK, {"t": turn_id, "w": record["within"]})
@@ -183,7 +195,7 @@ class Turns(UseCases):
             }
             db.change(probes.ADD_RECORD, row)
             db.change(probes.NEXT_RECORD, {"t": turn_id})
-            return Outcome(detail={"record": rid})
+            return RecordKept(rid)
 
     def _add_record(self, s: Tx, turn: Turn, run: Run, record: Obj) -> str:
         src: str | None = record.get("source")
@@ -218,7 +230,7 @@ class Turns(UseCases):
         s.add(turn)
         return rid
 
-    def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> Outcome:
+    def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> StepRun:
         """Run a workflow step, or skip it when memory already answers it well enough (R22)."""
         with self._tx() as s:
             turn, run = self._turn(s, turn_id)
@@ -236,14 +248,12 @@ class Turns(UseCases):
                     min_weight=spec.get("min_weight", DEFAULT_MIN_WEIGHT),
                     no_memory_shortcuts=org.no_memory_shortcuts,
                 )
-            detail: Obj = {"shortcut": answer}
-            if answer is None and record is not None:
-                detail["record"] = self._add_record(s, turn, run, record)
+            kept = self._add_record(s, turn, run, record) if answer is None and record is not None else None
             turn.steps = [*turn.steps, {"step": step, "ran": answer is None, "shortcut": answer}]
             s.add(turn)
-            return Outcome(detail=detail)
+            return StepRun(answer, kept)
 
-    def call(self, turn_id: str, *, work: str) -> Outcome:
+    def call(self, turn_id: str, *, work: str) -> WorkCalled:
         """Open nested work inside a turn; it reads and writes no graph (R4)."""
         with self._tx() as s:
             turn, run = self._turn(s, turn_id)
@@ -251,9 +261,9 @@ class Turns(UseCases):
             if queries.open_work(s, turn_id, work) is not None:
                 raise E.NestedOpen(work, turn_id)
             s.add(NestedWork(turn_id=turn_id, work=work))
-            return Outcome()
+            return WorkCalled()
 
-    def return_work(self, turn_id: str, *, work: str, status: str) -> Outcome:
+    def return_work(self, turn_id: str, *, work: str, status: str) -> WorkReturned:
         """End nested work; failed or cancelled work will contribute nothing (R5)."""
         with self._tx() as s:
             turn, run = self._turn(s, turn_id)
@@ -263,33 +273,35 @@ class Turns(UseCases):
                 raise E.NestedNotOpen(work, turn_id)
             nested.status = status
             s.add(nested)
-            return Outcome(detail={"rule": "R5"} if status != "completed" else {})
+            return WorkReturned(rule="R5" if status != "completed" else None)
 
-    def end_turn(self, turn_id: str, *, status: str) -> Outcome:
+    def end_turn(self, turn_id: str, *, status: str) -> TurnEnded:
         """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
         driver (driver.py), as teaching's batched statements do."""
         with self._driver_tx(serializable=True) as db:
             hit = db.turn(probes.TURN_TO_END, turn_id)
             if not hit:
                 raise E.UnknownTurn(turn_id)
-            now, run_id, ended, org_id, person_id, surface, ephemeral, from_ephemeral, from_users = hit[0]
-            self._refuse_unless_open(turn_id, now, run_id, bool(ended))
-            if not may_transition(now, status):  # the turn state machine decides every end (R1, R2)
-                raise E.TurnNotOpen(turn_id, now)
+            turn = probes.TurnToEndRow._make(hit[0])
+            self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
+            if not may_transition(turn.status, status):  # the turn state machine decides every end (R1, R2)
+                raise E.TurnNotOpen(turn_id, turn.status)
             nested: dict[int, str] = dict(db.rows(probes.NESTED_WORK, {"t": turn_id}))
             if "open" in nested.values():
                 raise E.NestedOpen.still_held(turn_id)
             if status != "completed":
                 db.change(probes.TURN_ENDED, {"st": status, "t": turn_id})
-                return Outcome(detail={"rule": "R2"})
+                return TurnEnded(status, rule="R2")  # a failed or cancelled turn teaches nothing
             settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
-                surface=surface,
-                ephemeral=bool(ephemeral),
-                person_erased=person_id is None,
-                learn_from_ephemeral_runs=bool(from_ephemeral),
-                learn_from_users=bool(from_users),
+                surface=turn.surface,
+                ephemeral=bool(turn.ephemeral),
+                person_erased=turn.person_id is None,
+                learn_from_ephemeral_runs=bool(turn.learn_from_ephemeral_runs),
+                learn_from_users=bool(turn.learn_from_users),
             )
-            result = teach(db, turn_id, settings, nested, run_id=run_id, org_id=org_id, person_id=person_id)
+            result = teach(
+                db, turn_id, settings, nested, run_id=turn.run_id, org_id=turn.org_id, person_id=turn.person_id
+            )
             db.change(
                 probes.TURN_TAUGHT,
                 {
@@ -298,20 +310,19 @@ class Turns(UseCases):
                     "w": result.taught["world"],
                     "u": result.taught["user"],
                     "f": result.taught["flow"],
-                    "skipped": json.dumps(result.skipped),
+                    "skipped": result.skipped_json(),  # R10, without the labels
                 },
             )
-            return Outcome(
+            taught = result.taught
+            return TurnEnded(
+                status,
+                taught=Taught(taught["world"], taught["user"], taught["flow"]),
+                skipped=tuple(result.skipped),
+                excluded_records=tuple(result.excluded_records),
                 changes=result.changes.listed(),
-                detail={
-                    "taught": result.taught,
-                    "skipped": result.skipped,
-                    "skipped_claims": result.skipped_claims,
-                    "excluded_records": result.excluded_records,
-                },
             )
 
-    def end_run(self, run_id: str) -> Outcome:
+    def end_run(self, run_id: str) -> RunEnded:
         """End a run: cancel its open turns; an ephemeral run is then erased (R17)."""
         with self._tx() as s:
             run = self._run(s, run_id)
@@ -329,10 +340,8 @@ class Turns(UseCases):
                 s.add(turn)
             run.ended = True
             s.add(run)
-            detail: Obj = {"cancelled": cancelled, "erased": run.ephemeral}
-            if run.ephemeral:
+            erased = run.ephemeral
+            if erased:
                 s.flush()
                 erase_run(s, run)
-        if detail["erased"]:
-            self._scrub_after(detail)
-        return Outcome(detail=detail)
+        return RunEnded(tuple(cancelled), erased, self._scrub_after() if erased else None)

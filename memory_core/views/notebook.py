@@ -23,6 +23,7 @@ from ..rules.wording import RULE_TEXT
 from ..store.database import make_engine
 from ..store.graph import FactChange
 from ..usecases.facade import MemoryService
+from ..usecases.results import TurnEnded
 
 Obj = dict[str, Any]
 END_STATUSES = ("completed", "failed", "cancelled")
@@ -173,7 +174,8 @@ def change_json(c: FactChange) -> Obj:
 
 
 def describe(result: EventResult) -> Obj:
-    """A cell's result as plain data: applied or refused, fact changes, claims kept out and why."""
+    """A cell's result as plain data: applied or refused, fact changes, claims kept out and why
+    (one entry per claim, with what it says, R10), and what else the use case said (`detail`)."""
     if result.refused:
         return {
             "index": result.index,
@@ -186,21 +188,22 @@ def describe(result: EventResult) -> Obj:
             "detail": {},
         }
     assert result.outcome is not None
-    detail = result.outcome.detail
-    labels = detail.get("skipped_claims", [])
+    outcome = result.outcome
     skipped = [
-        {**s, "why": RULE_TEXT.get(s["rule"], ""), "claim_text": labels[i] if i < len(labels) else ""}
-        for i, s in enumerate(detail.get("skipped", []))
+        {**s.stored(), "why": RULE_TEXT.get(s.rule, ""), "claim_text": s.label}
+        for s in (outcome.skipped if isinstance(outcome, TurnEnded) else ())
     ]
+    detail = outcome.to_json()
+    detail.pop("skipped", None)  # in `skipped` above, with what each claim says
     return {
         "index": result.index,
         "do": result.do,
         "status": "ok",
         "reason": None,
         "message": None,
-        "changes": [change_json(c) for c in result.outcome.changes],
+        "changes": [change_json(c) for c in outcome.changes],
         "skipped": skipped,
-        "detail": {k: v for k, v in detail.items() if k != "skipped"},
+        "detail": detail,
     }
 
 

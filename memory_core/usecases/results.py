@@ -1,0 +1,285 @@
+"""What each use case returns: one frozen result per use case, every field named.
+
+Every result is an `Outcome`: its `changes` are the fact changes graph by graph (empty for most
+use cases), and its own fields say what it has to say. `to_json()` gives the plain data the
+dashboard's notebook keeps for a cell (views/notebook.py); the API and the replay read fields.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..store.graph import FactChange
+from ..store.teaching import SkippedClaim
+
+Obj = dict[str, Any]
+
+__all__ = [
+    "AccountDeleted",
+    "Corrected",
+    "Outcome",
+    "ReadResult",
+    "RecordKept",
+    "RunDeleted",
+    "RunEnded",
+    "RunStarted",
+    "SettingChange",
+    "SettingsChanged",
+    "SkippedClaim",
+    "StepRun",
+    "Taught",
+    "TurnEnded",
+    "TurnOpened",
+    "WorkCalled",
+    "WorkReturned",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What one use case did: fact changes graph by graph (a tuple or list, never changed after)."""
+
+    changes: Sequence[FactChange] = field(default=(), kw_only=True)
+
+    def to_json(self) -> Obj:
+        """What the use case has to say besides its fact changes, as plain data."""
+        return {}
+
+
+# --- runs and turns (usecases/turns.py) --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted(Outcome):
+    """start_run: whether the run is stored ephemeral; `rule` is R11 when a request for an
+    ephemeral run was not honoured."""
+
+    ephemeral: bool
+    rule: str | None = None
+
+    def to_json(self) -> Obj:
+        return {"ephemeral": self.ephemeral} | ({"rule": self.rule} if self.rule else {})
+
+
+@dataclass(frozen=True, slots=True)
+class TurnOpened(Outcome):
+    """open_turn: the map the turn carries (R18); `changes` are what a replaced turn withdrew (R3)."""
+
+    map: Obj
+
+    def to_json(self) -> Obj:
+        return {"map": self.map}
+
+
+@dataclass(frozen=True, slots=True)
+class RecordKept(Outcome):
+    """record: the id the record was kept under (`turn#n`)."""
+
+    record: str
+
+    def to_json(self) -> Obj:
+        return {"record": self.record}
+
+
+@dataclass(frozen=True, slots=True)
+class StepRun(Outcome):
+    """run_step: the shortcut that answered the step (R22), or None when it ran; `record` is the
+    id of the record it kept, if it ran with one."""
+
+    shortcut: Obj | None
+    record: str | None = None
+
+    def to_json(self) -> Obj:
+        return {"shortcut": self.shortcut} | ({"record": self.record} if self.record is not None else {})
+
+
+@dataclass(frozen=True, slots=True)
+class WorkCalled(Outcome):
+    """call: nested work opened; it reads and writes no graph (R4)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WorkReturned(Outcome):
+    """return_work: `rule` is R5 when the work failed or was cancelled (it will contribute nothing)."""
+
+    rule: str | None = None
+
+    def to_json(self) -> Obj:
+        return {"rule": self.rule} if self.rule else {}
+
+
+@dataclass(frozen=True, slots=True)
+class Taught:
+    """The supports a completed turn wrote, graph by graph (R1, R7 to R9)."""
+
+    world: int
+    user: int
+    flow: int
+
+    @property
+    def total(self) -> int:
+        return self.world + self.user + self.flow
+
+    def to_json(self) -> dict[str, int]:
+        return {"world": self.world, "user": self.user, "flow": self.flow}
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded(Outcome):
+    """end_turn: a completed turn says what it taught (`taught`), each claim kept out and why
+    (`skipped`, R10), and the records of failed or cancelled nested work (R5); a failed or
+    cancelled turn teaches nothing (`taught` None, `rule` R2)."""
+
+    status: str
+    taught: Taught | None = None
+    skipped: tuple[SkippedClaim, ...] = ()
+    excluded_records: tuple[str, ...] = ()
+    rule: str | None = None
+
+    def to_json(self) -> Obj:
+        if self.taught is None:
+            return {"rule": self.rule} if self.rule else {}
+        return {
+            "taught": self.taught.to_json(),
+            "skipped": [s.to_json() for s in self.skipped],
+            "excluded_records": list(self.excluded_records),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RunEnded(Outcome):
+    """end_run: the turns it cancelled (R17); an ephemeral run is erased with it, and `bytes_gone`
+    says whether its text is out of the files yet (R31; None when nothing was erased, or inside a
+    box, which scrubs once it commits)."""
+
+    cancelled: tuple[str, ...]
+    erased: bool
+    bytes_gone: bool | None = None
+
+    def to_json(self) -> Obj:
+        out: Obj = {"cancelled": list(self.cancelled), "erased": self.erased}
+        if self.bytes_gone is not None:
+            out["bytes_gone"] = self.bytes_gone
+        return out
+
+
+# --- erasure (usecases/erasure.py) -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RunDeleted(Outcome):
+    """delete_run (R29): what went (turns, records, Flow facts) and what stayed (supports kept
+    without their pointer); `bytes_gone` as in RunEnded (R31)."""
+
+    run: str
+    turns: int
+    records: int
+    flow_facts: int
+    supports_kept: int
+    bytes_gone: bool | None = None
+
+    @classmethod
+    def of(cls, summary: Obj, bytes_gone: bool | None) -> RunDeleted:
+        """From store.erasure's summary of an erased run."""
+        return cls(
+            run=summary["run"],
+            turns=summary["turns"],
+            records=summary["records"],
+            flow_facts=summary["flow_facts"],
+            supports_kept=summary["supports_kept"],
+            bytes_gone=bytes_gone,
+        )
+
+    def to_json(self) -> Obj:
+        out: Obj = {
+            "run": self.run,
+            "turns": self.turns,
+            "records": self.records,
+            "flow_facts": self.flow_facts,
+            "supports_kept": self.supports_kept,
+        }
+        if self.bytes_gone is not None:
+            out["bytes_gone"] = self.bytes_gone
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class AccountDeleted(Outcome):
+    """delete_account (R30): the User facts and memberships that went, the runs that stay, and
+    the key that now stands for the person everywhere (`person:erased:N`); `bytes_gone` (R31)."""
+
+    person: str
+    user_facts: int
+    memberships: tuple[str, ...]
+    runs_kept: tuple[str, ...]
+    erased_key: str
+    bytes_gone: bool | None = None
+
+    @classmethod
+    def of(cls, summary: Obj, bytes_gone: bool | None) -> AccountDeleted:
+        """From store.erasure's summary of an erased account."""
+        return cls(
+            person=summary["person"],
+            user_facts=summary["user_facts"],
+            memberships=tuple(summary["memberships"]),
+            runs_kept=tuple(summary["runs_kept"]),
+            erased_key=summary["erased_key"],
+            bytes_gone=bytes_gone,
+        )
+
+    def to_json(self) -> Obj:
+        out: Obj = {
+            "person": self.person,
+            "user_facts": self.user_facts,
+            "memberships": list(self.memberships),
+            "runs_kept": list(self.runs_kept),
+            "erased_key": self.erased_key,
+        }
+        if self.bytes_gone is not None:
+            out["bytes_gone"] = self.bytes_gone
+        return out
+
+
+# --- reads, settings, corrections --------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResult(Outcome):
+    """read: the answer, the probes the turn has used with this one, and its cap (R21; None: none)."""
+
+    result: list[Obj]
+    probes_used: int
+    cap: int | None
+
+    def to_json(self) -> Obj:
+        return {"result": self.result, "probes_used": self.probes_used, "cap": self.cap}
+
+
+@dataclass(frozen=True, slots=True)
+class SettingChange:
+    """One setting an owner changed (R15), as the audit keeps it."""
+
+    setting: str
+    old: bool
+    new: bool
+
+    def to_json(self) -> Obj:
+        return {"setting": self.setting, "from": self.old, "to": self.new}
+
+
+@dataclass(frozen=True, slots=True)
+class SettingsChanged(Outcome):
+    """set_settings (R15): the four settings now, and those that changed (in the order given)."""
+
+    settings: dict[str, bool]
+    changed: tuple[SettingChange, ...]
+
+    def to_json(self) -> Obj:
+        return {"settings": dict(self.settings), "changed": [c.to_json() for c in self.changed]}
+
+
+@dataclass(frozen=True, slots=True)
+class Corrected(Outcome):
+    """dispute or retract (R28): only the fact changes, their weights as R26 gives them."""
