@@ -1,29 +1,58 @@
-"""Settings: the four organization settings, the owner's alone (R15), their audit, and a what-if."""
+"""Settings: the four organization settings, the owner's alone (R15), their audit as a log, and a
+what-if: the organization's recorded history (or the notebook's scenario) replayed in a sandbox
+under other settings, compared by behaviour and by World facts."""
 
 from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
 
 import pandas as pd
 import streamlit as st
 
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
-from pages._ui import guard, inert, note_change, notebook, on_off, page
+from pages._ui import cite, guard, inert, note_change, notebook, on_off, page
 
 ctx, org = page("Settings")
+
+
+def local_time(at: str) -> str:
+    """A stored UTC time as the reader's clock shows it (the browser's time zone)."""
+    try:
+        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        return at
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    offset = st.context.timezone_offset  # minutes behind UTC, as the browser says (None in tests)
+    if offset is None:
+        return moment.strftime("%Y-%m-%d %H:%M UTC")
+    return (moment - timedelta(minutes=int(offset))).strftime("%Y-%m-%d %H:%M")
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def replayed(doc_json: str, target: str, alt_json: str) -> dict:
+    """Both replays, cached on the history's content and the settings compared (a rerun that
+    changed nothing replays nothing)."""
+    return whatif.compare(json.loads(doc_json), target, json.loads(alt_json))
+
 
 with guard():
     current = ctx.svc.settings_view(org)
     if ctx.is_owner:
-        st.success(f"You act as the owner of {inert(ctx.org_name)}: you may change these (R15).")
+        st.success(cite(f"You act as the owner of {inert(ctx.org_name)}: you may change these (R15)."))
     else:
         st.warning(
-            f"You act as {ctx.role_label}: only the owner of {inert(ctx.org_name)} changes the settings "
-            "(R15), so the controls are disabled. Pick the owner under “Act as” to change them."
+            cite(
+                f"You act as {ctx.role_label}: only the owner of {inert(ctx.org_name)} changes the settings "
+                "(R15), so the controls are disabled. Pick the owner under “Act as” to change them."
+            )
         )
     wanted = {}
     for s in SETTINGS:
         wanted[s.name] = st.toggle(
-            f"**{s.name}** ({s.rule})",
+            cite(f"**{s.name}** ({s.rule})"),
             value=current[s.name],
             disabled=not ctx.is_owner,
             key=f"set-{org}-{s.name}",
@@ -40,40 +69,147 @@ with guard():
     st.subheader("Audit")
     audit = ctx.svc.audit(org)
     if audit:
-        st.dataframe(pd.DataFrame(audit), hide_index=True, width="stretch")
+        names = {p["id"]: p["name"] for p in ctx.svc.people()}
+        log = [
+            {
+                "When": local_time(a["at"]),
+                "Who": names.get(a["by"], a["by"]) if a["by"] else "an erased account (R30)",
+                "Change": f"{a['setting']}: {on_off(a['from'])} → {on_off(a['to'])}",
+            }
+            for a in reversed(audit)
+        ]
+        st.dataframe(pd.DataFrame(log), hide_index=True, width="stretch")
+        st.caption("Newest first, in your local time.")
     else:
         st.caption("No change recorded yet.")
 
 st.subheader("What if?")
 nb = notebook()
-if nb is None:
-    st.info("Load a scenario in the Notebook to replay it under other settings.")
-    st.stop()
-assert nb is not None
-doc = nb["scenario"]
-org_ids = [o["id"] for o in doc.get("organizations", [])]
-target = st.selectbox("Organization of the notebook", org_ids, key="wi_org")
-base = whatif.initial_settings(doc, target)
-st.caption(
-    "Replays the whole notebook from its start under another combination of the four settings, and compares "
-    "what each graph would hold. Set-settings cells in the notebook still apply where they stand (R16)."
+sources = ["live"] + (["notebook"] if nb else [])
+source = st.radio(
+    "Replay",
+    sources,
+    format_func={
+        "live": f"the recorded history of {ctx.org_name}",
+        "notebook": "the notebook's scenario, from its start",
+    }.__getitem__,
+    horizontal=True,
+    key="wi_source",
 )
+gaps: list[str] = []
+if source == "live":
+    doc, gaps = whatif.history_of(ctx.svc, org)
+    target = org
+    base = dict(current)
+    st.caption(
+        cite(
+            "Replays what this organization's runs recorded (every turn in the order it opened, its records, "
+            "its end, then the corrections) in a private sandbox, under the settings it has now and under the "
+            "settings you pick, as if each had always held; memory itself does not change (R16)."
+        )
+    )
+else:
+    assert nb is not None
+    doc = nb["scenario"]
+    org_ids = [o["id"] for o in doc.get("organizations", [])]
+    target = st.selectbox("Organization of the notebook", org_ids, key="wi_org")
+    base = whatif.initial_settings(doc, target)
+    st.caption(
+        cite(
+            "Replays the whole notebook from its start under the settings you pick; set-settings cells in the "
+            "notebook still apply where they stand (R16)."
+        )
+    )
 cols = st.columns(4)
 alt = {
-    s.name: cols[i].toggle(
-        s.name, value=not base[s.name] if s.name == "LearnFromUsers" else base[s.name], key=f"wi-{s.name}"
-    )
+    s.name: cols[i].toggle(s.name, value=base[s.name], key=f"wi-{source}-{target}-{s.name}")
     for i, s in enumerate(SETTINGS)
 }
+flipped = [k for k in alt if alt[k] != base[k]]
 with guard(), st.spinner("Replaying both ways…"):
-    result = whatif.compare(doc, target, alt)
+    result = replayed(json.dumps(doc, sort_keys=True), target, json.dumps(alt, sort_keys=True))
+if not flipped:
+    st.info("Flip a setting above to see what memory would do differently. Nothing differs yet.")
+behaviour = result["behaviour"]
+keys = list(dict.fromkeys([*behaviour["base"], *behaviour["alt"]]))
+st.markdown(cite("**What the runs would do** (claims kept out per rule R8 to R10, runs R11 and R17, steps R14, R22)"))
+st.dataframe(
+    pd.DataFrame(
+        [
+            {
+                "Behaviour": k[0].upper() + k[1:],
+                "With the settings now": behaviour["base"].get(k, 0),
+                "What if": behaviour["alt"].get(k, 0),
+                "Difference": f"{behaviour['alt'].get(k, 0) - behaviour['base'].get(k, 0):+d}"
+                if behaviour["alt"].get(k, 0) != behaviour["base"].get(k, 0)
+                else "",
+            }
+            for k in keys
+        ]
+    ),
+    hide_index=True,
+    width="stretch",
+)
+rows = pd.DataFrame(result["rows"])
+graphs = st.multiselect(
+    "Facts of", ["world", "user", "flow"], ["world"], key="wi_graphs", help="World by default; User and Flow apart."
+)
+shown = rows[rows["graph"].isin(graphs)] if not rows.empty else rows
+differs = shown[shown["difference"] != ""] if not shown.empty else shown
 a, b = st.columns(2)
-a.metric("As written", f"{result['counts']['base']} facts")
-b.metric("What if", f"{result['counts']['alt']} facts", delta=result["counts"]["alt"] - result["counts"]["base"])
-diff = pd.DataFrame(result["rows"])
-if diff.empty:
-    st.info("Both replays hold the same facts with the same weights.")
+world = rows[rows["graph"] == "world"] if not rows.empty else rows
+a.metric(
+    "World facts: now → what if",
+    f"{int(world['as written'].notna().sum()) if not world.empty else 0} → "
+    f"{int(world['what if'].notna().sum()) if not world.empty else 0}",
+)
+b.metric("Facts that would differ", len(differs))
+if differs.empty:
+    st.caption("The same facts with the same weights and statuses, in the graphs shown.")
 else:
     only = st.checkbox("Only differences", value=True, key="wi_only")
-    shown = diff[diff["difference"] != ""] if only else diff
-    st.dataframe(shown, hide_index=True, width="stretch")
+    table = (differs if only else shown).rename(
+        columns={
+            "graph": "Graph",
+            "owner": "Owner",
+            "fact": "Fact",
+            "as written": "Weight now",
+            "status as written": "Status now",
+            "what if": "Weight what if",
+            "status what if": "Status what if",
+            "difference": "Difference",
+        }
+    )
+    for column in ("Weight now", "Weight what if"):
+        table[column] = table[column].map(lambda v: "absent" if v is None or v != v else f"{v:.3f}")
+    for column in ("Status now", "Status what if"):
+        table[column] = table[column].map(lambda v: "absent" if v is None or v != v else v)
+    st.dataframe(table, hide_index=True, width="stretch")
+if gaps:
+    with st.expander(f"What the replay cannot put back ({len(gaps)})"):
+        st.markdown(cite("\n".join(f"- {inert(g)}" for g in gaps)))
+        st.caption(
+            cite(
+                "Erased runs' records are gone (R17, R29), so their votes, kept in the live weights, are not in "
+                "either replay: both sides are compared without them."
+            )
+        )
+if source == "live" and flipped:
+    if ctx.is_owner:
+        if st.button(
+            "Apply these settings: " + ", ".join(f"{k} {on_off(alt[k])}" for k in flipped),
+            key="wi_apply",
+            type="primary",
+        ):
+            with guard():
+                out = ctx.svc.set_settings(org, by=ctx.person or "", settings={k: alt[k] for k in flipped})
+                note_change(
+                    ctx, "Settings page what-if applied: " + ", ".join(f"{k} {on_off(alt[k])}" for k in flipped)
+                )
+                st.toast("Applied: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed))
+                for s in SETTINGS:
+                    st.session_state.pop(f"set-{org}-{s.name}", None)
+                    st.session_state.pop(f"wi-live-{org}-{s.name}", None)
+                st.rerun()
+    else:
+        st.caption(cite("Only the owner may apply settings (R15)."))

@@ -156,15 +156,73 @@ def test_settings_owner_changes_and_member_is_refused(app):
     assert "only the owner" in texts(at)
 
 
-def test_settings_what_if_marks_differences(app):
+def test_settings_what_if_on_a_notebook_starts_unflipped_and_marks_differences(app):
     at = open_sample(app, "learn_from_users.json")
     page(at, "settings")
-    assert any(m.label == "What if" for m in at.metric)
-    [diff] = [d.value for d in at.dataframe if "difference" in d.value.columns]
-    assert len(diff) > 0 and (diff["difference"] != "").all()  # "Only differences": each row marked
+    at.radio(key="wi_source").set_value("notebook").run()
+    ok(at)
+    org = at.selectbox(key="wi_org").value
+    assert not any(
+        d.value.shape[0] and "Difference" in d.value.columns and "Fact" in d.value.columns for d in at.dataframe
+    )
+    assert "Nothing differs yet" in texts(at)  # opens with the settings as they are (#15)
+    at.toggle(key=f"wi-notebook-{org}-LearnFromUsers").set_value(False).run()
+    at.multiselect(key="wi_graphs").set_value(["world", "user", "flow"]).run()
+    ok(at)
+    [diff] = [d.value for d in at.dataframe if "Fact" in d.value.columns and "Difference" in d.value.columns]
+    assert len(diff) > 0 and (diff["Difference"] != "").all()  # "Only differences": each row marked
     at.checkbox(key="wi_only").uncheck().run()
-    [every] = [d.value for d in at.dataframe if "difference" in d.value.columns]
-    assert len(every) > len(diff) and (every["difference"] == "").any()  # the rest shown unmarked
+    [every] = [d.value for d in at.dataframe if "Fact" in d.value.columns and "Difference" in d.value.columns]
+    assert len(every) > len(diff) and (every["Difference"] == "").any()  # the rest shown unmarked
+
+
+def _behaviour(at: AppTest) -> dict[str, tuple[int, int]]:
+    [table] = [d.value for d in at.dataframe if "Behaviour" in d.value.columns]
+    return {r["Behaviour"]: (r["With the settings now"], r["What if"]) for r in table.to_dict("records")}
+
+
+def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(app):
+    """#15, point 10: the live organization's recorded history replayed under other settings, from
+    the current ones; behaviour per rule; World by default; applying is one owner action."""
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    before = svc.settings_view("acme")
+    at = page(app, "settings")
+    assert at.radio(key="wi_source").value == "live"
+    assert all(at.toggle(key=f"wi-live-acme-{k}").value == v for k, v in before.items())  # unflipped
+    behaviour = _behaviour(at)
+    assert all(now == then for now, then in behaviour.values())
+    # NoMemoryShortcuts: the steps a shortcut skipped now run (R14, R22): a difference in behaviour,
+    # even where no fact count changes.
+    at.toggle(key="wi-live-acme-NoMemoryShortcuts").set_value(not before["NoMemoryShortcuts"]).run()
+    ok(at)
+    behaviour = _behaviour(at)
+    skipped = behaviour["Steps skipped by a shortcut (R22)"]
+    assert skipped[0] > 0 and skipped[1] == 0 if not before["NoMemoryShortcuts"] else skipped[1] > 0
+    # LearnFromUsers off: user claims kept out by R8c.
+    at.toggle(key="wi-live-acme-LearnFromUsers").set_value(not before["LearnFromUsers"]).run()
+    behaviour = _behaviour(at)
+    r8c = behaviour.get("Claims kept out by R8c", (0, 0))
+    assert r8c[0] != r8c[1]
+    facts = [d.value for d in at.dataframe if "Fact" in d.value.columns and "Difference" in d.value.columns]
+    assert not facts or set(facts[0]["Graph"]) == {"world"}  # World by default
+    assert svc.settings_view("acme") == before  # nothing changed by looking
+    at.button(key="wi_apply").click().run()
+    ok(at)
+    after = svc.settings_view("acme")
+    assert after["NoMemoryShortcuts"] != before["NoMemoryShortcuts"]
+    assert after["LearnFromUsers"] != before["LearnFromUsers"]
+    log = next(d.value for d in at.dataframe if "Change" in d.value.columns)
+    assert "LearnFromUsers: " in " ".join(log["Change"]) and "→" in " ".join(log["Change"])
+    assert "dana" not in set(log["Who"]) and "Dana Whitfield" in set(log["Who"])  # names, not ids
+
+
+def test_settings_what_if_is_the_owners_to_apply(app):
+    app.sidebar.selectbox(key="person").set_value("lee").run()
+    at = page(app, "settings")
+    at.toggle(key="wi-live-acme-LearnFromUsers").set_value(False).run()
+    ok(at)
+    assert not any(b.key == "wi_apply" for b in at.button)
+    assert "Only the owner may apply settings" in texts(at)
 
 
 def test_weights_breakdown_of_a_fact(app):

@@ -40,13 +40,9 @@ def replay_state(doc: Obj) -> Obj:
     return engine.state()
 
 
-def compare(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
-    """Both replays side by side: each fact's weight and status as written and under `settings`."""
-    alt = copy.deepcopy(doc)
-    for o in alt.get("organizations", []):
-        if o["id"] == org:
-            o["settings"] = dict(settings)
-    base_facts, alt_facts = _facts(replay_state(doc)), _facts(replay_state(alt))
+def _diff(base_state: Obj, alt_state: Obj) -> list[Obj]:
+    """Each fact of either state: its weight and status both ways, and how they differ."""
+    base_facts, alt_facts = _facts(base_state), _facts(alt_state)
     rows = []
     for key in sorted(base_facts.keys() | alt_facts.keys()):
         b, a = base_facts.get(key), alt_facts.get(key)
@@ -70,7 +66,58 @@ def compare(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
                 "difference": diff,
             }
         )
-    return {"rows": rows, "counts": {"base": len(base_facts), "alt": len(alt_facts)}}
+    return rows
+
+
+def behaviour(doc: Obj, state: Obj, org: str) -> dict[str, int]:
+    """What the organization's runs did in a replay: claims kept out of World and User by each
+    rule (R8a to R8d, R9, R10, R30), ephemeral runs stored or erased (R11, R17), steps run or
+    skipped by a shortcut (R14, R22)."""
+    asked = [
+        e["run"]
+        for e in doc.get("events", [])
+        if e.get("do") == "start_run" and e.get("org") == org and e.get("ephemeral")
+    ]
+    mine = {e["run"] for e in doc.get("events", []) if e.get("do") == "start_run" and e.get("org") == org}
+    out: dict[str, int] = {
+        "ephemeral runs stored (R11)": sum(1 for r in asked if r in state["runs"]),
+        "ephemeral runs erased at their end (R17)": sum(1 for r in asked if r not in state["runs"]),
+        "steps run": 0,
+        "steps skipped by a shortcut (R22)": 0,
+    }
+    kept: dict[str, int] = {}
+    for run_id, run in state["runs"].items():
+        if run_id not in mine:
+            continue
+        for turn in run["turns"].values():
+            for k in turn["skipped"]:
+                kept[k["rule"]] = kept.get(k["rule"], 0) + 1
+            for step in turn["steps"]:
+                out["steps run" if step["ran"] else "steps skipped by a shortcut (R22)"] += 1
+    for rule in sorted(kept, key=lambda r: (int("".join(c for c in r if c.isdigit())), r)):
+        out[f"claims kept out by {rule}"] = kept[rule]
+    return out
+
+
+def _with_settings(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
+    alt = copy.deepcopy(doc)
+    for o in alt.get("organizations", []):
+        if o["id"] == org:
+            o["settings"] = dict(settings)
+    return alt
+
+
+def compare(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
+    """Both replays side by side: each fact's weight and status as written and under `settings`,
+    and what the organization's runs did each way (`behaviour`)."""
+    alt = _with_settings(doc, org, settings)
+    base_state, alt_state = replay_state(doc), replay_state(alt)
+    rows = _diff(base_state, alt_state)
+    return {
+        "rows": rows,
+        "counts": {"base": len(_facts(base_state)), "alt": len(_facts(alt_state))},
+        "behaviour": {"base": behaviour(doc, base_state, org), "alt": behaviour(alt, alt_state, org)},
+    }
 
 
 # --- the live organization: its recorded history, replayed in a sandbox -----------------------
@@ -106,7 +153,9 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
     members = svc.members(org)
     runs = svc.runs(org)
     settings = svc.settings_view(org)
-    people: dict[str, Obj] = {m["id"]: {"id": m["id"], "name": m["name"], "memberships": {org: m["role"]}} for m in members}
+    people: dict[str, Obj] = {
+        m["id"]: {"id": m["id"], "name": m["name"], "memberships": {org: m["role"]}} for m in members
+    }
     gaps: list[str] = []
     erased_person = "erased-account"
     events: list[Obj] = []
@@ -127,7 +176,10 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
             turn_events: list[Obj] = []
             request = next((x for x in t["records"] if x["number"] == 0), None)
             opened: Obj = {"do": "open_turn", "run": r["id"], "turn": t["id"]}
-            opened["request"] = {"text": (request or {}).get("excerpt") or "", "claims": _clean((request or {}).get("claims", []))}
+            opened["request"] = {
+                "text": (request or {}).get("excerpt") or "",
+                "claims": _clean((request or {}).get("claims", [])),
+            }
             turn_events.append(opened)
             called: set[int] = set()
             for x in t["records"]:
@@ -162,7 +214,9 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
         if f["disputes"] or f["status"] == "retracted":
             b = svc.fact_breakdown(int(f["id"]), org=org)
             fact = {"subject": {"name": f["subject"], "kind": f["subject_kind"]}, "relation": f["relation"]}
-            fact["object"] = {"name": f["object"], "kind": f["object_kind"]} if f["object_kind"] else {"value": f["object"]}
+            fact["object"] = (
+                {"name": f["object"], "kind": f["object_kind"]} if f["object_kind"] else {"value": f["object"]}
+            )
             for d in b["disputes"]:
                 if d["by"] in people:
                     events.append({"do": "dispute", "org": org, "by": d["by"], "fact": fact})
@@ -172,7 +226,9 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
                 owner = next(m["id"] for m in members if m["role"] == "owner")
                 events.append({"do": "retract", "org": org, "by": owner, "fact": fact})
         if f["erased"]:
-            gaps.append(f"{f['erased']} support(s) of {f['subject']} —{f['relation']}→ {f['object']} came from erased runs")
+            gaps.append(
+                f"{f['erased']} support(s) of {f['subject']} —{f['relation']}→ {f['object']} came from erased runs"
+            )
     doc = {
         "format": "memory-scenario/1",
         "title": f"The recorded history of {orgs[org]['name']}",
