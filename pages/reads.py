@@ -6,9 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import Refusal
-from pages._ui import guard, inert, note_change, page
+from pages._ui import cite, from_link, guard, inert, note_change, page, to_link
 
 ctx, org = page("Memory reads")
+LINKED = {"turn": "r_turn_id", "call": "r_call", "name": "r_name", "kind": "r_kind", "graph": "r_graph"}
+from_link(LINKED)
 
 with guard():
     runs = ctx.svc.runs(org)
@@ -16,15 +18,20 @@ with guard():
     if not open_turns:
         st.info("No open turn in this organization. Open one in the Notebook (an open_turn cell) to try reads.")
         st.stop()
-    run_id, turn_id = st.selectbox("Open turn", open_turns, key="r_turn", format_func=lambda x: f"{x[1]} in run {x[0]}")
+    run_of = {t: r for r, t in open_turns}
+    if st.session_state.get("r_turn_id") not in run_of:
+        st.session_state["r_turn_id"] = open_turns[0][1]
+    turn_id = st.selectbox("Open turn", list(run_of), key="r_turn_id", format_func=lambda t: f"{t} in run {run_of[t]}")
     view = ctx.svc.turn_view(turn_id)
-    st.markdown("**The map its instructions carry** (taken when it opened, R18)")
+    st.markdown(cite("**The map its instructions carry** (taken when it opened, R18)"))
     st.info(inert(view["paragraph"]))
     cap = view["cap"]
     st.progress(
         min(view["probes_used"] / cap, 1.0) if cap else 0.0,
-        text=f"Probes used: {view['probes_used']} of {cap if cap is not None else 'no cap'} "
-        "(Budget.MemoryProbes, R21; refused calls do not count)",
+        text=cite(
+            f"Probes used: {view['probes_used']} of {cap if cap is not None else 'no cap'} "
+            "(Budget.MemoryProbes, R21; refused calls do not count)"
+        ),
     )
 
     model_steps = [s["id"] for s in view["steps"]]
@@ -52,6 +59,7 @@ with guard():
         target = {"name": obj, "kind": okind} if okind else {"value": obj}
         args = {"fact": {"subject": {"name": name, "kind": kind}, "relation": rel, "object": target}, "graph": graph}
     step = None if who == "the turn's own model" else who
+    to_link(LINKED)
     b = st.columns(2)
     if b[0].button("Read", key="r_go", type="primary", disabled=not name):
         try:
@@ -78,25 +86,37 @@ with guard():
     last = st.session_state.get("r_last")
     if last:
         if "refused" in last:
-            st.error(f"Refused ({inert(last.get('by', 'from nested work'))}): {inert(last['refused'])}")
+            st.error(cite(f"Refused ({inert(last.get('by', 'from nested work'))}): {inert(last['refused'])}"))
         elif not last["result"]:
-            st.info("Empty: nothing there, or nothing this turn may see (R20, R23); a read reveals nothing else.")
+            st.info(cite("Empty: nothing there, or nothing this turn may see (R20, R23); a read reveals nothing else."))
         elif last["call"] == "GraphSource":
-            rows = pd.DataFrame(last["result"])
-            rows["pointer"] = rows["record"].map(lambda r: r or "erased (R29)")
             st.dataframe(
-                rows[["key", "origin", "contribution", "pointer", "excerpt"]], hide_index=True, width="stretch"
+                pd.DataFrame(
+                    [
+                        {
+                            "Source": s["key"] if s["key"] is not None else "another organization's (R23)",
+                            "Origin": s["origin"],
+                            "Contribution l": s["contribution"],
+                            "Record": s["record"] or ("withheld (R23)" if s["key"] is None else "erased (R29)"),
+                            "Excerpt": s["excerpt"] if s["excerpt"] is not None else "(none)",
+                        }
+                        for s in last["result"]
+                    ]
+                ),
+                hide_index=True,
+                width="stretch",
             )
         elif last["call"] == "GraphExpand":
             st.dataframe(
                 pd.DataFrame(
                     [
                         {
-                            "subject": f["subject"]["name"],
-                            "relation": f["relation"],
-                            "object": f["object"].get("name", f["object"].get("value")),
-                            "weight": f["weight"],
-                            "sources": f["sources"],
+                            "Subject": f["subject"]["name"],
+                            "Relation": f["relation"],
+                            "Object": f["object"].get("name", f["object"].get("value")),
+                            "Weight": f["weight"],
+                            "Independent sources": f["sources"],
+                            "Disputes": len(f["disputes"]),
                         }
                         for f in last["result"]
                     ]
@@ -105,4 +125,18 @@ with guard():
                 width="stretch",
             )
         else:
-            st.dataframe(pd.DataFrame(last["result"]), hide_index=True, width="stretch")
+            st.dataframe(
+                pd.DataFrame(
+                    [
+                        {
+                            "Name": e["name"],
+                            "Kind": e["kind"],
+                            "Aliases": ", ".join(e["aliases"]) or "none",
+                            "Graph": e["graph"],
+                        }
+                        for e in last["result"]
+                    ]
+                ),
+                hide_index=True,
+                width="stretch",
+            )

@@ -650,3 +650,21 @@ def test_act_as_keeps_the_person_and_offers_outsiders(app):
     at.run()
     assert at.sidebar.selectbox(key="person").value == "(visitor)"
     assert any("not in this memory" in w.value for w in at.sidebar.warning)
+
+
+def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc.start_run("ui-reads", org="acme", person="lee")
+    svc.open_turn("ui-reads-t1", run="ui-reads", request={"text": "Where is Acme?", "claims": []})
+    open_turns = [t["id"] for r in svc.runs("acme") if not r["ended"] for t in r["turns"] if t["status"] == "open"]
+    app.query_params.update(
+        {"turn": open_turns[-1], "call": "GraphExpand", "name": "Acme Robotics", "kind": "organization"}
+    )
+    at = page(app, "reads")
+    assert at.selectbox(key="r_turn_id").value == open_turns[-1]
+    assert at.text_input(key="r_name").value == "Acme Robotics"
+    at.button(key="r_go").click().run()
+    ok(at)
+    [answer] = [d.value for d in at.dataframe]
+    assert list(answer.columns) == ["Subject", "Relation", "Object", "Weight", "Independent sources", "Disputes"]
+    assert len(answer) > 0
