@@ -70,15 +70,13 @@ with guard():
     audit = ctx.svc.audit(org)
     if audit:
         names = {p["id"]: p["name"] for p in ctx.svc.people()}
-        log = [
-            {
-                "When": local_time(a["at"]),
-                "Who": names.get(a["by"], a["by"]) if a["by"] else "an erased account (R30)",
-                "Change": f"{a['setting']}: {on_off(a['from'])} → {on_off(a['to'])}",
-            }
+        lines = [
+            f"- {local_time(a['at'])} · "
+            + (inert(names.get(a["by"], a["by"])) if a["by"] else cite("an erased account (R30)"))
+            + f": **{a['setting']}** {on_off(a['from'])} → {on_off(a['to'])}"
             for a in reversed(audit)
         ]
-        st.dataframe(pd.DataFrame(log), hide_index=True, width="stretch")
+        st.markdown("\n".join(lines))
         st.caption("Newest first, in your local time.")
     else:
         st.caption("No change recorded yet.")
@@ -133,7 +131,7 @@ if not flipped:
 behaviour = result["behaviour"]
 keys = list(dict.fromkeys([*behaviour["base"], *behaviour["alt"]]))
 st.markdown(cite("**What the runs would do** (claims kept out per rule R8 to R10, runs R11 and R17, steps R14, R22)"))
-st.dataframe(
+st.table(
     pd.DataFrame(
         [
             {
@@ -146,9 +144,7 @@ st.dataframe(
             }
             for k in keys
         ]
-    ),
-    hide_index=True,
-    width="stretch",
+    ).set_index("Behaviour")
 )
 rows = pd.DataFrame(result["rows"])
 graphs = st.multiselect(

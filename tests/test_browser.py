@@ -37,6 +37,7 @@ PAGES = {
     "draw": "Graphs",
     "preferences": "Settings",
     "facts": "Fact weights",
+    "runlog": "Runs",
     "probe": "Memory reads",
     "erase": "Erasure",
     "rulebook": "Rules",
@@ -176,8 +177,12 @@ def settle(pg) -> None:
     pg.wait_for_timeout(300)
 
 
-def shot(pg, name: str) -> None:
+def shot(pg, name: str, at=None) -> None:
+    """A screenshot under artifacts/screenshots; `at` (a locator) is scrolled into view first."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    if at is not None:
+        at.scroll_into_view_if_needed()
+        pg.wait_for_timeout(300)
     pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
@@ -247,7 +252,7 @@ def test_notebook_runs_a_sample_and_shows_what_turns_taught(page):
 
 def test_settings_owner_flip_is_kept_and_member_sees_disabled(page):
     goto(page, "preferences")
-    toggle = page.get_by_role("switch", name=re.compile("NoMemoryShortcuts"))
+    toggle = page.get_by_role("switch", name=re.compile("NoMemoryShortcuts")).first
     assert toggle.is_enabled() and not toggle.is_checked()
     page.locator("label").filter(has_text="NoMemoryShortcuts").first.click()
     settle(page)
@@ -258,11 +263,69 @@ def test_settings_owner_flip_is_kept_and_member_sees_disabled(page):
     settle(page)
     page.reload()
     settle(page)
-    assert page.get_by_role("switch", name=re.compile("NoMemoryShortcuts")).is_checked()
+    assert page.get_by_role("switch", name=re.compile("NoMemoryShortcuts")).first.is_checked()
     shot(page, "settings-owner")
     page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").filter(has=page.get_by_text("Act as")).click()
     page.get_by_role("option", name=re.compile(r"\(member\)")).first.click()
     settle(page)
     page.get_by_text("only the owner of").first.wait_for(timeout=60_000)
-    assert page.get_by_role("switch", name=re.compile("NoMemoryShortcuts")).is_disabled()
+    assert page.get_by_role("switch", name=re.compile("NoMemoryShortcuts")).first.is_disabled()
     shot(page, "settings-member")
+
+
+def no_page_not_found(pg) -> None:
+    assert pg.get_by_text("Page not found").count() == 0
+
+
+def test_home_and_every_linked_path_open_without_page_not_found(page):
+    for path in ("home", "rulebook?rule=R7", "facts?graph=flow", "runlog?run=run-market-sizing", "probe"):
+        goto(page, path)
+        no_page_not_found(page)
+        assert page.locator("[data-testid='stException']").count() == 0, path
+    goto(page, "home")
+    assert page.locator("h1").first.inner_text().strip().startswith("Acme Robotics")
+    # Our chrome: no Deploy button, no developer menu (.streamlit/config.toml toolbarMode).
+    assert page.get_by_role("button", name="Deploy").count() == 0
+    assert page.locator("[data-testid='stMainMenu']").count() == 0 or page.get_by_text("Clear cache").count() == 0
+
+
+def test_researcher_story_weight_to_evidence_to_run_and_rule(page):
+    """A researcher opens Fact weights (World first), reads the arithmetic and each support's
+    excerpt, follows a rule number to its rule, and a record to its run on the Runs page."""
+    goto(page, "facts")
+    page.get_by_text("The arithmetic").first.wait_for(timeout=30_000)
+    assert page.get_by_role("radio", name=re.compile("World")).is_checked()
+    text = page.locator("p").filter(has_text="The arithmetic").first.inner_text()
+    assert re.search(r"L = .* = [−-]?[0-9.]+; w = .* = [01]\.[0-9]{3}; status: (active|disputed|retracted)", text), text
+    shot(page, "story-researcher-weights", page.locator("p").filter(has_text="The arithmetic").first)
+    # A rule number is a link to its rule, its title on hover.
+    link = page.locator("a[href*='rulebook?rule=R26']").first
+    assert link.get_attribute("title", timeout=10_000).startswith("R26: ")
+    page.goto(f"{page.base}/{link.get_attribute('href').lstrip('/')}")
+    settle(page)
+    page.get_by_text("The rule you followed a link to").first.wait_for(timeout=30_000)
+    shot(page, "story-researcher-rule")
+    # A record, as the evidence table links it, opens on the Runs page, first in its turn.
+    goto(page, "runlog?run=run-supplier-contracts&record=" + "sc-1%231")
+    no_page_not_found(page)
+    page.get_by_text("(linked) is first").first.wait_for(timeout=30_000)
+    page.get_by_text("teaches nothing").first.wait_for(timeout=30_000)
+    shot(page, "story-researcher-runs")
+
+
+def test_owner_story_what_if_then_apply(page):
+    """An owner replays the organization's history with shortcuts off, sees steps that a shortcut
+    skipped run instead, applies the settings, and reads the change in the audit log."""
+    goto(page, "preferences")
+    page.get_by_text("What the runs would do").first.wait_for(timeout=60_000)
+    page.get_by_text("Nothing differs yet").first.wait_for(timeout=30_000)
+    switches = page.get_by_role("switch", name=re.compile("LearnFromUsers"))
+    assert switches.count() == 2
+    page.locator("label").filter(has_text=re.compile("^LearnFromUsers$")).last.click()
+    settle(page)
+    page.get_by_text(re.compile("Claims kept out by R8c")).first.wait_for(timeout=60_000)
+    shot(page, "story-owner-what-if", page.get_by_text("What the runs would do").first)
+    page.get_by_role("button", name=re.compile("Apply these settings")).click()
+    settle(page)
+    page.get_by_text(re.compile(r"LearnFromUsers on → off")).first.wait_for(timeout=60_000)
+    shot(page, "story-owner-applied", page.get_by_text("Audit").first)
