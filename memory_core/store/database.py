@@ -236,14 +236,14 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
 
 
 @contextmanager
-def statement_driver(engine: Engine) -> Iterator[Driver]:
+def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator[Driver]:
     """The driver on a kept connection in autocommit, so each statement is its own transaction
     (probes.counted_read, where Dialect.one_statement_reads). The connection leaves autocommit
-    after; one that could not is not kept (Dialect.idle)."""
+    after; one that could not is not kept (Dialect.idle). `dialect`: the engine's, if at hand."""
     with driver_connection(engine) as dbapi:
         dbapi.autocommit = True
         try:
-            db = Driver(dbapi, dialect_of(engine))
+            db = Driver(dbapi, dialect or dialect_of(engine))
             try:
                 yield db
             finally:

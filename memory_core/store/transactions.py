@@ -79,7 +79,7 @@ class Transactions:
 
     def statement(self) -> AbstractContextManager[Driver]:
         """A driver for one autocommitted statement (the one-statement read, where the dialect has it)."""
-        return statement_driver(self.engine)
+        return statement_driver(self.engine, self.dialect)
 
     @contextmanager
     def boxed(self, *, commit: bool) -> Iterator[Session]:

@@ -6,7 +6,6 @@ from .. import errors as E
 from ..rules.budget import budget_allows, read_offered
 from ..rules.wording import map_paragraph
 from ..store import probes
-from ..store.database import statement_driver
 from ..store.driver import json_value
 from ..store.graph import map_counts
 from .base import Obj, Outcome, UseCases
@@ -24,7 +23,7 @@ class Reads(UseCases):
         statement (probes.counted_read)."""
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
         if turn_level and self._sandbox is None and self._store.dialect.one_statement_reads:
-            with statement_driver(self.engine) as one:
+            with self._store.statement() as one:
                 done = probes.counted_read(one, turn_id, call, args)
             if done is not None:
                 used, cap, result = done
