@@ -53,7 +53,7 @@ def in_list(prefix: str, values: Iterable[Any], params: Obj) -> str:
 
 # --- statements from the models' tables ----------------------------------------------------------
 
-#: Column names both backends need quoted (reserved words), as the schema writes them.
+#: Column names the statements quote: reserved words (`key` in SQLite, `by` in both).
 _QUOTED = {"key", "by"}
 
 

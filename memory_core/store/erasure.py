@@ -134,9 +134,9 @@ def erase_account(s: Session, person: Person) -> Obj:
 # hold the text until a scrub (db.scrub). Where the dialect's scrub is cheap (SQLite's checkpoint)
 # it runs inline right after the commit; where it is not (PostgreSQL rewrites every table) it runs
 # right after in a background thread (Dialect.scrubs_inline), and the deletion's outcome says
-# whether the bytes are gone yet. Whatever is
-# not finished (a long SQLite reader, a process killed) is finished by the finisher's retries, and
-# at the latest when the database is next opened (MemoryService's constructor).
+# whether the bytes are gone yet. Whatever is not finished (a long SQLite reader, a process
+# killed) is finished by the finisher's retries, and at the latest when the database is next
+# opened (MemoryService's constructor).
 
 
 class Finisher:

@@ -223,9 +223,10 @@ COUNTED_EXPAND = {
 
 
 def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, int | None, list[Obj]] | None:
-    """Autocommit (Dialect.one_statement_reads): a turn-level GraphResolve or GraphExpand counted and served in one
-    statement: (probes used, the cap, the answer); None when it was not counted, or when the
-    arguments are malformed (the general path checks the rules first, then fails on them)."""
+    """Autocommit (Dialect.one_statement_reads): a turn-level GraphResolve or GraphExpand counted
+    and served in one statement: (probes used, the cap, the answer); None when it was not counted,
+    or when the arguments are malformed (the general path checks the rules first, then fails on
+    them)."""
     try:
         if call == "GraphResolve":
             params: Obj = {"t": turn_id, "k": name_key(args["name"])}
