@@ -34,7 +34,7 @@ from memory_core.generate import generate  # noqa: E402
 from memory_core.rules.keys import name_key  # noqa: E402
 from memory_core.store import probes  # noqa: E402
 from memory_core.store.database import checkpoint  # noqa: E402
-from memory_core.store.driver import for_driver  # noqa: E402
+from memory_core.store.dialect import dialect_of  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results.json"
 SIZES = {
@@ -392,12 +392,13 @@ def raw_reads(svc: MemoryService, call: str, sample: list[tuple[str, str]], *, w
     turn, query, count, COMMIT. On PostgreSQL a turn-level read is one autocommitted statement
     (probes.counted_read), so that statement."""
     postgres = svc.engine.dialect.name == "postgresql"
+    for_driver = dialect_of(svc.engine).for_driver  # the SQL as the service's driver runs it
     raw = svc.engine.raw_connection()
     cur = raw.cursor()
     seen = {"world": "bench", "user": "p0", "flow": "reader"}
-    sql = {name: for_driver(getattr(probes, name), postgres) for name in ("TURN", "RESOLVE", "EXPAND", "COUNT")}
-    sql["COUNTED_RESOLVE"] = for_driver(probes.COUNTED_RESOLVE[False], postgres)
-    sql["COUNTED_EXPAND"] = for_driver(probes.COUNTED_EXPAND[("world", False)], postgres)
+    sql = {name: for_driver(getattr(probes, name)) for name in ("TURN", "RESOLVE", "EXPAND", "COUNT")}
+    sql["COUNTED_RESOLVE"] = for_driver(probes.COUNTED_RESOLVE[False])
+    sql["COUNTED_EXPAND"] = for_driver(probes.COUNTED_EXPAND[("world", False)])
     one_statement = postgres and whole
     if one_statement:
         raw.commit()

@@ -20,6 +20,7 @@ from .store.database import (
     shown,
     sqlite_file,
 )
+from .store.dialect import dialect_of
 from .usecases.facade import MemoryService
 
 Obj = dict[str, object]
@@ -80,11 +81,13 @@ def _say_refusal(result: EventResult) -> None:
 
 def _finish_erasure(service: MemoryService) -> None:
     """R31: a command that deleted something waits for the scrub that takes the text out of the
-    database files (PostgreSQL's runs right after the deletion, in the background) and says so."""
+    database files (PostgreSQL's runs right after the deletion, in the background) and says so;
+    as long as the dialect says (Dialect.finish_timeout: a SQLite log a reader holds is not waited
+    for)."""
     status = service.erasure_status()
     if not (status["pending"] or status["scrubbing"]):
         return  # nothing deleted, or already gone (SQLite's checkpoint, inline)
-    status = service.finish_erasure(timeout=None if service.engine.dialect.name == "postgresql" else 30)
+    status = service.finish_erasure(timeout=dialect_of(service.engine).finish_timeout)
     if status["bytes_gone"]:
         print("R31: the erased text is out of the database files", file=sys.stderr)
     else:

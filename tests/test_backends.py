@@ -28,6 +28,7 @@ from memory_core.store import database as db_module
 from memory_core.store import probes
 from memory_core.store import teaching as teaching_module
 from memory_core.store.database import WAL_PAGES, driver_connection, statement_driver
+from memory_core.store.dialect import dialect_of
 from memory_core.store.migrate import current, head
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -250,7 +251,7 @@ def test_a_refused_read_leaves_its_connection_clean_for_the_next_use_case(tmp_pa
 
 @needs_server
 def test_postgresql_kept_connection_the_server_closed_is_dropped_unused():
-    """A kept server connection is checked without a round trip (store.database.alive): one the server has
+    """A kept server connection is checked without a round trip (Dialect.alive): one the server has
     closed since (a restart, an idle timeout) is dropped, and the read runs on a new one, once."""
     svc = fresh_service()
     replay(parse(json.dumps(scenario([start(workflow="free"), open_turn("t1")]))), svc)
@@ -263,7 +264,7 @@ def test_postgresql_kept_connection_the_server_closed_is_dropped_unused():
     with svc.engine.connect() as admin:
         admin.execute(text("SELECT pg_terminate_backend(p) FROM unnest(CAST(:p AS int[])) AS p"), {"p": pids})
     deadline = time.monotonic() + 5
-    while any(db_module.alive(c) for c in kept) and time.monotonic() < deadline:
+    while any(dialect_of(svc.engine).alive(c) for c in kept) and time.monotonic() < deadline:
         time.sleep(0.02)
     assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).probes_used == 3
     assert kept and all(c.info.backend_pid not in pids for c in kept)

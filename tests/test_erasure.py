@@ -14,7 +14,7 @@ from sqlalchemy import select
 from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine, parse, replay
-from memory_core.store import database as db_module
+from memory_core.store import dialect as dialect_module
 from memory_core.store.database import TEXT_TABLES, scrub
 from memory_core.usecases import base as use_case_base
 
@@ -275,7 +275,7 @@ def test_r31_scrub_covers_every_table():
 def test_r31_sqlite_a_long_reader_delays_the_bytes_and_the_deletion_says_so(tmp_path, monkeypatch):
     """A reader of an older snapshot keeps the log from folding: the deletion says the bytes are
     not gone yet, and they go by themselves once the reader is done (the finisher's retries)."""
-    monkeypatch.setattr(db_module, "CHECKPOINT_WAIT_MS", 100, raising=False)  # the wait before saying "busy"
+    monkeypatch.setattr(dialect_module, "CHECKPOINT_WAIT_MS", 100)  # the wait before saying "busy"
     db = tmp_path / "memory.db"
     svc = MemoryService(make_engine(f"sqlite:///{db}"))
     replay(parse(json.dumps(scenario(taught()))), svc)
@@ -303,7 +303,7 @@ _REPEATED = [start(), open_turn("t1", request=SECRET), rec("t1", _REC3), rec("t1
 
 _KILLED_DELETION = """
 import json, os, signal, sys
-import memory_core.store.database as D
+import memory_core.store.dialect as D
 import memory_core.usecases.base as S
 from memory_core import MemoryService, make_engine, parse, replay
 
@@ -318,7 +318,7 @@ if svc.engine.dialect.name == "postgresql":
 for name in ("after_erasure", "checkpoint"):
     if hasattr(S, name):
         setattr(S, name, die)
-D.checkpoint = die
+D.SQLite.checkpoint = die
 svc.delete_run("r1", by="dana")
 print("not killed")
 """

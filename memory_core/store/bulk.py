@@ -7,6 +7,7 @@ from typing import Any
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.engine import Engine
 
+from .dialect import dialect_of
 from .models import (
     Dispute,
     Entity,
@@ -61,14 +62,6 @@ def update_by_id(engine: Engine, model: Any, id_key: str, rows: list[dict[str, A
 
 
 def after_bulk_load(engine: Engine) -> None:
-    """PostgreSQL's id sequences continue after the ids written here, and its planner learns the
-    tables' new sizes (ANALYZE) now, not when autovacuum next looks: with the statistics of empty
-    tables it walked a whole graph's entities to find a turn's few by name (issue #8, B1)."""
-    if engine.dialect.name != "postgresql":
-        return
-    with engine.begin() as conn:
-        for table in ("entity", "fact", "support", "dispute"):
-            conn.exec_driver_sql(
-                f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE((SELECT MAX(id) FROM {table}), 1))"
-            )
-        conn.exec_driver_sql("ANALYZE")
+    """After the rows were written with ids of their own: Dialect.after_bulk_load (PostgreSQL's
+    id sequences continue after them, and its planner learns the tables' new sizes)."""
+    dialect_of(engine).after_bulk_load(engine)

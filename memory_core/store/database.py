@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import select
-import sqlite3
 import threading
 import weakref
 from collections.abc import Iterator
@@ -19,10 +17,11 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import SQLModel, create_engine
 
 from . import models  # noqa: F401  (registers every table)
+from .dialect import WAL_PAGES, Dialect, dialect_of  # noqa: F401  (WAL_PAGES: what the log is set to)
 from .driver import Driver
+from .markers import all_tables, scrub_due  # noqa: F401  (scrub_due: with `scrub`, for the CLI and tests)
 
 DEFAULT_URL = "sqlite:///.memory/memory.db"
-WAL_PAGES = 10_000
 
 
 def database_url() -> str:
@@ -30,37 +29,10 @@ def database_url() -> str:
     return os.environ.get("MEMORY_DATABASE_URL") or DEFAULT_URL
 
 
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # Let SQLAlchemy, not the sqlite3 module, begin transactions, so SAVEPOINTs work (sandboxes).
-    dbapi_connection.isolation_level = None
-    cur = dbapi_connection.cursor()
-    cur.execute("PRAGMA foreign_keys=ON")
-    cur.execute("PRAGMA secure_delete=ON")  # R31: deleted text is overwritten, not left in free pages
-    cur.execute("PRAGMA busy_timeout=10000")
-    cur.execute("PRAGMA journal_mode")
-    if cur.fetchone()[0] != "memory":
-        cur.execute("PRAGMA journal_mode=WAL")
-        cur.execute("PRAGMA synchronous=NORMAL")
-        # Fold the log into the file every 10,000 pages (40 MB) rather than SQLite's 1,000: a turn
-        # rewrites the same hot pages (its turn row, index roots) in each of its use cases, and a
-        # checkpoint copies each page once, so a longer log is copied less often per turn (issue #8,
-        # B1: end_turn 2.9 -> 2.2 ms at 10k supports). Erasure still empties it at once (R31).
-        cur.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
-    cur.close()
-
-
-def _begin(conn: Any) -> None:
-    # Writers say so up front (BEGIN IMMEDIATE), so two writers queue on the lock instead of
-    # failing when a reader upgrades; readers begin deferred and never block in WAL mode.
-    conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writer") else "BEGIN")
-
-
 def writer(engine: Engine) -> Engine:
-    """The same engine, for use cases that write: SQLite takes the write lock at BEGIN, and
-    PostgreSQL runs them SERIALIZABLE, so concurrent teachers never lose an update."""
-    if engine.dialect.name == "sqlite":
-        return engine.execution_options(writer=True)
-    return engine.execution_options(isolation_level="SERIALIZABLE")
+    """The same engine, for use cases that write (Dialect.writer: SQLite takes the write lock at
+    BEGIN, PostgreSQL runs them SERIALIZABLE), so concurrent teachers never lose an update."""
+    return dialect_of(engine).writer(engine)
 
 
 #: The database URLs this product runs on: SQLite (a file, or private in memory) and PostgreSQL
@@ -131,14 +103,12 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         else:
             engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool)
-        event.listen(engine, "connect", _sqlite_pragmas)
-        event.listen(engine, "begin", _begin)
-        if path is not None:
-            _keep_connections(engine)
     else:
         engine = create_engine(url, pool_pre_ping=True)
-        if engine.dialect.driver == "psycopg":  # the kept connections' checks are psycopg 3's
-            _keep_connections(engine)
+    dialect = dialect_of(engine)
+    dialect.set_up(engine)
+    if dialect.keeps_connections:
+        _keep_connections(engine, dialect)
     if create:
         if url.startswith("sqlite") and path is None:
             SQLModel.metadata.create_all(engine)
@@ -169,7 +139,8 @@ class Kept:
     """An engine's kept connections, and how many of them are out (at most KEEP: beyond that a
     use case checks one out of the pool, whose size and timeout then bound the total)."""
 
-    def __init__(self) -> None:
+    def __init__(self, dialect: Dialect) -> None:
+        self.dialect = dialect
         self.idle: list[Any] = []
         self.out = 0
         self.lock = threading.Lock()
@@ -180,7 +151,7 @@ class Kept:
         with self.lock:
             while self.idle:
                 dbapi = self.idle.pop()
-                if alive(dbapi):
+                if self.dialect.alive(dbapi):
                     self.out += 1
                     return dbapi
                 _close_quietly(dbapi)
@@ -195,7 +166,7 @@ class Kept:
             self.out -= 1
             if dbapi is None:
                 return
-            if _idle(dbapi) and len(self.idle) < KEEP:
+            if self.dialect.idle(dbapi) and len(self.idle) < KEEP:
                 self.idle.append(dbapi)
                 return
         _close_quietly(dbapi)
@@ -211,8 +182,8 @@ class Kept:
 _NEW = object()
 
 
-def _keep_connections(engine: Engine) -> None:
-    _KEPT[engine] = Kept()
+def _keep_connections(engine: Engine, dialect: Dialect) -> None:
+    _KEPT[engine] = Kept(dialect)
     event.listen(engine, "engine_disposed", lambda e: _KEPT[e].close() if e in _KEPT else None)
 
 
@@ -232,35 +203,6 @@ def _close_quietly(dbapi: Any) -> None:
         pass
 
 
-def _idle(dbapi: Any) -> bool:
-    """Outside any transaction, in the state the pool made it (not autocommit), still open."""
-    if isinstance(dbapi, sqlite3.Connection):
-        return not dbapi.in_transaction
-    from psycopg.pq import TransactionStatus
-
-    return (
-        not dbapi.closed
-        and not dbapi.broken
-        and not dbapi.autocommit
-        and dbapi.info.transaction_status == TransactionStatus.IDLE
-    )
-
-
-def alive(dbapi: Any) -> bool:
-    """A kept server connection is alive if the server has said nothing since: one it closed has
-    its end of file to read. A socket poll, not a round trip (the pool's pre-ping is one)."""
-    if isinstance(dbapi, sqlite3.Connection):
-        return True
-    if not _idle(dbapi):
-        return False
-    try:
-        poller = select.poll()
-        poller.register(dbapi.fileno(), select.POLLIN)
-        return not poller.poll(0)
-    except (OSError, ValueError):
-        return False
-
-
 @contextmanager
 def driver_connection(engine: Engine) -> Iterator[Any]:
     """A DB-API connection for one driver use case (a read, a record, teaching), outside any
@@ -270,7 +212,7 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
     (issue #8, B2, profiled). A kept connection was made by the pool (so it has every setting the
     engine gives) and detached from it. One left inside a transaction, in autocommit, or closed by
     a failure is closed, never kept; a kept server connection the server has closed meanwhile is
-    dropped unused (`_alive`). At most KEEP are out at once; beyond that, and for the in-memory
+    dropped unused (Dialect.alive). At most KEEP are out at once; beyond that, and for the in-memory
     SQLite memory (one shared connection), the pool serves."""
     kept = _KEPT.get(engine)
     dbapi = kept.take() if kept is not None else None
@@ -294,14 +236,14 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
 
 
 @contextmanager
-def statement_driver(engine: Engine) -> Iterator[Driver]:
-    """PostgreSQL: the driver on a kept connection in autocommit, so each statement is its own
-    transaction (probes.counted_read). The connection leaves autocommit after; one that could not
-    is not kept (`_idle`)."""
+def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator[Driver]:
+    """The driver on a kept connection in autocommit, so each statement is its own transaction
+    (probes.counted_read, where Dialect.one_statement_reads). The connection leaves autocommit
+    after; one that could not is not kept (Dialect.idle). `dialect`: the engine's, if at hand."""
     with driver_connection(engine) as dbapi:
         dbapi.autocommit = True
         try:
-            db = Driver(dbapi, True)
+            db = Driver(dbapi, dialect or dialect_of(engine))
             try:
                 yield db
             finally:
@@ -310,135 +252,20 @@ def statement_driver(engine: Engine) -> Iterator[Driver]:
             dbapi.autocommit = False
 
 
-#: How long a checkpoint waits for readers of an older snapshot before it says the log is not folded
-#: yet (SQLite's busy handler; the connections' own busy_timeout). Tests shorten it.
-CHECKPOINT_WAIT_MS = 10_000
-
-
 def checkpoint(engine: Engine) -> bool:
-    """Fold SQLite's write-ahead log into the database file and empty it (R31). True when done;
-    False when a reader of an older snapshot kept it busy past CHECKPOINT_WAIT_MS: the log, and
-    the pages it has not copied, still hold what the last transactions overwrote. Other backends
-    and an in-memory SQLite database have no such log: True."""
-    if engine.dialect.name != "sqlite" or _in_memory(engine):
-        return True
-    proxy = engine.raw_connection()  # autocommit (isolation_level None): no transaction around the PRAGMA
-    try:
-        cur = proxy.dbapi_connection.cursor()  # type: ignore[union-attr]
-        cur.execute(f"PRAGMA busy_timeout={int(CHECKPOINT_WAIT_MS)}")
-        try:
-            busy, _log, _copied = cur.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-        finally:
-            cur.execute("PRAGMA busy_timeout=10000")
-            cur.close()
-    finally:
-        proxy.close()
-    return busy == 0
-
-
-def _in_memory(engine: Engine) -> bool:
-    return engine.dialect.name == "sqlite" and engine.url.database in (None, "", ":memory:")
-
-
-def scrub_due(engine: Engine) -> int:
-    """How many deletions may still have erased text in the database files (R31): the markers
-    their transactions wrote (models.ScrubDue). 0 for a database without the table (not migrated)."""
-    from sqlalchemy import text
-    from sqlalchemy.exc import OperationalError, ProgrammingError
-
-    try:
-        with engine.connect() as conn:
-            return int(conn.execute(text("SELECT count(*) FROM scrubdue")).scalar() or 0)
-    except (OperationalError, ProgrammingError):
-        return 0
-
-
-#: Every table of memory, for `scrub` (R31): whatever a deletion touched, all of them are rewritten.
-def all_tables() -> list[str]:
-    return [t.name for t in SQLModel.metadata.sorted_tables]
+    """Whatever log of the last transactions the backend keeps is in the database files now
+    (R31; Dialect.checkpoint: SQLite's write-ahead log folded and emptied). False when a reader
+    kept it busy: the log still holds what the last transactions overwrote."""
+    return dialect_of(engine).checkpoint(engine)
 
 
 #: Kept for callers that named the tables holding text; every table is scrubbed now.
 TEXT_TABLES = tuple(all_tables())
-_SCRUB_LOCK = 7_310_031  # pg_advisory_lock key: one scrub of a database at a time
 
 
 def scrub(engine: Engine) -> bool:
     """Make erased text leave the database files now (R31) and clear the markers of the deletions
-    it covers. True when the bytes are gone; False when SQLite's log could not be folded yet (a
-    long reader; `checkpoint`), the markers then stay for the next chance.
-
-    SQLite: secure_delete has overwritten the rows in the deleting transaction; the checkpoint folds
-    the log into the file and empties it. PostgreSQL: every table is rewritten (VACUUM FULL: table,
-    TOAST and index files are new, the old ones unlinked), then analyzed, so the planner's samples
-    (`pg_statistic`, read through `pg_stats`) are taken from the remaining rows only; a table left
-    empty keeps its old samples through ANALYZE, so its columns' samples are dropped (an ALTER
-    COLUMN to the same type, which removes them without rewriting); then a CHECKPOINT."""
-    from sqlalchemy import text
-
-    if engine.dialect.name == "sqlite":
-        if _in_memory(engine):
-            _clear_markers(engine, None)
-            return True
-        top = _top_marker(engine) if scrub_due(engine) else 0  # 0 also for a database not migrated yet
-        if not checkpoint(engine):
-            return False
-        if top:
-            _clear_markers(engine, top)
-            checkpoint(engine)  # the markers' own removal: no erased text, but leave the log empty
-        return True
-    with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": _SCRUB_LOCK})
-        try:
-            migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
-            covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
-            exists = text("SELECT to_regclass(:t) IS NOT NULL")
-            tables = [t for t in all_tables() if conn.execute(exists, {"t": f'"{t}"'}).scalar()]
-            for table in tables:
-                conn.exec_driver_sql(f'VACUUM FULL "{table}"')
-            for table in tables:
-                conn.exec_driver_sql(f'ANALYZE "{table}"')
-                if conn.exec_driver_sql(f'SELECT NOT EXISTS (SELECT 1 FROM "{table}")').scalar():
-                    _drop_samples(conn, table)
-            if migrated:
-                conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
-            try:
-                conn.exec_driver_sql("CHECKPOINT")  # superuser or pg_checkpoint: else the server's own comes
-            except Exception:  # noqa: BLE001
-                conn.rollback()
-        finally:
-            conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": _SCRUB_LOCK})
-    return True
-
-
-def _drop_samples(conn: Any, table: str) -> None:
-    """PostgreSQL: remove a table's column statistics (ANALYZE of an empty table keeps old ones)."""
-    from sqlalchemy import text
-
-    rows = conn.execute(
-        text(
-            "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
-            "WHERE a.attrelid = CAST(:t AS regclass) AND a.attnum > 0 AND NOT a.attisdropped "
-            "AND EXISTS (SELECT 1 FROM pg_statistic s WHERE s.starelid = a.attrelid AND s.staattnum = a.attnum)"
-        ),
-        {"t": f'"{table}"'},
-    ).all()
-    for column, typ in rows:
-        conn.exec_driver_sql(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" TYPE {typ}')
-
-
-def _top_marker(engine: Engine) -> int:
-    from sqlalchemy import text
-
-    with engine.connect() as conn:
-        return int(conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() or 0)
-
-
-def _clear_markers(engine: Engine, top: int | None) -> None:
-    from sqlalchemy import text
-
-    with writer(engine).begin() as conn:
-        if top is None:
-            conn.execute(text("DELETE FROM scrubdue"))
-        else:
-            conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": top})
+    it covers (markers.py). True when the bytes are gone; False when SQLite's log could not be
+    folded yet (a long reader; `checkpoint`), the markers then stay for the next chance. How the
+    bytes leave is the dialect's (Dialect.scrub)."""
+    return dialect_of(engine).scrub(engine)

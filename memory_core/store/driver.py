@@ -3,9 +3,11 @@
 Graph reads, recording evidence and teaching run a handful of fixed statements each. Through
 the ORM, or even SQLAlchemy Core, each statement cost several times its own SQL (issue #8,
 B1 and B2, profiled), so they run here on the DB-API connection. SQL is written once with
-`:name` parameters (sqlite3's style), turned into `%(name)s` for psycopg; JSON values are
-passed as text (cast to JSON on PostgreSQL). The schema is still the models' (models.py) and
-the migrations'; nothing here creates or alters a table.
+`:name` parameters, in the text both backends share; what differs between them (the driver's
+parameter style, the row lock a statement asks for with `for_update`, how a JSON value is
+passed, how new ids are taken) is the connection's dialect's (dialect.py), looked up once per
+use case. Column lists
+come from the models' tables (models.py); nothing here creates or alters a table.
 """
 
 from __future__ import annotations
@@ -14,29 +16,25 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlmodel import Session
 
+if TYPE_CHECKING:
+    from .dialect import Dialect
+
 Obj = dict[str, Any]
 
-#: Parameters that carry JSON text; PostgreSQL is told their type.
-JSON_PARAMS = ("claims", "aliases", "skipped", "map")
-_PARAM = re.compile(r"(?<![:\w]):(\w+)")
-_PG_SQL: dict[str, str] = {}
+
+#: How a statement says it locks the rows it reads of a table alias until commit (`for_update`).
+FOR_UPDATE = re.compile(r" /\* FOR UPDATE OF (\w+) \*/$")
 
 
-def for_driver(sql: str, postgres: bool) -> str:
-    """`:name` parameters as the driver wants them: sqlite3 takes them; psycopg wants `%(name)s`."""
-    if not postgres:
-        return sql
-    out = _PG_SQL.get(sql)
-    if out is None:
-        out = _PARAM.sub(r"%(\1)s", sql.replace("%", "%%"))
-        for name in JSON_PARAMS:
-            out = out.replace(f"%({name})s", f"CAST(%({name})s AS JSON)")
-        _PG_SQL[sql] = out
-    return out
+def for_update(sql: str, *, of: str) -> str:
+    """A SELECT that locks the rows it reads of table alias `of` until commit, as SQLAlchemy's
+    `with_for_update(of=..., key_share=True)`: the statement says so in a comment closing its
+    text, and each dialect renders that (Dialect.locked). SQLite runs the text as written."""
+    return f"{sql} /* FOR UPDATE OF {of} */"
 
 
 def json_value(value: Any) -> Any:
@@ -53,46 +51,69 @@ def in_list(prefix: str, values: Iterable[Any], params: Obj) -> str:
     return ", ".join(names)
 
 
-#: PostgreSQL: the turn's row is locked from the first statement, so a use case that ends, cancels or
-#: erases the turn concurrently waits, and this one's checks stay true until it commits (SQLite's
-#: BEGIN IMMEDIATE already serializes writers).
-LOCK_TURN = " FOR NO KEY UPDATE OF t"
+# --- statements from the models' tables ----------------------------------------------------------
+
+#: Column names the statements quote: reserved words (`key` in SQLite, `by` in both).
+_QUOTED = {"key", "by"}
+
+
+def column_names(table: Any) -> list[str]:
+    """A table's columns, in the models' order (models.py)."""
+    return [c.name for c in table.columns]
+
+
+def columns(table: Any, alias: str | None = None) -> str:
+    """A table's column list for a SELECT or an INSERT, each column of `alias` if given."""
+    names = (f'"{n}"' if n in _QUOTED else n for n in column_names(table))
+    return ", ".join(f"{alias}.{n}" if alias else n for n in names)
+
+
+def defaults_of(model: Any, *, but: tuple[str, ...]) -> Obj:
+    """A model's defaults for a new row (models.py, the one place they are written), but the
+    columns named."""
+    return {name: f.get_default(call_default_factory=True) for name, f in model.model_fields.items() if name not in but}
+
+
+def insert(table: Any, defaults: Obj | None = None) -> str:
+    """An INSERT of every column of `table`: a `:column` parameter each, but the columns in
+    `defaults`, written as SQL literals of those values (JSON columns' as their JSON text)."""
+    values = []
+    for c in table.columns:
+        if defaults is None or c.name not in defaults:
+            values.append(f":{c.name}")
+            continue
+        value = defaults[c.name]
+        if isinstance(value, list | dict):
+            value = json.dumps(value)
+        values.append(str(int(value)) if isinstance(value, bool | int) else "'" + str(value).replace("'", "''") + "'")
+    return f"INSERT INTO {table.name} ({columns(table)}) VALUES ({', '.join(values)})"
 
 
 class Driver:
-    """A DB-API connection inside a transaction (one cursor), with the calls the use cases make."""
+    """A DB-API connection inside a transaction (one cursor), with the calls the use cases make.
+    `json(obj)` is a JSON column's parameter as this driver takes it (Dialect.json)."""
 
-    def __init__(self, dbapi: Any, postgres: bool) -> None:
-        self.postgres = postgres
+    def __init__(self, dbapi: Any, dialect: Dialect) -> None:
+        self.dialect = dialect
+        self.sql = dialect.for_driver
+        self.json = dialect.json
         self.cur = dbapi.cursor()
 
     def rows(self, sql: str, params: Obj) -> list[tuple[Any, ...]]:
-        self.cur.execute(for_driver(sql, self.postgres), params)
+        self.cur.execute(self.sql(sql), params)
         return list(self.cur.fetchall())
 
-    def turn(self, sql: str, turn_id: str) -> list[tuple[Any, ...]]:
-        """The turn's row (and its run's), locked until commit on PostgreSQL."""
-        return self.rows(sql + LOCK_TURN if self.postgres else sql, {"t": turn_id})
-
     def change(self, sql: str, params: Obj) -> int:
-        self.cur.execute(for_driver(sql, self.postgres), params)
+        self.cur.execute(self.sql(sql), params)
         return int(self.cur.rowcount)
 
     def many(self, sql: str, rows: list[Obj]) -> None:
         if rows:
-            self.cur.executemany(for_driver(sql, self.postgres), rows)
+            self.cur.executemany(self.sql(sql), rows)
 
     def new_ids(self, table: str, n: int) -> list[int]:
-        """Ids for `n` new rows of `table`, in order. SQLite numbers after the largest id, as it
-        would itself (the write lock is held since BEGIN IMMEDIATE); PostgreSQL takes them from
-        the table's sequence."""
-        if n == 0:
-            return []
-        if self.postgres:
-            seq = f"pg_get_serial_sequence('{table}', 'id')"
-            return [r[0] for r in self.rows(f"SELECT nextval({seq}) FROM generate_series(1, :n)", {"n": n})]
-        start = int(self.rows(f"SELECT coalesce(max(id), 0) FROM {table}", {})[0][0]) + 1
-        return list(range(start, start + n))
+        """Ids for `n` new rows of `table`, in order (Dialect.new_ids)."""
+        return self.dialect.new_ids(self, table, n) if n else []
 
     def close(self) -> None:
         self.cur.close()
@@ -101,8 +122,10 @@ class Driver:
 @contextmanager
 def driver_of(s: Session) -> Iterator[Driver]:
     """The driver under an ORM session's transaction, its pending objects written first."""
+    from .dialect import dialect_of
+
     s.flush()
-    db = Driver(s.connection().connection.dbapi_connection, s.get_bind().dialect.name == "postgresql")
+    db = Driver(s.connection().connection.dbapi_connection, dialect_of(s.get_bind()))  # type: ignore[arg-type]
     try:
         yield db
     finally:

@@ -12,8 +12,10 @@ from sqlalchemy import delete, func, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from .database import scrub, scrub_due
+from .database import scrub
+from .dialect import dialect_of
 from .graph import drop_graph
+from .markers import scrub_due
 from .models import (
     ApiToken,
     Dispute,
@@ -129,11 +131,12 @@ def erase_account(s: Session, person: Person) -> Obj:
 
 # --- R31: the bytes, after the rows --------------------------------------------------------------
 # A deletion's transaction removes the rows and writes a marker (ScrubDue); the files may still
-# hold the text until a scrub (db.scrub). SQLite's scrub is a checkpoint, cheap enough to run
-# inline right after the commit; PostgreSQL's rewrites every table, so it runs right after in a
-# background thread, and the deletion's outcome says whether the bytes are gone yet. Whatever is
-# not finished (a long SQLite reader, a process killed) is finished by the finisher's retries, and
-# at the latest when the database is next opened (MemoryService's constructor).
+# hold the text until a scrub (db.scrub). Where the dialect's scrub is cheap (SQLite's checkpoint)
+# it runs inline right after the commit; where it is not (PostgreSQL rewrites every table) it runs
+# right after in a background thread (Dialect.scrubs_inline), and the deletion's outcome says
+# whether the bytes are gone yet. Whatever is not finished (a long SQLite reader, a process
+# killed) is finished by the finisher's retries, and at the latest when the database is next
+# opened (MemoryService's constructor).
 
 
 class Finisher:
@@ -216,10 +219,11 @@ os.register_at_fork(after_in_child=_forget_finishers_in_child)
 
 
 def after_erasure(engine: Engine) -> bool:
-    """Right after a deletion committed: take its text out of the files (R31). SQLite: a checkpoint
-    now (True: gone); if a reader holds the log, the finisher retries. PostgreSQL: the finisher
-    rewrites the tables in the background (False: not gone yet; `erasure_status` says when)."""
-    if engine.dialect.name == "sqlite":
+    """Right after a deletion committed: take its text out of the files (R31). A dialect that
+    scrubs inline (SQLite's checkpoint) does it now (True: gone); if it cannot yet (a reader holds
+    the log), the finisher retries. Otherwise (PostgreSQL) the finisher scrubs in the background
+    (False: not gone yet; `erasure_status` says when)."""
+    if dialect_of(engine).scrubs_inline:
         try:
             if scrub(engine):
                 return True
@@ -231,7 +235,7 @@ def after_erasure(engine: Engine) -> bool:
 
 def heal(engine: Engine) -> None:
     """On opening a database: a deletion whose scrub never finished (a process killed between the
-    commit and the scrub) is finished now (SQLite) or right after, in the background (PostgreSQL)."""
+    commit and the scrub) is finished now or right after, in the background, as `after_erasure`."""
     try:
         if scrub_due(engine):
             after_erasure(engine)

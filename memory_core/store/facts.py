@@ -9,15 +9,15 @@ entity left with no support is gone (R3).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..rules.keys import display_name, name_key, value_key
 from ..rules.weights import score
-from .driver import Driver, in_list, json_value
+from .driver import Driver, column_names, columns, in_list, insert, json_value
 from .graph import Changes, _chunks
+from .models import Entity, Fact
 
 Obj = dict[str, Any]
 
@@ -56,25 +56,13 @@ class FactRow:
     sources: int
 
 
-_E_COLS = 'id, graph, owner, kind, "key", name, aliases, active_facts'
-
-
-_E_COLS_OF_E = ", ".join(f"e.{c}" for c in _E_COLS.split(", "))
-
-
-_F_COLS = ", ".join(FactRow.__dataclass_fields__)
-
-
-_F_COLS_OF_F = ", ".join(f"f.{c}" for c in FactRow.__dataclass_fields__)
-
-
-_F_PARAMS = ", ".join(f":{n}" for n in FactRow.__dataclass_fields__)
-
-
-_E_INSERT = f"INSERT INTO entity ({_E_COLS}) VALUES (:id, :graph, :owner, :kind, :key, :name, :aliases, :active_facts)"
-
-
-_F_INSERT = f"INSERT INTO fact ({_F_COLS}) VALUES ({_F_PARAMS})"
+#: The columns of entity and fact rows, from the models' tables, in the order EntityRow and FactRow take them.
+_E_COLS, _E_COLS_OF_E = columns(Entity.__table__), columns(Entity.__table__, "e")  # type: ignore[attr-defined]
+_F_COLS, _F_COLS_OF_F = columns(Fact.__table__), columns(Fact.__table__, "f")  # type: ignore[attr-defined]
+_E_INSERT = insert(Entity.__table__)  # type: ignore[attr-defined]
+_F_INSERT = insert(Fact.__table__)  # type: ignore[attr-defined]
+assert column_names(Entity.__table__) == [*EntityRow.__dataclass_fields__][:-1]  # type: ignore[attr-defined]
+assert column_names(Fact.__table__) == [*FactRow.__dataclass_fields__]  # type: ignore[attr-defined]
 
 
 def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
@@ -192,9 +180,7 @@ class GraphWriter:
     def insert_new(self) -> None:
         """Write the new entities, aliases and facts, each in one statement, in that order (each
         points to the one before); an existing entity's new aliases are written too."""
-        self.db.many(
-            _E_INSERT, [{**vars(e), "aliases": json.dumps(e.aliases) if e.aliases else "[]"} for e in self.new_entities]
-        )
+        self.db.many(_E_INSERT, [{**vars(e), "aliases": self.db.json(e.aliases)} for e in self.new_entities])
         new = set(map(id, self.new_entities))
         rows, changed = [], []
         for e in self.entities.values():
@@ -202,7 +188,7 @@ class GraphWriter:
                 rows += [{"entity_id": e.id, "key": k} for k in e.fresh_aliases]
                 e.fresh_aliases = []
                 if id(e) not in new:
-                    changed.append({"eid": e.id, "aliases": json.dumps(e.aliases)})
+                    changed.append({"eid": e.id, "aliases": self.db.json(e.aliases)})
         self.db.many('INSERT INTO alias (entity_id, "key") VALUES (:entity_id, :key)', rows)
         self.db.many("UPDATE entity SET aliases = :aliases WHERE id = :eid", changed)
         self.db.many(_F_INSERT, [vars(f) for f in self.new_facts])
@@ -210,47 +196,15 @@ class GraphWriter:
 
 
 def _entities_named(db: Driver, graph: str, owner: str, keys: list[str]) -> list[EntityRow]:
-    """A graph's entities with these name keys, one index probe per key (whatever the kind)."""
-    params: Obj = {"g": graph, "o": owner}
-    if db.postgres:
-        # A LATERAL subquery the planner may not flatten (OFFSET 0): given an IN list, or a plain
-        # join, PostgreSQL's planner read every entity of the graph and filtered or hashed them
-        # (issue #8, profiled).
-        params["k"] = keys
-        return _entities(
-            db.rows(
-                f"SELECT {_E_COLS_OF_E} FROM unnest(CAST(:k AS text[])) AS w(k) CROSS JOIN LATERAL "
-                '(SELECT * FROM entity WHERE graph = :g AND owner = :o AND "key" = w.k OFFSET 0) e',
-                params,
-            )
-        )
-    return entity_rows(db, f'graph = :g AND owner = :o AND "key" IN ({in_list("k", keys, params)})', params)
-
-
-_SAME_FACT = "f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
+    """A graph's entities with these name keys, one index probe per key (whatever the kind), in
+    the statement its dialect probes best (Dialect.entities_named)."""
+    return _entities(db.rows(*db.dialect.entities_named(_E_COLS_OF_E, graph, owner, keys)))
 
 
 def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[FactRow]:
     """A graph's facts with these (subject id, relation, object key) triples, one probe each of the
-    unique index: on SQLite a VALUES list as the outer loop (CROSS JOIN; three IN lists probed
-    their cross product, a row-value IN walked the graph), on PostgreSQL three arrays unnested
-    into a LATERAL subquery, as for entities."""
-    params: Obj = {"g": graph, "o": owner}
-    if db.postgres:
-        params.update(s=[t[0] for t in triples], r=[t[1] for t in triples], x=[t[2] for t in triples])
-        return _facts(
-            db.rows(
-                f"SELECT {_F_COLS_OF_F} FROM unnest(CAST(:s AS bigint[]), CAST(:r AS text[]), CAST(:x AS text[])) "
-                f"AS w(s, r, x) CROSS JOIN LATERAL (SELECT * FROM fact f WHERE {_SAME_FACT} OFFSET 0) f",
-                params,
-            )
-        )
-    values = []
-    for i, (sid, rel, okey) in enumerate(triples):
-        params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
-        values.append(f"(:s{i}, :r{i}, :x{i})")
-    sql = f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {_F_COLS_OF_F} FROM w CROSS JOIN fact f"
-    return _facts(db.rows(f"{sql} WHERE {_SAME_FACT}", params))
+    unique index, in the statement its dialect probes best (Dialect.facts_named)."""
+    return _facts(db.rows(*db.dialect.facts_named(_F_COLS_OF_F, graph, owner, triples)))
 
 
 def _merge_aliases(e: EntityRow, aliases: Iterable[str]) -> None:

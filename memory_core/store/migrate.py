@@ -10,8 +10,9 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Engine
 
+from .dialect import dialect_of
+
 SCRIPTS = Path(__file__).resolve().parent / "migrations"
-MIGRATION_LOCK = 0x6D6D6967  # the advisory lock key the migrations of a PostgreSQL database take
 
 
 def config() -> Config:
@@ -22,12 +23,10 @@ def config() -> Config:
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the database's schema to `revision` (the newest by default), in one transaction, one
-    migrator at a time: SQLite takes the write lock first (BEGIN IMMEDIATE), PostgreSQL an advisory
-    lock, so two commands creating one database at once migrate it once."""
+    migrator at a time (Dialect.migrating: SQLite takes the write lock first, PostgreSQL an advisory
+    lock), so two commands creating one database at once migrate it once."""
     cfg = config()
-    with engine.execution_options(writer=True).begin() as conn:
-        if conn.dialect.name == "postgresql":
-            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+    with dialect_of(engine).migrating(engine) as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
 

@@ -4,28 +4,35 @@ A probe is a whole use case (R21's count must last, so it is a write transaction
 query it serves is one index look-up of a few dozen microseconds. Through the ORM, or even
 SQLAlchemy Core, each statement costs ten times the query (issue #8, B2, profiled), so a probe
 runs its few fixed statements on a kept driver connection directly (store/database.py): the turn check, one
-query, the count. The SQL is written once, with `:name` parameters (sqlite3's style; turned
-into `%(name)s` for psycopg), and is the same text the benchmark runs raw.
+query, the count. The SQL is written once, with `:name` parameters, for both backends (the
+driver's dialect makes it ready for its driver, dialect.py), and is the same text the benchmark
+runs raw. A statement that reads the turn to check it locks its row (`for_update`): where the
+backend runs writers concurrently, the checks stay true until the use case commits. The rows a
+use case adds take their columns from the models' tables (models.py).
 
 Everything here takes a DB-API connection already inside the caller's transaction, except
-`counted_read` (PostgreSQL), whose one statement is its own transaction (autocommit).
+`counted_read` (Dialect.one_statement_reads), whose one statement is its own transaction
+(autocommit).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from ..rules.keys import name_key, value_key
 from ..rules.shortcuts import GRAPH_ORDER
-from .driver import Driver, json_value
+from .driver import Driver, defaults_of, for_update, insert, json_value
+from .models import Record, Turn
 from .snapshot import fact_sort_key
 
 Obj = dict[str, Any]
 
-TURN = """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
- w.steps FROM turn t JOIN run r ON r.id = t.run_id LEFT JOIN workflow w ON w.id = r.workflow_id WHERE t.id = :t"""
+TURN = for_update(
+    """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
+ w.steps FROM turn t JOIN run r ON r.id = t.run_id LEFT JOIN workflow w ON w.id = r.workflow_id WHERE t.id = :t""",
+    of="t",
+)
 
 
 class TurnRow(NamedTuple):
@@ -44,9 +51,12 @@ class TurnRow(NamedTuple):
 
 OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
 
-TURN_TO_END = """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
+TURN_TO_END = for_update(
+    """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
  o.learn_from_ephemeral_runs, o.learn_from_users FROM turn t JOIN run r ON r.id = t.run_id
- JOIN organization o ON o.id = r.org_id WHERE t.id = :t"""
+ JOIN organization o ON o.id = r.org_id WHERE t.id = :t""",
+    of="t",
+)
 
 
 class TurnToEndRow(NamedTuple):
@@ -68,7 +78,7 @@ TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :w, taught_user = 
  skipped = :skipped WHERE id = :t"""
 
 RUN_TO_OPEN = "SELECT org_id, person_id, ended FROM run WHERE id = :r"
-TURN_TO_REPLACE = "SELECT t.status, t.run_id FROM turn t WHERE t.id = :t"
+TURN_TO_REPLACE = for_update("SELECT t.status, t.run_id FROM turn t WHERE t.id = :t", of="t")
 
 
 class RunToOpenRow(NamedTuple):
@@ -89,11 +99,15 @@ class TurnToReplaceRow(NamedTuple):
 USED_ID = "SELECT id FROM usedid WHERE kind = :k AND id = :i"
 USE_ID = "INSERT INTO usedid (kind, id) VALUES (:k, :i)"
 TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
-ADD_TURN = """INSERT INTO turn (id, seq, run_id, status, next_record, probes_used, taught_world, taught_user,
- taught_flow, map, skipped, steps) VALUES (:t, :seq, :r, 'open', 1, 0, 0, 0, 0, :map, '[]', '[]')"""
+#: A new turn: open_turn gives :id, :seq, :run_id and :map (JSON), the model's defaults the rest (open,
+#: nothing recorded, counted or taught yet).
+ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map")))  # type: ignore[attr-defined]
 
-TURN_TO_RECORD = """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
- JOIN run r ON r.id = t.run_id WHERE t.id = :t"""
+TURN_TO_RECORD = for_update(
+    """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
+ JOIN run r ON r.id = t.run_id WHERE t.id = :t""",
+    of="t",
+)
 
 
 class TurnToRecordRow(NamedTuple):
@@ -107,9 +121,8 @@ class TurnToRecordRow(NamedTuple):
 
 
 PERSON = "SELECT id FROM person WHERE id = :p"
-#: A record's row; `claims` is JSON text (PostgreSQL is told so by the cast, see for_driver).
-ADD_RECORD = """INSERT INTO record (id, run_id, turn_id, number, origin, source, excerpt, reliability, nested_id,
- claims) VALUES (:id, :run, :turn, :n, :origin, :source, :excerpt, :rel, :nested, :claims)"""
+#: A record's row, a `:column` parameter each; `claims` is a JSON parameter (Driver.json).
+ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
 NEXT_RECORD = "UPDATE turn SET next_record = next_record + 1 WHERE id = :t"
 
 COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
@@ -118,14 +131,19 @@ COUNT_CAPPED = COUNT + " AND probes_used < :cap"
 _ENTITY_COLS = "name, kind, aliases, graph"
 
 
-def _resolve_sql(with_kind: bool) -> str:
+#: Each graph's owner (R20) as the plain reads take it: a parameter named after the graph.
+_OWNER_PARAMS = {g: f":{g}" for g in GRAPH_ORDER}
+
+
+def _resolve_sql(with_kind: bool, owner: dict[str, str] = _OWNER_PARAMS) -> str:
+    """GraphResolve's statement; `owner` is each graph's owner as an SQL expression."""
     kind = " AND kind = :kind" if with_kind else ""
     by_name = [
-        f"SELECT {_ENTITY_COLS} FROM entity WHERE graph = '{g}' AND owner = :{g} AND key = :k "
+        f"SELECT {_ENTITY_COLS} FROM entity WHERE graph = '{g}' AND owner = {owner[g]} AND key = :k "
         f"AND active_facts > 0{kind}"
         for g in GRAPH_ORDER
     ]
-    visible = " OR ".join(f"(e.graph = '{g}' AND e.owner = :{g})" for g in GRAPH_ORDER)
+    visible = " OR ".join(f"(e.graph = '{g}' AND e.owner = {owner[g]})" for g in GRAPH_ORDER)
     by_alias = (
         "SELECT e.name, e.kind, e.aliases, e.graph FROM alias a JOIN entity e ON e.id = a.entity_id "
         f"WHERE a.key = :k AND e.active_facts > 0 AND ({visible}){' AND e.kind = :kind' if with_kind else ''}"
@@ -137,16 +155,23 @@ def _resolve_sql(with_kind: bool) -> str:
 RESOLVE = _resolve_sql(False)
 RESOLVE_KIND = _resolve_sql(True)
 
-ENTITY = "(SELECT id FROM entity WHERE graph = :g AND owner = :o AND kind = :kind AND key = :k)"
+
+def _entity_sql(owner: str = ":o") -> str:
+    """The entity by its identity (R23) in the graph :g of `owner` (an SQL expression)."""
+    return f"(SELECT id FROM entity WHERE graph = :g AND owner = {owner} AND kind = :kind AND key = :k)"
 
 
-def _expand_sql(with_relation: bool) -> str:
+ENTITY = _entity_sql()
+
+
+def _expand_sql(with_relation: bool, owner: str = ":o") -> str:
+    """GraphExpand's statement; `owner` is the graph's owner as an SQL expression."""
     rel = " AND f.relation = :rel" if with_relation else ""
     half = (
         "SELECT f.id, f.relation, f.value, f.status, f.weight, f.log_odds, f.sources, s.name, s.kind, o.name, "
         'o.kind, d.id, d."by", d.contribution FROM fact f JOIN entity s ON s.id = f.subject_id '
         "LEFT JOIN entity o ON o.id = f.object_id LEFT JOIN dispute d ON d.fact_id = f.id "
-        f"WHERE f.{{end}} = {ENTITY} AND f.graph = :g AND f.owner = :o AND f.status = 'active'{rel}"
+        f"WHERE f.{{end}} = {_entity_sql(owner)} AND f.graph = :g AND f.owner = {owner} AND f.status = 'active'{rel}"
     )
     return half.format(end="subject_id") + "\nUNION " + half.format(end="object_id")
 
@@ -232,12 +257,13 @@ def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
     return sorted(facts.values(), key=fact_sort_key)
 
 
-# --- PostgreSQL: a turn's read in one statement --------------------------------------------------
+# --- a turn's read in one statement (Dialect.one_statement_reads: PostgreSQL) ---------------------
 # On a server every statement is a round trip, and a read's five (BEGIN, the turn, the query, the
 # count, COMMIT) cost five times the query (issue #8, B2). A read at the turn's own level (no step,
 # no nested work: R4 and R19 offer it) is one statement there: a data-modifying WITH counts the
 # probe only where R2, R17 and R21 allow it, locking the turn's row as the UPDATE does, and the
-# query reads the owners (R20) from the counted row. An autocommitted statement is one
+# query reads the owners (R20) from the counted row: the read statements above, built with the
+# counted row's columns for owners (`_COUNTED_OWNER`). An autocommitted statement is one
 # transaction. When it counts nothing, the service takes the general path, whose checks say which
 # rule refuses (or serve the read, if the turn changed in between).
 
@@ -247,28 +273,20 @@ _COUNTED = """WITH c AS (UPDATE turn t SET probes_used = t.probes_used + 1
  AND (w.memory_probes IS NULL OR t.probes_used < w.memory_probes)
  RETURNING t.probes_used AS used, w.memory_probes AS cap, r.org_id AS world, r.person_id AS usr, r.id AS flow)
 SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({query}) q ON true"""
-_OWNER_PARAM = re.compile(r"(?<![:\w]):(world|user|flow)\b")
-_OWNER_COLUMN = {"world": "c.world", "user": "c.usr", "flow": "c.flow"}
+#: Each graph's owner as the counted row `c` gives it (R20: the turn's run's organization, person, run).
+_COUNTED_OWNER = {"world": "c.world", "user": "c.usr", "flow": "c.flow"}
 
-
-def _counted(query: str, owner: str | None = None) -> str:
-    """The query run with the probe's count; its owners come from the counted turn's run."""
-    query = _OWNER_PARAM.sub(lambda m: _OWNER_COLUMN[m.group(1)], query)
-    if owner is not None:
-        query = re.sub(r"(?<![:\w]):o\b", _OWNER_COLUMN[owner], query)
-    return _COUNTED.format(query=query)
-
-
-COUNTED_RESOLVE = {False: _counted(RESOLVE), True: _counted(RESOLVE_KIND)}
+COUNTED_RESOLVE = {kind: _COUNTED.format(query=_resolve_sql(kind, _COUNTED_OWNER)) for kind in (False, True)}
 COUNTED_EXPAND = {
-    (g, rel): _counted(EXPAND_RELATION if rel else EXPAND, g) for g in GRAPH_ORDER for rel in (False, True)
+    (g, rel): _COUNTED.format(query=_expand_sql(rel, _COUNTED_OWNER[g])) for g in GRAPH_ORDER for rel in (False, True)
 }
 
 
 def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, int | None, list[Obj]] | None:
-    """PostgreSQL, autocommit: a turn-level GraphResolve or GraphExpand counted and served in one
-    statement: (probes used, the cap, the answer); None when it was not counted, or when the
-    arguments are malformed (the general path checks the rules first, then fails on them)."""
+    """Autocommit (Dialect.one_statement_reads): a turn-level GraphResolve or GraphExpand counted
+    and served in one statement: (probes used, the cap, the answer); None when it was not counted,
+    or when the arguments are malformed (the general path checks the rules first, then fails on
+    them)."""
     try:
         if call == "GraphResolve":
             params: Obj = {"t": turn_id, "k": name_key(args["name"])}

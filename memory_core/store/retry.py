@@ -1,6 +1,7 @@
 """Retries for conflicts between concurrent use cases: each attempt is a fresh transaction.
 
-What is a conflict is read from the database's error codes, never from message text:
+What is a conflict is read from the database's error codes, never from message text, by the
+dialect whose driver raised the error (Dialect.conflict in dialect.py):
 - SQLite: the primary result code SQLITE_BUSY (5, with its extended forms such as
   SQLITE_BUSY_SNAPSHOT) or SQLITE_LOCKED (6). A constraint failure (SQLITE_CONSTRAINT_UNIQUE
   included) is never a race on SQLite, where writers are serialized: it surfaces at once.
@@ -19,12 +20,13 @@ from __future__ import annotations
 
 import functools
 import random
-import sqlite3
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 from sqlalchemy.exc import DBAPIError
+
+from .dialect import DIALECTS
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -33,29 +35,15 @@ DEADLINE = 30.0  # seconds from the first attempt; past it, the last conflict is
 FIRST_PAUSE = 0.005
 LONGEST_PAUSE = 0.4
 
-SQLITE_BUSY, SQLITE_LOCKED = 5, 6  # primary result codes; extended codes keep them in the low byte
-PG_CONFLICTS = {"40001", "40P01", "23505"}  # serialization failure, deadlock, unique violation (a racing insert)
-
-
-def _sqlite_code(exc: BaseException) -> int | None:
-    code = getattr(exc, "sqlite_errorcode", None)
-    return code if isinstance(code, int) else None
-
-
-def _sqlstate(exc: BaseException) -> str | None:
-    code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
-    return code if isinstance(code, str) else None
-
 
 def retryable(exc: BaseException) -> bool:
     """Whether a database error is a conflict another attempt can get past: SQLAlchemy's wrapped
     errors, or the driver's own (the driver use cases run on the DB-API, probes.py)."""
     orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
-    if isinstance(orig, sqlite3.Error):
-        code = _sqlite_code(orig)
-        return code is not None and (code & 0xFF) in (SQLITE_BUSY, SQLITE_LOCKED)
-    if type(orig).__module__.startswith("psycopg"):
-        return _sqlstate(orig) in PG_CONFLICTS
+    for dialect in DIALECTS:
+        verdict = dialect.conflict(orig)
+        if verdict is not None:
+            return verdict
     return False
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -41,10 +40,6 @@ class Teaching:
     skipped: list[SkippedClaim] = field(default_factory=list)  # one per claim kept out (R10)
     changes: Changes = field(default_factory=Changes)
     excluded_records: list[str] = field(default_factory=list)  # R5: of failed or cancelled nested work
-
-    def skipped_json(self) -> str:
-        """The turn row's `skipped` column: the claims kept out, as the state export shows them."""
-        return json.dumps([s.stored() for s in self.skipped])
 
 
 def claim_label(claim: Obj) -> str:

@@ -12,7 +12,8 @@ from contextlib import AbstractContextManager, contextmanager
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from .database import driver_connection, statement_driver, writer
+from .database import driver_connection, statement_driver
+from .dialect import dialect_of
 from .driver import Driver
 
 #: The unit of work a use case's transaction hands it (rows are read, added and changed through it).
@@ -24,12 +25,9 @@ class Transactions:
 
     def __init__(self, engine: Engine, box: Session | None = None) -> None:
         self.engine = engine
-        self.write = writer(engine)
+        self.dialect = dialect_of(engine)  # where the backends differ (dialect.py)
+        self.write = self.dialect.writer(engine)
         self.box = box
-
-    @property
-    def postgresql(self) -> bool:
-        return self.engine.dialect.name == "postgresql"
 
     @contextmanager
     def tx(self) -> Iterator[Session]:
@@ -54,12 +52,13 @@ class Transactions:
     @contextmanager
     def driver_tx(self, *, serializable: bool = False) -> Iterator[Driver]:
         """A driver use case's transaction on a kept connection: committed at the end, rolled back by
-        any error or refusal. SQLite takes the write lock up front (BEGIN IMMEDIATE); PostgreSQL
-        runs it READ COMMITTED, the guarded UPDATE keeping the count right."""
-        pg = self.postgresql
+        any error or refusal. It begins as the dialect begins it (Dialect.begin: SQLite takes the
+        write lock up front; PostgreSQL runs it READ COMMITTED, the guarded UPDATE keeping the count
+        right, or `serializable` as the ORM's writers)."""
+        dialect = self.dialect
         if self.box is not None:
             with self.box.begin_nested():
-                db = Driver(self.box.connection().connection.dbapi_connection, pg)
+                db = Driver(self.box.connection().connection.dbapi_connection, dialect)
                 try:
                     yield db
                 finally:
@@ -67,12 +66,9 @@ class Transactions:
             self.box.expire_all()  # rows changed under the session's objects
             return
         with driver_connection(self.engine) as dbapi:
-            db = Driver(dbapi, pg)
+            db = Driver(dbapi, dialect)
             try:
-                if not pg:
-                    db.cur.execute("BEGIN IMMEDIATE")
-                elif serializable:  # as the ORM's writers (database.writer): concurrent teachers lose nothing
-                    db.cur.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+                dialect.begin(db.cur, serializable=serializable)
                 yield db
             except BaseException:
                 db.close()
@@ -82,8 +78,8 @@ class Transactions:
             dbapi.commit()
 
     def statement(self) -> AbstractContextManager[Driver]:
-        """A driver for one autocommitted statement (PostgreSQL's one-statement read)."""
-        return statement_driver(self.engine)
+        """A driver for one autocommitted statement (the one-statement read, where the dialect has it)."""
+        return statement_driver(self.engine, self.dialect)
 
     @contextmanager
     def boxed(self, *, commit: bool) -> Iterator[Session]:
@@ -104,29 +100,7 @@ class Transactions:
             s.commit()
 
 
-#: The advisory lock a load into a PostgreSQL database holds, so two loads into one empty
-#: database run one after the other (the second then finds memory there).
-LOAD_LOCK = 0x6D6C6F64
-
-
-@contextmanager
-def one_load_at_a_time(engine: Engine) -> Iterator[None]:
-    """PostgreSQL: a session advisory lock on a connection of its own, held around the load's
-    transaction (taken before the transaction's snapshot, so the load sees what a load before it
-    committed). SQLite needs none: the load's transaction holds the write lock from its start."""
-    if engine.dialect.name != "postgresql":
-        yield
-        return
-    conn = engine.connect()
-    try:
-        conn.exec_driver_sql(f"SELECT pg_advisory_lock({LOAD_LOCK})")
-        conn.commit()
-        yield
-    finally:
-        try:
-            conn.exec_driver_sql(f"SELECT pg_advisory_unlock({LOAD_LOCK})")
-            conn.commit()
-        except Exception:  # noqa: BLE001  (a lost connection has released its lock already)
-            pass
-        finally:
-            conn.close()
+def one_load_at_a_time(engine: Engine) -> AbstractContextManager[None]:
+    """Around a load into an empty database, so two loads into one run one after the other (the
+    second then finds memory there): Dialect.one_load_at_a_time."""
+    return dialect_of(engine).one_load_at_a_time(engine)

@@ -6,7 +6,6 @@ from .. import errors as E
 from ..rules.budget import budget_allows, read_offered
 from ..rules.wording import map_paragraph
 from ..store import probes
-from ..store.database import statement_driver
 from ..store.driver import json_value
 from ..store.graph import map_counts
 from .base import Obj, UseCases
@@ -21,16 +20,17 @@ class Reads(UseCases):
     ) -> ReadResult:
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
         It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
-        On PostgreSQL a turn-level GraphResolve or GraphExpand is one statement (probes.counted_read)."""
+        Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
+        statement (probes.counted_read)."""
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
-        if turn_level and self._sandbox is None and self.engine.dialect.name == "postgresql":
-            with statement_driver(self.engine) as one:
+        if turn_level and self._sandbox is None and self._store.dialect.one_statement_reads:
+            with self._store.statement() as one:
                 done = probes.counted_read(one, turn_id, call, args)
             if done is not None:
                 used, cap, result = done
                 return ReadResult(result, used, cap)
         with self._driver_tx() as db:
-            hit = db.turn(probes.TURN, turn_id)
+            hit = db.rows(probes.TURN, {"t": turn_id})
             if not hit:
                 raise E.UnknownTurn(turn_id)
             turn = probes.TurnRow._make(hit[0])

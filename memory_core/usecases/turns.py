@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from .. import errors as E
 from ..rules.learning import RunFacts
 from ..rules.permissions import is_member
@@ -113,7 +111,7 @@ class Turns(UseCases):
                 raise E.UnknownRun(run)
             run_row = probes.RunToOpenRow._make(hit[0])
             person_id = run_row.person_id
-            old = db.turn(probes.TURN_TO_REPLACE, replaces) if replaces is not None else None
+            old = db.rows(probes.TURN_TO_REPLACE, {"t": replaces}) if replaces is not None else None
             if old == []:
                 raise E.UnknownTurn(str(replaces))
             if person_id is None:
@@ -139,20 +137,20 @@ class Turns(UseCases):
             counters = dict(db.rows(probes.MAP_COUNTERS, {"o": run_row.org_id}))
             taken = map_of(counters)
             seq = int(db.rows(probes.LAST_TURN_SEQ, {})[0][0]) + 1  # an index look-up
-            db.change(probes.ADD_TURN, {"t": turn_id, "seq": seq, "r": run, "map": json.dumps(taken)})
+            db.change(probes.ADD_TURN, {"id": turn_id, "seq": seq, "run_id": run, "map": db.json(taken)})
             db.change(
                 probes.ADD_RECORD,
                 {
                     "id": f"{turn_id}#0",
-                    "run": run,
-                    "turn": turn_id,
-                    "n": 0,
+                    "run_id": run,
+                    "turn_id": turn_id,
+                    "number": 0,
                     "origin": "person",
                     "source": person_id,
                     "excerpt": request["text"],
-                    "rel": None,
-                    "nested": None,
-                    "claims": json.dumps(request.get("claims", [])),
+                    "reliability": None,
+                    "nested_id": None,
+                    "claims": db.json(request.get("claims", [])),
                 },
             )
             return TurnOpened(taken, changes=changes.listed())
@@ -161,7 +159,7 @@ class Turns(UseCases):
         """Record evidence in an open turn, possibly within open nested work (R5). Agents record
         all the time, so this runs on the driver (probes.py), with the checks `_add_record` makes."""
         with self._driver_tx() as db:
-            hit = db.turn(probes.TURN_TO_RECORD, turn_id)
+            hit = db.rows(probes.TURN_TO_RECORD, {"t": turn_id})
             if not hit:
                 raise E.UnknownTurn(turn_id)
             turn = probes.TurnToRecordRow._make(hit[0])
@@ -183,15 +181,15 @@ class Turns(UseCases):
             rid = f"{turn_id}#{number}"
             row = {
                 "id": rid,
-                "run": run_id,
-                "turn": turn_id,
-                "n": number,
+                "run_id": run_id,
+                "turn_id": turn_id,
+                "number": number,
                 "origin": record["origin"],
                 "source": src,
                 "excerpt": record.get("excerpt"),
-                "rel": record.get("reliability"),
-                "nested": nested_id,
-                "claims": json.dumps(record.get("claims", [])),
+                "reliability": record.get("reliability"),
+                "nested_id": nested_id,
+                "claims": db.json(record.get("claims", [])),
             }
             db.change(probes.ADD_RECORD, row)
             db.change(probes.NEXT_RECORD, {"t": turn_id})
@@ -279,7 +277,7 @@ class Turns(UseCases):
         """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
         driver (driver.py), as teaching's batched statements do."""
         with self._driver_tx(serializable=True) as db:
-            hit = db.turn(probes.TURN_TO_END, turn_id)
+            hit = db.rows(probes.TURN_TO_END, {"t": turn_id})
             if not hit:
                 raise E.UnknownTurn(turn_id)
             turn = probes.TurnToEndRow._make(hit[0])
@@ -310,7 +308,7 @@ class Turns(UseCases):
                     "w": result.taught["world"],
                     "u": result.taught["user"],
                     "f": result.taught["flow"],
-                    "skipped": result.skipped_json(),  # R10, without the labels
+                    "skipped": db.json([k.stored() for k in result.skipped]),  # R10, without the labels
                 },
             )
             taught = result.taught

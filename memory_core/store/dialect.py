@@ -1,0 +1,448 @@
+"""SQLite and PostgreSQL: everything the two backends do differently, one object each.
+
+The rest of the store is written once for both. Where the backends differ it asks the engine's
+dialect, `dialect_of(engine)` (one object per engine, made once), and never which backend it
+runs on (tests/test_dialect.py checks). Each member says why the backends differ there. The URL
+schemes a database may have are database.py's; the migrations, alembic's history, are left as
+they were written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import select
+import sqlite3
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+from sqlalchemy import event, text
+from sqlalchemy.engine import Connection, Engine
+
+from .driver import FOR_UPDATE, in_list
+from .markers import all_tables, clear_markers, scrub_due, top_marker
+
+if TYPE_CHECKING:
+    from .driver import Driver
+
+Obj = dict[str, Any]
+
+#: SQLite folds its write-ahead log into the file every WAL_PAGES pages (SQLite.set_up).
+WAL_PAGES = 10_000
+#: How long a checkpoint waits for readers of an older snapshot before it says the log is not folded
+#: yet (SQLite's busy handler; the connections' own busy_timeout). Tests shorten it.
+CHECKPOINT_WAIT_MS = 10_000
+LOAD_LOCK = 0x6D6C6F64  # PostgreSQL advisory lock keys: a load into a database,
+MIGRATION_LOCK = 0x6D6D6967  # its migrations,
+SCRUB_LOCK = 7_310_031  # and its scrub (R31), one at a time each
+
+#: A `:name` parameter (not a `::type` cast), which psycopg wants as `%(name)s`.
+_PARAM = re.compile(r"(?<![:\w]):(\w+)")
+#: A fact of a probe's (subject id, relation, object key) triple `w`, in the graph :g of :o.
+_SAME_FACT = "f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
+
+
+class Dialect:
+    """What the store asks of a backend; SQLite and PostgreSQL answer."""
+
+    name = ""
+    #: The driver's use cases keep their DB-API connections between calls (database.driver_connection).
+    keeps_connections = False
+    #: A turn-level graph read is one autocommitted statement (probes.counted_read, usecases/reads.py).
+    one_statement_reads = False
+    #: R31: after_erasure scrubs within the deleting call (cheap), or leaves it to the background.
+    scrubs_inline = False
+    #: R31: how long the command line waits for the background scrub (None: until it is done).
+    finish_timeout: float | None = None
+
+    def set_up(self, engine: Engine) -> None:
+        """What every connection of a new engine needs (make_engine)."""
+
+    def writer(self, engine: Engine) -> Engine:
+        """The same engine, for the ORM's use cases that write (transactions.Transactions)."""
+        return engine
+
+    def idle(self, dbapi: Any) -> bool:
+        """A DB-API connection outside any transaction, as the pool made it: fit to be kept."""
+        raise NotImplementedError
+
+    def alive(self, dbapi: Any) -> bool:
+        """A kept connection may serve the next use case."""
+        return self.idle(dbapi)
+
+    def for_driver(self, sql: str) -> str:
+        """SQL written with `:name` parameters (driver.py), ready for this driver."""
+        return sql
+
+    def locked(self, sql: str) -> str:
+        """SQL that says it locks rows (driver.for_update), as this backend writes the lock."""
+        return sql
+
+    def begin(self, cur: Any, *, serializable: bool) -> None:
+        """Begin a driver use case's transaction on a kept connection (transactions.driver_tx)."""
+
+    def json(self, obj: Any) -> Any:
+        """A JSON column's parameter on the driver. Stored, both are json.dumps(obj) as it is by
+        default (ensure_ascii, ", " and ": "), the text the ORM's JSON columns store too."""
+        return json.dumps(obj)
+
+    def new_ids(self, db: Driver, table: str, n: int) -> list[int]:
+        """Ids for `n` (> 0) new rows of `table`, in order, inside the driver's transaction."""
+        raise NotImplementedError
+
+    def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
+        """A graph's entities (`cols` of alias e) with these name keys: one index probe per key."""
+        raise NotImplementedError
+
+    def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
+        """A graph's facts (`cols` of alias f) with these (subject id, relation, object key)
+        triples: one probe each of the unique index."""
+        raise NotImplementedError
+
+    def checkpoint(self, engine: Engine) -> bool:
+        """Whatever log the backend keeps of the last transactions is in the database files (R31)."""
+        return True
+
+    def scrub(self, engine: Engine) -> bool:
+        """Erased text leaves the database files now (R31, database.scrub)."""
+        raise NotImplementedError
+
+    @contextmanager
+    def one_load_at_a_time(self, engine: Engine) -> Iterator[None]:
+        """Around a load into an empty database, so two loads into one run one after the other."""
+        yield
+
+    @contextmanager
+    def migrating(self, engine: Engine) -> Iterator[Connection]:
+        """One transaction for the migrations, one migrator at a time (migrate.upgrade)."""
+        with engine.begin() as conn:
+            yield conn
+
+    def after_bulk_load(self, engine: Engine) -> None:
+        """After rows were written with ids of their own (bulk.py, the generator)."""
+
+
+class SQLite(Dialect):
+    """A file (or a private memory) that one writer at a time holds."""
+
+    name = "sqlite"
+    scrubs_inline = True  # R31: its scrub is a checkpoint, cheap enough to run right after the commit
+    finish_timeout = 30.0  # a checkpoint a reader holds up: say so rather than wait for the reader
+
+    def __init__(self, *, in_memory: bool) -> None:
+        self.in_memory = in_memory
+        # The in-memory database is one shared connection (StaticPool): the pool serves it.
+        self.keeps_connections = not in_memory
+
+    def set_up(self, engine: Engine) -> None:
+        event.listen(engine, "connect", self._pragmas)
+        event.listen(engine, "begin", self._begin)
+
+    @staticmethod
+    def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy, not the sqlite3 module, begin transactions, so SAVEPOINTs work (sandboxes).
+        dbapi_connection.isolation_level = None
+        cur = dbapi_connection.cursor()
+        cur.execute("PRAGMA foreign_keys=ON")
+        cur.execute("PRAGMA secure_delete=ON")  # R31: deleted text is overwritten, not left in free pages
+        cur.execute("PRAGMA busy_timeout=10000")
+        cur.execute("PRAGMA journal_mode")
+        if cur.fetchone()[0] != "memory":
+            cur.execute("PRAGMA journal_mode=WAL")
+            cur.execute("PRAGMA synchronous=NORMAL")
+            # Fold the log into the file every 10,000 pages (40 MB) rather than SQLite's 1,000: a turn
+            # rewrites the same hot pages (its turn row, index roots) in each of its use cases, and a
+            # checkpoint copies each page once, so a longer log is copied less often per turn (issue #8,
+            # B1: end_turn 2.9 -> 2.2 ms at 10k supports). Erasure still empties it at once (R31).
+            cur.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
+        cur.close()
+
+    @staticmethod
+    def _begin(conn: Any) -> None:
+        # Writers say so up front (BEGIN IMMEDIATE), so two writers queue on the lock instead of
+        # failing when a reader upgrades; readers begin deferred and never block in WAL mode.
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writer") else "BEGIN")
+
+    def writer(self, engine: Engine) -> Engine:
+        """Writers take the write lock at BEGIN (`_begin`), so concurrent teachers queue."""
+        return engine.execution_options(writer=True)
+
+    def idle(self, dbapi: Any) -> bool:
+        return not dbapi.in_transaction
+
+    def alive(self, dbapi: Any) -> bool:
+        return True  # a file has no other end to close it
+
+    def begin(self, cur: Any, *, serializable: bool) -> None:
+        # The write lock up front: the use case's checks stay true until it commits, as a row lock
+        # would make them on a server (which is why `locked` needs to add nothing here).
+        cur.execute("BEGIN IMMEDIATE")
+
+    def new_ids(self, db: Driver, table: str, n: int) -> list[int]:
+        # Numbered after the largest id, as SQLite would itself (the write lock is held since BEGIN IMMEDIATE).
+        start = int(db.rows(f"SELECT coalesce(max(id), 0) FROM {table}", {})[0][0]) + 1
+        return list(range(start, start + n))
+
+    def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
+        params: Obj = {"g": graph, "o": owner}
+        where = f'e.graph = :g AND e.owner = :o AND e."key" IN ({in_list("k", keys, params)})'
+        return f"SELECT {cols} FROM entity e WHERE {where}", params
+
+    def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
+        # A VALUES list as the outer loop (CROSS JOIN): three IN lists probed their cross product,
+        # a row-value IN walked the graph.
+        params: Obj = {"g": graph, "o": owner}
+        values = []
+        for i, (sid, rel, okey) in enumerate(triples):
+            params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
+            values.append(f"(:s{i}, :r{i}, :x{i})")
+        sql = f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {cols} FROM w CROSS JOIN fact f"
+        return f"{sql} WHERE {_SAME_FACT}", params
+
+    def checkpoint(self, engine: Engine) -> bool:
+        """Fold the write-ahead log into the database file and empty it (R31). True when done;
+        False when a reader of an older snapshot kept it busy past CHECKPOINT_WAIT_MS: the log, and
+        the pages it has not copied, still hold what the last transactions overwrote. An in-memory
+        database has no such log."""
+        if self.in_memory:
+            return True
+        proxy = engine.raw_connection()  # autocommit (isolation_level None): no transaction around the PRAGMA
+        try:
+            cur = proxy.dbapi_connection.cursor()  # type: ignore[union-attr]
+            cur.execute(f"PRAGMA busy_timeout={int(CHECKPOINT_WAIT_MS)}")
+            try:
+                busy, _log, _copied = cur.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            finally:
+                cur.execute("PRAGMA busy_timeout=10000")
+                cur.close()
+        finally:
+            proxy.close()
+        return busy == 0
+
+    def scrub(self, engine: Engine) -> bool:
+        """secure_delete has overwritten the rows in the deleting transaction; the checkpoint folds
+        the log into the file and empties it. False while a reader holds the log (`checkpoint`)."""
+        if self.in_memory:
+            clear_markers(self.writer(engine), None)
+            return True
+        top = top_marker(engine) if scrub_due(engine) else 0  # 0 also for a database not migrated yet
+        if not self.checkpoint(engine):
+            return False
+        if top:
+            clear_markers(self.writer(engine), top)
+            self.checkpoint(engine)  # the markers' own removal: no erased text, but leave the log empty
+        return True
+
+    @contextmanager
+    def migrating(self, engine: Engine) -> Iterator[Connection]:
+        with self.writer(engine).begin() as conn:  # the write lock first (BEGIN IMMEDIATE)
+            yield conn
+
+    @staticmethod
+    def conflict(exc: BaseException) -> bool | None:
+        """The primary result code SQLITE_BUSY (5, with its extended forms such as
+        SQLITE_BUSY_SNAPSHOT) or SQLITE_LOCKED (6); a constraint failure (UNIQUE included) is never
+        a race where writers are serialized. None: not sqlite3's error (retry.py)."""
+        if not isinstance(exc, sqlite3.Error):
+            return None
+        code = getattr(exc, "sqlite_errorcode", None)
+        return isinstance(code, int) and (code & 0xFF) in (5, 6)  # extended codes keep them in the low byte
+
+
+class PostgreSQL(Dialect):
+    """A server through psycopg 3: every statement a round trip, writers concurrent."""
+
+    name = "postgresql"
+    keeps_connections = True  # the pool's pre-ping is a round trip before every use case (issue #8, B2)
+    one_statement_reads = True  # a read's five round trips cost five times its query (issue #8, B2)
+    finish_timeout = None  # R31: the scrub rewrites the tables in the background: wait for it
+
+    _SQL: dict[str, str] = {}  # for_driver's, shared by every PostgreSQL engine
+
+    def writer(self, engine: Engine) -> Engine:
+        """SERIALIZABLE, so concurrent teachers never lose an update (retry.py runs the loser again)."""
+        return engine.execution_options(isolation_level="SERIALIZABLE")
+
+    def idle(self, dbapi: Any) -> bool:
+        """Outside any transaction, in the state the pool made it (not autocommit), still open."""
+        from psycopg.pq import TransactionStatus
+
+        return (
+            not dbapi.closed
+            and not dbapi.broken
+            and not dbapi.autocommit
+            and dbapi.info.transaction_status == TransactionStatus.IDLE
+        )
+
+    def alive(self, dbapi: Any) -> bool:
+        """Alive if the server has said nothing since: one it closed has its end of file to read.
+        A socket poll, not a round trip (the pool's pre-ping is one)."""
+        if not self.idle(dbapi):
+            return False
+        try:
+            poller = select.poll()
+            poller.register(dbapi.fileno(), select.POLLIN)
+            return not poller.poll(0)
+        except (OSError, ValueError):
+            return False
+
+    def for_driver(self, sql: str) -> str:
+        """psycopg wants `%(name)s`; made once a statement (a dictionary look-up after)."""
+        out = self._SQL.get(sql)
+        if out is None:
+            out = self._SQL[sql] = _PARAM.sub(r"%(\1)s", self.locked(sql).replace("%", "%%"))
+        return out
+
+    def locked(self, sql: str) -> str:
+        """The turn's row is locked from the first statement, so a use case that ends, cancels or
+        erases the turn concurrently waits, and this one's checks stay true until it commits. NO KEY:
+        the rows that point to it (records, nested work) are still written meanwhile."""
+        return FOR_UPDATE.sub(r" FOR NO KEY UPDATE OF \1", sql)
+
+    def begin(self, cur: Any, *, serializable: bool) -> None:
+        # READ COMMITTED (the guarded UPDATEs keep counts right), or as the ORM's writers
+        # (`writer`) where concurrent teachers must lose nothing. psycopg begins by itself.
+        if serializable:
+            cur.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
+
+    def json(self, obj: Any) -> Any:
+        from psycopg.types.json import Json
+
+        return Json(obj)  # sent as json: dumped by json.dumps, as the base's text
+
+    def new_ids(self, db: Driver, table: str, n: int) -> list[int]:
+        # From the table's sequence: concurrent writers each take their own.
+        seq = f"pg_get_serial_sequence('{table}', 'id')"
+        return [r[0] for r in db.rows(f"SELECT nextval({seq}) FROM generate_series(1, :n)", {"n": n})]
+
+    def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
+        # A LATERAL subquery the planner may not flatten (OFFSET 0): given an IN list, or a plain
+        # join, PostgreSQL's planner read every entity of the graph and filtered or hashed them
+        # (issue #8, profiled).
+        sql = (
+            f"SELECT {cols} FROM unnest(CAST(:k AS text[])) AS w(k) CROSS JOIN LATERAL "
+            '(SELECT * FROM entity WHERE graph = :g AND owner = :o AND "key" = w.k OFFSET 0) e'
+        )
+        return sql, {"g": graph, "o": owner, "k": keys}
+
+    def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
+        # Three arrays unnested into a LATERAL subquery, as for entities.
+        sql = (
+            f"SELECT {cols} FROM unnest(CAST(:s AS bigint[]), CAST(:r AS text[]), CAST(:x AS text[])) "
+            f"AS w(s, r, x) CROSS JOIN LATERAL (SELECT * FROM fact f WHERE {_SAME_FACT} OFFSET 0) f"
+        )
+        params: Obj = {"g": graph, "o": owner}
+        params.update(s=[t[0] for t in triples], r=[t[1] for t in triples], x=[t[2] for t in triples])
+        return sql, params
+
+    def scrub(self, engine: Engine) -> bool:
+        """Every table is rewritten (VACUUM FULL: table, TOAST and index files are new, the old ones
+        unlinked), then analyzed, so the planner's samples (`pg_statistic`, read through `pg_stats`)
+        are taken from the remaining rows only; a table left empty keeps its old samples through
+        ANALYZE, so its columns' samples are dropped (`_drop_samples`); then a CHECKPOINT."""
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": SCRUB_LOCK})
+            try:
+                migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
+                covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
+                exists = text("SELECT to_regclass(:t) IS NOT NULL")
+                tables = [t for t in all_tables() if conn.execute(exists, {"t": f'"{t}"'}).scalar()]
+                for table in tables:
+                    conn.exec_driver_sql(f'VACUUM FULL "{table}"')
+                for table in tables:
+                    conn.exec_driver_sql(f'ANALYZE "{table}"')
+                    if conn.exec_driver_sql(f'SELECT NOT EXISTS (SELECT 1 FROM "{table}")').scalar():
+                        self._drop_samples(conn, table)
+                if migrated:
+                    conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
+                try:
+                    conn.exec_driver_sql("CHECKPOINT")  # superuser or pg_checkpoint: else the server's own comes
+                except Exception:  # noqa: BLE001
+                    conn.rollback()
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": SCRUB_LOCK})
+        return True
+
+    @staticmethod
+    def _drop_samples(conn: Any, table: str) -> None:
+        """Remove a table's column statistics (ANALYZE of an empty table keeps old ones): an ALTER
+        COLUMN to the same type, which removes them without rewriting."""
+        rows = conn.execute(
+            text(
+                "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
+                "WHERE a.attrelid = CAST(:t AS regclass) AND a.attnum > 0 AND NOT a.attisdropped "
+                "AND EXISTS (SELECT 1 FROM pg_statistic s WHERE s.starelid = a.attrelid AND s.staattnum = a.attnum)"
+            ),
+            {"t": f'"{table}"'},
+        ).all()
+        for column, typ in rows:
+            conn.exec_driver_sql(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" TYPE {typ}')
+
+    @contextmanager
+    def one_load_at_a_time(self, engine: Engine) -> Iterator[None]:
+        """A session advisory lock on a connection of its own, held around the load's transaction
+        (taken before the transaction's snapshot, so the load sees what a load before it
+        committed). SQLite needs none: the load's transaction holds the write lock from its start."""
+        conn = engine.connect()
+        try:
+            conn.exec_driver_sql(f"SELECT pg_advisory_lock({LOAD_LOCK})")
+            conn.commit()
+            yield
+        finally:
+            try:
+                conn.exec_driver_sql(f"SELECT pg_advisory_unlock({LOAD_LOCK})")
+                conn.commit()
+            except Exception:  # noqa: BLE001  (a lost connection has released its lock already)
+                pass
+            finally:
+                conn.close()
+
+    @contextmanager
+    def migrating(self, engine: Engine) -> Iterator[Connection]:
+        # Writers run concurrently here: an advisory lock, so two commands creating one database migrate it once.
+        with engine.begin() as conn:
+            conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK})")
+            yield conn
+
+    def after_bulk_load(self, engine: Engine) -> None:
+        """The id sequences continue after the ids written, and the planner learns the tables' new
+        sizes (ANALYZE) now, not when autovacuum next looks: with the statistics of empty tables it
+        walked a whole graph's entities to find a turn's few by name (issue #8, B1)."""
+        with engine.begin() as conn:
+            for table in ("entity", "fact", "support", "dispute"):
+                conn.exec_driver_sql(
+                    f"SELECT setval(pg_get_serial_sequence('{table}', 'id'), COALESCE((SELECT MAX(id) FROM {table}), 1))"
+                )
+            conn.exec_driver_sql("ANALYZE")
+
+    @staticmethod
+    def conflict(exc: BaseException) -> bool | None:
+        """SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), and 23505
+        (unique_violation: two racing inserts of one new row, the loser sees the winner's). None:
+        not psycopg's error (retry.py)."""
+        if not type(exc).__module__.startswith("psycopg"):
+            return None
+        code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
+        return code in ("40001", "40P01", "23505")
+
+
+DIALECTS = (SQLite, PostgreSQL)
+_OF: weakref.WeakKeyDictionary[Any, Dialect] = weakref.WeakKeyDictionary()
+
+
+def dialect_of(engine: Engine) -> Dialect:
+    """The engine's dialect, made once: an engine's option engines (`writer`) share SQLAlchemy's
+    dialect, and so this one."""
+    key = engine.dialect
+    out = _OF.get(key)
+    if out is None:
+        if key.name == SQLite.name:
+            out = SQLite(in_memory=engine.url.database in (None, "", ":memory:"))
+        elif key.name == PostgreSQL.name:
+            out = PostgreSQL()
+        else:
+            raise ValueError(f"no dialect for {key.name!r}")
+        _OF[key] = out
+    return out
