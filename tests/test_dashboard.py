@@ -592,3 +592,30 @@ def test_act_as_keeps_the_person_and_offers_outsiders(app):
     at.run()
     assert at.sidebar.selectbox(key="person").value == "(visitor)"
     assert any("not in this memory" in w.value for w in at.sidebar.warning)
+
+
+def test_graphs_page_names_the_filter_that_empties_the_drawing(app):
+    at = page(app, "graphs")
+    at.slider(key="g_minw").set_value(1.0).run()
+    ok(at)
+    said = [plain(i.value) for i in at.info if "Nothing to draw" in i.value]
+    assert len(said) == 1 and said[0].startswith("Nothing to draw: the minimum weight 1.00 leaves no fact"), said
+    at.slider(key="g_minw").set_value(0.0).run()
+    at.multiselect(key="g_status").set_value([]).run()
+    assert any("the status filter excludes all" in plain(i.value) for i in at.info), [i.value for i in at.info]
+
+
+def test_graphs_page_opens_a_drawn_facts_weight(app):
+    at = page(app, "graphs")
+    box = at.selectbox(key="g_open_fact")
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    facts = {f["id"]: f for f in svc.graph("world", "acme", ids=True)["facts"]}
+    assert box.options and int(box.value) in facts
+    assert box.options[0] == viz.fact_label(facts[int(box.value)])
+    link = next(p for p in at.get("page_link") if p.proto.label == "Why this weight?")
+    assert link.proto.page.endswith("facts") or "weights" in link.proto.page
+    assert f"fact={box.value}" in link.proto.query_string and "graph=world" in link.proto.query_string
+    other = next(i for i, f in facts.items() if viz.fact_label(f) == box.options[-1])
+    box.set_value(other).run()
+    link = next(p for p in at.get("page_link") if p.proto.label == "Why this weight?")
+    assert f"fact={other}" in link.proto.query_string
