@@ -37,10 +37,18 @@ def positions(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> dict[st
     core_graph.add_edges_from(sorted(sub.edges()))
     pos = nx.spring_layout(core_graph, seed=SEED, iterations=100 if len(core) <= 150 else 50, method="force", scale=1.0)
     scale = max(150.0, SPACING * math.sqrt(len(core)) / 1.6)
-    out = {n: (round(float(pos[n][0]) * scale, 1), round(float(pos[n][1]) * scale, 1)) for n in core}
+    out = {n: _spread(float(pos[n][0]), float(pos[n][1]), scale) for n in core}
     if len(names) > len(core):
         _around(g, out, scale)
     return out
+
+
+def _spread(x: float, y: float, scale: float) -> tuple[float, float]:
+    """A spring layout packs hubs in its middle, where names then pile up: distances from the centre
+    are eased (r ** 0.6 of the unit disc), which opens the middle and keeps the edge of the drawing."""
+    r = math.hypot(x, y)
+    f = scale * (r**0.6 / r if r > 1e-9 else 0.0)
+    return round(x * f, 1), round(y * f, 1)
 
 
 def _around(g: nx.Graph, out: dict[str, tuple[float, float]], scale: float) -> None:

@@ -315,6 +315,7 @@ def to_html(
     net.node_ids = [n["id"] for n in p.nodes]
     net.edges = [
         {
+            "id": f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
             "from": e["from"],
             "to": e["to"],
             "fact": e["fact"],
@@ -324,7 +325,7 @@ def to_html(
             "dashes": e["dashes"],
             "color": "#d62728" if e["highlight"] else ("#999999" if e["status"] != "active" else "#555555"),
         }
-        for e in p.edges
+        for i, e in enumerate(p.edges)
     ]
     net.options = OPTIONS
     page = _OUTSIDE.sub("", _render(net, physics=False))
