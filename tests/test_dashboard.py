@@ -295,7 +295,7 @@ def test_rules_page_search_by_word_and_number(app):
 
 def test_graph_html_references_no_outside_url(demo_db):
     svc = MemoryService(make_engine(f"sqlite:///{demo_db}"))
-    for cap in (40, 400):  # physics on, and positions computed ahead
+    for cap in (40, 400):  # a small drawing and a large one
         html = viz.to_html(viz.plan(svc.graph("world", "acme"), viz.Filters(cap=cap)))
         assert not re.findall(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
         assert "vis-network" in html or "vis.Network" in html
