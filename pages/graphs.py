@@ -11,6 +11,19 @@ from pages._ui import cite, guard, notebook, page
 
 LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6)
 
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _positions(nodes: tuple[str, ...], edges: tuple[tuple[str, str], ...]) -> dict[str, tuple[float, float]]:
+    """Positions of a drawing, computed once for its entities and facts (the same input, the same picture)."""
+    return viz.layout.positions(nodes, edges)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _drawing(fingerprint: str, graph: str, _plan: viz.Plan) -> str:
+    """The drawing's HTML, cached under the plan's fingerprint: a rerun that changed nothing builds nothing."""
+    return viz.to_html(_plan, positions=_positions(*_plan.key), graph=graph)
+
+
 ctx, org = page("Graphs")
 
 with guard():
@@ -33,7 +46,7 @@ with guard():
         graph, owner = "user", ctx.person or ""
     else:
         graph, owner = "flow", st.selectbox("Run", runs, key="g_run")
-    data = ctx.svc.graph(graph, owner, limit=LOADED)
+    data = ctx.svc.graph(graph, owner, limit=LOADED, ids=True)  # ids: a drawn fact links to its weight
     if data["total"] > len(data["facts"]):
         st.caption(
             f"This graph holds {data['total']:,} facts; the {len(data['facts']):,} heaviest are loaded "
@@ -81,7 +94,7 @@ with guard():
         taught = {ch["fact"] for ch in last.get("changes", []) if ch["graph"] == graph and ch["owner"] == owner}
     with st.spinner("Laying out the graph…"):
         plan = viz.plan(data, flt, highlight=taught)
-        html = viz.to_html(plan)
+        html = _drawing(plan.fingerprint, graph, plan) if plan.nodes else ""
     st.markdown(
         f"Showing **{len(plan.nodes)} entities** and **{len(plan.edges)} facts** "
         f"of the {len(facts)} facts in this graph."
@@ -93,11 +106,24 @@ with guard():
     if plan.nodes:
         st.iframe(html, height=640)
     else:
-        st.info("Nothing to draw with these filters.")
+        st.info(f"Nothing to draw: {viz.inert(plan.reason)}.")  # names and kinds from memory made inert
     legend = viz.legend(plan)
     if legend:
         st.markdown(viz.legend_html(plan), unsafe_allow_html=True)  # kinds escaped there
-        st.caption("Nodes sized by their facts; edges as wide as their weight; disputed facts dashed.")
+        st.caption(
+            "Nodes sized by their facts; edges as wide as their weight; disputed facts dashed. "
+            + (
+                "Every name is shown. "
+                if len(plan.nodes) <= viz.LABEL_ALL
+                else f"The {viz.LABEL_TOP} most connected entities are named; point at any other for its name. "
+            )
+            + "Click a fact's edge to open its weight."
+        )
+    linked = {e["fact"]: e["title"].split("\n")[0] for e in plan.edges if e["fact"] is not None}
+    if linked:
+        c3 = st.columns([3, 1], vertical_alignment="bottom")
+        fact = c3[0].selectbox("Open a fact's weight", list(linked), format_func=linked.__getitem__, key="g_open_fact")
+        c3[1].page_link("pages/weights.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph})
     st.download_button(
         "Download GraphML",
         viz.to_graphml(plan),

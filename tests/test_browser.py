@@ -329,3 +329,31 @@ def test_owner_story_what_if_then_apply(page):
     settle(page)
     page.get_by_text(re.compile(r"LearnFromUsers on → off")).first.wait_for(timeout=60_000)
     shot(page, "story-owner-applied", page.get_by_text("Audit").first)
+
+
+def test_graph_stands_still_and_a_fact_edge_opens_its_weight(page):
+    goto(page, "draw")
+    assert drawn_nodes(page) > 0
+    page.mouse.move(0, 0)  # no tooltip in the way
+    frame = page.locator("iframe").first
+    page.wait_for_timeout(1500)  # vis-network's first frames drawn
+    first = frame.screenshot()
+    page.wait_for_timeout(1000)
+    second = frame.screenshot()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "graph-still-1.png").write_bytes(first)
+    (ARTIFACTS / "graph-still-2.png").write_bytes(second)
+    assert first == second, "the drawing moved after it was drawn"
+    body = page.frame_locator("iframe").first.locator("body")
+    edges = body.evaluate("() => network.body.data.edges.get().map(e => [e.id, e.fact])")
+    assert edges and all(isinstance(fact, int) for _, fact in edges)
+    edge_id, fact = edges[0]
+    # a click on that edge, as vis-network reports it to its listeners
+    body.evaluate("(_, id) => network.emit('click', {nodes: [], edges: [id]})", edge_id)
+    page.wait_for_function(f"() => /\\/facts\\?.*fact={fact}\\b/.test(location.href)", timeout=30_000)
+    settle(page)
+    assert "graph=world" in page.url
+    page.locator("h1").first.wait_for(timeout=30_000)
+    assert page.locator("h1").first.inner_text().strip().startswith("Fact weights")
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "graph-edge-opened-weight")

@@ -353,7 +353,7 @@ def test_rules_page_search_by_word_and_number(app):
 
 def test_graph_html_references_no_outside_url(demo_db):
     svc = MemoryService(make_engine(f"sqlite:///{demo_db}"))
-    for cap in (40, 400):  # physics on, and positions computed ahead
+    for cap in (40, 400):  # a small drawing and a large one
         html = viz.to_html(viz.plan(svc.graph("world", "acme"), viz.Filters(cap=cap)))
         assert not re.findall(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
         assert "vis-network" in html or "vis.Network" in html
@@ -668,3 +668,30 @@ def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
     [answer] = [d.value for d in at.dataframe]
     assert list(answer.columns) == ["Subject", "Relation", "Object", "Weight", "Independent sources", "Disputes"]
     assert len(answer) > 0
+
+
+def test_graphs_page_names_the_filter_that_empties_the_drawing(app):
+    at = page(app, "graphs")
+    at.slider(key="g_minw").set_value(1.0).run()
+    ok(at)
+    said = [plain(i.value) for i in at.info if "Nothing to draw" in i.value]
+    assert len(said) == 1 and said[0].startswith("Nothing to draw: the minimum weight 1.00 leaves no fact"), said
+    at.slider(key="g_minw").set_value(0.0).run()
+    at.multiselect(key="g_status").set_value([]).run()
+    assert any("the status filter excludes all" in plain(i.value) for i in at.info), [i.value for i in at.info]
+
+
+def test_graphs_page_opens_a_drawn_facts_weight(app):
+    at = page(app, "graphs")
+    box = at.selectbox(key="g_open_fact")
+    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    facts = {f["id"]: f for f in svc.graph("world", "acme", ids=True)["facts"]}
+    assert box.options and int(box.value) in facts
+    assert box.options[0] == viz.fact_label(facts[int(box.value)])
+    link = next(p for p in at.get("page_link") if p.proto.label == "Why this weight?")
+    assert link.proto.page.endswith("facts") or "weights" in link.proto.page
+    assert f"fact={box.value}" in link.proto.query_string and "graph=world" in link.proto.query_string
+    other = next(i for i, f in facts.items() if viz.fact_label(f) == box.options[-1])
+    box.set_value(other).run()
+    link = next(p for p in at.get("page_link") if p.proto.label == "Why this weight?")
+    assert f"fact={other}" in link.proto.query_string

@@ -88,20 +88,21 @@ def fact_items(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> l
     return sorted(out, key=lambda pair: fact_sort_key(pair[1]))
 
 
-def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None) -> Obj:
+def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
     """One graph: its entities (by name, then kind) and its facts; with `limit`, only its heaviest
-    facts and their entities, plus `total`, the number of facts it holds."""
+    facts and their entities, plus `total`, the number of facts it holds. With `ids`, each fact also
+    carries its database `id` (for links to its weight); the state export never asks for it."""
     query = select(Fact).where(Fact.graph == graph, Fact.owner == owner)
     if limit is None:
         entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
         facts = s.exec(query).all()
     else:
         facts = s.exec(query.order_by(col(Fact.weight).desc()).limit(limit)).all()
-        ids = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
-        entities = s.exec(select(Entity).where(col(Entity.id).in_(ids))).all() if ids else []
+        ends = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
+        entities = s.exec(select(Entity).where(col(Entity.id).in_(ends))).all() if ends else []
     out: Obj = {
         "entities": sorted((entity_json(e) for e in entities), key=lambda e: (e["name"], e["kind"])),
-        "facts": facts_json(s, facts),
+        "facts": [{"id": f.id, **item} for f, item in fact_items(s, facts)] if ids else facts_json(s, facts),
     }
     if limit is not None:
         out["total"] = int(

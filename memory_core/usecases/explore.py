@@ -54,11 +54,12 @@ class Explore(UseCases):
         with self._read() as s:
             return settings_of(self._org(s, org_id))
 
-    def graph(self, graph: str, owner: str, *, limit: int | None = None) -> Obj:
+    def graph(self, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
         """One graph's entities and facts, as in the state format; with `limit`, its heaviest facts only
-        (and `total`, how many it holds), so a page stays fast on a large graph."""
+        (and `total`, how many it holds), so a page stays fast on a large graph; with `ids`, each fact's
+        `id` too, for a link to its weight (the state export stays as it is)."""
         with self._read() as s:
-            return graph_json(s, graph, owner, limit=limit)
+            return graph_json(s, graph, owner, limit=limit, ids=ids)
 
     def facts_table(
         self,

@@ -1,16 +1,21 @@
 """Drawing a graph: filters, a node cap that keeps the strongest facts, pyvis HTML that renders
-offline, and GraphML. No Streamlit here: pages only show what this returns."""
+offline and still (positions computed here, physics off), and GraphML. No Streamlit here: pages
+only show what this returns."""
 
 from __future__ import annotations
 
+import hashlib
 import html
 import io
+import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 import networkx as nx
+
+from . import layout
 
 Obj = dict[str, Any]
 
@@ -24,8 +29,12 @@ KIND_COLORS = {
     "value": "#bab0ab",
 }
 OTHER_COLOR = "#76b7b2"
-PHYSICS_LIMIT = 150  # above this, positions are computed ahead and physics is off
 DEFAULT_CAP = 400
+# Labels that do not pile up (docs/decisions.md, "Graph drawing"): every name while the drawing is
+# small; past it only the most connected entities and the focus are named, the rest on hover.
+LABEL_ALL = 30
+LABEL_TOP = 20
+EDGE_LABELS = 25  # a focus view of at most this many facts names each relation on its edge; else on hover
 
 
 def color_of(kind: str) -> str:
@@ -63,6 +72,18 @@ class Plan:
     matching_facts: int
     left_out_facts: int
     left_out_nodes: int
+    reason: str = ""  # when nothing is drawn: the filter that emptied the drawing, in words
+
+    @property
+    def fingerprint(self) -> str:
+        """A digest of everything drawn: a page caches the drawing under it."""
+        drawn = json.dumps([self.nodes, self.edges], sort_keys=True, default=str)
+        return hashlib.sha256(drawn.encode("utf-8")).hexdigest()
+
+    @property
+    def key(self) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+        """What the positions depend on (and nothing else): the entities and the facts' ends."""
+        return tuple(n["id"] for n in self.nodes), tuple((e["from"], e["to"]) for e in self.edges)
 
     @property
     def note(self) -> str:
@@ -100,6 +121,55 @@ def _neighbourhood(facts: list[Obj], focus: str, depth: int) -> list[Obj]:
     return [f for f in facts if _node_id(f["subject"]) in keep and _node_id(f["object"]) in keep]
 
 
+def _words(values: Iterable[str]) -> str:
+    return ", ".join(sorted(values))
+
+
+def why_empty(facts: list[Obj], flt: Filters) -> str:
+    """The filter that leaves nothing to draw, found by applying the filters one at a time."""
+    if not facts:
+        return "this graph holds no fact yet"
+    focus = flt.focus.split(":", 1) if flt.focus else None
+    steps = [
+        (
+            lambda f: f["status"] in flt.statuses,
+            f"the status filter ({_words(flt.statuses)}) excludes all"
+            if flt.statuses
+            else "no status is chosen, so the status filter excludes all",
+        ),
+        (
+            lambda f: (
+                flt.kinds is None or f["subject"]["kind"] in flt.kinds or f["object"].get("kind", "value") in flt.kinds
+            ),
+            f"there is no fact of kinds {_words(flt.kinds or ())}",
+        ),
+        (
+            lambda f: flt.relations is None or f["relation"] in flt.relations,
+            f"there is no fact with relations {_words(flt.relations or ())}",
+        ),
+        (lambda f: f["weight"] >= flt.min_weight, f"the minimum weight {flt.min_weight:.2f} leaves no fact"),
+    ]
+    left = facts
+    for keep, words in steps:
+        kept = [f for f in left if keep(f)]
+        if not kept:
+            return words + (f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else "")
+        left = kept
+    if focus:
+        name = f"{focus[1]} ({focus[0]})"
+        others = " that the other filters keep" if len(left) < len(facts) else ""
+        return f"the focus entity {name} has no facts within depth {flt.depth}{others}"
+    return f"the entity cap {flt.cap} is below the two entities a fact needs"
+
+
+def _labelled(nodes: Iterable[str], degree: dict[str, int], focus: str | None) -> set[str]:
+    """The entities whose name is drawn: all of a small drawing; else the most connected and the focus."""
+    ids = list(nodes)
+    if len(ids) <= LABEL_ALL:
+        return set(ids)
+    return set(sorted(ids, key=lambda n: (-degree[n], n))[:LABEL_TOP]) | ({focus} & set(ids) if focus else set())
+
+
 def plan(graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = ()) -> Plan:
     """Choose nodes and edges: filter, focus, then the heaviest facts until the node cap is reached."""
     flt = flt or Filters()
@@ -122,10 +192,13 @@ def plan(graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = (
     for f in chosen:
         for e in (f["subject"], f["object"]):
             degree[_node_id(e)] = degree.get(_node_id(e), 0) + 1
+    named = _labelled(nodes, degree, flt.focus)
+    edge_labels = bool(flt.focus) and len(chosen) <= EDGE_LABELS
     node_rows = [
         {
             "id": nid,
-            "label": e.get("name", e.get("value")),
+            "name": str(e.get("name", e.get("value"))),
+            "label": str(e.get("name", e.get("value"))) if nid in named else "",
             "kind": e.get("kind", "value"),
             "facts": degree[nid],
             "color": color_of(e.get("kind", "value")),
@@ -138,7 +211,9 @@ def plan(graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = (
         {
             "from": _node_id(f["subject"]),
             "to": _node_id(f["object"]),
-            "label": f["relation"],
+            "fact": f.get("id"),  # the fact's database id when the graph was read with ids: a link to its weight
+            "relation": f["relation"],
+            "label": f["relation"] if edge_labels else "",
             "weight": f["weight"],
             "status": f["status"],
             "width": 1 + 6 * f["weight"],
@@ -150,37 +225,112 @@ def plan(graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = (
         }
         for f in chosen
     ]
-    return Plan(node_rows, edge_rows, len(facts), len(facts) - len(chosen), len(all_nodes) - len(nodes))
+    reason = "" if chosen else why_empty(graph["facts"], flt)
+    return Plan(node_rows, edge_rows, len(facts), len(facts) - len(chosen), len(all_nodes) - len(nodes), reason)
 
 
 _OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
+GRAPHS = ("world", "user", "flow")
+
+#: vis-network's options: no physics at all, so nothing moves once drawn (positions come from
+#: layout.py); names on hover (titles) and labels outlined so crossing edges do not hide them.
+OPTIONS: Obj = {
+    "physics": {"enabled": False},
+    "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
+    "nodes": {"shape": "dot", "font": {"size": 14, "strokeWidth": 4, "strokeColor": "#ffffff"}},
+    "edges": {
+        "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
+        "smooth": {"enabled": True, "type": "curvedCW", "roundness": 0.12},
+        "font": {"size": 11, "align": "middle", "strokeWidth": 3, "strokeColor": "#ffffff"},
+    },
+    "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": True},
+}
+
+#: Clicking a fact's edge opens its "Why this weight?" on the Fact weights page (`facts?fact=ID`).
+#: The drawing's iframe may not navigate the top window itself (Streamlit's sandbox has no
+#: allow-top-navigation), but it is same-origin: it moves the app's own history and tells the app,
+#: as the browser's back button would, so the session (memory in use, notebook) is kept.
+CLICK_SCRIPT = """<script>
+(function () {
+  var GRAPH = %s;
+  function factUrl(fact) {
+    var here;
+    try { here = new URL(window.parent.location.href); } catch (e) { here = new URL(document.referrer); }
+    var q = new URLSearchParams();
+    ["org", "as"].forEach(function (k) { if (here.searchParams.get(k)) q.set(k, here.searchParams.get(k)); });
+    q.set("graph", GRAPH);
+    q.set("fact", String(fact));
+    return new URL("facts?" + q.toString(), here);
+  }
+  function openFact(fact) {
+    var url = factUrl(fact);
+    try {
+      var app = window.parent;
+      app.history.pushState({}, "", url.pathname + url.search);
+      app.dispatchEvent(new app.PopStateEvent("popstate"));
+    } catch (e) {
+      window.top.location.href = url.href;
+    }
+  }
+  window.factUrl = factUrl;
+  window.openFact = openFact;
+  network.on("click", function (params) {
+    if (params.nodes.length || !params.edges.length) { return; }
+    var edge = network.body.data.edges.get(params.edges[0]);
+    if (edge && edge.fact !== null && edge.fact !== undefined) { openFact(edge.fact); }
+  });
+})();
+</script>
+"""
 
 
-def to_html(p: Plan, *, height: int = 620) -> str:
-    """Self-contained pyvis HTML: vis-network inlined, no outside URL, positions precomputed when big."""
+def layout_of(p: Plan) -> dict[str, tuple[float, float]]:
+    """Positions in pixels for a plan's entities: the same plan, the same positions."""
+    return layout.positions(*p.key)
+
+
+def to_html(
+    p: Plan, *, positions: dict[str, tuple[float, float]] | None = None, graph: str = "world", height: int = 620
+) -> str:
+    """Self-contained pyvis HTML: vis-network inlined, no outside URL, positions computed ahead
+    (`positions`, or computed here) and physics off, so the drawing stands still; a click on a fact
+    opens its weight."""
     from pyvis.network import Network
 
     net = Network(height=f"{height}px", width="100%", directed=True, cdn_resources="in_line")
-    big = len(p.nodes) > PHYSICS_LIMIT
-    positions = _layout(p) if big else {}
-    for n in p.nodes:
-        extra: Obj = {}
-        if big:
-            x, y = positions[n["id"]]
-            extra = {"x": x, "y": y, "physics": False}
-        net.add_node(n["id"], label=n["label"], color=n["color"], size=n["size"], title=n["title"], **extra)
-    for e in p.edges:
-        net.add_edge(
-            e["from"],
-            e["to"],
-            title=e["title"],
-            label=e["label"],
-            width=e["width"],
-            dashes=e["dashes"],
-            color="#d62728" if e["highlight"] else ("#999999" if e["status"] != "active" else "#555555"),
-        )
-    net.toggle_physics(not big)
-    return _OUTSIDE.sub("", _render(net, physics=not big))
+    pos = positions if positions is not None else layout_of(p)
+    net.nodes = [
+        {
+            "id": n["id"],
+            "label": n["label"],  # "" draws no name: it is in the title, shown on hover
+            "title": n["title"],
+            "color": n["color"],
+            "size": n["size"],
+            "x": pos[n["id"]][0],
+            "y": pos[n["id"]][1],
+            "physics": False,
+        }
+        for n in p.nodes
+    ]
+    net.node_ids = [n["id"] for n in p.nodes]
+    net.edges = [
+        {
+            "id": f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
+            "from": e["from"],
+            "to": e["to"],
+            "fact": e["fact"],
+            "title": e["title"],
+            "label": e["label"],
+            "width": e["width"],
+            "dashes": e["dashes"],
+            "color": "#d62728" if e["highlight"] else ("#999999" if e["status"] != "active" else "#555555"),
+        }
+        for i, e in enumerate(p.edges)
+    ]
+    net.options = OPTIONS
+    page = _OUTSIDE.sub("", _render(net, physics=False))
+    where = json.dumps(graph if graph in GRAPHS else "world")
+    return page.replace("</body>", CLICK_SCRIPT % where + "</body>", 1)
 
 
 def _render(net: Any, *, physics: bool) -> str:
@@ -214,22 +364,13 @@ def _render(net: Any, *, physics: bool) -> str:
     )
 
 
-def _layout(p: Plan) -> dict[str, tuple[float, float]]:
-    g = nx.Graph()
-    g.add_nodes_from(n["id"] for n in p.nodes)
-    g.add_edges_from((e["from"], e["to"]) for e in p.edges)
-    pos = nx.spring_layout(g, seed=7, iterations=30)
-    scale = 60 * len(p.nodes) ** 0.5
-    return {k: (float(v[0] * scale), float(v[1] * scale)) for k, v in pos.items()}
-
-
 def to_graphml(p: Plan) -> str:
     """The drawn graph as GraphML, for other tools."""
     g = nx.MultiDiGraph()
     for n in p.nodes:
-        g.add_node(n["id"], label=str(n["label"]), kind=n["kind"])
+        g.add_node(n["id"], label=n["name"], kind=n["kind"])
     for e in p.edges:
-        g.add_edge(e["from"], e["to"], relation=e["label"], weight=e["weight"], status=e["status"])
+        g.add_edge(e["from"], e["to"], relation=e["relation"], weight=e["weight"], status=e["status"])
     buf = io.BytesIO()
     nx.write_graphml(g, buf)
     return buf.getvalue().decode("utf-8")

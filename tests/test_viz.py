@@ -1,0 +1,154 @@
+"""The Graphs page's drawing (memory_core/views/viz.py, layout.py): still, stable, readable, linked."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from memory_core import MemoryService, load, make_engine, replay
+from memory_core.views import layout, viz
+
+ROOT = Path(__file__).resolve().parent.parent
+EVIL = '<img src=x onerror=alert(1)>"</script><script>alert(2)</script>'
+
+
+def fact(subject: str, relation: str, obj: str, weight: float = 0.8, *, status: str = "active", id: int = 0) -> dict:
+    s_kind, s_name = subject.split(":")
+    o_kind, o_name = obj.split(":")
+    return {
+        "id": id,
+        "subject": {"name": s_name, "kind": s_kind},
+        "relation": relation,
+        "object": {"name": o_name, "kind": o_kind},
+        "weight": weight,
+        "status": status,
+        "sources": 1,
+    }
+
+
+def star(n: int) -> dict:
+    """One hub with n spokes, plus a ring among the spokes: degrees differ, ids run 1..2n."""
+    facts = [fact("person:Hub", "knows", f"person:P{i:03}", 0.5 + i / (4 * n), id=i + 1) for i in range(n)]
+    facts += [fact(f"person:P{i:03}", "likes", f"idea:I{i % 7}", 0.4, id=n + i + 1) for i in range(n)]
+    return {"facts": facts}
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    url = f"sqlite:///{tmp_path_factory.mktemp('viz') / 'demo.db'}"
+    svc = MemoryService(make_engine(url))
+    replay(load(str(ROOT / "sample_data" / "demo.json")), svc)
+    return svc
+
+
+def test_positions_are_stable_and_ignore_input_order():
+    p = viz.plan(star(60))
+    first = viz.layout_of(p)
+    assert set(first) == {n["id"] for n in p.nodes}
+    assert viz.layout_of(viz.plan(star(60))) == first  # a rerun: the same picture
+    nodes, edges = p.key
+    assert layout.positions(reversed(nodes), list(reversed(edges))) == first  # order does not matter
+    assert len(set(first.values())) == len(first)  # no two entities on one spot
+
+
+def test_positions_past_the_spring_limit_need_no_scipy():
+    nodes = [f"n{i}" for i in range(layout.SPRING_LIMIT + 80)]
+    edges = [(nodes[i], nodes[(i * 7 + 1) % len(nodes)]) for i in range(len(nodes))]
+    pos = layout.positions(nodes, edges)
+    assert set(pos) == set(nodes) and pos == layout.positions(nodes, edges)
+
+
+def test_drawing_is_still_physics_off_and_positions_given(demo):
+    for cap in (20, 400):  # small and large drawings alike
+        p = viz.plan(demo.graph("world", "acme", ids=True), viz.Filters(cap=cap))
+        page = viz.to_html(p)
+        options = json.loads(re.search(r"var options = (\{.*\});", page).group(1))  # type: ignore[union-attr]
+        assert options["physics"] == {"enabled": False}
+        nodes = json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", page).group(1))  # type: ignore[union-attr]
+        assert nodes and all(n["physics"] is False and "x" in n and "y" in n for n in nodes)
+        assert 'network.on("stabilizationProgress"' not in page and 'id="loadingBar"' not in page
+
+
+def test_labels_all_on_small_drawings_top_and_focus_on_large():
+    small = viz.plan(star(10))
+    assert len(small.nodes) <= viz.LABEL_ALL and all(n["label"] == n["name"] for n in small.nodes)
+    big = viz.plan(star(80))
+    named = [n for n in big.nodes if n["label"]]
+    assert len(named) == viz.LABEL_TOP
+    assert "person:Hub" in {n["id"] for n in named}  # the most connected
+    assert all(n["name"] in n["title"] for n in big.nodes)  # every name on hover
+    focus = viz.plan(star(80), viz.Filters(focus="person:P079", depth=3))
+    assert len(focus.nodes) > viz.LABEL_ALL
+    named = {n["id"] for n in focus.nodes if n["label"]}
+    assert "person:P079" in named and len(named) == viz.LABEL_TOP + 1  # the focus is named, however weak
+
+
+def test_edge_labels_only_in_a_small_focus_view():
+    assert all(e["label"] == "" and e["relation"] in e["title"] for e in viz.plan(star(10)).edges)
+    small_focus = viz.plan(star(10), viz.Filters(focus="idea:I3"))
+    assert small_focus.edges and all(e["label"] == e["relation"] for e in small_focus.edges)
+    big_focus = viz.plan(star(200), viz.Filters(focus="person:Hub"))
+    assert len(big_focus.edges) > viz.EDGE_LABELS and all(e["label"] == "" for e in big_focus.edges)
+
+
+def test_edges_carry_fact_ids_and_the_click_opens_the_weight(demo):
+    data = demo.graph("world", "acme", ids=True)
+    assert all(isinstance(f["id"], int) for f in data["facts"])
+    assert "id" not in demo.graph("world", "acme")["facts"][0]  # the state format's facts are unchanged
+    p = viz.plan(data)
+    page = viz.to_html(p, graph="user")
+    edges = json.loads(re.search(r"edges = new vis\.DataSet\((\[.*?\])\);", page).group(1))  # type: ignore[union-attr]
+    assert {e["fact"] for e in edges} == {e["fact"] for e in p.edges} <= {f["id"] for f in data["facts"]}
+    assert 'network.on("click"' in page and '"facts?"' in page and 'var GRAPH = "user";' in page
+    assert 'var GRAPH = "world";' in viz.to_html(p, graph="</script><b>")  # only a graph's name gets in
+
+
+def test_memory_text_is_escaped_in_titles_and_labels():
+    graph = {"facts": [fact("person:" + EVIL.replace(":", ""), EVIL, "idea:Tea", id=1)]}
+    page = viz.to_html(viz.plan(graph, viz.Filters(focus="idea:Tea")))
+    body = page.split("<body>", 1)[1]
+    assert "<img src=x" not in body and "alert(2)</script>" not in body
+    nodes = json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", page).group(1))  # type: ignore[union-attr]
+    assert any("<img src=x" in n["title"] for n in nodes)  # kept as text: vis-network shows titles as text
+
+
+@pytest.mark.parametrize(
+    ("flt", "reason"),
+    [
+        (viz.Filters(statuses=set()), "no status is chosen, so the status filter excludes all"),
+        (viz.Filters(statuses={"retracted"}), "the status filter (retracted) excludes all"),
+        (viz.Filters(kinds={"place"}), "there is no fact of kinds place"),
+        (viz.Filters(relations={"owns"}), "there is no fact with relations owns"),
+        (viz.Filters(min_weight=0.95), "the minimum weight 0.95 leaves no fact"),
+        (
+            viz.Filters(kinds={"idea"}, min_weight=0.9),
+            "the minimum weight 0.90 leaves no fact (of the 2 facts the filters before it keep)",
+        ),
+        (viz.Filters(focus="place:Nowhere"), "the focus entity Nowhere (place) has no facts within depth 1"),
+        (viz.Filters(cap=1), "the entity cap 1 is below the two entities a fact needs"),
+    ],
+)
+def test_an_empty_drawing_names_the_filter_that_emptied_it(flt, reason):
+    graph = {
+        "facts": [
+            fact("person:Ann", "knows", "person:Bo", 0.9),
+            fact("person:Ann", "likes", "idea:Tea", 0.6),
+            fact("person:Bo", "likes", "idea:Tea", 0.5),
+            fact("person:Bo", "knows", "person:Cy", 0.3, status="disputed"),
+        ]
+    }
+    p = viz.plan(graph, flt)
+    assert not p.nodes and p.reason == reason
+
+
+def test_an_empty_graph_says_so_and_a_drawn_one_has_no_reason():
+    assert viz.plan({"facts": []}).reason == "this graph holds no fact yet"
+    assert viz.plan(star(5)).reason == ""
+
+
+def test_graphml_keeps_every_name_and_relation():
+    text = viz.to_graphml(viz.plan(star(80)))
+    assert "P079" in text and "knows" in text and "likes" in text
