@@ -7,7 +7,7 @@ import streamlit as st
 
 from memory_core.rules.wording import possessive
 from memory_core.views import viz
-from pages._ui import cite, guard, notebook, page
+from pages._ui import cite, copy_link, from_link, guard, notebook, page, to_link
 
 LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6)
 
@@ -25,10 +25,25 @@ def _drawing(fingerprint: str, graph: str, _plan: viz.Plan) -> str:
 
 
 ctx, org = page("Graphs")
+LINKED = {"graph": "g_which", "run": "g_run", "kinds": "g_kinds", "rel": "g_rel", "status": "g_status"}
+LINKED |= {"depth": "g_depth", "cap": "g_cap"}
+from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=("kinds", "rel", "status"))
+
+
+def _only(key: str, options: list) -> None:
+    """A choice from a link that is not an option here is dropped, not an error."""
+    value = st.session_state.get(key)
+    if isinstance(value, list):
+        st.session_state[key] = [v for v in value if v in options]
+    elif value is not None and value not in options:
+        del st.session_state[key]
+
 
 with guard():
     runs = [r["id"] for r in ctx.svc.runs(org)]
     choices = ["World"] + (["User"] if ctx.person else []) + (["Flow"] if runs else [])
+    _only("g_which", choices)
+    _only("g_run", runs)
     which = st.radio(
         "Graph",
         choices,
@@ -56,6 +71,9 @@ with guard():
     facts = data["facts"]
     kinds = sorted({f["subject"]["kind"] for f in facts} | {f["object"].get("kind", "value") for f in facts})
     relations = sorted({f["relation"] for f in facts})
+    _only("g_kinds", kinds)
+    _only("g_rel", relations)
+    _only("g_status", ["active", "disputed", "retracted"])
     c = st.columns([2, 2, 1, 2])
     pick_kinds = c[0].multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")
     pick_rel = c[1].multiselect("Relations", relations, key="g_rel", placeholder="all relations")
@@ -68,6 +86,12 @@ with guard():
         help="Retracted facts are hidden unless asked for (R28).",
     )
     names = sorted({(e["name"], e["kind"]) for e in data["entities"]})
+    linked = st.session_state.pop("g_entity", None)  # ?entity=kind:name, from a link
+    if linked and ":" in linked:
+        kind_, name_ = linked.split(":", 1)
+        if (name_, kind_) in names:
+            st.session_state["g_focus"] = (name_, kind_)
+    _only("g_focus", [None, *names])
     c2 = st.columns([3, 1, 1])
     focus = c2[0].selectbox(
         "Focus on an entity and its neighbourhood",
@@ -86,6 +110,9 @@ with guard():
         depth=int(depth),
         cap=int(cap),
     )
+    st.session_state["g_entity"] = flt.focus  # the focus as ?entity=kind:name
+    to_link(LINKED | {"entity": "g_entity"})
+    st.session_state.pop("g_entity", None)
 
     nb = notebook()
     taught = set()
@@ -139,3 +166,5 @@ with guard():
             hide_index=True,
             width="stretch",
         )
+    with st.expander("Link to this view"):
+        copy_link()
