@@ -15,6 +15,7 @@ from memory_core.views import whatif
 from pages._ui import cite, guard, inert, note_change, notebook, on_off, page
 
 ctx, org = page("Settings")
+AUTO_TURNS = 300  # a live what-if replays by itself up to this many turns; beyond, when asked
 
 
 def local_time(at: str) -> str:
@@ -88,7 +89,7 @@ source = st.radio(
     "Replay",
     sources,
     format_func={
-        "live": f"the recorded history of {ctx.org_name}",
+        "live": f"the recorded history of {inert(ctx.org_name)}",
         "notebook": "the notebook's scenario, from its start",
     }.__getitem__,
     horizontal=True,
@@ -96,6 +97,16 @@ source = st.radio(
 )
 gaps: list[str] = []
 if source == "live":
+    turns = sum(len(r["turns"]) for r in ctx.svc.runs(org))
+    if turns > AUTO_TURNS and not st.session_state.get(f"wi_go_{org}"):
+        st.caption(
+            f"{inert(ctx.org_name)} has {turns:,} turns on record: replaying them twice takes a while, so it runs when "
+            "you ask."
+        )
+        if st.button(f"Replay {turns:,} turns under other settings", key="wi_go"):
+            st.session_state[f"wi_go_{org}"] = True
+            st.rerun()
+        st.stop()
     doc, gaps = whatif.history_of(ctx.svc, org)
     target = org
     base = dict(current)
