@@ -180,7 +180,11 @@ class GraphWriter:
     def insert_new(self) -> None:
         """Write the new entities, aliases and facts, each in one statement, in that order (each
         points to the one before); an existing entity's new aliases are written too."""
-        self.db.many(_E_INSERT, [{**vars(e), "aliases": self.db.json(e.aliases)} for e in self.new_entities])
+        none = self.db.json([])  # most new entities have no alias: one parameter for them all
+        self.db.many(
+            _E_INSERT,
+            [{**vars(e), "aliases": self.db.json(e.aliases) if e.aliases else none} for e in self.new_entities],
+        )
         new = set(map(id, self.new_entities))
         rows, changed = [], []
         for e in self.entities.values():
