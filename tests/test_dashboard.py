@@ -98,12 +98,23 @@ def open_sample(at: AppTest, name: str) -> AppTest:
     return at
 
 
+def whole_story(at: AppTest) -> str:
+    """What every cell shows: the window of cells moved from the first to the last, page by page."""
+    at.selectbox(key="nb_jump").set_value(0).run()
+    shown = [texts(at)]
+    while not at.button(key="nb_next").disabled:
+        at.button(key="nb_next").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown.append(texts(at))
+    return "\n".join(shown)
+
+
 def test_notebook_runs_cells_and_shows_what_they_taught(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     assert at.sidebar.radio(key="memory_source").value == "notebook"
     at.button(key="run_all").click().run()
     assert not at.exception
-    shown = texts(at)
+    shown = whole_story(at)
     assert "Taught 4 World" in shown
     assert "Teaches nothing" not in shown
     assert "Refused: turn_not_open" in "\n".join(e.value for e in at.error) or "turn_not_open" in shown
@@ -132,6 +143,8 @@ def test_notebook_add_edit_and_reject_bad_cell(app):
     at.button(key="run_all").click().run()
     assert at.session_state["notebook"]["results"][str(n)]["reason"] == "unknown_run"
     at.button(key=f"del-{n}").click().run()
+    assert len(at.session_state["notebook"]["scenario"]["events"]) == n + 1  # not before it is confirmed
+    at.button(key=f"del-yes-{n}").click().run()
     assert len(at.session_state["notebook"]["scenario"]["events"]) == n
     at.selectbox(key="new_kind").set_value("end_turn").run()
     at.text_input(key="f_turn").input("t1").run()

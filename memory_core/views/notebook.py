@@ -10,6 +10,7 @@ kept on disk beside its scratch memory (`save`, `reopen`), so a reload of the pa
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -33,7 +34,21 @@ UNDO_DEPTH = 20
 NOTEBOOK_ID = re.compile(r"[0-9a-f]{32}")
 #: What the notebook's file keeps: everything but the checked form (checked again on reopening)
 #: and the undo stack (its own file, written only when an edit changes it).
-KEPT = ("id", "file", "scenario", "db", "cursor", "results", "reads", "refused", "outside", "notes", "story", "last")
+KEPT = (
+    "id",
+    "file",
+    "scenario",
+    "db",
+    "cursor",
+    "results",
+    "reads",
+    "refused",
+    "outside",
+    "notes",
+    "story",
+    "last",
+    "rev",
+)
 
 
 def notebook_dir() -> Path:
@@ -89,6 +104,15 @@ def scenario_of(nb: Obj) -> Scenario:
     if sc is None:
         sc = nb["checked"] = checked(nb["scenario"])
     return sc
+
+
+def digest(nb: Obj) -> str:
+    """A digest of the notebook's document, kept until the document changes: what caches of the
+    page that depend only on the cells are keyed on."""
+    if not nb.get("digest"):
+        text = json.dumps(nb["scenario"], sort_keys=True, ensure_ascii=False)
+        nb["digest"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return str(nb["digest"])
 
 
 def events(nb: Obj) -> list[Obj]:
@@ -203,7 +227,7 @@ def _replace_events(nb: Obj, new_events: list[Obj], first_changed: int, order: l
     _push_undo(nb)
     old = _notes(nb)
     ran = nb["cursor"]
-    nb.update(scenario=to_json(sc), checked=sc, notes=[None if j is None else old[j] for j in order])
+    nb.update(scenario=to_json(sc), checked=sc, digest=None, notes=[None if j is None else old[j] for j in order])
     if first_changed < ran:  # an edit above the run cells: recompute memory to the same point
         reset(nb)
         run_to(nb, min(ran, len(new_events)) - 1)
@@ -267,7 +291,7 @@ def undo(nb: Obj) -> bool:
     old, back = nb["scenario"]["events"], prev["scenario"]["events"]
     first = next((i for i, (x, y) in enumerate(zip(old, back, strict=False)) if x != y), min(len(old), len(back)))
     ran = nb["cursor"]
-    nb.update(scenario=prev["scenario"], checked=checked(prev["scenario"]), notes=list(prev["notes"]))
+    nb.update(scenario=prev["scenario"], checked=checked(prev["scenario"]), digest=None, notes=list(prev["notes"]))
     if first < ran:
         reset(nb)
         run_to(nb, min(ran, len(back)) - 1)
@@ -320,7 +344,7 @@ def reopen(nb_id: str) -> Obj | None:
         return None
     if data.get("format") != "memory-notebook/1":
         return None
-    nb: Obj = {k: data.get(k) for k in KEPT} | {"undo": undo_stack, "rev": 0, "undo_rev": 0}
+    nb: Obj = {k: data.get(k) for k in KEPT} | {"undo": undo_stack, "undo_rev": 0}
     nb["checked"] = checked(nb["scenario"])
     if not Path(str(nb["db"]).removeprefix("sqlite:///")).exists():
         ran = nb["cursor"]
