@@ -55,7 +55,7 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
     if do in ("record", "step") and detail.get("record"):
         st.info(
             cite(
-                f"Kept record `{inert(detail['record'])}` as evidence: nothing is written to memory yet, "
+                f"Kept record **{inert(detail['record'])}** as evidence: nothing is written to memory yet, "
                 "while the turn is open (R6)."
             )
         )
@@ -67,7 +67,7 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         kept = cells.evidence(nbk.events(nb), nb["results"], event["turn"], res["index"])
         st.markdown(
             cite(
-                f"Records kept as evidence (R2): {', '.join(f'`{inert(r)}`' for r in kept)}."
+                f"Records kept as evidence (R2): {', '.join(f'**{inert(r)}**' for r in kept)}."
                 if kept
                 else "This turn kept no record (R2): there is no evidence to keep."
             )
