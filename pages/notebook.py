@@ -40,7 +40,7 @@ def rerun(nb: dict[str, Any] | None = None, goto: int | None = None) -> None:
     st.rerun()
 
 
-def load(text: str | bytes, name: str) -> None:
+def load(text: str | bytes, name: str, goto: int = 0) -> None:
     """Open scenario text as a notebook, read and checked exactly as `replay` reads a file."""
     with guard():
         try:
@@ -55,7 +55,7 @@ def load(text: str | bytes, name: str) -> None:
         st.session_state["nb_id"] = nb["id"]
         st.session_state.pop("_nb_confirm_load", None)
         use_memory(NOTEBOOK)
-        rerun(nb, goto=0)
+        rerun(nb, goto=goto)
 
 
 samples = sorted(p.name for p in SAMPLES.glob("*.json"))
@@ -77,7 +77,12 @@ if linked and linked != linked_before and (notebook() is None or notebook()["id"
         "removed)" + (": the sample it names is opened afresh." if st.session_state.get("nb_sample") else ".")
     )
 if notebook() is None and st.session_state.get("nb_sample") in samples:
-    load((SAMPLES / st.session_state["nb_sample"]).read_bytes(), st.session_state["nb_sample"])
+    linked_cell = st.session_state.get("nb_jump")
+    load(
+        (SAMPLES / st.session_state["nb_sample"]).read_bytes(),
+        st.session_state["nb_sample"],
+        goto=linked_cell if isinstance(linked_cell, int) else 0,
+    )
 if "_nb_goto" in st.session_state:  # a button asked to move the window before "Jump to" is drawn
     st.session_state["nb_jump"] = st.session_state.pop("_nb_goto")
 

@@ -879,3 +879,15 @@ def test_notebook_run_all_checks_the_scenario_once(app, monkeypatch):
     assert len(calls) == 1
     at.run()
     assert len(calls) == 1  # a rerun that changed nothing checks nothing
+
+
+def test_notebook_view_is_a_link_to_a_sample_and_a_cell(app):
+    """?sample= opens a sample (where no notebook is kept under ?nb=), ?cell= the window at that cell."""
+    app.switch_page("pages/notebook.py")
+    app.query_params["sample"] = "completed_failed_cancelled.json"
+    app.query_params["cell"] = "5"
+    at = app.run()
+    ok(at)
+    assert at.session_state["notebook"]["file"] == "completed_failed_cancelled.json"
+    assert at.selectbox(key="nb_jump").value == 5
+    assert at.query_params["nb"] == at.session_state["notebook"]["id"] and at.query_params["cell"] == "5"
