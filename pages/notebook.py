@@ -72,7 +72,7 @@ if linked and linked != linked_before and (notebook() is None or notebook()["id"
         use_memory(NOTEBOOK)
         rerun(goto=st.session_state.get("nb_jump", reopened.get("last") or 0))
     st.session_state["nb_id"] = None
-    st.warning(
+    st.session_state["_nb_link_lost"] = (
         "No notebook is kept under this link on this machine (it was never saved here, or its files were "
         "removed)" + (": the sample it names is opened afresh." if st.session_state.get("nb_sample") else ".")
     )
@@ -87,6 +87,8 @@ if "_nb_goto" in st.session_state:  # a button asked to move the window before "
     st.session_state["nb_jump"] = st.session_state.pop("_nb_goto")
 
 st.title("Notebook")
+if "_nb_link_lost" in st.session_state:
+    st.warning(st.session_state.pop("_nb_link_lost"))
 nb = notebook()
 with st.expander("Open a scenario", expanded=nb is None):
     pick, go = st.columns([4, 1])

@@ -19,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..errors import FormatError
 from ..format.checks import Scenario
 from ..format.replay import Engine
 from ..format.scenario import parse, to_json
@@ -345,7 +346,10 @@ def reopen(nb_id: str) -> Obj | None:
     if data.get("format") != "memory-notebook/1":
         return None
     nb: Obj = {k: data.get(k) for k in KEPT} | {"undo": undo_stack, "undo_rev": 0}
-    nb["checked"] = checked(nb["scenario"])
+    try:
+        nb["checked"] = checked(nb["scenario"])
+    except FormatError:  # kept by a version that read the format otherwise: not reopened
+        return None
     if not Path(str(nb["db"]).removeprefix("sqlite:///")).exists():
         ran = nb["cursor"]
         reset(nb)
