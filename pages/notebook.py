@@ -1,4 +1,10 @@
-"""Notebook: a scenario as cells, one event each. Run them and watch what memory learns."""
+"""Notebook: a scenario as cells, one event each. Run them and watch what memory learns.
+
+The page follows the story: the cell just run is highlighted at the top of a window of cells
+(cells already run are collapsed, a search filters the cells, "Jump to" moves the window). The
+notebook is kept on disk under an id carried in the URL (`?nb=`), so a reload reopens it with its
+edits and cursor; edits can be undone, and deleting a cell or loading over edits asks first.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from memory_core import FormatError
@@ -15,76 +20,149 @@ from memory_core.format.scenario import decode
 from memory_core.rules.settings import SETTINGS
 from memory_core.rules.vocabulary import GRAPHS, READ_CALLS, SURFACES, TURN_END_STATUSES, WORLD_KINDS
 from memory_core.rules.weights import ORIGINS
+from memory_core.views import cells
 from memory_core.views import notebook as nbk
-from pages._ui import NOTEBOOK, guard, inert, notebook, rule_text, use_memory
+from pages._cellview import compare, preview, show_result, stale_note, with_guard
+from pages._ui import NOTEBOOK, from_link, guard, inert, notebook, to_link, use_memory
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 KINDS = [*WORLD_KINDS, "preference"]
+LINK = {"nb": "nb_id", "sample": "nb_sample", "cell": "nb_jump"}
+WINDOW = 8  # cells drawn at once, from the one "Jump to" names
 
 
-def load(text: str | bytes, name: str) -> None:
+def rerun(nb: dict[str, Any] | None = None, goto: int | None = None) -> None:
+    """Keep the notebook on disk, move the window to `goto` (the cell just run), and rerun."""
+    if nb is not None:
+        nbk.save(nb)
+    if goto is not None:
+        st.session_state["_nb_goto"] = goto
+    st.rerun()
+
+
+def load(text: str | bytes, name: str, goto: int = 0) -> None:
     """Open scenario text as a notebook, read and checked exactly as `replay` reads a file."""
     with guard():
         try:
-            st.session_state["notebook"] = nbk.load_text(text)
+            nb = nbk.load_text(text, name)
         except FormatError as exc:
             st.error(
                 f"{inert(name)} is not a memory scenario: {inert(exc)}. Fix that place in the file and load it again."
             )
             return
+        st.session_state["notebook"] = nb
         st.session_state["notebook_file"] = name
+        st.session_state["nb_id"] = nb["id"]
+        st.session_state.pop("_nb_confirm_load", None)
         use_memory(NOTEBOOK)
-        st.rerun()
+        rerun(nb, goto=goto)
 
+
+samples = sorted(p.name for p in SAMPLES.glob("*.json"))
+
+# A view is a link: ?nb= reopens a notebook kept on disk, ?sample= opens a sample, ?cell= a cell.
+linked_before = st.session_state.get("nb_id")
+from_link(LINK, ints=("cell",))
+linked = st.session_state.get("nb_id")
+if linked and linked != linked_before and (notebook() is None or notebook()["id"] != linked):  # type: ignore[index]
+    reopened = nbk.reopen(linked)
+    if reopened is not None:
+        st.session_state["notebook"] = reopened
+        st.session_state["notebook_file"] = reopened.get("file") or "scenario.json"
+        use_memory(NOTEBOOK)
+        rerun(goto=st.session_state.get("nb_jump", reopened.get("last") or 0))
+    st.session_state["nb_id"] = None
+    st.session_state["_nb_link_lost"] = (
+        "No notebook is kept under this link on this machine (it was never saved here, or its files were "
+        "removed)" + (": the sample it names is opened afresh." if st.session_state.get("nb_sample") else ".")
+    )
+if notebook() is None and st.session_state.get("nb_sample") in samples:
+    linked_cell = st.session_state.get("nb_jump")
+    load(
+        (SAMPLES / st.session_state["nb_sample"]).read_bytes(),
+        st.session_state["nb_sample"],
+        goto=linked_cell if isinstance(linked_cell, int) else 0,
+    )
+if "_nb_goto" in st.session_state:  # a button asked to move the window before "Jump to" is drawn
+    st.session_state["nb_jump"] = st.session_state.pop("_nb_goto")
 
 st.title("Notebook")
-with st.expander("Open a scenario", expanded=notebook() is None):
-    samples = sorted(p.name for p in SAMPLES.glob("*.json"))
+if "_nb_link_lost" in st.session_state:
+    st.warning(st.session_state.pop("_nb_link_lost"))
+nb = notebook()
+with st.expander("Open a scenario", expanded=nb is None):
     pick, go = st.columns([4, 1])
     chosen = pick.selectbox("Sample", samples, key="sample_pick", label_visibility="collapsed")
     if go.button("Load sample", key="load_sample", width="stretch"):
-        load((SAMPLES / chosen).read_bytes(), chosen)
+        if nb is not None and nbk.edited(nb):
+            st.session_state["_nb_confirm_load"] = ("sample", chosen, None)
+        else:
+            load((SAMPLES / chosen).read_bytes(), chosen)
     upload = st.file_uploader("…or upload a scenario file (memory-scenario/1)", type=["json"], key="upload")
     if upload is not None and st.button("Load upload", key="load_upload"):
-        load(upload.getvalue(), upload.name)
+        if nb is not None and nbk.edited(nb):
+            st.session_state["_nb_confirm_load"] = ("upload", upload.name, upload.getvalue())
+        else:
+            load(upload.getvalue(), upload.name)
+    pending = st.session_state.get("_nb_confirm_load")
+    if pending:
+        st.warning(
+            f"This notebook has edits. Loading {inert(pending[1])} replaces it; its edits stay only under its own "
+            "link (copy the address first to come back to it)."
+        )
+        yes, no = st.columns(2)
+        if yes.button("Discard my edits and load", key="load_confirm", type="primary"):
+            load(pending[2] if pending[0] == "upload" else (SAMPLES / pending[1]).read_bytes(), pending[1])
+        if no.button("Keep my notebook", key="load_cancel"):
+            del st.session_state["_nb_confirm_load"]
+            rerun()
 
-nb = notebook()
 if nb is None:
     st.info("Load a sample or upload a scenario to start. Each cell is one event; run them one by one.")
+    to_link(LINK)
     st.stop()
 assert nb is not None
+st.session_state["nb_id"] = nb["id"]
+st.session_state["nb_sample"] = nb.get("file") if nb.get("file") in samples else None
 
 scenario = nb["scenario"]
 st.subheader(scenario.get("title") or "Untitled scenario")
 if scenario.get("description"):
     st.caption(scenario["description"])
 events = scenario["events"]
+checked_events = nbk.events(nb)
 cursor = nb["cursor"]
 
-bar = st.columns([1, 1, 1, 1.4, 1.4])
+bar = st.columns([1, 1, 1, 1, 1.4, 1.4])
 if bar[0].button("Run next", key="run_next", type="primary", disabled=cursor >= len(events)):
     with guard():
         nbk.run_next(nb)
-    st.rerun()
+    rerun(nb, goto=nb.get("last"))
 if bar[1].button("Run all", key="run_all", disabled=cursor >= len(events)):
     progress = st.progress(0.0, text="Running cells…")
     with guard():
         while nbk.run_next(nb) is not None:
-            progress.progress(nb["cursor"] / max(len(events), 1), text=f"Cell {nb['cursor']} of {len(events)}")
-    st.rerun()
+            if nb["cursor"] % 10 == 0:
+                progress.progress(nb["cursor"] / max(len(events), 1), text=f"Cell {nb['cursor']} of {len(events)}")
+    rerun(nb, goto=nb.get("last"))
 if bar[2].button("Reset", key="reset"):
     nbk.reset(nb)
-    st.rerun()
-bar[3].download_button(
+    rerun(nb, goto=0)
+if bar[3].button("Undo", key="undo", disabled=not nbk.can_undo(nb), help="Undo the last edit of the cells"):
+    with guard():
+        nbk.undo(nb)
+    rerun(nb)
+file_name = nb.get("file") or st.session_state.get("notebook_file") or "scenario.json"
+bar[4].download_button(
     "Download scenario",
-    json.dumps(scenario, indent=2, ensure_ascii=False),
-    file_name=st.session_state.get("notebook_file", "scenario.json"),
+    lambda: json.dumps(scenario, indent=2, ensure_ascii=False),
+    file_name=file_name,
     mime="application/json",
     key="dl_scenario",
 )
-bar[4].download_button(
+bar[5].download_button(
     "Download state",
-    json.dumps(nbk.state(nb), indent=2, ensure_ascii=False),
+    lambda: json.dumps(nbk.state(nb), indent=2, ensure_ascii=False),
     file_name="state.json",
     mime="application/json",
     key="dl_state",
@@ -96,128 +174,120 @@ if nb.get("outside"):
     )
 st.caption(
     f"{cursor} of {len(events)} cells run. The memory in use is this notebook's own scratch memory; "
-    "the other pages show it while it is selected in the sidebar."
+    "the other pages show it while it is selected in the sidebar. The notebook is kept on this machine: "
+    "this page's address reopens it, with its edits and cursor."
 )
 
 
-def show_result(res: dict[str, Any], *, compact: bool = False) -> None:
-    """What a cell did: refused and why, or its fact changes graph by graph and what rules kept out."""
-    if res["status"] == "refused":
-        st.error(f"Refused: {res['reason']}. {inert(res['message'])}")
-        return
-    detail = res["detail"]
-    if "taught" in detail:
-        t = detail["taught"]
-        st.success(f"Taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports (R1, R7 to R9).")
-    if detail.get("rule") and detail["rule"] in ("R2", "R5", "R11"):
-        st.info(rule_text(detail["rule"]))
-    if res["changes"]:
-        cols = (
-            ["graph", "fact", "weight_after", "status_after"]
-            if compact
-            else ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
-        )
-        st.dataframe(
-            pd.DataFrame(res["changes"])[cols],
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "weight_before": st.column_config.NumberColumn(format="%.4f"),
-                "weight_after": st.column_config.NumberColumn(format="%.4f"),
-            },
-        )
-    for s in res["skipped"]:
-        st.warning(
-            f"Kept out by {s['rule']}: claim {s['claim']} of record {s['record']}, "
-            f"“{s.get('claim_text', '')}”. {s['why']}"
-        )
-    if detail.get("excluded_records"):
-        st.info(
-            f"Records {', '.join(detail['excluded_records'])} came from nested work that failed or was "
-            "cancelled: they teach nothing (R5)."
-        )
-    if detail.get("shortcut"):
-        sc = detail["shortcut"]
-        st.info(
-            f"Skipped by a shortcut (R22): memory already answers with weight {sc['weight']:.3f} "
-            f"({sc['fact']['graph']} graph)."
-        )
-    if "result" in detail:
-        st.caption(f"Read answered (probes used {detail['probes_used']} of {detail['cap'] or 'no cap'}, R21):")
-        st.json(detail["result"], expanded=False)
-    if detail.get("changed"):
-        st.caption(
-            "Settings changed: " + ", ".join(f"{c['setting']} {c['from']} → {c['to']}" for c in detail["changed"])
-        )
-    if detail.get("erased") or "supports_kept" in detail:
-        st.caption(f"Erased: {inert(json.dumps({k: v for k, v in detail.items() if k != 'erased'}))}")
+@st.cache_data(show_spinner=False, max_entries=32)
+def matching(digest: str, query: str, _events: list[dict[str, Any]], _checked: list[dict[str, Any]]) -> list[int]:
+    return cells.matching(_events, _checked, query)
 
 
-def preview(turn: str) -> None:
-    """Side by side: what the turn teaches if it completes, fails or is cancelled now (R1, R2)."""
-    outcomes = nbk.preview_end_turn(nb, turn)
-    for col, status in zip(st.columns(3), TURN_END_STATUSES, strict=True):
-        with col:
-            st.markdown(f"**If {status}**")
-            res = outcomes[status]
-            if res["status"] == "refused":
-                st.error(f"{res['reason']}: {inert(res['message'])}")
-            elif not res["changes"] and not res["skipped"]:
-                st.caption("Teaches nothing." + (f" {rule_text('R2')}" if status != "completed" else ""))
-            else:
-                show_result(res, compact=True)
+@st.cache_data(show_spinner=False, max_entries=8)
+def labels(digest: str, _events: list[dict[str, Any]], _checked: list[dict[str, Any]]) -> list[str]:
+    return [
+        f"[{i}] {e['do']} · {cells.summary(c)}"[:110] for i, (e, c) in enumerate(zip(_events, _checked, strict=True))
+    ]
 
 
-checked_events = nbk.events(nb)
-for i, event in enumerate(events):
-    res = nb["results"].get(str(i))
-    mark = (
-        ":material/radio_button_unchecked:"
-        if res is None
-        else ":green[:material/check_circle:]"
-        if res["status"] == "ok"
-        else ":red[:material/block:]"
+# --- follow the story: a window of cells from the one "Jump to" names ------------------------
+
+digest = nbk.digest(nb)
+find, jump = st.columns([2, 3])
+query = find.text_input("Search cells", key="nb_search", placeholder="a turn, a name, a kind of event, #12…")
+shown = matching(digest, query, events, checked_events)
+names = labels(digest, events, checked_events)
+if not shown:
+    st.info("No cell holds all these words.")
+else:
+    want = st.session_state.get("nb_jump")
+    if want not in shown:  # the nearest matching cell at or after the one asked for
+        base = want if isinstance(want, int) else (nb.get("last") if nb.get("last") is not None else cursor)
+        st.session_state["nb_jump"] = next((i for i in shown if i >= base), shown[-1])
+    at = jump.selectbox("Jump to", shown, key="nb_jump", format_func=names.__getitem__)
+    pos = shown.index(at)
+    window = shown[pos : pos + WINDOW]
+    nav = st.columns([1, 1, 4])
+    if nav[0].button("◀ Earlier", key="nb_prev", disabled=pos == 0):
+        rerun(goto=shown[max(0, pos - WINDOW)])
+    if nav[1].button("Later ▶", key="nb_next", disabled=pos + WINDOW >= len(shown)):
+        rerun(goto=shown[pos + WINDOW])
+    nav[2].caption(
+        f"Showing cells {window[0]} to {window[-1]}"
+        + (f" of the {len(shown)} that match" if query.strip() else f" of {len(events)}")
+        + ". Cells already run are folded; the one just run is marked."
     )
-    with st.container(border=True):
-        head, acts = st.columns([6, 3])
-        head.markdown(f"{mark} `[{i}]` **{event['do']}** · {nbk.summary(checked_events[i])}")
-        if event.get("note"):
-            head.caption(event["note"])
-        a = acts.columns(4)
-        if a[0].button("▶", key=f"to-{i}", help="Run to here"):
-            with guard():
-                nbk.run_to(nb, i)
-            st.rerun()
-        if a[1].button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
-            nbk.move_cell(nb, i, -1)
-            st.rerun()
-        if a[2].button("↓", key=f"down-{i}", help="Move down", disabled=i == len(events) - 1):
-            nbk.move_cell(nb, i, 1)
-            st.rerun()
-        if a[3].button("✕", key=f"del-{i}", help="Delete this cell"):
-            nbk.delete_cell(nb, i)
-            st.rerun()
-        if res is not None:
-            show_result(res)
-        elif (
-            event["do"] == "end_turn"
-            and i == cursor
-            and st.toggle("Preview: completed vs failed vs cancelled", key=f"preview-{i}")
-        ):
-            with guard():
-                preview(event["turn"])
-        with st.expander("Edit"):
-            text = st.text_area(
-                "Event (JSON)", json.dumps(event, indent=2, ensure_ascii=False), key=f"edit-{i}", height=180
-            )
-            if st.button("Save cell", key=f"save-{i}"):
-                try:
-                    nbk.update_cell(nb, i, decode(text))
-                except FormatError as exc:
-                    st.error(f"Not saved: {exc}")
-                else:
-                    st.rerun()
+    for i in window:
+        event = events[i]
+        res = nb["results"].get(str(i))
+        just_run = i == nb.get("last") and res is not None
+        mark = (
+            ":material/radio_button_unchecked:"
+            if res is None
+            else ":green[:material/check_circle:]"
+            if res["status"] == "ok"
+            else ":red[:material/block:]"
+        )
+        with st.container(border=True, key="nb-just-run" if just_run else f"nb-cell-{i}"):
+            if just_run:
+                st.markdown(":orange-background[**▶ Just run**]")
+            elif i == cursor:
+                st.caption("Next to run")
+            head, acts = st.columns([6, 3])
+            head.markdown(f"{mark} `[{i}]` **{event['do']}** · {inert(cells.summary(checked_events[i]))}")
+            if event.get("note"):
+                head.caption(inert(event["note"]))
+            a = acts.columns(4)
+            if a[0].button("▶", key=f"to-{i}", help="Run to here"):
+                with guard():
+                    nbk.run_to(nb, i)
+                rerun(nb, goto=i)
+            if a[1].button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
+                if with_guard(nbk.move_cell, nb, i, -1):
+                    rerun(nb, goto=i - 1)
+            if a[2].button("↓", key=f"down-{i}", help="Move down", disabled=i == len(events) - 1):
+                if with_guard(nbk.move_cell, nb, i, 1):
+                    rerun(nb)
+            if a[3].button("✕", key=f"del-{i}", help="Delete this cell"):
+                st.session_state["_nb_confirm_del"] = i
+            if st.session_state.get("_nb_confirm_del") == i:
+                st.warning(f"Delete cell [{i}] ({event['do']})? Undo can bring it back.")
+                yes, no = st.columns(2)
+                if yes.button("Delete", key=f"del-yes-{i}", type="primary"):
+                    del st.session_state["_nb_confirm_del"]
+                    if with_guard(nbk.delete_cell, nb, i):
+                        rerun(nb)
+                if no.button("Keep", key=f"del-no-{i}"):
+                    del st.session_state["_nb_confirm_del"]
+                    rerun()
+            stale_note(nb, i, event)
+            if res is not None and just_run:
+                show_result(res, event=event, nb=nb)
+            elif res is not None:
+                with st.expander("What it did", expanded=False):
+                    show_result(res, event=event, nb=nb)
+            elif (
+                event["do"] == "end_turn"
+                and i == cursor
+                and st.toggle("Preview: completed vs failed vs cancelled", key=f"preview-{i}")
+            ):
+                with guard():
+                    preview(nb, event["turn"])
+            with st.expander("Edit"):
+                text = st.text_area(
+                    "Event (JSON)", json.dumps(event, indent=2, ensure_ascii=False), key=f"edit-{i}", height=180
+                )
+                if st.button("Save cell", key=f"save-{i}"):
+                    try:
+                        nbk.update_cell(nb, i, decode(text))
+                    except FormatError as exc:
+                        st.error(f"Not saved: {exc}")
+                    else:
+                        rerun(nb)
 
+with st.expander("Compare two cells", expanded=False):
+    compare(nb)
 
 # --- add a cell ------------------------------------------------------------------------------
 
@@ -371,4 +441,7 @@ if st.button("Add cell", key="add_cell", type="primary"):
     else:
         for key in [k for k in st.session_state if str(k).startswith("f_")]:
             del st.session_state[key]  # a fresh form, its position at the new end
-        st.rerun()
+        rerun(nb, goto=int(where))
+
+nbk.save(nb)
+to_link(LINK)

@@ -75,7 +75,7 @@ for i, path in enumerate(files):
         st.caption(doc.get("description", ""))
         if st.button("Open in the Notebook", key=f"open-{path.stem}"):
             with guard():
-                st.session_state["notebook"] = nbk.new(doc)
+                st.session_state["notebook"] = nbk.new(doc, path.name)
                 st.session_state["notebook_file"] = path.name
                 use_memory(NOTEBOOK)
                 st.switch_page("pages/notebook.py")

@@ -357,3 +357,27 @@ def test_graph_stands_still_and_a_fact_edge_opens_its_weight(page):
     assert page.locator("h1").first.inner_text().strip().startswith("Fact weights")
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "graph-edge-opened-weight")
+
+
+def test_notebook_follows_the_demo_story_and_a_reload_keeps_it(page):
+    """Issue #16: the 214-cell demo opens from a link, each "Run next" shows the cell just run, marked,
+    in view at the top of the cells; a reload of the address reopens the notebook where it was."""
+    goto(page, "cells?sample=demo.json")
+    run_next = page.get_by_role("button", name="Run next")
+    run_next.wait_for(timeout=60_000)
+    assert page.locator("[data-testid='stExpander']").count() < 60  # a window of cells, not 214 of them
+    for n in range(3):
+        run_next.click()
+        settle(page)
+        page.locator(".st-key-nb-just-run code", has_text=f"[{n}]").first.wait_for(timeout=60_000)
+    just = page.locator(".st-key-nb-just-run")
+    assert just.count() == 1 and just.get_by_text("Just run").is_visible()
+    box = just.bounding_box()
+    assert box is not None and 0 <= box["y"] < 1000, box  # inside the viewport, with no scrolling
+    assert "nb=" in page.url and page.locator("[data-testid='stException']").count() == 0
+    shot(page, "notebook-story")
+    page.reload()
+    settle(page)
+    page.locator(".st-key-nb-just-run code", has_text="[2]").first.wait_for(timeout=60_000)
+    assert page.get_by_text("3 of 214 cells run").first.is_visible()
+    shot(page, "notebook-story-reloaded")

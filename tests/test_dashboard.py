@@ -98,12 +98,23 @@ def open_sample(at: AppTest, name: str) -> AppTest:
     return at
 
 
+def whole_story(at: AppTest) -> str:
+    """What every cell shows: the window of cells moved from the first to the last, page by page."""
+    at.selectbox(key="nb_jump").set_value(0).run()
+    shown = [texts(at)]
+    while not at.button(key="nb_next").disabled:
+        at.button(key="nb_next").click().run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown.append(texts(at))
+    return "\n".join(shown)
+
+
 def test_notebook_runs_cells_and_shows_what_they_taught(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     assert at.sidebar.radio(key="memory_source").value == "notebook"
     at.button(key="run_all").click().run()
     assert not at.exception
-    shown = texts(at)
+    shown = whole_story(at)
     assert "Taught 4 World" in shown
     assert "Teaches nothing" not in shown
     assert "Refused: turn_not_open" in "\n".join(e.value for e in at.error) or "turn_not_open" in shown
@@ -132,6 +143,8 @@ def test_notebook_add_edit_and_reject_bad_cell(app):
     at.button(key="run_all").click().run()
     assert at.session_state["notebook"]["results"][str(n)]["reason"] == "unknown_run"
     at.button(key=f"del-{n}").click().run()
+    assert len(at.session_state["notebook"]["scenario"]["events"]) == n + 1  # not before it is confirmed
+    at.button(key=f"del-yes-{n}").click().run()
     assert len(at.session_state["notebook"]["scenario"]["events"]) == n
     at.selectbox(key="new_kind").set_value("end_turn").run()
     at.text_input(key="f_turn").input("t1").run()
@@ -708,3 +721,231 @@ def test_graphs_view_is_a_link(app):
     at.selectbox(key="g_focus").set_value(None).run()
     ok(at)
     assert at.selectbox(key="g_focus").value is None and "entity" not in at.query_params
+
+
+# --- the notebook explains, follows, keeps work and compares (issue #16) ----------------------------
+
+
+def cells_of(at: AppTest) -> list[dict]:
+    return at.session_state["notebook"]["scenario"]["events"]
+
+
+def test_notebook_every_cell_says_what_it_did(app):
+    """open_turn shows the map (R18), record the record kept as evidence (R6), read its answer
+    expanded, and a failed or cancelled end_turn the records it keeps as evidence (R2)."""
+    at = open_sample(app, "completed_failed_cancelled.json")
+    at.button(key="run_all").click().run()
+    shown = whole_story(at)
+    assert "The turn starts with the map" in shown and "rulebook?rule=R18" in shown
+    assert "as evidence: nothing is written to memory yet" in shown and "rulebook?rule=R6" in shown
+    failed = next(i for i, e in enumerate(cells_of(at)) if e["do"] == "end_turn" and e["status"] == "failed")
+    turn = cells_of(at)[failed]["turn"]
+    kept = [r["detail"]["record"] for r in at.session_state["notebook"]["results"].values() if r["do"] == "record"]
+    kept = [k for k in kept if k.startswith(f"{turn}#")]
+    at.selectbox(key="nb_jump").set_value(failed).run()
+    said = next(m.value for m in at.markdown if "Records kept as evidence" in m.value)
+    assert kept and all(plain(k) in plain(said) for k in kept) and "rulebook?rule=R2" in said
+    read = next(i for i, e in enumerate(cells_of(at)) if e["do"] == "read")
+    at.selectbox(key="nb_jump").set_value(read).run()
+    assert at.json and at.json[0].proto.expanded  # the answer, unfolded
+    assert all(f"[{i}]" in shown for i in range(len(cells_of(at))))
+
+
+def test_notebook_follows_the_cell_just_run(app):
+    at = open_sample(app, "reads_budget_and_shortcuts.json")
+    for _ in range(3):
+        at.button(key="run_next").click().run()
+    ok(at)
+    assert at.selectbox(key="nb_jump").value == 2  # the window starts at the cell just run
+    marked = [m.value for m in at.markdown if "Just run" in m.value]
+    assert len(marked) == 1
+    firsts = [m.value for m in at.markdown if m.value.startswith(":")]
+    assert "Just run" in firsts[0] and "`[2]`" in firsts[1]
+    assert [e.label for e in at.expander].count("What it did") == 0  # nothing run above it in the window
+    at.selectbox(key="nb_jump").set_value(0).run()
+    assert [e.label for e in at.expander].count("What it did") == 2  # cells 0 and 1: folded
+    assert at.query_params["cell"] == "0" and at.query_params["sample"] == "reads_budget_and_shortcuts.json"
+
+
+def test_notebook_search_filters_cells_and_jump_moves_the_window(app):
+    at = open_sample(app, "completed_failed_cancelled.json")
+    at.text_input(key="nb_search").input("end_turn failed").run()
+    ok(at)
+    ends = [i for i, e in enumerate(cells_of(at)) if e["do"] == "end_turn" and e["status"] == "failed"]
+    assert at.selectbox(key="nb_jump").options == [
+        f"[{i}] end_turn · turn {cells_of(at)[i]['turn']} ends failed" for i in ends
+    ]
+    assert at.selectbox(key="nb_jump").value == ends[0]
+    heads = [m.value for m in at.markdown if "**end_turn**" in m.value or "**record**" in m.value]
+    assert heads and all("ends failed" in h for h in heads)
+    at.text_input(key="nb_search").input("").run()
+    at.selectbox(key="nb_jump").set_value(9).run()
+    heads = [m.value for m in at.markdown if m.value.startswith(":")]
+    assert "`[9]`" in heads[0] and at.query_params["cell"] == "9"
+    at.text_input(key="nb_search").input("no such words anywhere").run()
+    assert "No cell holds all these words" in texts(at)
+
+
+def _edit_cell(at: AppTest, i: int, event: dict) -> AppTest:
+    at.selectbox(key="nb_jump").set_value(i).run()
+    at.text_area(key=f"edit-{i}").input(json.dumps(event)).run()
+    at.button(key=f"save-{i}").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_notebook_flags_a_note_written_for_another_outcome_and_undo_restores(app):
+    at = open_sample(app, "completed_failed_cancelled.json")
+    at.button(key="run_all").click().run()
+    first = next(i for i, e in enumerate(cells_of(at)) if e["do"] == "end_turn" and e.get("note"))
+    original = cells_of(at)[first]
+    assert original["status"] == "completed"
+    at.selectbox(key="nb_jump").set_value(first).run()
+    assert "written for another outcome" not in texts(at)
+    _edit_cell(at, first, {**original, "status": "failed"})
+    assert cells_of(at)[first]["status"] == "failed" and cells_of(at)[first]["note"] == original["note"]
+    flagged = [w.value for w in at.warning if "This note was written for another outcome" in w.value]
+    assert flagged and "taught 4 World" in flagged[0] and "applied, R2" in flagged[0]
+    # an edit of the note itself: written for what the cell does now
+    _edit_cell(at, first, {**original, "status": "failed", "note": "Now it fails and teaches nothing."})
+    assert not [w for w in at.warning if "written for another outcome" in w.value]
+    at.button(key="undo").click().run()
+    at.button(key="undo").click().run()
+    assert not at.exception
+    assert cells_of(at)[first] == original and at.button(key="undo").disabled
+    assert at.session_state["notebook"]["results"][str(first)]["detail"]["taught"]["world"] == 4  # ran again
+    assert "written for another outcome" not in texts(at)
+
+
+def test_notebook_note_goes_stale_when_an_earlier_edit_makes_its_turn_refused(app):
+    at = open_sample(app, "completed_failed_cancelled.json")  # nothing run: the story's outcomes come first
+    first = next(i for i, e in enumerate(cells_of(at)) if e["do"] == "end_turn" and e.get("note"))
+    opened = max(i for i in range(first) if cells_of(at)[i]["do"] == "open_turn")
+    at.selectbox(key="nb_jump").set_value(opened).run()
+    at.button(key=f"del-{opened}").click().run()
+    at.button(key=f"del-yes-{opened}").click().run()
+    at.button(key=f"to-{first - 1}").click().run()
+    assert at.session_state["notebook"]["results"][str(first - 1)]["status"] == "refused"
+    at.selectbox(key="nb_jump").set_value(first - 1).run()
+    assert any("written for another outcome" in w.value and "refused" in w.value for w in at.warning)
+
+
+def test_notebook_delete_and_loading_over_edits_ask_first(app):
+    at = open_sample(app, "learn_from_users.json")
+    n = len(cells_of(at))
+    at.button(key="del-2").click().run()
+    assert len(cells_of(at)) == n and any("Delete cell [2]" in w.value for w in at.warning)
+    at.button(key="del-no-2").click().run()
+    assert len(cells_of(at)) == n and not any("Delete cell" in w.value for w in at.warning)
+    at.button(key="del-2").click().run()
+    at.button(key="del-yes-2").click().run()
+    assert len(cells_of(at)) == n - 1
+    edited_id = at.session_state["notebook"]["id"]
+    at.selectbox(key="sample_pick").set_value("erasure.json").run()
+    at.button(key="load_sample").click().run()
+    assert at.session_state["notebook"]["id"] == edited_id  # not yet
+    assert any("This notebook has edits" in w.value for w in at.warning)
+    at.button(key="load_cancel").click().run()
+    assert at.session_state["notebook"]["id"] == edited_id
+    at.button(key="load_sample").click().run()
+    at.button(key="load_confirm").click().run()
+    ok(at)
+    assert at.session_state["notebook"]["id"] != edited_id and at.session_state["notebook"]["file"] == "erasure.json"
+    at.button(key="load_sample").click().run()  # an unedited notebook is replaced without asking
+    assert not any("This notebook has edits" in w.value for w in at.warning)
+
+
+def test_notebook_reload_reopens_it_with_its_edits_and_cursor(app):
+    at = open_sample(app, "completed_failed_cancelled.json")
+    at.button(key="run_next").click().run()
+    at.button(key="run_next").click().run()
+    _edit_cell(at, 1, {**cells_of(at)[1], "note": "my own note"})
+    at.button(key="run_next").click().run()
+    nb_id = at.query_params["nb"]
+    before = at.session_state["notebook"]
+    again = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)  # a reload: a new session
+    again.query_params["nb"] = nb_id
+    again.query_params["cell"] = "1"
+    again.run()
+    again.switch_page("pages/notebook.py")
+    again.query_params["nb"] = nb_id
+    again.query_params["cell"] = "1"
+    again.run()
+    ok(again)
+    nb = again.session_state["notebook"]
+    assert nb["id"] == nb_id and nb["cursor"] == 3 and nb["scenario"] == before["scenario"]
+    assert nb["results"] == before["results"] and cells_of(again)[1]["note"] == "my own note"
+    assert again.sidebar.radio(key="memory_source").value == "notebook"
+    assert again.selectbox(key="nb_jump").value == 1
+    assert not again.button(key="undo").disabled
+    again.button(key="run_all").click().run()
+    assert not again.exception and again.session_state["notebook"]["cursor"] == len(cells_of(again))
+    gone = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    gone.switch_page("pages/notebook.py")
+    gone.query_params["nb"] = "0" * 32
+    gone.run()
+    assert "No notebook is kept under this link" in texts(gone) and "notebook" not in gone.session_state
+
+
+def test_notebook_compares_two_cells_and_charts_a_fact(app):
+    at = open_sample(app, "disputes_and_retraction.json")
+    at.button(key="run_all").click().run()
+    results = at.session_state["notebook"]["results"]
+    taught = next(int(k) for k, r in sorted(results.items(), key=lambda kv: int(kv[0])) if r["changes"])
+    at.selectbox(key="nb_cmp_a").set_value(-1).run()
+    at.selectbox(key="nb_cmp_b").set_value(taught).run()
+    ok(at)
+    table = next(d.value for d in at.dataframe if "Weight A" in d.value.columns)
+    added = {c["fact"] for c in results[str(taught)]["changes"]}
+    assert set(table["Fact"]) == added and set(table["Change"]) == {"added"}
+    disputed = next(
+        i for i, e in enumerate(cells_of(at)) if e["do"] in ("dispute", "retract") and results[str(i)]["changes"]
+    )
+    at.selectbox(key="nb_cmp_a").set_value(disputed - 1).run()
+    at.selectbox(key="nb_cmp_b").set_value(disputed).run()
+    table = next(d.value for d in at.dataframe if "Weight A" in d.value.columns)
+    change = results[str(disputed)]["changes"][0]
+    row = table[table["Fact"] == change["fact"]].iloc[0]
+    assert row["Change"] in ("weight changed", "status changed")
+    assert row["Weight A"] == pytest.approx(change["weight_before"]) and row["Weight B"] == pytest.approx(
+        change["weight_after"]
+    )
+    assert "differ" in texts(at)
+    at.selectbox(key="nb_fact").set_value(at.selectbox(key="nb_fact").options[0]).run()
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    assert charts, "the fact's weight across the cells is drawn"
+
+
+def test_notebook_run_all_checks_the_scenario_once(app, monkeypatch):
+    """Issue #16: the scenario is checked when it is opened, not again for every cell it runs."""
+    from memory_core.format import scenario
+
+    calls = []
+    real = scenario.check
+
+    def counted(data):
+        calls.append(1)
+        return real(data)
+
+    monkeypatch.setattr(scenario, "check", counted)
+    at = open_sample(app, "demo.json")
+    assert len(calls) == 1
+    at.button(key="run_next").click().run()
+    at.button(key="run_all").click().run()
+    ok(at)
+    assert at.session_state["notebook"]["cursor"] == len(cells_of(at)) == 214
+    assert len(calls) == 1
+    at.run()
+    assert len(calls) == 1  # a rerun that changed nothing checks nothing
+
+
+def test_notebook_view_is_a_link_to_a_sample_and_a_cell(app):
+    """?sample= opens a sample (where no notebook is kept under ?nb=), ?cell= the window at that cell."""
+    app.switch_page("pages/notebook.py")
+    app.query_params["sample"] = "completed_failed_cancelled.json"
+    app.query_params["cell"] = "5"
+    at = app.run()
+    ok(at)
+    assert at.session_state["notebook"]["file"] == "completed_failed_cancelled.json"
+    assert at.selectbox(key="nb_jump").value == 5
+    assert at.query_params["nb"] == at.session_state["notebook"]["id"] and at.query_params["cell"] == "5"

@@ -1,32 +1,55 @@
 """The dashboard's notebook as plain data: a scenario run cell by cell against a scratch memory.
 
-A notebook is a dict that Streamlit's session state can hold: the scenario document, the
-URL of its scratch database, how many cells ran, each cell's result, and the replay logs.
-It drives the same event Engine as the replay command, so running every cell ends in the
-same state as `replay` of the downloaded file.
+A notebook is a dict that Streamlit's session state can hold: the scenario document, its checked
+form (checked once when the document changes, never per cell), the URL of its scratch database,
+how many cells ran, each cell's result, the replay logs, the outcome each note was written for, and
+a short stack of earlier documents to undo edits. It drives the same event Engine as the replay
+command, so running every cell ends in the same state as `replay` of the downloaded file. It is
+kept on disk beside its scratch memory (`save`, `reopen`), so a reload of the page finds it again.
 """
 
 from __future__ import annotations
 
-import copy
+import hashlib
 import json
 import os
+import re
 import uuid
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from ..errors import FormatError
 from ..format.checks import Scenario
-from ..format.replay import Engine, EventResult
+from ..format.replay import Engine
 from ..format.scenario import parse, to_json
-from ..rules.wording import RULE_TEXT
 from ..store.database import make_engine
-from ..store.graph import FactChange
 from ..usecases.facade import MemoryService
-from ..usecases.results import TurnEnded
+from .cells import change_json, claim_from, compact, describe, outcome, summary
+
+__all__ = ["change_json", "claim_from", "compact", "describe", "summary"]  # where pages and tests found them
 
 Obj = dict[str, Any]
 END_STATUSES = ("completed", "failed", "cancelled")
+UNDO_DEPTH = 20
+NOTEBOOK_ID = re.compile(r"[0-9a-f]{32}")
+#: What the notebook's file keeps: everything but the checked form (checked again on reopening)
+#: and the undo stack (its own file, written only when an edit changes it).
+KEPT = (
+    "id",
+    "file",
+    "scenario",
+    "db",
+    "cursor",
+    "results",
+    "reads",
+    "refused",
+    "outside",
+    "notes",
+    "story",
+    "last",
+    "rev",
+)
 
 
 def notebook_dir() -> Path:
@@ -46,14 +69,56 @@ def checked(doc: Obj) -> Scenario:
     return parse(json.dumps(doc))
 
 
-def new(doc: Obj) -> Obj:
+def new(doc: Obj, name: str = "") -> Obj:
     """A notebook for a scenario document, with a fresh scratch memory holding its setup."""
-    return _opened(checked(doc))
+    return _opened(checked(doc), name)
 
 
-def _opened(scenario: Scenario) -> Obj:
-    nb: Obj = {"scenario": to_json(scenario), "db": "", "cursor": 0, "results": {}, "reads": [], "refused": []}
+def load_text(text: str | bytes, name: str = "") -> Obj:
+    """A notebook from uploaded or pasted scenario text, read exactly as `replay` reads a file
+    (scenario.parse); FormatError says where the file is wrong."""
+    return _opened(parse(text), name)
+
+
+def _opened(scenario: Scenario, name: str) -> Obj:
+    nb: Obj = {
+        "id": uuid.uuid4().hex,
+        "file": name,
+        "scenario": to_json(scenario),
+        "checked": scenario,
+        "db": "",
+        "notes": [None] * len(scenario.events),  # the outcome each note was written for
+        "story": "original",  # until the first edit, notes are judged by the story as opened
+        "undo": [],
+        "rev": 0,
+    }
     return reset(nb)
+
+
+def _touch(nb: Obj) -> None:
+    nb["rev"] = nb.get("rev", 0) + 1
+
+
+def scenario_of(nb: Obj) -> Scenario:
+    """The checked form of the notebook's document, kept until the document changes."""
+    sc = nb.get("checked")
+    if sc is None:
+        sc = nb["checked"] = checked(nb["scenario"])
+    return sc
+
+
+def digest(nb: Obj) -> str:
+    """A digest of the notebook's document, kept until the document changes: what caches of the
+    page that depend only on the cells are keyed on."""
+    if not nb.get("digest"):
+        text = json.dumps(nb["scenario"], sort_keys=True, ensure_ascii=False)
+        nb["digest"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return str(nb["digest"])
+
+
+def events(nb: Obj) -> list[Obj]:
+    """The checked events (defaults filled in), one a cell."""
+    return scenario_of(nb).events
 
 
 def reset(nb: Obj) -> Obj:
@@ -62,10 +127,17 @@ def reset(nb: Obj) -> Obj:
     folder = notebook_dir()
     folder.mkdir(parents=True, exist_ok=True)
     nb.update(
-        db=f"sqlite:///{folder / (uuid.uuid4().hex + '.db')}", cursor=0, results={}, reads=[], refused=[], outside=[]
+        db=f"sqlite:///{folder / (uuid.uuid4().hex + '.db')}",
+        cursor=0,
+        results={},
+        reads=[],
+        refused=[],
+        outside=[],
+        last=None,
     )
-    Engine(scratch_service(nb["db"])).setup(checked(nb["scenario"]))
+    Engine(scratch_service(nb["db"])).setup(scenario_of(nb))
     _drop(old)
+    _touch(nb)
     return nb
 
 
@@ -84,21 +156,30 @@ def _engine(nb: Obj) -> Engine:
     return Engine(service(nb), reads=nb["reads"], refused=nb["refused"])
 
 
-def events(nb: Obj) -> list[Obj]:
-    """The checked events (defaults filled in), one a cell."""
-    return checked(nb["scenario"]).events
+def _notes(nb: Obj) -> list[Obj | None]:
+    notes = nb.setdefault("notes", [])
+    n = len(events(nb))
+    if len(notes) != n:  # a notebook made before notes were kept
+        notes[:] = (notes + [None] * n)[:n]
+    return notes
 
 
 def run_next(nb: Obj) -> Obj | None:
-    """Run the next cell; its result, or None when every cell ran."""
+    """Run the next cell, only its use case on the scratch memory; its result, or None when every
+    cell ran. A note whose outcome is not known yet takes this one."""
     evs = events(nb)
-    if nb["cursor"] >= len(evs):
-        return None
     i = nb["cursor"]
-    result = _engine(nb).apply(i, evs[i])
-    nb["results"][str(i)] = describe(result)
+    if i >= len(evs):
+        return None
+    res = describe(_engine(nb).apply(i, evs[i]))
+    nb["results"][str(i)] = res
+    notes = _notes(nb)
+    if notes[i] is None:
+        notes[i] = outcome(res)
     nb["cursor"] = i + 1
-    return nb["results"][str(i)]
+    nb["last"] = i
+    _touch(nb)
+    return res
 
 
 def run_to(nb: Obj, index: int) -> None:
@@ -114,36 +195,76 @@ def run_all(nb: Obj) -> None:
         pass
 
 
-# --- editing cells -------------------------------------------------------------------------
+# --- editing cells, and undoing an edit ----------------------------------------------------------
 
 
-def _replace_events(nb: Obj, new_events: list[Obj], first_changed: int) -> None:
-    doc = copy.deepcopy(nb["scenario"])
-    doc["events"] = new_events
-    checked(doc)  # a bad edit raises FormatError and changes nothing
+def _story_outcomes(nb: Obj) -> None:
+    """Before the first edit: the outcome of each noted cell not run yet, in the story as opened
+    (the cells after the cursor run in a sandbox that is rolled back), so each note is later judged
+    by the outcome it was written for."""
+    evs, notes = events(nb), _notes(nb)
+    todo = [i for i in range(nb["cursor"], len(evs)) if notes[i] is None and nb["scenario"]["events"][i].get("note")]
+    if not todo:
+        return
+    try:
+        with service(nb).sandbox() as box:
+            engine = Engine(box)
+            for i in range(nb["cursor"], todo[-1] + 1):
+                res = describe(engine.apply(i, evs[i]))
+                if i in todo:
+                    notes[i] = outcome(res)
+    except Exception:  # noqa: BLE001 - a note left unjudged is better than an edit refused
+        return
+
+
+def _replace_events(nb: Obj, new_events: list[Obj], first_changed: int, order: list[int | None]) -> None:
+    """Apply an edit: `order` says, for each new cell, which old cell it was (None: a new cell, or
+    one whose note changed, judged by its next outcome)."""
+    doc = {**nb["scenario"], "events": new_events}
+    sc = checked(doc)  # a bad edit raises FormatError and changes nothing
+    if nb.get("story") == "original":
+        _story_outcomes(nb)
+        nb["story"] = "edited"
+    _push_undo(nb)
+    old = _notes(nb)
     ran = nb["cursor"]
-    nb["scenario"] = to_json(checked(doc))
+    nb.update(scenario=to_json(sc), checked=sc, digest=None, notes=[None if j is None else old[j] for j in order])
     if first_changed < ran:  # an edit above the run cells: recompute memory to the same point
         reset(nb)
         run_to(nb, min(ran, len(new_events)) - 1)
+    _touch(nb)
+
+
+def _push_undo(nb: Obj) -> None:
+    stack = nb.setdefault("undo", [])
+    stack.append({"scenario": nb["scenario"], "notes": list(_notes(nb))})
+    del stack[:-UNDO_DEPTH]
+    nb["undo_rev"] = nb.get("undo_rev", 0) + 1
 
 
 def insert_cell(nb: Obj, index: int, event: Obj) -> None:
     evs = list(nb["scenario"]["events"])
     evs.insert(index, event)
-    _replace_events(nb, evs, index)
+    order: list[int | None] = list(range(len(evs) - 1))
+    order.insert(index, None)
+    _replace_events(nb, evs, index, order)
 
 
 def update_cell(nb: Obj, index: int, event: Obj) -> None:
+    """Change a cell; a changed note is written for the outcome the cell has from now on."""
     evs = list(nb["scenario"]["events"])
+    order: list[int | None] = list(range(len(evs)))
+    if evs[index].get("note") != event.get("note"):
+        order[index] = None
     evs[index] = event
-    _replace_events(nb, evs, index)
+    _replace_events(nb, evs, index, order)
 
 
 def delete_cell(nb: Obj, index: int) -> None:
     evs = list(nb["scenario"]["events"])
     del evs[index]
-    _replace_events(nb, evs, index)
+    order: list[int | None] = [j for j in range(len(evs) + 1) if j != index]
+    _replace_events(nb, evs, index, order)
 
 
 def move_cell(nb: Obj, index: int, offset: int) -> None:
@@ -152,59 +273,92 @@ def move_cell(nb: Obj, index: int, offset: int) -> None:
     if not 0 <= to < len(evs):
         return
     evs[index], evs[to] = evs[to], evs[index]
-    _replace_events(nb, evs, min(index, to))
+    order: list[int | None] = list(range(len(evs)))
+    order[index], order[to] = order[to], order[index]
+    _replace_events(nb, evs, min(index, to), order)
 
 
-# --- what a cell did ------------------------------------------------------------------------
+def can_undo(nb: Obj) -> bool:
+    return bool(nb.get("undo"))
 
 
-def change_json(c: FactChange) -> Obj:
-    f = c.fact
-    obj = f["object"].get("name", f["object"].get("value"))
-    return {
-        "graph": c.graph,
-        "owner": c.owner,
-        "fact": f"{f['subject']['name']} —{f['relation']}→ {obj}",
-        "change": c.kind,
-        "weight_before": c.before[0] if c.before else None,
-        "weight_after": c.after[0] if c.after else None,
-        "status_before": c.before[1] if c.before else None,
-        "status_after": c.after[1] if c.after else None,
-    }
+def undo(nb: Obj) -> bool:
+    """Put back the document before the last edit, re-running the cells that ran if it differs
+    above the cursor; False when there is nothing to undo."""
+    if not nb.get("undo"):
+        return False
+    prev = nb["undo"].pop()
+    nb["undo_rev"] = nb.get("undo_rev", 0) + 1
+    old, back = nb["scenario"]["events"], prev["scenario"]["events"]
+    first = next((i for i, (x, y) in enumerate(zip(old, back, strict=False)) if x != y), min(len(old), len(back)))
+    ran = nb["cursor"]
+    nb.update(scenario=prev["scenario"], checked=checked(prev["scenario"]), digest=None, notes=list(prev["notes"]))
+    if first < ran:
+        reset(nb)
+        run_to(nb, min(ran, len(back)) - 1)
+    _touch(nb)
+    return True
 
 
-def describe(result: EventResult) -> Obj:
-    """A cell's result as plain data: applied or refused, fact changes, claims kept out and why
-    (one entry per claim, with what it says, R10), and what else the use case said (`detail`)."""
-    if result.refused:
-        return {
-            "index": result.index,
-            "do": result.do,
-            "status": "refused",
-            "reason": result.reason,
-            "message": result.message,
-            "changes": [],
-            "skipped": [],
-            "detail": {},
-        }
-    assert result.outcome is not None
-    outcome = result.outcome
-    skipped = [
-        {**s.stored(), "why": RULE_TEXT.get(s.rule, ""), "claim_text": s.label}
-        for s in (outcome.skipped if isinstance(outcome, TurnEnded) else ())
-    ]
-    detail = outcome.to_json()
-    detail.pop("skipped", None)  # in `skipped` above, with what each claim says
-    return {
-        "index": result.index,
-        "do": result.do,
-        "status": "ok",
-        "reason": None,
-        "message": None,
-        "changes": [change_json(c) for c in outcome.changes],
-        "skipped": skipped,
-        "detail": detail,
-    }
+def edited(nb: Obj) -> bool:
+    """Whether the document differs from the one opened (some edit is still there to undo)."""
+    return bool(nb.get("undo"))
+
+
+# --- kept on disk: a reload of the page (a new session) reopens the notebook -----------------
+
+
+def _path(nb_id: str, kind: str) -> Path | None:
+    return notebook_dir() / f"{nb_id}.{kind}.json" if NOTEBOOK_ID.fullmatch(nb_id or "") else None
+
+
+def _write(path: Path, data: Any) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)  # a reader finds the old file or the new one, never half of one
+
+
+def save(nb: Obj) -> None:
+    """Keep the notebook on disk beside its scratch memory, when it changed since last kept."""
+    main, stack = _path(nb["id"], "notebook"), _path(nb["id"], "undo")
+    if main is None or stack is None:
+        return
+    if nb.get("_saved") != nb.get("rev"):
+        main.parent.mkdir(parents=True, exist_ok=True)
+        _write(main, {"format": "memory-notebook/1", **{k: nb.get(k) for k in KEPT}})
+        nb["_saved"] = nb.get("rev")
+    if nb.get("_saved_undo") != nb.get("undo_rev"):
+        _write(stack, nb.get("undo", []))
+        nb["_saved_undo"] = nb.get("undo_rev")
+
+
+def reopen(nb_id: str) -> Obj | None:
+    """The notebook kept under this id (its edits, cursor and results), or None if there is none.
+    Its scratch memory is the one it left; if that file is gone the cells that ran run again."""
+    main, stack = _path(nb_id, "notebook"), _path(nb_id, "undo")
+    if main is None or stack is None or not main.exists():
+        return None
+    try:
+        data = json.loads(main.read_text(encoding="utf-8"))
+        undo_stack = json.loads(stack.read_text(encoding="utf-8")) if stack.exists() else []
+    except (OSError, ValueError):
+        return None
+    if data.get("format") != "memory-notebook/1":
+        return None
+    nb: Obj = {k: data.get(k) for k in KEPT} | {"undo": undo_stack, "undo_rev": 0}
+    try:
+        nb["checked"] = checked(nb["scenario"])
+    except FormatError:  # kept by a version that read the format otherwise: not reopened
+        return None
+    if not Path(str(nb["db"]).removeprefix("sqlite:///")).exists():
+        ran = nb["cursor"]
+        reset(nb)
+        run_to(nb, ran - 1)
+    nb["_saved"], nb["_saved_undo"] = nb["rev"], nb["undo_rev"]
+    return nb
+
+
+# --- what a turn would do, and the memory as the other pages see it ----------------------------
 
 
 def preview_end_turn(nb: Obj, turn: str) -> dict[str, Obj]:
@@ -221,66 +375,11 @@ def note_outside_change(nb: Obj, what: str) -> None:
     """Record that a page changed this notebook's memory outside its cells (a read, a setting, an
     erasure): the Notebook says so, since a replay of the cells would not reproduce it."""
     nb.setdefault("outside", []).append(what)
+    _touch(nb)
+    if nb.get("id"):
+        save(nb)
 
 
 def state(nb: Obj) -> Obj:
     """The notebook's memory as `memory-state/1`, with the reads and refusals of the cells run."""
     return _engine(nb).state()
-
-
-def load_text(text: str | bytes) -> Obj:
-    """A notebook from uploaded or pasted scenario text, read exactly as `replay` reads a file
-    (scenario.parse); FormatError says where the file is wrong."""
-    return _opened(parse(text))
-
-
-# --- cells as people read and write them ---------------------------------------------------
-
-
-def summary(e: Obj) -> str:
-    """One line that says what a cell does."""
-    d = e["do"]
-    if d == "start_run":
-        eph = ", ephemeral" if e.get("ephemeral") else ""
-        return f"{e['person']} starts run {e['run']} in {e['org']} ({e.get('surface', 'workflow')}{eph})"
-    if d == "open_turn":
-        req = e["request"] if isinstance(e["request"], str) else e["request"].get("text", "")
-        rep = f", replacing {e['replaces']}" if e.get("replaces") else ""
-        return f"turn {e['turn']} opens in {e['run']}{rep}: “{req}”"
-    if d in ("record", "step"):
-        r = e.get("record") or {}  # a checked event keeps the record's fields under `record`
-        n = len(r.get("claims", []))
-        head = f"step {e['step']} in {e['turn']}" if d == "step" else f"record in {e['turn']}"
-        within = f" within {r['within']}" if r.get("within") else ""
-        src = f" from {r.get('origin')} {r.get('source') or ''}".rstrip() if r else ""
-        return f"{head}{within}{src}: {n} claim{'s' if n != 1 else ''}"
-    if d in ("call", "return"):
-        st = f" → {e['status']}" if d == "return" else ""
-        return f"{d} {e['work']} in {e['turn']}{st}"
-    if d == "read":
-        who = f" by step {e['step']}" if e.get("step") else (f" within {e['within']}" if e.get("within") else "")
-        return f"{e['call']}{who} in {e['turn']}: {json.dumps(e.get('args', {}), ensure_ascii=False)}"
-    if d == "end_turn":
-        return f"turn {e['turn']} ends {e['status']}"
-    if d == "end_run":
-        return f"run {e['run']} ends"
-    if d == "delete_run":
-        return f"{e['by']} deletes run {e['run']}"
-    if d == "delete_account":
-        return f"{e['person']} deletes their account"
-    if d == "set_settings":
-        return f"{e['by']} sets {json.dumps(e['settings'])} in {e['org']}"
-    f = e["fact"]
-    o = f["object"].get("name", f["object"].get("value"))
-    return f"{e['by']} {d}s {f['subject']['name']} —{f['relation']}→ {o} ({e.get('graph', 'world')})"
-
-
-def claim_from(*, graph: str, subject: str, subject_kind: str, relation: str, obj: str, object_kind: str) -> Obj:
-    """A claim from form fields; an object kind of `value` makes a literal."""
-    target: Obj = {"value": obj} if object_kind == "value" else {"name": obj, "kind": object_kind}
-    return {"graph": graph, "subject": {"name": subject, "kind": subject_kind}, "relation": relation, "object": target}
-
-
-def compact(event: Obj) -> Obj:
-    """Drop empty optional fields a form left blank."""
-    return {k: v for k, v in event.items() if v not in (None, "", [], {}) or k in ("claims", "settings", "args")}

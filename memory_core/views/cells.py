@@ -1,0 +1,243 @@
+"""What a notebook cell is and did, for people: a line that says what it does, its result as plain
+data, the outcome its note was written for (a note written for another outcome is flagged), the
+records a failed or cancelled turn keeps as evidence (R2), and the memory compared between two cells
+(facts added, gone, re-weighted or with a new status) with a fact's weight across the cells.
+
+No Streamlit here: views/notebook.py keeps the notebook, pages/notebook.py draws it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..format.replay import EventResult
+from ..rules.wording import RULE_TEXT
+from ..store.graph import FactChange
+from ..usecases.results import TurnEnded
+
+Obj = dict[str, Any]
+
+
+def change_json(c: FactChange) -> Obj:
+    f = c.fact
+    obj = f["object"].get("name", f["object"].get("value"))
+    return {
+        "graph": c.graph,
+        "owner": c.owner,
+        "fact": f"{f['subject']['name']} —{f['relation']}→ {obj}",
+        "change": c.kind,
+        "weight_before": c.before[0] if c.before else None,
+        "weight_after": c.after[0] if c.after else None,
+        "status_before": c.before[1] if c.before else None,
+        "status_after": c.after[1] if c.after else None,
+    }
+
+
+def describe(result: EventResult) -> Obj:
+    """A cell's result as plain data: applied or refused, fact changes, claims kept out and why
+    (one entry per claim, with what it says, R10), and what else the use case said (`detail`)."""
+    if result.refused:
+        return {
+            "index": result.index,
+            "do": result.do,
+            "status": "refused",
+            "reason": result.reason,
+            "message": result.message,
+            "changes": [],
+            "skipped": [],
+            "detail": {},
+        }
+    assert result.outcome is not None
+    outcome = result.outcome
+    skipped = [
+        {**s.stored(), "why": RULE_TEXT.get(s.rule, ""), "claim_text": s.label}
+        for s in (outcome.skipped if isinstance(outcome, TurnEnded) else ())
+    ]
+    detail = outcome.to_json()
+    detail.pop("skipped", None)  # in `skipped` above, with what each claim says
+    return {
+        "index": result.index,
+        "do": result.do,
+        "status": "ok",
+        "reason": None,
+        "message": None,
+        "changes": [change_json(c) for c in outcome.changes],
+        "skipped": skipped,
+        "detail": detail,
+    }
+
+
+# --- a note and the outcome it was written for ------------------------------------------------
+
+
+def outcome(res: Obj) -> Obj:
+    """What a note is judged against: applied or refused (and why), what a turn taught (R1), the
+    rule a turn's end or a return cites (R2, R5)."""
+    d = res.get("detail") or {}
+    return {"status": res["status"], "reason": res.get("reason"), "taught": d.get("taught"), "rule": d.get("rule")}
+
+
+def stale(event: Obj, written_for: Obj | None, res: Obj | None) -> bool:
+    """A note written for another outcome than the cell's result now (after an edit of the story)."""
+    return bool(event.get("note")) and written_for is not None and res is not None and outcome(res) != written_for
+
+
+def outcome_words(o: Obj) -> str:
+    if o["status"] == "refused":
+        return f"refused ({o['reason']})"
+    if o.get("taught"):
+        t = o["taught"]
+        return f"taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports"
+    return f"applied, {o['rule']}" if o.get("rule") else "applied"
+
+
+def evidence(events: list[Obj], results: Obj, turn: str, upto: int) -> list[str]:
+    """The records the cells before `upto` kept for `turn`: a failed or cancelled turn teaches
+    nothing but keeps them as evidence (R2, R6)."""
+    out = []
+    for i in range(min(upto, len(events))):
+        e, r = events[i], results.get(str(i))
+        if r and r["status"] == "ok" and e["do"] in ("record", "step") and e.get("turn") == turn:
+            if r["detail"].get("record"):
+                out.append(r["detail"]["record"])
+    return out
+
+
+# --- the memory compared between cells ----------------------------------------------------------
+
+
+def fact_key(ch: Obj) -> str:
+    return f"{ch['graph']} · {ch['owner']} · {ch['fact']}"
+
+
+def states(results: Obj, upto: int) -> dict[str, tuple[float, str]]:
+    """Each fact's weight and status after cell `upto` (-1: before any cell), folded from the
+    cells' fact changes; the setup teaches no fact, so a fact no cell changed does not exist."""
+    out: dict[str, tuple[float, str]] = {}
+    for i in range(upto + 1):
+        for ch in (results.get(str(i)) or {}).get("changes", ()):
+            if ch["weight_after"] is None:
+                out.pop(fact_key(ch), None)
+            else:
+                out[fact_key(ch)] = (ch["weight_after"], ch["status_after"])
+    return out
+
+
+def compare(results: Obj, a: int, b: int) -> list[Obj]:
+    """What differs in memory between after cell `a` and after cell `b`: facts added, gone, with
+    another status or another weight (either order; the earlier cell is the "before")."""
+    a, b = sorted((a, b))
+    before, after = states(results, a), states(results, b)
+    rows = []
+    for k in sorted(set(before) | set(after)):
+        x, y = before.get(k), after.get(k)
+        if x == y:
+            continue
+        what = "added" if x is None else "gone" if y is None else "status changed" if x[1] != y[1] else "weight changed"
+        graph, owner, fact = k.split(" · ", 2)
+        rows.append(
+            {
+                "graph": graph,
+                "owner": owner,
+                "fact": fact,
+                "change": what,
+                "weight_a": x[0] if x else None,
+                "weight_b": y[0] if y else None,
+                "status_a": x[1] if x else None,
+                "status_b": y[1] if y else None,
+            }
+        )
+    return rows
+
+
+def facts_seen(results: Obj) -> list[str]:
+    """Every fact a run cell changed, in the order they first changed."""
+    seen: dict[str, None] = {}
+    for i in sorted(int(k) for k in results):
+        for ch in results[str(i)].get("changes", ()):
+            seen.setdefault(fact_key(ch), None)
+    return list(seen)
+
+
+def weight_series(results: Obj, key: str, upto: int) -> list[float | None]:
+    """A fact's weight after each of the cells 0..upto-1 (None where it did not exist)."""
+    out: list[float | None] = []
+    w: float | None = None
+    for i in range(upto):
+        for ch in (results.get(str(i)) or {}).get("changes", ()):
+            if fact_key(ch) == key:
+                w = ch["weight_after"]
+        out.append(w)
+    return out
+
+
+# --- cells as people read and write them ---------------------------------------------------
+
+
+def summary(e: Obj) -> str:
+    """One line that says what a cell does."""
+    d = e["do"]
+    if d == "start_run":
+        eph = ", ephemeral" if e.get("ephemeral") else ""
+        return f"{e['person']} starts run {e['run']} in {e['org']} ({e.get('surface', 'workflow')}{eph})"
+    if d == "open_turn":
+        req = e["request"] if isinstance(e["request"], str) else e["request"].get("text", "")
+        rep = f", replacing {e['replaces']}" if e.get("replaces") else ""
+        return f"turn {e['turn']} opens in {e['run']}{rep}: “{req}”"
+    if d in ("record", "step"):
+        r = e.get("record") or {}  # a checked event keeps the record's fields under `record`
+        n = len(r.get("claims", []))
+        head = f"step {e['step']} in {e['turn']}" if d == "step" else f"record in {e['turn']}"
+        within = f" within {r['within']}" if r.get("within") else ""
+        src = f" from {r.get('origin')} {r.get('source') or ''}".rstrip() if r else ""
+        return f"{head}{within}{src}: {n} claim{'s' if n != 1 else ''}"
+    if d in ("call", "return"):
+        st = f" → {e['status']}" if d == "return" else ""
+        return f"{d} {e['work']} in {e['turn']}{st}"
+    if d == "read":
+        who = f" by step {e['step']}" if e.get("step") else (f" within {e['within']}" if e.get("within") else "")
+        return f"{e['call']}{who} in {e['turn']}: {json.dumps(e.get('args', {}), ensure_ascii=False)}"
+    if d == "end_turn":
+        return f"turn {e['turn']} ends {e['status']}"
+    if d == "end_run":
+        return f"run {e['run']} ends"
+    if d == "delete_run":
+        return f"{e['by']} deletes run {e['run']}"
+    if d == "delete_account":
+        return f"{e['person']} deletes their account"
+    if d == "set_settings":
+        return f"{e['by']} sets {json.dumps(e['settings'])} in {e['org']}"
+    f = e["fact"]
+    o = f["object"].get("name", f["object"].get("value"))
+    return f"{e['by']} {d}s {f['subject']['name']} —{f['relation']}→ {o} ({e.get('graph', 'world')})"
+
+
+def search_text(event: Obj, checked_event: Obj) -> str:
+    """What a search of the cells looks in: the cell's line, its note and its JSON, case-folded."""
+    return f"{event['do']} {summary(checked_event)} {json.dumps(event, ensure_ascii=False)}".casefold()
+
+
+def matching(events: list[Obj], checked: list[Obj], query: str) -> list[int]:
+    """The cells holding every word of the query (all cells for an empty query); `#12` or a
+    number alone also finds cell 12."""
+    words = query.casefold().split()
+    if not words:
+        return list(range(len(events)))
+    out = []
+    for i, (e, c) in enumerate(zip(events, checked, strict=True)):
+        hay = f"#{i} {search_text(e, c)}"
+        if all(w in hay or w.lstrip("#") == str(i) for w in words):
+            out.append(i)
+    return out
+
+
+def claim_from(*, graph: str, subject: str, subject_kind: str, relation: str, obj: str, object_kind: str) -> Obj:
+    """A claim from form fields; an object kind of `value` makes a literal."""
+    target: Obj = {"value": obj} if object_kind == "value" else {"name": obj, "kind": object_kind}
+    return {"graph": graph, "subject": {"name": subject, "kind": subject_kind}, "relation": relation, "object": target}
+
+
+def compact(event: Obj) -> Obj:
+    """Drop empty optional fields a form left blank."""
+    return {k: v for k, v in event.items() if v not in (None, "", [], {}) or k in ("claims", "settings", "args")}

@@ -1,0 +1,231 @@
+"""The Notebook page's cells: what each cell did, said for its kind, and the memory compared
+between two cells. The notebook itself (running, editing, undo, keeping it on disk) is
+memory_core/views/notebook.py; what a cell is and did as plain data, memory_core/views/cells.py."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from memory_core.rules.vocabulary import TURN_END_STATUSES
+from memory_core.views import cells
+from memory_core.views import notebook as nbk
+from pages._ui import cite, guard, inert, plural, rule_text
+
+Obj = dict[str, Any]
+WEIGHT = st.column_config.NumberColumn(format="%.4f")
+
+
+def _changes(res: Obj, *, compact: bool) -> None:
+    cols = (
+        ["graph", "fact", "weight_after", "status_after"]
+        if compact
+        else ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
+    )
+    st.dataframe(
+        pd.DataFrame(res["changes"])[cols],
+        hide_index=True,
+        width="stretch",
+        column_config={"weight_before": WEIGHT, "weight_after": WEIGHT},
+    )
+
+
+def _map(m: Obj) -> str:
+    kinds = ", ".join(f"{n} {inert(k)}" for k, n in m.get("kinds", {}).items()) or "no entity yet"
+    return f"The turn starts with the map of its organization's World graph (R18): {plural(m['facts'], 'active fact')}; entities: {kinds}."
+
+
+def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, compact: bool = False) -> None:
+    """What a cell did, said for its kind: refused and why, or what it kept, read or taught,
+    graph by graph, and what rules kept out. Every kind says something."""
+    if res["status"] == "refused":
+        st.error(cite(f"Refused: {res['reason']}. {inert(res['message'])}"))
+        return
+    detail, do = res["detail"], res["do"]
+    if "taught" in detail:
+        t = detail["taught"]
+        st.success(cite(f"Taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports (R1, R7 to R9)."))
+    if do == "open_turn" and "map" in detail:
+        st.info(cite(_map(detail["map"])))
+        if res["changes"]:
+            st.caption(cite("It replaces a turn: what that turn taught is withdrawn (R3)."))
+    if do in ("record", "step") and detail.get("record"):
+        st.info(
+            cite(
+                f"Kept record **{inert(detail['record'])}** as evidence: nothing is written to memory yet, "
+                "while the turn is open (R6)."
+            )
+        )
+    elif do == "step" and not detail.get("shortcut"):
+        st.caption(cite("The step ran and kept no record: nothing to write (R6)."))
+    if detail.get("rule") and detail["rule"] in ("R2", "R5", "R11"):
+        st.info(rule_text(detail["rule"]))
+    if do == "end_turn" and detail.get("rule") == "R2" and event is not None and nb is not None:
+        kept = cells.evidence(nbk.events(nb), nb["results"], event["turn"], res["index"])
+        st.markdown(
+            cite(
+                f"Records kept as evidence (R2): {', '.join(f'**{inert(r)}**' for r in kept)}."
+                if kept
+                else "This turn kept no record (R2): there is no evidence to keep."
+            )
+        )
+    if res["changes"]:
+        _changes(res, compact=compact)
+    for s in res["skipped"]:
+        st.warning(
+            cite(
+                f"Kept out by {s['rule']}: claim {s['claim']} of record {inert(s['record'])}, "
+                f"“{inert(s.get('claim_text', ''))}”. {s['why']}"
+            )
+        )
+    if detail.get("excluded_records"):
+        st.info(
+            cite(
+                f"Records {', '.join(inert(r) for r in detail['excluded_records'])} came from nested work that "
+                "failed or was cancelled: they teach nothing (R5)."
+            )
+        )
+    if detail.get("shortcut"):
+        sc = detail["shortcut"]
+        st.info(
+            cite(
+                f"Skipped by a shortcut (R22): memory already answers with weight {sc['weight']:.3f} "
+                f"({sc['fact']['graph']} graph)."
+            )
+        )
+    if "result" in detail:
+        st.caption(cite(f"Read answered (probes used {detail['probes_used']} of {detail['cap'] or 'no cap'}, R21):"))
+        st.json(detail["result"], expanded=True)
+    if detail.get("changed"):
+        st.caption(
+            "Settings changed: " + ", ".join(f"{c['setting']} {c['from']} → {c['to']}" for c in detail["changed"])
+        )
+    if do == "start_run":
+        st.caption(cite(f"Run started{', stored as ephemeral (R11)' if detail.get('ephemeral') else ''}."))
+    if do == "call":
+        st.caption(cite("Nested work opened: it reads and writes no graph (R4)."))
+    if do == "return" and not detail.get("rule"):
+        st.caption(cite("Nested work returned: its records are learned once, when the turn completes (R5)."))
+    if do == "end_run":
+        cancelled = detail.get("cancelled") or []
+        st.caption(
+            cite(
+                "Run ended"
+                + (f"; cancelled its open turns {', '.join(inert(c) for c in cancelled)} (R17)" if cancelled else "")
+                + ("; ephemeral, so erased with what it held (R11)." if detail.get("erased") else ".")
+            )
+        )
+    if detail.get("erased") or "supports_kept" in detail or "erased_key" in detail:
+        st.caption(f"Erased: {inert(json.dumps({k: v for k, v in detail.items() if k != 'erased'}))}")
+    if do in ("dispute", "retract") and not res["changes"]:
+        st.caption("Accepted; no weight or status changed.")
+
+
+def preview(nb: Obj, turn: str) -> None:
+    """Side by side: what the turn teaches if it completes, fails or is cancelled now (R1, R2)."""
+    outcomes = nbk.preview_end_turn(nb, turn)
+    for col, status in zip(st.columns(3), TURN_END_STATUSES, strict=True):
+        with col:
+            st.markdown(f"**If {status}**")
+            res = outcomes[status]
+            if res["status"] == "refused":
+                st.error(f"{res['reason']}: {inert(res['message'])}")
+            elif not res["changes"] and not res["skipped"]:
+                st.caption("Teaches nothing." + (f" {rule_text('R2')}" if status != "completed" else ""))
+            else:
+                show_result(res, compact=True)
+
+
+def stale_note(nb: Obj, i: int, event: Obj) -> None:
+    """A note written for another outcome than the cell's now is flagged, with both outcomes."""
+    written_for, res = nb["notes"][i], nb["results"].get(str(i))
+    if cells.stale(event, written_for, res):
+        assert written_for is not None and res is not None
+        st.warning(
+            f"This note was written for another outcome: the cell {cells.outcome_words(written_for)} then, "
+            f"and it is {cells.outcome_words(cells.outcome(res))} now. Edit the note to say what happens now."
+        )
+
+
+# --- the memory compared between two cells -----------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _compare(key: tuple[str, int, str], a: int, b: int, _results: Obj) -> pd.DataFrame:
+    rows = cells.compare(_results, a, b)
+    return pd.DataFrame(
+        [
+            {
+                "Graph": r["graph"],
+                "Owner": r["owner"],
+                "Fact": r["fact"],
+                "Change": r["change"],
+                "Weight A": r["weight_a"],
+                "Weight B": r["weight_b"],
+                "Status A": r["status_a"] or "—",
+                "Status B": r["status_b"] or "—",
+            }
+            for r in rows
+        ],
+        columns=["Graph", "Owner", "Fact", "Change", "Weight A", "Weight B", "Status A", "Status B"],
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _facts(key: tuple[str, int, str], _results: Obj) -> list[str]:
+    return cells.facts_seen(_results)
+
+
+def compare(nb: Obj) -> None:
+    """Two cells run, and what differs in memory between after one and after the other; a fact's
+    weight across the cells as a chart."""
+    ran = nb["cursor"]
+    if not ran:
+        st.caption("Run some cells to compare the memory between two of them.")
+        return
+    key = (nb["id"], nb.get("rev", 0), nb["db"])  # what the results are: this notebook at this revision
+    evs = nb["scenario"]["events"]
+    options = list(range(-1, ran))
+
+    def label(i: int) -> str:
+        return "the setup (before any cell)" if i < 0 else f"[{i}] {evs[i]['do']}"
+
+    for k, default in (("nb_cmp_a", -1), ("nb_cmp_b", ran - 1)):
+        if st.session_state.get(k) not in options:
+            st.session_state[k] = default
+    left, right = st.columns(2)
+    a = left.selectbox("Memory after cell A", options, format_func=label, key="nb_cmp_a")
+    b = right.selectbox("…compared with after cell B", options, format_func=label, key="nb_cmp_b")
+    table = _compare(key, a, b, nb["results"])
+    if table.empty:
+        st.caption("Memory is the same after both cells.")
+    else:
+        counts = table["Change"].value_counts()
+        st.markdown(
+            f"**{plural(len(table), 'fact')} differ** between after {label(min(a, b))} and after {label(max(a, b))}: "
+            + ", ".join(f"{n} {what}" for what, n in counts.items())
+            + "."
+        )
+        st.dataframe(table, hide_index=True, width="stretch", column_config={"Weight A": WEIGHT, "Weight B": WEIGHT})
+    facts = _facts(key, nb["results"])
+    if not facts:
+        return
+    if st.session_state.get("nb_fact") not in facts:
+        top = table.iloc[0] if not table.empty else None
+        first = f"{top['Graph']} · {top['Owner']} · {top['Fact']}" if top is not None else facts[0]
+        st.session_state["nb_fact"] = first if first in facts else facts[0]
+    fact = st.selectbox("A fact's weight across the cells", facts, key="nb_fact")
+    series = cells.weight_series(nb["results"], fact, ran)
+    st.line_chart(pd.DataFrame({"cell": range(ran), "weight": series}).set_index("cell"), height=220)
+    st.caption("Weight after each cell run; no line where the fact did not exist.")
+
+
+def with_guard(fn: Any, *args: Any) -> bool:
+    """Run a notebook change under guard(): False when the core refused it (the message is shown)."""
+    with guard():
+        fn(*args)
+        return True
+    return False
