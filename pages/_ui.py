@@ -205,6 +205,8 @@ def _act_as(svc: MemoryService) -> None:
     label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}
     label |= {p["id"]: f"{p['name']} (not a member here)" for p in others}
     label[VISITOR] = "a visitor (no account)"
+    if "_pending_person" in st.session_state:  # the offer above, taken before the selectbox is drawn
+        st.session_state["person"] = st.session_state.pop("_pending_person")
     current = st.session_state.get("person")
     if current not in label:
         if current is None and members:  # the first visit: the organization's owner
@@ -219,6 +221,9 @@ def _act_as(svc: MemoryService) -> None:
             f"{inert(lost)} is not in this memory (an erased account, or a notebook without them): "
             "you act as a visitor until you pick someone."
         )
+        if members and st.button(f"Act as {members[0]['name']} ({members[0]['roles'][org]})", key="act_as_offer"):
+            st.session_state["_pending_person"] = members[0]["id"]
+            st.rerun()
     elif lost:
         del st.session_state["identity_lost"]
     st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")

@@ -214,7 +214,7 @@ else:
     if nav[1].button("Later ▶", key="nb_next", disabled=pos + WINDOW >= len(shown)):
         rerun(goto=shown[pos + WINDOW])
     nav[2].caption(
-        f"Showing cells {window[0]} to {window[-1]}"
+        f"Showing {len(window)} cell{'s' if len(window) != 1 else ''}, [{window[0]}] to [{window[-1]}],"
         + (f" of the {len(shown)} that match" if query.strip() else f" of {len(events)}")
         + ". Cells already run are folded; the one just run is marked."
     )

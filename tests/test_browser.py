@@ -6,6 +6,7 @@ missing browser fails; elsewhere these tests skip and say why. No request may le
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -244,6 +245,17 @@ def test_notebook_runs_a_sample_and_shows_what_turns_taught(page):
     settle(page)
     # Run all reruns the script once more when it is done: wait for what it shows, not for a moment.
     page.get_by_text(re.compile(r"Taught \d+ World")).first.wait_for(timeout=60_000)
+    # The failed turn's cell, found by search and run to again after a reset: it says why it taught nothing.
+    events = json.loads((ROOT / "sample_data" / "completed_failed_cancelled.json").read_text())["events"]
+    failed = next(i for i, e in enumerate(events) if e["do"] == "end_turn" and e["status"] == "failed")
+    page.get_by_role("button", name="Reset").click()
+    settle(page)
+    search = page.get_by_label("Search cells")
+    search.fill("failed")
+    search.press("Enter")
+    settle(page)
+    page.locator(f".st-key-to-{failed} button").first.click()
+    settle(page)
     page.get_by_text("A failed or cancelled turn teaches nothing").first.wait_for(timeout=60_000)
     settle(page)
     assert page.locator("[data-testid='stException']").count() == 0

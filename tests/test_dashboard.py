@@ -949,3 +949,14 @@ def test_notebook_view_is_a_link_to_a_sample_and_a_cell(app):
     assert at.session_state["notebook"]["file"] == "completed_failed_cancelled.json"
     assert at.selectbox(key="nb_jump").value == 5
     assert at.query_params["nb"] == at.session_state["notebook"]["id"] and at.query_params["cell"] == "5"
+
+
+def test_loading_a_notebook_without_the_person_asks_before_acting_as_another(app):
+    app.sidebar.selectbox(key="person").set_value("lee").run()
+    at = open_sample(app, "completed_failed_cancelled.json")
+    assert at.sidebar.selectbox(key="person").value == "(visitor)"  # never silently someone else
+    offer = next(b for b in at.sidebar.button if b.key == "act_as_offer")
+    offer.click().run()
+    ok(at)
+    person = at.sidebar.selectbox(key="person").value
+    assert person != "(visitor)" and "(owner)" in at.sidebar.selectbox(key="person").format_func(person)
