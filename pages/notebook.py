@@ -133,34 +133,34 @@ events = scenario["events"]
 checked_events = nbk.events(nb)
 cursor = nb["cursor"]
 
-bar = st.columns([1, 1, 1, 1, 1.4, 1.4])
-if bar[0].button("Run next", key="run_next", type="primary", disabled=cursor >= len(events)):
+bar = st.container(horizontal=True, gap="small")  # the buttons flow and wrap: readable at any width
+if bar.button("Run next", key="run_next", type="primary", disabled=cursor >= len(events)):
     with guard():
         nbk.run_next(nb)
     rerun(nb, goto=nb.get("last"))
-if bar[1].button("Run all", key="run_all", disabled=cursor >= len(events)):
+if bar.button("Run all", key="run_all", disabled=cursor >= len(events)):
     progress = st.progress(0.0, text="Running cells…")
     with guard():
         while nbk.run_next(nb) is not None:
             if nb["cursor"] % 10 == 0:
                 progress.progress(nb["cursor"] / max(len(events), 1), text=f"Cell {nb['cursor']} of {len(events)}")
     rerun(nb, goto=nb.get("last"))
-if bar[2].button("Reset", key="reset"):
+if bar.button("Reset", key="reset"):
     nbk.reset(nb)
     rerun(nb, goto=0)
-if bar[3].button("Undo", key="undo", disabled=not nbk.can_undo(nb), help="Undo the last edit of the cells"):
+if bar.button("Undo", key="undo", disabled=not nbk.can_undo(nb), help="Undo the last edit of the cells"):
     with guard():
         nbk.undo(nb)
     rerun(nb)
 file_name = nb.get("file") or st.session_state.get("notebook_file") or "scenario.json"
-bar[4].download_button(
+bar.download_button(
     "Download scenario",
     lambda: json.dumps(scenario, indent=2, ensure_ascii=False),
     file_name=file_name,
     mime="application/json",
     key="dl_scenario",
 )
-bar[5].download_button(
+bar.download_button(
     "Download state",
     lambda: json.dumps(nbk.state(nb), indent=2, ensure_ascii=False),
     file_name="state.json",
@@ -234,11 +234,12 @@ else:
                 st.markdown(":orange-background[**▶ Just run**]")
             elif i == cursor:
                 st.caption("Next to run")
-            head, acts = st.columns([6, 3])
+            head, acts = st.columns([5, 2])
             head.markdown(f"{mark} `[{i}]` **{event['do']}** · {inert(cells.summary(checked_events[i]))}")
             if event.get("note"):
                 head.caption(inert(event["note"]))
-            a = acts.columns(4)
+            row = acts.container(horizontal=True, gap="xsmall", horizontal_alignment="right")
+            a = [row, row, row, row]  # one row that wraps, not four columns: each symbol keeps its width
             if a[0].button("▶", key=f"to-{i}", help="Run to here"):
                 with guard():
                     nbk.run_to(nb, i)

@@ -393,3 +393,34 @@ def test_notebook_follows_the_demo_story_and_a_reload_keeps_it(page):
     page.locator(".st-key-nb-just-run code", has_text="[2]").first.wait_for(timeout=60_000)
     assert page.get_by_text("3 of 214 cells run").first.is_visible()
     shot(page, "notebook-story-reloaded")
+
+
+def clipped(button) -> bool:
+    """Whether a button's label is cut (an ellipsis, or text wider than the box showing it)."""
+    return bool(
+        button.evaluate(
+            "e => [e, ...e.querySelectorAll('*')].some(n => n.scrollWidth > n.clientWidth + 1 && n.clientWidth > 0)"
+        )
+    )
+
+
+def test_notebook_cell_buttons_stay_readable_at_1024_px(page):
+    """#15, point 4: at 1024 px wide each cell's buttons keep their symbol on one line, unclipped."""
+    page.set_viewport_size({"width": 1024, "height": 900})
+    goto(page, "cells?sample=completed_failed_cancelled.json")
+    page.get_by_role("button", name="Run next").wait_for(timeout=60_000)
+    buttons = page.locator(
+        ".st-key-to-0 button:visible, .st-key-up-0 button:visible, .st-key-down-0 button:visible, "
+        ".st-key-del-0 button:visible"
+    )
+    assert buttons.count() >= 4
+    for i in range(buttons.count()):
+        b = buttons.nth(i)
+        box = b.bounding_box()
+        assert box is not None and box["width"] >= 28 and box["height"] <= 60, box
+        assert not clipped(b)
+    for name in ("Run next", "Run all", "Reset", "Undo", "Download scenario", "Download state"):
+        button = page.get_by_role("button", name=name).first
+        box = button.bounding_box()
+        assert box is not None and box["height"] <= 60 and not clipped(button), (name, box)  # whole, on one line
+    shot(page, "notebook-1024")
