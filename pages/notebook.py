@@ -23,7 +23,7 @@ from memory_core.rules.weights import ORIGINS
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from pages._cellview import compare, preview, show_result, stale_note, with_guard
-from pages._ui import NOTEBOOK, from_link, guard, inert, notebook, to_link, use_memory
+from pages._ui import NOTEBOOK, cite, from_link, guard, inert, notebook, to_link, use_memory
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 KINDS = [*WORLD_KINDS, "preference"]
@@ -128,7 +128,7 @@ st.session_state["nb_sample"] = nb.get("file") if nb.get("file") in samples else
 scenario = nb["scenario"]
 st.subheader(scenario.get("title") or "Untitled scenario")
 if scenario.get("description"):
-    st.caption(scenario["description"])
+    st.caption(cite(inert(scenario["description"])))
 events = scenario["events"]
 checked_events = nbk.events(nb)
 cursor = nb["cursor"]
@@ -237,7 +237,7 @@ else:
             head, acts = st.columns([5, 2])
             head.markdown(f"{mark} `[{i}]` **{event['do']}** · {inert(cells.summary(checked_events[i]))}")
             if event.get("note"):
-                head.caption(inert(event["note"]))
+                head.caption(cite(inert(event["note"])))
             row = acts.container(horizontal=True, gap="xsmall", horizontal_alignment="right")
             a = [row, row, row, row]  # one row that wraps, not four columns: each symbol keeps its width
             if a[0].button("▶", key=f"to-{i}", help="Run to here"):

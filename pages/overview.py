@@ -72,7 +72,7 @@ for i, path in enumerate(files):
     doc = json.loads(path.read_text(encoding="utf-8"))
     with cols[i % 2].container(border=True):
         st.markdown(f"**{doc.get('title') or path.stem}**  \n`{path.name}` · {len(doc.get('events', []))} events")
-        st.caption(doc.get("description", ""))
+        st.caption(cite(inert(doc.get("description", ""))))
         if st.button("Open in the Notebook", key=f"open-{path.stem}"):
             with guard():
                 st.session_state["notebook"] = nbk.new(doc, path.name)

@@ -960,3 +960,22 @@ def test_loading_a_notebook_without_the_person_asks_before_acting_as_another(app
     ok(at)
     person = at.sidebar.selectbox(key="person").value
     assert person != "(visitor)" and "(owner)" in at.sidebar.selectbox(key="person").format_func(person)
+
+
+UNLINKED = re.compile(r"(?<![\w\[/=#?.-])R([1-9]\d?)[a-d]?(?![\w\]])")
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_rule_number_a_page_writes_leads_to_its_rule(app, name):
+    """#15, point 1: a rule number in a page's text is a link to the Rules page (tables aside)."""
+    if name == "notebook":
+        at = open_sample(app, "completed_failed_cancelled.json")
+        at.button(key="run_all").click().run()
+    else:
+        at = page(app, name)
+    for kind in ("markdown", "caption", "info", "success", "warning", "error"):
+        for element in [*getattr(at, kind), *getattr(at.sidebar, kind)]:
+            text = re.sub(r"\[[^\]]*\]\([^)]*\)|`[^`]*`", "", str(element.value))  # links and code set aside
+            if name == "rules":
+                continue  # the rulebook states the rules themselves
+            assert not UNLINKED.search(text), (name, kind, element.value[:300])
