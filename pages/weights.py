@@ -35,6 +35,11 @@ HEADERS = {
 }
 
 
+def three_places(*columns: str) -> dict:
+    """Number columns shown to three decimals, as every weight and l on this page."""
+    return {c: st.column_config.NumberColumn(format="%.3f") for c in columns}
+
+
 def evidence_link(run: str | None, record: str | None) -> str | None:
     """The record's row on the Runs page (R24)."""
     if run is None or record is None:
@@ -102,7 +107,7 @@ with guard():
         width="stretch",
         column_config={
             "Weight": st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f"),
-            "Log-odds L": st.column_config.NumberColumn(format="%.3f"),
+            **three_places("Log-odds L"),
         },
     )
     st.download_button("Download CSV", table.to_csv(index=False), file_name="facts.csv", mime="text/csv", key="w_csv")
@@ -154,9 +159,7 @@ with guard():
         hide_index=True,
         width="stretch",
         column_config={
-            "Contribution l": st.column_config.NumberColumn(format="%.3f"),
-            "Reliability": st.column_config.NumberColumn(format="%.3f"),
-            "Weight without it": st.column_config.NumberColumn(format="%.3f"),
+            **three_places("Contribution l", "Reliability", "Weight without it"),
         },
     )
     if b["disputes"]:
@@ -175,8 +178,7 @@ with guard():
             hide_index=True,
             width="stretch",
             column_config={
-                "Subtracted l": st.column_config.NumberColumn(format="%.3f"),
-                "Weight without it": st.column_config.NumberColumn(format="%.3f"),
+                **three_places("Subtracted l", "Weight without it"),
             },
         )
 
@@ -199,7 +201,7 @@ with guard():
         hide_index=True,
         width="stretch",
         column_config={
-            "Contribution l": st.column_config.NumberColumn(format="%.3f"),
+            **three_places("Contribution l"),
             "Excerpt": st.column_config.TextColumn(width="large"),
             "Open on Runs": st.column_config.LinkColumn(display_text="open record"),
         },
