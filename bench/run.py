@@ -559,6 +559,93 @@ def b7(b: Bench) -> None:
     b.record("B7", f"peak MiB generating {b.size['big']:,} supports", value, base, "< 1024 MiB", value < 1024)
 
 
+def _one_line() -> None:
+    import streamlit as st
+
+    st.write("one line")
+
+
+def b8(b: Bench) -> None:
+    """B8 (issue #16): the dashboard at real sizes, each figure beside Streamlit's own floor measured
+    in the same run (a page that writes one line, rerun)."""
+    from streamlit.testing.v1 import AppTest
+
+    from memory_core import load, replay
+
+    os.environ["MEMORY_NOTEBOOK_DIR"] = str(b.tmp / "nb8")
+
+    def timed(step: Any) -> float:
+        t0 = time.perf_counter()
+        step()
+        return time.perf_counter() - t0
+
+    floor_app = AppTest.from_function(_one_line).run()
+    floor = statistics.median(timed(floor_app.run) for _ in range(7))
+
+    def app_on(url: str) -> AppTest:
+        os.environ["MEMORY_DATABASE_URL"] = url
+        return AppTest.from_file(str(ROOT / "app.py"), default_timeout=600).run()
+
+    def ok(at: AppTest) -> None:
+        assert not at.exception, [e.value for e in at.exception]
+
+    demo = b.url()
+    replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(make_engine(demo)))
+    at = app_on(demo)
+    at.switch_page("pages/notebook.py").run()
+    at.selectbox(key="sample_pick").set_value("demo.json").run()
+    opened = timed(lambda: at.button(key="load_sample").click().run())
+    ok(at)
+    b.record("B8", "open the 214-cell demo in the notebook, s", opened, floor, "< 2 s", opened < 2)
+    for cell in (1, 100, 200):
+        at.selectbox(key="nb_jump").set_value(cell - 1).run()
+        at.button(key=f"to-{cell - 1}").click().run()
+        dt = timed(lambda: at.button(key="run_next").click().run())
+        ok(at)
+        b.record(
+            "B8", f"Run next on cell {cell} of the demo, s", dt, floor, "< 0.5 s above the floor", dt - floor < 0.5
+        )
+    at.button(key="reset").click().run()
+    dt = timed(lambda: at.button(key="run_all").click().run())
+    ok(at)
+    b.record("B8", "Run all on the demo, s", dt, floor, "< 5 s", dt < 5)
+    at.switch_page("pages/settings.py").run()
+    at.radio(key="wi_source").set_value("notebook").run()
+    org = at.selectbox(key="wi_org").value
+    dt = timed(lambda: at.toggle(key=f"wi-notebook-{org}-NoMemoryShortcuts").set_value(True).run())
+    ok(at)
+    b.record("B8", "a Settings what-if on the demo notebook, s", dt, floor, "< 2 s", dt < 2)
+    live = app_on(demo)
+    live.switch_page("pages/settings.py").run()
+    dt = timed(lambda: live.toggle(key="wi-live-acme-NoMemoryShortcuts").set_value(True).run())
+    ok(live)
+    b.record("B8", "a Settings what-if on the live demo organization, s", dt, floor, "< 2 s", dt < 2)
+
+    empty = b.url()
+    make_engine(empty).dispose()
+    big, svc = b.generated(b.size["reads"])
+    supports = svc.counts()["support"]
+
+    def first_render(url: str, page: str) -> float:
+        app = app_on(url)
+        t0 = time.perf_counter()
+        app.switch_page(f"pages/{page}.py").run()
+        dt = time.perf_counter() - t0
+        ok(app)
+        return dt
+
+    for page in ("overview", "notebook", "graphs", "settings", "runs", "weights", "reads", "erasure", "rules"):
+        base, value = first_render(empty, page), first_render(big, page)
+        b.record(
+            "B8",
+            f"{page} page first render at {supports:,} supports, s (baseline: an empty memory)",
+            value,
+            base,
+            "< 1 s, or <= 3x an empty memory",
+            value < 1 or value <= 3 * base,
+        )
+
+
 def write(results: list[dict[str, Any]], out: Path) -> None:
     old = json.loads(out.read_text())["benchmarks"] if out.exists() else []
     keys = {(r["id"], r["backend"]) for r in results}  # a benchmark run again replaces its rows
@@ -605,7 +692,7 @@ def main() -> int:
     if args.out is None:  # a quick run never replaces the published full figures
         args.out = str(RESULTS.with_name("results-quick.json") if args.quick else RESULTS)
     b = Bench(args.backend, "quick" if args.quick else "full")
-    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7}
+    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8}
     for name in args.only:
         steps[name](b)
     write(b.results, Path(args.out))
