@@ -28,12 +28,32 @@ def demo_db(tmp_path_factory):
     return path
 
 
+_ENGINES: list = []
+
+
+def live() -> MemoryService:
+    """A service over the app's database, for a test to look at or change it behind the page; its
+    engine is disposed after the test (a server has a bounded number of connections)."""
+    engine = make_engine(os.environ["MEMORY_DATABASE_URL"])
+    _ENGINES.append(engine)
+    return MemoryService(engine)
+
+
+@pytest.fixture(autouse=True)
+def _dispose_engines():
+    yield
+    while _ENGINES:
+        _ENGINES.pop().dispose()
+
+
 @pytest.fixture
 def app(demo_db, tmp_path, monkeypatch):
     """The app over a private copy of the demo database (on PostgreSQL: the demo replayed afresh)."""
     if SERVER:
         url = fresh_url("memory_app")
-        replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(make_engine(url)))
+        loader = make_engine(url)
+        replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(loader))
+        loader.dispose()
     else:
         db = tmp_path / "memory.db"
         db.write_bytes(demo_db.read_bytes())
@@ -197,7 +217,7 @@ def _behaviour(at: AppTest) -> dict[str, tuple[int, int]]:
 def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(app):
     """#15, point 10: the live organization's recorded history replayed under other settings, from
     the current ones; behaviour per rule; World by default; applying is one owner action."""
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     before = svc.settings_view("acme")
     at = page(app, "settings")
     assert at.radio(key="wi_source").value == "live"
@@ -247,7 +267,7 @@ def test_weights_breakdown_of_a_fact(app):
     assert any(d.value.shape[0] > 0 and "Weight without it" in d.value.columns for d in at.dataframe)
     table = next(d.value for d in at.dataframe if "Subject" in d.value.columns)
     assert "Run" not in table.columns and "snake_case" not in " ".join(table.columns)
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     world = svc.facts_table("acme", graphs=("world",))
     assert len(table) == len(world)  # World only: no Flow copies (R7)
     # The arithmetic written out, equal to the fact's stored numbers (R26).
@@ -267,13 +287,13 @@ def test_weights_flow_is_a_choice_with_its_reason(app):
     ok(at)
     assert "keeps every claim" in texts(at) and "rulebook?rule=R7" in texts(at)
     table = next(d.value for d in at.dataframe if "Subject" in d.value.columns)
-    runs = {r["id"] for r in MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"])).runs("acme")}
+    runs = {r["id"] for r in live().runs("acme")}
     assert "Run" in table.columns and set(table["Run"]) <= runs
     assert at.query_params["graph"] == "flow"
 
 
 def test_weights_disputed_fact_has_no_margin_and_says_why(app):
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     disputed = [r for r in svc.facts_table("acme", graphs=("world",)) if r["status"] != "active"]
     if not disputed:
         pytest.skip("the demo holds no disputed World fact")
@@ -290,7 +310,7 @@ def test_weights_disputed_fact_has_no_margin_and_says_why(app):
 
 
 def test_weights_view_is_a_link(app):
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     world = svc.facts_table("acme", graphs=("world",))
     target = world[len(world) // 2]["id"]
     app.query_params["fact"] = str(target)
@@ -486,7 +506,7 @@ def sign_in(at: AppTest, token: str) -> AppTest:
 
 
 def issue(person: str, org: str) -> str:
-    return MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"])).issue_token(person, org=org)
+    return live().issue_token(person, org=org)
 
 
 def test_demo_mode_says_anyone_may_act_as_anyone(app):
@@ -511,7 +531,7 @@ def test_unknown_or_revoked_token_is_refused_with_a_sentence(app, monkeypatch, t
     monkeypatch.setenv("MEMORY_SIGN_IN", "1")
     if token == "revoked":
         token = issue("dana", "acme")
-        MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"])).revoke_token(token)
+        live().revoke_token(token)
     at = sign_in(fresh_app(), token)
     assert [t.value for t in at.title] == ["Sign in"]
     assert any("unknown or revoked" in e.value and "token issue" in e.value for e in at.error)
@@ -541,7 +561,7 @@ def test_signed_in_owner_changes_settings_and_revocation_signs_out(app, monkeypa
     at.toggle(key="set-acme-LearnFromUsers").set_value(False).run()
     at.button(key="save_settings").click().run()
     ok(at)
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     assert svc.settings_view("acme")["LearnFromUsers"] is False
     assert svc.audit("acme")[-1]["by"] == "dana"
     svc.revoke_token(token)
@@ -577,7 +597,7 @@ def test_every_page_shows_names_from_memory_as_text(app):
 
 def test_runs_page_lists_failed_and_cancelled_turns_records_as_evidence(app):
     """R2: a failed or cancelled turn teaches nothing, but its records stay, and the Runs page shows them."""
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     runs = svc.runs("acme")
     run = next(r for r in runs if any(t["status"] in ("failed", "cancelled") for t in r["turns"]))
     detail = svc.run_detail("acme", run["id"])
@@ -594,7 +614,7 @@ def test_runs_page_lists_failed_and_cancelled_turns_records_as_evidence(app):
 
 
 def test_runs_page_shows_claims_kept_out_with_their_rule(app):
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     hit = None
     for r in svc.runs("acme"):
         for t in svc.run_detail("acme", r["id"])["turns"]:
@@ -614,7 +634,7 @@ def test_runs_page_shows_claims_kept_out_with_their_rule(app):
 
 
 def test_runs_page_opens_a_linked_record_first(app):
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     run = svc.runs("acme")[-1]
     records = [rec["id"] for t in svc.run_detail("acme", run["id"])["turns"] for rec in t["records"]]
     app.query_params["run"] = run["id"]
@@ -659,14 +679,14 @@ def test_act_as_keeps_the_person_and_offers_outsiders(app):
     assert "not a member" in texts(at)
     assert at.query_params["as"] == "lee" and at.query_params["org"] == org_id
     # A person gone from the memory in use (their account deleted): a visitor, said so, not someone else.
-    MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"])).delete_account("lee")
+    live().delete_account("lee")
     at.run()
     assert at.sidebar.selectbox(key="person").value == "(visitor)"
     assert any("not in this memory" in w.value for w in at.sidebar.warning)
 
 
 def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     svc.start_run("ui-reads", org="acme", person="lee")
     svc.open_turn("ui-reads-t1", run="ui-reads", request={"text": "Where is Acme?", "claims": []})
     open_turns = [t["id"] for r in svc.runs("acme") if not r["ended"] for t in r["turns"] if t["status"] == "open"]
@@ -697,7 +717,7 @@ def test_graphs_page_names_the_filter_that_empties_the_drawing(app):
 def test_graphs_page_opens_a_drawn_facts_weight(app):
     at = page(app, "graphs")
     box = at.selectbox(key="g_open_fact")
-    svc = MemoryService(make_engine(os.environ["MEMORY_DATABASE_URL"]))
+    svc = live()
     facts = {f["id"]: f for f in svc.graph("world", "acme", ids=True)["facts"]}
     assert box.options and int(box.value) in facts
     assert box.options[0] == viz.fact_label(facts[int(box.value)])
