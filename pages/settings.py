@@ -50,11 +50,18 @@ with guard():
                 "(R15), so the controls are disabled. Pick the owner under “Act as” to change them."
             )
         )
+    if st.session_state.get(f"_settings_shown_{org}") != current:
+        # The settings changed since the toggles were drawn (saved, applied from the what-if, or
+        # changed elsewhere): every toggle shows them as they are now, so a later Save changes
+        # only what is flipped after this.
+        for s in SETTINGS:
+            st.session_state[f"set-{org}-{s.name}"] = current[s.name]
+            st.session_state[f"wi-live-{org}-{s.name}"] = current[s.name]
+        st.session_state[f"_settings_shown_{org}"] = dict(current)
     wanted = {}
     for s in SETTINGS:
-        wanted[s.name] = st.toggle(
+        wanted[s.name] = st.toggle(  # its value is the session's, set above from the settings now
             cite(f"**{s.name}** ({s.rule})"),
-            value=current[s.name],
             disabled=not ctx.is_owner,
             key=f"set-{org}-{s.name}",
             help=s.meaning,
@@ -130,10 +137,11 @@ else:
         )
     )
 cols = st.columns(4)
-alt = {
-    s.name: cols[i].toggle(s.name, value=base[s.name], key=f"wi-{source}-{target}-{s.name}")
-    for i, s in enumerate(SETTINGS)
-}
+alt = {}
+for i, s in enumerate(SETTINGS):
+    key = f"wi-{source}-{target}-{s.name}"
+    start = {} if key in st.session_state else {"value": base[s.name]}  # the live ones are set above
+    alt[s.name] = cols[i].toggle(s.name, key=key, **start)
 flipped = [k for k in alt if alt[k] != base[k]]
 with guard(), st.spinner("Replaying both ways…"):
     result = replayed(json.dumps(doc, sort_keys=True), target, json.dumps(alt, sort_keys=True))
@@ -214,9 +222,6 @@ if source == "live" and flipped:
                     ctx, "Settings page what-if applied: " + ", ".join(f"{k} {on_off(alt[k])}" for k in flipped)
                 )
                 st.toast("Applied: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed))
-                for s in SETTINGS:
-                    st.session_state.pop(f"set-{org}-{s.name}", None)
-                    st.session_state.pop(f"wi-live-{org}-{s.name}", None)
                 st.rerun()
     else:
         st.caption(cite("Only the owner may apply settings (R15)."))
