@@ -149,9 +149,24 @@ def _keep(key: str, options: list[Any]) -> None:
         st.session_state[key] = options[0]
 
 
+def _notebook_from_link() -> dict[str, Any] | None:
+    """A link made while a notebook was the memory in use (`?mem=notebook&nb=ID`) reopens that
+    notebook, kept on disk, and makes it the memory in use again, on whichever page it names."""
+    nb_id = st.query_params.get("nb")
+    if not nb_id or st.query_params.get("mem") != NOTEBOOK or notebook() is not None:
+        return None
+    reopened = nbk.reopen(nb_id)
+    if reopened is None:
+        return None
+    st.session_state["notebook"] = reopened
+    st.session_state["nb_id"] = nb_id
+    st.session_state["memory_source"] = NOTEBOOK
+    return reopened
+
+
 def sidebar() -> None:
     """Draw the shared sidebar; the choices live in session state and hold across pages and reruns."""
-    nb = notebook()
+    nb = _notebook_from_link() or notebook()
     sources = [MAIN] + ([NOTEBOOK] if nb else [])
     if "_pending_source" in st.session_state:  # a page asked to switch before the radio was drawn
         st.session_state["memory_source"] = st.session_state.pop("_pending_source")
@@ -162,6 +177,10 @@ def sidebar() -> None:
         st.markdown("### Memory Explorer")
         names = {MAIN: "Database", NOTEBOOK: f"Notebook: {inert(title)}"}
         source = st.radio("Memory in use", sources, format_func=names.__getitem__, key="memory_source")
+        if source == NOTEBOOK and nb is not None:  # a link to any page then opens it on the notebook
+            st.query_params["mem"], st.query_params["nb"] = NOTEBOOK, nb["id"]
+        elif "mem" in st.query_params:
+            del st.query_params["mem"]
         svc = service_for(source)
         if caller is not None and source == MAIN:
             _signed_in_box(svc, *caller)

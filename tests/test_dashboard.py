@@ -1019,3 +1019,20 @@ def test_settings_toggles_follow_an_applied_what_if_and_a_later_save_changes_onl
     assert after["AllowEphemeralRuns"] == (not before["AllowEphemeralRuns"])
     assert after["NoMemoryShortcuts"] == before["NoMemoryShortcuts"]
     assert not at.warning or all("Session State" not in w.value for w in at.warning)
+
+
+def test_a_link_made_on_a_notebook_opens_that_notebook_on_any_page(app, tmp_path):
+    """Found in a trial: a page's link left the notebook out, so a copied link showed the database."""
+    at = open_sample(app, "completed_failed_cancelled.json")
+    at.button(key="run_all").click().run()
+    page(at, "graphs")
+    link = dict(at.query_params)
+    assert link.get("mem") == "notebook" and link.get("nb")
+    facts = [m.value for m in at.markdown if "Showing" in m.value]
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    fresh.query_params.update({k: v[0] if isinstance(v, list) else v for k, v in link.items()})
+    fresh.run()
+    fresh.switch_page("pages/graphs.py").run()
+    ok(fresh)
+    assert fresh.sidebar.radio(key="memory_source").value == "notebook"
+    assert [m.value for m in fresh.markdown if "Showing" in m.value] == facts
