@@ -16,7 +16,16 @@ from memory_core.views import notebook as nbk
 from pages._ui import cite, guard, inert, plural, rule_text
 
 Obj = dict[str, Any]
-WEIGHT = st.column_config.NumberColumn(format="%.4f")
+HEADERS = {
+    "graph": "Graph",
+    "owner": "Owner",
+    "fact": "Fact",
+    "change": "Change",
+    "weight_before": "Weight before",
+    "weight_after": "Weight after",
+    "status_before": "Status before",
+    "status_after": "Status after",
+}
 
 
 def _changes(res: Obj, *, compact: bool) -> None:
@@ -25,12 +34,14 @@ def _changes(res: Obj, *, compact: bool) -> None:
         if compact
         else ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
     )
-    st.dataframe(
-        pd.DataFrame(res["changes"])[cols],
-        hide_index=True,
-        width="stretch",
-        column_config={"weight_before": WEIGHT, "weight_after": WEIGHT},
-    )
+    table = pd.DataFrame(res["changes"])[cols]
+    for column in ("weight_before", "weight_after"):
+        if column in table:
+            table[column] = table[column].map(lambda w: "absent" if w is None or w != w else f"{w:.4f}")
+    for column in ("status_before", "status_after"):
+        if column in table:
+            table[column] = table[column].map(lambda v: v or "absent")
+    st.dataframe(table.rename(columns=HEADERS), hide_index=True, width="stretch")
 
 
 def _map(m: Obj) -> str:
@@ -163,8 +174,8 @@ def _compare(key: tuple[str, int, str], a: int, b: int, _results: Obj) -> pd.Dat
                 "Owner": r["owner"],
                 "Fact": r["fact"],
                 "Change": r["change"],
-                "Weight A": r["weight_a"],
-                "Weight B": r["weight_b"],
+                "Weight A": "absent" if r["weight_a"] is None else f"{r['weight_a']:.4f}",
+                "Weight B": "absent" if r["weight_b"] is None else f"{r['weight_b']:.4f}",
                 "Status A": r["status_a"] or "—",
                 "Status B": r["status_b"] or "—",
             }
@@ -209,7 +220,7 @@ def compare(nb: Obj) -> None:
             + ", ".join(f"{n} {what}" for what, n in counts.items())
             + "."
         )
-        st.dataframe(table, hide_index=True, width="stretch", column_config={"Weight A": WEIGHT, "Weight B": WEIGHT})
+        st.dataframe(table, hide_index=True, width="stretch")
     facts = _facts(key, nb["results"])
     if not facts:
         return

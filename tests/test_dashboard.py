@@ -918,6 +918,7 @@ def test_notebook_compares_two_cells_and_charts_a_fact(app):
     table = next(d.value for d in at.dataframe if "Weight A" in d.value.columns)
     added = {c["fact"] for c in results[str(taught)]["changes"]}
     assert set(table["Fact"]) == added and set(table["Change"]) == {"added"}
+    assert set(table["Weight A"]) == {"absent"}  # not "None": the fact was not there at A
     disputed = next(
         i for i, e in enumerate(cells_of(at)) if e["do"] in ("dispute", "retract") and results[str(i)]["changes"]
     )
@@ -927,9 +928,9 @@ def test_notebook_compares_two_cells_and_charts_a_fact(app):
     change = results[str(disputed)]["changes"][0]
     row = table[table["Fact"] == change["fact"]].iloc[0]
     assert row["Change"] in ("weight changed", "status changed")
-    assert row["Weight A"] == pytest.approx(change["weight_before"]) and row["Weight B"] == pytest.approx(
-        change["weight_after"]
-    )
+    assert float(row["Weight A"]) == pytest.approx(change["weight_before"], abs=1e-4)
+    assert float(row["Weight B"]) == pytest.approx(change["weight_after"], abs=1e-4)
+    assert set(table["Weight A"]) - {"absent"} and "None" not in set(table["Weight A"])
     assert "differ" in texts(at)
     at.selectbox(key="nb_fact").set_value(at.selectbox(key="nb_fact").options[0]).run()
     charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
@@ -1036,3 +1037,19 @@ def test_a_link_made_on_a_notebook_opens_that_notebook_on_any_page(app, tmp_path
     ok(fresh)
     assert fresh.sidebar.radio(key="memory_source").value == "notebook"
     assert [m.value for m in fresh.markdown if "Showing" in m.value] == facts
+
+
+def test_notebook_failed_turn_lists_its_request_among_the_records_kept(app):
+    """Found in a trial: the request (record #0) was missing from a failed turn's evidence (R2, R6)."""
+    at = open_sample(app, "completed_failed_cancelled.json")
+    events = at.session_state["notebook"]["scenario"]["events"]
+    failed = next(i for i, e in enumerate(events) if e["do"] == "end_turn" and e["status"] == "failed")
+    at.selectbox(key="nb_jump").set_value(failed).run()
+    at.button(key=f"to-{failed}").click().run()
+    ok(at)
+    turn = events[failed]["turn"]
+    kept = next(plain(m.value) for m in at.markdown if "Records kept as evidence" in m.value)
+    assert f"{turn}#0" in kept and f"{turn}#1" in kept
+    tables = [d.value for d in at.dataframe if "Weight after" in d.value.columns]
+    assert all("weight_after" not in t.value.columns for t in at.dataframe)
+    assert all("None" not in set(t["Weight after"]) for t in tables)

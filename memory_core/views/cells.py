@@ -98,8 +98,10 @@ def evidence(events: list[Obj], results: Obj, turn: str, upto: int) -> list[str]
     out = []
     for i in range(min(upto, len(events))):
         e, r = events[i], results.get(str(i))
-        if r and r["status"] == "ok" and e["do"] in ("record", "step") and e.get("turn") == turn:
-            if r["detail"].get("record"):
+        if r and r["status"] == "ok" and e.get("turn") == turn:
+            if e["do"] == "open_turn":  # the request is the turn's record #0 (R6)
+                out.append(f"{turn}#0")
+            elif e["do"] in ("record", "step") and r["detail"].get("record"):
                 out.append(r["detail"]["record"])
     return out
 
