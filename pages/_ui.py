@@ -362,7 +362,9 @@ def _encode(value: Any) -> str | None:
     return str(value)
 
 
-def from_link(params: dict[str, str], *, ints: tuple[str, ...] = (), lists: tuple[str, ...] = ()) -> None:
+def from_link(
+    params: dict[str, str], *, ints: tuple[str, ...] = (), lists: tuple[str, ...] = (), floats: tuple[str, ...] = ()
+) -> None:
     """Before a page draws its widgets: each `?param=` of the link (params maps param -> widget
     key) sets its widget, once per new value, so a link opens the view it was copied from."""
     seen = st.session_state.setdefault("_link_seen", {})
@@ -373,6 +375,10 @@ def from_link(params: dict[str, str], *, ints: tuple[str, ...] = (), lists: tupl
         seen[param] = raw
         try:
             value: Any = [v for v in raw.split(",") if v] if param in lists else int(raw) if param in ints else raw
+            if param in floats:
+                value = float(raw)
+                if not 0.0 <= value <= 1.0:
+                    continue
         except ValueError:
             continue  # a mangled link: the widget keeps its choice
         st.session_state[key] = value

@@ -26,8 +26,8 @@ def _drawing(fingerprint: str, graph: str, _plan: viz.Plan) -> str:
 
 ctx, org = page("Graphs")
 LINKED = {"graph": "g_which", "run": "g_run", "kinds": "g_kinds", "rel": "g_rel", "status": "g_status"}
-LINKED |= {"depth": "g_depth", "cap": "g_cap"}
-from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=("kinds", "rel", "status"))
+LINKED |= {"depth": "g_depth", "cap": "g_cap", "minw": "g_minw"}
+from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=("kinds", "rel", "status"), floats=("minw",))
 
 
 def _only(key: str, options: list) -> None:

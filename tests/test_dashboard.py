@@ -732,11 +732,14 @@ def test_graphs_page_opens_a_drawn_facts_weight(app):
 
 def test_graphs_view_is_a_link(app):
     """#15, point 3: graph, filters and focus come from the URL and go back to it."""
-    app.query_params.update({"graph": "World", "kinds": "place,nonsense", "entity": "organization:Acme Robotics"})
+    app.query_params.update(
+        {"graph": "World", "kinds": "place,nonsense", "entity": "organization:Acme Robotics", "minw": "0.6"}
+    )
     at = page(app, "graphs")
     assert at.radio(key="g_which").value == "World"
     assert at.multiselect(key="g_kinds").value == ["place"]  # a choice that is no option is dropped
     assert at.selectbox(key="g_focus").value == ("Acme Robotics", "organization")
+    assert at.slider(key="g_minw").value == pytest.approx(0.6) and at.query_params["minw"] == "0.6"
     assert at.query_params["entity"] == "organization:Acme Robotics" and at.query_params["kinds"] == "place"
     at.selectbox(key="g_focus").set_value(None).run()
     ok(at)
