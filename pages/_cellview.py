@@ -108,8 +108,12 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
             )
         )
     if "result" in detail:
-        st.caption(cite(f"Read answered (probes used {detail['probes_used']} of {detail['cap'] or 'no cap'}, R21):"))
-        st.json(detail["result"], expanded=True)
+        used = f"probes used {detail['probes_used']} of {detail['cap'] or 'no cap'}, R21"
+        if detail["result"]:
+            st.caption(cite(f"Read answered ({used}):"))
+            st.json(detail["result"], expanded=True)
+        else:
+            st.caption(cite(f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23)."))
     if detail.get("changed"):
         st.caption(
             "Settings changed: " + ", ".join(f"{c['setting']} {c['from']} → {c['to']}" for c in detail["changed"])

@@ -20,7 +20,13 @@ STATUS = {
     "completed": "completed",
     "failed": "failed: teaches nothing (R2)",
     "cancelled": "cancelled: teaches nothing (R2)",
-    "replaced": "replaced: teaches nothing (R3)",
+    "replaced": "replaced: what it taught was withdrawn (R3)",
+}
+WHY_NOTHING = {
+    "open": "it is still open; a turn teaches when it completes (R1)",
+    "failed": "it failed (R2)",
+    "cancelled": "it was cancelled (R2)",
+    "replaced": "it was replaced, and what it taught was withdrawn (R3)",
 }
 
 
@@ -106,7 +112,7 @@ with guard():
                     )
                 )
             else:
-                st.markdown(cite(f"**Taught nothing**: {STATUS.get(t['status'], t['status'])}."))
+                st.markdown(cite(f"**Taught nothing**: {WHY_NOTHING.get(t['status'], t['status'])}."))
             if t["skipped"]:
                 st.markdown(cite("**Claims kept out** of World or User, and the rule that kept each out:"))
                 st.dataframe(

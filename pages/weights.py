@@ -208,6 +208,9 @@ with guard():
     )
     e1, e2, _ = st.columns([1, 1, 3])
     one = pd.DataFrame(evidence).drop(columns=["Open on Runs"])
+    one.insert(0, "Fact", labels[int(fid)].rsplit("  (", 1)[0])  # the CSV says which fact, its weight and status
+    one.insert(1, "Weight", f"{f['weight']:.6f}")
+    one.insert(2, "Status", f["status"])
     e1.download_button(
         "This fact as CSV", one.to_csv(index=False), file_name=f"fact-{fid}.csv", mime="text/csv", key="w_fact_csv"
     )
