@@ -245,7 +245,9 @@ def _act_as(svc: MemoryService) -> None:
             st.rerun()
     elif lost:
         del st.session_state["identity_lost"]
-    st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
+    chosen = st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
+    # Said again below the box, from this run: the box's text can lag a switch of organization.
+    st.caption(f"You act as **{inert(label[chosen])}** in {inert(org_names.get(org, org or ''))}.")
 
 
 def _signed_in_box(svc: MemoryService, person: str, org: str) -> None:

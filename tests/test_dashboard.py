@@ -675,6 +675,7 @@ def test_act_as_keeps_the_person_and_offers_outsiders(app):
     assert app.sidebar.selectbox(key="person").value == "lee"
     assert any("not a member here" in o for o in app.sidebar.selectbox(key="person").options)
     assert any("a visitor" in o for o in app.sidebar.selectbox(key="person").options)
+    assert any("not a member here" in plain(c.value) and "You act as" in c.value for c in app.sidebar.caption)
     at = page(app, "settings")
     assert "not a member" in texts(at)
     assert at.query_params["as"] == "lee" and at.query_params["org"] == org_id
