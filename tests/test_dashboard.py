@@ -1057,3 +1057,37 @@ def test_notebook_failed_turn_lists_its_request_among_the_records_kept(app):
     tables = [d.value for d in at.dataframe if "Weight after" in d.value.columns]
     assert all("weight_after" not in t.value.columns for t in at.dataframe)
     assert all("None" not in set(t["Weight after"]) for t in tables)
+
+
+def test_the_live_history_replays_turns_in_the_order_they_opened_across_runs(tmp_path):
+    """The live what-if replays the organization's turns in the order they opened, runs interleaved
+    as they happened (a later run's turn before an earlier run's second turn), and the replay under
+    the same settings teaches what memory holds when nothing was erased or replaced."""
+    from memory_core.views import whatif
+
+    svc = MemoryService(make_engine(f"sqlite:///{tmp_path / 'h.db'}"))
+    svc.load_setup(
+        organizations=[{"id": "o", "name": "O", "owner": "a"}],
+        people=[{"id": "a", "name": "A", "memberships": {"o": "owner"}}],
+        workflows=[],
+    )
+    claim = {"graph": "world", "subject": {"name": "X", "kind": "organization"}, "relation": "in"}
+    svc.start_run("r1", org="o", person="a")
+    svc.open_turn("r1t1", run="r1", request={"text": "first", "claims": []})
+    svc.start_run("r2", org="o", person="a")
+    svc.open_turn("r2t1", run="r2", request={"text": "second", "claims": []})
+    svc.record("r2t1", record={"origin": "tool", "source": "t:1", "claims": [{**claim, "object": {"value": "1"}}]})
+    svc.end_turn("r2t1", status="completed")
+    svc.record("r1t1", record={"origin": "tool", "source": "t:2", "claims": [{**claim, "object": {"value": "2"}}]})
+    svc.end_turn("r1t1", status="failed")
+    svc.open_turn("r1t2", run="r1", request={"text": "third", "claims": []})
+    svc.end_turn("r1t2", status="completed")
+    svc.end_run("r1")
+    doc, gaps = whatif.history_of(svc, "o")
+    order = [(e["do"], e.get("turn") or e.get("run")) for e in doc["events"]]
+    assert order.index(("open_turn", "r2t1")) < order.index(("open_turn", "r1t2"))
+    assert order.index(("start_run", "r2")) < order.index(("open_turn", "r2t1"))
+    assert order[-1] == ("end_run", "r1") and not gaps
+    state = whatif.replay_state(doc)
+    assert state["organizations"]["o"]["world"] == svc.export_state()["organizations"]["o"]["world"]
+    assert state["runs"]["r1"]["turns"]["r1t2"]["map"] == svc.export_state()["runs"]["r1"]["turns"]["r1t2"]["map"]

@@ -249,6 +249,7 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         "turns": [
             {
                 "id": t.id,
+                "seq": t.seq,
                 "status": t.status,
                 "map": t.map,
                 "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},

@@ -142,74 +142,89 @@ def _record(r: Obj, person: str) -> Obj:
     return out
 
 
+def _turn_events(t: Obj, person: str) -> list[Obj]:
+    """One recorded turn as the events that made it: opened with its request (record #0), its
+    records in their order (nested work called before its first record, returned after), the
+    steps' decisions, and its end."""
+    request = next((x for x in t["records"] if x["number"] == 0), None) or {}
+    out: list[Obj] = [
+        {
+            "do": "open_turn",
+            "run": t["run"],
+            "turn": t["id"],
+            "request": {"text": request.get("excerpt") or "", "claims": _clean(request.get("claims", []))},
+        }
+    ]
+    called: set[int] = set()
+    for x in t["records"]:
+        if x["number"] == 0:
+            continue
+        rec = _record(x, person)
+        if x["call"] is not None:
+            if x["call"] not in called:
+                called.add(x["call"])
+                out.append({"do": "call", "turn": t["id"], "work": x["nested"]})
+            rec["within"] = x["nested"]
+        out.append({"do": "record", "turn": t["id"], **rec})
+    for i, w in enumerate(t["work"]):
+        if i not in called:
+            out.append({"do": "call", "turn": t["id"], "work": w["work"]})
+        if w["status"] != "open":
+            out.append({"do": "return", "turn": t["id"], "work": w["work"], "status": w["status"]})
+    out += [{"do": "step", "turn": t["id"], "step": step["step"]} for step in t["steps"]]
+    if t["status"] in ("completed", "failed", "cancelled"):
+        out.append({"do": "end_turn", "turn": t["id"], "status": t["status"]})
+    elif t["status"] == "replaced":
+        out.append({"do": "end_turn", "turn": t["id"], "status": "completed"})
+    return out
+
+
 def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
     """The organization's recorded history as a scenario, under the settings it has now, and what
     could not be put back. Memory keeps its inputs (runs, turns in the order they opened, every
     record with its claims, the end of each turn, nested work, disputes, retractions): replayed in
-    that order they teach what they taught. What it cannot replay: runs erased since (R17, R29:
-    their records are gone, their votes stay in the live weights), and the order of corrections
-    among turns (disputes and retractions are replayed last)."""
+    that order they teach what they taught. Each run starts right before its first turn and ends,
+    if it ended, right after its last. What it cannot replay: runs erased since (R17, R29: their
+    records are gone, their votes stay in the live weights), a replacement (replayed as
+    completed), and the order of corrections among turns (disputes and retractions come last)."""
     orgs = {o["id"]: o for o in svc.organizations()}
     members = svc.members(org)
-    runs = svc.runs(org)
-    settings = svc.settings_view(org)
     people: dict[str, Obj] = {
         m["id"]: {"id": m["id"], "name": m["name"], "memberships": {org: m["role"]}} for m in members
     }
+    settings = svc.settings_view(org)
     gaps: list[str] = []
     erased_person = "erased-account"
-    events: list[Obj] = []
-    turns: list[tuple[int, Obj, Obj]] = []
-    for r in runs:
-        detail = svc.run_detail(org, r["id"])
-        person = r["person"]
-        if person is None or person not in people:
-            person = erased_person
+    turns: list[tuple[int, Obj]] = []  # (the order it opened, the turn with its run's facts)
+    starts: dict[str, Obj] = {}
+    last_of: dict[str, str | None] = {}
+    ended = {r["id"] for r in svc.runs(org) if r["ended"]}
+    for r in svc.runs(org):
+        person = r["person"] if r["person"] in people else erased_person
+        if person == erased_person:
             people.setdefault(person, {"id": person, "name": "An erased account", "memberships": {org: "member"}})
         start: Obj = {"do": "start_run", "run": r["id"], "org": org, "person": person, "surface": r["surface"]}
         if r["workflow"]:
             start["workflow"] = r["workflow"]
         if r["requested_ephemeral"]:
             start["ephemeral"] = True
-        events.append(start)
+        starts[r["id"]] = start
+        detail = svc.run_detail(org, r["id"])
+        last_of[r["id"]] = detail["turns"][-1]["id"] if detail["turns"] else None
         for t in detail["turns"]:
-            turn_events: list[Obj] = []
-            request = next((x for x in t["records"] if x["number"] == 0), None)
-            opened: Obj = {"do": "open_turn", "run": r["id"], "turn": t["id"]}
-            opened["request"] = {
-                "text": (request or {}).get("excerpt") or "",
-                "claims": _clean((request or {}).get("claims", [])),
-            }
-            turn_events.append(opened)
-            called: set[int] = set()
-            for x in t["records"]:
-                if x["number"] == 0:
-                    continue
-                rec = _record(x, person)
-                if x["call"] is not None:
-                    if x["call"] not in called:
-                        called.add(x["call"])
-                        turn_events.append({"do": "call", "turn": t["id"], "work": x["nested"]})
-                    rec["within"] = x["nested"]
-                turn_events.append({"do": "record", "turn": t["id"], **rec})
-            for i, w in enumerate(t["work"]):
-                if i not in called:
-                    turn_events.append({"do": "call", "turn": t["id"], "work": w["work"]})
-                if w["status"] != "open":
-                    turn_events.append({"do": "return", "turn": t["id"], "work": w["work"], "status": w["status"]})
-            for step in t["steps"]:
-                turn_events.append({"do": "step", "turn": t["id"], "step": step["step"]})
-            if t["status"] in ("completed", "failed", "cancelled"):
-                turn_events.append({"do": "end_turn", "turn": t["id"], "status": t["status"]})
-            elif t["status"] == "replaced":
-                turn_events.append({"do": "end_turn", "turn": t["id"], "status": "completed"})
+            turns.append((t["seq"], {**t, "run": r["id"], "person": person}))
+            if t["status"] == "replaced":
                 gaps.append(f"turn {t['id']} was replaced (R3): replayed as completed, not replaced")
-            turns.append((len(turns), t, {"events": turn_events}))
-        if r["ended"]:
-            turns.append((len(turns), {}, {"events": [{"do": "end_run", "run": r["id"]}]}))
-    for _, _, block in turns:
-        events.extend(block["events"])
-    _ = orgs
+    events: list[Obj] = []
+    for run_id, begun in starts.items():  # runs without a turn start where they stand
+        if last_of[run_id] is None:
+            events += [begun] + ([{"do": "end_run", "run": run_id}] if run_id in ended else [])
+    for _, t in sorted(turns, key=lambda pair: pair[0]):
+        if t["run"] in starts:  # the run starts right before its first turn
+            events.append(starts.pop(t["run"]))
+        events += _turn_events(t, t["person"])
+        if t["id"] == last_of[t["run"]] and t["run"] in ended:
+            events.append({"do": "end_run", "run": t["run"]})
     for f in svc.facts_table(org, graphs=("world",)):
         if f["disputes"] or f["status"] == "retracted":
             b = svc.fact_breakdown(int(f["id"]), org=org)
