@@ -12,6 +12,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from memory_core.rules.wording import claim_label, fact_label
 from pages._ui import cite, copy_link, from_link, guard, inert, on_off, page, plural, to_link
 
 LINKED = {"run": "runs_run", "record": "runs_record"}
@@ -30,19 +31,15 @@ WHY_NOTHING = {
 }
 
 
-def claim_text(claim: dict) -> str:
-    o = claim.get("object", {})
-    return f"{claim['subject']['name']} —{claim['relation']}→ {o.get('name', o.get('value'))} ({claim['graph']})"
-
-
 def step_text(step: dict) -> str:
     sc = step.get("shortcut")
     if step.get("ran", True) or not sc:
         return f"{step['step']}: ran"
     f = sc["fact"]
-    o = f["object"]
-    answer = f"{f['subject']['name']} —{f['relation']}→ {o.get('name', o.get('value'))}"
-    return f"{step['step']}: skipped by a shortcut (R22), memory answered {answer} ({f['graph']}, {sc['weight']:.3f})"
+    return (
+        f"{step['step']}: skipped by a shortcut (R22), memory answered {fact_label(f)} "
+        f"({f['graph']}, {sc['weight']:.3f})"
+    )
 
 
 ctx, org = page("Runs")
@@ -142,7 +139,7 @@ with guard():
                         "Source": r["source"] or "",
                         "Reliability": "default (R26)" if r["reliability"] is None else f"{r['reliability']:.2f}",
                         "From nested work": r["nested"] or "",
-                        "Claims": "; ".join(claim_text(c) for c in r["claims"]) or "none",
+                        "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
                         "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
                     }
                     for r in recs

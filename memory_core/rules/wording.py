@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 _KIND_PLURALS = {
     "person": "people",
@@ -15,6 +16,17 @@ _KIND_PLURALS = {
 
 def _count(n: int, kind: str) -> str:
     return f"{n} {kind if n == 1 else _KIND_PLURALS.get(kind, kind + 's')}"
+
+
+def fact_label(f: Mapping[str, Any]) -> str:
+    """A fact or claim as people read it: `subject —relation→ object` (an entity's name or the value)."""
+    o = f["object"]
+    return f"{f['subject']['name']} —{f['relation']}→ {o.get('name', o.get('value'))}"
+
+
+def claim_label(claim: Mapping[str, Any]) -> str:
+    """A claim with the graph it targets: `subject —relation→ object (world)`."""
+    return f"{fact_label(claim)} ({claim['graph']})"
 
 
 def possessive(name: str) -> str:

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from .. import errors as E
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT, shortcut_margin
 from ..rules.weights import breakdown, without_each_dispute, written_out
-from ..rules.wording import map_paragraph
+from ..rules.wording import claim_label, map_paragraph
 from .models import (
     Dispute,
     Entity,
@@ -27,7 +27,6 @@ from .models import (
     Workflow,
 )
 from .snapshot import fact_items
-from .teaching import claim_label
 
 Obj = dict[str, Any]
 
@@ -221,7 +220,11 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         select(NestedWork).where(col(NestedWork.turn_id).in_([t.id for t in turns])).order_by(col(NestedWork.id))
     ).all()
     work_of = {w.id: w.work for w in work}
-    call_of = {w.id: [v.id for v in work if v.turn_id == w.turn_id].index(w.id) for w in work}
+    seen: Counter[str] = Counter()
+    call_of = {}  # each nested call's place among its turn's calls
+    for w in work:
+        call_of[w.id] = seen[w.turn_id]
+        seen[w.turn_id] += 1
     by_turn: dict[str, list[Obj]] = {t.id: [] for t in turns}
     for r in records:
         by_turn[r.turn_id].append(

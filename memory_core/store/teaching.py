@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from ..rules.learning import RunFacts, record_teaches, skip_rule
 from ..rules.weights import contribution, independence_key, reliability_of
+from ..rules.wording import claim_label
 from .driver import Driver, json_value
 from .facts import FactRow, GraphWriter, refresh_facts
 from .graph import Changes
@@ -40,11 +41,6 @@ class Teaching:
     skipped: list[SkippedClaim] = field(default_factory=list)  # one per claim kept out (R10)
     changes: Changes = field(default_factory=Changes)
     excluded_records: list[str] = field(default_factory=list)  # R5: of failed or cancelled nested work
-
-
-def claim_label(claim: Obj) -> str:
-    o = claim["object"]
-    return f"{claim['subject']['name']} —{claim['relation']}→ {o.get('name', o.get('value'))} ({claim['graph']})"
 
 
 def plan(

@@ -15,6 +15,7 @@ from typing import Any
 
 import networkx as nx
 
+from ..rules.wording import fact_label
 from . import layout
 
 Obj = dict[str, Any]
@@ -39,11 +40,6 @@ EDGE_LABELS = 25  # a focus view of at most this many facts names each relation 
 
 def color_of(kind: str) -> str:
     return KIND_COLORS.get(kind, OTHER_COLOR)
-
-
-def fact_label(f: Obj) -> str:
-    o = f["object"]
-    return f"{f['subject']['name']} —{f['relation']}→ {o.get('name', o.get('value'))}"
 
 
 def _node_id(e: Obj) -> str:

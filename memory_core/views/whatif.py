@@ -198,8 +198,9 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
     turns: list[tuple[int, Obj]] = []  # (the order it opened, the turn with its run's facts)
     starts: dict[str, Obj] = {}
     last_of: dict[str, str | None] = {}
-    ended = {r["id"] for r in svc.runs(org) if r["ended"]}
-    for r in svc.runs(org):
+    runs = svc.runs(org)
+    ended = {r["id"] for r in runs if r["ended"]}
+    for r in runs:
         person = r["person"] if r["person"] in people else erased_person
         if person == erased_person:
             people.setdefault(person, {"id": person, "name": "An erased account", "memberships": {org: "member"}})
