@@ -269,3 +269,12 @@ class NestedNotOpen(Refusal):
 
     def __init__(self, work: str, turn_id: str) -> None:
         super().__init__(f"{work!r} is not open in turn {turn_id!r} (R5)")
+
+
+class UnknownMoment(MemoryCoreError):
+    """A moment of history (R32) that names nothing: its sentence says what was given and what is
+    there (`state --at`, `diff --from/--to`, the dashboard's links)."""
+
+    def __init__(self, given: str, problem: str) -> None:
+        self.given = given
+        super().__init__(f"no moment {given!r}: {problem}")

@@ -26,6 +26,7 @@ from .store.models import (
     Entity,
     Fact,
     MapCount,
+    MapLog,
     Membership,
     Organization,
     Person,
@@ -155,6 +156,7 @@ def generate(
                 "key": name.casefold(),
                 "name": name,
                 "aliases": [],
+                "alias_since": [],
                 "active_facts": 0,
             },
         )
@@ -279,6 +281,7 @@ def generate(
     world_active = sum(1 for acc in facts.values() if acc.active)
     for kind, n in [*kinds.items(), ("", world_active)]:
         sink.add(MapCount, {"org_id": org, "kind": kind, "n": n})
+        sink.add(MapLog, {"org_id": org, "kind": kind, "moment": 0, "n": n})  # R32: made before moment 1
     sink.flush()
     update_by_id(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
     after_bulk_load(engine)
@@ -357,6 +360,7 @@ def _fact(written: Written, graph: str, *, owner: str, claim: tuple[int, str, in
                     "key": name.casefold(),
                     "name": name,
                     "aliases": [],
+                    "alias_since": [],
                     "active_facts": 0,
                 },
             )

@@ -88,6 +88,7 @@ class Engine:
     service: MemoryService
     reads: list[Obj] = field(default_factory=list)
     refused: list[Obj] = field(default_factory=list)
+    moments: list[int] = field(default_factory=list)  # the memory's clock right after each event (R32)
 
     def setup(self, scenario: Scenario) -> None:
         """Create the scenario's organizations, people and workflows."""
@@ -117,6 +118,7 @@ class Engine:
                     "result": answered,
                 }
             )
+        self.moments.append(self.service.clock())
         return result
 
     def state(self) -> Obj:
@@ -125,6 +127,15 @@ class Engine:
             **self.service.export_state(),
             "reads": copy.deepcopy(self.reads),
             "refused": copy.deepcopy(self.refused),
+        }
+
+    def state_at(self, index: int) -> Obj:
+        """The memory as it stood right after event `index`, read from its history (R32), every
+        later erasure applied (R33), with the reads and refusals of events 0 to `index`."""
+        return {
+            **self.service.state_at(self.moments[index]),
+            "reads": [copy.deepcopy(r) for r in self.reads if r["event"] <= index],
+            "refused": [copy.deepcopy(r) for r in self.refused if r["event"] <= index],
         }
 
 

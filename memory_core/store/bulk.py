@@ -13,6 +13,7 @@ from .models import (
     Entity,
     Fact,
     MapCount,
+    MapLog,
     Membership,
     Organization,
     Person,
@@ -26,7 +27,7 @@ from .models import (
 CHUNK = 5000
 
 
-ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute, MapCount)
+ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute, MapCount, MapLog)
 
 
 class Sink:

@@ -19,9 +19,11 @@ from .markers import scrub_due
 from .models import (
     ApiToken,
     Dispute,
+    DisputeGone,
     ErasedAccount,
     Fact,
     Membership,
+    Moment,
     NestedWork,
     Person,
     Record,
@@ -29,7 +31,9 @@ from .models import (
     ScrubDue,
     SettingsAudit,
     Support,
+    SupportGone,
     Turn,
+    TurnLog,
 )
 
 Obj = dict[str, Any]
@@ -71,7 +75,20 @@ def erase_run(s: Session, run: Run) -> Obj:
         .where(col(Support.run_id) == run.id)  # type: ignore[call-overload]
         .values(run_id=None, turn_id=None, record_id=None)
     )
+    # R33: its history goes with it; the past keeps its supports as the present does.
+    s.exec(
+        update(SupportGone)
+        .where(col(SupportGone.run_id) == run.id, col(SupportGone.graph) == "user")  # type: ignore[call-overload]
+        .values(erased_run_org=run.org_id)
+    )
+    s.exec(
+        update(SupportGone)
+        .where(col(SupportGone.run_id) == run.id)  # type: ignore[call-overload]
+        .values(run_id=None, turn_id=None, record_id=None)
+    )
     turn_ids = select(Turn.id).where(Turn.run_id == run.id)
+    s.exec(delete(TurnLog).where(col(TurnLog.turn_id).in_(turn_ids)))  # type: ignore[call-overload]
+    s.exec(update(Moment).where(col(Moment.run_id) == run.id).values(run_id=None, turn_id=None))  # type: ignore[call-overload]
     s.exec(delete(Record).where(col(Record.run_id) == run.id))  # type: ignore[call-overload]
     s.exec(delete(NestedWork).where(col(NestedWork.turn_id).in_(turn_ids)))  # type: ignore[call-overload]
     s.exec(delete(Turn).where(col(Turn.run_id) == run.id))  # type: ignore[call-overload]
@@ -113,6 +130,11 @@ def erase_account(s: Session, person: Person) -> Obj:
         .values(key=erased_key)
     )
     s.exec(
+        update(SupportGone)
+        .where(col(SupportGone.origin) == "person", col(SupportGone.key) == person.id)  # type: ignore[call-overload]
+        .values(key=erased_key)
+    )
+    s.exec(
         update(Record)
         .where(col(Record.origin) == "person", col(Record.source) == person.id)  # type: ignore[call-overload]
         .values(source=erased_key)
@@ -122,6 +144,8 @@ def erase_account(s: Session, person: Person) -> Obj:
     s.exec(delete(Membership).where(col(Membership.person_id) == person.id))  # type: ignore[call-overload]
     s.exec(update(Run).where(col(Run.person_id) == person.id).values(person_id=None))  # type: ignore[call-overload]
     s.exec(update(Dispute).where(col(Dispute.by) == person.id).values(by=None))  # type: ignore[call-overload]
+    s.exec(update(DisputeGone).where(col(DisputeGone.by) == person.id).values(by=None))  # type: ignore[call-overload]
+    s.exec(update(Moment).where(col(Moment.person_id) == person.id).values(person_id=None))  # type: ignore[call-overload]
     s.exec(update(SettingsAudit).where(col(SettingsAudit.by) == person.id).values(by=None))  # type: ignore[call-overload]
     s.exec(delete(Person).where(col(Person.id) == person.id))  # type: ignore[call-overload]
     s.add(ScrubDue(reason="delete_account"))  # R31: the files still hold the text

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..rules.keys import display_name, name_key, value_key
 from ..rules.weights import score
+from . import history
 from .driver import Driver, column_names, columns, in_list, insert, json_value
 from .graph import Changes, _chunks
 from .models import Entity, Fact
@@ -32,6 +33,8 @@ class EntityRow:
     name: str
     aliases: list[str]
     active_facts: int
+    since: int  # R32: the moment it was made, and each alias's
+    alias_since: list[int]
     fresh_aliases: list[str] = field(default_factory=list)  # alias keys added in this use case
 
     @property
@@ -54,6 +57,8 @@ class FactRow:
     log_odds: float
     weight: float
     sources: int
+    since: int  # R32
+    retracted_at: int | None
 
 
 #: The columns of entity and fact rows, from the models' tables, in the order EntityRow and FactRow take them.
@@ -71,7 +76,18 @@ def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
 
 def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
     return [
-        EntityRow(r[0], r[1], r[2], r[3], r[4], r[5], [] if r[6] in ("[]", []) else list(json_value(r[6])), r[7])
+        EntityRow(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            [] if r[6] in ("[]", []) else list(json_value(r[6])),
+            r[7],
+            r[8],
+            [] if r[9] in ("[]", []) else list(json_value(r[9])),
+        )
         for r in rows
     ]
 
@@ -82,7 +98,8 @@ def fact_rows(db: Driver, where: str, params: Obj) -> list[FactRow]:
 
 def _facts(rows: list[tuple[Any, ...]]) -> list[FactRow]:
     return [
-        FactRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12]) for r in rows
+        FactRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12], r[13], r[14])
+        for r in rows
     ]
 
 
@@ -99,8 +116,9 @@ class GraphWriter:
     queries, new ones are inserted in one statement each, in the order the claims come (records
     in order, claims in order, subject before object: the entity spelling rule)."""
 
-    def __init__(self, db: Driver) -> None:
+    def __init__(self, db: Driver, moment: int) -> None:
         self.db = db
+        self.moment = moment  # R32: what it makes is made at this moment
         self.entities: dict[tuple[str, str, str, str], EntityRow] = {}
         self.facts: dict[tuple[str, str, int, str, str], FactRow] = {}
         # Made by facts_for with their ids, written by insert_new once their weights and counters
@@ -145,11 +163,11 @@ class GraphWriter:
             key = (graph, owner, spec["kind"], name_key(spec["name"]))
             e = self.entities.get(key)
             if e is None:
-                e = EntityRow(0, graph, owner, spec["kind"], key[3], display_name(spec["name"]), [], 0)
+                e = EntityRow(0, graph, owner, spec["kind"], key[3], display_name(spec["name"]), [], 0, self.moment, [])
                 self.entities[key] = e
                 new_entities.append(e)
             if spec.get("aliases"):
-                _merge_aliases(e, spec["aliases"])
+                _merge_aliases(e, spec["aliases"], self.moment)
             return e
 
         ends = [
@@ -168,7 +186,21 @@ class GraphWriter:
                 value = claim["object"]["value"] if target is None else None
                 oid = None if target is None else target.id
                 fact = FactRow(
-                    0, graph, owner, subject.id, claim["relation"], oid, value, okey, False, "new", 0, 0.5, 0
+                    0,
+                    graph,
+                    owner,
+                    subject.id,
+                    claim["relation"],
+                    oid,
+                    value,
+                    okey,
+                    False,
+                    "new",
+                    0,
+                    0.5,
+                    0,
+                    self.moment,
+                    None,
                 )
                 self.facts[key] = fact
                 new_facts.append(fact)
@@ -183,7 +215,12 @@ class GraphWriter:
         none = self.db.json([])  # most new entities have no alias: one parameter for them all
         self.db.many(
             _E_INSERT,
-            [{**vars(e), "aliases": self.db.json(e.aliases) if e.aliases else none} for e in self.new_entities],
+            [
+                {**vars(e), "aliases": self.db.json(e.aliases), "alias_since": self.db.json(e.alias_since)}
+                if e.aliases
+                else {**vars(e), "aliases": none, "alias_since": none}
+                for e in self.new_entities
+            ],
         )
         new = set(map(id, self.new_entities))
         rows, changed = [], []
@@ -192,9 +229,11 @@ class GraphWriter:
                 rows += [{"entity_id": e.id, "key": k} for k in e.fresh_aliases]
                 e.fresh_aliases = []
                 if id(e) not in new:
-                    changed.append({"eid": e.id, "aliases": self.db.json(e.aliases)})
+                    changed.append(
+                        {"eid": e.id, "aliases": self.db.json(e.aliases), "since": self.db.json(e.alias_since)}
+                    )
         self.db.many('INSERT INTO alias (entity_id, "key") VALUES (:entity_id, :key)', rows)
-        self.db.many("UPDATE entity SET aliases = :aliases WHERE id = :eid", changed)
+        self.db.many("UPDATE entity SET aliases = :aliases, alias_since = :since WHERE id = :eid", changed)
         self.db.many(_F_INSERT, [vars(f) for f in self.new_facts])
         self.new_entities, self.new_facts = [], []
 
@@ -211,13 +250,14 @@ def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, st
     return _facts(db.rows(*db.dialect.facts_named(_F_COLS_OF_F, graph, owner, triples)))
 
 
-def _merge_aliases(e: EntityRow, aliases: Iterable[str]) -> None:
+def _merge_aliases(e: EntityRow, aliases: Iterable[str], moment: int) -> None:
     known = {e.key, *(name_key(a) for a in e.aliases)}
     for alias in aliases:
         key = name_key(alias)
         if key and key not in known:
             known.add(key)
             e.aliases = [*e.aliases, display_name(alias)]
+            e.alias_since = [*e.alias_since, moment]
             e.fresh_aliases.append(key)
 
 
@@ -227,6 +267,7 @@ def refresh_facts(
     changes: Changes,
     entities: Iterable[EntityRow] = (),
     *,
+    moment: int,
     writer: GraphWriter | None = None,
     pending: dict[int, list[tuple[str, str, float]]] | None = None,
 ) -> None:
@@ -296,35 +337,49 @@ def refresh_facts(
         writer.insert_new()
     db.many("UPDATE fact SET log_odds = :lo, weight = :w, sources = :n, status = :st WHERE id = :fid", updates)
     db.many("UPDATE entity SET active_facts = :n WHERE id = :eid", moved)
-    _count(db, counts)
+    _count(db, counts, moment)
     if gone:
-        _drop_facts(db, [f.id for f in gone], {i for f in gone for i in (f.subject_id, f.object_id) if i is not None})
+        left = {i for f in gone for i in (f.subject_id, f.object_id) if i is not None}
+        _drop_facts(db, [f.id for f in gone], left, moment)
 
 
-def _drop_facts(db: Driver, ids: list[int], ends: set[int]) -> None:
+def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None:
+    """R3: facts left with no support go, and entities left in no fact; each is kept in history as
+    it was, gone at this moment (R32)."""
     for chunk in _chunks(ids):
-        params: Obj = {}
+        params: Obj = {"m": moment}
         listed = in_list("f", chunk, params)
+        history.disputes_gone(db, listed, params)
+        history.facts_gone(db, listed, params)
         db.change(f"DELETE FROM dispute WHERE fact_id IN ({listed})", params)
         db.change(f"DELETE FROM fact WHERE id IN ({listed})", params)
     for eid in sorted(ends):  # R3: an entity named by no fact is gone
         if not db.rows("SELECT id FROM fact WHERE subject_id = :e OR object_id = :e LIMIT 1", {"e": eid}):
+            history.entity_gone(db, eid, moment)
             db.change("DELETE FROM alias WHERE entity_id = :e", {"e": eid})
             db.change("DELETE FROM entity WHERE id = :e", {"e": eid})
 
 
-def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], changes: Changes) -> None:
-    """Remove these supports and recompute every fact they touched (R3)."""
+def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], changes: Changes, *, moment: int) -> None:
+    """Remove these supports and recompute every fact they touched (R3); history keeps them, gone
+    at this moment (R32)."""
     for chunk in _chunks(support_ids):
-        params: Obj = {}
-        db.change(f"DELETE FROM support WHERE id IN ({in_list('s', chunk, params)})", params)
-    refresh_facts(db, load_facts(db, fact_ids), changes)
+        params: Obj = {"m": moment}
+        listed = in_list("s", chunk, params)
+        history.supports_gone(db, listed, params)
+        db.change(f"DELETE FROM support WHERE id IN ({listed})", params)
+    refresh_facts(db, load_facts(db, fact_ids), changes, moment=moment)
 
 
-def _count(db: Driver, deltas: dict[tuple[str, str], int]) -> None:
-    """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts."""
+def _count(db: Driver, deltas: dict[tuple[str, str], int], moment: int) -> None:
+    """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts.
+    Each counter changed is logged as it stands after this moment (R32)."""
+    rows = [
+        {"o": org_id, "k": kind, "d": delta, "m": moment} for (org_id, kind), delta in sorted(deltas.items()) if delta
+    ]
     db.many(
         "INSERT INTO mapcount (org_id, kind, n) VALUES (:o, :k, :d) "
         "ON CONFLICT (org_id, kind) DO UPDATE SET n = mapcount.n + excluded.n",
-        [{"o": org_id, "k": kind, "d": delta} for (org_id, kind), delta in sorted(deltas.items()) if delta],
+        rows,
     )
+    history.log_map(db, rows)

@@ -10,7 +10,7 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
 from ..rules.keys import name_key, value_key
-from .models import Alias, Dispute, Entity, Fact, MapCount, Support
+from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, MapCount, Support, SupportGone
 
 Obj = dict[str, Any]
 
@@ -101,7 +101,8 @@ def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
 
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:
-    """Erase a whole graph: its supports, disputes, facts, aliases and entities (R29, R30)."""
+    """Erase a whole graph: its supports, disputes, facts, aliases and entities (R29, R30), and
+    their history (R33)."""
     fact_ids = select(Fact.id).where(Fact.graph == graph, Fact.owner == owner)
     entity_ids = select(Entity.id).where(Entity.graph == graph, Entity.owner == owner)
     for stmt in (
@@ -110,6 +111,10 @@ def drop_graph(s: Session, graph: str, owner: str) -> None:
         delete(Fact).where(col(Fact.graph) == graph, col(Fact.owner) == owner),
         delete(Alias).where(col(Alias.entity_id).in_(entity_ids)),
         delete(Entity).where(col(Entity.graph) == graph, col(Entity.owner) == owner),
+        *(
+            delete(t).where(col(t.graph) == graph, col(t.owner) == owner)
+            for t in (SupportGone, FactGone, DisputeGone, EntityGone)
+        ),
     ):
         s.exec(stmt)  # type: ignore[call-overload]
 

@@ -18,12 +18,14 @@ class Organization(SQLModel, table=True):
     learn_from_ephemeral_runs: bool = True  # R12
     learn_from_users: bool = True  # R13
     no_memory_shortcuts: bool = False  # R14
+    since: int = 0  # R32: the moment it was made (0: before history was kept)
 
 
 class Person(SQLModel, table=True):
     id: str = Field(primary_key=True)
     seq: int = 0
     name: str
+    since: int = 0  # R32
 
 
 class Membership(SQLModel, table=True):
@@ -49,6 +51,8 @@ class Run(SQLModel, table=True):
     requested_ephemeral: bool = False
     ephemeral: bool = False
     ended: bool = False
+    started_at: int = 0  # R32: the moment it started, and the one it ended
+    ended_at: int | None = None
 
 
 class Turn(SQLModel, table=True):
@@ -64,6 +68,7 @@ class Turn(SQLModel, table=True):
     map: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
     skipped: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     steps: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    opened_at: int = 0  # R32: the moment it opened; what changed after is in turnlog
 
 
 class NestedWork(SQLModel, table=True):
@@ -103,6 +108,8 @@ class Entity(SQLModel, table=True):
     name: str
     aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     active_facts: int = 0  # facts served that name this entity: the map counts these (R18)
+    since: int = 0  # R32: the moment it was made, and each alias's (in the order of `aliases`)
+    alias_since: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
 
 class Alias(SQLModel, table=True):
@@ -127,6 +134,8 @@ class Fact(SQLModel, table=True):
     log_odds: float = 0.0
     weight: float = 0.5
     sources: int = 0
+    since: int = 0  # R32: the moment it was made, and the one it was retracted (R28)
+    retracted_at: int | None = None
 
 
 Index("ix_fact_graph_status", Fact.graph, Fact.owner, Fact.status)  # type: ignore[arg-type]
@@ -151,6 +160,7 @@ class Support(SQLModel, table=True):
     # R23, evidence elsewhere: a User fact's support keeps the organization of its run when the run is
     # erased (R29), so a read from another organization still hides its key. Null otherwise.
     erased_run_org: str | None = None
+    since: int = 0  # R32: the moment it was made
 
 
 class Dispute(SQLModel, table=True):
@@ -159,6 +169,7 @@ class Dispute(SQLModel, table=True):
     fact_id: int = Field(foreign_key="fact.id", index=True)
     by: str | None = Field(default=None, index=True)  # null once the disputer's account is deleted; the vote stays
     contribution: float
+    since: int = 0  # R32
 
 
 class SettingsAudit(SQLModel, table=True):
@@ -169,6 +180,7 @@ class SettingsAudit(SQLModel, table=True):
     setting: str
     old: bool
     new: bool
+    moment: int = 0  # R32: the moment of the change
 
 
 class UsedId(SQLModel, table=True):
@@ -212,3 +224,119 @@ class ErasedAccount(SQLModel, table=True):
     that replaces the person's id on their supports. The person's id is not kept."""
 
     n: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+
+
+# --- History (R32 to R34) ------------------------------------------------------------------------
+# The present tables above are what every read of the present uses, unchanged. History adds
+# the moment each row was made (`since`, `opened_at`, ...), a numbered moment per use case that
+# changed memory, and, for what a later use case took away without erasing it, the row as it
+# was ("gone" tables: a replacement's withdrawn supports and the facts and entities they left
+# with no support, R3), with the moment it went. Erasure deletes from these as from the present
+# (R33): nothing here outlives what it describes.
+
+
+class Moment(SQLModel, table=True):
+    """R32: one use case that changed memory, numbered in the order they committed (the clock).
+    `facts` lists the ids of the facts it changed, so a view of the past or a diff finds what
+    moved without scanning the graphs. Pointers to a run deleted later are null (R33), and so is
+    the person of an account deleted later; nothing erased is named here."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: str  # UTC, ISO 8601
+    what: str  # see store/history.WHAT
+    org_id: str | None = Field(default=None, index=True)
+    run_id: str | None = Field(default=None, index=True)
+    turn_id: str | None = Field(default=None, index=True)
+    person_id: str | None = Field(default=None, index=True)
+    detail: str | None = None  # the turn's status, the settings changed, ...
+    facts: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class TurnLog(SQLModel, table=True):
+    """A turn as the state shows it, after each moment that changed it after it opened (a step,
+    its end, its replacement): status, taught, skipped, steps. Erased with its run (R33)."""
+
+    turn_id: str = Field(primary_key=True)
+    moment: int = Field(primary_key=True)
+    status: str
+    taught_world: int = 0
+    taught_user: int = 0
+    taught_flow: int = 0
+    skipped: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    steps: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+
+
+class MapLog(SQLModel, table=True):
+    """R18 through time: an organization's map counter (kind; "" counts active facts) after each
+    moment that changed it. The map as of a moment reads one row per kind (R34)."""
+
+    org_id: str = Field(primary_key=True)
+    kind: str = Field(primary_key=True)
+    moment: int = Field(primary_key=True)
+    n: int
+
+
+class SupportGone(SQLModel, table=True):
+    """A support a replacement withdrew (R3), as it was, with the moment it went (`until`). Its
+    graph and owner are kept so erasing a graph erases its history (R33)."""
+
+    gid: int | None = Field(default=None, primary_key=True)
+    id: int
+    fact_id: int = Field(index=True)
+    graph: str
+    owner: str
+    key: str
+    origin: str
+    contribution: float
+    run_id: str | None = Field(default=None, index=True)
+    turn_id: str | None = None
+    record_id: str | None = None
+    erased_run_org: str | None = None
+    since: int
+    until: int = Field(index=True)
+
+
+class FactGone(SQLModel, table=True):
+    """A fact left with no support by a replacement (R3), as it was, with the moment it went."""
+
+    __table_args__ = (Index("ix_factgone_graph", "graph", "owner", "since"),)
+    gid: int | None = Field(default=None, primary_key=True)
+    id: int = Field(index=True)
+    graph: str
+    owner: str
+    subject_id: int
+    relation: str
+    object_id: int | None = None
+    value: str | None = None
+    retracted: bool = False
+    since: int
+    retracted_at: int | None = None
+    until: int = Field(index=True)
+
+
+class DisputeGone(SQLModel, table=True):
+    """A dispute of a fact that went (R3): it went with it."""
+
+    gid: int | None = Field(default=None, primary_key=True)
+    fact_id: int = Field(index=True)
+    graph: str
+    owner: str
+    by: str | None = Field(default=None, index=True)
+    contribution: float
+    since: int
+    until: int
+
+
+class EntityGone(SQLModel, table=True):
+    """An entity left in no fact by a replacement (R3), as it was, with the moment it went."""
+
+    gid: int | None = Field(default=None, primary_key=True)
+    id: int = Field(index=True)
+    graph: str
+    owner: str
+    kind: str
+    name: str
+    aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    alias_since: list[int] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    since: int
+    until: int

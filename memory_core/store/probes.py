@@ -99,9 +99,9 @@ class TurnToReplaceRow(NamedTuple):
 USED_ID = "SELECT id FROM usedid WHERE kind = :k AND id = :i"
 USE_ID = "INSERT INTO usedid (kind, id) VALUES (:k, :i)"
 TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
-#: A new turn: open_turn gives :id, :seq, :run_id and :map (JSON), the model's defaults the rest (open,
-#: nothing recorded, counted or taught yet).
-ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map")))  # type: ignore[attr-defined]
+#: A new turn: open_turn gives :id, :seq, :run_id, :map (JSON) and :opened_at (its moment, R32), the
+#: model's defaults the rest (open, nothing recorded, counted or taught yet).
+ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map", "opened_at")))  # type: ignore[attr-defined]
 
 TURN_TO_RECORD = for_update(
     """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t

@@ -77,8 +77,8 @@ class RecordRow(NamedTuple):
 
 
 SUPPORT_INSERT = (
-    'INSERT INTO support (fact_id, "key", origin, contribution, run_id, turn_id, record_id) '
-    "VALUES (:fact_id, :key, :origin, :contribution, :run_id, :turn_id, :record_id)"
+    'INSERT INTO support (fact_id, "key", origin, contribution, run_id, turn_id, record_id, since) '
+    "VALUES (:fact_id, :key, :origin, :contribution, :run_id, :turn_id, :record_id, :since)"
 )
 
 
@@ -91,11 +91,12 @@ def teach(
     run_id: str,
     org_id: str,
     person_id: str | None,
+    moment: int,
 ) -> Teaching:
     """R1: write everything a completed turn teaches, inside the caller's one transaction, in a
     few batched statements on the driver (graph.py works on rows). `facts` are the run's and its
     organization's settings as they stand now (R16); `nested` the turn's nested work and how it
-    ended (R5)."""
+    ended (R5). What it makes is stamped with the turn's end, `moment` (R32)."""
     records = [
         RecordRow(r[0], r[1], r[2], r[3], r[4], json_value(r[5]))
         for r in db.rows(
@@ -104,7 +105,7 @@ def teach(
         )
     ]
     writes, result = plan(records, nested, facts, run_id=run_id, org_id=org_id, person_id=person_id)
-    writer = GraphWriter(db)
+    writer = GraphWriter(db, moment)
     triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
     writer.load(triples)
     found = writer.facts_for(triples)
@@ -124,6 +125,7 @@ def teach(
                 "run_id": run_id,
                 "turn_id": turn_id,
                 "record_id": rec.id,
+                "since": moment,
             }
         )
         result.taught[graph] += 1
@@ -131,6 +133,14 @@ def teach(
     pending: dict[int, list[tuple[str, str, float]]] = {}
     for row in rows:
         pending.setdefault(row["fact_id"], []).append((row["origin"], row["key"], row["contribution"]))
-    refresh_facts(db, list(touched.values()), result.changes, writer.entities.values(), writer=writer, pending=pending)
+    refresh_facts(
+        db,
+        list(touched.values()),
+        result.changes,
+        writer.entities.values(),
+        moment=moment,
+        writer=writer,
+        pending=pending,
+    )
     db.many(SUPPORT_INSERT, rows)  # after the facts they point to
     return result

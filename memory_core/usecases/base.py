@@ -7,9 +7,9 @@ from typing import Any
 
 from .. import errors as E
 from ..rules.turns import takes_events
-from ..store import queries
+from ..store import history, queries
 from ..store.database import Engine, make_engine
-from ..store.driver import Driver
+from ..store.driver import Driver, driver_of
 from ..store.erasure import after_erasure, heal
 from ..store.lookups import Lookups
 from ..store.models import (
@@ -54,6 +54,21 @@ class UseCases(Lookups):
             return after_erasure(self.engine)
         self._erased = True  # all_or_nothing scrubs once its one transaction commits
         return None
+
+    @staticmethod
+    def _take_moment(s: Tx) -> int:
+        """R32: the moment this use case is, inside its ORM transaction (store/history.py)."""
+        with driver_of(s) as db:
+            return history.take_moment(db)
+
+    @staticmethod
+    def _mark(s: Tx, n: int, what: str, **about: object) -> None:
+        """R32: write moment `n` (what happened, about what), and log the turns named in `turns`."""
+        turns = about.pop("turns", ())
+        with driver_of(s) as db:
+            for turn_id in turns:  # type: ignore[attr-defined]
+                history.log_turn(db, turn_id, n)
+            history.mark(db, n, what, **about)  # type: ignore[arg-type]
 
     @classmethod
     def _require_open(cls, turn: Turn, run: Run) -> None:

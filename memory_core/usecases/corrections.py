@@ -42,11 +42,13 @@ class Corrections(UseCases):
             f = self._correctable(s, org, by, fact, graph, doing="dispute")
             if queries.has_disputed(s, f.id, by):
                 raise E.NotAllowed.disputing_again(by)
-            s.add(Dispute(fact_id=f.id, by=by, contribution=DISPUTE_CONTRIBUTION))
+            n = self._take_moment(s)
+            s.add(Dispute(fact_id=f.id, by=by, contribution=DISPUTE_CONTRIBUTION, since=n))
             s.flush()
             changes = Changes()
             with driver_of(s) as db:
-                refresh_facts(db, load_facts(db, [f.id]), changes)
+                refresh_facts(db, load_facts(db, [f.id]), changes, moment=n)
+            self._mark(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
             return Corrected(changes=changes.listed())
 
     def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
@@ -55,10 +57,15 @@ class Corrections(UseCases):
             f = self._correctable(s, org, by, fact, graph, doing="retract")
             if not may_retract(queries.role(s, by, org), graph):
                 raise E.NotOwner(org, does="retracts its world facts (R28)")
+            if f.retracted:  # accepted, and changes nothing (a decision beside R28)
+                return Corrected(changes=[])
+            n = self._take_moment(s)
             f.retracted = True
+            f.retracted_at = n
             s.add(f)
             s.flush()
             changes = Changes()
             with driver_of(s) as db:
-                refresh_facts(db, load_facts(db, [f.id]), changes)
+                refresh_facts(db, load_facts(db, [f.id]), changes, moment=n)
+            self._mark(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
             return Corrected(changes=changes.listed())

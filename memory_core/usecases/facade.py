@@ -17,6 +17,7 @@ from .base import Obj
 from .corrections import Corrections
 from .erasure import Erasure
 from .explore import Explore
+from .history import History
 from .reads import Reads
 from .settings import Settings
 from .tokens import Tokens
@@ -27,7 +28,7 @@ from .turns import Turns
 NOT_USE_CASES = ("sandbox", "all_or_nothing")
 
 
-class MemoryService(Turns, Reads, Corrections, Erasure, Settings, Tokens, Explore):
+class MemoryService(Turns, Reads, Corrections, Erasure, Settings, Tokens, Explore, History):
     """The facade over one database. Plain data in and out; never live ORM rows."""
 
     @contextmanager

@@ -40,14 +40,18 @@ class Settings(UseCases):
                 raise E.InvalidSetting(problem)
             at = datetime.now(UTC).isoformat(timespec="seconds")
             changed: list[SettingChange] = []
+            n = self._take_moment(s)
             for name, value in settings.items():
                 column = SETTING_BY_NAME[name].column
                 old = bool(getattr(org, column))
                 if old != value:
                     setattr(org, column, value)
-                    s.add(SettingsAudit(org_id=org_id, by=by, at=at, setting=name, old=old, new=value))
+                    s.add(SettingsAudit(org_id=org_id, by=by, at=at, setting=name, old=old, new=value, moment=n))
                     changed.append(SettingChange(name, old, value))
             s.add(org)
+            if changed:  # R32: a change of settings is a moment; asking for what already holds is not
+                detail = ", ".join(f"{c.setting} {'on' if c.new else 'off'}" for c in changed)
+                self._mark(s, n, "settings", org=org_id, person=by, detail=detail)
             return SettingsChanged(settings=settings_of(org), changed=tuple(changed))
 
     def audit(self, org_id: str) -> list[Obj]:

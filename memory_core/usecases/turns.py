@@ -8,7 +8,7 @@ from ..rules.permissions import is_member
 from ..rules.settings import SETTING_BY_NAME, stored_ephemeral
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.turns import may_transition
-from ..store import probes, queries
+from ..store import history, probes, queries
 from ..store import shortcuts as reads
 from ..store.erasure import erase_run
 from ..store.facts import withdraw
@@ -45,11 +45,12 @@ class Turns(UseCases):
     def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
         """Create a checked scenario's organizations, people and workflows, in one transaction."""
         with self._tx() as s:
+            n = self._take_moment(s)
             base = queries.count(s, Organization)
             for i, o in enumerate(organizations):
                 if s.get(Organization, o["id"]) is not None:
                     raise E.DuplicateId.exists("organization", o["id"])
-                org = Organization(id=o["id"], name=o["name"], seq=base + i)
+                org = Organization(id=o["id"], name=o["name"], seq=base + i, since=n)
                 for name, value in o.get("settings", {}).items():
                     setattr(org, SETTING_BY_NAME[name].column, value)
                 s.add(org)
@@ -57,13 +58,14 @@ class Turns(UseCases):
             for i, p in enumerate(people):
                 if s.get(Person, p["id"]) is not None:
                     raise E.DuplicateId.exists("person", p["id"])
-                s.add(Person(id=p["id"], name=p["name"], seq=pbase + i))
+                s.add(Person(id=p["id"], name=p["name"], seq=pbase + i, since=n))
             s.flush()
             for p in people:
                 for org_id, role in p["memberships"].items():
                     s.add(Membership(person_id=p["id"], org_id=org_id, role=role))
             for w in workflows:
                 s.add(Workflow(id=w["id"], org_id=w["org"], memory_probes=w["memory_probes"], steps=w["steps"]))
+            self._mark(s, n, "setup")
 
     def start_run(
         self,
@@ -88,6 +90,7 @@ class Turns(UseCases):
                 raise E.NotMember(person, org, so=", so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
             seq = queries.next_run_seq(s)
+            n = self._take_moment(s)
             s.add(
                 Run(
                     id=run_id,
@@ -98,8 +101,10 @@ class Turns(UseCases):
                     surface=surface,
                     requested_ephemeral=ephemeral,
                     ephemeral=stored,
+                    started_at=n,
                 )
             )
+            self._mark(s, n, "run_started", org=org, run=run_id, person=person)
             return RunStarted(stored, rule="R11" if ephemeral and not stored else None)
 
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
@@ -122,6 +127,7 @@ class Turns(UseCases):
             if run_row.ended:
                 raise E.RunEnded(run, then="it opens no more turns (R17)")
             changes = Changes()
+            n = history.take_moment(db)
             if old:
                 replaced = probes.TurnToReplaceRow._make(old[0])
                 if replaced.run_id != run:
@@ -132,12 +138,15 @@ class Turns(UseCases):
                     taught = [
                         probes.SupportOfTurnRow._make(r) for r in db.rows(probes.SUPPORTS_OF_TURN, {"t": replaces})
                     ]
-                    withdraw(db, [r.id for r in taught], [r.fact_id for r in taught], changes)
+                    withdraw(db, [r.id for r in taught], [r.fact_id for r in taught], changes, moment=n)
                 db.change(probes.TURN_REPLACED, {"t": replaces})
+                history.log_turn(db, str(replaces), n)
             counters = dict(db.rows(probes.MAP_COUNTERS, {"o": run_row.org_id}))
             taken = map_of(counters)
             seq = int(db.rows(probes.LAST_TURN_SEQ, {})[0][0]) + 1  # an index look-up
-            db.change(probes.ADD_TURN, {"id": turn_id, "seq": seq, "run_id": run, "map": db.json(taken)})
+            db.change(
+                probes.ADD_TURN, {"id": turn_id, "seq": seq, "run_id": run, "map": db.json(taken), "opened_at": n}
+            )
             db.change(
                 probes.ADD_RECORD,
                 {
@@ -153,6 +162,7 @@ class Turns(UseCases):
                     "claims": db.json(request.get("claims", [])),
                 },
             )
+            history.mark(db, n, "turn_opened", org=run_row.org_id, run=run, turn=turn_id, facts=changes.facts)
             return TurnOpened(taken, changes=changes.listed())
 
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:
@@ -249,6 +259,8 @@ class Turns(UseCases):
             kept = self._add_record(s, turn, run, record) if answer is None and record is not None else None
             turn.steps = [*turn.steps, {"step": step, "ran": answer is None, "shortcut": answer}]
             s.add(turn)
+            n = self._take_moment(s)
+            self._mark(s, n, "step", org=run.org_id, run=run.id, turn=turn_id, detail=step, turns=[turn_id])
             return StepRun(answer, kept)
 
     def call(self, turn_id: str, *, work: str) -> WorkCalled:
@@ -287,8 +299,12 @@ class Turns(UseCases):
             nested: dict[int, str] = dict(db.rows(probes.NESTED_WORK, {"t": turn_id}))
             if "open" in nested.values():
                 raise E.NestedOpen.still_held(turn_id)
+            n = history.take_moment(db)
+            about = {"org": turn.org_id, "run": turn.run_id, "turn": turn_id, "detail": status}
             if status != "completed":
                 db.change(probes.TURN_ENDED, {"st": status, "t": turn_id})
+                history.log_turn(db, turn_id, n)
+                history.mark(db, n, "turn_ended", **about)  # type: ignore[arg-type]
                 return TurnEnded(status, rule="R2")  # a failed or cancelled turn teaches nothing
             settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
                 surface=turn.surface,
@@ -298,7 +314,14 @@ class Turns(UseCases):
                 learn_from_users=bool(turn.learn_from_users),
             )
             result = teach(
-                db, turn_id, settings, nested, run_id=turn.run_id, org_id=turn.org_id, person_id=turn.person_id
+                db,
+                turn_id,
+                settings,
+                nested,
+                run_id=turn.run_id,
+                org_id=turn.org_id,
+                person_id=turn.person_id,
+                moment=n,
             )
             db.change(
                 probes.TURN_TAUGHT,
@@ -311,6 +334,8 @@ class Turns(UseCases):
                     "skipped": db.json([k.stored() for k in result.skipped]),  # R10, without the labels
                 },
             )
+            history.log_turn(db, turn_id, n)
+            history.mark(db, n, "turn_ended", facts=result.changes.facts, **about)  # type: ignore[arg-type]
             taught = result.taught
             return TurnEnded(
                 status,
@@ -336,10 +361,14 @@ class Turns(UseCases):
                 turn.status = "cancelled"
                 cancelled.append(turn.id)
                 s.add(turn)
+            n = self._take_moment(s)
             run.ended = True
+            run.ended_at = n
             s.add(run)
             erased = run.ephemeral
             if erased:
                 s.flush()
                 erase_run(s, run)
+            about = {"org": run.org_id, "run": run_id, "detail": "erased" if erased else None}
+            self._mark(s, n, "run_ended", turns=[] if erased else cancelled, **about)
         return RunEnded(tuple(cancelled), erased, self._scrub_after() if erased else None)

@@ -1,0 +1,135 @@
+"""What memory keeps of its past (R32), written by each use case in its own transaction (R34).
+
+Every use case that changes memory takes the next moment: a number (the clock), the time, what
+happened, and the ids of the facts it changed. Rows are stamped with the moment they were made
+(`since`, `opened_at`, `started_at`, ...), so the present tables need no other column to answer
+for the past; what changes in place is logged where the state shows it (a turn's status and
+steps in `turnlog`, the map's counters in `maplog`), and what a replacement takes away (R3:
+supports, then the facts and entities left with none) is kept as it was in the "gone" tables,
+with the moment it went. Erasure removes all of it with what it describes (R33, erasure.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from typing import Any
+
+from .driver import Driver
+
+Obj = dict[str, Any]
+
+#: What a moment can be, and how a person reads it (views/history.py words them).
+WHAT = (
+    "setup",  # organizations, people and workflows made
+    "run_started",
+    "turn_opened",
+    "step",
+    "turn_ended",  # detail: the status
+    "run_ended",
+    "run_deleted",
+    "account_deleted",
+    "settings",  # detail: "Name on|off, ..."
+    "dispute",
+    "retract",
+)
+
+
+def take_moment(db: Driver) -> int:
+    """The next moment's number, inside the use case's transaction (Dialect.new_ids: on SQLite
+    after the largest under the write lock, so moments are numbered in commit order)."""
+    return db.new_ids("moment", 1)[0]
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def mark(
+    db: Driver,
+    n: int,
+    what: str,
+    *,
+    org: str | None = None,
+    run: str | None = None,
+    turn: str | None = None,
+    person: str | None = None,
+    detail: str | None = None,
+    facts: Iterable[int] = (),
+) -> None:
+    """Write moment `n` (taken with take_moment): what happened, and the facts it changed."""
+    assert what in WHAT, what
+    db.change(
+        "INSERT INTO moment (id, at, what, org_id, run_id, turn_id, person_id, detail, facts) "
+        "VALUES (:n, :at, :what, :o, :r, :t, :p, :d, :f)",
+        {
+            "n": n,
+            "at": now(),
+            "what": what,
+            "o": org,
+            "r": run,
+            "t": turn,
+            "p": person,
+            "d": detail,
+            "f": db.json(sorted(set(facts))),
+        },
+    )
+
+
+def log_turn(db: Driver, turn_id: str, moment: int) -> None:
+    """The turn as the state shows it after this moment (status, taught, skipped, steps)."""
+    db.change(
+        "INSERT INTO turnlog (turn_id, moment, status, taught_world, taught_user, taught_flow, skipped, steps) "
+        "SELECT id, :m, status, taught_world, taught_user, taught_flow, skipped, steps FROM turn WHERE id = :t",
+        {"t": turn_id, "m": moment},
+    )
+
+
+def log_map(db: Driver, changed: list[Obj]) -> None:
+    """The map's counters changed at a moment (rows of `o`, `k`, `m`), as they stand after it."""
+    db.many(
+        "INSERT INTO maplog (org_id, kind, moment, n) SELECT org_id, kind, :m, n FROM mapcount "
+        "WHERE org_id = :o AND kind = :k ON CONFLICT (org_id, kind, moment) DO UPDATE SET n = excluded.n",
+        [{"o": r["o"], "k": r["k"], "m": r["m"]} for r in changed],
+    )
+
+
+# --- R3: what a replacement takes away, kept as it was -------------------------------------------
+# `listed` is an IN list already in `params`, with the moment under :m.
+
+
+def supports_gone(db: Driver, listed: str, params: Obj) -> None:
+    db.change(
+        'INSERT INTO supportgone (id, fact_id, graph, owner, "key", origin, contribution, run_id, turn_id, '
+        "record_id, erased_run_org, since, until) "
+        'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.contribution, s.run_id, s.turn_id, '
+        "s.record_id, s.erased_run_org, s.since, :m FROM support s JOIN fact f ON f.id = s.fact_id "
+        f"WHERE s.id IN ({listed})",
+        params,
+    )
+
+
+def facts_gone(db: Driver, listed: str, params: Obj) -> None:
+    db.change(
+        "INSERT INTO factgone (id, graph, owner, subject_id, relation, object_id, value, retracted, since, "
+        "retracted_at, until) SELECT id, graph, owner, subject_id, relation, object_id, value, retracted, since, "
+        f"retracted_at, :m FROM fact WHERE id IN ({listed})",
+        params,
+    )
+
+
+def disputes_gone(db: Driver, listed: str, params: Obj) -> None:
+    db.change(
+        'INSERT INTO disputegone (fact_id, graph, owner, "by", contribution, since, until) '
+        'SELECT d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since, :m FROM dispute d '
+        f"JOIN fact f ON f.id = d.fact_id WHERE d.fact_id IN ({listed})",
+        params,
+    )
+
+
+def entity_gone(db: Driver, entity_id: int, moment: int) -> None:
+    db.change(
+        "INSERT INTO entitygone (id, graph, owner, kind, name, aliases, alias_since, since, until) "
+        "SELECT id, graph, owner, kind, name, aliases, alias_since, since, :m FROM entity WHERE id = :e",
+        {"e": entity_id, "m": moment},
+    )

@@ -1,0 +1,307 @@
+"""Memory as it stood after a moment (R32), with every later erasure applied (R33).
+
+The past is read from the present rows and what history keeps beside them (history.py): a row
+was there at moment `n` if it was made by then (`since <= n`) and, for what a replacement took
+away, went after (`until > n`). Erasure removed the same rows from both, so whatever was erased
+since is absent here too, and pointers nulled since are null here (R33).
+
+Weights are not logged: a fact's weight, sources and status follow from its supports and
+disputes (R25 to R28, rules/weights.score), so a fact no later moment changed (`Moment.facts`)
+is read as it stands, and only the others are recomputed from their supports at `n` (R34: the
+cost follows what is shown and what changed since, not the whole history).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import bindparam, text
+from sqlmodel import Session
+
+from ..rules.weights import score
+from .driver import json_value
+from .graph import map_of
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class FactThen:
+    """A fact as it stood at a moment: its row's identity and its score then."""
+
+    id: int
+    graph: str
+    owner: str
+    subject_id: int
+    relation: str
+    object_id: int | None
+    value: str | None
+    status: str
+    weight: float
+    log_odds: float
+    sources: int
+    supports: list[Obj] = field(default_factory=list)  # with `since`, in the order made
+    disputes: list[Obj] = field(default_factory=list)
+
+
+def _rows(s: Session, sql: str, params: Obj, *expanding: str) -> list[Any]:
+    stmt = text(sql)
+    if expanding:
+        stmt = stmt.bindparams(*(bindparam(name, expanding=True) for name in expanding))
+    return list(s.execute(stmt, params).all())  # type: ignore[call-overload]
+
+
+def last_moment(s: Session) -> int:
+    """The newest moment (0: nothing happened since history was kept)."""
+    return int(_rows(s, "SELECT coalesce(max(id), 0) FROM moment", {})[0][0])
+
+
+def changed_after(s: Session, n: int, upto: int | None = None) -> set[int]:
+    """Ids of the facts that moments after `n` (up to `upto`) changed: a scan of those moments only."""
+    sql, params = "SELECT facts FROM moment WHERE id > :n", {"n": n}
+    if upto is not None:
+        sql, params = sql + " AND id <= :u", {**params, "u": upto}
+    out: set[int] = set()
+    for (facts,) in _rows(s, sql, params):
+        out.update(json_value(facts))
+    return out
+
+
+_FACT_COLS = "id, graph, owner, subject_id, relation, object_id, value, status, weight, log_odds, sources, retracted_at"
+_GONE_COLS = "id, graph, owner, subject_id, relation, object_id, value, NULL, 0.0, 0.0, 0, retracted_at"
+
+
+def facts_at(
+    s: Session, n: int, *, graph: str | None = None, owner: str | None = None, ids: Iterable[int] | None = None
+) -> list[FactThen]:
+    """The facts of one graph (or with these ids) as they stood after moment `n`, with their
+    supports and disputes then."""
+    exp: tuple[str, ...]
+    if ids is not None:
+        where, params, exp = "id IN :ids", {"ids": sorted(set(ids)), "n": n}, ("ids",)
+        if not params["ids"]:
+            return []
+    else:
+        where, params, exp = "graph = :g AND owner = :o", {"g": graph, "o": owner, "n": n}, ()
+    live = _rows(s, f"SELECT {_FACT_COLS} FROM fact WHERE {where} AND since <= :n", params, *exp)
+    gone = _rows(s, f"SELECT {_GONE_COLS} FROM factgone WHERE {where} AND since <= :n AND until > :n", params, *exp)
+    later = changed_after(s, n)
+    facts = [FactThen(*r[:11]) for r in live]
+    retracted = {r[0]: r[11] is not None and r[11] <= n for r in [*live, *gone]}
+    redo = {f.id for f in facts if f.id in later} | {r[0] for r in gone}
+    facts += [FactThen(*r[:11]) for r in gone]
+    supports, disputes = _votes_at(s, n, [f for f in facts])
+    for f in facts:
+        f.supports, f.disputes = supports.get((f.id, f.graph, f.owner), []), disputes.get((f.id, f.graph, f.owner), [])
+        if f.id in redo:
+            sc = score(
+                [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
+                [d["contribution"] for d in f.disputes],
+                retracted=retracted[f.id],
+            )
+            f.status, f.weight, f.log_odds, f.sources = sc.status, sc.weight, sc.log_odds, sc.sources
+    return facts
+
+
+def _votes_at(s: Session, n: int, facts: list[FactThen]) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
+    """The supports (in the order made) and disputes of these facts at moment `n`, keyed by
+    (fact id, graph, owner): a gone row names its fact's graph, as an id may be taken again."""
+    supports: dict[Any, list[tuple[int, Obj]]] = defaultdict(list)
+    disputes: dict[Any, list[tuple[tuple[int, int], Obj]]] = defaultdict(list)
+    where = {(f.graph, f.owner) for f in facts}
+    for chunk in _chunks([f.id for f in facts]):
+        p = {"ids": chunk, "n": n}
+        for r in _rows(
+            s,
+            'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.run_id, s.turn_id, s.record_id, '
+            "s.contribution, s.since FROM support s JOIN fact f ON f.id = s.fact_id "
+            "WHERE s.fact_id IN :ids AND s.since <= :n",
+            p,
+            "ids",
+        ):
+            supports[(r[1], r[2], r[3])].append((r[0], _support(r[4:])))
+        for r in _rows(
+            s,
+            'SELECT id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution, since '
+            "FROM supportgone WHERE fact_id IN :ids AND since <= :n AND until > :n",
+            p,
+            "ids",
+        ):
+            if (r[2], r[3]) in where:
+                supports[(r[1], r[2], r[3])].append((r[0], _support(r[4:])))
+        for r in _rows(
+            s,
+            'SELECT d.id, d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since FROM dispute d '
+            "JOIN fact f ON f.id = d.fact_id WHERE d.fact_id IN :ids AND d.since <= :n",
+            p,
+            "ids",
+        ):
+            disputes[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5], "since": r[6]}))
+        for r in _rows(
+            s,
+            'SELECT gid, fact_id, graph, owner, "by", contribution, since FROM disputegone '
+            "WHERE fact_id IN :ids AND since <= :n AND until > :n",
+            p,
+            "ids",
+        ):
+            if (r[2], r[3]) in where:
+                disputes[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5], "since": r[6]}))
+    return (
+        {k: [v for _, v in sorted(vs, key=lambda p: p[0])] for k, vs in supports.items()},
+        {k: [v for _, v in sorted(vs, key=lambda p: p[0])] for k, vs in disputes.items()},
+    )
+
+
+def _support(r: Any) -> Obj:
+    key, origin, run, turn, record, contrib, since = r
+    return {
+        "key": key,
+        "origin": origin,
+        "run": run,
+        "turn": turn,
+        "record": record,
+        "contribution": contrib,
+        "since": since,
+    }
+
+
+def _chunks(items: list[int], size: int = 900) -> Iterable[list[int]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def entities_at(s: Session, n: int, ids: Iterable[int]) -> dict[int, Obj]:
+    """Entities by id as they stood at `n`: name, kind, and the aliases they had by then."""
+    out: dict[int, Obj] = {}
+    wanted = sorted(set(ids))
+    for chunk in _chunks(wanted):
+        p = {"ids": chunk, "n": n}
+        rows = _rows(
+            s, "SELECT id, name, kind, aliases, alias_since FROM entity WHERE id IN :ids AND since <= :n", p, "ids"
+        )
+        rows += _rows(
+            s,
+            "SELECT id, name, kind, aliases, alias_since FROM entitygone WHERE id IN :ids AND since <= :n AND until > :n",
+            p,
+            "ids",
+        )
+        for eid, name, kind, aliases, since in rows:
+            names, stamps = json_value(aliases), json_value(since)
+            kept = [a for a, m in zip(names, stamps, strict=False) if m <= n]
+            out[eid] = {"name": name, "kind": kind, "aliases": kept}
+    return out
+
+
+def map_at(s: Session, org_id: str, n: int) -> Obj:
+    """R18 at moment `n`: each counter's last logged value by then, one index probe per kind."""
+    rows = _rows(
+        s,
+        "SELECT c.kind, (SELECT l.n FROM maplog l WHERE l.org_id = c.org_id AND l.kind = c.kind "
+        "AND l.moment <= :n ORDER BY l.moment DESC LIMIT 1) FROM mapcount c WHERE c.org_id = :o",
+        {"o": org_id, "n": n},
+    )
+    return map_of({kind: int(v) for kind, v in rows if v is not None})
+
+
+def settings_at(s: Session, org_id: str, present: dict[str, bool], n: int) -> dict[str, bool]:
+    """The settings after moment `n`: the present ones, each later change undone (newest first)."""
+    out = dict(present)
+    for setting, old in _rows(
+        s,
+        "SELECT setting, old FROM settingsaudit WHERE org_id = :o AND moment > :n ORDER BY moment DESC, id DESC",
+        {"o": org_id, "n": n},
+    ):
+        out[setting] = bool(old)
+    return out
+
+
+def turns_at(s: Session, run_id: str, n: int) -> list[tuple[str, Obj]]:
+    """A run's turns opened by moment `n`, each as the state shows it then (probes_used: null)."""
+    out = []
+    for tid, taken in _rows(
+        s, "SELECT id, map FROM turn WHERE run_id = :r AND opened_at <= :n ORDER BY seq", {"r": run_id, "n": n}
+    ):
+        log = _rows(
+            s,
+            "SELECT status, taught_world, taught_user, taught_flow, skipped, steps FROM turnlog "
+            "WHERE turn_id = :t AND moment <= :n ORDER BY moment DESC LIMIT 1",
+            {"t": tid, "n": n},
+        )
+        status, w, u, f, skipped, steps = log[0] if log else ("open", 0, 0, 0, [], [])
+        out.append(
+            (
+                tid,
+                {
+                    "status": status,
+                    "map": json_value(taken),
+                    "taught": {"world": w, "user": u, "flow": f},
+                    "skipped": list(json_value(skipped)),
+                    "steps": list(json_value(steps)),
+                    "probes_used": None,
+                },
+            )
+        )
+    return out
+
+
+def moments(s: Session, *, first: int = 0, last: int | None = None, org: str | None = None) -> list[Obj]:
+    """The moments in (first, last], oldest first, optionally those about one organization."""
+    sql = "SELECT id, at, what, org_id, run_id, turn_id, person_id, detail, facts FROM moment WHERE id > :a"
+    params: Obj = {"a": first}
+    if last is not None:
+        sql, params["b"] = sql + " AND id <= :b", last
+    if org is not None:
+        sql, params["o"] = sql + " AND (org_id = :o OR org_id IS NULL)", org
+    cols = ("n", "at", "what", "org", "run", "turn", "person", "detail", "facts")
+    return [
+        {**dict(zip(cols, r, strict=True)), "facts": list(json_value(r[8]))}
+        for r in _rows(s, sql + " ORDER BY id", params)
+    ]
+
+
+def turn_end_moment(s: Session, turn_id: str) -> int | None:
+    """The moment a turn ended (None if it has not, or its run was erased)."""
+    rows = _rows(s, "SELECT id FROM moment WHERE turn_id = :t AND what = 'turn_ended'", {"t": turn_id})
+    return int(rows[0][0]) if rows else None
+
+
+def moment_by_time(s: Session, at: str) -> int | None:
+    """The last moment at or before a time (ISO 8601, UTC), None if there is none."""
+    rows = _rows(s, "SELECT max(id) FROM moment WHERE at <= :t", {"t": at})
+    return None if rows[0][0] is None else int(rows[0][0])
+
+
+def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int | None]:
+    """Every support and dispute a live fact ever had (withdrawn ones with `until`), and the
+    moment it was retracted: what a weight through time is computed from (views/history.py)."""
+    fact = _rows(s, "SELECT graph, owner, since, retracted_at FROM fact WHERE id = :f", {"f": fact_id})
+    if not fact:
+        return [], [], None
+    graph, owner, born, retracted_at = fact[0]
+    p = {"f": fact_id, "g": graph, "o": owner, "b": born}
+    cols = ("id", "key", "origin", "run", "turn", "record", "contribution", "since")
+    supports = [
+        {**dict(zip(cols, r, strict=True)), "until": None}
+        for r in _rows(
+            s,
+            'SELECT id, "key", origin, run_id, turn_id, record_id, contribution, since FROM support WHERE fact_id = :f',
+            p,
+        )
+    ]
+    supports += [
+        {**dict(zip(cols, r[:8], strict=True)), "until": r[8]}
+        for r in _rows(
+            s,
+            'SELECT id, "key", origin, run_id, turn_id, record_id, contribution, since, until FROM supportgone '
+            "WHERE fact_id = :f AND graph = :g AND owner = :o AND since >= :b",
+            p,
+        )
+    ]
+    disputes = [
+        {"by": r[0], "contribution": r[1], "since": r[2]}
+        for r in _rows(s, 'SELECT "by", contribution, since FROM dispute WHERE fact_id = :f ORDER BY since, id', p)
+    ]
+    return sorted(supports, key=lambda v: v["id"]), disputes, retracted_at

@@ -1,0 +1,113 @@
+"""Use cases of history (R32 to R34): memory as it stood at a moment, the moments, what changed.
+
+A moment is a number on the memory's clock: each use case that changed memory is one (0 is
+before history was kept). A person names one by its number, by a turn id (right after that
+turn ended), or by a time (the last moment at or before it).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+
+from .. import errors as E
+from ..store import past
+from ..store.models import Turn
+from ..store.snapshot_at import export_at, fact_json, graph_at
+from .base import Obj, UseCases
+
+
+class History(UseCases):
+    """Read-only use cases over the memory's past."""
+
+    def clock(self) -> int:
+        """The newest moment (0: nothing changed since history was kept)."""
+        with self._read() as s:
+            return past.last_moment(s)
+
+    def moments(self, *, first: int = 0, last: int | None = None, org: str | None = None) -> list[Obj]:
+        """The moments after `first` up to `last`, oldest first: number, time, what, about what."""
+        with self._read() as s:
+            return past.moments(s, first=first, last=last, org=org)
+
+    def resolve_moment(self, given: str | int) -> int:
+        """The moment a person names: a number on the clock, a turn id (right after it ended), or a
+        time in ISO 8601 (the last moment at or before it; a time without a zone is UTC)."""
+        with self._read() as s:
+            newest = past.last_moment(s)
+            text = str(given).strip()
+            if re.fullmatch(r"-?\d+", text):
+                n = int(text)
+                if not 0 <= n <= newest:
+                    raise E.UnknownMoment(text, f"moments run from 0 to {newest} on this memory")
+                return n
+            if s.get(Turn, text) is not None:
+                n_ended = past.turn_end_moment(s, text)
+                if n_ended is None:
+                    raise E.UnknownMoment(text, "that turn has not ended yet")
+                return n_ended
+            try:
+                when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+            except ValueError:
+                raise E.UnknownMoment(
+                    text, f"give a moment number (0 to {newest}), the id of a turn that ended, or a time (ISO 8601)"
+                ) from None
+            when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+            found = past.moment_by_time(s, when.isoformat(timespec="milliseconds"))
+            if found is None:
+                raise E.UnknownMoment(text, "memory's history starts after that time")
+            return found
+
+    def _check(self, n: int, newest: int) -> None:
+        if not 0 <= n <= newest:
+            raise E.UnknownMoment(str(n), f"moments run from 0 to {newest} on this memory")
+
+    def state_at(self, n: int) -> Obj:
+        """The whole memory as `memory-state/1` as it stood right after moment `n`, every later
+        erasure applied (R33); turns' `probes_used` are null."""
+        with self._read() as s:
+            self._check(n, past.last_moment(s))
+            return export_at(s, n)
+
+    def graph_at(self, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
+        """One graph as it stood after moment `n` (the Graphs page's time control)."""
+        with self._read() as s:
+            self._check(n, past.last_moment(s))
+            return graph_at(s, graph, owner, n, limit=limit, ids=ids)
+
+    def map_at(self, org_id: str, n: int) -> Obj:
+        """An organization's map (R18) as it stood after moment `n`."""
+        with self._read() as s:
+            self._check(n, past.last_moment(s))
+            return past.map_at(s, org_id, n)
+
+    def facts_between(self, a: int, b: int) -> tuple[list[Obj], list[Obj]]:
+        """The facts some moment after `a` up to `b` changed, as they stood at `a` and at `b` (FACT
+        objects with `graph`, `owner` and `id`): what a diff compares (views/history.diff). It
+        reads only those facts (R34: in proportion to what changed)."""
+        with self._read() as s:
+            newest = past.last_moment(s)
+            self._check(a, newest)
+            self._check(b, newest)
+            lo, hi = min(a, b), max(a, b)
+            ids = past.changed_after(s, lo, hi)
+            out = []
+            for n in (a, b):
+                facts = past.facts_at(s, n, ids=ids)
+                ends = past.entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
+                out.append([{"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends)} for f in facts])
+            return out[0], out[1]
+
+    def fact_history(self, fact_id: int) -> Obj:
+        """Everything a fact's weight through time is computed from: each support it ever had (a
+        withdrawn one with `until`), each dispute, the retraction's moment, and the moments
+        named (R32)."""
+        with self._read() as s:
+            supports, disputes, retracted_at = past.timeline_rows(s, fact_id)
+            wanted = {v["since"] for v in supports} | {v["until"] for v in supports if v["until"]}
+            wanted |= {d["since"] for d in disputes} | ({retracted_at} if retracted_at else set())
+            rows = {}
+            for n in sorted(wanted):
+                if n:
+                    rows.update({m["n"]: m for m in past.moments(s, first=n - 1, last=n)})
+            return {"supports": supports, "disputes": disputes, "retracted_at": retracted_at, "moments": rows}

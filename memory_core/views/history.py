@@ -1,0 +1,172 @@
+"""History for people (R32): what each moment was, what changed between two, a weight through time.
+
+Pure functions over what the store reads (store/past.py); nothing here touches a database.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ..rules.weights import score
+from ..rules.wording import fact_label
+
+Obj = dict[str, Any]
+
+
+def moment_label(m: Obj, names: dict[str, str] | None = None) -> str:
+    """A moment as a person names it: "t3 completed in r1", "Dana turned LearnFromUsers off",
+    "run r2 deleted". Pointers erased since (R33) read as such; `names` maps person ids to names."""
+    names = names or {}
+    who = names.get(m["person"] or "", m["person"]) if m["person"] else None
+    run, turn, what, detail = m["run"], m["turn"], m["what"], m["detail"]
+    if what == "setup":
+        return "memory set up (organizations, people, workflows)"
+    if what == "run_started":
+        return f"run {run} started" + (f" by {who}" if who else "") if run else "a run (deleted since) started"
+    if what == "turn_opened":
+        return f"{turn} opened in {run}" if run else "a turn opened in a run deleted since"
+    if what == "step":
+        return f"step {detail} in {turn} of {run}" if run else f"step {detail} in a run deleted since"
+    if what == "turn_ended":
+        return f"{turn} {detail} in {run}" if run else f"a turn {detail} in a run deleted since"
+    if what == "run_ended":
+        return f"run {run} ended" + (" (ephemeral: erased)" if detail == "erased" else "")
+    if what == "run_deleted":
+        return f"run {run} deleted" + (f" by {who}" if who else "")
+    if what == "account_deleted":
+        return "an account deleted"
+    if what == "settings":
+        changes = ", ".join(
+            f"{name} {'on' if state == 'on' else 'off'}"
+            for name, state in (part.rsplit(" ", 1) for part in (detail or "").split(", ") if part)
+        )
+        return f"{who or 'someone (account deleted)'} turned {changes}"
+    if what in ("dispute", "retract"):
+        verb = "disputed" if what == "dispute" else "retracted"
+        return f"{who or 'someone (account deleted)'} {verb} a {detail or 'world'} fact"
+    return what
+
+
+def graph_name(graph: str, owner: str) -> str:
+    return {"world": "World", "user": "User", "flow": "Flow"}[graph] + f" {owner}"
+
+
+def diff(before: Iterable[Obj], after: Iterable[Obj]) -> Obj:
+    """What changed between two moments, per graph: facts added, gone, and changed in weight or
+    status, each with the supports and disputes that changed. `before` and `after` are FACT
+    objects with `graph` and `owner` (the facts some moment between them changed)."""
+
+    def key(f: Obj) -> tuple[Any, ...]:
+        o = f["object"]
+        return (
+            f["graph"],
+            f["owner"],
+            f["subject"]["name"],
+            f["subject"]["kind"],
+            f["relation"],
+            o.get("name"),
+            o.get("kind"),
+            o.get("value"),
+        )
+
+    a, b = {key(f): f for f in before}, {key(f): f for f in after}
+    graphs: dict[str, Obj] = {}
+
+    def of(f: Obj) -> Obj:
+        return graphs.setdefault(graph_name(f["graph"], f["owner"]), {"added": [], "gone": [], "changed": []})
+
+    for k in sorted(set(a) | set(b), key=lambda k: tuple("" if x is None else str(x) for x in k)):
+        old, new = a.get(k), b.get(k)
+        ref = new or old
+        assert ref is not None
+        label = fact_label(ref)
+        if old is None and new is not None:
+            of(new)["added"].append(
+                {
+                    "fact": label,
+                    "weight": new["weight"],
+                    "status": new["status"],
+                    "supports": _votes(new["supports"]),
+                    "disputes": len(new["disputes"]),
+                }
+            )
+        elif new is None and old is not None:
+            of(old)["gone"].append({"fact": label, "weight": old["weight"], "status": old["status"]})
+        elif old is not None and new is not None:
+            moved = old["weight"] != new["weight"] or old["status"] != new["status"]
+            came = [s for s in new["supports"] if s not in old["supports"]]
+            went = [s for s in old["supports"] if s not in new["supports"]]
+            disputed = len(new["disputes"]) - len(old["disputes"])
+            if moved or came or went or disputed:
+                of(new)["changed"].append(
+                    {
+                        "fact": label,
+                        "weight": [old["weight"], new["weight"]],
+                        "status": [old["status"], new["status"]],
+                        "supports_added": _votes(came),
+                        "supports_withdrawn": _votes(went),
+                        "disputes_added": disputed,
+                    }
+                )
+    return {g: graphs[g] for g in sorted(graphs, key=lambda g: (("World", "User", "Flow").index(g.split()[0]), g))}
+
+
+def _votes(supports: list[Obj]) -> list[str]:
+    return [
+        f"{s['origin']} {s['key']}" + (f" ({s['turn']} in {s['run']})" if s["run"] else " (run erased)")
+        for s in supports
+    ]
+
+
+def arrow(old: float, new: float) -> str:
+    return "\u2191" if new > old else "\u2193" if new < old else "="
+
+
+def weight_through_time(
+    supports: list[Obj],
+    disputes: list[Obj],
+    retracted_at: int | None,
+    moments: dict[int, Obj],
+    names: dict[str, str] | None = None,
+) -> list[Obj]:
+    """A fact's weight after each moment that changed it (R32), each step with its cause: a
+    support (from which source, in which turn; erased runs said so), a dispute (by whom; a
+    deleted account said so), the retraction, or a support withdrawn when a turn replaced the
+    one that taught it (R3). `moments` gives each moment's row (for labels)."""
+    names = names or {}
+    steps: dict[int, list[str]] = {}
+    for s in supports:
+        where = f"{s['turn']} in {s['run']}" if s["run"] else "a run erased since"
+        steps.setdefault(s["since"], []).append(f"support from {s['origin']} {s['key']} ({where})")
+        if s["until"] is not None:
+            m = moments.get(s["until"], {})
+            by = f" when {m['turn']} replaced {s['turn']}" if m.get("turn") and s["turn"] else " by a replacement (R3)"
+            steps.setdefault(s["until"], []).append(f"support from {s['origin']} {s['key']} withdrawn{by}")
+    for d in disputes:
+        who = names.get(d["by"], d["by"]) if d["by"] else "a deleted account"
+        steps.setdefault(d["since"], []).append(f"dispute by {who} (R28)")
+    if retracted_at is not None:
+        steps.setdefault(retracted_at, []).append("retracted by the owner (R28)")
+    out = []
+    for n in sorted(steps):
+        live = [
+            (s["origin"], s["key"], s["contribution"])
+            for s in supports
+            if s["since"] <= n and (s["until"] is None or s["until"] > n)
+        ]
+        votes = [d["contribution"] for d in disputes if d["since"] <= n]
+        sc = score(live, votes, retracted=retracted_at is not None and retracted_at <= n)
+        row = moments.get(n)
+        out.append(
+            {
+                "moment": n,
+                "at": row["at"] if row else None,
+                "weight": sc.weight,
+                "status": sc.status,
+                "sources": sc.sources,
+                "cause": "; ".join(steps[n]),
+                "moment_label": moment_label(row, names) if row else "before history was kept",
+            }
+        )
+    return out
