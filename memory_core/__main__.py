@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import DatabaseNotEmpty, FormatError, Refusal
+from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment
 from .format.checks import Scenario
 from .format.replay import EventFailed, EventResult, holds_memory, replay, replay_into
 from .format.scenario import load
@@ -100,13 +100,22 @@ def _finish_erasure(service: MemoryService) -> None:
 
 def cmd_replay(args: argparse.Namespace) -> int:
     scenario = load(args.file)  # checked whole before any database is touched
+    if args.at is not None and not 0 <= args.at < len(scenario.events):
+        last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
+        print(f"{args.file}: --at {args.at} names no event (events are counted from 0: {last})", file=sys.stderr)
+        return 2
     if args.db is None:
         engine, stopped = replay(scenario, MemoryService(make_engine("sqlite://")), strict=args.strict)
         state = engine.state()
     else:
-        _, stopped, state = _into(args.db, scenario, strict=args.strict)
+        engine, stopped, state = _into(args.db, scenario, strict=args.strict)  # type: ignore[assignment]
     refused = state["refused"]
     assert isinstance(refused, list)
+    if args.at is not None:  # R32: the whole file ran; the state as it stood right after event N
+        if stopped is not None and args.at > stopped.index:
+            print(f"{args.file}: --strict stopped at events[{stopped.index}], before event {args.at}", file=sys.stderr)
+            return 1
+        state = engine.state_at(args.at)  # type: ignore[attr-defined]
     for item in refused:
         print(f"events[{item['event']}] ({item['do']}) refused, {item['reason']}: {item['message']}", file=sys.stderr)
     if args.json:
@@ -141,10 +150,84 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 def cmd_state(args: argparse.Namespace) -> int:
     service = MemoryService(make_engine(args.db or database_url(), existing=True))
-    json.dump(service.export_state(), sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
-    _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
+    try:
+        if args.at is None:
+            state = service.export_state()
+        else:  # R32: as it stood right after that moment, every later erasure applied (R33)
+            state = service.state_at(service.resolve_moment(args.at))
+        json.dump(state, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    finally:
+        _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
     return 0
+
+
+def _moment_named(service: MemoryService, n: int) -> Obj:
+    from .views.history import moment_label
+
+    names = {p["id"]: p["name"] for p in service.people()}
+    rows = service.moments(first=n - 1, last=n) if n else []
+    if not rows:
+        return {"moment": n, "at": None, "what": "before history was kept" if n == 0 else "no change"}
+    return {"moment": n, "at": rows[0]["at"], "what": moment_label(rows[0], names)}
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    """What changed between two moments, per graph (R32): facts added, gone, changed in weight or status."""
+    from .views.history import arrow, diff
+
+    service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    try:
+        a, b = service.resolve_moment(args.start), service.resolve_moment(args.end)
+        before, after = service.facts_between(a, b)
+        out = {"from": _moment_named(service, a), "to": _moment_named(service, b), "graphs": diff(before, after)}
+        if args.json:
+            json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+            sys.stdout.write("\n")
+            return 0
+        ends = (out["from"], out["to"])
+        for word, end in zip(("from", "to"), ends, strict=True):
+            print(f"{word} moment {end['moment']}: {end['what']}" + (f" ({end['at']})" if end["at"] else ""))
+        graphs = out["graphs"]
+        assert isinstance(graphs, dict)
+        if not graphs:
+            print("no fact changed between them")
+        for name, g in graphs.items():
+            print(f"{name}: {len(g['added'])} added, {len(g['gone'])} gone, {len(g['changed'])} changed")
+            for f in g["added"]:
+                print(f"  + {f['fact']}  {f['weight']:.3f} {f['status']}  ({', '.join(f['supports'])})")
+            for f in g["gone"]:
+                print(f"  - {f['fact']}  was {f['weight']:.3f} {f['status']}")
+            for f in g["changed"]:
+                (w0, w1), (s0, s1) = f["weight"], f["status"]
+                why = [*(f"+ {v}" for v in f["supports_added"]), *(f"- {v}" for v in f["supports_withdrawn"])]
+                if f["disputes_added"]:
+                    why.append(f"{f['disputes_added']:+d} dispute(s)")
+                status = s1 if s0 == s1 else f"{s0} -> {s1}"
+                print(f"  ~ {f['fact']}  {w0:.3f} {arrow(w0, w1)} {w1:.3f} {status}  ({', '.join(why)})")
+        return 0
+    finally:
+        _finish_erasure(service)
+
+
+def cmd_history(args: argparse.Namespace) -> int:
+    """The moments of a memory (R32), oldest first: each one's number, time and what happened."""
+    from .views.history import moment_label
+
+    service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    try:
+        names = {p["id"]: p["name"] for p in service.people()}
+        rows = service.moments(org=args.org)
+        if args.json:
+            json.dump([{**m, "label": moment_label(m, names)} for m in rows], sys.stdout, indent=2, ensure_ascii=False)
+            sys.stdout.write("\n")
+        else:
+            print("0  before history was kept")
+            for m in rows:
+                print(f"{m['n']}  {m['at']}  {moment_label(m, names)}")
+        return 0
+    finally:
+        _finish_erasure(service)
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -216,6 +299,9 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--json", action="store_true", help="print the state as memory-state/1 JSON")
     r.add_argument("--strict", action="store_true", help="stop at the first refusal and exit 1")
     r.add_argument("--db", help="replay into this empty database (SQLAlchemy URL) and keep the memory there")
+    r.add_argument(
+        "--at", type=int, metavar="N", help="print the state as it stood right after event N (from 0), from history"
+    )
     r.set_defaults(run=cmd_replay)
     ld = sub.add_parser("load", help="load a scenario into the configured database")
     ld.add_argument("file")
@@ -224,7 +310,23 @@ def parser() -> argparse.ArgumentParser:
     ld.set_defaults(run=cmd_load)
     st = sub.add_parser("state", help="print the memory of a database as memory-state/1")
     st.add_argument("--db")
+    st.add_argument(
+        "--at",
+        metavar="MOMENT",
+        help="as it stood right after a moment: its number (`history` lists them), a turn id, or a time (ISO 8601)",
+    )
     st.set_defaults(run=cmd_state)
+    df = sub.add_parser("diff", help="what changed between two moments, per graph")
+    df.add_argument("--db")
+    df.add_argument("--from", dest="start", required=True, metavar="MOMENT", help="a moment number, turn id or time")
+    df.add_argument("--to", dest="end", required=True, metavar="MOMENT", help="a moment number, turn id or time")
+    df.add_argument("--json", action="store_true", help="print the difference as JSON")
+    df.set_defaults(run=cmd_diff)
+    hi = sub.add_parser("history", help="the moments of a memory, each with what happened")
+    hi.add_argument("--db")
+    hi.add_argument("--org", help="only the moments about this organization (and the memory's own)")
+    hi.add_argument("--json", action="store_true")
+    hi.set_defaults(run=cmd_history)
     db = sub.add_parser("db", help="schema migrations (Alembic), and scrub: erased text out of the files now")
     db.add_argument("action", choices=["upgrade", "current", "scrub"])
     db.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
@@ -250,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     except FormatError as exc:
         print(f"{getattr(args, 'file', '')}: {exc}", file=sys.stderr)
         return 2
-    except DatabaseNotEmpty as exc:
+    except (DatabaseNotEmpty, UnknownMoment) as exc:
         print(str(exc), file=sys.stderr)
         return 2
     except EventFailed as exc:

@@ -162,7 +162,9 @@ class Turns(UseCases):
                     "claims": db.json(request.get("claims", [])),
                 },
             )
-            history.mark(db, n, "turn_opened", org=run_row.org_id, run=run, turn=turn_id, facts=changes.facts)
+            history.mark(
+                db, n, "turn_opened", org=run_row.org_id, run=run, turn=turn_id, detail=replaces, facts=changes.facts
+            )
             return TurnOpened(taken, changes=changes.listed())
 
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:

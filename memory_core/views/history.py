@@ -25,7 +25,9 @@ def moment_label(m: Obj, names: dict[str, str] | None = None) -> str:
     if what == "run_started":
         return f"run {run} started" + (f" by {who}" if who else "") if run else "a run (deleted since) started"
     if what == "turn_opened":
-        return f"{turn} opened in {run}" if run else "a turn opened in a run deleted since"
+        if not run:
+            return "a turn opened in a run deleted since"
+        return f"{turn} opened in {run}" + (f", replacing {detail} (R3)" if detail else "")
     if what == "step":
         return f"step {detail} in {turn} of {run}" if run else f"step {detail} in a run deleted since"
     if what == "turn_ended":
