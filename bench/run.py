@@ -204,8 +204,21 @@ def b1_b3(b: Bench) -> None:
 
 
 TEACH_RUNS = 4
-ALL_TABLES = ["organization", "person", "run", "turn", "record", "entity", "fact", "support"]
+ALL_TABLES = [
+    "organization",
+    "person",
+    "run",
+    "turn",
+    "record",
+    "entity",
+    "fact",
+    "support",
+    "moment",
+    "turnlog",
+    "maplog",
+]
 TAUGHT_TABLES = ["entity", "fact", "support"]  # what teaching writes (R1, R7): its baseline
+HISTORY_TABLES = ["moment", "turnlog", "maplog"]  # what each use case adds for history (R32), baseline too
 
 
 def raw_insert_rate(
@@ -235,6 +248,9 @@ def raw_insert_rate(
         f"id IN (SELECT object_id FROM fact WHERE id IN ({touched})) ORDER BY id",
         "fact": f"id IN ({touched}) ORDER BY id",
         "support": "run_id = :r ORDER BY id",
+        "moment": "run_id = :r ORDER BY id",
+        "turnlog": "turn_id IN (SELECT id FROM turn WHERE run_id = :r) ORDER BY moment",
+        "maplog": "moment IN (SELECT id FROM moment WHERE run_id = :r) ORDER BY moment, kind",
     }
     rows: dict[str, tuple[list[str], list[tuple]]] = {}
     with svc.engine.connect() as conn:
@@ -264,11 +280,25 @@ def raw_insert_rate(
             if end is not None:
                 entity_turn.setdefault(end, fact_turn[r[0]])
 
+    moment_of = {
+        (r[col("moment", "what")], r[col("moment", "turn_id")]): r[col("moment", "id")] for r in rows["moment"][1]
+    }
+
     def of_turn(table: str, turn: str) -> list[tuple]:
         key = {"entity": entity_turn, "fact": fact_turn}
         if table in key:
             return [r for r in rows[table][1] if key[table][r[0]] == turn]
         return [r for r in rows[table][1] if r[col(table, "turn_id")] == turn]
+
+    def history_of(what: str, turn: str | None) -> list[tuple[str, list[tuple]]]:
+        """The history rows one use case wrote (R32): its moment, and at a turn's end the turn's
+        log row and the map's counters logged then."""
+        n = moment_of.get((what, turn))
+        out = [("moment", [r for r in rows["moment"][1] if r[col("moment", "id")] == n])]
+        if what == "turn_ended":
+            out.append(("turnlog", [r for r in rows["turnlog"][1] if r[col("turnlog", "moment")] == n]))
+            out.append(("maplog", [r for r in rows["maplog"][1] if r[col("maplog", "moment")] == n]))
+        return out
 
     setup: list[tuple[str, list[tuple]]] = []
     txs: list[list[tuple[str, list[tuple]]]] = []
@@ -276,13 +306,14 @@ def raw_insert_rate(
         txs = [[(t, rows[t][1]) for t in ALL_TABLES[2:]]]
     elif unit == "turn":
         setup += [(t, rows[t][1]) for t in ("run", "turn", "record")]
-        txs = [[(t, of_turn(t, turn)) for t in TAUGHT_TABLES] for turn in turns]
+        setup += [("moment", [r for r in rows["moment"][1] if r[col("moment", "what")] != "turn_ended"])]
+        txs = [[(t, of_turn(t, turn)) for t in TAUGHT_TABLES] + history_of("turn_ended", turn) for turn in turns]
     else:
-        txs = [[("run", rows["run"][1])]]
+        txs = [[("run", rows["run"][1]), *history_of("run_started", None)]]
         for turn in turns:
-            txs.append([("turn", [r for r in rows["turn"][1] if r[0] == turn])])
+            txs.append([("turn", [r for r in rows["turn"][1] if r[0] == turn]), *history_of("turn_opened", turn)])
             txs += [[("record", [r])] for r in of_turn("record", turn)]
-            txs.append([(t, of_turn(t, turn)) for t in TAUGHT_TABLES])
+            txs.append([(t, of_turn(t, turn)) for t in TAUGHT_TABLES] + history_of("turn_ended", turn))
     mark = "?" if b.backend == "sqlite" else "%s"
     sql = {t: f"INSERT INTO {t} ({', '.join(c)}) VALUES ({', '.join([mark] * len(c))})" for t, (c, _) in rows.items()}
 
@@ -682,6 +713,126 @@ def write(results: list[dict[str, Any]], out: Path) -> None:
     doc.write_text("\n".join(lines) + "\n" + ("\n## Notes" + notes if notes else ""))
 
 
+HISTORY_ONLY_TABLES = ("moment", "turnlog", "maplog", "supportgone", "factgone", "disputegone", "entitygone")
+HISTORY_COLUMNS = {
+    "organization": ("since",),
+    "person": ("since",),
+    "run": ("started_at", "ended_at"),
+    "turn": ("opened_at",),
+    "entity": ("since", "alias_since"),
+    "fact": ("since", "retracted_at"),
+    "support": ("since",),
+    "dispute": ("since",),
+    "settingsaudit": ("moment",),
+}
+
+
+def db_size(b: Bench, url: str) -> int:
+    """Bytes of a database once compacted (SQLite VACUUM; PostgreSQL VACUUM FULL)."""
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        if b.backend == "sqlite":
+            conn.exec_driver_sql("VACUUM")
+            size = (
+                conn.exec_driver_sql("PRAGMA page_count").scalar_one()
+                * conn.exec_driver_sql("PRAGMA page_size").scalar_one()
+            )
+        else:
+            conn.exec_driver_sql("VACUUM FULL")
+            size = conn.exec_driver_sql("SELECT pg_database_size(current_database())").scalar_one()
+    engine.dispose()
+    return int(size)
+
+
+def history_share(b: Bench, url: str, svc: MemoryService) -> tuple[int, int]:
+    """The database's size, and its size without history (a copy with history's tables and
+    columns dropped), both compacted."""
+    svc.engine.dispose()
+    whole = b.url(copy_of=url)
+    stripped = b.url(copy_of=url)
+    engine = create_engine(stripped, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        for t in HISTORY_ONLY_TABLES:
+            conn.exec_driver_sql(f"DROP TABLE {t}")
+        for t, names in HISTORY_COLUMNS.items():
+            for c in names:
+                conn.exec_driver_sql(f"ALTER TABLE {t} DROP COLUMN {c}")
+    engine.dispose()
+    return db_size(b, whole), db_size(b, stripped)
+
+
+def b9(b: Bench) -> None:
+    """B9 (issue #17): history's cost. The map and a World graph as of a moment, a diff of two
+    moments 1 and 1,000 turns apart, and history's share of the database's size."""
+    turns = 1000 if b.mode == "full" else 100
+    url, svc = b.generated(b.size["reads"])
+    teach_workload(svc, turns=turns, run_id="b9-history", records=4, claims=1, seed=11)
+    newest = svc.clock()
+    ends = [m["n"] for m in svc.moments(first=newest - 2 * turns - 2) if m["what"] == "turn_ended"]
+    mid = ends[len(ends) // 2]
+    facts = svc.graph("world", "bench", limit=1)["total"]
+
+    def timed(fn: Any, reps: int = 3) -> float:
+        times = []
+        for _ in range(reps):
+            t0 = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times)
+
+    then = timed(lambda: svc.graph_at("world", "bench", mid))
+    now = timed(lambda: svc.graph("world", "bench"))
+    b.record(
+        "B9",
+        f"World graph as of a moment at {facts:,} facts, s (baseline: the present graph)",
+        then,
+        now,
+        "< 1 s",
+        then < 1,
+    )
+    one = timed(lambda: svc.facts_between(ends[0], ends[1]), reps=5)
+    many = timed(lambda: svc.facts_between(ends[0], ends[-1]), reps=3)
+    b.record(
+        "B9",
+        f"diff of two moments {len(ends) - 1:,} turns apart vs 1 turn apart, s",
+        many,
+        one,
+        "report: grows with what changed",
+        True,
+    )
+    size, without = history_share(b, url, svc)
+    b.record(
+        "B9",
+        f"history's share of the database at {facts:,} facts after {turns:,} turns taught, %",
+        100 * (size - without) / size,
+        None,
+        "report; aim < 30%",
+        (size - without) / size < 0.3,
+    )
+    url, svc = b.generated(b.size["big"])
+    teach_workload(svc, turns=b.size["teach_turns"], run_id="b9-map", records=4, claims=1, seed=12)
+    n = svc.clock() - 2 * (b.size["teach_turns"] // 2)
+    then = timed(lambda: svc.map_at("bench", n), reps=20)
+    now = timed(lambda: svc.org_map("bench"), reps=20)
+    b.record(
+        "B9",
+        f"the map as of a moment at {b.size['big']:,} supports, ms (baseline: as of now)",
+        then * 1000,
+        now * 1000,
+        "< 50 ms",
+        then < 0.05,
+    )
+    size, without = history_share(b, url, svc)
+    b.record(
+        "B9",
+        f"history's share of the database at {b.size['big']:,} supports, %",
+        100 * (size - without) / size,
+        None,
+        "report; aim < 30%",
+        (size - without) / size < 0.3,
+    )
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
@@ -692,7 +843,7 @@ def main() -> int:
     if args.out is None:  # a quick run never replaces the published full figures
         args.out = str(RESULTS.with_name("results-quick.json") if args.quick else RESULTS)
     b = Bench(args.backend, "quick" if args.quick else "full")
-    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8}
+    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8, "b9": b9}
     for name in args.only:
         steps[name](b)
     write(b.results, Path(args.out))
