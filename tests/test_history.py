@@ -360,3 +360,37 @@ def test_cli_state_diff_and_history(tmp_path):
     assert "World acme: 0 added, 0 gone, 1 changed" in text and "\u2193" in text
     listing = subprocess.run([*py, "history", "--db", db], capture_output=True, text=True, cwd=ROOT, check=True)
     assert "t0 completed in r1" in listing.stdout
+
+
+def test_a_database_from_before_history_starts_at_moment_0(tmp_path):
+    """Migration 0008 on a memory made before history: its rows are moment 0 (aliases and the
+    map's counters too), and its state at moment 0 is its present state."""
+    from memory_core.store.migrate import upgrade
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = make_engine(url, create=False)
+    upgrade(engine, "0007")
+    with engine.begin() as conn:  # rows as the 0007 schema held them (written by hand: no old code here)
+        conn.exec_driver_sql("INSERT INTO organization VALUES ('acme', 0, 'Acme', 0, 1, 1, 0)")
+        conn.exec_driver_sql(
+            "INSERT INTO entity VALUES (1, 'world', 'acme', 'organization', 'globex', 'Globex', '[\"Globex Corp\"]', 1)"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO entity VALUES (2, 'world', 'acme', 'place', 'springfield', 'Springfield', '[]', 1)"
+        )
+        conn.exec_driver_sql("INSERT INTO alias VALUES (1, 'globex corp')")
+        conn.exec_driver_sql(
+            "INSERT INTO fact VALUES (1, 'world', 'acme', 1, 'headquartered_in', 2, NULL, 'e:2', 0, "
+            "'active', 0.4054651081081644, 0.6, 1)"
+        )
+        conn.exec_driver_sql(
+            "INSERT INTO support VALUES (1, 1, 'a.example', 'web', 0.4054651081081644, NULL, NULL, NULL, NULL)"
+        )
+        for kind, n in (("organization", 1), ("place", 1), ("", 1)):
+            conn.exec_driver_sql(f"INSERT INTO mapcount VALUES ('acme', '{kind}', {n})")
+    engine.dispose()
+    svc = MemoryService(make_engine(url))  # upgrades to the newest
+    assert svc.clock() == 0
+    assert svc.state_at(0) == svc.export_state()
+    assert svc.state_at(0)["organizations"]["acme"]["world"]["entities"][0]["aliases"] == ["Globex Corp"]
+    assert svc.map_at("acme", 0) == {"kinds": {"organization": 1, "place": 1}, "facts": 1}
