@@ -93,7 +93,7 @@ def facts_at(
     retracted = {r[0]: r[11] is not None and r[11] <= n for r in [*live, *gone]}
     redo = {f.id for f in facts if f.id in later} | {r[0] for r in gone}
     facts += [FactThen(*r[:11]) for r in gone]
-    supports, disputes = _votes_at(s, n, [f for f in facts])
+    supports, disputes = _votes_at(s, n, facts, whole=(graph, owner) if ids is None else None)
     for f in facts:
         f.supports, f.disputes = supports.get((f.id, f.graph, f.owner), []), disputes.get((f.id, f.graph, f.owner), [])
         if f.id in redo:
@@ -106,46 +106,57 @@ def facts_at(
     return facts
 
 
-def _votes_at(s: Session, n: int, facts: list[FactThen]) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
+def _votes_at(
+    s: Session, n: int, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None = None
+) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
     """The supports (in the order made) and disputes of these facts at moment `n`, keyed by
-    (fact id, graph, owner): a gone row names its fact's graph, as an id may be taken again."""
+    (fact id, graph, owner): a gone row names its fact's graph, as an id may be taken again.
+    With `whole` (graph, owner), the facts are that whole graph: read by graph, not by id lists."""
     supports: dict[Any, list[tuple[int, Obj]]] = defaultdict(list)
     disputes: dict[Any, list[tuple[tuple[int, int], Obj]]] = defaultdict(list)
     where = {(f.graph, f.owner) for f in facts}
-    for chunk in _chunks([f.id for f in facts]):
-        p = {"ids": chunk, "n": n}
+    if whole is not None:
+        batches: Iterable[tuple[str, str, Obj, tuple[str, ...]]] = [
+            ("f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1], "n": n}, ())
+        ]
+    else:
+        batches = (
+            ("s.fact_id IN :ids", "fact_id IN :ids", {"ids": chunk, "n": n}, ("ids",))
+            for chunk in _chunks([f.id for f in facts])
+        )
+    for joined, plain, p, exp in batches:
         for r in _rows(
             s,
             'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.run_id, s.turn_id, s.record_id, '
             "s.contribution, s.since FROM support s JOIN fact f ON f.id = s.fact_id "
-            "WHERE s.fact_id IN :ids AND s.since <= :n",
+            f"WHERE {joined} AND s.since <= :n",
             p,
-            "ids",
+            *exp,
         ):
             supports[(r[1], r[2], r[3])].append((r[0], _support(r[4:])))
         for r in _rows(
             s,
             'SELECT id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution, since '
-            "FROM supportgone WHERE fact_id IN :ids AND since <= :n AND until > :n",
+            f"FROM supportgone WHERE {plain} AND since <= :n AND until > :n",
             p,
-            "ids",
+            *exp,
         ):
             if (r[2], r[3]) in where:
                 supports[(r[1], r[2], r[3])].append((r[0], _support(r[4:])))
         for r in _rows(
             s,
             'SELECT d.id, d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since FROM dispute d '
-            "JOIN fact f ON f.id = d.fact_id WHERE d.fact_id IN :ids AND d.since <= :n",
+            f"JOIN fact f ON f.id = d.fact_id WHERE {joined.replace('s.fact_id', 'd.fact_id')} AND d.since <= :n",
             p,
-            "ids",
+            *exp,
         ):
             disputes[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5], "since": r[6]}))
         for r in _rows(
             s,
             'SELECT gid, fact_id, graph, owner, "by", contribution, since FROM disputegone '
-            "WHERE fact_id IN :ids AND since <= :n AND until > :n",
+            f"WHERE {plain} AND since <= :n AND until > :n",
             p,
-            "ids",
+            *exp,
         ):
             if (r[2], r[3]) in where:
                 disputes[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5], "since": r[6]}))
@@ -173,22 +184,24 @@ def _chunks(items: list[int], size: int = 900) -> Iterable[list[int]]:
         yield items[i : i + size]
 
 
-def entities_at(s: Session, n: int, ids: Iterable[int]) -> dict[int, Obj]:
-    """Entities by id as they stood at `n`: name, kind, and the aliases they had by then."""
+def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str] | None = None) -> dict[int, Obj]:
+    """Entities by id as they stood at `n`: name, kind, and the aliases they had by then. With
+    `whole` (graph, owner), they are read by graph rather than by id lists (a whole graph's)."""
     out: dict[int, Obj] = {}
     wanted = sorted(set(ids))
-    for chunk in _chunks(wanted):
-        p = {"ids": chunk, "n": n}
-        rows = _rows(
-            s, "SELECT id, name, kind, aliases, alias_since FROM entity WHERE id IN :ids AND since <= :n", p, "ids"
-        )
-        rows += _rows(
-            s,
-            "SELECT id, name, kind, aliases, alias_since FROM entitygone WHERE id IN :ids AND since <= :n AND until > :n",
-            p,
-            "ids",
-        )
+    cols = "id, name, kind, aliases, alias_since"
+    batches: Iterable[tuple[str, Obj, tuple[str, ...]]]
+    if whole is not None:
+        batches = [("graph = :g AND owner = :o", {"g": whole[0], "o": whole[1], "n": n}, ())]
+    else:
+        batches = (("id IN :ids", {"ids": chunk, "n": n}, ("ids",)) for chunk in _chunks(wanted))
+    keep = set(wanted)
+    for where, p, exp in batches:
+        rows = _rows(s, f"SELECT {cols} FROM entity WHERE {where} AND since <= :n", p, *exp)
+        rows += _rows(s, f"SELECT {cols} FROM entitygone WHERE {where} AND since <= :n AND until > :n", p, *exp)
         for eid, name, kind, aliases, since in rows:
+            if eid not in keep:
+                continue
             names, stamps = json_value(aliases), json_value(since)
             kept = [a for a, m in zip(names, stamps, strict=False) if m <= n]
             out[eid] = {"name": name, "kind": kind, "aliases": kept}
