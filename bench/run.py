@@ -790,6 +790,17 @@ def b9(b: Bench) -> None:
         "< 1 s",
         then < 1,
     )
+    drawn = timed(lambda: svc.graph_at("world", "bench", mid, limit=5000))
+    drawn_now = timed(lambda: svc.graph("world", "bench", limit=5000))
+    b.record(
+        "B9",
+        f"World graph as of a moment at {facts:,} facts, its 5,000 heaviest (what Graphs draws), s "
+        "(baseline: the same now)",
+        drawn,
+        drawn_now,
+        "< 1 s",
+        drawn < 1,
+    )
     one = timed(lambda: svc.facts_between(ends[0], ends[1]), reps=5)
     many = timed(lambda: svc.facts_between(ends[0], ends[-1]), reps=3)
     b.record(
