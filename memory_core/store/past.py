@@ -13,16 +13,17 @@ cost follows what is shown and what changed since, not the whole history).
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import bindparam, text
 from sqlmodel import Session
 
 from ..rules.weights import score
-from .driver import json_value
+from .driver import driver_of, in_list, json_value
 from .graph import map_of
 
 Obj = dict[str, Any]
@@ -43,15 +44,34 @@ class FactThen:
     weight: float
     log_odds: float
     sources: int
-    supports: list[Obj] = field(default_factory=list)  # with `since`, in the order made
+    supports: list[Obj] = field(default_factory=list)  # in the order made
     disputes: list[Obj] = field(default_factory=list)
 
 
-def _rows(s: Session, sql: str, params: Obj, *expanding: str) -> list[Any]:
-    stmt = text(sql)
-    if expanding:
-        stmt = stmt.bindparams(*(bindparam(name, expanding=True) for name in expanding))
-    return list(s.execute(stmt, params).all())  # type: ignore[call-overload]
+def _rows(s: Session, sql: str, params: Obj, *expanding: str) -> list[tuple[Any, ...]]:
+    """Plain rows on the driver, inside the session's transaction (a view of the past reads tens
+    of thousands of rows: SQLAlchemy's Row objects cost as much as the query). A parameter named in
+    `expanding` is a list, written out as an IN list."""
+    params = dict(params)
+    for name in expanding:
+        values = params.pop(name)
+        sql = sql.replace(f":{name}", f"({in_list(name, values, params)})")
+    with driver_of(s) as db:
+        return db.rows(sql, params)
+
+
+@contextmanager
+def bulk() -> Iterator[None]:
+    """Around reading a whole graph of the past: Python's cyclic garbage collector paused (tens of
+    thousands of small rows and dicts, none of them cyclic, made it run dozens of times: 40% of a
+    World graph's read at 56k facts, B9), then put back as it was."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def last_moment(s: Session) -> int:
@@ -75,10 +95,17 @@ _GONE_COLS = "id, graph, owner, subject_id, relation, object_id, value, NULL, 0.
 
 
 def facts_at(
-    s: Session, n: int, *, graph: str | None = None, owner: str | None = None, ids: Iterable[int] | None = None
+    s: Session,
+    n: int,
+    *,
+    graph: str | None = None,
+    owner: str | None = None,
+    ids: Iterable[int] | None = None,
+    votes: bool = True,
 ) -> list[FactThen]:
     """The facts of one graph (or with these ids) as they stood after moment `n`, with their
-    supports and disputes then."""
+    supports and disputes then. Without `votes`, only the facts a later moment changed have
+    theirs read (to recompute their weight); with_votes() adds them for the facts shown."""
     exp: tuple[str, ...]
     if ids is not None:
         where, params, exp = "id IN :ids", {"ids": sorted(set(ids)), "n": n}, ("ids",)
@@ -93,9 +120,11 @@ def facts_at(
     retracted = {r[0]: r[11] is not None and r[11] <= n for r in [*live, *gone]}
     redo = {f.id for f in facts if f.id in later} | {r[0] for r in gone}
     facts += [FactThen(*r[:11]) for r in gone]
-    supports, disputes = _votes_at(s, n, facts, whole=(graph, owner) if ids is None else None)
+    if votes:
+        with_votes(s, n, facts, whole=(graph, owner) if ids is None else None)
+    else:
+        with_votes(s, n, [f for f in facts if f.id in redo])
     for f in facts:
-        f.supports, f.disputes = supports.get((f.id, f.graph, f.owner), []), disputes.get((f.id, f.graph, f.owner), [])
         if f.id in redo:
             sc = score(
                 [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
@@ -106,14 +135,30 @@ def facts_at(
     return facts
 
 
+def with_votes(
+    s: Session, n: int, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None = None
+) -> None:
+    """Give these facts their supports and disputes at moment `n` (by graph when they are a whole graph)."""
+    if not facts:
+        return
+    supports, disputes = _votes_at(s, n, facts, whole=whole)
+    for f in facts:
+        f.supports, f.disputes = supports.get((f.id, f.graph, f.owner), []), disputes.get((f.id, f.graph, f.owner), [])
+
+
 def _votes_at(
     s: Session, n: int, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None = None
 ) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
     """The supports (in the order made) and disputes of these facts at moment `n`, keyed by
     (fact id, graph, owner): a gone row names its fact's graph, as an id may be taken again.
-    With `whole` (graph, owner), the facts are that whole graph: read by graph, not by id lists."""
-    supports: dict[Any, list[tuple[int, Obj]]] = defaultdict(list)
-    disputes: dict[Any, list[tuple[tuple[int, int], Obj]]] = defaultdict(list)
+    With `whole` (graph, owner), the facts are that whole graph: read by graph, not by id lists.
+    Present rows come in order; a fact with a withdrawn row is merged in order."""
+    supports: dict[Any, list[Obj]] = defaultdict(list)
+    disputes: dict[Any, list[Obj]] = defaultdict(list)
+    order: dict[Any, list[Any]] = defaultdict(list)  # the present rows' order keys, by fact
+    dorder: dict[Any, list[Any]] = defaultdict(list)
+    late: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
+    dlate: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
     where = {(f.graph, f.owner) for f in facts}
     if whole is not None:
         batches: Iterable[tuple[str, str, Obj, tuple[str, ...]]] = [
@@ -128,29 +173,36 @@ def _votes_at(
         for r in _rows(
             s,
             'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.run_id, s.turn_id, s.record_id, '
-            "s.contribution, s.since FROM support s JOIN fact f ON f.id = s.fact_id "
-            f"WHERE {joined} AND s.since <= :n",
+            "s.contribution FROM support s JOIN fact f ON f.id = s.fact_id "
+            f"WHERE {joined} AND s.since <= :n ORDER BY s.id",
             p,
             *exp,
         ):
-            supports[(r[1], r[2], r[3])].append((r[0], _support(r[4:])))
+            k = (r[1], r[2], r[3])
+            supports[k].append(
+                {"key": r[4], "origin": r[5], "run": r[6], "turn": r[7], "record": r[8], "contribution": r[9]}
+            )
+            order[k].append(r[0])
         for r in _rows(
             s,
-            'SELECT id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution, since '
+            'SELECT id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution '
             f"FROM supportgone WHERE {plain} AND since <= :n AND until > :n",
             p,
             *exp,
         ):
             if (r[2], r[3]) in where:
-                supports[(r[1], r[2], r[3])].append((r[0], _support(r[4:])))
+                late[(r[1], r[2], r[3])].append((r[0], _support(r[4:])))
         for r in _rows(
             s,
             'SELECT d.id, d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since FROM dispute d '
-            f"JOIN fact f ON f.id = d.fact_id WHERE {joined.replace('s.fact_id', 'd.fact_id')} AND d.since <= :n",
+            f"JOIN fact f ON f.id = d.fact_id WHERE {joined.replace('s.fact_id', 'd.fact_id')} AND d.since <= :n "
+            "ORDER BY d.since, d.id",
             p,
             *exp,
         ):
-            disputes[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5], "since": r[6]}))
+            k = (r[1], r[2], r[3])
+            disputes[k].append({"by": r[4], "contribution": r[5]})
+            dorder[k].append((r[6], r[0]))
         for r in _rows(
             s,
             'SELECT gid, fact_id, graph, owner, "by", contribution, since FROM disputegone '
@@ -159,24 +211,17 @@ def _votes_at(
             *exp,
         ):
             if (r[2], r[3]) in where:
-                disputes[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5], "since": r[6]}))
-    return (
-        {k: [v for _, v in sorted(vs, key=lambda p: p[0])] for k, vs in supports.items()},
-        {k: [v for _, v in sorted(vs, key=lambda p: p[0])] for k, vs in disputes.items()},
-    )
+                dlate[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5]}))
+    for votes, keys, extra in ((supports, order, late), (disputes, dorder, dlate)):
+        for k, more in extra.items():
+            merged = sorted([*zip(keys.get(k, []), votes.get(k, []), strict=True), *more], key=lambda p: p[0])
+            votes[k] = [v for _, v in merged]
+    return supports, disputes
 
 
 def _support(r: Any) -> Obj:
-    key, origin, run, turn, record, contrib, since = r
-    return {
-        "key": key,
-        "origin": origin,
-        "run": run,
-        "turn": turn,
-        "record": record,
-        "contribution": contrib,
-        "since": since,
-    }
+    """A SUPPORT of the state format, from (key, origin, run, turn, record, contribution)."""
+    return {"key": r[0], "origin": r[1], "run": r[2], "turn": r[3], "record": r[4], "contribution": r[5]}
 
 
 def _chunks(items: list[int], size: int = 900) -> Iterable[list[int]]:

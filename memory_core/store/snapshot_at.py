@@ -31,7 +31,7 @@ def fact_json(f: past.FactThen, ends: dict[int, Obj], *, supports: bool = True) 
         "sources": f.sources,
     }
     if supports:
-        item["supports"] = [{k: v for k, v in sp.items() if k != "since"} for sp in f.supports]
+        item["supports"] = f.supports
     item["disputes"] = [{"by": d["by"], "contribution": d["contribution"]} for d in f.disputes]
     return item
 
@@ -39,22 +39,22 @@ def fact_json(f: past.FactThen, ends: dict[int, Obj], *, supports: bool = True) 
 def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
     """One graph as it stood after moment `n`, shaped as snapshot.graph_json shapes the present:
     entities in at least one fact, facts sorted; with `limit`, the heaviest facts then and `total`."""
-    facts = past.facts_at(s, n, graph=graph, owner=owner)
-    total = len(facts)
-    if limit is not None:
-        facts = sorted(facts, key=lambda f: -f.weight)[:limit]
-    ends = past.entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
-    items = sorted(((f, fact_json(f, ends)) for f in facts), key=lambda p: fact_sort_key(p[1]))
-    out: Obj = {
-        "entities": sorted(
-            (ends[i] for i in {i for f in facts for i in (f.subject_id, f.object_id) if i is not None}),
-            key=lambda e: (e["name"], e["kind"]),
-        ),
-        "facts": [{"id": f.id, **item} for f, item in items] if ids else [item for _, item in items],
-    }
-    if limit is not None:
-        out["total"] = total
-    return out
+    with past.bulk():
+        facts = past.facts_at(s, n, graph=graph, owner=owner, votes=limit is None)
+        total = len(facts)
+        if limit is not None:  # the heaviest then; only they are read with their supports
+            facts = sorted(facts, key=lambda f: -f.weight)[:limit]
+            past.with_votes(s, n, facts)
+        named = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None}
+        ends = past.entities_at(s, n, named, whole=(graph, owner))
+        items = sorted(((f, fact_json(f, ends)) for f in facts), key=lambda p: fact_sort_key(p[1]))
+        out: Obj = {
+            "entities": sorted((ends[i] for i in named), key=lambda e: (e["name"], e["kind"])),
+            "facts": [{"id": f.id, **item} for f, item in items] if ids else [item for _, item in items],
+        }
+        if limit is not None:
+            out["total"] = total
+        return out
 
 
 def export_at(s: Session, n: int) -> Obj:
