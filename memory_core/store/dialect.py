@@ -1,10 +1,8 @@
 """SQLite and PostgreSQL: everything the two backends do differently, one object each.
 
-The rest of the store is written once for both. Where the backends differ it asks the engine's
-dialect, `dialect_of(engine)` (one object per engine, made once), and never which backend it
-runs on (tests/test_dialect.py checks). Each member says why the backends differ there. The URL
-schemes a database may have are database.py's; the migrations, alembic's history, are left as
-they were written.
+The rest of the store is written once for both. Where the backends differ it asks the engine's dialect,
+`dialect_of(engine)` (one object per engine, made once), never which backend it runs on (tests/test_dialect.py
+checks). Each member says why the backends differ there. URL schemes are database.py's; migrations are as written.
 """
 
 from __future__ import annotations
@@ -31,8 +29,8 @@ Obj = dict[str, Any]
 
 #: SQLite folds its write-ahead log into the file every WAL_PAGES pages (SQLite.set_up).
 WAL_PAGES = 10_000
-#: How long a checkpoint waits for readers of an older snapshot before it says the log is not folded
-#: yet (SQLite's busy handler; the connections' own busy_timeout). Tests shorten it.
+#: How long a checkpoint waits for readers of an older snapshot before it says the log is not folded yet
+#: (SQLite's busy handler; the connections' own busy_timeout). Tests shorten it.
 CHECKPOINT_WAIT_MS = 10_000
 LOAD_LOCK = 0x6D6C6F64  # PostgreSQL advisory lock keys: a load into a database,
 MIGRATION_LOCK = 0x6D6D6967  # its migrations,
@@ -48,6 +46,7 @@ class Dialect:
     """What the store asks of a backend; SQLite and PostgreSQL answer."""
 
     name = ""
+    AMONG = "{column} IN (SELECT value FROM json_each(:{name}))"  # among(): SQLite's JSON table function
     #: The driver's use cases keep their DB-API connections between calls (database.driver_connection).
     keeps_connections = False
     #: A turn-level graph read is one autocommitted statement (probes.counted_read, usecases/reads.py).
@@ -95,6 +94,11 @@ class Dialect:
     def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
         """A graph's entities (`cols` of alias e) with these name keys: one index probe per key."""
         raise NotImplementedError
+
+    def among(self, column: str, name: str, values: list[int]) -> tuple[str, Any]:
+        """`column` is one of many ids, passed as one JSON parameter `:name` (AMONG): an IN list of
+        thousands of parameters cost SQLite more to compile than to run (a view of the past, B9)."""
+        return self.AMONG.format(column=column, name=name), self.json(values)
 
     def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
         """A graph's facts (`cols` of alias f) with these (subject id, relation, object key)
@@ -152,17 +156,17 @@ class SQLite(Dialect):
         if cur.fetchone()[0] != "memory":
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA synchronous=NORMAL")
-            # Fold the log into the file every 10,000 pages (40 MB) rather than SQLite's 1,000: a turn
-            # rewrites the same hot pages (its turn row, index roots) in each of its use cases, and a
-            # checkpoint copies each page once, so a longer log is copied less often per turn (issue #8,
-            # B1: end_turn 2.9 -> 2.2 ms at 10k supports). Erasure still empties it at once (R31).
+            # Fold the log into the file every 10,000 pages (40 MB) rather than SQLite's 1,000: a turn rewrites the same
+            # hot pages (its turn row, index roots) in each of its use cases, and a checkpoint copies each page once, so
+            # a longer log is copied less often per turn (issue #8, B1: end_turn 2.9 -> 2.2 ms at 10k supports). Erasure
+            # still empties it at once (R31).
             cur.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
         cur.close()
 
     @staticmethod
     def _begin(conn: Any) -> None:
-        # Writers say so up front (BEGIN IMMEDIATE), so two writers queue on the lock instead of
-        # failing when a reader upgrades; readers begin deferred and never block in WAL mode.
+        # Writers say so up front (BEGIN IMMEDIATE), so two writers queue on the lock instead of failing when a reader
+        # upgrades; readers begin deferred and never block in WAL mode.
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writer") else "BEGIN")
 
     def writer(self, engine: Engine) -> Engine:
@@ -176,8 +180,8 @@ class SQLite(Dialect):
         return True  # a file has no other end to close it
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
-        # The write lock up front: the use case's checks stay true until it commits, as a row lock
-        # would make them on a server (which is why `locked` needs to add nothing here).
+        # The write lock up front: the use case's checks stay true until it commits, as a row lock would make them on a
+        # server (which is why `locked` needs to add nothing here).
         cur.execute("BEGIN IMMEDIATE")
 
     def new_ids(self, db: Driver, table: str, n: int) -> list[int]:
@@ -191,8 +195,8 @@ class SQLite(Dialect):
         return f"SELECT {cols} FROM entity e WHERE {where}", params
 
     def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
-        # A VALUES list as the outer loop (CROSS JOIN): three IN lists probed their cross product,
-        # a row-value IN walked the graph.
+        # A VALUES list as the outer loop (CROSS JOIN): three IN lists probed their cross product, a row-value IN walked
+        # the graph.
         params: Obj = {"g": graph, "o": owner}
         values = []
         for i, (sid, rel, okey) in enumerate(triples):
@@ -255,6 +259,7 @@ class PostgreSQL(Dialect):
     """A server through psycopg 3: every statement a round trip, writers concurrent."""
 
     name = "postgresql"
+    AMONG = "{column} IN (SELECT CAST(value AS bigint) FROM json_array_elements_text(:{name}))"
     keeps_connections = True  # the pool's pre-ping is a round trip before every use case (issue #8, B2)
     one_statement_reads = True  # a read's five round trips cost five times its query (issue #8, B2)
     finish_timeout = None  # R31: the scrub rewrites the tables in the background: wait for it
@@ -302,8 +307,8 @@ class PostgreSQL(Dialect):
         return FOR_UPDATE.sub(r" FOR NO KEY UPDATE OF \1", sql)
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
-        # READ COMMITTED (the guarded UPDATEs keep counts right), or as the ORM's writers
-        # (`writer`) where concurrent teachers must lose nothing. psycopg begins by itself.
+        # READ COMMITTED (the guarded UPDATEs keep counts right), or as the ORM's writers (`writer`) where concurrent
+        # teachers must lose nothing. psycopg begins by itself.
         if serializable:
             cur.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
 
@@ -318,9 +323,8 @@ class PostgreSQL(Dialect):
         return [r[0] for r in db.rows(f"SELECT nextval({seq}) FROM generate_series(1, :n)", {"n": n})]
 
     def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
-        # A LATERAL subquery the planner may not flatten (OFFSET 0): given an IN list, or a plain
-        # join, PostgreSQL's planner read every entity of the graph and filtered or hashed them
-        # (issue #8, profiled).
+        # A LATERAL subquery the planner may not flatten (OFFSET 0): given an IN list, or a plain join, PostgreSQL's
+        # planner read every entity of the graph and filtered or hashed them (issue #8, profiled).
         sql = (
             f"SELECT {cols} FROM unnest(CAST(:k AS text[])) AS w(k) CROSS JOIN LATERAL "
             '(SELECT * FROM entity WHERE graph = :g AND owner = :o AND "key" = w.k OFFSET 0) e'
@@ -419,9 +423,8 @@ class PostgreSQL(Dialect):
 
     @staticmethod
     def conflict(exc: BaseException) -> bool | None:
-        """SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), and 23505
-        (unique_violation: two racing inserts of one new row, the loser sees the winner's). None:
-        not psycopg's error (retry.py)."""
+        """SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), 23505 (unique_violation:
+        two racing inserts of one new row, the loser sees the winner's). None: not psycopg's (retry.py)."""
         if not type(exc).__module__.startswith("psycopg"):
             return None
         code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
@@ -433,8 +436,7 @@ _OF: weakref.WeakKeyDictionary[Any, Dialect] = weakref.WeakKeyDictionary()
 
 
 def dialect_of(engine: Engine) -> Dialect:
-    """The engine's dialect, made once: an engine's option engines (`writer`) share SQLAlchemy's
-    dialect, and so this one."""
+    """The engine's dialect, made once: an engine's option engines (`writer`) share it, as SQLAlchemy's."""
     key = engine.dialect
     out = _OF.get(key)
     if out is None:
