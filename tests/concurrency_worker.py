@@ -203,6 +203,15 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "counts": _reading(lambda svc, w, k: bool(svc.counts())),
     "erasure_status": _reading(lambda svc, w, k: "pending" in svc.erasure_status()),
     "finish_erasure": _reading(lambda svc, w, k: "bytes_gone" in svc.finish_erasure(timeout=30)),
+    # History (R32): reads of the past while the other workers change the present.
+    "clock": _reading(lambda svc, w, k: svc.clock() > 0),
+    "moments": _reading(lambda svc, w, k: bool(svc.moments())),
+    "resolve_moment": _reading(lambda svc, w, k: svc.resolve_moment("1") == 1),
+    "state_at": _reading(lambda svc, w, k: bool(svc.state_at(svc.clock()))),
+    "graph_at": _reading(lambda svc, w, k: "facts" in svc.graph_at("world", "acme", svc.clock())),
+    "map_at": _reading(lambda svc, w, k: "facts" in svc.map_at("acme", svc.clock())),
+    "facts_between": _reading(lambda svc, w, k: len(svc.facts_between(0, svc.clock())) == 2),
+    "fact_history": _reading(lambda svc, w, k: "supports" in svc.fact_history(_fact_id(svc, k))),
 }
 
 
