@@ -168,7 +168,7 @@ def stale_note(nb: Obj, i: int, event: Obj) -> None:
 # --- the memory compared between two cells -----------------------------------------------------
 
 
-COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A", "Weight B", "", "Status A", "Status B", "Why"]
+COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A", "Weight B", "↑↓", "Status A", "Status B", "Why"]
 
 
 def _weight(w: float | None) -> str:
@@ -187,7 +187,7 @@ def _compare(key: tuple[str, int, str], a: int, b: int, _moments: Obj) -> pd.Dat
                 "Change": r["change"],
                 "Weight A": _weight(r["weight_a"]),
                 "Weight B": _weight(r["weight_b"]),
-                "": r["arrow"],
+                "↑↓": r["arrow"],
                 "Status A": r["status_a"] or "\u2014",
                 "Status B": r["status_b"] or "\u2014",
                 "Why": r["why"],

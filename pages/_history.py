@@ -57,6 +57,13 @@ def snap(options: list[int], wanted: Any) -> int:
     return earlier[-1] if earlier else options[0]
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def world_now(where: str, clock: int, org: str, limit: int, _svc: MemoryService) -> tuple[list[Obj], int]:
+    """The organization's heaviest World facts now (the Fact weights page's read), and the map's
+    count of active facts; every change to memory is a new moment, so the clock keys it."""
+    return _svc.facts_table(org, limit=limit, graphs=("world",)), int(_svc.org_map(org)["facts"])
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def world_at(where: str, clock: int, org: str, n: int, limit: int, _svc: MemoryService) -> Obj:
     """The organization's World graph as it stood after moment `n`: its heaviest facts and how many."""
@@ -97,9 +104,9 @@ DIFF_COLUMNS = [
 
 
 def diff_table(d: Obj) -> pd.DataFrame:
-    """A diff as one table: every fact added, gone or changed, with the weight's arrow and the
-    supports and disputes that moved it."""
-    rows = []
+    """A diff as one table: every fact changed, gone or added (in that order, the changes people
+    look for first), with the weight's arrow and the supports and disputes that moved it."""
+    rows: list[list[Any]] = []
     for graph, parts in d.items():
         for f in parts["added"]:
             rows.append(
@@ -116,6 +123,8 @@ def diff_table(d: Obj) -> pd.DataFrame:
                 + ["; ".join(f["supports_added"]), "; ".join(f["supports_withdrawn"])]
                 + [f"+{f['disputes_added']}" if f["disputes_added"] else ""]
             )
+    first = {"status changed": 0, "weight changed": 1, "supports changed": 2, "gone": 3, "added": 4}
+    rows.sort(key=lambda r: first[r[2]])  # stable: graph by graph within each kind
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 from memory_core.rules.settings import SETTINGS
 from memory_core.rules.wording import map_paragraph
 from memory_core.views import notebook as nbk
-from pages._history import changes, counts, diff_table, memory_key, moments, snap, world_at
+from pages._history import changes, counts, diff_table, memory_key, moments, snap, world_at, world_now
 from pages._ui import (
     NOTEBOOK,
     Context,
@@ -68,12 +68,13 @@ def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> Obj:
     return {**counts, "paragraph": map_paragraph(ctx.org_name, counts["kinds"], counts["facts"])}
 
 
-def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int) -> tuple[pd.DataFrame, int]:
-    """The World facts, heaviest first: read from the present when the moment is now (the Fact
-    weights page's read), from history otherwise (R32)."""
+def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int) -> tuple[pd.DataFrame, str]:
+    """The World facts, heaviest first, and a sentence of how many: read from the present when the
+    moment is now (the Fact weights page's read), from history otherwise (R32)."""
     if n == newest:
-        rows = ctx.svc.facts_table(org, limit=ROWS, graphs=("world",))
-        total = ctx.svc.org_map(org)["facts"] if len(rows) == ROWS else None
+        rows, active = world_now(memory_key(ctx), clock, org, ROWS, ctx.svc)
+        many = f"The {ROWS} heaviest; the map counts {plural(active, 'active fact')}."
+        said = many if len(rows) == ROWS else plural(len(rows), "fact") + "."
         table = [
             {k: r[k] for k in ("subject", "relation", "object", "status", "weight", "sources", "supports", "disputes")}
             for r in rows
@@ -81,6 +82,7 @@ def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int) -> tupl
     else:
         g = world_at(memory_key(ctx), clock, org, n, ROWS, ctx.svc)
         total = g["total"]
+        said = f"The {ROWS} heaviest of {plural(total, 'fact')}." if total > ROWS else plural(total, "fact") + "."
         table = [
             {
                 "subject": f["subject"]["name"],
@@ -97,7 +99,7 @@ def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int) -> tupl
     df = pd.DataFrame(
         table, columns=["subject", "relation", "object", "status", "weight", "sources", "supports", "disputes"]
     )
-    return df.rename(columns=str.capitalize).rename(columns={"Sources": "Independent sources"}), total or len(df)
+    return df.rename(columns=str.capitalize).rename(columns={"Sources": "Independent sources"}), said
 
 
 def through_time(ctx: Context, org: str) -> None:
@@ -154,7 +156,7 @@ def through_time(ctx: Context, org: str) -> None:
     m = _map_now_or_then(ctx, org, n, newest)
     st.markdown(cite("#### The map every root turn carries (R18)") + ("" if n == newest else f", after moment {n}"))
     st.info(inert(m["paragraph"]))
-    left, right = st.columns([2, 3])
+    left, right = st.columns([1, 2])
     with left:
         if m["kinds"]:
             st.bar_chart(pd.DataFrame({"entities": m["kinds"]}), horizontal=True, height=220)
@@ -166,8 +168,8 @@ def through_time(ctx: Context, org: str) -> None:
             + cite_caption
         )
     with right:
-        table, total = _world_rows(ctx, org, clock, n, newest)
-        st.markdown(f"**World facts** {'now' if n == newest else f'after moment {n}'}")
+        table, said = _world_rows(ctx, org, clock, n, newest)
+        st.markdown(f"**World facts** {'now' if n == newest else f'as they stood after moment {n}'}")
         st.dataframe(
             table,
             hide_index=True,
@@ -177,11 +179,7 @@ def through_time(ctx: Context, org: str) -> None:
                 "Weight": st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f")
             },
         )
-        st.caption(
-            f"The {len(table)} heaviest of {plural(total, 'fact')}."
-            if total > len(table)
-            else plural(total, "fact") + "."
-        )
+        st.caption(said)
     compare_with(ctx, org, clock, options, label, n)
     to_link(SHOWN)
 
@@ -213,7 +211,11 @@ def compare_with(ctx: Context, org: str, clock: int, options: list[int], label: 
             diff_table(d),
             hide_index=True,
             width="stretch",
-            column_config={"Fact": st.column_config.TextColumn(width="medium")},
+            column_config={
+                "Fact": st.column_config.TextColumn(width="large"),
+                "Supports that came": st.column_config.TextColumn(width="large"),
+                "Supports withdrawn": st.column_config.TextColumn(width="large"),
+            },
         )
     st.caption(
         cite(

@@ -65,7 +65,9 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshol
     df = pd.DataFrame(steps).assign(step=range(1, len(steps) + 1))
     line = pd.concat([df, df.tail(1).assign(moment=max(now, int(df["moment"].iloc[-1])), step=None)])
     x = alt.X("moment:Q", title="Moment (memory's clock)", axis=alt.Axis(tickMinStep=1, format="d"))
-    y = alt.Y("weight:Q", title="Weight", scale=alt.Scale(domain=[0, 1]))
+    y = alt.Y(
+        "weight:Q", title="Weight", scale=alt.Scale(domain=[0, 1.1]), axis=alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1])
+    )
     tips = [
         alt.Tooltip("step:O", title="Step"),
         alt.Tooltip("moment:Q", title="Moment"),
