@@ -56,8 +56,12 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshol
         supports = [
             {**s, "elsewhere": next(shown, True) if s["until"] is None else s["run"] not in ours} for s in supports
         ]
+    moments = h["moments"]
+    if graph == "user":  # and so do the moments of another organization: what happened there, and to what
+        elsewhere = {"what": "a change in another organization (R23)", "run": None, "turn": None, "detail": None}
+        moments = {n: m if m["org"] in (org, None) else {**m, **elsewhere} for n, m in moments.items()}
     people = {p["id"]: p["name"] for p in ctx.svc.people()}
-    steps = weight_through_time(supports, h["disputes"], h["retracted_at"], h["moments"], people)
+    steps = weight_through_time(supports, h["disputes"], h["retracted_at"], moments, people)
     if not steps:
         st.caption("This fact has no recorded history.")
         return

@@ -445,7 +445,7 @@ def test_overview_time_control_steps_plays_and_is_a_link(page):
     settle(page)
     page.wait_for_function("() => /[?&]at=\\d+/.test(location.href)", timeout=30_000)
     assert moment_shown(page) == last - 1
-    goto(page, "?at=4")
+    goto(page, "home?at=4")  # /home opens the Overview with the link's choices
     page.get_by_text("cp-1 completed in run-company-profile").first.wait_for(timeout=30_000)
     assert moment_shown(page) == 5  # moment 4 is the 5th listed: 0, then 1 to 4
     page.get_by_text("21 facts").first.wait_for(timeout=30_000)  # the map as it stood then (R18)

@@ -1253,3 +1253,44 @@ def test_notebook_compare_reads_history_and_applies_a_later_erasure(app):
     assert not set(table["Owner"]) & erased  # but its Flow graph is gone from every moment (R33)
     words = next(c.value for c in at.caption if "history at the moment each cell left" in c.value)
     assert "rulebook?rule=R33" in words
+
+
+def test_weights_through_time_withholds_another_organizations_evidence(app):
+    """A User fact taught in another organization's run: its step says a support came, not from
+    which source, run or turn (R23), as the evidence table above it does."""
+    svc = live()
+    claim = {"graph": "user", "subject": {"name": "Ines Moreau", "kind": "person"}}
+    claim |= {"relation": "reads_best", "object": {"value": "short reports"}}
+    svc.start_run("ui-globex", org="globex", person="ines")
+    svc.open_turn("ui-g1", run="ui-globex", request={"text": "Remember this", "claims": []})
+    rec = {"origin": "web", "source": "https://secret-globex.example/x", "excerpt": "short", "claims": [claim]}
+    svc.record("ui-g1", record=rec)
+    svc.end_turn("ui-g1", status="completed")
+    (fact,) = [f for f in svc.facts_table("acme", person="ines", graphs=("user",)) if f["relation"] == "reads_best"]
+    app.sidebar.selectbox(key="person").set_value("ines").run()
+    app.query_params.update({"graph": "user", "fact": str(fact["id"])})
+    at = page(app, "weights")
+    table = next(d.value for d in at.dataframe if "Cause" in d.value.columns)
+    (cause,) = list(table["Cause"])
+    assert cause == "support from web (another organization's run, withheld (R23))"
+    shown = " ".join(str(v) for v in table.to_numpy().ravel())
+    assert "secret-globex" not in shown and "ui-globex" not in shown and "ui-g1" not in shown
+
+
+def test_a_notebook_kept_without_moments_runs_its_cells_again_on_reopening(tmp_path, monkeypatch):
+    """A notebook kept before each cell's moment was kept (R32) cannot be compared from history:
+    reopening runs its cells again, on a new scratch memory, to the same cursor."""
+    monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path))
+    doc = json.loads((ROOT / "sample_data" / "disputes_and_retraction.json").read_text(encoding="utf-8"))
+    nb = nbk.new(doc, "disputes_and_retraction.json")
+    nbk.run_to(nb, 4)
+    nbk.save(nb)
+    assert sorted(int(k) for k in nb["moments"]) == [-1, 0, 1, 2, 3, 4]
+    kept = tmp_path / f"{nb['id']}.notebook.json"
+    data = json.loads(kept.read_text(encoding="utf-8"))
+    del data["moments"]
+    kept.write_text(json.dumps(data), encoding="utf-8")
+    again = nbk.reopen(nb["id"])
+    assert again is not None and again["cursor"] == 5 and again["db"] != nb["db"]
+    assert sorted(int(k) for k in again["moments"]) == [-1, 0, 1, 2, 3, 4]
+    assert again["results"] == nb["results"]
