@@ -14,8 +14,9 @@ st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon:
 
 
 def _home() -> None:
-    """`/home`: the Overview (the default page is served at `/`, so `/home` would be "not found")."""
-    st.switch_page(PAGES[0])
+    """`/home`: the Overview (the default page is served at `/`, so `/home` would be "not found"),
+    with the link's choices (`/home?at=7`)."""
+    st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
 
 
 # Every url_path differs from its file name (Streamlit would otherwise serve two routes for one page).

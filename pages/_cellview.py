@@ -168,9 +168,16 @@ def stale_note(nb: Obj, i: int, event: Obj) -> None:
 # --- the memory compared between two cells -----------------------------------------------------
 
 
+COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A", "Weight B", "↑↓", "Status A", "Status B", "Why"]
+
+
+def _weight(w: float | None) -> str:
+    return "absent" if w is None else f"{w:.4f}"
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
-def _compare(key: tuple[str, int, str], a: int, b: int, _results: Obj) -> pd.DataFrame:
-    rows = cells.compare(_results, a, b)
+def _compare(key: tuple[str, int, str], a: int, b: int, _moments: Obj) -> pd.DataFrame:
+    rows = cells.compare(nbk.scratch_service(key[2]), _moments, a, b)
     return pd.DataFrame(
         [
             {
@@ -178,30 +185,39 @@ def _compare(key: tuple[str, int, str], a: int, b: int, _results: Obj) -> pd.Dat
                 "Owner": r["owner"],
                 "Fact": r["fact"],
                 "Change": r["change"],
-                "Weight A": "absent" if r["weight_a"] is None else f"{r['weight_a']:.4f}",
-                "Weight B": "absent" if r["weight_b"] is None else f"{r['weight_b']:.4f}",
-                "Status A": r["status_a"] or "—",
-                "Status B": r["status_b"] or "—",
+                "Weight A": _weight(r["weight_a"]),
+                "Weight B": _weight(r["weight_b"]),
+                "↑↓": r["arrow"],
+                "Status A": r["status_a"] or "\u2014",
+                "Status B": r["status_b"] or "\u2014",
+                "Why": r["why"],
             }
             for r in rows
         ],
-        columns=["Graph", "Owner", "Fact", "Change", "Weight A", "Weight B", "Status A", "Status B"],
+        columns=COMPARED,
     )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _facts(key: tuple[str, int, str], _results: Obj) -> list[str]:
-    return cells.facts_seen(_results)
+def _facts(key: tuple[str, int, str], ran: int, _moments: Obj) -> dict[int, str]:
+    return cells.facts_in_memory(nbk.scratch_service(key[2]), _moments, ran)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _series(key: tuple[str, int, str], fact: int, ran: int, _moments: Obj) -> list[float | None]:
+    return cells.weight_series(nbk.scratch_service(key[2]), fact, _moments, ran)
 
 
 def compare(nb: Obj) -> None:
-    """Two cells run, and what differs in memory between after one and after the other; a fact's
-    weight across the cells as a chart."""
+    """Two cells run, and what differs in memory between after one and after the other, read
+    from memory's history at the moment each cell left (R32, R33); a fact's weight across the
+    cells as a chart."""
     ran = nb["cursor"]
     if not ran:
         st.caption("Run some cells to compare the memory between two of them.")
         return
-    key = (nb["id"], nb.get("rev", 0), nb["db"])  # what the results are: this notebook at this revision
+    key = (nb["id"], nb.get("rev", 0), nb["db"])  # what the memory is: this notebook at this revision
+    moments = nb["moments"]
     evs = nb["scenario"]["events"]
     options = list(range(-1, ran))
 
@@ -213,8 +229,8 @@ def compare(nb: Obj) -> None:
             st.session_state[k] = default
     left, right = st.columns(2)
     a = left.selectbox("Memory after cell A", options, format_func=label, key="nb_cmp_a")
-    b = right.selectbox("…compared with after cell B", options, format_func=label, key="nb_cmp_b")
-    table = _compare(key, a, b, nb["results"])
+    b = right.selectbox("\u2026compared with after cell B", options, format_func=label, key="nb_cmp_b")
+    table = _compare(key, a, b, moments)
     if table.empty:
         st.caption("Memory is the same after both cells.")
     else:
@@ -224,18 +240,29 @@ def compare(nb: Obj) -> None:
             + ", ".join(f"{n} {what}" for what, n in counts.items())
             + "."
         )
-        st.dataframe(table, hide_index=True, width="stretch")
-    facts = _facts(key, nb["results"])
+        st.dataframe(
+            table, hide_index=True, width="stretch", column_config={"Why": st.column_config.TextColumn(width="large")}
+        )
+    st.caption(
+        cite(
+            "Read from memory's history at the moment each cell left (R32): what a later cell erased is "
+            "absent from every moment (R33). \u2191 heavier, \u2193 lighter; Why names the supports that came "
+            "(+) or were withdrawn by a replacement (R3), and the disputes (R28)."
+        )
+    )
+    facts = _facts(key, ran, moments)
     if not facts:
         return
     if st.session_state.get("nb_fact") not in facts:
         top = table.iloc[0] if not table.empty else None
-        first = f"{top['Graph']} · {top['Owner']} · {top['Fact']}" if top is not None else facts[0]
-        st.session_state["nb_fact"] = first if first in facts else facts[0]
-    fact = st.selectbox("A fact's weight across the cells", facts, key="nb_fact")
-    series = cells.weight_series(nb["results"], fact, ran)
+        first = f"{top['Graph']} \u00b7 {top['Owner']} \u00b7 {top['Fact']}" if top is not None else None
+        st.session_state["nb_fact"] = next((i for i, f in facts.items() if f == first), next(iter(facts)))
+    fact = st.selectbox("A fact's weight across the cells", list(facts), format_func=facts.__getitem__, key="nb_fact")
+    series = _series(key, int(fact), ran, moments)
     st.line_chart(pd.DataFrame({"cell": range(ran), "weight": series}).set_index("cell"), height=220)
-    st.caption("Weight after each cell run; no line where the fact did not exist.")
+    st.caption(
+        "Weight after each cell run; no line where the fact did not exist. Facts memory holds after the last cell run."
+    )
 
 
 def with_guard(fn: Any, *args: Any) -> bool:

@@ -1,17 +1,20 @@
 """Fact weights: the facts of one graph family with their numbers, and any weight explained down to
-each source and its evidence (R24 to R28). World first; User and Flow behind a choice."""
+each source and its evidence (R24 to R28), and followed through time, each step with its cause
+(R32). World first; User and Flow behind a choice."""
 
 from __future__ import annotations
 
 import json
 from urllib.parse import quote
 
+import altair as alt
 import pandas as pd
 import streamlit as st
 
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
-from pages._ui import cite, copy_link, from_link, guard, inert, page, plural, to_link
+from memory_core.views.history import weight_through_time
+from pages._ui import Context, cite, copy_link, from_link, guard, inert, page, plural, to_link
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
 GRAPHS = {
@@ -38,6 +41,79 @@ HEADERS = {
 def three_places(*columns: str) -> dict:
     """Number columns shown to three decimals, as every weight and l on this page."""
     return {c: st.column_config.NumberColumn(format="%.3f") for c in columns}
+
+
+def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshold: float) -> None:
+    """The fact's weight after each moment that changed it (R32), each step numbered on the chart
+    and its cause in the table: a support (from which source, in which turn), a dispute, the
+    retraction, a support withdrawn by a replacement (R3); erased causes said so (R33)."""
+    st.subheader("Its weight through time")
+    h = ctx.svc.fact_history(fid)
+    supports = h["supports"]
+    if graph == "user":  # evidence in another organization's run stays there (R23), as above
+        ours = {r["id"] for r in ctx.svc.runs(org)}
+        shown = iter([s["elsewhere"] for s in b["supports"]])  # the live supports, in the same order
+        supports = [
+            {**s, "elsewhere": next(shown, True) if s["until"] is None else s["run"] not in ours} for s in supports
+        ]
+    moments = h["moments"]
+    if graph == "user":  # and so do the moments of another organization: what happened there, and to what
+        elsewhere = {"what": "a change in another organization (R23)", "run": None, "turn": None, "detail": None}
+        moments = {n: m if m["org"] in (org, None) else {**m, **elsewhere} for n, m in moments.items()}
+    people = {p["id"]: p["name"] for p in ctx.svc.people()}
+    steps = weight_through_time(supports, h["disputes"], h["retracted_at"], moments, people)
+    if not steps:
+        st.caption("This fact has no recorded history.")
+        return
+    now = ctx.svc.clock()
+    df = pd.DataFrame(steps).assign(step=range(1, len(steps) + 1))
+    line = pd.concat([df, df.tail(1).assign(moment=max(now, int(df["moment"].iloc[-1])), step=None)])
+    x = alt.X("moment:Q", title="Moment (memory's clock)", axis=alt.Axis(tickMinStep=1, format="d"))
+    y = alt.Y(
+        "weight:Q", title="Weight", scale=alt.Scale(domain=[0, 1.1]), axis=alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1])
+    )
+    tips = [
+        alt.Tooltip("step:O", title="Step"),
+        alt.Tooltip("moment:Q", title="Moment"),
+        alt.Tooltip("moment_label:N", title="What happened"),
+        alt.Tooltip("cause:N", title="Cause"),
+        alt.Tooltip("weight:Q", title="Weight", format=".3f"),
+        alt.Tooltip("status:N", title="Status"),
+    ]
+    chart = (
+        alt.Chart(line).mark_line(interpolate="step-after").encode(x=x, y=y)
+        + alt.Chart(df)
+        .mark_point(filled=True, size=80)
+        .encode(x=x, y=y, color=alt.Color("status:N", title="Status"), tooltip=tips)
+        + alt.Chart(df).mark_text(dy=-12, fontWeight="bold").encode(x=x, y=y, text="step:O")
+        + alt.Chart(pd.DataFrame({"threshold": [threshold]}))
+        .mark_rule(strokeDash=[4, 4], color="gray")
+        .encode(y="threshold:Q")
+    )
+    st.altair_chart(chart.properties(height=280), width="stretch")
+    st.caption(
+        cite(
+            f"Each numbered step is a moment that changed this weight (R32); the line holds to now (moment {now}). "
+            f"Dashed: the shortcut threshold {threshold:.2f} (R22). What was erased since is said so: its run "
+            "or account is gone, its vote stays (R29, R30, R33)."
+        )
+    )
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "Step": df["step"],
+                "Moment": df["moment"],
+                "What happened": df["moment_label"],
+                "Cause": df["cause"],
+                "Weight": df["weight"],
+                "Status": df["status"],
+                "Independent sources": df["sources"],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={**three_places("Weight"), "Cause": st.column_config.TextColumn(width="large")},
+    )
 
 
 def evidence_link(run: str | None, record: str | None) -> str | None:
@@ -223,6 +299,8 @@ with guard():
     )
     with st.expander("Link to this fact"):
         copy_link()
+
+    through_time(ctx, org, graph, int(fid), b, threshold)
 
     st.subheader("Distribution (of the facts shown)")
     h, s = st.columns(2)

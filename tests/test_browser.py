@@ -424,3 +424,91 @@ def test_notebook_cell_buttons_stay_readable_at_1024_px(page):
         box = button.bounding_box()
         assert box is not None and box["height"] <= 60 and not clipped(button), (name, box)  # whole, on one line
     shot(page, "notebook-1024")
+
+
+# --- history (issue #17, R32): the time control, a diff of two moments, a weight through time -------
+
+
+def moment_shown(pg) -> int:
+    """The moment the Overview's time control shows, as its caption says it ("Moment 5 of 69")."""
+    text = pg.get_by_text(re.compile(r"Moment \d+ of \d+")).first.inner_text()
+    return int(re.search(r"Moment (\d+) of", text).group(1))  # type: ignore[union-attr]
+
+
+def test_overview_time_control_steps_plays_and_is_a_link(page):
+    goto(page, "")
+    slider = page.get_by_role("slider").first
+    slider.wait_for(timeout=30_000)
+    last = moment_shown(page)
+    assert "(now)" in slider.get_attribute("aria-valuetext") and "at=" not in page.url
+    page.get_by_role("button", name="◀ Back").click()
+    settle(page)
+    page.wait_for_function("() => /[?&]at=\\d+/.test(location.href)", timeout=30_000)
+    assert moment_shown(page) == last - 1
+    goto(page, "home?at=4")  # /home opens the Overview with the link's choices
+    page.get_by_text("cp-1 completed in run-company-profile").first.wait_for(timeout=30_000)
+    assert moment_shown(page) == 5  # moment 4 is the 5th listed: 0, then 1 to 4
+    page.get_by_text("21 facts").first.wait_for(timeout=30_000)  # the map as it stood then (R18)
+    shot(page, "history-overview-moment")
+    page.get_by_role("button", name="▶ Play").click()
+    # The fragment's timer steps on by itself: two moments later with no click.
+    page.wait_for_function("() => /[?&]at=([6-9]|\\d\\d)\\b/.test(location.href)", timeout=30_000)
+    page.get_by_role("button", name="⏸ Pause").click()
+    settle(page)
+    stopped = moment_shown(page)
+    page.wait_for_timeout(2_500)
+    assert moment_shown(page) == stopped and stopped >= 7
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "history-overview-played")
+
+
+def test_overview_compares_two_moments(page):
+    goto(page, "?at=20&from=4")
+    said = page.get_by_text(re.compile(r"From moment 4 .* to moment 20")).first
+    said.wait_for(timeout=30_000)
+    assert re.search(r"\d+ added, \d+ gone, \d+ changed", said.inner_text())
+    with_diff = page.locator("[data-testid='stDataFrame']").count()
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "history-diff", page.get_by_text(re.compile(r"The \d+ moments in between")).first)
+    goto(page, "?at=64&from=57")  # five disputes and a retraction
+    said = page.get_by_text(re.compile(r"From moment 57 .* to moment 64")).first
+    said.wait_for(timeout=30_000)
+    assert re.search(r"0 added, 0 gone, [1-9]\d* changed", said.inner_text())
+    shot(page, "history-diff-corrections", page.get_by_text(re.compile(r"The \d+ moments in between")).first)
+    goto(page, "?at=20")
+    page.get_by_text(re.compile(r"Moment 21 of \d+")).first.wait_for(timeout=30_000)
+    assert page.get_by_text(re.compile(r"From moment")).count() == 0
+    assert page.locator("[data-testid='stDataFrame']").count() < with_diff  # the diff's table was drawn
+
+
+def test_fact_weight_through_time_is_drawn(page):
+    goto(page, "facts?graph=world&q=on_time_rate")  # a fact a turn taught, then Dana disputed
+    title = page.get_by_text("Its weight through time").first
+    title.wait_for(timeout=30_000)
+    chart = page.locator("[data-testid='stVegaLiteChart']").first  # above the distribution's charts
+    chart.wait_for(timeout=30_000)
+    chart.locator("canvas, svg").first.wait_for(timeout=30_000)
+    box = chart.bounding_box()
+    assert box is not None and box["height"] > 150 and box["width"] > 300, box
+    assert page.get_by_text(re.compile("Each numbered step is a moment that changed this weight")).count() == 1
+    words = chart.evaluate("e => [...e.querySelectorAll('svg text')].map(t => t.textContent)")
+    assert "Moment (memory's clock)" in words and "Weight" in words, words
+    steps = chart.evaluate("e => [...e.querySelectorAll('g.mark-text.role-mark text')].map(t => t.textContent)")
+    assert steps == ["1", "2"], steps  # each step numbered: the turn that taught it, then Dana's dispute
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "history-weight", title)
+
+
+def test_notebook_compares_two_cells_from_history(page):
+    goto(page, "cells?sample=disputes_and_retraction.json")
+    page.get_by_role("button", name="Run all").wait_for(timeout=60_000)
+    page.get_by_role("button", name="Run all").click()
+    settle(page)
+    page.get_by_text(re.compile(r"Taught \d+ World")).first.wait_for(timeout=60_000)
+    page.get_by_text("Compare two cells").first.click()
+    settle(page)
+    said = page.get_by_text(re.compile(r"facts? differ")).first
+    said.wait_for(timeout=60_000)
+    page.get_by_text("history at the moment each cell left").first.wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    shot(page, "history-notebook-compare", said)

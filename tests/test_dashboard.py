@@ -576,7 +576,8 @@ def test_signed_in_to_another_organization_sees_only_it(app, monkeypatch):
     ok(at)
     assert [t.value for t in at.title] == ["Globex Analytics"]
     assert "Acme Robotics' world graph" not in texts(at)  # (the demo sample's title may name Acme)
-    assert sorted(at.dataframe[1].value["Id"]) == ["ines", "ivan"]  # Globex's people, not Acme's
+    people = next(d.value for d in at.dataframe if "Id" in d.value.columns)
+    assert sorted(people["Id"]) == ["ines", "ivan"]  # Globex's people, not Acme's
 
 
 def test_every_page_shows_names_from_memory_as_text(app):
@@ -1091,3 +1092,205 @@ def test_the_live_history_replays_turns_in_the_order_they_opened_across_runs(tmp
     state = whatif.replay_state(doc)
     assert state["organizations"]["o"]["world"] == svc.export_state()["organizations"]["o"]["world"]
     assert state["runs"]["r1"]["turns"]["r1t2"]["map"] == svc.export_state()["runs"]["r1"]["turns"]["r1t2"]["map"]
+
+
+# --- history on the dashboard (issue #17, R32 to R34) ------------------------------------------------
+
+
+def world_table(at: AppTest):
+    return next(
+        d.value for d in at.dataframe if "Independent sources" in d.value.columns and "Subject" in d.value.columns
+    )
+
+
+def diff_of(at: AppTest):
+    return next(d.value for d in at.dataframe if "Supports withdrawn" in d.value.columns)
+
+
+def test_overview_time_control_shows_the_map_and_world_facts_as_they_stood(app):
+    svc = live()
+    acme = [0] + [m["n"] for m in svc.moments(org="acme")]
+    slider = app.select_slider(key="ov_at")
+    assert slider.value == acme[-1] and "at" not in app.query_params  # now, by default
+    assert len(world_table(app)) == len(svc.facts_table("acme", graphs=("world",)))
+    assert any("run-scratch-notes deleted by Sam Rivera" in o for o in slider.options)  # labelled by what happened
+    assert slider.options[0] == "0 · before history was kept" and slider.options[-1].endswith("(now)")
+    first = svc.resolve_moment("cp-1")
+    slider.set_value(first).run()
+    ok(app)
+    assert app.query_params["at"] == str(first)
+    then = svc.map_at("acme", first)
+    assert f"{then['facts']} facts" in plain(app.info[0].value)
+    assert len(world_table(app)) == then["facts"] == len(svc.graph_at("world", "acme", first)["facts"])
+    app.button(key="ov_step").click().run()
+    assert app.select_slider(key="ov_at").value == acme[acme.index(first) + 1]
+    app.button(key="ov_back").click().run()
+    app.button(key="ov_back").click().run()
+    assert app.select_slider(key="ov_at").value == acme[acme.index(first) - 1]
+    app.select_slider(key="ov_at").set_value(acme[-1]).run()
+    assert "at" not in app.query_params  # now again: no moment pinned in the link
+
+
+def test_overview_plays_through_moments_and_stops_at_now(app):
+    acme = [0] + [m["n"] for m in live().moments(org="acme")]
+    app.select_slider(key="ov_at").set_value(acme[-3]).run()
+    app.button(key="ov_play").click().run()  # the first step comes at once, then one a tick
+    ok(app)
+    assert app.session_state["ov_playing"] and app.select_slider(key="ov_at").value == acme[-2]
+    assert app.button(key="ov_play").label == "⏸ Pause"
+    app.run()  # a tick (the fragment's timer: AppTest runs the page instead)
+    assert app.select_slider(key="ov_at").value == acme[-1] and not app.session_state["ov_playing"]
+    app.button(key="ov_play").click().run()  # from now, Play starts again at the first moment
+    assert app.select_slider(key="ov_at").value == acme[0] and app.session_state["ov_playing"]
+    app.button(key="ov_play").click().run()
+    assert not app.session_state["ov_playing"] and app.select_slider(key="ov_at").value == acme[0]
+
+
+def test_overview_moment_and_comparison_are_a_link(app):
+    svc = live()
+    n = svc.resolve_moment("cp-2")
+    app.query_params.update({"at": str(n), "from": "0"})
+    at = page(app, "overview")
+    assert at.select_slider(key="ov_at").value == n and at.selectbox(key="ov_from").value == 0
+    table = diff_of(at)
+    assert set(table["Change"]) == {"added"} and set(table["↑↓"]) == {"new"}
+    assert len(table) == len([f for f in svc.graph_at("world", "acme", n)["facts"]]) + sum(
+        len(svc.graph_at("flow", r, n)["facts"]) for r in ("run-company-profile",)
+    )
+    assert "absent" in set(table["Weight before"]) and "From moment 0" in plain(texts(at))
+
+
+def test_overview_diff_names_a_dispute_a_replacement_and_nothing_for_an_erasure(app):
+    svc = live()
+    moments = svc.moments(org="acme")
+    disputed = next(m["n"] for m in moments if m["what"] == "dispute")
+    app.select_slider(key="ov_at").set_value(disputed).run()
+    app.selectbox(key="ov_from").set_value(disputed - 1).run()
+    ok(app)
+    (row,) = diff_of(app).to_dict("records")
+    assert row["Change"] in ("weight changed", "status changed") and row["↑↓"] == "↓" and row["Disputes"] == "+1"
+    assert float(row["Weight after"]) < float(row["Weight before"])
+    # A replacement withdraws what its turn taught (R3): the supports withdrawn are named.
+    svc.start_run("ui-hist", org="acme", person="dana")
+    for turn, replaces in (("ui-h1", None), ("ui-h2", "ui-h1")):
+        svc.open_turn(turn, run="ui-hist", request={"text": "Where is Acme?", "claims": []}, replaces=replaces)
+        if turn == "ui-h1":
+            claim = {"graph": "world", "subject": {"name": "Acme Robotics", "kind": "organization"}}
+            claim |= {"relation": "mascot", "object": {"value": "a heron"}}
+            svc.record(
+                turn, record={"origin": "web", "source": "https://herons.example/a", "excerpt": "x", "claims": [claim]}
+            )
+            svc.end_turn(turn, status="completed")
+    taught, replaced = svc.resolve_moment("ui-h1"), svc.clock()
+    app.run()
+    app.select_slider(key="ov_at").set_value(replaced).run()
+    app.selectbox(key="ov_from").set_value(taught).run()
+    rows = diff_of(app).to_dict("records")
+    gone = [r for r in rows if "mascot" in r["Fact"]]
+    assert {r["Change"] for r in gone} == {"gone"} and {r["Graph"] for r in gone} == {"World acme", "Flow ui-hist"}
+    # An erasure since is applied at both moments (R33): deleting a run changes no World weight.
+    deleted = next(m["n"] for m in moments if m["what"] == "run_deleted")
+    app.select_slider(key="ov_at").set_value(deleted).run()
+    app.selectbox(key="ov_from").set_value(deleted - 1).run()
+    assert not [d for d in app.dataframe if "Supports withdrawn" in d.value.columns]
+    assert "nothing changed in these graphs" in plain(texts(app))
+
+
+def test_weights_follows_a_fact_through_time_with_each_cause(app):
+    svc = live()
+    claim = {"graph": "world", "subject": {"name": "Acme Robotics", "kind": "organization"}}
+    claim |= {"relation": "mascot", "object": {"value": "an owl"}}
+    svc.start_run("ui-w", org="acme", person="dana")
+    for turn, src, replaces in (("ui-w1", "a", None), ("ui-w2", "b", None), ("ui-w3", None, "ui-w2")):
+        svc.open_turn(turn, run="ui-w", request={"text": "Mascot?", "claims": []}, replaces=replaces)
+        if src:
+            rec = {"origin": "web", "source": f"https://{src}.example/x", "excerpt": "owl", "claims": [claim]}
+            svc.record(turn, record=rec)
+            svc.end_turn(turn, status="completed")
+    fact_ref = {k: claim[k] for k in ("subject", "relation", "object")}
+    svc.dispute(org="acme", by="lee", fact=fact_ref)
+    (fact,) = [f for f in svc.graph("world", "acme", ids=True)["facts"] if f["relation"] == "mascot"]
+    app.query_params.update({"graph": "world", "fact": str(fact["id"])})
+    at = page(app, "weights")
+    table = next(d.value for d in at.dataframe if "Cause" in d.value.columns)
+    assert list(table["Cause"]) == [
+        "support from web a.example (ui-w1 in ui-w)",
+        "support from web b.example (ui-w2 in ui-w)",
+        "support from web b.example withdrawn when ui-w3 replaced ui-w2",
+        "dispute by Lee Okafor (R28)",
+    ]
+    assert list(table["Step"]) == [1, 2, 3, 4] and list(table["Status"])[-1] == "disputed"
+    assert table["Weight"].iloc[-1] == pytest.approx(fact["weight"])
+    assert "ui-w1 completed in ui-w" in list(table["What happened"])
+    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "the weight through time is drawn"
+    # Erased causes say so (R33): the run goes, its votes stay.
+    svc.delete_run("ui-w", by="dana")
+    at.run()
+    table = next(d.value for d in at.dataframe if "Cause" in d.value.columns)
+    assert table["Cause"].iloc[0] == "support from web a.example (a run erased since)"
+    assert table["What happened"].iloc[0] == "a turn completed in a run deleted since"
+    assert "withdrawn by a replacement (R3)" in table["Cause"].iloc[2]
+
+
+def test_notebook_compare_reads_history_and_applies_a_later_erasure(app):
+    """The notebook's comparison is memory's history at each cell's moment: what an ephemeral run
+    taught to its Flow graph is absent from every moment once the run ended (R11, R33)."""
+    at = open_sample(app, "ephemeral_runs.json")
+    at.button(key="run_all").click().run()
+    ok(at)
+    nb = at.session_state["notebook"]
+    assert sorted(int(k) for k in nb["moments"]) == list(range(-1, nb["cursor"]))
+    results = nb["results"]
+    taught = [int(k) for k, r in results.items() if any(c["graph"] == "flow" for c in r["changes"])]
+    ended = [int(k) for k, r in results.items() if r["do"] == "end_run" and r["detail"].get("erased")]
+    assert taught and ended
+    erased = {cells_of(at)[i]["run"] for i in ended}
+    cell = next(i for i in taught if {c["owner"] for c in results[str(i)]["changes"] if c["graph"] == "flow"} & erased)
+    assert cell < max(ended)  # it taught the Flow graph of a run that a later cell ended, so erased
+    at.selectbox(key="nb_cmp_a").set_value(cell - 1).run()
+    at.selectbox(key="nb_cmp_b").set_value(cell).run()
+    table = next(d.value for d in at.dataframe if "Weight A" in d.value.columns)  # its World facts, if any
+    assert not set(table["Owner"]) & erased  # but its Flow graph is gone from every moment (R33)
+    words = next(c.value for c in at.caption if "history at the moment each cell left" in c.value)
+    assert "rulebook?rule=R33" in words
+
+
+def test_weights_through_time_withholds_another_organizations_evidence(app):
+    """A User fact taught in another organization's run: its step says a support came, not from
+    which source, run or turn (R23), as the evidence table above it does."""
+    svc = live()
+    claim = {"graph": "user", "subject": {"name": "Ines Moreau", "kind": "person"}}
+    claim |= {"relation": "reads_best", "object": {"value": "short reports"}}
+    svc.start_run("ui-globex", org="globex", person="ines")
+    svc.open_turn("ui-g1", run="ui-globex", request={"text": "Remember this", "claims": []})
+    rec = {"origin": "web", "source": "https://secret-globex.example/x", "excerpt": "short", "claims": [claim]}
+    svc.record("ui-g1", record=rec)
+    svc.end_turn("ui-g1", status="completed")
+    (fact,) = [f for f in svc.facts_table("acme", person="ines", graphs=("user",)) if f["relation"] == "reads_best"]
+    app.sidebar.selectbox(key="person").set_value("ines").run()
+    app.query_params.update({"graph": "user", "fact": str(fact["id"])})
+    at = page(app, "weights")
+    table = next(d.value for d in at.dataframe if "Cause" in d.value.columns)
+    (cause,) = list(table["Cause"])
+    assert cause == "support from web (another organization's run, withheld (R23))"
+    shown = " ".join(str(v) for v in table.to_numpy().ravel())
+    assert "secret-globex" not in shown and "ui-globex" not in shown and "ui-g1" not in shown
+
+
+def test_a_notebook_kept_without_moments_runs_its_cells_again_on_reopening(tmp_path, monkeypatch):
+    """A notebook kept before each cell's moment was kept (R32) cannot be compared from history:
+    reopening runs its cells again, on a new scratch memory, to the same cursor."""
+    monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path))
+    doc = json.loads((ROOT / "sample_data" / "disputes_and_retraction.json").read_text(encoding="utf-8"))
+    nb = nbk.new(doc, "disputes_and_retraction.json")
+    nbk.run_to(nb, 4)
+    nbk.save(nb)
+    assert sorted(int(k) for k in nb["moments"]) == [-1, 0, 1, 2, 3, 4]
+    kept = tmp_path / f"{nb['id']}.notebook.json"
+    data = json.loads(kept.read_text(encoding="utf-8"))
+    del data["moments"]
+    kept.write_text(json.dumps(data), encoding="utf-8")
+    again = nbk.reopen(nb["id"])
+    assert again is not None and again["cursor"] == 5 and again["db"] != nb["db"]
+    assert sorted(int(k) for k in again["moments"]) == [-1, 0, 1, 2, 3, 4]
+    assert again["results"] == nb["results"]

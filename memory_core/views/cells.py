@@ -1,7 +1,8 @@
 """What a notebook cell is and did, for people: a line that says what it does, its result as plain
 data, the outcome its note was written for (a note written for another outcome is flagged), the
 records a failed or cancelled turn keeps as evidence (R2), and the memory compared between two cells
-(facts added, gone, re-weighted or with a new status) with a fact's weight across the cells.
+(facts added, gone, re-weighted or with a new status) with a fact's weight across the cells, both
+read from memory's history at the moment each cell left (R32, R33).
 
 No Streamlit here: views/notebook.py keeps the notebook, pages/notebook.py draws it.
 """
@@ -12,9 +13,11 @@ import json
 from typing import Any
 
 from ..format.replay import EventResult
-from ..rules.wording import RULE_TEXT
+from ..rules.wording import RULE_TEXT, fact_label
 from ..store.graph import FactChange
+from ..usecases.facade import MemoryService
 from ..usecases.results import TurnEnded
+from . import history
 
 Obj = dict[str, Any]
 
@@ -106,71 +109,66 @@ def evidence(events: list[Obj], results: Obj, turn: str, upto: int) -> list[str]
     return out
 
 
-# --- the memory compared between cells ----------------------------------------------------------
+# --- the memory compared between cells, read from memory's history (R32) ----------------------
 
 
-def fact_key(ch: Obj) -> str:
-    return f"{ch['graph']} · {ch['owner']} · {ch['fact']}"
+def _votes(words: list[str], sign: str) -> list[str]:
+    return [f"{sign} {w}" for w in words]
 
 
-def states(results: Obj, upto: int) -> dict[str, tuple[float, str]]:
-    """Each fact's weight and status after cell `upto` (-1: before any cell), folded from the
-    cells' fact changes; the setup teaches no fact, so a fact no cell changed does not exist."""
-    out: dict[str, tuple[float, str]] = {}
-    for i in range(upto + 1):
-        for ch in (results.get(str(i)) or {}).get("changes", ()):
-            if ch["weight_after"] is None:
-                out.pop(fact_key(ch), None)
-            else:
-                out[fact_key(ch)] = (ch["weight_after"], ch["status_after"])
-    return out
-
-
-def compare(results: Obj, a: int, b: int) -> list[Obj]:
-    """What differs in memory between after cell `a` and after cell `b`: facts added, gone, with
-    another status or another weight (either order; the earlier cell is the "before")."""
+def compare(svc: MemoryService, moments: Obj, a: int, b: int) -> list[Obj]:
+    """What differs in memory between after cell `a` and after cell `b` (-1: after the setup),
+    read from memory's history at the moments the cells left (R32), every erasure made since
+    applied (R33): facts added, gone, with another status or weight, or other supports, each
+    with the supports and disputes that changed it (views/history.diff). Either order; the
+    earlier cell is the "before"."""
     a, b = sorted((a, b))
-    before, after = states(results, a), states(results, b)
     rows = []
-    for k in sorted(set(before) | set(after)):
-        x, y = before.get(k), after.get(k)
-        if x == y:
-            continue
-        what = "added" if x is None else "gone" if y is None else "status changed" if x[1] != y[1] else "weight changed"
-        graph, owner, fact = k.split(" · ", 2)
-        rows.append(
-            {
-                "graph": graph,
-                "owner": owner,
-                "fact": fact,
-                "change": what,
-                "weight_a": x[0] if x else None,
-                "weight_b": y[0] if y else None,
-                "status_a": x[1] if x else None,
-                "status_b": y[1] if y else None,
-            }
-        )
+    for name, parts in history.diff(*svc.facts_between(moments[str(a)], moments[str(b)])).items():
+        graph, owner = name.split(" ", 1)
+        base = {"graph": graph.lower(), "owner": owner}
+        for f in parts["added"]:
+            why = _votes(f["supports"], "+") + ([f"{f['disputes']} disputed"] if f["disputes"] else [])
+            rows.append(
+                {**base, "fact": f["fact"], "change": "added", "weight_a": None, "weight_b": f["weight"]}
+                | {"status_a": None, "status_b": f["status"], "arrow": "new", "why": "; ".join(why)}
+            )
+        for f in parts["gone"]:
+            rows.append(
+                {**base, "fact": f["fact"], "change": "gone", "weight_a": f["weight"], "weight_b": None}
+                | {"status_a": f["status"], "status_b": None, "arrow": "gone", "why": "no support left"}
+            )
+        for f in parts["changed"]:
+            (wa, wb), (sa, sb) = f["weight"], f["status"]
+            what = "status changed" if sa != sb else "weight changed" if wa != wb else "supports changed"
+            why = _votes(f["supports_added"], "+") + _votes(f["supports_withdrawn"], "\u2212 withdrawn:")
+            if f["disputes_added"]:
+                why.append(f"{f['disputes_added']} dispute{'s' if f['disputes_added'] != 1 else ''}")
+            rows.append(
+                {**base, "fact": f["fact"], "change": what, "weight_a": wa, "weight_b": wb}
+                | {"status_a": sa, "status_b": sb, "arrow": history.arrow(wa, wb), "why": "; ".join(why)}
+            )
     return rows
 
 
-def facts_seen(results: Obj) -> list[str]:
-    """Every fact a run cell changed, in the order they first changed."""
-    seen: dict[str, None] = {}
-    for i in sorted(int(k) for k in results):
-        for ch in results[str(i)].get("changes", ()):
-            seen.setdefault(fact_key(ch), None)
-    return list(seen)
+def facts_in_memory(svc: MemoryService, moments: Obj, ran: int) -> dict[int, str]:
+    """The facts the cells run changed that memory holds after the last of them, by id, each as
+    `graph · owner · subject —relation→ object`."""
+    if ran <= 0:
+        return {}
+    _, after = svc.facts_between(moments["-1"], moments[str(ran - 1)])
+    return {f["id"]: f"{f['graph']} \u00b7 {f['owner']} \u00b7 {fact_label(f)}" for f in after}
 
 
-def weight_series(results: Obj, key: str, upto: int) -> list[float | None]:
-    """A fact's weight after each of the cells 0..upto-1 (None where it did not exist)."""
+def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> list[float | None]:
+    """A fact's weight after each of the cells 0..ran-1 (None where it did not exist), from its
+    weight through time (R32) at the moment each cell left."""
+    h = svc.fact_history(fact_id)
+    steps = history.weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"])
     out: list[float | None] = []
-    w: float | None = None
-    for i in range(upto):
-        for ch in (results.get(str(i)) or {}).get("changes", ()):
-            if fact_key(ch) == key:
-                w = ch["weight_after"]
-        out.append(w)
+    for i in range(ran):
+        then = [s["weight"] for s in steps if s["moment"] <= moments[str(i)]]
+        out.append(then[-1] if then else None)
     return out
 
 

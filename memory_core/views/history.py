@@ -135,16 +135,23 @@ def weight_through_time(
     """A fact's weight after each moment that changed it (R32), each step with its cause: a
     support (from which source, in which turn; erased runs said so), a dispute (by whom; a
     deleted account said so), the retraction, or a support withdrawn when a turn replaced the
-    one that taught it (R3). `moments` gives each moment's row (for labels)."""
+    one that taught it (R3). `moments` gives each moment's row (for labels). A support marked
+    `elsewhere` (evidence in another organization's run, seen from this one) is said without its
+    source, run or turn (R23); its key still counts once among the sources (R25)."""
     names = names or {}
     steps: dict[int, list[str]] = {}
     for s in supports:
         where = f"{s['turn']} in {s['run']}" if s["run"] else "a run erased since"
-        steps.setdefault(s["since"], []).append(f"support from {s['origin']} {s['key']} ({where})")
+        said = f"{s['origin']} {s['key']}"
+        if s.get("elsewhere"):
+            said, where = s["origin"], "another organization's run, withheld (R23)"
+        steps.setdefault(s["since"], []).append(f"support from {said} ({where})")
         if s["until"] is not None:
             m = moments.get(s["until"], {})
             by = f" when {m['turn']} replaced {s['turn']}" if m.get("turn") and s["turn"] else " by a replacement (R3)"
-            steps.setdefault(s["until"], []).append(f"support from {s['origin']} {s['key']} withdrawn{by}")
+            steps.setdefault(s["until"], []).append(
+                f"support from {said} withdrawn{by if not s.get('elsewhere') else ' by a replacement (R3)'}"
+            )
     for d in disputes:
         who = names.get(d["by"], d["by"]) if d["by"] else "a deleted account"
         steps.setdefault(d["since"], []).append(f"dispute by {who} (R28)")

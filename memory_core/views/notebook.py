@@ -42,6 +42,7 @@ KEPT = (
     "db",
     "cursor",
     "results",
+    "moments",
     "reads",
     "refused",
     "outside",
@@ -135,7 +136,9 @@ def reset(nb: Obj) -> Obj:
         outside=[],
         last=None,
     )
-    Engine(scratch_service(nb["db"])).setup(scenario_of(nb))
+    svc = scratch_service(nb["db"])
+    Engine(svc).setup(scenario_of(nb))
+    nb["moments"] = {"-1": svc.clock()}  # the memory's clock after the setup, then after each cell (R32)
     _drop(old)
     _touch(nb)
     return nb
@@ -171,8 +174,10 @@ def run_next(nb: Obj) -> Obj | None:
     i = nb["cursor"]
     if i >= len(evs):
         return None
-    res = describe(_engine(nb).apply(i, evs[i]))
+    engine = _engine(nb)
+    res = describe(engine.apply(i, evs[i]))
     nb["results"][str(i)] = res
+    nb.setdefault("moments", {})[str(i)] = engine.moments[-1]
     notes = _notes(nb)
     if notes[i] is None:
         notes[i] = outcome(res)
@@ -334,7 +339,8 @@ def save(nb: Obj) -> None:
 
 def reopen(nb_id: str) -> Obj | None:
     """The notebook kept under this id (its edits, cursor and results), or None if there is none.
-    Its scratch memory is the one it left; if that file is gone the cells that ran run again."""
+    Its scratch memory is the one it left; if that file is gone (or the notebook was kept without
+    the moment each cell left) the cells that ran run again."""
     main, stack = _path(nb_id, "notebook"), _path(nb_id, "undo")
     if main is None or stack is None or not main.exists():
         return None
@@ -350,7 +356,10 @@ def reopen(nb_id: str) -> Obj | None:
         nb["checked"] = checked(nb["scenario"])
     except FormatError:  # kept by a version that read the format otherwise: not reopened
         return None
-    if not Path(str(nb["db"]).removeprefix("sqlite:///")).exists():
+    moments = nb.get("moments") or {}
+    if not Path(str(nb["db"]).removeprefix("sqlite:///")).exists() or len(moments) != nb["cursor"] + 1:
+        # Its scratch memory is gone, or it was kept without the moment each cell left (R32):
+        # the cells that ran run again.
         ran = nb["cursor"]
         reset(nb)
         run_to(nb, ran - 1)
