@@ -1,10 +1,9 @@
 """SQLite and PostgreSQL: everything the two backends do differently, one object each.
 
-The rest of the store is written once for both. Where the backends differ it asks the engine's
-dialect, `dialect_of(engine)` (one object per engine, made once), and never which backend it
-runs on (tests/test_dialect.py checks). Each member says why the backends differ there. The URL
-schemes a database may have are database.py's; the migrations, alembic's history, are left as
-they were written.
+The rest of the store is written once for both. Where the backends differ it asks the engine's dialect,
+`dialect_of(engine)` (one object per engine, made once), and never which backend it runs on
+(tests/test_dialect.py checks). Each member says why the backends differ there. The URL schemes a
+database may have are database.py's; the migrations, alembic's history, are left as they were written.
 """
 
 from __future__ import annotations
@@ -56,6 +55,9 @@ class Dialect:
     scrubs_inline = False
     #: R31: how long the command line waits for the background scrub (None: until it is done).
     finish_timeout: float | None = None
+    #: The memory's version (database.memory_version): a statement that reads no table and answers anew after
+    #: every commit that wrote, on a connection that never writes. None: none, so no page may keep an answer.
+    version_sql: str | None = None
 
     def set_up(self, engine: Engine) -> None:
         """What every connection of a new engine needs (make_engine)."""
@@ -130,6 +132,7 @@ class SQLite(Dialect):
     name = "sqlite"
     scrubs_inline = True  # R31: its scrub is a checkpoint, cheap enough to run right after the commit
     finish_timeout = 30.0  # a checkpoint a reader holds up: say so rather than wait for the reader
+    version_sql = "PRAGMA data_version"  # changes with every commit of *another* connection
 
     def __init__(self, *, in_memory: bool) -> None:
         self.in_memory = in_memory
@@ -202,10 +205,9 @@ class SQLite(Dialect):
         return f"{sql} WHERE {_SAME_FACT}", params
 
     def checkpoint(self, engine: Engine) -> bool:
-        """Fold the write-ahead log into the database file and empty it (R31). True when done;
-        False when a reader of an older snapshot kept it busy past CHECKPOINT_WAIT_MS: the log, and
-        the pages it has not copied, still hold what the last transactions overwrote. An in-memory
-        database has no such log."""
+        """Fold the write-ahead log into the database file and empty it (R31). True when done; False when a
+        reader of an older snapshot kept it busy past CHECKPOINT_WAIT_MS: the log, and the pages it has not
+        copied, still hold what the last transactions overwrote. An in-memory database has no such log."""
         if self.in_memory:
             return True
         proxy = engine.raw_connection()  # autocommit (isolation_level None): no transaction around the PRAGMA
@@ -258,6 +260,7 @@ class PostgreSQL(Dialect):
     keeps_connections = True  # the pool's pre-ping is a round trip before every use case (issue #8, B2)
     one_statement_reads = True  # a read's five round trips cost five times its query (issue #8, B2)
     finish_timeout = None  # R31: the scrub rewrites the tables in the background: wait for it
+    version_sql = "SELECT CAST(pg_current_snapshot() AS text)"  # the same xmin:xmax:xip, the same data
 
     _SQL: dict[str, str] = {}  # for_driver's, shared by every PostgreSQL engine
 
@@ -419,9 +422,8 @@ class PostgreSQL(Dialect):
 
     @staticmethod
     def conflict(exc: BaseException) -> bool | None:
-        """SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), and 23505
-        (unique_violation: two racing inserts of one new row, the loser sees the winner's). None:
-        not psycopg's error (retry.py)."""
+        """SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), and 23505 (unique_violation:
+        two racing inserts of one new row, the loser sees the winner's). None: not psycopg's error (retry.py)."""
         if not type(exc).__module__.startswith("psycopg"):
             return None
         code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)

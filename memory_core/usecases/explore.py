@@ -9,6 +9,7 @@ from typing import Any
 
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..store import dashboard
+from ..store.database import memory_version
 from ..store.erasure import account_preview, run_preview
 from ..store.snapshot import graph_json, settings_of
 from .base import UseCases
@@ -95,6 +96,15 @@ class Explore(UseCases):
         """What deleting an account erases and keeps (R30)."""
         with self._read() as s:
             return account_preview(s, self._person(s, person_id))
+
+    def version(self) -> str | None:
+        """A token of what memory holds that changes whenever a change to it commits (a turn taught,
+        a read counted, a setting, a deletion: any write, of this process or another), read without
+        scanning: a page keeps an answer under it. None inside a box, or on the in-memory database:
+        keep nothing then."""
+        if self._sandbox is not None:
+            return None
+        return memory_version(self.engine)
 
     def counts(self) -> Obj:
         """How much the database holds: for the sidebar and progress."""
