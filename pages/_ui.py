@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +41,7 @@ def main_service(url: str) -> MemoryService:
 @dataclass
 class Context:
     svc: MemoryService
+    memory: str  # the database in use: its URL (a notebook's scratch file, or the configured database)
     source: str  # MAIN or NOTEBOOK
     label: str
     org: str | None
@@ -283,7 +284,44 @@ def context() -> Context:
     if person is None:  # before the sidebar chose: the owner
         person = next(iter(members), None)
     label = f"Notebook: {nb['scenario'].get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
-    return Context(svc, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))
+    memory = nb["db"] if source == NOTEBOOK and nb else database_url()
+    return Context(svc, memory, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))
+
+
+# --- answers kept under the memory's version: a rerun that changed nothing reads nothing again ---------
+
+Version = tuple[str, str]  # the memory in use (its URL) and its version (MemoryService.version)
+
+
+def version_of(ctx: Context) -> Version | None:
+    """The memory in use and its version now: it changes with every change to memory that commits (a
+    turn taught, a read counted, a setting, a deletion), here or in another process. None when the
+    memory has no version (nothing may be kept then)."""
+    version = ctx.svc.version()
+    return None if version is None else (ctx.memory, version)
+
+
+def read(ctx: Context, what: str | Callable[..., Any], *args: Any, at: Version | None = None, **kwargs: Any) -> Any:
+    """What a read of the memory in use answers, kept under its version (`at`, else read now, before
+    the answer): the same question of the same memory, unchanged since, is not asked again. `what`
+    is a read use case of the service by name, or a view function taking the service first. The
+    answer is a copy (st.cache_data): a page may change it."""
+    at = at or version_of(ctx)
+    if at is None:
+        return _ask(ctx.svc, what, args, kwargs)
+    name = what if isinstance(what, str) else f"{what.__module__}.{what.__qualname__}"
+    return _kept(at, name, args, tuple(sorted(kwargs.items())), ctx.svc, what)
+
+
+def _ask(svc: MemoryService, what: str | Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Any:
+    return getattr(svc, what)(*args, **kwargs) if isinstance(what, str) else what(svc, *args, **kwargs)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _kept(
+    at: Version, name: str, args: tuple, kwargs: tuple, _svc: MemoryService, _what: str | Callable[..., Any]
+) -> Any:
+    return _ask(_svc, _what, args, dict(kwargs))
 
 
 @contextmanager

@@ -74,6 +74,11 @@ def people(s: Session) -> list[Obj]:
     ]
 
 
+def run_ids(s: Session, org_id: str) -> list[str]:
+    """The ids of the organization's stored runs, in the order they started (no turn read)."""
+    return list(s.exec(select(Run.id).where(Run.org_id == org_id).order_by(col(Run.seq))))
+
+
 def runs(s: Session, org_id: str) -> list[Obj]:
     """The organization's stored runs with their turns' statuses, in the order they started."""
     runs = s.exec(select(Run).where(Run.org_id == org_id).order_by(col(Run.seq))).all()

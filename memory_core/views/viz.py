@@ -120,6 +120,12 @@ def _neighbourhood(facts: list[Obj], focus: str, depth: int) -> list[Obj]:
     return [f for f in facts if _node_id(f["subject"]) in keep and _node_id(f["object"]) in keep]
 
 
+def _count(f: Obj, what: str) -> int:
+    """How many supports or disputes a fact has: a count (the drawing's read) or the list itself (the state format)."""
+    value = f.get(what, [])
+    return value if isinstance(value, int) else len(value)
+
+
 def _words(values: Iterable[str]) -> str:
     return ", ".join(sorted(values))
 
@@ -219,8 +225,7 @@ def plan(graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = (
             "dashes": f["status"] == "disputed",
             "highlight": fact_label(f) in marked,
             "title": f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n"
-            f"{f['sources']} independent sources, {len(f.get('supports', []))} supports, "
-            f"{len(f.get('disputes', []))} disputes",
+            f"{f['sources']} independent sources, {_count(f, 'supports')} supports, {_count(f, 'disputes')} disputes",
         }
         for f in chosen
     ]
