@@ -25,7 +25,7 @@ from memory_core import MemoryCoreError, MemoryService, database_url, make_engin
 from memory_core.rules.wording import RULE_TEXT
 from memory_core.views import notebook as nbk
 from memory_core.views import rulebook
-from memory_core.views.viz import inert
+from memory_core.views.text import inert
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 MAIN = "main"

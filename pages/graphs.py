@@ -186,7 +186,8 @@ with guard():
         mime="application/xml",
         key="g_graphml",
     )
-    with st.expander("Facts drawn"):
+    # The table on request: drawn with the page, its thousands of rows held up the drawing (B8, Chromium).
+    if st.toggle(f"List the {len(plan.edges):,} facts drawn", key="g_table"):
         st.dataframe(drawn, hide_index=True, width="stretch")
     with st.expander("Link to this view"):
         copy_link()

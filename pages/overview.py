@@ -35,7 +35,19 @@ with guard():
         left, right = st.columns([3, 2])
         with left:
             if m["kinds"]:
-                st.bar_chart(pd.DataFrame({"entities": m["kinds"]}), horizontal=True, height=220)
+                # A Vega-Lite spec as st.bar_chart draws it, without importing altair (0.3 s on the first page)
+                st.vega_lite_chart(
+                    pd.DataFrame({"kind": list(m["kinds"]), "entities": list(m["kinds"].values())}),
+                    {
+                        "mark": {"type": "bar"},
+                        "encoding": {
+                            "y": {"field": "kind", "type": "nominal", "title": None},
+                            "x": {"field": "entities", "type": "quantitative", "title": "entities"},
+                        },
+                    },
+                    height=220,
+                    width="stretch",
+                )
             st.caption(
                 cite(
                     "Entities of active facts by kind, and active facts; disputed and retracted facts "

@@ -20,6 +20,7 @@ import networkx as nx
 
 from ..rules.wording import fact_label
 from . import layout
+from .text import inert  # noqa: F401  (viz.inert: pages and tests name it here too)
 
 Obj = dict[str, Any]
 
@@ -418,15 +419,6 @@ def to_graphml(p: Plan) -> str:
     buf = io.BytesIO()
     nx.write_graphml(g, buf)
     return buf.getvalue().decode("utf-8")
-
-
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
-
-
-def inert(text: object) -> str:
-    """Text from memory made inert for Markdown that allows HTML: Markdown's punctuation backslashed
-    (no link, image, emphasis, LaTeX or colour directive), then HTML's characters escaped."""
-    return html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False)
 
 
 def legend_html(p: Plan) -> str:
