@@ -78,12 +78,13 @@ class Bench:
         target: str,
         meets: bool,
         ratio: float | None = None,
+        backend: str | None = None,
     ) -> None:
         if ratio is None and baseline:
             ratio = value / baseline
         row = {
             "id": bid,
-            "backend": self.backend,
+            "backend": backend or self.backend,
             "metric": metric,
             "value": round(value, 6),
             "baseline": None if baseline is None else round(baseline, 6),
@@ -842,6 +843,54 @@ def b8_browser(b: Bench, *, demo: str, big: str, facts: int) -> None:
         browser.close()
 
 
+def b8env(b: Bench) -> None:
+    """`make run` on a new machine (issue #16): the environment its `.base` target makes (the package and
+    what running needs), from a copy of the tracked files in a temporary folder with no pip cache, timed
+    and measured (`du -sm`), against the full test environment `make test` makes on top of it (`.installed`:
+    the test extra). Rows of no backend ("none"); run apart (`--only b8env`): it downloads every package."""
+    src = b.tmp / "new-machine"
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for name in files:
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, src / name)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env["PIP_NO_CACHE_DIR"] = "1"  # a new machine has downloaded nothing yet
+
+    def made(target: str) -> tuple[float, float]:
+        t0 = time.perf_counter()
+        subprocess.run(["make", target], cwd=src, env=env, check=True, capture_output=True)
+        spent = time.perf_counter() - t0
+        size = subprocess.run(["du", "-sm", ".venv"], cwd=src, capture_output=True, text=True, check=True)
+        return spent, float(size.stdout.split()[0])
+
+    base_s, base_mb = made(".venv/.base")
+    more_s, full_mb = made(".venv/.installed")
+    print(
+        f"B8 make run: .base {base_s:.0f} s, {base_mb:.0f} MB; with the test extra {base_s + more_s:.0f} s, "
+        f"{full_mb:.0f} MB",
+        file=sys.stderr,
+    )
+    b.record(
+        "B8",
+        "`make run` on a new machine: its environment made, s (baseline: the full test environment)",
+        base_s,
+        base_s + more_s,
+        "report; smaller than today (167 s)",
+        base_s < 167,
+        backend="none",
+    )
+    b.record(
+        "B8",
+        "`make run` on a new machine: the environment it installs, MB (baseline: the full test environment)",
+        base_mb,
+        full_mb,
+        "report; smaller than today (911 MB)",
+        base_mb < 911,
+        backend="none",
+    )
+    shutil.rmtree(src, ignore_errors=True)
+
+
 def write(results: list[dict[str, Any]], out: Path) -> None:
     old = json.loads(out.read_text())["benchmarks"] if out.exists() else []
     keys = {(r["id"], r["backend"]) for r in results}  # a benchmark run again replaces its rows
@@ -888,7 +937,7 @@ def main() -> int:
     if args.out is None:  # a quick run never replaces the published full figures
         args.out = str(RESULTS.with_name("results-quick.json") if args.quick else RESULTS)
     b = Bench(args.backend, "quick" if args.quick else "full")
-    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8}
+    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8, "b8env": b8env}
     for name in args.only:
         steps[name](b)
     write(b.results, Path(args.out))
