@@ -95,7 +95,7 @@ class Bench:
         }
         self.results.append(row)
         print(
-            f"{bid:3} {self.backend:10} {metric:42} {value:12.4f}  ratio={row['ratio']}  {target}  "
+            f"{bid:3} {row['backend']:10} {metric:42} {value:12.4f}  ratio={row['ratio']}  {target}  "
             f"{'ok' if meets else 'MISSED'}",
             flush=True,
         )
