@@ -11,10 +11,12 @@ import threading
 
 
 def _warm() -> None:
+    import jinja2  # noqa: F401  (the drawing's page)
     import pandas  # noqa: F401  (every page's tables)
 
     import memory_core  # noqa: F401  (SQLAlchemy, sqlmodel, the models, the scenario format)
     from memory_core.store import migrate  # noqa: F401  (Alembic: the engine checks the schema)
+    from memory_core.views import viz  # noqa: F401  (networkx: the Graphs page)
 
 
 if __name__ == "__main__":

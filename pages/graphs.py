@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pandas as pd
 import streamlit as st
 
@@ -13,15 +16,23 @@ LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays f
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _positions(nodes: tuple[str, ...], edges: tuple[tuple[str, str], ...]) -> dict[str, tuple[float, float]]:
-    """Positions of a drawing, computed once for its entities and facts (the same input, the same picture)."""
-    return viz.layout.positions(nodes, edges)
+def _positions(
+    digest: str, _nodes: tuple[str, ...], _edges: tuple[tuple[str, str], ...]
+) -> dict[str, tuple[float, float]]:
+    """Positions of a drawing, computed once for its entities and facts (the same input, the same picture),
+    kept under a digest of them (Streamlit's own hashing of thousands of pairs took longer than the layout)."""
+    return viz.layout.positions(_nodes, _edges)
+
+
+def _laid_out(plan: viz.Plan) -> dict[str, tuple[float, float]]:
+    nodes, edges = plan.key
+    return _positions(hashlib.sha256(json.dumps([nodes, edges]).encode("utf-8")).hexdigest(), nodes, edges)
 
 
 def _build(graph: str, data: dict, flt: viz.Filters, highlight: tuple[str, ...]) -> tuple[viz.Plan, str, pd.DataFrame]:
     """What the page draws: the plan, its HTML and the table of the facts drawn."""
     plan = viz.plan(data, flt, highlight=highlight)
-    html = viz.to_html(plan, positions=_positions(*plan.key), graph=graph) if plan.nodes else ""
+    html = viz.to_html(plan, positions=_laid_out(plan), graph=graph) if plan.nodes else ""
     table = pd.DataFrame(
         [{"Fact": e["title"].split("\n")[0], "Weight": e["weight"], "Status": e["status"]} for e in plan.edges],
         columns=["Fact", "Weight", "Status"],

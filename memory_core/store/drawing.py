@@ -10,6 +10,7 @@ its first render loading the 5,000 heaviest facts' supports, and Fact weights it
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, Row, func, select
@@ -21,7 +22,7 @@ from .models import Dispute, Entity, Fact, Support
 Obj = dict[str, Any]
 
 
-def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None) -> list[Row[Any]]:
+def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None) -> Sequence[Row[Any]]:
     """The facts `where` holds, the `limit` heaviest (ties by id; None: all), each with its ends'
     names and kinds (a literal object: its value), and the number of its supports, disputes and
     supports whose run was erased (R29)."""
@@ -49,8 +50,9 @@ def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None) -> list
     def counted(fact_id: Any, *also: ColumnElement[bool]) -> Any:
         return select(func.count()).where(fact_id == top.c.id, *also).scalar_subquery()
 
-    return list(
-        s.connection().execute(
+    return (
+        s.connection()
+        .execute(
             select(
                 top,
                 col(subject.name).label("subject_name"),
@@ -66,6 +68,7 @@ def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None) -> list
             .outerjoin(target, col(target.id) == top.c.object_id)
             .order_by(top.c.weight.desc(), top.c.id)  # then sorted as the state format sorts (stable)
         )
+        .all()  # fetched at once (row by row cost a third of the read)
     )
 
 
