@@ -25,7 +25,7 @@ venv: $(VENV)/.installed
 
 run: $(VENV)/.base
 	$(PY) -m memory_core load sample_data/demo.json --if-empty
-	MEMORY_LISTEN=$(LISTEN) $(PY) -m streamlit run app.py --server.address $(LISTEN) --server.port $(PORT) \
+	MEMORY_LISTEN=$(LISTEN) $(PY) serve.py --server.address $(LISTEN) --server.port $(PORT) \
 		--browser.gatherUsageStats false
 
 api: $(VENV)/.base

@@ -78,12 +78,13 @@ class Bench:
         target: str,
         meets: bool,
         ratio: float | None = None,
+        backend: str | None = None,
     ) -> None:
         if ratio is None and baseline:
             ratio = value / baseline
         row = {
             "id": bid,
-            "backend": self.backend,
+            "backend": backend or self.backend,
             "metric": metric,
             "value": round(value, 6),
             "baseline": None if baseline is None else round(baseline, 6),
@@ -94,7 +95,7 @@ class Bench:
         }
         self.results.append(row)
         print(
-            f"{bid:3} {self.backend:10} {metric:42} {value:12.4f}  ratio={row['ratio']}  {target}  "
+            f"{bid:3} {row['backend']:10} {metric:42} {value:12.4f}  ratio={row['ratio']}  {target}  "
             f"{'ok' if meets else 'MISSED'}",
             flush=True,
         )
@@ -675,6 +676,250 @@ def b8(b: Bench) -> None:
             "< 1 s, or <= 3x an empty memory",
             value < 1 or value <= 3 * base,
         )
+    svc.engine.dispose()
+    b8_browser(b, demo=demo, big=big, facts=svc.counts()["fact"])
+
+
+# --- B8 in a real browser: the app served as `make run` serves it, Chromium driven by Playwright -----
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: As the browser tests start it (tests/test_browser.py): nothing may leave this machine.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+#: Streamlit's floor in the browser: a page that writes one line, and a second one to navigate to.
+ONE_LINE_APP = """import streamlit as st
+
+
+def one():
+    st.write("one line")
+
+
+def another():
+    st.write("another line")
+
+
+st.navigation([st.Page(one, title="One", default=True), st.Page(another, title="Another")]).run()
+"""
+#: The drawing is there when vis-network holds its nodes and has painted a frame (two animation frames
+#: after it exists: it paints on the first).
+DRAWN = """() => new Promise((done) => {
+  const there = () => typeof network !== "undefined" && network.body.data.nodes.length > 0;
+  (function poll() { there() ? requestAnimationFrame(() => requestAnimationFrame(done)) : setTimeout(poll, 10); })();
+})"""
+
+
+def _serve(script: Path, url: str, tmp: Path, *, load_demo: bool = False) -> tuple[subprocess.Popen, str, float]:
+    """Start the app as `make run` does (`load sample_data/demo.json --if-empty`, then `streamlit run`
+    on loopback), on a free port over the database at `url`: the server, its address, and the seconds
+    from the first command until it answered its health check."""
+    import socket
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "MEMORY_DATABASE_URL": url, "MEMORY_NOTEBOOK_DIR": str(tmp / "notebooks")}
+    t0 = time.perf_counter()
+    if load_demo:
+        subprocess.run(
+            [sys.executable, "-m", "memory_core", "load", "sample_data/demo.json", "--if-empty"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+    log = open(tmp / f"streamlit-{port}.log", "w")  # noqa: SIM115  (closed with the server)
+    # the app as `make run` serves it (serve.py: `streamlit run app.py`); the floor by `streamlit run`
+    command = ["serve.py"] if script == ROOT / "app.py" else ["-m", "streamlit", "run", str(script)]
+    server = subprocess.Popen(  # headless: no browser of its own
+        [sys.executable, *command, "--server.address", "127.0.0.1", "--server.port", str(port)]
+        + ["--browser.gatherUsageStats", "false", "--server.headless", "true"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    address = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while True:
+        try:
+            if urllib.request.urlopen(f"{address}/_stcore/health", timeout=2).read() == b"ok":
+                break
+        except OSError:
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"streamlit did not start: {(tmp / f'streamlit-{port}.log').read_text()}") from None
+            time.sleep(0.02)
+    return server, address, time.perf_counter() - t0
+
+
+def _stop(server: subprocess.Popen) -> None:
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+        server.wait()
+
+
+def _answered(page: Any, address: str, path: str, text: str) -> float:
+    """Seconds from navigating to `address/path` until the page shows `text` and its script has run."""
+    t0 = time.perf_counter()
+    page.goto(f"{address}/{path}", wait_until="commit")
+    return _shown(page, text, t0)
+
+
+def _shown(page: Any, text: str, t0: float) -> float:
+    page.get_by_text(text).first.wait_for(timeout=120_000)
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=120_000)
+    return time.perf_counter() - t0
+
+
+def _clicked(page: Any, link: str) -> float:
+    """Navigate inside the app as a person does: a click on the sidebar's link to another page."""
+    t0 = time.perf_counter()
+    page.locator("[data-testid='stSidebarNav'] a", has_text=link).first.click()
+    return t0
+
+
+def _drawn_still(page: Any, t0: float) -> float:
+    """Seconds from `t0` (the navigation) until the Graphs page's drawing is there and stands still:
+    vis-network holds its nodes and has painted, and half a second later the same pixels and positions
+    (physics is off: nothing moves once drawn). Fails if the drawing moved."""
+    frame = page.frame_locator("iframe").first
+    frame.locator("canvas").first.wait_for(timeout=120_000)
+    body = frame.locator("body")
+    body.evaluate(DRAWN)
+    drawn = time.perf_counter() - t0
+    positions = "() => JSON.stringify(network.getPositions())"
+    iframe = page.locator("iframe").first
+    first, where = iframe.screenshot(), body.evaluate(positions)
+    page.wait_for_timeout(500)
+    assert iframe.screenshot() == first and body.evaluate(positions) == where, "the drawing moved after it was drawn"
+    return drawn
+
+
+def b8_browser(b: Bench, *, demo: str, big: str, facts: int) -> None:
+    """B8's browser rows: the Graphs page drawn and still, in Chromium, at the reads size; the first page
+    after `make run` on the demo. Each beside Streamlit's floor in the same browser, a page that writes one
+    line: its first visit after its server started; a click on the sidebar's link to another such page."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("B8 browser rows skipped: playwright is not installed", file=sys.stderr)
+        return
+    if not os.path.exists(CHROMIUM):
+        print(f"B8 browser rows skipped: no Chromium at {CHROMIUM}", file=sys.stderr)
+        return
+    one_line = b.tmp / "one_line.py"
+    one_line.write_text(ONE_LINE_APP)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+        def fresh_page() -> Any:  # a new browser profile each time: nothing cached
+            return browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+
+        server, address, _ = _serve(one_line, b.url(), b.tmp)
+        try:
+            floor_first = _answered(fresh_page(), address, "", "one line")
+            moves = []
+            for _ in range(3):
+                page = fresh_page()
+                _answered(page, address, "", "one line")
+                moves.append(_shown(page, "another line", _clicked(page, "Another")))
+            floor_move = statistics.median(moves)
+        finally:
+            _stop(server)
+        # The first page after `make run`: the demo loaded if the memory is empty, the server started, a
+        # browser opens it (the Overview, titled with the organization's name).
+        server, address, started = _serve(ROOT / "app.py", demo, b.tmp, load_demo=True)
+        try:
+            first = _answered(fresh_page(), address, "", "Acme Robotics")
+        finally:
+            _stop(server)
+        print(f"B8 {b.backend}: `make run` answered its health check {started:.2f} s after it began", file=sys.stderr)
+        b.record("B8", "first page after `make run` answers, s", first, floor_first, "< 3 s", first < 3)
+        # The Graphs page at the reads size, as a person reaches it: the app open on its first page, a
+        # click on "Graphs" in the sidebar (nothing of the graph read, laid out or drawn before).
+        server, address, _ = _serve(ROOT / "app.py", big, b.tmp)
+        try:
+            page = fresh_page()
+            _answered(page, address, "", "Memory in use")
+            drawn = _drawn_still(page, _clicked(page, "Graphs"))
+            again = fresh_page()  # and a browser that opens the page's address afresh (the drawing kept)
+            t0 = time.perf_counter()
+            again.goto(f"{address}/draw", wait_until="commit")
+            loaded = _drawn_still(again, t0)
+        finally:
+            _stop(server)
+        print(
+            f"B8 {b.backend}: Graphs opened afresh by its address in a new browser profile, drawn and still in "
+            f"{loaded:.2f} s (a one-line page's first visit: {floor_first:.2f} s)",
+            file=sys.stderr,
+        )
+        b.record(
+            "B8",
+            f"Graphs page drawn and still in Chromium at {facts:,} facts, s after navigation (a click in the sidebar)",
+            drawn,
+            floor_move,
+            "< 2 s",
+            drawn < 2,
+        )
+        browser.close()
+
+
+def b8env(b: Bench) -> None:
+    """`make run` on a new machine (issue #16): the environment its `.base` target makes (the package and
+    what running needs), from a copy of the tracked files in a temporary folder with no pip cache, timed
+    and measured (`du -sm`), against the full test environment `make test` makes on top of it (`.installed`:
+    the test extra). Rows of no backend ("none"); run apart (`--only b8env`): it downloads every package."""
+    src = b.tmp / "new-machine"
+    files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for name in files:
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, src / name)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH")}
+    env["PIP_NO_CACHE_DIR"] = "1"  # a new machine has downloaded nothing yet
+
+    def made(target: str) -> tuple[float, float]:
+        t0 = time.perf_counter()
+        subprocess.run(["make", target], cwd=src, env=env, check=True, capture_output=True)
+        spent = time.perf_counter() - t0
+        size = subprocess.run(["du", "-sm", ".venv"], cwd=src, capture_output=True, text=True, check=True)
+        return spent, float(size.stdout.split()[0])
+
+    base_s, base_mb = made(".venv/.base")
+    more_s, full_mb = made(".venv/.installed")
+    print(
+        f"B8 make run: .base {base_s:.0f} s, {base_mb:.0f} MB; with the test extra {base_s + more_s:.0f} s, "
+        f"{full_mb:.0f} MB",
+        file=sys.stderr,
+    )
+    b.record(
+        "B8",
+        "`make run` on a new machine: its environment made, s (baseline: the full test environment)",
+        base_s,
+        base_s + more_s,
+        "report; smaller than today (167 s)",
+        base_s < 167,
+        backend="none",
+    )
+    b.record(
+        "B8",
+        "`make run` on a new machine: the environment it installs, MB (baseline: the full test environment)",
+        base_mb,
+        full_mb,
+        "report; smaller than today (911 MB)",
+        base_mb < 911,
+        backend="none",
+    )
+    shutil.rmtree(src, ignore_errors=True)
 
 
 def write(results: list[dict[str, Any]], out: Path) -> None:
@@ -854,7 +1099,7 @@ def main() -> int:
     if args.out is None:  # a quick run never replaces the published full figures
         args.out = str(RESULTS.with_name("results-quick.json") if args.quick else RESULTS)
     b = Bench(args.backend, "quick" if args.quick else "full")
-    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8, "b9": b9}
+    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8, "b8env": b8env, "b9": b9}
     for name in args.only:
         steps[name](b)
     write(b.results, Path(args.out))

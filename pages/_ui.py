@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,7 +25,7 @@ from memory_core import MemoryCoreError, MemoryService, database_url, make_engin
 from memory_core.rules.wording import RULE_TEXT
 from memory_core.views import notebook as nbk
 from memory_core.views import rulebook
-from memory_core.views.viz import inert
+from memory_core.views.text import inert
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 MAIN = "main"
@@ -41,6 +41,7 @@ def main_service(url: str) -> MemoryService:
 @dataclass
 class Context:
     svc: MemoryService
+    memory: str  # the database in use: its URL (a notebook's scratch file, or the configured database)
     source: str  # MAIN or NOTEBOOK
     label: str
     org: str | None
@@ -182,11 +183,12 @@ def sidebar() -> None:
         elif "mem" in st.query_params:
             del st.query_params["mem"]
         svc = service_for(source)
+        where = nb["db"] if source == NOTEBOOK and nb else database_url()
         if caller is not None and source == MAIN:
             _signed_in_box(svc, *caller)
         else:
             from_link(SIDEBAR_LINK)
-            _act_as(svc)
+            _act_as(svc, where)
             to_link(SIDEBAR_LINK)
             if caller is not None:
                 st.caption(
@@ -199,7 +201,6 @@ def sidebar() -> None:
                     "bearer token (it is required when the dashboard listens beyond this machine)."
                 )
         st.caption(f"Scenario loaded: **{inert(title)}**" if nb else "Scenario loaded: none (open the Notebook)")
-        where = nb["db"] if source == NOTEBOOK and nb else database_url()
         st.caption(f"Database: `{where}`")
 
 
@@ -208,17 +209,18 @@ VISITOR = "(visitor)"
 SIDEBAR_LINK = {"org": "org", "as": "person"}
 
 
-def _act_as(svc: MemoryService) -> None:
+def _act_as(svc: MemoryService, memory: str) -> None:
     """The demo's choices: any organization, and anyone, member or not. The person chosen stays
     when the organization changes (shown as "not a member here"); if they are gone (an erased
     account, a notebook without them) the sidebar says so and you act as a visitor, never silently
     as someone else."""
-    org_names = {o["id"]: o["name"] for o in svc.organizations()}
+    at = _version(svc, memory)
+    org_names = {o["id"]: o["name"] for o in _read(svc, memory, "organizations", (), {}, at)}
     _keep("org", list(org_names))
     if org_names:
         st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
     org = st.session_state.get("org")
-    people = svc.people()
+    people = _read(svc, memory, "people", (), {}, at)
     members = sorted((p for p in people if org in p["roles"]), key=lambda p: p["roles"][org] != "owner")
     others = [p for p in people if org not in p["roles"]]
     label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}
@@ -272,18 +274,71 @@ def context() -> Context:
     nb = notebook()
     source = st.session_state.get("memory_source", MAIN)
     svc = service_for(source)
-    orgs = {o["id"]: o["name"] for o in svc.organizations()}
+    memory = nb["db"] if source == NOTEBOOK and nb else database_url()
+    at = _version(svc, memory)
+    orgs = {o["id"]: o["name"] for o in _read(svc, memory, "organizations", (), {}, at)}
     org = st.session_state.get("org")
     person = st.session_state.get("person")
     if source == MAIN and sign_in_required():  # the token's person in the token's organization, nothing else
         person, org = signed_in() or (None, None)
         orgs = {org: orgs[org]} if org in orgs else {}
     org = org if org in orgs else next(iter(orgs), None)
-    members = {m["id"]: m["role"] for m in svc.members(org)} if org else {}
+    members = {m["id"]: m["role"] for m in _read(svc, memory, "members", (org,), {}, at)} if org else {}
     if person is None:  # before the sidebar chose: the owner
         person = next(iter(members), None)
     label = f"Notebook: {nb['scenario'].get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
-    return Context(svc, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))
+    return Context(svc, memory, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))
+
+
+# --- answers kept under the memory's version: a rerun that changed nothing reads nothing again ---------
+
+Version = tuple[str, str]  # the memory in use (its URL) and its version (MemoryService.version)
+
+
+def version_of(ctx: Context) -> Version | None:
+    """The memory in use and its version now: it changes with every change to memory that commits (a
+    turn taught, a read counted, a setting, a deletion), here or in another process. None when the
+    memory has no version (nothing may be kept then)."""
+    return _version(ctx.svc, ctx.memory)
+
+
+def _version(svc: MemoryService, memory: str) -> Version | None:
+    version = svc.version()
+    return None if version is None else (memory, version)
+
+
+def read(ctx: Context, what: str | Callable[..., Any], *args: Any, at: Version | None = None, **kwargs: Any) -> Any:
+    """What a read of the memory in use answers, kept under its version (`at`, else read now, before
+    the answer): the same question of the same memory, unchanged since, is not asked again. `what`
+    is a read use case of the service by name, or a view function taking the service first. The
+    answer is a copy (st.cache_data): a page may change it."""
+    return _read(ctx.svc, ctx.memory, what, args, kwargs, at)
+
+
+def _read(
+    svc: MemoryService,
+    memory: str,
+    what: str | Callable[..., Any],
+    args: tuple,
+    kwargs: dict[str, Any],
+    at: Version | None = None,
+) -> Any:
+    at = at or _version(svc, memory)
+    if at is None:
+        return _ask(svc, what, args, kwargs)
+    name = what if isinstance(what, str) else f"{what.__module__}.{what.__qualname__}"
+    return _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what)
+
+
+def _ask(svc: MemoryService, what: str | Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Any:
+    return getattr(svc, what)(*args, **kwargs) if isinstance(what, str) else what(svc, *args, **kwargs)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _kept(
+    at: Version, name: str, args: tuple, kwargs: tuple, _svc: MemoryService, _what: str | Callable[..., Any]
+) -> Any:
+    return _ask(_svc, _what, args, dict(kwargs))
 
 
 @contextmanager

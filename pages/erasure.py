@@ -7,13 +7,13 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from pages._ui import cite, guard, inert, note_change, page, plural
+from pages._ui import cite, guard, inert, note_change, page, plural, read
 
 ctx, org = page("Erasure")
 
 
 def world_weights() -> pd.DataFrame:
-    rows = [r for r in ctx.svc.facts_table(org) if r["graph"] == "world"]
+    rows = ctx.svc.facts_table(org, graphs=("world",))  # read at the deletion itself, never kept
     return pd.DataFrame(rows, columns=["subject", "relation", "object", "weight", "supports", "erased"])
 
 
@@ -37,12 +37,12 @@ def confirmed(key: str, text: str) -> bool:
 with guard():
     what = st.radio("Delete", ["a run", "an account"], horizontal=True, key="e_what")
     if what == "a run":
-        runs = ctx.svc.runs(org)
+        runs = read(ctx, "run_ids", org)
         if not runs:
             st.info("No stored run in this organization.")
             st.stop()
-        run_id = st.selectbox("Run", [r["id"] for r in runs], key="e_run")
-        p = ctx.svc.run_erasure_preview(run_id)
+        run_id = st.selectbox("Run", runs, key="e_run")
+        p = read(ctx, "run_erasure_preview", run_id)
         go, stay = st.columns(2)
         go.markdown(
             cite(
@@ -70,7 +70,7 @@ with guard():
                 "Pick another person under “Act as” to delete theirs."
             )
         )
-        p = ctx.svc.account_erasure_preview(person)
+        p = read(ctx, "account_erasure_preview", person)
         go, stay = st.columns(2)
         go.markdown(
             cite(

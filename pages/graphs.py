@@ -2,26 +2,51 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pandas as pd
 import streamlit as st
 
 from memory_core.rules.wording import possessive
 from memory_core.views import viz
-from pages._ui import cite, copy_link, from_link, guard, notebook, page, to_link
+from pages._ui import Version, cite, copy_link, from_link, guard, notebook, page, read, to_link, version_of
 
-LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6)
+LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6, B8)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _positions(nodes: tuple[str, ...], edges: tuple[tuple[str, str], ...]) -> dict[str, tuple[float, float]]:
-    """Positions of a drawing, computed once for its entities and facts (the same input, the same picture)."""
-    return viz.layout.positions(nodes, edges)
+def _positions(
+    digest: str, _nodes: tuple[str, ...], _edges: tuple[tuple[str, str], ...]
+) -> dict[str, tuple[float, float]]:
+    """Positions of a drawing, computed once for its entities and facts (the same input, the same picture),
+    kept under a digest of them (Streamlit's own hashing of thousands of pairs took longer than the layout)."""
+    return viz.layout.positions(_nodes, _edges)
+
+
+def _laid_out(plan: viz.Plan) -> dict[str, tuple[float, float]]:
+    nodes, edges = plan.key
+    return _positions(hashlib.sha256(json.dumps([nodes, edges]).encode("utf-8")).hexdigest(), nodes, edges)
+
+
+def _build(graph: str, data: dict, flt: viz.Filters, highlight: tuple[str, ...]) -> tuple[viz.Plan, str, pd.DataFrame]:
+    """What the page draws: the plan, its HTML and the table of the facts drawn."""
+    plan = viz.plan(data, flt, highlight=highlight)
+    html = viz.to_html(plan, positions=_laid_out(plan), graph=graph) if plan.nodes else ""
+    table = pd.DataFrame(
+        [{"Fact": e["title"].split("\n")[0], "Weight": e["weight"], "Status": e["status"]} for e in plan.edges],
+        columns=["Fact", "Weight", "Status"],
+    )
+    return plan, html, table
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _drawing(fingerprint: str, graph: str, _plan: viz.Plan) -> str:
-    """The drawing's HTML, cached under the plan's fingerprint: a rerun that changed nothing builds nothing."""
-    return viz.to_html(_plan, positions=_positions(*_plan.key), graph=graph)
+def _drawn(
+    at: Version, graph: str, owner: str, choice: tuple, highlight: tuple[str, ...], _data: dict, _flt: viz.Filters
+) -> tuple[viz.Plan, str, pd.DataFrame]:
+    """The drawing kept under the memory's version, the graph and the filters (`choice`): a rerun that
+    changed none of them lays out and builds nothing."""
+    return _build(graph, _data, _flt, highlight)
 
 
 ctx, org = page("Graphs")
@@ -40,7 +65,8 @@ def _only(key: str, options: list) -> None:
 
 
 with guard():
-    runs = [r["id"] for r in ctx.svc.runs(org)]
+    at = version_of(ctx)  # read first: what is read after it is at least as new
+    runs = read(ctx, "run_ids", org, at=at)
     choices = ["World"] + (["User"] if ctx.person else []) + (["Flow"] if runs else [])
     _only("g_which", choices)
     _only("g_run", runs)
@@ -61,7 +87,8 @@ with guard():
         graph, owner = "user", ctx.person or ""
     else:
         graph, owner = "flow", st.selectbox("Run", runs, key="g_run")
-    data = ctx.svc.graph(graph, owner, limit=LOADED, ids=True)  # ids: a drawn fact links to its weight
+    # the heaviest facts with what the drawing shows of them (ids: a drawn fact links to its weight)
+    data = read(ctx, "graph_drawing", graph, owner, limit=LOADED, at=at)
     if data["total"] > len(data["facts"]):
         st.caption(
             f"This graph holds {data['total']:,} facts; the {len(data['facts']):,} heaviest are loaded "
@@ -119,9 +146,21 @@ with guard():
     if nb and ctx.source == "notebook" and nb["cursor"]:
         last = nb["results"].get(str(nb["cursor"] - 1), {})
         taught = {ch["fact"] for ch in last.get("changes", []) if ch["graph"] == graph and ch["owner"] == owner}
+    choice = (
+        tuple(sorted(pick_kinds)),
+        tuple(sorted(pick_rel)),
+        float(min_w),
+        tuple(sorted(statuses)),
+        flt.focus,
+        flt.depth,
+        flt.cap,
+    )
+    marked = tuple(sorted(taught))
     with st.spinner("Laying out the graph…"):
-        plan = viz.plan(data, flt, highlight=taught)
-        html = _drawing(plan.fingerprint, graph, plan) if plan.nodes else ""
+        if at is None:
+            plan, html, drawn = _build(graph, data, flt, marked)
+        else:
+            plan, html, drawn = _drawn(at, graph, owner, choice, marked, data, flt)
     st.markdown(
         f"Showing **{len(plan.nodes)} entities** and **{len(plan.edges)} facts** "
         f"of the {len(facts)} facts in this graph."
@@ -153,18 +192,13 @@ with guard():
         c3[1].page_link("pages/weights.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph})
     st.download_button(
         "Download GraphML",
-        viz.to_graphml(plan),
+        lambda: viz.to_graphml(plan),  # made when asked for, not on every rerun
         file_name=f"{graph}-{owner}.graphml",
         mime="application/xml",
         key="g_graphml",
     )
-    with st.expander("Facts drawn"):
-        st.dataframe(
-            pd.DataFrame(
-                [{"Fact": e["title"].split("\n")[0], "Weight": e["weight"], "Status": e["status"]} for e in plan.edges]
-            ),
-            hide_index=True,
-            width="stretch",
-        )
+    # The table on request: drawn with the page, its thousands of rows held up the drawing (B8, Chromium).
+    if st.toggle(f"List the {len(plan.edges):,} facts drawn", key="g_table"):
+        st.dataframe(drawn, hide_index=True, width="stretch")
     with st.expander("Link to this view"):
         copy_link()

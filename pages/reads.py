@@ -6,14 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import Refusal
-from pages._ui import cite, from_link, guard, inert, note_change, page, to_link
+from pages._ui import cite, from_link, guard, inert, note_change, page, read, to_link
 
 ctx, org = page("Memory reads")
 LINKED = {"turn": "r_turn_id", "call": "r_call", "name": "r_name", "kind": "r_kind", "graph": "r_graph"}
 from_link(LINKED)
 
 with guard():
-    runs = ctx.svc.runs(org)
+    runs = read(ctx, "runs", org)
     open_turns = [(r["id"], t["id"]) for r in runs for t in r["turns"] if t["status"] == "open" and not r["ended"]]
     if not open_turns:
         st.info("No open turn in this organization. Open one in the Notebook (an open_turn cell) to try reads.")
@@ -22,7 +22,7 @@ with guard():
     if st.session_state.get("r_turn_id") not in run_of:
         st.session_state["r_turn_id"] = open_turns[0][1]
     turn_id = st.selectbox("Open turn", list(run_of), key="r_turn_id", format_func=lambda t: f"{t} in run {run_of[t]}")
-    view = ctx.svc.turn_view(turn_id)
+    view = read(ctx, "turn_view", turn_id)
     st.markdown(cite("**The map its instructions carry** (taken when it opened, R18)"))
     st.info(inert(view["paragraph"]))
     cap = view["cap"]

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core.rules.wording import claim_label, fact_label
-from pages._ui import cite, copy_link, from_link, guard, inert, on_off, page, plural, to_link
+from pages._ui import cite, copy_link, from_link, guard, inert, on_off, page, plural, read, to_link
 
 LINKED = {"run": "runs_run", "record": "runs_record"}
 STATUS = {
@@ -52,7 +52,7 @@ st.caption(
 from_link(LINKED)
 
 with guard():
-    runs = ctx.svc.runs(org)
+    runs = read(ctx, "runs", org)
     if not runs:
         st.info("No runs yet in this organization: run a scenario in the Notebook.")
         st.stop()
@@ -77,7 +77,7 @@ with guard():
     )
     st.dataframe(overview, hide_index=True, width="stretch")
     run_id = st.selectbox("Run", ids, key="runs_run")
-    run = ctx.svc.run_detail(org, run_id)
+    run = read(ctx, "run_detail", org, run_id)
     turn_records = [rec["id"] for t in run["turns"] for rec in t["records"]]
     wanted = st.session_state.get("runs_record")
     if wanted and wanted not in turn_records:

@@ -12,7 +12,7 @@ import streamlit as st
 
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
-from pages._ui import cite, guard, inert, note_change, notebook, on_off, page
+from pages._ui import cite, guard, inert, note_change, notebook, on_off, page, read
 
 ctx, org = page("Settings")
 AUTO_TURNS = 300  # a live what-if replays by itself up to this many turns; beyond, when asked
@@ -40,7 +40,7 @@ def replayed(doc_json: str, target: str, alt_json: str) -> dict:
 
 
 with guard():
-    current = ctx.svc.settings_view(org)
+    current = read(ctx, "settings_view", org)
     if ctx.is_owner:
         st.success(cite(f"You act as the owner of {inert(ctx.org_name)}: you may change these (R15)."))
     else:
@@ -75,9 +75,9 @@ with guard():
         st.rerun()
 
     st.subheader("Audit")
-    audit = ctx.svc.audit(org)
+    audit = read(ctx, "audit", org)
     if audit:
-        names = {p["id"]: p["name"] for p in ctx.svc.people()}
+        names = {p["id"]: p["name"] for p in read(ctx, "people")}
         lines = [
             f"- {local_time(a['at'])} · "
             + (inert(names.get(a["by"], a["by"])) if a["by"] else cite("an erased account (R30)"))
@@ -104,7 +104,7 @@ source = st.radio(
 )
 gaps: list[str] = []
 if source == "live":
-    turns = sum(len(r["turns"]) for r in ctx.svc.runs(org))
+    turns = sum(len(r["turns"]) for r in read(ctx, "runs", org))
     if turns > AUTO_TURNS and not st.session_state.get(f"wi_go_{org}"):
         st.caption(
             f"{inert(ctx.org_name)} has {turns:,} turns on record: replaying them twice takes a while, so it runs when "
@@ -114,7 +114,7 @@ if source == "live":
             st.session_state[f"wi_go_{org}"] = True
             st.rerun()
         st.stop()
-    doc, gaps = whatif.history_of(ctx.svc, org)
+    doc, gaps = read(ctx, whatif.history_of, org)  # the recorded history, read again only once memory changed
     target = org
     base = dict(current)
     st.caption(

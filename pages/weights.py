@@ -14,7 +14,7 @@ import streamlit as st
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
 from memory_core.views.history import weight_through_time
-from pages._ui import Context, cite, copy_link, from_link, guard, inert, page, plural, to_link
+from pages._ui import Context, cite, copy_link, from_link, guard, inert, page, plural, read, to_link
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
 GRAPHS = {
@@ -145,7 +145,7 @@ with guard():
             )
         )
     with st.spinner("Loading facts…"):
-        rows = ctx.svc.facts_table(org, person=ctx.person, limit=ROWS, graphs=(graph,))
+        rows = read(ctx, "facts_table", org, person=ctx.person, limit=ROWS, graphs=(graph,))
     if not rows:
         where = {
             "world": f"the World graph of {inert(ctx.org_name)}",
@@ -186,7 +186,13 @@ with guard():
             **three_places("Log-odds L"),
         },
     )
-    st.download_button("Download CSV", table.to_csv(index=False), file_name="facts.csv", mime="text/csv", key="w_csv")
+    st.download_button(
+        "Download CSV",
+        lambda: table.to_csv(index=False),  # written when asked for, not on every rerun
+        file_name="facts.csv",
+        mime="text/csv",
+        key="w_csv",
+    )
 
     st.subheader("Why this weight?")
     if shown.empty:
@@ -196,7 +202,7 @@ with guard():
     labels = {
         int(r["id"]): f"{r['subject']} —{r['relation']}→ {r['object']}  ({r['weight']:.3f}, {r['status']})"
         + (f" in {r['owner']}" if graph == "flow" else "")
-        for r in shown.to_dict("records")
+        for r in map(rows.__getitem__, shown.index)  # the rows shown, as read (the frame's index is their place)
     }
     if st.session_state.get("w_fact") not in labels:
         st.session_state["w_fact"] = next(iter(labels))
@@ -205,7 +211,7 @@ with guard():
         "Shortcut threshold (a step's min_weight, R22)", 0.0, 1.0, DEFAULT_MIN_WEIGHT, 0.05, key="w_threshold"
     )
     to_link(LINKED)
-    b = ctx.svc.fact_breakdown(int(fid), min_weight=threshold, org=org)
+    b = read(ctx, "fact_breakdown", int(fid), min_weight=threshold, org=org)
     f = b["fact"]
     m = st.columns(4)
     m[0].metric("Weight", f"{f['weight']:.3f}", help="w = 1 / (1 + e^-L) (R26)")

@@ -152,3 +152,28 @@ def test_an_empty_graph_says_so_and_a_drawn_one_has_no_reason():
 def test_graphml_keeps_every_name_and_relation():
     text = viz.to_graphml(viz.plan(star(80)))
     assert "P079" in text and "knows" in text and "likes" in text
+
+
+def test_the_drawing_reads_counts_not_supports_and_draws_as_the_state_does(demo):
+    """graph_drawing (issue #16, B8): the same facts, ends, weights and entities as the state format's
+    graph, each fact's supports and disputes counted instead of loaded, in the same order; the same
+    plan. With a limit, the heaviest (ties by id) and the graph's total."""
+    people = [p["id"] for p in demo.people()]
+    runs = [r["id"] for r in demo.runs("acme")]
+    shown = ("id", "subject", "relation", "object", "status", "weight", "sources")
+    for graph, owner in [("world", "acme"), *(("user", p) for p in people), *(("flow", r) for r in runs)]:
+        drawn = demo.graph_drawing(graph, owner, limit=5000)
+        state = demo.graph(graph, owner, limit=5000, ids=True)
+        assert drawn["total"] == state["total"] == len(state["facts"])
+        assert drawn["entities"] == [{"name": e["name"], "kind": e["kind"]} for e in state["entities"]]
+        assert drawn["facts"] == [
+            {**{k: f[k] for k in shown}, "supports": len(f["supports"]), "disputes": len(f["disputes"])}
+            for f in state["facts"]
+        ]
+        assert viz.plan(drawn).edges == viz.plan(state).edges
+    world = demo.graph_drawing("world", "acme", limit=5000)["facts"]
+    assert any(f["disputes"] for f in world) and any(f["supports"] > 1 for f in world)
+    heaviest = demo.graph_drawing("world", "acme", limit=7)
+    assert heaviest["total"] == len(world) and len(heaviest["facts"]) == 7
+    ranked = sorted(world, key=lambda f: (-f["weight"], f["id"]))[:7]
+    assert sorted(f["id"] for f in heaviest["facts"]) == sorted(f["id"] for f in ranked)

@@ -6,12 +6,14 @@ from collections import Counter
 from typing import Any
 
 from sqlalchemy import func
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from .. import errors as E
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT, shortcut_margin
 from ..rules.weights import breakdown, without_each_dispute, written_out
 from ..rules.wording import claim_label, map_paragraph
+from .drawing import fact_rows
 from .models import (
     Dispute,
     Entity,
@@ -26,7 +28,6 @@ from .models import (
     Turn,
     Workflow,
 )
-from .snapshot import fact_items
 
 Obj = dict[str, Any]
 
@@ -74,13 +75,33 @@ def people(s: Session) -> list[Obj]:
     ]
 
 
+def run_ids(s: Session, org_id: str) -> list[str]:
+    """The ids of the organization's stored runs, in the order they started (no turn read)."""
+    return list(s.exec(select(Run.id).where(Run.org_id == org_id).order_by(col(Run.seq))))
+
+
 def runs(s: Session, org_id: str) -> list[Obj]:
-    """The organization's stored runs with their turns' statuses, in the order they started."""
-    runs = s.exec(select(Run).where(Run.org_id == org_id).order_by(col(Run.seq))).all()
-    turns = s.exec(select(Turn).where(col(Turn.run_id).in_([r.id for r in runs])).order_by(col(Turn.seq))).all()
+    """The organization's stored runs with their turns' statuses, in the order they started (the
+    columns shown only: a turn's map, steps and claims kept out are not read)."""
+    shown = core_select(
+        col(Run.id),
+        col(Run.person_id),
+        col(Run.workflow_id),
+        col(Run.surface),
+        col(Run.ephemeral),
+        col(Run.requested_ephemeral),
+        col(Run.ended),
+    )
+    runs = s.connection().execute(shown.where(col(Run.org_id) == org_id).order_by(col(Run.seq))).all()
     by_run: dict[str, list[Obj]] = {r.id: [] for r in runs}
-    for t in turns:
-        by_run[t.run_id].append({"id": t.id, "status": t.status})
+    turns = s.exec(
+        select(Turn.run_id, Turn.id, Turn.status)
+        .join(Run, col(Run.id) == Turn.run_id)
+        .where(Run.org_id == org_id)
+        .order_by(col(Turn.seq))
+    )
+    for run_id, turn_id, status in turns:
+        by_run[run_id].append({"id": turn_id, "status": status})
     return [
         {
             "id": r.id,
@@ -114,15 +135,11 @@ def facts_table(
         mine = (col(Fact.graph) == "user") & (col(Fact.owner) == person)
         where = mine if where is None else where | mine
     if "flow" in graphs:
-        run_ids = list(s.exec(select(Run.id).where(Run.org_id == org_id)))
-        if run_ids:
-            flows = (col(Fact.graph) == "flow") & col(Fact.owner).in_(run_ids)
-            where = flows if where is None else where | flows
+        flows = (col(Fact.graph) == "flow") & col(Fact.owner).in_(select(Run.id).where(Run.org_id == org_id))
+        where = flows if where is None else where | flows
     if where is None:
         return []
-    query = select(Fact).where(where).order_by(col(Fact.weight).desc(), col(Fact.id))
-    facts = list(s.exec(query.limit(limit) if limit else query))
-    return _rows(s, facts)
+    return fact_rows(s, where, limit=limit or None)  # the heaviest, their supports counted, not loaded
 
 
 def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None) -> Obj:
@@ -153,7 +170,7 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
     supports = [_support(p, excerpt, source, run_org, org) for p, excerpt, source, run_org in sups]
     here = {(p.origin, p.key) for (p, *_), shown in zip(sups, supports, strict=True) if not shown["elsewhere"]}
     return {
-        "fact": _rows(s, [fact])[0],
+        "fact": fact_rows(s, col(Fact.id) == fact_id)[0],
         "sources": [{**r.__dict__, "key": r.key if (r.origin, r.key) in here else None} for r in rows],
         "supports": supports,
         "disputes": [
@@ -281,39 +298,3 @@ def counts(s: Session) -> Obj:
         t.__name__.lower(): int(s.exec(select(func.count()).select_from(t)).one())
         for t in (Organization, Person, Run, Entity, Fact, Support)
     }
-
-
-def _rows(s: Session, facts: list[Fact]) -> list[Obj]:
-    """Table rows: one a fact, with its counts and how many of its supports lost their pointer (R29)."""
-    if not facts:
-        return []
-    erased = dict(
-        s.exec(
-            select(Support.fact_id, func.count())
-            .where(col(Support.fact_id).in_([f.id for f in facts]), col(Support.record_id).is_(None))
-            .group_by(col(Support.fact_id))
-        ).all()
-    )
-    out = []
-    for f, item in fact_items(s, facts):
-        o = item["object"]
-        out.append(
-            {
-                "id": f.id,
-                "graph": f.graph,
-                "owner": f.owner,
-                "subject": item["subject"]["name"],
-                "subject_kind": item["subject"]["kind"],
-                "relation": f.relation,
-                "object": o.get("name", o.get("value")),
-                "object_kind": o.get("kind", "value"),
-                "status": f.status,
-                "weight": f.weight,
-                "log_odds": f.log_odds,
-                "sources": f.sources,
-                "supports": len(item["supports"]),
-                "disputes": len(item["disputes"]),
-                "erased": int(erased.get(f.id or 0, 0)),
-            }
-        )
-    return out

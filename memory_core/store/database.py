@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import uuid
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -250,6 +251,66 @@ def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator
                 db.close()
         finally:
             dbapi.autocommit = False
+
+
+class Watch:
+    """The connection an engine reads its version on: made by the pool (so with every setting the
+    engine gives) and detached from it, used under a lock, never writing (SQLite's data_version
+    counts the commits of other connections only), left outside any transaction."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.dbapi: Any = None
+        self.pid = 0
+        self.name = ""
+
+    def read(self, engine: Engine, sql: str) -> str:
+        if self.dbapi is None or self.pid != os.getpid():  # a forked child makes its own
+            proxy = engine.raw_connection()
+            proxy.detach()
+            self.dbapi, self.pid, self.name = proxy.dbapi_connection, os.getpid(), uuid.uuid4().hex[:12]
+        cur = self.dbapi.cursor()
+        try:
+            cur.execute(sql)
+            value = cur.fetchone()[0]
+        finally:
+            cur.close()
+            self.dbapi.rollback()  # no transaction left open (a server would hold its snapshot)
+        return f"{self.name}:{value}"  # a new connection counts anew: its name tells them apart
+
+    def drop(self) -> None:
+        dbapi, self.dbapi = self.dbapi, None
+        if dbapi is not None and self.pid == os.getpid():
+            _close_quietly(dbapi)
+
+    def close(self) -> None:
+        with self.lock:
+            self.drop()
+
+
+_WATCH: weakref.WeakKeyDictionary[Engine, Watch] = weakref.WeakKeyDictionary()
+_WATCH_LOCK = threading.Lock()
+
+
+def memory_version(engine: Engine) -> str | None:
+    """A token of what the database holds, read without scanning anything (Dialect.version_sql): it
+    changes whenever a transaction that wrote commits, in this process or another, so an answer
+    kept under it is still the answer while it stays the same. None where there is none (the
+    in-memory database is one shared connection, which writes): nothing may be kept then."""
+    sql = dialect_of(engine).version_sql
+    if sql is None or isinstance(engine.pool, StaticPool):
+        return None
+    with _WATCH_LOCK:
+        watch = _WATCH.get(engine)
+        if watch is None:
+            watch = _WATCH[engine] = Watch()
+            event.listen(engine, "engine_disposed", lambda _engine: watch.close())
+    with watch.lock:
+        try:
+            return watch.read(engine, sql)
+        except Exception:  # noqa: BLE001  (a connection the server closed meanwhile: once more, on a new one)
+            watch.drop()
+            return watch.read(engine, sql)
 
 
 def checkpoint(engine: Engine) -> bool:

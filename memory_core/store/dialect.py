@@ -29,8 +29,7 @@ Obj = dict[str, Any]
 
 #: SQLite folds its write-ahead log into the file every WAL_PAGES pages (SQLite.set_up).
 WAL_PAGES = 10_000
-#: How long a checkpoint waits for readers of an older snapshot before it says the log is not folded yet
-#: (SQLite's busy handler; the connections' own busy_timeout). Tests shorten it.
+#: How long a checkpoint waits for older readers before it says the log is not folded (SQLite's busy handler).
 CHECKPOINT_WAIT_MS = 10_000
 LOAD_LOCK = 0x6D6C6F64  # PostgreSQL advisory lock keys: a load into a database,
 MIGRATION_LOCK = 0x6D6D6967  # its migrations,
@@ -55,6 +54,8 @@ class Dialect:
     scrubs_inline = False
     #: R31: how long the command line waits for the background scrub (None: until it is done).
     finish_timeout: float | None = None
+    #: The memory's version (database.memory_version), read on a connection that never writes; None: no page keeps answers.
+    version_sql: str | None = None
 
     def set_up(self, engine: Engine) -> None:
         """What every connection of a new engine needs (make_engine)."""
@@ -96,8 +97,7 @@ class Dialect:
         raise NotImplementedError
 
     def among(self, column: str, name: str, values: list[int]) -> tuple[str, Any]:
-        """`column` is one of many ids, passed as one JSON parameter `:name` (AMONG): an IN list of
-        thousands of parameters cost SQLite more to compile than to run (a view of the past, B9)."""
+        """`column` is one of many ids, one JSON parameter `:name` (thousands of IN parameters: slow to compile, B9)."""
         return self.AMONG.format(column=column, name=name), self.json(values)
 
     def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
@@ -134,6 +134,7 @@ class SQLite(Dialect):
     name = "sqlite"
     scrubs_inline = True  # R31: its scrub is a checkpoint, cheap enough to run right after the commit
     finish_timeout = 30.0  # a checkpoint a reader holds up: say so rather than wait for the reader
+    version_sql = "PRAGMA data_version"  # changes with every commit of *another* connection
 
     def __init__(self, *, in_memory: bool) -> None:
         self.in_memory = in_memory
@@ -206,10 +207,8 @@ class SQLite(Dialect):
         return f"{sql} WHERE {_SAME_FACT}", params
 
     def checkpoint(self, engine: Engine) -> bool:
-        """Fold the write-ahead log into the database file and empty it (R31). True when done;
-        False when a reader of an older snapshot kept it busy past CHECKPOINT_WAIT_MS: the log, and
-        the pages it has not copied, still hold what the last transactions overwrote. An in-memory
-        database has no such log."""
+        """Fold the write-ahead log into the file and empty it (R31): True when done; False when an older reader kept
+        it busy past CHECKPOINT_WAIT_MS (the log still holds what was overwritten). In memory: no log."""
         if self.in_memory:
             return True
         proxy = engine.raw_connection()  # autocommit (isolation_level None): no transaction around the PRAGMA
@@ -226,8 +225,8 @@ class SQLite(Dialect):
         return busy == 0
 
     def scrub(self, engine: Engine) -> bool:
-        """secure_delete has overwritten the rows in the deleting transaction; the checkpoint folds
-        the log into the file and empties it. False while a reader holds the log (`checkpoint`)."""
+        """secure_delete has overwritten the rows in the deleting transaction; the checkpoint folds the log into the
+        file and empties it. False while a reader holds the log (`checkpoint`)."""
         if self.in_memory:
             clear_markers(self.writer(engine), None)
             return True
@@ -246,9 +245,9 @@ class SQLite(Dialect):
 
     @staticmethod
     def conflict(exc: BaseException) -> bool | None:
-        """The primary result code SQLITE_BUSY (5, with its extended forms such as
-        SQLITE_BUSY_SNAPSHOT) or SQLITE_LOCKED (6); a constraint failure (UNIQUE included) is never
-        a race where writers are serialized. None: not sqlite3's error (retry.py)."""
+        """The primary result code SQLITE_BUSY (5, with its extended forms such as SQLITE_BUSY_SNAPSHOT) or
+        SQLITE_LOCKED (6); a constraint failure (UNIQUE included) is never a race where writers are serialized. None:
+        not sqlite3's error (retry.py)."""
         if not isinstance(exc, sqlite3.Error):
             return None
         code = getattr(exc, "sqlite_errorcode", None)
@@ -263,6 +262,7 @@ class PostgreSQL(Dialect):
     keeps_connections = True  # the pool's pre-ping is a round trip before every use case (issue #8, B2)
     one_statement_reads = True  # a read's five round trips cost five times its query (issue #8, B2)
     finish_timeout = None  # R31: the scrub rewrites the tables in the background: wait for it
+    version_sql = "SELECT CAST(pg_current_snapshot() AS text)"  # the same xmin:xmax:xip, the same data
 
     _SQL: dict[str, str] = {}  # for_driver's, shared by every PostgreSQL engine
 
@@ -301,9 +301,9 @@ class PostgreSQL(Dialect):
         return out
 
     def locked(self, sql: str) -> str:
-        """The turn's row is locked from the first statement, so a use case that ends, cancels or
-        erases the turn concurrently waits, and this one's checks stay true until it commits. NO KEY:
-        the rows that point to it (records, nested work) are still written meanwhile."""
+        """The turn's row is locked from the first statement, so a use case that ends, cancels or erases the turn
+        concurrently waits, and this one's checks stay true until it commits. NO KEY: the rows that point to it
+        (records, nested work) are still written meanwhile."""
         return FOR_UPDATE.sub(r" FOR NO KEY UPDATE OF \1", sql)
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
@@ -342,10 +342,10 @@ class PostgreSQL(Dialect):
         return sql, params
 
     def scrub(self, engine: Engine) -> bool:
-        """Every table is rewritten (VACUUM FULL: table, TOAST and index files are new, the old ones
-        unlinked), then analyzed, so the planner's samples (`pg_statistic`, read through `pg_stats`)
-        are taken from the remaining rows only; a table left empty keeps its old samples through
-        ANALYZE, so its columns' samples are dropped (`_drop_samples`); then a CHECKPOINT."""
+        """Every table is rewritten (VACUUM FULL: table, TOAST and index files are new, the old ones unlinked), then
+        analyzed, so the planner's samples (`pg_statistic`, read through `pg_stats`) are taken from the remaining
+        rows only; a table left empty keeps its old samples through ANALYZE, so its columns' samples are dropped
+        (`_drop_samples`); then a CHECKPOINT."""
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": SCRUB_LOCK})
             try:
@@ -386,9 +386,9 @@ class PostgreSQL(Dialect):
 
     @contextmanager
     def one_load_at_a_time(self, engine: Engine) -> Iterator[None]:
-        """A session advisory lock on a connection of its own, held around the load's transaction
-        (taken before the transaction's snapshot, so the load sees what a load before it
-        committed). SQLite needs none: the load's transaction holds the write lock from its start."""
+        """A session advisory lock on a connection of its own, held around the load's transaction (taken before the
+        transaction's snapshot, so the load sees what a load before it committed). SQLite needs none: the load's
+        transaction holds the write lock from its start."""
         conn = engine.connect()
         try:
             conn.exec_driver_sql(f"SELECT pg_advisory_lock({LOAD_LOCK})")
@@ -411,9 +411,9 @@ class PostgreSQL(Dialect):
             yield conn
 
     def after_bulk_load(self, engine: Engine) -> None:
-        """The id sequences continue after the ids written, and the planner learns the tables' new
-        sizes (ANALYZE) now, not when autovacuum next looks: with the statistics of empty tables it
-        walked a whole graph's entities to find a turn's few by name (issue #8, B1)."""
+        """The id sequences continue after the ids written, and the planner learns the tables' new sizes (ANALYZE) now,
+        not when autovacuum next looks: with the statistics of empty tables it walked a whole graph's entities to
+        find a turn's few by name (issue #8, B1)."""
         with engine.begin() as conn:
             for table in ("entity", "fact", "support", "dispute"):
                 conn.exec_driver_sql(
@@ -423,8 +423,8 @@ class PostgreSQL(Dialect):
 
     @staticmethod
     def conflict(exc: BaseException) -> bool | None:
-        """SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), 23505 (unique_violation:
-        two racing inserts of one new row, the loser sees the winner's). None: not psycopg's (retry.py)."""
+        """SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), 23505 (unique_violation: two racing
+        inserts of one new row, the loser sees the winner's). None: not psycopg's (retry.py)."""
         if not type(exc).__module__.startswith("psycopg"):
             return None
         code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)

@@ -9,6 +9,8 @@ from typing import Any
 
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..store import dashboard
+from ..store.database import memory_version
+from ..store.drawing import graph_for_drawing
 from ..store.erasure import account_preview, run_preview
 from ..store.snapshot import graph_json, settings_of
 from .base import UseCases
@@ -44,6 +46,11 @@ class Explore(UseCases):
         with self._read() as s:
             return dashboard.runs(s, org_id)
 
+    def run_ids(self, org_id: str) -> list[str]:
+        """The ids of the organization's stored runs, in the order they started (their turns unread)."""
+        with self._read() as s:
+            return dashboard.run_ids(s, org_id)
+
     def run_detail(self, org_id: str, run_id: str) -> Obj:
         """One run with its turns and every record, failed and cancelled turns' included (R2)."""
         with self._read() as s:
@@ -60,6 +67,13 @@ class Explore(UseCases):
         `id` too, for a link to its weight (the state export stays as it is)."""
         with self._read() as s:
             return graph_json(s, graph, owner, limit=limit, ids=ids)
+
+    def graph_drawing(self, graph: str, owner: str, *, limit: int) -> Obj:
+        """One graph as a drawing reads it: its `limit` heaviest facts with their ids, ends, weight,
+        status, sources, and how many supports and disputes each has (counted, no support loaded);
+        the entities they name, and `total`, how many facts the graph holds."""
+        with self._read() as s:
+            return graph_for_drawing(s, graph, owner, limit=limit)
 
     def facts_table(
         self,
@@ -95,6 +109,15 @@ class Explore(UseCases):
         """What deleting an account erases and keeps (R30)."""
         with self._read() as s:
             return account_preview(s, self._person(s, person_id))
+
+    def version(self) -> str | None:
+        """A token of what memory holds that changes whenever a change to it commits (a turn taught,
+        a read counted, a setting, a deletion: any write, of this process or another), read without
+        scanning: a page keeps an answer under it. None inside a box, or on the in-memory database:
+        keep nothing then."""
+        if self._sandbox is not None:
+            return None
+        return memory_version(self.engine)
 
     def counts(self) -> Obj:
         """How much the database holds: for the sidebar and progress."""

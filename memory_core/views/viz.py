@@ -4,19 +4,23 @@ only show what this returns."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
+import importlib.util
 import io
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
 from ..rules.wording import fact_label
 from . import layout
+from .text import inert  # noqa: F401  (viz.inert: pages and tests name it here too)
 
 Obj = dict[str, Any]
 
@@ -115,6 +119,12 @@ def _neighbourhood(facts: list[Obj], focus: str, depth: int) -> list[Obj]:
         frontier = nxt - keep
         keep |= nxt
     return [f for f in facts if _node_id(f["subject"]) in keep and _node_id(f["object"]) in keep]
+
+
+def _count(f: Obj, what: str) -> int:
+    """How many supports or disputes a fact has: a count (the drawing's read) or the list itself (the state format)."""
+    value = f.get(what, [])
+    return value if isinstance(value, int) else len(value)
 
 
 def _words(values: Iterable[str]) -> str:
@@ -216,8 +226,7 @@ def plan(graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = (
             "dashes": f["status"] == "disputed",
             "highlight": fact_label(f) in marked,
             "title": f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n"
-            f"{f['sources']} independent sources, {len(f.get('supports', []))} supports, "
-            f"{len(f.get('disputes', []))} disputes",
+            f"{f['sources']} independent sources, {_count(f, 'supports')} supports, {_count(f, 'disputes')} disputes",
         }
         for f in chosen
     ]
@@ -291,11 +300,8 @@ def to_html(
     """Self-contained pyvis HTML: vis-network inlined, no outside URL, positions computed ahead
     (`positions`, or computed here) and physics off, so the drawing stands still; a click on a fact
     opens its weight."""
-    from pyvis.network import Network
-
-    net = Network(height=f"{height}px", width="100%", directed=True, cdn_resources="in_line")
     pos = positions if positions is not None else layout_of(p)
-    net.nodes = [
+    nodes = [
         {
             "id": n["id"],
             "label": n["label"],  # "" draws no name: it is in the title, shown on hover
@@ -308,8 +314,7 @@ def to_html(
         }
         for n in p.nodes
     ]
-    net.node_ids = [n["id"] for n in p.nodes]
-    net.edges = [
+    edges = [
         {
             "id": f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
             "from": e["from"],
@@ -323,41 +328,85 @@ def to_html(
         }
         for i, e in enumerate(p.edges)
     ]
-    net.options = OPTIONS
-    page = _OUTSIDE.sub("", _render(net, physics=False))
+    page = _OUTSIDE.sub("", _render(nodes, edges, height=f"{height}px"))
     where = json.dumps(graph if graph in GRAPHS else "world")
     return page.replace("</body>", CLICK_SCRIPT % where + "</body>", 1)
 
 
-def _render(net: Any, *, physics: bool) -> str:
-    """pyvis's page for `net`, with its template escaping every value it prints. pyvis's own
-    generate_html switches to a tooltip that sets innerHTML from a node's title whenever a title
-    contains "href"; memory's names and kinds reach titles, so that switch stays off here:
-    vis-network then shows titles as plain text."""
-    net.templateEnv.autoescape = True
-    nodes, edges, heading, height, width, options = net.get_network_data()
-    return str(
-        net.templateEnv.get_template(net.path).render(
+def _render(nodes: list[Obj], edges: list[Obj], *, height: str) -> str:
+    """pyvis's page (its template, as `pyvis.network.Network` fills it for a directed network with
+    these nodes, edges and OPTIONS, its libraries inlined), the template escaping every value it
+    prints. pyvis's own generate_html switches to a tooltip that sets innerHTML from a node's title
+    whenever a title contains "href"; memory's names and kinds reach titles, so that switch stays
+    off here: vis-network then shows titles as plain text. The libraries are put in after
+    rendering, and the Network object itself is not needed (importing it imports IPython)."""
+    folder = _pyvis_templates()
+    page = str(
+        _templates(folder)
+        .get_template("template.html")
+        .render(
             height=height,
-            width=width,
+            width="100%",
             nodes=nodes,
             edges=edges,
-            heading=heading,
-            options=options,
-            physics_enabled=physics,
-            use_DOT=net.use_DOT,
-            dot_lang=net.dot_lang,
-            widget=net.widget,
-            bgcolor=net.bgcolor,
-            conf=net.conf,
+            heading="",
+            options=json.dumps(OPTIONS),
+            physics_enabled=False,
+            use_DOT=False,
+            dot_lang="",
+            widget=False,
+            bgcolor="#ffffff",
+            conf=False,
             tooltip_link=False,
-            neighborhood_highlight=net.neighborhood_highlight,
-            select_menu=net.select_menu,
-            filter_menu=net.filter_menu,
+            neighborhood_highlight=False,
+            select_menu=False,
+            filter_menu=False,
             notebook=False,
-            cdn_resources=net.cdn_resources,
+            cdn_resources="in_line",
         )
     )
+    head, body = page.split("</head>", 1) if "</head>" in page else (page, None)
+    for name in dict.fromkeys(_MARK.findall(head)):  # each library once, in the head only (memory's text is below)
+        head = head.replace(_mark(name), _library(folder, name), 1)
+    return head if body is None else head + "</head>" + body
+
+
+_MARK = re.compile(r"<!--inline (lib/[\w./-]+)-->")
+
+
+def _mark(name: str) -> str:
+    return f"<!--inline {name}-->"
+
+
+@functools.lru_cache(maxsize=1)
+def _pyvis_templates() -> str:
+    """The folder of pyvis's templates and the libraries they inline."""
+    spec = importlib.util.find_spec("pyvis")
+    assert spec is not None and spec.submodule_search_locations, "pyvis is not installed"
+    return str(Path(next(iter(spec.submodule_search_locations))) / "templates")
+
+
+@functools.lru_cache(maxsize=2)
+def _templates(folder: str) -> Any:
+    """pyvis's templates, compiled once a process, escaping every value they print. pyvis makes a new
+    environment for every network, so its page was parsed anew for every drawing; and the libraries
+    it inlines (vis-network: 700 kB) stand in the page as a mark, put in after rendering, so the
+    template engine never reads them as templates (that took most of a first drawing's HTML, B8)."""
+    from jinja2 import Environment, FileSystemLoader
+
+    class Inline(FileSystemLoader):
+        def get_source(self, environment: Any, template: str) -> tuple[str, str, Callable[[], bool]]:
+            if template.startswith("lib/"):
+                return _mark(template), template, lambda: True
+            return super().get_source(environment, template)
+
+    return Environment(loader=Inline(folder), autoescape=True)
+
+
+@functools.lru_cache(maxsize=8)
+def _library(folder: str, name: str) -> str:
+    """A library pyvis inlines, as its template would include it."""
+    return (Path(folder) / name).read_text(encoding="utf-8")
 
 
 def to_graphml(p: Plan) -> str:
@@ -370,15 +419,6 @@ def to_graphml(p: Plan) -> str:
     buf = io.BytesIO()
     nx.write_graphml(g, buf)
     return buf.getvalue().decode("utf-8")
-
-
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
-
-
-def inert(text: object) -> str:
-    """Text from memory made inert for Markdown that allows HTML: Markdown's punctuation backslashed
-    (no link, image, emphasis, LaTeX or colour directive), then HTML's characters escaped."""
-    return html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False)
 
 
 def legend_html(p: Plan) -> str:
