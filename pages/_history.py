@@ -12,7 +12,7 @@ import streamlit as st
 
 from memory_core import MemoryService, database_url
 from memory_core.views import history
-from pages._ui import NOTEBOOK, Context, notebook
+from pages._ui import NOTEBOOK, Context, notebook, read
 
 Obj = dict[str, Any]
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
@@ -40,7 +40,7 @@ def _moments(where: str, clock: int, org: str, _svc: MemoryService) -> list[Mome
 def moments(ctx: Context, org: str) -> tuple[int, list[Moment]]:
     """The memory's clock now, and the moments of this organization (and of no organization: the
     setup, an account deleted), oldest first, moment 0 first."""
-    clock = ctx.svc.clock()
+    clock = read(ctx, "clock")
     return clock, _moments(memory_key(ctx), clock, org, ctx.svc)
 
 

@@ -73,7 +73,7 @@ def _play(options: list[int]) -> None:
 def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> Obj:
     if n == newest:
         return read(ctx, "org_map", org)
-    counts = ctx.svc.map_at(org, n)
+    counts = read(ctx, "map_at", org, n)
     return {**counts, "paragraph": map_paragraph(ctx.org_name, counts["kinds"], counts["facts"])}
 
 

@@ -48,10 +48,10 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshol
     and its cause in the table: a support (from which source, in which turn), a dispute, the
     retraction, a support withdrawn by a replacement (R3); erased causes said so (R33)."""
     st.subheader("Its weight through time")
-    h = ctx.svc.fact_history(fid)
+    h = read(ctx, "fact_history", fid)
     supports = h["supports"]
     if graph == "user":  # evidence in another organization's run stays there (R23), as above
-        ours = {r["id"] for r in ctx.svc.runs(org)}
+        ours = {r["id"] for r in read(ctx, "runs", org)}
         shown = iter([s["elsewhere"] for s in b["supports"]])  # the live supports, in the same order
         supports = [
             {**s, "elsewhere": next(shown, True) if s["until"] is None else s["run"] not in ours} for s in supports
@@ -60,12 +60,12 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshol
     if graph == "user":  # and so do the moments of another organization: what happened there, and to what
         elsewhere = {"what": "a change in another organization (R23)", "run": None, "turn": None, "detail": None}
         moments = {n: m if m["org"] in (org, None) else {**m, **elsewhere} for n, m in moments.items()}
-    people = {p["id"]: p["name"] for p in ctx.svc.people()}
+    people = {p["id"]: p["name"] for p in read(ctx, "people")}
     steps = weight_through_time(supports, h["disputes"], h["retracted_at"], moments, people)
     if not steps:
         st.caption("This fact has no recorded history.")
         return
-    now = ctx.svc.clock()
+    now = read(ctx, "clock")
     df = pd.DataFrame(steps).assign(step=range(1, len(steps) + 1))
     line = pd.concat([df, df.tail(1).assign(moment=max(now, int(df["moment"].iloc[-1])), step=None)])
     x = alt.X("moment:Q", title="Moment (memory's clock)", axis=alt.Axis(tickMinStep=1, format="d"))
