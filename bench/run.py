@@ -1,4 +1,4 @@
-"""Benchmarks B1 to B7 (issue #8): the product against a baseline measured in the same run.
+"""Benchmarks B1 to B9 (issues #8, #16, #17): the product against a baseline measured in the same run.
 
     python bench/run.py [--quick] [--backend sqlite|postgresql] [--out bench/results.json]
 
@@ -1093,7 +1093,7 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
     p.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
-    p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7"])
+    p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7", "b8", "b9"])
     p.add_argument("--out", default=None, help="default: bench/results.json (quick: bench/results-quick.json)")
     args = p.parse_args()
     if args.out is None:  # a quick run never replaces the published full figures
