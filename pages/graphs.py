@@ -35,6 +35,7 @@ from pages._ui import (
     inert,
     notebook,
     page,
+    plural,
     read,
     to_link,
     version_of,
@@ -281,7 +282,7 @@ def drawing() -> None:
             f"of the {len(facts)} facts in this graph"
             + (f" after moment {drawn_at}" if past else "")
             + (
-                f", and **{plan.gone} facts gone** since moment {cmp.since}, dashed in grey"
+                f", and **{plural(plan.gone, 'fact')} gone** since moment {cmp.since}, dashed in grey"
                 if cmp and plan.gone
                 else ""
             )

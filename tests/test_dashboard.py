@@ -1418,7 +1418,7 @@ def test_graphs_diff_draws_a_weight_moved_and_a_fact_gone(app):
     (gone,) = [e for e in drawn_edges(at) if e["color"] == viz.GONE_COLOR]
     assert "mascot" in gone["title"] and gone["dashes"] and gone["fact"] is None
     assert f"gone since moment {taught}" in gone["title"]
-    assert "facts gone** since moment" in texts(at)
+    assert "1 fact gone** since moment" in texts(at)
     rows = diff_of(at).to_dict("records")
     assert [r["Change"] for r in rows if "mascot" in r["Fact"]] == ["gone"]
     assert at.query_params["from"] == str(taught) and "at" not in at.query_params  # `replaced` is now
