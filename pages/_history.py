@@ -5,6 +5,7 @@ that changed nothing reads nothing again. Everything here goes through the facad
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -12,7 +13,7 @@ import streamlit as st
 
 from memory_core import MemoryService, database_url
 from memory_core.views import history
-from pages._ui import NOTEBOOK, Context, notebook, read
+from pages._ui import NOTEBOOK, Context, cite, from_link, inert, notebook, read, to_link
 
 Obj = dict[str, Any]
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
@@ -82,6 +83,154 @@ def changes(where: str, clock: int, org: str, a: int, b: int, _svc: MemoryServic
         return (f["graph"] == "world" and f["owner"] == org) or (f["graph"] == "flow" and f["owner"] in runs)
 
     return history.diff([f for f in before if ours(f)], [f for f in after if ours(f)])
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def graph_then(where: str, clock: int, graph: str, owner: str, n: int, limit: int, _svc: MemoryService) -> Obj:
+    """One graph as it stood after moment `n`, as the Graphs page draws it: its `limit` heaviest
+    facts then, with their ids, and `total`, how many it held."""
+    return _svc.graph_at(graph, owner, n, limit=limit, ids=True)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def graph_changes(
+    where: str, clock: int, graph: str, owner: str, a: int, b: int, _svc: MemoryService
+) -> tuple[list[Obj], list[Obj]]:
+    """The facts of one graph that some moment from a to b (the earlier first) changed, as they
+    stood at a and at b (facts_between, this graph's only): what the Graphs page draws and lists."""
+    lo, hi = sorted((a, b))
+    before, after = _svc.facts_between(lo, hi)
+
+    def ours(f: Obj) -> bool:
+        return bool(f["graph"] == graph and f["owner"] == owner)
+
+    return [f for f in before if ours(f)], [f for f in after if ours(f)]
+
+
+# --- the time control (R32): one for every page that looks back, its keys under a page's prefix ------
+
+PLAY_EVERY = 1.2  # seconds between two moments while playing
+
+
+@dataclass(frozen=True)
+class Shown:
+    """What the time control chose: the moment shown (`n`), among the organization's moments."""
+
+    clock: int
+    options: list[int]
+    label: dict[int, str]
+    n: int
+
+    @property
+    def newest(self) -> int:
+        return self.options[-1]
+
+    @property
+    def now(self) -> bool:
+        return self.n == self.newest
+
+    def what(self, n: int) -> str:
+        """What happened at moment n, without its number."""
+        return self.label[n].split(" · ", 1)[1]
+
+
+def playing(prefix: str) -> bool:
+    """Whether the page's time control plays (its fragment then reruns every PLAY_EVERY seconds)."""
+    return bool(st.session_state.get(f"{prefix}_playing"))
+
+
+def _step(prefix: str, options: list[int], by: int) -> None:
+    """Step (on_click): the moment `by` places later or earlier, within the organization's moments."""
+    i = options.index(snap(options, st.session_state.get(f"{prefix}_at")))
+    st.session_state[f"{prefix}_at"] = options[max(0, min(len(options) - 1, i + by))]
+
+
+def _play(prefix: str, options: list[int]) -> None:
+    """Play or pause (on_click); playing from the last moment starts again at the first."""
+    on = not st.session_state.get(f"{prefix}_playing", False)
+    if on and snap(options, st.session_state.get(f"{prefix}_at")) == options[-1]:
+        st.session_state[f"{prefix}_at"] = options[0]
+        st.session_state[f"{prefix}_restart"] = True  # shown as it is, the next tick steps
+    st.session_state[f"{prefix}_playing"] = on
+    st.session_state[f"{prefix}_play_changed"] = True
+
+
+def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Shown:
+    """The time control (R32), drawn in a fragment that reruns while playing: the organization's
+    moments labelled by what happened, "now" last and chosen by default (it follows the present as
+    memory changes), Back, Step, Play, and the moment from the link (`?at=N`). Its widgets' keys are
+    `{prefix}_at`, `{prefix}_back`…; `link_moments(prefix)` writes the choice back to the URL."""
+    if st.session_state.pop(f"{prefix}_play_changed", False):
+        st.rerun()  # the whole page again, so the timer starts or stops with it
+    at, newest_key = f"{prefix}_at", f"{prefix}_newest"
+    clock, listed = moments(ctx, org)
+    options = [n for n, _, _ in listed]
+    label = {n: f"{n} · {what}" for n, what, _ in listed}
+    when = {n: stamp for n, _, stamp in listed}
+    newest = options[-1]
+    from_link({"at": at, "from": f"{prefix}_from"}, ints=("at", "from"))
+    before = st.session_state.get(newest_key)
+    if before is not None and st.session_state.get(at) == before:
+        st.session_state[at] = newest  # "now" follows the present as memory changes
+    st.session_state[at] = snap(options, st.session_state.get(at, newest))
+    if st.session_state.get(f"{prefix}_playing") and not st.session_state.pop(f"{prefix}_restart", False):
+        i = options.index(st.session_state[at])
+        if i + 1 < len(options):
+            st.session_state[at] = options[i + 1]
+        if i + 2 >= len(options):
+            st.session_state[f"{prefix}_playing"] = False
+            st.session_state[f"{prefix}_play_changed"] = True
+    if heading:
+        st.markdown(cite(heading))
+    if len(options) > 1:
+        st.select_slider(
+            "Moment",
+            options,
+            format_func=lambda n: label[n] + (" (now)" if n == newest else ""),
+            key=at,
+            help="Each moment is one change to memory: a turn ended, a setting changed, a run deleted…",
+        )
+    else:
+        st.caption("No moment recorded yet: memory has not changed since its history was kept.")
+    n = int(st.session_state[at])
+    st.session_state[newest_key] = newest
+    st.session_state[f"{prefix}_at_link"] = None if n == newest else n
+    b = st.columns([1, 1, 1, 5])
+    b[0].button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
+    b[1].button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
+    b[2].button(
+        "⏸ Pause" if playing(prefix) else "▶ Play", key=f"{prefix}_play", on_click=_play, args=(prefix, options)
+    )
+    stamp = when[n]
+    said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
+    b[3].caption(
+        f"Moment {options.index(n) + 1} of {len(options)} for {inert(ctx.org_name)}{said}: **{inert(label[n])}**"
+        + (" (now)" if n == newest else "")
+    )
+    return Shown(clock, options, label, n)
+
+
+NO_COMPARE = None  # no comparison: no ?from= in the URL
+
+
+def compare_choice(prefix: str, shown: Shown, help: str) -> int | None:
+    """ "Compare with…": another of the organization's moments (`{prefix}_from`, ?from=M), or none."""
+    choices = [NO_COMPARE, *shown.options]
+    if st.session_state.get(f"{prefix}_from") not in choices:
+        st.session_state[f"{prefix}_from"] = NO_COMPARE
+    other = st.selectbox(
+        "Compare with…",
+        choices,
+        format_func=lambda o: "(no comparison)" if o == NO_COMPARE else shown.label[o],
+        key=f"{prefix}_from",
+        help=help,
+    )
+    return None if other is None else int(other)
+
+
+def link_moments(prefix: str) -> None:
+    """After the page drew its time control: the moment (only a past one) and the comparison in the URL."""
+    to_link({"at": f"{prefix}_at_link", "from": f"{prefix}_from"})
 
 
 def _w(weight: float | None) -> str:

@@ -14,20 +14,31 @@ import streamlit as st
 from memory_core.rules.settings import SETTINGS
 from memory_core.rules.wording import map_paragraph
 from memory_core.views import notebook as nbk
-from pages._history import changes, counts, diff_table, memory_key, moments, snap, world_at, world_now
+from pages._history import (
+    PLAY_EVERY,
+    Shown,
+    changes,
+    compare_choice,
+    counts,
+    diff_table,
+    link_moments,
+    memory_key,
+    playing,
+    time_control,
+    world_at,
+    world_now,
+)
 from pages._ui import (
     NOTEBOOK,
     Context,
     cite,
     context,
-    from_link,
     guard,
     inert,
     need_org,
     on_off,
     plural,
     read,
-    to_link,
     use_memory,
 )
 
@@ -48,26 +59,7 @@ st.title(inert(ctx.org_name) if ctx.org_name else "Memory Explorer")
 st.caption(f"Memory in use: {inert(ctx.label)}")
 
 ROWS = 200  # the heaviest World facts listed at a moment
-PLAY_EVERY = 1.2  # seconds between two moments while playing
-LINKED = {"at": "ov_at", "from": "ov_from"}
-SHOWN = {"at": "ov_at_link", "from": "ov_from"}  # no ?at= when the moment shown is now
-NO_COMPARE = None  # no comparison: no ?from= in the URL
-
-
-def _step(options: list[int], by: int) -> None:
-    """Step (on_click): the moment `by` places later or earlier, within the organization's moments."""
-    i = options.index(snap(options, st.session_state.get("ov_at")))
-    st.session_state["ov_at"] = options[max(0, min(len(options) - 1, i + by))]
-
-
-def _play(options: list[int]) -> None:
-    """Play or pause (on_click); playing from the last moment starts again at the first."""
-    playing = not st.session_state.get("ov_playing", False)
-    if playing and snap(options, st.session_state.get("ov_at")) == options[-1]:
-        st.session_state["ov_at"] = options[0]
-        st.session_state["ov_restart"] = True  # shown as it is, the next tick steps
-    st.session_state["ov_playing"] = playing
-    st.session_state["ov_play_changed"] = True
+PREFIX = "ov"  # the time control's keys: ov_at, ov_from, ov_play…
 
 
 def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> Obj:
@@ -114,51 +106,8 @@ def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int) -> tupl
 def through_time(ctx: Context, org: str) -> None:
     """The time control (R32): the organization's moments, labelled by what happened; the map and
     the World facts as they stood then; step, play, and compare with another moment."""
-    if st.session_state.pop("ov_play_changed", False):
-        st.rerun()  # the whole page again, so the timer starts or stops with it
-    clock, listed = moments(ctx, org)
-    options = [n for n, _, _ in listed]
-    label = {n: f"{n} · {what}" for n, what, _ in listed}
-    when = {n: at for n, _, at in listed}
-    newest = options[-1]
-    from_link(LINKED, ints=("at", "from"))
-    before = st.session_state.get("ov_newest")
-    if before is not None and st.session_state.get("ov_at") == before:
-        st.session_state["ov_at"] = newest  # "now" follows the present as memory changes
-    st.session_state["ov_at"] = snap(options, st.session_state.get("ov_at", newest))
-    if st.session_state.get("ov_playing") and not st.session_state.pop("ov_restart", False):
-        i = options.index(st.session_state["ov_at"])
-        if i + 1 < len(options):
-            st.session_state["ov_at"] = options[i + 1]
-        if i + 2 >= len(options):
-            st.session_state["ov_playing"] = False
-            st.session_state["ov_play_changed"] = True
-    st.markdown(cite("### Memory through time (R32)"))
-    if len(options) > 1:
-        st.select_slider(
-            "Moment",
-            options,
-            format_func=lambda n: label[n] + (" (now)" if n == newest else ""),
-            key="ov_at",
-            help="Each moment is one change to memory: a turn ended, a setting changed, a run deleted…",
-        )
-    else:
-        st.caption("No moment recorded yet: memory has not changed since its history was kept.")
-    n = int(st.session_state["ov_at"])
-    st.session_state["ov_newest"] = newest
-    st.session_state["ov_at_link"] = None if n == newest else n
-    b = st.columns([1, 1, 1, 5])
-    b[0].button("◀ Back", key="ov_back", on_click=_step, args=(options, -1), disabled=n == options[0])
-    b[1].button("Step ▶", key="ov_step", on_click=_step, args=(options, 1), disabled=n == newest)
-    playing = bool(st.session_state.get("ov_playing"))
-    b[2].button("⏸ Pause" if playing else "▶ Play", key="ov_play", on_click=_play, args=(options,))
-    position = options.index(n) + 1
-    at = when[n]
-    stamp = f" · {at[:19].replace('T', ' ')} UTC" if at else ""
-    b[3].caption(
-        f"Moment {position} of {len(options)} for {inert(ctx.org_name)}{stamp}: **{inert(label[n])}**"
-        + (" (now)" if n == newest else "")
-    )
+    shown = time_control(ctx, org, PREFIX, heading="### Memory through time (R32)")
+    clock, n, newest = shown.clock, shown.n, shown.newest
     cite_caption = cite(
         "A view of the past applies every erasure made since (R33)." if n != newest else "Memory as it stands now."
     )
@@ -201,29 +150,22 @@ def through_time(ctx: Context, org: str) -> None:
             },
         )
         st.caption(said)
-    compare_with(ctx, org, clock, options, label, n)
-    to_link(SHOWN)
+    compare_with(ctx, org, shown)
+    link_moments(PREFIX)
 
 
-def compare_with(ctx: Context, org: str, clock: int, options: list[int], label: dict[int, str], n: int) -> None:
+def compare_with(ctx: Context, org: str, shown: Shown) -> None:
     """The diff between the moment shown and another (R32): facts added, gone, changed."""
-    choices = [NO_COMPARE, *options]
-    if st.session_state.get("ov_from") not in choices:
-        st.session_state["ov_from"] = NO_COMPARE
-    other = st.selectbox(
-        "Compare with…",
-        choices,
-        format_func=lambda o: "(no comparison)" if o == NO_COMPARE else label[o],
-        key="ov_from",
-        help="What changed in the World graph and the runs' Flow graphs between the two moments.",
+    other = compare_choice(
+        PREFIX, shown, "What changed in the World graph and the runs' Flow graphs between the two moments."
     )
-    if other == NO_COMPARE:
+    if other is None:
         return
-    lo, hi = sorted((other, n))
-    d = changes(memory_key(ctx), clock, org, lo, hi, ctx.svc)
+    lo, hi = sorted((other, shown.n))
+    d = changes(memory_key(ctx), shown.clock, org, lo, hi, ctx.svc)
     st.markdown(
-        f"**From moment {lo}** ({inert(label[lo].split(' · ', 1)[1])}) "
-        f"**to moment {hi}** ({inert(label[hi].split(' · ', 1)[1])}): "
+        f"**From moment {lo}** ({inert(shown.what(lo))}) "
+        f"**to moment {hi}** ({inert(shown.what(hi))}): "
         + (counts(d) if d else "nothing changed in these graphs")
         + "."
     )
@@ -245,7 +187,7 @@ def compare_with(ctx: Context, org: str, clock: int, options: list[int], label: 
             "erased since is absent at both moments (R33)."
         )
     )
-    between = [(o, label[o]) for o in options if lo < o <= hi]
+    between = [(o, shown.label[o]) for o in shown.options if lo < o <= hi]
     with st.expander(f"The {plural(len(between), 'moment')} in between"):
         st.dataframe(pd.DataFrame(between, columns=["Moment", "What happened"]), hide_index=True, width="stretch")
 
@@ -253,7 +195,7 @@ def compare_with(ctx: Context, org: str, clock: int, options: list[int], label: 
 with guard():
     if need_org(ctx):
         assert ctx.org is not None
-        st.fragment(run_every=PLAY_EVERY if st.session_state.get("ov_playing") else None)(through_time)(ctx, ctx.org)
+        st.fragment(run_every=PLAY_EVERY if playing(PREFIX) else None)(through_time)(ctx, ctx.org)
         right, people, runs = st.columns([2, 2, 3])
         with right:
             settings = read(ctx, "settings_view", ctx.org)

@@ -512,3 +512,52 @@ def test_notebook_compares_two_cells_from_history(page):
     page.get_by_text("history at the moment each cell left").first.wait_for(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "history-notebook-compare", said)
+
+
+def drawn_edges(pg) -> list[dict]:
+    """The edges of the Graphs page's drawing, as vis-network holds them."""
+    frame = pg.frame_locator("iframe").first
+    frame.locator("canvas").first.wait_for(timeout=30_000)
+    return frame.locator("body").evaluate(
+        "() => network.body.data.edges.get().map(e => ({title: e.title, color: e.color, dashes: e.dashes}))"
+    )
+
+
+def test_graphs_at_a_past_moment_and_with_a_diff(page):
+    """Issue #17, point 4: Graphs opened at a past moment draws the graph as it stood, and with a
+    comparison draws what changed on it (added green, weights moved orange with ↑↓, gone dashed grey)."""
+    goto(page, "draw?at=4")
+    page.get_by_text(
+        re.compile(r"Showing \d+ entities and \d+ facts of the \d+ facts in this graph after moment 4")
+    ).first.wait_for(timeout=30_000)
+    assert moment_shown(page) == 5 and drawn_nodes(page) == said_nodes(page)
+    then = len(drawn_edges(page))
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(1000)
+    shot(page, "graphs-at-moment-4", page.locator("iframe").first)
+    page.get_by_role("button", name="Step ▶").click()
+    page.wait_for_function("() => /[?&]at=5\\b/.test(location.href)", timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    # cw-1 taught (27), then cw-2 replaced it (29): facts added, one gone, one weight moved.
+    goto(page, "draw?at=29&from=27")
+    page.get_by_text(re.compile(r"World acme, from moment 27")).first.wait_for(timeout=30_000)
+    page.get_by_text(re.compile(r"fact gone")).first.wait_for(timeout=30_000)
+    edges = drawn_edges(page)
+    added = [e for e in edges if e["color"] == "#2ca02c"]
+    gone = [e for e in edges if e["color"] == "#c7c7c7"]
+    moved = [e for e in edges if e["color"] == "#ff7f0e"]
+    assert added and all("added since moment 27" in e["title"] for e in added)
+    assert len(gone) == 1 and gone[0]["dashes"] and "gone since moment 27" in gone[0]["title"]
+    assert len(moved) == 1 and re.search(r"weight \d\.\d{3} [↑↓] \d\.\d{3}", moved[0]["title"])
+    assert len(edges) > then and drawn_nodes(page) == said_nodes(page)
+    page.get_by_text(re.compile(r"\d+ added, 1 gone, 1 changed")).first.wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(1000)
+    shot(page, "graphs-diff-27-29", page.locator("iframe").first)
+    shot(page, "graphs-diff-27-29-table", page.get_by_text(re.compile(r"World acme, from moment 27")).first)
+    goto(page, "draw?at=64&from=57")  # five disputes and a retraction: weights down, no fact added
+    page.get_by_text(re.compile(r"World acme, from moment 57")).first.wait_for(timeout=30_000)
+    moved = [e for e in drawn_edges(page) if e["color"] == "#ff7f0e"]
+    assert moved and all("↓" in e["title"] for e in moved)
+    shot(page, "graphs-diff-corrections", page.locator("iframe").first)

@@ -1294,3 +1294,131 @@ def test_a_notebook_kept_without_moments_runs_its_cells_again_on_reopening(tmp_p
     assert again is not None and again["cursor"] == 5 and again["db"] != nb["db"]
     assert sorted(int(k) for k in again["moments"]) == [-1, 0, 1, 2, 3, 4]
     assert again["results"] == nb["results"]
+
+
+# --- Graphs through time (issue #17, point 4): the same time control, the graph as it stood, a diff on it --
+
+
+def drawn_edges(at: AppTest) -> list[dict]:
+    """The edges the Graphs page's drawing holds (its vis-network data, in the iframe's page)."""
+    (frame,) = at.get("iframe")
+    found = re.search(r"edges = new vis\.DataSet\((\[.*?\])\);\n", frame.proto.srcdoc)
+    assert found, "the drawing holds its edges"
+    return json.loads(found.group(1))
+
+
+def shown(svc: MemoryService, graph: str, owner: str, n: int | None = None) -> set[str]:
+    """The labels of the facts the page draws by default (active and disputed) now or after moment n."""
+    g = svc.graph(graph, owner) if n is None else svc.graph_at(graph, owner, n)
+    return {viz.fact_label(f) for f in g["facts"] if f["status"] in ("active", "disputed")}
+
+
+def test_graphs_time_control_draws_the_graph_as_it_stood(app):
+    svc = live()
+    acme = [0] + [m["n"] for m in svc.moments(org="acme")]
+    overview = app.select_slider(key="ov_at").options
+    at = page(app, "graphs")
+    slider = at.select_slider(key="g_at")
+    assert slider.value == acme[-1] and "at" not in at.query_params  # now, by default: the present read
+    assert slider.options == overview  # the Overview's moments, labelled alike
+    assert {e["title"].split("\n")[0] for e in drawn_edges(at)} == shown(svc, "world", "acme")
+    first = svc.resolve_moment("cp-1")
+    slider.set_value(first).run()
+    ok(at)
+    assert at.query_params["at"] == str(first)
+    then = {e["title"].split("\n")[0] for e in drawn_edges(at)}
+    assert then == shown(svc, "world", "acme", first) and then != shown(svc, "world", "acme")
+    assert f"after moment {first}" in texts(at)
+    then_ids = {f["id"] for f in svc.graph_at("world", "acme", first, ids=True)["facts"]}
+    assert (
+        set(at.selectbox(key="g_open_fact").options) == then and int(at.selectbox(key="g_open_fact").value) in then_ids
+    )
+    at.button(key="g_step").click().run()
+    assert at.select_slider(key="g_at").value == acme[acme.index(first) + 1]
+    at.button(key="g_back").click().run()
+    assert at.select_slider(key="g_at").value == first
+    # A run's Flow graph as it stood: empty before the run started, its facts once its turn ended.
+    at.radio(key="g_which").set_value("Flow").run()
+    at.selectbox(key="g_run").set_value("run-supplier-scan").run()
+    ok(at)
+    assert any("this graph holds no fact yet" in plain(i.value) for i in at.info)
+    ended = svc.resolve_moment("ss-1")
+    at.select_slider(key="g_at").set_value(ended).run()
+    assert {e["title"].split("\n")[0] for e in drawn_edges(at)} == shown(svc, "flow", "run-supplier-scan", ended)
+    # The User graph is drawn now only (R23): no time control, no moment in the link.
+    at.radio(key="g_which").set_value("User").run()
+    ok(at)
+    assert not at.get("select_slider") and "at" not in at.query_params
+    assert "drawn as it stands now" in plain(texts(at))
+
+
+def test_graphs_plays_moment_by_moment_and_stops_at_now(app):
+    acme = [0] + [m["n"] for m in live().moments(org="acme")]
+    at = page(app, "graphs")
+    at.select_slider(key="g_at").set_value(acme[-3]).run()
+    at.button(key="g_play").click().run()
+    ok(at)
+    assert at.session_state["g_playing"] and at.select_slider(key="g_at").value == acme[-2]
+    assert f"after moment {acme[-2]}" in texts(at) and at.button(key="g_play").label == "⏸ Pause"
+    at.run()  # a tick: the fragment's timer (AppTest runs the page instead)
+    assert at.select_slider(key="g_at").value == acme[-1] and not at.session_state["g_playing"]
+    assert "after moment" not in texts(at)  # now: the present's drawing again
+    at.button(key="g_play").click().run()  # from now, Play starts again at the first moment
+    assert at.select_slider(key="g_at").value == acme[0] and at.session_state["g_playing"]
+    assert any("this graph holds no fact yet" in plain(i.value) for i in at.info)
+
+
+def test_graphs_diff_draws_what_was_added_and_lists_it(app):
+    svc = live()
+    a, b = svc.resolve_moment("cp-1"), svc.resolve_moment("cp-2")
+    app.query_params.update({"at": str(b), "from": str(a)})
+    at = page(app, "graphs")
+    assert at.select_slider(key="g_at").value == b and at.selectbox(key="g_from").value == a
+    added = shown(svc, "world", "acme", b) - shown(svc, "world", "acme", a)
+    edges = drawn_edges(at)
+    assert added and {e["title"].split("\n")[0] for e in edges if e["color"] == viz.ADDED_COLOR} == added
+    assert all(f"added since moment {a}" in e["title"] for e in edges if e["color"] == viz.ADDED_COLOR)
+    table = diff_of(at)
+    assert set(table["Change"]) == {"added"} and set(table["Graph"]) == {"World acme"}
+    assert set(table["Fact"]) == added
+    # The other way round: the later moment is drawn, what changed since the earlier marked on it.
+    at.select_slider(key="g_at").set_value(a).run()
+    at.selectbox(key="g_from").set_value(b).run()
+    assert {e["title"].split("\n")[0] for e in drawn_edges(at) if e["color"] == viz.ADDED_COLOR} == added
+
+
+def test_graphs_diff_draws_a_weight_moved_and_a_fact_gone(app):
+    svc = live()
+    disputed = next(m["n"] for m in svc.moments(org="acme") if m["what"] == "dispute")
+    at = page(app, "graphs")
+    at.select_slider(key="g_at").set_value(disputed).run()
+    at.selectbox(key="g_from").set_value(disputed - 1).run()
+    ok(at)
+    (moved,) = [e for e in drawn_edges(at) if e["color"] == viz.MOVED_COLOR]
+    assert "\u2193" in moved["title"] and f"since moment {disputed - 1}" in moved["title"]
+    (row,) = diff_of(at).to_dict("records")
+    assert row["↑↓"] == "↓" and row["Fact"] == moved["title"].split("\n")[0]
+    # A replacement withdraws what its turn taught (R3): the fact gone is drawn dashed, grey, unlinked.
+    svc.start_run("ui-graph", org="acme", person="dana")
+    for turn, replaces in (("ui-g1", None), ("ui-g2", "ui-g1")):
+        svc.open_turn(turn, run="ui-graph", request={"text": "Where is Acme?", "claims": []}, replaces=replaces)
+        if turn == "ui-g1":
+            claim = {"graph": "world", "subject": {"name": "Acme Robotics", "kind": "organization"}}
+            claim |= {"relation": "mascot", "object": {"value": "a heron"}}
+            svc.record(
+                turn, record={"origin": "web", "source": "https://herons.example/a", "excerpt": "x", "claims": [claim]}
+            )
+            svc.end_turn(turn, status="completed")
+    taught, replaced = svc.resolve_moment("ui-g1"), svc.clock()
+    at.run()
+    assert at.select_slider(key="g_at").value == disputed  # a past moment stays where it was
+    at.select_slider(key="g_at").set_value(replaced).run()
+    at.selectbox(key="g_from").set_value(taught).run()
+    ok(at)
+    (gone,) = [e for e in drawn_edges(at) if e["color"] == viz.GONE_COLOR]
+    assert "mascot" in gone["title"] and gone["dashes"] and gone["fact"] is None
+    assert f"gone since moment {taught}" in gone["title"]
+    assert "1 fact gone** since moment" in texts(at)
+    rows = diff_of(at).to_dict("records")
+    assert [r["Change"] for r in rows if "mascot" in r["Fact"]] == ["gone"]
+    assert at.query_params["from"] == str(taught) and "at" not in at.query_params  # `replaced` is now

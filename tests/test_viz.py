@@ -177,3 +177,43 @@ def test_the_drawing_reads_counts_not_supports_and_draws_as_the_state_does(demo)
     assert heaviest["total"] == len(world) and len(heaviest["facts"]) == 7
     ranked = sorted(world, key=lambda f: (-f["weight"], f["id"]))[:7]
     assert sorted(f["id"] for f in heaviest["facts"]) == sorted(f["id"] for f in ranked)
+
+
+def test_a_comparison_colours_added_and_moved_facts_and_draws_gone_ones_dashed():
+    """Issue #17, point 4: what changed since an earlier moment, on the drawing of the later one."""
+    before = [
+        fact("person:Ann", "knows", "person:Bo", 0.6, id=1),
+        fact("person:Ann", "likes", "idea:Tea", 0.5, id=2),
+        fact("person:Cy", "visits", "place:Rome", 0.4, id=3),
+    ]
+    after = [
+        fact("person:Ann", "knows", "person:Bo", 0.3, id=1),  # lighter
+        fact("person:Ann", "likes", "idea:Tea", 0.5, id=2),  # unchanged
+        fact("person:Ann", "visits", "place:Oslo", 0.7, id=9),  # added
+    ]  # Cy -visits-> Rome gone
+    cmp = viz.compare(before, after, since=4)
+    assert cmp.added == {viz.fact_key(after[2])} and [f["id"] for f in cmp.gone] == [3]
+    assert cmp.weights == {viz.fact_key(before[0]): 0.6}
+    p = viz.plan({"facts": after}, compare=cmp)
+    edges = {e["title"].split("\n")[0]: e for e in p.edges}
+    assert p.gone == 1 and len(p.edges) == 4 and {n["id"] for n in p.nodes} >= {"person:Cy", "place:Rome"}
+    assert (
+        edges["Ann —visits→ Oslo"]["change"] == "added"
+        and "added since moment 4" in edges["Ann —visits→ Oslo"]["title"]
+    )
+    moved = edges["Ann —knows→ Bo"]
+    assert moved["change"] == "lighter" and "weight 0.600 \u2193 0.300 since moment 4" in moved["title"]
+    gone = edges["Cy —visits→ Rome"]
+    assert gone["change"] == "gone" and gone["dashes"] and gone["fact"] is None and gone["weight"] == 0.4
+    assert edges["Ann —likes→ Tea"]["change"] == "" and p.matching_facts == 3 and not p.left_out_facts
+    drawn = json.loads(re.search(r"edges = new vis\.DataSet\((\[.*?\])\);\n", viz.to_html(p)).group(1))
+    colours = {e["title"].split("\n")[0]: e["color"] for e in drawn}
+    assert colours["Ann —visits→ Oslo"] == viz.ADDED_COLOR and colours["Ann —knows→ Bo"] == viz.MOVED_COLOR
+    assert colours["Cy —visits→ Rome"] == viz.GONE_COLOR and colours["Ann —likes→ Tea"] == "#555555"
+    # Gone facts obey the filters and the cap; with a focus, only those touching an entity drawn.
+    assert viz.plan({"facts": after}, viz.Filters(relations={"knows"}), compare=cmp).gone == 0
+    assert viz.plan({"facts": after}, viz.Filters(focus="person:Ann"), compare=cmp).gone == 0
+    assert viz.plan({"facts": after}, viz.Filters(cap=4), compare=cmp).gone == 0
+    # No comparison: the drawing is as before, no change said.
+    plain = viz.plan({"facts": after})
+    assert plain.gone == 0 and all(e["change"] == "" for e in plain.edges)

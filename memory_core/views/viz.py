@@ -63,6 +63,57 @@ class Filters:
     cap: int = DEFAULT_CAP
 
 
+def fact_key(f: Obj) -> tuple[Any, ...]:
+    """A fact as two moments both name it: its subject, relation and object (ids may differ)."""
+    o = f["object"]
+    return (f["subject"]["name"], f["subject"]["kind"], f["relation"], o.get("name"), o.get("kind"), o.get("value"))
+
+
+ADDED_COLOR = "#2ca02c"  # a fact added since the earlier moment
+GONE_COLOR = "#c7c7c7"  # a fact gone since it, drawn dashed
+MOVED_COLOR = "#ff7f0e"  # a fact whose weight moved (its title says how: ↑ or ↓)
+
+
+@dataclass
+class Compare:
+    """What changed in a graph from an earlier moment (`since`) to the later one drawn (R32): the
+    facts added, the facts gone (as they stood then: drawn dashed, grey), and the earlier weight of
+    the facts whose weight moved."""
+
+    since: int
+    added: set[tuple[Any, ...]] = field(default_factory=set)
+    gone: list[Obj] = field(default_factory=list)
+    weights: dict[tuple[Any, ...], float] = field(default_factory=dict)
+
+
+def compare(before: Iterable[Obj], after: Iterable[Obj], since: int) -> Compare:
+    """A Compare from the facts some moment changed, as they stood at the earlier moment
+    (`before`) and the later one (`after`): the service's facts_between, one graph's."""
+    a, b = {fact_key(f): f for f in before}, {fact_key(f): f for f in after}
+    return Compare(
+        since,
+        added={k for k in b if k not in a},
+        gone=[a[k] for k in a if k not in b],
+        weights={k: a[k]["weight"] for k in a if k in b and a[k]["weight"] != b[k]["weight"]},
+    )
+
+
+def _change(f: Obj, cmp: Compare | None, gone: bool) -> tuple[str, str]:
+    """How an edge changed since the earlier moment, and what its title says of it."""
+    if cmp is None:
+        return "", ""
+    if gone:
+        return "gone", f"\ngone since moment {cmp.since} (drawn as it stood then)"
+    k = fact_key(f)
+    if k in cmp.added:
+        return "added", f"\nadded since moment {cmp.since}"
+    if k in cmp.weights:
+        old, new = cmp.weights[k], f["weight"]
+        arrow = "\u2191" if new > old else "\u2193"
+        return ("heavier" if new > old else "lighter"), f"\nweight {old:.3f} {arrow} {new:.3f} since moment {cmp.since}"
+    return "", ""
+
+
 @dataclass
 class Plan:
     """What will be drawn: nodes, edges, and what was left out and why."""
@@ -73,6 +124,7 @@ class Plan:
     left_out_facts: int
     left_out_nodes: int
     reason: str = ""  # when nothing is drawn: the filter that emptied the drawing, in words
+    gone: int = 0  # of the edges, the facts gone since the moment compared with (drawn last, dashed)
 
     @property
     def fingerprint(self) -> str:
@@ -176,8 +228,13 @@ def _labelled(nodes: Iterable[str], degree: dict[str, int], focus: str | None) -
     return set(sorted(ids, key=lambda n: (-degree[n], n))[:LABEL_TOP]) | ({focus} & set(ids) if focus else set())
 
 
-def plan(graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = ()) -> Plan:
-    """Choose nodes and edges: filter, focus, then the heaviest facts until the node cap is reached."""
+def plan(
+    graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = (), compare: Compare | None = None
+) -> Plan:
+    """Choose nodes and edges: filter, focus, then the heaviest facts until the node cap is reached.
+    With `compare`, the edges say what changed since an earlier moment, and the facts gone since
+    it that the filters keep are drawn too (after the others, within the cap; with a focus, those
+    touching an entity drawn)."""
     flt = flt or Filters()
     facts = [f for f in graph["facts"] if _matches(f, flt)]
     if flt.focus:
@@ -193,9 +250,18 @@ def plan(graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = (
         for e in new:
             nodes[_node_id(e)] = e
         chosen.append(f)
+    ghosts: list[Obj] = []
+    for f in sorted((g for g in (compare.gone if compare else []) if _matches(g, flt)), key=lambda f: -f["weight"]):
+        ends = [f["subject"], f["object"]]
+        new = [e for e in ends if _node_id(e) not in nodes]
+        if (flt.focus and len(new) == 2) or len(nodes) + len(new) > flt.cap:
+            continue
+        for e in new:
+            nodes[_node_id(e)] = e
+        ghosts.append(f)
     all_nodes = {_node_id(e) for f in facts for e in (f["subject"], f["object"])}
     degree: dict[str, int] = {}
-    for f in chosen:
+    for f in chosen + ghosts:
         for e in (f["subject"], f["object"]):
             degree[_node_id(e)] = degree.get(_node_id(e), 0) + 1
     named = _labelled(nodes, degree, flt.focus)
@@ -217,21 +283,25 @@ def plan(graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = (
         {
             "from": _node_id(f["subject"]),
             "to": _node_id(f["object"]),
-            "fact": f.get("id"),  # the fact's database id when the graph was read with ids: a link to its weight
+            "fact": None if gone else f.get("id"),  # the fact's database id when read with ids: a link to its weight
             "relation": f["relation"],
             "label": f["relation"] if edge_labels else "",
             "weight": f["weight"],
             "status": f["status"],
             "width": 1 + 6 * f["weight"],
-            "dashes": f["status"] == "disputed",
+            "dashes": f["status"] == "disputed" or gone,
             "highlight": fact_label(f) in marked,
+            "change": change,
             "title": f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n"
-            f"{f['sources']} independent sources, {_count(f, 'supports')} supports, {_count(f, 'disputes')} disputes",
+            f"{f['sources']} independent sources, {_count(f, 'supports')} supports, {_count(f, 'disputes')} disputes"
+            + said,
         }
-        for f in chosen
+        for f, gone in [(f, False) for f in chosen] + [(f, True) for f in ghosts]
+        for change, said in [_change(f, compare, gone)]
     ]
-    reason = "" if chosen else why_empty(graph["facts"], flt)
-    return Plan(node_rows, edge_rows, len(facts), len(facts) - len(chosen), len(all_nodes) - len(nodes), reason)
+    reason = "" if chosen or ghosts else why_empty(graph["facts"], flt)
+    left_out = len(all_nodes - set(nodes))
+    return Plan(node_rows, edge_rows, len(facts), len(facts) - len(chosen), left_out, reason, len(ghosts))
 
 
 _OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
@@ -324,13 +394,24 @@ def to_html(
             "label": e["label"],
             "width": e["width"],
             "dashes": e["dashes"],
-            "color": "#d62728" if e["highlight"] else ("#999999" if e["status"] != "active" else "#555555"),
+            "color": _edge_color(e),
         }
         for i, e in enumerate(p.edges)
     ]
     page = _OUTSIDE.sub("", _render(nodes, edges, height=f"{height}px"))
     where = json.dumps(graph if graph in GRAPHS else "world")
     return page.replace("</body>", CLICK_SCRIPT % where + "</body>", 1)
+
+
+def _edge_color(e: Obj) -> str:
+    """Red: what the last notebook cell changed; then what changed since a moment compared with;
+    else grey for a fact not active, dark for an active one."""
+    if e["highlight"]:
+        return "#d62728"
+    change = e.get("change", "")
+    if change:
+        return {"added": ADDED_COLOR, "gone": GONE_COLOR}.get(change, MOVED_COLOR)
+    return "#999999" if e["status"] != "active" else "#555555"
 
 
 def _render(nodes: list[Obj], edges: list[Obj], *, height: str) -> str:
