@@ -281,3 +281,25 @@ def counts(d: Obj) -> str:
     """`3 added, 1 gone, 2 changed` over every graph of a diff."""
     n = {k: sum(len(p[k]) for p in d.values()) for k in ("added", "gone", "changed")}
     return ", ".join(f"{v} {k}" for k, v in n.items())
+
+
+def show_diff(d: Obj) -> None:
+    """A diff (views.history.diff) as the pages list it: one row a fact, and what the arrows mean."""
+    if d:
+        st.dataframe(
+            diff_table(d),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                "Fact": st.column_config.TextColumn(width="large"),
+                "Supports that came": st.column_config.TextColumn(width="large"),
+                "Supports withdrawn": st.column_config.TextColumn(width="large"),
+            },
+        )
+    st.caption(
+        cite(
+            "↑ heavier, ↓ lighter. Supports come with completed turns (R1); a replacement withdraws the "
+            "supports its turn replaced (R3); disputes and retractions lower a weight (R28); what was "
+            "erased since is absent at both moments (R33)."
+        )
+    )

@@ -17,12 +17,12 @@ from pages._history import (
     Shown,
     compare_choice,
     counts,
-    diff_table,
     graph_changes,
     graph_then,
     link_moments,
     memory_key,
     playing,
+    show_diff,
     time_control,
 )
 from pages._ui import (
@@ -143,24 +143,7 @@ def _changes_table(shown: Shown, graph: str, owner: str, before: list, after: li
         f"**{history.graph_name(graph, owner)}, from moment {lo}** ({inert(shown.what(lo))}) "
         f"**to moment {hi}** ({inert(shown.what(hi))}): " + (counts(d) if d else "nothing changed in this graph") + "."
     )
-    if d:
-        st.dataframe(
-            diff_table(d),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "Fact": st.column_config.TextColumn(width="large"),
-                "Supports that came": st.column_config.TextColumn(width="large"),
-                "Supports withdrawn": st.column_config.TextColumn(width="large"),
-            },
-        )
-    st.caption(
-        cite(
-            "↑ heavier, ↓ lighter. Supports come with completed turns (R1); a replacement withdraws the "
-            "supports its turn replaced (R3); disputes and retractions lower a weight (R28); what was "
-            "erased since is absent at both moments (R33)."
-        )
-    )
+    show_diff(d)
 
 
 def drawing() -> None:

@@ -20,10 +20,10 @@ from pages._history import (
     changes,
     compare_choice,
     counts,
-    diff_table,
     link_moments,
     memory_key,
     playing,
+    show_diff,
     time_control,
     world_at,
     world_now,
@@ -169,24 +169,7 @@ def compare_with(ctx: Context, org: str, shown: Shown) -> None:
         + (counts(d) if d else "nothing changed in these graphs")
         + "."
     )
-    if d:
-        st.dataframe(
-            diff_table(d),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                "Fact": st.column_config.TextColumn(width="large"),
-                "Supports that came": st.column_config.TextColumn(width="large"),
-                "Supports withdrawn": st.column_config.TextColumn(width="large"),
-            },
-        )
-    st.caption(
-        cite(
-            "↑ heavier, ↓ lighter. Supports come with completed turns (R1); a replacement withdraws the "
-            "supports its turn replaced (R3); disputes and retractions lower a weight (R28); what was "
-            "erased since is absent at both moments (R33)."
-        )
-    )
+    show_diff(d)
     between = [(o, shown.label[o]) for o in shown.options if lo < o <= hi]
     with st.expander(f"The {plural(len(between), 'moment')} in between"):
         st.dataframe(pd.DataFrame(between, columns=["Moment", "What happened"]), hide_index=True, width="stretch")
