@@ -12,6 +12,7 @@ import streamlit as st
 
 from memory_core.rules.wording import possessive
 from memory_core.views import history, viz
+from memory_core.views.compare import compare
 from pages._history import (
     PLAY_EVERY,
     Shown,
@@ -180,7 +181,7 @@ def drawing() -> None:
         if shown is not None and other is not None and other != shown.n:
             lo, hi = sorted((other, shown.n))
             before, after = graph_changes(memory_key(ctx), shown.clock, graph, owner, lo, hi, ctx.svc)
-            cmp = viz.compare(before, after, lo)
+            cmp = compare(before, after, lo)
         if past:
             assert shown is not None and drawn_at is not None
             data = graph_then(memory_key(ctx), shown.clock, graph, owner, drawn_at, LOADED, ctx.svc)

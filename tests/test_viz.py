@@ -10,6 +10,7 @@ import pytest
 
 from memory_core import MemoryService, load, make_engine, replay
 from memory_core.views import layout, viz
+from memory_core.views.compare import compare
 
 ROOT = Path(__file__).resolve().parent.parent
 EVIL = '<img src=x onerror=alert(1)>"</script><script>alert(2)</script>'
@@ -191,7 +192,7 @@ def test_a_comparison_colours_added_and_moved_facts_and_draws_gone_ones_dashed()
         fact("person:Ann", "likes", "idea:Tea", 0.5, id=2),  # unchanged
         fact("person:Ann", "visits", "place:Oslo", 0.7, id=9),  # added
     ]  # Cy -visits-> Rome gone
-    cmp = viz.compare(before, after, since=4)
+    cmp = compare(before, after, since=4)
     assert cmp.added == {viz.fact_key(after[2])} and [f["id"] for f in cmp.gone] == [3]
     assert cmp.weights == {viz.fact_key(before[0]): 0.6}
     p = viz.plan({"facts": after}, compare=cmp)

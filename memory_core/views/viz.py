@@ -4,22 +4,21 @@ only show what this returns."""
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import html
-import importlib.util
 import io
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import networkx as nx
 
 from ..rules.wording import fact_label
 from . import layout
+from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, fact_key  # noqa: F401  (viz.* for pages)
+from .templates import MARK, library, mark, pyvis_templates, templates
 from .text import inert  # noqa: F401  (viz.inert: pages and tests name it here too)
 
 Obj = dict[str, Any]
@@ -61,57 +60,6 @@ class Filters:
     focus: str | None = None  # a node id: draw only its neighbourhood
     depth: int = 1
     cap: int = DEFAULT_CAP
-
-
-def fact_key(f: Obj) -> tuple[Any, ...]:
-    """A fact as two moments both name it: its subject, relation and object (ids may differ)."""
-    o = f["object"]
-    return (f["subject"]["name"], f["subject"]["kind"], f["relation"], o.get("name"), o.get("kind"), o.get("value"))
-
-
-ADDED_COLOR = "#2ca02c"  # a fact added since the earlier moment
-GONE_COLOR = "#c7c7c7"  # a fact gone since it, drawn dashed
-MOVED_COLOR = "#ff7f0e"  # a fact whose weight moved (its title says how: ↑ or ↓)
-
-
-@dataclass
-class Compare:
-    """What changed in a graph from an earlier moment (`since`) to the later one drawn (R32): the
-    facts added, the facts gone (as they stood then: drawn dashed, grey), and the earlier weight of
-    the facts whose weight moved."""
-
-    since: int
-    added: set[tuple[Any, ...]] = field(default_factory=set)
-    gone: list[Obj] = field(default_factory=list)
-    weights: dict[tuple[Any, ...], float] = field(default_factory=dict)
-
-
-def compare(before: Iterable[Obj], after: Iterable[Obj], since: int) -> Compare:
-    """A Compare from the facts some moment changed, as they stood at the earlier moment
-    (`before`) and the later one (`after`): the service's facts_between, one graph's."""
-    a, b = {fact_key(f): f for f in before}, {fact_key(f): f for f in after}
-    return Compare(
-        since,
-        added={k for k in b if k not in a},
-        gone=[a[k] for k in a if k not in b],
-        weights={k: a[k]["weight"] for k in a if k in b and a[k]["weight"] != b[k]["weight"]},
-    )
-
-
-def _change(f: Obj, cmp: Compare | None, gone: bool) -> tuple[str, str]:
-    """How an edge changed since the earlier moment, and what its title says of it."""
-    if cmp is None:
-        return "", ""
-    if gone:
-        return "gone", f"\ngone since moment {cmp.since} (drawn as it stood then)"
-    k = fact_key(f)
-    if k in cmp.added:
-        return "added", f"\nadded since moment {cmp.since}"
-    if k in cmp.weights:
-        old, new = cmp.weights[k], f["weight"]
-        arrow = "\u2191" if new > old else "\u2193"
-        return ("heavier" if new > old else "lighter"), f"\nweight {old:.3f} {arrow} {new:.3f} since moment {cmp.since}"
-    return "", ""
 
 
 @dataclass
@@ -297,7 +245,7 @@ def plan(
             + said,
         }
         for f, gone in [(f, False) for f in chosen] + [(f, True) for f in ghosts]
-        for change, said in [_change(f, compare, gone)]
+        for change, said in [change_of(f, compare, gone)]
     ]
     reason = "" if chosen or ghosts else why_empty(graph["facts"], flt)
     left_out = len(all_nodes - set(nodes))
@@ -421,9 +369,9 @@ def _render(nodes: list[Obj], edges: list[Obj], *, height: str) -> str:
     whenever a title contains "href"; memory's names and kinds reach titles, so that switch stays
     off here: vis-network then shows titles as plain text. The libraries are put in after
     rendering, and the Network object itself is not needed (importing it imports IPython)."""
-    folder = _pyvis_templates()
+    folder = pyvis_templates()
     page = str(
-        _templates(folder)
+        templates(folder)
         .get_template("template.html")
         .render(
             height=height,
@@ -447,47 +395,9 @@ def _render(nodes: list[Obj], edges: list[Obj], *, height: str) -> str:
         )
     )
     head, body = page.split("</head>", 1) if "</head>" in page else (page, None)
-    for name in dict.fromkeys(_MARK.findall(head)):  # each library once, in the head only (memory's text is below)
-        head = head.replace(_mark(name), _library(folder, name), 1)
+    for name in dict.fromkeys(MARK.findall(head)):  # each library once, in the head only (memory's text is below)
+        head = head.replace(mark(name), library(folder, name), 1)
     return head if body is None else head + "</head>" + body
-
-
-_MARK = re.compile(r"<!--inline (lib/[\w./-]+)-->")
-
-
-def _mark(name: str) -> str:
-    return f"<!--inline {name}-->"
-
-
-@functools.lru_cache(maxsize=1)
-def _pyvis_templates() -> str:
-    """The folder of pyvis's templates and the libraries they inline."""
-    spec = importlib.util.find_spec("pyvis")
-    assert spec is not None and spec.submodule_search_locations, "pyvis is not installed"
-    return str(Path(next(iter(spec.submodule_search_locations))) / "templates")
-
-
-@functools.lru_cache(maxsize=2)
-def _templates(folder: str) -> Any:
-    """pyvis's templates, compiled once a process, escaping every value they print. pyvis makes a new
-    environment for every network, so its page was parsed anew for every drawing; and the libraries
-    it inlines (vis-network: 700 kB) stand in the page as a mark, put in after rendering, so the
-    template engine never reads them as templates (that took most of a first drawing's HTML, B8)."""
-    from jinja2 import Environment, FileSystemLoader
-
-    class Inline(FileSystemLoader):
-        def get_source(self, environment: Any, template: str) -> tuple[str, str, Callable[[], bool]]:
-            if template.startswith("lib/"):
-                return _mark(template), template, lambda: True
-            return super().get_source(environment, template)
-
-    return Environment(loader=Inline(folder), autoescape=True)
-
-
-@functools.lru_cache(maxsize=8)
-def _library(folder: str, name: str) -> str:
-    """A library pyvis inlines, as its template would include it."""
-    return (Path(folder) / name).read_text(encoding="utf-8")
 
 
 def to_graphml(p: Plan) -> str:

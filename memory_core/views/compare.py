@@ -1,0 +1,61 @@
+"""A graph drawn with what changed since an earlier moment (R32): facts added, gone (drawn as they
+stood, dashed), and weights that moved. Pure: the Graphs page passes it to viz.plan."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+Obj = dict[str, Any]
+
+
+def fact_key(f: Obj) -> tuple[Any, ...]:
+    """A fact as two moments both name it: its subject, relation and object (ids may differ)."""
+    o = f["object"]
+    return (f["subject"]["name"], f["subject"]["kind"], f["relation"], o.get("name"), o.get("kind"), o.get("value"))
+
+
+ADDED_COLOR = "#2ca02c"  # a fact added since the earlier moment
+GONE_COLOR = "#c7c7c7"  # a fact gone since it, drawn dashed
+MOVED_COLOR = "#ff7f0e"  # a fact whose weight moved (its title says how: ↑ or ↓)
+
+
+@dataclass
+class Compare:
+    """What changed in a graph from an earlier moment (`since`) to the later one drawn (R32): the
+    facts added, the facts gone (as they stood then: drawn dashed, grey), and the earlier weight of
+    the facts whose weight moved."""
+
+    since: int
+    added: set[tuple[Any, ...]] = field(default_factory=set)
+    gone: list[Obj] = field(default_factory=list)
+    weights: dict[tuple[Any, ...], float] = field(default_factory=dict)
+
+
+def compare(before: Iterable[Obj], after: Iterable[Obj], since: int) -> Compare:
+    """A Compare from the facts some moment changed, as they stood at the earlier moment
+    (`before`) and the later one (`after`): the service's facts_between, one graph's."""
+    a, b = {fact_key(f): f for f in before}, {fact_key(f): f for f in after}
+    return Compare(
+        since,
+        added={k for k in b if k not in a},
+        gone=[a[k] for k in a if k not in b],
+        weights={k: a[k]["weight"] for k in a if k in b and a[k]["weight"] != b[k]["weight"]},
+    )
+
+
+def change_of(f: Obj, cmp: Compare | None, gone: bool) -> tuple[str, str]:
+    """How an edge changed since the earlier moment, and what its title says of it."""
+    if cmp is None:
+        return "", ""
+    if gone:
+        return "gone", f"\ngone since moment {cmp.since} (drawn as it stood then)"
+    k = fact_key(f)
+    if k in cmp.added:
+        return "added", f"\nadded since moment {cmp.since}"
+    if k in cmp.weights:
+        old, new = cmp.weights[k], f["weight"]
+        arrow = "\u2191" if new > old else "\u2193"
+        return ("heavier" if new > old else "lighter"), f"\nweight {old:.3f} {arrow} {new:.3f} since moment {cmp.since}"
+    return "", ""
