@@ -11,6 +11,7 @@ import json
 import re
 import select
 import sqlite3
+import time
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,10 +28,10 @@ if TYPE_CHECKING:
 
 Obj = dict[str, Any]
 
-#: SQLite folds its write-ahead log into the file every WAL_PAGES pages (SQLite.set_up).
+#: SQLite folds its write-ahead log into the file every WAL_PAGES pages, not 1,000: a turn rewrites the same hot
+#: pages in each use case and a checkpoint copies a page once (issue #8, B1: end_turn 2.9 -> 2.2 ms). R31 empties it.
 WAL_PAGES = 10_000
-#: How long a checkpoint waits for older readers before it says the log is not folded (SQLite's busy handler).
-CHECKPOINT_WAIT_MS = 10_000
+CHECKPOINT_WAIT_MS = 10_000  # how long a checkpoint waits for older readers before it says the log is not folded
 LOAD_LOCK = 0x6D6C6F64  # PostgreSQL advisory lock keys: a load into a database,
 MIGRATION_LOCK = 0x6D6D6967  # its migrations,
 SCRUB_LOCK = 7_310_031  # and its scrub (R31), one at a time each
@@ -147,20 +148,21 @@ class SQLite(Dialect):
 
     @staticmethod
     def _pragmas(dbapi_connection: Any, _record: Any) -> None:
-        # Let SQLAlchemy, not the sqlite3 module, begin transactions, so SAVEPOINTs work (sandboxes).
-        dbapi_connection.isolation_level = None
+        dbapi_connection.isolation_level = None  # SQLAlchemy, not sqlite3, begins transactions: SAVEPOINTs work
         cur = dbapi_connection.cursor()
         cur.execute("PRAGMA foreign_keys=ON")
         cur.execute("PRAGMA secure_delete=ON")  # R31: deleted text is overwritten, not left in free pages
         cur.execute("PRAGMA busy_timeout=10000")
-        cur.execute("PRAGMA journal_mode")
-        if cur.fetchone()[0] != "memory":
-            cur.execute("PRAGMA journal_mode=WAL")
+        if cur.execute("PRAGMA journal_mode").fetchone()[0] != "memory":
+            for _ in range(200):  # WAL: a new file's first two openers race; the loser hears "locked" at once: again
+                try:
+                    cur.execute("PRAGMA journal_mode=WAL")
+                    break
+                except sqlite3.OperationalError as exc:  # SQLITE_BUSY (5) only: the other opener holds the file
+                    if getattr(exc, "sqlite_errorcode", 0) & 0xFF != 5:
+                        raise
+                    time.sleep(0.05)
             cur.execute("PRAGMA synchronous=NORMAL")
-            # Fold the log into the file every 10,000 pages (40 MB) rather than SQLite's 1,000: a turn rewrites the same
-            # hot pages (its turn row, index roots) in each of its use cases, and a checkpoint copies each page once, so
-            # a longer log is copied less often per turn (issue #8, B1: end_turn 2.9 -> 2.2 ms at 10k supports). Erasure
-            # still empties it at once (R31).
             cur.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
         cur.close()
 
@@ -181,8 +183,7 @@ class SQLite(Dialect):
         return True  # a file has no other end to close it
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
-        # The write lock up front: the use case's checks stay true until it commits, as a row lock would make them on a
-        # server (which is why `locked` needs to add nothing here).
+        # The write lock up front: the checks stay true until commit, as a row lock makes them (`locked` adds nothing).
         cur.execute("BEGIN IMMEDIATE")
 
     def new_ids(self, db: Driver, table: str, n: int) -> list[int]:
@@ -196,8 +197,7 @@ class SQLite(Dialect):
         return f"SELECT {cols} FROM entity e WHERE {where}", params
 
     def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
-        # A VALUES list as the outer loop (CROSS JOIN): three IN lists probed their cross product, a row-value IN walked
-        # the graph.
+        # A VALUES list as the outer loop (CROSS JOIN): IN lists probed their cross product, a row-value IN the graph.
         params: Obj = {"g": graph, "o": owner}
         values = []
         for i, (sid, rel, okey) in enumerate(triples):
