@@ -306,10 +306,18 @@ def turns_at(s: Session, run_id: str, n: int) -> list[tuple[str, Obj]]:
     return out
 
 
-def moments(s: Session, *, first: int = 0, last: int | None = None, org: str | None = None) -> list[Obj]:
-    """The moments in (first, last], oldest first, optionally those about one organization."""
+def moments(
+    s: Session, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
+) -> list[Obj]:
+    """The moments in (first, last], oldest first, optionally those about one organization, or only
+    those numbered in `ids`."""
     sql = "SELECT id, at, what, org_id, run_id, turn_id, person_id, detail, facts FROM moment WHERE id > :a"
     params: Obj = {"a": first}
+    if ids is not None:
+        if not set(ids):
+            return []
+        clause, named = _among(s, "id", ids)
+        sql, params = f"{sql} AND {clause}", {**params, **named}
     if last is not None:
         sql, params["b"] = sql + " AND id <= :b", last
     if org is not None:
