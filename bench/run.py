@@ -846,26 +846,33 @@ def b8_browser(b: Bench, *, demo: str, big: str, facts: int) -> None:
         print(f"B8 {b.backend}: `make run` answered its health check {started:.2f} s after it began", file=sys.stderr)
         b.record("B8", "first page after `make run` answers, s", first, floor_first, "< 3 s", first < 3)
         # The Graphs page at the reads size, as a person reaches it: the app open on its first page, a
-        # click on "Graphs" in the sidebar (nothing of the graph read, laid out or drawn before).
-        server, address, _ = _serve(ROOT / "app.py", big, b.tmp)
-        try:
-            page = fresh_page()
-            _answered(page, address, "", "Memory in use")
-            drawn = _drawn_still(page, _clicked(page, "Graphs"))
-            again = fresh_page()  # and a browser that opens the page's address afresh (the drawing kept)
-            t0 = time.perf_counter()
-            again.goto(f"{address}/draw", wait_until="commit")
-            loaded = _drawn_still(again, t0)
-        finally:
-            _stop(server)
+        # click on "Graphs" in the sidebar (nothing of the graph read, laid out or drawn before: a new
+        # server each time). The median of three, as one visit varies by a quarter second on this machine.
+        visits, loaded = [], 0.0
+        for visit in range(3):
+            server, address, _ = _serve(ROOT / "app.py", big, b.tmp)
+            try:
+                page = fresh_page()
+                _answered(page, address, "", "Memory in use")
+                visits.append(_drawn_still(page, _clicked(page, "Graphs")))
+                if visit == 0:  # and a browser that opens the page's address afresh (the drawing kept)
+                    again = fresh_page()
+                    t0 = time.perf_counter()
+                    again.goto(f"{address}/draw", wait_until="commit")
+                    loaded = _drawn_still(again, t0)
+            finally:
+                _stop(server)
+        drawn = statistics.median(visits)
         print(
-            f"B8 {b.backend}: Graphs opened afresh by its address in a new browser profile, drawn and still in "
-            f"{loaded:.2f} s (a one-line page's first visit: {floor_first:.2f} s)",
+            f"B8 {b.backend}: Graphs drawn and still after a click, three visits: "
+            + ", ".join(f"{v:.2f}" for v in visits)
+            + f" s; opened afresh by its address in a new browser profile, drawn and still in {loaded:.2f} s "
+            f"(a one-line page's first visit: {floor_first:.2f} s)",
             file=sys.stderr,
         )
         b.record(
             "B8",
-            f"Graphs page drawn and still in Chromium at {facts:,} facts, s after navigation (a click in the sidebar)",
+            f"Graphs page drawn and still in Chromium at {facts:,} facts, s after navigation (a click in the sidebar; median of 3)",
             drawn,
             floor_move,
             "< 2 s",

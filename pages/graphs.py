@@ -323,7 +323,7 @@ def drawing() -> None:
         if cmp is not None:
             assert shown is not None
             _changes_table(shown, graph, owner, before, after, cmp.since, hi)
-        with st.expander("Link to this view"):
+        with st.popover("Link to this view"):
             copy_link()
 
 

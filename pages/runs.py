@@ -163,5 +163,5 @@ with guard():
         mime="application/json",
         key="runs_json",
     )
-    with c2.expander("Link to this run"):
+    with c2.popover("Link to this run"):
         copy_link()

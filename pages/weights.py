@@ -303,7 +303,7 @@ with guard():
         mime="application/json",
         key="w_fact_json",
     )
-    with st.expander("Link to this fact"):
+    with st.popover("Link to this fact"):
         copy_link()
 
     through_time(ctx, org, graph, int(fid), b, threshold)

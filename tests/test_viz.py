@@ -67,9 +67,9 @@ def test_drawing_is_still_physics_off_and_positions_given(demo):
         p = viz.plan(demo.graph("world", "acme", ids=True), viz.Filters(cap=cap))
         page = viz.to_html(p)
         options = json.loads(re.search(r"var options = (\{.*\});", page).group(1))  # type: ignore[union-attr]
-        assert options["physics"] == {"enabled": False}
+        assert options["physics"] == {"enabled": False} and options["nodes"]["physics"] is False
         nodes = json.loads(re.search(r"nodes = new vis\.DataSet\((\[.*?\])\);", page).group(1))  # type: ignore[union-attr]
-        assert nodes and all(n["physics"] is False and "x" in n and "y" in n for n in nodes)
+        assert nodes and all("physics" not in n and "x" in n and "y" in n for n in nodes)
         assert 'network.on("stabilizationProgress"' not in page and 'id="loadingBar"' not in page
 
 

@@ -22,10 +22,10 @@ from .models import Dispute, Entity, Fact, Support
 Obj = dict[str, Any]
 
 
-def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None) -> Sequence[Row[Any]]:
+def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None, *, erased: bool = True) -> Sequence[Row[Any]]:
     """The facts `where` holds, the `limit` heaviest (ties by id; None: all), each with its ends'
     names and kinds (a literal object: its value), and the number of its supports, disputes and
-    supports whose run was erased (R29)."""
+    (`erased`) supports whose run was erased (R29)."""
     top = (
         select(
             col(Fact.id),
@@ -61,7 +61,7 @@ def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None) -> Sequ
                 col(target.kind).label("object_kind"),
                 counted(col(Support.fact_id)).label("supports"),
                 counted(col(Dispute.fact_id)).label("disputes"),
-                counted(col(Support.fact_id), col(Support.record_id).is_(None)).label("erased"),
+                *([counted(col(Support.fact_id), col(Support.record_id).is_(None)).label("erased")] if erased else []),
             )
             .select_from(top)
             .join(subject, col(subject.id) == top.c.subject_id)
@@ -84,7 +84,8 @@ def graph_for_drawing(s: Session, graph: str, owner: str, *, limit: int) -> Obj:
     `sources`, and the number of its `supports` and `disputes` (counts, not rows); the entities
     they name (by name, then kind), and `total`, the number of facts the graph holds. Facts are
     sorted as the state format sorts them."""
-    rows = sorted(_heaviest(s, (col(Fact.graph) == graph) & (col(Fact.owner) == owner), limit), key=_state_order)
+    where = (col(Fact.graph) == graph) & (col(Fact.owner) == owner)
+    rows = sorted(_heaviest(s, where, limit, erased=False), key=_state_order)  # a drawing does not show it
     entities = {(r.subject_name, r.subject_kind) for r in rows}
     entities |= {(r.object_name, r.object_kind) for r in rows if r.object_kind is not None}
     total = s.connection().execute(

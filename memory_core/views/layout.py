@@ -50,11 +50,13 @@ def _spring(g: nx.Graph, *, iterations: int, threshold: float = 1e-4) -> dict[st
     on two coordinate arrays instead of (n, n, 2) ones: three times faster for a drawing of 400
     entities (its norms were a third of the Graphs page's first render at 120k supports, B8). The
     sums run in another order, so positions differ from networkx's in the last digits, growing to
-    about 3% of the drawing's radius over the iterations: the same kind of picture, as stable."""
-    a = nx.to_numpy_array(g)
+    about 3% of the drawing's radius over the iterations: the same kind of picture, as stable. In single
+    precision (a position is drawn to a tenth of a pixel): the n x n arrays take half the memory and the
+    iterations a fifth of the time."""
+    a = nx.to_numpy_array(g, dtype=np.float32)
     n = a.shape[0]
-    start = np.random.RandomState(SEED).rand(n, 2)
-    k = math.sqrt(1.0 / n)
+    start = np.random.RandomState(SEED).rand(n, 2).astype(np.float32)
+    k = np.float32(math.sqrt(1.0 / n))
     t = max(np.ptp(start[:, 0]), np.ptp(start[:, 1])) * 0.1  # the largest step, cooled linearly
     dt = t / (iterations + 1)
     x, y = start[:, 0].copy(), start[:, 1].copy()

@@ -39,10 +39,28 @@ def templates(folder: str) -> Any:
                 return mark(template), template, lambda: True
             return super().get_source(environment, template)
 
-    return Environment(loader=Inline(folder), autoescape=True)
+    env = Environment(loader=Inline(folder), autoescape=True)
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": False}  # smaller
+    return env
+
+
+#: What the drawing uses of the files pyvis inlines, where that is less than the file (B8: the page is sent
+#: to the browser on every drawing). vis-network's stylesheet is 220 kB, nearly all of it pictures for the
+#: editing and navigation buttons the drawing does not show; the drawing needs its tooltip only. pyvis's
+#: bindings serve the neighbourhood highlight and select menu, which the drawing does not turn on.
+USED = {
+    "lib/bindings/utils.js": "",
+    "lib/vis-9.1.2/vis-network.css": (
+        "div.vis-tooltip{background-color:#f5f4ed;border:1px solid #808074;border-radius:3px;"
+        "box-shadow:3px 3px 10px rgba(0,0,0,.2);color:#000;font-family:verdana;font-size:14px;padding:5px;"
+        "pointer-events:none;position:absolute;visibility:hidden;white-space:nowrap;z-index:5}"
+    ),
+}
 
 
 @functools.lru_cache(maxsize=8)
 def library(folder: str, name: str) -> str:
-    """A library pyvis inlines, as its template would include it."""
+    """A library pyvis inlines, as its template would include it, or the part of it the drawing uses."""
+    if name in USED:
+        return USED[name]
     return (Path(folder) / name).read_text(encoding="utf-8")

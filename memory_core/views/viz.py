@@ -260,7 +260,7 @@ GRAPHS = ("world", "user", "flow")
 OPTIONS: Obj = {
     "physics": {"enabled": False},
     "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
-    "nodes": {"shape": "dot", "font": {"size": 14, "strokeWidth": 4, "strokeColor": "#ffffff"}},
+    "nodes": {"shape": "dot", "physics": False, "font": {"size": 14, "strokeWidth": 4, "strokeColor": "#ffffff"}},
     "edges": {
         "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
         "smooth": {"enabled": True, "type": "curvedCW", "roundness": 0.12},
@@ -319,36 +319,42 @@ def to_html(
     (`positions`, or computed here) and physics off, so the drawing stands still; a click on a fact
     opens its weight."""
     pos = positions if positions is not None else layout_of(p)
+    # What vis-network takes as given is left out (no label, straight lines, no fact), and numbers are
+    # rounded to what a screen shows: the page is sent on every drawing (B8).
     nodes = [
-        {
-            "id": n["id"],
-            "label": n["label"],  # "" draws no name: it is in the title, shown on hover
-            "title": n["title"],
-            "color": n["color"],
-            "size": n["size"],
-            "x": pos[n["id"]][0],
-            "y": pos[n["id"]][1],
-            "physics": False,
-        }
+        _given(
+            id=n["id"],
+            label=n["label"],  # "" draws no name: it is in the title, shown on hover
+            title=n["title"],
+            color=n["color"],
+            size=round(n["size"], 1),
+            x=round(pos[n["id"]][0], 1),
+            y=round(pos[n["id"]][1], 1),
+        )
         for n in p.nodes
     ]
     edges = [
-        {
-            "id": f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
-            "from": e["from"],
-            "to": e["to"],
-            "fact": e["fact"],
-            "title": e["title"],
-            "label": e["label"],
-            "width": e["width"],
-            "dashes": e["dashes"],
-            "color": _edge_color(e),
-        }
+        _given(
+            id=f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
+            to=e["to"],
+            fact=e["fact"],
+            title=e["title"],
+            label=e["label"],
+            width=round(e["width"], 2),
+            dashes=e["dashes"],
+            color=_edge_color(e),
+            **{"from": e["from"]},
+        )
         for i, e in enumerate(p.edges)
     ]
     page = _OUTSIDE.sub("", _render(nodes, edges, height=f"{height}px"))
     where = json.dumps(graph if graph in GRAPHS else "world")
     return page.replace("</body>", CLICK_SCRIPT % where + "</body>", 1)
+
+
+def _given(**values: Any) -> Obj:
+    """The values vis-network does not take as given: no empty label, no False, no None (a 0 stays)."""
+    return {k: v for k, v in values.items() if not (v is None or v is False or v == "")}
 
 
 def _edge_color(e: Obj) -> str:
