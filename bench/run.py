@@ -837,14 +837,22 @@ def b8_browser(b: Bench, *, demo: str, big: str, facts: int) -> None:
         finally:
             _stop(server)
         # The first page after `make run`: the demo loaded if the memory is empty, the server started, a
-        # browser opens it (the Overview, titled with the organization's name).
-        server, address, started = _serve(ROOT / "app.py", demo, b.tmp, load_demo=True)
-        try:
-            first = _answered(fresh_page(), address, "", "Acme Robotics")
-        finally:
-            _stop(server)
-        print(f"B8 {b.backend}: `make run` answered its health check {started:.2f} s after it began", file=sys.stderr)
-        b.record("B8", "first page after `make run` answers, s", first, floor_first, "< 3 s", first < 3)
+        # browser opens it (the Overview, titled with the organization's name). The median of three servers.
+        firsts, starts = [], []
+        for _ in range(3):
+            server, address, started = _serve(ROOT / "app.py", demo, b.tmp, load_demo=True)
+            try:
+                firsts.append(_answered(fresh_page(), address, "", "Acme Robotics"))
+                starts.append(started)
+            finally:
+                _stop(server)
+        first = statistics.median(firsts)
+        print(
+            f"B8 {b.backend}: `make run` answered its health check {statistics.median(starts):.2f} s after it began; "
+            "its first page answered in " + ", ".join(f"{v:.2f}" for v in firsts) + " s",
+            file=sys.stderr,
+        )
+        b.record("B8", "first page after `make run` answers, s (median of 3)", first, floor_first, "< 3 s", first < 3)
         # The Graphs page at the reads size, as a person reaches it: the app open on its first page, a
         # click on "Graphs" in the sidebar (nothing of the graph read, laid out or drawn before: a new
         # server each time). The median of three, as one visit varies by a quarter second on this machine.
