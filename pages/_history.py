@@ -203,9 +203,10 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
     )
     stamp = when[n]
     said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
-    b[3].caption(
-        f"Moment {options.index(n) + 1} of {len(options)} for {inert(ctx.org_name)}{said}: **{inert(label[n])}**"
+    b[3].caption(  # the label carries the moment's number; its place in the list is said apart from it
+        f"**{inert(label[n])}**"
         + (" (now)" if n == newest else "")
+        + f" · {options.index(n) + 1} of {len(options)} moments listed for {inert(ctx.org_name)}{said}"
     )
     return Shown(clock, options, label, n)
 

@@ -421,10 +421,12 @@ def _encode(value: Any) -> str | None:
 
 def from_link(
     params: dict[str, str], *, ints: tuple[str, ...] = (), lists: tuple[str, ...] = (), floats: tuple[str, ...] = ()
-) -> None:
+) -> set[str]:
     """Before a page draws its widgets: each `?param=` of the link (params maps param -> widget
-    key) sets its widget, once per new value, so a link opens the view it was copied from."""
+    key) sets its widget, once per new value, so a link opens the view it was copied from. Returns
+    the params that set their widget in this run."""
     seen = st.session_state.setdefault("_link_seen", {})
+    applied: set[str] = set()
     for param, key in params.items():
         raw = st.query_params.get(param)
         if raw is None or seen.get(param) == raw:
@@ -439,6 +441,8 @@ def from_link(
         except ValueError:
             continue  # a mangled link: the widget keeps its choice
         st.session_state[key] = value
+        applied.add(param)
+    return applied
 
 
 def to_link(params: dict[str, str]) -> None:
@@ -464,4 +468,4 @@ def copy_link(label: str = "Link to this view") -> None:
     query = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in st.query_params.to_dict().items())
     path = st.context.url.split("?", 1)[0] if getattr(st.context, "url", None) else ""
     st.code(f"{path}?{query}" if query else path or "(this page)", language=None)
-    st.caption(f"{label}: copy it (the icon at its right) to share exactly this view.")
+    st.caption(f"{label}: point at it and click the copy icon at its right to share exactly this view.")

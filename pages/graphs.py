@@ -262,8 +262,12 @@ def drawing() -> None:
             else:
                 plan, html, drawn = _drawn(at, graph, owner, choice, marked, then, data, flt, cmp)
         st.markdown(
-            f"Showing **{len(plan.nodes)} entities** and **{len(plan.edges) - plan.gone} facts** "
-            f"of the {len(facts)} facts in this graph"
+            f"Showing **{len(plan.nodes):,} entities** and **{len(plan.edges) - plan.gone:,} facts** "
+            + (
+                f"of the {len(facts):,} heaviest loaded"
+                if data["total"] > len(facts)
+                else f"of the {len(facts):,} facts in this graph"
+            )
             + (f" after moment {drawn_at}" if past else "")
             + (
                 f", and **{plural(plan.gone, 'fact')} gone** since moment {cmp.since}, dashed in grey"

@@ -164,4 +164,4 @@ with guard():
         key="runs_json",
     )
     with c2.popover("Link to this run"):
-        copy_link()
+        copy_link("Link to this run")

@@ -12,7 +12,7 @@ import streamlit as st
 
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
-from pages._ui import cite, guard, inert, note_change, notebook, on_off, page, read
+from pages._ui import cite, guard, inert, note_change, notebook, on_off, page, plural, read
 
 ctx, org = page("Settings")
 AUTO_TURNS = 300  # a live what-if replays by itself up to this many turns; beyond, when asked
@@ -174,11 +174,21 @@ differs = shown[shown["difference"] != ""] if not shown.empty else shown
 a, b = st.columns(2)
 world = rows[rows["graph"] == "world"] if not rows.empty else rows
 a.metric(
-    "World facts: now → what if",
+    "World facts replayed: settings now → what if",
     f"{int(world['as written'].notna().sum()) if not world.empty else 0} → "
     f"{int(world['what if'].notna().sum()) if not world.empty else 0}",
 )
 b.metric("Facts that would differ", len(differs))
+if source == "live":  # the replay beside memory itself, like for like (active World facts, R18's count)
+    held = int(read(ctx, "org_map", org)["facts"])
+    rebuilt = int((world["status as written"] == "active").sum()) if not world.empty else 0
+    if held != rebuilt:
+        st.caption(
+            f"Memory holds {plural(held, 'active World fact')} now; replayed under the settings it has now, its "
+            f"recorded history rebuilds {rebuilt:,}. The replay puts back only what the records hold: not the "
+            "votes of erased runs, a replacement, or the order of corrections among turns (listed below when "
+            "there are any), nor facts written without records to replay (a memory generated in bulk)."
+        )
 if differs.empty:
     st.caption("The same facts with the same weights and statuses, in the graphs shown.")
 else:

@@ -93,7 +93,8 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshol
     st.altair_chart(chart.properties(height=280), width="stretch")
     st.caption(
         cite(
-            f"Each numbered step is a moment that changed this weight (R32); the line holds to now (moment {now}). "
+            f"Each numbered step is a moment that changed this weight (R32); the line holds to now (moment "
+            f"{now} on the memory's clock, which counts every organization's moments). "
             f"Dashed: the shortcut threshold {threshold:.2f} (R22). What was erased since is said so: its run "
             "or account is gone, its vote stays (R29, R30, R33)."
         )
@@ -124,7 +125,7 @@ def evidence_link(run: str | None, record: str | None) -> str | None:
 
 
 ctx, org = page("Fact weights")
-from_link(LINKED, ints=("fact",), lists=("status",))
+from_link_now = from_link(LINKED, ints=("fact",), lists=("status",))
 if st.session_state.get("w_graphs") not in GRAPHS:
     st.session_state["w_graphs"] = "world"
 
@@ -146,12 +147,25 @@ with guard():
         )
     with st.spinner("Loading facts…"):
         rows = read(ctx, "facts_table", org, person=ctx.person, limit=ROWS, graphs=(graph,))
+    where = {
+        "world": f"the World graph of {inert(ctx.org_name)}",
+        "user": f"{inert(ctx.person)}'s User graph",
+        "flow": f"the Flow graphs of {inert(possessive(ctx.org_name))} runs",
+    }[graph]
+    wanted = st.session_state.get("w_fact")
+    if isinstance(wanted, int) and wanted not in {r["id"] for r in rows}:
+        # A fact chosen by a link (a click on a drawn fact, a shared address) may be past the heaviest listed:
+        # it is read and listed too, so the link opens the fact it names, never another one.
+        one = read(ctx, "facts_table", org, person=ctx.person, graphs=(graph,), fact=wanted) if rows else []
+        if one:
+            rows = [*rows, *one]
+            st.caption(f"Listed last: the linked fact, which is not among the {ROWS:,} heaviest.")
+        elif "fact" in from_link_now:
+            st.warning(
+                f"The link names fact {wanted}, which {where} does not hold: it may have gone since the link "
+                "was made (a replaced claim takes its facts with it, R3), or its run was deleted (R29)."
+            )
     if not rows:
-        where = {
-            "world": f"the World graph of {inert(ctx.org_name)}",
-            "user": f"{inert(ctx.person)}'s User graph",
-            "flow": f"the Flow graphs of {inert(possessive(ctx.org_name))} runs",
-        }[graph]
         st.info(f"No facts in {where} yet: run a scenario in the Notebook, or pick another graph.")
         to_link(LINKED)
         st.stop()
@@ -304,7 +318,7 @@ with guard():
         key="w_fact_json",
     )
     with st.popover("Link to this fact"):
-        copy_link()
+        copy_link("Link to this fact")
 
     through_time(ctx, org, graph, int(fid), b, threshold)
 

@@ -430,9 +430,10 @@ def test_notebook_cell_buttons_stay_readable_at_1024_px(page):
 
 
 def moment_shown(pg) -> int:
-    """The moment the Overview's time control shows, as its caption says it ("Moment 5 of 69")."""
-    text = pg.get_by_text(re.compile(r"Moment \d+ of \d+")).first.inner_text()
-    return int(re.search(r"Moment (\d+) of", text).group(1))  # type: ignore[union-attr]
+    """The place in the list of the moment the Overview's time control shows, as its caption says it
+    ("4 · … · 5 of 69 moments listed")."""
+    text = pg.get_by_text(re.compile(r"\d+ of \d+ moments listed")).first.inner_text()
+    return int(re.search(r"(\d+) of \d+ moments listed", text).group(1))  # type: ignore[union-attr]
 
 
 def test_overview_time_control_steps_plays_and_is_a_link(page):
@@ -476,7 +477,7 @@ def test_overview_compares_two_moments(page):
     assert re.search(r"0 added, 0 gone, [1-9]\d* changed", said.inner_text())
     shot(page, "history-diff-corrections", page.get_by_text(re.compile(r"The \d+ moments in between")).first)
     goto(page, "?at=20")
-    page.get_by_text(re.compile(r"Moment 21 of \d+")).first.wait_for(timeout=30_000)
+    page.get_by_text(re.compile(r"\b21 of \d+ moments listed")).first.wait_for(timeout=30_000)
     assert page.get_by_text(re.compile(r"From moment")).count() == 0
     assert page.locator("[data-testid='stDataFrame']").count() < with_diff  # the diff's table was drawn
 

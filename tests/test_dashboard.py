@@ -224,6 +224,10 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
     assert all(at.toggle(key=f"wi-live-acme-{k}").value == v for k, v in before.items())  # unflipped
     behaviour = _behaviour(at)
     assert all(now == then for now, then in behaviour.values())
+    # The replay beside memory itself: the demo's erased run and replaced turn cannot be put back, so the
+    # replay's count differs from the map's, and the page says both and why (#16's trial: "178 vs 177").
+    said = next(c.value for c in at.caption if "Memory holds" in c.value)
+    assert f"Memory holds {svc.org_map('acme')['facts']} active World facts now" in said and "erased runs" in said
     # NoMemoryShortcuts: the steps a shortcut skipped now run (R14, R22): a difference in behaviour,
     # even where no fact count changes.
     at.toggle(key="wi-live-acme-NoMemoryShortcuts").set_value(not before["NoMemoryShortcuts"]).run()
@@ -317,6 +321,41 @@ def test_weights_view_is_a_link(app):
     at = page(app, "weights")
     assert at.selectbox(key="w_fact").value == target
     assert at.query_params["fact"] == str(target)
+
+
+def test_weights_link_to_a_fact_past_the_heaviest_listed_opens_that_fact(tmp_path, monkeypatch):
+    """The page lists the 3,000 heaviest facts; a link (a click on a drawn fact: Graphs loads 5,000) to a
+    lighter one opened another fact without a word. It now lists the linked fact too, and says so; a
+    link to a fact the graph does not hold says that, and which rules take facts away."""
+    from memory_core.generate import generate
+
+    url = fresh_url("memory_big") if SERVER else f"sqlite:///{tmp_path / 'big.db'}"
+    engine = make_engine(url)
+    generate(engine, supports=12_000, seed=3)
+    svc = MemoryService(engine)
+    org = svc.organizations()[0]["id"]
+    listed = {r["id"] for r in svc.facts_table(org, limit=3000, graphs=("world",))}
+    every = svc.facts_table(org, graphs=("world",))
+    engine.dispose()
+    assert len(listed) == 3000 and len(every) > 3000  # else the page lists every fact: nothing to test
+    target = min((r for r in every if r["id"] not in listed), key=lambda r: (r["weight"], r["id"]))
+    monkeypatch.setenv("MEMORY_DATABASE_URL", url)
+    monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path / "notebooks"))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["fact"] = str(target["id"])
+    at.query_params["graph"] = "world"
+    at.run()
+    page(at, "weights")
+    assert at.selectbox(key="w_fact").value == target["id"]
+    assert target["subject"] in at.selectbox(key="w_fact").format_func(target["id"])
+    assert any("Listed last: the linked fact" in c.value for c in at.caption)
+    gone = 10**9
+    at.query_params["fact"] = str(gone)
+    at.run()
+    ok_warning = [w.value for w in at.warning if f"fact {gone}" in w.value]
+    assert ok_warning and "R3" in ok_warning[0] and "R29" in ok_warning[0]
+    assert at.selectbox(key="w_fact").value in listed  # the heaviest shown instead, said so above
 
 
 def test_reads_page_probes_and_nested_refusal(app):

@@ -125,9 +125,10 @@ def facts_table(
     person: str | None = None,
     limit: int | None = None,
     graphs: tuple[str, ...] = ("world", "user", "flow"),
+    fact: int | None = None,
 ) -> list[Obj]:
     """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's User
-    graph, the runs' Flow graphs (R20)."""
+    graph, the runs' Flow graphs (R20); or (`fact`) that one fact's row, if it is in one of them."""
     where = None
     if "world" in graphs:
         where = (col(Fact.graph) == "world") & (col(Fact.owner) == org_id)
@@ -139,6 +140,8 @@ def facts_table(
         where = flows if where is None else where | flows
     if where is None:
         return []
+    if fact is not None:
+        where = where & (col(Fact.id) == fact)
     return fact_rows(s, where, limit=limit or None)  # the heaviest, their supports counted, not loaded
 
 

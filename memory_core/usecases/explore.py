@@ -82,11 +82,12 @@ class Explore(UseCases):
         person: str | None = None,
         limit: int | None = None,
         graphs: tuple[str, ...] = ("world", "user", "flow"),
+        fact: int | None = None,
     ) -> list[Obj]:
         """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's
-        User graph, the runs' Flow graphs."""
+        User graph, the runs' Flow graphs; or (`fact`) that one fact's row, if it is in one of them."""
         with self._read() as s:
-            return dashboard.facts_table(s, org_id, person=person, limit=limit, graphs=graphs)
+            return dashboard.facts_table(s, org_id, person=person, limit=limit, graphs=graphs, fact=fact)
 
     def fact_breakdown(self, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None) -> Obj:
         """A weight explained: each source with key, origin, reliability, contribution, repeats folded
