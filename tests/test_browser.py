@@ -371,6 +371,21 @@ def test_graph_stands_still_and_a_fact_edge_opens_its_weight(page):
     shot(page, "graph-edge-opened-weight")
 
 
+def test_a_click_opens_the_fact_whose_tooltip_shows_even_on_a_node(page):
+    """#16's trial: in a dense drawing, with an edge's tooltip showing, a click landed on a node and opened
+    nothing (or another fact). The click opens the fact the pointer is over, as its tooltip names it."""
+    goto(page, "draw")
+    assert drawn_nodes(page) > 0
+    body = page.frame_locator("iframe").first.locator("body")
+    edge_id, fact = body.evaluate("() => network.body.data.edges.get().map(e => [e.id, e.fact])")[-1]
+    body.evaluate("(_, id) => network.emit('hoverEdge', {edge: id})", edge_id)  # the pointer over it
+    node = body.evaluate("() => network.body.data.nodes.getIds()[0]")
+    body.evaluate("(_, n) => network.emit('click', {nodes: [n], edges: []})", node)  # reported as the node's
+    page.wait_for_function(f"() => /\\/facts\\?.*fact={fact}\\b/.test(location.href)", timeout=30_000)
+    settle(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
 def test_notebook_follows_the_demo_story_and_a_reload_keeps_it(page):
     """Issue #16: the 214-cell demo opens from a link, each "Run next" shows the cell just run, marked,
     in view at the top of the cells; a reload of the address reopens the notebook where it was."""

@@ -297,9 +297,16 @@ CLICK_SCRIPT = """<script>
   }
   window.factUrl = factUrl;
   window.openFact = openFact;
+  // The fact whose tooltip shows is the one a click opens: in a dense drawing a click near a node reports
+  // the node (a node's click does nothing here) though the pointer was over the edge the tooltip named.
+  var hovered = null;
+  network.on("hoverEdge", function (params) { hovered = params.edge; });
+  network.on("blurEdge", function () { hovered = null; });
+  network.on("hoverNode", function () { hovered = null; });
   network.on("click", function (params) {
-    if (params.nodes.length || !params.edges.length) { return; }
-    var edge = network.body.data.edges.get(params.edges[0]);
+    var id = !params.nodes.length && params.edges.length ? params.edges[0] : hovered;
+    if (id === null || id === undefined) { return; }
+    var edge = network.body.data.edges.get(id);
     if (edge && edge.fact !== null && edge.fact !== undefined) { openFact(edge.fact); }
   });
 })();
