@@ -314,6 +314,11 @@ CLICK_SCRIPT = """<script>
 """
 
 
+#: The drawing's frame is about 1.7 times as wide as it is high (the page's width, 620 px high); a round
+#: layout drawn in it filled half its width and vis-network's fit made names small (#16's trial).
+WIDE = 1.6
+
+
 def layout_of(p: Plan) -> dict[str, tuple[float, float]]:
     """Positions in pixels for a plan's entities: the same plan, the same positions."""
     return layout.positions(*p.key)
@@ -335,7 +340,7 @@ def to_html(
             title=n["title"],
             color=n["color"],
             size=round(n["size"], 1),
-            x=round(pos[n["id"]][0], 1),
+            x=round(pos[n["id"]][0] * WIDE, 1),  # the layout is round, the frame wide: spread across it
             y=round(pos[n["id"]][1], 1),
         )
         for n in p.nodes
