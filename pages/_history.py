@@ -5,6 +5,8 @@ that changed nothing reads nothing again. Everything here goes through the facad
 
 from __future__ import annotations
 
+import bisect
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,18 +33,53 @@ def names(svc: MemoryService) -> dict[str, str]:
     return {p["id"]: p["name"] for p in svc.people()}
 
 
+#: The moments the slider and "Compare with…" list: a window around the one shown (an organization may
+#: have tens of thousands; each listed is a label sent to the browser on every rerun). Back, Step, Play
+#: and "Go to moment" reach every one.
+WINDOW = 200
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
-def _moments(where: str, clock: int, org: str, _svc: MemoryService) -> list[Moment]:
+def _numbers(where: str, clock: int, org: str, _svc: MemoryService) -> list[int]:
+    return [0, *_svc.moment_numbers(org=org, last=clock)]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _labels(where: str, clock: int, org: str, ids: tuple[int, ...], _svc: MemoryService) -> dict[int, Moment]:
+    """The moments numbered in `ids`, labelled by what happened (an erasure is a new moment: the clock
+    keys what R33 took out of them)."""
     people = names(_svc)
-    first: Moment = (0, BEFORE, None)
-    return [first] + [(m["n"], history.moment_label(m, people), m["at"]) for m in _svc.moments(org=org, last=clock)]
+    out: dict[int, Moment] = {0: (0, BEFORE, None)} if 0 in ids else {}
+    for m in _svc.moments(org=org, last=clock, ids=[i for i in ids if i]):
+        out[m["n"]] = (m["n"], history.moment_label(m, people), m["at"])
+    return out
 
 
-def moments(ctx: Context, org: str) -> tuple[int, list[Moment]]:
-    """The memory's clock now, and the moments of this organization (and of no organization: the
-    setup, an account deleted), oldest first, moment 0 first."""
+def moments(ctx: Context, org: str) -> tuple[int, list[int]]:
+    """The memory's clock now, and the numbers of the moments of this organization (and of no
+    organization: the setup, an account deleted), oldest first, moment 0 first."""
     clock = read(ctx, "clock")
-    return clock, _moments(memory_key(ctx), clock, org, ctx.svc)
+    return clock, _numbers(memory_key(ctx), clock, org, ctx.svc)
+
+
+def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int, Moment]:
+    """Moments by number, with what happened and when, for the moments in `ids`."""
+    return _labels(memory_key(ctx), clock, org, tuple(sorted(set(ids))), ctx.svc)
+
+
+def _among(options: list[int], n: object) -> bool:
+    """Whether n is one of the (sorted) moments."""
+    if not isinstance(n, int):
+        return False
+    i = bisect.bisect_left(options, n)
+    return i < len(options) and options[i] == n
+
+
+def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
+    """The `size` moments listed around moment `n` (which is listed), the newest when it is near."""
+    i = options.index(n)
+    lo = max(0, min(i - size // 2, len(options) - size))
+    return options[lo : lo + size]
 
 
 def snap(options: list[int], wanted: Any) -> int:
@@ -117,9 +154,10 @@ class Shown:
     """What the time control chose: the moment shown (`n`), among the organization's moments."""
 
     clock: int
-    options: list[int]
-    label: dict[int, str]
+    options: list[int]  # every moment of the organization, by number
+    label: dict[int, str]  # "12 · t3 completed in r1" for those listed, the one shown and the one compared
     n: int
+    listed: list[int]  # those the slider and "Compare with…" list: a window around n
 
     @property
     def newest(self) -> int:
@@ -155,18 +193,21 @@ def _play(prefix: str, options: list[int]) -> None:
     st.session_state[f"{prefix}_play_changed"] = True
 
 
+def _go(prefix: str, options: list[int]) -> None:
+    """Go to moment (on_change): the moment typed, or the organization's last one before it."""
+    st.session_state[f"{prefix}_at"] = snap(options, st.session_state.get(f"{prefix}_goto"))
+
+
 def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Shown:
     """The time control (R32), drawn in a fragment that reruns while playing: the organization's
     moments labelled by what happened, "now" last and chosen by default (it follows the present as
-    memory changes), Back, Step, Play, and the moment from the link (`?at=N`). Its widgets' keys are
-    `{prefix}_at`, `{prefix}_back`…; `link_moments(prefix)` writes the choice back to the URL."""
+    memory changes), Back, Step, Play, and the moment from the link (`?at=N`). The slider lists the
+    WINDOW moments around the one shown; past that many, "Go to moment" reaches any. Its widgets'
+    keys are `{prefix}_at`, `{prefix}_back`…; `link_moments(prefix)` writes the choice back to the URL."""
     if st.session_state.pop(f"{prefix}_play_changed", False):
         st.rerun()  # the whole page again, so the timer starts or stops with it
     at, newest_key = f"{prefix}_at", f"{prefix}_newest"
-    clock, listed = moments(ctx, org)
-    options = [n for n, _, _ in listed]
-    label = {n: f"{n} · {what}" for n, what, _ in listed}
-    when = {n: stamp for n, _, stamp in listed}
+    clock, options = moments(ctx, org)
     newest = options[-1]
     from_link({"at": at, "from": f"{prefix}_from"}, ints=("at", "from"))
     before = st.session_state.get(newest_key)
@@ -180,35 +221,54 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
         if i + 2 >= len(options):
             st.session_state[f"{prefix}_playing"] = False
             st.session_state[f"{prefix}_play_changed"] = True
+    n = int(st.session_state[at])
+    listed = window(options, n)
+    other = st.session_state.get(f"{prefix}_from")
+    if other is not None and not _among(options, other):  # a moment of another organization: no comparison
+        other = st.session_state[f"{prefix}_from"] = NO_COMPARE
+    found = labelled(ctx, org, clock, [*listed, *([other] if isinstance(other, int) else [])])
+    label = {k: f"{k} · {what}" for k, (_, what, _) in found.items()}
     if heading:
         st.markdown(cite(heading))
     if len(options) > 1:
         st.select_slider(
             "Moment",
-            options,
-            format_func=lambda n: label[n] + (" (now)" if n == newest else ""),
+            listed,
+            format_func=lambda k: label[k] + (" (now)" if k == newest else ""),
             key=at,
             help="Each moment is one change to memory: a turn ended, a setting changed, a run deleted…",
         )
     else:
         st.caption("No moment recorded yet: memory has not changed since its history was kept.")
-    n = int(st.session_state[at])
     st.session_state[newest_key] = newest
     st.session_state[f"{prefix}_at_link"] = None if n == newest else n
-    b = st.columns([1, 1, 1, 5])
+    b = st.columns([1, 1, 1, 5] if len(options) <= len(listed) else [1, 1, 1, 4, 2])
     b[0].button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
     b[1].button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
     b[2].button(
         "⏸ Pause" if playing(prefix) else "▶ Play", key=f"{prefix}_play", on_click=_play, args=(prefix, options)
     )
-    stamp = when[n]
+    stamp = found[n][2]
     said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
     b[3].caption(  # the label carries the moment's number; its place in the list is said apart from it
         f"**{inert(label[n])}**"
         + (" (now)" if n == newest else "")
-        + f" · {options.index(n) + 1} of {len(options)} moments listed for {inert(ctx.org_name)}{said}"
+        + f" · {options.index(n) + 1:,} of {len(options):,} moments listed for {inert(ctx.org_name)}{said}"
+        + (f"; the slider holds the {len(listed)} around it" if len(options) > len(listed) else "")
     )
-    return Shown(clock, options, label, n)
+    if len(options) > len(listed):
+        st.session_state[f"{prefix}_goto"] = n
+        b[4].number_input(
+            "Go to moment",
+            min_value=0,
+            max_value=newest,
+            step=1,
+            key=f"{prefix}_goto",
+            on_change=_go,
+            args=(prefix, options),
+            help="Any moment by its number: the organization's last one at or before it is shown.",
+        )
+    return Shown(clock, options, label, n, listed)
 
 
 NO_COMPARE = None  # no comparison: no ?from= in the URL
@@ -216,9 +276,8 @@ NO_COMPARE = None  # no comparison: no ?from= in the URL
 
 def compare_choice(prefix: str, shown: Shown, help: str) -> int | None:
     """ "Compare with…": another of the organization's moments (`{prefix}_from`, ?from=M), or none."""
-    choices = [NO_COMPARE, *shown.options]
-    if st.session_state.get(f"{prefix}_from") not in choices:
-        st.session_state[f"{prefix}_from"] = NO_COMPARE
+    other = st.session_state.get(f"{prefix}_from")  # one of the organization's moments (time_control saw to it)
+    choices = [NO_COMPARE, *sorted({*shown.listed, *([other] if other is not None else [])})]
     other = st.selectbox(
         "Compare with…",
         choices,

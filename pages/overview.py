@@ -20,6 +20,7 @@ from pages._history import (
     changes,
     compare_choice,
     counts,
+    labelled,
     link_moments,
     memory_key,
     playing,
@@ -60,6 +61,7 @@ st.caption(f"Memory in use: {inert(ctx.label)}")
 
 ROWS = 200  # the heaviest World facts listed at a moment
 PREFIX = "ov"  # the time control's keys: ov_at, ov_from, ov_play…
+BETWEEN = 500  # the moments in between two compared that are listed
 
 
 def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> Obj:
@@ -170,9 +172,16 @@ def compare_with(ctx: Context, org: str, shown: Shown) -> None:
         + "."
     )
     show_diff(d)
-    between = [(o, shown.label[o]) for o in shown.options if lo < o <= hi]
+    between = [o for o in shown.options if lo < o <= hi]
     with st.expander(f"The {plural(len(between), 'moment')} in between"):
-        st.dataframe(pd.DataFrame(between, columns=["Moment", "What happened"]), hide_index=True, width="stretch")
+        listed = labelled(ctx, org, shown.clock, between[:BETWEEN])
+        st.dataframe(
+            pd.DataFrame([(o, listed[o][1]) for o in between[:BETWEEN]], columns=["Moment", "What happened"]),
+            hide_index=True,
+            width="stretch",
+        )
+        if len(between) > BETWEEN:
+            st.caption(f"The first {BETWEEN:,} are listed; step through the rest with the time control.")
 
 
 with guard():

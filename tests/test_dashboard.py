@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from memory_core import MemoryService, load, make_engine, replay
 from memory_core.views import notebook as nbk
 from memory_core.views import viz
+from pages._history import WINDOW
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["overview", "notebook", "graphs", "settings", "weights", "runs", "reads", "erasure", "rules"]
@@ -1168,6 +1169,33 @@ def test_overview_time_control_shows_the_map_and_world_facts_as_they_stood(app):
     assert app.select_slider(key="ov_at").value == acme[acme.index(first) - 1]
     app.select_slider(key="ov_at").set_value(acme[-1]).run()
     assert "at" not in app.query_params  # now again: no moment pinned in the link
+
+
+def test_time_control_lists_a_window_of_many_moments_and_goes_to_any(app):
+    """An organization may have tens of thousands of moments (#16's trial: 30,000 took the first page past
+    3 s): the slider and "Compare with…" list the 200 around the moment shown; Back, Step and "Go to
+    moment" reach every one, and the caption says how many there are."""
+    svc = live()
+    for i in range(260):  # real moments: each change of settings is one (R32)
+        svc.set_settings("acme", by="dana", settings={"NoMemoryShortcuts": i % 2 == 0})
+    acme = [0, *svc.moment_numbers(org="acme")]
+    assert len(acme) > WINDOW + 100
+    at = page(app, "overview")
+    at.run()  # the clock moved behind the page: the next rerun follows now
+    slider = at.select_slider(key="ov_at")
+    assert slider.value == acme[-1] and len(slider.options) == WINDOW and slider.options[-1].endswith("(now)")
+    assert any(f"{len(acme):,} of {len(acme):,} moments listed" in c.value for c in at.caption)
+    assert len(at.selectbox(key="ov_from").options) == WINDOW + 1  # and "(no comparison)"
+    first = svc.resolve_moment("cp-1")  # a turn's end, long before the window
+    at.number_input(key="ov_goto").set_value(first).run()
+    ok(at)
+    slider = at.select_slider(key="ov_at")
+    assert slider.value == first and at.query_params["at"] == str(first) and len(slider.options) == WINDOW
+    assert any("cp-1 completed" in o for o in slider.options)  # the window moved to it, labelled
+    at.button(key="ov_back").click().run()
+    assert at.select_slider(key="ov_at").value == acme[acme.index(first) - 1]
+    at.number_input(key="ov_goto").set_value(acme[-1]).run()
+    assert at.select_slider(key="ov_at").value == acme[-1] and "at" not in at.query_params  # now again
 
 
 def test_overview_plays_through_moments_and_stops_at_now(app):

@@ -329,6 +329,17 @@ def moments(
     ]
 
 
+def moment_numbers(s: Session, *, last: int | None = None, org: str | None = None) -> list[int]:
+    """The numbers of the moments up to `last`, oldest first, optionally those about one organization
+    (and those about none): what a time control steps through, without their rows."""
+    sql, params = "SELECT id FROM moment WHERE id > 0", Obj()
+    if last is not None:
+        sql, params["b"] = sql + " AND id <= :b", last
+    if org is not None:
+        sql, params["o"] = sql + " AND (org_id = :o OR org_id IS NULL)", org
+    return [int(r[0]) for r in _rows(s, sql + " ORDER BY id", params)]
+
+
 def turn_end_moment(s: Session, turn_id: str) -> int | None:
     """The moment a turn ended (None if it has not, or its run was erased)."""
     rows = _rows(s, "SELECT id FROM moment WHERE turn_id = :t AND what = 'turn_ended'", {"t": turn_id})

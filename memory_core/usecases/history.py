@@ -8,6 +8,7 @@ turn ended), or by a time (the last moment at or before it).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
 
 from .. import errors as E
@@ -25,10 +26,19 @@ class History(UseCases):
         with self._read() as s:
             return past.last_moment(s)
 
-    def moments(self, *, first: int = 0, last: int | None = None, org: str | None = None) -> list[Obj]:
-        """The moments after `first` up to `last`, oldest first: number, time, what, about what."""
+    def moments(
+        self, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
+    ) -> list[Obj]:
+        """The moments after `first` up to `last`, oldest first: number, time, what, about what; of
+        one organization (and of none), or only those numbered in `ids`."""
         with self._read() as s:
-            return past.moments(s, first=first, last=last, org=org)
+            return past.moments(s, first=first, last=last, org=org, ids=None if ids is None else list(ids))
+
+    def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
+        """The numbers of the moments up to `last`, oldest first, of one organization (and of none):
+        what a time control steps through, tens of thousands of them read without their rows."""
+        with self._read() as s:
+            return past.moment_numbers(s, last=last, org=org)
 
     def resolve_moment(self, given: str | int) -> int:
         """The moment a person names: a number on the clock, a turn id (right after it ended), or a
