@@ -106,7 +106,8 @@ def _only(key: str, options: list) -> None:
     """A choice from a link that is not an option here is dropped, not an error."""
     value = st.session_state.get(key)
     if isinstance(value, list):
-        st.session_state[key] = [v for v in value if v in options]
+        if any(v not in options for v in value):  # written only when it changes: Streamlit warns otherwise
+            st.session_state[key] = [v for v in value if v in options]
     elif value is not None and value not in options:
         del st.session_state[key]
 
@@ -200,14 +201,18 @@ def drawing() -> None:
         _only("g_kinds", kinds)
         _only("g_rel", relations)
         _only("g_status", ["active", "disputed", "retracted"])
+        # Defaults as the session's first values, not the widgets' own: a link sets them too (from_link),
+        # and Streamlit warns about a widget given a default whose value the session also set.
+        for key, first in (("g_minw", 0.0), ("g_status", ["active", "disputed"]), ("g_depth", 1)):
+            st.session_state.setdefault(key, first)
+        st.session_state.setdefault("g_cap", viz.DEFAULT_CAP)
         c = st.columns([2, 2, 1, 2])
         pick_kinds = c[0].multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")
         pick_rel = c[1].multiselect("Relations", relations, key="g_rel", placeholder="all relations")
-        min_w = c[2].slider("Minimum weight", 0.0, 1.0, 0.0, 0.05, key="g_minw")
+        min_w = c[2].slider("Minimum weight", 0.0, 1.0, step=0.05, key="g_minw")
         statuses = c[3].multiselect(
             "Status",
             ["active", "disputed", "retracted"],
-            ["active", "disputed"],
             key="g_status",
             help="Retracted facts are hidden unless asked for (R28).",
         )
@@ -225,8 +230,8 @@ def drawing() -> None:
             key="g_focus",
             format_func=lambda e: "(whole graph)" if e is None else f"{e[0]} ({e[1]})",
         )
-        depth = c2[1].number_input("Depth", 1, 4, 1, key="g_depth")
-        cap = c2[2].number_input("Entity cap", 10, 2000, viz.DEFAULT_CAP, step=50, key="g_cap")
+        depth = c2[1].number_input("Depth", 1, 4, key="g_depth")
+        cap = c2[2].number_input("Entity cap", 10, 2000, step=50, key="g_cap")
         flt = viz.Filters(
             kinds=set(pick_kinds) or None,
             relations=set(pick_rel) or None,
