@@ -438,6 +438,8 @@ def from_link(
                 value = float(raw)
                 if not 0.0 <= value <= 1.0:
                     continue
+            if param in ints and not 0 <= value < 2**63:  # an id or moment no database holds
+                continue
         except ValueError:
             continue  # a mangled link: the widget keeps its choice
         st.session_state[key] = value

@@ -12,7 +12,7 @@ import streamlit as st
 
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
-from pages._ui import cite, guard, inert, note_change, notebook, on_off, page, plural, read
+from pages._ui import cite, guard, inert, note_change, notebook, on_off, page, read
 
 ctx, org = page("Settings")
 AUTO_TURNS = 300  # a live what-if replays by itself up to this many turns; beyond, when asked
@@ -184,7 +184,8 @@ if source == "live":  # the replay beside memory itself, like for like (active W
     rebuilt = int((world["status as written"] == "active").sum()) if not world.empty else 0
     if held != rebuilt:
         st.caption(
-            f"Memory holds {plural(held, 'active World fact')} now; replayed under the settings it has now, its "
+            f"Memory holds {held:,} active World fact{'' if held == 1 else 's'} now; replayed under the settings it "
+            "has now, its "
             f"recorded history rebuilds {rebuilt:,}. The replay puts back only what the records hold: not the "
             "votes of erased runs, a replacement, or the order of corrections among turns (listed below when "
             "there are any), nor facts written without records to replay (a memory generated in bulk)."

@@ -152,6 +152,7 @@ with guard():
         "user": f"{inert(ctx.person)}'s User graph",
         "flow": f"the Flow graphs of {inert(possessive(ctx.org_name))} runs",
     }[graph]
+    capped = len(rows) == ROWS  # the graph holds more than are listed
     wanted = st.session_state.get("w_fact")
     if isinstance(wanted, int) and wanted not in {r["id"] for r in rows}:
         # A fact chosen by a link (a click on a drawn fact, a shared address) may be past the heaviest listed:
@@ -162,8 +163,9 @@ with guard():
             st.caption(f"Listed last: the linked fact, which is not among the {ROWS:,} heaviest.")
         elif "fact" in from_link_now:
             st.warning(
-                f"The link names fact {wanted}, which {where} does not hold: it may have gone since the link "
-                "was made (a replaced claim takes its facts with it, R3), or its run was deleted (R29)."
+                f"The link names fact {wanted}, which {where} does not hold: it may be in another graph or "
+                "organization, or have gone since the link was made (a replaced claim takes its facts with it, "
+                "R3; so does deleting its run, R29)."
             )
     if not rows:
         st.info(f"No facts in {where} yet: run a scenario in the Notebook, or pick another graph.")
@@ -180,11 +182,13 @@ with guard():
     if text:
         hay = shown["subject"] + " " + shown["relation"] + " " + shown["object"].astype(str)
         shown = shown[hay.str.contains(text, case=False, regex=False)]
-    if len(df) == ROWS:
+    if capped:
         st.caption(f"The {ROWS:,} heaviest facts are listed; filter to look among them.")
+    if isinstance(wanted, int) and wanted in set(df["id"]) and wanted not in set(shown["id"]):
+        st.caption(f"The linked fact ({wanted}) is hidden by these filters; widen them to see it.")
     st.caption(
         cite(
-            f"{len(shown)} of {plural(len(df), 'fact')}. Independent sources count once each however often "
+            f"{len(shown)} of {plural(len(df), 'fact')} listed. Independent sources count once each however often "
             "they repeat (R25); erased pointers are supports whose run was deleted (R29), their votes kept."
         )
     )

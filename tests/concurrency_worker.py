@@ -209,6 +209,7 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     # History (R32): reads of the past while the other workers change the present.
     "clock": _reading(lambda svc, w, k: svc.clock() > 0),
     "moments": _reading(lambda svc, w, k: bool(svc.moments())),
+    "moment_numbers": _reading(lambda svc, w, k: bool(svc.moment_numbers(org="acme"))),
     "resolve_moment": _reading(lambda svc, w, k: svc.resolve_moment("1") == 1),
     "state_at": _reading(lambda svc, w, k: bool(svc.state_at(svc.clock()))),
     "graph_at": _reading(lambda svc, w, k: "facts" in svc.graph_at("world", "acme", svc.clock())),

@@ -377,9 +377,30 @@ def test_a_click_opens_the_fact_whose_tooltip_shows_even_on_a_node(page):
     goto(page, "draw")
     assert drawn_nodes(page) > 0
     body = page.frame_locator("iframe").first.locator("body")
-    edge_id, fact = body.evaluate("() => network.body.data.edges.get().map(e => [e.id, e.fact])")[-1]
-    body.evaluate("(_, id) => network.emit('hoverEdge', {edge: id})", edge_id)  # the pointer over it
+    page.wait_for_timeout(500)  # drawn
+    # The pointer, a real one, over the middle of a fact's edge until its tooltip shows.
+    box = page.locator("iframe").first.bounding_box()
+    assert box is not None
+    for pair in body.evaluate("() => network.body.data.edges.get().map(e => [e.id, e.fact])"):
+        edge_id, fact = pair
+        x, y = body.evaluate(
+            """(_, id) => { const p = network.body.edges[id].edgeType.getPoint(0.5); const d = network.canvasToDOM(p);
+                 const r = document.getElementById('mynetwork').getBoundingClientRect(); return [d.x + r.left, d.y + r.top]; }""",
+            edge_id,
+        )
+        page.mouse.move(box["x"] + x, box["y"] + y)
+        page.wait_for_timeout(400)  # the tooltip's delay
+        tip = body.evaluate(
+            "() => { const t = document.querySelector('div.vis-tooltip'); return t && t.style.visibility === 'visible' ? t.innerText : ''; }"
+        )
+        title = body.evaluate("(_, id) => network.body.data.edges.get(id).title", edge_id)
+        if tip and tip == title:
+            break
+    else:
+        raise AssertionError("no fact's tooltip showed under the pointer")
     node = body.evaluate("() => network.body.data.nodes.getIds()[0]")
+    # near a node, vis-network's hover and click hit test report the node, though the tooltip names the edge
+    body.evaluate("(_, n) => network.emit('hoverNode', {node: n})", node)
     body.evaluate("(_, n) => network.emit('click', {nodes: [n], edges: []})", node)  # reported as the node's
     page.wait_for_function(f"() => /\\/facts\\?.*fact={fact}\\b/.test(location.href)", timeout=30_000)
     settle(page)

@@ -356,7 +356,12 @@ def test_weights_link_to_a_fact_past_the_heaviest_listed_opens_that_fact(tmp_pat
     at.run()
     ok_warning = [w.value for w in at.warning if f"fact {gone}" in w.value]
     assert ok_warning and "R3" in ok_warning[0] and "R29" in ok_warning[0]
-    assert at.selectbox(key="w_fact").value in listed  # the heaviest shown instead, said so above
+    chosen = at.selectbox(key="w_fact").value  # the heaviest shown instead, said so above, and linked
+    assert chosen in listed and at.query_params["fact"] == str(chosen)
+    at.query_params["fact"] = str(10**20)  # no database holds such an id: a mangled link, ignored
+    at.run()
+    ok(at)
+    assert at.selectbox(key="w_fact").value == chosen and not any("10000000" in w.value for w in at.warning)
 
 
 def test_reads_page_probes_and_nested_refusal(app):
@@ -1176,6 +1181,8 @@ def test_time_control_lists_a_window_of_many_moments_and_goes_to_any(app):
     3 s): the slider and "Compare with…" list the 200 around the moment shown; Back, Step and "Go to
     moment" reach every one, and the caption says how many there are."""
     svc = live()
+    svc.set_settings("globex", by="ivan", settings={"NoMemoryShortcuts": True})  # another organization's moment
+    theirs = svc.clock()
     for i in range(260):  # real moments: each change of settings is one (R32)
         svc.set_settings("acme", by="dana", settings={"NoMemoryShortcuts": i % 2 == 0})
     acme = [0, *svc.moment_numbers(org="acme")]
@@ -1194,6 +1201,9 @@ def test_time_control_lists_a_window_of_many_moments_and_goes_to_any(app):
     assert any("cp-1 completed" in o for o in slider.options)  # the window moved to it, labelled
     at.button(key="ov_back").click().run()
     assert at.select_slider(key="ov_at").value == acme[acme.index(first) - 1]
+    assert theirs not in acme
+    at.number_input(key="ov_goto").set_value(theirs).run()
+    assert at.select_slider(key="ov_at").value == max(n for n in acme if n <= theirs)  # this one's last before it
     at.number_input(key="ov_goto").set_value(acme[-1]).run()
     assert at.select_slider(key="ov_at").value == acme[-1] and "at" not in at.query_params  # now again
 

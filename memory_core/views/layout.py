@@ -47,12 +47,11 @@ def positions(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> dict[st
 def _spring(g: nx.Graph, *, iterations: int, threshold: float = 1e-4) -> dict[str, tuple[float, float]]:
     """networkx's spring layout (Fruchterman-Reingold, `spring_layout(method="force")`): the same
     start (its seeded random positions), forces, cooling, stop and scale to the unit disc, computed
-    on two coordinate arrays instead of (n, n, 2) ones: three times faster for a drawing of 400
-    entities (its norms were a third of the Graphs page's first render at 120k supports, B8). The
-    sums run in another order, so positions differ from networkx's in the last digits, growing to
-    about 3% of the drawing's radius over the iterations: the same kind of picture, as stable. In single
-    precision (a position is drawn to a tenth of a pixel): the n x n arrays take half the memory and the
-    iterations a fifth of the time."""
+    on two coordinate arrays instead of (n, n, 2) ones, in single precision: the n x n arrays take
+    half the memory and the iterations a fifth of the time at 400 entities (B8). The sums run in
+    another order and to fewer digits, and the iterations amplify that: entities sit elsewhere than
+    networkx would put them (up to a third of the drawing's radius at 400 entities, measured), a
+    different picture of the same graph, as deterministic: the same input, the same positions."""
     a = nx.to_numpy_array(g, dtype=np.float32)
     n = a.shape[0]
     start = np.random.RandomState(SEED).rand(n, 2).astype(np.float32)

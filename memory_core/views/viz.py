@@ -298,13 +298,13 @@ CLICK_SCRIPT = """<script>
   window.factUrl = factUrl;
   window.openFact = openFact;
   // The fact whose tooltip shows is the one a click opens: in a dense drawing a click near a node reports
-  // the node (a node's click does nothing here) though the pointer was over the edge the tooltip named.
-  var hovered = null;
-  network.on("hoverEdge", function (params) { hovered = params.edge; });
-  network.on("blurEdge", function () { hovered = null; });
-  network.on("hoverNode", function () { hovered = null; });
+  // the node (vis-network's hit test prefers nodes; a node's click does nothing here) though the tooltip,
+  // found by shape, named the edge under the pointer.
+  var shown = null;
+  network.on("showPopup", function (id) { shown = network.body.data.edges.get(id) ? id : null; });
+  network.on("hidePopup", function () { shown = null; });
   network.on("click", function (params) {
-    var id = !params.nodes.length && params.edges.length ? params.edges[0] : hovered;
+    var id = !params.nodes.length && params.edges.length ? params.edges[0] : shown;
     if (id === null || id === undefined) { return; }
     var edge = network.body.data.edges.get(id);
     if (edge && edge.fact !== null && edge.fact !== undefined) { openFact(edge.fact); }
