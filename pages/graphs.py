@@ -42,6 +42,7 @@ from pages._ui import (
     version_of,
 )
 
+CHOICES = 300  # drawn facts listed to open from the keyboard
 LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6, B8)
 
 
@@ -309,7 +310,12 @@ def drawing() -> None:
                 f"<span style='color:{viz.GONE_COLOR}'>╌</span> gone since moment {cmp.since}",
                 unsafe_allow_html=True,  # our colours and numbers only
             )
-        linked = {e["fact"]: e["title"].split("\n")[0] for e in plan.edges if e["fact"] is not None}
+        # The keyboard's way to a fact's weight: the heaviest drawn (a list of thousands is no choice to
+        # scroll, and its labels held up the drawing in the browser, B8); a click on any edge opens the rest.
+        heaviest = sorted((e for e in plan.edges if e["fact"] is not None), key=lambda e: (-e["weight"], e["fact"]))
+        linked = {e["fact"]: e["title"].split("\n")[0] for e in heaviest[:CHOICES]}
+        if len(heaviest) > CHOICES:
+            st.caption(f"The {CHOICES} heaviest of the {len(heaviest):,} facts drawn are listed below; click any edge.")
         if linked:
             _only("g_open_fact", list(linked))  # a fact of another moment or graph is no option here
             c3 = st.columns([3, 1], vertical_alignment="bottom")
