@@ -77,7 +77,7 @@ def _among(options: list[int], n: object) -> bool:
 
 def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
     """The `size` moments listed around moment `n` (which is listed), the newest when it is near."""
-    i = options.index(n)
+    i = bisect.bisect_left(options, n)
     lo = max(0, min(i - size // 2, len(options) - size))
     return options[lo : lo + size]
 
@@ -85,14 +85,12 @@ def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
 def snap(options: list[int], wanted: Any) -> int:
     """The moment to show for a wanted one: itself if listed, else the last listed before it (a
     link may name a moment of another organization), else the first."""
-    if wanted in options:
-        return int(wanted)
     try:
         n = int(wanted)
     except (TypeError, ValueError):
         return options[-1]
-    earlier = [o for o in options if o <= n]
-    return earlier[-1] if earlier else options[0]
+    i = bisect.bisect_right(options, n)  # options are sorted: tens of thousands need no scan each rerun
+    return options[i - 1] if i else options[0]
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
