@@ -6,6 +6,7 @@ written once; a reason said in several ways has a named constructor for each oth
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any, Self
 
@@ -30,13 +31,22 @@ class DatabaseNotEmpty(MemoryCoreError):
         super().__init__(f"{where} already holds memory; replay into an empty database")
 
 
+#: The first rule a sentence cites, as in "(R21)" or "(R4, R19)".
+_CITED = re.compile(r"\((R\d+[a-z]?)\b")
+
+
 class Refusal(MemoryCoreError):
-    """An action the rules do not allow. It changed nothing; `reason` is the format's code."""
+    """An action the rules do not allow. It changed nothing; `reason` is the format's code, and
+    `rule` the rule that refused: the first its sentence cites, else its class's (`default_rule`:
+    for a reference that names nothing, the rule that keeps what it would name out of reach)."""
 
     reason = "refused"
+    default_rule = "R20"
 
     def __init__(self, message: str) -> None:
         self.message = message
+        cited = _CITED.search(message)
+        self.rule = cited.group(1) if cited else self.default_rule
         super().__init__(f"{self.reason}: {message}")
 
     @classmethod
@@ -62,12 +72,14 @@ class NotOffered(Refusal):
     def __init__(self, *, within: str | None = None, step: str | None = None) -> None:
         who = f"nested work {within!r}" if within else f"step {step!r} (not a model step admitting calls)"
         super().__init__(f"graph reads are not offered to {who} (R4, R19)")
+        self.rule = "R4" if within else "R19"
 
 
 class BudgetExhausted(Refusal):
     """Refused with `budget_exhausted` (R21)."""
 
     reason = "budget_exhausted"
+    default_rule = "R21"
 
     def __init__(self, turn_id: str, cap: int | None) -> None:
         super().__init__(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
@@ -77,6 +89,7 @@ class NotOwner(Refusal):
     """Refused with `not_owner`: what only the owner does (R15, R28)."""
 
     reason = "not_owner"
+    default_rule = "R15"
 
     def __init__(self, org_id: str, *, does: str) -> None:
         super().__init__(f"only the owner of {org_id!r} {does}")
@@ -86,6 +99,7 @@ class NotAllowed(Refusal):
     """Refused with `not_allowed`: each way is a named constructor."""
 
     reason = "not_allowed"
+    default_rule = "R28"
 
     @classmethod
     def replacing_across_runs(cls, turn_id: str, *, its_run: str, run: str) -> Self:
@@ -116,6 +130,7 @@ class NotMember(Refusal):
     """Refused with `not_member`; `so` says what membership was needed for."""
 
     reason = "not_member"
+    default_rule = "R20"
 
     def __init__(self, person_id: str, org_id: str, *, so: str) -> None:
         super().__init__(f"{person_id!r} is not a member of {org_id!r}{so}")
@@ -125,12 +140,14 @@ class InvalidSetting(Refusal):
     """Refused with `invalid_setting`: the problem rules.settings.settings_problem found (R15)."""
 
     reason = "invalid_setting"
+    default_rule = "R15"
 
 
 class UnknownOrg(Refusal):
     """Refused with `unknown_org`."""
 
     reason = "unknown_org"
+    default_rule = "R20"
 
     def __init__(self, org_id: str) -> None:
         super().__init__(f"no organization has the id {org_id!r}")
@@ -140,6 +157,7 @@ class UnknownPerson(Refusal):
     """Refused with `unknown_person` (R30: a deleted account names no one)."""
 
     reason = "unknown_person"
+    default_rule = "R30"
 
     def __init__(self, person_id: str, *, maybe_deleted: bool = True) -> None:
         hint = " (or their account was deleted, R30)" if maybe_deleted else ""
@@ -158,6 +176,7 @@ class UnknownWorkflow(Refusal):
     """Refused with `unknown_workflow`."""
 
     reason = "unknown_workflow"
+    default_rule = "R19"
 
     def __init__(self, org_id: str, workflow_id: str) -> None:
         super().__init__(f"organization {org_id!r} has no workflow {workflow_id!r}")
@@ -167,6 +186,7 @@ class UnknownStep(Refusal):
     """Refused with `unknown_step`."""
 
     reason = "unknown_step"
+    default_rule = "R19"
 
     def __init__(self, step: str, workflow_id: str | None) -> None:
         where = f"workflow {workflow_id!r}" if workflow_id else "no workflow (the run was started without one)"
@@ -177,6 +197,7 @@ class UnknownRun(Refusal):
     """Refused with `unknown_run` (R29: a deleted run names nothing)."""
 
     reason = "unknown_run"
+    default_rule = "R20"
 
     def __init__(self, run_id: str) -> None:
         super().__init__(f"no run has the id {run_id!r} (or it was deleted, R29)")
@@ -186,6 +207,7 @@ class UnknownTurn(Refusal):
     """Refused with `unknown_turn` (R29: a deleted run's turns name nothing)."""
 
     reason = "unknown_turn"
+    default_rule = "R20"
 
     def __init__(self, turn_id: str) -> None:
         super().__init__(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
@@ -195,6 +217,7 @@ class UnknownFact(Refusal):
     """Refused with `unknown_fact`."""
 
     reason = "unknown_fact"
+    default_rule = "R28"
 
     def __init__(self, fact_id: int) -> None:
         super().__init__(f"no fact has the id {fact_id}")
@@ -209,6 +232,7 @@ class DuplicateId(Refusal):
     """Refused with `duplicate_id`: ids are never used twice, erased ones included."""
 
     reason = "duplicate_id"
+    default_rule = "R29"
 
     def __init__(self, kind: str, ident: str) -> None:
         super().__init__(f"the {kind} id {ident!r} is already used in this memory, perhaps by an erased {kind}")
@@ -226,6 +250,7 @@ class TurnNotOpen(Refusal):
     """Refused with `turn_not_open` (R1 to R3)."""
 
     reason = "turn_not_open"
+    default_rule = "R1"
 
     def __init__(self, turn_id: str, status: str) -> None:
         why = _NOT_OPEN.get(status, "an ended turn takes no more events (R2)")
@@ -240,6 +265,7 @@ class RunEnded(Refusal):
     """Refused with `run_ended` (R17); `then` says what an ended run no longer does."""
 
     reason = "run_ended"
+    default_rule = "R17"
 
     def __init__(self, run_id: str, *, then: str = "nothing more happens in it (R17)") -> None:
         super().__init__(f"run {run_id!r} has ended; {then}")
@@ -253,6 +279,7 @@ class NestedOpen(Refusal):
     """Refused with `nested_open` (R5)."""
 
     reason = "nested_open"
+    default_rule = "R5"
 
     def __init__(self, work: str, turn_id: str) -> None:
         super().__init__(f"{work!r} is already open in turn {turn_id!r}; return it first (R5)")
@@ -266,6 +293,7 @@ class NestedNotOpen(Refusal):
     """Refused with `nested_not_open` (R5)."""
 
     reason = "nested_not_open"
+    default_rule = "R5"
 
     def __init__(self, work: str, turn_id: str) -> None:
         super().__init__(f"{work!r} is not open in turn {turn_id!r} (R5)")

@@ -53,6 +53,7 @@ class Run(SQLModel, table=True):
     ended: bool = False
     started_at: int = 0  # R32: the moment it started, and the one it ended
     ended_at: int | None = None
+    session_id: str | None = Field(default=None, index=True)  # the MCP session that started it (agentsession)
 
 
 class Turn(SQLModel, table=True):
@@ -199,6 +200,31 @@ class ApiToken(SQLModel, table=True):
     org_id: str = Field(foreign_key="organization.id")
     created_at: str
     revoked: bool = False
+
+
+class AgentServer(SQLModel, table=True):
+    """An MCP server process (agents/): it notes `seen_at` every few seconds while it serves, so the
+    next server to start tells a killed server's sessions from a live one's (store/agents.py)."""
+
+    id: str = Field(primary_key=True)
+    host: str
+    pid: int
+    transport: str  # stdio | http | memory
+    started_at: float  # wall-clock seconds
+    seen_at: float
+    stopped: bool = False
+
+
+class AgentSession(SQLModel, table=True):
+    """One MCP session: the runs it started name it (`run.session_id`). No person's id is kept (R30)."""
+
+    id: str = Field(primary_key=True)
+    server_id: str = Field(index=True)
+    client: str  # the name and version the client gave, as the Runs page shows it
+    transport: str
+    opened_at: float
+    ended_at: float | None = None
+    ended_why: str | None = None  # closed | deleted | idle | stopped | server gone
 
 
 class MapCount(SQLModel, table=True):

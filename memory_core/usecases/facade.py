@@ -13,6 +13,7 @@ from contextlib import contextmanager
 from ..store.erasure import after_erasure
 from ..store.retry import use_case
 from ..store.snapshot import export
+from .agents import AgentSessions
 from .base import Obj
 from .corrections import Corrections
 from .erasure import Erasure
@@ -21,14 +22,13 @@ from .history import History
 from .reads import Reads
 from .settings import Settings
 from .tokens import Tokens
-from .turns import Turns
 
 #: Public members that are not use cases: each opens no transaction of its own that could lose a
 #: race (the use cases run inside them retry as a whole).
 NOT_USE_CASES = ("sandbox", "all_or_nothing")
 
 
-class MemoryService(Turns, Reads, Corrections, Erasure, Settings, Tokens, Explore, History):
+class MemoryService(AgentSessions, Reads, Corrections, Erasure, Settings, Tokens, Explore, History):
     """The facade over one database. Plain data in and out; never live ORM rows."""
 
     @contextmanager

@@ -76,8 +76,10 @@ class Turns(UseCases):
         workflow: str | None = None,
         surface: str = "workflow",
         ephemeral: bool = False,
+        session: str | None = None,
     ) -> RunStarted:
-        """Start a run; an ephemeral request is honoured only as R11 allows."""
+        """Start a run; an ephemeral request is honoured only as R11 allows. `session` names the MCP
+        session that starts it (agents/), which ends it when the session ends."""
         with self._tx() as s:
             o = self._org(s, org)
             self._person(s, person)
@@ -102,6 +104,7 @@ class Turns(UseCases):
                     requested_ephemeral=ephemeral,
                     ephemeral=stored,
                     started_at=n,
+                    session_id=session,
                 )
             )
             self._mark(s, n, "run_started", org=org, run=run_id, person=person)

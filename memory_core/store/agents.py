@@ -1,0 +1,108 @@
+"""MCP servers and their sessions (agents/): who started which run, and which servers are alive.
+
+Typed calls on a use case's transaction (`(tx, *, ...)`); times are wall-clock seconds the caller
+gives (the store reads no clock). A server is *gone* when it said it stopped, when it ran on this
+host under a pid that no longer runs, or when it has not noted that it is alive for `stale` seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sqlmodel import Session, col, select
+
+from .models import AgentServer, AgentSession, Run
+
+
+@dataclass(frozen=True, slots=True)
+class GoneSession:
+    """A session whose server is gone, with the runs it started that have not ended."""
+
+    session: str
+    client: str
+    server: str
+    why: str
+    open_runs: tuple[str, ...]
+
+
+def add_server(tx: Session, *, server: str, host: str, pid: int, transport: str, now: float) -> None:
+    """Note a server that starts serving."""
+    tx.add(AgentServer(id=server, host=host, pid=pid, transport=transport, started_at=now, seen_at=now))
+
+
+def note_alive(tx: Session, *, server: str, now: float) -> None:
+    """A server's heartbeat: it still serves."""
+    row = tx.get(AgentServer, server)
+    if row is not None:
+        row.seen_at = now
+        tx.add(row)
+
+
+def stop_server(tx: Session, *, server: str, now: float) -> None:
+    """A server that stopped on purpose (its sessions were ended first)."""
+    row = tx.get(AgentServer, server)
+    if row is not None:
+        row.stopped, row.seen_at = True, now
+        tx.add(row)
+
+
+def add_session(tx: Session, *, session: str, server: str, client: str, transport: str, now: float) -> None:
+    """Note a session that opens."""
+    tx.add(AgentSession(id=session, server_id=server, client=client, transport=transport, opened_at=now))
+
+
+def end_session(tx: Session, *, session: str, why: str, now: float) -> None:
+    """Note that a session ended (its runs are ended by the end_run use case, one by one)."""
+    row = tx.get(AgentSession, session)
+    if row is not None and row.ended_at is None:
+        row.ended_at, row.ended_why = now, why
+        tx.add(row)
+
+
+def open_runs_of(tx: Session, *, session: str) -> list[str]:
+    """The runs a session started that have not ended, oldest first."""
+    q = select(Run.id).where(Run.session_id == session, col(Run.ended).is_(False)).order_by(col(Run.seq))
+    return list(tx.exec(q))
+
+
+def gone_sessions(
+    tx: Session, *, now: float, stale: float, host: str, alive: Callable[[int], bool]
+) -> list[GoneSession]:
+    """Sessions not yet ended whose server is gone (see the module's docstring), with their open runs."""
+    servers = {s.id: s for s in tx.exec(select(AgentServer))}
+    out = []
+    q = select(AgentSession).where(col(AgentSession.ended_at).is_(None)).order_by(col(AgentSession.opened_at))
+    for sess in tx.exec(q):
+        why = _gone(servers.get(sess.server_id), now=now, stale=stale, host=host, alive=alive)
+        if why is not None:
+            runs = tuple(open_runs_of(tx, session=sess.id))
+            out.append(GoneSession(sess.id, sess.client, sess.server_id, why, runs))
+    return out
+
+
+def _gone(
+    server: AgentServer | None, *, now: float, stale: float, host: str, alive: Callable[[int], bool]
+) -> str | None:
+    """Why a server is gone, or None while it may still serve."""
+    if server is None:
+        return "its server is not known"
+    if server.stopped:
+        return "its server stopped"
+    if server.host == host and not alive(server.pid):
+        return f"its server (pid {server.pid} on this host) no longer runs"
+    if now - server.seen_at > stale:
+        return f"its server has not been seen for {now - server.seen_at:.0f} s"
+    return None
+
+
+def clients_of(tx: Session, *, runs: list[str]) -> dict[str, str]:
+    """The MCP client that started each of these runs, for those started through the MCP server."""
+    if not runs:
+        return {}
+    q = (
+        select(Run.id, AgentSession.client)
+        .join(AgentSession, col(AgentSession.id) == col(Run.session_id))
+        .where(col(Run.id).in_(runs))
+    )
+    return {run: client for run, client in tx.exec(q)}

@@ -1,0 +1,76 @@
+"""Use cases of the MCP server's sessions (agents/): servers alive or gone, sessions opened and ended.
+
+A session that ends ends its runs as `end_run` ends them (R17: open turns cancelled, teaching
+nothing, R2; an ephemeral run erased), one run a use case, and is marked ended last: a sweep cut
+short by a crash finds the rest the next time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .. import errors as E
+from ..store import agents
+from .results import RunEnded
+from .turns import Turns
+
+
+@dataclass(frozen=True, slots=True)
+class SessionEnded:
+    """A session ended: why, and what ending each of its open runs did (R17)."""
+
+    session: str
+    why: str
+    runs: tuple[tuple[str, RunEnded], ...]
+
+
+class AgentSessions(Turns):
+    """Use cases of MCP servers and sessions."""
+
+    def agent_server_started(self, server: str, *, host: str, pid: int, transport: str, now: float) -> None:
+        """Note a server that starts serving."""
+        with self._tx() as s:
+            agents.add_server(s, server=server, host=host, pid=pid, transport=transport, now=now)
+
+    def agent_server_alive(self, server: str, *, now: float) -> None:
+        """A server's heartbeat."""
+        with self._tx() as s:
+            agents.note_alive(s, server=server, now=now)
+
+    def agent_server_stopped(self, server: str, *, now: float) -> None:
+        """Note a server that stopped on purpose, after its sessions ended."""
+        with self._tx() as s:
+            agents.stop_server(s, server=server, now=now)
+
+    def agent_session_opened(self, session: str, *, server: str, client: str, transport: str, now: float) -> None:
+        """Note a session that opens."""
+        with self._tx() as s:
+            agents.add_session(s, session=session, server=server, client=client, transport=transport, now=now)
+
+    def agent_session_ended(self, session: str, *, why: str, now: float) -> SessionEnded:
+        """End a session: each run it started and did not end is ended as end_run ends it (R17)."""
+        with self._read() as s:
+            runs = agents.open_runs_of(s, session=session)
+        ended = []
+        for run in runs:
+            try:
+                ended.append((run, self.end_run(run)))
+            except E.Refusal:  # ended or deleted meanwhile (R17, R29): nothing left to end
+                continue
+        with self._tx() as s:
+            agents.end_session(s, session=session, why=why, now=now)
+        return SessionEnded(session, why, tuple(ended))
+
+    def end_gone_sessions(
+        self, *, host: str, alive: Callable[[int], bool], now: float, stale: float
+    ) -> list[SessionEnded]:
+        """End every session whose server is gone (store/agents.py says how that is known)."""
+        with self._read() as s:
+            gone = agents.gone_sessions(s, now=now, stale=stale, host=host, alive=alive)
+        return [self.agent_session_ended(g.session, why=g.why, now=now) for g in gone]
+
+    def run_clients(self, runs: list[str]) -> dict[str, str]:
+        """The MCP client that started each of these runs, for runs started through the MCP server."""
+        with self._read() as s:
+            return agents.clients_of(s, runs=runs)
