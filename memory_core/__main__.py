@@ -278,6 +278,18 @@ def _token(service: MemoryService, args: argparse.Namespace) -> int:
     return 1
 
 
+def cmd_mcp(args: argparse.Namespace) -> int:
+    """Serve memory to agents over MCP: one over stdio (MEMORY_TOKEN), many over HTTP (`--http`)."""
+    import os
+
+    from .agents.serve import serve_http, serve_stdio
+
+    service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    if args.http:
+        return serve_http(service, host=args.host, port=args.port, idle_timeout=args.idle_timeout)
+    return serve_stdio(service, os.environ.get("MEMORY_TOKEN"))
+
+
 def cmd_generate(args: argparse.Namespace) -> int:
     """Build a believable organization of about N supports, deterministically, into an empty database."""
     from .generate import generate, progress_bar
@@ -337,6 +349,15 @@ def parser() -> argparse.ArgumentParser:
     tk.add_argument("--org", help="issue: the organization the token speaks in")
     tk.add_argument("--db")
     tk.set_defaults(run=cmd_token)
+    mc = sub.add_parser("mcp", help="serve memory to agents over MCP (stdio; --http for Streamable HTTP at /mcp)")
+    mc.add_argument("--db")
+    mc.add_argument("--http", action="store_true", help="serve many agents over Streamable HTTP at /mcp")
+    mc.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on (default: loopback only)")
+    mc.add_argument("--port", type=int, default=8765)
+    mc.add_argument(
+        "--idle-timeout", type=float, default=300.0, metavar="SECONDS", help="HTTP: a session idle this long ends"
+    )
+    mc.set_defaults(run=cmd_mcp)
     gen = sub.add_parser("generate", help="a believable organization of N supports, for benchmarks")
     gen.add_argument("--supports", type=int, required=True)
     gen.add_argument("--seed", type=int, default=1)

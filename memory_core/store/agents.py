@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
-from .models import AgentServer, AgentSession, Run
+from .models import AgentServer, AgentSession, Run, Workflow
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,7 +67,7 @@ def open_runs_of(tx: Session, *, session: str) -> list[str]:
 
 
 def gone_sessions(
-    tx: Session, *, now: float, stale: float, host: str, alive: Callable[[int], bool]
+    tx: Session, *, now: float, stale: float, host: str, alive: Callable[[str, int], bool]
 ) -> list[GoneSession]:
     """Sessions not yet ended whose server is gone (see the module's docstring), with their open runs."""
     servers = {s.id: s for s in tx.exec(select(AgentServer))}
@@ -82,14 +82,14 @@ def gone_sessions(
 
 
 def _gone(
-    server: AgentServer | None, *, now: float, stale: float, host: str, alive: Callable[[int], bool]
+    server: AgentServer | None, *, now: float, stale: float, host: str, alive: Callable[[str, int], bool]
 ) -> str | None:
     """Why a server is gone, or None while it may still serve."""
     if server is None:
         return "its server is not known"
     if server.stopped:
         return "its server stopped"
-    if server.host == host and not alive(server.pid):
+    if server.host == host and not alive(server.id, server.pid):
         return f"its server (pid {server.pid} on this host) no longer runs"
     if now - server.seen_at > stale:
         return f"its server has not been seen for {now - server.seen_at:.0f} s"
@@ -106,3 +106,9 @@ def clients_of(tx: Session, *, runs: list[str]) -> dict[str, str]:
         .where(col(Run.id).in_(runs))
     )
     return {run: client for run, client in tx.exec(q)}
+
+
+def workflow_cap(tx: Session, *, workflow: str) -> int | None:
+    """A workflow's MemoryProbes (R21), None for no cap or no such workflow."""
+    row = tx.get(Workflow, workflow)
+    return row.memory_probes if row is not None else None

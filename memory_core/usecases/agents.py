@@ -63,7 +63,7 @@ class AgentSessions(Turns):
         return SessionEnded(session, why, tuple(ended))
 
     def end_gone_sessions(
-        self, *, host: str, alive: Callable[[int], bool], now: float, stale: float
+        self, *, host: str, alive: Callable[[str, int], bool], now: float, stale: float
     ) -> list[SessionEnded]:
         """End every session whose server is gone (store/agents.py says how that is known)."""
         with self._read() as s:
@@ -74,3 +74,8 @@ class AgentSessions(Turns):
         """The MCP client that started each of these runs, for runs started through the MCP server."""
         with self._read() as s:
             return agents.clients_of(s, runs=runs)
+
+    def workflow_cap(self, workflow: str) -> int | None:
+        """A workflow's MemoryProbes (R21): None for no cap."""
+        with self._read() as s:
+            return agents.workflow_cap(s, workflow=workflow)

@@ -49,7 +49,7 @@ class Corrections(UseCases):
             with driver_of(s) as db:
                 refresh_facts(db, load_facts(db, [f.id]), changes, moment=n)
             self._mark(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
-            return Corrected(changes=changes.listed())
+            return _corrected(changes)
 
     def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
         """R28: the owner retracts a World fact, a person their own User fact: never served again."""
@@ -58,7 +58,7 @@ class Corrections(UseCases):
             if not may_retract(queries.role(s, by, org), graph):
                 raise E.NotOwner(org, does="retracts its world facts (R28)")
             if f.retracted:  # accepted, and changes nothing (a decision beside R28)
-                return Corrected(changes=[])
+                return Corrected(changes=[], weight=f.weight, status=f.status)
             n = self._take_moment(s)
             f.retracted = True
             f.retracted_at = n
@@ -68,4 +68,11 @@ class Corrections(UseCases):
             with driver_of(s) as db:
                 refresh_facts(db, load_facts(db, [f.id]), changes, moment=n)
             self._mark(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
-            return Corrected(changes=changes.listed())
+            return _corrected(changes)
+
+
+def _corrected(changes: Changes) -> Corrected:
+    """The result of a correction: its one fact's change, and the weight and status it left."""
+    listed = changes.listed()
+    after = listed[0].after if listed else None
+    return Corrected(changes=listed, weight=after[0] if after else None, status=after[1] if after else None)

@@ -282,4 +282,8 @@ class SettingsChanged(Outcome):
 
 @dataclass(frozen=True, slots=True)
 class Corrected(Outcome):
-    """dispute or retract (R28): only the fact changes, their weights as R26 gives them."""
+    """dispute or retract (R28): the fact changes, their weights as R26 gives them; `weight` and
+    `status` are the corrected fact's after it (also when a retraction changed nothing)."""
+
+    weight: float | None = None
+    status: str | None = None

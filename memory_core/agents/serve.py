@@ -1,0 +1,164 @@
+"""Serving the MCP server: one agent over stdio, many over Streamable HTTP at `/mcp`.
+
+Over stdio the session speaks as `MEMORY_TOKEN`; over HTTP each request as its `Authorization:
+Bearer` token, verified by the SDK's bearer middleware (401 without). Tokens are the preferences
+API's (`python -m memory_core token issue PERSON --org ORG`).
+
+HTTP keeps a session for each client (`Mcp-Session-Id`, MCP's initialize handshake): a session owns
+the runs it starts and ends them when it ends. A request of the 2026-07-28 protocol, which has no
+session, is answered -32022 naming the versions served, so a client falls back to the handshake.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+import anyio
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+from ..usecases.facade import MemoryService
+from .server import MemoryAgents
+
+log = logging.getLogger("memory_core.agents")
+
+#: An HTTP session with no request in flight (and no open stream) for this long ends (its runs, R17).
+IDLE_TIMEOUT = 300.0
+
+
+def _log_to_stderr() -> None:
+    """The server's own log goes to standard error (stdout is the protocol's, over stdio)."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("memory-mcp: %(message)s"))
+    log.addHandler(handler)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+
+
+def serve_stdio(service: MemoryService, token: str | None) -> int:
+    """Serve one agent over stdio as the holder of `token`; 2 with a sentence when it speaks for no one."""
+    _log_to_stderr()
+    if not token:
+        print(
+            "memory-mcp: set MEMORY_TOKEN to a token (python -m memory_core token issue PERSON --org ORG)",
+            file=sys.stderr,
+        )
+        return 2
+    if service.token_caller(token) is None:
+        print(
+            "memory-mcp: MEMORY_TOKEN is unknown or revoked, or its account was erased; issue a new one",
+            file=sys.stderr,
+        )
+        return 2
+    status = {"code": 0}
+
+    def unauthorized(message: str) -> None:  # the call is answered, then the server stops (its runs end)
+        status["code"] = 2
+        print(f"memory-mcp: {message}", file=sys.stderr)
+        threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
+
+    agents = MemoryAgents(service, transport="stdio", token=token, on_unauthorized=unauthorized)
+    agents.sessions.start()
+    server = agents.build(log_level="WARNING")
+
+    def stop(signum: int, _: Any) -> None:
+        raise SystemExit(status["code"])
+
+    signal.signal(signal.SIGTERM, stop)
+    try:
+        server.run("stdio")
+    except (KeyboardInterrupt, SystemExit):
+        pass
+    finally:
+        agents.sessions.stop(why="the server stopped")
+    return status["code"]
+
+
+class Tokens:
+    """The SDK's token verification over the API's tokens: the token's person and organization."""
+
+    def __init__(self, service: MemoryService) -> None:
+        self.service = service
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        caller = await anyio.to_thread.run_sync(self.service.token_caller, token)
+        if caller is None:
+            return None
+        person, org = caller
+        return AccessToken(token=token, client_id=person, scopes=[], claims={"org": org})
+
+
+def http_app(
+    service: MemoryService, *, host: str, port: int, idle_timeout: float = IDLE_TIMEOUT
+) -> tuple[Any, MemoryAgents]:
+    """The Starlette app serving `/mcp`, and the server whose sessions it keeps."""
+    agents = MemoryAgents(service, transport="http")
+    base = f"http://{host}:{port}"
+    server = agents.build(
+        token_verifier=Tokens(service),
+        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp"),  # type: ignore[arg-type]
+        log_level="WARNING",
+    )
+    app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host)
+    manager = server.session_manager
+    discard = manager._discard_session  # the one place the SDK ends a session, however it ended
+
+    async def discarded(session_id: str, transport: Any) -> None:
+        why = "deleted by the client" if transport.is_terminated else f"idle past {idle_timeout:g} s, or lost"
+        await discard(session_id, transport)
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(lambda: agents.sessions.end(session_id, why=why))
+
+    manager._discard_session = discarded  # type: ignore[method-assign]
+    manager.asgi_app = _sessions_only(manager.asgi_app)
+    return app, agents
+
+
+def _sessions_only(app: Any) -> Any:
+    """Answer a request of a protocol without sessions (2026-07-28) with -32022 and the versions that
+    have them, so the client opens a session by the initialize handshake; pass the rest on."""
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        version = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"mcp-protocol-version"), None)
+        if scope.get("type") != "http" or version is None or version in HANDSHAKE_PROTOCOL_VERSIONS:
+            await app(scope, receive, send)
+            return
+        body = {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {
+                "code": UNSUPPORTED_PROTOCOL_VERSION,
+                "message": "this server keeps a session for each client (it owns the runs it starts): "
+                "connect with the initialize handshake",
+                "data": {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": version},
+            },
+        }
+        raw = json.dumps(body).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]
+        await send({"type": "http.response.start", "status": 400, "headers": headers})
+        await send({"type": "http.response.body", "body": raw})
+
+    return asgi
+
+
+def serve_http(service: MemoryService, *, host: str, port: int, idle_timeout: float = IDLE_TIMEOUT) -> int:
+    """Serve agents over Streamable HTTP until SIGTERM or Ctrl-C; every session's runs end then (R17)."""
+    import uvicorn
+
+    _log_to_stderr()
+    app, agents = http_app(service, host=host, port=port, idle_timeout=idle_timeout)
+    agents.sessions.start()
+    log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, idle_timeout)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+    finally:
+        agents.sessions.stop(why="the server stopped")
+    return 0

@@ -1,0 +1,148 @@
+"""Sessions own their runs: which runs and turns each MCP session started, and ending them with it.
+
+A session is one stdio connection, one in-memory client, or one Streamable HTTP session
+(`Mcp-Session-Id`). It may touch only the runs it started and their turns; when it ends (the client
+closed, the HTTP session was deleted or idled out, the server stopped), every run it started and did
+not end is ended as `end_run` ends it (R17: its open turns are cancelled and teach nothing, R2; an
+ephemeral run is erased). The server notes in the database that it is alive every `BEAT` seconds;
+a server that starts ends the sessions of servers that are gone (store/agents.py: stopped, a pid on
+this host that no longer runs, or not seen for `STALE` seconds), and so does every live server
+every `SWEEP` seconds, so a kill -9 leaves no turn open for long.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+
+from ..usecases.agents import SessionEnded
+from ..usecases.facade import MemoryService
+
+log = logging.getLogger("memory_core.agents")
+
+BEAT = 5.0  # seconds between a server's notes that it is alive
+STALE = 30.0  # a server not seen for this long is gone
+SWEEP = 30.0  # seconds between a live server's looks for gone servers' sessions
+
+
+@dataclass
+class Session:
+    """One session: its id in the database, its client, and what it started."""
+
+    id: str
+    client: str
+    transport: str
+    runs: set[str] = field(default_factory=set)
+    turns: set[str] = field(default_factory=set)
+    caps: dict[str, int | None] = field(default_factory=dict)  # each run's MemoryProbes (R21)
+    turn_run: dict[str, str] = field(default_factory=dict)
+
+
+#: The servers this process runs (a test may run several): a server noted under this process's pid
+#: and not among them was an earlier process's, whose pid this one reuses.
+LIVE_HERE: set[str] = set()
+
+
+def pid_alive(server: str, pid: int) -> bool:
+    """Whether server `server`, noted under `pid` on this host, may still run."""
+    if pid == os.getpid():
+        return server in LIVE_HERE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Sessions:
+    """The sessions one server holds, keyed by the transport's handle for each."""
+
+    def __init__(self, service: MemoryService, *, transport: str) -> None:
+        self.service = service
+        self.transport = transport
+        self.server = "srv-" + uuid.uuid4().hex[:16]
+        self._open: dict[str, Session] = {}
+        self._lock = threading.Lock()
+        self._started = False
+        self._stop = threading.Event()
+        self._beat: threading.Thread | None = None
+
+    def start(self, *, beat: bool = True) -> list[SessionEnded]:
+        """Note this server, end the sessions of servers that are gone (logged), and keep a heartbeat."""
+        with self._lock:
+            if self._started:
+                return []
+            self._started = True
+            LIVE_HERE.add(self.server)
+        now = time.time()
+        self.service.agent_server_started(
+            self.server, host=socket.gethostname(), pid=os.getpid(), transport=self.transport, now=now
+        )
+        ended = self.sweep()
+        if beat:
+            self._beat = threading.Thread(target=self._heartbeat, name="memory-agents-heartbeat", daemon=True)
+            self._beat.start()
+        return ended
+
+    def sweep(self) -> list[SessionEnded]:
+        """End the sessions of servers that are gone, saying so in the log."""
+        ended = self.service.end_gone_sessions(host=socket.gethostname(), alive=pid_alive, now=time.time(), stale=STALE)
+        for e in ended:
+            runs = ", ".join(f"{run} ({', '.join(r.cancelled) or 'no open turn'} cancelled)" for run, r in e.runs)
+            log.warning("ended session %s: %s; runs ended (R17): %s", e.session, e.why, runs or "none open")
+        return ended
+
+    def _heartbeat(self) -> None:
+        last_sweep = time.monotonic()
+        while not self._stop.wait(BEAT):
+            try:
+                self.service.agent_server_alive(self.server, now=time.time())
+                if time.monotonic() - last_sweep > SWEEP:
+                    last_sweep = time.monotonic()
+                    self.sweep()
+            except Exception:  # a lost database: the next beat tries again
+                log.exception("heartbeat failed")
+
+    def get(self, key: str, *, client: str) -> Session:
+        """The session under `key`, opened (and noted in the database) on its first call."""
+        with self._lock:
+            found = self._open.get(key)
+        if found is not None:
+            return found
+        self.start()
+        session = Session(id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport)
+        self.service.agent_session_opened(
+            session.id, server=self.server, client=client, transport=self.transport, now=time.time()
+        )
+        with self._lock:
+            return self._open.setdefault(key, session)
+
+    def end(self, key: str, *, why: str) -> SessionEnded | None:
+        """End the session under `key`, if it made any call: its open runs end (R17)."""
+        with self._lock:
+            session = self._open.pop(key, None)
+        if session is None:
+            return None
+        ended = self.service.agent_session_ended(session.id, why=why, now=time.time())
+        if ended.runs:
+            runs = ", ".join(run for run, _ in ended.runs)
+            log.info("session %s (%s) %s: its open runs ended (R17): %s", session.id, session.client, why, runs)
+        return ended
+
+    def stop(self, *, why: str = "the server stopped") -> None:
+        """End every session, then note that this server stopped."""
+        with self._lock:
+            keys = list(self._open)
+        for key in keys:
+            self.end(key, why=why)
+        self._stop.set()
+        LIVE_HERE.discard(self.server)
+        if self._started:
+            self.service.agent_server_stopped(self.server, now=time.time())
