@@ -104,7 +104,8 @@ def http_app(
     base = f"http://{host}:{port}"
     server = agents.build(
         token_verifier=Tokens(service),
-        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp"),  # type: ignore[arg-type]
+        # Our tokens are the API's, not OAuth ones bound to an audience: the verifier checks them itself.
+        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False),  # type: ignore[arg-type]
         log_level="WARNING",
     )
     app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host)

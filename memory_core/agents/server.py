@@ -195,7 +195,20 @@ class MemoryAgents:
         base = Tool.from_function(fn, name=fn.__name__.removeprefix("tool_"), annotations=annotations)
         tool = MemoryTool(**{k: getattr(base, k) for k in Tool.model_fields}, handler=HANDLERS[base.name], agents=self)
         tool.parameters["additionalProperties"] = False
+        tool.fn_metadata.output_schema = _or_refused(tool.fn_metadata.output_schema or {})
         return tool
+
+
+def _or_refused(schema: dict[str, Any]) -> dict[str, Any]:
+    """A tool's output schema admitting what an error result carries too ({reason, rule, message}):
+    clients that check an error's structured content against the output schema find it described."""
+    result = dict(schema)
+    defs = result.pop("$defs", {})
+    refused = M.Refused.model_json_schema()
+    out: dict[str, Any] = {"type": "object", "anyOf": [result, refused]}
+    if defs:
+        out["$defs"] = defs
+    return out
 
 
 def client_name(context: Context) -> str:
