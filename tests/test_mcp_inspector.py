@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from test_mcp_transports import ROOT, db, env, http  # noqa: F401  (fixtures)
+from agent_servers import ROOT, env
 
 HERE = Path(__file__).resolve().parent / "inspector"
 CLI = HERE / "node_modules" / ".bin" / "mcp-inspector"
@@ -39,8 +39,8 @@ def inspect(cli: Path, *args: str, tmp: Path) -> dict:
     return json.loads(p.stdout)
 
 
-def test_inspector_lists_and_calls_over_stdio(inspector, db, tmp_path):
-    url, svc = db
+def test_inspector_lists_and_calls_over_stdio(inspector, agent_db, tmp_path):
+    url, svc = agent_db
     served = ["--", sys.executable, "-m", "memory_core", "mcp", "--db", url]
     token = ["-e", f"MEMORY_TOKEN={svc.issue_token('dana', org='acme')}", "-e", f"PYTHONPATH={ROOT}"]
     tools = inspect(inspector, *token, "--method", "tools/list", *served, tmp=tmp_path)["tools"]
@@ -63,8 +63,8 @@ def test_inspector_lists_and_calls_over_stdio(inspector, db, tmp_path):
     assert svc.export_state()["runs"][run["structuredContent"]["run"]]["ended"] is True  # its session ended it (R17)
 
 
-def test_inspector_calls_over_http_and_sees_a_refusal(inspector, http, tmp_path):
-    base, svc, _ = http
+def test_inspector_calls_over_http_and_sees_a_refusal(inspector, agent_http, tmp_path):
+    base, svc, _ = agent_http
     header = ["--header", f"Authorization: Bearer {svc.issue_token('dana', org='acme')}"]
     p = subprocess.run(
         [

@@ -7,11 +7,9 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,28 +17,14 @@ import anyio
 import httpx
 import httpx2
 import pytest
-from backend import SERVER, fresh_url
-from helpers import HQ, HQ_REF, scenario, web
+from agent_servers import ROOT, env
+from helpers import HQ, HQ_REF, web
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
-from memory_core import MemoryService, make_engine, parse, replay
+from memory_core import MemoryService
 
 Obj = dict[str, Any]
-ROOT = Path(__file__).resolve().parent.parent
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[tuple[str, MemoryService]]:
-    url = fresh_url("memory_mcp") if SERVER else f"sqlite:///{tmp_path / 'memory.db'}"
-    svc = MemoryService(make_engine(url))
-    replay(parse(json.dumps(scenario([]))), svc)
-    yield url, svc
-    svc.engine.dispose()
-
-
-def env(**extra: str) -> dict[str, str]:
-    return {**os.environ, "PYTHONPATH": str(ROOT), **extra}
 
 
 def stdio(url: str, token: str) -> StdioServerParameters:
@@ -83,8 +67,8 @@ def ended(svc: MemoryService, run: str, turn: str, *, within: float = 30) -> str
 
 
 @pytest.mark.parametrize("token", [None, "mem_nobody"])
-def test_stdio_without_a_live_token_exits_2_with_a_sentence(db, token):
-    url, _ = db
+def test_stdio_without_a_live_token_exits_2_with_a_sentence(agent_db, token):
+    url, _ = agent_db
     extra = {"MEMORY_TOKEN": token} if token else {}
     environ = {k: v for k, v in env(**extra).items() if token or k != "MEMORY_TOKEN"}
     p = subprocess.run(
@@ -99,8 +83,8 @@ def test_stdio_without_a_live_token_exits_2_with_a_sentence(db, token):
     assert "MEMORY_TOKEN" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_stdio_serves_a_turn_and_closing_the_client_cancels_what_is_open(db):
-    url, svc = db
+def test_stdio_serves_a_turn_and_closing_the_client_cancels_what_is_open(agent_db):
+    url, svc = agent_db
     token = svc.issue_token("dana", org="acme")
 
     async def main() -> tuple[str, str, str, str]:
@@ -134,8 +118,8 @@ def _server_pid(marker: str) -> int:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_stdio_server_stopped_ends_its_runs_or_the_next_start_does(db, sig, tmp_path):
-    url, svc = db
+def test_stdio_server_stopped_ends_its_runs_or_the_next_start_does(agent_db, sig, tmp_path):
+    url, svc = agent_db
     token = svc.issue_token("dana", org="acme")
     opened: dict[str, str] = {}
 
@@ -176,52 +160,22 @@ def test_stdio_server_stopped_ends_its_runs_or_the_next_start_does(db, sig, tmp_
 # --- HTTP ----------------------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture
-def http(db) -> Iterator[tuple[str, MemoryService, subprocess.Popen[str]]]:
-    url, svc = db
-    port = _free_port()
-    p = subprocess.Popen(
-        [sys.executable, "-m", "memory_core", "mcp", "--http", "--port", str(port), "--db", url, "--idle-timeout", "2"],
-        env=env(),
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}/mcp"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            httpx.post(base, json={}, timeout=1)
-            break
-        except httpx.TransportError:
-            time.sleep(0.05)
-    yield base, svc, p
-    if p.poll() is None:
-        p.send_signal(signal.SIGTERM)
-        p.wait(30)
-
-
 def over_http(base: str, token: str) -> Client:
     return Client(
         streamable_http_client(base, http_client=httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}))
     )
 
 
-def test_http_401_without_a_live_token(http):
-    base, svc, _ = http
+def test_http_401_without_a_live_token(agent_http):
+    base, svc, _ = agent_http
     for headers in ({}, {"Authorization": "Bearer mem_nobody"}, {"Authorization": "Basic x"}):
         r = httpx.post(base, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
         assert r.status_code == 401, headers
         assert r.headers["www-authenticate"].startswith("Bearer")
 
 
-def test_http_serves_each_session_its_own_runs_and_a_deleted_session_ends_them(http):
-    base, svc, _ = http
+def test_http_serves_each_session_its_own_runs_and_a_deleted_session_ends_them(agent_http):
+    base, svc, _ = agent_http
     token = svc.issue_token("dana", org="acme")
 
     async def main() -> tuple[str, str]:
@@ -237,8 +191,8 @@ def test_http_serves_each_session_its_own_runs_and_a_deleted_session_ends_them(h
     assert svc.run_clients([run]) == {run: "mcp 0.1.0"}
 
 
-def test_http_revoking_a_token_stops_the_next_call(http):
-    base, svc, _ = http
+def test_http_revoking_a_token_stops_the_next_call(agent_http):
+    base, svc, _ = agent_http
     token = svc.issue_token("dana", org="acme")
 
     async def main() -> tuple[str, str]:
@@ -258,8 +212,8 @@ def test_http_revoking_a_token_stops_the_next_call(http):
     assert ended(svc, run, turn) == "cancelled"
 
 
-def test_http_a_session_idle_past_the_timeout_ends_its_runs(http):
-    base, svc, _ = http
+def test_http_a_session_idle_past_the_timeout_ends_its_runs(agent_http):
+    base, svc, _ = agent_http
     token = svc.issue_token("dana", org="acme")
     headers = {"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"}
 
@@ -285,8 +239,8 @@ def test_http_a_session_idle_past_the_timeout_ends_its_runs(http):
     assert svc.run_clients([run]) == {run: "raw-agent 1"}
 
 
-def test_http_four_agents_teach_one_fact_at_once_nothing_lost(http):
-    base, svc, _ = http
+def test_http_four_agents_teach_one_fact_at_once_nothing_lost(agent_http):
+    base, svc, _ = agent_http
     tokens = [svc.issue_token(p, org="acme") for p in ("dana", "lee")]
 
     async def agent(i: int) -> None:
@@ -305,8 +259,8 @@ def test_http_four_agents_teach_one_fact_at_once_nothing_lost(http):
     assert {"subject": fact["subject"], "relation": fact["relation"], "object": fact["object"]} == HQ_REF
 
 
-def test_http_sigterm_ends_every_open_session_s_runs(http):
-    base, svc, p = http
+def test_http_sigterm_ends_every_open_session_s_runs(agent_http):
+    base, svc, p = agent_http
     token = svc.issue_token("dana", org="acme")
     opened: dict[str, str] = {}
 
