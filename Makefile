@@ -7,7 +7,7 @@ PORT ?= 8501
 # The dashboard listens on loopback unless told otherwise; beyond loopback it requires sign-in (README).
 LISTEN := $(or $(MEMORY_LISTEN),$(STREAMLIT_SERVER_ADDRESS),127.0.0.1)
 
-.PHONY: run api test check venv clean system-deps bench bench-quick
+.PHONY: run api mcp test check venv clean system-deps bench bench-quick
 
 # What running needs (make run, make api): the package and its dependencies only.
 $(VENV)/.base: pyproject.toml constraints.txt
@@ -30,6 +30,11 @@ run: $(VENV)/.base
 
 api: $(VENV)/.base
 	$(VENV)/bin/uvicorn memory_core.api:app --host 127.0.0.1 --port 8000
+
+# Memory for agents over MCP (Streamable HTTP at http://127.0.0.1:8765/mcp), on the same database as `make run`.
+mcp: $(VENV)/.base
+	$(PY) -m memory_core load sample_data/demo.json --if-empty
+	$(PY) -m memory_core mcp --http --port $(or $(MCP_PORT),8765)
 
 check: venv
 	$(VENV)/bin/ruff check .

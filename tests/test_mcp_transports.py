@@ -276,3 +276,22 @@ def test_http_sigterm_ends_every_open_session_s_runs(agent_http):
         pass
     assert p.returncode in (0, -signal.SIGTERM)  # uvicorn stops gracefully, then ends as the signal asks
     assert turn_status(svc, opened["run"], opened["turn"]) == "cancelled"
+
+
+def test_the_example_agent_tells_its_story_over_stdio(agent_db):
+    url, svc = agent_db
+    token = svc.issue_token("dana", org="acme")
+    p = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "agent.py"), "--stdio", "--db", url, "--workflow", "research", "--pause", "0"],
+        env=env(MEMORY_TOKEN=token),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "REFUSED" not in p.stdout
+    assert "a failed turn teaches nothing, R2" in p.stdout
+    facts = {(f["relation"], f["sources"]) for f in svc.export_state()["organizations"]["acme"]["world"]["facts"]}
+    assert facts == {("supplies", 3), ("headquartered_in", 2)}
+    (run,) = svc.run_clients([r["id"] for r in svc.runs("acme")]).values()
+    assert run == "example-research-agent 1.0"
