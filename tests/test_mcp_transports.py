@@ -282,7 +282,17 @@ def test_the_example_agent_tells_its_story_over_stdio(agent_db):
     url, svc = agent_db
     token = svc.issue_token("dana", org="acme")
     p = subprocess.run(
-        [sys.executable, str(ROOT / "examples" / "agent.py"), "--stdio", "--db", url, "--workflow", "research", "--pause", "0"],
+        [
+            sys.executable,
+            str(ROOT / "examples" / "agent.py"),
+            "--stdio",
+            "--db",
+            url,
+            "--workflow",
+            "research",
+            "--pause",
+            "0",
+        ],
         env=env(MEMORY_TOKEN=token),
         capture_output=True,
         text=True,

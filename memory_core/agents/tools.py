@@ -185,7 +185,7 @@ def start_run(c: Call) -> M.RunStartedOut:
         session=c.session.id,
     )
     c.session.runs.add(run)
-    c.session.caps[run] = c.service.workflow_cap(e["workflow"]) if e["workflow"] else None
+    c.session.caps[run] = out.cap
     return M.RunStartedOut(run=run, ephemeral=out.ephemeral)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
-from .models import AgentServer, AgentSession, Run, Workflow
+from .models import AgentServer, AgentSession, Run
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,9 +106,3 @@ def clients_of(tx: Session, *, runs: list[str]) -> dict[str, str]:
         .where(col(Run.id).in_(runs))
     )
     return {run: client for run, client in tx.exec(q)}
-
-
-def workflow_cap(tx: Session, *, workflow: str) -> int | None:
-    """A workflow's MemoryProbes (R21), None for no cap or no such workflow."""
-    row = tx.get(Workflow, workflow)
-    return row.memory_probes if row is not None else None

@@ -74,8 +74,3 @@ class AgentSessions(Turns):
         """The MCP client that started each of these runs, for runs started through the MCP server."""
         with self._read() as s:
             return agents.clients_of(s, runs=runs)
-
-    def workflow_cap(self, workflow: str) -> int | None:
-        """A workflow's MemoryProbes (R21): None for no cap."""
-        with self._read() as s:
-            return agents.workflow_cap(s, workflow=workflow)

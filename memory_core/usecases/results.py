@@ -54,10 +54,11 @@ class Outcome:
 @dataclass(frozen=True, slots=True)
 class RunStarted(Outcome):
     """start_run: whether the run is stored ephemeral; `rule` is R11 when a request for an
-    ephemeral run was not honoured."""
+    ephemeral run was not honoured; `cap` is its workflow's MemoryProbes (R21; None: no cap)."""
 
     ephemeral: bool
     rule: str | None = None
+    cap: int | None = None
 
     def to_json(self) -> Obj:
         return {"ephemeral": self.ephemeral} | ({"rule": self.rule} if self.rule else {})

@@ -83,10 +83,12 @@ class Turns(UseCases):
         with self._tx() as s:
             o = self._org(s, org)
             self._person(s, person)
+            cap = None
             if workflow is not None:
                 wf = s.get(Workflow, workflow)
                 if wf is None or wf.org_id != org:
                     raise E.UnknownWorkflow(org, workflow)
+                cap = wf.memory_probes
             self._used(s, "run", run_id)
             if not is_member(queries.role(s, person, org)):
                 raise E.NotMember(person, org, so=", so cannot start a run there")
@@ -108,7 +110,7 @@ class Turns(UseCases):
                 )
             )
             self._mark(s, n, "run_started", org=org, run=run_id, person=person)
-            return RunStarted(stored, rule="R11" if ephemeral and not stored else None)
+            return RunStarted(stored, rule="R11" if ephemeral and not stored else None, cap=cap)
 
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
         """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request.
