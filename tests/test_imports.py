@@ -24,6 +24,7 @@ ALLOWED = {
     # the event engine replays a document through the facade, one load at a time, retrying the whole
     "format": {"rules", "usecases", "store.retry", "store.snapshot", "store.transactions"},
     "views": {"rules", "format", "usecases", "store.database", "store.graph"},  # a view's own engine; FactChange
+    "agents": {"format", "usecases"},  # the MCP server: an adapter over the facade, arguments checked by the format
 }
 
 
