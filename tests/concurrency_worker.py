@@ -175,6 +175,22 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "set_settings": lambda svc, w, k, memo: _do(
         svc, {"do": "set_settings", "org": "acme", "by": "dana", "settings": {SETTINGS[w]: k % 2 == 0}}
     ),
+    # The MCP server's sessions (agents/): servers and sessions noted, ended, swept, while others work.
+    "agent_server_started": lambda svc, w, k, memo: svc.agent_server_started(
+        f"srv{w}_{k}", host="elsewhere", pid=1, transport="http", now=0.0
+    ),
+    "agent_server_alive": lambda svc, w, k, memo: svc.agent_server_alive(f"srv{w}_{k}", now=1.0),
+    "agent_session_opened": lambda svc, w, k, memo: svc.agent_session_opened(
+        f"ses{w}_{k}", server=f"srv{w}_{k}", client="racer 1", transport="http", now=1.0
+    ),
+    "agent_session_ended": lambda svc, w, k, memo: (
+        svc.agent_session_ended(f"ses{w}_{k}", why="closed", now=2.0) and None
+    ),
+    "agent_server_stopped": lambda svc, w, k, memo: svc.agent_server_stopped(f"srv{w}_{k}", now=3.0),
+    "end_gone_sessions": lambda svc, w, k, memo: (
+        svc.end_gone_sessions(host="elsewhere", alive=lambda server, pid: True, now=4.0, stale=1e9) == []
+    ),
+    "run_clients": _reading(lambda svc, w, k: svc.run_clients([f"r{w}_{k}"]) == {}),
     "issue_token": _issue,
     "token_caller": lambda svc, w, k, memo: _reading(lambda s, w2, k2: s.token_caller(memo["tokens"][k2]) is not None)(
         svc, w, k, memo

@@ -70,6 +70,7 @@ class Sessions:
         self.server = "srv-" + uuid.uuid4().hex[:16]
         self._open: dict[str, Session] = {}
         self._lock = threading.Lock()
+        self._opening = threading.Lock()
         self._started = False
         self._stop = threading.Event()
         self._beat: threading.Thread | None = None
@@ -117,12 +118,18 @@ class Sessions:
         if found is not None:
             return found
         self.start()
-        session = Session(id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport)
-        self.service.agent_session_opened(
-            session.id, server=self.server, client=client, transport=self.transport, now=time.time()
-        )
-        with self._lock:
-            return self._open.setdefault(key, session)
+        with self._opening:  # two first calls of one session at once open it once
+            with self._lock:
+                found = self._open.get(key)
+            if found is not None:
+                return found
+            session = Session(id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport)
+            self.service.agent_session_opened(
+                session.id, server=self.server, client=client, transport=self.transport, now=time.time()
+            )
+            with self._lock:
+                self._open[key] = session
+            return session
 
     def end(self, key: str, *, why: str) -> SessionEnded | None:
         """End the session under `key`, if it made any call: its open runs end (R17)."""
