@@ -29,7 +29,8 @@ def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
             + "; ".join(omitted)
             + "."
         )
-    return {"doc": doc, "omitted": omitted, "sentence": sentence, "opens": bool(doc["events"])}
+    opens = any(e["do"] == "start_run" for e in doc["events"])  # not only its organization's settings changes
+    return {"doc": doc, "omitted": omitted, "sentence": sentence, "opens": opens}
 
 
 def file_name(run_id: str) -> str:
