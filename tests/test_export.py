@@ -109,6 +109,8 @@ EVENTS = [
     {"do": "read", "turn": "t1", "call": "GraphResolve", "args": {"name": "Globex"}},
     {"do": "step", "turn": "t1", "step": "lookup", "record": web("https://a.example/", HQ)},
     {"do": "record", "turn": "t1", **web("https://b.example/", CEO, reliability=0.7)},
+    {"do": "call", "turn": "t1", "work": "agent:checker"},  # recorded nothing, then called again
+    {"do": "return", "turn": "t1", "work": "agent:checker", "status": "cancelled"},
     {"do": "call", "turn": "t1", "work": "agent:checker"},
     {
         "do": "record",
@@ -172,6 +174,9 @@ EVENTS = [
     {"do": "retract", "org": "acme", "by": "dana", "fact": CEO_REF},
     {"do": "start_run", "run": "r4", "org": "acme", "person": "dana", "workflow": "research"},
     {"do": "open_turn", "run": "r4", "turn": "t6", "request": "Cut short"},
+    {"do": "call", "turn": "t6", "work": "agent:b"},  # returned cancelled, called again, left open: end_run cancels
+    {"do": "return", "turn": "t6", "work": "agent:b", "status": "cancelled"},
+    {"do": "call", "turn": "t6", "work": "agent:b"},
     {"do": "call", "turn": "t6", "work": "agent:a"},
     {"do": "record", "turn": "t6", "within": "agent:a", **web("https://f.example/", HQ)},
     {"do": "end_run", "run": "r4"},

@@ -7,7 +7,8 @@ and the turn they replace) and ended, steps, settings changes, disputes and retr
 are not moments: each is put inside its turn, in record-number order, right after the record
 numbered before it (the request opens the turn); a record a step kept is that `step` event's own
 (the store keeps which, `turn.steps[i].record`), nested work is called right before its first
-record and returned right after its last. Replaying it gives the state the database holds, reads
+record and returned right after its last (if it recorded nothing, right before the next call of the
+same work, else last in its turn). Replaying it gives the state the database holds, reads
 aside: reads are not stored, so none is written and each turn's `probes_used` replays as 0.
 
 What cannot be written back is left out and named (`omitted`): runs erased (R17, R29: their
@@ -80,6 +81,18 @@ class _Writer:
         self.turns = {t["id"]: t for t in rec.turns if t["run"] in self.kept_runs}
         ended = {m["turn"] for m in rec.moments if m["what"] == "turn_ended"}
         self.by_end_run = {t for t, v in self.turns.items() if v["status"] == "cancelled" and t not in ended}
+        self.works: dict[str, list[Obj]] = {}  # each turn's nested work, in call order
+        for w in rec.work.values():
+            self.works.setdefault(w["turn"], []).append(w)
+        self.again = {  # nested work called again later in its turn (so returned before)
+            w["id"]
+            for ws in self.works.values()
+            for i, w in enumerate(ws)
+            if any(v["work"] == w["work"] for v in ws[i + 1 :])
+        }
+        self.changes: dict[int, list[Obj]] = {}  # settings changes by moment
+        for c in rec.changes:
+            self.changes.setdefault(c["moment"], []).append(c)
         self.segments: dict[str, dict[int, list[Obj]]] = {}  # turn -> step index (-1: its opening) -> events
         self.step_seen: dict[str, int] = {}
         self.sources: set[str] = set()  # people named as a record's source
@@ -110,13 +123,14 @@ class _Writer:
             segments[i] = [{"do": "step", "turn": turn_id, "step": step["step"]}]
             if step.get("record"):
                 kept_by[step["record"]] = i
-        works = [w for w in self.rec.work.values() if w["turn"] == turn_id]
+        works = self.works.get(turn_id, [])
         first: dict[int, int] = {}  # nested work -> the numbers of its first and last records
         last: dict[int, int] = {}
         for r in records:
             if r["nested"] is not None:
                 first.setdefault(r["nested"], r["number"])
                 last[r["nested"]] = r["number"]
+        before, tail = self._recordless(works, first)
         current = -1
         for r in records:
             if r["number"] == 0:
@@ -130,6 +144,7 @@ class _Writer:
                 continue
             w = self.rec.work.get(r["nested"]) if r["nested"] is not None else None
             if w is not None and first[w["id"]] == r["number"]:
+                segments[current] += before.get(w["id"], [])
                 segments[current].append({"do": "call", "turn": turn_id, "work": w["work"]})
             if _erased(r["source"]):
                 self._record_left_out(r, turn_id, "")
@@ -140,19 +155,35 @@ class _Writer:
                 segments[current].append(event)
             if w is not None and last[w["id"]] == r["number"] and self._returned(w):
                 segments[current].append(self._return(w))
-        tail = segments[max(segments)]
-        for w in works:  # nested work that recorded nothing: called (and returned) last
-            if w["id"] not in first:
-                tail.append({"do": "call", "turn": turn_id, "work": w["work"]})
-                if self._returned(w):
-                    tail.append(self._return(w))
+        segments[max(segments)] += tail
         self.segments[turn_id] = segments
         self.step_seen[turn_id] = 0
         return segments[-1]
 
+    def _recordless(self, works: list[Obj], first: dict[int, int]) -> tuple[dict[int, list[Obj]], list[Obj]]:
+        """Where nested work that recorded nothing is called (and returned): right before the next call
+        of the same work that recorded something (a work is returned before it is called again), else
+        last in its turn. Returns those calls by the recorded call they precede, and the last ones."""
+        before: dict[int, list[Obj]] = {}
+        tail: list[Obj] = []
+        for w in works:
+            if w["id"] in first:
+                continue
+            nxt = next((v for v in works if v["work"] == w["work"] and v["id"] > w["id"] and v["id"] in first), None)
+            made = [{"do": "call", "turn": w["turn"], "work": w["work"]}]
+            if self._returned(w):
+                made.append(self._return(w))
+            if nxt is None:
+                tail += made
+            else:
+                before.setdefault(nxt["id"], []).extend(made)
+        return before, tail
+
     def _returned(self, w: Obj) -> bool:
-        """Whether nested work was returned by an event (end_run cancels what its turns held open)."""
-        return w["status"] != "open" and not (w["status"] == "cancelled" and w["turn"] in self.by_end_run)
+        """Whether nested work was returned by an event: all but the last call of a work were (it is
+        called again only once returned); the last, unless end_run cancelled it with its turn."""
+        cancelled_with_turn = w["status"] == "cancelled" and w["turn"] in self.by_end_run
+        return w["status"] != "open" and (w["id"] in self.again or not cancelled_with_turn)
 
     @staticmethod
     def _return(w: Obj) -> Obj:
@@ -228,7 +259,7 @@ class _Writer:
         return []
 
     def _settings(self, m: Obj) -> list[Obj]:
-        changes = [c for c in self.rec.changes if c["moment"] == m["n"]]
+        changes = self.changes.get(m["n"], [])
         if not changes:
             return []
         if changes[0]["by"] is None:
