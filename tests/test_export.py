@@ -289,3 +289,30 @@ def test_an_ephemeral_run_erased_at_its_end_is_named(capsys, tmp_path, url):
     assert code == 0 and "left out: run s3: an ephemeral run, erased when it ended at moment" in err and "(R17)" in err
     code, out, err = cli(capsys, "export", "--db", url, "--run", "s3")
     assert code == 2 and out == "" and "no run has the id 's3'" in err
+
+
+def test_a_record_in_the_words_of_a_deleted_account_is_named(capsys, tmp_path, url):
+    said = {
+        "do": "record",
+        "turn": "t1",
+        "origin": "person",
+        "source": "lee",
+        "excerpt": "Lee said so.",
+        "claims": [HQ],
+    }
+    events = [
+        {"do": "start_run", "run": "r1", "org": "acme", "person": "dana", "workflow": "research"},
+        {"do": "open_turn", "run": "r1", "turn": "t1", "request": "Where is Globex?"},
+        said,
+        {"do": "record", "turn": "t1", **web("https://a.example/", HQ)},
+        {"do": "end_turn", "turn": "t1", "status": "completed"},
+        {"do": "delete_account", "person": "lee"},
+    ]
+    loaded(capsys, tmp_path, url, scenario(events), refused=False)
+    code, out, err = cli(capsys, "export", "--db", url)
+    assert code == 0
+    assert "left out: record t1#1: its source is an account deleted since (person:erased:1, R30)" in err
+    assert "the records after it in t1 are numbered one less" in err
+    records = [e for e in json.loads(out)["events"] if e["do"] == "record"]
+    assert [r["source"] for r in records] == ["https://a.example/"]
+    assert [p["id"] for p in json.loads(out)["people"]] == ["dana", "omar", "pat"]

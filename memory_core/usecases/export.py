@@ -65,8 +65,9 @@ def _clean(obj: Any) -> Any:
     return obj
 
 
-def _erased(source: str | None) -> bool:
-    return bool(source and source.startswith(ERASED_KEY))
+def _erased(r: Obj) -> bool:
+    """A person's record whose person deleted their account since (its source is their erased key)."""
+    return r["origin"] == "person" and str(r["source"] or "").startswith(ERASED_KEY)
 
 
 class _Writer:
@@ -137,8 +138,8 @@ class _Writer:
                 continue
             if r["id"] in kept_by:
                 current = kept_by[r["id"]]
-                if _erased(r["source"]):
-                    self._record_left_out(r, turn_id, "the step is written without it")
+                if _erased(r):
+                    self._record_left_out(r, turn_id, "the step is written without it, and ")
                 else:
                     segments[current][0]["record"] = self._record(r, run["person"])
                 continue
@@ -146,7 +147,7 @@ class _Writer:
             if w is not None and first[w["id"]] == r["number"]:
                 segments[current] += before.get(w["id"], [])
                 segments[current].append({"do": "call", "turn": turn_id, "work": w["work"]})
-            if _erased(r["source"]):
+            if _erased(r):
                 self._record_left_out(r, turn_id, "")
             else:
                 event = {"do": "record", "turn": turn_id, **self._record(r, run["person"])}
@@ -204,7 +205,7 @@ class _Writer:
     def _record_left_out(self, r: Obj, turn_id: str, then: str) -> None:
         self.omitted.append(
             f"record {r['id']}: its source is an account deleted since ({r['source']}, R30), which names no one "
-            f"to record it for; {then or 'the records after it in ' + turn_id + ' are numbered one less'}"
+            f"to record it for; {then}the records after it in {turn_id} are numbered one less"
         )
 
     def step(self, n: int, turn_id: str) -> list[Obj]:
