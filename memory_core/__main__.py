@@ -7,10 +7,10 @@ import json
 import sys
 from pathlib import Path
 
-from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment
+from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun
 from .format.checks import Scenario
 from .format.replay import EventFailed, EventResult, holds_memory, replay, replay_into
-from .format.scenario import load
+from .format.scenario import load, parse
 from .store.database import (
     CONNECTION_ERRORS,
     DatabaseUnusable,
@@ -160,6 +160,33 @@ def cmd_state(args: argparse.Namespace) -> int:
     finally:
         _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
     return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """What a database recorded as a memory-scenario/1 document on standard output; what cannot be
+    written back (R17, R29 to R31) is named on standard error, one line each."""
+    url = args.db or database_url()
+    service = MemoryService(make_engine(url, existing=True))
+    try:
+        try:
+            doc, omitted = service.export_scenario(org=args.org, run=args.run_id, where=shown(url))
+        except (UnknownOrg, UnknownRun) as exc:
+            print(f"export: {exc.message}; nothing was exported", file=sys.stderr)
+            return 2
+        text = json.dumps(doc, indent=2, ensure_ascii=False)
+        try:
+            parse(text)  # the check replay makes: what is printed replays
+        except FormatError as exc:
+            print(
+                f"export: the document does not pass the scenario check ({exc}); nothing was printed", file=sys.stderr
+            )
+            return 1
+        for line in omitted:
+            print(f"left out: {line}", file=sys.stderr)
+        sys.stdout.write(text + "\n")
+        return 0
+    finally:
+        _finish_erasure(service)
 
 
 def _moment_named(service: MemoryService, n: int) -> Obj:
@@ -328,6 +355,13 @@ def parser() -> argparse.ArgumentParser:
         help="as it stood right after a moment: its number (`history` lists them), a turn id, or a time (ISO 8601)",
     )
     st.set_defaults(run=cmd_state)
+    ex = sub.add_parser("export", help="what a database recorded, as a scenario that replays to its state")
+    ex.add_argument("--db")
+    ex.add_argument("--org", help="only this organization: its members, workflows, runs and corrections")
+    ex.add_argument(
+        "--run", dest="run_id", metavar="RUN", help="only this run, with its organization, people and workflow"
+    )
+    ex.set_defaults(run=cmd_export)
     df = sub.add_parser("diff", help="what changed between two moments, per graph")
     df.add_argument("--db")
     df.add_argument("--from", dest="start", required=True, metavar="MOMENT", help="a moment number, turn id or time")

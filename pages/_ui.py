@@ -269,6 +269,17 @@ def use_memory(source: str) -> None:
     st.session_state["_pending_source"] = source
 
 
+def open_notebook(nb: dict[str, Any], name: str) -> None:
+    """Make `nb` (views/notebook: new, load_text) the open notebook and the memory in use, kept on
+    disk under its id: how the Notebook page opens a file, and the Overview a sample and Runs a run."""
+    st.session_state["notebook"] = nb
+    st.session_state["notebook_file"] = name
+    st.session_state["nb_id"] = nb["id"]
+    st.session_state.pop("_nb_confirm_load", None)
+    use_memory(NOTEBOOK)
+    nbk.save(nb)
+
+
 def context() -> Context:
     """The current choices, from session state (plain data), with the service they name."""
     nb = notebook()

@@ -23,7 +23,7 @@ from memory_core.rules.weights import ORIGINS
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from pages._cellview import compare, preview, show_result, stale_note, with_guard
-from pages._ui import NOTEBOOK, cite, from_link, guard, inert, notebook, to_link, use_memory
+from pages._ui import NOTEBOOK, cite, from_link, guard, inert, notebook, open_notebook, to_link, use_memory
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 KINDS = [*WORLD_KINDS, "preference"]
@@ -50,11 +50,7 @@ def load(text: str | bytes, name: str, goto: int = 0) -> None:
                 f"{inert(name)} is not a memory scenario: {inert(exc)}. Fix that place in the file and load it again."
             )
             return
-        st.session_state["notebook"] = nb
-        st.session_state["notebook_file"] = name
-        st.session_state["nb_id"] = nb["id"]
-        st.session_state.pop("_nb_confirm_load", None)
-        use_memory(NOTEBOOK)
+        open_notebook(nb, name)
         rerun(nb, goto=goto)
 
 

@@ -30,7 +30,6 @@ from pages._history import (
     world_now,
 )
 from pages._ui import (
-    NOTEBOOK,
     Context,
     cite,
     context,
@@ -38,9 +37,9 @@ from pages._ui import (
     inert,
     need_org,
     on_off,
+    open_notebook,
     plural,
     read,
-    use_memory,
 )
 
 Obj = dict[str, Any]
@@ -230,7 +229,5 @@ for i, path in enumerate(files):
         if st.button("Open in the Notebook", key=f"open-{path.stem}"):
             with guard():
                 doc = json.loads(path.read_text(encoding="utf-8"))
-                st.session_state["notebook"] = nbk.new(doc, path.name)
-                st.session_state["notebook_file"] = path.name
-                use_memory(NOTEBOOK)
+                open_notebook(nbk.new(doc, path.name), path.name)
                 st.switch_page("pages/notebook.py")

@@ -2,7 +2,8 @@
 
 A failed or cancelled turn teaches nothing, but its records stay as evidence (R2): they are listed
 here with the rest. `?run=r1&record=t1%232` opens a run with one record shown first (Fact weights
-links each support's record here).
+links each support's record here). "Open in the Notebook" turns the run into a notebook (views/export.py),
+and says what of it could not be written back.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import pandas as pd
 import streamlit as st
 
 from memory_core.rules.wording import claim_label, fact_label
-from pages._ui import cite, copy_link, from_link, guard, inert, on_off, page, plural, read, to_link
+from memory_core.views.export import file_name, notebook_of, run_export
+from pages._ui import cite, copy_link, from_link, guard, inert, on_off, open_notebook, page, plural, read, to_link
 
 LINKED = {"run": "runs_run", "record": "runs_record"}
 STATUS = {
@@ -93,6 +95,24 @@ with guard():
             f"{plural(len(turn_records), 'record')}."
         )
     )
+    exported = read(ctx, run_export, org, run_id)
+    opener, said = st.columns([1, 3])
+    if opener.button(
+        "Open in the Notebook",
+        key="runs_notebook",
+        disabled=not exported["opens"],
+        help="This run's events as the cells of a new notebook, on a scratch memory of its own: replay the session "
+        "cell by cell and what-if its settings. The database is not changed.",
+    ):
+        with guard():
+            open_notebook(notebook_of(exported, run_id), file_name(run_id))
+            st.switch_page("pages/notebook.py")
+    if exported["sentence"]:
+        said.warning(cite(inert(exported["sentence"])))
+    else:
+        said.caption(
+            "Every event of this run can be written back: the notebook replays it as it happened, reads aside."
+        )
     for t in run["turns"]:
         recs = t["records"]
         head = f"{t['id']} · {STATUS.get(t['status'], t['status'])} · {plural(len(recs), 'record')}"

@@ -1499,3 +1499,34 @@ def test_graphs_diff_draws_a_weight_moved_and_a_fact_gone(app):
     rows = diff_of(at).to_dict("records")
     assert [r["Change"] for r in rows if "mascot" in r["Fact"]] == ["gone"]
     assert at.query_params["from"] == str(taught) and "at" not in at.query_params  # `replaced` is now
+
+
+# --- the Runs page: "Open in the Notebook" (issue #23): a real run as a notebook ---------------------
+
+
+def test_runs_page_opens_a_run_in_the_notebook(app):
+    at = page(app, "runs")
+    run_id = at.selectbox(key="runs_run").value
+    at.button(key="runs_notebook").click().run()
+    ok(at)
+    nb = at.session_state["notebook"]
+    assert nb["file"] == f"run-{run_id}.json"
+    events = nb["scenario"]["events"]
+    assert events[0]["do"] == "start_run" and events[0]["run"] == run_id
+    assert at.session_state["memory_source"] == "notebook" and at.title[0].value == "Notebook"
+    at.button(key="run_all").click().run()
+    ok(at)
+    assert all(r["status"] == "ok" for r in at.session_state["notebook"]["results"].values())
+
+
+def test_runs_page_says_what_cannot_be_written_back(app):
+    at = page(app, "runs")
+    sams = [r for r in live().runs("acme") if r["person"] == "sam"]
+    assert sams
+    live().set_settings("acme", by="dana", settings={"LearnFromUsers": False})  # an event, but none of the run's
+    live().delete_account("sam")
+    at.selectbox(key="runs_run").set_value(sams[0]["id"]).run()
+    ok(at)
+    said = plain(" ".join(w.value for w in at.warning))
+    assert f"Not everything of run {sams[0]['id']} can be written back" in said and "R30" in said
+    assert at.button(key="runs_notebook").disabled

@@ -26,6 +26,7 @@ from ..rules.weights import score
 from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .graph import map_of
+from .snapshot import steps_json
 
 Obj = dict[str, Any]
 
@@ -298,7 +299,7 @@ def turns_at(s: Session, run_id: str, n: int) -> list[tuple[str, Obj]]:
                     "map": json_value(taken),
                     "taught": {"world": w, "user": u, "flow": f},
                     "skipped": list(json_value(skipped)),
-                    "steps": list(json_value(steps)),
+                    "steps": steps_json(json_value(steps)),
                     "probes_used": None,
                 },
             )

@@ -111,13 +111,23 @@ def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, 
     return out
 
 
+#: What the state format shows of a step (R22); the store also keeps which record a step kept
+#: (`record`, for the scenario export: usecases/export.py), which the state leaves out.
+STEP_SHOWN = ("step", "ran", "shortcut")
+
+
+def steps_json(steps: Sequence[Obj]) -> list[Obj]:
+    """A turn's steps as the state format shows them: each step, whether it ran, its shortcut."""
+    return [{k: v for k, v in step.items() if k in STEP_SHOWN} for step in steps]
+
+
 def turn_json(t: Turn) -> Obj:
     return {
         "status": t.status,
         "map": t.map,
         "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
         "skipped": list(t.skipped),
-        "steps": list(t.steps),
+        "steps": steps_json(t.steps),
         "probes_used": t.probes_used,
     }
 

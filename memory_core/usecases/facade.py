@@ -18,6 +18,7 @@ from .base import Obj
 from .corrections import Corrections
 from .erasure import Erasure
 from .explore import Explore
+from .export import Export
 from .history import History
 from .reads import Reads
 from .settings import Settings
@@ -28,7 +29,7 @@ from .tokens import Tokens
 NOT_USE_CASES = ("sandbox", "all_or_nothing")
 
 
-class MemoryService(AgentSessions, Reads, Corrections, Erasure, Settings, Tokens, Explore, History):
+class MemoryService(AgentSessions, Reads, Corrections, Erasure, Settings, Tokens, Explore, History, Export):
     """The facade over one database. Plain data in and out; never live ORM rows."""
 
     @contextmanager

@@ -264,7 +264,10 @@ class Turns(UseCases):
                     no_memory_shortcuts=org.no_memory_shortcuts,
                 )
             kept = self._add_record(s, turn, run, record) if answer is None and record is not None else None
-            turn.steps = [*turn.steps, {"step": step, "ran": answer is None, "shortcut": answer}]
+            done: Obj = {"step": step, "ran": answer is None, "shortcut": answer}
+            if kept is not None:  # which record the step kept: a record event keeps none (views of the state drop it)
+                done["record"] = kept
+            turn.steps = [*turn.steps, done]
             s.add(turn)
             n = self._take_moment(s)
             self._mark(s, n, "step", org=run.org_id, run=run.id, turn=turn_id, detail=step, turns=[turn_id])

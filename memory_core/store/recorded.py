@@ -1,0 +1,181 @@
+"""What memory recorded, read back as plain rows: what the scenario export writes back as events
+(usecases/export.py shapes them into `memory-scenario/1`).
+
+Memory keeps its inputs: organizations, people and workflows as they were made (settings as they
+stood when made, each later change in the settings audit), runs, turns, every record with its
+claims, nested work, the steps a turn took (and which record each kept), and a moment for every
+use case that changed memory (R32), in the order they happened. Reads are not kept (R21's count
+is, not the reads). What was erased (R17, R29, R30) is gone from all of it, as from history (R33):
+only the moments that erased it still name it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlmodel import Session, col, or_, select
+
+from .dashboard import workflows as workflows_of
+from .driver import driver_of, json_value
+from .models import Membership, Moment, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn
+from .past import settings_at
+from .snapshot import settings_of
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class Recorded:
+    """Plain rows of what memory recorded, within one scope (everything, an organization, a run)."""
+
+    orgs: list[Obj] = field(default_factory=list)  # id, name, owner, settings as made, in the order made
+    changes: list[Obj] = field(default_factory=list)  # settings audit: moment, org, by, setting, new
+    people: list[Obj] = field(default_factory=list)  # id, name, memberships {org: role}, in the order made
+    workflows: list[Obj] = field(default_factory=list)  # as the scenario format writes them
+    runs: list[Obj] = field(default_factory=list)  # in the order they started
+    turns: list[Obj] = field(default_factory=list)  # in the order they opened: id, run, status, steps
+    records: dict[str, list[Obj]] = field(default_factory=dict)  # by turn, in number order
+    work: dict[int, Obj] = field(default_factory=dict)  # nested work by id (the order of the calls)
+    moments: list[Obj] = field(default_factory=list)  # oldest first
+    facts: dict[int, Obj | None] = field(default_factory=dict)  # by correction moment: the fact it named
+
+
+def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> Recorded:
+    """What memory recorded: everything, or one organization's (`org`), or one run's (`run`, with
+    its organization's settings changes). The caller has checked that they exist."""
+    out = Recorded()
+    orgs = s.exec(select(Organization).order_by(col(Organization.seq))).all()
+    memberships = s.exec(select(Membership)).all()
+    owners = {m.org_id: m.person_id for m in memberships if m.role == "owner"}
+    roles: dict[str, dict[str, str]] = {}
+    for m in memberships:
+        roles.setdefault(m.person_id, {})[m.org_id] = m.role
+    for o in orgs:
+        if org is None or o.id == org:
+            made = settings_at(s, o.id, settings_of(o), o.since)  # each later change undone (R32)
+            out.orgs.append({"id": o.id, "name": o.name, "owner": owners.get(o.id), "settings": made})
+            out.workflows += workflows_of(s, o.id)
+    out.people = [
+        {"id": p.id, "name": p.name, "memberships": roles.get(p.id, {})}
+        for p in s.exec(select(Person).order_by(col(Person.seq)))
+    ]
+    audit = select(SettingsAudit).order_by(col(SettingsAudit.moment), col(SettingsAudit.id))
+    if org is not None:
+        audit = audit.where(SettingsAudit.org_id == org)
+    out.changes = [
+        {"moment": a.moment, "org": a.org_id, "by": a.by, "setting": a.setting, "new": a.new} for a in s.exec(audit)
+    ]
+    runs = select(Run).order_by(col(Run.seq))
+    if run is not None:
+        runs = runs.where(Run.id == run)
+    elif org is not None:
+        runs = runs.where(Run.org_id == org)
+    out.runs = [
+        {
+            "id": r.id,
+            "org": r.org_id,
+            "person": r.person_id,
+            "workflow": r.workflow_id,
+            "surface": r.surface,
+            "requested_ephemeral": r.requested_ephemeral,
+        }
+        for r in s.exec(runs)
+    ]
+    run_ids = [r["id"] for r in out.runs]
+    if run_ids:
+        _turns(s, out, run_ids)
+    out.moments = _moments(s, org=org, run=run)
+    for moment in out.moments:
+        if moment["what"] in ("dispute", "retract") and moment["facts"]:
+            out.facts[moment["n"]] = fact_at(s, moment["facts"][0], moment["n"])
+    return out
+
+
+def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
+    """The runs' turns, their records in number order and their nested work in call order."""
+    turns = s.exec(select(Turn).where(col(Turn.run_id).in_(run_ids)).order_by(col(Turn.seq))).all()
+    out.turns = [{"id": t.id, "run": t.run_id, "status": t.status, "steps": list(t.steps)} for t in turns]
+    out.records = {t.id: [] for t in turns}
+    for r in s.exec(
+        select(Record).where(col(Record.run_id).in_(run_ids)).order_by(col(Record.turn_id), col(Record.number))
+    ):
+        out.records[r.turn_id].append(
+            {
+                "id": r.id,
+                "number": r.number,
+                "origin": r.origin,
+                "source": r.source,
+                "excerpt": r.excerpt,
+                "reliability": r.reliability,
+                "nested": r.nested_id,
+                "claims": list(r.claims),
+            }
+        )
+    for w in s.exec(
+        select(NestedWork)
+        .join(Turn, col(Turn.id) == NestedWork.turn_id)
+        .where(col(Turn.run_id).in_(run_ids))
+        .order_by(col(NestedWork.id))
+    ):
+        assert w.id is not None
+        out.work[w.id] = {"id": w.id, "turn": w.turn_id, "work": w.work, "status": w.status}
+
+
+def _moments(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
+    """The moments of the scope, oldest first: a run's own and its organization's settings changes;
+    an organization's and those about none (the setup, an account deleted); or all of them."""
+    query = select(Moment).order_by(col(Moment.id))
+    if run is not None:
+        query = query.where(
+            or_(col(Moment.run_id) == run, (col(Moment.org_id) == org) & (col(Moment.what) == "settings"))
+        )
+    elif org is not None:
+        query = query.where(or_(col(Moment.org_id) == org, col(Moment.org_id).is_(None)))
+    return [
+        {
+            "n": m.id,
+            "what": m.what,
+            "org": m.org_id,
+            "run": m.run_id,
+            "turn": m.turn_id,
+            "person": m.person_id,
+            "detail": m.detail,
+            "facts": list(json_value(m.facts)),
+        }
+        for m in s.exec(query)
+        if m.id
+    ]
+
+
+def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
+    """The fact with this id as it stood at moment `n` (a replacement may have taken it since, R3),
+    as a scenario names it: subject, relation, object; None if it was not there."""
+    with driver_of(s) as db:
+        p = {"f": fact_id, "n": n}
+        rows = db.rows(
+            "SELECT subject_id, relation, object_id, value FROM fact WHERE id = :f AND since <= :n "
+            "UNION ALL SELECT subject_id, relation, object_id, value FROM factgone "
+            "WHERE id = :f AND since <= :n AND until > :n",
+            p,
+        )
+        if not rows:
+            return None
+        subject_id, relation, object_id, value = rows[0]
+        ends: dict[int, Obj] = {}
+        for eid in (subject_id, object_id):
+            if eid is None:
+                continue
+            for name, kind in db.rows(
+                "SELECT name, kind FROM entity WHERE id = :e AND since <= :n "
+                "UNION ALL SELECT name, kind FROM entitygone WHERE id = :e AND since <= :n AND until > :n",
+                {"e": eid, "n": n},
+            )[:1]:
+                ends[eid] = {"name": name, "kind": kind}
+    if subject_id not in ends or (object_id is not None and object_id not in ends):
+        return None
+    return {
+        "subject": ends[subject_id],
+        "relation": relation,
+        "object": ends[object_id] if object_id is not None else {"value": value},
+    }
