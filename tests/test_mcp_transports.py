@@ -305,3 +305,37 @@ def test_the_example_agent_tells_its_story_over_stdio(agent_db):
     assert facts == {("supplies", 3), ("headquartered_in", 2)}
     (run,) = svc.run_clients([r["id"] for r in svc.runs("acme")]).values()
     assert run == "example-research-agent 1.0"
+
+
+def test_an_agent_s_session_exports_and_replays_to_the_same_state(agent_db, tmp_path):
+    """Export (issue #23): what an agent did over MCP, written back as a scenario, replays to the
+    state the database holds (each turn's probes_used aside: reads are not stored)."""
+    url, svc = agent_db
+    token = svc.issue_token("dana", org="acme")
+    story = [sys.executable, str(ROOT / "examples" / "agent.py"), "--stdio", "--db", url, "--workflow", "research"]
+    subprocess.run([*story, "--pause", "0"], env=env(MEMORY_TOKEN=token), check=True, capture_output=True, timeout=120)
+    exported = subprocess.run(
+        [sys.executable, "-m", "memory_core", "export", "--db", url],
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert exported.returncode == 0, exported.stderr
+    (tmp_path / "agent.json").write_text(exported.stdout)
+    again = subprocess.run(
+        [sys.executable, "-m", "memory_core", "replay", str(tmp_path / "agent.json"), "--json"],
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert again.returncode == 0, again.stderr
+
+    def without_probes(state: dict) -> dict:
+        for run in state["runs"].values():
+            for turn in run["turns"].values():
+                turn.pop("probes_used")
+        return {k: v for k, v in state.items() if k not in ("reads", "refused")}
+
+    assert without_probes(json.loads(again.stdout)) == without_probes(svc.export_state())
