@@ -372,6 +372,34 @@ def page(title: str) -> tuple[Context, str]:
     return ctx, ctx.org
 
 
+#: How often a page looks whether memory changed elsewhere (an agent over MCP, another tab, a replay).
+LIVE_EVERY = 0.5
+
+
+def live(ctx: Context, *, moments: str | None = None) -> None:
+    """Keep the page live: every LIVE_EVERY seconds a fragment reads memory's version alone, and
+    redraws the whole page only when it moved since the page was drawn (nothing else runs while it
+    stands still). A page whose time control (keys `moments`_at, `moments`_newest) shows a past
+    moment is not redrawn: it says memory moved on."""
+    drawn = version_of(ctx)
+    if drawn is None:  # a memory without a version (in-memory): nothing to watch
+        return
+    st.session_state["live_drawn"] = drawn
+
+    @st.fragment(run_every=LIVE_EVERY)
+    def watch() -> None:
+        now = version_of(ctx)
+        if now == st.session_state.get("live_drawn"):
+            return
+        shown = st.session_state.get(f"{moments}_at") if moments else None
+        if shown is not None and shown != st.session_state.get(f"{moments}_newest"):
+            st.caption("Memory has changed since this moment was drawn: go to now to see it.")
+            return
+        st.rerun(scope="app")
+
+    watch()
+
+
 def need_org(ctx: Context) -> bool:
     if ctx.org is None:
         st.info(

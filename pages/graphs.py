@@ -34,6 +34,7 @@ from pages._ui import (
     from_link,
     guard,
     inert,
+    live,
     notebook,
     page,
     plural,
@@ -97,6 +98,7 @@ def _drawn(
 
 
 ctx, org = page("Graphs")
+live(ctx, moments="g")  # redrawn when an agent or another tab changes memory
 PREFIX = "g"  # the time control's keys: g_at, g_from, g_play…
 LINKED = {"graph": "g_which", "run": "g_run", "kinds": "g_kinds", "rel": "g_rel", "status": "g_status"}
 LINKED |= {"depth": "g_depth", "cap": "g_cap", "minw": "g_minw"}

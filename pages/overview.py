@@ -35,6 +35,7 @@ from pages._ui import (
     context,
     guard,
     inert,
+    live,
     need_org,
     on_off,
     open_notebook,
@@ -57,6 +58,7 @@ def sample(name: str, mtime: float) -> tuple[str, int, str]:
 ctx = context()
 st.title(inert(ctx.org_name) if ctx.org_name else "Memory Explorer")
 st.caption(f"Memory in use: {inert(ctx.label)}")
+live(ctx, moments="ov")  # redrawn when an agent or another tab changes memory (not at a past moment)
 
 ROWS = 200  # the heaviest World facts listed at a moment
 PREFIX = "ov"  # the time control's keys: ov_at, ov_from, ov_play…

@@ -15,7 +15,21 @@ import streamlit as st
 
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.views.export import file_name, notebook_of, run_export
-from pages._ui import cite, copy_link, from_link, guard, inert, on_off, open_notebook, page, plural, read, to_link
+from pages._ui import (
+    Context,
+    cite,
+    copy_link,
+    from_link,
+    guard,
+    inert,
+    live,
+    on_off,
+    open_notebook,
+    page,
+    plural,
+    read,
+    to_link,
+)
 
 LINKED = {"run": "runs_run", "record": "runs_record"}
 STATUS = {
@@ -44,7 +58,45 @@ def step_text(step: dict) -> str:
     )
 
 
+LATEST = 5  # the organization's most recent turns, shown as they go
+
+
+def latest_turns(ctx: Context, org: str, runs: list[dict], clients: dict[str, str]) -> None:
+    """The organization's most recent turns, each as it goes (the page is live): status, records so
+    far, reads against the budget (R21), and what the latest record claims or the turn taught."""
+    recent = [(r, t) for r in runs for t in r["turns"]][-LATEST:]
+    if not recent:
+        return
+    lines = []
+    details = {r["id"]: read(ctx, "run_detail", org, r["id"]) for r in {r["id"]: r for r, _ in recent}.values()}
+    for r, t in reversed(recent):
+        run = details[r["id"]]
+        turn = next((x for x in run["turns"] if x["id"] == t["id"]), None)
+        if turn is None:
+            continue
+        cap = run["cap"]
+        via = f" (via MCP: {clients[r['id']]})" if r["id"] in clients else ""
+        reads = (
+            f"{turn['probes_used']} of {cap} MemoryProbes used"
+            if cap is not None
+            else f"{turn['probes_used']} reads, no cap"
+        )
+        said = f"{inert(turn['id'])} in {inert(r['id'])}{inert(via)}: {STATUS.get(turn['status'], turn['status'])}, "
+        said += f"{plural(len(turn['records']), 'record')}, {reads} (R21)"
+        if turn["status"] == "completed":
+            taught = turn["taught"]
+            said += (
+                f"; taught {plural(taught['world'], 'World support')}, {plural(taught['flow'], 'Flow support')} (R1)"
+            )
+        if turn["records"] and turn["records"][-1]["claims"]:
+            claims = "; ".join(claim_label(c) for c in turn["records"][-1]["claims"][:3])
+            said += f"; latest record claims {inert(claims)}"
+        lines.append(f"- {said}.")
+    st.markdown(cite("**Latest turns**, as they go:\n" + "\n".join(lines)))
+
+
 ctx, org = page("Runs")
+live(ctx)  # redrawn when an agent or another tab changes memory: an open turn as it goes
 st.caption(
     cite(
         "Every run of this organization, its turns and what each taught, and every record its turns kept. "
@@ -59,6 +111,8 @@ with guard():
         st.info("No runs yet in this organization: run a scenario in the Notebook.")
         st.stop()
     ids = [r["id"] for r in runs]
+    clients = read(ctx, "run_clients", ids)  # runs an agent started over MCP: its client's name
+    latest_turns(ctx, org, runs, clients)
     if st.session_state.get("runs_run") not in ids:
         if "run" in st.query_params:
             st.warning(f"There is no run {inert(st.query_params['run'])!s} here: it was deleted (R29), or never was.")
@@ -72,13 +126,16 @@ with guard():
                 "Ephemeral asked": on_off(r["requested_ephemeral"]),
                 "Stored as ephemeral": on_off(r["ephemeral"]),
                 "Ended": "yes" if r["ended"] else "no",
+                "Via": f"MCP: {clients[r['id']]}" if r["id"] in clients else "",
                 "Turns": ", ".join(f"{t['id']} {t['status']}" for t in r["turns"]) or "none",
             }
             for r in runs
         ]
     )
     st.dataframe(overview, hide_index=True, width="stretch")
-    run_id = st.selectbox("Run", ids, key="runs_run")
+    run_id = st.selectbox(
+        "Run", ids, key="runs_run", format_func=lambda i: f"{i} · via MCP: {clients[i]}" if i in clients else i
+    )
     run = read(ctx, "run_detail", org, run_id)
     turn_records = [rec["id"] for t in run["turns"] for rec in t["records"]]
     wanted = st.session_state.get("runs_record")
@@ -91,7 +148,9 @@ with guard():
             f"**{inert(run['id'])}**: by {inert(run['person'] or 'an erased account (R30)')}, "
             f"surface {inert(run['surface'])}, ephemeral asked {on_off(run['requested_ephemeral'])}, "
             f"stored as ephemeral {on_off(run['ephemeral'])} (R11, R17), "
-            f"{'ended' if run['ended'] else 'not ended'}; {plural(len(run['turns']), 'turn')}, "
+            f"{'ended' if run['ended'] else 'not ended'}"
+            f"{'; started by an agent via MCP: ' + inert(clients[run_id]) if run_id in clients else ''}; "
+            f"{plural(len(run['turns']), 'turn')}, "
             f"{plural(len(turn_records), 'record')}."
         )
     )

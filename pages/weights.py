@@ -14,7 +14,7 @@ import streamlit as st
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
 from memory_core.views.history import weight_through_time
-from pages._ui import Context, cite, copy_link, from_link, guard, inert, page, plural, read, to_link
+from pages._ui import Context, cite, copy_link, from_link, guard, inert, live, page, plural, read, to_link
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
 GRAPHS = {
@@ -125,6 +125,7 @@ def evidence_link(run: str | None, record: str | None) -> str | None:
 
 
 ctx, org = page("Fact weights")
+live(ctx)  # redrawn when an agent or another tab changes memory
 from_link_now = from_link(LINKED, ints=("fact",), lists=("status",))
 if st.session_state.get("w_graphs") not in GRAPHS:
     st.session_state["w_graphs"] = "world"

@@ -13,12 +13,21 @@ import shutil
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
+import anyio
+import httpx2
 import pytest
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from memory_core import MemoryService, make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
@@ -61,6 +70,9 @@ if missing and os.environ.get("CI") == "true":
 pytestmark = pytest.mark.skipif(missing is not None, reason=missing or "")
 
 
+SERVED: dict[str, str] = {}  # the database the served app uses, for a test that changes it from outside
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -83,6 +95,7 @@ def server(tmp_path_factory):
         check=True,
         capture_output=True,
     )
+    SERVED["db"] = env["MEMORY_DATABASE_URL"]
     port = _free_port()
     log = open(tmp / "streamlit.log", "w")
     proc = subprocess.Popen(
@@ -598,3 +611,75 @@ def test_graphs_at_a_past_moment_and_with_a_diff(page):
     moved = [e for e in drawn_edges(page) if e["color"] == "#ff7f0e"]
     assert moved and all("↓" in e["title"] for e in moved)
     shot(page, "graphs-diff-corrections", page.locator("iframe").first)
+
+
+def test_runs_shows_an_agent_teaching_over_http_without_a_reload(page):
+    """Issue #23: the Runs page open, an agent teaching through the MCP server over HTTP in the
+    background: its turn, records and what it taught appear without a reload (the page is live)."""
+    url = SERVED["db"]
+    svc = MemoryService(make_engine(url))
+    token = svc.issue_token("lee", org="acme")
+    port = _free_port()
+    mcp = subprocess.Popen(
+        [sys.executable, "-m", "memory_core", "mcp", "--http", "--port", str(port), "--db", url],
+        cwd=ROOT,
+        stderr=subprocess.DEVNULL,
+    )
+    seen: dict[str, Any] = {}
+    recorded, shown, ended = threading.Event(), threading.Event(), threading.Event()
+
+    async def agent() -> None:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+        async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as c:
+            run = (await c.call_tool("start_run", {"workflow": "company_profile"})).structured_content or {}
+            opened = await c.call_tool("open_turn", {"run": run["run"], "request": "Who supplies our servos?"})
+            seen["turn"] = turn = (opened.structured_content or {})["turn"]
+            args = {"turn": turn, "origin": "web", "source": "https://n.example/", "excerpt": "x", "claims": [NORDIC]}
+            await c.call_tool("record", args)
+            seen["recorded"] = time.monotonic()
+            recorded.set()
+            await anyio.to_thread.run_sync(lambda: shown.wait(60))
+            await c.call_tool("end_turn", {"turn": turn, "status": "completed"})
+            seen["ended"] = time.monotonic()
+            ended.set()
+
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/mcp", timeout=1)
+            except urllib.error.HTTPError:
+                break  # it answers (401 without a token)
+            except OSError:
+                time.sleep(0.05)
+        goto(page, "runlog")
+        worker = threading.Thread(target=lambda: anyio.run(agent), daemon=True)  # Playwright owns this thread's loop
+        worker.start()
+        assert recorded.wait(60)
+        turn = seen["turn"]
+        page.get_by_text(re.compile(f"{turn}.*open, 2 records")).wait_for(timeout=30_000)
+        seen["shown"] = time.monotonic()
+        shown.set()
+        assert ended.wait(60)
+        page.get_by_text(re.compile(f"{turn}.*completed.*taught 1 World support")).wait_for(timeout=30_000)
+        print(
+            f"an agent's record shown {seen['shown'] - seen['recorded']:.2f} s after it committed; "
+            f"its teaching {time.monotonic() - seen['ended']:.2f} s after the turn ended"
+        )
+        worker.join(30)
+        said = page.locator("[data-testid='stMarkdownContainer']").all_inner_texts()
+        assert any("via MCP: mcp 0.1.0" in t and "Nordic Servo AB" in t for t in said)
+        assert page.locator("[data-testid='stException']").count() == 0
+        shot(page, "runs-live-agent")
+    finally:
+        mcp.terminate()
+        mcp.wait(30)
+        svc.engine.dispose()
+
+
+NORDIC = {
+    "graph": "world",
+    "subject": {"name": "Nordic Servo AB", "kind": "organization"},
+    "relation": "supplies",
+    "object": {"name": "Acme Robotics", "kind": "organization"},
+}

@@ -1530,3 +1530,43 @@ def test_runs_page_says_what_cannot_be_written_back(app):
     said = plain(" ".join(w.value for w in at.warning))
     assert f"Not everything of run {sams[0]['id']} can be written back" in said and "R30" in said
     assert at.button(key="runs_notebook").disabled
+
+
+def test_runs_shows_an_agent_s_open_turn_as_it_goes_and_its_client(app):
+    """Issue #23: a run an agent started over MCP is marked with its client; its open turn shows its
+    records and reads against the budget (R21); a change made elsewhere shows at the next rerun."""
+    agent = live()
+    agent.agent_server_started("srv-test", host="elsewhere", pid=1, transport="http", now=0.0)
+    agent.agent_session_opened("ses-test", server="srv-test", client="my-agent 0.1", transport="http", now=0.0)
+    agent.start_run("run-agent", org="acme", person="dana", workflow="company_profile", session="ses-test")
+    agent.open_turn("turn-agent", run="run-agent", request={"text": "Profile Nordic Servo", "claims": []})
+    page(app, "runs")
+    said = plain(texts(app))
+    assert "turn-agent in run-agent (via MCP: my-agent 0.1): open, 1 record, 0 of 8 MemoryProbes used" in said
+    claim = {
+        "graph": "world",
+        "subject": {"name": "Nordic Servo AB", "kind": "organization"},
+        "relation": "supplies",
+        "object": {"name": "Acme Robotics", "kind": "organization"},
+    }
+    record = {"origin": "web", "source": "https://n.example/", "excerpt": "x", "claims": [claim]}
+    agent.record("turn-agent", record={**record, "reliability": None, "within": None})
+    agent.read("turn-agent", call="GraphResolve", args={"name": "Nordic"})
+    app.run()  # what the live fragment does when memory's version moved
+    said = plain(texts(app))
+    assert "open, 2 records, 1 of 8 MemoryProbes used" in said
+    assert "latest record claims Nordic Servo AB" in said
+    app.selectbox(key="runs_run").set_value("run-agent").run()
+    assert "started by an agent via MCP: my-agent 0.1" in plain(texts(app))
+
+
+def test_a_live_page_reruns_only_when_memory_moved(app):
+    """The fragment compares memory's version with the one the page was drawn at: it stays the same
+    while nothing changes (no redraw), and moves with a change made in another process's way."""
+    page(app, "runs")
+    drawn = app.session_state["live_drawn"]
+    app.run()
+    assert app.session_state["live_drawn"] == drawn  # nothing changed: the fragment would redraw nothing
+    live().set_settings("acme", by="dana", settings={"LearnFromUsers": False})
+    app.run()
+    assert app.session_state["live_drawn"] != drawn
