@@ -1,4 +1,4 @@
-"""Benchmarks B1 to B9 (issues #8, #16, #17): the product against a baseline measured in the same run.
+"""Benchmarks B1 to B10 (issues #8, #16, #17, #23): the product against a baseline measured in the same run.
 
     python bench/run.py [--quick] [--backend sqlite|postgresql] [--out bench/results.json]
 
@@ -1163,17 +1163,256 @@ def b9(b: Bench) -> None:
     )
 
 
+# --- B10 (issue #23): memory served to agents over MCP ------------------------------------------
+
+B10_WORLD_SUPPORTS = (
+    "SELECT count(*) FROM support s JOIN fact f ON f.id = s.fact_id WHERE f.graph = 'world' AND s.\"key\" LIKE :t"
+)
+B10_WORKFLOW = {"id": "bench-wf", "org": "bench", "memory_probes": None, "steps": []}
+
+
+def _b10_claim(i: int) -> dict[str, Any]:
+    return {
+        "graph": "world",
+        "subject": {"name": "Shared Supplier", "kind": "organization"},
+        "relation": "supplies",
+        "object": {"name": f"Customer {i % 5}", "kind": "organization"},
+    }
+
+
+def _b10_record(turn: str, host: str, i: int) -> dict[str, Any]:
+    return {"turn": turn, "origin": "web", "source": f"https://{host}/", "excerpt": "e", "claims": [_b10_claim(i)]}
+
+
+def _b10_http(url: str) -> tuple[subprocess.Popen, str]:
+    """`python -m memory_core mcp --http` on a free loopback port over `url`, answering."""
+    import socket
+    import urllib.error
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memory_core", "mcp", "--http", "--port", str(port), "--db", url],
+        cwd=ROOT,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}/mcp"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            urllib.request.urlopen(base, timeout=1)
+        except urllib.error.HTTPError:
+            return proc, base
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError("the MCP server did not answer")
+
+
+def _b10_client(base: str, token: str) -> Any:
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+
+    return Client(
+        streamable_http_client(base, http_client=httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}))
+    )
+
+
+def b10(b: Bench) -> None:
+    """B10 (issue #23): a GraphResolve through the SDK's in-memory client against the same facade
+    call, and over HTTP at B2's size; a whole turn over HTTP against the same use cases called
+    directly; 4 and 8 agents teaching one fact over HTTP at once (supports/s, and none lost)."""
+    import logging
+
+    import anyio
+    from mcp import Client
+
+    from memory_core.agents.server import MemoryAgents
+
+    for noisy in ("httpx", "httpx2", "mcp", "memory_core.agents"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+    url, svc = b.generated(b.size["reads"])
+    svc.load_setup(organizations=[], people=[], workflows=[B10_WORKFLOW])
+    facts = svc.counts()["fact"]
+    with svc.engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT name FROM entity WHERE graph='world' AND owner='bench' AND active_facts > 0 ORDER BY id")
+        ).all()
+    names = [r[0] for r in random.Random(10).sample(rows, min(200, len(rows)))]
+    tokens = {p: svc.issue_token(p, org="bench") for p in (f"p{i}" for i in range(8))}
+    svc.start_run("b10-direct", org="bench", person="p0", workflow="bench-wf")
+    svc.open_turn("b10-direct-t", run="b10-direct", request={"text": "read", "claims": []})
+
+    def facade(name: str) -> float:
+        t0 = time.perf_counter()
+        svc.read("b10-direct-t", call="GraphResolve", args={"name": name})
+        return time.perf_counter() - t0
+
+    async def in_memory() -> tuple[list[float], list[float]]:
+        agents = MemoryAgents(svc, transport="memory", token=tokens["p0"])
+        direct, served = [], []
+        async with Client(agents.build()) as c:
+            run = (await c.call_tool("start_run", {"workflow": "bench-wf"})).structured_content or {}
+            turn = ((await c.call_tool("open_turn", {"run": run["run"], "request": "r"})).structured_content or {})[
+                "turn"
+            ]
+            for _ in range(2):
+                for name in names:  # in turn, so a slow moment of the machine falls on both sides
+                    direct.append(facade(name))
+                    t0 = time.perf_counter()
+                    r = await c.call_tool("GraphResolve", {"turn": turn, "name": name})
+                    served.append(time.perf_counter() - t0)
+                    assert not r.is_error
+        agents.sessions.stop()
+        return direct, served
+
+    direct, served = anyio.run(in_memory)
+    d50, s50 = pct(direct, 50), pct(served, 50)
+    b.record(
+        "B10",
+        f"GraphResolve p50 ms, SDK in-memory client vs the facade, {facts:,} facts",
+        s50 * 1000,
+        d50 * 1000,
+        "ratio <= 2",
+        s50 / d50 <= 2,
+    )
+    proc, base = _b10_http(url)
+    try:
+        _b10_over_http(b, svc, base, tokens, names, facts, d50)
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+def _b10_over_http(
+    b: Bench, svc: MemoryService, base: str, tokens: dict[str, str], names: list[str], facts: int, d50: float
+) -> None:
+    import anyio
+
+    async def resolves() -> list[float]:
+        out = []
+        async with _b10_client(base, tokens["p1"]) as c:
+            run = (await c.call_tool("start_run", {"workflow": "bench-wf"})).structured_content or {}
+            turn = ((await c.call_tool("open_turn", {"run": run["run"], "request": "r"})).structured_content or {})[
+                "turn"
+            ]
+            for name in names * 2:
+                t0 = time.perf_counter()
+                await c.call_tool("GraphResolve", {"turn": turn, "name": name})
+                out.append(time.perf_counter() - t0)
+        return out
+
+    http = anyio.run(resolves)
+    h50, h95 = pct(http, 50), pct(http, 95)
+    b.record(
+        "B10",
+        f"GraphResolve p50 ms over HTTP at {facts:,} facts, vs the facade",
+        h50 * 1000,
+        d50 * 1000,
+        "p50 < 10 ms",
+        h50 < 0.010,
+    )
+    b.record(
+        "B10", f"GraphResolve p95 ms over HTTP at {facts:,} facts, vs the facade", h95 * 1000, None, "report", True
+    )
+    turns = 10 if b.mode == "full" else 4
+
+    def direct_turns() -> float:
+        t0 = time.perf_counter()
+        for k in range(turns):
+            run = f"b10-d{k}"
+            svc.start_run(run, org="bench", person="p0", workflow="bench-wf")
+            svc.open_turn(f"{run}-t", run=run, request={"text": "t", "claims": []})
+            for i in range(10):
+                rec = _b10_record(f"{run}-t", f"d{k}-{i}.example", i)
+                svc.record(
+                    f"{run}-t",
+                    record={**{k2: v for k2, v in rec.items() if k2 != "turn"}, "reliability": None, "within": None},
+                )
+            svc.end_turn(f"{run}-t", status="completed")
+        return (time.perf_counter() - t0) / turns
+
+    async def http_turns() -> float:
+        async with _b10_client(base, tokens["p2"]) as c:
+            t0 = time.perf_counter()
+            for k in range(turns):
+                run = (await c.call_tool("start_run", {"workflow": "bench-wf"})).structured_content or {}
+                turn = ((await c.call_tool("open_turn", {"run": run["run"], "request": "t"})).structured_content or {})[
+                    "turn"
+                ]
+                for i in range(10):
+                    await c.call_tool("record", _b10_record(turn, f"h{k}-{i}.example", i))
+                await c.call_tool("end_turn", {"turn": turn, "status": "completed"})
+            return (time.perf_counter() - t0) / turns
+
+    base_turn = direct_turns()
+    over = anyio.run(http_turns)
+    b.record(
+        "B10",
+        "a whole turn (start, open, 10 records, end) s, over HTTP vs direct",
+        over,
+        base_turn,
+        "report; aim ratio <= 3",
+        over / base_turn <= 3,
+    )
+    for agents in (4, 8):
+        _b10_agents(b, svc, base, tokens, agents, turns)
+
+
+def _b10_agents(b: Bench, svc: MemoryService, base: str, tokens: dict[str, str], agents: int, turns: int) -> None:
+    """`agents` clients teaching at once over HTTP, each its own turns, records from hosts of its own
+    on five shared facts; the supports counted afterwards against those sent."""
+    import anyio
+
+    tag = f"a{agents}"
+
+    async def agent(a: int) -> None:
+        async with _b10_client(base, tokens[f"p{a}"]) as c:
+            for k in range(turns):
+                run = (await c.call_tool("start_run", {"workflow": "bench-wf"})).structured_content or {}
+                turn = ((await c.call_tool("open_turn", {"run": run["run"], "request": "t"})).structured_content or {})[
+                    "turn"
+                ]
+                for i in range(5):
+                    r = await c.call_tool("record", _b10_record(turn, f"{tag}-{a}-{k}-{i}.example", i))
+                    assert not r.is_error, r.structured_content
+                r = await c.call_tool("end_turn", {"turn": turn, "status": "completed"})
+                assert not r.is_error, r.structured_content
+
+    async def all_agents() -> None:
+        async with anyio.create_task_group() as tg:
+            for a in range(agents):
+                tg.start_soon(agent, a)
+
+    with svc.engine.connect() as conn:
+        before = conn.execute(text(B10_WORLD_SUPPORTS), {"t": f"{tag}-%"}).scalar_one()
+    t0 = time.perf_counter()
+    anyio.run(all_agents)
+    took = time.perf_counter() - t0
+    with svc.engine.connect() as conn:
+        after = conn.execute(text(B10_WORLD_SUPPORTS), {"t": f"{tag}-%"}).scalar_one()
+    sent = agents * turns * 5
+    lost = sent - (after - before)
+    b.record("B10", f"{agents} agents teaching over HTTP at once: World supports/s", sent / took, None, "report", True)
+    b.record(
+        "B10", f"{agents} agents teaching over HTTP at once: supports lost of {sent}", lost, None, "0 lost", lost == 0
+    )
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
     p.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
-    p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7", "b8", "b9"])
+    p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7", "b8", "b9", "b10"])
     p.add_argument("--out", default=None, help="default: bench/results.json (quick: bench/results-quick.json)")
     args = p.parse_args()
     if args.out is None:  # a quick run never replaces the published full figures
         args.out = str(RESULTS.with_name("results-quick.json") if args.quick else RESULTS)
     b = Bench(args.backend, "quick" if args.quick else "full")
-    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8, "b8env": b8env, "b9": b9}
+    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8, "b8env": b8env, "b9": b9, "b10": b10}
     for name in args.only:
         steps[name](b)
     write(b.results, Path(args.out))
