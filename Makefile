@@ -51,7 +51,7 @@ test: system-deps check
 	if [ $$status = 3 ] && [ "$${CI:-}" != true ]; then echo "PostgreSQL is missing here: the suite ran on SQLite only"; \
 	elif [ $$status != 0 ]; then exit $$status; fi
 
-# Benchmarks B1 to B9 on SQLite and PostgreSQL (B8's environment rows: bench/run.py --only b8env); results in
+# Benchmarks B1 to B10 on SQLite and PostgreSQL (B8's environment rows: bench/run.py --only b8env); results in
 # bench/results.json and docs/benchmarks.md.
 bench: venv system-deps
 	$(PY) bench/run.py
