@@ -56,12 +56,12 @@ class Export(UseCases):
         return write_back(rows, org=org, run=run, where=where, clock=clock)
 
 
-def _clean(obj: Any) -> Any:
+def without_nulls(obj: Any) -> Any:
     """A stored value as a scenario writes it: keys whose value is null left out."""
     if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items() if v is not None}
+        return {k: without_nulls(v) for k, v in obj.items() if v is not None}
     if isinstance(obj, list):
-        return [_clean(v) for v in obj]
+        return [without_nulls(v) for v in obj]
     return obj
 
 
@@ -109,7 +109,7 @@ class _Writer:
         t, run = self.turns[turn_id], self.runs[self.turns[turn_id]["run"]]
         records = self.rec.records.get(turn_id, [])
         request = next((r for r in records if r["number"] == 0), None) or {"excerpt": "", "claims": []}
-        claims = _clean(request["claims"])
+        claims = without_nulls(request["claims"])
         opened: Obj = {
             "do": "open_turn",
             "run": t["run"],
@@ -199,7 +199,7 @@ class _Writer:
         for key in ("excerpt", "reliability"):
             if r[key] is not None:
                 out[key] = r[key]
-        out["claims"] = _clean(r["claims"])
+        out["claims"] = without_nulls(r["claims"])
         return out
 
     def _record_left_out(self, r: Obj, turn_id: str, then: str) -> None:
@@ -327,9 +327,9 @@ def write_back(rec: Recorded, *, org: str | None, run: str | None, where: str, c
         "format": FORMAT,
         "title": f"Export of {where} at {when}" + (f": {scope}" if org or run else ""),
         "description": " ".join(said),
-        "organizations": [_clean(o) for o in rec.orgs],
+        "organizations": [without_nulls(o) for o in rec.orgs],
         "people": _people(rec, writer, org=org, run=run),
-        "workflows": [_clean(w) for w in workflows],
+        "workflows": [without_nulls(w) for w in workflows],
         "events": writer.events,
     }
     return doc, writer.omitted

@@ -9,6 +9,7 @@ from ..format.checks import check
 from ..format.replay import replay
 from ..rules.settings import DEFAULT_SETTINGS
 from ..store.database import make_engine
+from ..usecases.export import without_nulls
 from ..usecases.facade import MemoryService
 from .viz import fact_label
 
@@ -123,17 +124,8 @@ def compare(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
 # --- the live organization: its recorded history, replayed in a sandbox -----------------------
 
 
-def _clean(obj: Any) -> Any:
-    """A stored value as a scenario writes it: keys whose value is null left out."""
-    if isinstance(obj, dict):
-        return {k: _clean(v) for k, v in obj.items() if v is not None}
-    if isinstance(obj, list):
-        return [_clean(v) for v in obj]
-    return obj
-
-
 def _record(r: Obj, person: str) -> Obj:
-    out: Obj = {"origin": r["origin"], "claims": _clean(r["claims"])}
+    out: Obj = {"origin": r["origin"], "claims": without_nulls(r["claims"])}
     if r["source"] is not None and not (r["origin"] == "person" and r["source"] == person):
         out["source"] = r["source"]
     for key in ("excerpt", "reliability"):
@@ -152,7 +144,7 @@ def _turn_events(t: Obj, person: str) -> list[Obj]:
             "do": "open_turn",
             "run": t["run"],
             "turn": t["id"],
-            "request": {"text": request.get("excerpt") or "", "claims": _clean(request.get("claims", []))},
+            "request": {"text": request.get("excerpt") or "", "claims": without_nulls(request.get("claims", []))},
         }
     ]
     called: set[int] = set()
@@ -250,7 +242,7 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
         "title": f"The recorded history of {orgs[org]['name']}",
         "organizations": [{"id": org, "name": orgs[org]["name"], "owner": orgs[org]["owner"], "settings": settings}],
         "people": list(people.values()),
-        "workflows": [_clean(w) for w in svc.workflows(org)],
+        "workflows": [without_nulls(w) for w in svc.workflows(org)],
         "events": events,
     }
     return doc, gaps
