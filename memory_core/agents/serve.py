@@ -84,27 +84,13 @@ def serve_stdio(service: MemoryService, token: str | None) -> int:
 
 class Tokens:
     """The SDK's token verification over the API's tokens: the token's person and organization,
-    read again only when memory's version moved since that token was last checked (revoking a
-    token or erasing an account is a write, which moves it)."""
+    checked at every request (one small statement), so a revoked token is refused at once."""
 
     def __init__(self, service: MemoryService) -> None:
         self.service = service
-        self._known: dict[str, tuple[str, tuple[str, str] | None]] = {}
-
-    def _caller(self, token: str) -> tuple[str, str] | None:
-        version = self.service.version()
-        known = self._known.get(token)
-        if version is not None and known is not None and known[0] == version:
-            return known[1]
-        caller = self.service.token_caller(token)
-        if version is not None:
-            if len(self._known) > 10_000:
-                self._known.clear()
-            self._known[token] = (version, caller)
-        return caller
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        caller = await anyio.to_thread.run_sync(self._caller, token)
+        caller = await anyio.to_thread.run_sync(self.service.token_caller, token)
         if caller is None:
             return None
         person, org = caller

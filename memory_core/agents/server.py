@@ -113,7 +113,6 @@ class MemoryAgents:
         self.sessions = Sessions(service, transport=transport)
         self.on_unauthorized = on_unauthorized
         self.transport = transport
-        self._known: tuple[tuple[str, str], tuple[str, str] | None] | None = None  # _caller's last answer
 
     def who(self) -> tuple[str, str]:
         """(person, organization) of this call's token, checked at every call (a revoked token or an
@@ -123,23 +122,12 @@ class MemoryAgents:
             if access is None or not access.claims:
                 raise Unauthorized("no token: send `Authorization: Bearer TOKEN`")
             return access.client_id, str(access.claims["org"])
-        caller = self._caller(self.token)
+        caller = self.service.token_caller(self.token)
         if caller is None:
             message = "MEMORY_TOKEN is unknown or revoked, or its account was erased (R30); issue a new token"
             if self.on_unauthorized is not None:
                 self.on_unauthorized(message)
             raise Unauthorized(message)
-        return caller
-
-    def _caller(self, token: str) -> tuple[str, str] | None:
-        """The token's (person, organization), read again only when memory's version moved since the
-        last check: revoking a token or erasing an account is a write that moves it."""
-        version = self.service.version()
-        known = self._known
-        if version is not None and known is not None and known[0] == (token, version):
-            return known[1]
-        caller = self.service.token_caller(token)
-        self._known = ((token, version), caller) if version is not None else None
         return caller
 
     def call(self, tool: str, arguments: dict[str, Any], context: Context) -> Call:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, col, select
 
+from .driver import Driver
 from .models import AgentServer, AgentSession, Run
 
 
@@ -106,3 +107,13 @@ def clients_of(tx: Session, *, runs: list[str]) -> dict[str, str]:
         .where(col(Run.id).in_(runs))
     )
     return {run: client for run, client in tx.exec(q)}
+
+
+#: A token's holder, in one statement on the driver: checked at every MCP call, so without the ORM.
+TOKEN_HOLDER = "SELECT person_id, org_id FROM apitoken WHERE token_hash = :h AND NOT revoked"
+
+
+def token_holder(db: Driver, *, token_hash: str) -> tuple[str, str] | None:
+    """The (person, organization) a live token's hash speaks for, or None."""
+    rows = db.rows(TOKEN_HOLDER, {"h": token_hash})
+    return (str(rows[0][0]), str(rows[0][1])) if rows else None

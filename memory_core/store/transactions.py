@@ -77,6 +77,18 @@ class Transactions:
             db.close()
             dbapi.commit()
 
+    @contextmanager
+    def peek(self) -> Iterator[Driver]:
+        """A driver for a small read on a kept connection: no write lock, rolled back at the end (the
+        token check the MCP server makes at every call)."""
+        with driver_connection(self.engine) as dbapi:
+            db = Driver(dbapi, self.dialect)
+            try:
+                yield db
+            finally:
+                db.close()
+                dbapi.rollback()
+
     def statement(self) -> AbstractContextManager[Driver]:
         """A driver for one autocommitted statement (the one-statement read, where the dialect has it)."""
         return statement_driver(self.engine, self.dialect)

@@ -7,7 +7,7 @@ import secrets
 from datetime import UTC, datetime
 
 from .. import errors as E
-from ..store import queries
+from ..store import agents, queries
 from ..store.models import ApiToken, Membership, Organization, Person
 from .base import UseCases
 
@@ -43,7 +43,11 @@ class Tokens(UseCases):
             return token
 
     def token_caller(self, token: str) -> tuple[str, str] | None:
-        """The (person, organization) a live token speaks for, or None."""
+        """The (person, organization) a live token speaks for, or None: one statement (the MCP server
+        asks at every call), on the ORM inside a box."""
+        if self._sandbox is None:
+            with self._store.peek() as db:
+                return agents.token_holder(db, token_hash=token_hash(token))
         with self._read() as s:
             row = queries.token(s, token_hash(token))
             if row is None or row.revoked:
