@@ -1269,8 +1269,34 @@ def b10(b: Bench) -> None:
         agents.sessions.stop()
         return direct, served
 
+    async def floor() -> list[float]:  # the SDK alone: a tool that does nothing, in memory
+        from mcp.server import MCPServer
+
+        bare = MCPServer("floor")
+
+        @bare.tool()
+        def nothing(turn: str, name: str) -> dict[str, bool]:
+            return {"ok": True}
+
+        out = []
+        async with Client(bare) as c:
+            for name in names * 2:
+                t0 = time.perf_counter()
+                await c.call_tool("nothing", {"turn": "t", "name": name})
+                out.append(time.perf_counter() - t0)
+        return out
+
     direct, served = anyio.run(in_memory)
+    empty = pct(anyio.run(floor), 50)
     d50, s50 = pct(direct, 50), pct(served, 50)
+    b.record(
+        "B10",
+        "an empty tool through the SDK's in-memory client, p50 ms (the SDK's floor)",
+        empty * 1000,
+        d50 * 1000,
+        "report",
+        True,
+    )
     b.record(
         "B10",
         f"GraphResolve p50 ms, SDK in-memory client vs the facade, {facts:,} facts",
