@@ -14,6 +14,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools.base import Tool
@@ -76,8 +77,6 @@ class MemoryTool(Tool):
     agents: Any = Field(exclude=True)
 
     async def run(self, arguments: dict[str, Any], context: Context[Any, Any], convert_result: bool = False) -> Any:
-        import anyio
-
         return await anyio.to_thread.run_sync(self._run, arguments, context, convert_result)
 
     def _run(self, arguments: dict[str, Any], context: Context, convert_result: bool) -> Any:
@@ -155,21 +154,17 @@ class MemoryAgents:
     @asynccontextmanager
     async def connection(self, _: MCPServer) -> AsyncIterator[Conn | None]:
         """The lifespan of one connection (stdio, in-memory): its session ends when it closes. Over
-        HTTP the lifespan is the server's own: sessions end one by one (`end_http_session`), all at stop."""
+        HTTP the lifespan is the server's own: sessions end one by one (serve.http_app: the SDK discards them), all at stop."""
         if self.transport == "http":
             try:
                 yield None
             finally:
-                import anyio
-
                 await anyio.to_thread.run_sync(lambda: self.sessions.stop(why="the server stopped"))
             return
         conn = Conn(uuid.uuid4().hex)
         try:
             yield conn
         finally:
-            import anyio
-
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(lambda: self.sessions.end(conn.key, why="the client closed"))
 
