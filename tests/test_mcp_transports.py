@@ -339,3 +339,40 @@ def test_an_agent_s_session_exports_and_replays_to_the_same_state(agent_db, tmp_
         return {k: v for k, v in state.items() if k not in ("reads", "refused")}
 
     assert without_probes(json.loads(again.stdout)) == without_probes(svc.export_state())
+
+
+def test_stdio_a_revoked_token_is_answered_then_the_server_stops_with_2(agent_db):
+    """The call after a revocation is answered `unauthorized`; the server then ends its runs (R17)
+    and exits 2 even though the client keeps its pipe open."""
+    url, svc = agent_db
+    token = svc.issue_token("dana", org="acme")
+    p = subprocess.Popen(
+        [sys.executable, "-m", "memory_core", "mcp", "--db", url],
+        env=env(MEMORY_TOKEN=token),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert p.stdin and p.stdout
+
+    def send(ident: int, method: str, params: Obj) -> Obj:
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}) + "\n")
+        p.stdin.flush()
+        while True:
+            msg = json.loads(p.stdout.readline())
+            if msg.get("id") == ident:
+                return msg
+
+    info = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}
+    send(1, "initialize", info)
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    p.stdin.flush()
+    run = send(2, "tools/call", {"name": "start_run", "arguments": {"workflow": "research"}})["result"]
+    run_id = run["structuredContent"]["run"]
+    turn = send(3, "tools/call", {"name": "open_turn", "arguments": {"run": run_id, "request": "x"}})["result"]
+    svc.revoke_token(token)
+    refused = send(4, "tools/call", {"name": "start_run", "arguments": {"workflow": "research"}})["result"]
+    assert refused["isError"] and refused["structuredContent"]["reason"] == "unauthorized"
+    assert p.wait(30) == 2  # the pipe is still open: the server left by itself
+    assert turn_status(svc, run_id, turn["structuredContent"]["turn"]) == "cancelled"

@@ -61,9 +61,19 @@ def serve_stdio(service: MemoryService, token: str | None) -> int:
     status = {"code": 0}
 
     def unauthorized(message: str) -> None:  # the call is answered, then the server stops (its runs end)
+        if status["code"] == 2:
+            return
         status["code"] = 2
         print(f"memory-mcp: {message}", file=sys.stderr)
-        threading.Timer(0.2, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
+
+        def stop_now() -> None:
+            # The SDK's reader of stdin blocks until the client closes it, so a graceful stop could
+            # wait forever (a client that keeps the pipe open): end the runs, then leave at once.
+            agents.sessions.stop(why="its token was revoked, or its account erased")
+            sys.stderr.flush()
+            os._exit(2)
+
+        threading.Timer(0.2, stop_now).start()
 
     agents = MemoryAgents(service, transport="stdio", token=token, on_unauthorized=unauthorized)
     agents.sessions.start()
