@@ -15,7 +15,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from .driver import Driver
+from sqlmodel import Session
+
+from .driver import Driver, driver_of
 
 Obj = dict[str, Any]
 
@@ -133,3 +135,17 @@ def entity_gone(db: Driver, entity_id: int, moment: int) -> None:
         "SELECT id, graph, owner, kind, name, aliases, alias_since, since, :m FROM entity WHERE id = :e",
         {"e": entity_id, "m": moment},
     )
+
+
+def take_moment_in(s: Session) -> int:
+    """`take_moment` inside an ORM transaction."""
+    with driver_of(s) as db:
+        return take_moment(db)
+
+
+def mark_in(s: Session, n: int, what: str, *, turns: Iterable[str] = (), **about: Any) -> None:
+    """`mark` inside an ORM transaction, logging first the turns named in `turns` (R32)."""
+    with driver_of(s) as db:
+        for turn_id in turns:
+            log_turn(db, turn_id, n)
+        mark(db, n, what, **about)

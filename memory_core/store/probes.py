@@ -22,8 +22,7 @@ from typing import Any, NamedTuple
 
 from ..rules.keys import name_key, value_key
 from ..rules.shortcuts import GRAPH_ORDER
-from .driver import Driver, defaults_of, for_update, insert, json_value
-from .models import Record, Turn
+from .driver import Driver, for_update, json_value
 from .snapshot import fact_sort_key
 
 Obj = dict[str, Any]
@@ -50,80 +49,6 @@ class TurnRow(NamedTuple):
 
 
 OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
-
-TURN_TO_END = for_update(
-    """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
- o.learn_from_ephemeral_runs, o.learn_from_users FROM turn t JOIN run r ON r.id = t.run_id
- JOIN organization o ON o.id = r.org_id WHERE t.id = :t""",
-    of="t",
-)
-
-
-class TurnToEndRow(NamedTuple):
-    """A row of TURN_TO_END: the turn, its run, and the settings teaching reads (R8, R9, R16)."""
-
-    status: str
-    run_id: str
-    ended: bool
-    org_id: str
-    person_id: str | None
-    surface: str
-    ephemeral: bool
-    learn_from_ephemeral_runs: bool
-    learn_from_users: bool
-
-
-NESTED_WORK = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
-TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :w, taught_user = :u, taught_flow = :f,
- skipped = :skipped WHERE id = :t"""
-
-RUN_TO_OPEN = "SELECT org_id, person_id, ended FROM run WHERE id = :r"
-TURN_TO_REPLACE = for_update("SELECT t.status, t.run_id FROM turn t WHERE t.id = :t", of="t")
-
-
-class RunToOpenRow(NamedTuple):
-    """A row of RUN_TO_OPEN."""
-
-    org_id: str
-    person_id: str | None
-    ended: bool
-
-
-class TurnToReplaceRow(NamedTuple):
-    """A row of TURN_TO_REPLACE."""
-
-    status: str
-    run_id: str
-
-
-USED_ID = "SELECT id FROM usedid WHERE kind = :k AND id = :i"
-USE_ID = "INSERT INTO usedid (kind, id) VALUES (:k, :i)"
-TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
-#: A new turn: open_turn gives :id, :seq, :run_id, :map (JSON) and :opened_at (its moment, R32), the
-#: model's defaults the rest (open, nothing recorded, counted or taught yet).
-ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map", "opened_at")))  # type: ignore[attr-defined]
-
-TURN_TO_RECORD = for_update(
-    """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
- JOIN run r ON r.id = t.run_id WHERE t.id = :t""",
-    of="t",
-)
-
-
-class TurnToRecordRow(NamedTuple):
-    """A row of TURN_TO_RECORD."""
-
-    status: str
-    next_record: int
-    run_id: str
-    ended: bool
-    person_id: str | None
-
-
-PERSON = "SELECT id FROM person WHERE id = :p"
-#: A record's row, a `:column` parameter each; `claims` is a JSON parameter (Driver.json).
-ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
-NEXT_RECORD = "UPDATE turn SET next_record = next_record + 1 WHERE id = :t"
 
 COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
 COUNT_CAPPED = COUNT + " AND probes_used < :cap"
@@ -342,20 +267,3 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
             }
         )
     return out
-
-
-# --- statements of the turn use cases on the driver (usecases/turns.py) ---------------------
-
-SUPPORTS_OF_TURN = "SELECT id, fact_id FROM support WHERE turn_id = :t"
-
-
-class SupportOfTurnRow(NamedTuple):
-    """A row of SUPPORTS_OF_TURN."""
-
-    id: int
-    fact_id: int
-
-
-MAP_COUNTERS = "SELECT kind, n FROM mapcount WHERE org_id = :o"
-LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
-TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"

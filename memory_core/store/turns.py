@@ -1,0 +1,379 @@
+"""Runs, turns and their records in the store: what the use cases of usecases/turns.py read and
+write, as typed functions of their transaction (R1 to R10, R17, R22).
+
+The hot ones (opening, recording in and ending a turn) run on the driver (driver.py): a few fixed
+statements each, with `:name` parameters in the text both backends share. A statement that reads
+the turn to check it locks its row (`for_update`), so the checks stay true until the use case
+commits. The others take the ORM's transaction (`Tx`). A record is added one way, `add_record`,
+whichever transaction the use case runs in.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from sqlmodel import Session
+
+from .. import errors as E
+from ..rules.settings import SETTING_BY_NAME
+from . import history, queries
+from .driver import Driver, defaults_of, driver_of, for_update, insert
+from .erasure import erase_run
+from .facts import withdraw
+from .graph import Changes
+from .models import Membership, NestedWork, Organization, Person, Record, Run, Turn, Workflow
+from .probes import OPEN_WORK
+
+Obj = dict[str, Any]
+
+# --- statements ----------------------------------------------------------------------------------
+
+TURN_TO_END = for_update(
+    """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
+ o.learn_from_ephemeral_runs, o.learn_from_users FROM turn t JOIN run r ON r.id = t.run_id
+ JOIN organization o ON o.id = r.org_id WHERE t.id = :t""",
+    of="t",
+)
+
+
+class TurnToEndRow(NamedTuple):
+    """A row of TURN_TO_END: the turn, its run, and the settings teaching reads (R8, R9, R16)."""
+
+    status: str
+    run_id: str
+    ended: bool
+    org_id: str
+    person_id: str | None
+    surface: str
+    ephemeral: bool
+    learn_from_ephemeral_runs: bool
+    learn_from_users: bool
+
+
+NESTED_WORK = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
+TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :w, taught_user = :u, taught_flow = :f,
+ skipped = :skipped WHERE id = :t"""
+
+RUN_TO_OPEN = "SELECT org_id, person_id, ended FROM run WHERE id = :r"
+TURN_TO_REPLACE = for_update("SELECT t.status, t.run_id FROM turn t WHERE t.id = :t", of="t")
+
+
+class RunToOpenRow(NamedTuple):
+    """A row of RUN_TO_OPEN."""
+
+    org_id: str
+    person_id: str | None
+    ended: bool
+
+
+class TurnToReplaceRow(NamedTuple):
+    """A row of TURN_TO_REPLACE."""
+
+    status: str
+    run_id: str
+
+
+USED_ID = "SELECT id FROM usedid WHERE kind = :k AND id = :i"
+USE_ID = "INSERT INTO usedid (kind, id) VALUES (:k, :i)"
+TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
+#: A new turn: open_turn gives :id, :seq, :run_id, :map (JSON) and :opened_at (its moment, R32), the
+#: model's defaults the rest (open, nothing recorded, counted or taught yet).
+ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map", "opened_at")))  # type: ignore[attr-defined]
+
+TURN_TO_RECORD = for_update(
+    """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
+ JOIN run r ON r.id = t.run_id WHERE t.id = :t""",
+    of="t",
+)
+
+
+class TurnToRecordRow(NamedTuple):
+    """A row of TURN_TO_RECORD."""
+
+    status: str
+    next_record: int
+    run_id: str
+    ended: bool
+    person_id: str | None
+
+
+PERSON = "SELECT id FROM person WHERE id = :p"
+#: A record's row, a `:column` parameter each; `claims` is a JSON parameter (Driver.json).
+ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
+
+
+SUPPORTS_OF_TURN = "SELECT id, fact_id FROM support WHERE turn_id = :t"
+
+
+class SupportOfTurnRow(NamedTuple):
+    """A row of SUPPORTS_OF_TURN."""
+
+    id: int
+    fact_id: int
+
+
+MAP_COUNTERS = "SELECT kind, n FROM mapcount WHERE org_id = :o"
+LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
+TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"
+SET_NEXT_RECORD = "UPDATE turn SET next_record = :n WHERE id = :t"
+
+
+# --- opening a turn (R3, R18) --------------------------------------------------------------------
+
+
+def run_to_open(db: Driver, run_id: str) -> RunToOpenRow | None:
+    """The run a turn is opened in, or None."""
+    hit = db.rows(RUN_TO_OPEN, {"r": run_id})
+    return RunToOpenRow._make(hit[0]) if hit else None
+
+
+def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
+    """The turn a new one replaces, its row locked until commit, or None."""
+    hit = db.rows(TURN_TO_REPLACE, {"t": turn_id})
+    return TurnToReplaceRow._make(hit[0]) if hit else None
+
+
+def claim_id(db: Driver, kind: str, ident: str) -> bool:
+    """Take an id for good: False when it was ever used for this kind of thing, erased ones included."""
+    if db.rows(USED_ID, {"k": kind, "i": ident}):
+        return False
+    db.change(USE_ID, {"k": kind, "i": ident})
+    return True
+
+
+def withdraw_teaching(db: Driver, turn_id: str, changes: Changes, *, moment: int) -> None:
+    """R3: the supports a replaced turn taught leave, and every fact they touched is recomputed."""
+    taught = [SupportOfTurnRow._make(r) for r in db.rows(SUPPORTS_OF_TURN, {"t": turn_id})]
+    withdraw(db, [r.id for r in taught], [r.fact_id for r in taught], changes, moment=moment)
+
+
+def mark_replaced(db: Driver, turn_id: str, *, moment: int) -> None:
+    """The turn is replaced and teaches nothing any more; history logs it at `moment`."""
+    db.change(TURN_REPLACED, {"t": turn_id})
+    history.log_turn(db, turn_id, moment)
+
+
+def map_counters(db: Driver, org_id: str) -> dict[str, int]:
+    """The organization's map counters (R18): kind -> count, "" for facts."""
+    return {str(k): int(n) for k, n in db.rows(MAP_COUNTERS, {"o": org_id})}
+
+
+def add_turn(db: Driver, *, turn_id: str, run_id: str, taken: Obj, opened_at: int) -> None:
+    """A new open turn of the run, holding the map it took (R18), numbered after the last turn."""
+    seq = int(db.rows(LAST_TURN_SEQ, {})[0][0]) + 1  # an index look-up
+    db.change(ADD_TURN, {"id": turn_id, "seq": seq, "run_id": run_id, "map": db.json(taken), "opened_at": opened_at})
+
+
+# --- records (R5, R6) ----------------------------------------------------------------------------
+
+
+class NewRecord(NamedTuple):
+    """A record as the use case decided it: its number in the turn, who said it, what it claims."""
+
+    turn_id: str
+    run_id: str
+    number: int
+    origin: str
+    source: str | None
+    excerpt: str | None
+    reliability: float | None
+    nested_id: int | None
+    claims: list[Obj]
+
+    @property
+    def id(self) -> str:
+        return f"{self.turn_id}#{self.number}"
+
+
+def add_record(db: Driver, record: NewRecord) -> str:
+    """The one way a record is added: written, and the turn's next number moved past it."""
+    row = record._asdict()
+    row["id"] = record.id
+    row["claims"] = db.json(record.claims)
+    db.change(ADD_RECORD, row)
+    db.change(SET_NEXT_RECORD, {"t": record.turn_id, "n": record.number + 1})
+    return record.id
+
+
+def add_record_in(s: Session, record: NewRecord) -> str:
+    """`add_record` inside an ORM transaction: the turn's ORM object learns its next number."""
+    with driver_of(s) as db:
+        add_record(db, record)
+    turn = s.get(Turn, record.turn_id)
+    if turn is not None:
+        s.expire(turn, ["next_record"])
+    return record.id
+
+
+def turn_to_record(db: Driver, turn_id: str) -> TurnToRecordRow | None:
+    """The turn a record is made in and its run, its row locked until commit, or None."""
+    hit = db.rows(TURN_TO_RECORD, {"t": turn_id})
+    return TurnToRecordRow._make(hit[0]) if hit else None
+
+
+def person_exists(db: Driver, person_id: str) -> bool:
+    return bool(db.rows(PERSON, {"p": person_id}))
+
+
+def open_work_id(db: Driver, turn_id: str, work: str) -> int | None:
+    """The id of the turn's open nested work of that name, or None."""
+    hit = db.rows(OPEN_WORK, {"t": turn_id, "w": work})
+    return int(hit[0][0]) if hit else None
+
+
+# --- ending a turn (R1, R2) ----------------------------------------------------------------------
+
+
+def turn_to_end(db: Driver, turn_id: str) -> TurnToEndRow | None:
+    """The turn to end, its run and the settings teaching reads, the turn's row locked, or None."""
+    hit = db.rows(TURN_TO_END, {"t": turn_id})
+    return TurnToEndRow._make(hit[0]) if hit else None
+
+
+def nested_of(db: Driver, turn_id: str) -> dict[int, str]:
+    """The turn's nested work: id -> status."""
+    return {int(i): str(st) for i, st in db.rows(NESTED_WORK, {"t": turn_id})}
+
+
+def end_untaught(db: Driver, turn_id: str, status: str, *, moment: int) -> None:
+    """A failed or cancelled end: the status only (R2); history logs it."""
+    db.change(TURN_ENDED, {"st": status, "t": turn_id})
+    history.log_turn(db, turn_id, moment)
+
+
+def end_taught(
+    db: Driver, turn_id: str, status: str, taught: dict[str, int], skipped: list[Any], *, moment: int
+) -> None:
+    """A completed end: what it taught per graph and the claims it skipped (R10, stored without labels)."""
+    db.change(
+        TURN_TAUGHT,
+        {
+            "t": turn_id,
+            "st": status,
+            "w": taught["world"],
+            "u": taught["user"],
+            "f": taught["flow"],
+            "skipped": db.json(skipped),
+        },
+    )
+    history.log_turn(db, turn_id, moment)
+
+
+# --- the ORM's use cases of runs -----------------------------------------------------------------
+
+
+def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj], moment: int) -> None:
+    """A checked scenario's organizations, people and workflows; an id already there is refused."""
+    base = queries.count(s, Organization)
+    for i, o in enumerate(organizations):
+        if s.get(Organization, o["id"]) is not None:
+            raise E.DuplicateId.exists("organization", o["id"])
+        org = Organization(id=o["id"], name=o["name"], seq=base + i, since=moment)
+        for name, value in o.get("settings", {}).items():
+            setattr(org, SETTING_BY_NAME[name].column, value)
+        s.add(org)
+    pbase = queries.count(s, Person)
+    for i, p in enumerate(people):
+        if s.get(Person, p["id"]) is not None:
+            raise E.DuplicateId.exists("person", p["id"])
+        s.add(Person(id=p["id"], name=p["name"], seq=pbase + i, since=moment))
+    s.flush()
+    for p in people:
+        for org_id, role in p["memberships"].items():
+            s.add(Membership(person_id=p["id"], org_id=org_id, role=role))
+    for w in workflows:
+        s.add(Workflow(id=w["id"], org_id=w["org"], memory_probes=w["memory_probes"], steps=w["steps"]))
+
+
+class WorkflowOf(NamedTuple):
+    org_id: str
+    memory_probes: int | None
+    steps: list[Obj]
+
+
+def workflow(s: Session, workflow_id: str) -> WorkflowOf | None:
+    wf = s.get(Workflow, workflow_id)
+    return None if wf is None else WorkflowOf(wf.org_id, wf.memory_probes, list(wf.steps))
+
+
+def add_run(
+    s: Session,
+    *,
+    run_id: str,
+    org_id: str,
+    person_id: str,
+    workflow_id: str | None,
+    surface: str,
+    requested_ephemeral: bool,
+    ephemeral: bool,
+    moment: int,
+    session_id: str | None,
+) -> None:
+    """A new run, numbered after the last."""
+    s.add(
+        Run(
+            id=run_id,
+            seq=queries.next_run_seq(s),
+            org_id=org_id,
+            person_id=person_id,
+            workflow_id=workflow_id,
+            surface=surface,
+            requested_ephemeral=requested_ephemeral,
+            ephemeral=ephemeral,
+            started_at=moment,
+            session_id=session_id,
+        )
+    )
+
+
+def add_step(s: Session, turn_id: str, done: Obj) -> None:
+    """A workflow step the turn ran or skipped (R22), after its earlier steps."""
+    turn = s.get(Turn, turn_id)
+    assert turn is not None
+    turn.steps = [*turn.steps, done]
+    s.add(turn)
+
+
+def open_work(s: Session, turn_id: str, work: str) -> int | None:
+    """The id of the turn's open nested work of that name, or None."""
+    nested = queries.open_work(s, turn_id, work)
+    return None if nested is None else nested.id
+
+
+def add_work(s: Session, turn_id: str, work: str) -> None:
+    s.add(NestedWork(turn_id=turn_id, work=work))
+
+
+def end_work(s: Session, nested_id: int, status: str) -> None:
+    nested = s.get(NestedWork, nested_id)
+    assert nested is not None
+    nested.status = status
+    s.add(nested)
+
+
+def open_turns(s: Session, run_id: str) -> list[tuple[str, str]]:
+    """The run's open turns: (id, status)."""
+    return [(t.id, t.status) for t in queries.open_turns(s, run_id)]
+
+
+def cancel_turn(s: Session, turn_id: str) -> None:
+    """R17: an open turn of an ending run is cancelled, with its open nested work."""
+    for work in queries.open_works(s, turn_id):
+        work.status = "cancelled"
+        s.add(work)
+    turn = s.get(Turn, turn_id)
+    assert turn is not None
+    turn.status = "cancelled"
+    s.add(turn)
+
+
+def end_run(s: Session, run_id: str, *, moment: int, erase: bool) -> None:
+    """The run ends at `moment`; an ephemeral one is then erased (R17, R29)."""
+    run = s.get(Run, run_id)
+    assert run is not None
+    run.ended = True
+    run.ended_at = moment
+    s.add(run)
+    if erase:
+        s.flush()
+        erase_run(s, run)
