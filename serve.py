@@ -13,17 +13,13 @@ import threading
 def _warm() -> None:
     import jinja2  # noqa: F401  (the drawing's page)
     import pandas  # noqa: F401  (every page's tables)
-    from sqlalchemy.engine import make_url
 
     import memory_core  # noqa: F401  (SQLAlchemy, sqlmodel, the models, the scenario format)
     from memory_core.store import migrate  # noqa: F401  (Alembic: the engine checks the schema)
-    from memory_core.store.database import database_url
+    from memory_core.store.database import database_url, warm_driver
     from memory_core.views import viz  # noqa: F401  (networkx: the Graphs page)
 
-    try:  # the database's SQLAlchemy dialect and driver (psycopg: 0.08 s of a first page on PostgreSQL)
-        make_url(database_url()).get_dialect().import_dbapi()
-    except Exception:  # noqa: BLE001  (a bad URL is the page's to report, with where and what)
-        pass
+    warm_driver(database_url())  # the database's SQLAlchemy dialect and driver
 
 
 if __name__ == "__main__":

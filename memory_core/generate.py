@@ -21,21 +21,6 @@ from .rules.vocabulary import WORLD_KINDS
 from .rules.weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, score
 from .store.bulk import Sink, after_bulk_load, update_by_id
 from .store.database import Engine
-from .store.models import (
-    Dispute,
-    Entity,
-    Fact,
-    MapCount,
-    MapLog,
-    Membership,
-    Organization,
-    Person,
-    Record,
-    Run,
-    Support,
-    Turn,
-    UsedId,
-)
 
 PARTS = {
     "person": (
@@ -109,8 +94,8 @@ def generate(
     rnd = random.Random(seed)
     sink = Sink(engine)
     people = [f"p{i}" for i in range(12)]
-    sink.add(
-        Organization,
+    sink.put(
+        "organization",
         {
             "id": org,
             "seq": 0,
@@ -121,12 +106,12 @@ def generate(
             "no_memory_shortcuts": False,
         },
     )
-    sink.flush()
+    sink.write()
     for i, p in enumerate(people):
-        sink.add(Person, {"id": p, "seq": i, "name": f"Person {i}"})
-    sink.flush()
+        sink.put("person", {"id": p, "seq": i, "name": f"Person {i}"})
+    sink.write()
     for i, p in enumerate(people):
-        sink.add(Membership, {"person_id": p, "org_id": org, "role": "owner" if i == 0 else "member"})
+        sink.put("membership", {"person_id": p, "org_id": org, "role": "owner" if i == 0 else "member"})
     world_facts = max(50, supports // 6)
     n_entities = max(40, world_facts // 3)
     entities: list[tuple[str, str]] = []
@@ -137,7 +122,7 @@ def generate(
         name = f"{rnd.choice(first)} {rnd.choice(second)}"
         if (kind, name) in seen_names:
             name = f"{name} {len(entities)}"
-        seen_names.add((kind, name))
+        seen_names |= {(kind, name)}
         entities.append((kind, name))
     by_kind: dict[str, list[int]] = {k: [i for i, e in enumerate(entities) if e[0] == k] for k in WORLD_KINDS}
     facts: dict[tuple[int, str, int], FactAcc] = {}
@@ -146,8 +131,8 @@ def generate(
     next_id = {"entity": len(entities) + 1, "fact": 1, "support": 1}
     book = Written(sink, entities, next_id, facts=facts, flow_facts=flow_facts, flow_entities=flow_entities)
     for i, (kind, name) in enumerate(entities):
-        sink.add(
-            Entity,
+        sink.put(
+            "entity",
             {
                 "id": i + 1,
                 "graph": "world",
@@ -160,13 +145,13 @@ def generate(
                 "active_facts": 0,
             },
         )
-    sink.flush()
+    sink.write()
     hosts = [f"news{i}.example" for i in range(max(20, supports // 400))]
     written = run_n = turn_n = flow_count = 0
     while written < supports:
         run_id, person = f"run{run_n}", people[run_n % len(people)]
-        sink.add(
-            Run,
+        sink.put(
+            "run",
             {
                 "id": run_id,
                 "seq": run_n,
@@ -179,13 +164,13 @@ def generate(
                 "ended": True,
             },
         )
-        sink.add(UsedId, {"kind": "run", "id": run_id})
+        sink.put("usedid", {"kind": "run", "id": run_id})
         run_n += 1
         for _ in range(5):
             turn_id = f"t{turn_n}"
             failed = rnd.random() < 0.05
-            sink.add(
-                Turn,
+            sink.put(
+                "turn",
                 {
                     "id": turn_id,
                     "seq": turn_n,
@@ -201,7 +186,7 @@ def generate(
                     "steps": [],
                 },
             )
-            sink.add(UsedId, {"kind": "turn", "id": turn_id})
+            sink.put("usedid", {"kind": "turn", "id": turn_id})
             turn_n += 1
             for r in range(1, 11):
                 origin = rnd.choices([o for o, _ in ORIGIN_MIX], [w for _, w in ORIGIN_MIX])[0]
@@ -227,8 +212,8 @@ def generate(
                     obj = by_kind[okind][_skewed(rnd, len(by_kind[okind]))]
                     claims.append((subj, relation, obj))
                 rec_id = f"{turn_id}#{r}"
-                sink.add(
-                    Record,
+                sink.put(
+                    "record",
                     {
                         "id": rec_id,
                         "run_id": run_id,
@@ -249,8 +234,8 @@ def generate(
                         acc = _fact(book, graph, owner=owner, claim=(subj, relation, obj))
                         src = (origin, key)
                         acc.best[src] = max(acc.best.get(src, -math.inf), contrib)
-                        sink.add(
-                            Support,
+                        sink.put(
+                            "support",
                             {
                                 "id": next_id["support"],
                                 "fact_id": acc.id,
@@ -268,11 +253,11 @@ def generate(
                 progress(min(written, supports), supports)
         flow_count += _finish_flow(engine, sink, flow_facts)  # a run's Flow graph is complete: free it
         flow_entities.clear()
-    sink.flush()
+    sink.write()
     for acc in list(facts.values())[:: max(1, len(facts) // max(1, len(facts) // 100))]:
         if rnd.random() < 0.5:
             acc.disputes.append(DISPUTE_CONTRIBUTION)
-            sink.add(Dispute, {"fact_id": acc.id, "by": rnd.choice(people[1:]), "contribution": DISPUTE_CONTRIBUTION})
+            sink.put("dispute", {"fact_id": acc.id, "by": rnd.choice(people[1:]), "contribution": DISPUTE_CONTRIBUTION})
     active_count: dict[int, int] = _score_facts(engine, sink, list(facts.values()))
     kinds: dict[str, int] = {}
     for eid, n in active_count.items():
@@ -280,10 +265,10 @@ def generate(
             kinds[entities[eid - 1][0]] = kinds.get(entities[eid - 1][0], 0) + 1
     world_active = sum(1 for acc in facts.values() if acc.active)
     for kind, n in [*kinds.items(), ("", world_active)]:
-        sink.add(MapCount, {"org_id": org, "kind": kind, "n": n})
-        sink.add(MapLog, {"org_id": org, "kind": kind, "moment": 0, "n": n})  # R32: made before moment 1
-    sink.flush()
-    update_by_id(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
+        sink.put("mapcount", {"org_id": org, "kind": kind, "n": n})
+        sink.put("maplog", {"org_id": org, "kind": kind, "moment": 0, "n": n})  # R32: made before moment 1
+    sink.write()
+    update_by_id(engine, "entity", "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
     after_bulk_load(engine)
     return {
         "supports": written,
@@ -297,7 +282,7 @@ def generate(
 
 def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> dict[int, int]:
     """Write the final weight of these facts (R26, R28); returns active facts per entity id."""
-    sink.flush()
+    sink.write()
     scores: list[dict[str, Any]] = []
     active: dict[int, int] = {}
     for acc in accs:
@@ -309,14 +294,14 @@ def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> dict[int, i
         if acc.active:
             for eid in (acc.subject, acc.obj):
                 active[eid] = active.get(eid, 0) + 1
-    update_by_id(engine, Fact, "fid", scores)
+    update_by_id(engine, "fact", "fid", scores)
     return active
 
 
 def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
     """Score one run's Flow facts, set their entities' counts, and forget them (memory stays flat)."""
     active = _score_facts(engine, sink, list(flow_facts.values()))
-    update_by_id(engine, Entity, "eid", [{"eid": k, "active_facts": v} for k, v in active.items()])
+    update_by_id(engine, "entity", "eid", [{"eid": k, "active_facts": v} for k, v in active.items()])
     n = len(flow_facts)
     flow_facts.clear()
     return n
@@ -350,8 +335,8 @@ def _fact(written: Written, graph: str, *, owner: str, claim: tuple[int, str, in
         if (owner, e) not in flow_entities:
             flow_entities[(owner, e)] = next_id["entity"]
             kind, name = entities[e]
-            sink.add(
-                Entity,
+            sink.put(
+                "entity",
                 {
                     "id": next_id["entity"],
                     "graph": "flow",
@@ -376,8 +361,8 @@ def _new_fact(sink: Sink, next_id: dict, graph: str, owner: str, subject: int, r
     """A fact row now (its supports follow it), its weight set once all its supports are known."""
     acc = FactAcc(next_id["fact"], graph, owner, subject, relation, obj)
     next_id["fact"] += 1
-    sink.add(
-        Fact,
+    sink.put(
+        "fact",
         {
             "id": acc.id,
             "graph": graph,

@@ -482,7 +482,7 @@ def from_link(
         except ValueError:
             continue  # a mangled link: the widget keeps its choice
         st.session_state[key] = value
-        applied.add(param)
+        applied |= {param}
     return applied
 
 

@@ -202,6 +202,7 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "get_settings": _reading(lambda svc, w, k: svc.get_settings("acme", by="dana")),
     "org_map": _reading(lambda svc, w, k: svc.org_map("acme")),
     "export_state": _reading(lambda svc, w, k: bool(svc.export_state())),
+    "holds_memory": _reading(lambda svc, w, k: svc.holds_memory()),
     "export_scenario": _reading(lambda svc, w, k: bool(svc.export_scenario(run=f"r{w}_{k}")[0]["events"])),
     "audit": _reading(lambda svc, w, k: bool(svc.audit("acme"))),
     "organizations": _reading(lambda svc, w, k: bool(svc.organizations())),

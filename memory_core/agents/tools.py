@@ -13,7 +13,7 @@ from .. import errors as E
 from ..usecases.facade import MemoryService
 from . import models as M
 from .checks import Caller
-from .sessions import Session
+from .sessions import AgentSession
 
 Obj = dict[str, Any]
 Id = Annotated[str, Field(min_length=1, max_length=200)]
@@ -31,7 +31,7 @@ class Call:
 
     event: Obj
     caller: Caller
-    session: Session
+    session: AgentSession
     service: MemoryService
 
     def own_run(self, run: str) -> str:
@@ -184,7 +184,7 @@ def start_run(c: Call) -> M.RunStartedOut:
         ephemeral=e["ephemeral"],
         session=c.session.id,
     )
-    c.session.runs.add(run)
+    c.session.runs |= {run}
     c.session.caps[run] = out.cap
     return M.RunStartedOut(run=run, ephemeral=out.ephemeral)
 
@@ -194,7 +194,7 @@ def open_turn(c: Call) -> M.TurnOpenedOut:
     run = c.own_run(e["run"])
     replaces = c.own_turn(e["replaces"]) if e["replaces"] is not None else None
     out = c.service.open_turn(turn, run=run, request=e["request"], replaces=replaces)
-    c.session.turns.add(turn)
+    c.session.turns |= {turn}
     c.session.turn_run[turn] = run
     budget = M.Budget(MemoryProbes=c.session.caps.get(run))
     return M.TurnOpenedOut(turn=turn, map=M.MapOut.model_validate(out.map), budget=budget)

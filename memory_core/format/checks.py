@@ -210,7 +210,7 @@ def _unique(path: str, value: Any, seen: set[str], what: str) -> str:
     name = ident(path, value)
     if name in seen:
         raise FormatError(path, f"{what} id {name!r} is used twice")
-    seen.add(name)
+    seen |= {name}
     return name
 
 

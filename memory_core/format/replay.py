@@ -9,7 +9,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import errors as E
-from ..store import snapshot
 from ..store.retry import retryable, run_retrying
 from ..store.transactions import one_load_at_a_time
 from ..usecases.facade import MemoryService
@@ -167,8 +166,7 @@ def replay(
 
 def holds_memory(service: MemoryService) -> bool:
     """Whether the service's database holds an organization, person or run."""
-    with service._read() as s:
-        return snapshot.holds_memory(s)
+    return service.holds_memory()
 
 
 def replay_into(

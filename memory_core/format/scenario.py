@@ -105,7 +105,7 @@ def _problems(source: str) -> Iterator[tuple[int, str]]:
                 return  # bad JSON here: the decoder names it
             if key in keys[-1]:
                 yield at, f"the key {key!r} appears twice in one object; a typo never passes silently"
-            keys[-1].add(key)
+            keys[-1] |= {key}
         elif kind == "word" and token in ("NaN", "Infinity", "-Infinity"):
             yield at, f"{token} is not a number in JSON; numbers are finite"
         elif kind == "number":

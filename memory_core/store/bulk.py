@@ -28,6 +28,8 @@ CHUNK = 5000
 
 
 ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute, MapCount, MapLog)
+#: The tables the generator names, by name.
+BY_NAME: dict[str, Any] = {m.__table__.name: m for m in ORDER}  # type: ignore[attr-defined,union-attr]
 
 
 class Sink:
@@ -37,12 +39,14 @@ class Sink:
         self.engine = engine
         self.rows: dict[Any, list[dict[str, Any]]] = {t: [] for t in ORDER}
 
-    def add(self, table: Any, row: dict[str, Any]) -> None:
-        self.rows[table].append(row)
-        if len(self.rows[table]) >= CHUNK:
-            self.flush()
+    def put(self, table: str, row: dict[str, Any]) -> None:
+        """A row of the table of that name (a model's table name: "fact", "support", ...)."""
+        model = BY_NAME[table]
+        self.rows[model].append(row)
+        if len(self.rows[model]) >= CHUNK:
+            self.write()
 
-    def flush(self) -> None:
+    def write(self) -> None:
         with self.engine.begin() as conn:
             for t in ORDER:
                 if self.rows[t]:
@@ -50,13 +54,13 @@ class Sink:
                     self.rows[t] = []
 
 
-def update_by_id(engine: Engine, model: Any, id_key: str, rows: list[dict[str, Any]]) -> None:
+def update_by_id(engine: Engine, table: str, id_key: str, rows: list[dict[str, Any]]) -> None:
     """Set columns of many rows by id, in chunks (the final weights, the map's counts)."""
     if not rows:
         return
-    table = model.__table__
+    t = BY_NAME[table].__table__
     values: dict[str, Any] = {k: bindparam(k) for k in rows[0] if k != id_key}
-    stmt = update(table).where(table.c.id == bindparam(id_key)).values(values)
+    stmt = update(t).where(t.c.id == bindparam(id_key)).values(values)
     with engine.begin() as conn:
         for i in range(0, len(rows), CHUNK):
             conn.execute(stmt, rows[i : i + CHUNK])

@@ -330,3 +330,12 @@ def scrub(engine: Engine) -> bool:
     folded yet (a long reader; `checkpoint`), the markers then stay for the next chance. How the
     bytes leave is the dialect's (Dialect.scrub)."""
     return dialect_of(engine).scrub(engine)
+
+
+def warm_driver(url: str) -> None:
+    """Import the URL's SQLAlchemy dialect and driver now (`make run` does it while the server starts;
+    psycopg is 0.08 s of a first page on PostgreSQL). A bad URL is left to the page to report."""
+    try:
+        _parse(url).get_dialect().import_dbapi()
+    except Exception:  # noqa: BLE001  (the page reports it, with where and what)
+        pass

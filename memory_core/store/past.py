@@ -26,6 +26,7 @@ from ..rules.weights import score
 from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .graph import map_of
+from .models import Turn
 from .snapshot import steps_json
 
 Obj = dict[str, Any]
@@ -384,3 +385,8 @@ def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int |
         for r in _rows(s, 'SELECT "by", contribution, since FROM dispute WHERE fact_id = :f ORDER BY since, id', p)
     ]
     return sorted(supports, key=lambda v: v["id"]), disputes, retracted_at
+
+
+def turn_exists(s: Session, turn_id: str) -> bool:
+    """Whether a turn of that id is in memory (erased turns are not)."""
+    return s.get(Turn, turn_id) is not None

@@ -50,6 +50,28 @@ class TurnRow(NamedTuple):
 
 OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
 
+
+def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
+    """The turn a read is made in, its run and workflow (steps decoded), its row locked; or None."""
+    hit = db.rows(TURN, {"t": turn_id})
+    if not hit:
+        return None
+    turn = TurnRow._make(hit[0])
+    return turn._replace(steps=json_value(turn.steps) if turn.steps is not None else None)
+
+
+def work_is_open(db: Driver, turn_id: str, work: str) -> bool:
+    return bool(db.rows(OPEN_WORK, {"t": turn_id, "w": work}))
+
+
+def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
+    """R21: count one read of an open turn, within its cap; one guarded UPDATE, so concurrent reads of
+    one turn never pass the cap. False: nothing counted (the cap was reached, or the turn ended)."""
+    if cap is None:
+        return bool(db.change(COUNT, {"t": turn_id}))
+    return bool(db.change(COUNT_CAPPED, {"t": turn_id, "cap": cap}))
+
+
 COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
 COUNT_CAPPED = COUNT + " AND probes_used < :cap"
 

@@ -16,8 +16,10 @@ from .database import driver_connection, statement_driver
 from .dialect import dialect_of
 from .driver import Driver
 
-#: The unit of work a use case's transaction hands it (rows are read, added and changed through it).
+#: The unit of work a use case's transaction hands it: the use case passes it to the store's functions.
 Tx = Session
+#: The same for a use case on the driver (driver.py).
+Db = Driver
 
 
 class Transactions:

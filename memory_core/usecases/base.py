@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import errors as E
 from ..rules.turns import takes_events
-from ..store import history, queries
+from ..store import queries, turns
 from ..store.database import Engine, make_engine
-from ..store.driver import Driver, driver_of
 from ..store.erasure import after_erasure, heal
 from ..store.lookups import Lookups
-from ..store.models import (
-    Run,
-    Turn,
-    Workflow,
-)
-from ..store.transactions import Transactions, Tx
+from ..store.transactions import Db, Transactions, Tx
+
+if TYPE_CHECKING:  # the look-ups' rows, for annotations only
+    from ..store.models import Run, Turn
 
 Obj = dict[str, Any]
 
@@ -43,7 +40,7 @@ class UseCases(Lookups):
     def _read(self) -> AbstractContextManager[Tx]:
         return self._store.read()
 
-    def _driver_tx(self, *, serializable: bool = False) -> AbstractContextManager[Driver]:
+    def _driver_tx(self, *, serializable: bool = False) -> AbstractContextManager[Db]:
         return self._store.driver_tx(serializable=serializable)
 
     def _scrub_after(self) -> bool | None:
@@ -54,21 +51,6 @@ class UseCases(Lookups):
             return after_erasure(self.engine)
         self._erased = True  # all_or_nothing scrubs once its one transaction commits
         return None
-
-    @staticmethod
-    def _take_moment(s: Tx) -> int:
-        """R32: the moment this use case is, inside its ORM transaction (store/history.py)."""
-        with driver_of(s) as db:
-            return history.take_moment(db)
-
-    @staticmethod
-    def _mark(s: Tx, n: int, what: str, **about: object) -> None:
-        """R32: write moment `n` (what happened, about what), and log the turns named in `turns`."""
-        turns = about.pop("turns", ())
-        with driver_of(s) as db:
-            for turn_id in turns:  # type: ignore[attr-defined]
-                history.log_turn(db, turn_id, n)
-            history.mark(db, n, what, **about)  # type: ignore[arg-type]
 
     @classmethod
     def _require_open(cls, turn: Turn, run: Run) -> None:
@@ -89,8 +71,8 @@ class UseCases(Lookups):
 
     @classmethod
     def _step(cls, s: Tx, run: Run, step: str) -> Obj:
-        wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
-        return cls._step_of(wf.id if wf else None, wf.steps if wf else [], step)
+        wf = turns.workflow(s, run.workflow_id) if run.workflow_id else None
+        return cls._step_of(run.workflow_id if wf else None, wf.steps if wf else [], step)
 
     @staticmethod
     def _step_of(workflow_id: str | None, steps: list[Obj], step: str) -> Obj:

@@ -7,13 +7,8 @@ from typing import Any
 from .. import errors as E
 from ..rules.permissions import is_member, may_correct, may_retract
 from ..rules.weights import DISPUTE_CONTRIBUTION
-from ..store import queries
-from ..store.driver import driver_of
-from ..store.facts import load_facts, refresh_facts
+from ..store import corrections, history, queries
 from ..store.graph import Changes, find_fact
-from ..store.models import (
-    Dispute,
-)
 from ..store.transactions import Tx
 from .base import Obj, UseCases
 from .results import Corrected
@@ -42,13 +37,9 @@ class Corrections(UseCases):
             f = self._correctable(s, org, by, fact, graph, doing="dispute")
             if queries.has_disputed(s, f.id, by):
                 raise E.NotAllowed.disputing_again(by)
-            n = self._take_moment(s)
-            s.add(Dispute(fact_id=f.id, by=by, contribution=DISPUTE_CONTRIBUTION, since=n))
-            s.flush()
-            changes = Changes()
-            with driver_of(s) as db:
-                refresh_facts(db, load_facts(db, [f.id]), changes, moment=n)
-            self._mark(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
+            n = history.take_moment_in(s)
+            changes = corrections.add_dispute(s, f.id, by=by, contribution=DISPUTE_CONTRIBUTION, moment=n)
+            history.mark_in(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 
     def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
@@ -59,15 +50,9 @@ class Corrections(UseCases):
                 raise E.NotOwner(org, does="retracts its world facts (R28)")
             if f.retracted:  # accepted, and changes nothing (a decision beside R28)
                 return Corrected(changes=[], weight=f.weight, status=f.status)
-            n = self._take_moment(s)
-            f.retracted = True
-            f.retracted_at = n
-            s.add(f)
-            s.flush()
-            changes = Changes()
-            with driver_of(s) as db:
-                refresh_facts(db, load_facts(db, [f.id]), changes, moment=n)
-            self._mark(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
+            n = history.take_moment_in(s)
+            changes = corrections.retract(s, f.id, moment=n)
+            history.mark_in(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import errors as E
 from ..rules.permissions import may_delete_account, may_delete_run
-from ..store import queries
+from ..store import history, queries
 from ..store.erasure import erase_account, erase_run, erasure_status, finisher
 from .base import Obj, UseCases
 from .results import AccountDeleted, RunDeleted
@@ -31,9 +31,9 @@ class Erasure(UseCases):
                 raise E.NotAllowed.deleting_run(run_id, run.org_id)
             if run.ended:  # R17 as written: any event on an ended run, deletion included
                 raise E.RunEnded(run_id, then="R17 refuses any later event on it, deletion included")
-            n = self._take_moment(s)
+            n = history.take_moment_in(s)
             summary = erase_run(s, run)
-            self._mark(s, n, "run_deleted", org=run.org_id, run=run_id, person=by)
+            history.mark_in(s, n, "run_deleted", org=run.org_id, run=run_id, person=by)
         return RunDeleted.of(summary, self._scrub_after())
 
     def delete_account(self, person_id: str) -> AccountDeleted:
@@ -43,7 +43,7 @@ class Erasure(UseCases):
             owned = queries.owned_orgs(s, person_id)
             if not may_delete_account(owned):
                 raise E.NotAllowed.deleting_owner(person_id, owned)
-            n = self._take_moment(s)
+            n = history.take_moment_in(s)
             summary = erase_account(s, person)
-            self._mark(s, n, "account_deleted")
+            history.mark_in(s, n, "account_deleted")
         return AccountDeleted.of(summary, self._scrub_after())

@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 from ..store.erasure import after_erasure
 from ..store.retry import use_case
-from ..store.snapshot import export
+from ..store.snapshot import export, holds_memory
 from .agents import AgentSessions
 from .base import Obj
 from .corrections import Corrections
@@ -50,6 +50,11 @@ class MemoryService(AgentSessions, Reads, Corrections, Erasure, Settings, Tokens
             yield box
         if box._erased:
             after_erasure(self.engine)  # what the box erased leaves the files now (R31)
+
+    def holds_memory(self) -> bool:
+        """Whether the database holds an organization, person or run (a replay goes only into none)."""
+        with self._read() as s:
+            return holds_memory(s)
 
     def export_state(self) -> Obj:
         """The whole memory as `memory-state/1` (without a replay's reads and refusals)."""

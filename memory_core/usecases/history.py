@@ -13,7 +13,6 @@ from datetime import UTC, datetime
 
 from .. import errors as E
 from ..store import past
-from ..store.models import Turn
 from ..store.snapshot_at import export_at, fact_json, graph_at
 from .base import Obj, UseCases
 
@@ -51,7 +50,7 @@ class History(UseCases):
                 if not 0 <= n <= newest:
                     raise E.UnknownMoment(text, f"moments run from 0 to {newest} on this memory")
                 return n
-            if s.get(Turn, text) is not None:
+            if past.turn_exists(s, text):
                 n_ended = past.turn_end_moment(s, text)
                 if n_ended is None:
                     raise E.UnknownMoment(text, "that turn has not ended yet")

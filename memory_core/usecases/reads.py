@@ -6,7 +6,6 @@ from .. import errors as E
 from ..rules.budget import budget_allows, read_offered
 from ..rules.wording import map_paragraph
 from ..store import probes
-from ..store.driver import json_value
 from ..store.graph import map_counts
 from .base import Obj, UseCases
 from .results import ReadResult
@@ -30,14 +29,13 @@ class Reads(UseCases):
                 used, cap, result = done
                 return ReadResult(result, used, cap)
         with self._driver_tx() as db:
-            hit = db.rows(probes.TURN, {"t": turn_id})
-            if not hit:
+            turn = probes.turn_to_read(db, turn_id)
+            if turn is None:
                 raise E.UnknownTurn(turn_id)
-            turn = probes.TurnRow._make(hit[0])
             run_id, wf_id, cap = turn.run_id, turn.workflow_id, turn.memory_probes  # cap None: none (R21)
-            spec = self._step_of(wf_id, json_value(turn.steps) if wf_id else [], step) if step is not None else None
+            spec = self._step_of(wf_id, turn.steps or [], step) if step is not None else None
             self._refuse_unless_open(turn_id, turn.status, run_id, bool(turn.ended))
-            if within is not None and not db.rows(probes.OPEN_WORK, {"t": turn_id, "w": within}):
+            if within is not None and not probes.work_is_open(db, turn_id, within):
                 raise E.NestedNotOpen(within, turn_id)
             if not read_offered(within=within, step=spec):
                 raise E.NotOffered(within=within, step=step)
@@ -51,11 +49,7 @@ class Reads(UseCases):
             else:
                 result = probes.source(db, seen, run_id, turn.org_id, args["fact"], args.get("graph", "world"))
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
-            if cap is None:
-                counted = db.change(probes.COUNT, {"t": turn_id})
-            else:
-                counted = db.change(probes.COUNT_CAPPED, {"t": turn_id, "cap": cap})
-            if not counted:  # a concurrent use case got there first
+            if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
             return ReadResult(result, turn.probes_used + 1, cap)
 

@@ -7,10 +7,7 @@ from datetime import UTC, datetime
 from .. import errors as E
 from ..rules.permissions import may_manage_settings
 from ..rules.settings import SETTING_BY_NAME, settings_problem
-from ..store import queries
-from ..store.models import (
-    SettingsAudit,
-)
+from ..store import history, organizations, queries
 from ..store.snapshot import settings_of
 from .base import Obj, UseCases
 from .results import SettingChange, SettingsChanged
@@ -40,18 +37,14 @@ class Settings(UseCases):
                 raise E.InvalidSetting(problem)
             at = datetime.now(UTC).isoformat(timespec="seconds")
             changed: list[SettingChange] = []
-            n = self._take_moment(s)
+            n = history.take_moment_in(s)
             for name, value in settings.items():
-                column = SETTING_BY_NAME[name].column
-                old = bool(getattr(org, column))
-                if old != value:
-                    setattr(org, column, value)
-                    s.add(SettingsAudit(org_id=org_id, by=by, at=at, setting=name, old=old, new=value, moment=n))
+                old = bool(getattr(org, SETTING_BY_NAME[name].column))
+                if organizations.change_setting(s, org_id, name, value, by=by, at=at, moment=n):
                     changed.append(SettingChange(name, old, value))
-            s.add(org)
             if changed:  # R32: a change of settings is a moment; asking for what already holds is not
                 detail = ", ".join(f"{c.setting} {'on' if c.new else 'off'}" for c in changed)
-                self._mark(s, n, "settings", org=org_id, person=by, detail=detail)
+                history.mark_in(s, n, "settings", org=org_id, person=by, detail=detail)
             return SettingsChanged(settings=settings_of(org), changed=tuple(changed))
 
     def audit(self, org_id: str) -> list[Obj]:

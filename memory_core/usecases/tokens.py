@@ -7,8 +7,7 @@ import secrets
 from datetime import UTC, datetime
 
 from .. import errors as E
-from ..store import agents, queries
-from ..store.models import ApiToken, Membership, Organization, Person
+from ..store import agents, tokens
 from .base import UseCases
 
 
@@ -22,24 +21,16 @@ class Tokens(UseCases):
     def issue_token(self, person: str, *, org: str) -> str:
         """A new token for a member of an organization; it replaces the pair's earlier one."""
         with self._tx() as s:
-            if s.get(Organization, org) is None:
+            org_there, person_there, member = tokens.holder_exists(s, person, org)
+            if not org_there:
                 raise E.UnknownOrg(org)
-            if s.get(Person, person) is None:
+            if not person_there:
                 raise E.UnknownPerson(person, maybe_deleted=False)
-            if s.get(Membership, (person, org)) is None:
+            if not member:
                 raise E.NotMember(person, org, so="; a token speaks for a member")
-            for old in queries.tokens_of(s, person, org):
-                old.revoked = True
-                s.add(old)
             token = "mem_" + secrets.token_urlsafe(32)
-            s.add(
-                ApiToken(
-                    token_hash=token_hash(token),
-                    person_id=person,
-                    org_id=org,
-                    created_at=datetime.now(UTC).isoformat(timespec="seconds"),
-                )
-            )
+            at = datetime.now(UTC).isoformat(timespec="seconds")
+            tokens.add_token(s, token_hash(token), person_id=person, org_id=org, at=at)
             return token
 
     def token_caller(self, token: str) -> tuple[str, str] | None:
@@ -49,17 +40,9 @@ class Tokens(UseCases):
             with self._store.peek() as db:
                 return agents.token_holder(db, token_hash=token_hash(token))
         with self._read() as s:
-            row = queries.token(s, token_hash(token))
-            if row is None or row.revoked:
-                return None
-            return row.person_id, row.org_id
+            return tokens.holder(s, token_hash(token))
 
     def revoke_token(self, token: str) -> bool:
         """End a token; False when no live token matches."""
         with self._tx() as s:
-            row = queries.token(s, token_hash(token))
-            if row is None or row.revoked:
-                return False
-            row.revoked = True
-            s.add(row)
-            return True
+            return tokens.revoke(s, token_hash(token))

@@ -113,9 +113,9 @@ def _neighbourhood(facts: list[Obj], focus: str, depth: int) -> list[Obj]:
         for f in facts:
             a, b = _node_id(f["subject"]), _node_id(f["object"])
             if a in frontier:
-                nxt.add(b)
+                nxt |= {b}
             if b in frontier:
-                nxt.add(a)
+                nxt |= {a}
         frontier = nxt - keep
         keep |= nxt
     return [f for f in facts if _node_id(f["subject"]) in keep and _node_id(f["object"]) in keep]

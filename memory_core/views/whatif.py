@@ -154,7 +154,7 @@ def _turn_events(t: Obj, person: str) -> list[Obj]:
         rec = _record(x, person)
         if x["call"] is not None:
             if x["call"] not in called:
-                called.add(x["call"])
+                called |= {x["call"]}
                 out.append({"do": "call", "turn": t["id"], "work": x["nested"]})
             rec["within"] = x["nested"]
         out.append({"do": "record", "turn": t["id"], **rec})
