@@ -17,8 +17,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .rules.keys import entity_key
 from .rules.vocabulary import WORLD_KINDS
-from .rules.weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, score
+from .rules.weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, independence_key, score
 from .store.bulk import Sink, after_bulk_load, update_by_id
 from .store.database import Engine
 
@@ -197,7 +198,7 @@ def generate(
                     "person": rnd.choice(people),
                     "model": "model",
                 }[origin]
-                key = source.split("/")[2] if origin == "web" else f"model:{run_id}" if origin == "model" else source
+                key = independence_key(origin, source, run_id=run_id)  # R25
                 rel = round(rnd.uniform(0.55, 0.95), 2) if rnd.random() < 0.1 else None
                 contrib = contribution(rel if rel is not None else RELIABILITY[origin])
                 claims = []
@@ -371,7 +372,7 @@ def _new_fact(sink: Sink, next_id: dict, graph: str, owner: str, subject: int, r
             "relation": relation,
             "object_id": obj,
             "value": None,
-            "object_key": f"e:{obj}",
+            "object_key": entity_key(obj),
             "retracted": False,
             "status": "active",
             "log_odds": 0.0,

@@ -24,6 +24,7 @@ from sqlmodel import SQLModel
 
 from memory_core import MemoryService, ReadResult, load, make_engine, parse, replay
 from memory_core.errors import Refusal
+from memory_core.rules.visibility import owners
 from memory_core.store import database as db_module
 from memory_core.store import probes
 from memory_core.store import teaching as teaching_module
@@ -311,7 +312,7 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
             {"entity": {"name": "Globex", "kind": "organization"}, "graph": "flow", "relation": "headquartered_in"},
         ),
     ]
-    seen = probes.owners("r1", "acme", "dana")
+    seen = owners(run_id="r1", org_id="acme", person_id="dana")
     with statement_driver(svc.engine) as one:
         _one_statement_reads(one, reads, seen)
     turns = {t: r["turns"] for t, r in svc.export_state()["runs"].items()}

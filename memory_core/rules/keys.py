@@ -42,3 +42,9 @@ def value_key(value: str) -> str:
     if len(value.encode("utf-8")) <= KEY_BYTES:
         return "v:" + value
     return "h:" + _digest(value)
+
+
+def entity_key(entity_id: int) -> str:
+    """The object key of a fact whose object is an entity: `e:` and the entity's id (a value's is
+    value_key's, so the two never collide in the unique index)."""
+    return f"e:{entity_id}"

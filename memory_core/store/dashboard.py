@@ -11,6 +11,7 @@ from sqlmodel import Session, col, select
 
 from .. import errors as E
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT, shortcut_margin
+from ..rules.visibility import evidence_elsewhere
 from ..rules.weights import breakdown, without_each_dispute, written_out
 from ..rules.wording import claim_label, map_paragraph
 from .drawing import fact_rows
@@ -189,7 +190,7 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
 
 def _support(p: Support, excerpt: str | None, source: str | None, run_org: str | None, org: str | None) -> Obj:
     """One support as Fact weights shows it; evidence of another organization's run withheld (R23)."""
-    elsewhere = org is not None and (run_org or p.erased_run_org) not in (None, org)
+    elsewhere = evidence_elsewhere(run_org or p.erased_run_org, reader_org=org)
     return {
         "key": None if elsewhere else p.key,
         "origin": p.origin,

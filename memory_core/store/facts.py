@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..rules.keys import display_name, name_key, value_key
+from ..rules.keys import display_name, entity_key, name_key, value_key
 from ..rules.weights import score
 from . import history
 from .driver import Driver, column_names, columns, in_list, insert, json_value
@@ -146,7 +146,7 @@ class GraphWriter:
                 okey: str | None = value_key(obj["value"])
             else:
                 target = self.entities.get((graph, owner, obj["kind"], name_key(obj["name"])))
-                okey = None if target is None else f"e:{target.id}"
+                okey = None if target is None else entity_key(target.id)
             if subject is not None and okey is not None:
                 named.setdefault((graph, owner), set()).add((subject.id, claim["relation"], okey))
         for (graph, owner), wanted_facts in named.items():
@@ -179,7 +179,7 @@ class GraphWriter:
         new_facts = self.new_facts
         out = []
         for (graph, owner, claim), (subject, target) in zip(writes, ends, strict=True):
-            okey = value_key(claim["object"]["value"]) if target is None else f"e:{target.id}"
+            okey = value_key(claim["object"]["value"]) if target is None else entity_key(target.id)
             key = (graph, owner, subject.id, claim["relation"], okey)
             fact = self.facts.get(key)
             if fact is None:

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
-from ..rules.keys import name_key, value_key
+from ..rules.keys import entity_key, name_key, value_key
 from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, MapCount, Support, SupportGone
 
 Obj = dict[str, Any]
@@ -83,7 +83,8 @@ def find_fact(s: Session, graph: str, owner: str, ref: Obj) -> Fact | None:
         target = find_entity(s, graph, owner, obj["kind"], obj["name"])
         if target is None:
             return None
-        okey = f"e:{target.id}"
+        assert target.id is not None
+        okey = entity_key(target.id)
     return s.exec(
         select(Fact).where(
             Fact.graph == graph,

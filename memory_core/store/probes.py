@@ -22,6 +22,7 @@ from typing import Any, NamedTuple
 
 from ..rules.keys import name_key, value_key
 from ..rules.shortcuts import GRAPH_ORDER
+from ..rules.visibility import evidence_elsewhere
 from .driver import Driver, for_update, json_value
 from .snapshot import fact_sort_key
 
@@ -141,11 +142,6 @@ FACT_TO_VALUE = """SELECT f.id, f.status FROM fact f JOIN entity s ON s.id = f.s
 SUPPORTS = """SELECT sp.key, sp.origin, sp.contribution, sp.run_id, sp.turn_id, sp.record_id, r.excerpt,
  coalesce(ru.org_id, sp.erased_run_org) FROM support sp LEFT JOIN record r ON r.id = sp.record_id
  LEFT JOIN run ru ON ru.id = r.run_id WHERE sp.fact_id = :f ORDER BY sp.id"""
-
-
-def owners(run_id: str, org_id: str, person_id: str | None) -> dict[str, str | None]:
-    """R20: the owner of each graph the run's turns see (None: that graph is not there)."""
-    return {"world": org_id, "user": person_id, "flow": run_id}
 
 
 def resolve(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
@@ -273,7 +269,7 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
         return []
     out = []
     for key, origin, contrib, srun, sturn, srec, excerpt, from_org in db.rows(SUPPORTS, {"f": hit[0][0]}):
-        if from_org is not None and from_org != org_id:
+        if evidence_elsewhere(from_org, reader_org=org_id):
             # R23, evidence elsewhere: a User fact's support taught in another organization's run
             # (erased since or not) shows origin and contribution only; its key and pointer are null.
             key = srun = sturn = srec = excerpt = None

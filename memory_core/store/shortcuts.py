@@ -1,4 +1,4 @@
-"""Reading memory: what a turn sees (R20) and shortcuts (R22). The graph reads are in probes.py."""
+"""Shortcuts (R22), over the graphs a turn sees (rules/visibility.py, R20). The graph reads are in probes.py."""
 
 from __future__ import annotations
 
@@ -7,20 +7,12 @@ from typing import Any
 from sqlmodel import Session, select
 
 from ..rules.shortcuts import Answer, choose_shortcut
+from ..rules.visibility import visible
 from .graph import find_entity
 from .models import Fact, Run
 from .snapshot import facts_json
 
 Obj = dict[str, Any]
-
-
-def visible(run: Run) -> list[tuple[str, str]]:
-    """R20: the run's organization's World graph, its person's User graph, its own Flow graph."""
-    graphs = [("world", run.org_id)]
-    if run.person_id is not None:
-        graphs.append(("user", run.person_id))
-    graphs.append(("flow", run.id))
-    return graphs
 
 
 def shortcut(s: Session, run: Run, answers: Obj, *, min_weight: float, no_memory_shortcuts: bool) -> Obj | None:
@@ -29,7 +21,7 @@ def shortcut(s: Session, run: Run, answers: Obj, *, min_weight: float, no_memory
         return None
     found: list[Answer] = []
     subject = answers["subject"]
-    for graph, owner in visible(run):
+    for graph, owner in visible(run_id=run.id, org_id=run.org_id, person_id=run.person_id):
         e = find_entity(s, graph, owner, subject["kind"], subject["name"])
         if e is None:
             continue

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .. import errors as E
 from ..rules.budget import budget_allows, read_offered
+from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
 from ..store import probes
 from ..store.graph import map_counts
@@ -41,7 +42,7 @@ class Reads(UseCases):
                 raise E.NotOffered(within=within, step=step)
             if not budget_allows(used=turn.probes_used, cap=cap):
                 raise self._exhausted(turn_id, cap)
-            seen = probes.owners(run_id, turn.org_id, turn.person_id)
+            seen = owners(run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
             if call == "GraphResolve":
                 result = probes.resolve(db, seen, args["name"], args.get("kind"))
             elif call == "GraphExpand":

@@ -9,9 +9,9 @@ from ..rules.settings import stored_ephemeral
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.turns import may_transition
 from ..store import history, queries
-from ..store import shortcuts as reads
 from ..store import turns as store
 from ..store.graph import Changes, map_of
+from ..store.shortcuts import shortcut
 from ..store.teaching import teach
 from ..store.turns import NewRecord
 from .base import Obj, UseCases
@@ -151,7 +151,7 @@ class Turns(UseCases):
             org = self._org(s, run.org_id)
             answer = None
             if spec.get("answers"):
-                answer = reads.shortcut(
+                answer = shortcut(
                     s,
                     run,
                     spec["answers"],
