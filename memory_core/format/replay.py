@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import errors as E
-from ..store.retry import retryable, run_retrying
+from ..store.retry import retryable, run_use_case
 from ..store.transactions import one_load_at_a_time
 from ..usecases.facade import MemoryService
 from ..usecases.results import Outcome, ReadResult
@@ -201,7 +201,7 @@ def replay_into(
         return engine, stopped, state
 
     try:
-        return run_retrying(attempt)
+        return run_use_case(service, attempt)
     except Exception as exc:
         if last and exc in (last[0].error, last[0].cause):
             raise last[0] from exc

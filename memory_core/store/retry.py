@@ -75,28 +75,36 @@ def run_retrying(
             step = min(step * 2, LONGEST_PAUSE)
 
 
+def run_use_case(owner: Any, call: Callable[[], T]) -> T:
+    """The one place retry is applied: every use case of the facade (usecases/facade.py delegates
+    through it) and every whole replay (format/replay.py) run here. `call` runs again, with jittered
+    backoff bounded by time, when it lost a race; `owner.retries` counts the attempts that lost.
+    Inside a box (`owner._sandbox`: one transaction for several use cases) it runs once: the box's
+    owner retries the whole."""
+    if getattr(owner, "_sandbox", None) is not None:
+        return call()
+    started = time.monotonic()
+    try:
+        return call()  # the hot path: no retry loop is built for a call that wins
+    except Exception as exc:
+        if not retryable(exc):
+            raise
+        first = exc
+
+    def counted(_: BaseException) -> None:
+        owner.retries = getattr(owner, "retries", 0) + 1
+
+    counted(first)
+    time.sleep(pause(FIRST_PAUSE))  # the first attempt lost a race: wait as the loop would
+    return run_retrying(call, on_retry=counted, started=started)
+
+
 def use_case(fn: F) -> F:
-    """Mark a service method as a use case: run again, with jittered backoff bounded by time, when it
-    lost a race. Every public method of MemoryService is one (tests/test_races.py checks)."""
+    """Mark a method as a use case run through `run_use_case` (a service's own, as tests write)."""
 
     @functools.wraps(fn)
     def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
-        if getattr(self, "_sandbox", None) is not None:
-            return fn(self, *args, **kwargs)  # inside one transaction: its owner retries the whole
-        started = time.monotonic()
-        try:
-            return fn(self, *args, **kwargs)  # the hot path: no retry loop is built for a call that wins
-        except Exception as exc:
-            if not retryable(exc):
-                raise
-            first = exc
-
-        def counted(_: BaseException) -> None:
-            self.retries = getattr(self, "retries", 0) + 1
-
-        counted(first)
-        time.sleep(pause(FIRST_PAUSE))  # the first attempt lost a race: wait as the loop would
-        return run_retrying(lambda: fn(self, *args, **kwargs), on_retry=counted, started=started)
+        return run_use_case(self, lambda: fn(self, *args, **kwargs))
 
     wrapper.__use_case__ = True  # type: ignore[attr-defined]
     return cast(F, wrapper)

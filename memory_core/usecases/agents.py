@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from .. import errors as E
 from ..store import agents
+from .base import House, UseCases
 from .results import RunEnded
-from .turns import Turns
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +25,13 @@ class SessionEnded:
     runs: tuple[tuple[str, RunEnded], ...]
 
 
-class AgentSessions(Turns):
-    """Use cases of MCP servers and sessions."""
+class AgentSessions(UseCases):
+    """Use cases of MCP servers and sessions. A session that ends ends its runs through `end_run`,
+    the facade's own use case (retried as every use case is)."""
+
+    def __init__(self, house: House, *, end_run: Callable[[str], RunEnded]) -> None:
+        super().__init__(house)
+        self.end_run = end_run
 
     def agent_server_started(self, server: str, *, host: str, pid: int, transport: str, now: float) -> None:
         """Note a server that starts serving."""

@@ -19,15 +19,25 @@ if TYPE_CHECKING:  # the look-ups' rows, for annotations only
 Obj = dict[str, Any]
 
 
-class UseCases(Lookups):
-    """The engine and the transactions every use case runs in (store/transactions.py)."""
+class House:
+    """One database as the use cases of one facade share it: its engine and its transactions (with
+    `box`, every transaction is a savepoint of the box's one), and whether a box erased something."""
 
     def __init__(self, engine: Engine | None = None, *, box: Tx | None = None) -> None:
         self.engine = engine if engine is not None else make_engine()
-        self._store = Transactions(self.engine, box)
-        self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
-        self._erased = False  # inside one transaction: something was erased, to scrub after it
+        self.store = Transactions(self.engine, box)
+        self.erased = False  # inside one box: something was erased, to scrub after it commits
         heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
+
+
+class UseCases(Lookups):
+    """A family of use cases: plain methods over the house's transactions (store/transactions.py).
+    The facade (facade.py) holds one of each family and delegates to them."""
+
+    def __init__(self, house: House) -> None:
+        self.house = house
+        self.engine = house.engine
+        self._store = house.store
 
     @property
     def _sandbox(self) -> Tx | None:
@@ -49,7 +59,7 @@ class UseCases(Lookups):
         says which (`bytes_gone`, None inside a box), and `erasure_status` says when it is done."""
         if self._sandbox is None:
             return after_erasure(self.engine)
-        self._erased = True  # all_or_nothing scrubs once its one transaction commits
+        self.house.erased = True  # all_or_nothing scrubs once its one transaction commits
         return None
 
     @classmethod

@@ -3,18 +3,26 @@
 Each method checks an action in the order rules.md gives (the ids it names exist, then
 membership and role, then the state of the turn, run or nested work, then the budget),
 raises the Refusal of the first failure with nothing changed, or applies the rules' pure
-decisions and commits."""
+decisions and commits.
+
+The facade holds one of each family of use cases (plain classes over one shared `House`) and
+delegates each public method to its family through `run_use_case` (store/retry.py), the one
+place retry is applied; a whole replay (format/replay.py) goes through it too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
+from ..store.database import Engine
 from ..store.erasure import after_erasure
-from ..store.retry import use_case
+from ..store.retry import run_use_case
 from ..store.snapshot import export, holds_memory
+from ..store.transactions import Tx
 from .agents import AgentSessions
-from .base import Obj
+from .base import House, Obj
 from .corrections import Corrections
 from .erasure import Erasure
 from .explore import Explore
@@ -23,20 +31,58 @@ from .history import History
 from .reads import Reads
 from .settings import Settings
 from .tokens import Tokens
+from .turns import Turns
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: Public members that are not use cases: each opens no transaction of its own that could lose a
 #: race (the use cases run inside them retry as a whole).
 NOT_USE_CASES = ("sandbox", "all_or_nothing")
 
 
-class MemoryService(AgentSessions, Reads, Corrections, Erasure, Settings, Tokens, Explore, History, Export):
+def delegate(family: str, method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[MemoryService, P], R]:
+    """The facade's method that runs `method` of the family held in attribute `family`, as a use
+    case (run_use_case: retried when it lost a race, once inside a box)."""
+    name = method.__name__
+
+    def call(self: MemoryService, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        bound = getattr(getattr(self, family), name)
+        return run_use_case(self, lambda: bound(*args, **kwargs))
+
+    functools.update_wrapper(call, method)
+    call.__use_case__ = True  # type: ignore[attr-defined]
+    return call
+
+
+class MemoryService:
     """The facade over one database. Plain data in and out; never live ORM rows."""
+
+    def __init__(self, engine: Engine | None = None, *, box: Tx | None = None) -> None:
+        self.house = House(engine, box=box)
+        self.engine = self.house.engine
+        self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
+        self._turns = Turns(self.house)
+        self._reads = Reads(self.house)
+        self._corrections = Corrections(self.house)
+        self._erasure = Erasure(self.house)
+        self._settings = Settings(self.house)
+        self._tokens = Tokens(self.house)
+        self._explore = Explore(self.house)
+        self._history = History(self.house)
+        self._export = Export(self.house)
+        self._agents = AgentSessions(self.house, end_run=self.end_run)
+
+    @property
+    def _sandbox(self) -> Tx | None:
+        """The one transaction of a box every use case joins, if any (run_use_case runs it once)."""
+        return self.house.store.box
 
     @contextmanager
     def sandbox(self) -> Iterator[MemoryService]:
         """A service whose use cases all happen in one transaction that is rolled back at the end:
         for what-ifs (what would this turn teach if it failed?) and previews, changing nothing."""
-        with self._store.boxed(commit=False) as s:
+        with self.house.store.boxed(commit=False) as s:
             yield MemoryService(self.engine, box=s)
 
     @contextmanager
@@ -45,28 +91,95 @@ class MemoryService(AgentSessions, Reads, Corrections, Erasure, Settings, Tokens
         and rolled back by any error in it: a replay into a database keeps all of its file or
         none of it. SQLite holds the write lock from the first statement to the commit; a
         conflict with another writer aborts the whole (the caller may run it again)."""
-        with self._store.boxed(commit=True) as s:
+        with self.house.store.boxed(commit=True) as s:
             box = MemoryService(self.engine, box=s)
             yield box
-        if box._erased:
+        if box.house.erased:
             after_erasure(self.engine)  # what the box erased leaves the files now (R31)
+
+    def _holds_memory(self) -> bool:
+        with self.house.store.read() as s:
+            return holds_memory(s)
+
+    def _export_state(self) -> Obj:
+        with self.house.store.read() as s:
+            return export(s)
 
     def holds_memory(self) -> bool:
         """Whether the database holds an organization, person or run (a replay goes only into none)."""
-        with self._read() as s:
-            return holds_memory(s)
+        return run_use_case(self, self._holds_memory)
 
     def export_state(self) -> Obj:
         """The whole memory as `memory-state/1` (without a replay's reads and refusals)."""
-        with self._read() as s:
-            return export(s)
+        return run_use_case(self, self._export_state)
 
+    holds_memory.__use_case__ = True  # type: ignore[attr-defined]
+    export_state.__use_case__ = True  # type: ignore[attr-defined]
 
-def _retry_every_use_case(cls: type) -> None:
-    """Retry applied in one place: every public method but NOT_USE_CASES is a use case (retry.py)."""
-    for name in dir(cls):
-        if not name.startswith("_") and name not in NOT_USE_CASES and callable(getattr(cls, name)):
-            setattr(cls, name, use_case(getattr(cls, name)))
-
-
-_retry_every_use_case(MemoryService)
+    # Turns (turns.py)
+    load_setup = delegate("_turns", Turns.load_setup)
+    start_run = delegate("_turns", Turns.start_run)
+    open_turn = delegate("_turns", Turns.open_turn)
+    record = delegate("_turns", Turns.record)
+    run_step = delegate("_turns", Turns.run_step)
+    call = delegate("_turns", Turns.call)
+    return_work = delegate("_turns", Turns.return_work)
+    end_turn = delegate("_turns", Turns.end_turn)
+    end_run = delegate("_turns", Turns.end_run)
+    # Reads (reads.py)
+    read = delegate("_reads", Reads.read)
+    org_map = delegate("_reads", Reads.org_map)
+    # Corrections (corrections.py)
+    dispute = delegate("_corrections", Corrections.dispute)
+    retract = delegate("_corrections", Corrections.retract)
+    # Erasure (erasure.py)
+    erasure_status = delegate("_erasure", Erasure.erasure_status)
+    finish_erasure = delegate("_erasure", Erasure.finish_erasure)
+    delete_run = delegate("_erasure", Erasure.delete_run)
+    delete_account = delegate("_erasure", Erasure.delete_account)
+    # Settings (settings.py)
+    get_settings = delegate("_settings", Settings.get_settings)
+    set_settings = delegate("_settings", Settings.set_settings)
+    audit = delegate("_settings", Settings.audit)
+    # Tokens (tokens.py)
+    issue_token = delegate("_tokens", Tokens.issue_token)
+    token_caller = delegate("_tokens", Tokens.token_caller)
+    revoke_token = delegate("_tokens", Tokens.revoke_token)
+    # Explore (explore.py)
+    organizations = delegate("_explore", Explore.organizations)
+    members = delegate("_explore", Explore.members)
+    workflows = delegate("_explore", Explore.workflows)
+    people = delegate("_explore", Explore.people)
+    runs = delegate("_explore", Explore.runs)
+    run_ids = delegate("_explore", Explore.run_ids)
+    run_detail = delegate("_explore", Explore.run_detail)
+    settings_view = delegate("_explore", Explore.settings_view)
+    graph = delegate("_explore", Explore.graph)
+    graph_drawing = delegate("_explore", Explore.graph_drawing)
+    facts_table = delegate("_explore", Explore.facts_table)
+    fact_breakdown = delegate("_explore", Explore.fact_breakdown)
+    turn_view = delegate("_explore", Explore.turn_view)
+    run_erasure_preview = delegate("_explore", Explore.run_erasure_preview)
+    account_erasure_preview = delegate("_explore", Explore.account_erasure_preview)
+    version = delegate("_explore", Explore.version)
+    counts = delegate("_explore", Explore.counts)
+    # History (history.py)
+    clock = delegate("_history", History.clock)
+    moments = delegate("_history", History.moments)
+    moment_numbers = delegate("_history", History.moment_numbers)
+    resolve_moment = delegate("_history", History.resolve_moment)
+    state_at = delegate("_history", History.state_at)
+    graph_at = delegate("_history", History.graph_at)
+    map_at = delegate("_history", History.map_at)
+    facts_between = delegate("_history", History.facts_between)
+    fact_history = delegate("_history", History.fact_history)
+    # Export (export.py)
+    export_scenario = delegate("_export", Export.export_scenario)
+    # AgentSessions (agents.py)
+    agent_server_started = delegate("_agents", AgentSessions.agent_server_started)
+    agent_server_alive = delegate("_agents", AgentSessions.agent_server_alive)
+    agent_server_stopped = delegate("_agents", AgentSessions.agent_server_stopped)
+    agent_session_opened = delegate("_agents", AgentSessions.agent_session_opened)
+    agent_session_ended = delegate("_agents", AgentSessions.agent_session_ended)
+    end_gone_sessions = delegate("_agents", AgentSessions.end_gone_sessions)
+    run_clients = delegate("_agents", AgentSessions.run_clients)
