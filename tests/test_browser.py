@@ -67,7 +67,8 @@ def _browser_missing() -> str | None:
 missing = _browser_missing()
 if missing and os.environ.get("CI") == "true":
     raise RuntimeError(f"browser tests cannot run in CI: {missing}")
-pytestmark = pytest.mark.skipif(missing is not None, reason=missing or "")
+#: The browser runs the app on a SQLite file whichever backend the suite is on: once is enough.
+pytestmark = [pytest.mark.skipif(missing is not None, reason=missing or ""), pytest.mark.backend_free]
 
 
 SERVED: dict[str, str] = {}  # the database the served app uses, for a test that changes it from outside

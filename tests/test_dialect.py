@@ -14,6 +14,8 @@ from memory_core.store import probes
 from memory_core.store.dialect import PostgreSQL, SQLite, dialect_of
 from memory_core.store.driver import for_update
 
+pytestmark = pytest.mark.backend_free  # no test database: the same on every backend
+
 CORE = Path(__file__).resolve().parent.parent / "memory_core"
 #: The one module where backends differ. The migrations are alembic's history, left as written.
 DIALECT = CORE / "store" / "dialect.py"

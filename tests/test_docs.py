@@ -11,8 +11,12 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from memory_core import MemoryService, make_engine, parse, replay
 from memory_core.views import rulebook
+
+pytestmark = pytest.mark.backend_free  # no test database: the same on every backend
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

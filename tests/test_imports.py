@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.backend_free  # no test database: the same on every backend
+
 ROOT = Path(__file__).resolve().parent.parent
 CORE = ROOT / "memory_core"
 SQL = {"sqlmodel", "sqlalchemy", "sqlite3", "psycopg", "alembic"}

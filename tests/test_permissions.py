@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memory_core.rules.permissions import (
     is_member,
     may_correct,
@@ -10,6 +12,8 @@ from memory_core.rules.permissions import (
     may_manage_settings,
     may_retract,
 )
+
+pytestmark = pytest.mark.backend_free  # no test database: the same on every backend
 
 
 def test_r15_only_the_owner_manages_settings():

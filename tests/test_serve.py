@@ -6,6 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.backend_free  # no test database: the same on every backend
+
 ROOT = Path(__file__).resolve().parent.parent
 
 

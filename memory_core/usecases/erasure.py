@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from .. import errors as E
 from ..rules.permissions import may_delete_account, may_delete_run
 from ..store import history, queries
 from ..store.erasure import erase_account, erase_run, erasure_status, finisher
-from .base import Obj, UseCases
+from . import shapes as sh
+from .base import UseCases
 from .results import AccountDeleted, RunDeleted
 
 
 class Erasure(UseCases):
     """Use cases of erasure."""
 
-    def erasure_status(self) -> Obj:
+    def erasure_status(self) -> sh.ErasureStatus:
         """R31: whether every deletion's text is out of the database files yet."""
-        return erasure_status(self.engine)
+        return cast(sh.ErasureStatus, erasure_status(self.engine))
 
-    def finish_erasure(self, timeout: float | None = None) -> Obj:
+    def finish_erasure(self, timeout: float | None = None) -> sh.ErasureStatus:
         """Wait for the background scrub of deletions (R31), then say where it stands."""
         finisher(self.engine).wait(timeout)
-        return erasure_status(self.engine)
+        return cast(sh.ErasureStatus, erasure_status(self.engine))
 
     def delete_run(self, run_id: str, *, by: str) -> RunDeleted:
         """R29: the run's person or the owner erases a run; its World and User weights stay."""

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import cast
 
 from .. import errors as E
 from ..store import past
 from ..store.snapshot_at import export_at, fact_json, graph_at
+from . import shapes as sh
 from .base import Obj, UseCases
 
 
@@ -27,11 +29,12 @@ class History(UseCases):
 
     def moments(
         self, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
-    ) -> list[Obj]:
+    ) -> list[sh.Moment]:
         """The moments after `first` up to `last`, oldest first: number, time, what, about what; of
         one organization (and of none), or only those numbered in `ids`."""
         with self._read() as s:
-            return past.moments(s, first=first, last=last, org=org, ids=None if ids is None else list(ids))
+            moments = past.moments(s, first=first, last=last, org=org, ids=None if ids is None else list(ids))
+            return cast(list[sh.Moment], moments)
 
     def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
         """The numbers of the moments up to `last`, oldest first, of one organization (and of none):
@@ -78,19 +81,19 @@ class History(UseCases):
             self._check(n, past.last_moment(s))
             return export_at(s, n)
 
-    def graph_at(self, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
+    def graph_at(self, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph as it stood after moment `n` (the Graphs page's time control)."""
         with self._read() as s:
             self._check(n, past.last_moment(s))
-            return graph_at(s, graph, owner, n, limit=limit, ids=ids)
+            return cast(sh.GraphJson, graph_at(s, graph, owner, n, limit=limit, ids=ids))
 
-    def map_at(self, org_id: str, n: int) -> Obj:
+    def map_at(self, org_id: str, n: int) -> sh.Map:
         """An organization's map (R18) as it stood after moment `n`."""
         with self._read() as s:
             self._check(n, past.last_moment(s))
-            return past.map_at(s, org_id, n)
+            return cast(sh.Map, past.map_at(s, org_id, n))
 
-    def facts_between(self, a: int, b: int) -> tuple[list[Obj], list[Obj]]:
+    def facts_between(self, a: int, b: int) -> tuple[list[sh.FactThen], list[sh.FactThen]]:
         """The facts some moment after `a` up to `b` changed, as they stood at `a` and at `b` (FACT
         objects with `graph`, `owner` and `id`): what a diff compares (views/history.diff). It
         reads only those facts (R34: in proportion to what changed)."""
@@ -105,9 +108,9 @@ class History(UseCases):
                 facts = past.facts_at(s, n, ids=ids)
                 ends = past.entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
                 out.append([{"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends)} for f in facts])
-            return out[0], out[1]
+            return cast(list[sh.FactThen], out[0]), cast(list[sh.FactThen], out[1])
 
-    def fact_history(self, fact_id: int) -> Obj:
+    def fact_history(self, fact_id: int) -> sh.FactHistory:
         """Everything a fact's weight through time is computed from: each support it ever had (a
         withdrawn one with `until`), each dispute, the retraction's moment, and the moments
         named (R32)."""
@@ -116,4 +119,5 @@ class History(UseCases):
             wanted = {v["since"] for v in supports} | {v["until"] for v in supports if v["until"]}
             wanted |= {d["since"] for d in disputes} | ({retracted_at} if retracted_at else set())
             rows = {m["n"]: m for m in past.moments(s, ids=wanted - {0})}  # one read, not one a moment
-            return {"supports": supports, "disputes": disputes, "retracted_at": retracted_at, "moments": rows}
+            history = {"supports": supports, "disputes": disputes, "retracted_at": retracted_at, "moments": rows}
+            return cast(sh.FactHistory, history)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from .. import errors as E
 from ..rules.budget import budget_allows, read_offered
 from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
 from ..store import probes
 from ..store.graph import map_counts
+from . import shapes as sh
 from .base import Obj, UseCases
 from .results import ReadResult
 
@@ -54,9 +57,9 @@ class Reads(UseCases):
                 raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
             return ReadResult(result, turn.probes_used + 1, cap)
 
-    def org_map(self, org_id: str) -> Obj:
+    def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
         with self._read() as s:
             org = self._org(s, org_id)
             counts = map_counts(s, org_id)
-            return {**counts, "paragraph": map_paragraph(org.name, counts["kinds"], counts["facts"])}
+            return cast(sh.OrgMap, {**counts, "paragraph": map_paragraph(org.name, counts["kinds"], counts["facts"])})

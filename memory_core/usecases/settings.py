@@ -9,6 +9,7 @@ from ..rules.permissions import may_manage_settings
 from ..rules.settings import SETTING_BY_NAME, settings_problem
 from ..store import history, organizations, queries
 from ..store.snapshot import settings_of
+from . import shapes as sh
 from .base import Obj, UseCases
 from .results import SettingChange, SettingsChanged
 
@@ -47,7 +48,7 @@ class Settings(UseCases):
                 history.mark_in(s, n, "settings", org=org_id, person=by, detail=detail)
             return SettingsChanged(settings=settings_of(org), changed=tuple(changed))
 
-    def audit(self, org_id: str) -> list[Obj]:
+    def audit(self, org_id: str) -> list[sh.AuditRow]:
         """Every settings change of an organization: who, when, from, to (R15)."""
         with self._read() as s:
             rows = queries.audit_rows(s, org_id)

@@ -5,16 +5,18 @@ Pure functions over what the store reads (store/past.py); nothing here touches a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..rules.weights import score
 from ..rules.wording import fact_label
 
 Obj = dict[str, Any]
+#: A read's row as given (a shape of usecases/shapes.py, or a plain dict): read, never changed.
+Row = Mapping[str, Any]
 
 
-def moment_label(m: Obj, names: dict[str, str] | None = None) -> str:
+def moment_label(m: Row, names: dict[str, str] | None = None) -> str:
     """A moment as a person names it: "t3 completed in r1", "Dana turned LearnFromUsers off",
     "run r2 deleted". Pointers erased since (R33) read as such; `names` maps person ids to names."""
     names = names or {}
@@ -54,12 +56,12 @@ def graph_name(graph: str, owner: str) -> str:
     return {"world": "World", "user": "User", "flow": "Flow"}[graph] + f" {owner}"
 
 
-def diff(before: Iterable[Obj], after: Iterable[Obj]) -> Obj:
+def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
     """What changed between two moments, per graph: facts added, gone, and changed in weight or
     status, each with the supports and disputes that changed. `before` and `after` are FACT
     objects with `graph` and `owner` (the facts some moment between them changed)."""
 
-    def key(f: Obj) -> tuple[Any, ...]:
+    def key(f: Row) -> tuple[Any, ...]:
         o = f["object"]
         return (
             f["graph"],
@@ -75,7 +77,7 @@ def diff(before: Iterable[Obj], after: Iterable[Obj]) -> Obj:
     a, b = {key(f): f for f in before}, {key(f): f for f in after}
     graphs: dict[str, Obj] = {}
 
-    def of(f: Obj) -> Obj:
+    def of(f: Row) -> Obj:
         return graphs.setdefault(graph_name(f["graph"], f["owner"]), {"added": [], "gone": [], "changed": []})
 
     for k in sorted(set(a) | set(b), key=lambda k: tuple("" if x is None else str(x) for x in k)):
@@ -126,10 +128,10 @@ def arrow(old: float, new: float) -> str:
 
 
 def weight_through_time(
-    supports: list[Obj],
-    disputes: list[Obj],
+    supports: Sequence[Row],
+    disputes: Sequence[Row],
     retracted_at: int | None,
-    moments: dict[int, Obj],
+    moments: Mapping[int, Row],
     names: dict[str, str] | None = None,
 ) -> list[Obj]:
     """A fact's weight after each moment that changed it (R32), each step with its cause: a

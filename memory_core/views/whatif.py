@@ -205,19 +205,19 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
         detail = svc.run_detail(org, r["id"])
         last_of[r["id"]] = detail["turns"][-1]["id"] if detail["turns"] else None
         for t in detail["turns"]:
-            turns.append((t["seq"], {**t, "run": r["id"], "person": person}))
+            turns.append((t["seq"], dict(t) | {"run": r["id"], "person": person}))
             if t["status"] == "replaced":
                 gaps.append(f"turn {t['id']} was replaced (R3): replayed as completed, not replaced")
     events: list[Obj] = []
     for run_id, begun in starts.items():  # runs without a turn start where they stand
         if last_of[run_id] is None:
             events += [begun] + ([{"do": "end_run", "run": run_id}] if run_id in ended else [])
-    for _, t in sorted(turns, key=lambda pair: pair[0]):
-        if t["run"] in starts:  # the run starts right before its first turn
-            events.append(starts.pop(t["run"]))
-        events += _turn_events(t, t["person"])
-        if t["id"] == last_of[t["run"]] and t["run"] in ended:
-            events.append({"do": "end_run", "run": t["run"]})
+    for _, turn in sorted(turns, key=lambda pair: pair[0]):  # the turn's detail with its run and person
+        if turn["run"] in starts:  # the run starts right before its first turn
+            events.append(starts.pop(turn["run"]))
+        events += _turn_events(turn, turn["person"])
+        if turn["id"] == last_of[turn["run"]] and turn["run"] in ended:
+            events.append({"do": "end_run", "run": turn["run"]})
     for f in svc.facts_table(org, graphs=("world",)):
         if f["disputes"] or f["status"] == "retracted":
             b = svc.fact_breakdown(int(f["id"]), org=org)

@@ -1,0 +1,339 @@
+"""The typed contract of what the facade's reads return: the shapes the pages, the views, the API
+and the MCP server consume (runs, turns, records, a fact's breakdown, moments, diffs, ...).
+
+They are TypedDicts: plain data (a page indexes `run["id"]`, `st.cache_data` pickles it, the API
+serializes it as it is) whose every key and type mypy checks where it is read, and which pydantic
+validates as they are (tests/test_shapes.py runs every read of every sample through
+`pydantic.TypeAdapter(shape)` with extra keys forbidden, so a key added, dropped or retyped in the
+store fails there). A result of a change (results.py) is a dataclass; a read is one of these.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NotRequired
+
+from pydantic import ConfigDict
+from typing_extensions import TypedDict
+
+Obj = dict[str, Any]
+
+#: Every shape forbids keys it does not name (pydantic reads this; set on each below, as a TypedDict
+#: inherits no class attribute).
+STRICT = ConfigDict(extra="forbid")
+
+
+class Shape(TypedDict):
+    """The base of every shape (a TypedDict of no keys)."""
+
+
+class Organization(Shape):
+    id: str
+    name: str
+    owner: str | None
+
+
+class Member(Shape):
+    id: str
+    name: str
+    role: str
+
+
+class Person(Shape):
+    id: str
+    name: str
+    roles: dict[str, str]
+
+
+class TurnStatus(Shape):
+    id: str
+    status: str
+
+
+class RunRow(Shape):
+    """A run as the Runs page and the time control list it."""
+
+    id: str
+    person: str | None
+    workflow: str | None
+    surface: str
+    ephemeral: bool
+    requested_ephemeral: bool
+    ended: bool
+    turns: list[TurnStatus]
+    statuses: dict[str, int]
+
+
+class Map(Shape):
+    """R18: the map a turn takes: entities of each kind, and active facts."""
+
+    kinds: dict[str, int]
+    facts: int
+
+
+class Taught(Shape):
+    world: int
+    user: int
+    flow: int
+
+
+class RecordRow(Shape):
+    id: str
+    number: int
+    origin: str
+    source: str | None
+    excerpt: str | None
+    reliability: float | None
+    nested: str | None  # the nested work it was made within (`agent:web_scout`)
+    call: int | None  # which call of that work (0 first)
+    claims: list[Obj]
+
+
+class TurnDetail(Shape):
+    id: str
+    seq: int
+    status: str
+    map: Map
+    taught: Taught
+    skipped: list[Obj]
+    steps: list[Obj]
+    probes_used: int
+    work: list[Obj]
+    records: list[RecordRow]
+
+
+class RunDetail(Shape):
+    """One run with its turns and every record (R2: failed and cancelled turns' included)."""
+
+    id: str
+    person: str | None
+    workflow: str | None
+    surface: str
+    requested_ephemeral: bool
+    ephemeral: bool
+    ended: bool
+    cap: int | None
+    turns: list[TurnDetail]
+
+
+class TurnView(Shape):
+    """What a turn's instructions carry (R18) and its reads against its budget (R21)."""
+
+    turn: str
+    run: str
+    org: str
+    person: str | None
+    status: str
+    map: Map
+    paragraph: str
+    probes_used: int
+    cap: int | None
+    steps: list[Obj]
+    work: list[Obj]
+
+
+class FactRow(Shape):
+    """A row of the Fact weights table."""
+
+    id: int
+    graph: str
+    owner: str
+    subject: str
+    subject_kind: str
+    relation: str
+    object: str
+    object_kind: str | None
+    status: str
+    weight: float
+    log_odds: float
+    sources: int
+    supports: int
+    disputes: int
+    erased: int
+
+
+class SourceRow(Shape):
+    """One independent source of a fact (R25), its supports folded in (R26)."""
+
+    origin: str
+    key: str | None
+    contribution: float
+    reliability: float | None
+    supports: int
+    erased: int
+    weight_without: float
+
+
+class SupportRow(Shape):
+    """One support; evidence taught in another organization withheld (R23, `elsewhere`)."""
+
+    key: str | None
+    origin: str
+    contribution: float
+    run: str | None
+    turn: str | None
+    record: str | None
+    source: str | None
+    excerpt: str | None
+    elsewhere: bool
+
+
+class DisputeRow(Shape):
+    by: str
+    contribution: float
+    weight_without: float
+
+
+class Breakdown(Shape):
+    """A weight explained (R22, R25, R26): its sources, supports, disputes and the arithmetic."""
+
+    fact: FactRow
+    sources: list[SourceRow]
+    supports: list[SupportRow]
+    disputes: list[DisputeRow]
+    arithmetic: str
+    min_weight: float
+    margin: float | None
+    margin_why: str
+
+
+class Moment(Shape):
+    """R32: one moment of memory's history."""
+
+    n: int
+    at: str
+    what: str
+    org: str | None
+    run: str | None
+    turn: str | None
+    person: str | None
+    detail: str | None
+    facts: list[int]
+
+
+class SupportThen(Shape):
+    id: int
+    key: str | None
+    origin: str
+    run: str | None
+    turn: str | None
+    record: str | None
+    contribution: float
+    since: int
+    until: int | None
+
+
+class DisputeThen(Shape):
+    by: str
+    contribution: float
+    since: int
+
+
+class FactHistory(Shape):
+    """A fact's supports and disputes through time, and the moments that changed it (R32)."""
+
+    supports: list[SupportThen]
+    disputes: list[DisputeThen]
+    retracted_at: int | None
+    moments: dict[int, Moment]
+
+
+class RunErasurePreview(Shape):
+    run: str
+    turns: int
+    records: int
+    flow_facts: int
+    supports_kept: int
+
+
+class AccountErasurePreview(Shape):
+    person: str
+    user_facts: int
+    memberships: list[str]
+    runs_kept: list[str]
+
+
+class ErasureStatus(Shape):
+    """R31: whether every deletion's text is out of the database files yet."""
+
+    bytes_gone: bool
+    pending: int
+    scrubbing: bool
+    last_error: str | None
+
+
+class OrgMap(Shape):
+    kinds: dict[str, int]
+    facts: int
+    paragraph: str
+
+
+#: A settings change as audited (R15): who, when, which setting, from and to ("from" is a keyword,
+#: so this one is written in the functional form).
+AuditRow = TypedDict("AuditRow", {"by": str | None, "at": str, "setting": str, "from": bool, "to": bool})
+
+
+class Counts(Shape):
+    organization: int
+    person: int
+    run: int
+    entity: int
+    fact: int
+    support: int
+
+
+class DrawnEntity(Shape):
+    name: str
+    kind: str
+
+
+class DrawnFact(Shape):
+    id: int
+    subject: DrawnEntity
+    relation: str
+    object: Obj
+    status: str
+    weight: float
+    sources: int
+    supports: int
+    disputes: int
+
+
+class Drawing(Shape):
+    """A graph as a drawing reads it: its heaviest facts, the entities they name, and the total."""
+
+    entities: list[DrawnEntity]
+    facts: list[DrawnFact]
+    total: int
+
+
+class GraphJson(Shape):
+    """A graph as the state format writes it; `total` with a limit, `id` on facts when asked."""
+
+    entities: list[Obj]
+    facts: list[Obj]
+    total: NotRequired[int]
+
+
+for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
+    _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
+
+
+class FactThen(TypedDict):
+    """A fact as it stood at a moment, as a diff compares it (views/history.diff): the state
+    format's fact with its graph, owner and id."""
+
+    graph: str
+    owner: str
+    id: int
+    subject: Obj
+    relation: str
+    object: Obj
+    status: str
+    weight: float
+    log_odds: float
+    sources: int
+    supports: list[Obj]
+    disputes: list[Obj]
+
+
+FactThen.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
