@@ -29,6 +29,11 @@ from mcp.client.streamable_http import streamable_http_client
 
 from memory_core import MemoryService, make_engine
 
+try:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+except ImportError:  # without Playwright every test here is skipped
+    PlaywrightTimeout = TimeoutError  # type: ignore[misc,assignment]
+
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
@@ -186,10 +191,25 @@ def page(browser, warm):
     assert outside == [], f"requests left 127.0.0.1: {outside}"
 
 
+RUNNING = "[data-testid='stApp'][data-test-script-state='running']"
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
+def painted(pg) -> None:
+    """Until the browser painted twice: what the page just received is on the screen."""
+    pg.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))")
+
+
 def settle(pg) -> None:
-    pg.wait_for_timeout(300)
-    pg.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=60_000)
-    pg.wait_for_timeout(300)
+    """Until the app's script ran to its end and the browser painted what it sent. A click reaches
+    the server a moment later, so the app may still say notRunning right after it: wait (briefly)
+    for the run to begin, then for it to end. Conditions only, no fixed sleep."""
+    try:
+        pg.wait_for_selector(RUNNING, timeout=300)
+    except PlaywrightTimeout:
+        pass  # it ran and ended before we looked, or nothing reran
+    pg.wait_for_selector(IDLE, timeout=60_000)
+    painted(pg)
 
 
 def shot(pg, name: str, at=None) -> None:
@@ -197,7 +217,7 @@ def shot(pg, name: str, at=None) -> None:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     if at is not None:
         at.scroll_into_view_if_needed()
-        pg.wait_for_timeout(300)
+        painted(pg)
     pg.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
@@ -216,6 +236,47 @@ def test_every_page_loads_without_exception(page, path):
     assert page.locator("h1").first.inner_text().strip().startswith(PAGES[path])
     assert page.locator("[data-testid='stSidebar']").get_by_text("Memory in use").count() == 1
     shot(page, f"page-{path}")
+
+
+def frames(pg, n: int) -> None:
+    """Until the browser drew `n` more frames (an interval measured in the page's own frames)."""
+    pg.evaluate(
+        "(n) => new Promise(r => { const step = k => k ? requestAnimationFrame(() => step(k - 1)) : r(true); step(n); })",
+        n,
+    )
+
+
+def drawn(pg) -> None:
+    """Until the drawing's layout stands: vis-network's positions the same over two frames."""
+    pg.frame_locator("iframe").first.locator("canvas").first.wait_for(timeout=30_000)
+    body = pg.frame_locator("iframe").first.locator("body")
+    for _ in range(300):
+        still = body.evaluate(
+            """() => new Promise(r => { const a = JSON.stringify(network.getPositions());
+                 requestAnimationFrame(() => requestAnimationFrame(() => r(JSON.stringify(network.getPositions()) === a))); })"""
+        )
+        if still:
+            return
+    raise AssertionError("the drawing kept moving")
+
+
+def tooltip(pg) -> str:
+    """The text of vis-network's tooltip once it shows (its delay is vis-network's), or ''."""
+    body = pg.frame_locator("iframe").first.locator("body")
+    shown = "() => { const t = document.querySelector('div.vis-tooltip'); return t && t.style.visibility === 'visible' ? t.innerText : ''; }"
+    try:
+        pg.frame_locator("iframe").first.locator("div.vis-tooltip").first.wait_for(state="visible", timeout=1_500)
+    except PlaywrightTimeout:
+        return ""
+    return str(body.evaluate(shown))
+
+
+def no_tooltip(pg) -> None:
+    """The pointer moved away: until no tooltip shows over the drawing."""
+    pg.mouse.move(0, 0)
+    tip = pg.frame_locator("iframe").first.locator("div.vis-tooltip")
+    if tip.count():
+        tip.first.wait_for(state="hidden", timeout=5_000)
 
 
 def drawn_nodes(pg) -> int:
@@ -362,10 +423,12 @@ def test_graph_stands_still_and_a_fact_edge_opens_its_weight(page):
     assert drawn_nodes(page) > 0
     page.mouse.move(0, 0)  # no tooltip in the way
     frame = page.locator("iframe").first
-    page.wait_for_timeout(1500)  # vis-network's first frames drawn
+    drawn(page)
     first = frame.screenshot()
-    page.wait_for_timeout(1000)
+    positions = page.frame_locator("iframe").first.locator("body").evaluate("() => network.getPositions()")
+    frames(page, 30)  # half a second of frames: a layout that still moved would have moved by now
     second = frame.screenshot()
+    assert page.frame_locator("iframe").first.locator("body").evaluate("() => network.getPositions()") == positions
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "graph-still-1.png").write_bytes(first)
     (ARTIFACTS / "graph-still-2.png").write_bytes(second)
@@ -391,7 +454,7 @@ def test_a_click_opens_the_fact_whose_tooltip_shows_even_on_a_node(page):
     goto(page, "draw")
     assert drawn_nodes(page) > 0
     body = page.frame_locator("iframe").first.locator("body")
-    page.wait_for_timeout(500)  # drawn
+    drawn(page)
     # The pointer, a real one, over the middle of a fact's edge until its tooltip shows.
     box = page.locator("iframe").first.bounding_box()
     assert box is not None
@@ -403,10 +466,7 @@ def test_a_click_opens_the_fact_whose_tooltip_shows_even_on_a_node(page):
             edge_id,
         )
         page.mouse.move(box["x"] + x, box["y"] + y)
-        page.wait_for_timeout(400)  # the tooltip's delay
-        tip = body.evaluate(
-            "() => { const t = document.querySelector('div.vis-tooltip'); return t && t.style.visibility === 'visible' ? t.innerText : ''; }"
-        )
+        tip = tooltip(page)
         title = body.evaluate("(_, id) => network.body.data.edges.get(id).title", edge_id)
         if tip and tip == title:
             break
@@ -479,6 +539,34 @@ def test_notebook_cell_buttons_stay_readable_at_1024_px(page):
 # --- history (issue #17, R32): the time control, a diff of two moments, a weight through time -------
 
 
+class Moments:
+    """The moments these tests visit, read from the memory the server holds (never numbers written
+    down from the demo): a turn's end, the corrections' span, and each moment's place in the list
+    the Overview's time control steps through (acme's moments and those of no organization)."""
+
+    def __init__(self, url: str) -> None:
+        svc = MemoryService(make_engine(url))
+        self.end = {t: svc.resolve_moment(t) for t in ("cp-1", "cw-1", "cw-2", "lr-1")}
+        corrections = [m["n"] for m in svc.moments(org="acme") if m["what"] in ("dispute", "retract")]
+        self.corrections = (min(corrections) - 1, max(corrections) + 1)  # from before the first to after the last
+        listed = svc.moment_numbers(org="acme")
+        self.listed = listed if listed[:1] == [0] else [0, *listed]  # the list starts at 0, before anything
+        svc.engine.dispose()
+
+    def place(self, n: int) -> int:
+        """Where moment `n` stands in the time control's list ("5 of 69 moments listed")."""
+        return self.listed.index(n) + 1
+
+    def after(self, n: int) -> int:
+        """The next moment listed after `n`."""
+        return self.listed[self.listed.index(n) + 1]
+
+
+@pytest.fixture(scope="module")
+def moments(server) -> Moments:
+    return Moments(SERVED["db"])
+
+
 def moment_shown(pg) -> int:
     """The place in the list of the moment the Overview's time control shows, as its caption says it
     ("4 · … · 5 of 69 moments listed")."""
@@ -486,7 +574,7 @@ def moment_shown(pg) -> int:
     return int(re.search(r"(\d+) of \d+ moments listed", text).group(1))  # type: ignore[union-attr]
 
 
-def test_overview_time_control_steps_plays_and_is_a_link(page):
+def test_overview_time_control_steps_plays_and_is_a_link(page, moments):
     goto(page, "")
     slider = page.get_by_role("slider").first
     slider.wait_for(timeout=30_000)
@@ -496,38 +584,54 @@ def test_overview_time_control_steps_plays_and_is_a_link(page):
     settle(page)
     page.wait_for_function("() => /[?&]at=\\d+/.test(location.href)", timeout=30_000)
     assert moment_shown(page) == last - 1
-    goto(page, "home?at=4")  # /home opens the Overview with the link's choices
+    cp1 = moments.end["cp-1"]
+    goto(page, f"home?at={cp1}")  # /home opens the Overview with the link's choices
     page.get_by_text("cp-1 completed in run-company-profile").first.wait_for(timeout=30_000)
-    assert moment_shown(page) == 5  # moment 4 is the 5th listed: 0, then 1 to 4
+    assert moment_shown(page) == moments.place(cp1)
     page.get_by_text("21 facts").first.wait_for(timeout=30_000)  # the map as it stood then (R18)
     shot(page, "history-overview-moment")
     page.get_by_role("button", name="▶ Play").click()
     # The fragment's timer steps on by itself: two moments later with no click.
-    page.wait_for_function("() => /[?&]at=([6-9]|\\d\\d)\\b/.test(location.href)", timeout=30_000)
-    page.get_by_role("button", name="⏸ Pause").click()
+    two_on = moments.listed[moments.place(cp1) + 1]
+    page.wait_for_function(
+        f"() => Number((/[?&]at=(\\d+)/.exec(location.href) || [0, 0])[1]) >= {two_on}", timeout=30_000
+    )
+    for _ in range(3):  # a click that lands while the timer's rerun replaces the button can be lost (issue #25)
+        page.get_by_role("button", name="⏸ Pause").click()
+        try:
+            page.get_by_role("button", name="▶ Play").wait_for(timeout=5_000)  # the click was heard: paused
+            break
+        except PlaywrightTimeout:
+            continue
     settle(page)
     stopped = moment_shown(page)
-    page.wait_for_timeout(2_500)
-    assert moment_shown(page) == stopped and stopped >= 7
+    at = re.search(r"[?&]at=(\d+)", page.url).group(1)  # type: ignore[union-attr]
+    with pytest.raises(PlaywrightTimeout):  # paused: for as long as a step of play takes and more, nothing moves
+        page.wait_for_function(f"() => !/[?&]at={at}\\b/.test(location.href)", timeout=2_500)
+    assert moment_shown(page) == stopped and stopped >= moments.place(cp1) + 2
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "history-overview-played")
 
 
-def test_overview_compares_two_moments(page):
-    goto(page, "?at=20&from=4")
-    said = page.get_by_text(re.compile(r"From moment 4 .* to moment 20")).first
+def test_overview_compares_two_moments(page, moments):
+    a, b = moments.end["cp-1"], moments.after(moments.end["lr-1"])
+    goto(page, f"?at={b}&from={a}")
+    said = page.get_by_text(re.compile(rf"From moment {a} .* to moment {b}")).first
     said.wait_for(timeout=30_000)
     assert re.search(r"\d+ added, \d+ gone, \d+ changed", said.inner_text())
+    page.get_by_text(re.compile(r"The \d+ moments in between")).first.wait_for(timeout=30_000)
+    page.locator("[data-testid='stDataFrame']").first.wait_for(timeout=30_000)  # the diff's tables drawn
     with_diff = page.locator("[data-testid='stDataFrame']").count()
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "history-diff", page.get_by_text(re.compile(r"The \d+ moments in between")).first)
-    goto(page, "?at=64&from=57")  # five disputes and a retraction
-    said = page.get_by_text(re.compile(r"From moment 57 .* to moment 64")).first
+    first, last = moments.corrections  # five disputes and a retraction
+    goto(page, f"?at={last}&from={first}")
+    said = page.get_by_text(re.compile(rf"From moment {first} .* to moment {last}")).first
     said.wait_for(timeout=30_000)
     assert re.search(r"0 added, 0 gone, [1-9]\d* changed", said.inner_text())
     shot(page, "history-diff-corrections", page.get_by_text(re.compile(r"The \d+ moments in between")).first)
-    goto(page, "?at=20")
-    page.get_by_text(re.compile(r"\b21 of \d+ moments listed")).first.wait_for(timeout=30_000)
+    goto(page, f"?at={b}")
+    page.get_by_text(re.compile(rf"\b{moments.place(b)} of \d+ moments listed")).first.wait_for(timeout=30_000)
     assert page.get_by_text(re.compile(r"From moment")).count() == 0
     assert page.locator("[data-testid='stDataFrame']").count() < with_diff  # the diff's table was drawn
 
@@ -574,41 +678,44 @@ def drawn_edges(pg) -> list[dict]:
     )
 
 
-def test_graphs_at_a_past_moment_and_with_a_diff(page):
+def test_graphs_at_a_past_moment_and_with_a_diff(page, moments):
     """Issue #17, point 4: Graphs opened at a past moment draws the graph as it stood, and with a
     comparison draws what changed on it (added green, weights moved orange with ↑↓, gone dashed grey)."""
-    goto(page, "draw?at=4")
+    cp1 = moments.end["cp-1"]
+    goto(page, f"draw?at={cp1}")
     page.get_by_text(
-        re.compile(r"Showing \d+ entities and \d+ facts of the \d+ facts in this graph after moment 4")
+        re.compile(rf"Showing \d+ entities and \d+ facts of the \d+ facts in this graph after moment {cp1}\b")
     ).first.wait_for(timeout=30_000)
-    assert moment_shown(page) == 5 and drawn_nodes(page) == said_nodes(page)
+    assert moment_shown(page) == moments.place(cp1) and drawn_nodes(page) == said_nodes(page)
     then = len(drawn_edges(page))
-    page.mouse.move(0, 0)
-    page.wait_for_timeout(1000)
+    no_tooltip(page)
+    drawn(page)
     shot(page, "graphs-at-moment-4", page.locator("iframe").first)
     page.get_by_role("button", name="Step ▶").click()
-    page.wait_for_function("() => /[?&]at=5\\b/.test(location.href)", timeout=30_000)
+    page.wait_for_function(f"() => /[?&]at={moments.after(cp1)}\\b/.test(location.href)", timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
-    # cw-1 taught (27), then cw-2 replaced it (29): facts added, one gone, one weight moved.
-    goto(page, "draw?at=29&from=27")
-    page.get_by_text(re.compile(r"World acme, from moment 27")).first.wait_for(timeout=30_000)
+    # cw-1 taught, then cw-2 replaced it: facts added, one gone, one weight moved.
+    cw1, cw2 = moments.end["cw-1"], moments.end["cw-2"]
+    goto(page, f"draw?at={cw2}&from={cw1}")
+    page.get_by_text(re.compile(rf"World acme, from moment {cw1}\b")).first.wait_for(timeout=30_000)
     page.get_by_text(re.compile(r"fact gone")).first.wait_for(timeout=30_000)
     edges = drawn_edges(page)
     added = [e for e in edges if e["color"] == "#2ca02c"]
     gone = [e for e in edges if e["color"] == "#c7c7c7"]
     moved = [e for e in edges if e["color"] == "#ff7f0e"]
-    assert added and all("added since moment 27" in e["title"] for e in added)
-    assert len(gone) == 1 and gone[0]["dashes"] and "gone since moment 27" in gone[0]["title"]
+    assert added and all(f"added since moment {cw1}" in e["title"] for e in added)
+    assert len(gone) == 1 and gone[0]["dashes"] and f"gone since moment {cw1}" in gone[0]["title"]
     assert len(moved) == 1 and re.search(r"weight \d\.\d{3} [↑↓] \d\.\d{3}", moved[0]["title"])
     assert len(edges) > then and drawn_nodes(page) == said_nodes(page)
     page.get_by_text(re.compile(r"\d+ added, 1 gone, 1 changed")).first.wait_for(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
-    page.mouse.move(0, 0)
-    page.wait_for_timeout(1000)
-    shot(page, "graphs-diff-27-29", page.locator("iframe").first)
-    shot(page, "graphs-diff-27-29-table", page.get_by_text(re.compile(r"World acme, from moment 27")).first)
-    goto(page, "draw?at=64&from=57")  # five disputes and a retraction: weights down, no fact added
-    page.get_by_text(re.compile(r"World acme, from moment 57")).first.wait_for(timeout=30_000)
+    no_tooltip(page)
+    drawn(page)
+    shot(page, "graphs-diff-cw1-cw2", page.locator("iframe").first)
+    shot(page, "graphs-diff-cw1-cw2-table", page.get_by_text(re.compile(rf"World acme, from moment {cw1}\b")).first)
+    first, last = moments.corrections  # five disputes and a retraction: weights down, no fact added
+    goto(page, f"draw?at={last}&from={first}")
+    page.get_by_text(re.compile(rf"World acme, from moment {first}\b")).first.wait_for(timeout=30_000)
     moved = [e for e in drawn_edges(page) if e["color"] == "#ff7f0e"]
     assert moved and all("↓" in e["title"] for e in moved)
     shot(page, "graphs-diff-corrections", page.locator("iframe").first)
