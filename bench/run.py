@@ -324,7 +324,7 @@ def raw_insert_rate(
                 sql[table], [tuple(json.dumps(v) if isinstance(v, (list, dict)) else v for v in r) for r in data]
             )
 
-    # The product's engine gives the copy every setting the product runs with (db.py); its SQLite
+    # The product's engine gives the copy every setting the product runs with (store/database.py); its SQLite
     # connections leave transactions to the caller, so each one begins explicitly.
     def commit(raw: Any, cur: Any, tx: list[tuple[str, list[tuple]]]) -> None:
         if b.backend == "sqlite":

@@ -75,10 +75,6 @@ def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object
             engine.dispose()
 
 
-def _say_refusal(result: EventResult) -> None:
-    print(f"events[{result.index}] ({result.do}) refused, {result.reason}: {result.message}", file=sys.stderr)
-
-
 def _finish_erasure(service: MemoryService) -> None:
     """R31: a command that deleted something waits for the scrub that takes the text out of the
     database files (PostgreSQL's runs right after the deletion, in the background) and says so;

@@ -1,4 +1,4 @@
-"""What a completed turn writes (R1, R5, R7 to R10); a replacement withdraws it with graph.withdraw (R3)."""
+"""What a completed turn writes (R1, R5, R7 to R10); a replacement withdraws it (R3: turns.withdraw_teaching)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,6 @@ only show what this returns."""
 
 from __future__ import annotations
 
-import hashlib
 import html
 import io
 import json
@@ -73,12 +72,6 @@ class Plan:
     left_out_nodes: int
     reason: str = ""  # when nothing is drawn: the filter that emptied the drawing, in words
     gone: int = 0  # of the edges, the facts gone since the moment compared with (drawn last, dashed)
-
-    @property
-    def fingerprint(self) -> str:
-        """A digest of everything drawn: a page caches the drawing under it."""
-        drawn = json.dumps([self.nodes, self.edges], sort_keys=True, default=str)
-        return hashlib.sha256(drawn.encode("utf-8")).hexdigest()
 
     @property
     def key(self) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
