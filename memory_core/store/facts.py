@@ -15,7 +15,7 @@ from typing import Any
 
 from ..rules.keys import display_name, entity_key, name_key, value_key
 from ..rules.weights import score
-from . import history
+from . import moments
 from .driver import Driver, column_names, columns, in_list, insert, json_value
 from .graph import Changes, _chunks
 from .models import Entity, Fact
@@ -349,13 +349,13 @@ def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None
     for chunk in _chunks(ids):
         params: Obj = {"m": moment}
         listed = in_list("f", chunk, params)
-        history.disputes_gone(db, listed, params)
-        history.facts_gone(db, listed, params)
+        moments.disputes_gone(db, listed, params)
+        moments.facts_gone(db, listed, params)
         db.change(f"DELETE FROM dispute WHERE fact_id IN ({listed})", params)
         db.change(f"DELETE FROM fact WHERE id IN ({listed})", params)
     for eid in sorted(ends):  # R3: an entity named by no fact is gone
         if not db.rows("SELECT id FROM fact WHERE subject_id = :e OR object_id = :e LIMIT 1", {"e": eid}):
-            history.entity_gone(db, eid, moment)
+            moments.entity_gone(db, eid, moment)
             db.change("DELETE FROM alias WHERE entity_id = :e", {"e": eid})
             db.change("DELETE FROM entity WHERE id = :e", {"e": eid})
 
@@ -366,7 +366,7 @@ def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], change
     for chunk in _chunks(support_ids):
         params: Obj = {"m": moment}
         listed = in_list("s", chunk, params)
-        history.supports_gone(db, listed, params)
+        moments.supports_gone(db, listed, params)
         db.change(f"DELETE FROM support WHERE id IN ({listed})", params)
     refresh_facts(db, load_facts(db, fact_ids), changes, moment=moment)
 
@@ -382,4 +382,4 @@ def _count(db: Driver, deltas: dict[tuple[str, str], int], moment: int) -> None:
         "ON CONFLICT (org_id, kind) DO UPDATE SET n = mapcount.n + excluded.n",
         rows,
     )
-    history.log_map(db, rows)
+    moments.log_map(db, rows)

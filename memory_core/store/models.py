@@ -269,7 +269,7 @@ class Moment(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     at: str  # UTC, ISO 8601
-    what: str  # see store/history.WHAT
+    what: str  # see store/moments.WHAT
     org_id: str | None = Field(default=None, index=True)
     run_id: str | None = Field(default=None, index=True)
     turn_id: str | None = Field(default=None, index=True)

@@ -1,6 +1,6 @@
 """Memory as it stood after a moment (R32), with every later erasure applied (R33).
 
-The past is read from the present rows and what history keeps beside them (history.py): a row
+The past is read from the present rows and what history keeps beside them (moments.py): a row
 was there at moment `n` if it was made by then (`since <= n`) and, for what a replacement took
 away, went after (`until > n`). Erasure removed the same rows from both, so whatever was erased
 since is absent here too, and pointers nulled since are null here (R33).

@@ -16,7 +16,7 @@ from sqlmodel import Session
 
 from .. import errors as E
 from ..rules.settings import SETTING_BY_NAME
-from . import history, queries
+from . import moments, queries
 from .driver import Driver, defaults_of, driver_of, for_update, insert
 from .erasure import erase_run
 from .facts import withdraw
@@ -150,7 +150,7 @@ def withdraw_teaching(db: Driver, turn_id: str, changes: Changes, *, moment: int
 def mark_replaced(db: Driver, turn_id: str, *, moment: int) -> None:
     """The turn is replaced and teaches nothing any more; history logs it at `moment`."""
     db.change(TURN_REPLACED, {"t": turn_id})
-    history.log_turn(db, turn_id, moment)
+    moments.log_turn(db, turn_id, moment)
 
 
 def map_counters(db: Driver, org_id: str) -> dict[str, int]:
@@ -238,7 +238,7 @@ def nested_of(db: Driver, turn_id: str) -> dict[int, str]:
 def end_untaught(db: Driver, turn_id: str, status: str, *, moment: int) -> None:
     """A failed or cancelled end: the status only (R2); history logs it."""
     db.change(TURN_ENDED, {"st": status, "t": turn_id})
-    history.log_turn(db, turn_id, moment)
+    moments.log_turn(db, turn_id, moment)
 
 
 def end_taught(
@@ -256,7 +256,7 @@ def end_taught(
             "skipped": db.json(skipped),
         },
     )
-    history.log_turn(db, turn_id, moment)
+    moments.log_turn(db, turn_id, moment)
 
 
 # --- the ORM's use cases of runs -----------------------------------------------------------------

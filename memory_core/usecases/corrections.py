@@ -7,7 +7,7 @@ from typing import Any
 from .. import errors as E
 from ..rules.permissions import is_member, may_correct, may_retract
 from ..rules.weights import DISPUTE_CONTRIBUTION
-from ..store import corrections, history, queries
+from ..store import corrections, moments, queries
 from ..store.graph import Changes, find_fact
 from ..store.transactions import Tx
 from .base import Obj, UseCases
@@ -37,9 +37,9 @@ class Corrections(UseCases):
             f = self._correctable(s, org, by, fact, graph, doing="dispute")
             if queries.has_disputed(s, f.id, by):
                 raise E.NotAllowed.disputing_again(by)
-            n = history.take_moment_in(s)
+            n = moments.take_moment_in(s)
             changes = corrections.add_dispute(s, f.id, by=by, contribution=DISPUTE_CONTRIBUTION, moment=n)
-            history.mark_in(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
+            moments.mark_in(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 
     def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
@@ -50,9 +50,9 @@ class Corrections(UseCases):
                 raise E.NotOwner(org, does="retracts its world facts (R28)")
             if f.retracted:  # accepted, and changes nothing (a decision beside R28)
                 return Corrected(changes=[], weight=f.weight, status=f.status)
-            n = history.take_moment_in(s)
+            n = moments.take_moment_in(s)
             changes = corrections.retract(s, f.id, moment=n)
-            history.mark_in(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
+            moments.mark_in(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 
 

@@ -6,7 +6,7 @@ from typing import cast
 
 from .. import errors as E
 from ..rules.permissions import may_delete_account, may_delete_run
-from ..store import history, queries
+from ..store import moments, queries
 from ..store.erasure import erase_account, erase_run, erasure_status, finisher
 from . import shapes as sh
 from .base import UseCases
@@ -34,9 +34,9 @@ class Erasure(UseCases):
                 raise E.NotAllowed.deleting_run(run_id, run.org_id)
             if run.ended:  # R17 as written: any event on an ended run, deletion included
                 raise E.RunEnded(run_id, then="R17 refuses any later event on it, deletion included")
-            n = history.take_moment_in(s)
+            n = moments.take_moment_in(s)
             summary = erase_run(s, run)
-            history.mark_in(s, n, "run_deleted", org=run.org_id, run=run_id, person=by)
+            moments.mark_in(s, n, "run_deleted", org=run.org_id, run=run_id, person=by)
         return RunDeleted.of(summary, self._scrub_after())
 
     def delete_account(self, person_id: str) -> AccountDeleted:
@@ -46,7 +46,7 @@ class Erasure(UseCases):
             owned = queries.owned_orgs(s, person_id)
             if not may_delete_account(owned):
                 raise E.NotAllowed.deleting_owner(person_id, owned)
-            n = history.take_moment_in(s)
+            n = moments.take_moment_in(s)
             summary = erase_account(s, person)
-            history.mark_in(s, n, "account_deleted")
+            moments.mark_in(s, n, "account_deleted")
         return AccountDeleted.of(summary, self._scrub_after())

@@ -27,9 +27,9 @@ from .corrections import Corrections
 from .erasure import Erasure
 from .explore import Explore
 from .export import Export
-from .history import History
+from .past import Past
 from .reads import Reads
-from .settings import Settings
+from .settings import OrgSettings
 from .tokens import Tokens
 from .turns import Turns
 
@@ -66,10 +66,10 @@ class MemoryService:
         self._reads = Reads(self.house)
         self._corrections = Corrections(self.house)
         self._erasure = Erasure(self.house)
-        self._settings = Settings(self.house)
+        self._settings = OrgSettings(self.house)
         self._tokens = Tokens(self.house)
         self._explore = Explore(self.house)
-        self._history = History(self.house)
+        self._past = Past(self.house)
         self._export = Export(self.house)
         self._agents = AgentSessions(self.house, end_run=self.end_run)
 
@@ -137,10 +137,10 @@ class MemoryService:
     finish_erasure = delegate("_erasure", Erasure.finish_erasure)
     delete_run = delegate("_erasure", Erasure.delete_run)
     delete_account = delegate("_erasure", Erasure.delete_account)
-    # Settings (settings.py)
-    get_settings = delegate("_settings", Settings.get_settings)
-    set_settings = delegate("_settings", Settings.set_settings)
-    audit = delegate("_settings", Settings.audit)
+    # OrgSettings (settings.py)
+    get_settings = delegate("_settings", OrgSettings.get_settings)
+    set_settings = delegate("_settings", OrgSettings.set_settings)
+    audit = delegate("_settings", OrgSettings.audit)
     # Tokens (tokens.py)
     issue_token = delegate("_tokens", Tokens.issue_token)
     token_caller = delegate("_tokens", Tokens.token_caller)
@@ -163,16 +163,16 @@ class MemoryService:
     account_erasure_preview = delegate("_explore", Explore.account_erasure_preview)
     version = delegate("_explore", Explore.version)
     counts = delegate("_explore", Explore.counts)
-    # History (history.py)
-    clock = delegate("_history", History.clock)
-    moments = delegate("_history", History.moments)
-    moment_numbers = delegate("_history", History.moment_numbers)
-    resolve_moment = delegate("_history", History.resolve_moment)
-    state_at = delegate("_history", History.state_at)
-    graph_at = delegate("_history", History.graph_at)
-    map_at = delegate("_history", History.map_at)
-    facts_between = delegate("_history", History.facts_between)
-    fact_history = delegate("_history", History.fact_history)
+    # Past (past.py)
+    clock = delegate("_past", Past.clock)
+    moments = delegate("_past", Past.moments)
+    moment_numbers = delegate("_past", Past.moment_numbers)
+    resolve_moment = delegate("_past", Past.resolve_moment)
+    state_at = delegate("_past", Past.state_at)
+    graph_at = delegate("_past", Past.graph_at)
+    map_at = delegate("_past", Past.map_at)
+    facts_between = delegate("_past", Past.facts_between)
+    fact_history = delegate("_past", Past.fact_history)
     # Export (export.py)
     export_scenario = delegate("_export", Export.export_scenario)
     # AgentSessions (agents.py)

@@ -7,14 +7,14 @@ from datetime import UTC, datetime
 from .. import errors as E
 from ..rules.permissions import may_manage_settings
 from ..rules.settings import SETTING_BY_NAME, settings_problem
-from ..store import history, organizations, queries
+from ..store import moments, organizations, queries
 from ..store.snapshot import settings_of
 from . import shapes as sh
 from .base import Obj, UseCases
 from .results import SettingChange, SettingsChanged
 
 
-class Settings(UseCases):
+class OrgSettings(UseCases):
     """Use cases of settings (R11 to R16)."""
 
     def get_settings(self, org_id: str, *, by: str) -> dict[str, bool]:
@@ -38,14 +38,14 @@ class Settings(UseCases):
                 raise E.InvalidSetting(problem)
             at = datetime.now(UTC).isoformat(timespec="seconds")
             changed: list[SettingChange] = []
-            n = history.take_moment_in(s)
+            n = moments.take_moment_in(s)
             for name, value in settings.items():
                 old = bool(getattr(org, SETTING_BY_NAME[name].column))
                 if organizations.change_setting(s, org_id, name, value, by=by, at=at, moment=n):
                     changed.append(SettingChange(name, old, value))
             if changed:  # R32: a change of settings is a moment; asking for what already holds is not
                 detail = ", ".join(f"{c.setting} {'on' if c.new else 'off'}" for c in changed)
-                history.mark_in(s, n, "settings", org=org_id, person=by, detail=detail)
+                moments.mark_in(s, n, "settings", org=org_id, person=by, detail=detail)
             return SettingsChanged(settings=settings_of(org), changed=tuple(changed))
 
     def audit(self, org_id: str) -> list[sh.AuditRow]:

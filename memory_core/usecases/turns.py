@@ -8,7 +8,7 @@ from ..rules.permissions import is_member
 from ..rules.settings import stored_ephemeral
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.turns import may_transition
-from ..store import history, queries
+from ..store import moments, queries
 from ..store import turns as store
 from ..store.graph import Changes, map_of
 from ..store.shortcuts import shortcut
@@ -34,9 +34,9 @@ class Turns(UseCases):
     def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
         """Create a checked scenario's organizations, people and workflows, in one transaction."""
         with self._tx() as s:
-            n = history.take_moment_in(s)
+            n = moments.take_moment_in(s)
             store.add_setup(s, organizations=organizations, people=people, workflows=workflows, moment=n)
-            history.mark_in(s, n, "setup")
+            moments.mark_in(s, n, "setup")
 
     def start_run(
         self,
@@ -64,7 +64,7 @@ class Turns(UseCases):
             if not is_member(queries.role(s, person, org)):
                 raise E.NotMember(person, org, so=", so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
-            n = history.take_moment_in(s)
+            n = moments.take_moment_in(s)
             store.add_run(
                 s,
                 run_id=run_id,
@@ -77,7 +77,7 @@ class Turns(UseCases):
                 moment=n,
                 session_id=session,
             )
-            history.mark_in(s, n, "run_started", org=org, run=run_id, person=person)
+            moments.mark_in(s, n, "run_started", org=org, run=run_id, person=person)
             return RunStarted(stored, rule="R11" if ephemeral and not stored else None, cap=cap)
 
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
@@ -98,7 +98,7 @@ class Turns(UseCases):
             if run_row.ended:
                 raise E.RunEnded(run, then="it opens no more turns (R17)")
             changes = Changes()
-            n = history.take_moment(db)
+            n = moments.take_moment(db)
             if replaced is not None and replaces is not None:
                 if replaced.run_id != run:
                     raise E.NotAllowed.replacing_across_runs(replaces, its_run=replaced.run_id, run=run)
@@ -111,7 +111,7 @@ class Turns(UseCases):
             store.add_turn(db, turn_id=turn_id, run_id=run, taken=taken, opened_at=n)
             claims = request.get("claims", [])
             store.add_record(db, NewRecord(turn_id, run, 0, "person", person_id, request["text"], None, None, claims))
-            history.mark(
+            moments.mark(
                 db, n, "turn_opened", org=run_row.org_id, run=run, turn=turn_id, detail=replaces, facts=changes.facts
             )
             return TurnOpened(taken, changes=changes.listed())
@@ -176,8 +176,8 @@ class Turns(UseCases):
             if kept is not None:  # which record the step kept: a record event keeps none (views of the state drop it)
                 done["record"] = kept
             store.add_step(s, turn_id, done)
-            n = history.take_moment_in(s)
-            history.mark_in(s, n, "step", org=run.org_id, run=run.id, turn=turn_id, detail=step, turns=[turn_id])
+            n = moments.take_moment_in(s)
+            moments.mark_in(s, n, "step", org=run.org_id, run=run.id, turn=turn_id, detail=step, turns=[turn_id])
             return StepRun(answer, kept)
 
     def call(self, turn_id: str, *, work: str) -> WorkCalled:
@@ -214,10 +214,10 @@ class Turns(UseCases):
             nested = store.nested_of(db, turn_id)
             if "open" in nested.values():
                 raise E.NestedOpen.still_held(turn_id)
-            n = history.take_moment(db)
+            n = moments.take_moment(db)
             if status != "completed":
                 store.end_untaught(db, turn_id, status, moment=n)
-                history.mark(db, n, "turn_ended", org=turn.org_id, run=turn.run_id, turn=turn_id, detail=status)
+                moments.mark(db, n, "turn_ended", org=turn.org_id, run=turn.run_id, turn=turn_id, detail=status)
                 return TurnEnded(status, rule="R2")  # a failed or cancelled turn teaches nothing
             settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
                 surface=turn.surface,
@@ -238,7 +238,7 @@ class Turns(UseCases):
             )
             skipped = [k.stored() for k in result.skipped]  # R10, without the labels
             store.end_taught(db, turn_id, status, result.taught, skipped, moment=n)
-            history.mark(
+            moments.mark(
                 db,
                 n,
                 "turn_ended",
@@ -269,12 +269,12 @@ class Turns(UseCases):
                     continue
                 store.cancel_turn(s, turn_id)
                 cancelled.append(turn_id)
-            n = history.take_moment_in(s)
+            n = moments.take_moment_in(s)
             erased = run.ephemeral
             org_id = run.org_id
             store.end_run(s, run_id, moment=n, erase=erased)
             about = {"org": org_id, "run": run_id, "detail": "erased" if erased else None}
-            history.mark_in(s, n, "run_ended", turns=[] if erased else cancelled, **about)
+            moments.mark_in(s, n, "run_ended", turns=[] if erased else cancelled, **about)
         return RunEnded(tuple(cancelled), erased, self._scrub_after() if erased else None)
 
 

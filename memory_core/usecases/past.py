@@ -19,7 +19,7 @@ from . import shapes as sh
 from .base import Obj, UseCases
 
 
-class History(UseCases):
+class Past(UseCases):
     """Read-only use cases over the memory's past."""
 
     def clock(self) -> int:
