@@ -8,7 +8,6 @@ checks). Each member says why the backends differ there. URL schemes are databas
 from __future__ import annotations
 
 import json
-import re
 import select
 import sqlite3
 import time
@@ -18,9 +17,10 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event, text
+from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.engine import Connection, Engine
 
-from .driver import FOR_UPDATE, in_list
+from .driver import Locked, in_list
 from .markers import all_tables, clear_markers, scrub_due, top_marker
 
 if TYPE_CHECKING:
@@ -36,8 +36,6 @@ LOAD_LOCK = 0x6D6C6F64  # PostgreSQL advisory lock keys: a load into a database,
 MIGRATION_LOCK = 0x6D6D6967  # its migrations,
 SCRUB_LOCK = 7_310_031  # and its scrub (R31), one at a time each
 
-#: A `:name` parameter (not a `::type` cast), which psycopg wants as `%(name)s`.
-_PARAM = re.compile(r"(?<![:\w]):(\w+)")
 #: A fact of a probe's (subject id, relation, object key) triple `w`, in the graph :g of :o.
 _SAME_FACT = "f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
 
@@ -77,9 +75,9 @@ class Dialect:
         """SQL written with `:name` parameters (driver.py), ready for this driver."""
         return sql
 
-    def locked(self, sql: str) -> str:
-        """SQL that says it locks rows (driver.for_update), as this backend writes the lock."""
-        return sql
+    def locked(self, sql: Locked) -> str:
+        """A statement that locks the rows it reads (driver.Locked), as this backend writes the lock."""
+        return str(sql)
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
         """Begin a driver use case's transaction on a kept connection (transactions.driver_tx)."""
@@ -265,6 +263,7 @@ class PostgreSQL(Dialect):
     version_sql = "SELECT CAST(pg_current_snapshot() AS text)"  # the same xmin:xmax:xip, the same data
 
     _SQL: dict[str, str] = {}  # for_driver's, shared by every PostgreSQL engine
+    _psycopg = PGDialect_psycopg()  # renders `:name` parameters as psycopg takes them
 
     def writer(self, engine: Engine) -> Engine:
         """SERIALIZABLE, so concurrent teachers never lose an update (retry.py runs the loser again)."""
@@ -297,14 +296,15 @@ class PostgreSQL(Dialect):
         """psycopg wants `%(name)s`; made once a statement (a dictionary look-up after)."""
         out = self._SQL.get(sql)
         if out is None:
-            out = self._SQL[sql] = _PARAM.sub(r"%(\1)s", self.locked(sql).replace("%", "%%"))
+            written = self.locked(sql) if isinstance(sql, Locked) else sql
+            out = self._SQL[sql] = str(text(written).compile(dialect=self._psycopg))  # `%(name)s`, `%` as `%%`
         return out
 
-    def locked(self, sql: str) -> str:
+    def locked(self, sql: Locked) -> str:
         """The turn's row is locked from the first statement, so a use case that ends, cancels or erases the turn
         concurrently waits, and this one's checks stay true until it commits. NO KEY: the rows that point to it
         (records, nested work) are still written meanwhile."""
-        return FOR_UPDATE.sub(r" FOR NO KEY UPDATE OF \1", sql)
+        return f"{sql} FOR NO KEY UPDATE OF {sql.of}"
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
         # READ COMMITTED (the guarded UPDATEs keep counts right), or as the ORM's writers (`writer`) where concurrent

@@ -13,7 +13,6 @@ come from the models' tables (models.py); nothing here creates or alters a table
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -26,15 +25,23 @@ if TYPE_CHECKING:
 Obj = dict[str, Any]
 
 
-#: How a statement says it locks the rows it reads of a table alias until commit (`for_update`).
-FOR_UPDATE = re.compile(r" /\* FOR UPDATE OF (\w+) \*/$")
-
-
-def for_update(sql: str, *, of: str) -> str:
+class Locked(str):
     """A SELECT that locks the rows it reads of table alias `of` until commit, as SQLAlchemy's
-    `with_for_update(of=..., key_share=True)`: the statement says so in a comment closing its
-    text, and each dialect renders that (Dialect.locked). SQLite runs the text as written."""
-    return f"{sql} /* FOR UPDATE OF {of} */"
+    `with_for_update(of=..., key_share=True)`: its text is the statement both backends share, and
+    each dialect renders the lock as it writes one (Dialect.locked; SQLite runs the text as it is,
+    its writer holding the database's lock already)."""
+
+    of: str
+
+    def __new__(cls, sql: str, *, of: str) -> Locked:
+        out = super().__new__(cls, sql)
+        out.of = of
+        return out
+
+
+def for_update(sql: str, *, of: str) -> Locked:
+    """`sql`, locking the rows it reads of table alias `of` until commit (Locked)."""
+    return Locked(sql, of=of)
 
 
 def json_value(value: Any) -> Any:
