@@ -367,9 +367,13 @@ def check(data: Any) -> Scenario:
     storable("", data)
     if isinstance(data, dict) and data.get("format") == "memory-state/1":
         raise FormatError("format", "this is a memory-state/1 file (what replay prints), not a scenario to run")
-    top = obj("", data, ("format", "events"), ("title", "description", "organizations", "people", "workflows"))
+    top = obj(
+        "", data, ("format", "events"), ("title", "description", "organizations", "people", "workflows", "$schema")
+    )
     if top["format"] != FORMAT:
         raise FormatError("format", f"expected {FORMAT!r}, found {top['format']!r}")
+    if "$schema" in top:  # for an editor (docs/schema); the check itself does not read it
+        text("$schema", top["$schema"])
     title = text("title", top.get("title", ""), empty=True)
     description = text("description", top.get("description", ""), empty=True)
     orgs = _organizations(items("organizations", top.get("organizations", [])))
