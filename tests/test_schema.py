@@ -25,6 +25,7 @@ from memory_core.__main__ import main
 from memory_core.format.checks import EVENT_CHECKS, check
 from memory_core.format.documents import DOCUMENTS, json_schema, schema_text
 from memory_core.format.events import EVENT_MODELS, keys
+from memory_core.format.replay import HANDLERS
 
 ROOT = Path(__file__).resolve().parent.parent
 PUBLISHED = ROOT / "docs" / "schema"
@@ -72,9 +73,9 @@ def test_an_unknown_document_is_a_usage_error():
     assert done.returncode == 2 and b"invalid choice" in done.stderr
 
 
-def test_the_schema_names_every_event_kind_the_check_knows():
+def test_the_schema_names_every_event_kind_the_check_and_the_replay_know():
     schema = json_schema("scenario")
-    assert list(EVENT_MODELS) == list(EVENT_CHECKS)
+    assert list(EVENT_MODELS) == list(EVENT_CHECKS) == list(HANDLERS)
     assert set(schema["properties"]["events"]["items"]["discriminator"]["mapping"]) == set(EVENT_CHECKS)
 
 

@@ -20,8 +20,7 @@ from pydantic_core import core_schema
 from ..rules.settings import SETTINGS
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.vocabulary import STEP_KINDS
-from .events import Closed, Entity, Event, Ident, Text, absent, one_of
-from .fields import MAX_INTEGER
+from .events import MAX_INTEGER, Closed, Entity, Event, Ident, Text, absent, one_of
 from .state import State
 
 SCENARIO_FORMAT = "memory-scenario/1"

@@ -23,7 +23,16 @@ from pydantic.config import JsonDict
 from ..rules.settings import SETTINGS
 from ..rules.vocabulary import GRAPHS, READ_CALLS, SURFACES, TURN_END_STATUSES, WORK_PREFIXES, WORLD_KINDS
 from ..rules.weights import ORIGINS
-from .fields import MAX_NAME
+
+#: The largest whole number a count holds: a 4-byte integer column on PostgreSQL, and the
+#: same limit on SQLite so that a file runs alike on both (`MemoryProbes`, R21).
+MAX_INTEGER = 2**31 - 1
+
+
+#: The longest id, kind, relation or work name, in characters. These are indexed as given
+#: (PostgreSQL's btree holds about 2,700 bytes an index row), and one limit holds on both backends;
+#: names, values, excerpts and sources may be of any length (rules.name_key, rules.value_key).
+MAX_NAME = 200
 
 
 def one_of(choices: tuple[str, ...]) -> Any:
@@ -52,6 +61,9 @@ else:
     WorldKind = one_of(WORLD_KINDS)
     Surface = one_of(SURFACES)
     ReadCall = one_of(READ_CALLS)
+
+#: The graph a fact reference names unless it says another.
+DEFAULT_GRAPH = "world"
 
 #: A text with a character that is not white space.
 Text = Annotated[str, Field(pattern=r"\S")]
@@ -156,7 +168,7 @@ class ExpandArgs(Closed):
     """The arguments of GraphExpand."""
 
     entity: Entity
-    graph: Graph = "world"
+    graph: Graph = DEFAULT_GRAPH
     relation: Ident = absent()
 
 
@@ -164,7 +176,7 @@ class SourceArgs(Closed):
     """The arguments of GraphSource."""
 
     fact: FactRef
-    graph: Graph = "world"
+    graph: Graph = DEFAULT_GRAPH
 
 
 #: The arguments each read call takes (R23), in the order of READ_CALLS.
@@ -324,7 +336,7 @@ class Dispute(Closed):
     org: Ident
     by: Ident
     fact: FactRef
-    graph: Graph = "world"
+    graph: Graph = DEFAULT_GRAPH
     note: str = Note
 
 
@@ -335,7 +347,7 @@ class Retract(Closed):
     org: Ident
     by: Ident
     fact: FactRef
-    graph: Graph = "world"
+    graph: Graph = DEFAULT_GRAPH
     note: str = Note
 
 
@@ -364,6 +376,12 @@ EVENT_MODELS: dict[str, type[Closed]] = {
 Event = Annotated[functools.reduce(operator.or_, EVENT_MODELS.values()), Field(discriminator="do")]  # type: ignore[valid-type]
 
 
+def default(model: type[BaseModel], key: str) -> Any:
+    """What a model's key holds when the file leaves it out."""
+    return model.model_fields[key].get_default(call_default_factory=True)
+
+
+@functools.cache
 def keys(model: type[BaseModel]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A model's keys as the file writes them: the required ones, then the optional ones, each in
     the order the model declares them."""
