@@ -1,4 +1,4 @@
-"""The command line: `python -m memory_core replay FILE --json [--strict] [--db URL]`, and more."""
+"""The command line: `python -m memory_core replay FILE --json [--strict] [--db URL]`, `schema`, and more."""
 
 from __future__ import annotations
 
@@ -326,6 +326,14 @@ def cmd_generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_schema(args: argparse.Namespace) -> int:
+    """The JSON Schema (draft 2020-12) of a document, generated from the format's models."""
+    from .format.documents import schema_text
+
+    sys.stdout.write(schema_text(args.document))
+    return 0
+
+
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m memory_core", description="Memory Explorer's command line.")
     sub = p.add_subparsers(dest="command", required=True)
@@ -393,6 +401,9 @@ def parser() -> argparse.ArgumentParser:
     gen.add_argument("--seed", type=int, default=1)
     gen.add_argument("--db")
     gen.set_defaults(run=cmd_generate)
+    sc = sub.add_parser("schema", help="the JSON Schema of a scenario (memory-scenario/1) or a state (memory-state/1)")
+    sc.add_argument("document", nargs="?", choices=["scenario", "state"], default="scenario")
+    sc.set_defaults(run=cmd_schema)
     return p
 
 

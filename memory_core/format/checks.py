@@ -1,4 +1,7 @@
-"""`memory-scenario/1` checked as a whole: the setup, each event, the references between them."""
+"""`memory-scenario/1` checked as a whole: the setup, each event, the references between them.
+
+The kinds of event and the keys of each object are the models' (format/events.py, documents.py);
+the checks here add what a schema cannot say and write the sentences a file's author reads."""
 
 from __future__ import annotations
 
@@ -11,6 +14,9 @@ from ..errors import FormatError
 from ..rules.settings import SETTING_BY_NAME, settings_problem
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.vocabulary import READ_CALLS, STEP_KINDS, SURFACES, TURN_END_STATUSES
+from . import documents as doc
+from . import events as ev
+from .events import EVENT_MODELS, default, keys
 from .fields import (
     MAX_INTEGER,
     _graph,
@@ -32,7 +38,7 @@ from .fields import (
     work,
 )
 
-FORMAT = "memory-scenario/1"
+FORMAT = doc.SCENARIO_FORMAT
 
 
 Obj = dict[str, Any]
@@ -51,22 +57,22 @@ class Scenario:
 
 
 def _ev_start_run(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "run", "org", "person"), ("workflow", "surface", "ephemeral", "note"))
+    obj(p, e, *keys(ev.StartRun))
     return {
         "run": ident(_join(p, "run"), e["run"]),
         "org": ident(_join(p, "org"), e["org"]),
         "person": ident(_join(p, "person"), e["person"]),
         "workflow": ident(_join(p, "workflow"), e["workflow"]) if e.get("workflow") is not None else None,
-        "surface": one_of(_join(p, "surface"), e.get("surface", "workflow"), SURFACES),
-        "ephemeral": boolean(_join(p, "ephemeral"), e.get("ephemeral", False)),
+        "surface": one_of(_join(p, "surface"), e.get("surface", default(ev.StartRun, "surface")), SURFACES),
+        "ephemeral": boolean(_join(p, "ephemeral"), e.get("ephemeral", default(ev.StartRun, "ephemeral"))),
     }
 
 
 def _ev_open_turn(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "run", "turn", "request"), ("replaces", "note"))
+    obj(p, e, *keys(ev.OpenTurn))
     req = e["request"]
     if isinstance(req, dict):
-        r = obj(_join(p, "request"), req, ("text",), ("claims",))
+        r = obj(_join(p, "request"), req, *keys(ev.Request))
         request = {
             "text": text(_join(p, "request.text"), r["text"], empty=True),
             "claims": claims(_join(p, "request.claims"), r.get("claims", [])),
@@ -83,27 +89,27 @@ def _ev_open_turn(p: str, e: Obj) -> Obj:
 
 
 def _ev_record(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "turn", "origin", "claims"), ("source", "excerpt", "reliability", "within", "note"))
+    obj(p, e, *keys(ev.Record))
     return {"turn": ident(_join(p, "turn"), e["turn"]), "record": record_fields(p, e)}
 
 
 def _ev_step(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "turn", "step"), ("record", "note"))
+    obj(p, e, *keys(ev.Step))
     out: Obj = {"turn": ident(_join(p, "turn"), e["turn"]), "step": ident(_join(p, "step"), e["step"]), "record": None}
     if e.get("record") is not None:
         rp = _join(p, "record")
-        r = obj(rp, e["record"], ("origin", "claims"), ("source", "excerpt", "reliability"))
+        r = obj(rp, e["record"], *keys(ev.StepRecord))
         out["record"] = record_fields(rp, r, within=False)
     return out
 
 
 def _ev_call(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "turn", "work"), ("note",))
+    obj(p, e, *keys(ev.Call))
     return {"turn": ident(_join(p, "turn"), e["turn"]), "work": work(_join(p, "work"), e["work"])}
 
 
 def _ev_return(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "turn", "work", "status"), ("note",))
+    obj(p, e, *keys(ev.Return))
     return {
         "turn": ident(_join(p, "turn"), e["turn"]),
         "work": work(_join(p, "work"), e["work"]),
@@ -112,7 +118,7 @@ def _ev_return(p: str, e: Obj) -> Obj:
 
 
 def _ev_read(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "turn", "call", "args"), ("within", "step", "note"))
+    obj(p, e, *keys(ev.Read))
     call = one_of(_join(p, "call"), e["call"], READ_CALLS)
     return {
         "turn": ident(_join(p, "turn"), e["turn"]),
@@ -125,7 +131,7 @@ def _ev_read(p: str, e: Obj) -> Obj:
 
 
 def _ev_end_turn(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "turn", "status"), ("note",))
+    obj(p, e, *keys(ev.EndTurn))
     return {
         "turn": ident(_join(p, "turn"), e["turn"]),
         "status": one_of(_join(p, "status"), e["status"], TURN_END_STATUSES),
@@ -133,22 +139,22 @@ def _ev_end_turn(p: str, e: Obj) -> Obj:
 
 
 def _ev_end_run(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "run"), ("note",))
+    obj(p, e, *keys(ev.EndRun))
     return {"run": ident(_join(p, "run"), e["run"])}
 
 
 def _ev_delete_run(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "run", "by"), ("note",))
+    obj(p, e, *keys(ev.DeleteRun))
     return {"run": ident(_join(p, "run"), e["run"]), "by": ident(_join(p, "by"), e["by"])}
 
 
 def _ev_delete_account(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "person"), ("note",))
+    obj(p, e, *keys(ev.DeleteAccount))
     return {"person": ident(_join(p, "person"), e["person"])}
 
 
 def _ev_set_settings(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "org", "by", "settings"), ("note",))
+    obj(p, e, *keys(ev.SetSettings))
     if not isinstance(e["settings"], dict):
         raise FormatError(_join(p, "settings"), f"expected an object, found {_type_name(e['settings'])}")
     # Unknown names and non-boolean values are refusals (invalid_setting, R15), not format errors.
@@ -159,32 +165,39 @@ def _ev_set_settings(p: str, e: Obj) -> Obj:
     }
 
 
-def _ev_correction(p: str, e: Obj) -> Obj:
-    obj(p, e, ("do", "org", "by", "fact"), ("graph", "note"))
-    return {
-        "org": ident(_join(p, "org"), e["org"]),
-        "by": ident(_join(p, "by"), e["by"]),
-        "fact": fact_ref(_join(p, "fact"), e["fact"]),
-        "graph": _graph(p, e),
-    }
+def _ev_correction(model: type[ev.Dispute | ev.Retract]) -> Callable[[str, Obj], Obj]:
+    def check(p: str, e: Obj) -> Obj:
+        obj(p, e, *keys(model))
+        return {
+            "org": ident(_join(p, "org"), e["org"]),
+            "by": ident(_join(p, "by"), e["by"]),
+            "fact": fact_ref(_join(p, "fact"), e["fact"]),
+            "graph": _graph(p, e),
+        }
+
+    return check
 
 
-EVENT_CHECKS: dict[str, Callable[[str, Obj], Obj]] = {
-    "start_run": _ev_start_run,
-    "open_turn": _ev_open_turn,
-    "record": _ev_record,
-    "step": _ev_step,
-    "call": _ev_call,
-    "return": _ev_return,
-    "read": _ev_read,
-    "end_turn": _ev_end_turn,
-    "end_run": _ev_end_run,
-    "delete_run": _ev_delete_run,
-    "delete_account": _ev_delete_account,
-    "set_settings": _ev_set_settings,
-    "dispute": _ev_correction,
-    "retract": _ev_correction,
+_CHECKS: dict[type, Callable[[str, Obj], Obj]] = {
+    ev.StartRun: _ev_start_run,
+    ev.OpenTurn: _ev_open_turn,
+    ev.Record: _ev_record,
+    ev.Step: _ev_step,
+    ev.Call: _ev_call,
+    ev.Return: _ev_return,
+    ev.Read: _ev_read,
+    ev.EndTurn: _ev_end_turn,
+    ev.EndRun: _ev_end_run,
+    ev.DeleteRun: _ev_delete_run,
+    ev.DeleteAccount: _ev_delete_account,
+    ev.SetSettings: _ev_set_settings,
+    ev.Dispute: _ev_correction(ev.Dispute),
+    ev.Retract: _ev_correction(ev.Retract),
 }
+
+
+#: The check of each kind of event the models name, by its `do`, in their order.
+EVENT_CHECKS: dict[str, Callable[[str, Obj], Obj]] = {do: _CHECKS[model] for do, model in EVENT_MODELS.items()}
 
 
 EVENT_KINDS = tuple(EVENT_CHECKS)
@@ -218,7 +231,7 @@ def _organizations(raw: list[Any]) -> list[Obj]:
     out, seen = [], set[str]()
     for i, value in enumerate(raw):
         p = f"organizations[{i}]"
-        o = obj(p, value, ("id", "name", "owner"), ("settings",))
+        o = obj(p, value, *keys(doc.Organization))
         settings = o.get("settings", {})
         if not isinstance(settings, dict):
             raise FormatError(_join(p, "settings"), f"expected an object, found {_type_name(settings)}")
@@ -241,7 +254,7 @@ def _people(raw: list[Any], orgs: set[str]) -> list[Obj]:
     out, seen = [], set[str]()
     for i, value in enumerate(raw):
         p = f"people[{i}]"
-        o = obj(p, value, ("id", "name"), ("memberships",))
+        o = obj(p, value, *keys(doc.Person))
         memberships = o.get("memberships", {})
         if not isinstance(memberships, dict):
             raise FormatError(_join(p, "memberships"), f"expected an object, found {_type_name(memberships)}")
@@ -249,7 +262,7 @@ def _people(raw: list[Any], orgs: set[str]) -> list[Obj]:
             mp = _join(_join(p, "memberships"), org)
             if org not in orgs:
                 raise FormatError(mp, f"no organization has the id {org!r}")
-            one_of(mp, role, ("owner", "member"))
+            one_of(mp, role, doc.ROLES)
         out.append(
             {
                 "id": _unique(_join(p, "id"), o["id"], seen, "person"),
@@ -277,9 +290,9 @@ def _check_owners(orgs: list[Obj], people: list[Obj]) -> None:
 
 
 def _step(path: str, value: Any) -> Obj:
-    s = obj(path, value, ("id", "kind"), ("admits_calls", "answers", "min_weight"))
+    s = obj(path, value, *keys(doc.WorkflowStep))
     kind = one_of(_join(path, "kind"), s["kind"], STEP_KINDS)
-    admits = boolean(_join(path, "admits_calls"), s.get("admits_calls", False))
+    admits = boolean(_join(path, "admits_calls"), s.get("admits_calls", default(doc.WorkflowStep, "admits_calls")))
     if admits and kind != "model":
         raise FormatError(_join(path, "admits_calls"), "only model steps admit calls (R19)")
     out: Obj = {
@@ -291,7 +304,7 @@ def _step(path: str, value: Any) -> Obj:
     }
     if s.get("answers") is not None:
         ap = _join(path, "answers")
-        a = obj(ap, s["answers"], ("subject", "relation"))
+        a = obj(ap, s["answers"], *keys(doc.Answers))
         out["answers"] = {
             "subject": entity(_join(ap, "subject"), a["subject"], world=False),
             "relation": ident(_join(ap, "relation"), a["relation"]),
@@ -330,13 +343,13 @@ def _workflows(raw: list[Any], orgs: set[str]) -> list[Obj]:
             raise FormatError(
                 declared, "a workflow cannot declare an organization setting; only the owner sets them (R15)"
             )
-        o = obj(p, value, ("id", "org"), ("budget", "steps"))
+        o = obj(p, value, *keys(doc.Workflow))
         org = ident(_join(p, "org"), o["org"])
         if org not in orgs:
             raise FormatError(_join(p, "org"), f"no organization has the id {org!r}")
         probes = None
         if o.get("budget") is not None:
-            b = obj(_join(p, "budget"), o["budget"], (), ("MemoryProbes",))
+            b = obj(_join(p, "budget"), o["budget"], *keys(doc.Budget))
             if b.get("MemoryProbes") is not None:
                 mp = b["MemoryProbes"]
                 if isinstance(mp, bool) or not isinstance(mp, int) or not 0 <= mp <= MAX_INTEGER:
@@ -365,11 +378,13 @@ def _workflows(raw: list[Any], orgs: set[str]) -> list[Obj]:
 def check(data: Any) -> Scenario:
     """Check a parsed scenario as a whole; the first problem raises FormatError with its path."""
     storable("", data)
-    if isinstance(data, dict) and data.get("format") == "memory-state/1":
-        raise FormatError("format", "this is a memory-state/1 file (what replay prints), not a scenario to run")
-    top = obj("", data, ("format", "events"), ("title", "description", "organizations", "people", "workflows"))
+    if isinstance(data, dict) and data.get("format") == doc.STATE_FORMAT:
+        raise FormatError("format", f"this is a {doc.STATE_FORMAT} file (what replay prints), not a scenario to run")
+    top = obj("", data, *keys(doc.Scenario))
     if top["format"] != FORMAT:
         raise FormatError("format", f"expected {FORMAT!r}, found {top['format']!r}")
+    if "$schema" in top:  # for an editor (docs/schema); the check itself does not read it
+        text("$schema", top["$schema"])
     title = text("title", top.get("title", ""), empty=True)
     description = text("description", top.get("description", ""), empty=True)
     orgs = _organizations(items("organizations", top.get("organizations", [])))

@@ -1,4 +1,5 @@
-"""Checks of one field of a scenario document, each naming the path of what it refuses."""
+"""Checks of one field of a scenario document, each naming the path of what it refuses; the keys
+of each object are its model's (format/events.py)."""
 
 from __future__ import annotations
 
@@ -9,19 +10,10 @@ from typing import Any
 from ..errors import FormatError
 from ..rules.vocabulary import GRAPHS, WORK_PREFIXES, WORLD_KINDS
 from ..rules.weights import ORIGINS, web_host
+from .events import DEFAULT_GRAPH, MAX_NAME, READ_ARGS, Entity, FactRef, Value, WorldClaim, keys
+from .events import MAX_INTEGER as MAX_INTEGER  # the format's limits, named here as they always were
 
 Obj = dict[str, Any]
-
-
-#: The largest whole number a count holds: a 4-byte integer column on PostgreSQL, and the
-#: same limit on SQLite so that a file runs alike on both (`MemoryProbes`, R21).
-MAX_INTEGER = 2**31 - 1
-
-
-#: The longest id, kind, relation or work name, in characters. These are indexed as given
-#: (PostgreSQL's btree holds about 2,700 bytes an index row), and one limit holds on both backends;
-#: names, values, excerpts and sources may be of any length (rules.name_key, rules.value_key).
-MAX_NAME = 200
 
 
 def _type_name(value: Any) -> str:
@@ -104,7 +96,7 @@ def number(path: str, value: Any) -> float:
 
 
 def entity(path: str, value: Any, *, world: bool) -> Obj:
-    e = obj(path, value, ("name", "kind"), ("aliases",))
+    e = obj(path, value, *keys(Entity))
     text(_join(path, "name"), e["name"])
     kind = ident(_join(path, "kind"), e["kind"])
     if world and kind not in WORLD_KINDS:
@@ -118,13 +110,13 @@ def entity(path: str, value: Any, *, world: bool) -> Obj:
 
 def fact_object(path: str, value: Any, *, world: bool) -> Obj:
     if isinstance(value, dict) and "value" in value:
-        o = obj(path, value, ("value",))
+        o = obj(path, value, *keys(Value))
         return {"value": text(_join(path, "value"), o["value"], empty=True)}
     return entity(path, value, world=world)
 
 
 def claim(path: str, value: Any) -> Obj:
-    c = obj(path, value, ("graph", "subject", "relation", "object"))
+    c = obj(path, value, *keys(WorldClaim))
     graph = one_of(_join(path, "graph"), c["graph"], GRAPHS)
     world = graph == "world"
     return {
@@ -181,7 +173,7 @@ def work(path: str, value: Any) -> str:
 
 
 def fact_ref(path: str, value: Any) -> Obj:
-    f = obj(path, value, ("subject", "relation", "object"))
+    f = obj(path, value, *keys(FactRef))
     return {
         "subject": entity(_join(path, "subject"), f["subject"], world=False),
         "relation": ident(_join(path, "relation"), f["relation"]),
@@ -190,24 +182,22 @@ def fact_ref(path: str, value: Any) -> Obj:
 
 
 def _graph(path: str, value: Obj) -> str:
-    return one_of(_join(path, "graph"), value.get("graph", "world"), GRAPHS)
+    return one_of(_join(path, "graph"), value.get("graph", DEFAULT_GRAPH), GRAPHS)
 
 
 def read_args(path: str, call: str, value: Any) -> Obj:
     """A read's arguments must fit its call (R23); a misfit is an error of the file."""
+    a = obj(path, value, *keys(READ_ARGS[call]))
     if call == "GraphResolve":
-        a = obj(path, value, ("name",), ("kind",))
         out: Obj = {"name": text(_join(path, "name"), a["name"])}
         if "kind" in a:
             out["kind"] = ident(_join(path, "kind"), a["kind"])
         return out
     if call == "GraphExpand":
-        a = obj(path, value, ("entity",), ("graph", "relation"))
         out = {"entity": entity(_join(path, "entity"), a["entity"], world=False), "graph": _graph(path, a)}
         if "relation" in a:
             out["relation"] = ident(_join(path, "relation"), a["relation"])
         return out
-    a = obj(path, value, ("fact",), ("graph",))
     return {"fact": fact_ref(_join(path, "fact"), a["fact"]), "graph": _graph(path, a)}
 
 

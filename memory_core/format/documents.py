@@ -1,0 +1,162 @@
+"""`memory-scenario/1` as typed models (its events are format/events.py), and the JSON Schemas of
+the two documents, the scenario and the state (format/state.py).
+
+`python -m memory_core schema [scenario|state]` prints the schemas; docs/schema/ publishes them for
+editors. The scenario's models are what the check (format/checks.py) enforces, less what a schema
+cannot say: the references between ids, a web source's host (R25), ids unique, a workflow that
+declares a setting anywhere (R15), one owner an organization, NUL characters and lone surrogates,
+a key written twice, a whole number written as 3.0.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
+
+from ..rules.settings import SETTINGS
+from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
+from ..rules.vocabulary import STEP_KINDS
+from .events import MAX_INTEGER, Closed, Entity, Event, Ident, Text, absent, one_of
+from .state import State
+
+SCENARIO_FORMAT = "memory-scenario/1"
+STATE_FORMAT = "memory-state/1"
+
+#: What a membership makes a person of an organization.
+ROLES = ("owner", "member")
+
+if TYPE_CHECKING:
+    Role: TypeAlias = str
+    StepKind: TypeAlias = str
+else:
+    Role, StepKind = one_of(ROLES), one_of(STEP_KINDS)
+
+#: The name each schema gives itself (`$id`); docs/schema publishes it as NAME.schema.json.
+SCHEMA_ID = "urn:memory-explorer:schema:"
+
+
+# --- memory-scenario/1 --------------------------------------------------------------------------
+
+#: An organization's settings in a scenario: any of the four, each true or false (R11 to R14).
+OrgSettings = create_model(  # type: ignore[call-overload]
+    "OrgSettings",
+    __base__=Closed,
+    __doc__="Any of the four settings with a boolean; the others keep their defaults (R11 to R14).",
+    **{s.name: (bool, Field(default=s.default, description=f"{s.rule}: {s.meaning}")) for s in SETTINGS},
+)
+
+
+class Organization(Closed):
+    """An organization; `owner` is the person whose memberships name it `owner`."""
+
+    id: Ident
+    name: Text
+    owner: Text
+    settings: OrgSettings = absent()  # type: ignore[valid-type]
+
+
+class Person(Closed):
+    """A person, and the organizations they belong to (each organization has exactly one owner)."""
+
+    id: Ident
+    name: Text
+    memberships: dict[str, Role] = absent(description="organization id to owner or member")
+
+
+class Budget(Closed):
+    """A workflow's budget: without MemoryProbes, its turns have no cap on graph reads (R21)."""
+
+    MemoryProbes: int | None = Field(default=None, ge=0, le=MAX_INTEGER, description="R21")
+
+
+class Answers(Closed):
+    """What a step answers, for shortcuts (R22)."""
+
+    subject: Entity
+    relation: Ident
+
+
+class WorkflowStep(Closed):
+    """A step of a workflow; only model steps admit calls (R19)."""
+
+    model_config = ConfigDict(
+        json_schema_extra={
+            "if": {"properties": {"admits_calls": {"const": True}}, "required": ["admits_calls"]},
+            "then": {"properties": {"kind": {"const": "model"}}},
+        }
+    )
+
+    id: Ident
+    kind: StepKind
+    admits_calls: bool = False
+    answers: Answers | None = None
+    min_weight: float = Field(default=DEFAULT_MIN_WEIGHT, ge=0, le=1, description="R22")
+
+
+class Workflow(Closed):
+    """A workflow of an organization; it may not declare an organization setting (R15)."""
+
+    id: Ident
+    org: Ident
+    budget: Budget | None = None
+    steps: list[WorkflowStep] = absent()
+
+
+class Scenario(Closed):
+    """A notebook of events, run in order against an empty memory."""
+
+    format: Literal["memory-scenario/1"]
+    events: list[Event]  # type: ignore[valid-type]
+    title: str = absent()
+    description: str = absent()
+    organizations: list[Organization] = absent()
+    people: list[Person] = absent()
+    workflows: list[Workflow] = absent()
+    schema_: Text = absent(alias="$schema", description="the JSON Schema an editor checks the file with")
+
+
+# --- the schemas --------------------------------------------------------------------------------
+
+
+class _Generator(GenerateJsonSchema):
+    """Draft 2020-12, without a title on every field, and no `default: null` where null is no value."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        return False
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        out = super().default_schema(schema)
+        if out.get("default", 0) is None and not _admits_null(out):
+            out = {k: v for k, v in out.items() if k != "default"}
+        return out
+
+    def generate(self, schema: core_schema.CoreSchema, mode: Any = "validation") -> JsonSchemaValue:
+        out = super().generate(schema, mode=mode)
+        return {"$schema": self.schema_dialect, **out}
+
+
+def _admits_null(schema: JsonSchemaValue) -> bool:
+    return any(s.get("type") == "null" for s in schema.get("anyOf", ()))
+
+
+#: Each document's model, by the name the command takes.
+DOCUMENTS: dict[str, tuple[type[BaseModel], str]] = {
+    "scenario": (Scenario, SCENARIO_FORMAT),
+    "state": (State, STATE_FORMAT),
+}
+
+
+def json_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of a document: `scenario` or `state`."""
+    model, fmt = DOCUMENTS[name]
+    out = TypeAdapter(model).json_schema(schema_generator=_Generator)
+    return {**out, "$id": f"{SCHEMA_ID}{name}", "title": fmt}
+
+
+def schema_text(name: str) -> str:
+    """The schema as the command prints it and docs/schema publishes it: sorted keys, indent 2."""
+    return json.dumps(json_schema(name), indent=2, sort_keys=True, ensure_ascii=False) + "\n"

@@ -1,0 +1,389 @@
+"""The events of `memory-scenario/1` as typed models: one a kind, told apart by `do`.
+
+These models are the format's one written contract. The JSON Schema published in docs/schema is
+generated from them (format/documents.py), and the check (format/checks.py) takes its list of event
+kinds and each object's keys from them. The check also says what a schema cannot: the references
+between ids, a web source's host (R25), NUL characters, a key written twice.
+
+Each model declares its required keys first, then its optional ones, in the order the check names
+them in its messages ("allowed here: ..."). A key that may be absent but not null is typed without
+None; one that may be null says so.
+"""
+
+from __future__ import annotations
+
+import functools
+import operator
+import re
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, get_args
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.config import JsonDict
+
+from ..rules.settings import SETTINGS
+from ..rules.vocabulary import GRAPHS, READ_CALLS, SURFACES, TURN_END_STATUSES, WORK_PREFIXES, WORLD_KINDS
+from ..rules.weights import ORIGINS
+
+#: The largest whole number a count holds: a 4-byte integer column on PostgreSQL, and the
+#: same limit on SQLite so that a file runs alike on both (`MemoryProbes`, R21).
+MAX_INTEGER = 2**31 - 1
+
+
+#: The longest id, kind, relation or work name, in characters. These are indexed as given
+#: (PostgreSQL's btree holds about 2,700 bytes an index row), and one limit holds on both backends;
+#: names, values, excerpts and sources may be of any length (rules.name_key, rules.value_key).
+MAX_NAME = 200
+
+
+def one_of(choices: tuple[str, ...]) -> Any:
+    """A Literal of these words, kept in the order the rules list them."""
+    return Literal[choices]  # type: ignore[valid-type]
+
+
+def absent(**kw: Any) -> Any:
+    """The default of a key that may be left out but is never null (its type says what it holds)."""
+    return Field(default=None, **kw)
+
+
+if TYPE_CHECKING:  # to the type checker these are texts; to pydantic, the words the rules list
+    Graph: TypeAlias = str
+    OtherGraph: TypeAlias = str
+    Origin: TypeAlias = str
+    EndStatus: TypeAlias = str
+    WorldKind: TypeAlias = str
+    Surface: TypeAlias = str
+    ReadCall: TypeAlias = str
+else:
+    Graph = one_of(GRAPHS)
+    OtherGraph = one_of(tuple(g for g in GRAPHS if g != "world"))
+    Origin = one_of(ORIGINS)
+    EndStatus = one_of(TURN_END_STATUSES)
+    WorldKind = one_of(WORLD_KINDS)
+    Surface = one_of(SURFACES)
+    ReadCall = one_of(READ_CALLS)
+
+#: The graph a fact reference names unless it says another.
+DEFAULT_GRAPH = "world"
+
+#: A text with a character that is not white space.
+Text = Annotated[str, Field(pattern=r"\S")]
+#: An id, kind, relation or work name: a text of at most MAX_NAME characters.
+Ident = Annotated[str, Field(pattern=r"\S", max_length=MAX_NAME)]
+#: Nested work: workflow:NAME, agent:NAME or debater:NAME.
+Work = Annotated[str, Field(pattern="^(?:" + "|".join(map(re.escape, WORK_PREFIXES)) + r")\s*\S", max_length=MAX_NAME)]
+
+
+class Closed(BaseModel):
+    """An object with these keys and no others (an unknown key is an error at its path)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+# --- the parts events share ---------------------------------------------------------------------
+
+
+class Entity(Closed):
+    """An entity: its name and kind; aliases optional."""
+
+    name: Text
+    kind: Ident
+    aliases: list[Text] = Field(default_factory=list)
+
+
+class WorldEntity(Entity):
+    """An entity of a World claim: its kind is one of the five World kinds."""
+
+    kind: WorldKind  # type: ignore[assignment]
+
+
+class Value(Closed):
+    """A literal object of a fact."""
+
+    value: str
+
+
+class WorldClaim(Closed):
+    """A claim about the World graph: its entities have World kinds."""
+
+    graph: Literal["world"]
+    subject: WorldEntity
+    relation: Ident
+    object: WorldEntity | Value
+
+
+class OtherClaim(Closed):
+    """A claim about a User or Flow graph: its entities may have any kind."""
+
+    graph: OtherGraph
+    subject: Entity
+    relation: Ident
+    object: Entity | Value
+
+
+Claim = Annotated[WorldClaim | OtherClaim, Field(discriminator="graph")]
+
+
+class FactRef(Closed):
+    """A fact named by its subject, relation and object, as a claim names them."""
+
+    subject: Entity
+    relation: Ident
+    object: Entity | Value
+
+
+#: A record's `source`, required unless its origin is `person` (R24).
+_SOURCE_UNLESS_PERSON: JsonDict = {
+    "if": {"properties": {"origin": {"const": "person"}}},
+    "else": {"required": ["source"]},
+}
+
+
+class StepRecord(Closed):
+    """The record a step keeps when it runs: a record without `within`."""
+
+    model_config = ConfigDict(json_schema_extra=_SOURCE_UNLESS_PERSON)
+
+    origin: Origin
+    claims: list[Claim]
+    source: Text = absent(description="required unless the origin is person; a web source has a host (R25)")
+    excerpt: str | None = None
+    reliability: float | None = Field(default=None, gt=0.5, lt=1, description="R26")
+
+
+class Request(Closed):
+    """A request with claims of its own (a person's words, origin person)."""
+
+    text: str
+    claims: list[Claim] = Field(default_factory=list)
+
+
+class ResolveArgs(Closed):
+    """The arguments of GraphResolve."""
+
+    name: Text
+    kind: Ident = absent()
+
+
+class ExpandArgs(Closed):
+    """The arguments of GraphExpand."""
+
+    entity: Entity
+    graph: Graph = DEFAULT_GRAPH
+    relation: Ident = absent()
+
+
+class SourceArgs(Closed):
+    """The arguments of GraphSource."""
+
+    fact: FactRef
+    graph: Graph = DEFAULT_GRAPH
+
+
+#: The arguments each read call takes (R23), in the order of READ_CALLS.
+READ_ARGS: dict[str, type[Closed]] = dict(zip(READ_CALLS, (ResolveArgs, ExpandArgs, SourceArgs), strict=True))
+
+
+def _args_fit_the_call(schema: JsonDict) -> None:
+    """The schema of a read: `args` is the arguments of its `call` (one `if` a call)."""
+    refs: list[JsonDict] = schema["properties"]["args"]["anyOf"]  # type: ignore[index, call-overload, assignment]
+    schema["allOf"] = [
+        {
+            "if": {"properties": {"call": {"const": call}}, "required": ["call"]},
+            "then": {"properties": {"args": dict(ref)}},
+        }
+        for call, ref in zip(READ_ARGS, refs, strict=True)
+    ]
+
+
+# --- the events, one model a kind ---------------------------------------------------------------
+
+Note = absent(description="a text the Notebook shows beside the event")
+
+
+class StartRun(Closed):
+    """Starts a run (R11)."""
+
+    do: Literal["start_run"]
+    run: Ident
+    org: Ident
+    person: Ident
+    workflow: Ident | None = None
+    surface: Surface = "workflow"
+    ephemeral: bool = False
+    note: str = Note
+
+
+class OpenTurn(Closed):
+    """Opens a turn and takes its map (R18); `replaces` marks an earlier turn replaced (R3)."""
+
+    do: Literal["open_turn"]
+    run: Ident
+    turn: Ident
+    request: str | Request
+    replaces: Ident | None = None
+    note: str = Note
+
+
+class Record(Closed):
+    """Records evidence in an open turn (R24 to R26)."""
+
+    model_config = ConfigDict(json_schema_extra=_SOURCE_UNLESS_PERSON)
+
+    do: Literal["record"]
+    turn: Ident
+    origin: Origin
+    claims: list[Claim]
+    source: Text = absent(description="required unless the origin is person; a web source has a host (R25)")
+    excerpt: str | None = None
+    reliability: float | None = Field(default=None, gt=0.5, lt=1, description="R26")
+    within: Work | None = None
+    note: str = Note
+
+
+class Step(Closed):
+    """Runs a step of the run's workflow, skipped when a shortcut answers it (R22)."""
+
+    do: Literal["step"]
+    turn: Ident
+    step: Ident
+    record: StepRecord | None = None
+    note: str = Note
+
+
+class Call(Closed):
+    """Opens nested work."""
+
+    do: Literal["call"]
+    turn: Ident
+    work: Work
+    note: str = Note
+
+
+class Return(Closed):
+    """Ends nested work (R5)."""
+
+    do: Literal["return"]
+    turn: Ident
+    work: Work
+    status: EndStatus
+    note: str = Note
+
+
+class Read(Closed):
+    """A graph read (R19 to R23); its `args` fit its `call`."""
+
+    model_config = ConfigDict(json_schema_extra=_args_fit_the_call)
+
+    do: Literal["read"]
+    turn: Ident
+    call: ReadCall
+    args: ResolveArgs | ExpandArgs | SourceArgs
+    within: Work | None = None
+    step: Ident | None = None
+    note: str = Note
+
+
+class EndTurn(Closed):
+    """Ends a turn; a completed one teaches (R1, R7 to R10)."""
+
+    do: Literal["end_turn"]
+    turn: Ident
+    status: EndStatus
+    note: str = Note
+
+
+class EndRun(Closed):
+    """Ends a run and cancels its open turns; an ephemeral run is erased (R17)."""
+
+    do: Literal["end_run"]
+    run: Ident
+    note: str = Note
+
+
+class DeleteRun(Closed):
+    """The run's person or the owner deletes the run (R29)."""
+
+    do: Literal["delete_run"]
+    run: Ident
+    by: Ident
+    note: str = Note
+
+
+class DeleteAccount(Closed):
+    """Deletes an account (R30)."""
+
+    do: Literal["delete_account"]
+    person: Ident
+    note: str = Note
+
+
+class SetSettings(Closed):
+    """The owner changes settings (R15); unknown names and values are refusals, not errors of the file."""
+
+    do: Literal["set_settings"]
+    org: Ident
+    by: Ident
+    settings: dict[str, Any] = Field(
+        description="setting names to true or false: " + ", ".join(s.name for s in SETTINGS)
+    )
+    note: str = Note
+
+
+class Dispute(Closed):
+    """Disputes a fact (R28)."""
+
+    do: Literal["dispute"]
+    org: Ident
+    by: Ident
+    fact: FactRef
+    graph: Graph = DEFAULT_GRAPH
+    note: str = Note
+
+
+class Retract(Closed):
+    """Retracts a fact; the owner, for World facts (R28)."""
+
+    do: Literal["retract"]
+    org: Ident
+    by: Ident
+    fact: FactRef
+    graph: Graph = DEFAULT_GRAPH
+    note: str = Note
+
+
+#: Every kind of event, by its `do`, in the order the format lists them.
+EVENT_MODELS: dict[str, type[Closed]] = {
+    get_args(m.model_fields["do"].annotation)[0]: m
+    for m in (
+        StartRun,
+        OpenTurn,
+        Record,
+        Step,
+        Call,
+        Return,
+        Read,
+        EndTurn,
+        EndRun,
+        DeleteRun,
+        DeleteAccount,
+        SetSettings,
+        Dispute,
+        Retract,
+    )
+}
+
+#: One event: the model its `do` names.
+Event = Annotated[functools.reduce(operator.or_, EVENT_MODELS.values()), Field(discriminator="do")]  # type: ignore[valid-type]
+
+
+def default(model: type[BaseModel], key: str) -> Any:
+    """What a model's key holds when the file leaves it out."""
+    return model.model_fields[key].get_default(call_default_factory=True)
+
+
+@functools.cache
+def keys(model: type[BaseModel]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A model's keys as the file writes them: the required ones, then the optional ones, each in
+    the order the model declares them."""
+    fields = [(f.alias or name, f.is_required()) for name, f in model.model_fields.items()]
+    return tuple(k for k, req in fields if req), tuple(k for k, req in fields if not req)

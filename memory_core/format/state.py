@@ -1,0 +1,252 @@
+"""`memory-state/1` as typed models: what `replay --json` prints (`state` prints it without `reads`
+and `refused`). Its JSON Schema is published beside the scenario's (format/documents.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from pydantic import Field, create_model
+
+from .. import errors
+from ..rules.settings import SETTINGS
+from ..rules.vocabulary import TURN_END_STATUSES
+from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of
+
+
+class Named(Closed):
+    """An entity named by its name and kind."""
+
+    name: str
+    kind: str
+
+
+class EntityOut(Named):
+    """An entity of a graph, with its aliases."""
+
+    aliases: list[str]
+
+
+class SupportOut(Closed):
+    """A support of a fact; `run`, `turn` and `record` are null where erased (R29)."""
+
+    key: str
+    origin: Origin
+    run: str | None
+    turn: str | None
+    record: str | None
+    contribution: float = Field(description="the frozen l of R26")
+
+
+class DisputeOut(Closed):
+    """A dispute of a fact (R28); `by` is null where the account was erased (R30)."""
+
+    by: str | None
+    contribution: float
+
+
+FactStatus = Literal["active", "disputed", "retracted"]
+
+
+class FactOut(Closed):
+    """A fact of a graph, with its weight and what makes it."""
+
+    subject: Named
+    relation: str
+    object: Named | Value
+    status: FactStatus
+    weight: float
+    log_odds: float
+    sources: int = Field(description="independent sources (R25)")
+    supports: list[SupportOut]
+    disputes: list[DisputeOut]
+
+
+class GraphOut(Closed):
+    """A graph: every entity in at least one of its facts, and its facts."""
+
+    entities: list[EntityOut]
+    facts: list[FactOut]
+
+
+class MapOut(Closed):
+    """Entities of active facts counted by kind, and active facts (R18)."""
+
+    kinds: dict[str, int]
+    facts: int
+
+
+#: An organization's four settings, each true or false (R11 to R14).
+SettingsOut = create_model(  # type: ignore[call-overload]
+    "SettingsOut", __base__=Closed, **{s.name: (bool, Field(description=f"{s.rule}: {s.meaning}")) for s in SETTINGS}
+)
+
+
+class OrgState(Closed):
+    """An organization: its four settings, its map and its World graph."""
+
+    settings: SettingsOut  # type: ignore[valid-type]
+    map: MapOut
+    world: GraphOut
+
+
+class PersonState(Closed):
+    """A person: their User graph."""
+
+    user: GraphOut
+
+
+class Taught(Closed):
+    """The supports a completed turn added to each graph."""
+
+    world: int
+    user: int
+    flow: int
+
+
+class Skipped(Closed):
+    """A world or user claim a rule kept out (R10)."""
+
+    record: str
+    claim: int
+    rule: str
+
+
+class ShortcutFact(Closed):
+    """The fact that answered a skipped step."""
+
+    subject: Named
+    relation: str
+    object: Named | Value
+    graph: Graph
+
+
+class Shortcut(Closed):
+    """The answer that let a step be skipped (R22)."""
+
+    fact: ShortcutFact
+    weight: float
+
+
+class StepOut(Closed):
+    """A step event of a turn: whether it ran, and its shortcut if it did not."""
+
+    step: str
+    ran: bool
+    shortcut: Shortcut | None
+
+
+#: A turn is open until it ends (R1, R2) or is replaced (R3).
+TURN_STATUSES = ("open", *TURN_END_STATUSES, "replaced")
+if TYPE_CHECKING:
+    TurnStatus: TypeAlias = str
+else:
+    TurnStatus = one_of(TURN_STATUSES)
+
+
+class TurnState(Closed):
+    """A turn; `probes_used` is null in a state as of a moment (`--at`)."""
+
+    status: TurnStatus
+    map: MapOut
+    taught: Taught
+    skipped: list[Skipped]
+    steps: list[StepOut]
+    probes_used: int | None = Field(description="R21")
+
+
+class RunState(Closed):
+    """A run; `person` is null when its account was deleted (R30)."""
+
+    org: str
+    person: str | None
+    surface: Surface
+    requested_ephemeral: bool
+    ephemeral: bool
+    ended: bool
+    turns: dict[str, TurnState]
+    flow: GraphOut
+
+
+class ResolveHit(Named):
+    """What GraphResolve answers: an entity with its graph."""
+
+    aliases: list[str]
+    graph: Graph
+
+
+class ExpandFact(Closed):
+    """What GraphExpand answers: a fact without its supports."""
+
+    subject: Named
+    relation: str
+    object: Named | Value
+    status: FactStatus
+    weight: float
+    log_odds: float
+    sources: int
+    disputes: list[DisputeOut]
+
+
+class SourceHit(Closed):
+    """What GraphSource answers: a support with its excerpt, null where erased (R23)."""
+
+    key: str
+    origin: Origin
+    contribution: float
+    run: str | None
+    turn: str | None
+    record: str | None
+    excerpt: str | None
+
+
+def _reasons() -> tuple[str, ...]:
+    found: list[str] = []
+    todo: list[type[errors.Refusal]] = [errors.Refusal]
+    while todo:
+        cls = todo.pop(0)
+        if cls.reason not in found and cls is not errors.Refusal:
+            found.append(cls.reason)
+        todo.extend(cls.__subclasses__())
+    return tuple(found)
+
+
+#: Every reason a refusal gives.
+REASONS = _reasons()
+
+if TYPE_CHECKING:
+    Outcome: TypeAlias = str
+    EventKind: TypeAlias = str
+    Reason: TypeAlias = str
+else:
+    Outcome, EventKind, Reason = one_of(("ok", *REASONS)), one_of(tuple(EVENT_MODELS)), one_of(REASONS)
+
+
+class ReadLog(Closed):
+    """A read of this replay, with what it answered then; `result` is null when refused."""
+
+    event: int = Field(ge=0)
+    turn: str
+    call: ReadCall
+    args: dict[str, Any] = Field(description="the read's arguments as written")
+    outcome: Outcome
+    result: list[ResolveHit] | list[ExpandFact] | list[SourceHit] | None
+
+
+class RefusedLog(Closed):
+    """A refused event: its index in `events`, its kind, its reason and a sentence."""
+
+    event: int = Field(ge=0)
+    do: EventKind
+    reason: Reason
+    message: str
+
+
+class State(Closed):
+    """What a replay ends in (`reads` and `refused` belong to a replay; `state` prints neither)."""
+
+    format: Literal["memory-state/1"]
+    organizations: dict[str, OrgState]
+    people: dict[str, PersonState]
+    runs: dict[str, RunState]
+    reads: list[ReadLog] = absent()
+    refused: list[RefusedLog] = absent()
