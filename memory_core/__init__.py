@@ -1,13 +1,13 @@
 """Memory Explorer's core: three graphs of facts kept between runs, and the rules that teach them.
 
 The public API: `MemoryService` (the only door to memory) and the results its use cases return
-(usecases/results.py), the event `Engine` and `replay`, the scenario format (`parse`, `load`,
+(usecases/results.py), the `EventEngine` and `replay`, the scenario format (`parse`, `load`,
 `Scenario`), and the errors.
 """
 
 from .errors import FormatError, MemoryCoreError, Refusal
 from .format.checks import Scenario
-from .format.replay import Engine, EventResult, replay
+from .format.replay import EventEngine, EventResult, replay
 from .format.scenario import load, parse
 from .store.database import database_url, make_engine
 from .usecases.facade import MemoryService
@@ -34,7 +34,7 @@ from .usecases.results import (
 __all__ = [
     "AccountDeleted",
     "Corrected",
-    "Engine",
+    "EventEngine",
     "EventResult",
     "FormatError",
     "MemoryCoreError",

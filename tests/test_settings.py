@@ -5,7 +5,7 @@ from helpers import HQ, end, open_turn, rec, run, start, taught_turn, web, world
 
 from memory_core import errors as E
 from memory_core import parse
-from memory_core.format.replay import Engine
+from memory_core.format.replay import EventEngine
 
 
 def setting(by, **values):
@@ -68,7 +68,7 @@ def test_r16_ephemerality_decided_at_start():
 
 
 def test_audit_records_who_from_to(svc):
-    engine = Engine(svc)
+    engine = EventEngine(svc)
     engine.setup(
         parse(
             '{"format":"memory-scenario/1","organizations":[{"id":"o","name":"O","owner":"a"}],'

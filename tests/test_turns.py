@@ -4,7 +4,7 @@ import json
 
 from helpers import CEO, HQ, claim, end, open_turn, rec, run, scenario, start, taught_turn, web, world
 
-from memory_core import Engine, EventResult, SkippedClaim, Taught, TurnEnded, parse
+from memory_core import EventEngine, EventResult, SkippedClaim, Taught, TurnEnded, parse
 from memory_core.views import notebook as nbk
 
 
@@ -215,7 +215,9 @@ def test_r10_a_turn_ending_with_skipped_claims_gives_one_skipped_claim_per_claim
     label, as before; the notebook shows each claim's own label (no lists joined by index)."""
     pref = claim("Dana", "prefers", "Tea", graph="user", skind="person", okind="preference")
     draft = claim("Draft", "mentions", "Springfield", graph="flow", skind="document")
-    Engine(svc).setup(parse(json.dumps(scenario([], settings={"AllowEphemeralRuns": True, "LearnFromUsers": False}))))
+    EventEngine(svc).setup(
+        parse(json.dumps(scenario([], settings={"AllowEphemeralRuns": True, "LearnFromUsers": False})))
+    )
     svc.start_run("r1", org="acme", person="dana", workflow="research", ephemeral=True)
     svc.open_turn(
         "t1", run="r1", request={"text": "Globex is in Springfield. I like tea.", "claims": [HQ, pref, draft]}

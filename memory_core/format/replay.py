@@ -93,7 +93,7 @@ HANDLERS: dict[str, Callable[[MemoryService, Obj], Outcome]] = {
 
 
 @dataclass
-class Engine:
+class EventEngine:
     """Runs checked events in order against one memory, keeping the replay's two logs."""
 
     service: MemoryService
@@ -156,9 +156,9 @@ def replay(
     *,
     strict: bool = False,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[Engine, EventResult | None]:
+) -> tuple[EventEngine, EventResult | None]:
     """Run a whole scenario; with `strict`, stop at the first refusal and return it."""
-    engine = Engine(service)
+    engine = EventEngine(service)
     try:
         engine.setup(scenario)
     except Exception as exc:
@@ -188,7 +188,7 @@ def replay_into(
     where: str,
     strict: bool = False,
     progress: Callable[[int, int], None] | None = None,
-) -> tuple[Engine, EventResult | None, Obj]:
+) -> tuple[EventEngine, EventResult | None, Obj]:
     """Replay a whole scenario into a database that holds no memory (`where` names it in
     messages), all or nothing: one transaction, committed once the last event ran, so an error
     while events run (EventFailed) leaves the database as it was. Two loads into one empty database
@@ -196,7 +196,7 @@ def replay_into(
     second finds memory there (DatabaseNotEmpty). Returns the engine, the strict stop, and the state."""
     last: list[EventFailed] = []
 
-    def attempt() -> tuple[Engine, EventResult | None, Obj]:
+    def attempt() -> tuple[EventEngine, EventResult | None, Obj]:
         with one_load_at_a_time(service.engine), service.all_or_nothing() as box:
             if holds_memory(box):
                 raise E.DatabaseNotEmpty(where)

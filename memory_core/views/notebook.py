@@ -3,7 +3,7 @@
 A notebook is a dict that Streamlit's session state can hold: the scenario document, its checked
 form (checked once when the document changes, never per cell), the URL of its scratch database,
 how many cells ran, each cell's result, the replay logs, the outcome each note was written for, and
-a short stack of earlier documents to undo edits. It drives the same event Engine as the replay
+a short stack of earlier documents to undo edits. It drives the same EventEngine as the replay
 command, so running every cell ends in the same state as `replay` of the downloaded file. It is
 kept on disk beside its scratch memory (`save`, `reopen`), so a reload of the page finds it again.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 from ..errors import FormatError
 from ..format.checks import Scenario
-from ..format.replay import Engine
+from ..format.replay import EventEngine
 from ..format.scenario import parse, to_json
 from ..store.database import make_engine
 from ..usecases.facade import MemoryService
@@ -137,7 +137,7 @@ def reset(nb: Obj) -> Obj:
         last=None,
     )
     svc = scratch_service(nb["db"])
-    Engine(svc).setup(scenario_of(nb))
+    EventEngine(svc).setup(scenario_of(nb))
     nb["moments"] = {"-1": svc.clock()}  # the memory's clock after the setup, then after each cell (R32)
     _drop(old)
     _touch(nb)
@@ -155,8 +155,8 @@ def service(nb: Obj) -> MemoryService:
     return scratch_service(nb["db"])
 
 
-def _engine(nb: Obj) -> Engine:
-    return Engine(service(nb), reads=nb["reads"], refused=nb["refused"])
+def _engine(nb: Obj) -> EventEngine:
+    return EventEngine(service(nb), reads=nb["reads"], refused=nb["refused"])
 
 
 def _notes(nb: Obj) -> list[Obj | None]:
@@ -213,7 +213,7 @@ def _story_outcomes(nb: Obj) -> None:
         return
     try:
         with service(nb).sandbox() as box:
-            engine = Engine(box)
+            engine = EventEngine(box)
             for i in range(nb["cursor"], todo[-1] + 1):
                 res = describe(engine.apply(i, evs[i]))
                 if i in todo:
@@ -375,7 +375,7 @@ def preview_end_turn(nb: Obj, turn: str) -> dict[str, Obj]:
     out = {}
     for status in END_STATUSES:
         with service(nb).sandbox() as box:
-            result = Engine(box).apply(-1, {"do": "end_turn", "turn": turn, "status": status})
+            result = EventEngine(box).apply(-1, {"do": "end_turn", "turn": turn, "status": status})
             out[status] = describe(result)
     return out
 
