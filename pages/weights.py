@@ -48,20 +48,9 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshol
     and its cause in the table: a support (from which source, in which turn), a dispute, the
     retraction, a support withdrawn by a replacement (R3); erased causes said so (R33)."""
     st.subheader("Its weight through time")
-    h = read(ctx, "fact_history", fid)
-    supports = h["supports"]
-    if graph == "user":  # evidence in another organization's run stays there (R23), as above
-        ours = {r["id"] for r in read(ctx, "runs", org)}
-        shown = iter([s["elsewhere"] for s in b["supports"]])  # the live supports, in the same order
-        supports = [
-            {**s, "elsewhere": next(shown, True) if s["until"] is None else s["run"] not in ours} for s in supports
-        ]
-    moments = h["moments"]
-    if graph == "user":  # and so do the moments of another organization: what happened there, and to what
-        elsewhere = {"what": "a change in another organization (R23)", "run": None, "turn": None, "detail": None}
-        moments = {n: m if m["org"] in (org, None) else {**m, **elsewhere} for n, m in moments.items()}
+    h = read(ctx, "fact_history", fid, org=org)  # as read from this organization: R23 applied by the read
     people = {p["id"]: p["name"] for p in read(ctx, "people")}
-    steps = weight_through_time(supports, h["disputes"], h["retracted_at"], moments, people)
+    steps = weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"], people)
     if not steps:
         st.caption("This fact has no recorded history.")
         return

@@ -144,3 +144,26 @@ def test_r23_graph_source_withholds_evidence_taught_in_another_organization(svc)
         assert withheld[0]["origin"] == "web" and withheld[0]["contribution"] > 0
         shown = {s["run"] for s in supports if s["run"] is not None}
         assert shown == ({"r2"} if reader_org == "acme" else {"g2"})
+
+
+def test_r23_a_facts_history_read_from_an_organization_withholds_the_others_evidence_and_moments(svc):
+    """fact_history takes the reader's organization and applies R23 itself, so no page does: a
+    support taught in the other organization's run is `elsewhere`, and that organization's moments
+    say only that a change happened there."""
+    doc = scenario(_taught_everywhere())
+    doc["workflows"].append({"id": "open", "org": "globex", "steps": []})
+    for e in doc["events"]:
+        if e.get("do") == "start_run" and e.get("org") == "globex":
+            e["workflow"] = "open"
+    replay(parse(json.dumps(doc)), svc)
+    (row,) = [r for r in svc.facts_table("acme", person="lee", graphs=("user",)) if r["relation"] == "liked_by"]
+    for reader, other in (("acme", "g2"), ("globex", "r2")):
+        h = svc.fact_history(row["id"], org=reader)
+        assert {s["run"]: s["elsewhere"] for s in h["supports"]} == {"r2": reader == "globex", "g2": reader == "acme"}
+        theirs = [m for m in h["moments"].values() if m["org"] not in (reader, None)]
+        assert theirs and all(
+            m["what"].startswith("a change in another organization") and m["run"] is None for m in theirs
+        )
+        assert other not in json.dumps(theirs)
+    everything = svc.fact_history(row["id"])
+    assert not any(s["elsewhere"] for s in everything["supports"])

@@ -362,21 +362,25 @@ def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int |
         return [], [], None
     graph, owner, born, retracted_at = fact[0]
     p = {"f": fact_id, "g": graph, "o": owner, "b": born}
-    cols = ("id", "key", "origin", "run", "turn", "record", "contribution", "since")
+    cols = ("id", "key", "origin", "run", "turn", "record", "contribution", "since", "org")
+    # `org`: the organization of the run that taught it, kept after the run's erasure (R23)
     supports = [
         {**dict(zip(cols, r, strict=True)), "until": None}
         for r in _rows(
             s,
-            'SELECT id, "key", origin, run_id, turn_id, record_id, contribution, since FROM support WHERE fact_id = :f',
+            'SELECT sp.id, sp."key", sp.origin, sp.run_id, sp.turn_id, sp.record_id, sp.contribution, sp.since, '
+            "coalesce(ru.org_id, sp.erased_run_org) FROM support sp LEFT JOIN run ru ON ru.id = sp.run_id "
+            "WHERE sp.fact_id = :f",
             p,
         )
     ]
     supports += [
-        {**dict(zip(cols, r[:8], strict=True)), "until": r[8]}
+        {**dict(zip(cols, r[:9], strict=True)), "until": r[9]}
         for r in _rows(
             s,
-            'SELECT id, "key", origin, run_id, turn_id, record_id, contribution, since, until FROM supportgone '
-            "WHERE fact_id = :f AND graph = :g AND owner = :o AND since >= :b",
+            'SELECT sg.id, sg."key", sg.origin, sg.run_id, sg.turn_id, sg.record_id, sg.contribution, sg.since, '
+            "coalesce(ru.org_id, sg.erased_run_org), sg.until FROM supportgone sg LEFT JOIN run ru ON ru.id = sg.run_id "
+            "WHERE sg.fact_id = :f AND sg.graph = :g AND sg.owner = :o AND sg.since >= :b",
             p,
         )
     ]

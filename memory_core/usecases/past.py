@@ -13,10 +13,14 @@ from datetime import UTC, datetime
 from typing import cast
 
 from .. import errors as E
+from ..rules.visibility import evidence_elsewhere
 from ..store import past
 from ..store.snapshot_at import export_at, fact_json, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
+
+#: A moment of another organization, as a reader in this one sees it (R23): that it happened, not what.
+ELSEWHERE = {"what": "a change in another organization (R23)", "run": None, "turn": None, "detail": None}
 
 
 class Past(UseCases):
@@ -110,14 +114,21 @@ class Past(UseCases):
                 out.append([{"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends)} for f in facts])
             return cast(list[sh.FactThen], out[0]), cast(list[sh.FactThen], out[1])
 
-    def fact_history(self, fact_id: int) -> sh.FactHistory:
+    def fact_history(self, fact_id: int, *, org: str | None = None) -> sh.FactHistory:
         """Everything a fact's weight through time is computed from: each support it ever had (a
         withdrawn one with `until`), each dispute, the retraction's moment, and the moments
-        named (R32)."""
+        named (R32). Read from organization `org`, a support taught in another organization's run is
+        marked `elsewhere` and a moment of another organization says only that (R23, evidence
+        elsewhere: rules/visibility.py); with no `org`, everything is shown."""
         with self._read() as s:
             supports, disputes, retracted_at = past.timeline_rows(s, fact_id)
             wanted = {v["since"] for v in supports} | {v["until"] for v in supports if v["until"]}
             wanted |= {d["since"] for d in disputes} | ({retracted_at} if retracted_at else set())
             rows = {m["n"]: m for m in past.moments(s, ids=wanted - {0})}  # one read, not one a moment
+            for v in supports:
+                v["elsewhere"] = evidence_elsewhere(v.pop("org"), reader_org=org)
+            for n, m in rows.items():
+                if org is not None and m["org"] not in (org, None):
+                    rows[n] = {**m, **ELSEWHERE}
             history = {"supports": supports, "disputes": disputes, "retracted_at": retracted_at, "moments": rows}
             return cast(sh.FactHistory, history)

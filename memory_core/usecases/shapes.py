@@ -220,6 +220,7 @@ class SupportThen(Shape):
     contribution: float
     since: int
     until: int | None
+    elsewhere: bool  # taught in another organization's run than the reader's (R23)
 
 
 class DisputeThen(Shape):
