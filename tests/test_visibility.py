@@ -167,3 +167,20 @@ def test_r23_a_facts_history_read_from_an_organization_withholds_the_others_evid
         assert other not in json.dumps(theirs)
     everything = svc.fact_history(row["id"])
     assert not any(s["elsewhere"] for s in everything["supports"])
+
+
+def test_facts_between_read_for_an_organization_holds_only_its_graphs(svc):
+    """A diff read for an organization holds its World graph and its runs' Flow graphs, nothing of
+    another organization's and no person's User graph (the page asks the read, never filters)."""
+    doc = scenario(_taught_everywhere())
+    doc["workflows"].append({"id": "open", "org": "globex", "steps": []})
+    for e in doc["events"]:
+        if e.get("do") == "start_run" and e.get("org") == "globex":
+            e["workflow"] = "open"
+    replay(parse(json.dumps(doc)), svc)
+    everything = {(f["graph"], f["owner"]) for f in svc.facts_between(0, svc.clock())[1]}
+    assert ("world", "globex") in everything and ("user", "lee") in everything
+    for org, runs in (("acme", {"r1", "r2"}), ("globex", {"g1", "g2"})):
+        before, after = svc.facts_between(0, svc.clock(), org=org)
+        assert before == []
+        assert {(f["graph"], f["owner"]) for f in after} == {("world", org)} | {("flow", r) for r in runs}

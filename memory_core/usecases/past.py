@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from typing import cast
 
 from .. import errors as E
-from ..rules.visibility import evidence_elsewhere
-from ..store import past
+from ..rules.visibility import evidence_elsewhere, in_organization
+from ..store import dashboard, past
 from ..store.snapshot_at import export_at, fact_json, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
@@ -97,20 +97,24 @@ class Past(UseCases):
             self._check(n, past.last_moment(s))
             return cast(sh.Map, past.map_at(s, org_id, n))
 
-    def facts_between(self, a: int, b: int) -> tuple[list[sh.FactThen], list[sh.FactThen]]:
+    def facts_between(self, a: int, b: int, *, org: str | None = None) -> tuple[list[sh.FactThen], list[sh.FactThen]]:
         """The facts some moment after `a` up to `b` changed, as they stood at `a` and at `b` (FACT
         objects with `graph`, `owner` and `id`): what a diff compares (views/history.diff). It
-        reads only those facts (R34: in proportion to what changed)."""
+        reads only those facts (R34: in proportion to what changed). With `org`, only the graphs of
+        that organization's view: its World graph and its runs' Flow graphs (rules/visibility.py)."""
         with self._read() as s:
             newest = past.last_moment(s)
             self._check(a, newest)
             self._check(b, newest)
             lo, hi = min(a, b), max(a, b)
             ids = past.changed_after(s, lo, hi)
+            runs = dashboard.run_ids(s, org) if org is not None else []
             out = []
             for n in (a, b):
                 facts = past.facts_at(s, n, ids=ids)
                 ends = past.entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
+                if org is not None:
+                    facts = [f for f in facts if in_organization(f.graph, f.owner, org_id=org, runs=runs)]
                 out.append([{"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends)} for f in facts])
             return cast(list[sh.FactThen], out[0]), cast(list[sh.FactThen], out[1])
 
