@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService, database_url
+from memory_core.usecases.shapes import FactRow, FactThen, GraphJson
 from memory_core.views import history
 from pages._ui import NOTEBOOK, Context, cite, from_link, inert, notebook, read, to_link
 
@@ -94,14 +95,14 @@ def snap(options: list[int], wanted: Any) -> int:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def world_now(where: str, clock: int, org: str, limit: int, _svc: MemoryService) -> tuple[list[Obj], int]:
+def world_now(where: str, clock: int, org: str, limit: int, _svc: MemoryService) -> tuple[list[FactRow], int]:
     """The organization's heaviest World facts now (the Fact weights page's read), and the map's
     count of active facts; every change to memory is a new moment, so the clock keys it."""
     return _svc.facts_table(org, limit=limit, graphs=("world",)), int(_svc.org_map(org)["facts"])
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def world_at(where: str, clock: int, org: str, n: int, limit: int, _svc: MemoryService) -> Obj:
+def world_at(where: str, clock: int, org: str, n: int, limit: int, _svc: MemoryService) -> GraphJson:
     """The organization's World graph as it stood after moment `n`: its heaviest facts and how many."""
     return _svc.graph_at("world", org, n, limit=limit)
 
@@ -115,7 +116,7 @@ def changes(where: str, clock: int, org: str, a: int, b: int, _svc: MemoryServic
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def graph_then(where: str, clock: int, graph: str, owner: str, n: int, limit: int, _svc: MemoryService) -> Obj:
+def graph_then(where: str, clock: int, graph: str, owner: str, n: int, limit: int, _svc: MemoryService) -> GraphJson:
     """One graph as it stood after moment `n`, as the Graphs page draws it: its `limit` heaviest
     facts then, with their ids, and `total`, how many it held."""
     return _svc.graph_at(graph, owner, n, limit=limit, ids=True)
@@ -124,16 +125,11 @@ def graph_then(where: str, clock: int, graph: str, owner: str, n: int, limit: in
 @st.cache_data(show_spinner=False, max_entries=64)
 def graph_changes(
     where: str, clock: int, graph: str, owner: str, a: int, b: int, _svc: MemoryService
-) -> tuple[list[Obj], list[Obj]]:
+) -> tuple[list[FactThen], list[FactThen]]:
     """The facts of one graph that some moment from a to b (the earlier first) changed, as they
     stood at a and at b (facts_between, this graph's only): what the Graphs page draws and lists."""
     lo, hi = sorted((a, b))
-    before, after = _svc.facts_between(lo, hi)
-
-    def ours(f: Obj) -> bool:
-        return bool(f["graph"] == graph and f["owner"] == owner)
-
-    return [f for f in before if ours(f)], [f for f in after if ours(f)]
+    return _svc.facts_between(lo, hi, graph=(graph, owner))
 
 
 # --- the time control (R32): one for every page that looks back, its keys under a page's prefix ------

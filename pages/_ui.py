@@ -507,6 +507,6 @@ def copy_link(label: str = "Link to this view") -> None:
     a popover: its code block loads the browser's syntax highlighter, 0.2 s of a first visit's main thread,
     which a popover loads only when opened and an expander at once (B8, the Graphs page in Chromium)."""
     query = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in st.query_params.to_dict().items())
-    path = st.context.url.split("?", 1)[0] if getattr(st.context, "url", None) else ""
+    path = (getattr(st.context, "url", None) or "").split("?", 1)[0]
     st.code(f"{path}?{query}" if query else path or "(this page)", language=None)
     st.caption(f"{label}: point at it and click the copy icon at its right to share exactly this view.")

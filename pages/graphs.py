@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -62,7 +64,7 @@ def _laid_out(plan: viz.Plan) -> dict[str, tuple[float, float]]:
 
 
 def _build(
-    graph: str, data: dict, flt: viz.Filters, highlight: tuple[str, ...], cmp: viz.Compare | None = None
+    graph: str, data: Mapping[str, Any], flt: viz.Filters, highlight: tuple[str, ...], cmp: viz.Compare | None = None
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
     """What the page draws: the plan, its HTML and the table of the facts drawn."""
     plan = viz.plan(data, flt, highlight=highlight, compare=cmp)
@@ -87,7 +89,7 @@ def _drawn(
     choice: tuple,
     highlight: tuple[str, ...],
     then: tuple[int | None, int | None],
-    _data: dict,
+    _data: Mapping[str, Any],
     _flt: viz.Filters,
     _cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:

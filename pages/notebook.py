@@ -15,14 +15,13 @@ from typing import Any
 import streamlit as st
 
 from memory_core import FormatError
-from memory_core.format.checks import EVENT_KINDS
 from memory_core.format.scenario import decode
-from memory_core.rules.settings import SETTINGS
-from memory_core.rules.vocabulary import GRAPHS, READ_CALLS, SURFACES, TURN_END_STATUSES, WORLD_KINDS
-from memory_core.rules.weights import ORIGINS
+from memory_core.rules.vocabulary import WORLD_KINDS
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
+from memory_core.views.event_form import kinds
 from pages._cellview import compare, preview, show_result, stale_note, with_guard
+from pages._form import event_form
 from pages._ui import NOTEBOOK, cite, from_link, guard, inert, notebook, open_notebook, to_link, use_memory
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -118,6 +117,7 @@ if nb is None:
     to_link(LINK)
     st.stop()
 assert nb is not None
+book: dict[str, Any] = nb  # as the download buttons' callbacks see it
 st.session_state["nb_id"] = nb["id"]
 st.session_state["nb_sample"] = nb.get("file") if nb.get("file") in samples else None
 
@@ -158,7 +158,7 @@ bar.download_button(
 )
 bar.download_button(
     "Download state",
-    lambda: json.dumps(nbk.state(nb), indent=2, ensure_ascii=False),
+    lambda: json.dumps(nbk.state(book), indent=2, ensure_ascii=False),
     file_name="state.json",
     mime="application/json",
     key="dl_state",
@@ -199,7 +199,8 @@ if not shown:
 else:
     want = st.session_state.get("nb_jump")
     if want not in shown:  # the nearest matching cell at or after the one asked for
-        base = want if isinstance(want, int) else (nb.get("last") if nb.get("last") is not None else cursor)
+        last = nb.get("last")
+        base: int = want if isinstance(want, int) else (last if isinstance(last, int) else cursor)
         st.session_state["nb_jump"] = next((i for i in shown if i >= base), shown[-1])
     at = jump.selectbox("Jump to", shown, key="nb_jump", format_func=names.__getitem__)
     pos = shown.index(at)
@@ -290,142 +291,13 @@ with st.expander("Compare two cells", expanded=False):
 
 st.subheader("Add a cell")
 kind = st.selectbox(
-    "Event", EVENT_KINDS, key="new_kind", format_func=lambda k: {"open_turn": "open_turn (or replace a turn)"}.get(k, k)
+    "Event", kinds(), key="new_kind", format_func=lambda k: {"open_turn": "open_turn (or replace a turn)"}.get(k, k)
 )
-orgs = [o["id"] for o in scenario.get("organizations", [])]
-people = [p["id"] for p in scenario.get("people", [])]
-
-
-def claim_fields(prefix: str) -> list[dict[str, Any]]:
-    """One claim from fields, plus any more as JSON."""
-    c = st.columns([1, 2, 1, 2, 2, 1])
-    graph = c[0].selectbox("graph", GRAPHS, key=f"{prefix}g")
-    subject = c[1].text_input("subject", key=f"{prefix}s")
-    skind = c[2].selectbox("kind", KINDS, key=f"{prefix}sk", index=KINDS.index("organization"))
-    relation = c[3].text_input("relation", key=f"{prefix}r")
-    obj = c[4].text_input("object", key=f"{prefix}o")
-    okind = c[5].selectbox("kind", [*KINDS, "value"], key=f"{prefix}ok", index=KINDS.index("place"))
-    claims = []
-    if subject and relation and obj:
-        claims.append(
-            nbk.claim_from(
-                graph=graph, subject=subject, subject_kind=skind, relation=relation, obj=obj, object_kind=okind
-            )
-        )
-    more = st.text_area("more claims (JSON list)", "[]", key=f"{prefix}more", height=68)
-    try:
-        claims.extend(decode(more or "[]"))
-    except FormatError as exc:
-        st.error(f"More claims: {exc}.")
-    return claims
-
-
-def record_fields(prefix: str) -> dict[str, Any]:
-    c = st.columns([1, 2, 3, 1])
-    origin = c[0].selectbox("origin", ORIGINS, key=f"{prefix}origin")
-    source = c[1].text_input("source", key=f"{prefix}source", help="URL, document, tool or person id (R25)")
-    excerpt = c[2].text_input("excerpt", key=f"{prefix}excerpt")
-    rel = c[3].text_input("reliability", key=f"{prefix}rel", help="optional, strictly between 0.5 and 1 (R26)")
-    reliability: Any = rel
-    try:
-        reliability = float(rel) if rel else None
-    except ValueError:
-        pass  # the format check names the field
-    return nbk.compact(
-        {
-            "origin": origin,
-            "source": source,
-            "excerpt": excerpt,
-            "reliability": reliability,
-            "claims": claim_fields(prefix),
-        }
-    )
-
-
-def fact_fields(prefix: str) -> dict[str, Any]:
-    claim = claim_fields(prefix)
-    if not claim:
-        return {}
-    return {k: claim[0][k] for k in ("subject", "relation", "object")}
-
-
-event: dict[str, Any] = {"do": kind}
-if kind == "start_run":
-    c = st.columns(6)
-    event |= {
-        "run": c[0].text_input("run", key="f_run"),
-        "org": c[1].selectbox("org", orgs, key="f_org"),
-        "person": c[2].selectbox("person", people, key="f_person"),
-        "workflow": c[3].text_input("workflow", key="f_wf") or None,
-        "surface": c[4].selectbox("surface", SURFACES, key="f_surface"),
-        "ephemeral": c[5].checkbox("ephemeral", key="f_eph"),
-    }
-elif kind == "open_turn":
-    c = st.columns([1, 1, 4, 1])
-    event |= {
-        "run": c[0].text_input("run", key="f_run"),
-        "turn": c[1].text_input("turn", key="f_turn"),
-        "request": c[2].text_input("request", key="f_req"),
-        "replaces": c[3].text_input("replaces", key="f_repl", help="a turn to replace (R3)") or None,
-    }
-elif kind in ("record", "step"):
-    c = st.columns(3)
-    event["turn"] = c[0].text_input("turn", key="f_turn")
-    if kind == "step":
-        event["step"] = c[1].text_input("step", key="f_step")
-        if c[2].checkbox("with a record", key="f_with_rec", value=True):
-            event["record"] = record_fields("f_")
-    else:
-        event["within"] = c[1].text_input("within (nested work)", key="f_within") or None
-        event |= record_fields("f_")
-elif kind in ("call", "return"):
-    c = st.columns(3)
-    event |= {
-        "turn": c[0].text_input("turn", key="f_turn"),
-        "work": c[1].text_input("work", key="f_work", help="workflow:NAME, agent:NAME or debater:NAME"),
-    }
-    if kind == "return":
-        event["status"] = c[2].selectbox("status", TURN_END_STATUSES, key="f_status")
-elif kind == "read":
-    c = st.columns(4)
-    event |= {
-        "turn": c[0].text_input("turn", key="f_turn"),
-        "call": c[1].selectbox("call", READ_CALLS, key="f_call"),
-        "step": c[2].text_input("step", key="f_step") or None,
-        "within": c[3].text_input("within", key="f_within") or None,
-    }
-    args = st.text_area("args (JSON)", '{"name": ""}', key="f_args", height=68)
-    try:
-        event["args"] = decode(args)
-    except FormatError as exc:
-        st.error(f"args: {exc}.")
-elif kind == "end_turn":
-    c = st.columns(2)
-    event |= {
-        "turn": c[0].text_input("turn", key="f_turn"),
-        "status": c[1].selectbox("status", TURN_END_STATUSES, key="f_status"),
-    }
-elif kind == "end_run":
-    event["run"] = st.text_input("run", key="f_run")
-elif kind == "delete_run":
-    c = st.columns(2)
-    event |= {"run": c[0].text_input("run", key="f_run"), "by": c[1].selectbox("by", people, key="f_by")}
-elif kind == "delete_account":
-    event["person"] = st.selectbox("person", people, key="f_person")
-elif kind == "set_settings":
-    c = st.columns(2)
-    event |= {"org": c[0].selectbox("org", orgs, key="f_org"), "by": c[1].selectbox("by", people, key="f_by")}
-    chosen_settings = st.multiselect("settings to set", [s.name for s in SETTINGS], key="f_names")
-    event["settings"] = {n: st.toggle(n, key=f"f_set_{n}") for n in chosen_settings}
-else:  # dispute, retract
-    c = st.columns(3)
-    event |= {
-        "org": c[0].selectbox("org", orgs, key="f_org"),
-        "by": c[1].selectbox("by", people, key="f_by"),
-        "graph": c[2].selectbox("graph", GRAPHS, key="f_graph"),
-    }
-    event["fact"] = fact_fields("f_fact_")
-
+event = event_form(
+    kind,
+    orgs=[o["id"] for o in scenario.get("organizations", [])],
+    people=[p["id"] for p in scenario.get("people", [])],
+)
 note = st.text_input("note (shown under the cell)", key="f_note")
 if note:
     event["note"] = note

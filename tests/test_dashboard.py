@@ -176,6 +176,31 @@ def test_notebook_add_edit_and_reject_bad_cell(app):
     assert any("events[" in e.value and "run" in e.value for e in at.error)
 
 
+def test_notebook_form_is_drawn_from_the_event_models_for_every_kind(app):
+    """The "add a cell" form asks what each event's model says (views/event_form.py): every kind
+    draws without an exception, with a widget for each required key, and a cell built from the
+    form is the event the format checks."""
+    from memory_core.views.event_form import fields, kinds
+
+    at = open_sample(app, "learn_from_users.json")
+    for kind in kinds():
+        at.selectbox(key="new_kind").set_value(kind).run()
+        assert not at.exception, kind
+        keys = {w.key for w in [*at.text_input, *at.selectbox, *at.checkbox, *at.text_area]}
+        for f in fields(kind):
+            if f.simple:
+                assert f"f_{f.name}" in keys, (kind, f.name)
+    n = len(at.session_state["notebook"]["scenario"]["events"])
+    at.selectbox(key="new_kind").set_value("start_run").run()
+    at.text_input(key="f_run").input("r-form").run()
+    at.selectbox(key="f_surface").set_value("search").run()
+    at.checkbox(key="f_ephemeral").check().run()
+    at.button(key="add_cell").click().run()
+    added = at.session_state["notebook"]["scenario"]["events"][n]
+    assert added["do"] == "start_run" and added["run"] == "r-form" and added["surface"] == "search"
+    assert added["ephemeral"] is True and "workflow" not in added  # an optional text left empty is left out
+
+
 def test_settings_owner_changes_and_member_is_refused(app):
     at = page(app, "settings")
     toggle = at.toggle(key="set-acme-LearnFromUsers")

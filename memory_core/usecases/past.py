@@ -97,11 +97,14 @@ class Past(UseCases):
             self._check(n, past.last_moment(s))
             return cast(sh.Map, past.map_at(s, org_id, n))
 
-    def facts_between(self, a: int, b: int, *, org: str | None = None) -> tuple[list[sh.FactThen], list[sh.FactThen]]:
+    def facts_between(
+        self, a: int, b: int, *, org: str | None = None, graph: tuple[str, str] | None = None
+    ) -> tuple[list[sh.FactThen], list[sh.FactThen]]:
         """The facts some moment after `a` up to `b` changed, as they stood at `a` and at `b` (FACT
         objects with `graph`, `owner` and `id`): what a diff compares (views/history.diff). It
         reads only those facts (R34: in proportion to what changed). With `org`, only the graphs of
-        that organization's view: its World graph and its runs' Flow graphs (rules/visibility.py)."""
+        that organization's view: its World graph and its runs' Flow graphs (rules/visibility.py); with
+        `graph` (graph, owner), that graph's only."""
         with self._read() as s:
             newest = past.last_moment(s)
             self._check(a, newest)
@@ -115,6 +118,8 @@ class Past(UseCases):
                 ends = past.entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
                 if org is not None:
                     facts = [f for f in facts if in_organization(f.graph, f.owner, org_id=org, runs=runs)]
+                if graph is not None:
+                    facts = [f for f in facts if (f.graph, f.owner) == graph]
                 out.append([{"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends)} for f in facts])
             return cast(list[sh.FactThen], out[0]), cast(list[sh.FactThen], out[1])
 

@@ -3,14 +3,14 @@ stood, dashed), and weights that moved. Pure: the Graphs page passes it to viz.p
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 Obj = dict[str, Any]
 
 
-def fact_key(f: Obj) -> tuple[Any, ...]:
+def fact_key(f: Mapping[str, Any]) -> tuple[Any, ...]:
     """A fact as two moments both name it: its subject, relation and object (ids may differ)."""
     o = f["object"]
     return (f["subject"]["name"], f["subject"]["kind"], f["relation"], o.get("name"), o.get("kind"), o.get("value"))
@@ -33,14 +33,14 @@ class Compare:
     weights: dict[tuple[Any, ...], float] = field(default_factory=dict)
 
 
-def compare(before: Iterable[Obj], after: Iterable[Obj], since: int) -> Compare:
+def compare(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]], since: int) -> Compare:
     """A Compare from the facts some moment changed, as they stood at the earlier moment
     (`before`) and the later one (`after`): the service's facts_between, one graph's."""
     a, b = {fact_key(f): f for f in before}, {fact_key(f): f for f in after}
     return Compare(
         since,
         added={k for k in b if k not in a},
-        gone=[a[k] for k in a if k not in b],
+        gone=[dict(a[k]) for k in a if k not in b],
         weights={k: a[k]["weight"] for k in a if k in b and a[k]["weight"] != b[k]["weight"]},
     )
 

@@ -8,7 +8,7 @@ import html
 import io
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -170,7 +170,11 @@ def _labelled(nodes: Iterable[str], degree: dict[str, int], focus: str | None) -
 
 
 def plan(
-    graph: Obj, flt: Filters | None = None, *, highlight: Iterable[str] = (), compare: Compare | None = None
+    graph: Mapping[str, Any],
+    flt: Filters | None = None,
+    *,
+    highlight: Iterable[str] = (),
+    compare: Compare | None = None,
 ) -> Plan:
     """Choose nodes and edges: filter, focus, then the heaviest facts until the node cap is reached.
     With `compare`, the edges say what changed since an earlier moment, and the facts gone since

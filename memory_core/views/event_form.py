@@ -1,0 +1,92 @@
+"""The notebook's "add a cell" form, read from the scenario's event models (format/events.py): the
+one event model drives the file check, the replay, the JSON Schema and this form, so a field added
+to an event shows up here without a page knowing of it.
+
+`fields(kind)` lists what the form asks for an event of that kind, in the model's order: each
+field's widget (a text, a choice among words or among the memory's organizations or people, a
+toggle, or a compound the page draws: a record, a fact, settings, JSON arguments), whether the
+event needs it, and the help its model gives.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from dataclasses import dataclass
+from typing import Any, Literal, Union, get_args, get_origin
+
+from ..format.events import EVENT_MODELS
+
+#: Keys the form never asks: the kind itself, and the note (the page asks it under every form).
+NOT_ASKED = ("do", "note")
+#: A record's keys, asked together as one compound (`record` on a step, the event itself for `record`).
+RECORD_KEYS = ("origin", "claims", "source", "excerpt", "reliability")
+#: Keys whose choices are the memory's own ids: organizations, or people.
+CHOSEN_FROM = {"org": "orgs", "person": "people", "by": "people"}
+#: Keys drawn as a compound of their own.
+COMPOUND = {"record": "record", "fact": "fact", "settings": "settings", "args": "json", "request": "text"}
+
+Widget = Literal["text", "choice", "toggle", "record", "fact", "settings", "json"]
+
+
+@dataclass(frozen=True)
+class FormField:
+    """One thing the form asks."""
+
+    name: str
+    widget: Widget
+    required: bool
+    choices: tuple[str, ...] = ()  # a choice's words; empty for a choice among `among`
+    among: str = ""  # "orgs" or "people": the page's own lists
+    default: Any = None
+    help: str = ""
+
+    @property
+    def simple(self) -> bool:
+        """Drawn in a row with the others (a compound takes the width)."""
+        return self.widget in ("text", "choice", "toggle")
+
+
+def kinds() -> list[str]:
+    """Every kind of event, in the order the format lists them."""
+    return list(EVENT_MODELS)
+
+
+def _words(annotation: Any) -> tuple[str, ...]:
+    """The words a Literal annotation allows (inside an Optional or an Annotated too), or ()."""
+    if get_origin(annotation) is Literal:
+        return tuple(str(a) for a in get_args(annotation))
+    if get_origin(annotation) in (Union, types.UnionType, typing.Annotated):
+        for arg in get_args(annotation):
+            if words := _words(arg):
+                return words
+    return ()
+
+
+def fields(kind: str) -> list[FormField]:
+    """What the form asks for an event of `kind` (a KeyError for a kind the format has not)."""
+    model = EVENT_MODELS[kind]
+    out: list[FormField] = []
+    record_done = False
+    for name, info in model.model_fields.items():
+        if name in NOT_ASKED:
+            continue
+        required = info.is_required()
+        help_ = info.description or ""
+        if kind == "record" and name in RECORD_KEYS:  # the event is itself a record: one compound
+            if not record_done:
+                out.append(FormField("record", "record", True, help=""))
+                record_done = True
+            continue
+        if name in COMPOUND:
+            out.append(FormField(name, COMPOUND[name], required, help=help_))  # type: ignore[arg-type]
+        elif name in CHOSEN_FROM:
+            out.append(FormField(name, "choice", required, among=CHOSEN_FROM[name], help=help_))
+        elif words := _words(info.annotation):
+            default = info.default if isinstance(info.default, str) else None
+            out.append(FormField(name, "choice", required, choices=words, default=default, help=help_))
+        elif info.annotation is bool:
+            out.append(FormField(name, "toggle", required, default=bool(info.default), help=help_))
+        else:
+            out.append(FormField(name, "text", required, help=help_))
+    return out
