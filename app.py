@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._ui import needs_sign_in, sidebar, sign_in_page
+from pages._signin import needs_sign_in, sign_in_page
+from pages._ui import sidebar
 
 st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon: it would load from a CDN
 

@@ -13,7 +13,8 @@ import streamlit as st
 from memory_core.rules.vocabulary import TURN_END_STATUSES
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
-from pages._ui import cite, guard, inert, plural, rule_text
+from pages._ui import guard, inert
+from pages._words import cite, plural, rule_text
 
 Obj = dict[str, Any]
 HEADERS = {

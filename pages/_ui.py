@@ -10,32 +10,23 @@ this machine act as anyone: a local demo, and the sidebar says so.
 
 from __future__ import annotations
 
-import ipaddress
-import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-from urllib.parse import quote
 
 import streamlit as st
 
-from memory_core import MemoryCoreError, MemoryService, database_url, make_engine
-from memory_core.rules.wording import RULE_TEXT
+from memory_core import MemoryCoreError, MemoryService, database_url
 from memory_core.views import notebook as nbk
-from memory_core.views import rulebook
 from memory_core.views.text import inert
+from pages._links import from_link, to_link
+from pages._service import main_service
+from pages._signin import TOKEN_KEY, sign_in_required, signed_in
+from pages._words import refusal
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
 MAIN = "main"
 NOTEBOOK = "notebook"
-
-
-@st.cache_resource(show_spinner=False)
-def main_service(url: str) -> MemoryService:
-    """The engine of the configured database, one per process (a cached resource)."""
-    return MemoryService(make_engine(url))
 
 
 @dataclass
@@ -70,78 +61,6 @@ def service_for(source: str) -> MemoryService:
     if source == NOTEBOOK and nb is not None:
         return nbk.service(nb)
     return main_service(database_url())
-
-
-TOKEN_KEY = "signed_in_token"
-ISSUE = "python -m memory_core token issue PERSON --org ORG"
-
-
-def _loopback(address: str) -> bool:
-    if address.strip().lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(address.strip().split("%")[0]).is_loopback
-    except ValueError:
-        return False
-
-
-def listen_addresses() -> list[str]:
-    """Where the dashboard says it listens: MEMORY_LISTEN and Streamlit's server.address (none: every interface)."""
-    return [os.environ.get("MEMORY_LISTEN", "127.0.0.1"), str(st.get_option("server.address") or "")]
-
-
-def sign_in_required() -> bool:
-    """Signed-in mode: asked for (MEMORY_SIGN_IN=1), or forced by listening beyond loopback."""
-    if os.environ.get("MEMORY_SIGN_IN", "").strip().lower() in {"1", "true", "yes", "on"}:
-        return True
-    return not all(_loopback(a) for a in listen_addresses())
-
-
-def signed_in() -> tuple[str, str] | None:
-    """The (person, organization) of the session's token, checked against the database on every run,
-    so a revoked or replaced token, or an erased account, signs the session out."""
-    token = st.session_state.get(TOKEN_KEY)
-    if not token:
-        return None
-    svc = main_service(database_url())
-    caller = svc.token_caller(token)
-    if caller is None or caller[0] not in {m["id"] for m in svc.members(caller[1])}:
-        del st.session_state[TOKEN_KEY]
-        st.session_state["sign_in_refused"] = (
-            "Your token was revoked or replaced, or your account is gone: sign in again."
-        )
-        return None
-    return caller
-
-
-def needs_sign_in() -> bool:
-    return sign_in_required() and signed_in() is None
-
-
-def sign_in_page() -> None:
-    """The only page shown in signed-in mode until a valid token is given."""
-    st.title("Sign in")
-    st.markdown(
-        "This dashboard requires a bearer token: the same tokens as the preferences API. "
-        f"Ask your organization's owner for one, issued with `{ISSUE}`. "
-        "You then act as yourself, in that organization only."
-    )
-    with st.form("sign_in"):
-        token = st.text_input("Token", type="password", key="sign_in_input", placeholder="mem_…")
-        go = st.form_submit_button("Sign in", type="primary", key="sign_in_go")
-    if go:
-        caller = main_service(database_url()).token_caller(token.strip()) if token.strip() else None
-        if caller is None:
-            st.session_state["sign_in_refused"] = (
-                f"This token is unknown or revoked: nothing was opened. Check it, or ask for a new one (`{ISSUE}`)."
-            )
-        else:
-            st.session_state[TOKEN_KEY] = token.strip()
-            st.session_state.pop("sign_in_refused", None)
-            st.rerun()
-    refused = st.session_state.get("sign_in_refused")
-    if refused:
-        st.error(refused)
 
 
 def _keep(key: str, options: list[Any]) -> None:
@@ -415,98 +334,3 @@ def note_change(ctx: Context, what: str) -> None:
     nb = notebook()
     if ctx.source == NOTEBOOK and nb is not None:
         nbk.note_outside_change(nb, what)
-
-
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def on_off(value: bool) -> str:
-    return "on" if value else "off"
-
-
-def rule_text(rule: str) -> str:
-    return cite(f"{rule}: {RULE_TEXT.get(rule, '')}")
-
-
-@st.cache_data(show_spinner=False)
-def _rule_titles(mtime: float) -> dict[str, str]:
-    return rulebook.titles(rulebook.parse((DOCS / "rules.md").read_text(encoding="utf-8")))
-
-
-def cite(markdown: str) -> str:
-    """A page's Markdown with every rule it cites linked to the Rules page, its title on hover."""
-    return rulebook.link_rules(markdown, _rule_titles((DOCS / "rules.md").stat().st_mtime))
-
-
-def refusal(exc: MemoryCoreError) -> str:
-    """A refusal as a page says it: the reason, the sentence, the rule linked."""
-    reason = getattr(exc, "reason", None)
-    if reason:
-        return cite(f"Refused ({reason}): {inert(exc.message)}")  # type: ignore[attr-defined]
-    return f"Not done: {inert(exc)}"
-
-
-# --- a view is a link: page choices mirrored in the URL (st.query_params) --------------------
-
-
-def _encode(value: Any) -> str | None:
-    if value is None or value == "" or value == []:
-        return None
-    if isinstance(value, list | tuple):
-        return ",".join(str(v) for v in value)
-    return str(value)
-
-
-def from_link(
-    params: dict[str, str], *, ints: tuple[str, ...] = (), lists: tuple[str, ...] = (), floats: tuple[str, ...] = ()
-) -> set[str]:
-    """Before a page draws its widgets: each `?param=` of the link (params maps param -> widget
-    key) sets its widget, once per new value, so a link opens the view it was copied from. Returns
-    the params that set their widget in this run."""
-    seen = st.session_state.setdefault("_link_seen", {})
-    applied: set[str] = set()
-    for param, key in params.items():
-        raw = st.query_params.get(param)
-        if raw is None or seen.get(param) == raw:
-            continue
-        seen[param] = raw
-        try:
-            value: Any = [v for v in raw.split(",") if v] if param in lists else int(raw) if param in ints else raw
-            if param in floats:
-                value = float(raw)
-                if not 0.0 <= value <= 1.0:
-                    continue
-            if param in ints and not 0 <= value < 2**63:  # an id or moment no database holds
-                continue
-        except ValueError:
-            continue  # a mangled link: the widget keeps its choice
-        st.session_state[key] = value
-        applied |= {param}
-    return applied
-
-
-def to_link(params: dict[str, str]) -> None:
-    """After a page drew its widgets: their values written to the URL (params maps param -> key)."""
-    seen = st.session_state.setdefault("_link_seen", {})
-    for param, key in params.items():
-        value = _encode(st.session_state.get(key))
-        if value is None:
-            if param in st.query_params:
-                del st.query_params[param]
-            seen.pop(param, None)
-        elif st.query_params.get(param) != value:
-            st.query_params[param] = value
-            seen[param] = value
-        else:
-            seen[param] = value
-
-
-def copy_link(label: str = "Link to this view") -> None:
-    """The view's address, to copy and share (it reopens this page with the same choices). Pages show it in
-    a popover: its code block loads the browser's syntax highlighter, 0.2 s of a first visit's main thread,
-    which a popover loads only when opened and an expander at once (B8, the Graphs page in Chromium)."""
-    query = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in st.query_params.to_dict().items())
-    path = (getattr(st.context, "url", None) or "").split("?", 1)[0]
-    st.code(f"{path}?{query}" if query else path or "(this page)", language=None)
-    st.caption(f"{label}: point at it and click the copy icon at its right to share exactly this view.")

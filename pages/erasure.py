@@ -7,7 +7,8 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from pages._ui import cite, guard, inert, note_change, page, plural, read
+from pages._ui import guard, inert, note_change, page, read
+from pages._words import cite, plural
 
 ctx, org = page("Erasure")
 

@@ -28,22 +28,9 @@ from pages._history import (
     show_diff,
     time_control,
 )
-from pages._ui import (
-    Context,
-    Version,
-    cite,
-    copy_link,
-    from_link,
-    guard,
-    inert,
-    live,
-    notebook,
-    page,
-    plural,
-    read,
-    to_link,
-    version_of,
-)
+from pages._links import copy_link, from_link, to_link
+from pages._ui import Context, Version, guard, inert, live, notebook, page, read, version_of
+from pages._words import cite, plural
 
 CHOICES = 300  # drawn facts listed to open from the keyboard
 LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6, B8)

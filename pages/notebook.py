@@ -22,7 +22,9 @@ from memory_core.views import notebook as nbk
 from memory_core.views.event_form import kinds
 from pages._cellview import compare, preview, show_result, stale_note, with_guard
 from pages._form import event_form
-from pages._ui import NOTEBOOK, cite, from_link, guard, inert, notebook, open_notebook, to_link, use_memory
+from pages._links import from_link, to_link
+from pages._ui import NOTEBOOK, guard, inert, notebook, open_notebook, use_memory
+from pages._words import cite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 KINDS = [*WORLD_KINDS, "preference"]

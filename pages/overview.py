@@ -29,19 +29,8 @@ from pages._history import (
     world_at,
     world_now,
 )
-from pages._ui import (
-    Context,
-    cite,
-    context,
-    guard,
-    inert,
-    live,
-    need_org,
-    on_off,
-    open_notebook,
-    plural,
-    read,
-)
+from pages._ui import Context, context, guard, inert, live, need_org, open_notebook, read
+from pages._words import cite, on_off, plural
 
 Obj = dict[str, Any]
 

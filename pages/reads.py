@@ -6,7 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import Refusal
-from pages._ui import cite, from_link, guard, inert, note_change, page, read, to_link
+from pages._links import from_link, to_link
+from pages._ui import guard, inert, note_change, page, read
+from pages._words import cite
 
 ctx, org = page("Memory reads")
 LINKED = {"turn": "r_turn_id", "call": "r_call", "name": "r_name", "kind": "r_kind", "graph": "r_graph"}

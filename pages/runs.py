@@ -15,21 +15,9 @@ import streamlit as st
 
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.views.export import file_name, notebook_of, run_export
-from pages._ui import (
-    Context,
-    cite,
-    copy_link,
-    from_link,
-    guard,
-    inert,
-    live,
-    on_off,
-    open_notebook,
-    page,
-    plural,
-    read,
-    to_link,
-)
+from pages._links import copy_link, from_link, to_link
+from pages._ui import Context, guard, inert, live, open_notebook, page, read
+from pages._words import cite, on_off, plural
 
 LINKED = {"run": "runs_run", "record": "runs_record"}
 STATUS = {

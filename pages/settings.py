@@ -12,7 +12,8 @@ import streamlit as st
 
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
-from pages._ui import cite, guard, inert, note_change, notebook, on_off, page, read
+from pages._ui import guard, inert, note_change, notebook, page, read
+from pages._words import cite, on_off
 
 ctx, org = page("Settings")
 AUTO_TURNS = 300  # a live what-if replays by itself up to this many turns; beyond, when asked

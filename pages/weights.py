@@ -14,7 +14,9 @@ import streamlit as st
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
 from memory_core.views.history import weight_through_time
-from pages._ui import Context, cite, copy_link, from_link, guard, inert, live, page, plural, read, to_link
+from pages._links import copy_link, from_link, to_link
+from pages._ui import Context, guard, inert, live, page, read
+from pages._words import cite, plural
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
 GRAPHS = {

@@ -1,0 +1,44 @@
+"""Words the pages share: plurals, on/off, rules cited and linked to the Rules page, refusals said."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from memory_core import MemoryCoreError
+from memory_core.rules.wording import RULE_TEXT
+from memory_core.views import rulebook
+from memory_core.views.text import inert
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+
+
+def plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def on_off(value: bool) -> str:
+    return "on" if value else "off"
+
+
+def rule_text(rule: str) -> str:
+    return cite(f"{rule}: {RULE_TEXT.get(rule, '')}")
+
+
+@st.cache_data(show_spinner=False)
+def _rule_titles(mtime: float) -> dict[str, str]:
+    return rulebook.titles(rulebook.parse((DOCS / "rules.md").read_text(encoding="utf-8")))
+
+
+def cite(markdown: str) -> str:
+    """A page's Markdown with every rule it cites linked to the Rules page, its title on hover."""
+    return rulebook.link_rules(markdown, _rule_titles((DOCS / "rules.md").stat().st_mtime))
+
+
+def refusal(exc: MemoryCoreError) -> str:
+    """A refusal as a page says it: the reason, the sentence, the rule linked."""
+    reason = getattr(exc, "reason", None)
+    if reason:
+        return cite(f"Refused ({reason}): {inert(exc.message)}")  # type: ignore[attr-defined]
+    return f"Not done: {inert(exc)}"
