@@ -10,10 +10,11 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from memory_core import FormatError
 from memory_core.rules.vocabulary import TURN_END_STATUSES
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
-from pages._ui import guard, inert
+from pages._ui import guard, inert, open_notebook
 from pages._words import cite, plural, rule_text
 
 Obj = dict[str, Any]
@@ -272,3 +273,39 @@ def with_guard(fn: Any, *args: Any) -> bool:
         fn(*args)
         return True
     return False
+
+
+# --- the notebook page's own: keeping it, opening a file, finding and naming cells ----------------
+
+
+def rerun(nb: dict[str, Any] | None = None, goto: int | None = None) -> None:
+    """Keep the notebook on disk, move the window to `goto` (the cell just run), and rerun."""
+    if nb is not None:
+        nbk.save(nb)
+    if goto is not None:
+        st.session_state["_nb_goto"] = goto
+    st.rerun()
+
+
+def load(text: str | bytes, name: str, goto: int = 0) -> None:
+    """Open scenario text as a notebook, read and checked exactly as `replay` reads a file."""
+    with guard():
+        try:
+            nb = nbk.load_text(text, name)
+        except FormatError as exc:
+            st.error(
+                f"{inert(name)} is not a memory scenario: {inert(exc)}. Fix that place in the file and load it again."
+            )
+            return
+        open_notebook(nb, name)
+        rerun(nb, goto=goto)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def matching(digest: str, query: str, _events: list[dict[str, Any]], _checked: list[dict[str, Any]]) -> list[int]:
+    return cells.matching(_events, _checked, query)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def labels(digest: str, _events: list[dict[str, Any]], _checked: list[dict[str, Any]]) -> list[str]:
+    return cells.labels(_events, _checked)

@@ -4,17 +4,12 @@ changed since another moment drawn on the graph and listed (?at=N&from=M)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Mapping
-from typing import Any
-
-import pandas as pd
 import streamlit as st
 
 from memory_core.rules.wording import possessive
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
+from pages._drawing import build, kept_drawing
 from pages._history import (
     PLAY_EVERY,
     Shown,
@@ -29,61 +24,11 @@ from pages._history import (
     time_control,
 )
 from pages._links import copy_link, from_link, to_link
-from pages._ui import Context, Version, guard, inert, live, notebook, page, read, version_of
+from pages._ui import Context, guard, inert, live, notebook, page, read, version_of
 from pages._words import cite, plural
 
 CHOICES = 300  # drawn facts listed to open from the keyboard
 LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6, B8)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _positions(
-    digest: str, _nodes: tuple[str, ...], _edges: tuple[tuple[str, str], ...]
-) -> dict[str, tuple[float, float]]:
-    """Positions of a drawing, computed once for its entities and facts (the same input, the same picture),
-    kept under a digest of them (Streamlit's own hashing of thousands of pairs took longer than the layout)."""
-    return viz.layout.positions(_nodes, _edges)
-
-
-def _laid_out(plan: viz.Plan) -> dict[str, tuple[float, float]]:
-    nodes, edges = plan.key
-    return _positions(hashlib.sha256(json.dumps([nodes, edges]).encode("utf-8")).hexdigest(), nodes, edges)
-
-
-def _build(
-    graph: str, data: Mapping[str, Any], flt: viz.Filters, highlight: tuple[str, ...], cmp: viz.Compare | None = None
-) -> tuple[viz.Plan, str, pd.DataFrame]:
-    """What the page draws: the plan, its HTML and the table of the facts drawn."""
-    plan = viz.plan(data, flt, highlight=highlight, compare=cmp)
-    html = viz.to_html(plan, positions=_laid_out(plan), graph=graph) if plan.nodes else ""
-    table = pd.DataFrame(
-        [
-            {"Fact": e["title"].split("\n")[0], "Weight": e["weight"], "Status": e["status"], "Change": e["change"]}
-            for e in plan.edges
-        ],
-        columns=["Fact", "Weight", "Status", "Change"],
-    )
-    if cmp is None:
-        table = table.drop(columns="Change")
-    return plan, html, table
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _drawn(
-    at: Version,
-    graph: str,
-    owner: str,
-    choice: tuple,
-    highlight: tuple[str, ...],
-    then: tuple[int | None, int | None],
-    _data: Mapping[str, Any],
-    _flt: viz.Filters,
-    _cmp: viz.Compare | None = None,
-) -> tuple[viz.Plan, str, pd.DataFrame]:
-    """The drawing kept under the memory's version, the graph, the filters (`choice`) and the moments
-    (`then`: the moment drawn, None for now, and the moment compared with): a rerun that changed none
-    of them lays out and builds nothing."""
-    return _build(graph, _data, _flt, highlight, _cmp)
 
 
 ctx, org = page("Graphs")
@@ -255,9 +200,9 @@ def drawing() -> None:
         then = (drawn_at if past else None, cmp.since if cmp else None)
         with st.spinner("Laying out the graph…"):
             if at is None:
-                plan, html, drawn = _build(graph, data, flt, marked, cmp)
+                plan, html, drawn = build(graph, data, flt, marked, cmp)
             else:
-                plan, html, drawn = _drawn(at, graph, owner, choice, marked, then, data, flt, cmp)
+                plan, html, drawn = kept_drawing(at, graph, owner, choice, marked, then, data, flt, cmp)
         st.markdown(
             f"Showing **{len(plan.nodes):,} entities** and **{len(plan.edges) - plan.gone:,} facts** "
             + (

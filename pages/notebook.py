@@ -20,39 +20,16 @@ from memory_core.rules.vocabulary import WORLD_KINDS
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from memory_core.views.event_form import kinds
-from pages._cellview import compare, preview, show_result, stale_note, with_guard
+from pages._cellview import compare, labels, load, matching, preview, rerun, show_result, stale_note, with_guard
 from pages._form import event_form
 from pages._links import from_link, to_link
-from pages._ui import NOTEBOOK, guard, inert, notebook, open_notebook, use_memory
+from pages._ui import NOTEBOOK, guard, inert, notebook, use_memory
 from pages._words import cite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 KINDS = [*WORLD_KINDS, "preference"]
 LINK = {"nb": "nb_id", "sample": "nb_sample", "cell": "nb_jump"}
 WINDOW = 8  # cells drawn at once, from the one "Jump to" names
-
-
-def rerun(nb: dict[str, Any] | None = None, goto: int | None = None) -> None:
-    """Keep the notebook on disk, move the window to `goto` (the cell just run), and rerun."""
-    if nb is not None:
-        nbk.save(nb)
-    if goto is not None:
-        st.session_state["_nb_goto"] = goto
-    st.rerun()
-
-
-def load(text: str | bytes, name: str, goto: int = 0) -> None:
-    """Open scenario text as a notebook, read and checked exactly as `replay` reads a file."""
-    with guard():
-        try:
-            nb = nbk.load_text(text, name)
-        except FormatError as exc:
-            st.error(
-                f"{inert(name)} is not a memory scenario: {inert(exc)}. Fix that place in the file and load it again."
-            )
-            return
-        open_notebook(nb, name)
-        rerun(nb, goto=goto)
 
 
 samples = sorted(p.name for p in SAMPLES.glob("*.json"))
@@ -175,18 +152,6 @@ st.caption(
     "the other pages show it while it is selected in the sidebar. The notebook is kept on this machine: "
     "this page's address reopens it, with its edits and cursor."
 )
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def matching(digest: str, query: str, _events: list[dict[str, Any]], _checked: list[dict[str, Any]]) -> list[int]:
-    return cells.matching(_events, _checked, query)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def labels(digest: str, _events: list[dict[str, Any]], _checked: list[dict[str, Any]]) -> list[str]:
-    return [
-        f"[{i}] {e['do']} · {cells.summary(c)}"[:110] for i, (e, c) in enumerate(zip(_events, _checked, strict=True))
-    ]
 
 
 # --- follow the story: a window of cells from the one "Jump to" names ------------------------

@@ -172,6 +172,20 @@ def test_pages_touch_no_sql_and_core_imports_no_streamlit():
         assert "streamlit" not in {n.split(".")[0] for n in imported(path)}, path
 
 
+PAGE_LINES = 300
+
+
+def test_pages_only_lay_out_in_at_most_300_lines_and_their_helpers_450():
+    """A page script (pages/*.py) is layout: at most PAGE_LINES lines; a page helper (pages/_*.py)
+    at most MAX_LINES, as every module."""
+    long = {}
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        n = len(path.read_text().splitlines())
+        if n > (MAX_LINES if path.name.startswith("_") else PAGE_LINES):
+            long[path.name] = n
+    assert long == {}
+
+
 def test_no_module_is_over_the_limit_and_the_package_shows_its_layers():
     long = {
         p.relative_to(CORE).as_posix(): n for p in modules(CORE) if (n := len(p.read_text().splitlines())) > MAX_LINES

@@ -241,3 +241,8 @@ def claim_from(*, graph: str, subject: str, subject_kind: str, relation: str, ob
 def compact(event: Obj) -> Obj:
     """Drop empty optional fields a form left blank."""
     return {k: v for k, v in event.items() if v not in (None, "", [], {}) or k in ("claims", "settings", "args")}
+
+
+def labels(events: list[Obj], checked: list[Obj]) -> list[str]:
+    """Each cell as "Jump to" lists it: its place, its kind and what it names, cut at 110 characters."""
+    return [f"[{i}] {e['do']} · {summary(c)}"[:110] for i, (e, c) in enumerate(zip(events, checked, strict=True))]

@@ -1,0 +1,89 @@
+"""Fact weights' chart and table of a weight through time (R32), with each step's cause, and the
+helpers the page's tables share."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from memory_core.views.history import weight_through_time
+from pages._ui import Context, read
+from pages._words import cite
+
+
+def three_places(*columns: str) -> dict:
+    """Number columns shown to three decimals, as every weight and l on this page."""
+    return {c: st.column_config.NumberColumn(format="%.3f") for c in columns}
+
+
+def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshold: float) -> None:
+    """The fact's weight after each moment that changed it (R32), each step numbered on the chart
+    and its cause in the table: a support (from which source, in which turn), a dispute, the
+    retraction, a support withdrawn by a replacement (R3); erased causes said so (R33)."""
+    st.subheader("Its weight through time")
+    h = read(ctx, "fact_history", fid, org=org)  # as read from this organization: R23 applied by the read
+    people = {p["id"]: p["name"] for p in read(ctx, "people")}
+    steps = weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"], people)
+    if not steps:
+        st.caption("This fact has no recorded history.")
+        return
+    now = read(ctx, "clock")
+    df = pd.DataFrame(steps).assign(step=range(1, len(steps) + 1))
+    line = pd.concat([df, df.tail(1).assign(moment=max(now, int(df["moment"].iloc[-1])), step=None)])
+    x = alt.X("moment:Q", title="Moment (memory's clock)", axis=alt.Axis(tickMinStep=1, format="d"))
+    y = alt.Y(
+        "weight:Q", title="Weight", scale=alt.Scale(domain=[0, 1.1]), axis=alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1])
+    )
+    tips = [
+        alt.Tooltip("step:O", title="Step"),
+        alt.Tooltip("moment:Q", title="Moment"),
+        alt.Tooltip("moment_label:N", title="What happened"),
+        alt.Tooltip("cause:N", title="Cause"),
+        alt.Tooltip("weight:Q", title="Weight", format=".3f"),
+        alt.Tooltip("status:N", title="Status"),
+    ]
+    chart = (
+        alt.Chart(line).mark_line(interpolate="step-after").encode(x=x, y=y)
+        + alt.Chart(df)
+        .mark_point(filled=True, size=80)
+        .encode(x=x, y=y, color=alt.Color("status:N", title="Status"), tooltip=tips)
+        + alt.Chart(df).mark_text(dy=-12, fontWeight="bold").encode(x=x, y=y, text="step:O")
+        + alt.Chart(pd.DataFrame({"threshold": [threshold]}))
+        .mark_rule(strokeDash=[4, 4], color="gray")
+        .encode(y="threshold:Q")
+    )
+    st.altair_chart(chart.properties(height=280), width="stretch")
+    st.caption(
+        cite(
+            f"Each numbered step is a moment that changed this weight (R32); the line holds to now (moment "
+            f"{now} on the memory's clock, which counts every organization's moments). "
+            f"Dashed: the shortcut threshold {threshold:.2f} (R22). What was erased since is said so: its run "
+            "or account is gone, its vote stays (R29, R30, R33)."
+        )
+    )
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "Step": df["step"],
+                "Moment": df["moment"],
+                "What happened": df["moment_label"],
+                "Cause": df["cause"],
+                "Weight": df["weight"],
+                "Status": df["status"],
+                "Independent sources": df["sources"],
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        column_config={**three_places("Weight"), "Cause": st.column_config.TextColumn(width="large")},
+    )
+
+
+def evidence_link(run: str | None, record: str | None) -> str | None:
+    """The record's row on the Runs page (R24)."""
+    if run is None or record is None:
+        return None
+    return f"runlog?run={quote(run, safe='')}&record={quote(record, safe='')}"
