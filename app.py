@@ -22,15 +22,15 @@ def _home() -> None:
 
 # Every url_path differs from its file name (Streamlit would otherwise serve two routes for one page).
 PAGES = [
-    st.Page("pages/overview.py", title="Overview", url_path="overview-page", default=True),
-    st.Page("pages/notebook.py", title="Notebook", url_path="cells"),
-    st.Page("pages/graphs.py", title="Graphs", url_path="draw"),
-    st.Page("pages/settings.py", title="Settings", url_path="preferences"),
-    st.Page("pages/runs.py", title="Runs", url_path="runlog"),
-    st.Page("pages/weights.py", title="Fact weights", url_path="facts"),
-    st.Page("pages/reads.py", title="Memory reads", url_path="probe"),
-    st.Page("pages/erasure.py", title="Erasure", url_path="erase"),
-    st.Page("pages/rules.py", title="Rules", url_path="rulebook"),
+    st.Page("pages/overview_page.py", title="Overview", url_path="overview-page", default=True),
+    st.Page("pages/cells_page.py", title="Notebook", url_path="cells"),
+    st.Page("pages/draw_page.py", title="Graphs", url_path="draw"),
+    st.Page("pages/preferences_page.py", title="Settings", url_path="preferences"),
+    st.Page("pages/runlog_page.py", title="Runs", url_path="runlog"),
+    st.Page("pages/facts_page.py", title="Fact weights", url_path="facts"),
+    st.Page("pages/probe_page.py", title="Memory reads", url_path="probe"),
+    st.Page("pages/erase_page.py", title="Erasure", url_path="erase"),
+    st.Page("pages/rulebook_page.py", title="Rules", url_path="rulebook"),
 ]
 
 if needs_sign_in():

@@ -110,6 +110,20 @@ class Bench:
 # --- the workload that teaches -----------------------------------------------------------------
 
 
+#: Each page as the benchmark rows name it, and its url (its file is pages/<url>_page.py).
+PAGE_URLS = (
+    ("overview", "overview"),
+    ("notebook", "cells"),
+    ("graphs", "draw"),
+    ("settings", "preferences"),
+    ("runs", "runlog"),
+    ("weights", "facts"),
+    ("reads", "probe"),
+    ("erasure", "erase"),
+    ("rules", "rulebook"),
+)
+
+
 def teach_workload(
     svc: MemoryService, *, turns: int, run_id: str, seed: int = 3, records: int = 10, claims: int = 2
 ) -> tuple[int, float]:
@@ -532,7 +546,7 @@ def b6(b: Bench) -> None:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
         at.session_state["org"] = at.session_state["org"]
         t0 = time.perf_counter()
-        at.switch_page(f"pages/{page}.py").run()
+        at.switch_page(f"pages/{page}_page.py").run()
         dt = time.perf_counter() - t0
         assert not at.exception, [e.value for e in at.exception]
         return dt
@@ -543,9 +557,9 @@ def b6(b: Bench) -> None:
     replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(make_engine(demo)))
     big, svc = b.generated(b.size["reads"])
     facts = svc.counts()["fact"]
-    for page in ("graphs", "weights"):
+    for name, page in (("graphs", "draw"), ("weights", "facts")):  # the row's name, the page's url
         base, value = render(demo, page), render(big, page)
-        b.record("B6", f"{page} page render s at {facts:,} facts", value, base, "< 3 s", value < 3)
+        b.record("B6", f"{name} page render s at {facts:,} facts", value, base, "< 3 s", value < 3)
     from memory_core.views import notebook as nbk
 
     nb = nbk.new(json.loads((ROOT / "sample_data" / "learn_from_users.json").read_text()))
@@ -624,7 +638,7 @@ def b8(b: Bench) -> None:
     demo = b.url()
     replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(make_engine(demo)))
     at = app_on(demo)
-    at.switch_page("pages/notebook.py").run()
+    at.switch_page("pages/cells_page.py").run()
     at.selectbox(key="sample_pick").set_value("demo.json").run()
     opened = timed(lambda: at.button(key="load_sample").click().run())
     ok(at)
@@ -641,14 +655,14 @@ def b8(b: Bench) -> None:
     dt = timed(lambda: at.button(key="run_all").click().run())
     ok(at)
     b.record("B8", "Run all on the demo, s", dt, floor, "< 5 s", dt < 5)
-    at.switch_page("pages/settings.py").run()
+    at.switch_page("pages/preferences_page.py").run()
     at.radio(key="wi_source").set_value("notebook").run()
     org = at.selectbox(key="wi_org").value
     dt = timed(lambda: at.toggle(key=f"wi-notebook-{org}-NoMemoryShortcuts").set_value(True).run())
     ok(at)
     b.record("B8", "a Settings what-if on the demo notebook, s", dt, floor, "< 2 s", dt < 2)
     live = app_on(demo)
-    live.switch_page("pages/settings.py").run()
+    live.switch_page("pages/preferences_page.py").run()
     dt = timed(lambda: live.toggle(key="wi-live-acme-NoMemoryShortcuts").set_value(True).run())
     ok(live)
     b.record("B8", "a Settings what-if on the live demo organization, s", dt, floor, "< 2 s", dt < 2)
@@ -665,16 +679,16 @@ def b8(b: Bench) -> None:
     def first_render(url: str, page: str) -> float:
         app = app_on(url)
         t0 = time.perf_counter()
-        app.switch_page(f"pages/{page}.py").run()
+        app.switch_page(f"pages/{page}_page.py").run()
         dt = time.perf_counter() - t0
         ok(app)
         return dt
 
-    for page in ("overview", "notebook", "graphs", "settings", "runs", "weights", "reads", "erasure", "rules"):
+    for name, page in PAGE_URLS:
         base, value = first_render(empty, page), first_render(big, page)
         b.record(
             "B8",
-            f"{page} page first render at {supports:,} supports, s (baseline: an empty memory)",
+            f"{name} page first render at {supports:,} supports, s (baseline: an empty memory)",
             value,
             base,
             "< 1 s, or <= 3x an empty memory",

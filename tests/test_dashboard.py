@@ -18,7 +18,7 @@ from memory_core.views import viz
 from pages._history import WINDOW
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["overview", "notebook", "graphs", "settings", "weights", "runs", "reads", "erasure", "rules"]
+PAGES = ["overview", "cells", "draw", "preferences", "facts", "runlog", "probe", "erase", "rulebook"]
 
 
 @pytest.fixture(scope="session")
@@ -71,7 +71,7 @@ def ok(at: AppTest) -> None:
 
 
 def page(at: AppTest, name: str) -> AppTest:
-    at.switch_page(f"pages/{name}.py").run()
+    at.switch_page(f"pages/{name}_page.py").run()
     ok(at)
     return at
 
@@ -105,14 +105,14 @@ def test_overview_shows_map_people_runs_settings_and_samples(app):
 def test_sidebar_survives_reruns_and_page_switch(app):
     app.sidebar.selectbox(key="person").set_value("lee").run()
     app.run().run()
-    page(app, "weights")
+    page(app, "facts")
     assert app.sidebar.selectbox(key="person").value == "lee"
     assert app.sidebar.selectbox(key="org").value == "acme"
     assert any("Database:" in c.value for c in app.sidebar.caption)
 
 
 def open_sample(at: AppTest, name: str) -> AppTest:
-    page(at, "notebook")
+    page(at, "cells")
     at.selectbox(key="sample_pick").set_value(name).run()
     at.button(key="load_sample").click().run()
     ok(at)
@@ -202,7 +202,7 @@ def test_notebook_form_is_drawn_from_the_event_models_for_every_kind(app):
 
 
 def test_settings_owner_changes_and_member_is_refused(app):
-    at = page(app, "settings")
+    at = page(app, "preferences")
     toggle = at.toggle(key="set-acme-LearnFromUsers")
     assert not toggle.disabled
     toggle.set_value(False).run()
@@ -217,7 +217,7 @@ def test_settings_owner_changes_and_member_is_refused(app):
 
 def test_settings_what_if_on_a_notebook_starts_unflipped_and_marks_differences(app):
     at = open_sample(app, "learn_from_users.json")
-    page(at, "settings")
+    page(at, "preferences")
     at.radio(key="wi_source").set_value("notebook").run()
     ok(at)
     org = at.selectbox(key="wi_org").value
@@ -245,7 +245,7 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
     the current ones; behaviour per rule; World by default; applying is one owner action."""
     svc = live()
     before = svc.settings_view("acme")
-    at = page(app, "settings")
+    at = page(app, "preferences")
     assert at.radio(key="wi_source").value == "live"
     assert all(at.toggle(key=f"wi-live-acme-{k}").value == v for k, v in before.items())  # unflipped
     behaviour = _behaviour(at)
@@ -281,7 +281,7 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
 
 def test_settings_what_if_is_the_owners_to_apply(app):
     app.sidebar.selectbox(key="person").set_value("lee").run()
-    at = page(app, "settings")
+    at = page(app, "preferences")
     at.toggle(key="wi-live-acme-LearnFromUsers").set_value(False).run()
     ok(at)
     assert not any(b.key == "wi_apply" for b in at.button)
@@ -289,7 +289,7 @@ def test_settings_what_if_is_the_owners_to_apply(app):
 
 
 def test_weights_breakdown_of_a_fact(app):
-    at = page(app, "weights")
+    at = page(app, "facts")
     assert at.radio(key="w_graphs").value == "world"  # World first (#15)
     assert at.selectbox(key="w_fact").value is not None
     labels = [m.label for m in at.metric]
@@ -312,7 +312,7 @@ def test_weights_breakdown_of_a_fact(app):
 
 
 def test_weights_flow_is_a_choice_with_its_reason(app):
-    at = page(app, "weights")
+    at = page(app, "facts")
     at.radio(key="w_graphs").set_value("flow").run()
     ok(at)
     assert "keeps every claim" in texts(at) and "rulebook?rule=R7" in texts(at)
@@ -328,7 +328,7 @@ def test_weights_disputed_fact_has_no_margin_and_says_why(app):
     if not disputed:
         pytest.skip("the demo holds no disputed World fact")
     fact = disputed[0]
-    at = page(app, "weights")
+    at = page(app, "facts")
     at.selectbox(key="w_fact").set_value(fact["id"]).run()
     ok(at)
     margin = next(m for m in at.metric if m.label == "Margin to shortcut")
@@ -344,7 +344,7 @@ def test_weights_view_is_a_link(app):
     world = svc.facts_table("acme", graphs=("world",))
     target = world[len(world) // 2]["id"]
     app.query_params["fact"] = str(target)
-    at = page(app, "weights")
+    at = page(app, "facts")
     assert at.selectbox(key="w_fact").value == target
     assert at.query_params["fact"] == str(target)
 
@@ -372,7 +372,7 @@ def test_weights_link_to_a_fact_past_the_heaviest_listed_opens_that_fact(tmp_pat
     at.query_params["fact"] = str(target["id"])
     at.query_params["graph"] = "world"
     at.run()
-    page(at, "weights")
+    page(at, "facts")
     assert at.selectbox(key="w_fact").value == target["id"]
     assert target["subject"] in at.selectbox(key="w_fact").format_func(target["id"])
     assert any("Listed last: the linked fact" in c.value for c in at.caption)
@@ -396,7 +396,7 @@ def test_reads_page_probes_and_nested_refusal(app):
     opened = next(i for i, e in enumerate(events) if e["do"] == "open_turn")
     org = next(e["org"] for e in events if e["do"] == "start_run" and e["run"] == events[opened]["run"])
     at.button(key=f"to-{opened}").click().run()
-    page(at, "reads")
+    page(at, "probe")
     at.sidebar.selectbox(key="org").set_value(org).run()
     at.text_input(key="r_name").input("Kestrel Metals").run()
     at.button(key="r_nested").click().run()
@@ -407,14 +407,14 @@ def test_reads_page_probes_and_nested_refusal(app):
 
 
 def test_erasure_deletes_run_and_flow_graph_is_gone(app):
-    at = page(app, "erasure")
+    at = page(app, "erase")
     run_id = at.selectbox(key="e_run").value
     assert at.button(key="e_delete_run").disabled  # nothing is erased without saying so
     at.checkbox(key=f"e_sure_run_{run_id}").check().run()
     at.button(key="e_delete_run").click().run()
     ok(at)
     assert any("Before and after" in h.value for h in at.subheader)
-    page(at, "graphs")
+    page(at, "draw")
     at.radio(key="g_which").set_value("Flow").run()
     assert run_id not in at.selectbox(key="g_run").options
 
@@ -424,14 +424,14 @@ def rule_headings(at: AppTest) -> list[str]:
 
 
 def test_rules_page_shows_every_rule_of_the_doc(app):
-    at = page(app, "rules")
+    at = page(app, "rulebook")
     assert rule_headings(at) == [f"R{n}" for n in range(1, 35)]
     assert "Refusals, by reason" in [h.value for h in at.header]
     assert at.expander, "the rules' links to docs/decisions.md"
 
 
 def test_rules_page_shows_a_linked_rule_first(app):
-    app.switch_page("pages/rules.py")
+    app.switch_page("pages/rulebook_page.py")
     app.query_params["rule"] = "R7"
     at = app.run()
     ok(at)
@@ -443,7 +443,7 @@ def test_rules_page_shows_a_linked_rule_first(app):
 
 
 def test_rules_page_search_by_word_and_number(app):
-    at = page(app, "rules")
+    at = page(app, "rulebook")
     at.text_input(key="rules_query").set_value("budget_exhausted").run()
     ok(at)
     assert rule_headings(at) == ["R21"]
@@ -463,7 +463,7 @@ def test_graph_html_references_no_outside_url(demo_db):
 
 
 def test_erasure_deletes_only_the_acting_persons_account(app):
-    at = page(app, "erasure")
+    at = page(app, "erase")
     at.sidebar.selectbox(key="person").set_value("lee").run()
     at.radio(key="e_what").set_value("an account").run()
     assert "you act as **lee**" in texts(at)
@@ -481,13 +481,13 @@ def test_notebook_record_cells_say_what_they_add_and_outside_changes_are_flagged
     events = nb["scenario"]["events"]
     opened = next(i for i, e in enumerate(events) if e["do"] == "open_turn")
     at.button(key=f"to-{opened}").click().run()
-    page(at, "settings")
+    page(at, "preferences")
     org = at.sidebar.selectbox(key="org").value
     owner = next(o["owner"] for o in nbk.service(at.session_state["notebook"]).organizations() if o["id"] == org)
     at.sidebar.selectbox(key="person").set_value(owner).run()  # the identity is never changed behind one's back
     at.toggle(key=f"set-{org}-NoMemoryShortcuts").set_value(True).run()
     at.button(key="save_settings").click().run()
-    page(at, "notebook")
+    page(at, "cells")
     assert any("changed outside its cells" in w.value for w in at.warning)
 
 
@@ -549,10 +549,10 @@ def test_graphs_page_legend_escapes_a_kind(app):
     text = text.replace('"Morning meetings"', json.dumps(EVIL_NAME))
     app.session_state["notebook"] = nbk.new(json.loads(text))
     app.session_state["_pending_source"] = "notebook"
-    at = page(app, "notebook")
+    at = page(app, "cells")
     at.button(key="run_all").click().run()
     at.sidebar.selectbox(key="person").set_value("tom").run()
-    at = page(at, "graphs")
+    at = page(at, "draw")
     at.radio(key="g_which").set_value("User").run()
     ok(at)
     html_shown = [m.value for m in at.markdown if getattr(m.proto, "allow_html", False)]
@@ -617,17 +617,17 @@ def test_signed_in_member_acts_as_themself_only(app, monkeypatch):
     assert not any(s.key in ("person", "org") for s in at.sidebar.selectbox)
     assert any("Signed in as **Lee Okafor** (member) in **Acme Robotics**" in m.value for m in at.sidebar.markdown)
     at.session_state["person"] = "dana"  # a stale demo choice changes nothing
-    at = page(at, "settings")
+    at = page(at, "preferences")
     assert at.toggle(key="set-acme-LearnFromUsers").disabled
     assert "only the owner" in texts(at)
-    at = page(at, "erasure")
+    at = page(at, "erase")
     assert "you act as lee (a member)" in texts(at)
 
 
 def test_signed_in_owner_changes_settings_and_revocation_signs_out(app, monkeypatch):
     monkeypatch.setenv("MEMORY_SIGN_IN", "1")
     token = issue("dana", "acme")
-    at = page(sign_in(fresh_app(), token), "settings")
+    at = page(sign_in(fresh_app(), token), "preferences")
     at.toggle(key="set-acme-LearnFromUsers").set_value(False).run()
     at.button(key="save_settings").click().run()
     ok(at)
@@ -657,9 +657,9 @@ def test_every_page_shows_names_from_memory_as_text(app):
     doc["organizations"][0]["name"] = EVIL_NAME
     app.session_state["notebook"] = nbk.new(doc)
     app.session_state["_pending_source"] = "notebook"
-    at = page(app, "notebook")
+    at = page(app, "cells")
     at.button(key="run_all").click().run()
-    for name in ("overview", "settings", "erasure", "reads", "graphs", "weights", "notebook"):
+    for name in ("overview", "preferences", "erase", "probe", "draw", "facts", "cells"):
         at = page(at, name)
         shown = texts(at) + "\n" + "\n".join(str(t.value) for t in at.title)
         assert "](http" not in shown and "<a href" not in shown, (name, shown)
@@ -674,7 +674,7 @@ def test_runs_page_lists_failed_and_cancelled_turns_records_as_evidence(app):
     detail = svc.run_detail("acme", run["id"])
     failed = next(t for t in detail["turns"] if t["status"] in ("failed", "cancelled") and t["records"])
     app.query_params["run"] = run["id"]
-    at = page(app, "runs")
+    at = page(app, "runlog")
     assert at.selectbox(key="runs_run").value == run["id"]
     shown = [d.value for d in at.dataframe if "Excerpt" in d.value.columns]
     records = {rec for table in shown for rec in table["Record"]}
@@ -697,7 +697,7 @@ def test_runs_page_shows_claims_kept_out_with_their_rule(app):
     if hit is None:
         pytest.skip("the demo keeps no claim out in acme")
     app.query_params["run"] = hit[0]
-    at = page(app, "runs")
+    at = page(app, "runlog")
     kept_out = [d.value for d in at.dataframe if "Rule" in d.value.columns and "Claim" in d.value.columns]
     rows = {(row["Record"], row["Rule"]) for table in kept_out for row in table.to_dict("records")}
     assert {(k["record"], k["rule"]) for k in hit[1]["skipped"]} <= rows
@@ -710,13 +710,13 @@ def test_runs_page_opens_a_linked_record_first(app):
     records = [rec["id"] for t in svc.run_detail("acme", run["id"])["turns"] for rec in t["records"]]
     app.query_params["run"] = run["id"]
     app.query_params["record"] = records[-1]
-    at = page(app, "runs")
+    at = page(app, "runlog")
     assert any(records[-1] in plain(s.value) for s in at.success)
     first = [d.value for d in at.dataframe if "Excerpt" in d.value.columns and records[-1] in set(d.value["Record"])]
     assert first[0]["Record"].iloc[0] == records[-1]
 
 
-HUMAN_PAGES = ["overview", "weights", "runs", "erasure", "graphs"]
+HUMAN_PAGES = ["overview", "facts", "runlog", "erase", "draw"]
 
 
 @pytest.mark.parametrize("name", HUMAN_PAGES)
@@ -747,7 +747,7 @@ def test_act_as_keeps_the_person_and_offers_outsiders(app):
     assert any("not a member here" in o for o in app.sidebar.selectbox(key="person").options)
     assert any("a visitor" in o for o in app.sidebar.selectbox(key="person").options)
     assert any("not a member here" in plain(c.value) and "You act as" in c.value for c in app.sidebar.caption)
-    at = page(app, "settings")
+    at = page(app, "preferences")
     assert "not a member" in texts(at)
     assert at.query_params["as"] == "lee" and at.query_params["org"] == org_id
     # A person gone from the memory in use (their account deleted): a visitor, said so, not someone else.
@@ -765,7 +765,7 @@ def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
     app.query_params.update(
         {"turn": open_turns[-1], "call": "GraphExpand", "name": "Acme Robotics", "kind": "organization"}
     )
-    at = page(app, "reads")
+    at = page(app, "probe")
     assert at.selectbox(key="r_turn_id").value == open_turns[-1]
     assert at.text_input(key="r_name").value == "Acme Robotics"
     at.button(key="r_go").click().run()
@@ -776,7 +776,7 @@ def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
 
 
 def test_graphs_page_names_the_filter_that_empties_the_drawing(app):
-    at = page(app, "graphs")
+    at = page(app, "draw")
     at.slider(key="g_minw").set_value(1.0).run()
     ok(at)
     said = [plain(i.value) for i in at.info if "Nothing to draw" in i.value]
@@ -787,7 +787,7 @@ def test_graphs_page_names_the_filter_that_empties_the_drawing(app):
 
 
 def test_graphs_page_opens_a_drawn_facts_weight(app):
-    at = page(app, "graphs")
+    at = page(app, "draw")
     box = at.selectbox(key="g_open_fact")
     svc = live()
     facts = {f["id"]: f for f in svc.graph("world", "acme", ids=True)["facts"]}
@@ -807,7 +807,7 @@ def test_graphs_view_is_a_link(app):
     app.query_params.update(
         {"graph": "World", "kinds": "place,nonsense", "entity": "organization:Acme Robotics", "minw": "0.6"}
     )
-    at = page(app, "graphs")
+    at = page(app, "draw")
     assert at.radio(key="g_which").value == "World"
     assert at.multiselect(key="g_kinds").value == ["place"]  # a choice that is no option is dropped
     assert at.selectbox(key="g_focus").value == ("Acme Robotics", "organization")
@@ -962,7 +962,7 @@ def test_notebook_reload_reopens_it_with_its_edits_and_cursor(app):
     again.query_params["nb"] = nb_id
     again.query_params["cell"] = "1"
     again.run()
-    again.switch_page("pages/notebook.py")
+    again.switch_page("pages/cells_page.py")
     again.query_params["nb"] = nb_id
     again.query_params["cell"] = "1"
     again.run()
@@ -976,7 +976,7 @@ def test_notebook_reload_reopens_it_with_its_edits_and_cursor(app):
     again.button(key="run_all").click().run()
     assert not again.exception and again.session_state["notebook"]["cursor"] == len(cells_of(again))
     gone = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    gone.switch_page("pages/notebook.py")
+    gone.switch_page("pages/cells_page.py")
     gone.query_params["nb"] = "0" * 32
     gone.run()
     assert "No notebook is kept under this link" in texts(gone) and "notebook" not in gone.session_state
@@ -1037,7 +1037,7 @@ def test_notebook_run_all_checks_the_scenario_once(app, monkeypatch):
 
 def test_notebook_view_is_a_link_to_a_sample_and_a_cell(app):
     """?sample= opens a sample (where no notebook is kept under ?nb=), ?cell= the window at that cell."""
-    app.switch_page("pages/notebook.py")
+    app.switch_page("pages/cells_page.py")
     app.query_params["sample"] = "completed_failed_cancelled.json"
     app.query_params["cell"] = "5"
     at = app.run()
@@ -1064,7 +1064,7 @@ UNLINKED = re.compile(r"(?<![\w\[/=#?.-])R([1-9]\d?)[a-d]?(?![\w\]])")
 @pytest.mark.parametrize("name", PAGES)
 def test_every_rule_number_a_page_writes_leads_to_its_rule(app, name):
     """#15, point 1: a rule number in a page's text is a link to the Rules page (tables aside)."""
-    if name == "notebook":
+    if name == "cells":
         at = open_sample(app, "completed_failed_cancelled.json")
         at.button(key="run_all").click().run()
     else:
@@ -1072,7 +1072,7 @@ def test_every_rule_number_a_page_writes_leads_to_its_rule(app, name):
     for kind in ("markdown", "caption", "info", "success", "warning", "error"):
         for element in [*getattr(at, kind), *getattr(at.sidebar, kind)]:
             text = re.sub(r"\[[^\]]*\]\([^)]*\)|`[^`]*`", "", str(element.value))  # links and code set aside
-            if name == "rules":
+            if name == "rulebook":
                 continue  # the rulebook states the rules themselves
             assert not UNLINKED.search(text), (name, kind, element.value[:300])
 
@@ -1082,7 +1082,7 @@ def test_settings_toggles_follow_an_applied_what_if_and_a_later_save_changes_onl
     the next Save undid the applied change behind the owner's back."""
     svc = live()
     before = svc.settings_view("acme")
-    at = page(app, "settings")
+    at = page(app, "preferences")
     at.toggle(key="wi-live-acme-LearnFromUsers").set_value(not before["LearnFromUsers"]).run()
     at.button(key="wi_apply").click().run()
     ok(at)
@@ -1101,14 +1101,14 @@ def test_a_link_made_on_a_notebook_opens_that_notebook_on_any_page(app, tmp_path
     """Found in a trial: a page's link left the notebook out, so a copied link showed the database."""
     at = open_sample(app, "completed_failed_cancelled.json")
     at.button(key="run_all").click().run()
-    page(at, "graphs")
+    page(at, "draw")
     link = dict(at.query_params)
     assert link.get("mem") == "notebook" and link.get("nb")
     facts = [m.value for m in at.markdown if "Showing" in m.value]
     fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     fresh.query_params.update({k: v[0] if isinstance(v, list) else v for k, v in link.items()})
     fresh.run()
-    fresh.switch_page("pages/graphs.py").run()
+    fresh.switch_page("pages/draw_page.py").run()
     ok(fresh)
     assert fresh.sidebar.radio(key="memory_source").value == "notebook"
     assert [m.value for m in fresh.markdown if "Showing" in m.value] == facts
@@ -1313,7 +1313,7 @@ def test_weights_follows_a_fact_through_time_with_each_cause(app):
     svc.dispute(org="acme", by="lee", fact=fact_ref)
     (fact,) = [f for f in svc.graph("world", "acme", ids=True)["facts"] if f["relation"] == "mascot"]
     app.query_params.update({"graph": "world", "fact": str(fact["id"])})
-    at = page(app, "weights")
+    at = page(app, "facts")
     table = next(d.value for d in at.dataframe if "Cause" in d.value.columns)
     assert list(table["Cause"]) == [
         "support from web a.example (ui-w1 in ui-w)",
@@ -1371,7 +1371,7 @@ def test_weights_through_time_withholds_another_organizations_evidence(app):
     (fact,) = [f for f in svc.facts_table("acme", person="ines", graphs=("user",)) if f["relation"] == "reads_best"]
     app.sidebar.selectbox(key="person").set_value("ines").run()
     app.query_params.update({"graph": "user", "fact": str(fact["id"])})
-    at = page(app, "weights")
+    at = page(app, "facts")
     table = next(d.value for d in at.dataframe if "Cause" in d.value.columns)
     (cause,) = list(table["Cause"])
     assert cause == "support from web (another organization's run, withheld (R23))"
@@ -1419,7 +1419,7 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
     svc = live()
     acme = [0] + [m["n"] for m in svc.moments(org="acme")]
     overview = app.select_slider(key="ov_at").options
-    at = page(app, "graphs")
+    at = page(app, "draw")
     slider = at.select_slider(key="g_at")
     assert slider.value == acme[-1] and "at" not in at.query_params  # now, by default: the present read
     assert slider.options == overview  # the Overview's moments, labelled alike
@@ -1456,7 +1456,7 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
 
 def test_graphs_plays_moment_by_moment_and_stops_at_now(app):
     acme = [0] + [m["n"] for m in live().moments(org="acme")]
-    at = page(app, "graphs")
+    at = page(app, "draw")
     at.select_slider(key="g_at").set_value(acme[-3]).run()
     at.button(key="g_play").click().run()
     ok(at)
@@ -1474,7 +1474,7 @@ def test_graphs_diff_draws_what_was_added_and_lists_it(app):
     svc = live()
     a, b = svc.resolve_moment("cp-1"), svc.resolve_moment("cp-2")
     app.query_params.update({"at": str(b), "from": str(a)})
-    at = page(app, "graphs")
+    at = page(app, "draw")
     assert at.select_slider(key="g_at").value == b and at.selectbox(key="g_from").value == a
     added = shown(svc, "world", "acme", b) - shown(svc, "world", "acme", a)
     edges = drawn_edges(at)
@@ -1492,7 +1492,7 @@ def test_graphs_diff_draws_what_was_added_and_lists_it(app):
 def test_graphs_diff_draws_a_weight_moved_and_a_fact_gone(app):
     svc = live()
     disputed = next(m["n"] for m in svc.moments(org="acme") if m["what"] == "dispute")
-    at = page(app, "graphs")
+    at = page(app, "draw")
     at.select_slider(key="g_at").set_value(disputed).run()
     at.selectbox(key="g_from").set_value(disputed - 1).run()
     ok(at)
@@ -1530,7 +1530,7 @@ def test_graphs_diff_draws_a_weight_moved_and_a_fact_gone(app):
 
 
 def test_runs_page_opens_a_run_in_the_notebook(app):
-    at = page(app, "runs")
+    at = page(app, "runlog")
     run_id = at.selectbox(key="runs_run").value
     at.button(key="runs_notebook").click().run()
     ok(at)
@@ -1545,7 +1545,7 @@ def test_runs_page_opens_a_run_in_the_notebook(app):
 
 
 def test_runs_page_says_what_cannot_be_written_back(app):
-    at = page(app, "runs")
+    at = page(app, "runlog")
     sams = [r for r in live().runs("acme") if r["person"] == "sam"]
     assert sams
     live().set_settings("acme", by="dana", settings={"LearnFromUsers": False})  # an event, but none of the run's
@@ -1565,7 +1565,7 @@ def test_runs_shows_an_agent_s_open_turn_as_it_goes_and_its_client(app):
     agent.agent_session_opened("ses-test", server="srv-test", client="my-agent 0.1", transport="http", now=0.0)
     agent.start_run("run-agent", org="acme", person="dana", workflow="company_profile", session="ses-test")
     agent.open_turn("turn-agent", run="run-agent", request={"text": "Profile Nordic Servo", "claims": []})
-    page(app, "runs")
+    page(app, "runlog")
     said = plain(texts(app))
     assert "turn-agent in run-agent (via MCP: my-agent 0.1): open, 1 record, 0 of 8 MemoryProbes used" in said
     claim = {
@@ -1588,7 +1588,7 @@ def test_runs_shows_an_agent_s_open_turn_as_it_goes_and_its_client(app):
 def test_a_live_page_reruns_only_when_memory_moved(app):
     """The fragment compares memory's version with the one the page was drawn at: it stays the same
     while nothing changes (no redraw), and moves with a change made in another process's way."""
-    page(app, "runs")
+    page(app, "runlog")
     drawn = app.session_state["live_drawn"]
     app.run()
     assert app.session_state["live_drawn"] == drawn  # nothing changed: the fragment would redraw nothing

@@ -80,8 +80,8 @@ def teach(svc: MemoryService, run: str, place: str) -> None:
 
 def test_a_rerun_that_changed_nothing_reads_nothing_again(app, reads):
     at, _ = app
-    for name in ("graphs", "weights", "runs", "overview", "settings", "reads", "erasure"):
-        ok(at.switch_page(f"pages/{name}.py").run())
+    for name in ("draw", "facts", "runlog", "overview", "preferences", "probe", "erase"):
+        ok(at.switch_page(f"pages/{name}_page.py").run())
         reads.clear()
         ok(at.run())
         assert sum(reads.values()) == 0, (name, dict(reads))
@@ -89,7 +89,7 @@ def test_a_rerun_that_changed_nothing_reads_nothing_again(app, reads):
 
 def test_a_turn_taught_behind_the_page_is_drawn_and_listed_at_the_next_rerun(app, reads):
     at, behind = app
-    ok(at.switch_page("pages/graphs.py").run())
+    ok(at.switch_page("pages/draw_page.py").run())
     before = facts_in_graph(at)
     teach(behind, "r-cache", "Atlantis")
     reads.clear()
@@ -101,25 +101,25 @@ def test_a_turn_taught_behind_the_page_is_drawn_and_listed_at_the_next_rerun(app
     reads.clear()
     ok(at.run())
     assert reads["graph_drawing"] == 0  # and kept again
-    ok(at.switch_page("pages/weights.py").run())
+    ok(at.switch_page("pages/facts_page.py").run())
     assert "Zephyr Cache Co" in set(at.dataframe[0].value["Subject"])
 
 
 def test_a_deletion_behind_the_page_is_shown_at_the_next_rerun(app):
     at, behind = app
     teach(behind, "r-doomed", "Lemuria")
-    ok(at.switch_page("pages/runs.py").run())
+    ok(at.switch_page("pages/runlog_page.py").run())
     assert "r-doomed" in at.selectbox(key="runs_run").options
     behind.delete_run("r-doomed", by="dana")
     ok(at.run())
     assert "r-doomed" not in at.selectbox(key="runs_run").options
-    ok(at.switch_page("pages/erasure.py").run())
+    ok(at.switch_page("pages/erase_page.py").run())
     assert "r-doomed" not in at.selectbox(key="e_run").options
 
 
 def test_a_change_by_another_process_is_shown_at_the_next_rerun(app):
     at, _ = app
-    ok(at.switch_page("pages/settings.py").run())
+    ok(at.switch_page("pages/preferences_page.py").run())
     assert at.toggle(key="set-acme-NoMemoryShortcuts").value is False
     code = (
         "import os; from memory_core import MemoryService, make_engine; "
@@ -135,10 +135,10 @@ def test_a_change_by_another_process_is_shown_at_the_next_rerun(app):
 def test_a_change_made_on_the_page_is_shown_after_it(app):
     """The page's own change (an owner's Save) is a change like any other."""
     at, _ = app
-    ok(at.switch_page("pages/settings.py").run())
+    ok(at.switch_page("pages/preferences_page.py").run())
     at.toggle(key="set-acme-LearnFromUsers").set_value(False).run()
     ok(at.button(key="save_settings").click().run())
     assert at.toggle(key="set-acme-LearnFromUsers").value is False
-    ok(at.switch_page("pages/overview.py").run())
+    ok(at.switch_page("pages/overview_page.py").run())
     table = next(d.value for d in at.dataframe if "Setting" in d.value.columns)
     assert dict(zip(table["Setting"], table["Value"], strict=True))["LearnFromUsers"] == "off"

@@ -4,7 +4,7 @@ records a failed or cancelled turn keeps as evidence (R2), and the memory compar
 (facts added, gone, re-weighted or with a new status) with a fact's weight across the cells, both
 read from memory's history at the moment each cell left (R32, R33).
 
-No Streamlit here: views/notebook.py keeps the notebook, pages/notebook.py draws it.
+No Streamlit here: views/notebook.py keeps the notebook, pages/cells_page.py draws it.
 """
 
 from __future__ import annotations

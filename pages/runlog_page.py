@@ -153,7 +153,7 @@ with guard():
     ):
         with guard():
             open_notebook(notebook_of(exported, run_id), file_name(run_id))
-            st.switch_page("pages/notebook.py")
+            st.switch_page("pages/cells_page.py")
     if exported["sentence"]:
         said.warning(cite(inert(exported["sentence"])))
     else:

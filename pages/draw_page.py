@@ -259,7 +259,7 @@ def drawing() -> None:
                 "Open a fact's weight", list(linked), format_func=linked.__getitem__, key="g_open_fact"
             )
             c3[1].page_link(
-                "pages/weights.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph}
+                "pages/facts_page.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph}
             )
         st.download_button(
             "Download GraphML",
