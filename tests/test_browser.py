@@ -6,7 +6,6 @@ missing browser fails; elsewhere these tests skip and say why. No request may le
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -306,60 +305,6 @@ def test_graph_draws_the_nodes_it_says_and_a_filter_changes_them(page):
     shot(page, "graph-capped")
 
 
-def test_notebook_runs_a_sample_and_shows_what_turns_taught(page):
-    goto(page, "cells")
-    page.get_by_role("button", name="Load sample").wait_for()
-    pick = page.locator("[data-testid='stMain'] [data-testid='stSelectbox']").first
-    pick.click()
-    page.get_by_role("option", name="completed_failed_cancelled.json").click()
-    settle(page)
-    page.get_by_role("button", name="Load sample").click()
-    settle(page)
-    page.get_by_role("button", name="Run all").wait_for(timeout=60_000)
-    page.get_by_role("button", name="Run all").click()
-    settle(page)
-    # Run all reruns the script once more when it is done: wait for what it shows, not for a moment.
-    page.get_by_text(re.compile(r"Taught \d+ World")).first.wait_for(timeout=60_000)
-    # The failed turn's cell, found by search and run to again after a reset: it says why it taught nothing.
-    events = json.loads((ROOT / "sample_data" / "completed_failed_cancelled.json").read_text())["events"]
-    failed = next(i for i, e in enumerate(events) if e["do"] == "end_turn" and e["status"] == "failed")
-    page.get_by_role("button", name="Reset").click()
-    settle(page)
-    search = page.get_by_label("Search cells")
-    search.fill("failed")
-    search.press("Enter")
-    settle(page)
-    page.locator(f".st-key-to-{failed} button").first.click()
-    settle(page)
-    page.get_by_text("A failed or cancelled turn teaches nothing").first.wait_for(timeout=60_000)
-    settle(page)
-    assert page.locator("[data-testid='stException']").count() == 0
-    shot(page, "notebook-ran")
-
-
-def test_settings_owner_flip_is_kept_and_member_sees_disabled(page):
-    goto(page, "preferences")
-    toggle = page.get_by_role("switch", name=re.compile("NoMemoryShortcuts")).first
-    assert toggle.is_enabled() and not toggle.is_checked()
-    page.locator("label").filter(has_text="NoMemoryShortcuts").first.click()
-    settle(page)
-    page.get_by_role("button", name="Save settings").click()
-    settle(page)
-    page.get_by_role("button", name="Save settings").wait_for(timeout=30_000)
-    page.wait_for_function('() => !document.querySelector(\'[data-testid="stApp"][data-test-script-state="running"]\')')
-    settle(page)
-    page.reload()
-    settle(page)
-    assert page.get_by_role("switch", name=re.compile("NoMemoryShortcuts")).first.is_checked()
-    shot(page, "settings-owner")
-    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").filter(has=page.get_by_text("Act as")).click()
-    page.get_by_role("option", name=re.compile(r"\(member\)")).first.click()
-    settle(page)
-    page.get_by_text("only the owner of").first.wait_for(timeout=60_000)
-    assert page.get_by_role("switch", name=re.compile("NoMemoryShortcuts")).first.is_disabled()
-    shot(page, "settings-member")
-
-
 def no_page_not_found(pg) -> None:
     assert pg.get_by_text("Page not found").count() == 0
 
@@ -652,21 +597,6 @@ def test_fact_weight_through_time_is_drawn(page):
     assert steps == ["1", "2"], steps  # each step numbered: the turn that taught it, then Dana's dispute
     assert page.locator("[data-testid='stException']").count() == 0
     shot(page, "history-weight", title)
-
-
-def test_notebook_compares_two_cells_from_history(page):
-    goto(page, "cells?sample=disputes_and_retraction.json")
-    page.get_by_role("button", name="Run all").wait_for(timeout=60_000)
-    page.get_by_role("button", name="Run all").click()
-    settle(page)
-    page.get_by_text(re.compile(r"Taught \d+ World")).first.wait_for(timeout=60_000)
-    page.get_by_text("Compare two cells").first.click()
-    settle(page)
-    said = page.get_by_text(re.compile(r"facts? differ")).first
-    said.wait_for(timeout=60_000)
-    page.get_by_text("history at the moment each cell left").first.wait_for(timeout=30_000)
-    assert page.locator("[data-testid='stException']").count() == 0
-    shot(page, "history-notebook-compare", said)
 
 
 def drawn_edges(pg) -> list[dict]:
