@@ -86,6 +86,17 @@ def _taught_everywhere() -> list[dict]:
     return events
 
 
+def _replayed(svc):
+    """The memory of _taught_everywhere in `svc` (globex's runs on a workflow of its own, no cap)."""
+    doc = scenario(_taught_everywhere())
+    doc["workflows"].append({"id": "open", "org": "globex", "steps": []})
+    for e in doc["events"]:
+        if e.get("do") == "start_run" and e.get("org") == "globex":
+            e["workflow"] = "open"
+    engine, _ = replay(parse(json.dumps(doc)), svc)
+    return engine
+
+
 def _oracle(state: dict, run_id: str, person: str, org: str, name: str) -> set[tuple[str, str]]:
     """What R20 and R23 say a turn of this run finds for `name`: entities of active facts, named so,
     in the graphs the rule lets it see."""
@@ -106,12 +117,7 @@ def _oracle(state: dict, run_id: str, person: str, org: str, name: str) -> set[t
 def test_r20_the_graph_reads_sql_finds_exactly_what_the_rule_lets_each_turn_see(svc):
     """GraphResolve through the facade (on PostgreSQL the one-statement read, elsewhere the general
     path) against the rule, for every open turn and every name: nothing more, nothing less."""
-    doc = scenario(_taught_everywhere())
-    doc["workflows"].append({"id": "open", "org": "globex", "steps": []})
-    for e in doc["events"]:
-        if e.get("do") == "start_run" and e.get("org") == "globex":
-            e["workflow"] = "open"
-    engine, _ = replay(parse(json.dumps(doc)), svc)
+    engine = _replayed(svc)
     state = engine.state()
     for run_id, person, org in PEOPLE_RUNS:
         for name in NAMES:
@@ -126,12 +132,7 @@ def test_r20_the_graph_reads_sql_finds_exactly_what_the_rule_lets_each_turn_see(
 def test_r23_graph_source_withholds_evidence_taught_in_another_organization(svc):
     """Lee's User fact was taught in an acme run and a globex run: read from globex, the acme support
     keeps origin and contribution and loses key and pointer, as the rule says, and the reverse."""
-    doc = scenario(_taught_everywhere())
-    doc["workflows"].append({"id": "open", "org": "globex", "steps": []})
-    for e in doc["events"]:
-        if e.get("do") == "start_run" and e.get("org") == "globex":
-            e["workflow"] = "open"
-    replay(parse(json.dumps(doc)), svc)
+    _replayed(svc)
     fact = {"subject": entity("Tea", "preference"), "relation": "liked_by", "object": entity("Taste of lee", "person")}
     for turn, reader_org in (("r2t2", "acme"), ("g2t2", "globex")):
         supports = svc.read(turn, call="GraphSource", args={"fact": fact, "graph": "user"}).result
@@ -150,12 +151,7 @@ def test_r23_a_facts_history_read_from_an_organization_withholds_the_others_evid
     """fact_history takes the reader's organization and applies R23 itself, so no page does: a
     support taught in the other organization's run is `elsewhere`, and that organization's moments
     say only that a change happened there."""
-    doc = scenario(_taught_everywhere())
-    doc["workflows"].append({"id": "open", "org": "globex", "steps": []})
-    for e in doc["events"]:
-        if e.get("do") == "start_run" and e.get("org") == "globex":
-            e["workflow"] = "open"
-    replay(parse(json.dumps(doc)), svc)
+    _replayed(svc)
     (row,) = [r for r in svc.facts_table("acme", person="lee", graphs=("user",)) if r["relation"] == "liked_by"]
     for reader, other in (("acme", "g2"), ("globex", "r2")):
         h = svc.fact_history(row["id"], org=reader)
@@ -172,12 +168,7 @@ def test_r23_a_facts_history_read_from_an_organization_withholds_the_others_evid
 def test_facts_between_read_for_an_organization_holds_only_its_graphs(svc):
     """A diff read for an organization holds its World graph and its runs' Flow graphs, nothing of
     another organization's and no person's User graph (the page asks the read, never filters)."""
-    doc = scenario(_taught_everywhere())
-    doc["workflows"].append({"id": "open", "org": "globex", "steps": []})
-    for e in doc["events"]:
-        if e.get("do") == "start_run" and e.get("org") == "globex":
-            e["workflow"] = "open"
-    replay(parse(json.dumps(doc)), svc)
+    _replayed(svc)
     everything = {(f["graph"], f["owner"]) for f in svc.facts_between(0, svc.clock())[1]}
     assert ("world", "globex") in everything and ("user", "lee") in everything
     for org, runs in (("acme", {"r1", "r2"}), ("globex", {"g1", "g2"})):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any
 
 from .. import errors as E
@@ -28,6 +29,18 @@ class House:
         self.store = Transactions(self.engine, box)
         self.erased = False  # inside one box: something was erased, to scrub after it commits
         heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
+
+    @property
+    def boxed(self) -> bool:
+        """Whether every use case joins one box's transaction (a sandbox or all_or_nothing)."""
+        return self.store.box is not None
+
+    @contextmanager
+    def box(self, *, commit: bool) -> Iterator[House]:
+        """A house whose use cases all happen in one transaction: rolled back at the end, or (commit)
+        committed when the block ends and rolled back by any error in it (Transactions.boxed)."""
+        with self.store.boxed(commit=commit) as s:
+            yield House(self.engine, box=s)
 
 
 class UseCases(Lookups):

@@ -20,7 +20,6 @@ from ..store.database import Engine
 from ..store.erasure import after_erasure
 from ..store.retry import run_use_case
 from ..store.snapshot import export, holds_memory
-from ..store.transactions import Tx
 from .agents import AgentSessions
 from .base import House, Obj
 from .corrections import Corrections
@@ -58,8 +57,8 @@ def delegate(family: str, method: Callable[Concatenate[Any, P], R]) -> Callable[
 class MemoryService:
     """The facade over one database. Plain data in and out; never live ORM rows."""
 
-    def __init__(self, engine: Engine | None = None, *, box: Tx | None = None) -> None:
-        self.house = House(engine, box=box)
+    def __init__(self, engine: Engine | None = None, *, house: House | None = None) -> None:
+        self.house = house if house is not None else House(engine)
         self.engine = self.house.engine
         self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
         self._turns = Turns(self.house)
@@ -74,16 +73,16 @@ class MemoryService:
         self._agents = AgentSessions(self.house, end_run=self.end_run)
 
     @property
-    def _sandbox(self) -> Tx | None:
-        """The one transaction of a box every use case joins, if any (run_use_case runs it once)."""
-        return self.house.store.box
+    def _sandbox(self) -> bool | None:
+        """True inside a box, whose one transaction every use case joins (run_use_case runs it once)."""
+        return True if self.house.boxed else None
 
     @contextmanager
     def sandbox(self) -> Iterator[MemoryService]:
         """A service whose use cases all happen in one transaction that is rolled back at the end:
         for what-ifs (what would this turn teach if it failed?) and previews, changing nothing."""
-        with self.house.store.boxed(commit=False) as s:
-            yield MemoryService(self.engine, box=s)
+        with self.house.box(commit=False) as house:
+            yield MemoryService(house=house)
 
     @contextmanager
     def all_or_nothing(self) -> Iterator[MemoryService]:
@@ -91,8 +90,8 @@ class MemoryService:
         and rolled back by any error in it: a replay into a database keeps all of its file or
         none of it. SQLite holds the write lock from the first statement to the commit; a
         conflict with another writer aborts the whole (the caller may run it again)."""
-        with self.house.store.boxed(commit=True) as s:
-            box = MemoryService(self.engine, box=s)
+        with self.house.box(commit=True) as house:
+            box = MemoryService(house=house)
             yield box
         if box.house.erased:
             after_erasure(self.engine)  # what the box erased leaves the files now (R31)
