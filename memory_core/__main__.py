@@ -11,6 +11,7 @@ from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, Unkno
 from .format.checks import Scenario
 from .format.replay import EventFailed, EventResult, holds_memory, replay, replay_into
 from .format.scenario import load, parse
+from .plain import Obj
 from .store.database import (
     CONNECTION_ERRORS,
     DatabaseUnusable,
@@ -22,8 +23,6 @@ from .store.database import (
 )
 from .store.dialect import dialect_of
 from .usecases.facade import MemoryService
-
-Obj = dict[str, object]
 
 
 def _made_by(path: Path) -> list[Path]:

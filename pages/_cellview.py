@@ -11,13 +11,13 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import FormatError
+from memory_core.plain import Obj
 from memory_core.rules.vocabulary import TURN_END_STATUSES
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from pages._ui import guard, inert, open_notebook
 from pages._words import cite, plural, rule_text
 
-Obj = dict[str, Any]
 HEADERS = {
     "graph": "Graph",
     "owner": "Owner",

@@ -14,13 +14,13 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService, database_url
+from memory_core.plain import Obj
 from memory_core.usecases.shapes import FactRow, FactThen, GraphJson
 from memory_core.views import history
 from pages._links import from_link, to_link
 from pages._ui import NOTEBOOK, Context, inert, notebook, read
 from pages._words import cite
 
-Obj = dict[str, Any]
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
 Moment = tuple[int, str, str | None]
 BEFORE = "before history was kept"

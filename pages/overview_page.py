@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import streamlit as st
 
+from memory_core.plain import Obj
 from memory_core.rules.settings import SETTINGS
 from memory_core.rules.wording import map_paragraph
 from memory_core.views import notebook as nbk
@@ -31,8 +31,6 @@ from pages._history import (
 )
 from pages._ui import Context, context, guard, inert, live, need_org, open_notebook, read
 from pages._words import cite, on_off, plural
-
-Obj = dict[str, Any]
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 

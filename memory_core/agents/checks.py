@@ -13,8 +13,7 @@ from typing import Any
 from ..errors import FormatError
 from ..format.checks import EVENT_CHECKS
 from ..format.fields import _join, obj, storable
-
-Obj = dict[str, Any]
+from ..plain import Obj
 
 READS = ("GraphResolve", "GraphExpand", "GraphSource")
 

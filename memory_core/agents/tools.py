@@ -10,12 +10,12 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, Field
 
 from .. import errors as E
+from ..plain import Obj
 from ..usecases.facade import MemoryService
 from . import models as M
 from .checks import Caller
 from .sessions import AgentSession
 
-Obj = dict[str, Any]
 Id = Annotated[str, Field(min_length=1, max_length=200)]
 TurnId = Annotated[str, Field(min_length=1, max_length=200, description="A turn this session opened")]
 Work = Annotated[

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import FormatError
+from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME, settings_problem
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.vocabulary import READ_CALLS, STEP_KINDS, SURFACES, TURN_END_STATUSES
@@ -39,9 +40,6 @@ from .fields import (
 )
 
 FORMAT = doc.SCENARIO_FORMAT
-
-
-Obj = dict[str, Any]
 
 
 @dataclass

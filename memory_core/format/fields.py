@@ -8,12 +8,11 @@ import re
 from typing import Any
 
 from ..errors import FormatError
+from ..plain import Obj
 from ..rules.vocabulary import GRAPHS, WORK_PREFIXES, WORLD_KINDS
 from ..rules.weights import ORIGINS, web_host
 from .events import DEFAULT_GRAPH, MAX_NAME, READ_ARGS, Entity, FactRef, Value, WorldClaim, keys
 from .events import MAX_INTEGER as MAX_INTEGER  # the format's limits, named here as they always were
-
-Obj = dict[str, Any]
 
 
 def _type_name(value: Any) -> str:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .. import errors as E
+from ..plain import Obj
 from ..store.retry import retryable, run_use_case
 from ..store.transactions import one_load_at_a_time
 from ..usecases.facade import MemoryService
@@ -16,8 +16,6 @@ from ..usecases.results import Outcome, ReadResult
 from . import events as ev
 from .checks import Scenario
 from .events import EVENT_MODELS, default
-
-Obj = dict[str, Any]
 
 
 class EventFailed(Exception):

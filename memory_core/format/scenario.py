@@ -11,10 +11,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..errors import FormatError
+from ..plain import Obj
 from .checks import FORMAT, Scenario, check
-
-Obj = dict[str, Any]
-
 
 #: JSON nested deeper than this is refused before it is decoded. The format's deepest place
 #: (`events[i].request.claims[j].subject.aliases[k]`) is 8 levels down.

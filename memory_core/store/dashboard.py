@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from sqlalchemy import func
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from .. import errors as E
+from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT, shortcut_margin
 from ..rules.visibility import evidence_elsewhere
 from ..rules.weights import breakdown, without_each_dispute, written_out
@@ -29,8 +29,6 @@ from .models import (
     Turn,
     Workflow,
 )
-
-Obj = dict[str, Any]
 
 
 def organizations(s: Session) -> list[Obj]:

@@ -26,7 +26,7 @@ from .markers import all_tables, clear_markers, scrub_due, top_marker
 if TYPE_CHECKING:
     from .driver import Driver
 
-Obj = dict[str, Any]
+from ..plain import Obj
 
 #: SQLite folds its write-ahead log into the file every WAL_PAGES pages, not 1,000: a turn rewrites the same hot
 #: pages in each use case and a checkpoint copies a page once (issue #8, B1: end_turn 2.9 -> 2.2 ms). R31 empties it.

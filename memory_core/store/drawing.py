@@ -17,9 +17,8 @@ from sqlalchemy import ColumnElement, Row, func, select
 from sqlalchemy.orm import Session, aliased
 from sqlmodel import col
 
+from ..plain import Obj
 from .models import Dispute, Entity, Fact, Support
-
-Obj = dict[str, Any]
 
 
 def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None, *, erased: bool = True) -> Sequence[Row[Any]]:

@@ -22,7 +22,7 @@ from sqlmodel import Session
 if TYPE_CHECKING:
     from .dialect import Dialect
 
-Obj = dict[str, Any]
+from ..plain import Obj
 
 
 class Locked(str):

@@ -6,12 +6,12 @@ import os
 import threading
 import time
 import weakref
-from typing import Any
 
 from sqlalchemy import delete, func, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from ..plain import Obj
 from .database import scrub
 from .dialect import dialect_of
 from .graph import drop_graph
@@ -35,8 +35,6 @@ from .models import (
     Turn,
     TurnLog,
 )
-
-Obj = dict[str, Any]
 
 
 def run_preview(s: Session, run: Run) -> Obj:

@@ -9,10 +9,9 @@ from typing import Any
 from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
+from ..plain import Obj
 from ..rules.keys import entity_key, name_key, value_key
 from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, MapCount, Support, SupportGone
-
-Obj = dict[str, Any]
 
 
 @dataclass

@@ -17,9 +17,8 @@ from typing import Any
 
 from sqlmodel import Session
 
+from ..plain import Obj
 from .driver import Driver, driver_of
-
-Obj = dict[str, Any]
 
 #: What a moment can be, and how a person reads it (views/history.py words them).
 WHAT = (

@@ -22,14 +22,13 @@ from typing import Any
 
 from sqlmodel import Session
 
+from ..plain import Obj
 from ..rules.weights import score
 from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .graph import map_of
 from .models import Turn
 from .snapshot import steps_json
-
-Obj = dict[str, Any]
 
 
 @dataclass

@@ -20,13 +20,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from ..plain import Obj
 from ..rules.keys import name_key, value_key
 from ..rules.shortcuts import GRAPH_ORDER
 from ..rules.visibility import evidence_elsewhere
 from .driver import Driver, for_update, json_value
 from .snapshot import fact_sort_key
-
-Obj = dict[str, Any]
 
 TURN = for_update(
     """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,

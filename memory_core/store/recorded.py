@@ -12,17 +12,15 @@ only the moments that erased it still name it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from sqlmodel import Session, col, or_, select
 
+from ..plain import Obj
 from .dashboard import workflows as workflows_of
 from .driver import driver_of, json_value
 from .models import Membership, Moment, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn
 from .past import settings_at
 from .snapshot import settings_of
-
-Obj = dict[str, Any]
 
 
 @dataclass

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlmodel import Session, select
 
+from ..plain import Obj
 from ..rules.shortcuts import Answer, choose_shortcut
 from ..rules.visibility import visible
 from .graph import find_entity
 from .models import Fact, Run
 from .snapshot import facts_json
-
-Obj = dict[str, Any]
 
 
 def shortcut(s: Session, run: Run, answers: Obj, *, min_weight: float, no_memory_shortcuts: bool) -> Obj | None:

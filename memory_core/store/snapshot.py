@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from typing import Any
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
+from ..plain import Obj
 from ..rules.settings import SETTINGS
 from .graph import map_counts
 from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
 
 STATE_FORMAT = "memory-state/1"
-Obj = dict[str, Any]
 
 
 def settings_of(org: Organization) -> dict[str, bool]:

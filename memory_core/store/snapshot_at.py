@@ -7,15 +7,12 @@ erasure made since is applied (erased rows are gone from history too), and each 
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlmodel import Session, col, select
 
+from ..plain import Obj
 from . import past
 from .models import Organization, Person, Run
 from .snapshot import STATE_FORMAT, fact_sort_key, settings_of
-
-Obj = dict[str, Any]
 
 
 def fact_json(f: past.FactThen, ends: dict[int, Obj], *, supports: bool = True) -> Obj:

@@ -5,14 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from ..plain import Obj
 from ..rules.learning import RunFacts, record_teaches, skip_rule
 from ..rules.weights import contribution, independence_key, reliability_of
 from ..rules.wording import claim_label
 from .driver import Driver, json_value
 from .facts import FactRow, GraphWriter, refresh_facts
 from .graph import Changes
-
-Obj = dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from sqlmodel import Session
 
 from .. import errors as E
+from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME
 from . import moments, queries
 from .driver import Driver, defaults_of, driver_of, for_update, insert
@@ -23,8 +24,6 @@ from .facts import withdraw
 from .graph import Changes
 from .models import Membership, NestedWork, Organization, Person, Record, Run, Turn, Workflow
 from .probes import OPEN_WORK
-
-Obj = dict[str, Any]
 
 # --- statements ----------------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import errors as E
 from ..rules.turns import takes_events
@@ -17,7 +17,7 @@ from ..store.transactions import Db, Transactions, Tx
 if TYPE_CHECKING:  # the look-ups' rows, for annotations only
     from ..store.models import Run, Turn
 
-Obj = dict[str, Any]
+from ..plain import Obj
 
 
 class House:

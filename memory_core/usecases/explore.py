@@ -5,8 +5,9 @@ A family of MemoryService: each method is one read-only use case in one transact
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
+from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..store import dashboard
 from ..store.database import memory_version
@@ -15,8 +16,6 @@ from ..store.erasure import account_preview, run_preview
 from ..store.snapshot import graph_json, settings_of
 from . import shapes as sh
 from .base import UseCases
-
-Obj = dict[str, Any]
 
 
 class Explore(UseCases):

@@ -23,12 +23,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import errors as E
+from ..plain import Obj
 from ..store import past
 from ..store.database import shown
 from ..store.recorded import Recorded, recorded
 from .base import UseCases
 
-Obj = dict[str, Any]
 FORMAT = "memory-scenario/1"
 ERASED_KEY = "person:erased:"  # R30: what a deleted account's id became in records and supports
 

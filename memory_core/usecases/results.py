@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from ..plain import Obj
 from ..store.graph import FactChange
 from ..store.teaching import SkippedClaim
-
-Obj = dict[str, Any]
 
 __all__ = [
     "AccountDeleted",

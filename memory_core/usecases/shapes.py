@@ -10,12 +10,12 @@ store fails there). A result of a change (results.py) is a dataclass; a read is 
 
 from __future__ import annotations
 
-from typing import Any, NotRequired
+from typing import NotRequired
 
 from pydantic import ConfigDict
 from typing_extensions import TypedDict
 
-Obj = dict[str, Any]
+from ..plain import Obj
 
 #: Every shape forbids keys it does not name (pydantic reads this; set on each below, as a TypedDict
 #: inherits no class attribute).

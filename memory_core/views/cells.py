@@ -10,16 +10,14 @@ No Streamlit here: views/notebook.py keeps the notebook, pages/cells_page.py dra
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from ..format.replay import EventResult
+from ..plain import Obj
 from ..rules.wording import RULE_TEXT, fact_label
 from ..store.graph import FactChange
 from ..usecases.facade import MemoryService
 from ..usecases.results import TurnEnded
 from . import history
-
-Obj = dict[str, Any]
 
 
 def change_json(c: FactChange) -> Obj:

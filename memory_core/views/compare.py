@@ -7,7 +7,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-Obj = dict[str, Any]
+from ..plain import Obj
 
 
 def fact_key(f: Mapping[str, Any]) -> tuple[Any, ...]:

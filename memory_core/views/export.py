@@ -9,12 +9,9 @@ in a sentence.
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..plain import Obj
 from ..usecases.facade import MemoryService
 from . import notebook as nbk
-
-Obj = dict[str, Any]
 
 
 def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:

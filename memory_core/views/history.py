@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from ..plain import Obj
 from ..rules.weights import score
 from ..rules.wording import fact_label
 
-Obj = dict[str, Any]
 #: A read's row as given (a shape of usecases/shapes.py, or a plain dict): read, never changed.
 Row = Mapping[str, Any]
 

@@ -29,7 +29,8 @@ from .cells import change_json, claim_from, compact, describe, outcome, summary
 
 __all__ = ["change_json", "claim_from", "compact", "describe", "summary"]  # where pages and tests found them
 
-Obj = dict[str, Any]
+from ..plain import Obj
+
 END_STATUSES = ("completed", "failed", "cancelled")
 UNDO_DEPTH = 20
 NOTEBOOK_ID = re.compile(r"[0-9a-f]{32}")

@@ -14,13 +14,12 @@ from typing import Any
 
 import networkx as nx
 
+from ..plain import Obj
 from ..rules.wording import fact_label
 from . import layout
 from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, fact_key  # noqa: F401  (viz.* for pages)
 from .templates import MARK, library, mark, pyvis_templates, templates
 from .text import inert  # noqa: F401  (viz.inert: pages and tests name it here too)
-
-Obj = dict[str, Any]
 
 KIND_COLORS = {
     "person": "#4e79a7",

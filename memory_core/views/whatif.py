@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
 
 from ..format.checks import check
 from ..format.replay import replay
+from ..plain import Obj
 from ..rules.settings import DEFAULT_SETTINGS
 from ..store.database import make_engine
 from ..usecases.export import without_nulls
 from ..usecases.facade import MemoryService
 from .viz import fact_label
-
-Obj = dict[str, Any]
 
 
 def initial_settings(doc: Obj, org: str) -> dict[str, bool]:
