@@ -15,6 +15,7 @@ from ..rules.visibility import evidence_elsewhere
 from ..rules.weights import breakdown, without_each_dispute, written_out
 from ..rules.wording import claim_label, map_paragraph
 from .drawing import fact_rows
+from .lookups import RunRef, TurnRef
 from .models import (
     Dispute,
     Entity,
@@ -202,7 +203,7 @@ def _support(p: Support, excerpt: str | None, source: str | None, run_org: str |
     }
 
 
-def turn_view(s: Session, turn: Turn, run: Run) -> Obj:
+def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
     """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""
     org = s.get(Organization, run.org_id)
     wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None

@@ -15,6 +15,7 @@ from ..plain import Obj
 from .database import scrub
 from .dialect import dialect_of
 from .graph import drop_graph
+from .lookups import PersonRef, RunRef
 from .markers import scrub_due
 from .models import (
     ApiToken,
@@ -37,7 +38,7 @@ from .models import (
 )
 
 
-def run_preview(s: Session, run: Run) -> Obj:
+def run_preview(s: Session, run: RunRef) -> Obj:
     """What deleting a run erases and what stays (the dashboard's preview)."""
     flow_facts = s.exec(select(func.count()).select_from(Fact).where(Fact.graph == "flow", Fact.owner == run.id)).one()
     records = s.exec(select(func.count()).select_from(Record).where(Record.run_id == run.id)).one()
@@ -57,7 +58,7 @@ def run_preview(s: Session, run: Run) -> Obj:
     }
 
 
-def erase_run(s: Session, run: Run) -> Obj:
+def erase_run(s: Session, run: RunRef) -> Obj:
     """R29: erase a run's records and Flow graph; its World and User supports keep key, origin and
     contribution, with the pointer set to null, so no weight changes."""
     summary = run_preview(s, run)
@@ -95,7 +96,7 @@ def erase_run(s: Session, run: Run) -> Obj:
     return summary
 
 
-def account_preview(s: Session, person: Person) -> Obj:
+def account_preview(s: Session, person: PersonRef) -> Obj:
     """What deleting an account erases (User graph, memberships) and what stays (its runs)."""
     user_facts = s.exec(
         select(func.count()).select_from(Fact).where(Fact.graph == "user", Fact.owner == person.id)
@@ -110,7 +111,7 @@ def account_preview(s: Session, person: Person) -> Obj:
     }
 
 
-def erase_account(s: Session, person: Person) -> Obj:
+def erase_account(s: Session, person: PersonRef) -> Obj:
     """R30: the User graph and memberships go; runs stay with the person erased from them.
 
     Decision: a deleted person's disputes stay as votes without their author, as a deleted

@@ -1,42 +1,118 @@
-"""Finding what an action names, or refusing with the reason the format gives (`unknown_*`)."""
+"""Finding what an action names, or refusing with the reason the format gives (`unknown_*`).
+
+A look-up hands the use case a frozen copy of what it found (`OrgRef`, `PersonRef`, `RunRef`,
+`TurnRef`), never a live row: use cases decide on these values and change memory only through the
+store's typed functions."""
 
 from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, TypeVar
 
 from sqlmodel import Session
 
 from .. import errors as E
 from .models import Organization, Person, Run, Turn
 
+R = TypeVar("R")
+
+
+def _copy(cls: type[R], row: Any) -> R:
+    return cls(**{f.name: getattr(row, f.name) for f in fields(cls)})  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class OrgRef:
+    id: str
+    name: str
+    allow_ephemeral_runs: bool  # R11
+    learn_from_ephemeral_runs: bool  # R12
+    learn_from_users: bool  # R13
+    no_memory_shortcuts: bool  # R14
+    since: int
+
+    @classmethod
+    def of(cls, row: Organization) -> OrgRef:
+        return _copy(cls, row)
+
+
+@dataclass(frozen=True)
+class PersonRef:
+    id: str
+    name: str
+
+    @classmethod
+    def of(cls, row: Person) -> PersonRef:
+        return _copy(cls, row)
+
+
+@dataclass(frozen=True)
+class RunRef:
+    id: str
+    org_id: str
+    person_id: str | None
+    workflow_id: str | None
+    surface: str
+    ephemeral: bool
+    ended: bool
+
+    @classmethod
+    def of(cls, row: Run) -> RunRef:
+        return _copy(cls, row)
+
+
+@dataclass(frozen=True)
+class TurnRef:
+    id: str
+    run_id: str
+    status: str
+    next_record: int
+    probes_used: int
+    map: dict[str, Any]
+    steps: tuple[dict[str, Any], ...]
+
+    @classmethod
+    def of(cls, row: Turn) -> TurnRef:
+        return cls(
+            id=row.id,
+            run_id=row.run_id,
+            status=row.status,
+            next_record=row.next_record,
+            probes_used=row.probes_used,
+            map=dict(row.map),
+            steps=tuple(row.steps),
+        )
+
 
 class Lookups:
     """The look-ups every use case starts with; a miss is a refusal that says what names nothing."""
 
     @staticmethod
-    def _org(s: Session, org_id: str) -> Organization:
+    def _org(s: Session, org_id: str) -> OrgRef:
         org = s.get(Organization, org_id)
         if org is None:
             raise E.UnknownOrg(org_id)
-        return org
+        return OrgRef.of(org)
 
     @staticmethod
-    def _person(s: Session, person_id: str) -> Person:
+    def _person(s: Session, person_id: str) -> PersonRef:
         person = s.get(Person, person_id)
         if person is None:
             raise E.UnknownPerson(person_id)
-        return person
+        return PersonRef.of(person)
 
     @staticmethod
-    def _run(s: Session, run_id: str) -> Run:
+    def _run(s: Session, run_id: str) -> RunRef:
         run = s.get(Run, run_id)
         if run is None:
             raise E.UnknownRun(run_id)
-        return run
+        return RunRef.of(run)
 
     @staticmethod
-    def _turn(s: Session, turn_id: str) -> tuple[Turn, Run]:
+    def _turn(s: Session, turn_id: str) -> tuple[TurnRef, RunRef]:
         turn = s.get(Turn, turn_id)
         if turn is None:
             raise E.UnknownTurn(turn_id)
         run = s.get(Run, turn.run_id)
         assert run is not None
-        return turn, run
+        return TurnRef.of(turn), RunRef.of(run)

@@ -8,11 +8,12 @@ from ..plain import Obj
 from ..rules.shortcuts import Answer, choose_shortcut
 from ..rules.visibility import visible
 from .graph import find_entity
-from .models import Fact, Run
+from .lookups import RunRef
+from .models import Fact
 from .snapshot import facts_json
 
 
-def shortcut(s: Session, run: Run, answers: Obj, *, min_weight: float, no_memory_shortcuts: bool) -> Obj | None:
+def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_memory_shortcuts: bool) -> Obj | None:
     """R22: the heaviest visible active answer at or above the step's minimum weight, or None."""
     if no_memory_shortcuts:  # R14: every step runs
         return None

@@ -11,12 +11,13 @@ from sqlmodel import Session, col, select
 from ..plain import Obj
 from ..rules.settings import SETTINGS
 from .graph import map_counts
+from .lookups import OrgRef
 from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
 
 STATE_FORMAT = "memory-state/1"
 
 
-def settings_of(org: Organization) -> dict[str, bool]:
+def settings_of(org: Organization | OrgRef) -> dict[str, bool]:
     """The four settings of an organization, by their names (R11 to R14)."""
     return {st.name: bool(getattr(org, st.column)) for st in SETTINGS}
 

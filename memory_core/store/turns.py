@@ -22,6 +22,7 @@ from .driver import Driver, defaults_of, driver_of, for_update, insert
 from .erasure import erase_run
 from .facts import withdraw
 from .graph import Changes
+from .lookups import RunRef
 from .models import Membership, NestedWork, Organization, Person, Record, Run, Turn, Workflow
 from .probes import OPEN_WORK
 
@@ -375,4 +376,4 @@ def end_run(s: Session, run_id: str, *, moment: int, erase: bool) -> None:
     s.add(run)
     if erase:
         s.flush()
-        erase_run(s, run)
+        erase_run(s, RunRef.of(run))

@@ -4,20 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from typing import TYPE_CHECKING
 
 from .. import errors as E
+from ..plain import Obj
 from ..rules.turns import takes_events
 from ..store import queries, turns
 from ..store.database import Engine, make_engine
 from ..store.erasure import after_erasure, heal
-from ..store.lookups import Lookups
+from ..store.lookups import Lookups, RunRef, TurnRef
 from ..store.transactions import Db, Transactions, Tx
-
-if TYPE_CHECKING:  # the look-ups' rows, for annotations only
-    from ..store.models import Run, Turn
-
-from ..plain import Obj
 
 
 class House:
@@ -76,7 +71,7 @@ class UseCases(Lookups):
         return None
 
     @classmethod
-    def _require_open(cls, turn: Turn, run: Run) -> None:
+    def _require_open(cls, turn: TurnRef, run: RunRef) -> None:
         cls._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
 
     @staticmethod
@@ -93,7 +88,7 @@ class UseCases(Lookups):
         queries.use_id(s, kind, ident)
 
     @classmethod
-    def _step(cls, s: Tx, run: Run, step: str) -> Obj:
+    def _step(cls, s: Tx, run: RunRef, step: str) -> Obj:
         wf = turns.workflow(s, run.workflow_id) if run.workflow_id else None
         return cls._step_of(run.workflow_id if wf else None, wf.steps if wf else [], step)
 

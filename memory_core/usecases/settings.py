@@ -46,7 +46,7 @@ class OrgSettings(UseCases):
             if changed:  # R32: a change of settings is a moment; asking for what already holds is not
                 detail = ", ".join(f"{c.setting} {'on' if c.new else 'off'}" for c in changed)
                 moments.mark_in(s, n, "settings", org=org_id, person=by, detail=detail)
-            return SettingsChanged(settings=settings_of(org), changed=tuple(changed))
+            return SettingsChanged(settings=settings_of(self._org(s, org_id)), changed=tuple(changed))
 
     def audit(self, org_id: str) -> list[sh.AuditRow]:
         """Every settings change of an organization: who, when, from, to (R15)."""
