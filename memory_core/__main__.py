@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -194,6 +195,18 @@ def _moment_named(service: MemoryService, n: int) -> Obj:
     return {"moment": n, "at": rows[0]["at"], "what": moment_label(rows[0], names)}
 
 
+def _tidy(value: object) -> object:
+    """A diff's numbers to 12 decimal places: the float noise of a weight's arithmetic
+    (0.8999999999999999) goes, every real difference stays. `state` keeps every digit."""
+    if isinstance(value, float):
+        return round(value, 12)
+    if isinstance(value, dict):
+        return {k: _tidy(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_tidy(v) for v in value]
+    return value
+
+
 def cmd_diff(args: argparse.Namespace) -> int:
     """What changed between two moments, per graph (R32): facts added, gone, changed in weight or status."""
     from .views.history import arrow, diff
@@ -204,7 +217,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         before, after = service.facts_between(a, b)
         out = {"from": _moment_named(service, a), "to": _moment_named(service, b), "graphs": diff(before, after)}
         if args.json:
-            json.dump(out, sys.stdout, indent=2, ensure_ascii=False)
+            json.dump(_tidy(out), sys.stdout, indent=2, ensure_ascii=False)
             sys.stdout.write("\n")
             return 0
         ends = (out["from"], out["to"])
@@ -244,9 +257,11 @@ def cmd_history(args: argparse.Namespace) -> int:
             json.dump([{**m, "label": moment_label(m, names)} for m in rows], sys.stdout, indent=2, ensure_ascii=False)
             sys.stdout.write("\n")
         else:
-            print("0  before history was kept")
+            width = len(str(rows[-1]["n"])) if rows else 1
+            stamp = max((len(m["at"]) for m in rows), default=0)
+            print(f"{0:>{width}}  {'':<{stamp}}  before history was kept")
             for m in rows:
-                print(f"{m['n']}  {m['at']}  {moment_label(m, names)}")
+                print(f"{m['n']:>{width}}  {m['at']:<{stamp}}  {moment_label(m, names)}")
         return 0
     finally:
         _finish_erasure(service)
@@ -424,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
     except DatabaseUnusable as exc:
         print(f"cannot use the database {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader stopped reading (`| head`): nothing to say
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (Python's flush at exit must not fail again)
+        return 1
     except OSError as exc:
         print(f"cannot read {getattr(args, 'file', '')}: {exc.strerror}", file=sys.stderr)
         return 2

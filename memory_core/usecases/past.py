@@ -68,7 +68,10 @@ class Past(UseCases):
                 raise E.UnknownMoment(
                     text, f"give a moment number (0 to {newest}), the id of a turn that ended, or a time (ISO 8601)"
                 ) from None
-            when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+            try:
+                when = when.replace(tzinfo=UTC) if when.tzinfo is None else when.astimezone(UTC)
+            except OverflowError:  # 0001-01-01T00:00+14:00 is in year 0 in UTC
+                raise E.UnknownMoment(text, "that time in UTC is outside the calendar (years 1 to 9999)") from None
             found = past.moment_by_time(s, when.isoformat(timespec="milliseconds"))
             if found is None:
                 raise E.UnknownMoment(text, "memory's history starts after that time")
