@@ -16,7 +16,7 @@ from memory_core.rules.vocabulary import TURN_END_STATUSES
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from pages._ui import guard, inert, open_notebook
-from pages._words import cite, plural, rule_text
+from pages._words import cite, plural, probes_used, rule_text
 
 HEADERS = {
     "graph": "Graph",
@@ -110,7 +110,7 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
             )
         )
     if "result" in detail:
-        used = f"probes used {detail['probes_used']} of {detail['cap'] or 'no cap'}, R21"
+        used = f"{probes_used(detail['probes_used'], detail['cap'])}, R21"
         if detail["result"]:
             st.caption(cite(f"Read answered ({used}):"))
             st.json(detail["result"], expanded=True)

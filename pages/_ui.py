@@ -46,10 +46,10 @@ class Context:
 
     @property
     def role_label(self) -> str:
-        """The acting person's role here, in words ("owner", "member", "not a member")."""
+        """The acting person's role here, in words ("the owner", "a member", "someone who is not a member here")."""
         if self.person == VISITOR:
             return "a visitor, with no account"
-        return {"owner": "the owner", "member": "a member"}.get(self.role or "", "not a member")
+        return {"owner": "the owner", "member": "a member"}.get(self.role or "", "someone who is not a member here")
 
 
 def notebook() -> dict[str, Any] | None:

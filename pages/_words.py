@@ -8,14 +8,14 @@ import streamlit as st
 
 from memory_core import MemoryCoreError
 from memory_core.rules.wording import RULE_TEXT
-from memory_core.views import rulebook
+from memory_core.views import rulebook, text
 from memory_core.views.text import inert
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
 
-def plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+plural = text.plural  # one way to count in words, shared with the views
+probes_used = text.probes_used
 
 
 def on_off(value: bool) -> str:

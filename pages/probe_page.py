@@ -8,7 +8,7 @@ import streamlit as st
 from memory_core import Refusal
 from pages._links import from_link, to_link
 from pages._ui import guard, inert, note_change, page, read
-from pages._words import cite
+from pages._words import cite, probes_used
 
 ctx, org = page("Memory reads")
 LINKED = {"turn": "r_turn_id", "call": "r_call", "name": "r_name", "kind": "r_kind", "graph": "r_graph"}
@@ -31,7 +31,7 @@ with guard():
     st.progress(
         min(view["probes_used"] / cap, 1.0) if cap else 0.0,
         text=cite(
-            f"Probes used: {view['probes_used']} of {cap if cap is not None else 'no cap'} "
+            f"{probes_used(view['probes_used'], cap).capitalize()} "
             "(Budget.MemoryProbes, R21; refused calls do not count)"
         ),
     )

@@ -17,7 +17,7 @@ from memory_core.rules.wording import claim_label, fact_label
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, from_link, to_link
 from pages._ui import Context, guard, inert, live, open_notebook, page, read
-from pages._words import cite, on_off, plural
+from pages._words import cite, on_off, plural, probes_used
 
 LINKED = {"run": "runs_run", "record": "runs_record"}
 STATUS = {
@@ -187,12 +187,7 @@ with guard():
                     width="stretch",
                 )
             cap = run["cap"]
-            st.markdown(
-                cite(
-                    f"**Reads**: {t['probes_used']} probe{'s' if t['probes_used'] != 1 else ''} used of "
-                    f"{cap if cap is not None else 'no cap'} (R21)."
-                )
-            )
+            st.markdown(cite(f"**Reads**: {probes_used(t['probes_used'], cap)} (R21)."))
             if t["steps"]:
                 st.markdown(cite("**Steps**: " + "; ".join(inert(step_text(s)) for s in t["steps"]) + "."))
             if t["work"]:

@@ -13,3 +13,16 @@ def inert(text: object) -> str:
     """Text from memory made inert for Markdown that allows HTML: Markdown's punctuation backslashed
     (no link, image, emphasis, LaTeX or colour directive), then HTML's characters escaped."""
     return html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 support`, `2 supports`: a count with its word, never `support(s)`."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
+
+
+def probes_used(used: int, cap: int | None) -> str:
+    """A turn's reads against its workflow's budget (R21), in words: `2 of 5 probes used`, or
+    `3 probes used (the workflow sets no cap)`."""
+    if cap is None:
+        return f"{plural(used, 'probe')} used (the workflow sets no cap)"
+    return f"{used} of {plural(cap, 'probe')} used"

@@ -19,7 +19,10 @@ from ..rules.wording import fact_label
 from . import layout
 from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, fact_key  # noqa: F401  (viz.* for pages)
 from .templates import MARK, library, mark, pyvis_templates, templates
-from .text import inert  # noqa: F401  (viz.inert: pages and tests name it here too)
+from .text import (
+    inert,  # noqa: F401  (viz.inert: pages and tests name it here too)
+    plural,
+)
 
 KIND_COLORS = {
     "person": "#4e79a7",
@@ -237,8 +240,8 @@ def plan(
             "highlight": fact_label(f) in marked,
             "change": change,
             "title": f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n"
-            f"{f['sources']} independent sources, {_count(f, 'supports')} supports, {_count(f, 'disputes')} disputes"
-            + said,
+            f"{plural(f['sources'], 'independent source')}, {plural(_count(f, 'supports'), 'support')}, "
+            f"{plural(_count(f, 'disputes'), 'dispute')}" + said,
         }
         for f, gone in [(f, False) for f in chosen] + [(f, True) for f in ghosts]
         for change, said in [change_of(f, compare, gone)]

@@ -11,6 +11,7 @@ from ..rules.settings import DEFAULT_SETTINGS
 from ..store.database import make_engine
 from ..usecases.export import without_nulls
 from ..usecases.facade import MemoryService
+from .text import plural
 from .viz import fact_label
 
 
@@ -233,7 +234,7 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
                 events.append({"do": "retract", "org": org, "by": owner, "fact": fact})
         if f["erased"]:
             gaps.append(
-                f"{f['erased']} support(s) of {f['subject']} —{f['relation']}→ {f['object']} came from erased runs"
+                f"{plural(f['erased'], 'support')} of {f['subject']} —{f['relation']}→ {f['object']} came from erased runs"
             )
     doc = {
         "format": "memory-scenario/1",
