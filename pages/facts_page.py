@@ -183,7 +183,7 @@ with guard():
             pd.DataFrame(
                 [
                     {
-                        "Disputed by": d["by"] or "erased account (R30)",
+                        "Disputed by": d["name"] or "erased account (R30)",
                         "Subtracted l": d["contribution"],
                         "Weight without it": d["weight_without"],
                     }

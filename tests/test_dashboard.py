@@ -337,6 +337,8 @@ def test_weights_disputed_fact_has_no_margin_and_says_why(app):
     disputes = [d.value for d in at.dataframe if "Disputed by" in d.value.columns]
     if fact["disputes"]:
         assert len(disputes[0]) == fact["disputes"] and "Weight without it" in disputes[0].columns
+        names = {p["name"] for p in svc.people()}
+        assert set(disputes[0]["Disputed by"]) <= names  # people by name, as every other table says them
 
 
 def test_weights_view_is_a_link(app):

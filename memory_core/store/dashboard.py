@@ -162,7 +162,13 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
         .where(Support.fact_id == fact_id)
         .order_by(col(Support.id))
     ).all()
-    disputes = s.exec(select(Dispute).where(Dispute.fact_id == fact_id).order_by(col(Dispute.id))).all()
+    voted = s.exec(
+        select(Dispute, Person.name)
+        .join(Person, col(Person.id) == Dispute.by, isouter=True)
+        .where(Dispute.fact_id == fact_id)
+        .order_by(col(Dispute.id))
+    ).all()
+    disputes = [d for d, _ in voted]
     rows = breakdown(
         [(p.origin, p.key, p.contribution, p.record_id is None) for p, *_ in sups],
         [d.contribution for d in disputes],
@@ -177,8 +183,8 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
         "sources": [{**r.__dict__, "key": r.key if (r.origin, r.key) in here else None} for r in rows],
         "supports": supports,
         "disputes": [
-            {"by": d.by, "contribution": d.contribution, "weight_without": w}
-            for d, w in zip(disputes, without_each_dispute(folded, against), strict=True)
+            {"by": d.by, "name": name, "contribution": d.contribution, "weight_without": w}
+            for (d, name), w in zip(voted, without_each_dispute(folded, against), strict=True)
         ],
         "arithmetic": written_out(folded, against, status=fact.status),
         "min_weight": min_weight,

@@ -179,6 +179,7 @@ class SupportRow(Shape):
 
 class DisputeRow(Shape):
     by: str
+    name: str | None  # the person's name; None once their account is erased (R30)
     contribution: float
     weight_without: float
 
