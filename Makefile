@@ -44,12 +44,9 @@ check: venv
 system-deps:
 	bash .ci/system-deps
 
-# The whole suite on SQLite, then again on a throwaway PostgreSQL cluster (.ci/with-postgres).
+# The whole suite on SQLite and, at the same time, on a throwaway PostgreSQL cluster (.ci/test-both).
 test: system-deps check
-	$(PY) -m pytest
-	@status=0; bash .ci/with-postgres $(PY) -m pytest -m "not backend_free" || status=$$?; \
-	if [ $$status = 3 ] && [ "$${CI:-}" != true ]; then echo "PostgreSQL is missing here: the suite ran on SQLite only"; \
-	elif [ $$status != 0 ]; then exit $$status; fi
+	bash .ci/test-both $(PY)
 
 # Benchmarks B1 to B10 on SQLite and PostgreSQL (B8's environment rows: bench/run.py --only b8env); results in
 # bench/results.json and docs/benchmarks.md.

@@ -113,7 +113,7 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         used = f"{probes_used(detail['probes_used'], detail['cap'])}, R21"
         if detail["result"]:
             st.caption(cite(f"Read answered ({used}):"))
-            st.json(detail["result"], expanded=True)
+            st.dataframe(pd.DataFrame(cells.answer_rows(detail["result"])), hide_index=True, width="stretch")
         else:
             st.caption(cite(f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23)."))
     if detail.get("changed"):
@@ -261,7 +261,12 @@ def compare(nb: Obj) -> None:
         st.session_state["nb_fact"] = next((i for i, f in facts.items() if f == first), next(iter(facts)))
     fact = st.selectbox("A fact's weight across the cells", list(facts), format_func=facts.__getitem__, key="nb_fact")
     series = _series(key, int(fact), ran, moments)
-    st.line_chart(pd.DataFrame({"cell": range(ran), "weight": series}).set_index("cell"), height=220)
+    st.line_chart(
+        pd.DataFrame({"cell": range(ran), "weight": series}).set_index("cell"),
+        height=220,
+        x_label="Cell (after it ran)",
+        y_label="Weight (0 to 1)",
+    )
     st.caption(
         "Weight after each cell run; no line where the fact did not exist. Facts memory holds after the last cell run."
     )

@@ -10,6 +10,7 @@ No Streamlit here: views/notebook.py keeps the notebook, pages/cells_page.py dra
 from __future__ import annotations
 
 import json
+import re
 
 from ..format.replay import EventResult
 from ..plain import Obj
@@ -195,7 +196,7 @@ def summary(e: Obj) -> str:
         return f"{d} {e['work']} in {e['turn']}{st}"
     if d == "read":
         who = f" by step {e['step']}" if e.get("step") else (f" within {e['within']}" if e.get("within") else "")
-        return f"{e['call']}{who} in {e['turn']}: {json.dumps(e.get('args', {}), ensure_ascii=False)}"
+        return f"{e['call']}{who} in {e['turn']}: {read_args(e.get('args', {}))}"
     if d == "end_turn":
         return f"turn {e['turn']} ends {e['status']}"
     if d == "end_run":
@@ -211,21 +212,63 @@ def summary(e: Obj) -> str:
     return f"{e['by']} {d}s {f['subject']['name']} —{f['relation']}→ {o} ({e.get('graph', 'world')})"
 
 
+def read_args(args: Obj) -> str:
+    """A read's arguments as people say them: `Kestrel Metals`, `Kestrel Metals (organization)`, or
+    the fact `Kestrel Metals —headquartered_in→ Sheffield`; other keys as `key value`."""
+    said = []
+    for key, value in args.items():
+        if isinstance(value, dict) and {"subject", "relation", "object"} <= value.keys():
+            said.append(fact_label(value))
+        elif isinstance(value, dict) and "name" in value:
+            said.append(f"{value['name']} ({value['kind']})" if value.get("kind") else str(value["name"]))
+        elif key == "name":
+            said.append(str(value))
+        else:
+            said.append(f"{key} {json.dumps(value, ensure_ascii=False) if isinstance(value, dict | list) else value}")
+    return ", ".join(said) or "no arguments"
+
+
+def answer_rows(result: object) -> list[dict[str, object]]:
+    """A read's answer as table rows: a fact as `subject —relation→ object`, an entity or record by
+    name, numbers to three places, lists joined: what the answer says, in the words the pages use."""
+    items = result if isinstance(result, list) else [result] if isinstance(result, dict) else []
+    rows = []
+    for item in items:
+        if not isinstance(item, dict):
+            rows.append({"answer": item})
+            continue
+        row: dict[str, object] = {}
+        if {"subject", "relation", "object"} <= item.keys():
+            row["fact"] = fact_label(item)
+        for key, value in item.items():
+            if key in ("subject", "relation", "object") and "fact" in row:
+                continue
+            if isinstance(value, float):
+                value = round(value, 3)
+            elif isinstance(value, dict):
+                value = value.get("name", value.get("value", json.dumps(value, ensure_ascii=False)))
+            elif isinstance(value, list):
+                value = ", ".join(str(v.get("name", v) if isinstance(v, dict) else v) for v in value)
+            row[key] = value
+        rows.append(row)
+    return rows
+
+
 def search_text(event: Obj, checked_event: Obj) -> str:
     """What a search of the cells looks in: the cell's line, its note and its JSON, case-folded."""
     return f"{event['do']} {summary(checked_event)} {json.dumps(event, ensure_ascii=False)}".casefold()
 
 
 def matching(events: list[Obj], checked: list[Obj], query: str) -> list[int]:
-    """The cells holding every word of the query (all cells for an empty query); `#12` or a
-    number alone also finds cell 12."""
+    """The cells holding every word of the query (all cells for an empty query); `#12` is cell 12
+    and no other, a number alone finds cell 12 and the cells whose text holds it."""
     words = query.casefold().split()
     if not words:
         return list(range(len(events)))
     out = []
     for i, (e, c) in enumerate(zip(events, checked, strict=True)):
-        hay = f"#{i} {search_text(e, c)}"
-        if all(w in hay or w.lstrip("#") == str(i) for w in words):
+        hay = search_text(e, c)
+        if all(w == f"#{i}" if re.fullmatch(r"#\d+", w) else (w in hay or w == str(i)) for w in words):
             out.append(i)
     return out
 
