@@ -33,32 +33,43 @@ def _engine(name: str) -> Engine:
     return make_engine(database_url(name))  # migrated once per process
 
 
-def empty(engine: Engine) -> None:
-    """Empty every table of a PostgreSQL test database, once the scrub that follows an earlier
-    test's deletion is done (R31: it rewrites every table, and TRUNCATE locks them in another order;
-    a deadlock with a scrub of another process is retried)."""
+def empty(engine: Engine, *, files: bool = False) -> None:
+    """Empty every table of a PostgreSQL test database and restart its ids, once the scrub that
+    follows an earlier test's deletion is done (R31: it rewrites every table; a deadlock with a
+    scrub of another process is retried).
+
+    Rows are deleted (7 ms on this schema, against 47 ms for TRUNCATE's new files), which leaves
+    them dead in the files until a vacuum: a test that reads the files for erased text asks for
+    `files=True`, a TRUNCATE, so the files hold nothing of an earlier test."""
     finisher(engine).wait(300)
-    tables = ", ".join(f'"{t.name}"' for t in SQLModel.metadata.sorted_tables)
+    tables = [f'"{t.name}"' for t in SQLModel.metadata.sorted_tables]
 
-    def truncate() -> None:
+    def clear() -> None:
         with engine.begin() as conn:
-            conn.execute(text(f"TRUNCATE {tables} RESTART IDENTITY CASCADE"))
+            if files:
+                conn.execute(text(f"TRUNCATE {', '.join(tables)} RESTART IDENTITY CASCADE"))
+                return
+            for table in reversed(tables):  # those that point at others first
+                conn.execute(text(f"DELETE FROM {table}"))
+            for (seq,) in conn.execute(text("SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'")):
+                conn.execute(text(f'ALTER SEQUENCE "{seq}" RESTART'))
 
-    run_retrying(truncate)
+    run_retrying(clear)
 
 
-def fresh_url(name: str = "memory_test") -> str:
-    """A URL to an empty memory: a private in-memory SQLite one, or an emptied PostgreSQL database."""
+def fresh_url(name: str = "memory_test", *, files: bool = False) -> str:
+    """A URL to an empty memory: a private in-memory SQLite one, or an emptied PostgreSQL database
+    (`files`: emptied down to its files, for tests that read them; see `empty`)."""
     if not SERVER:
         return "sqlite://"
-    empty(_engine(name))
+    empty(_engine(name), files=files)
     return database_url(name)
 
 
-def fresh_service(name: str = "memory_test") -> MemoryService:
-    """A service over an empty memory on the backend under test."""
+def fresh_service(name: str = "memory_test", *, files: bool = False) -> MemoryService:
+    """A service over an empty memory on the backend under test (`files`: see `empty`)."""
     if not SERVER:
         return MemoryService(make_engine("sqlite://"))
     engine = _engine(name)
-    empty(engine)
+    empty(engine, files=files)
     return MemoryService(engine)

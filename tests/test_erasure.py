@@ -151,7 +151,7 @@ def test_r31_deleted_account_name_gone(tmp_path):
 
 def test_r31_erased_text_is_in_no_table_on_this_backend():
     """Every text column of every table, read back through SQL, on SQLite or PostgreSQL."""
-    svc = fresh_service()
+    svc = fresh_service(files=True)
     events = [
         *taught(),
         open_turn("t9", request=SECRET + " (request)"),
@@ -218,8 +218,8 @@ def _replay_doc(events, extra, svc):
 
 def test_r30_a_deleted_persons_supports_take_one_erased_key_each_and_weights_stay():
     events, extra = _two_erased_people()
-    before = _replay_doc(events[:-2], extra, fresh_service())
-    after = _replay_doc(events, extra, fresh_service())
+    before = _replay_doc(events[:-2], extra, fresh_service(files=True))
+    after = _replay_doc(events, extra, fresh_service(files=True))
     assert weights(world(before)) == weights(world(after))
     keys = {(f["relation"], tuple(sp["key"] for sp in f["supports"])) for f in world(after)}
     # Zed was deleted first: person:erased:1 for all of Zed's supports (R25: still one source),
@@ -244,7 +244,7 @@ def _all_text(svc: MemoryService) -> str:
 def test_r30_a_deleted_persons_id_is_in_no_table_on_this_backend():
     """Every column of every table read back through SQL, on SQLite or PostgreSQL; tokens too."""
     events, extra = _two_erased_people()
-    svc = fresh_service()
+    svc = fresh_service(files=True)
     _replay_doc(events[:-2], extra, svc)
     svc.issue_token(ZED, org="acme")
     assert ZED in _all_text(svc)  # control
@@ -367,7 +367,7 @@ def _pg_dump_everything(svc: MemoryService) -> tuple[str, bytes]:
 
 
 def _pg_taught_and_analyzed() -> MemoryService:
-    svc = fresh_service()
+    svc = fresh_service(files=True)
     replay(parse(json.dumps(scenario(_REPEATED))), svc)
     with svc.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.exec_driver_sql("ANALYZE")  # what autovacuum does by itself
@@ -390,7 +390,7 @@ def test_r31_postgresql_a_deletion_leaves_no_text_in_files_or_statistics_by_itse
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
 def test_r31_postgresql_a_kill_before_the_scrub_is_healed_when_next_opened():
-    svc = fresh_service()
+    svc = fresh_service(files=True)
     _killed_deletion(svc.engine.url.render_as_string(hide_password=False))
     stats, files = _pg_dump_everything(svc)
     assert SECRET in stats and "r1" not in svc.export_state()["runs"]  # control: committed, not scrubbed
@@ -408,7 +408,7 @@ def test_r31_postgresql_a_kill_before_the_scrub_is_healed_when_next_opened():
 def test_r31_postgresql_a_kill_before_the_scrub_is_healed_by_the_next_command(command):
     """A command that opens the database finds the killed deletion's marker and does not exit
     before the scrub it starts is done (a daemon thread dies with its process)."""
-    svc = fresh_service()
+    svc = fresh_service(files=True)
     url = svc.engine.url.render_as_string(hide_password=False)
     _killed_deletion(url)
     stats, _ = _pg_dump_everything(svc)
@@ -435,7 +435,7 @@ def _command_ends_with_the_text_out_of_the_files(svc: MemoryService, *args: str)
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
 def test_r31_postgresql_replay_into_a_database_ends_when_the_deleted_text_is_out_of_the_files(tmp_path):
     """The CLI waits for the scrub that follows a deletion and says so (R31)."""
-    svc = fresh_service()
+    svc = fresh_service(files=True)
     path = tmp_path / "s.json"
     path.write_text(json.dumps(scenario([*_REPEATED, {"do": "delete_run", "run": "r1", "by": "dana"}])))
     url = svc.engine.url.render_as_string(hide_password=False)
