@@ -130,9 +130,9 @@ SIDEBAR_LINK = {"org": "org", "as": "person"}
 
 def _act_as(svc: MemoryService, memory: str) -> None:
     """The demo's choices: any organization, and anyone, member or not. The person chosen stays
-    when the organization changes (shown as "not a member here"); if they are gone (an erased
-    account, a notebook without them) the sidebar says so and you act as a visitor, never silently
-    as someone else."""
+    when the organization changes (shown as "not a member here"). Another memory opened without them
+    (a notebook's) makes you its owner, said so; gone from the same memory (an erased account), you
+    act as a visitor until you pick someone, never silently as someone else."""
     at = _version(svc, memory)
     org_names = {o["id"]: o["name"] for o in _read(svc, memory, "organizations", (), {}, at)}
     _keep("org", list(org_names))
@@ -148,9 +148,13 @@ def _act_as(svc: MemoryService, memory: str) -> None:
     if "_pending_person" in st.session_state:  # the offer above, taken before the selectbox is drawn
         st.session_state["person"] = st.session_state.pop("_pending_person")
     current = st.session_state.get("person")
+    switched = st.session_state.get("_acting_memory", memory) != memory  # another memory opened (a notebook)
+    st.session_state["_acting_memory"] = memory
     if current not in label:
-        if current is None and members:  # the first visit: the organization's owner
+        if (current is None or switched) and members:  # the first visit, or a memory without them: its owner
             st.session_state["person"] = members[0]["id"]
+            if current not in (None, VISITOR):
+                st.session_state["identity_moved"] = (current, members[0]["name"])
         else:
             if current not in (None, VISITOR):
                 st.session_state["identity_lost"] = current
@@ -166,6 +170,9 @@ def _act_as(svc: MemoryService, memory: str) -> None:
             st.rerun()
     elif lost:
         del st.session_state["identity_lost"]
+    moved = st.session_state.pop("identity_moved", None)
+    if moved:
+        st.info(f"{inert(moved[0])} is not in the memory now in use: you act as {inert(moved[1])}, its owner.")
     chosen = st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
     # Said again below the box, from this run: the box's text can lag a switch of organization.
     st.caption(f"You act as **{inert(label[chosen])}** in {inert(org_names.get(org, org or ''))}.")

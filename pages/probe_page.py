@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import Refusal
+from memory_core.views.reads import readable_turns
 from pages._links import from_link, to_link
 from pages._ui import guard, inert, note_change, page, read
 from pages._words import cite, probes_used
@@ -16,9 +17,15 @@ from_link(LINKED)
 
 with guard():
     runs = read(ctx, "runs", org)
-    open_turns = [(r["id"], t["id"]) for r in runs for t in r["turns"] if t["status"] == "open" and not r["ended"]]
+    open_turns = readable_turns(runs, ctx.person)
     if not open_turns:
-        st.info("No open turn in this organization. Open one in the Notebook (an open_turn cell) to try reads.")
+        st.info(
+            cite(
+                f"No open turn of yours in this organization: a person reads memory only through a turn of their "
+                f"own run (R19, R20), since a turn sees its person's User graph. You act as {inert(ctx.person)}; "
+                "open a turn in the Notebook (an open_turn cell), or act as the person whose turn it is."
+            )
+        )
         st.stop()
     run_of = {t: r for r, t in open_turns}
     if st.session_state.get("r_turn_id") not in run_of:

@@ -397,9 +397,11 @@ def test_reads_page_probes_and_nested_refusal(app):
     events = nb["scenario"]["events"]
     opened = next(i for i, e in enumerate(events) if e["do"] == "open_turn")
     org = next(e["org"] for e in events if e["do"] == "start_run" and e["run"] == events[opened]["run"])
+    person = next(e["person"] for e in events if e["do"] == "start_run" and e["run"] == events[opened]["run"])
     at.button(key=f"to-{opened}").click().run()
     page(at, "probe")
     at.sidebar.selectbox(key="org").set_value(org).run()
+    at.sidebar.selectbox(key="person").set_value(person).run()  # reads go through one's own turn (R19, R20)
     at.text_input(key="r_name").input("Kestrel Metals").run()
     at.button(key="r_nested").click().run()
     assert any("not_offered" in plain(e.value) for e in at.error)
@@ -627,6 +629,28 @@ def test_signed_in_member_acts_as_themself_only(app, monkeypatch):
     assert "you act as lee (a member)" in texts(at)
 
 
+def test_signed_in_member_reads_only_through_their_own_turns(app, monkeypatch):
+    """#26, point 1 (R19, R20, R21): a turn sees its person's User graph and spends its budget, so
+    Memory reads offers a person their own open turns only, whatever the link names."""
+    svc = live()
+    svc.start_run("r-dana-reads", org="acme", person="dana")
+    svc.open_turn("t-dana-reads", run="r-dana-reads", request={"text": "what do we know?", "claims": []})
+    try:
+        monkeypatch.setenv("MEMORY_SIGN_IN", "1")
+        lee = sign_in(fresh_app(), issue("lee", "acme"))
+        lee.query_params["turn"] = "t-dana-reads"
+        lee = page(lee, "probe")
+        ok(lee)
+        assert not [s for s in lee.selectbox if s.key == "r_turn_id"] and not [b for b in lee.button if b.key == "r_go"]
+        assert "No open turn of yours" in texts(lee) and "rulebook?rule=R20" in texts(lee)
+        assert svc.turn_view("t-dana-reads")["probes_used"] == 0
+        dana = page(sign_in(fresh_app(), issue("dana", "acme")), "probe")
+        ok(dana)
+        assert dana.selectbox(key="r_turn_id").value == "t-dana-reads"
+    finally:
+        svc.end_run("r-dana-reads")
+
+
 def test_signed_in_owner_changes_settings_and_revocation_signs_out(app, monkeypatch):
     monkeypatch.setenv("MEMORY_SIGN_IN", "1")
     token = issue("dana", "acme")
@@ -766,8 +790,8 @@ def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
     svc.open_turn("ui-reads-t1", run="ui-reads", request={"text": "Where is Acme?", "claims": []})
     open_turns = [t["id"] for r in svc.runs("acme") if not r["ended"] for t in r["turns"] if t["status"] == "open"]
     app.query_params.update(
-        {"turn": open_turns[-1], "call": "GraphExpand", "name": "Acme Robotics", "kind": "organization"}
-    )
+        {"as": "lee", "turn": open_turns[-1], "call": "GraphExpand", "name": "Acme Robotics", "kind": "organization"}
+    )  # Lee reads through Lee's own turn (R19, R20)
     at = page(app, "probe")
     assert at.selectbox(key="r_turn_id").value == open_turns[-1]
     assert at.text_input(key="r_name").value == "Acme Robotics"
@@ -1053,15 +1077,19 @@ def test_notebook_view_is_a_link_to_a_sample_and_a_cell(app):
     assert at.query_params["nb"] == at.session_state["notebook"]["id"] and at.query_params["cell"] == "5"
 
 
-def test_loading_a_notebook_without_the_person_asks_before_acting_as_another(app):
+def test_loading_a_notebook_without_the_person_acts_as_its_owner_and_says_so(app):
+    """#25: a sample's memory holds other people; opening it makes you its owner, said in the
+    sidebar (not a visitor told of an erased account). An account erased from the same memory
+    still makes you a visitor (test_switching_organization_keeps_the_person...)."""
     app.sidebar.selectbox(key="person").set_value("lee").run()
     at = open_sample(app, "completed_failed_cancelled.json")
-    assert at.sidebar.selectbox(key="person").value == "(visitor)"  # never silently someone else
-    offer = next(b for b in at.sidebar.button if b.key == "act_as_offer")
-    offer.click().run()
-    ok(at)
     person = at.sidebar.selectbox(key="person").value
     assert person != "(visitor)" and "(owner)" in at.sidebar.selectbox(key="person").format_func(person)
+    said = [i.value for i in at.sidebar.info]
+    assert any("lee is not in the memory now in use: you act as" in v and "its owner" in v for v in said)
+    assert not any("erased account" in w.value for w in at.sidebar.warning)
+    at.run()
+    assert not [i.value for i in at.sidebar.info if "not in the memory now in use" in i.value]  # said once
 
 
 UNLINKED = re.compile(r"(?<![\w\[/=#?.-])R([1-9]\d?)[a-d]?(?![\w\]])")

@@ -27,6 +27,14 @@ def visible(*, run_id: str, org_id: str, person_id: str | None) -> list[tuple[st
     return [(g, o) for g in GRAPHS if (o := seen[g]) is not None]
 
 
+def reads_through(person: str | None, *, runs_person: str | None) -> bool:
+    """R19, R20: a person reads memory only through a turn of their own run. A turn sees its run's
+    person's User graph (R20), so reading through another person's turn would show that person's
+    private graph and spend their budget (R21). Decision (issue #26): the dashboard's Memory reads
+    offers a person their own open turns only; tools read through their own session's turns."""
+    return person is not None and person == runs_person
+
+
 def sees(graph: str, owner: str, *, run_id: str, org_id: str, person_id: str | None) -> bool:
     """R20: whether a turn of this run sees the graph `graph` owned by `owner`."""
     return owners(run_id=run_id, org_id=org_id, person_id=person_id).get(graph) == owner
