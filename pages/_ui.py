@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 from memory_core import MemoryCoreError, MemoryService, database_url
+from memory_core.rules.permissions import may_manage_settings
 from memory_core.views import notebook as nbk
 from memory_core.views.text import inert
 from pages._links import from_link, to_link
@@ -43,6 +44,11 @@ class Context:
     @property
     def is_owner(self) -> bool:
         return self.role == "owner"
+
+    @property
+    def reads_settings(self) -> bool:
+        """R15: the owner alone reads and changes the settings (the API answers anyone else 403)."""
+        return may_manage_settings(self.role)
 
     @property
     def role_label(self) -> str:

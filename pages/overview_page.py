@@ -178,15 +178,18 @@ with guard():
         st.fragment(run_every=PLAY_EVERY if playing(PREFIX) else None)(through_time)(ctx, ctx.org)
         right, people, runs = st.columns([2, 2, 3])
         with right:
-            settings = read(ctx, "settings_view", ctx.org)
             st.markdown(cite("**Settings** now (the owner's alone, R15)"))
-            st.dataframe(
-                pd.DataFrame(
-                    [{"Setting": s.name, "Value": on_off(settings[s.name]), "Rule": s.rule} for s in SETTINGS]
-                ),
-                hide_index=True,
-                width="stretch",
-            )
+            if ctx.reads_settings:
+                settings = read(ctx, "settings_view", ctx.org)
+                st.dataframe(
+                    pd.DataFrame(
+                        [{"Setting": s.name, "Value": on_off(settings[s.name]), "Rule": s.rule} for s in SETTINGS]
+                    ),
+                    hide_index=True,
+                    width="stretch",
+                )
+            else:
+                st.caption(cite("Only the owner reads them (R15)."))
         with people:
             st.markdown("**People**")
             people_rows = [{"Name": m["name"], "Id": m["id"], "Role": m["role"]} for m in read(ctx, "members", ctx.org)]

@@ -12,6 +12,7 @@ import streamlit as st
 
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
+from pages._signin import sign_in_required
 from pages._ui import guard, inert, note_change, notebook, page, read
 from pages._words import cite, on_off
 
@@ -41,16 +42,17 @@ def replayed(doc_json: str, target: str, alt_json: str) -> dict:
 
 
 with guard():
-    current = read(ctx, "settings_view", org)
-    if ctx.is_owner:
-        st.success(cite(f"You act as the owner of {inert(ctx.org_name)}: you may change these (R15)."))
-    else:
+    if not ctx.reads_settings:
         st.warning(
             cite(
-                f"You act as {ctx.role_label}: only the owner of {inert(ctx.org_name)} changes the settings "
-                "(R15), so the controls are disabled. Pick the owner under “Act as” to change them."
+                f"You act as {ctx.role_label}: only the owner of {inert(ctx.org_name)} reads and changes its "
+                "settings and their audit (R15), here as through the API. "
+                + ("Ask the owner." if sign_in_required() else "Pick the owner under “Act as” to see them.")
             )
         )
+        st.stop()
+    current = read(ctx, "settings_view", org)
+    st.success(cite(f"You act as the owner of {inert(ctx.org_name)}: you may change these (R15)."))
     if st.session_state.get(f"_settings_shown_{org}") != current:
         # The settings changed since the toggles were drawn (saved, applied from the what-if, or
         # changed elsewhere): every toggle shows them as they are now, so a later Save changes

@@ -211,8 +211,12 @@ def test_settings_owner_changes_and_member_is_refused(app):
     assert at.toggle(key="set-acme-LearnFromUsers").value is False
     assert any("**LearnFromUsers** on → off" in m.value for m in at.markdown)  # the audit
     at.sidebar.selectbox(key="person").set_value("lee").run()
-    assert at.toggle(key="set-acme-LearnFromUsers").disabled
-    assert "only the owner" in texts(at)
+    # #26, point 2 (R15): a member reads neither the settings nor their audit, as the API answers 403.
+    assert not [t for t in at.toggle if t.key.startswith(("set-", "wi-"))]
+    assert "only the owner of Acme Robotics reads and changes its settings" in texts(at)
+    assert "LearnFromUsers" not in texts(at) and "on → off" not in texts(at)
+    at = page(at, "overview")
+    assert not [d for d in at.dataframe if "Setting" in d.value.columns] and "Only the owner reads them" in texts(at)
 
 
 def test_settings_what_if_on_a_notebook_starts_unflipped_and_marks_differences(app):
@@ -279,13 +283,15 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
     assert "· dana:" not in log  # names, not ids
 
 
-def test_settings_what_if_is_the_owners_to_apply(app):
+def test_settings_what_if_is_the_owners(app):
+    """The what-if starts from the settings now, which only the owner reads (R15)."""
     app.sidebar.selectbox(key="person").set_value("lee").run()
     at = page(app, "preferences")
-    at.toggle(key="wi-live-acme-LearnFromUsers").set_value(False).run()
     ok(at)
-    assert not any(b.key == "wi_apply" for b in at.button)
-    assert "Only the owner may apply settings" in texts(at)
+    assert not any(b.key == "wi_apply" for b in at.button) and not at.toggle
+    app.sidebar.selectbox(key="person").set_value("dana").run()
+    at = page(app, "preferences")
+    assert at.toggle(key="wi-live-acme-LearnFromUsers") is not None
 
 
 def test_weights_breakdown_of_a_fact(app):
@@ -623,8 +629,8 @@ def test_signed_in_member_acts_as_themself_only(app, monkeypatch):
     assert any("Signed in as **Lee Okafor** (member) in **Acme Robotics**" in m.value for m in at.sidebar.markdown)
     at.session_state["person"] = "dana"  # a stale demo choice changes nothing
     at = page(at, "preferences")
-    assert at.toggle(key="set-acme-LearnFromUsers").disabled
-    assert "only the owner" in texts(at)
+    assert not at.toggle and "only the owner of Acme Robotics reads and changes" in texts(at)
+    assert "Ask the owner" in texts(at)
     at = page(at, "erase")
     assert "you act as lee (a member)" in texts(at)
 
