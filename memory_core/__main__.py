@@ -195,21 +195,9 @@ def _moment_named(service: MemoryService, n: int) -> Obj:
     return {"moment": n, "at": rows[0]["at"], "what": moment_label(rows[0], names)}
 
 
-def _tidy(value: object) -> object:
-    """A diff's numbers to 12 decimal places: the float noise of a weight's arithmetic
-    (0.8999999999999999) goes, every real difference stays. `state` keeps every digit."""
-    if isinstance(value, float):
-        return round(value, 12)
-    if isinstance(value, dict):
-        return {k: _tidy(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_tidy(v) for v in value]
-    return value
-
-
 def cmd_diff(args: argparse.Namespace) -> int:
     """What changed between two moments, per graph (R32): facts added, gone, changed in weight or status."""
-    from .views.history import arrow, diff
+    from .views.history import diff, diff_lines, tidy
 
     service = MemoryService(make_engine(args.db or database_url(), existing=True))
     try:
@@ -217,29 +205,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
         before, after = service.facts_between(a, b)
         out = {"from": _moment_named(service, a), "to": _moment_named(service, b), "graphs": diff(before, after)}
         if args.json:
-            json.dump(_tidy(out), sys.stdout, indent=2, ensure_ascii=False)
+            json.dump(tidy(out), sys.stdout, indent=2, ensure_ascii=False)
             sys.stdout.write("\n")
             return 0
-        ends = (out["from"], out["to"])
-        for word, end in zip(("from", "to"), ends, strict=True):
-            print(f"{word} moment {end['moment']}: {end['what']}" + (f" ({end['at']})" if end["at"] else ""))
-        graphs = out["graphs"]
-        assert isinstance(graphs, dict)
-        if not graphs:
-            print("no fact changed between them")
-        for name, g in graphs.items():
-            print(f"{name}: {len(g['added'])} added, {len(g['gone'])} gone, {len(g['changed'])} changed")
-            for f in g["added"]:
-                print(f"  + {f['fact']}  {f['weight']:.3f} {f['status']}  ({', '.join(f['supports'])})")
-            for f in g["gone"]:
-                print(f"  - {f['fact']}  was {f['weight']:.3f} {f['status']}")
-            for f in g["changed"]:
-                (w0, w1), (s0, s1) = f["weight"], f["status"]
-                why = [*(f"+ {v}" for v in f["supports_added"]), *(f"- {v}" for v in f["supports_withdrawn"])]
-                if f["disputes_added"]:
-                    why.append(f"{f['disputes_added']:+d} dispute(s)")
-                status = s1 if s0 == s1 else f"{s0} -> {s1}"
-                print(f"  ~ {f['fact']}  {w0:.3f} {arrow(w0, w1)} {w1:.3f} {status}  ({', '.join(why)})")
+        print("\n".join(diff_lines(out)))
         return 0
     finally:
         _finish_erasure(service)
@@ -247,7 +216,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     """The moments of a memory (R32), oldest first: each one's number, time and what happened."""
-    from .views.history import moment_label
+    from .views.history import history_lines, moment_label
 
     service = MemoryService(make_engine(args.db or database_url(), existing=True))
     try:
@@ -257,11 +226,7 @@ def cmd_history(args: argparse.Namespace) -> int:
             json.dump([{**m, "label": moment_label(m, names)} for m in rows], sys.stdout, indent=2, ensure_ascii=False)
             sys.stdout.write("\n")
         else:
-            width = len(str(rows[-1]["n"])) if rows else 1
-            stamp = max((len(m["at"]) for m in rows), default=0)
-            print(f"{0:>{width}}  {'':<{stamp}}  before history was kept")
-            for m in rows:
-                print(f"{m['n']:>{width}}  {m['at']:<{stamp}}  {moment_label(m, names)}")
+            print("\n".join(history_lines(rows, names)))
         return 0
     finally:
         _finish_erasure(service)

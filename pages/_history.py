@@ -224,7 +224,7 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
         st.select_slider(
             "Moment",
             listed,
-            format_func=lambda k: label[k] + (" (now)" if k == newest else ""),
+            format_func=lambda k: inert(label[k]) + (" (now)" if k == newest else ""),
             key=at,
             help="Each moment is one change to memory: a turn ended, a setting changed, a run deleted…",
         )

@@ -101,7 +101,7 @@ st.session_state["nb_id"] = nb["id"]
 st.session_state["nb_sample"] = nb.get("file") if nb.get("file") in samples else None
 
 scenario = nb["scenario"]
-st.subheader(scenario.get("title") or "Untitled scenario")
+st.subheader(inert(scenario.get("title") or "Untitled scenario"))
 if scenario.get("description"):
     st.caption(cite(inert(scenario["description"])))
 events = scenario["events"]

@@ -79,7 +79,7 @@ def _changes_table(shown: Shown, graph: str, owner: str, before: list, after: li
     """The same changes as a table, as the Overview lists them (views.history.diff)."""
     d = history.diff(before, after)
     st.markdown(
-        f"**{history.graph_name(graph, owner)}, from moment {lo}** ({inert(shown.what(lo))}) "
+        f"**{inert(history.graph_name(graph, owner))}, from moment {lo}** ({inert(shown.what(lo))}) "
         f"**to moment {hi}** ({inert(shown.what(hi))}): " + (counts(d) if d else "nothing changed in this graph") + "."
     )
     show_diff(d)

@@ -59,7 +59,8 @@ with guard():
             f"Only the run's person or the owner may delete it; you act as {inert(ctx.person)} ({ctx.role_label})."
         )
         sure = confirmed(
-            f"e_sure_run_{run_id}", f"I understand that run {run_id}'s records and Flow graph are erased for good"
+            f"e_sure_run_{run_id}",
+            f"I understand that run {inert(run_id)}'s records and Flow graph are erased for good",
         )
         if st.button("Delete this run", key="e_delete_run", type="primary", disabled=not sure):
             delete_and_compare(f"run {run_id}", lambda: ctx.svc.delete_run(run_id, by=ctx.person or ""))

@@ -12,6 +12,7 @@ import streamlit as st
 
 from memory_core.views import rulebook
 from memory_core.views.rulebook import Rule
+from memory_core.views.text import inert
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -49,7 +50,7 @@ if asked:
     number = rulebook.rule_number(asked)
     linked = book.find(number) if number else None
     if linked is None:
-        st.warning(f"There is no rule {asked!r}: the rules are R1 to R34.")
+        st.warning(f"There is no rule “{inert(asked)}”: the rules are R1 to R34.")
     else:
         with st.container(border=True):
             st.caption(f"The rule you followed a link to ({asked}), in its section {linked.section}:")

@@ -181,3 +181,50 @@ def weight_through_time(
             }
         )
     return out
+
+
+# --- the look-back commands' text (`history`, `diff`) ----------------------------------------------
+
+
+def history_lines(rows: Sequence[Mapping[str, Any]], names: dict[str, str]) -> list[str]:
+    """`history`: each moment's number, time and what happened, in columns that line up."""
+    width = len(str(rows[-1]["n"])) if rows else 1
+    stamp = max((len(m["at"]) for m in rows), default=0)
+    head = f"{0:>{width}}  {'':<{stamp}}  before history was kept"
+    return [head, *(f"{m['n']:>{width}}  {m['at']:<{stamp}}  {moment_label(m, names)}" for m in rows)]
+
+
+def tidy(value: object) -> object:
+    """A diff's numbers to 12 decimal places: the float noise of a weight's arithmetic
+    (0.8999999999999999) goes, every real difference stays. `state` keeps every digit."""
+    if isinstance(value, float):
+        return round(value, 12)
+    if isinstance(value, dict):
+        return {k: tidy(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [tidy(v) for v in value]
+    return value
+
+
+def diff_lines(out: Obj) -> list[str]:
+    """`diff`: the two moments, then per graph the facts added, gone and changed, each with why."""
+    lines = [
+        f"{word} moment {end['moment']}: {end['what']}" + (f" ({end['at']})" if end["at"] else "")
+        for word, end in (("from", out["from"]), ("to", out["to"]))
+    ]
+    graphs = out["graphs"]
+    if not graphs:
+        lines.append("no fact changed between them")
+    for name, g in graphs.items():
+        lines.append(f"{name}: {len(g['added'])} added, {len(g['gone'])} gone, {len(g['changed'])} changed")
+        lines += [f"  + {f['fact']}  {f['weight']:.3f} {f['status']}  ({', '.join(f['supports'])})" for f in g["added"]]
+        lines += [f"  - {f['fact']}  was {f['weight']:.3f} {f['status']}" for f in g["gone"]]
+        for f in g["changed"]:
+            (w0, w1), (s0, s1) = f["weight"], f["status"]
+            why = [*(f"+ {v}" for v in f["supports_added"]), *(f"- {v}" for v in f["supports_withdrawn"])]
+            if f["disputes_added"]:
+                n = f["disputes_added"]
+                why.append(f"{n:+d} dispute" + ("" if abs(n) == 1 else "s"))
+            status = s1 if s0 == s1 else f"{s0} -> {s1}"
+            lines.append(f"  ~ {f['fact']}  {w0:.3f} {arrow(w0, w1)} {w1:.3f} {status}  ({', '.join(why)})")
+    return lines

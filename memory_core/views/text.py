@@ -9,10 +9,20 @@ import re
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
 
 
+#: GitHub's autolinks find `http://`, `www.` and `name@host` in the text Markdown leaves, after
+#: escapes and character references are read: a word joiner (U+2060, invisible, not a word
+#: character) before the colon, the dot or the at sign keeps them from being found.
+_AUTOLINK = re.compile(r"(?i)(?<=https)(?=\\:)|(?<=http)(?=\\:)|(?<=www)(?=\\\.)|(?=@)")
+JOINER = "\u2060"
+
+
 def inert(text: object) -> str:
-    """Text from memory made inert for Markdown that allows HTML: Markdown's punctuation backslashed
-    (no link, image, emphasis, LaTeX or colour directive), then HTML's characters escaped."""
-    return html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False)
+    """Text from memory made inert for Markdown that allows HTML (#26): Markdown's punctuation
+    backslashed (no link, image, emphasis, LaTeX or colour directive), HTML's characters escaped,
+    and what GitHub's autolinks would find (`http://`, `www.`, an e-mail address) broken by an
+    invisible word joiner. The one function every page calls on text from memory or a link."""
+    escaped = html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False)
+    return _AUTOLINK.sub(JOINER, escaped)
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:

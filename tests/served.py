@@ -1,0 +1,64 @@
+"""The dashboard served as `make run` serves it: `streamlit run app.py` on a free loopback port over
+a SQLite file that holds a scenario, for the Chromium tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def served(tmp: Path, scenario: Path) -> Iterator[tuple[str, dict[str, str]]]:
+    """The app's URL and its environment, over a fresh database holding `scenario`; stopped after."""
+    env = {
+        **os.environ,
+        "MEMORY_DATABASE_URL": f"sqlite:///{tmp / 'memory.db'}",
+        "MEMORY_NOTEBOOK_DIR": str(tmp / "notebooks"),
+    }
+    subprocess.run(
+        [sys.executable, "-m", "memory_core", "load", str(scenario)], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+    port = free_port()
+    log = open(tmp / "streamlit.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port)]
+        + ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"streamlit did not start: {(tmp / 'streamlit.log').read_text()}") from None
+                time.sleep(0.3)
+        yield url, env
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
