@@ -81,7 +81,11 @@ def _notebook_from_link() -> dict[str, Any] | None:
     nb_id = st.query_params.get("nb")
     if not nb_id or st.query_params.get("mem") != NOTEBOOK or notebook() is not None:
         return None
-    reopened = nbk.reopen(nb_id)
+    try:
+        reopened = nbk.reopen(nb_id)
+    except nbk.NotebookDamaged as exc:
+        st.warning(f"The notebook this link names was not reopened: {inert(exc)}.")
+        return None
     if reopened is None:
         return None
     st.session_state["notebook"] = reopened

@@ -39,7 +39,12 @@ linked_before = st.session_state.get("nb_id")
 from_link(LINK, ints=("cell",))
 linked = st.session_state.get("nb_id")
 if linked and linked != linked_before and (notebook() is None or notebook()["id"] != linked):  # type: ignore[index]
-    reopened = nbk.reopen(linked)
+    try:
+        reopened = nbk.reopen(linked)
+    except nbk.NotebookDamaged as exc:
+        reopened, damaged = None, str(exc)
+    else:
+        damaged = ""
     if reopened is not None:
         st.session_state["notebook"] = reopened
         st.session_state["notebook_file"] = reopened.get("file") or "scenario.json"
@@ -47,9 +52,10 @@ if linked and linked != linked_before and (notebook() is None or notebook()["id"
         rerun(goto=st.session_state.get("nb_jump", reopened.get("last") or 0))
     st.session_state["nb_id"] = None
     st.session_state["_nb_link_lost"] = (
-        "No notebook is kept under this link on this machine (it was never saved here, or its files were "
-        "removed)" + (": the sample it names is opened afresh." if st.session_state.get("nb_sample") else ".")
-    )
+        f"The notebook this link names was not reopened: {inert(damaged)}"
+        if damaged
+        else "No notebook is kept under this link on this machine (it was never saved here, or its files were removed)"
+    ) + (": the sample it names is opened afresh." if st.session_state.get("nb_sample") else ".")
 if notebook() is None and st.session_state.get("nb_sample") in samples:
     linked_cell = st.session_state.get("nb_jump")
     load(

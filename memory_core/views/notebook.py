@@ -22,7 +22,7 @@ from typing import Any
 from ..errors import FormatError
 from ..format.checks import Scenario
 from ..format.replay import EventEngine
-from ..format.scenario import parse, to_json
+from ..format.scenario import decode, parse, to_json
 from ..store.database import make_engine
 from ..usecases.facade import MemoryService
 from .cells import change_json, claim_from, compact, describe, outcome, summary
@@ -40,7 +40,7 @@ KEPT = (
     "id",
     "file",
     "scenario",
-    "db",
+    "gen",
     "cursor",
     "results",
     "moments",
@@ -123,13 +123,23 @@ def events(nb: Obj) -> list[Obj]:
     return scenario_of(nb).events
 
 
+def scratch_url(nb_id: str, gen: int) -> str:
+    """Where a notebook's scratch memory lives: named by its id and generation (one more at each
+    reset), in the notebooks' folder, never by anything a notebook's file says (#26)."""
+    if not NOTEBOOK_ID.fullmatch(nb_id) or not isinstance(gen, int) or isinstance(gen, bool) or gen < 0:
+        raise ValueError(f"not a notebook's scratch memory: {nb_id!r} generation {gen!r}")
+    return f"sqlite:///{notebook_dir() / f'{nb_id}.{gen}.db'}"
+
+
 def reset(nb: Obj) -> Obj:
     """Forget every run cell: a new scratch memory with only the scenario's setup."""
     old = nb.get("db", "")
-    folder = notebook_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    notebook_dir().mkdir(parents=True, exist_ok=True)
+    gen = int(nb.get("gen") or 0) + 1
+    _drop(scratch_url(nb["id"], gen))  # a file left under that name (a copy kept before generations) is not reused
     nb.update(
-        db=f"sqlite:///{folder / (uuid.uuid4().hex + '.db')}",
+        gen=gen,
+        db=scratch_url(nb["id"], gen),
         cursor=0,
         results={},
         reads=[],
@@ -146,10 +156,12 @@ def reset(nb: Obj) -> Obj:
 
 
 def _drop(url: str) -> None:
+    """A scratch memory's file and SQLite's files beside it; nothing else (its name is its own)."""
     if url.startswith("sqlite:///"):
         scratch_service.cache_clear()
-        for p in Path(url.removeprefix("sqlite:///")).parent.glob(Path(url).name + "*"):
-            p.unlink(missing_ok=True)
+        path = Path(url.removeprefix("sqlite:///"))
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
 
 
 def service(nb: Obj) -> MemoryService:
@@ -338,25 +350,28 @@ def save(nb: Obj) -> None:
         nb["_saved_undo"] = nb.get("undo_rev")
 
 
+class NotebookDamaged(ValueError):
+    """A notebook's file that cannot be reopened as it is: what is wrong, and where."""
+
+
 def reopen(nb_id: str) -> Obj | None:
-    """The notebook kept under this id (its edits, cursor and results), or None if there is none.
-    Its scratch memory is the one it left; if that file is gone (or the notebook was kept without
-    the moment each cell left) the cells that ran run again."""
+    """The notebook kept under this id (its edits, cursor and results), or None if there is none;
+    NotebookDamaged if its file is not one this version wrote (read as a scenario file is: depth,
+    numbers, keys, then every field checked). Its scratch memory is the one its id and generation
+    name; if that file is gone (or the notebook was kept without the moment each cell left) the
+    cells that ran run again."""
     main, stack = _path(nb_id, "notebook"), _path(nb_id, "undo")
     if main is None or stack is None or not main.exists():
         return None
     try:
-        data = json.loads(main.read_text(encoding="utf-8"))
-        undo_stack = json.loads(stack.read_text(encoding="utf-8")) if stack.exists() else []
-    except (OSError, ValueError):
-        return None
-    if data.get("format") != "memory-notebook/1":
-        return None
-    nb: Obj = {k: data.get(k) for k in KEPT} | {"undo": undo_stack, "undo_rev": 0}
-    try:
-        nb["checked"] = checked(nb["scenario"])
-    except FormatError:  # kept by a version that read the format otherwise: not reopened
-        return None
+        data = decode(main.read_bytes())
+        undo_stack = decode(stack.read_bytes()) if stack.exists() else []
+    except OSError as exc:
+        raise NotebookDamaged(f"{main.name}: cannot be read ({exc.strerror})") from None
+    except FormatError as exc:
+        raise NotebookDamaged(f"{main.name}: {exc}") from None
+    nb = _checked_file(main.name, nb_id, data, undo_stack)
+    nb["db"] = scratch_url(nb_id, nb["gen"])
     moments = nb.get("moments") or {}
     if not Path(str(nb["db"]).removeprefix("sqlite:///")).exists() or len(moments) != nb["cursor"] + 1:
         # Its scratch memory is gone, or it was kept without the moment each cell left (R32):
@@ -365,6 +380,45 @@ def reopen(nb_id: str) -> Obj | None:
         reset(nb)
         run_to(nb, ran - 1)
     nb["_saved"], nb["_saved_undo"] = nb["rev"], nb["undo_rev"]
+    return nb
+
+
+def _checked_file(name: str, nb_id: str, data: Any, undo_stack: Any) -> Obj:
+    """The notebook a file holds, each field of the kind this version writes, or NotebookDamaged."""
+
+    def wrong(field: str, what: str) -> NotebookDamaged:
+        return NotebookDamaged(f"{name}: `{field}` {what}")
+
+    if not isinstance(data, dict) or data.get("format") != "memory-notebook/1":
+        raise NotebookDamaged(f"{name}: not a memory-notebook/1 file")
+    if data.get("id") != nb_id:
+        raise wrong("id", "is not the notebook's own")
+    nb: Obj = {k: data.get(k) for k in KEPT} | {"undo": undo_stack, "undo_rev": 0}
+    nb["gen"] = data.get("gen", 0)  # kept before generations: its scratch memory is made again
+    try:
+        nb["checked"] = checked(nb["scenario"])
+    except FormatError as exc:
+        raise wrong("scenario", f"is not a scenario this version reads ({exc})") from None
+    cells = len(nb["checked"].events)
+    whole = (int,)
+    for field, ok in (
+        ("gen", lambda v: isinstance(v, whole) and not isinstance(v, bool) and v >= 0),
+        ("cursor", lambda v: isinstance(v, whole) and not isinstance(v, bool) and 0 <= v <= cells),
+        ("rev", lambda v: isinstance(v, whole) and not isinstance(v, bool)),
+        ("results", lambda v: isinstance(v, dict) and all(isinstance(r, dict) for r in v.values())),
+        ("moments", lambda v: v is None or (isinstance(v, dict) and all(isinstance(m, int) for m in v.values()))),
+        ("reads", lambda v: isinstance(v, list)),
+        ("refused", lambda v: isinstance(v, list)),
+        ("outside", lambda v: isinstance(v, list) and all(isinstance(o, str) for o in v)),
+        ("notes", lambda v: isinstance(v, list) and len(v) == cells),
+        ("story", lambda v: isinstance(v, str)),
+        ("last", lambda v: v is None or (isinstance(v, whole) and not isinstance(v, bool) and 0 <= v < cells)),
+        ("file", lambda v: v is None or isinstance(v, str)),
+    ):
+        if not ok(nb[field]):
+            raise wrong(field, f"holds {json.dumps(nb[field])[:40]}, not what a notebook keeps there")
+    if not isinstance(undo_stack, list):
+        raise NotebookDamaged(f"{name}: its undo stack is not a list")
     return nb
 
 
