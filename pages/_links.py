@@ -8,6 +8,8 @@ from urllib.parse import quote
 
 import streamlit as st
 
+from memory_core.format.events import MAX_INTEGER
+
 # --- a view is a link: page choices mirrored in the URL (st.query_params) --------------------
 
 
@@ -38,7 +40,7 @@ def from_link(
                 value = float(raw)
                 if not 0.0 <= value <= 1.0:
                     continue
-            if param in ints and not 0 <= value < 2**63:  # an id or moment no database holds
+            if param in ints and not 0 <= value <= MAX_INTEGER:  # an id or moment no column holds (32 bits, #26)
                 continue
         except ValueError:
             continue  # a mangled link: the widget keeps its choice

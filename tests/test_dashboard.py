@@ -397,6 +397,16 @@ def test_weights_link_to_a_fact_past_the_heaviest_listed_opens_that_fact(tmp_pat
     assert at.selectbox(key="w_fact").value == chosen and not any("10000000" in w.value for w in at.warning)
 
 
+@pytest.mark.parametrize(
+    ("name", "param"), [("facts", "fact"), ("overview", "at"), ("draw", "at"), ("overview", "from")]
+)
+def test_an_id_past_what_a_column_holds_is_a_mangled_link_on_both_backends(app, name, param):
+    """#26, point 9: PostgreSQL's integer columns hold 32 bits; 2^31 in a link is ignored, as on SQLite."""
+    app.query_params.update({"graph": "world", param: str(2**31)})
+    at = page(app, name)
+    assert not at.exception
+
+
 def test_reads_page_probes_and_nested_refusal(app):
     at = open_sample(app, "reads_budget_and_shortcuts.json")
     nb = at.session_state["notebook"]
