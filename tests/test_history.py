@@ -195,7 +195,7 @@ def test_moments_are_labelled_and_named_by_number_turn_or_time():
         "t1 completed in r1",
         "Dana turned LearnFromUsers off",
         "a run (deleted since) started",  # R33: the pointer to a run deleted later is null
-        "run r2 deleted by Dana",
+        "a run deleted by Dana",
     ]
     assert svc.resolve_moment("t1") == 4 and svc.resolve_moment("4") == 4
     at = svc.moments()[3]["at"]

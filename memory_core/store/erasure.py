@@ -87,6 +87,12 @@ def erase_run(s: Session, run: RunRef) -> Obj:
     )
     turn_ids = select(Turn.id).where(Turn.run_id == run.id)
     s.exec(delete(TurnLog).where(col(TurnLog.turn_id).in_(turn_ids)))  # type: ignore[call-overload]
+    # R33: no moment names the run, its turns, or (a replacing turn's detail) the turn it replaced.
+    s.exec(
+        update(Moment)
+        .where(col(Moment.run_id) == run.id, col(Moment.what) == "turn_opened")  # type: ignore[call-overload]
+        .values(detail=None)
+    )
     s.exec(update(Moment).where(col(Moment.run_id) == run.id).values(run_id=None, turn_id=None))  # type: ignore[call-overload]
     s.exec(delete(Record).where(col(Record.run_id) == run.id))  # type: ignore[call-overload]
     s.exec(delete(NestedWork).where(col(NestedWork.turn_id).in_(turn_ids)))  # type: ignore[call-overload]

@@ -36,7 +36,7 @@ class Erasure(UseCases):
                 raise E.RunEnded(run_id, then="R17 refuses any later event on it, deletion included")
             n = moments.take_moment_in(s)
             summary = erase_run(s, run)
-            moments.mark_in(s, n, "run_deleted", org=run.org_id, run=run_id, person=by)
+            moments.mark_in(s, n, "run_deleted", org=run.org_id, person=by)  # R33: not the erased run's id
         return RunDeleted.of(summary, self._scrub_after())
 
     def delete_account(self, person_id: str) -> AccountDeleted:

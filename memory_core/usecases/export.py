@@ -238,14 +238,14 @@ class _Writer:
             return [self.at(n, {"do": "end_turn", "turn": m["turn"], "status": m["detail"]})]
         if what == "run_ended" and m["detail"] == "erased":
             self.omitted.append(
-                f"run {run}: an ephemeral run, erased when it ended at moment {n} (R17): its records and Flow graph "
+                f"an ephemeral run, erased when it ended at moment {n} (R17): its records and Flow graph "
                 "are gone; what it taught the World graph stays in the database without it"
             )
         elif what == "run_ended" and run in self.kept_runs:
             return [self.at(n, {"do": "end_run", "run": run})]
         if what == "run_deleted":
             self.omitted.append(
-                f"run {run}: deleted at moment {n} (R29): its records and Flow graph are erased; its supports of "
+                f"a run deleted at moment {n} (R29): its records and Flow graph are erased; its supports of "
                 "World and User facts stay in the database without their run, and are not in the export"
             )
         if what == "account_deleted":

@@ -273,7 +273,7 @@ class Turns(UseCases):
             erased = run.ephemeral
             org_id = run.org_id
             store.end_run(s, run_id, moment=n, erase=erased)
-            about = {"org": org_id, "run": run_id, "detail": "erased" if erased else None}
+            about = {"org": org_id, "run": None if erased else run_id, "detail": "erased" if erased else None}  # R33
             moments.mark_in(s, n, "run_ended", turns=[] if erased else cancelled, **about)
         return RunEnded(tuple(cancelled), erased, self._scrub_after() if erased else None)
 

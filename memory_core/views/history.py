@@ -35,9 +35,9 @@ def moment_label(m: Row, names: dict[str, str] | None = None) -> str:
     if what == "turn_ended":
         return f"{turn} {detail} in {run}" if run else f"a turn {detail} in a run deleted since"
     if what == "run_ended":
-        return f"run {run} ended" + (" (ephemeral: erased)" if detail == "erased" else "")
-    if what == "run_deleted":
-        return f"run {run} deleted" + (f" by {who}" if who else "")
+        return "an ephemeral run ended and was erased" if detail == "erased" else f"run {run} ended"
+    if what == "run_deleted":  # R33: the moment of an erasure names no erased id
+        return "a run deleted" + (f" by {who}" if who else "")
     if what == "account_deleted":
         return "an account deleted"
     if what == "settings":
