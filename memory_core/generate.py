@@ -20,6 +20,7 @@ from typing import Any
 from .rules.keys import entity_key
 from .rules.vocabulary import WORLD_KINDS
 from .rules.weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, independence_key, score
+from .store import ids
 from .store.bulk import Sink, after_bulk_load, update_by_id
 from .store.database import Engine
 
@@ -94,6 +95,7 @@ def generate(
     """Write an organization whose graphs hold about `supports` supports; returns the counts."""
     rnd = random.Random(seed)
     sink = Sink(engine)
+    id_key = ids.key_for(engine)  # used ids are kept as digests under the database's key (store/ids.py)
     people = [f"p{i}" for i in range(12)]
     sink.put(
         "organization",
@@ -165,7 +167,7 @@ def generate(
                 "ended": True,
             },
         )
-        sink.put("usedid", {"kind": "run", "id": run_id})
+        sink.put("usedid", {"kind": "run", "id": ids.digest(id_key, "run", run_id)})
         run_n += 1
         for _ in range(5):
             turn_id = f"t{turn_n}"
@@ -187,7 +189,7 @@ def generate(
                     "steps": [],
                 },
             )
-            sink.put("usedid", {"kind": "turn", "id": turn_id})
+            sink.put("usedid", {"kind": "turn", "id": ids.digest(id_key, "turn", turn_id)})
             turn_n += 1
             for r in range(1, 11):
                 origin = rnd.choices([o for o, _ in ORIGIN_MIX], [w for _, w in ORIGIN_MIX])[0]

@@ -58,6 +58,43 @@ def test_migrated_postgresql_schema_matches_models():
     assert _schema_diff(engine) == []
 
 
+def _upgraded_from_0009(url: str) -> MemoryService:
+    """A memory made at revision 0009 (ids kept as they were), upgraded to the newest."""
+    from memory_core.store.migrate import upgrade
+
+    engine = make_engine(url, create=False)
+    upgrade(engine, "0009")
+    with engine.begin() as conn:
+        conn.exec_driver_sql(
+            "INSERT INTO organization (id, seq, name, allow_ephemeral_runs, learn_from_ephemeral_runs, "
+            "learn_from_users, no_memory_shortcuts, since) VALUES ('acme', 0, 'Acme', false, true, true, false, 0)"
+        )
+        conn.exec_driver_sql("INSERT INTO person (id, seq, name, since) VALUES ('dana', 0, 'Dana', 0)")
+        conn.exec_driver_sql("INSERT INTO membership (person_id, org_id, role) VALUES ('dana', 'acme', 'owner')")
+        conn.exec_driver_sql("INSERT INTO usedid (kind, id) VALUES ('run', 'run-Erased-Long-Ago')")
+    upgrade(engine)
+    return MemoryService(engine)
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=needs_server)])
+def test_upgrading_keeps_used_ids_as_digests_that_still_refuse(tmp_path, backend):
+    """#26, point 6 (migration 0010): the ids kept before become keyed digests; the id is refused still."""
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp_path / 'old.db'}"
+    else:
+        url = database_url("memory_migrations")
+        with make_engine(url, create=False).begin() as conn:
+            conn.exec_driver_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+    svc = _upgraded_from_0009(url)
+    with svc.engine.connect() as conn:
+        kept = [r[0] for r in conn.exec_driver_sql("SELECT id FROM usedid")]
+    assert len(kept) == 1 and "Erased" not in kept[0] and len(kept[0]) == 64
+    with pytest.raises(Refusal) as refused:
+        svc.start_run("run-Erased-Long-Ago", org="acme", person="dana")
+    assert refused.value.reason == "duplicate_id"
+    svc.start_run("run-new", org="acme", person="dana")
+
+
 def test_db_upgrade_command(tmp_path):
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     out = subprocess.run(

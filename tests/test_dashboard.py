@@ -1233,9 +1233,7 @@ def test_overview_time_control_shows_the_map_and_world_facts_as_they_stood(app):
     slider = app.select_slider(key="ov_at")
     assert slider.value == acme[-1] and "at" not in app.query_params  # now, by default
     assert len(world_table(app)) == len(svc.facts_table("acme", graphs=("world",)))
-    assert any(
-        "a run deleted by Sam Rivera" in plain(o) for o in slider.options
-    )  # labelled by what happened
+    assert any("a run deleted by Sam Rivera" in plain(o) for o in slider.options)  # labelled by what happened
     assert slider.options[0] == "0 · before history was kept" and slider.options[-1].endswith("(now)")
     first = svc.resolve_moment("cp-1")
     slider.set_value(first).run()

@@ -399,3 +399,30 @@ def test_a_database_from_before_history_starts_at_moment_0(tmp_path):
     assert svc.state_at(0) == svc.export_state()
     assert svc.state_at(0)["organizations"]["acme"]["world"]["entities"][0]["aliases"] == ["Globex Corp"]
     assert svc.map_at("acme", 0) == {"kinds": {"organization": 1, "place": 1}, "facts": 1}
+
+
+def test_no_table_and_no_line_of_history_names_an_erased_run_or_its_turns(capsys):
+    """#26, points 4 and 6 (R29, R33): after a run is deleted, its id and its turns' ids (a replaced
+    one included) are in no column of any table, `used ids` included (kept as keyed digests, which
+    still refuse the ids again), and in no line of `history --json`."""
+    run, first, second = "run-Obsidian-41", "turn-Obsidian-42", "turn-Obsidian-43"
+    doc = scenario(
+        [
+            start(run),
+            *[open_turn(first, run), rec(first, web("https://a.example/1", HQ)), end(first)],
+            open_turn(second, run, replaces=first),
+            end(second),
+            {"do": "delete_run", "run": run, "by": "dana"},
+            start(run),  # refused: the id was used (duplicate_id), though no table holds it
+            start("r-other"),
+            open_turn(first, "r-other"),  # refused too: a turn id is taken for good
+        ]
+    )
+    svc = fresh_service()
+    engine, _ = replay(parse(json.dumps(doc)), svc)
+    assert [r["reason"] for r in engine.refused] == ["duplicate_id", "duplicate_id"]
+    dump = _all_text(svc)
+    assert "Obsidian" not in dump and "Springfield" in dump
+    labels = [moment_label(m, {p["id"]: p["name"] for p in svc.people()}) for m in svc.moments()]
+    assert "a run deleted by Dana" in labels and not any("Obsidian" in x for x in labels)
+    assert "Obsidian" not in json.dumps(svc.moments())

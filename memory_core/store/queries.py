@@ -5,7 +5,8 @@ from __future__ import annotations
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from .models import ApiToken, Dispute, Membership, NestedWork, Run, SettingsAudit, Turn, UsedId
+from . import ids
+from .models import ApiToken, Dispute, Membership, NestedWork, Run, SettingsAudit, Turn
 
 
 def role(s: Session, person_id: str, org_id: str) -> str | None:
@@ -21,12 +22,12 @@ def open_work(s: Session, turn_id: str, work: str) -> NestedWork | None:
 
 
 def id_used(s: Session, kind: str, ident: str) -> bool:
-    """Whether an id was ever used for this kind of thing, erased ones included."""
-    return s.get(UsedId, (kind, ident)) is not None
+    """Whether an id was ever used for this kind of thing, erased ones included (kept as a digest)."""
+    return ids.used(s, kind, ident)
 
 
 def use_id(s: Session, kind: str, ident: str) -> None:
-    s.add(UsedId(kind=kind, id=ident))
+    ids.use(s, kind, ident)
 
 
 def count(s: Session, model: type) -> int:

@@ -17,7 +17,7 @@ from sqlmodel import Session
 from .. import errors as E
 from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME
-from . import moments, queries
+from . import ids, moments, queries
 from .driver import Driver, defaults_of, driver_of, for_update, insert
 from .erasure import erase_run
 from .facts import withdraw
@@ -73,8 +73,6 @@ class TurnToReplaceRow(NamedTuple):
     run_id: str
 
 
-USED_ID = "SELECT id FROM usedid WHERE kind = :k AND id = :i"
-USE_ID = "INSERT INTO usedid (kind, id) VALUES (:k, :i)"
 TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
 #: A new turn: open_turn gives :id, :seq, :run_id, :map (JSON) and :opened_at (its moment, R32), the
 #: model's defaults the rest (open, nothing recorded, counted or taught yet).
@@ -135,10 +133,7 @@ def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
 
 def claim_id(db: Driver, kind: str, ident: str) -> bool:
     """Take an id for good: False when it was ever used for this kind of thing, erased ones included."""
-    if db.rows(USED_ID, {"k": kind, "i": ident}):
-        return False
-    db.change(USE_ID, {"k": kind, "i": ident})
-    return True
+    return ids.claim(db, kind, ident)
 
 
 def withdraw_teaching(db: Driver, turn_id: str, changes: Changes, *, moment: int) -> None:
