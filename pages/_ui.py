@@ -94,8 +94,27 @@ def _notebook_from_link() -> dict[str, Any] | None:
     return reopened
 
 
+def _notebook_from_elsewhere() -> None:
+    """The session's notebook, read again when another tab or window saved it since (#26): they
+    share its scratch memory, so this one shows and runs on the latest cells, cursor and results."""
+    nb = notebook()
+    if nb is None or not nbk.changed_elsewhere(nb):
+        return
+    try:
+        again = nbk.reopen(nb["id"])
+    except nbk.NotebookDamaged as exc:
+        st.warning(f"This notebook changed elsewhere and cannot be read again: {inert(exc)}.")
+        return
+    if again is not None:
+        st.session_state["notebook"] = again
+        said = "This notebook was changed in another tab or window: you see its latest cells and results."
+        st.info(said)
+        st.toast(said)  # still seen when the click that found it reruns the page
+
+
 def sidebar() -> None:
     """Draw the shared sidebar; the choices live in session state and hold across pages and reruns."""
+    _notebook_from_elsewhere()
     nb = _notebook_from_link() or notebook()
     sources = [MAIN] + ([NOTEBOOK] if nb else [])
     if "_pending_source" in st.session_state:  # a page asked to switch before the radio was drawn

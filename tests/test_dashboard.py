@@ -890,6 +890,33 @@ def test_notebook_every_cell_says_what_it_did(app):
     assert all(f"[{i}]" in shown for i in range(len(cells_of(at))))
 
 
+def test_two_tabs_on_one_notebook_run_on_its_latest_state_and_are_told(app):
+    """#26, point 12: two tabs share one notebook's scratch memory; each reads the notebook again
+    when the other saved, so no cell is refused as run twice, no edit is run on an empty memory,
+    and the last change wins, said in the tab that did not make it."""
+    a = open_sample(app, "completed_failed_cancelled.json")
+    nb_id = a.session_state["notebook"]["id"]
+    b = fresh_app()
+    b.query_params.update({"nb": nb_id, "mem": "notebook"})
+    b = page(b, "cells")
+    assert b.session_state["notebook"]["id"] == nb_id
+    a.button(key="run_next").click().run()
+    a.button(key="run_next").click().run()
+    b.button(key="run_next").click().run()  # tab B runs cell 2, not cell 0 again
+    ok(b)
+    nb_b = b.session_state["notebook"]
+    assert nb_b["cursor"] == 3 and all(r["status"] == "ok" for r in nb_b["results"].values())
+    a.run()  # tab A, told, shows B's cell too
+    assert a.session_state["notebook"]["cursor"] == 3
+    assert any("changed in another tab" in i.value for i in a.info)
+    a.button(key="reset").click().run()  # an edit of the whole notebook in tab A: a new scratch memory
+    b.button(key="run_next").click().run()  # tab B runs cell 0 on it, not on the memory A dropped
+    ok(b)
+    assert b.session_state["notebook"]["cursor"] == 1 and b.session_state["notebook"]["results"]["0"]["status"] == "ok"
+    again = nbk.reopen(nb_id)  # the file holds the last change
+    assert again is not None and again["cursor"] == 1
+
+
 def test_notebook_follows_the_cell_just_run(app):
     at = open_sample(app, "reads_budget_and_shortcuts.json")
     for _ in range(3):

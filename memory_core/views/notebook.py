@@ -345,6 +345,7 @@ def save(nb: Obj) -> None:
         main.parent.mkdir(parents=True, exist_ok=True)
         _write(main, {"format": "memory-notebook/1", **{k: nb.get(k) for k in KEPT}})
         nb["_saved"] = nb.get("rev")
+        nb["_file"] = _stamp(main)
     if nb.get("_saved_undo") != nb.get("undo_rev"):
         _write(stack, nb.get("undo", []))
         nb["_saved_undo"] = nb.get("undo_rev")
@@ -380,7 +381,24 @@ def reopen(nb_id: str) -> Obj | None:
         reset(nb)
         run_to(nb, ran - 1)
     nb["_saved"], nb["_saved_undo"] = nb["rev"], nb["undo_rev"]
+    nb["_file"] = _stamp(main)
     return nb
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
+
+
+def changed_elsewhere(nb: Obj) -> bool:
+    """Whether the notebook's file changed since this copy kept or read it: another tab or window
+    on the same notebook saved (#26). One notebook has one scratch memory, so the copy that did
+    not write must be read again before it runs or edits anything: the last change wins."""
+    main = _path(str(nb.get("id")), "notebook")
+    return bool(main is not None and nb.get("_file") is not None and _stamp(main) != nb["_file"])
 
 
 def _checked_file(name: str, nb_id: str, data: Any, undo_stack: Any) -> Obj:
