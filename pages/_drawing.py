@@ -17,17 +17,15 @@ from pages._ui import Version
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _positions(
-    digest: str, _nodes: tuple[str, ...], _edges: tuple[tuple[str, str], ...]
-) -> dict[str, tuple[float, float]]:
-    """Positions of a drawing, computed once for its entities and facts (the same input, the same picture),
-    kept under a digest of them (Streamlit's own hashing of thousands of pairs took longer than the layout)."""
-    return viz.layout.positions(_nodes, _edges)
+def _positions(digest: str, _plan: viz.Plan) -> viz.layout.Drawing:
+    """Positions of a drawing, computed once for its entities, facts, sizes and names (the same input, the
+    same picture), kept under a digest of them (Streamlit's own hashing of thousands of pairs took longer
+    than the layout)."""
+    return viz.layout_of(_plan)
 
 
-def _laid_out(plan: viz.Plan) -> dict[str, tuple[float, float]]:
-    nodes, edges = plan.key
-    return _positions(hashlib.sha256(json.dumps([nodes, edges]).encode("utf-8")).hexdigest(), nodes, edges)
+def _laid_out(plan: viz.Plan) -> viz.layout.Drawing:
+    return _positions(hashlib.sha256(json.dumps(plan.key).encode("utf-8")).hexdigest(), plan)
 
 
 def build(
@@ -35,7 +33,7 @@ def build(
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
     """What the page draws: the plan, its HTML and the table of the facts drawn."""
     plan = viz.plan(data, flt, highlight=highlight, compare=cmp)
-    html = viz.to_html(plan, positions=_laid_out(plan), graph=graph) if plan.nodes else ""
+    html = viz.to_html(plan, drawing=_laid_out(plan), graph=graph) if plan.nodes else ""
     table = pd.DataFrame(
         [
             {"Fact": e["title"].split("\n")[0], "Weight": e["weight"], "Status": e["status"], "Change": e["change"]}

@@ -1,46 +1,121 @@
 """Where a drawn graph's entities sit: positions computed once, in Python, so the drawing is still.
 
-Deterministic: the same entities and facts give the same positions, whatever order they come in
-(sorted first, a fixed seed), so a rerun redraws the same picture and a page may cache it.
+Each connected component is laid out on its own (a force layout, Fruchterman-Reingold), its entities
+and their names then pushed apart until no two boxes (a dot with the name under it) overlap; the
+components are packed in rows, largest first, into the frame's aspect; and the names' font is chosen
+so that vis-network's fit of the whole drawing into the frame shows them at a readable size
+(docs/decisions.md, "Graph drawing").
+
+Deterministic: the same entities, facts, sizes and names give the same positions, whatever order
+they come in (sorted first, a fixed seed), so a rerun redraws the same picture and a page may cache it.
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
 
 SEED = 7
-#: The spring layout is dense (n x n arrays, as networkx's below 500 entities; above, networkx needs scipy,
-#: which is not a dependency): past this many, the most connected are laid out by springs, the rest around them.
+#: The spring layout is dense (n x n arrays; networkx's own needs scipy past 500 entities, and scipy is
+#: not a dependency): past this many in one component, its most connected are laid out by springs, the
+#: rest around them.
 SPRING_LIMIT = 450
-SPACING = 90  # pixels between neighbouring entities, about: room for a label under each
+#: The frame the Graphs page draws in (the iframe at a 1400 px window: 940 x 620 px) and its aspect,
+#: which the packed components fill.
+FRAME = (940.0, 620.0)
+ASPECT = FRAME[0] / FRAME[1]
+FIT_MARGIN = 1.1  # vis-network's fit leaves a tenth of the drawing's size around it
+EDGE_FONT = 0.85  # relations on edges, against names
+FONT = 14.0  # a name's font in the drawing's units
+CHAR = 0.62  # a character's width per font size (Arial, vis-network's font, with some room)
+LINE = 1.3  # a name's line height per font size, its outline included
+GAP = 4.0  # room between two boxes, in the drawing's units
+DEFAULT_SIZE = 12.0
 
 
-def positions(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> dict[str, tuple[float, float]]:
-    """Pixel positions for each node: a spring layout with a fixed seed, scaled to the graph's size."""
+@dataclass(frozen=True)
+class Drawing:
+    """Positions in the drawing's units and the font (in the same units) names are drawn with."""
+
+    positions: dict[str, tuple[float, float]]
+    font: float
+
+
+def positions(
+    nodes: Iterable[str],
+    edges: Iterable[tuple[str, str]],
+    sizes: Mapping[str, float] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> dict[str, tuple[float, float]]:
+    """Pixel positions for each node (see `arrange`)."""
+    return arrange(nodes, edges, sizes, labels).positions
+
+
+def arrange(
+    nodes: Iterable[str],
+    edges: Iterable[tuple[str, str]],
+    sizes: Mapping[str, float] | None = None,
+    labels: Mapping[str, str] | None = None,
+) -> Drawing:
+    """Lay out each component apart, push boxes apart (names of FONT), pack the components. A larger font
+    does not draw names larger at the fit: the boxes, and so the drawing, grow with it. What draws them
+    larger is a denser drawing, so the boxes are pushed apart only as far as they must be."""
     names = sorted(set(nodes))
     if not names:
-        return {}
+        return Drawing({}, FONT)
+    sizes = sizes or {}
+    labels = labels or {}
     g = nx.Graph()
     g.add_nodes_from(names)
     g.add_edges_from(sorted({(a, b) if a <= b else (b, a) for a, b in edges if a != b and a in g and b in g}))
-    if len(names) == 1:
-        return {names[0]: (0.0, 0.0)}
-    by_degree = sorted(names, key=lambda n: (-g.degree(n), n))
-    core = sorted(by_degree[:SPRING_LIMIT])
-    sub = g.subgraph(core)
+    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    radius = np.array([float(sizes.get(n, DEFAULT_SIZE)) for n in names])
+    chars = np.array([len(labels.get(n, "") or "") for n in names], dtype=float)
+    index = {n: i for i, n in enumerate(names)}
+    shapes = [_shape(g, c, radius[[index[n] for n in c]]) for c in comps]
+    font = FONT
+    out = _pack(comps, shapes, index, radius, chars, font)
+    return Drawing({n: (round(float(out[i, 0]), 1), round(float(out[i, 1]), 1)) for i, n in enumerate(names)}, font)
+
+
+def _shape(g: nx.Graph, comp: list[str], radius: np.ndarray) -> np.ndarray:
+    """A component's shape: positions in the unit disc (springs), opened in the middle, stretched to the
+    frame's aspect, scaled by the root of its entities (dense: the boxes are pushed apart afterwards, only
+    as far as they must; a first ellipse with room for every box drew names smaller at the fit)."""
+    n = len(comp)
+    if n == 1:
+        return np.zeros((1, 2))
+    if n == 2:
+        return np.array([[-0.5, 0.0], [0.5, 0.0]]) * (2 * radius.mean() + 40)
+    sub = nx.Graph()
+    sub.add_nodes_from(comp)
+    sub.add_edges_from(sorted(g.subgraph(comp).edges()))
+    pos = _spring_limited(sub)
+    xy = np.array([pos[c] for c in comp], dtype=float)
+    r = np.hypot(xy[:, 0], xy[:, 1])
+    eased = np.where(r > 1e-9, r**0.6 / np.maximum(r, 1e-9), 0.0)  # hubs in the middle: open it
+    xy = xy * eased[:, None]
+    room = math.sqrt(n) * (2 * float(radius.mean()) + 36)
+    stretch = math.sqrt(ASPECT) if n >= 6 else 1.0
+    return xy * np.array([room * stretch, room / stretch]) / 2
+
+
+def _spring_limited(g: nx.Graph) -> dict[str, tuple[float, float]]:
+    """Springs for a component; past SPRING_LIMIT the most connected by springs, the rest ring them."""
+    names = list(g)
+    if len(names) <= SPRING_LIMIT:
+        return _spring(g, iterations=100 if len(names) <= 150 else 50)
+    core = sorted(sorted(names, key=lambda n: (-g.degree(n), n))[:SPRING_LIMIT])
     core_graph = nx.Graph()
     core_graph.add_nodes_from(core)
-    core_graph.add_edges_from(sorted(sub.edges()))
-    pos = _spring(core_graph, iterations=100 if len(core) <= 150 else 50)
-    scale = max(150.0, SPACING * math.sqrt(len(core)) / 1.6)
-    out = {n: _spread(pos[n][0], pos[n][1], scale) for n in core}
-    if len(names) > len(core):
-        _around(g, out, scale)
+    core_graph.add_edges_from(sorted(g.subgraph(core).edges()))
+    out = _spring(core_graph, iterations=50)
+    _around(g, out, 0.08)
     return out
 
 
@@ -50,8 +125,7 @@ def _spring(g: nx.Graph, *, iterations: int, threshold: float = 1e-4) -> dict[st
     on two coordinate arrays instead of (n, n, 2) ones, in single precision: the n x n arrays take
     half the memory and the iterations a fifth of the time at 400 entities (B8). The sums run in
     another order and to fewer digits, and the iterations amplify that: entities sit elsewhere than
-    networkx would put them (up to a third of the drawing's radius at 400 entities, measured), a
-    different picture of the same graph, as deterministic: the same input, the same positions."""
+    networkx would put them, a different picture of the same graph, as deterministic."""
     a = nx.to_numpy_array(g, dtype=np.float32)
     n = a.shape[0]
     start = np.random.RandomState(SEED).rand(n, 2).astype(np.float32)
@@ -75,17 +149,9 @@ def _spring(g: nx.Graph, *, iterations: int, threshold: float = 1e-4) -> dict[st
     return {name: (float(out[i][0]), float(out[i][1])) for i, name in enumerate(g)}
 
 
-def _spread(x: float, y: float, scale: float) -> tuple[float, float]:
-    """A spring layout packs hubs in its middle, where names then pile up: distances from the centre
-    are eased (r ** 0.6 of the unit disc), which opens the middle and keeps the edge of the drawing."""
-    r = math.hypot(x, y)
-    f = scale * (r**0.6 / r if r > 1e-9 else 0.0)
-    return round(x * f, 1), round(y * f, 1)
-
-
-def _around(g: nx.Graph, out: dict[str, tuple[float, float]], scale: float) -> None:
+def _around(g: nx.Graph, out: dict[str, tuple[float, float]], step: float) -> None:
     """Entities past the spring layout: each on a small ring around a placed neighbour (breadth
-    first from the laid-out ones); those not connected to them on a ring outside the drawing."""
+    first from the laid-out ones); the boxes are pushed apart afterwards."""
     queue = deque(sorted(out))
     placed_around: dict[str, int] = {}
     while queue:
@@ -96,11 +162,117 @@ def _around(g: nx.Graph, out: dict[str, tuple[float, float]], scale: float) -> N
             k = placed_around.get(a, 0)
             placed_around[a] = k + 1
             angle = k * 2.399963  # the golden angle: rings fill evenly
-            radius = SPACING * (0.6 + 0.25 * (k // 8))
-            out[b] = (round(out[a][0] + radius * math.cos(angle), 1), round(out[a][1] + radius * math.sin(angle), 1))
+            radius = step * (1 + 0.3 * (k // 8))
+            out[b] = (out[a][0] + radius * math.cos(angle), out[a][1] + radius * math.sin(angle))
             queue.append(b)
-    rest = sorted(n for n in g if n not in out)
-    ring = scale * 1.25 + SPACING
-    for i, n in enumerate(rest):
-        angle = 2 * math.pi * i / len(rest)
-        out[n] = (round(ring * math.cos(angle), 1), round(ring * math.sin(angle), 1))
+
+
+def _boxes(radius: np.ndarray, chars: np.ndarray, font: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each entity's box around its centre: half width, half height and the box centre's offset down
+    (a name is drawn under its dot, as wide as its characters)."""
+    named = chars > 0
+    half_w = np.maximum(radius, np.where(named, chars * CHAR * font / 2, 0.0))
+    below = np.where(named, LINE * font + 2, 0.0)  # the name's line under the dot
+    half_h = radius + below / 2
+    return half_w, half_h, below / 2
+
+
+def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> np.ndarray:
+    """Boxes pushed apart until none overlap: each overlapping pair moves apart along the line between
+    their centres, by the depth of the overlap, shared (spreading the whole drawing instead, until most
+    boxes cleared their neighbours, made names 8 px at the fit where this makes them 11, measured). Between
+    two checks of every pair, only the entities in a collision are pushed among themselves (B8: 400
+    entities in about 0.1 s). Deterministic: the same boxes, the same result."""
+    n = len(xy)
+    xy = xy.astype(np.float64)
+    if n < 2:
+        return xy
+    every = np.arange(n)
+    for _ in range(100):
+        active = _push(xy, every, half_w, half_h, down)
+        if active is None:
+            break
+        for _ in range(20):
+            if _push(xy, active, half_w, half_h, down) is None:
+                break
+    return xy
+
+
+def _push(
+    xy: np.ndarray, ids: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray
+) -> np.ndarray | None:
+    """One step apart for the overlapping pairs among `ids`; returns the entities in a collision, or
+    None when none is."""
+    cx, cy = xy[ids, 0], xy[ids, 1] + down[ids]
+    w, h = half_w[ids], half_h[ids]
+    dx, dy = cx[:, None] - cx[None, :], cy[:, None] - cy[None, :]
+    ox = w[:, None] + w[None, :] + GAP - np.abs(dx)
+    oy = h[:, None] + h[None, :] + GAP - np.abs(dy)
+    hit = (ox > 0) & (oy > 0)
+    np.fill_diagonal(hit, False)
+    if not hit.any():
+        return None
+    d = np.maximum(np.hypot(dx, dy), 1e-6)
+    ux, uy = dx / d, dy / d
+    same = hit & (d <= 1e-6)
+    if same.any():  # the same centre: apart along a direction fixed by the two entities
+        angle = (ids[:, None] * 7 + ids[None, :] * 13) % 360 * (math.pi / 180)
+        ux, uy = np.where(same, np.cos(angle), ux), np.where(same, np.sin(angle), uy)
+    depth = np.where(hit, np.minimum(ox, oy) * 0.5 + 0.5, 0.0)
+    xy[ids, 0] += (ux * depth).sum(axis=1)
+    xy[ids, 1] += (uy * depth).sum(axis=1)
+    return ids[hit.any(axis=1)]
+
+
+def _pack(
+    comps: list[list[str]],
+    shapes: list[np.ndarray],
+    index: dict[str, int],
+    radius: np.ndarray,
+    chars: np.ndarray,
+    font: float,
+) -> np.ndarray:
+    """Each component's boxes pushed apart, then the components packed in rows (largest first) whose
+    width makes the whole about as wide as the frame, each row centred; the drawing centred on 0."""
+    half_w, half_h, down = _boxes(radius, chars, font)
+    placed: list[tuple[np.ndarray, np.ndarray, float, float]] = []  # ids, positions, width, height
+    for comp, shape in zip(comps, shapes, strict=True):
+        ids = np.array([index[n] for n in comp])
+        xy = _separate(shape, half_w[ids], half_h[ids], down[ids])
+        left = (xy[:, 0] - half_w[ids]).min()
+        top = (xy[:, 1] + down[ids] - half_h[ids]).min()
+        right = (xy[:, 0] + half_w[ids]).max()
+        bottom = (xy[:, 1] + down[ids] + half_h[ids]).max()
+        placed.append((ids, xy - np.array([left, top]), float(right - left), float(bottom - top)))
+    margin = 3 * GAP + font
+    area = sum((w + margin) * (h + margin) for _, _, w, h in placed)
+    row_width = max(max(w for _, _, w, _ in placed), math.sqrt(area * ASPECT))
+    out = np.zeros((len(radius), 2))
+    rows: list[list[tuple[np.ndarray, np.ndarray, float, float]]] = [[]]
+    used = 0.0
+    for item in placed:
+        if rows[-1] and used + item[2] > row_width:
+            rows.append([])
+            used = 0.0
+        rows[-1].append(item)
+        used += item[2] + margin
+    y = 0.0
+    for row in rows:
+        width = sum(w for _, _, w, _ in row) + margin * (len(row) - 1)
+        height = max(h for _, _, _, h in row)
+        x = (row_width - width) / 2
+        for ids, xy, w, h in row:
+            out[ids] = xy + np.array([x, y + (height - h) / 2])
+            x += w + margin
+        y += height + margin
+    lo = np.min(out[:, :2] - np.stack([half_w, half_h - down], axis=1), axis=0)
+    hi = np.max(out[:, :2] + np.stack([half_w, half_h + down], axis=1), axis=0)
+    return out - (lo + hi) / 2
+
+
+def _extent(xy: np.ndarray, radius: np.ndarray, chars: np.ndarray, font: float) -> tuple[float, float]:
+    """The drawing's width and height, names included (what vis-network's fit frames)."""
+    half_w, half_h, down = _boxes(radius, chars, font)
+    w = float((xy[:, 0] + half_w).max() - (xy[:, 0] - half_w).min())
+    h = float((xy[:, 1] + down + half_h).max() - (xy[:, 1] + down - half_h).min())
+    return max(w, 1.0), max(h, 1.0)
