@@ -62,3 +62,40 @@ def kept_drawing(
     (`then`: the moment drawn, None for now, and the moment compared with): a rerun that changed none
     of them lays out and builds nothing."""
     return build(graph, _data, _flt, highlight, _cmp)
+
+
+#: The Graphs page's choices, kept when the reader leaves the page and restored when they come back
+#: (Streamlit forgets a widget's value once a page without it runs): issue #25.
+KEPT = ("g_which", "g_run", "g_kinds", "g_rel", "g_status", "g_minw", "g_focus", "g_depth", "g_cap", "g_expand")
+
+
+def restore_choices() -> None:
+    """Before the page reads its link: the choices it had when the reader left it (a link still wins)."""
+    for key, value in st.session_state.get("_g_kept", {}).items():
+        if key not in st.session_state:
+            st.session_state[key] = value
+    which = st.session_state.get("g_which")
+    if isinstance(which, str) and which != which.lower():  # ?graph=Flow, as links said before #25
+        st.session_state["g_which"] = which.lower()
+
+
+def keep_choices() -> None:
+    st.session_state["_g_kept"] = {key: st.session_state[key] for key in KEPT if key in st.session_state}
+
+
+def moment_from_overview() -> None:
+    """The Overview's moment carries over: a past moment chosen there (and not yet brought here) is the
+    moment drawn, unless the link names one (?at=)."""
+    ov = st.session_state.get("ov_at_link")
+    if "at" not in st.query_params and isinstance(ov, int) and st.session_state.get("_g_from_ov") != ov:
+        st.session_state["g_at"] = ov
+    st.session_state["_g_from_ov"] = ov
+
+
+def expanded(focus: str | None) -> tuple[str, ...]:
+    """The entities opened by a double-click (?expand=), closed all when the focus changes."""
+    if st.session_state.get("_g_focus_was", focus) != focus:
+        st.session_state["g_expand"] = []
+    st.session_state["_g_focus_was"] = focus
+    value = st.session_state.get("g_expand") or []
+    return tuple(value) if focus else ()

@@ -721,3 +721,100 @@ NORDIC = {
     "relation": "supplies",
     "object": {"name": "Acme Robotics", "kind": "organization"},
 }
+
+
+#: The drawing's measures (issue #25), read from vis-network's own geometry: dots overlapping (centres
+#: closer than the sum of their radii), names whose drawn boxes overlap, the spread (95th percentile of the
+#: distance to the centre over the median), the smallest name and relation font at the fit, in pixels.
+GEOMETRY = """() => { const pos = network.getPositions(), s = network.getScale(), ids = Object.keys(pos), N = network.body.nodes;
+  let overlaps = 0, names = 0;
+  for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) {
+    const a = pos[ids[i]], b = pos[ids[j]];
+    if (Math.hypot(a.x - b.x, a.y - b.y) < N[ids[i]].options.size + N[ids[j]].options.size) overlaps++; }
+  const cx = ids.reduce((t, k) => t + pos[k].x, 0) / ids.length, cy = ids.reduce((t, k) => t + pos[k].y, 0) / ids.length;
+  const d = ids.map(k => Math.hypot(pos[k].x - cx, pos[k].y - cy)).sort((a, b) => a - b);
+  const q = f => d[Math.min(d.length - 1, Math.floor(f * (d.length - 1)))];
+  const named = ids.filter(k => N[k].options.label), boxes = named.map(k => N[k].labelModule.size);
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height) names++; }
+  const edges = Object.values(network.body.edges).filter(e => e.options.label);
+  return {nodes: ids.length, named: named.length, overlaps, names, spread: q(0.95) / q(0.5),
+          font: Math.min(...named.map(k => N[k].options.font.size * s)),
+          edge_font: Math.min(100, ...edges.map(e => e.options.font.size * s))}; }"""
+
+
+def test_drawings_are_readable_on_the_world_and_every_flow_graph(page):
+    """Issue #25's measures on the demo's World graph and every Flow graph (a link with `graph=flow`
+    draws the Flow graph): no dots overlapping, no names overlapping, spread <= 2, every name and relation
+    drawn at >= 10 px at the default fit, every entity named up to 60 drawn, the 60 heaviest beyond."""
+    svc = MemoryService(make_engine(SERVED["db"]))
+    runs = [r["id"] for r in svc.runs("acme") if svc.graph_drawing("flow", r["id"], limit=1)["facts"]]
+    assert runs
+    for path in ["draw?graph=world", *(f"draw?graph=flow&run={r}" for r in runs)]:
+        goto(page, path)
+        assert page.get_by_role("radio", name=re.compile("Flow" if "flow" in path else "World")).is_checked(), path
+        drawn(page)
+        m = page.frame_locator("iframe").first.locator("body").evaluate(GEOMETRY)
+        assert m["overlaps"] == 0 and m["names"] == 0, (path, m)
+        assert m["spread"] <= 2.0, (path, m)
+        assert m["font"] >= 10 and m["edge_font"] >= 10, (path, m)
+        assert m["named"] == min(m["nodes"], 60), (path, m)
+        if path.endswith(("world", "company-profile")):
+            shot(page, "graph-" + path.rsplit("=", 1)[-1], page.locator("iframe").first)
+
+
+def test_double_click_explores_from_an_entity_and_closes_again(page):
+    """Explore by expanding (issue #25): a double-click on an entity of the whole graph makes it the focus
+    (?entity=); a double-click on a neighbour opens its neighbours (?expand=) and a second closes them. The
+    page draws only the graph the reader may see (R20)."""
+    goto(page, "draw")
+    body = page.frame_locator("iframe").first.locator("body")
+    drawn(page)
+    whole = drawn_nodes(page)
+    hub = body.evaluate(
+        "() => network.body.data.nodes.get().sort((a, b) => b.size - a.size || (a.id < b.id ? -1 : 1))[0].id"
+    )
+    body.evaluate("(_, id) => network.emit('doubleClick', {nodes: [id], edges: []})", hub)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('entity') !== null", timeout=30_000)
+    settle(page)
+    drawn(page)
+    focused = drawn_nodes(page)
+    assert 1 < focused < whole
+    others = body.evaluate("(_, hub) => network.body.data.nodes.getIds().filter(id => id !== hub)", hub)
+    for other in others:  # a neighbour whose own neighbours were not all drawn
+        body.evaluate("(_, id) => network.emit('doubleClick', {nodes: [id], edges: []})", other)
+        page.wait_for_function("() => new URL(location.href).searchParams.get('expand') !== null", timeout=30_000)
+        settle(page)
+        drawn(page)
+        if drawn_nodes(page) > focused:
+            break
+        body.evaluate("(_, id) => network.emit('doubleClick', {nodes: [id], edges: []})", other)
+        page.wait_for_function("() => new URL(location.href).searchParams.get('expand') === null", timeout=30_000)
+        settle(page)
+        drawn(page)
+    else:
+        raise AssertionError("no neighbour opened more entities")
+    shot(page, "graph-expanded", page.locator("iframe").first)
+    body.evaluate("(_, id) => network.emit('doubleClick', {nodes: [id], edges: []})", other)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('expand') === null", timeout=30_000)
+    settle(page)
+    drawn(page)
+    assert drawn_nodes(page) == focused
+
+
+def test_graph_filters_survive_leaving_the_page(page):
+    """Issue #25: the Graphs page's filters are as they were when the reader comes back from another page."""
+    goto(page, "draw?graph=world")
+    cap = page.get_by_label("Entity cap")
+    cap.fill("15")
+    cap.press("Enter")
+    settle(page)
+    page.get_by_text("were left out").first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Overview").first.click()
+    settle(page)
+    page.locator("h1").first.wait_for(timeout=30_000)
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Graphs").first.click()
+    settle(page)
+    page.get_by_text("were left out").first.wait_for(timeout=60_000)
+    assert page.get_by_label("Entity cap").input_value() == "15"

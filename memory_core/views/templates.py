@@ -103,7 +103,7 @@ CLICK_SCRIPT = """<script>
     else if (q.get("entity") === id) { return null; }
     else if (open.indexOf(id) >= 0) { open = open.filter(function (x) { return x !== id; }); }
     else { open.push(id); }
-    if (open.length) { q.set("expand", open.join(",")); } else { q.delete("expand"); }
+    q.set("expand", open.join(","));  // empty: all closed (the page then drops it from the link)
     return here;
   }
   window.expandUrl = expandUrl;
