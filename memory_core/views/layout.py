@@ -182,7 +182,7 @@ def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.n
     their centres, by the depth of the overlap, shared (spreading the whole drawing instead, until most
     boxes cleared their neighbours, made names 8 px at the fit where this makes them 11, measured). Between
     two checks of every pair, only the entities in a collision are pushed among themselves (B8: 400
-    entities in about 0.1 s). Deterministic: the same boxes, the same result."""
+    entities in about 1 s, 0.1 s before this separation: the next step is a grid that compares near pairs only). Deterministic: the same boxes, the same result."""
     n = len(xy)
     xy = xy.astype(np.float64)
     if n < 2:
