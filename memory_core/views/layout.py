@@ -180,48 +180,49 @@ def _boxes(radius: np.ndarray, chars: np.ndarray, font: float) -> tuple[np.ndarr
 def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> np.ndarray:
     """Boxes pushed apart until none overlap: each overlapping pair moves apart along the line between
     their centres, by the depth of the overlap, shared (spreading the whole drawing instead, until most
-    boxes cleared their neighbours, made names 8 px at the fit where this makes them 11, measured). Between
-    two checks of every pair, only the entities in a collision are pushed among themselves (B8: 400
-    entities in about 1 s, 0.1 s before this separation: the next step is a grid that compares near pairs only). Deterministic: the same boxes, the same result."""
-    n = len(xy)
+    boxes cleared their neighbours, made names 8 px at the fit where this makes them 11, measured). Only
+    pairs near enough to overlap are compared (`_near`: a sweep along x), not every pair (B8: 400
+    entities and 4,000 facts drawn in 0.2 s; every pair took 1.1 s). Deterministic: the same boxes, the
+    same result."""
     xy = xy.astype(np.float64)
-    if n < 2:
+    if len(xy) < 2:
         return xy
-    every = np.arange(n)
-    for _ in range(100):
-        active = _push(xy, every, half_w, half_h, down)
-        if active is None:
+    for _ in range(2000):
+        i, j = _near(xy, half_w, half_h, down)
+        cx, cy = xy[:, 0], xy[:, 1] + down
+        dx, dy = cx[i] - cx[j], cy[i] - cy[j]
+        ox = half_w[i] + half_w[j] + GAP - np.abs(dx)
+        oy = half_h[i] + half_h[j] + GAP - np.abs(dy)
+        hit = (ox > 0) & (oy > 0)
+        if not hit.any():
             break
-        for _ in range(20):
-            if _push(xy, active, half_w, half_h, down) is None:
-                break
+        i, j, dx, dy, ox, oy = i[hit], j[hit], dx[hit], dy[hit], ox[hit], oy[hit]
+        d = np.hypot(dx, dy)
+        angle = (i * 7 + j * 13) % 360 * (math.pi / 180)  # the same centre: a direction fixed by the two
+        ux = np.where(d > 1e-6, dx / np.maximum(d, 1e-6), np.cos(angle))
+        uy = np.where(d > 1e-6, dy / np.maximum(d, 1e-6), np.sin(angle))
+        depth = np.minimum(ox, oy) * 0.5 + 0.5
+        n = len(xy)
+        xy[:, 0] += np.bincount(i, ux * depth, n) - np.bincount(j, ux * depth, n)
+        xy[:, 1] += np.bincount(i, uy * depth, n) - np.bincount(j, uy * depth, n)
     return xy
 
 
-def _push(
-    xy: np.ndarray, ids: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray
-) -> np.ndarray | None:
-    """One step apart for the overlapping pairs among `ids`; returns the entities in a collision, or
-    None when none is."""
-    cx, cy = xy[ids, 0], xy[ids, 1] + down[ids]
-    w, h = half_w[ids], half_h[ids]
-    dx, dy = cx[:, None] - cx[None, :], cy[:, None] - cy[None, :]
-    ox = w[:, None] + w[None, :] + GAP - np.abs(dx)
-    oy = h[:, None] + h[None, :] + GAP - np.abs(dy)
-    hit = (ox > 0) & (oy > 0)
-    np.fill_diagonal(hit, False)
-    if not hit.any():
-        return None
-    d = np.maximum(np.hypot(dx, dy), 1e-6)
-    ux, uy = dx / d, dy / d
-    same = hit & (d <= 1e-6)
-    if same.any():  # the same centre: apart along a direction fixed by the two entities
-        angle = (ids[:, None] * 7 + ids[None, :] * 13) % 360 * (math.pi / 180)
-        ux, uy = np.where(same, np.cos(angle), ux), np.where(same, np.sin(angle), uy)
-    depth = np.where(hit, np.minimum(ox, oy) * 0.5 + 0.5, 0.0)
-    xy[ids, 0] += (ux * depth).sum(axis=1)
-    xy[ids, 1] += (uy * depth).sum(axis=1)
-    return ids[hit.any(axis=1)]
+def _near(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (i, j) whose boxes may overlap: a sweep along x (each box against those starting after
+    it within the widest box's reach), then kept if they overlap along y too (the caller checks x)."""
+    order = np.argsort(xy[:, 0], kind="stable")
+    x = xy[order, 0]
+    reach = half_w[order] + half_w.max() + GAP
+    end = np.searchsorted(x, x + reach, side="right")
+    start = np.arange(len(x)) + 1
+    counts = np.maximum(end - start, 0)
+    a = np.repeat(np.arange(len(x)), counts)
+    b = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(start, counts)
+    i, j = order[a], order[b]
+    cy = xy[:, 1] + down
+    keep = np.abs(cy[i] - cy[j]) < half_h[i] + half_h[j] + GAP
+    return i[keep], j[keep]
 
 
 def _pack(
