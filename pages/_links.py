@@ -3,6 +3,7 @@ view's address to copy."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import quote
 
@@ -19,6 +20,13 @@ def _encode(value: Any) -> str | None:
     return str(value)
 
 
+def _seen(param: str, key: str) -> str:
+    """What a link's value was last applied to: the param and the widget, so pages that share a param
+    (`graph` on Graphs and Fact weights) do not take one another's value as already seen (issue #25: Graphs
+    wrote graph=user, and Fact weights then ignored the link's graph=user and showed World)."""
+    return f"{param}>{key}"
+
+
 def from_link(
     params: dict[str, str], *, ints: tuple[str, ...] = (), lists: tuple[str, ...] = (), floats: tuple[str, ...] = ()
 ) -> set[str]:
@@ -29,9 +37,9 @@ def from_link(
     applied: set[str] = set()
     for param, key in params.items():
         raw = st.query_params.get(param)
-        if raw is None or seen.get(param) == raw:
+        if raw is None or seen.get(_seen(param, key)) == raw:
             continue
-        seen[param] = raw
+        seen[_seen(param, key)] = raw
         try:
             value: Any = [v for v in raw.split(",") if v] if param in lists else int(raw) if param in ints else raw
             if param in floats:
@@ -55,12 +63,12 @@ def to_link(params: dict[str, str]) -> None:
         if value is None:
             if param in st.query_params:
                 del st.query_params[param]
-            seen.pop(param, None)
+            seen.pop(_seen(param, key), None)
         elif st.query_params.get(param) != value:
             st.query_params[param] = value
-            seen[param] = value
+            seen[_seen(param, key)] = value
         else:
-            seen[param] = value
+            seen[_seen(param, key)] = value
 
 
 def copy_link(label: str = "Link to this view") -> None:
@@ -71,3 +79,22 @@ def copy_link(label: str = "Link to this view") -> None:
     path = (getattr(st.context, "url", None) or "").split("?", 1)[0]
     st.code(f"{path}?{query}" if query else path or "(this page)", language=None)
     st.caption(f"{label}: point at it and click the copy icon at its right to share exactly this view.")
+
+
+#: A link that names what to show scrolls to it (issue #25: a fact opened by a click on the drawing opened
+#: below the fold). The app's page is same-origin with its frames, as the drawing's click relies on too.
+_SCROLL = """<script>
+(function () {
+  var tries = 0, timer = setInterval(function () {
+    var found = Array.prototype.find.call(window.parent.document.querySelectorAll("h1, h2, h3"),
+      function (h) { return h.textContent.trim().indexOf(%s) === 0; });
+    if (found) { found.scrollIntoView({block: "start"}); }
+    if (found || ++tries > 100) { clearInterval(timer); }
+  }, 50);
+})();
+</script>"""
+
+
+def scroll_to(heading: str) -> None:
+    """Scroll the page to the heading that starts with `heading` once it is drawn (waiting up to 5 s)."""
+    st.iframe(_SCROLL % json.dumps(heading), height=1)

@@ -390,7 +390,33 @@ def test_graph_stands_still_and_a_fact_edge_opens_its_weight(page):
     page.locator("h1").first.wait_for(timeout=30_000)
     assert page.locator("h1").first.inner_text().strip().startswith("Fact weights")
     assert page.locator("[data-testid='stException']").count() == 0
+    in_view(page, "Why this weight?")  # issue #25: the fact opened, not below the fold
     shot(page, "graph-edge-opened-weight")
+
+
+def in_view(pg, heading: str) -> None:
+    """Until the heading that starts with `heading` is on the screen (its top within the window)."""
+    pg.wait_for_function(
+        """(t) => { const h = [...document.querySelectorAll('h1, h2, h3')].find(e => e.textContent.trim().startsWith(t));
+             if (!h) return false; const r = h.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight - 100; }""",
+        arg=heading,
+        timeout=30_000,
+    )
+
+
+def test_open_a_fact_weight_from_the_user_and_flow_graphs_opens_a_fact_of_that_graph(page):
+    """Issue #25: "Open a fact's weight" on the User and Flow graphs opened a World fact (the link's graph
+    was taken as already seen, since Graphs had written the same param)."""
+    for path, name in (("draw?graph=user", "User"), ("draw?graph=flow&run=run-company-profile", "Flow")):
+        goto(page, path)
+        link = page.get_by_role("link", name="Why this weight?")
+        assert f"graph={name.lower()}" in (link.get_attribute("href") or "")
+        link.click()
+        page.wait_for_function("() => location.pathname.endsWith('/facts')", timeout=30_000)
+        settle(page)
+        page.locator("h1").first.wait_for(timeout=30_000)
+        assert page.get_by_role("radio", name=re.compile(name)).is_checked(), page.url
+        assert page.get_by_text("does not hold").count() == 0 and f"graph={name.lower()}" in page.url
 
 
 def test_a_click_opens_the_fact_whose_tooltip_shows_even_on_a_node(page):
