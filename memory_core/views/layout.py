@@ -100,7 +100,7 @@ def _shape(g: nx.Graph, comp: list[str], radius: np.ndarray) -> np.ndarray:
     r = np.hypot(xy[:, 0], xy[:, 1])
     eased = np.where(r > 1e-9, r**0.6 / np.maximum(r, 1e-9), 0.0)  # hubs in the middle: open it
     xy = xy * eased[:, None]
-    room = math.sqrt(n) * (2 * float(radius.mean()) + 36)
+    room = math.sqrt(n) * (2 * float(radius.mean()) + 24)
     stretch = math.sqrt(ASPECT) if n >= 6 else 1.0
     return xy * np.array([room * stretch, room / stretch]) / 2
 

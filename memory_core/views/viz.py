@@ -43,7 +43,10 @@ LABEL_TOP = 60
 #: Past this many entities, dots are drawn smaller (5 + 2 per root of facts, not 10 + 4): 400 dots of
 #: the larger size do not fit the frame with names of 10 px at the fit.
 BIG = 150
-EDGE_LABELS = 40  # a drawing of at most this many facts names each relation on its edge; else on hover
+EDGE_LABELS = 40
+#: Past this many facts drawn, edges are thin (0.5 + 2 x weight, not 1 + 6 x weight) and faint: 4,000 edges
+#: of the full width hid the dots and names of a 400-entity drawing under one grey mass.
+THIN = 600  # a drawing of at most this many facts names each relation on its edge; else on hover
 
 
 def color_of(kind: str) -> str:
@@ -248,6 +251,7 @@ def plan(
             heft[_node_id(e)] = heft.get(_node_id(e), 0.0) + f["weight"]
     named = _labelled(nodes, heft, ({flt.focus} if flt.focus else set()) | set(flt.expanded))
     edge_labels = len(chosen) + len(ghosts) <= EDGE_LABELS
+    thin = len(chosen) + len(ghosts) > THIN
     small = 10
     node_rows = [
         {
@@ -257,7 +261,7 @@ def plan(
             "kind": e.get("kind", "value"),
             "facts": degree[nid],
             "color": color_of(e.get("kind", "value")),
-            "size": small + 4 * degree[nid] ** 0.5 if len(nodes) <= BIG else 5 + 2 * degree[nid] ** 0.5,
+            "size": small + 4 * degree[nid] ** 0.5 if len(nodes) <= BIG else 3 + 1.2 * degree[nid] ** 0.5,
             "title": f"{e.get('name', e.get('value'))} ({e.get('kind', 'value')})\n{degree[nid]} facts drawn",
         }
         for nid, e in nodes.items()
@@ -271,7 +275,8 @@ def plan(
             "label": f["relation"] if edge_labels else "",
             "weight": f["weight"],
             "status": f["status"],
-            "width": 1 + 6 * f["weight"],
+            "width": 0.5 + 2 * f["weight"] if thin else 1 + 6 * f["weight"],
+            "thin": thin,
             "dashes": f["status"] == "disputed" or gone,
             "highlight": fact_label(f) in marked,
             "change": change,
@@ -369,6 +374,8 @@ def _edge_color(e: Obj) -> str:
     change = e.get("change", "")
     if change:
         return {"added": ADDED_COLOR, "gone": GONE_COLOR}.get(change, MOVED_COLOR)
+    if e.get("thin"):  # a thin edge (THIN): drawn faint, so thousands of them do not hide the dots and names
+        return "rgba(120,120,120,0.35)" if e["status"] != "active" else "rgba(70,70,70,0.35)"
     return "#999999" if e["status"] != "active" else "#555555"
 
 
