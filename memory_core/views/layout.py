@@ -35,6 +35,7 @@ FONT = 14.0  # a name's font in the drawing's units
 CHAR = 0.62  # a character's width per font size (Arial, vis-network's font, with some room)
 LINE = 1.3  # a name's line height per font size, its outline included
 GAP = 4.0  # room between two boxes, in the drawing's units
+NEAR = 16.0  # how near two boxes count as near (`_near`), so the pairs found serve several steps
 DEFAULT_SIZE = 12.0
 
 
@@ -187,8 +188,11 @@ def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.n
     xy = xy.astype(np.float64)
     if len(xy) < 2:
         return xy
+    anchor = np.full_like(xy, np.inf)
     for _ in range(2000):
-        i, j = _near(xy, half_w, half_h, down)
+        if np.abs(xy - anchor).max() > NEAR / 2:  # moved too far since the pairs were found: find them again
+            near, anchor = _near(xy, half_w, half_h, down), xy.copy()
+        i, j = near
         cx, cy = xy[:, 0], xy[:, 1] + down
         dx, dy = cx[i] - cx[j], cy[i] - cy[j]
         ox = half_w[i] + half_w[j] + GAP - np.abs(dx)
@@ -209,11 +213,12 @@ def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.n
 
 
 def _near(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs (i, j) whose boxes may overlap: a sweep along x (each box against those starting after
-    it within the widest box's reach), then kept if they overlap along y too (the caller checks x)."""
+    """The pairs (i, j) whose boxes may overlap, or will once moved by up to NEAR / 2 each: a sweep along x
+    (each box against those starting after it within the widest box's reach), then kept if near along y
+    too. The caller finds them again once an entity moved further."""
     order = np.argsort(xy[:, 0], kind="stable")
     x = xy[order, 0]
-    reach = half_w[order] + half_w.max() + GAP
+    reach = half_w[order] + half_w.max() + GAP + NEAR
     end = np.searchsorted(x, x + reach, side="right")
     start = np.arange(len(x)) + 1
     counts = np.maximum(end - start, 0)
@@ -221,7 +226,7 @@ def _near(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarr
     b = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(start, counts)
     i, j = order[a], order[b]
     cy = xy[:, 1] + down
-    keep = np.abs(cy[i] - cy[j]) < half_h[i] + half_h[j] + GAP
+    keep = np.abs(cy[i] - cy[j]) < half_h[i] + half_h[j] + GAP + NEAR
     return i[keep], j[keep]
 
 
