@@ -844,3 +844,17 @@ def test_graph_filters_survive_leaving_the_page(page):
     settle(page)
     page.get_by_text("were left out").first.wait_for(timeout=60_000)
     assert page.get_by_label("Entity cap").input_value() == "15"
+
+
+def test_the_overview_moment_carries_over_to_graphs(page, moments):
+    """Issue #25: a past moment chosen on the Overview is the moment Graphs draws when the reader goes there."""
+    cp1 = moments.end["cp-1"]
+    goto(page, f"home?at={cp1}")
+    assert moment_shown(page) == moments.place(cp1)
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Graphs").first.click()
+    page.wait_for_function("() => location.pathname.endsWith('/draw')", timeout=30_000)
+    settle(page)
+    page.get_by_text(re.compile(rf"Showing \d+ entities and \d+ facts .* after moment {cp1}\b")).first.wait_for(
+        timeout=30_000
+    )
+    assert moment_shown(page) == moments.place(cp1) and f"at={cp1}" in page.url
