@@ -75,7 +75,7 @@ def restore_choices() -> None:
         if key not in st.session_state:
             st.session_state[key] = value
     which = st.session_state.get("g_which")
-    if isinstance(which, str) and which != which.lower():  # ?graph=Flow, as links said before #25
+    if isinstance(which, str) and which != which.lower():  # kept by a session from before #25 ("Flow")
         st.session_state["g_which"] = which.lower()
 
 

@@ -42,6 +42,8 @@ def from_link(
         seen[_seen(param, key)] = raw
         try:
             value: Any = [v for v in raw.split(",") if v] if param in lists else int(raw) if param in ints else raw
+            if param == "graph":  # graphs are named lowercase (world, user, flow); ?graph=Flow still opens (#25)
+                value = raw.lower()
             if param in floats:
                 value = float(raw)
                 if not 0.0 <= value <= 1.0:

@@ -39,7 +39,6 @@ LINKED |= {"depth": "g_depth", "cap": "g_cap", "minw": "g_minw", "expand": "g_ex
 restore_choices()
 lists = ("kinds", "rel", "status", "expand")
 from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=lists, floats=("minw",))
-restore_choices()  # graph names in links are lowercase; ?graph=Flow still opens the Flow graph
 
 
 def _only(key: str, options: list) -> None:

@@ -818,6 +818,19 @@ def test_graphs_view_is_a_link(app):
     assert at.selectbox(key="g_focus").value is None and "entity" not in at.query_params
 
 
+@pytest.mark.parametrize("spelled", ["flow", "Flow"])
+def test_links_name_graphs_lowercase_and_the_capitalized_spelling_still_opens(app, spelled):
+    """Issue #25: `graph=flow` drew the World graph without a word. Links say world, user, flow on Graphs
+    and Fact weights alike; the capitalized spelling of older links opens the same graph."""
+    app.query_params.update({"graph": spelled, "run": "run-company-profile"})
+    at = page(app, "draw")
+    assert at.radio(key="g_which").value == "flow" and at.query_params["graph"] == "flow"
+    app.query_params.clear()
+    app.query_params.update({"graph": spelled})
+    at = page(app, "facts")
+    assert at.radio(key="w_graphs").value == "flow" and at.query_params["graph"] == "flow"
+
+
 # --- the notebook explains, follows, keeps work and compares (issue #16) ----------------------------
 
 
