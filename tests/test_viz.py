@@ -77,8 +77,10 @@ def test_positions_are_stable_and_ignore_input_order():
     first = viz.layout_of(p)
     assert set(first.positions) == {n["id"] for n in p.nodes}
     assert viz.layout_of(viz.plan(star(60))) == first  # a rerun: the same picture
-    nodes, edges, sizes, labels = p.key_for_layout()
-    assert layout.arrange(reversed(nodes), list(reversed(edges)), sizes, labels) == first  # order does not matter
+    nodes, edges, sizes, labels, relation = p.key_for_layout()
+    assert (
+        layout.arrange(reversed(nodes), list(reversed(edges)), sizes, labels, relation) == first
+    )  # order does not matter
     assert len(set(first.positions.values())) == len(first.positions)  # no two entities on one spot
 
 

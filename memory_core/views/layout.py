@@ -52,9 +52,10 @@ def positions(
     edges: Iterable[tuple[str, str]],
     sizes: Mapping[str, float] | None = None,
     labels: Mapping[str, str] | None = None,
+    relation: float = 0.0,
 ) -> dict[str, tuple[float, float]]:
     """Pixel positions for each node (see `arrange`)."""
-    return arrange(nodes, edges, sizes, labels).positions
+    return arrange(nodes, edges, sizes, labels, relation).positions
 
 
 def arrange(
@@ -62,10 +63,13 @@ def arrange(
     edges: Iterable[tuple[str, str]],
     sizes: Mapping[str, float] | None = None,
     labels: Mapping[str, str] | None = None,
+    relation: float = 0.0,
 ) -> Drawing:
     """Lay out each component apart, push boxes apart (names of FONT), pack the components. A larger font
     does not draw names larger at the fit: the boxes, and so the drawing, grow with it. What draws them
-    larger is a denser drawing, so the boxes are pushed apart only as far as they must be."""
+    larger is a denser drawing, so the boxes are pushed apart only as far as they must be. `relation`:
+    the mean characters of the relations written on edges (0: none), which the edges are made long
+    enough to hold (their median)."""
     names = sorted(set(nodes))
     if not names:
         return Drawing({}, FONT)
@@ -78,21 +82,22 @@ def arrange(
     radius = np.array([float(sizes.get(n, DEFAULT_SIZE)) for n in names])
     chars = np.array([len(labels.get(n, "") or "") for n in names], dtype=float)
     index = {n: i for i, n in enumerate(names)}
-    shapes = [_shape(g, c, radius[[index[n] for n in c]]) for c in comps]
+    shapes = [_shape(g, c, radius[[index[n] for n in c]], relation) for c in comps]
     font = FONT
     out = _pack(comps, shapes, index, radius, chars, font)
     return Drawing({n: (round(float(out[i, 0]), 1), round(float(out[i, 1]), 1)) for i, n in enumerate(names)}, font)
 
 
-def _shape(g: nx.Graph, comp: list[str], radius: np.ndarray) -> np.ndarray:
+def _shape(g: nx.Graph, comp: list[str], radius: np.ndarray, relation: float = 0.0) -> np.ndarray:
     """A component's shape: positions in the unit disc (springs), opened in the middle, stretched to the
     frame's aspect, scaled by the root of its entities (dense: the boxes are pushed apart afterwards, only
     as far as they must; a first ellipse with room for every box drew names smaller at the fit)."""
     n = len(comp)
+    written = 0.75 * relation * CHAR * FONT * EDGE_FONT + 2 * float(radius.mean()) + 8 if relation else 0.0
     if n == 1:
         return np.zeros((1, 2))
     if n == 2:
-        return np.array([[-0.5, 0.0], [0.5, 0.0]]) * (2 * radius.mean() + 40)
+        return np.array([[-0.5, 0.0], [0.5, 0.0]]) * max(2 * radius.mean() + 40, written)
     sub = nx.Graph()
     sub.add_nodes_from(comp)
     sub.add_edges_from(sorted(g.subgraph(comp).edges()))
@@ -103,7 +108,13 @@ def _shape(g: nx.Graph, comp: list[str], radius: np.ndarray) -> np.ndarray:
     xy = xy * eased[:, None]
     room = math.sqrt(n) * (2 * float(radius.mean()) + 24)
     stretch = math.sqrt(ASPECT) if n >= 6 else 1.0
-    return xy * np.array([room * stretch, room / stretch]) / 2
+    xy = xy * np.array([room * stretch, room / stretch]) / 2
+    if written:  # relations written on edges: the median edge holds 3/4 of the mean relation, and the dots
+        at = {name: i for i, name in enumerate(comp)}
+        ends = np.array([(at[a], at[b]) for a, b in sub.edges()])
+        median = float(np.median(np.hypot(*(xy[ends[:, 0]] - xy[ends[:, 1]]).T)))
+        xy = xy * max(1.0, written / max(median, 1e-6))
+    return xy
 
 
 def _spring_limited(g: nx.Graph) -> dict[str, tuple[float, float]]:
@@ -238,8 +249,9 @@ def _pack(
     chars: np.ndarray,
     font: float,
 ) -> np.ndarray:
-    """Each component's boxes pushed apart, then the components packed in rows (largest first) whose
-    width makes the whole about as wide as the frame, each row centred; the drawing centred on 0."""
+    """Each component's boxes pushed apart, then the components packed in rows (largest first), each row
+    centred, the rows as wide as lets vis-network's fit draw the whole largest in the frame (of a few
+    widths around the one that fills the frame's aspect); the drawing centred on 0."""
     half_w, half_h, down = _boxes(radius, chars, font)
     placed: list[tuple[np.ndarray, np.ndarray, float, float]] = []  # ids, positions, width, height
     for comp, shape in zip(comps, shapes, strict=True):
@@ -252,8 +264,26 @@ def _pack(
         placed.append((ids, xy - np.array([left, top]), float(right - left), float(bottom - top)))
     margin = 3 * GAP + font
     area = sum((w + margin) * (h + margin) for _, _, w, h in placed)
-    row_width = max(max(w for _, _, w, _ in placed), math.sqrt(area * ASPECT))
-    out = np.zeros((len(radius), 2))
+    widest = max(w for _, _, w, _ in placed)
+    best: tuple[float, np.ndarray] | None = None
+    for k in (1.0, 0.7, 0.85, 1.2, 1.4, 1.7, 2.0, 2.5):  # the row width that lets the fit draw it largest
+        out, w, h = _rows(placed, max(widest, k * math.sqrt(area * ASPECT)), margin, len(radius))
+        scale = min(FRAME[0] / w, FRAME[1] / h)
+        if best is None or scale > best[0] * 1.001:
+            best = (scale, out)
+    assert best is not None
+    out = best[1]
+    lo = np.min(out[:, :2] - np.stack([half_w, half_h - down], axis=1), axis=0)
+    hi = np.max(out[:, :2] + np.stack([half_w, half_h + down], axis=1), axis=0)
+    return out - (lo + hi) / 2
+
+
+def _rows(
+    placed: list[tuple[np.ndarray, np.ndarray, float, float]], row_width: float, margin: float, n: int
+) -> tuple[np.ndarray, float, float]:
+    """Components (ids, positions from their box's top left, width, height) in rows of at most
+    `row_width`, in their order, each row centred; the positions, and the width and height used."""
+    out = np.zeros((n, 2))
     rows: list[list[tuple[np.ndarray, np.ndarray, float, float]]] = [[]]
     used = 0.0
     for item in placed:
@@ -262,18 +292,17 @@ def _pack(
             used = 0.0
         rows[-1].append(item)
         used += item[2] + margin
-    y = 0.0
+    y, wide = 0.0, 0.0
     for row in rows:
         width = sum(w for _, _, w, _ in row) + margin * (len(row) - 1)
         height = max(h for _, _, _, h in row)
         x = (row_width - width) / 2
+        wide = max(wide, width)
         for ids, xy, w, h in row:
             out[ids] = xy + np.array([x, y + (height - h) / 2])
             x += w + margin
         y += height + margin
-    lo = np.min(out[:, :2] - np.stack([half_w, half_h - down], axis=1), axis=0)
-    hi = np.max(out[:, :2] + np.stack([half_w, half_h + down], axis=1), axis=0)
-    return out - (lo + hi) / 2
+    return out, wide, y - margin
 
 
 def _extent(xy: np.ndarray, radius: np.ndarray, chars: np.ndarray, font: float) -> tuple[float, float]:

@@ -21,8 +21,9 @@ from .templates import CLICK_SCRIPT, MARK, library, mark, pyvis_templates, templ
 from .text import inert  # noqa: F401  (viz.inert: pages and tests name it here too)
 
 Obj = dict[str, Any]
-#: What a drawing's layout depends on: entity ids, the facts' ends, sizes and names drawn (Plan.key).
-Key = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[float, ...], tuple[str, ...]]
+#: What a drawing's layout depends on: entity ids, the facts' ends, sizes, names drawn and the mean length
+#: of the relations written on edges (Plan.key).
+Key = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[float, ...], tuple[str, ...], float]
 
 KIND_COLORS = {
     "person": "#4e79a7",
@@ -89,18 +90,21 @@ class Plan:
     @property
     def key(self) -> Key:
         """What the positions depend on (and nothing else): the entities, the facts' ends, the entities'
-        sizes and the names drawn (the layout leaves room for each)."""
+        sizes, the names drawn (the layout leaves room for each) and the relations' mean length on edges."""
         return (
             tuple(n["id"] for n in self.nodes),
             tuple((e["from"], e["to"]) for e in self.edges),
             tuple(round(n["size"], 1) for n in self.nodes),
             tuple(n["label"] for n in self.nodes),
+            round(sum(len(e["label"]) for e in self.edges) / max(1, len(self.edges)), 1),
         )
 
-    def key_for_layout(self) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], dict[str, float], dict[str, str]]:
+    def key_for_layout(
+        self,
+    ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], dict[str, float], dict[str, str], float]:
         """The key as layout.arrange takes it."""
-        ids, ends, sizes, labels = self.key
-        return ids, ends, dict(zip(ids, sizes, strict=True)), dict(zip(ids, labels, strict=True))
+        ids, ends, sizes, labels, relation = self.key
+        return ids, ends, dict(zip(ids, sizes, strict=True)), dict(zip(ids, labels, strict=True)), relation
 
     @property
     def note(self) -> str:
