@@ -35,7 +35,7 @@ FONT = 14.0  # a name's font in the drawing's units
 CHAR = 0.62  # a character's width per font size (Arial, vis-network's font, with some room)
 LINE = 1.3  # a name's line height per font size, its outline included
 GAP = 4.0  # room between two boxes, in the drawing's units
-NEAR = 16.0  # how near two boxes count as near (`_near`), so the pairs found serve several steps
+NEAR = 48.0  # how near two boxes count as near (`_near`), so the pairs found serve several steps
 DEFAULT_SIZE = 12.0
 
 
