@@ -20,11 +20,13 @@ def _encode(value: Any) -> str | None:
     return str(value)
 
 
-def _seen(param: str, key: str) -> str:
-    """What a link's value was last applied to: the param and the widget, so pages that share a param
-    (`graph` on Graphs and Fact weights) do not take one another's value as already seen (issue #25: Graphs
-    wrote graph=user, and Fact weights then ignored the link's graph=user and showed World)."""
-    return f"{param}>{key}"
+def _seen(param: str) -> str:
+    """What a link's value was last applied to or written from: the param on this page (app.py names the
+    page), so pages that share a param (`graph` on Graphs and Fact weights) do not take one another's value
+    as already seen (issue #25: Graphs wrote graph=user, and Fact weights then ignored the link's
+    graph=user and showed World). Not the widget: a page may read a param into one key and write it from
+    another (the time control's `at`)."""
+    return f"{st.session_state.get('_link_page', '')}>{param}"
 
 
 def from_link(
@@ -37,9 +39,9 @@ def from_link(
     applied: set[str] = set()
     for param, key in params.items():
         raw = st.query_params.get(param)
-        if raw is None or seen.get(_seen(param, key)) == raw:
+        if raw is None or seen.get(_seen(param)) == raw:
             continue
-        seen[_seen(param, key)] = raw
+        seen[_seen(param)] = raw
         try:
             value: Any = [v for v in raw.split(",") if v] if param in lists else int(raw) if param in ints else raw
             if param == "graph":  # graphs are named lowercase (world, user, flow); ?graph=Flow still opens (#25)
@@ -65,12 +67,12 @@ def to_link(params: dict[str, str]) -> None:
         if value is None:
             if param in st.query_params:
                 del st.query_params[param]
-            seen.pop(_seen(param, key), None)
+            seen.pop(_seen(param), None)
         elif st.query_params.get(param) != value:
             st.query_params[param] = value
-            seen[_seen(param, key)] = value
+            seen[_seen(param)] = value
         else:
-            seen[_seen(param, key)] = value
+            seen[_seen(param)] = value
 
 
 def copy_link(label: str = "Link to this view") -> None:

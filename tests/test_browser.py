@@ -6,6 +6,7 @@ missing browser fails; elsewhere these tests skip and say why. No request may le
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -16,6 +17,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -101,6 +103,13 @@ def server(tmp_path_factory):
         capture_output=True,
     )
     SERVED["db"] = env["MEMORY_DATABASE_URL"]
+    with _streamlit(tmp, env) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def _streamlit(tmp: Path, env: dict[str, str]) -> Iterator[str]:
+    """The app served on a free loopback port with `env`, until the block ends; its address."""
     port = _free_port()
     log = open(tmp / "streamlit.log", "w")
     proc = subprocess.Popen(
@@ -858,3 +867,35 @@ def test_the_overview_moment_carries_over_to_graphs(page, moments):
         timeout=30_000
     )
     assert moment_shown(page) == moments.place(cp1) and f"at={cp1}" in page.url
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """The app over a generated memory of 100,000 supports (organization `bench`): its World graph
+    reaches the default cap of drawn entities."""
+    tmp = tmp_path_factory.mktemp("generated")
+    env = {**os.environ, "MEMORY_DATABASE_URL": f"sqlite:///{tmp / 'memory.db'}", "MEMORY_NOTEBOOK_DIR": str(tmp)}
+    subprocess.run(
+        [sys.executable, "-m", "memory_core", "generate", "--supports", "100000", "--seed", "3"],
+        cwd=ROOT,
+        env=env,  # MEMORY_DATABASE_URL: the database it writes
+        check=True,
+        capture_output=True,
+    )
+    with _streamlit(tmp, env) as url:
+        yield url
+
+
+def test_a_drawing_at_the_default_cap_is_readable(page, generated):
+    """Issue #25's measures on a generated 100k-support memory at the default cap (400 entities, about
+    4,000 facts): no dots or names overlapping, spread <= 2, the 60 heaviest named at >= 10 px."""
+    page.goto(generated)  # the first request after start-up (streamlit/streamlit#9992, see `warm`)
+    settle(page)
+    page.goto(f"{generated}/draw?graph=world&org=bench")
+    settle(page)
+    page.get_by_text(re.compile(r"Showing 400 entities")).first.wait_for(timeout=120_000)
+    drawn(page)
+    m = page.frame_locator("iframe").first.locator("body").evaluate(GEOMETRY)
+    assert m["nodes"] == 400 and m["named"] == 60, m
+    assert m["overlaps"] == 0 and m["names"] == 0 and m["spread"] <= 2.0 and m["font"] >= 10, m
+    shot(page, "graph-generated-400", page.locator("iframe").first)
