@@ -152,6 +152,9 @@ def test_expanding_an_entity_adds_its_neighbours_and_collapsing_removes_them():
     assert {n["id"] for n in opened.nodes} >= drawn | {"person:Hub"}
     assert "person:Hub" in {n["id"] for n in opened.nodes if n["label"]} or len(opened.nodes) <= viz.LABEL_ALL
     assert {n["id"] for n in viz.plan(g, viz.Filters(focus="idea:I3", expanded=("person:P009",))).nodes} == drawn
+    assert [n["id"] for n in opened.nodes if n["open"]] == ["person:P003"]  # drawn with a thick border
+    page = viz.to_html(opened)
+    assert '"borderWidth":4' in page and "double-click to close" in page
 
 
 def test_drawing_is_still_physics_off_and_positions_given(demo):

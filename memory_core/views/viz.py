@@ -41,13 +41,11 @@ DEFAULT_CAP = 400
 # named, the rest on hover. The layout leaves room for each name drawn (layout.py).
 LABEL_ALL = 60
 LABEL_TOP = 60
-#: Past this many entities, dots are drawn smaller (5 + 2 per root of facts, not 10 + 4): 400 dots of
-#: the larger size do not fit the frame with names of 10 px at the fit.
+#: Past this many entities, dots are smaller (3 + 1.2 per root of facts): 400 large ones left names < 10 px.
 BIG = 150
-EDGE_LABELS = 40
-#: Past this many facts drawn, edges are thin (0.5 + 2 x weight, not 1 + 6 x weight) and faint: 4,000 edges
-#: of the full width hid the dots and names of a 400-entity drawing under one grey mass.
-THIN = 600  # a drawing of at most this many facts names each relation on its edge; else on hover
+EDGE_LABELS = 40  # a drawing of at most this many facts names each relation on its edge; else on hover
+#: Past this many facts drawn, edges are thin (0.5 + 2 x weight) and faint: 4,000 full ones hid 400 dots.
+THIN = 600
 
 
 def color_of(kind: str) -> str:
@@ -253,10 +251,10 @@ def plan(
         for e in (f["subject"], f["object"]):
             degree[_node_id(e)] = degree.get(_node_id(e), 0) + 1
             heft[_node_id(e)] = heft.get(_node_id(e), 0.0) + f["weight"]
-    named = _labelled(nodes, heft, ({flt.focus} if flt.focus else set()) | set(flt.expanded))
+    opened = set(flt.expanded) if flt.focus else set()
+    named = _labelled(nodes, heft, ({flt.focus} if flt.focus else set()) | opened)
     edge_labels = len(chosen) + len(ghosts) <= EDGE_LABELS
     thin = len(chosen) + len(ghosts) > THIN
-    small = 10
     node_rows = [
         {
             "id": nid,
@@ -265,8 +263,10 @@ def plan(
             "kind": e.get("kind", "value"),
             "facts": degree[nid],
             "color": color_of(e.get("kind", "value")),
-            "size": small + 4 * degree[nid] ** 0.5 if len(nodes) <= BIG else 3 + 1.2 * degree[nid] ** 0.5,
-            "title": f"{e.get('name', e.get('value'))} ({e.get('kind', 'value')})\n{degree[nid]} facts drawn",
+            "size": 10 + 4 * degree[nid] ** 0.5 if len(nodes) <= BIG else 3 + 1.2 * degree[nid] ** 0.5,
+            "title": f"{e.get('name', e.get('value'))} ({e.get('kind', 'value')})\n{degree[nid]} facts drawn"
+            + ("\n(open: double-click to close)" if nid in opened else ""),
+            "open": nid in opened,  # the focus or an entity expanded: drawn with a thick border
         }
         for nid, e in nodes.items()
     ]
@@ -334,6 +334,7 @@ def to_html(p: Plan, *, drawing: layout.Drawing | None = None, graph: str = "wor
             title=n["title"],
             color=n["color"],
             size=round(n["size"], 1),
+            borderWidth=4 if n.get("open") else None,
             x=pos[n["id"]][0],  # the layout fills the frame's aspect itself (layout.py)
             y=pos[n["id"]][1],
         )
