@@ -8,6 +8,7 @@ import hashlib
 import json
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote
 
 import pandas as pd
 import streamlit as st
@@ -97,5 +98,5 @@ def expanded(focus: str | None) -> tuple[str, ...]:
     if st.session_state.get("_g_focus_was", focus) != focus:
         st.session_state["g_expand"] = []
     st.session_state["_g_focus_was"] = focus
-    value = st.session_state.get("g_expand") or []
-    return tuple(value) if focus else ()
+    value = st.session_state.get("g_expand") or []  # each id with its "%" and "," escaped (templates.py)
+    return tuple(unquote(v) for v in value) if focus else ()

@@ -98,12 +98,14 @@ CLICK_SCRIPT = """<script>
   function expandUrl(id) {
     var here;
     try { here = new URL(window.parent.location.href); } catch (e) { here = new URL(document.referrer); }
-    var q = here.searchParams, open = (q.get("expand") || "").split(",").filter(Boolean);
+    // ids joined by commas, each with its own "%" and "," escaped (a name may hold a comma)
+    var q = here.searchParams, open = (q.get("expand") || "").split(",").filter(Boolean).map(decodeURIComponent);
     if (!q.get("entity")) { q.set("entity", id); open = []; }
     else if (q.get("entity") === id) { return null; }
     else if (open.indexOf(id) >= 0) { open = open.filter(function (x) { return x !== id; }); }
     else { open.push(id); }
-    q.set("expand", open.join(","));  // empty: all closed (the page then drops it from the link)
+    var one = function (x) { return x.replace(/%/g, "%25").replace(/,/g, "%2C"); };
+    q.set("expand", open.map(one).join(","));  // empty: all closed (the page then drops it from the link)
     return here;
   }
   window.expandUrl = expandUrl;
