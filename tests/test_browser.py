@@ -769,7 +769,7 @@ GEOMETRY = """() => { const pos = network.getPositions(), s = network.getScale()
   const cx = ids.reduce((t, k) => t + pos[k].x, 0) / ids.length, cy = ids.reduce((t, k) => t + pos[k].y, 0) / ids.length;
   const d = ids.map(k => Math.hypot(pos[k].x - cx, pos[k].y - cy)).sort((a, b) => a - b);
   const q = f => d[Math.min(d.length - 1, Math.floor(f * (d.length - 1)))];
-  const named = ids.filter(k => N[k].options.label), boxes = named.map(k => N[k].labelModule.size);
+  const named = ids.filter(k => (N[k].options.label || "").trim()), boxes = named.map(k => N[k].labelModule.size);
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const a = boxes[i], b = boxes[j];
     if (a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height) names++; }

@@ -120,7 +120,25 @@ CLICK_SCRIPT = """<script>
     var s = network.getScale(), fit = {};
     if (s * FONT < 10.5) { fit.nodes = {font: {size: 10.5 / s}}; }
     if (s * FONT * EDGE < 10.5) { fit.edges = {font: {size: 10.5 / s}}; }
-    if (fit.nodes || fit.edges) { network.setOptions(fit); }
+    if (fit.nodes || fit.edges) {
+      network.setOptions(fit);
+      requestAnimationFrame(function () { requestAnimationFrame(apart); });  // once drawn at that size
+    }
+  }
+  // Names made larger may touch: the lighter of two names that touch goes to its tooltip (the larger dot,
+  // more facts drawn, keeps its name), so no two names drawn overlap at any frame's width.
+  function apart() {
+    var nodes = network.body.nodes, kept = [], gone = [];
+    var named = Object.keys(nodes).filter(function (id) { return (nodes[id].options.label || "").trim(); });
+    named.sort(function (a, b) { return nodes[b].options.size - nodes[a].options.size || (a < b ? -1 : 1); });
+    named.forEach(function (id) {
+      var b = nodes[id].labelModule.size;
+      var hit = kept.some(function (k) {
+        return b.left < k.left + k.width && k.left < b.left + b.width && b.top < k.top + k.height && k.top < b.top + b.height;
+      });
+      if (hit) { gone.push({id: id, label: " "}); } else { kept.push(b); }
+    });
+    if (gone.length) { network.body.data.nodes.update(gone); }
   }
   readable();  // the fit as drawn (zooming later changes nothing here)
   network.once("afterDrawing", readable);
