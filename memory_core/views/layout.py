@@ -2,12 +2,12 @@
 
 Each connected component is laid out on its own (a force layout, Fruchterman-Reingold), its entities
 and their names then pushed apart until no two boxes (a dot with the name under it) overlap; the
-components are packed in rows, largest first, into the frame's aspect; and the names' font is chosen
-so that vis-network's fit of the whole drawing into the frame shows them at a readable size
-(docs/decisions.md, "Graph drawing").
+components are packed in rows, largest first, at the row width that lets vis-network's fit draw the
+whole largest in the frame, so names are read at 10 px or more (docs/decisions.md, "Graph drawing").
 
-Deterministic: the same entities, facts, sizes and names give the same positions, whatever order
-they come in (sorted first, a fixed seed), so a rerun redraws the same picture and a page may cache it.
+Deterministic: the same entities, facts, sizes, names and relations give the same positions, whatever
+order they come in (sorted first, a fixed seed), so a rerun redraws the same picture and a page may
+cache it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ SPRING_LIMIT = 450
 #: which the packed components fill.
 FRAME = (940.0, 620.0)
 ASPECT = FRAME[0] / FRAME[1]
-FIT_MARGIN = 1.1  # vis-network's fit leaves a tenth of the drawing's size around it
 EDGE_FONT = 0.85  # relations on edges, against names
 FONT = 14.0  # a name's font in the drawing's units
 CHAR = 0.62  # a character's width per font size (Arial, vis-network's font, with some room)
@@ -303,11 +302,3 @@ def _rows(
             x += w + margin
         y += height + margin
     return out, wide, y - margin
-
-
-def _extent(xy: np.ndarray, radius: np.ndarray, chars: np.ndarray, font: float) -> tuple[float, float]:
-    """The drawing's width and height, names included (what vis-network's fit frames)."""
-    half_w, half_h, down = _boxes(radius, chars, font)
-    w = float((xy[:, 0] + half_w).max() - (xy[:, 0] - half_w).min())
-    h = float((xy[:, 1] + down + half_h).max() - (xy[:, 1] + down - half_h).min())
-    return max(w, 1.0), max(h, 1.0)
