@@ -37,5 +37,6 @@ if needs_sign_in():
     st.navigation([st.Page(sign_in_page, title="Sign in", url_path="sign-in", default=True)]).run()
 else:
     page = st.navigation([*PAGES, st.Page(_home, title="Overview", url_path="home", visibility="hidden")])
+    st.session_state["_link_page"] = page.url_path  # links are read and written per page (pages/_links.py)
     sidebar()
     page.run()

@@ -3,6 +3,7 @@ view's address to copy."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import quote
 
@@ -21,6 +22,15 @@ def _encode(value: Any) -> str | None:
     return str(value)
 
 
+def _seen(param: str) -> str:
+    """What a link's value was last applied to or written from: the param on this page (app.py names the
+    page), so pages that share a param (`graph` on Graphs and Fact weights) do not take one another's value
+    as already seen (issue #25: Graphs wrote graph=user, and Fact weights then ignored the link's
+    graph=user and showed World). Not the widget: a page may read a param into one key and write it from
+    another (the time control's `at`)."""
+    return f"{st.session_state.get('_link_page', '')}>{param}"
+
+
 def from_link(
     params: dict[str, str], *, ints: tuple[str, ...] = (), lists: tuple[str, ...] = (), floats: tuple[str, ...] = ()
 ) -> set[str]:
@@ -31,11 +41,13 @@ def from_link(
     applied: set[str] = set()
     for param, key in params.items():
         raw = st.query_params.get(param)
-        if raw is None or seen.get(param) == raw:
+        if raw is None or seen.get(_seen(param)) == raw:
             continue
-        seen[param] = raw
+        seen[_seen(param)] = raw
         try:
             value: Any = [v for v in raw.split(",") if v] if param in lists else int(raw) if param in ints else raw
+            if param == "graph":  # graphs are named lowercase (world, user, flow); ?graph=Flow still opens (#25)
+                value = raw.lower()
             if param in floats:
                 value = float(raw)
                 if not 0.0 <= value <= 1.0:
@@ -57,12 +69,12 @@ def to_link(params: dict[str, str]) -> None:
         if value is None:
             if param in st.query_params:
                 del st.query_params[param]
-            seen.pop(param, None)
+            seen.pop(_seen(param), None)
         elif st.query_params.get(param) != value:
             st.query_params[param] = value
-            seen[param] = value
+            seen[_seen(param)] = value
         else:
-            seen[param] = value
+            seen[_seen(param)] = value
 
 
 def copy_link(label: str = "Link to this view") -> None:
@@ -73,3 +85,22 @@ def copy_link(label: str = "Link to this view") -> None:
     path = (getattr(st.context, "url", None) or "").split("?", 1)[0]
     st.code(f"{path}?{query}" if query else path or "(this page)", language=None)
     st.caption(f"{label}: point at it and click the copy icon at its right to share exactly this view.")
+
+
+#: A link that names what to show scrolls to it (issue #25: a fact opened by a click on the drawing opened
+#: below the fold). The app's page is same-origin with its frames, as the drawing's click relies on too.
+_SCROLL = """<script>
+(function () {
+  var tries = 0, timer = setInterval(function () {
+    var found = Array.prototype.find.call(window.parent.document.querySelectorAll("h1, h2, h3"),
+      function (h) { return h.textContent.trim().indexOf(%s) === 0; });
+    if (found) { found.scrollIntoView({block: "start"}); }
+    if (found || ++tries > 100) { clearInterval(timer); }
+  }, 50);
+})();
+</script>"""
+
+
+def scroll_to(heading: str) -> None:
+    """Scroll the page to the heading that starts with `heading` once it is drawn (waiting up to 5 s)."""
+    st.iframe(_SCROLL % json.dumps(heading), height=1)

@@ -9,7 +9,7 @@ import streamlit as st
 from memory_core.rules.wording import possessive
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
-from pages._drawing import build, kept_drawing
+from pages._drawing import build, expanded, keep_choices, kept_drawing, moment_from_overview, restore_choices
 from pages._history import (
     PLAY_EVERY,
     Shown,
@@ -35,8 +35,10 @@ ctx, org = page("Graphs")
 live(ctx, moments="g")  # redrawn when an agent or another tab changes memory
 PREFIX = "g"  # the time control's keys: g_at, g_from, g_play…
 LINKED = {"graph": "g_which", "run": "g_run", "kinds": "g_kinds", "rel": "g_rel", "status": "g_status"}
-LINKED |= {"depth": "g_depth", "cap": "g_cap", "minw": "g_minw"}
-from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=("kinds", "rel", "status"), floats=("minw",))
+LINKED |= {"depth": "g_depth", "cap": "g_cap", "minw": "g_minw", "expand": "g_expand"}
+restore_choices()
+lists = ("kinds", "rel", "status", "expand")
+from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=lists, floats=("minw",))
 
 
 def _only(key: str, options: list) -> None:
@@ -64,6 +66,7 @@ def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | Non
         st.session_state[f"{PREFIX}_at_link"] = st.session_state[f"{PREFIX}_from"] = None
         link_moments(PREFIX)
         return None, None
+    moment_from_overview()
     shown = time_control(ctx, org, PREFIX)
     other = compare_choice(
         PREFIX,
@@ -91,7 +94,7 @@ def drawing() -> None:
     with guard():
         at = version_of(ctx)  # read first: what is read after it is at least as new
         runs = read(ctx, "run_ids", org, at=at)
-        choices = ["World"] + (["User"] if ctx.person else []) + (["Flow"] if runs else [])
+        choices = ["world"] + (["user"] if ctx.person else []) + (["flow"] if runs else [])
         _only("g_which", choices)
         _only("g_run", runs)
         which = st.radio(
@@ -99,15 +102,16 @@ def drawing() -> None:
             choices,
             horizontal=True,
             key="g_which",
+            format_func=str.capitalize,  # the link says world, user, flow
             captions=[
                 cite(f"{viz.inert(possessive(ctx.org_name))} (R20)"),  # captions are Markdown: memory's text made inert
                 cite(f"{viz.inert(ctx.person)}'s, in every organization (R20)"),
                 cite("one run's, erased with it (R29)"),
             ][: len(choices)],
         )
-        if which == "World":
+        if which == "world":
             graph, owner = "world", org
-        elif which == "User":
+        elif which == "user":
             graph, owner = "user", ctx.person or ""
         else:
             graph, owner = "flow", st.selectbox("Run", runs, key="g_run")
@@ -177,6 +181,7 @@ def drawing() -> None:
             focus=f"{focus[1]}:{focus[0]}" if focus else None,
             depth=int(depth),
             cap=int(cap),
+            expanded=expanded(f"{focus[1]}:{focus[0]}" if focus else None),
         )
         st.session_state["g_entity"] = flt.focus  # the focus as ?entity=kind:name
         to_link(LINKED | {"entity": "g_entity"})
@@ -195,6 +200,7 @@ def drawing() -> None:
             flt.focus,
             flt.depth,
             flt.cap,
+            flt.expanded,
         )
         marked = tuple(sorted(taught))
         then = (drawn_at if past else None, cmp.since if cmp else None)
@@ -234,9 +240,10 @@ def drawing() -> None:
                 + (
                     "Every name is shown. "
                     if len(plan.nodes) <= viz.LABEL_ALL
-                    else f"The {viz.LABEL_TOP} most connected entities are named; point at any other for its name. "
+                    else f"The {viz.LABEL_TOP} heaviest entities are named; point at any other for its name. "
                 )
-                + "Click a fact's edge to open its weight."
+                + "Click a fact's edge to open its weight; double-click an entity to explore from it, to open "
+                "its neighbours, or to close them again."
             )
         if cmp is not None:
             assert shown is not None and drawn_at is not None
@@ -276,6 +283,7 @@ def drawing() -> None:
             _changes_table(shown, graph, owner, before, after, cmp.since, hi)
         with st.popover("Link to this view"):
             copy_link()
+        keep_choices()
 
 
 st.fragment(run_every=PLAY_EVERY if playing(PREFIX) else None)(drawing)()

@@ -11,7 +11,7 @@ import streamlit as st
 
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
-from pages._links import copy_link, from_link, to_link
+from pages._links import copy_link, from_link, scroll_to, to_link
 from pages._through_time import evidence_link, three_places, through_time
 from pages._ui import guard, inert, live, page, read
 from pages._words import cite, plural
@@ -128,6 +128,8 @@ with guard():
     )
 
     st.subheader("Why this weight?")
+    if "fact" in from_link_now:
+        scroll_to("Why this weight?")  # a fact opened by a link (a click on the drawing) is shown, not below the fold
     if shown.empty:
         st.info("No fact matches these filters; widen them to pick a fact.")
         to_link(LINKED)

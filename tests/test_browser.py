@@ -6,6 +6,7 @@ missing browser fails; elsewhere these tests skip and say why. No request may le
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -16,9 +17,10 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import anyio
 import httpx2
@@ -101,6 +103,13 @@ def server(tmp_path_factory):
         capture_output=True,
     )
     SERVED["db"] = env["MEMORY_DATABASE_URL"]
+    with _streamlit(tmp, env) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def _streamlit(tmp: Path, env: dict[str, str]) -> Iterator[str]:
+    """The app served on a free loopback port with `env`, until the block ends; its address."""
     port = _free_port()
     log = open(tmp / "streamlit.log", "w")
     proc = subprocess.Popen(
@@ -390,7 +399,33 @@ def test_graph_stands_still_and_a_fact_edge_opens_its_weight(page):
     page.locator("h1").first.wait_for(timeout=30_000)
     assert page.locator("h1").first.inner_text().strip().startswith("Fact weights")
     assert page.locator("[data-testid='stException']").count() == 0
+    in_view(page, "Why this weight?")  # issue #25: the fact opened, not below the fold
     shot(page, "graph-edge-opened-weight")
+
+
+def in_view(pg, heading: str) -> None:
+    """Until the heading that starts with `heading` is on the screen (its top within the window)."""
+    pg.wait_for_function(
+        """(t) => { const h = [...document.querySelectorAll('h1, h2, h3')].find(e => e.textContent.trim().startsWith(t));
+             if (!h) return false; const r = h.getBoundingClientRect(); return r.top >= 0 && r.top < innerHeight - 100; }""",
+        arg=heading,
+        timeout=30_000,
+    )
+
+
+def test_open_a_fact_weight_from_the_user_and_flow_graphs_opens_a_fact_of_that_graph(page):
+    """Issue #25: "Open a fact's weight" on the User and Flow graphs opened a World fact (the link's graph
+    was taken as already seen, since Graphs had written the same param)."""
+    for path, name in (("draw?graph=user", "User"), ("draw?graph=flow&run=run-company-profile", "Flow")):
+        goto(page, path)
+        link = page.get_by_role("link", name="Why this weight?")
+        assert f"graph={name.lower()}" in (link.get_attribute("href") or "")
+        link.click()
+        page.wait_for_function("() => location.pathname.endsWith('/facts')", timeout=30_000)
+        settle(page)
+        page.locator("h1").first.wait_for(timeout=30_000)
+        assert page.get_by_role("radio", name=re.compile(name)).is_checked(), page.url
+        assert page.get_by_text("does not hold").count() == 0 and f"graph={name.lower()}" in page.url
 
 
 def test_a_click_opens_the_fact_whose_tooltip_shows_even_on_a_node(page):
@@ -721,3 +756,165 @@ NORDIC = {
     "relation": "supplies",
     "object": {"name": "Acme Robotics", "kind": "organization"},
 }
+
+
+#: The drawing's measures (issue #25), read from vis-network's own geometry: dots overlapping (centres
+#: closer than the sum of their radii), names whose drawn boxes overlap, the spread (95th percentile of the
+#: distance to the centre over the median), the smallest name and relation font at the fit, in pixels.
+GEOMETRY = """() => { const pos = network.getPositions(), s = network.getScale(), ids = Object.keys(pos), N = network.body.nodes;
+  let overlaps = 0, names = 0;
+  for (let i = 0; i < ids.length; i++) for (let j = i + 1; j < ids.length; j++) {
+    const a = pos[ids[i]], b = pos[ids[j]];
+    if (Math.hypot(a.x - b.x, a.y - b.y) < N[ids[i]].options.size + N[ids[j]].options.size) overlaps++; }
+  const cx = ids.reduce((t, k) => t + pos[k].x, 0) / ids.length, cy = ids.reduce((t, k) => t + pos[k].y, 0) / ids.length;
+  const d = ids.map(k => Math.hypot(pos[k].x - cx, pos[k].y - cy)).sort((a, b) => a - b);
+  const q = f => d[Math.min(d.length - 1, Math.floor(f * (d.length - 1)))];
+  const named = ids.filter(k => (N[k].options.label || "").trim()), boxes = named.map(k => N[k].labelModule.size);
+  for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+    const a = boxes[i], b = boxes[j];
+    if (a.left < b.left + b.width && b.left < a.left + a.width && a.top < b.top + b.height && b.top < a.top + a.height) names++; }
+  const edges = Object.values(network.body.edges).filter(e => e.options.label);
+  return {nodes: ids.length, named: named.length, overlaps, names, spread: q(0.95) / q(0.5),
+          font: Math.min(...named.map(k => N[k].options.font.size * s)),
+          edge_font: Math.min(100, ...edges.map(e => e.options.font.size * s))}; }"""
+
+
+def test_drawings_are_readable_on_the_world_and_every_flow_graph(page):
+    """Issue #25's measures on the demo's World graph and every Flow graph (a link with `graph=flow`
+    draws the Flow graph): no dots overlapping, no names overlapping, spread <= 2, every name and relation
+    drawn at >= 10 px at the default fit, every entity named up to 60 drawn, the 60 heaviest beyond."""
+    svc = MemoryService(make_engine(SERVED["db"]))
+    runs = [r["id"] for r in svc.runs("acme") if svc.graph_drawing("flow", r["id"], limit=1)["facts"]]
+    assert runs
+    for path in ["draw?graph=world", *(f"draw?graph=flow&run={r}" for r in runs)]:
+        goto(page, path)
+        assert page.get_by_role("radio", name=re.compile("Flow" if "flow" in path else "World")).is_checked(), path
+        drawn(page)
+        m = page.frame_locator("iframe").first.locator("body").evaluate(GEOMETRY)
+        assert m["overlaps"] == 0 and m["names"] == 0, (path, m)
+        assert m["spread"] <= 2.0, (path, m)
+        assert m["font"] >= 10 and m["edge_font"] >= 10, (path, m)
+        assert m["named"] == min(m["nodes"], 60), (path, m)
+        if path.endswith(("world", "company-profile")):
+            shot(page, "graph-" + path.rsplit("=", 1)[-1], page.locator("iframe").first)
+
+
+def test_double_click_explores_from_an_entity_and_closes_again(page):
+    """Explore by expanding (issue #25): a double-click on an entity of the whole graph makes it the focus
+    (?entity=); a double-click on a neighbour opens its neighbours (?expand=) and a second closes them. The
+    page draws only the graph the reader may see (R20)."""
+    goto(page, "draw")
+    body = page.frame_locator("iframe").first.locator("body")
+    drawn(page)
+    whole = drawn_nodes(page)
+    hub = body.evaluate(
+        "() => network.body.data.nodes.get().sort((a, b) => b.size - a.size || (a.id < b.id ? -1 : 1))[0].id"
+    )
+    body.evaluate("(_, id) => network.emit('doubleClick', {nodes: [id], edges: []})", hub)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('entity') !== null", timeout=30_000)
+    settle(page)
+    drawn(page)
+    focused = drawn_nodes(page)
+    assert 1 < focused < whole
+    others = body.evaluate("(_, hub) => network.body.data.nodes.getIds().filter(id => id !== hub)", hub)
+    for other in others:  # a neighbour whose own neighbours were not all drawn
+        body.evaluate("(_, id) => network.emit('doubleClick', {nodes: [id], edges: []})", other)
+        page.wait_for_function("() => new URL(location.href).searchParams.get('expand') !== null", timeout=30_000)
+        settle(page)
+        drawn(page)
+        if drawn_nodes(page) > focused:
+            break
+        body.evaluate("(_, id) => network.emit('doubleClick', {nodes: [id], edges: []})", other)
+        page.wait_for_function("() => new URL(location.href).searchParams.get('expand') === null", timeout=30_000)
+        settle(page)
+        drawn(page)
+    else:
+        raise AssertionError("no neighbour opened more entities")
+    shot(page, "graph-expanded", page.locator("iframe").first)
+    # A name may hold a comma: each id in ?expand= has its "%" and "," escaped, the list split on the rest.
+    raw = body.evaluate("() => expandUrl('organization:Acme, Inc. 100%').searchParams.get('expand')")
+    assert [unquote(v) for v in raw.split(",")][-1] == "organization:Acme, Inc. 100%"
+    body.evaluate("(_, id) => network.emit('doubleClick', {nodes: [id], edges: []})", other)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('expand') === null", timeout=30_000)
+    settle(page)
+    drawn(page)
+    assert drawn_nodes(page) == focused
+
+
+def test_graph_filters_survive_leaving_the_page(page):
+    """Issue #25: the Graphs page's filters are as they were when the reader comes back from another page."""
+    goto(page, "draw?graph=world")
+    cap = page.get_by_label("Entity cap")
+    cap.fill("15")
+    cap.press("Enter")
+    settle(page)
+    page.get_by_text("were left out").first.wait_for(timeout=60_000)
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Overview").first.click()
+    settle(page)
+    page.locator("h1").first.wait_for(timeout=30_000)
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Graphs").first.click()
+    settle(page)
+    page.get_by_text("were left out").first.wait_for(timeout=60_000)
+    assert page.get_by_label("Entity cap").input_value() == "15"
+
+
+def test_the_overview_moment_carries_over_to_graphs(page, moments):
+    """Issue #25: a past moment chosen on the Overview is the moment Graphs draws when the reader goes there."""
+    cp1 = moments.end["cp-1"]
+    goto(page, f"home?at={cp1}")
+    assert moment_shown(page) == moments.place(cp1)
+    page.locator("[data-testid='stSidebarNav']").get_by_text("Graphs").first.click()
+    page.wait_for_function("() => location.pathname.endsWith('/draw')", timeout=30_000)
+    settle(page)
+    page.get_by_text(re.compile(rf"Showing \d+ entities and \d+ facts .* after moment {cp1}\b")).first.wait_for(
+        timeout=30_000
+    )
+    assert moment_shown(page) == moments.place(cp1) and f"at={cp1}" in page.url
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """The app over a generated memory of 100,000 supports (organization `bench`): its World graph
+    reaches the default cap of drawn entities."""
+    tmp = tmp_path_factory.mktemp("generated")
+    env = {**os.environ, "MEMORY_DATABASE_URL": f"sqlite:///{tmp / 'memory.db'}", "MEMORY_NOTEBOOK_DIR": str(tmp)}
+    subprocess.run(
+        [sys.executable, "-m", "memory_core", "generate", "--supports", "100000", "--seed", "3"],
+        cwd=ROOT,
+        env=env,  # MEMORY_DATABASE_URL: the database it writes
+        check=True,
+        capture_output=True,
+    )
+    with _streamlit(tmp, env) as url:
+        yield url
+
+
+def test_a_drawing_at_the_default_cap_is_readable(page, generated):
+    """Issue #25's measures on a generated 100k-support memory at the default cap (400 entities, about
+    4,000 facts): no dots or names overlapping, spread <= 2, the 60 heaviest named at >= 10 px."""
+    page.goto(generated)  # the first request after start-up (streamlit/streamlit#9992, see `warm`)
+    settle(page)
+    page.goto(f"{generated}/draw?graph=world&org=bench")
+    settle(page)
+    page.get_by_text(re.compile(r"Showing 400 entities")).first.wait_for(timeout=120_000)
+    drawn(page)
+    m = page.frame_locator("iframe").first.locator("body").evaluate(GEOMETRY)
+    assert m["nodes"] == 400 and m["named"] == 60, m
+    assert m["overlaps"] == 0 and m["names"] == 0 and m["spread"] <= 2.0 and m["font"] >= 10, m
+    shot(page, "graph-generated-400", page.locator("iframe").first)
+
+
+def test_names_never_overlap_in_a_narrower_frame(page):
+    """At a 1024 px window the fit draws the drawing smaller: names are made 10.5 px and the lighter of two
+    that touch goes to its tooltip (issue #25: names readable and apart at any width)."""
+    page.set_viewport_size({"width": 1024, "height": 900})
+    goto(page, "draw?graph=flow&run=run-company-profile")
+    drawn(page)
+    body = page.frame_locator("iframe").first.locator("body")
+    for _ in range(100):  # until the names that touched are handed to their tooltips (a few frames)
+        m = body.evaluate(GEOMETRY)
+        if m["names"] == 0:
+            break
+        frames(page, 2)
+    assert m["names"] == 0 and m["overlaps"] == 0 and m["font"] >= 10 and 20 <= m["named"] < m["nodes"], m
+    shot(page, "graph-1024", page.locator("iframe").first)

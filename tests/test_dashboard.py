@@ -436,7 +436,7 @@ def test_erasure_deletes_run_and_flow_graph_is_gone(app):
     ok(at)
     assert any("Before and after" in h.value for h in at.subheader)
     page(at, "draw")
-    at.radio(key="g_which").set_value("Flow").run()
+    at.radio(key="g_which").set_value("flow").run()
     assert run_id not in at.selectbox(key="g_run").options
 
 
@@ -574,7 +574,7 @@ def test_graphs_page_legend_escapes_a_kind(app):
     at.button(key="run_all").click().run()
     at.sidebar.selectbox(key="person").set_value("tom").run()
     at = page(at, "draw")
-    at.radio(key="g_which").set_value("User").run()
+    at.radio(key="g_which").set_value("user").run()
     ok(at)
     html_shown = [m.value for m in at.markdown if getattr(m.proto, "allow_html", False)]
     assert html_shown, "the legend is drawn"
@@ -851,7 +851,7 @@ def test_graphs_view_is_a_link(app):
         {"graph": "World", "kinds": "place,nonsense", "entity": "organization:Acme Robotics", "minw": "0.6"}
     )
     at = page(app, "draw")
-    assert at.radio(key="g_which").value == "World"
+    assert at.radio(key="g_which").value == "world"  # ?graph=World still opens (#25: links say world)
     assert at.multiselect(key="g_kinds").value == ["place"]  # a choice that is no option is dropped
     assert at.selectbox(key="g_focus").value == ("Acme Robotics", "organization")
     assert at.slider(key="g_minw").value == pytest.approx(0.6) and at.query_params["minw"] == "0.6"
@@ -859,6 +859,19 @@ def test_graphs_view_is_a_link(app):
     at.selectbox(key="g_focus").set_value(None).run()
     ok(at)
     assert at.selectbox(key="g_focus").value is None and "entity" not in at.query_params
+
+
+@pytest.mark.parametrize("spelled", ["flow", "Flow"])
+def test_links_name_graphs_lowercase_and_the_capitalized_spelling_still_opens(app, spelled):
+    """Issue #25: `graph=flow` drew the World graph without a word. Links say world, user, flow on Graphs
+    and Fact weights alike; the capitalized spelling of older links opens the same graph."""
+    app.query_params.update({"graph": spelled, "run": "run-company-profile"})
+    at = page(app, "draw")
+    assert at.radio(key="g_which").value == "flow" and at.query_params["graph"] == "flow"
+    app.query_params.clear()
+    app.query_params.update({"graph": spelled})
+    at = page(app, "facts")
+    assert at.radio(key="w_graphs").value == "flow" and at.query_params["graph"] == "flow"
 
 
 # --- the notebook explains, follows, keeps work and compares (issue #16) ----------------------------
@@ -1517,7 +1530,7 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
     at.button(key="g_back").click().run()
     assert at.select_slider(key="g_at").value == first
     # A run's Flow graph as it stood: empty before the run started, its facts once its turn ended.
-    at.radio(key="g_which").set_value("Flow").run()
+    at.radio(key="g_which").set_value("flow").run()
     at.selectbox(key="g_run").set_value("run-supplier-scan").run()
     ok(at)
     assert any("this graph holds no fact yet" in plain(i.value) for i in at.info)
@@ -1525,7 +1538,7 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
     at.select_slider(key="g_at").set_value(ended).run()
     assert {e["title"].split("\n")[0] for e in drawn_edges(at)} == shown(svc, "flow", "run-supplier-scan", ended)
     # The User graph is drawn now only (R23): no time control, no moment in the link.
-    at.radio(key="g_which").set_value("User").run()
+    at.radio(key="g_which").set_value("user").run()
     ok(at)
     assert not at.get("select_slider") and "at" not in at.query_params
     assert "drawn as it stands now" in plain(texts(at))

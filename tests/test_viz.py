@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from memory_core import MemoryService, load, make_engine, replay
@@ -47,14 +48,40 @@ def demo(tmp_path_factory):
     return svc
 
 
+def geometry(p: viz.Plan, drawing: layout.Drawing) -> dict:
+    """The drawing's measures (issue #25), as the browser tests take them from vis-network: entities whose
+    dots overlap (centres closer than the sum of their radii), the spread (95th percentile of the
+    distance to the centre over its median), names whose boxes overlap (estimated as layout.py does)."""
+    ids = [n["id"] for n in p.nodes]
+    xy = np.array([drawing.positions[i] for i in ids])
+    r = np.array([n["size"] for n in p.nodes])
+    d = np.hypot(xy[:, None, 0] - xy[None, :, 0], xy[:, None, 1] - xy[None, :, 1])
+    np.fill_diagonal(d, np.inf)
+    dist = np.hypot(*(xy - xy.mean(axis=0)).T)
+    chars = np.array([len(n["label"]) for n in p.nodes], dtype=float)
+    half_w, half_h, down = layout._boxes(r, chars, drawing.font)
+    cy = xy[:, 1] + down
+    boxes = (np.abs(xy[:, None, 0] - xy[None, :, 0]) < half_w[:, None] + half_w[None, :]) & (
+        np.abs(cy[:, None] - cy[None, :]) < half_h[:, None] + half_h[None, :]
+    )
+    np.fill_diagonal(boxes, False)
+    return {
+        "overlaps": int((d < r[:, None] + r[None, :]).sum() // 2),
+        "spread": float(np.percentile(dist, 95) / np.median(dist)),
+        "boxes": int(boxes.sum() // 2),
+    }
+
+
 def test_positions_are_stable_and_ignore_input_order():
     p = viz.plan(star(60))
     first = viz.layout_of(p)
-    assert set(first) == {n["id"] for n in p.nodes}
+    assert set(first.positions) == {n["id"] for n in p.nodes}
     assert viz.layout_of(viz.plan(star(60))) == first  # a rerun: the same picture
-    nodes, edges = p.key
-    assert layout.positions(reversed(nodes), list(reversed(edges))) == first  # order does not matter
-    assert len(set(first.values())) == len(first)  # no two entities on one spot
+    nodes, edges, sizes, labels, relation = p.key_for_layout()
+    assert (
+        layout.arrange(reversed(nodes), list(reversed(edges)), sizes, labels, relation) == first
+    )  # order does not matter
+    assert len(set(first.positions.values())) == len(first.positions)  # no two entities on one spot
 
 
 def test_positions_past_the_spring_limit_need_no_scipy():
@@ -62,6 +89,72 @@ def test_positions_past_the_spring_limit_need_no_scipy():
     edges = [(nodes[i], nodes[(i * 7 + 1) % len(nodes)]) for i in range(len(nodes))]
     pos = layout.positions(nodes, edges)
     assert set(pos) == set(nodes) and pos == layout.positions(nodes, edges)
+
+
+def components(n: int) -> dict:
+    """A cluster of n people and 14 city -> country pairs: the shape of run-company-profile's Flow graph."""
+    facts = [fact(f"person:P{i}", "knows", f"person:P{(i * 3 + 1) % n}", 0.5 + i / (4 * n), id=i + 1) for i in range(n)]
+    facts += [fact(f"place:City{i}", "in", f"place:Land{i}", 0.3, id=100 + i) for i in range(14)]
+    return {"facts": facts}
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """A generated memory's World graph at the default cap (400 entities, about 4,000 facts)."""
+    from memory_core.generate import generate
+
+    svc = MemoryService(make_engine(f"sqlite:///{tmp_path_factory.mktemp('big') / 'big.db'}"))
+    generate(svc.engine, supports=20_000, seed=3)
+    return svc.graph_drawing("world", "bench", limit=5000)
+
+
+def test_components_are_packed_apart_and_nothing_overlaps(demo, generated):
+    """Issue #25: each component laid out on its own and packed (no ring of small ones flung around a
+    dense middle), no dots overlapping, no names' boxes overlapping, the spread at most 2; the same
+    input, the same drawing. On the demo's World and Flow graphs, a generated memory at the default cap
+    and a graph of many small components."""
+    runs = [r["id"] for r in demo.runs("acme")]
+    graphs = [demo.graph_drawing("world", "acme", limit=5000), generated, components(31)]
+    graphs += [demo.graph_drawing("flow", run, limit=5000) for run in runs]
+    for data in graphs:
+        p = viz.plan(data)
+        if not p.nodes:
+            continue  # a run whose Flow graph holds no fact
+        drawing = viz.layout_of(p)
+        measured = geometry(p, drawing)
+        assert measured["overlaps"] == 0 and measured["boxes"] == 0, measured
+        assert measured["spread"] <= 2.0, measured
+        assert viz.layout_of(viz.plan(data)) == drawing
+    assert len(viz.plan(generated).nodes) == viz.DEFAULT_CAP
+
+
+def test_names_every_entity_up_to_60_and_the_60_heaviest_beyond():
+    small = viz.plan(star(20))
+    assert len(small.nodes) <= viz.LABEL_ALL and all(n["label"] == n["name"] for n in small.nodes)
+    big = viz.plan(star(80))
+    named = [n for n in big.nodes if n["label"]]
+    assert len(big.nodes) > viz.LABEL_ALL and len(named) == viz.LABEL_TOP
+    assert "person:Hub" in {n["id"] for n in named}  # the heaviest
+    assert all(n["name"] in n["title"] for n in big.nodes)  # every name on hover
+    focus = viz.plan(star(80), viz.Filters(focus="person:P079", depth=3))
+    named_ids = {n["id"] for n in focus.nodes if n["label"]}
+    assert "person:P079" in named_ids  # the focus is named, however light
+
+
+def test_expanding_an_entity_adds_its_neighbours_and_collapsing_removes_them():
+    """Explore by expanding (issue #25): from a focus, an expanded entity's neighbours are drawn too; an
+    entity not drawn cannot be expanded (the facts given are the graph the reader may see, R20)."""
+    g = star(10)
+    start = viz.plan(g, viz.Filters(focus="idea:I3"))
+    drawn = {n["id"] for n in start.nodes}
+    assert "person:Hub" not in drawn and "person:P003" in drawn
+    opened = viz.plan(g, viz.Filters(focus="idea:I3", expanded=("person:P003",)))
+    assert {n["id"] for n in opened.nodes} >= drawn | {"person:Hub"}
+    assert "person:Hub" in {n["id"] for n in opened.nodes if n["label"]} or len(opened.nodes) <= viz.LABEL_ALL
+    assert {n["id"] for n in viz.plan(g, viz.Filters(focus="idea:I3", expanded=("person:P009",))).nodes} == drawn
+    assert [n["id"] for n in opened.nodes if n["open"]] == ["person:P003"]  # drawn with a thick border
+    page = viz.to_html(opened)
+    assert '"borderWidth":4' in page and "double-click to close" in page
 
 
 def test_drawing_is_still_physics_off_and_positions_given(demo):
@@ -75,23 +168,10 @@ def test_drawing_is_still_physics_off_and_positions_given(demo):
         assert 'network.on("stabilizationProgress"' not in page and 'id="loadingBar"' not in page
 
 
-def test_labels_all_on_small_drawings_top_and_focus_on_large():
-    small = viz.plan(star(10))
-    assert len(small.nodes) <= viz.LABEL_ALL and all(n["label"] == n["name"] for n in small.nodes)
-    big = viz.plan(star(80))
-    named = [n for n in big.nodes if n["label"]]
-    assert len(named) == viz.LABEL_TOP
-    assert "person:Hub" in {n["id"] for n in named}  # the most connected
-    assert all(n["name"] in n["title"] for n in big.nodes)  # every name on hover
-    focus = viz.plan(star(80), viz.Filters(focus="person:P079", depth=3))
-    assert len(focus.nodes) > viz.LABEL_ALL
-    named = {n["id"] for n in focus.nodes if n["label"]}
-    assert "person:P079" in named and len(named) == viz.LABEL_TOP + 1  # the focus is named, however weak
-
-
-def test_edge_labels_only_in_a_small_focus_view():
-    assert all(e["label"] == "" and e["relation"] in e["title"] for e in viz.plan(star(10)).edges)
-    small_focus = viz.plan(star(10), viz.Filters(focus="idea:I3"))
+def test_relations_on_edges_while_the_drawing_is_small():
+    assert all(e["label"] == e["relation"] for e in viz.plan(star(10)).edges)  # 20 facts
+    assert all(e["label"] == "" and e["relation"] in e["title"] for e in viz.plan(star(30)).edges)  # 60: on hover
+    small_focus = viz.plan(star(100), viz.Filters(focus="idea:I3"))
     assert small_focus.edges and all(e["label"] == e["relation"] for e in small_focus.edges)
     big_focus = viz.plan(star(200), viz.Filters(focus="person:Hub"))
     assert len(big_focus.edges) > viz.EDGE_LABELS and all(e["label"] == "" for e in big_focus.edges)
@@ -105,8 +185,13 @@ def test_edges_carry_fact_ids_and_the_click_opens_the_weight(demo):
     page = viz.to_html(p, graph="user")
     edges = json.loads(re.search(r"edges = new vis\.DataSet\((\[.*?\])\);", page).group(1))  # type: ignore[union-attr]
     assert {e["fact"] for e in edges} == {e["fact"] for e in p.edges} <= {f["id"] for f in data["facts"]}
-    assert 'network.on("click"' in page and '"facts?"' in page and 'var GRAPH = "user";' in page
-    assert 'var GRAPH = "world";' in viz.to_html(p, graph="</script><b>")  # only a graph's name gets in
+    assert (
+        'network.on("click"' in page
+        and '"facts?"' in page
+        and 'var GRAPH = "user", FONT = ' in page
+        and 'network.on("doubleClick"' in page
+    )
+    assert 'var GRAPH = "world", FONT' in viz.to_html(p, graph="</script><b>")  # only a graph's name gets in
 
 
 def test_memory_text_is_escaped_in_titles_and_labels():

@@ -1,46 +1,132 @@
 """Where a drawn graph's entities sit: positions computed once, in Python, so the drawing is still.
 
-Deterministic: the same entities and facts give the same positions, whatever order they come in
-(sorted first, a fixed seed), so a rerun redraws the same picture and a page may cache it.
+Each connected component is laid out on its own (a force layout, Fruchterman-Reingold), its entities
+and their names then pushed apart until no two boxes (a dot with the name under it) overlap; the
+components are packed in rows, largest first, at the row width that lets vis-network's fit draw the
+whole largest in the frame, so names are read at 10 px or more (docs/decisions.md, "Graph drawing").
+
+Deterministic: the same entities, facts, sizes, names and relations give the same positions, whatever
+order they come in (sorted first, a fixed seed), so a rerun redraws the same picture and a page may
+cache it.
 """
 
 from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
 
 SEED = 7
-#: The spring layout is dense (n x n arrays, as networkx's below 500 entities; above, networkx needs scipy,
-#: which is not a dependency): past this many, the most connected are laid out by springs, the rest around them.
+#: The spring layout is dense (n x n arrays; networkx's own needs scipy past 500 entities, and scipy is
+#: not a dependency): past this many in one component, its most connected are laid out by springs, the
+#: rest around them.
 SPRING_LIMIT = 450
-SPACING = 90  # pixels between neighbouring entities, about: room for a label under each
+#: The frame the Graphs page draws in (the iframe at a 1400 px window: 940 x 620 px) and its aspect,
+#: which the packed components fill.
+FRAME = (940.0, 620.0)
+ASPECT = FRAME[0] / FRAME[1]
+EDGE_FONT = 0.85  # relations on edges, against names
+FONT = 14.0  # a name's font in the drawing's units
+CHAR = 0.62  # a character's width per font size (Arial, vis-network's font, with some room)
+LINE = 1.3  # a name's line height per font size, its outline included
+GAP = 4.0  # room between two boxes, in the drawing's units
+NEAR = 48.0  # how near two boxes count as near (`_near`), so the pairs found serve several steps
+DEFAULT_SIZE = 12.0
 
 
-def positions(nodes: Iterable[str], edges: Iterable[tuple[str, str]]) -> dict[str, tuple[float, float]]:
-    """Pixel positions for each node: a spring layout with a fixed seed, scaled to the graph's size."""
+@dataclass(frozen=True)
+class Drawing:
+    """Positions in the drawing's units and the font (in the same units) names are drawn with."""
+
+    positions: dict[str, tuple[float, float]]
+    font: float
+
+
+def positions(
+    nodes: Iterable[str],
+    edges: Iterable[tuple[str, str]],
+    sizes: Mapping[str, float] | None = None,
+    labels: Mapping[str, str] | None = None,
+    relation: float = 0.0,
+) -> dict[str, tuple[float, float]]:
+    """Pixel positions for each node (see `arrange`)."""
+    return arrange(nodes, edges, sizes, labels, relation).positions
+
+
+def arrange(
+    nodes: Iterable[str],
+    edges: Iterable[tuple[str, str]],
+    sizes: Mapping[str, float] | None = None,
+    labels: Mapping[str, str] | None = None,
+    relation: float = 0.0,
+) -> Drawing:
+    """Lay out each component apart, push boxes apart (names of FONT), pack the components. A larger font
+    does not draw names larger at the fit: the boxes, and so the drawing, grow with it. What draws them
+    larger is a denser drawing, so the boxes are pushed apart only as far as they must be. `relation`:
+    the mean characters of the relations written on edges (0: none), which the edges are made long
+    enough to hold (their median)."""
     names = sorted(set(nodes))
     if not names:
-        return {}
+        return Drawing({}, FONT)
+    sizes = sizes or {}
+    labels = labels or {}
     g = nx.Graph()
     g.add_nodes_from(names)
     g.add_edges_from(sorted({(a, b) if a <= b else (b, a) for a, b in edges if a != b and a in g and b in g}))
-    if len(names) == 1:
-        return {names[0]: (0.0, 0.0)}
-    by_degree = sorted(names, key=lambda n: (-g.degree(n), n))
-    core = sorted(by_degree[:SPRING_LIMIT])
-    sub = g.subgraph(core)
+    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
+    radius = np.array([float(sizes.get(n, DEFAULT_SIZE)) for n in names])
+    chars = np.array([len(labels.get(n, "") or "") for n in names], dtype=float)
+    index = {n: i for i, n in enumerate(names)}
+    shapes = [_shape(g, c, radius[[index[n] for n in c]], relation) for c in comps]
+    font = FONT
+    out = _pack(comps, shapes, index, radius, chars, font)
+    return Drawing({n: (round(float(out[i, 0]), 1), round(float(out[i, 1]), 1)) for i, n in enumerate(names)}, font)
+
+
+def _shape(g: nx.Graph, comp: list[str], radius: np.ndarray, relation: float = 0.0) -> np.ndarray:
+    """A component's shape: positions in the unit disc (springs), opened in the middle, stretched to the
+    frame's aspect, scaled by the root of its entities (dense: the boxes are pushed apart afterwards, only
+    as far as they must; a first ellipse with room for every box drew names smaller at the fit)."""
+    n = len(comp)
+    written = 0.75 * relation * CHAR * FONT * EDGE_FONT + 2 * float(radius.mean()) + 8 if relation else 0.0
+    if n == 1:
+        return np.zeros((1, 2))
+    if n == 2:
+        return np.array([[-0.5, 0.0], [0.5, 0.0]]) * max(2 * radius.mean() + 40, written)
+    sub = nx.Graph()
+    sub.add_nodes_from(comp)
+    sub.add_edges_from(sorted(g.subgraph(comp).edges()))
+    pos = _spring_limited(sub)
+    xy = np.array([pos[c] for c in comp], dtype=float)
+    r = np.hypot(xy[:, 0], xy[:, 1])
+    eased = np.where(r > 1e-9, r**0.6 / np.maximum(r, 1e-9), 0.0)  # hubs in the middle: open it
+    xy = xy * eased[:, None]
+    room = math.sqrt(n) * (2 * float(radius.mean()) + 24)
+    stretch = math.sqrt(ASPECT) if n >= 6 else 1.0
+    xy = xy * np.array([room * stretch, room / stretch]) / 2
+    if written:  # relations written on edges: the median edge holds 3/4 of the mean relation, and the dots
+        at = {name: i for i, name in enumerate(comp)}
+        ends = np.array([(at[a], at[b]) for a, b in sub.edges()])
+        median = float(np.median(np.hypot(*(xy[ends[:, 0]] - xy[ends[:, 1]]).T)))
+        xy = xy * max(1.0, written / max(median, 1e-6))
+    return xy
+
+
+def _spring_limited(g: nx.Graph) -> dict[str, tuple[float, float]]:
+    """Springs for a component; past SPRING_LIMIT the most connected by springs, the rest ring them."""
+    names = list(g)
+    if len(names) <= SPRING_LIMIT:
+        return _spring(g, iterations=100 if len(names) <= 150 else 50)
+    core = sorted(sorted(names, key=lambda n: (-g.degree(n), n))[:SPRING_LIMIT])
     core_graph = nx.Graph()
     core_graph.add_nodes_from(core)
-    core_graph.add_edges_from(sorted(sub.edges()))
-    pos = _spring(core_graph, iterations=100 if len(core) <= 150 else 50)
-    scale = max(150.0, SPACING * math.sqrt(len(core)) / 1.6)
-    out = {n: _spread(pos[n][0], pos[n][1], scale) for n in core}
-    if len(names) > len(core):
-        _around(g, out, scale)
+    core_graph.add_edges_from(sorted(g.subgraph(core).edges()))
+    out = _spring(core_graph, iterations=50)
+    _around(g, out, 0.08)
     return out
 
 
@@ -50,8 +136,7 @@ def _spring(g: nx.Graph, *, iterations: int, threshold: float = 1e-4) -> dict[st
     on two coordinate arrays instead of (n, n, 2) ones, in single precision: the n x n arrays take
     half the memory and the iterations a fifth of the time at 400 entities (B8). The sums run in
     another order and to fewer digits, and the iterations amplify that: entities sit elsewhere than
-    networkx would put them (up to a third of the drawing's radius at 400 entities, measured), a
-    different picture of the same graph, as deterministic: the same input, the same positions."""
+    networkx would put them, a different picture of the same graph, as deterministic."""
     a = nx.to_numpy_array(g, dtype=np.float32)
     n = a.shape[0]
     start = np.random.RandomState(SEED).rand(n, 2).astype(np.float32)
@@ -75,17 +160,9 @@ def _spring(g: nx.Graph, *, iterations: int, threshold: float = 1e-4) -> dict[st
     return {name: (float(out[i][0]), float(out[i][1])) for i, name in enumerate(g)}
 
 
-def _spread(x: float, y: float, scale: float) -> tuple[float, float]:
-    """A spring layout packs hubs in its middle, where names then pile up: distances from the centre
-    are eased (r ** 0.6 of the unit disc), which opens the middle and keeps the edge of the drawing."""
-    r = math.hypot(x, y)
-    f = scale * (r**0.6 / r if r > 1e-9 else 0.0)
-    return round(x * f, 1), round(y * f, 1)
-
-
-def _around(g: nx.Graph, out: dict[str, tuple[float, float]], scale: float) -> None:
+def _around(g: nx.Graph, out: dict[str, tuple[float, float]], step: float) -> None:
     """Entities past the spring layout: each on a small ring around a placed neighbour (breadth
-    first from the laid-out ones); those not connected to them on a ring outside the drawing."""
+    first from the laid-out ones); the boxes are pushed apart afterwards."""
     queue = deque(sorted(out))
     placed_around: dict[str, int] = {}
     while queue:
@@ -96,11 +173,132 @@ def _around(g: nx.Graph, out: dict[str, tuple[float, float]], scale: float) -> N
             k = placed_around.get(a, 0)
             placed_around[a] = k + 1
             angle = k * 2.399963  # the golden angle: rings fill evenly
-            radius = SPACING * (0.6 + 0.25 * (k // 8))
-            out[b] = (round(out[a][0] + radius * math.cos(angle), 1), round(out[a][1] + radius * math.sin(angle), 1))
+            radius = step * (1 + 0.3 * (k // 8))
+            out[b] = (out[a][0] + radius * math.cos(angle), out[a][1] + radius * math.sin(angle))
             queue.append(b)
-    rest = sorted(n for n in g if n not in out)
-    ring = scale * 1.25 + SPACING
-    for i, n in enumerate(rest):
-        angle = 2 * math.pi * i / len(rest)
-        out[n] = (round(ring * math.cos(angle), 1), round(ring * math.sin(angle), 1))
+
+
+def _boxes(radius: np.ndarray, chars: np.ndarray, font: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each entity's box around its centre: half width, half height and the box centre's offset down
+    (a name is drawn under its dot, as wide as its characters)."""
+    named = chars > 0
+    half_w = np.maximum(radius, np.where(named, chars * CHAR * font / 2, 0.0))
+    below = np.where(named, LINE * font + 2, 0.0)  # the name's line under the dot
+    half_h = radius + below / 2
+    return half_w, half_h, below / 2
+
+
+def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> np.ndarray:
+    """Boxes pushed apart until none overlap: each overlapping pair moves apart along the line between
+    their centres, by the depth of the overlap, shared (spreading the whole drawing instead, until most
+    boxes cleared their neighbours, made names 8 px at the fit where this makes them 11, measured). Only
+    pairs near enough to overlap are compared (`_near`: a sweep along x), not every pair (B8: 400
+    entities and 4,000 facts drawn in 0.2 s; every pair took 1.1 s). Deterministic: the same boxes, the
+    same result."""
+    xy = xy.astype(np.float64)
+    if len(xy) < 2:
+        return xy
+    anchor = np.full_like(xy, np.inf)
+    for _ in range(2000):
+        if np.abs(xy - anchor).max() > NEAR / 2:  # moved too far since the pairs were found: find them again
+            near, anchor = _near(xy, half_w, half_h, down), xy.copy()
+        i, j = near
+        cx, cy = xy[:, 0], xy[:, 1] + down
+        dx, dy = cx[i] - cx[j], cy[i] - cy[j]
+        ox = half_w[i] + half_w[j] + GAP - np.abs(dx)
+        oy = half_h[i] + half_h[j] + GAP - np.abs(dy)
+        hit = (ox > 0) & (oy > 0)
+        if not hit.any():
+            break
+        i, j, dx, dy, ox, oy = i[hit], j[hit], dx[hit], dy[hit], ox[hit], oy[hit]
+        d = np.hypot(dx, dy)
+        angle = (i * 7 + j * 13) % 360 * (math.pi / 180)  # the same centre: a direction fixed by the two
+        ux = np.where(d > 1e-6, dx / np.maximum(d, 1e-6), np.cos(angle))
+        uy = np.where(d > 1e-6, dy / np.maximum(d, 1e-6), np.sin(angle))
+        depth = np.minimum(ox, oy) * 0.5 + 0.5
+        n = len(xy)
+        xy[:, 0] += np.bincount(i, ux * depth, n) - np.bincount(j, ux * depth, n)
+        xy[:, 1] += np.bincount(i, uy * depth, n) - np.bincount(j, uy * depth, n)
+    return xy
+
+
+def _near(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (i, j) whose boxes may overlap, or will once moved by up to NEAR / 2 each: a sweep along x
+    (each box against those starting after it within the widest box's reach), then kept if near along y
+    too. The caller finds them again once an entity moved further."""
+    order = np.argsort(xy[:, 0], kind="stable")
+    x = xy[order, 0]
+    reach = half_w[order] + half_w.max() + GAP + NEAR
+    end = np.searchsorted(x, x + reach, side="right")
+    start = np.arange(len(x)) + 1
+    counts = np.maximum(end - start, 0)
+    a = np.repeat(np.arange(len(x)), counts)
+    b = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + np.repeat(start, counts)
+    i, j = order[a], order[b]
+    cy = xy[:, 1] + down
+    keep = np.abs(cy[i] - cy[j]) < half_h[i] + half_h[j] + GAP + NEAR
+    return i[keep], j[keep]
+
+
+def _pack(
+    comps: list[list[str]],
+    shapes: list[np.ndarray],
+    index: dict[str, int],
+    radius: np.ndarray,
+    chars: np.ndarray,
+    font: float,
+) -> np.ndarray:
+    """Each component's boxes pushed apart, then the components packed in rows (largest first), each row
+    centred, the rows as wide as lets vis-network's fit draw the whole largest in the frame (of a few
+    widths around the one that fills the frame's aspect); the drawing centred on 0."""
+    half_w, half_h, down = _boxes(radius, chars, font)
+    placed: list[tuple[np.ndarray, np.ndarray, float, float]] = []  # ids, positions, width, height
+    for comp, shape in zip(comps, shapes, strict=True):
+        ids = np.array([index[n] for n in comp])
+        xy = _separate(shape, half_w[ids], half_h[ids], down[ids])
+        left = (xy[:, 0] - half_w[ids]).min()
+        top = (xy[:, 1] + down[ids] - half_h[ids]).min()
+        right = (xy[:, 0] + half_w[ids]).max()
+        bottom = (xy[:, 1] + down[ids] + half_h[ids]).max()
+        placed.append((ids, xy - np.array([left, top]), float(right - left), float(bottom - top)))
+    margin = 3 * GAP + font
+    area = sum((w + margin) * (h + margin) for _, _, w, h in placed)
+    widest = max(w for _, _, w, _ in placed)
+    best: tuple[float, np.ndarray] | None = None
+    for k in (1.0, 0.7, 0.85, 1.2, 1.4, 1.7, 2.0, 2.5):  # the row width that lets the fit draw it largest
+        out, w, h = _rows(placed, max(widest, k * math.sqrt(area * ASPECT)), margin, len(radius))
+        scale = min(FRAME[0] / w, FRAME[1] / h)
+        if best is None or scale > best[0] * 1.001:
+            best = (scale, out)
+    assert best is not None
+    out = best[1]
+    lo = np.min(out[:, :2] - np.stack([half_w, half_h - down], axis=1), axis=0)
+    hi = np.max(out[:, :2] + np.stack([half_w, half_h + down], axis=1), axis=0)
+    return out - (lo + hi) / 2
+
+
+def _rows(
+    placed: list[tuple[np.ndarray, np.ndarray, float, float]], row_width: float, margin: float, n: int
+) -> tuple[np.ndarray, float, float]:
+    """Components (ids, positions from their box's top left, width, height) in rows of at most
+    `row_width`, in their order, each row centred; the positions, and the width and height used."""
+    out = np.zeros((n, 2))
+    rows: list[list[tuple[np.ndarray, np.ndarray, float, float]]] = [[]]
+    used = 0.0
+    for item in placed:
+        if rows[-1] and used + item[2] > row_width:
+            rows.append([])
+            used = 0.0
+        rows[-1].append(item)
+        used += item[2] + margin
+    y, wide = 0.0, 0.0
+    for row in rows:
+        width = sum(w for _, _, w, _ in row) + margin * (len(row) - 1)
+        height = max(h for _, _, _, h in row)
+        x = (row_width - width) / 2
+        wide = max(wide, width)
+        for ids, xy, w, h in row:
+            out[ids] = xy + np.array([x, y + (height - h) / 2])
+            x += w + margin
+        y += height + margin
+    return out, wide, y - margin

@@ -64,3 +64,98 @@ def library(folder: str, name: str) -> str:
     if name in USED:
         return USED[name]
     return (Path(folder) / name).read_text(encoding="utf-8")
+
+
+#: Clicking a fact's edge opens its "Why this weight?" on the Fact weights page (`facts?fact=ID`).
+#: The drawing's iframe may not navigate the top window itself (Streamlit's sandbox has no
+#: allow-top-navigation), but it is same-origin: it moves the app's own history and tells the app,
+#: as the browser's back button would, so the session (memory in use, notebook) is kept.
+CLICK_SCRIPT = """<script>
+(function () {
+  var GRAPH = %GRAPH%, FONT = %FONT%, EDGE = %EDGE%;
+  function factUrl(fact) {
+    var here;
+    try { here = new URL(window.parent.location.href); } catch (e) { here = new URL(document.referrer); }
+    var q = new URLSearchParams();
+    ["org", "as"].forEach(function (k) { if (here.searchParams.get(k)) q.set(k, here.searchParams.get(k)); });
+    q.set("graph", GRAPH);
+    q.set("fact", String(fact));
+    return new URL("facts?" + q.toString(), here);
+  }
+  function go(url) {
+    try {
+      var app = window.parent;
+      app.history.pushState({}, "", url.pathname + url.search);
+      app.dispatchEvent(new app.PopStateEvent("popstate"));
+    } catch (e) {
+      window.top.location.href = url.href;
+    }
+  }
+  function openFact(fact) { go(factUrl(fact)); }
+  // A double-click on an entity explores from it (issue #25): with no focus it becomes the focus; else
+  // its neighbours are opened (?expand=id,id), or closed again if they were. The page draws only what
+  // the reader may see (R20): the link names entities, the page reads the graph.
+  function expandUrl(id) {
+    var here;
+    try { here = new URL(window.parent.location.href); } catch (e) { here = new URL(document.referrer); }
+    // ids joined by commas, each with its own "%" and "," escaped (a name may hold a comma)
+    var q = here.searchParams, open = (q.get("expand") || "").split(",").filter(Boolean).map(decodeURIComponent);
+    if (!q.get("entity")) { q.set("entity", id); open = []; }
+    else if (q.get("entity") === id) { return null; }
+    else if (open.indexOf(id) >= 0) { open = open.filter(function (x) { return x !== id; }); }
+    else { open.push(id); }
+    var one = function (x) { return x.replace(/%/g, "%25").replace(/,/g, "%2C"); };
+    q.set("expand", open.map(one).join(","));  // empty: all closed (the page then drops it from the link)
+    return here;
+  }
+  window.expandUrl = expandUrl;
+  network.on("doubleClick", function (params) {
+    if (!params.nodes.length) { return; }
+    var url = expandUrl(String(params.nodes[0]));
+    if (url) { go(url); }
+  });
+  // Names at least 10 px at the fit: the layout chose the font for a 940 x 620 frame; a narrower one
+  // fits the drawing smaller, and the names are then drawn larger (they may then touch).
+  function readable() {
+    var s = network.getScale(), fit = {};
+    if (s * FONT < 10.5) { fit.nodes = {font: {size: 10.5 / s}}; }
+    if (s * FONT * EDGE < 10.5) { fit.edges = {font: {size: 10.5 / s}}; }
+    if (fit.nodes || fit.edges) {
+      network.setOptions(fit);
+      requestAnimationFrame(function () { requestAnimationFrame(apart); });  // once drawn at that size
+    }
+  }
+  // Names made larger may touch: the lighter of two names that touch goes to its tooltip (the larger dot,
+  // more facts drawn, keeps its name), so no two names drawn overlap at any frame's width.
+  function apart() {
+    var nodes = network.body.nodes, kept = [], gone = [];
+    var named = Object.keys(nodes).filter(function (id) { return (nodes[id].options.label || "").trim(); });
+    named.sort(function (a, b) { return nodes[b].options.size - nodes[a].options.size || (a < b ? -1 : 1); });
+    named.forEach(function (id) {
+      var b = nodes[id].labelModule.size;
+      var hit = kept.some(function (k) {
+        return b.left < k.left + k.width && k.left < b.left + b.width && b.top < k.top + k.height && k.top < b.top + b.height;
+      });
+      if (hit) { gone.push({id: id, label: " "}); } else { kept.push(b); }
+    });
+    if (gone.length) { network.body.data.nodes.update(gone); }
+  }
+  readable();  // the fit as drawn (zooming later changes nothing here)
+  network.once("afterDrawing", readable);
+  window.factUrl = factUrl;
+  window.openFact = openFact;
+  // The fact whose tooltip shows is the one a click opens: in a dense drawing a click near a node reports
+  // the node (vis-network's hit test prefers nodes; a node's click does nothing here) though the tooltip,
+  // found by shape, named the edge under the pointer.
+  var shown = null;
+  network.on("showPopup", function (id) { shown = network.body.data.edges.get(id) ? id : null; });
+  network.on("hidePopup", function () { shown = null; });
+  network.on("click", function (params) {
+    var id = !params.nodes.length && params.edges.length ? params.edges[0] : shown;
+    if (id === null || id === undefined) { return; }
+    var edge = network.body.data.edges.get(id);
+    if (edge && edge.fact !== null && edge.fact !== undefined) { openFact(edge.fact); }
+  });
+})();
+</script>
+"""

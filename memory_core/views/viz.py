@@ -18,11 +18,12 @@ from ..plain import Obj
 from ..rules.wording import fact_label
 from . import layout
 from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, fact_key  # noqa: F401  (viz.* for pages)
-from .templates import MARK, library, mark, pyvis_templates, templates
-from .text import (
-    inert,  # noqa: F401  (viz.inert: pages and tests name it here too)
-    plural,
-)
+from .templates import CLICK_SCRIPT, MARK, library, mark, pyvis_templates, templates
+from .text import inert, plural  # noqa: F401  (viz.inert: pages and tests name it here too)
+
+#: What a drawing's layout depends on: entity ids, the facts' ends, sizes, names drawn and the mean length
+#: of the relations written on edges (Plan.key).
+Key = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[float, ...], tuple[str, ...], float]
 
 KIND_COLORS = {
     "person": "#4e79a7",
@@ -35,11 +36,16 @@ KIND_COLORS = {
 }
 OTHER_COLOR = "#76b7b2"
 DEFAULT_CAP = 400
-# Labels that do not pile up (docs/decisions.md, "Graph drawing"): every name while the drawing is
-# small; past it only the most connected entities and the focus are named, the rest on hover.
-LABEL_ALL = 30
-LABEL_TOP = 20
-EDGE_LABELS = 25  # a focus view of at most this many facts names each relation on its edge; else on hover
+# Names that do not pile up (docs/decisions.md, "Graph drawing"): every entity's while the drawing is
+# small; past it the heaviest (their drawn facts' weights summed) and the focus and expanded ones are
+# named, the rest on hover. The layout leaves room for each name drawn (layout.py).
+LABEL_ALL = 60
+LABEL_TOP = 60
+#: Past this many entities, dots are smaller (3 + 1.2 per root of facts): 400 large ones left names < 10 px.
+BIG = 150
+EDGE_LABELS = 40  # a drawing of at most this many facts names each relation on its edge; else on hover
+#: Past this many facts drawn, edges are thin (0.5 + 2 x weight) and faint: 4,000 full ones hid 400 dots.
+THIN = 600
 
 
 def color_of(kind: str) -> str:
@@ -60,6 +66,10 @@ class Filters:
     statuses: set[str] = field(default_factory=lambda: {"active", "disputed"})
     focus: str | None = None  # a node id: draw only its neighbourhood
     depth: int = 1
+    #: With a focus, entities whose neighbours are drawn too (double-clicked open), in the order opened:
+    #: exploring by expanding. Their neighbours come from the facts given, so from the graph the reader
+    #: may see (R20) and within the filters.
+    expanded: tuple[str, ...] = ()
     cap: int = DEFAULT_CAP
 
 
@@ -76,9 +86,23 @@ class Plan:
     gone: int = 0  # of the edges, the facts gone since the moment compared with (drawn last, dashed)
 
     @property
-    def key(self) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
-        """What the positions depend on (and nothing else): the entities and the facts' ends."""
-        return tuple(n["id"] for n in self.nodes), tuple((e["from"], e["to"]) for e in self.edges)
+    def key(self) -> Key:
+        """What the positions depend on (and nothing else): the entities, the facts' ends, the entities'
+        sizes, the names drawn (the layout leaves room for each) and the relations' mean length on edges."""
+        return (
+            tuple(n["id"] for n in self.nodes),
+            tuple((e["from"], e["to"]) for e in self.edges),
+            tuple(round(n["size"], 1) for n in self.nodes),
+            tuple(n["label"] for n in self.nodes),
+            round(sum(len(e["label"]) for e in self.edges) / max(1, len(self.edges)), 1),
+        )
+
+    def key_for_layout(
+        self,
+    ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], dict[str, float], dict[str, str], float]:
+        """The key as layout.arrange takes it."""
+        ids, ends, sizes, labels, relation = self.key
+        return ids, ends, dict(zip(ids, sizes, strict=True)), dict(zip(ids, labels, strict=True)), relation
 
     @property
     def note(self) -> str:
@@ -101,7 +125,9 @@ def _matches(f: Obj, flt: Filters) -> bool:
     )
 
 
-def _neighbourhood(facts: list[Obj], focus: str, depth: int) -> list[Obj]:
+def _neighbourhood(facts: list[Obj], focus: str, depth: int, expanded: Iterable[str] = ()) -> list[Obj]:
+    """The facts among the focus's neighbourhood to `depth`, and among the neighbours of each expanded
+    entity that is drawn (an entity opened from a neighbour since collapsed is not)."""
     keep, frontier = {focus}, {focus}
     for _ in range(depth):
         nxt = set()
@@ -113,6 +139,12 @@ def _neighbourhood(facts: list[Obj], focus: str, depth: int) -> list[Obj]:
                 nxt |= {a}
         frontier = nxt - keep
         keep |= nxt
+    for opened in expanded:
+        if opened in keep:
+            for f in facts:
+                a, b = _node_id(f["subject"]), _node_id(f["object"])
+                if opened in (a, b):
+                    keep |= {a, b}
     return [f for f in facts if _node_id(f["subject"]) in keep and _node_id(f["object"]) in keep]
 
 
@@ -163,12 +195,18 @@ def why_empty(facts: list[Obj], flt: Filters) -> str:
     return f"the entity cap {flt.cap} is below the two entities a fact needs"
 
 
-def _labelled(nodes: Iterable[str], degree: dict[str, int], focus: str | None) -> set[str]:
-    """The entities whose name is drawn: all of a small drawing; else the most connected and the focus."""
+def _short(name: str, most: int = 22) -> str:
+    """A name as drawn under its dot: cut after `most` characters (the whole name is on hover)."""
+    return name if len(name) <= most else name[: most - 1].rstrip() + "…"
+
+
+def _labelled(nodes: Iterable[str], heft: dict[str, float], always: set[str]) -> set[str]:
+    """The entities whose name is drawn: all of a small drawing; else the heaviest (the weights of their
+    drawn facts summed, ties by name) and those always named (the focus, the expanded)."""
     ids = list(nodes)
     if len(ids) <= LABEL_ALL:
         return set(ids)
-    return set(sorted(ids, key=lambda n: (-degree[n], n))[:LABEL_TOP]) | ({focus} & set(ids) if focus else set())
+    return set(sorted(ids, key=lambda n: (-heft[n], n))[:LABEL_TOP]) | (always & set(ids))
 
 
 def plan(
@@ -185,7 +223,7 @@ def plan(
     flt = flt or Filters()
     facts = [f for f in graph["facts"] if _matches(f, flt)]
     if flt.focus:
-        facts = _neighbourhood(facts, flt.focus, flt.depth)
+        facts = _neighbourhood(facts, flt.focus, flt.depth, flt.expanded)
     marked = set(highlight)
     chosen: list[Obj] = []
     nodes: dict[str, Obj] = {}
@@ -208,21 +246,27 @@ def plan(
         ghosts.append(f)
     all_nodes = {_node_id(e) for f in facts for e in (f["subject"], f["object"])}
     degree: dict[str, int] = {}
+    heft: dict[str, float] = {}
     for f in chosen + ghosts:
         for e in (f["subject"], f["object"]):
             degree[_node_id(e)] = degree.get(_node_id(e), 0) + 1
-    named = _labelled(nodes, degree, flt.focus)
-    edge_labels = bool(flt.focus) and len(chosen) <= EDGE_LABELS
+            heft[_node_id(e)] = heft.get(_node_id(e), 0.0) + f["weight"]
+    opened = set(flt.expanded) if flt.focus else set()
+    named = _labelled(nodes, heft, ({flt.focus} if flt.focus else set()) | opened)
+    edge_labels = len(chosen) + len(ghosts) <= EDGE_LABELS
+    thin = len(chosen) + len(ghosts) > THIN
     node_rows = [
         {
             "id": nid,
             "name": str(e.get("name", e.get("value"))),
-            "label": str(e.get("name", e.get("value"))) if nid in named else "",
+            "label": _short(str(e.get("name", e.get("value")))) if nid in named else "",
             "kind": e.get("kind", "value"),
             "facts": degree[nid],
             "color": color_of(e.get("kind", "value")),
-            "size": 10 + 4 * degree[nid] ** 0.5,
-            "title": f"{e.get('name', e.get('value'))} ({e.get('kind', 'value')})\n{degree[nid]} facts drawn",
+            "size": 10 + 4 * degree[nid] ** 0.5 if len(nodes) <= BIG else 3 + 1.2 * degree[nid] ** 0.5,
+            "title": f"{e.get('name', e.get('value'))} ({e.get('kind', 'value')})\n{degree[nid]} facts drawn"
+            + ("\n(open: double-click to close)" if nid in opened else ""),
+            "open": nid in opened,  # the focus or an entity expanded: drawn with a thick border
         }
         for nid, e in nodes.items()
     ]
@@ -235,7 +279,8 @@ def plan(
             "label": f["relation"] if edge_labels else "",
             "weight": f["weight"],
             "status": f["status"],
-            "width": 1 + 6 * f["weight"],
+            "width": 0.5 + 2 * f["weight"] if thin else 1 + 6 * f["weight"],
+            "thin": thin,
             "dashes": f["status"] == "disputed" or gone,
             "highlight": fact_label(f) in marked,
             "change": change,
@@ -268,68 +313,18 @@ OPTIONS: Obj = {
     "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": True},
 }
 
-#: Clicking a fact's edge opens its "Why this weight?" on the Fact weights page (`facts?fact=ID`).
-#: The drawing's iframe may not navigate the top window itself (Streamlit's sandbox has no
-#: allow-top-navigation), but it is same-origin: it moves the app's own history and tells the app,
-#: as the browser's back button would, so the session (memory in use, notebook) is kept.
-CLICK_SCRIPT = """<script>
-(function () {
-  var GRAPH = %s;
-  function factUrl(fact) {
-    var here;
-    try { here = new URL(window.parent.location.href); } catch (e) { here = new URL(document.referrer); }
-    var q = new URLSearchParams();
-    ["org", "as"].forEach(function (k) { if (here.searchParams.get(k)) q.set(k, here.searchParams.get(k)); });
-    q.set("graph", GRAPH);
-    q.set("fact", String(fact));
-    return new URL("facts?" + q.toString(), here);
-  }
-  function openFact(fact) {
-    var url = factUrl(fact);
-    try {
-      var app = window.parent;
-      app.history.pushState({}, "", url.pathname + url.search);
-      app.dispatchEvent(new app.PopStateEvent("popstate"));
-    } catch (e) {
-      window.top.location.href = url.href;
-    }
-  }
-  window.factUrl = factUrl;
-  window.openFact = openFact;
-  // The fact whose tooltip shows is the one a click opens: in a dense drawing a click near a node reports
-  // the node (vis-network's hit test prefers nodes; a node's click does nothing here) though the tooltip,
-  // found by shape, named the edge under the pointer.
-  var shown = null;
-  network.on("showPopup", function (id) { shown = network.body.data.edges.get(id) ? id : null; });
-  network.on("hidePopup", function () { shown = null; });
-  network.on("click", function (params) {
-    var id = !params.nodes.length && params.edges.length ? params.edges[0] : shown;
-    if (id === null || id === undefined) { return; }
-    var edge = network.body.data.edges.get(id);
-    if (edge && edge.fact !== null && edge.fact !== undefined) { openFact(edge.fact); }
-  });
-})();
-</script>
-"""
+
+def layout_of(p: Plan) -> layout.Drawing:
+    """Positions (in the drawing's units) and the names' font for a plan: the same plan, the same drawing."""
+    return layout.arrange(*p.key_for_layout())
 
 
-#: The drawing's frame is about 1.7 times as wide as it is high (the page's width, 620 px high); a round
-#: layout drawn in it filled half its width and vis-network's fit made names small (#16's trial).
-WIDE = 1.6
-
-
-def layout_of(p: Plan) -> dict[str, tuple[float, float]]:
-    """Positions in pixels for a plan's entities: the same plan, the same positions."""
-    return layout.positions(*p.key)
-
-
-def to_html(
-    p: Plan, *, positions: dict[str, tuple[float, float]] | None = None, graph: str = "world", height: int = 620
-) -> str:
+def to_html(p: Plan, *, drawing: layout.Drawing | None = None, graph: str = "world", height: int = 620) -> str:
     """Self-contained pyvis HTML: vis-network inlined, no outside URL, positions computed ahead
-    (`positions`, or computed here) and physics off, so the drawing stands still; a click on a fact
-    opens its weight."""
-    pos = positions if positions is not None else layout_of(p)
+    (`drawing`, or computed here) and physics off, so the drawing stands still; a click on a fact
+    opens its weight, a double-click on an entity opens or closes its neighbours."""
+    drawn = drawing if drawing is not None else layout_of(p)
+    pos = drawn.positions
     # What vis-network takes as given is left out (no label, straight lines, no fact), and numbers are
     # rounded to what a screen shows: the page is sent on every drawing (B8).
     nodes = [
@@ -339,8 +334,9 @@ def to_html(
             title=n["title"],
             color=n["color"],
             size=round(n["size"], 1),
-            x=round(pos[n["id"]][0] * WIDE, 1),  # the layout is round, the frame wide: spread across it
-            y=round(pos[n["id"]][1], 1),
+            borderWidth=4 if n.get("open") else None,
+            x=pos[n["id"]][0],  # the layout fills the frame's aspect itself (layout.py)
+            y=pos[n["id"]][1],
         )
         for n in p.nodes
     ]
@@ -358,9 +354,16 @@ def to_html(
         )
         for i, e in enumerate(p.edges)
     ]
-    page = _OUTSIDE.sub("", _render(nodes, edges, height=f"{height}px"))
-    where = json.dumps(graph if graph in GRAPHS else "world")
-    return page.replace("</body>", CLICK_SCRIPT % where + "</body>", 1)
+    font = round(drawn.font, 1)
+    options = {
+        **OPTIONS,
+        "nodes": {**OPTIONS["nodes"], "font": {**OPTIONS["nodes"]["font"], "size": font}},
+        "edges": {**OPTIONS["edges"], "font": {**OPTIONS["edges"]["font"], "size": round(font * layout.EDGE_FONT, 1)}},
+    }
+    page = _OUTSIDE.sub("", _render(nodes, edges, options, height=f"{height}px"))
+    script = CLICK_SCRIPT.replace("%GRAPH%", json.dumps(graph if graph in GRAPHS else "world"))
+    script = script.replace("%FONT%", json.dumps(font)).replace("%EDGE%", json.dumps(layout.EDGE_FONT))
+    return page.replace("</body>", script + "</body>", 1)
 
 
 def _given(**values: Any) -> Obj:
@@ -376,10 +379,12 @@ def _edge_color(e: Obj) -> str:
     change = e.get("change", "")
     if change:
         return {"added": ADDED_COLOR, "gone": GONE_COLOR}.get(change, MOVED_COLOR)
+    if e.get("thin"):  # a thin edge (THIN): drawn faint, so thousands of them do not hide the dots and names
+        return "rgba(120,120,120,0.35)" if e["status"] != "active" else "rgba(70,70,70,0.35)"
     return "#999999" if e["status"] != "active" else "#555555"
 
 
-def _render(nodes: list[Obj], edges: list[Obj], *, height: str) -> str:
+def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
     """pyvis's page (its template, as `pyvis.network.Network` fills it for a directed network with
     these nodes, edges and OPTIONS, its libraries inlined), the template escaping every value it
     prints. pyvis's own generate_html switches to a tooltip that sets innerHTML from a node's title
@@ -396,7 +401,7 @@ def _render(nodes: list[Obj], edges: list[Obj], *, height: str) -> str:
             nodes=nodes,
             edges=edges,
             heading="",
-            options=json.dumps(OPTIONS),
+            options=json.dumps(options),
             physics_enabled=False,
             use_DOT=False,
             dot_lang="",
