@@ -188,6 +188,20 @@ def _go(prefix: str, options: list[int]) -> None:
     st.session_state[f"{prefix}_at"] = snap(options, st.session_state.get(f"{prefix}_goto"))
 
 
+def play_control(ctx: Context, org: str, prefix: str) -> None:
+    """▶ Play / ⏸ Pause, drawn above the fragment that plays (not in it): a tick of play redraws
+    the fragment every PLAY_EVERY seconds, and a click on a button it redraws could be lost (#25)."""
+    _, options = moments(ctx, org)
+    if len(options) > 1:
+        st.button(
+            "⏸ Pause" if playing(prefix) else "▶ Play",
+            key=f"{prefix}_play",
+            on_click=_play,
+            args=(prefix, options),
+            help="Step through the moments by themselves, one every second or so.",
+        )
+
+
 def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Shown:
     """The time control (R32), drawn in a fragment that reruns while playing: the organization's
     moments labelled by what happened, "now" last and chosen by default (it follows the present as
@@ -232,15 +246,12 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
         st.caption("No moment recorded yet: memory has not changed since its history was kept.")
     st.session_state[newest_key] = newest
     st.session_state[f"{prefix}_at_link"] = None if n == newest else n
-    b = st.columns([1, 1, 1, 5] if len(options) <= len(listed) else [1, 1, 1, 4, 2])
+    b = st.columns([1, 1, 6] if len(options) <= len(listed) else [1, 1, 5, 2])
     b[0].button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
     b[1].button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
-    b[2].button(
-        "⏸ Pause" if playing(prefix) else "▶ Play", key=f"{prefix}_play", on_click=_play, args=(prefix, options)
-    )
     stamp = found[n][2]
     said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
-    b[3].caption(  # the label carries the moment's number; its place in the list is said apart from it
+    b[2].caption(  # the label carries the moment's number; its place in the list is said apart from it
         f"**{inert(label[n])}**"
         + (" (now)" if n == newest else "")
         + f" · {options.index(n) + 1:,} of {len(options):,} moments listed for {inert(ctx.org_name)}{said}"
@@ -248,7 +259,7 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
     )
     if len(options) > len(listed):
         st.session_state[f"{prefix}_goto"] = n
-        b[4].number_input(
+        b[3].number_input(
             "Go to moment",
             min_value=0,
             max_value=newest,

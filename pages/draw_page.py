@@ -19,6 +19,7 @@ from pages._history import (
     graph_then,
     link_moments,
     memory_key,
+    play_control,
     playing,
     show_diff,
     time_control,
@@ -286,4 +287,5 @@ def drawing() -> None:
         keep_choices()
 
 
+play_control(ctx, org, PREFIX)
 st.fragment(run_every=PLAY_EVERY if playing(PREFIX) else None)(drawing)()

@@ -23,6 +23,7 @@ from pages._history import (
     labelled,
     link_moments,
     memory_key,
+    play_control,
     playing,
     show_diff,
     time_control,
@@ -96,7 +97,7 @@ def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int) -> tupl
 def through_time(ctx: Context, org: str) -> None:
     """The time control (R32): the organization's moments, labelled by what happened; the map and
     the World facts as they stood then; step, play, and compare with another moment."""
-    shown = time_control(ctx, org, PREFIX, heading="### Memory through time (R32)")
+    shown = time_control(ctx, org, PREFIX)
     clock, n, newest = shown.clock, shown.n, shown.newest
     cite_caption = cite(
         "A view of the past applies every erasure made since (R33)." if n != newest else "Memory as it stands now."
@@ -175,6 +176,8 @@ def compare_with(ctx: Context, org: str, shown: Shown) -> None:
 with guard():
     if need_org(ctx):
         assert ctx.org is not None
+        st.markdown(cite("### Memory through time (R32)"))
+        play_control(ctx, ctx.org, PREFIX)
         st.fragment(run_every=PLAY_EVERY if playing(PREFIX) else None)(through_time)(ctx, ctx.org)
         right, people, runs = st.columns([2, 2, 3])
         with right:

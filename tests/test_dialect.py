@@ -109,3 +109,21 @@ def test_json_parameters_store_the_text_json_dumps_gives(obj):
 
     dumper = Transformer().get_dumper(PostgreSQL().json(obj), "t")
     assert bytes(dumper.dump(PostgreSQL().json(obj))) == json.dumps(obj).encode()
+
+
+def test_psycopg_s_pipeline_termination_noise_is_dropped_and_its_other_warnings_stay(caplog):
+    """#26, point 13: a conflict inside psycopg's pipeline is raised (and retried); the extra
+    "error ignored terminating <Pipeline>" line it logs is dropped, nothing else is."""
+    import logging
+
+    import memory_core.store.database  # noqa: F401  (installs the filter)
+
+    class Pipeline:
+        pass
+
+    log = logging.getLogger("psycopg")
+    with caplog.at_level(logging.WARNING, logger="psycopg"):
+        log.warning("error ignored terminating %r: %s", Pipeline(), "pipeline aborted")
+        log.warning("error ignored terminating %r: %s", object(), "a copy")
+        log.warning("another warning")
+    assert [r.getMessage()[:25] for r in caplog.records] == ["error ignored terminating", "another warning"]

@@ -21,6 +21,7 @@ from . import models  # noqa: F401  (registers every table)
 from .dialect import WAL_PAGES, Dialect, dialect_of  # noqa: F401  (WAL_PAGES: what the log is set to)
 from .driver import Driver
 from .markers import all_tables, scrub_due  # noqa: F401  (scrub_due: with `scrub`, for the CLI and tests)
+from .retry import quiet_pipelines  # noqa: F401  (psycopg's pipeline noise, dropped on import)
 
 DEFAULT_URL = "sqlite:///.memory/memory.db"
 

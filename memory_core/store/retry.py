@@ -19,6 +19,7 @@ doubling step.
 from __future__ import annotations
 
 import functools
+import logging
 import random
 import time
 from collections.abc import Callable
@@ -51,6 +52,29 @@ def pause(step: float) -> float:
     """How long to wait before the next attempt: uniformly up to twice the step (jitter keeps
     colliding writers from colliding again in lockstep)."""
     return step * 2 * random.random()
+
+
+class _PipelineNoise(logging.Filter):
+    """psycopg logs "error ignored terminating <Pipeline>" when a batch inside its pipeline failed
+    and the pipeline then cannot end cleanly: the batch's own error (a conflict, retried here, or
+    a refusal) is still raised, so this line says nothing a person needs, and reads as a failure
+    (#26). Only that record is dropped; psycopg's other warnings stay."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        return not (
+            record.msg == "error ignored terminating %r: %s" and args and type(args[0]).__name__.endswith("Pipeline")
+        )
+
+
+def quiet_pipelines() -> None:
+    """Drop psycopg's pipeline-termination noise (once per process)."""
+    log = logging.getLogger("psycopg")
+    if not any(isinstance(f, _PipelineNoise) for f in log.filters):
+        log.addFilter(_PipelineNoise())
+
+
+quiet_pipelines()
 
 
 def run_retrying(

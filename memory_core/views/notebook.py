@@ -26,6 +26,7 @@ from ..format.scenario import decode, parse, to_json
 from ..store.database import make_engine
 from ..usecases.facade import MemoryService
 from .cells import change_json, claim_from, compact, describe, outcome, summary
+from .notebook_file import NotebookDamaged, checked_file, stamp
 
 __all__ = ["change_json", "claim_from", "compact", "describe", "summary"]  # where pages and tests found them
 
@@ -345,14 +346,10 @@ def save(nb: Obj) -> None:
         main.parent.mkdir(parents=True, exist_ok=True)
         _write(main, {"format": "memory-notebook/1", **{k: nb.get(k) for k in KEPT}})
         nb["_saved"] = nb.get("rev")
-        nb["_file"] = _stamp(main)
+        nb["_file"] = stamp(main)
     if nb.get("_saved_undo") != nb.get("undo_rev"):
         _write(stack, nb.get("undo", []))
         nb["_saved_undo"] = nb.get("undo_rev")
-
-
-class NotebookDamaged(ValueError):
-    """A notebook's file that cannot be reopened as it is: what is wrong, and where."""
 
 
 def reopen(nb_id: str) -> Obj | None:
@@ -371,7 +368,7 @@ def reopen(nb_id: str) -> Obj | None:
         raise NotebookDamaged(f"{main.name}: cannot be read ({exc.strerror})") from None
     except FormatError as exc:
         raise NotebookDamaged(f"{main.name}: {exc}") from None
-    nb = _checked_file(main.name, nb_id, data, undo_stack)
+    nb = checked_file(main.name, nb_id, data, undo_stack, KEPT)
     nb["db"] = scratch_url(nb_id, nb["gen"])
     moments = nb.get("moments") or {}
     if not Path(str(nb["db"]).removeprefix("sqlite:///")).exists() or len(moments) != nb["cursor"] + 1:
@@ -381,16 +378,8 @@ def reopen(nb_id: str) -> Obj | None:
         reset(nb)
         run_to(nb, ran - 1)
     nb["_saved"], nb["_saved_undo"] = nb["rev"], nb["undo_rev"]
-    nb["_file"] = _stamp(main)
+    nb["_file"] = stamp(main)
     return nb
-
-
-def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_mtime_ns, st.st_size
 
 
 def changed_elsewhere(nb: Obj) -> bool:
@@ -398,46 +387,7 @@ def changed_elsewhere(nb: Obj) -> bool:
     on the same notebook saved (#26). One notebook has one scratch memory, so the copy that did
     not write must be read again before it runs or edits anything: the last change wins."""
     main = _path(str(nb.get("id")), "notebook")
-    return bool(main is not None and nb.get("_file") is not None and _stamp(main) != nb["_file"])
-
-
-def _checked_file(name: str, nb_id: str, data: Any, undo_stack: Any) -> Obj:
-    """The notebook a file holds, each field of the kind this version writes, or NotebookDamaged."""
-
-    def wrong(field: str, what: str) -> NotebookDamaged:
-        return NotebookDamaged(f"{name}: `{field}` {what}")
-
-    if not isinstance(data, dict) or data.get("format") != "memory-notebook/1":
-        raise NotebookDamaged(f"{name}: not a memory-notebook/1 file")
-    if data.get("id") != nb_id:
-        raise wrong("id", "is not the notebook's own")
-    nb: Obj = {k: data.get(k) for k in KEPT} | {"undo": undo_stack, "undo_rev": 0}
-    nb["gen"] = data.get("gen", 0)  # kept before generations: its scratch memory is made again
-    try:
-        nb["checked"] = checked(nb["scenario"])
-    except FormatError as exc:
-        raise wrong("scenario", f"is not a scenario this version reads ({exc})") from None
-    cells = len(nb["checked"].events)
-    whole = (int,)
-    for field, ok in (
-        ("gen", lambda v: isinstance(v, whole) and not isinstance(v, bool) and v >= 0),
-        ("cursor", lambda v: isinstance(v, whole) and not isinstance(v, bool) and 0 <= v <= cells),
-        ("rev", lambda v: isinstance(v, whole) and not isinstance(v, bool)),
-        ("results", lambda v: isinstance(v, dict) and all(isinstance(r, dict) for r in v.values())),
-        ("moments", lambda v: v is None or (isinstance(v, dict) and all(isinstance(m, int) for m in v.values()))),
-        ("reads", lambda v: isinstance(v, list)),
-        ("refused", lambda v: isinstance(v, list)),
-        ("outside", lambda v: isinstance(v, list) and all(isinstance(o, str) for o in v)),
-        ("notes", lambda v: isinstance(v, list) and len(v) == cells),
-        ("story", lambda v: isinstance(v, str)),
-        ("last", lambda v: v is None or (isinstance(v, whole) and not isinstance(v, bool) and 0 <= v < cells)),
-        ("file", lambda v: v is None or isinstance(v, str)),
-    ):
-        if not ok(nb[field]):
-            raise wrong(field, f"holds {json.dumps(nb[field])[:40]}, not what a notebook keeps there")
-    if not isinstance(undo_stack, list):
-        raise NotebookDamaged(f"{name}: its undo stack is not a list")
-    return nb
+    return bool(main is not None and nb.get("_file") is not None and stamp(main) != nb["_file"])
 
 
 # --- what a turn would do, and the memory as the other pages see it ----------------------------
