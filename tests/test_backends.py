@@ -178,7 +178,7 @@ def test_eight_concurrent_teachers_lose_nothing_and_match_sequential(tmp_path):
     ]
     outs = [p.communicate(timeout=300) for p in procs]
     assert [p.returncode for p in procs] == [0] * WORKERS, [o[1][-2000:] for o in outs]
-    assert not any(b"error ignored" in err for _, err in outs)  # #26: a retried conflict is said by no one
+    assert not any("error ignored" in err for _, err in outs)  # #26: a retried conflict is said by no one
     concurrent = svc.export_state()
 
     seq_events = events + [end(t) for g in groups for t in g]
