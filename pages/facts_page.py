@@ -209,7 +209,7 @@ with guard():
             "Excerpt": s["excerpt"]
             if s["excerpt"] is not None
             else ("withheld (R23)" if s["elsewhere"] else "erased (R29)" if s["record"] is None else "(no excerpt)"),
-            "Open on Runs": evidence_link(s["run"], s["record"]),
+            "Open on Runs": evidence_link(s["run"], s["record"]) or "",  # an erased pointer: no link, no "None"
         }
         for s in b["supports"]
     ]

@@ -315,6 +315,28 @@ def test_weights_breakdown_of_a_fact(app):
     b = svc.fact_breakdown(fact["id"], org="acme")
     assert list(evidence["Excerpt"]) == [s["excerpt"] or "erased (R29)" for s in b["supports"]]
     assert all(e for e in evidence["Excerpt"])
+    assert not evidence["Open on Runs"].isna().any()  # an erased pointer: an empty cell, never "None" (#25)
+
+
+def test_weights_evidence_of_an_erased_run_has_no_link_and_says_why(app):
+    """#25: a support whose run was deleted (R29) shows "erased (R29)" and an empty link cell, not "None"."""
+    svc = live()
+    erased = next(
+        (
+            r["id"]
+            for r in svc.facts_table("acme", graphs=("world",))
+            if any(s["run"] is None for s in svc.fact_breakdown(r["id"], org="acme")["supports"])
+        ),
+        None,
+    )
+    if erased is None:
+        pytest.skip("the demo holds no World fact with an erased support")
+    at = page(app, "facts")
+    at.selectbox(key="w_fact").set_value(erased).run()
+    ok(at)
+    evidence = next(d.value for d in at.dataframe if "Excerpt" in d.value.columns)
+    gone = evidence[evidence["Record"] == "erased (R29)"]
+    assert len(gone) and set(gone["Open on Runs"]) == {""}
 
 
 def test_weights_flow_is_a_choice_with_its_reason(app):
