@@ -16,7 +16,7 @@ from memory_core.rules.vocabulary import TURN_END_STATUSES
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from pages._ui import guard, inert, open_notebook
-from pages._words import cite, plural, probes_used, rule_text
+from pages._words import cite, plural, probes_used, refused, rule_text
 
 HEADERS = {
     "graph": "Graph",
@@ -55,7 +55,7 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
     """What a cell did, said for its kind: refused and why, or what it kept, read or taught,
     graph by graph, and what rules kept out. Every kind says something."""
     if res["status"] == "refused":
-        st.error(cite(f"Refused: {res['reason']}. {inert(res['message'])}"))
+        st.error(refused(res["reason"], res["message"]))
         return
     detail, do = res["detail"], res["do"]
     if "taught" in detail:
@@ -149,7 +149,7 @@ def preview(nb: Obj, turn: str) -> None:
             st.markdown(f"**If {status}**")
             res = outcomes[status]
             if res["status"] == "refused":
-                st.error(f"{res['reason']}: {inert(res['message'])}")
+                st.error(refused(res["reason"], res["message"]))
             elif not res["changes"] and not res["skipped"]:
                 st.caption("Teaches nothing." + (f" {rule_text('R2')}" if status != "completed" else ""))
             else:

@@ -36,9 +36,15 @@ def cite(markdown: str) -> str:
     return rulebook.link_rules(markdown, _rule_titles((DOCS / "rules.md").stat().st_mtime))
 
 
+def refused(reason: str, message: str) -> str:
+    """A refusal as every page says it: the sentence first, the rule linked, the format's reason
+    code after it as a code span (`turn_not_open`), never inside the sentence (#25)."""
+    return cite(f"Refused: {inert(message)} (`{reason}`)")
+
+
 def refusal(exc: MemoryCoreError) -> str:
-    """A refusal as a page says it: the reason, the sentence, the rule linked."""
+    """A refusal as a page says it: the sentence, the rule linked, the reason code."""
     reason = getattr(exc, "reason", None)
     if reason:
-        return cite(f"Refused ({reason}): {inert(exc.message)}")  # type: ignore[attr-defined]
+        return refused(reason, exc.message)  # type: ignore[attr-defined]
     return f"Not done: {inert(exc)}"

@@ -9,7 +9,7 @@ from memory_core import Refusal
 from memory_core.views.reads import readable_turns
 from pages._links import from_link, to_link
 from pages._ui import guard, inert, note_change, page, read
-from pages._words import cite, probes_used
+from pages._words import cite, probes_used, refused
 
 ctx, org = page("Memory reads")
 LINKED = {"turn": "r_turn_id", "call": "r_call", "name": "r_name", "kind": "r_kind", "graph": "r_graph"}
@@ -74,7 +74,7 @@ with guard():
         try:
             out = ctx.svc.read(turn_id, call=call, args=args, step=step)
         except Refusal as exc:
-            st.session_state["r_last"] = {"call": call, "refused": f"{exc.reason}: {exc.message}", "by": who}
+            st.session_state["r_last"] = {"call": call, "refused": exc.message, "reason": exc.reason, "by": who}
         else:
             note_change(ctx, f"Memory reads page: {call} in {turn_id} (a probe counted)")
             st.session_state["r_last"] = {"call": call, "result": out.result}
@@ -90,12 +90,12 @@ with guard():
             try:
                 box.read(turn_id, call=call, args=args, within="agent:explorer")
             except Refusal as exc:  # the refusal is the point
-                st.session_state["r_last"] = {"call": call, "refused": f"{exc}"}
+                st.session_state["r_last"] = {"call": call, "refused": exc.message, "reason": exc.reason}
         st.rerun()
     last = st.session_state.get("r_last")
     if last:
         if "refused" in last:
-            st.error(cite(f"Refused ({inert(last.get('by', 'from nested work'))}): {inert(last['refused'])}"))
+            st.error(refused(last["reason"], f"{last.get('by', 'from nested work')}: {last['refused']}"))
         elif not last["result"]:
             st.info(cite("Empty: nothing there, or nothing this turn may see (R20, R23); a read reveals nothing else."))
         elif last["call"] == "GraphSource":

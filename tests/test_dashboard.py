@@ -138,7 +138,8 @@ def test_notebook_runs_cells_and_shows_what_they_taught(app):
     shown = whole_story(at)
     assert "Taught 4 World" in shown
     assert "Teaches nothing" not in shown
-    assert "Refused: turn_not_open" in "\n".join(e.value for e in at.error) or "turn_not_open" in shown
+    refusals = "\n".join(e.value for e in at.error) or shown
+    assert "(`turn_not_open`)" in refusals and "Refused: turn_not_open" not in refusals  # the sentence first (#25)
     assert "A failed or cancelled turn teaches nothing" in shown and "rulebook?rule=R2" in shown
 
 
