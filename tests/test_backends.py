@@ -95,6 +95,34 @@ def test_upgrading_keeps_used_ids_as_digests_that_still_refuse(tmp_path, backend
     svc.start_run("run-new", org="acme", person="dana")
 
 
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=needs_server)])
+def test_a_memory_made_before_history_shows_its_turns_as_they_were_at_moment_0(tmp_path, backend):
+    """#26, point 7 (migration 0011): turns opened before history was kept have no line in
+    turnlog; moment 0 shows them as they stand (completed, what they taught), not open."""
+    from memory_core.store.migrate import upgrade
+
+    if backend == "sqlite":
+        url = f"sqlite:///{tmp_path / 'old.db'}"
+    else:
+        url = database_url("memory_migrations")
+        with make_engine(url, create=False).begin() as conn:
+            conn.exec_driver_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+    engine = make_engine(url, create=False)
+    upgrade(engine, "0010")
+    replay(load(str(ROOT / "sample_data" / "completed_failed_cancelled.json")), MemoryService(engine))
+    with engine.begin() as conn:  # as a memory made before history holds them
+        conn.exec_driver_sql("DELETE FROM turnlog")
+        conn.exec_driver_sql("UPDATE turn SET opened_at = 0")
+        conn.exec_driver_sql("UPDATE run SET started_at = 0")
+    upgrade(engine)
+    svc = MemoryService(engine)
+    now, then = svc.export_state()["runs"], svc.state_at(0)["runs"]
+    assert then and {r: {t: x["status"] for t, x in v["turns"].items()} for r, v in then.items()} == {
+        r: {t: x["status"] for t, x in v["turns"].items()} for r, v in now.items()
+    }
+    assert any(x["taught"]["world"] for v in then.values() for x in v["turns"].values())
+
+
 def test_db_upgrade_command(tmp_path):
     url = f"sqlite:///{tmp_path / 'cli.db'}"
     out = subprocess.run(
