@@ -74,8 +74,13 @@ with guard():
     if ctx.is_owner and st.button("Save settings", key="save_settings", type="primary", disabled=not changes):
         out = ctx.svc.set_settings(org, by=ctx.person or "", settings=changes)
         note_change(ctx, "Settings page: " + ", ".join(f"{k} {on_off(v)}" for k, v in changes.items()))
-        st.toast("Saved: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed))
+        said = "Saved: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed)
+        st.session_state["_settings_saved"] = said + ". The audit below lists it."
+        st.toast(said)
         st.rerun()
+    saved = st.session_state.pop("_settings_saved", None)
+    if saved:  # said after the rerun that shows the settings saved, not only in a passing toast
+        st.success(saved)
 
     st.subheader("Audit")
     audit = read(ctx, "audit", org)
@@ -223,19 +228,33 @@ if gaps:
                 "either replay: both sides are compared without them."
             )
         )
+applied = st.session_state.pop("_wi_applied", None)
+if applied:  # said after the rerun that shows the new settings, not only in a passing toast
+    st.success(applied)
 if source == "live" and flipped:
     if ctx.is_owner:
-        if st.button(
-            "Apply these settings: " + ", ".join(f"{k} {on_off(alt[k])}" for k in flipped),
-            key="wi_apply",
-            type="primary",
-        ):
-            with guard():
-                out = ctx.svc.set_settings(org, by=ctx.person or "", settings={k: alt[k] for k in flipped})
-                note_change(
-                    ctx, "Settings page what-if applied: " + ", ".join(f"{k} {on_off(alt[k])}" for k in flipped)
+        change = ", ".join(f"{k} {on_off(alt[k])}" for k in flipped)
+        if st.button("Apply these settings: " + change, key="wi_apply", type="primary"):
+            st.session_state["_wi_confirm"] = change
+        if st.session_state.get("_wi_confirm") == change:
+            st.warning(
+                cite(
+                    f"Apply {change} to {inert(ctx.org_name)} now? Every turn that ends from now on learns under "
+                    "them (R11 to R14); the audit keeps who changed what (R15)."
                 )
-                st.toast("Applied: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed))
+            )
+            yes, no = st.columns(2)
+            if yes.button("Apply", key="wi_apply_yes", type="primary"):
+                del st.session_state["_wi_confirm"]
+                with guard():
+                    out = ctx.svc.set_settings(org, by=ctx.person or "", settings={k: alt[k] for k in flipped})
+                    note_change(ctx, "Settings page what-if applied: " + change)
+                    said = "Applied: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed)
+                    st.session_state["_wi_applied"] = said + ". The audit below lists it."
+                    st.toast(said)
+                    st.rerun()
+            if no.button("Keep them as they are", key="wi_apply_no"):
+                del st.session_state["_wi_confirm"]
                 st.rerun()
     else:
         st.caption(cite("Only the owner may apply settings (R15)."))

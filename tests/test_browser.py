@@ -368,6 +368,9 @@ def test_owner_story_what_if_then_apply(page):
     shot(page, "story-owner-what-if", page.get_by_text("What the runs would do").first)
     page.get_by_role("button", name=re.compile("Apply these settings")).click()
     settle(page)
+    page.get_by_role("button", name="Apply", exact=True).click()  # asked first (#25)
+    settle(page)
+    page.get_by_text(re.compile(r"^Applied: LearnFromUsers off")).first.wait_for(timeout=60_000)
     page.get_by_text(re.compile(r"LearnFromUsers on → off")).first.wait_for(timeout=60_000)
     shot(page, "story-owner-applied", page.get_by_text("Audit").first)
 

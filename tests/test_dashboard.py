@@ -209,6 +209,7 @@ def test_settings_owner_changes_and_member_is_refused(app):
     toggle.set_value(False).run()
     at.button(key="save_settings").click().run()
     ok(at)
+    assert any(m.value.startswith("Saved: LearnFromUsers off") for m in at.success)
     assert at.toggle(key="set-acme-LearnFromUsers").value is False
     assert any("**LearnFromUsers** on → off" in m.value for m in at.markdown)  # the audit
     at.sidebar.selectbox(key="person").set_value("lee").run()
@@ -275,7 +276,10 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
     assert not facts or set(facts[0]["Graph"]) == {"world"}  # World by default
     assert svc.settings_view("acme") == before  # nothing changed by looking
     at.button(key="wi_apply").click().run()
+    assert svc.settings_view("acme") == before and any("now?" in w.value for w in at.warning)  # asked first
+    at.button(key="wi_apply_yes").click().run()
     ok(at)
+    assert any(m.value.startswith("Applied: ") for m in at.success)  # and said, after the rerun
     after = svc.settings_view("acme")
     assert after["NoMemoryShortcuts"] != before["NoMemoryShortcuts"]
     assert after["LearnFromUsers"] != before["LearnFromUsers"]
@@ -1198,6 +1202,7 @@ def test_settings_toggles_follow_an_applied_what_if_and_a_later_save_changes_onl
     at = page(app, "preferences")
     at.toggle(key="wi-live-acme-LearnFromUsers").set_value(not before["LearnFromUsers"]).run()
     at.button(key="wi_apply").click().run()
+    at.button(key="wi_apply_yes").click().run()
     ok(at)
     assert at.toggle(key="set-acme-LearnFromUsers").value == (not before["LearnFromUsers"])
     at.toggle(key="set-acme-AllowEphemeralRuns").set_value(not before["AllowEphemeralRuns"]).run()
