@@ -58,6 +58,16 @@ def test_migrated_postgresql_schema_matches_models():
     assert _schema_diff(engine) == []
 
 
+def _empty_database(tmp_path, backend: str) -> str:
+    """A database holding no schema at all, for a migration test on either backend."""
+    if backend == "sqlite":
+        return f"sqlite:///{tmp_path / 'old.db'}"
+    url = database_url("memory_migrations")
+    with make_engine(url, create=False).begin() as conn:
+        conn.exec_driver_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+    return url
+
+
 def _upgraded_from_0009(url: str) -> MemoryService:
     """A memory made at revision 0009 (ids kept as they were), upgraded to the newest."""
     from memory_core.store.migrate import upgrade
@@ -79,12 +89,7 @@ def _upgraded_from_0009(url: str) -> MemoryService:
 @pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=needs_server)])
 def test_upgrading_keeps_used_ids_as_digests_that_still_refuse(tmp_path, backend):
     """#26, point 6 (migration 0010): the ids kept before become keyed digests; the id is refused still."""
-    if backend == "sqlite":
-        url = f"sqlite:///{tmp_path / 'old.db'}"
-    else:
-        url = database_url("memory_migrations")
-        with make_engine(url, create=False).begin() as conn:
-            conn.exec_driver_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+    url = _empty_database(tmp_path, backend)
     svc = _upgraded_from_0009(url)
     with svc.engine.connect() as conn:
         kept = [r[0] for r in conn.exec_driver_sql("SELECT id FROM usedid")]
@@ -101,12 +106,7 @@ def test_a_memory_made_before_history_shows_its_turns_as_they_were_at_moment_0(t
     turnlog; moment 0 shows them as they stand (completed, what they taught), not open."""
     from memory_core.store.migrate import upgrade
 
-    if backend == "sqlite":
-        url = f"sqlite:///{tmp_path / 'old.db'}"
-    else:
-        url = database_url("memory_migrations")
-        with make_engine(url, create=False).begin() as conn:
-            conn.exec_driver_sql("DROP SCHEMA public CASCADE; CREATE SCHEMA public")
+    url = _empty_database(tmp_path, backend)
     engine = make_engine(url, create=False)
     upgrade(engine, "0010")
     replay(load(str(ROOT / "sample_data" / "completed_failed_cancelled.json")), MemoryService(engine))

@@ -14,15 +14,19 @@ from sqlmodel import Session
 from .. import errors as E
 from .models import Organization, Person, Run, Turn
 
-R = TypeVar("R")
+R = TypeVar("R", bound="_Ref")
 
 
-def _copy(cls: type[R], row: Any) -> R:
-    return cls(**{f.name: getattr(row, f.name) for f in fields(cls)})  # type: ignore[arg-type]
+class _Ref:
+    """A frozen copy of a row: the dataclass's fields, read from the row of the same names."""
+
+    @classmethod
+    def of(cls: type[R], row: Any) -> R:
+        return cls(**{f.name: getattr(row, f.name) for f in fields(cls)})  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
-class OrgRef:
+class OrgRef(_Ref):
     id: str
     name: str
     allow_ephemeral_runs: bool  # R11
@@ -31,23 +35,15 @@ class OrgRef:
     no_memory_shortcuts: bool  # R14
     since: int
 
-    @classmethod
-    def of(cls, row: Organization) -> OrgRef:
-        return _copy(cls, row)
-
 
 @dataclass(frozen=True)
-class PersonRef:
+class PersonRef(_Ref):
     id: str
     name: str
 
-    @classmethod
-    def of(cls, row: Person) -> PersonRef:
-        return _copy(cls, row)
-
 
 @dataclass(frozen=True)
-class RunRef:
+class RunRef(_Ref):
     id: str
     org_id: str
     person_id: str | None
@@ -55,10 +51,6 @@ class RunRef:
     surface: str
     ephemeral: bool
     ended: bool
-
-    @classmethod
-    def of(cls, row: Run) -> RunRef:
-        return _copy(cls, row)
 
 
 @dataclass(frozen=True)
