@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from . import identity_cli
 from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun
 from .format.checks import Scenario
 from .format.replay import EventFailed, EventResult, holds_memory, replay, replay_into
@@ -366,6 +367,7 @@ def parser() -> argparse.ArgumentParser:
     tk.add_argument("--org", help="issue: the organization the token speaks in")
     tk.add_argument("--db")
     tk.set_defaults(run=cmd_token)
+    identity_cli.add_parser(sub, identity_cli.cmd_identity)
     mc = sub.add_parser("mcp", help="serve memory to agents over MCP (stdio; --http for Streamable HTTP at /mcp)")
     mc.add_argument("--db")
     mc.add_argument("--http", action="store_true", help="serve many agents over Streamable HTTP at /mcp")

@@ -125,6 +125,13 @@ class NotAllowed(Refusal):
     def disputing_again(cls, by: str) -> Self:
         return cls.saying(f"{by!r} has already disputed this fact; one dispute per person (R28)")
 
+    @classmethod
+    def identity_taken(cls, identity: str, *, org_id: str, person_id: str) -> Self:
+        return cls.saying(
+            f"in {org_id!r}, {identity} signs in as {person_id!r} already; one identity is one person there, "
+            "who alone sees their User graph (R20): unlink it first"
+        )
+
 
 class NotMember(Refusal):
     """Refused with `not_member`; `so` says what membership was needed for."""
@@ -134,6 +141,14 @@ class NotMember(Refusal):
 
     def __init__(self, person_id: str, org_id: str, *, so: str) -> None:
         super().__init__(f"{person_id!r} is not a member of {org_id!r}{so}")
+
+    @classmethod
+    def unlinked(cls, identity: str) -> Self:
+        """A signed-in identity that speaks for no member of any organization here."""
+        return cls.saying(
+            f"no person of this memory is linked to {identity}, so you act as no one here and see nothing of "
+            "its memory (R20); the owner of your organization links you"
+        )
 
 
 class InvalidSetting(Refusal):
@@ -166,6 +181,11 @@ class UnknownPerson(Refusal):
     @classmethod
     def gone_from_run(cls, run_id: str) -> Self:
         return cls.saying(f"the person of run {run_id!r} deleted their account; no turn can open (R30)")
+
+    @classmethod
+    def signed_out(cls, person_id: str) -> Self:
+        """A session signed in as a person whose account was deleted since."""
+        return cls.saying(f"the account {person_id!r} you were signed in as was deleted (R30): you are signed out")
 
     @classmethod
     def no_source(cls, run_id: str) -> Self:

@@ -196,6 +196,18 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
         svc, w, k, memo
     ),
     "revoke_token": lambda svc, w, k, memo: svc.revoke_token(memo["tokens"][k]),
+    # Sign-in links: every worker links the same identity at once (one links it, the others find it
+    # linked), reads whom it speaks for while others write, then every worker unlinks it (one does).
+    "link_identity": lambda svc, w, k, memo: svc.link_identity(
+        "dana", org="acme", email=f"team-{k}@acme.example", by="dana"
+    ),
+    "identity_links": _reading(lambda svc, w, k: len(svc.identity_links("acme", by="dana")) == CALLS),
+    "identity_callers": _reading(
+        lambda svc, w, k: (
+            svc.identity_callers({"email": f"Team-{k}@acme.example", "email_verified": True}) == {"acme": "dana"}
+        )
+    ),
+    "unlink_identity": lambda svc, w, k, memo: svc.unlink_identity(org="acme", email=f"team-{k}@acme.example"),
     "end_run": lambda svc, w, k, memo: _do(svc, {"do": "end_run", "run": f"e{w}_{k}"}),
     "delete_run": lambda svc, w, k, memo: _do(svc, {"do": "delete_run", "run": f"d{w}_{k}", "by": f"m{w}"}),
     "delete_account": lambda svc, w, k, memo: _do(svc, {"do": "delete_account", "person": f"x{w}_{k}"}),

@@ -156,6 +156,10 @@ def test_every_use_case_under_contention_loses_nothing(tmp_path):
     assert [v for _, v in results["revoke_token"]].count(True) == 1  # one live token of the pair at a time
     assert _count(svc, "SELECT count(*) FROM apitoken WHERE NOT revoked") == 0
     assert _count(svc, "SELECT count(*) FROM apitoken") == n
+    for name in ("link_identity", "unlink_identity"):  # each identity linked once, unlinked once
+        assert [v for _, v in results[name]].count(True) == CALLS, name
+    assert all(v is True for name in ("identity_links", "identity_callers") for _, v in results[name])
+    assert _count(svc, "SELECT count(*) FROM identitylink") == 0
     assert all(runs[f"e{w}_{k}"]["ended"] for w in range(WORKERS) for k in range(CALLS))
     assert not any(f"d{w}_{k}" in runs for w in range(WORKERS) for k in range(CALLS))
     assert not any(f"x{w}_{k}" in state["people"] for w in range(WORKERS) for k in range(CALLS))

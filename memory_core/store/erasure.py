@@ -15,6 +15,7 @@ from ..plain import Obj
 from .database import scrub
 from .dialect import dialect_of
 from .graph import drop_graph
+from .identities import erase_links
 from .lookups import PersonRef, RunRef
 from .markers import scrub_due
 from .models import (
@@ -124,7 +125,7 @@ def erase_account(s: Session, person: PersonRef) -> Obj:
     run's supports stay without their pointer (R29), so no weight changes. Nothing of their id is
     kept: supports keyed by it (origin `person`, R25) and their records' `source` take one key
     that names no one, `person:erased:N`, N counting deleted accounts in order, the same for all
-    of them, so R25 still counts them as one source; their API tokens go."""
+    of them, so R25 still counts them as one source; their API tokens and sign-in links go."""
     summary = account_preview(s, person)
     n = int(s.exec(select(func.coalesce(func.max(ErasedAccount.n), 0))).one()) + 1
     s.add(ErasedAccount(n=n))
@@ -146,6 +147,7 @@ def erase_account(s: Session, person: PersonRef) -> Obj:
     )
     drop_graph(s, "user", person.id)
     s.exec(delete(ApiToken).where(col(ApiToken.person_id) == person.id))  # type: ignore[call-overload]
+    erase_links(s, person.id)
     s.exec(delete(Membership).where(col(Membership.person_id) == person.id))  # type: ignore[call-overload]
     s.exec(update(Run).where(col(Run.person_id) == person.id).values(person_id=None))  # type: ignore[call-overload]
     s.exec(update(Dispute).where(col(Dispute.by) == person.id).values(by=None))  # type: ignore[call-overload]

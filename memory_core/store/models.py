@@ -210,6 +210,21 @@ class ApiToken(SQLModel, table=True):
     revoked: bool = False
 
 
+class IdentityLink(SQLModel, table=True):
+    """Who signs in to the dashboard as a person, in one organization: an identity provider's
+    issuer and subject (`kind` subject), or an address it verified (`kind` email, issuer "").
+    Erased with the person (R30)."""
+
+    __table_args__ = (UniqueConstraint("kind", "issuer", "key", "org_id", name="uq_identitylink"),)
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str  # subject | email
+    issuer: str  # without a final slash; "" for an email link
+    key: str  # the subject as given, or the address case-folded
+    person_id: str = Field(foreign_key="person.id", index=True)
+    org_id: str = Field(foreign_key="organization.id", index=True)
+    created_at: str
+
+
 class AgentServer(SQLModel, table=True):
     """An MCP server process (agents/): it notes `seen_at` every few seconds while it serves, so the
     next server to start tells a killed server's sessions from a live one's (store/agents.py)."""

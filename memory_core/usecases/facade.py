@@ -26,6 +26,7 @@ from .corrections import Corrections
 from .erasure import Erasure
 from .explore import Explore
 from .export import Export
+from .identities import Identities
 from .past import Past
 from .reads import Reads
 from .settings import OrgSettings
@@ -67,6 +68,7 @@ class MemoryService:
         self._erasure = Erasure(self.house)
         self._settings = OrgSettings(self.house)
         self._tokens = Tokens(self.house)
+        self._identities = Identities(self.house)
         self._explore = Explore(self.house)
         self._past = Past(self.house)
         self._export = Export(self.house)
@@ -144,6 +146,11 @@ class MemoryService:
     issue_token = delegate("_tokens", Tokens.issue_token)
     token_caller = delegate("_tokens", Tokens.token_caller)
     revoke_token = delegate("_tokens", Tokens.revoke_token)
+    # Identities (identities.py): who signs in to the dashboard as whom
+    link_identity = delegate("_identities", Identities.link_identity)
+    unlink_identity = delegate("_identities", Identities.unlink_identity)
+    identity_links = delegate("_identities", Identities.identity_links)
+    identity_callers = delegate("_identities", Identities.identity_callers)
     # Explore (explore.py)
     organizations = delegate("_explore", Explore.organizations)
     members = delegate("_explore", Explore.members)

@@ -44,6 +44,20 @@ class Person(Shape):
     roles: dict[str, str]
 
 
+class IdentityLink(Shape):
+    """A person's sign-in identity in one organization (usecases/identities.py)."""
+
+    id: int
+    kind: str  # subject | email
+    issuer: str  # "" for an email link
+    key: str  # the subject, or the address case-folded
+    identity: str  # in words
+    person: str
+    person_name: str
+    org: str
+    linked_at: str
+
+
 class TurnStatus(Shape):
     id: str
     status: str

@@ -1,0 +1,81 @@
+"""`python -m memory_core identity link|unlink|list`: who signs in to the dashboard as whom, with the
+organization's identity provider (docs/signin.md). Whoever runs it holds the database, so it needs
+no owner; the owner does the same on the dashboard's Settings page."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+
+from .errors import FormatError, Refusal
+from .rules.identity import identity_of
+from .store.database import database_url, make_engine
+from .usecases.facade import MemoryService
+
+USAGE = "identity link PERSON --org ORG (--issuer URL --subject SUB | --email ADDRESS)"
+
+
+def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespace], int]) -> None:
+    """The `identity` command's arguments, under the command line's subcommands."""
+    ident = sub.add_parser("identity", help="link people to the identities they sign in to the dashboard with")
+    ident.add_argument("action", choices=["link", "unlink", "list"])
+    ident.add_argument("person", nargs="?", help="link: the person's id")
+    ident.add_argument("--org", required=True, help="the organization the link speaks in")
+    ident.add_argument("--issuer", help="the identity provider's issuer URL (its discovery document's `issuer`)")
+    ident.add_argument("--subject", help="the person's subject (`sub`) at that issuer")
+    ident.add_argument("--email", help="or: an email address the identity provider verifies (`email_verified`)")
+    ident.add_argument("--json", action="store_true", help="list: as JSON")
+    ident.add_argument("--db")
+    ident.set_defaults(run=run)
+
+
+def cmd_identity(args: argparse.Namespace) -> int:
+    """Exit 0 done, 1 refused (the rule and reason on standard error) or nothing to unlink, 2 bad
+    input (the option and the problem): nothing changed but on 0."""
+    if args.action == "link" and not args.person:
+        print(f"identity link needs the person: {USAGE}", file=sys.stderr)
+        return 2
+    if args.action != "link" and args.person:
+        print(f"identity {args.action} takes no person ({args.person!r}): the identity names the link", file=sys.stderr)
+        return 2
+    service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    try:
+        return _identity(service, args)
+    except FormatError as exc:
+        where = f"--{exc.path}" if exc.path in {"issuer", "subject", "email"} else "--issuer with --subject, or --email"
+        print(f"{where}: {exc.problem}; nothing was changed", file=sys.stderr)
+        return 2
+    except Refusal as refusal:
+        print(f"refused, {refusal.reason} ({refusal.rule}): {refusal.message}; nothing was changed", file=sys.stderr)
+        return 1
+    finally:
+        service.engine.dispose()
+
+
+def _identity(service: MemoryService, args: argparse.Namespace) -> int:
+    given = {"issuer": args.issuer, "subject": args.subject, "email": args.email}
+    if args.action == "list":
+        links = service.identity_links(args.org)
+        if args.json:
+            json.dump(links, sys.stdout, indent=2, ensure_ascii=False)
+            sys.stdout.write("\n")
+        for link in [] if args.json else links:
+            print(f"{link['person']} ({link['person_name']}): {link['identity']}, linked {link['linked_at']}")
+        return 0
+    if args.action == "link":
+        if service.link_identity(args.person, org=args.org, **given):
+            print(f"linked: {args.person} signs in to {args.org} with {_words(args)}")
+        else:
+            print(f"already linked: {args.person} signs in to {args.org} with {_words(args)}; nothing changed")
+        return 0
+    if service.unlink_identity(org=args.org, **given):
+        print(f"unlinked: {_words(args)} no longer signs in to {args.org}")
+        return 0
+    print(f"{_words(args)} is linked to no one in {args.org}; nothing was unlinked", file=sys.stderr)
+    return 1
+
+
+def _words(args: argparse.Namespace) -> str:
+    return identity_of(args.issuer, args.subject, args.email).words

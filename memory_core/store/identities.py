@@ -1,0 +1,94 @@
+"""Identity links in the store: who signs in to the dashboard as a person, in one organization."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from sqlalchemy import delete, or_
+from sqlmodel import Session, col, select
+
+from .models import IdentityLink, Membership, Person
+
+
+class LinkRow(NamedTuple):
+    id: int
+    kind: str
+    issuer: str
+    key: str
+    person_id: str
+    person_name: str
+    org_id: str
+    created_at: str
+
+
+def _row(link: IdentityLink, name: str) -> LinkRow:
+    assert link.id is not None
+    return LinkRow(link.id, link.kind, link.issuer, link.key, link.person_id, name, link.org_id, link.created_at)
+
+
+def linked(s: Session, *, kind: str, issuer: str, key: str, org_id: str) -> str | None:
+    """The person an identity is linked to in an organization, or None."""
+    return s.exec(
+        select(IdentityLink.person_id).where(
+            IdentityLink.kind == kind,
+            IdentityLink.issuer == issuer,
+            IdentityLink.key == key,
+            IdentityLink.org_id == org_id,
+        )
+    ).first()
+
+
+def add_link(s: Session, *, kind: str, issuer: str, key: str, person_id: str, org_id: str, at: str) -> None:
+    s.add(IdentityLink(kind=kind, issuer=issuer, key=key, person_id=person_id, org_id=org_id, created_at=at))
+
+
+def remove_link(s: Session, *, kind: str, issuer: str, key: str, org_id: str) -> bool:
+    """Remove an identity's link in an organization; False when there was none."""
+    gone = s.exec(
+        delete(IdentityLink).where(  # type: ignore[call-overload]
+            col(IdentityLink.kind) == kind,
+            col(IdentityLink.issuer) == issuer,
+            col(IdentityLink.key) == key,
+            col(IdentityLink.org_id) == org_id,
+        )
+    )
+    return bool(gone.rowcount)
+
+
+def links_in(s: Session, org_id: str) -> list[LinkRow]:
+    """An organization's links, by person then identity."""
+    rows = s.exec(
+        select(IdentityLink, Person.name)
+        .join(Person, col(Person.id) == col(IdentityLink.person_id))
+        .where(IdentityLink.org_id == org_id)
+        .order_by(
+            col(IdentityLink.person_id), col(IdentityLink.kind).desc(), col(IdentityLink.issuer), col(IdentityLink.key)
+        )
+    ).all()
+    return [_row(link, name) for link, name in rows]
+
+
+def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The (kind, person, organization) each of these identities (kind, issuer, key) is linked to,
+    where the person is still a member there."""
+    if not identities:
+        return []
+    matches = [
+        (col(IdentityLink.kind) == kind) & (col(IdentityLink.issuer) == issuer) & (col(IdentityLink.key) == key)
+        for kind, issuer, key in identities
+    ]
+    rows = s.exec(
+        select(IdentityLink.kind, IdentityLink.person_id, IdentityLink.org_id)
+        .join(
+            Membership,
+            (col(Membership.person_id) == col(IdentityLink.person_id))
+            & (col(Membership.org_id) == col(IdentityLink.org_id)),
+        )
+        .where(or_(*matches))
+    ).all()
+    return [(kind, person, org) for kind, person, org in rows]
+
+
+def erase_links(s: Session, person_id: str) -> None:
+    """R30: a deleted account's links go with it."""
+    s.exec(delete(IdentityLink).where(col(IdentityLink.person_id) == person_id))  # type: ignore[call-overload]
