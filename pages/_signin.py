@@ -1,5 +1,7 @@
-"""Signed-in mode: who acts is a bearer token's holder, in its organization only (the API's tokens).
-On when MEMORY_SIGN_IN=1 or the dashboard listens beyond loopback."""
+"""Signed-in mode: who acts is the person linked to the identity signed in with the organization's
+identity provider (pages/_identity.py, when `.streamlit/secrets.toml` has an `[auth]` section), or
+else a bearer token's holder (the API's tokens), in one organization only. On when an identity
+provider is configured, when MEMORY_SIGN_IN=1, or when the dashboard listens beyond loopback."""
 
 from __future__ import annotations
 
@@ -8,7 +10,9 @@ import os
 
 import streamlit as st
 
-from memory_core import database_url
+from memory_core import MemoryService, database_url
+from memory_core.views.text import inert
+from pages import _identity
 from pages._service import main_service
 
 TOKEN_KEY = "signed_in_token"
@@ -30,15 +34,22 @@ def listen_addresses() -> list[str]:
 
 
 def sign_in_required() -> bool:
-    """Signed-in mode: asked for (MEMORY_SIGN_IN=1), or forced by listening beyond loopback."""
+    """Signed-in mode: an identity provider configured, asked for (MEMORY_SIGN_IN=1), or forced by
+    listening beyond loopback."""
+    if _identity.configured():
+        return True
     if os.environ.get("MEMORY_SIGN_IN", "").strip().lower() in {"1", "true", "yes", "on"}:
         return True
     return not all(_loopback(a) for a in listen_addresses())
 
 
 def signed_in() -> tuple[str, str] | None:
-    """The (person, organization) of the session's token, checked against the database on every run,
-    so a revoked or replaced token, or an erased account, signs the session out."""
+    """Who the session acts as, and where, checked against the database on every run: with an
+    identity provider, the member linked to the identity signed in (no token is taken then);
+    otherwise the session's token's holder, so a revoked or replaced token, or an erased account,
+    signs the session out."""
+    if _identity.configured():
+        return _identity.signed_in()
     token = st.session_state.get(TOKEN_KEY)
     if not token:
         return None
@@ -58,7 +69,11 @@ def needs_sign_in() -> bool:
 
 
 def sign_in_page() -> None:
-    """The only page shown in signed-in mode until a valid token is given."""
+    """The only page shown in signed-in mode until the session acts as someone: the identity
+    provider's sign-in, or (none configured) the token's."""
+    if _identity.configured():
+        _identity.sign_in_page()
+        return
     st.title("Sign in")
     st.markdown(
         "This dashboard requires a bearer token: the same tokens as the preferences API. "
@@ -81,3 +96,19 @@ def sign_in_page() -> None:
     refused = st.session_state.get("sign_in_refused")
     if refused:
         st.error(refused)
+
+
+def signed_in_box(svc: MemoryService, person: str, org: str) -> None:
+    """The sidebar of a signed-in session: who, where, how, and Sign out (no "Act as")."""
+    names = {o["id"]: o["name"] for o in svc.organizations()}
+    member = next((m for m in svc.members(org) if m["id"] == person), {"name": person, "role": "member"})
+    if _identity.configured():
+        _identity.signed_in_box(org, names, member["name"], member["role"])
+        return
+    st.markdown(
+        f"Signed in as **{inert(member['name'])}** ({inert(member['role'])}) in **{inert(names.get(org, org))}** "
+        f"(`{inert(org)}`), by your token."
+    )
+    if st.button("Sign out", key="sign_out"):
+        del st.session_state[TOKEN_KEY]
+        st.rerun()

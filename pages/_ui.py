@@ -2,10 +2,12 @@
 
 Pages read widgets, call the service, render. They never touch SQL (a test checks it).
 
-Who acts: in signed-in mode, the holder of a bearer token (the API's tokens), in the token's
-organization only. Signed-in mode is on when MEMORY_SIGN_IN=1, or when the dashboard listens
-beyond loopback (MEMORY_LISTEN or Streamlit's server.address). Otherwise "Act as" lets anyone at
-this machine act as anyone: a local demo, and the sidebar says so.
+Who acts: in signed-in mode, the person linked to the identity signed in with the organization's
+identity provider, or the holder of a bearer token (the API's tokens), in one organization only.
+Signed-in mode is on when an identity provider is configured (`[auth]` in .streamlit/secrets.toml),
+when MEMORY_SIGN_IN=1, or when the dashboard listens beyond loopback (MEMORY_LISTEN or Streamlit's
+server.address). Otherwise "Act as" lets anyone at this machine act as anyone: a local demo, and
+the sidebar says so.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from memory_core.views import notebook as nbk
 from memory_core.views.text import inert
 from pages._links import from_link, to_link
 from pages._service import main_service
-from pages._signin import TOKEN_KEY, sign_in_required, signed_in
+from pages._signin import sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
 
 MAIN = "main"
@@ -133,7 +135,7 @@ def sidebar() -> None:
         svc = service_for(source)
         where = nb["db"] if source == NOTEBOOK and nb else database_url()
         if caller is not None and source == MAIN:
-            _signed_in_box(svc, *caller)
+            signed_in_box(svc, *caller)
         else:
             from_link(SIDEBAR_LINK)
             _act_as(svc, where)
@@ -205,18 +207,6 @@ def _act_as(svc: MemoryService, memory: str) -> None:
     chosen = st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
     # Said again below the box, from this run: the box's text can lag a switch of organization.
     st.caption(f"You act as **{inert(label[chosen])}** in {inert(org_names.get(org, org or ''))}.")
-
-
-def _signed_in_box(svc: MemoryService, person: str, org: str) -> None:
-    org_name = next((o["name"] for o in svc.organizations() if o["id"] == org), org)
-    member = next((m for m in svc.members(org) if m["id"] == person), {"name": person, "role": "member"})
-    st.markdown(
-        f"Signed in as **{inert(member['name'])}** ({inert(member['role'])}) in **{inert(org_name)}** "
-        f"(`{inert(org)}`), by your token."
-    )
-    if st.button("Sign out", key="sign_out"):
-        del st.session_state[TOKEN_KEY]
-        st.rerun()
 
 
 def use_memory(source: str) -> None:

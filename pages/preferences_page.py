@@ -12,6 +12,7 @@ import streamlit as st
 
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
+from pages._identities import sign_in_links
 from pages._signin import sign_in_required
 from pages._ui import guard, inert, note_change, notebook, page, read
 from pages._words import cite, on_off
@@ -96,6 +97,7 @@ with guard():
         st.caption("Newest first, in your local time.")
     else:
         st.caption("No change recorded yet.")
+    sign_in_links(ctx, org)
 
 st.subheader("What if?")
 nb = notebook()

@@ -1,0 +1,72 @@
+"""The dashboard's sign-in with an identity provider, shaped for people: the `[auth]` section of
+`.streamlit/secrets.toml` checked (what is missing, where), the providers it names, and a signed-in
+identity in words. Pure: the pages pass what Streamlit read (docs/signin.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+from ..rules.identity import EMAIL, signed_in_identities
+
+#: What Streamlit's st.login needs: shared by every provider, and each provider's own.
+SHARED = ("redirect_uri", "cookie_secret")
+OWN = ("client_id", "client_secret", "server_metadata_url")
+DISCOVERY = "/.well-known/openid-configuration"
+SECRETS = ".streamlit/secrets.toml"
+
+
+def providers(section: Mapping[str, Any]) -> list[str | None]:
+    """The providers `[auth]` configures: None for one given in `[auth]` itself (st.login()), and
+    the name of each `[auth.NAME]` table (st.login(NAME))."""
+    named = [k for k, v in section.items() if isinstance(v, Mapping)]
+    own = [None] if any(k in section for k in OWN) or not named else []
+    return [*own, *sorted(named)]
+
+
+def auth_problems(section: Mapping[str, Any]) -> list[str]:
+    """What keeps `[auth]` from signing anyone in, each as where and what; [] when nothing does."""
+    problems = [f"{SECRETS} [auth]: `{k}` is missing" for k in SHARED if not section.get(k)]
+    redirect = str(section.get("redirect_uri") or "")
+    if redirect and not (urlsplit(redirect).scheme in {"http", "https"} and redirect.endswith("/oauth2callback")):
+        problems.append(
+            f"{SECRETS} [auth]: `redirect_uri` is {redirect!r}; it is the dashboard's own address ending in "
+            "/oauth2callback, e.g. https://memory.example.com/oauth2callback"
+        )
+    for name in providers(section):
+        table = section if name is None else section[name]
+        where = "[auth]" if name is None else f"[auth.{name}]"
+        problems += [f"{SECRETS} {where}: `{k}` is missing" for k in OWN if not table.get(k)]
+        url = str(table.get("server_metadata_url") or "")
+        if url and not (urlsplit(url).scheme in {"http", "https"} and urlsplit(url).netloc):
+            problems.append(f"{SECRETS} {where}: `server_metadata_url` {url!r} is not an http(s) URL")
+    return problems
+
+
+def issuer_of(section: Mapping[str, Any], name: str | None = None) -> str:
+    """The issuer a provider's discovery URL names (OpenID Connect Discovery puts the document at
+    the issuer followed by /.well-known/openid-configuration), or "" when it does not end so."""
+    table = section if name is None else section.get(name, {})
+    url = str(table.get("server_metadata_url") or "") if isinstance(table, Mapping) else ""
+    return url[: -len(DISCOVERY)] if url.endswith(DISCOVERY) else ""
+
+
+def claims_of(user: Mapping[str, Any]) -> dict[str, object]:
+    """The claims of st.user that say who signed in (the ID token's), nothing else."""
+    return {k: user[k] for k in ("iss", "sub", "email", "email_verified", "name") if k in user}
+
+
+def identity_words(claims: Mapping[str, object]) -> str:
+    """A signed-in identity in words: its subject and issuer, and its address if verified."""
+    found = signed_in_identities(dict(claims))
+    if not found:
+        return "an identity whose ID token names no issuer and subject"
+    return " or ".join(i.words for i in found)
+
+
+def shown_as(claims: Mapping[str, object]) -> str:
+    """How the sidebar names the identity signed in: its verified address, else its subject."""
+    found = signed_in_identities(dict(claims))
+    email = next((i.key for i in found if i.kind == EMAIL), None)
+    return email or str(claims.get("sub") or "")

@@ -1,0 +1,101 @@
+"""Settings, for the owner: who signs in as whom with the organization's identity provider. Each
+member is linked to an identity (an issuer and subject, or a verified email address); they then
+act as themselves there, and only there (docs/signin.md)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from memory_core import FormatError
+from memory_core.views import signin
+from memory_core.views.text import inert
+from pages import _identity
+from pages._ui import MAIN, Context, read
+from pages._words import cite
+
+FIELDS = {"issuer": "Issuer", "subject": "Subject", "email": "Verified email", "identity": "The identity"}
+HOW = {"subject": "issuer and subject (never given to anyone else)", "email": "a verified email address"}
+
+
+def sign_in_links(ctx: Context, org: str) -> None:
+    """The organization's links, a form to link a member, and one to unlink an identity (R15)."""
+    st.subheader("Sign-in")
+    if ctx.source != MAIN:
+        st.caption("Sign-in links are kept in the database: pick it as the memory in use to see them.")
+        return
+    section = _identity.auth_section()
+    st.caption(
+        cite(
+            "People sign in with the organization's identity provider and act as the member linked to their "
+            "identity, here only: they see what that member sees, and the owner's rules follow the owner (R15, "
+            "R29, R30). "
+            + (
+                "This dashboard signs in with the provider set in `.streamlit/secrets.toml`."
+                if section
+                else "No identity provider is set up yet (`[auth]` in `.streamlit/secrets.toml`, docs/signin.md): "
+                "links made now count once it is."
+            )
+        )
+    )
+    said = st.session_state.pop("_identity_said", None)
+    if said:
+        st.success(said)
+    links = read(ctx, "identity_links", org, by=ctx.person)
+    if links:
+        rows = [
+            {"Person": f"{x['person_name']} ({x['person']})", "Identity": x["identity"], "Linked": x["linked_at"]}
+            for x in links
+        ]
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    else:
+        st.caption("No one is linked yet.")
+    members = {m["id"]: m["name"] for m in read(ctx, "members", org)}
+    left, right = st.columns(2)
+    with left:
+        person = st.selectbox("Member", list(members), format_func=lambda p: f"{members[p]} ({p})", key="id_person")
+        how = st.radio("Identified by", list(HOW), format_func=HOW.__getitem__, key="id_how")
+        if how == "subject":
+            if "id_issuer" not in st.session_state:
+                st.session_state["id_issuer"] = signin.issuer_of(section, next(iter(signin.providers(section)), None))
+            given = {
+                "issuer": st.text_input("Issuer", key="id_issuer", placeholder="https://login.example.com"),
+                "subject": st.text_input("Subject (`sub`)", key="id_subject"),
+            }
+        else:
+            given = {"email": st.text_input("Verified email", key="id_email", placeholder="name@example.com")}
+        if st.button("Link", key="id_link", type="primary", disabled=not members):
+            _link(ctx, org, person, given, members.get(person, person))
+    with right:
+        if links:
+            by_id = {x["id"]: x for x in links}
+            chosen = st.selectbox(
+                "Linked identity",
+                list(by_id),
+                format_func=lambda i: f"{by_id[i]['person_name']}: {by_id[i]['identity']}",
+                key="id_unlink_pick",
+            )
+            if st.button("Unlink", key="id_unlink"):
+                x = by_id[chosen]
+                given = {"email": x["key"]} if x["kind"] == "email" else {"issuer": x["issuer"], "subject": x["key"]}
+                ctx.svc.unlink_identity(org=org, by=ctx.person, **given)
+                st.session_state["_identity_said"] = (
+                    f"Unlinked: {inert(x['identity'])} no longer signs in as {inert(x['person_name'])}; a session "
+                    "signed in with it acts as no one from its next click."
+                )
+                st.rerun()
+
+
+def _link(ctx: Context, org: str, person: str, given: dict[str, str], name: str) -> None:
+    try:
+        done = ctx.svc.link_identity(person, org=org, by=ctx.person, **given)
+    except FormatError as exc:
+        st.error(f"Not linked: {FIELDS.get(exc.path, exc.path)} {inert(exc.problem)}. Nothing was changed.")
+        return
+    words = inert(", ".join(f"{k} {v}" for k, v in given.items()))
+    st.session_state["_identity_said"] = (
+        f"Linked: {inert(name)} signs in here with {words}."
+        if done
+        else f"{inert(name)} already signs in with {words}."
+    )
+    st.rerun()

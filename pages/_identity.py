@@ -1,0 +1,132 @@
+"""Signed in with the organization's identity provider: Streamlit's st.login (OpenID Connect), set
+up in the `[auth]` section of `.streamlit/secrets.toml` (docs/signin.md). Who signed in is the ID
+token's issuer and subject (or its verified email); whom they act as is the member linked to that
+identity, checked against the database on every run, so an unlinked identity or an erased account
+acts as no one from its next click."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from memory_core import database_url
+from memory_core.errors import NotMember, UnknownPerson
+from memory_core.views import signin
+from memory_core.views.text import inert
+from pages._service import main_service
+from pages._words import refusal
+
+AS_KEY = "signed_in_as"  # the (person, organization) this session last acted as
+ORG_KEY = "signed_org"  # the organization chosen among those the identity is linked in
+REFUSED_KEY = "identity_refused"
+
+
+def auth_section() -> dict[str, Any]:
+    """The `[auth]` section of the secrets, or {} when none is configured."""
+    try:
+        if not st.secrets.load_if_toml_exists() or "auth" not in st.secrets:
+            return {}
+        return _plain(st.secrets["auth"])
+    except Exception:  # noqa: BLE001  (a secrets file Streamlit cannot read: it logs why; no provider)
+        return {}
+
+
+def _plain(value: Any) -> Any:
+    return {k: _plain(v) for k, v in value.items()} if hasattr(value, "items") else value
+
+
+def configured() -> bool:
+    return bool(auth_section())
+
+
+def logged_in() -> bool:
+    """Whether the browser holds the identity provider's sign-in (Streamlit's identity cookie)."""
+    return st.user.to_dict().get("is_logged_in") is True
+
+
+def claims() -> dict[str, object]:
+    return signin.claims_of(st.user.to_dict()) if logged_in() else {}
+
+
+def callers() -> dict[str, str]:
+    """Organization -> the person the signed-in identity acts as there (none when not signed in)."""
+    said = claims()
+    return main_service(database_url()).identity_callers(said) if said else {}
+
+
+def signed_in() -> tuple[str, str] | None:
+    """The (person, organization) the signed-in identity acts as, read again on every run: an
+    identity unlinked since, or an erased account (R30), acts as no one from now on, and is told."""
+    found = callers()
+    was = st.session_state.get(AS_KEY)
+    if not found:
+        if was:
+            del st.session_state[AS_KEY]
+            person = was[0]
+            erased = person not in {p["id"] for p in main_service(database_url()).people()}
+            gone = UnknownPerson.signed_out(person) if erased else NotMember.unlinked(signin.identity_words(claims()))
+            st.session_state[REFUSED_KEY] = refusal(gone)
+        return None
+    org = st.session_state.get(ORG_KEY)
+    if org not in found:
+        org = was[1] if was and was[1] in found else next(iter(found))
+    st.session_state[AS_KEY] = (found[org], org)
+    st.session_state.pop(REFUSED_KEY, None)
+    return found[org], org
+
+
+def sign_in_page() -> None:
+    """Signed out: a button per provider. Signed in with an identity linked to no one: only a page
+    that says so (R20), with the identity, who can link it, and Sign out."""
+    section = auth_section()
+    problems = signin.auth_problems(section)
+    if problems:
+        st.title("Sign in")
+        st.error("Sign-in with the identity provider is not set up:\n\n" + "\n".join(f"- {p}" for p in problems))
+        st.caption("The operator fixes `.streamlit/secrets.toml` and restarts the dashboard (docs/signin.md).")
+        return
+    if not logged_in():
+        st.title("Sign in")
+        st.markdown(
+            "This dashboard signs you in with your organization's identity provider. You then act as the "
+            "person your organization's owner linked to your identity, in that organization only."
+        )
+        for name in signin.providers(section):
+            label = "Sign in" if name is None else f"Sign in with {name}"
+            if st.button(label, type="primary", key=f"login_{name or 'default'}"):
+                st.login(name)
+        return
+    said = claims()
+    st.title("Not linked")
+    st.error(st.session_state.get(REFUSED_KEY) or refusal(NotMember.unlinked(signin.identity_words(said))))
+    verified = said.get("email_verified") is True
+    st.markdown(
+        f"You signed in as **{inert(said.get('name') or said.get('sub') or 'someone')}**: issuer "
+        f"{inert(said.get('iss', ''))}, subject {inert(said.get('sub', ''))}"
+        + (f", email {inert(said['email'])} ({'verified' if verified else 'not verified'})" if "email" in said else "")
+        + ". Give these to your organization's owner, who links you on the Settings page (Sign-in), or ask "
+        "whoever runs this dashboard to run:"
+    )
+    st.code(
+        f"python -m memory_core identity link PERSON --org ORG --issuer {said.get('iss', 'ISSUER')} "
+        f"--subject {said.get('sub', 'SUBJECT')}",
+        language="bash",
+    )
+    if st.button("Sign out", key="sign_out_identity"):
+        st.logout()
+
+
+def signed_in_box(org: str, names: dict[str, str], name: str, role: str) -> None:
+    """The sidebar when signed in with the identity provider: who, where, the organizations the
+    identity is linked in (each as the person linked there), and Sign out."""
+    found = callers()
+    if len(found) > 1:
+        st.session_state[ORG_KEY] = org
+        st.selectbox("Organization", list(found), format_func=lambda o: f"{names.get(o, o)} ({o})", key=ORG_KEY)
+    st.markdown(
+        f"Signed in as **{inert(name)}** ({inert(role)}) in **{inert(names.get(org, org))}** "
+        f"(`{inert(org)}`), with your identity provider as {inert(signin.shown_as(claims()))}."
+    )
+    if st.button("Sign out", key="sign_out"):
+        st.logout()
