@@ -23,8 +23,12 @@ def free_port() -> int:
 
 
 @contextmanager
-def served(tmp: Path, scenario: Path) -> Iterator[tuple[str, dict[str, str]]]:
-    """The app's URL and its environment, over a fresh database holding `scenario`; stopped after."""
+def served(
+    tmp: Path, scenario: Path, *, port: int | None = None, options: tuple[str, ...] = ()
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """The app's URL and its environment, over a fresh database holding `scenario`; stopped after.
+    `port`: one chosen beforehand (a sign-in's redirect address names it); `options`: more of
+    Streamlit's (`--secrets.files PATH`)."""
     env = {
         **os.environ,
         "MEMORY_DATABASE_URL": f"sqlite:///{tmp / 'memory.db'}",
@@ -33,11 +37,12 @@ def served(tmp: Path, scenario: Path) -> Iterator[tuple[str, dict[str, str]]]:
     subprocess.run(
         [sys.executable, "-m", "memory_core", "load", str(scenario)], cwd=ROOT, env=env, check=True, capture_output=True
     )
-    port = free_port()
+    port = port or free_port()
     log = open(tmp / "streamlit.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port)]
-        + ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        + ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
+        + list(options),
         cwd=ROOT,
         env=env,
         stdout=log,
