@@ -20,6 +20,7 @@ from pages._words import refusal
 AS_KEY = "signed_in_as"  # the (person, organization) this session last acted as
 ORG_KEY = "signed_org"  # the organization chosen among those the identity is linked in
 REFUSED_KEY = "identity_refused"
+CALLERS_KEY = "_identity_callers"  # (memory's version and the claims, whom they act as)
 
 
 def auth_section() -> dict[str, Any]:
@@ -50,9 +51,21 @@ def claims() -> dict[str, object]:
 
 
 def callers() -> dict[str, str]:
-    """Organization -> the person the signed-in identity acts as there (none when not signed in)."""
+    """Organization -> the person the signed-in identity acts as there (none when not signed in).
+    Asked again whenever memory's version moved (any commit, here or elsewhere: a link, an
+    unlink, an erased account), not at each of the several times a run needs it."""
     said = claims()
-    return main_service(database_url()).identity_callers(said) if said else {}
+    if not said:
+        return {}
+    svc = main_service(database_url())
+    version = svc.version()
+    key = (version, sorted((k, repr(v)) for k, v in said.items()))
+    kept = st.session_state.get(CALLERS_KEY)
+    if version is not None and kept is not None and kept[0] == key:
+        return dict(kept[1])
+    found = svc.identity_callers(said)
+    st.session_state[CALLERS_KEY] = (key, found)
+    return dict(found)
 
 
 def signed_in() -> tuple[str, str] | None:
