@@ -15,6 +15,15 @@ def pytest_report_header(config):
     return f"memory backend: {BACKEND}"
 
 
+@pytest.fixture(autouse=True)
+def _no_local_secrets(monkeypatch):
+    """Tests never read a developer's .streamlit/secrets.toml: its [auth] would sign every page in with
+    their identity provider. A test that wants one sets AppTest.secrets (tests/test_signin_identity.py)."""
+    from streamlit.runtime.secrets import secrets_singleton
+
+    monkeypatch.setattr(secrets_singleton, "_secrets", {})
+
+
 @pytest.fixture
 def svc() -> MemoryService:
     return fresh_service()

@@ -42,7 +42,7 @@ def served(
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port)]
         + ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-        + list(options),
+        + list(options or ("--secrets.files", str(tmp / "no-secrets.toml"))),  # never a developer's secrets.toml
         cwd=ROOT,
         env=env,
         stdout=log,

@@ -129,6 +129,8 @@ def _streamlit(tmp: Path, env: dict[str, str]) -> Iterator[str]:
             "false",
             "--server.fileWatcherType",
             "none",
+            "--secrets.files",  # never a developer's .streamlit/secrets.toml: its [auth] would ask to sign in
+            str(tmp / "no-secrets.toml"),
         ],
         cwd=ROOT,
         env=env,
