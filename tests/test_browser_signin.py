@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from served import ROOT, free_port, served
-from test_browser import ARGS, CHROMIUM, IDLE, missing, painted
+from test_browser import ARGS, CHROMIUM, IDLE, missing, painted, shot
 
 from memory_core import MemoryService, make_engine
 
@@ -159,11 +159,14 @@ def test_sign_in_act_only_as_that_person_and_sign_out(pg, site):
     app, issuer, _ = site
     pg.goto(app)
     pg.get_by_role("heading", name="Sign in").wait_for(timeout=60_000)
+    idle(pg)
+    shot(pg, "signin-provider")
     assert pg.get_by_text("Acme Robotics").count() == 0 and pg.locator("input[type='password']").count() == 0
     sign_in(pg, app, issuer, sub="lee-1")
     box = sidebar(pg)
     box.get_by_text("Signed in as").wait_for(timeout=60_000)
     assert "Lee Okafor (member) in Acme Robotics" in box.inner_text()
+    shot(pg, "signin-signed-in")
     assert box.get_by_text("Act as").count() == 0 and box.get_by_text("Organization").count() == 0
     # a link that names another person or organization changes nothing: Lee, in Acme, a member
     pg.goto(f"{app}/preferences?as=dana&org=globex")
@@ -200,6 +203,7 @@ def test_an_unlinked_identity_is_refused(pg, site):
     app, issuer, _ = site
     sign_in(pg, app, issuer, sub="stranger-7")
     pg.get_by_role("heading", name="Not linked").wait_for(timeout=60_000)
+    shot(pg, "signin-not-linked")
     body = pg.inner_text("body")
     assert "no person of this memory is linked to" in body and "not_member" in body and "stranger-7" in body
     assert pg.get_by_role("link", name="R20").count() >= 1  # the rule that refused, a link to it
@@ -223,6 +227,7 @@ def test_an_erased_account_is_signed_out(pg, site):
     svc.delete_account("sam")
     pg.get_by_role("heading", name="Not linked").wait_for(timeout=60_000)
     seen = time.monotonic() - start
+    shot(pg, "signin-erased")
     body = pg.inner_text("body")
     assert "the account 'sam' you were signed in as was deleted" in body and "unknown_person" in body
     assert pg.get_by_role("link", name="R30").count() >= 1
