@@ -23,7 +23,6 @@ from ..errors import FormatError
 from ..format.checks import Scenario
 from ..format.replay import EventEngine
 from ..format.scenario import decode, parse, to_json
-from ..store.database import make_engine
 from ..usecases.facade import MemoryService
 from .cells import change_json, claim_from, compact, describe, outcome, summary
 from .notebook_file import NotebookDamaged, checked_file, stamp
@@ -63,7 +62,7 @@ def notebook_dir() -> Path:
 @lru_cache(maxsize=32)
 def scratch_service(url: str) -> MemoryService:
     """One service per scratch database, shared by reruns."""
-    return MemoryService(make_engine(url))
+    return MemoryService.at(url)
 
 
 def checked(doc: Obj) -> Scenario:

@@ -8,7 +8,6 @@ from ..format.checks import check
 from ..format.replay import replay
 from ..plain import Obj
 from ..rules.settings import DEFAULT_SETTINGS
-from ..store.database import make_engine
 from ..usecases.export import without_nulls
 from ..usecases.facade import MemoryService
 from .text import plural
@@ -36,7 +35,7 @@ def _facts(state: Obj) -> dict[tuple[str, str, str], Obj]:
 
 def replay_state(doc: Obj) -> Obj:
     """The state a scenario document ends in, on a fresh in-memory memory."""
-    engine, _ = replay(check(copy.deepcopy(doc)), MemoryService(make_engine("sqlite://")))
+    engine, _ = replay(check(copy.deepcopy(doc)), MemoryService.at("sqlite://"))
     return engine.state()
 
 
