@@ -104,3 +104,37 @@ _SCROLL = """<script>
 def scroll_to(heading: str) -> None:
     """Scroll the page to the heading that starts with `heading` once it is drawn (waiting up to 5 s)."""
     st.iframe(_SCROLL % json.dumps(heading), height=1)
+
+
+#: A link in a page's text to another page of the app (a rule on the Rules page, a record on Runs) opens
+#: in the same tab, in the same session (#25: each rule link opened a new tab, cold, 4-5 s): the click
+#: is taken before the browser follows it, the address moved (history.pushState) and Streamlit told, as
+#: its own back button does (popstate), so it runs that page with the link's query. A click with a
+#: modifier key (a new tab asked for) and links to anywhere else are left to the browser.
+_SAME_TAB = """<script>
+(function () {
+  if (window.__memorySameTab) { return; }
+  window.__memorySameTab = true;
+  var pages = %s;
+  document.addEventListener("click", function (e) {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) { return; }
+    var a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
+    if (!a || !a.closest("[data-testid='stMarkdownContainer']")) { return; }
+    var url = new URL(a.getAttribute("href"), document.baseURI);
+    var page = url.pathname.replace(/\\/+$/, "").split("/").pop();
+    if (url.origin !== window.location.origin || pages.indexOf(page) < 0) { return; }
+    e.preventDefault();
+    e.stopPropagation();
+    window.history.pushState(null, "", url.pathname + url.search);
+    window.dispatchEvent(new PopStateEvent("popstate"));
+  }, true);
+})();
+</script>"""
+
+#: The app's pages by their address (app.py's url_path), the only links taken in the same tab.
+APP_PAGES = ("overview-page", "home", "cells", "draw", "preferences", "runlog", "facts", "probe", "erase", "rulebook")
+
+
+def same_tab() -> None:
+    """Links to the app's own pages open in this tab and session (installed once per browser tab)."""
+    st.html(_SAME_TAB % json.dumps(list(APP_PAGES)), unsafe_allow_javascript=True)
