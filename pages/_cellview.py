@@ -15,6 +15,7 @@ from memory_core.plain import Obj
 from memory_core.rules.vocabulary import TURN_END_STATUSES
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
+from pages._tables import wrapped
 from pages._ui import guard, inert, open_notebook
 from pages._words import cite, plural, probes_used, refused, rule_text
 
@@ -170,6 +171,7 @@ def stale_note(nb: Obj, i: int, event: Obj) -> None:
 # --- the memory compared between two cells -----------------------------------------------------
 
 
+MANY, TALL = 12, 520  # a comparison of more facts than MANY scrolls in place, TALL pixels high
 COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A", "Weight B", "↑↓", "Status A", "Status B", "Why"]
 
 
@@ -242,9 +244,7 @@ def compare(nb: Obj) -> None:
             + ", ".join(f"{n} {what}" for what, n in counts.items())
             + "."
         )
-        st.dataframe(
-            table, hide_index=True, width="stretch", column_config={"Why": st.column_config.TextColumn(width="large")}
-        )
+        wrapped(table, height=TALL if len(table) > MANY else None)  # statuses and why read whole (#25)
     st.caption(
         cite(
             "Read from memory's history at the moment each cell left (R32): what a later cell erased is "

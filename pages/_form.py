@@ -23,6 +23,8 @@ HELP = {
     "within": "the nested work this was made within (R5)",
     "workflow": "the workflow whose steps and budget the run follows (R21, R22)",
 }
+#: A simple field's width in pixels: four to a row at 1400 px, two at 1024 px.
+FIELD = 200
 #: What a read's arguments look like, as the form starts them.
 ARGS = '{"name": ""}'
 
@@ -32,7 +34,8 @@ def event_form(kind: str, *, orgs: list[str], people: list[str]) -> dict[str, An
     event: dict[str, Any] = {"do": kind}
     specs = fields(kind)
     simple = [f for f in specs if f.simple]
-    cols = list(st.columns(len(simple))) if simple else []
+    row = st.container(horizontal=True)  # the simple fields in a row that wraps: each label whole (#25)
+    cols = [row] * len(simple)
     lists = {"orgs": orgs, "people": people}
     for f, c in zip(simple, cols, strict=True):
         event[f.name] = _simple(c, f, lists)
@@ -66,8 +69,8 @@ def _simple(c: Any, f: FormField, lists: dict[str, list[str]]) -> Any:
     if f.widget == "choice":
         options = list(f.choices) if f.choices else lists[f.among]
         index = options.index(f.default) if f.default in options else 0
-        return c.selectbox(f.name, options, index=index if options else None, key=key, help=help_)
-    text = c.text_input(f.name, key=key, help=help_)
+        return c.selectbox(f.name, options, index=index if options else None, key=key, help=help_, width=FIELD)
+    text = c.text_input(f.name, key=key, help=help_, width=FIELD)
     return text if text or f.required else None
 
 

@@ -71,9 +71,9 @@ if "_nb_link_lost" in st.session_state:
     st.warning(st.session_state.pop("_nb_link_lost"))
 nb = notebook()
 with st.expander("Open a scenario", expanded=nb is None):
-    pick, go = st.columns([4, 1])
+    pick = go = st.container(horizontal=True, vertical_alignment="center")  # the button's label whole (#25)
     chosen = pick.selectbox("Sample", samples, key="sample_pick", label_visibility="collapsed")
-    if go.button("Load sample", key="load_sample", width="stretch"):
+    if go.button("Load sample", key="load_sample"):
         if nb is not None and nbk.edited(nb):
             st.session_state["_nb_confirm_load"] = ("sample", chosen, None)
         else:
