@@ -13,8 +13,9 @@ import streamlit as st
 from memory_core import FormatError
 from memory_core.plain import Obj
 from memory_core.rules.vocabulary import TURN_END_STATUSES
-from memory_core.views import cells
+from memory_core.views import cells, notebook_scrub
 from memory_core.views import notebook as nbk
+from pages._links import evidence_link
 from pages._tables import wrapped
 from pages._ui import guard, inert, open_notebook
 from pages._words import cite, plural, probes_used, refused, rule_text
@@ -59,6 +60,8 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         st.error(refused(res["reason"], res["message"]))
         return
     detail, do = res["detail"], res["do"]
+    if res.get("scrubbed"):
+        st.caption(cite("Scrubbed of what a later cell erased: it reads `(erased)` where that was (R29, R30)."))
     if "taught" in detail:
         t = detail["taught"]
         st.success(cite(f"Taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports (R1, R7 to R9)."))
@@ -67,12 +70,8 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         if res["changes"]:
             st.caption(cite("It replaces a turn: what that turn taught is withdrawn (R3)."))
     if do in ("record", "step") and detail.get("record"):
-        st.info(
-            cite(
-                f"Kept record **{inert(detail['record'])}** as evidence: nothing is written to memory yet, "
-                "while the turn is open (R6)."
-            )
-        )
+        said = record_link(nb, event.get("turn") if event else None, detail["record"])
+        st.info(cite(f"Kept record {said} as evidence: nothing is written to memory yet, while the turn is open (R6)."))
     elif do == "step" and not detail.get("shortcut"):
         st.caption(cite("The step ran and kept no record: nothing to write (R6)."))
     if detail.get("rule") and detail["rule"] in ("R2", "R5", "R11"):
@@ -81,7 +80,8 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         kept = cells.evidence(nbk.events(nb), nb["results"], event["turn"], res["index"])
         st.markdown(
             cite(
-                f"Records kept as evidence (R2): {', '.join(f'**{inert(r)}**' for r in kept)}."
+                f"Records kept as evidence (R2), each open on Runs: "
+                f"{', '.join(record_link(nb, event['turn'], r) for r in kept)}."
                 if kept
                 else "This turn kept no record (R2): there is no evidence to keep."
             )
@@ -140,6 +140,45 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         st.caption(f"Erased: {inert(json.dumps({k: v for k, v in detail.items() if k != 'erased'}))}")
     if do in ("dispute", "retract") and not res["changes"]:
         st.caption("Accepted; no weight or status changed.")
+
+
+def record_link(nb: Obj | None, turn: str | None, record: str) -> str:
+    """A record's id as a link to its row on the Runs page, on this notebook's memory (the link
+    names the notebook, so it opens there in another tab too); bold text without a notebook."""
+    run = cells.run_of(nbk.events(nb), turn) if nb is not None and turn else None
+    if nb is None or run is None:
+        return f"**{inert(record)}**"
+    return f"[{inert(record)}]({evidence_link(run, record)}&mem=notebook&nb={nb['id']})"
+
+
+def kept(nb: Obj) -> None:
+    """What the notebook keeps, said plainly beside it (#26, point 5), and the author's scrub of the
+    saved results when its own cells erased something."""
+    where = nbk.notebook_dir() / f"{nb['id']}.notebook.json"
+    st.caption(
+        cite(
+            f"**What this notebook keeps**, in a file on this machine (`{inert(where)}`): your cells as you "
+            "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
+            "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
+            "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
+            "scrub them."
+        )
+    )
+    said = st.session_state.pop("_nb_scrubbed", None)
+    if said:
+        st.success(said)
+    waiting = notebook_scrub.pending(nb)
+    if waiting and st.button(
+        "Scrub what this notebook's deletions erased from its saved results",
+        key="nb_scrub",
+        help="Its cells stay as you wrote them; running them again brings the copies back until you scrub again.",
+    ):
+        n = nbk.scrub_results(nb)
+        st.session_state["_nb_scrubbed"] = (
+            f"Scrubbed {plural(n, 'saved value')} of what this notebook's deletions erased: the results say what "
+            "memory says now. Your cells are as you wrote them."
+        )
+        rerun(nb)
 
 
 def preview(nb: Obj, turn: str) -> None:

@@ -77,6 +77,13 @@ def to_link(params: dict[str, str]) -> None:
             seen[_seen(param)] = value
 
 
+def evidence_link(run: str | None, record: str | None) -> str | None:
+    """A record's row on the Runs page (R24), as a link's target; None without a pointer."""
+    if run is None or record is None:
+        return None
+    return f"runlog?run={quote(run, safe='')}&record={quote(record, safe='')}"
+
+
 def copy_link(label: str = "Link to this view") -> None:
     """The view's address, to copy and share (it reopens this page with the same choices). Pages show it in
     a popover: its code block loads the browser's syntax highlighter, 0.2 s of a first visit's main thread,

@@ -3,13 +3,12 @@ helpers the page's tables share."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from memory_core.views.history import weight_through_time
+from pages._links import evidence_link
 from pages._tables import wrapped
 from pages._ui import Context, inert, read
 from pages._words import cite
@@ -81,13 +80,6 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshol
 
 #: A table of causes taller than ROWS rows scrolls in place, TALL pixels high.
 ROWS, TALL = 12, 480
-
-
-def evidence_link(run: str | None, record: str | None) -> str | None:
-    """The record's row on the Runs page (R24)."""
-    if run is None or record is None:
-        return None
-    return f"runlog?run={quote(run, safe='')}&record={quote(record, safe='')}"
 
 
 def record_link(run: str | None, record: str | None, otherwise: str) -> str:
