@@ -16,6 +16,7 @@ from memory_core.rules.weights import ORIGINS
 from memory_core.views import notebook as nbk
 from memory_core.views.event_form import FormField, fields
 from pages._cellview import rerun
+from pages._words import cite
 
 KINDS = [*WORLD_KINDS, "preference"]
 #: Help a field's model does not give, in the form's words.
@@ -103,9 +104,9 @@ def claim_fields(prefix: str) -> list[dict[str, Any]]:
 def record_fields(prefix: str) -> dict[str, Any]:
     c = st.columns([1, 2, 3, 1])
     origin = c[0].selectbox("origin", ORIGINS, key=f"{prefix}origin")
-    source = c[1].text_input("source", key=f"{prefix}source", help="URL, document, tool or person id (R25)")
+    source = c[1].text_input("source", key=f"{prefix}source", help=cite("URL, document, tool or person id (R25)"))
     excerpt = c[2].text_input("excerpt", key=f"{prefix}excerpt")
-    rel = c[3].text_input("reliability", key=f"{prefix}rel", help="optional, strictly between 0.5 and 1 (R26)")
+    rel = c[3].text_input("reliability", key=f"{prefix}rel", help=cite("optional, strictly between 0.5 and 1 (R26)"))
     reliability: Any = rel
     try:
         reliability = float(rel) if rel else None

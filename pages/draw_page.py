@@ -156,7 +156,7 @@ def drawing() -> None:
             "Status",
             ["active", "disputed", "retracted"],
             key="g_status",
-            help="Retracted facts are hidden unless asked for (R28).",
+            help=cite("Retracted facts are hidden unless asked for (R28)."),
         )
         names = sorted({(e["name"], e["kind"]) for e in data["entities"]})
         linked = st.session_state.pop("g_entity", None)  # ?entity=kind:name, from a link
