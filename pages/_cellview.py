@@ -154,10 +154,10 @@ def record_link(nb: Obj | None, turn: str | None, record: str) -> str:
 def kept(nb: Obj) -> None:
     """What the notebook keeps, said plainly beside it (#26, point 5), and the author's scrub of the
     saved results when its own cells erased something."""
-    where = nbk.notebook_dir() / f"{nb['id']}.notebook.json"
     st.caption(
         cite(
-            f"**What this notebook keeps**, in a file on this machine (`{inert(where)}`): your cells as you "
+            f"**What this notebook keeps**, in a file on this machine (`{nb['id']}.notebook.json`, beside the "
+            "scratch memory the sidebar names): your cells as you "
             "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
             "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
             "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
@@ -211,7 +211,8 @@ def stale_note(nb: Obj, i: int, event: Obj) -> None:
 
 
 MANY, TALL = 12, 520  # a comparison of more facts than MANY scrolls in place, TALL pixels high
-COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A", "Weight B", "↑↓", "Status A", "Status B", "Why"]
+#: One column each for the weight and the status from A to B: seven columns wrap whole at 1024 px (#25).
+COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A → B", "↑↓", "Status A → B", "Why"]
 
 
 def _weight(w: float | None) -> str:
@@ -228,11 +229,9 @@ def _compare(key: tuple[str, int, str], a: int, b: int, _moments: Obj) -> pd.Dat
                 "Owner": r["owner"],
                 "Fact": r["fact"],
                 "Change": r["change"],
-                "Weight A": _weight(r["weight_a"]),
-                "Weight B": _weight(r["weight_b"]),
+                "Weight A → B": f"{_weight(r['weight_a'])} → {_weight(r['weight_b'])}",
                 "↑↓": r["arrow"],
-                "Status A": r["status_a"] or "\u2014",
-                "Status B": r["status_b"] or "\u2014",
+                "Status A → B": f"{r['status_a'] or 'absent'} → {r['status_b'] or 'absent'}",
                 "Why": r["why"],
             }
             for r in rows

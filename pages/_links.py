@@ -134,6 +134,8 @@ _SAME_TAB = """<script>
     e.stopPropagation();
     window.history.pushState(null, "", url.pathname + url.search);
     window.dispatchEvent(new PopStateEvent("popstate"));
+    document.querySelectorAll("[data-testid='stMain'], [data-testid='stAppViewContainer']").forEach(
+      function (el) { el.scrollTo(0, 0); });  // the page opened from its top, as a link opens it
   }, true);
 })();
 </script>"""
@@ -142,6 +144,12 @@ _SAME_TAB = """<script>
 APP_PAGES = ("overview-page", "home", "cells", "draw", "preferences", "runlog", "facts", "probe", "erase", "rulebook")
 
 
+#: A table's cells wrap at their spaces, and inside a long word where pages/_tables.py marked it (#25).
+_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; }</style>"
+
+
 def same_tab() -> None:
-    """Links to the app's own pages open in this tab and session (installed once per browser tab)."""
+    """Links to the app's own pages open in this tab and session (installed once per browser tab);
+    tables' cells wrap within their frame."""
     st.html(_SAME_TAB % json.dumps(list(APP_PAGES)), unsafe_allow_javascript=True)
+    st.html(_WRAP)

@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pandas as pd
@@ -28,9 +29,32 @@ def _text(column: pd.Series) -> bool:
     return pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)
 
 
+#: Where a long word may break: after these, and every LONG characters of a word without them.
+_BREAK = re.compile(r"([/:\-_.#@,;=&?+|\\])(?=\S)")
+LONG = 16
+ZWSP = "\u200b"  # a zero-width space: a place to break a line, invisible, not copied as a space by the eye
+
+
+def breakable(text: str) -> str:
+    """A text whose words longer than LONG may break inside (after their punctuation, or every
+    LONG characters), so a table of ids and addresses wraps within its frame; short words stay
+    whole (#25)."""
+
+    def word(w: str) -> str:
+        if len(w) <= LONG:
+            return w
+        marked = _BREAK.sub(r"\1" + ZWSP, w)
+        return ZWSP.join(
+            part if len(part) <= LONG else ZWSP.join(part[i : i + LONG] for i in range(0, len(part), LONG))
+            for part in marked.split(ZWSP)
+        )
+
+    return " ".join(word(w) for w in text.split(" "))
+
+
 def _cell(value: Any) -> Any:
     if isinstance(value, str):
-        return cite(inert(value))
+        return cite(inert(breakable(value)))
     if value is None or (isinstance(value, float) and value != value):
         return ""
     return value

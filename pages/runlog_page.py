@@ -212,7 +212,10 @@ with guard():
                 if wanted in {r["id"] for r in recs}:
                     rows.sort(key=lambda row: row["Record"] != wanted)
                     st.success(f"Record {inert(wanted)} (linked) is first.")
-                wrapped(pd.DataFrame(rows), height=TALL if len(rows) > MANY else None)  # claims, excerpts whole (#25)
+                table = pd.DataFrame(rows)
+                if not any(r["nested"] for r in recs):  # no record from nested work: no column of blanks
+                    table = table.drop(columns=["From nested work"])
+                wrapped(table, height=TALL if len(rows) > MANY else None)  # claims, excerpts read whole (#25)
             else:
                 st.caption("No records.")
     c1, c2 = st.columns([1, 3])
