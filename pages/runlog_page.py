@@ -168,7 +168,9 @@ with guard():
     for t in run["turns"]:
         recs = t["records"]
         head = f"{inert(t['id'])} · {STATUS.get(t['status'], t['status'])} · {plural(len(recs), 'record')}"
-        with st.expander(head, expanded=bool(wanted and wanted in {r["id"] for r in recs}) or len(run["turns"]) == 1):
+        with st.expander(
+            cite(head), expanded=bool(wanted and wanted in {r["id"] for r in recs}) or len(run["turns"]) == 1
+        ):
             m = t["map"] or {}
             kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
             st.markdown(cite(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}."))

@@ -137,8 +137,9 @@ def test_nothing_a_reader_needs_is_cut(browser, app_url, demo, view, width):
     path, last, world = VIEWS[view]
     context, pg = opened(browser, app_url[0], width, path.format(**demo), last)
     try:
-        if view == "graphs":  # a chosen status's chip (active and disputed are chosen by default)
+        if view == "graphs":  # a chosen status's chip (active and disputed are chosen by default), and the drawing
             pg.get_by_text("disputed", exact=True).first.wait_for(timeout=30_000)
+            pg.frame_locator("iframe").first.locator("canvas").first.wait_for(timeout=30_000)
         if world:  # the grid's headers are written once its canvas is drawn
             headers = pg.locator("[data-testid='stDataFrame'] th[role='columnheader']", has_text="Subject")
             headers.first.wait_for(state="attached", timeout=30_000)
