@@ -122,10 +122,10 @@ def shot(pg, name: str) -> Path:
 VIEWS = {
     # name: (path, a text drawn last, whether its World grid leads with Weight and Status)
     "overview": ("", "Sample scenarios", True),
-    "facts": ("facts", "Its weight through time", True),
+    "facts": ("facts?status=active,disputed,retracted", "Its weight through time", True),  # every status's chip
     "runs": ("runlog?run={run}&record={record}", "(linked) is first", False),
     "settings": ("preferences", "What the runs would do", False),
-    "graphs": ("draw", "Focus on an entity", False),
+    "graphs": ("draw?status=active,disputed,retracted", "Focus on an entity", False),
     "notebook-empty": ("cells", "Load a sample or upload", False),
     "notebook": ("cells?sample=demo.json", "Jump to", False),
 }
@@ -137,7 +137,7 @@ def test_nothing_a_reader_needs_is_cut(browser, app_url, demo, view, width):
     path, last, world = VIEWS[view]
     context, pg = opened(browser, app_url[0], width, path.format(**demo), last)
     try:
-        if view == "graphs":  # a chosen status's chip (active and disputed are chosen by default), and the drawing
+        if view == "graphs":  # the chips of the statuses the link chose, and the drawing
             pg.get_by_text("disputed", exact=True).first.wait_for(timeout=30_000)
             pg.frame_locator("iframe").first.locator("canvas").first.wait_for(timeout=30_000)
         if world:  # the grid's headers are written once its canvas is drawn
