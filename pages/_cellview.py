@@ -13,8 +13,10 @@ import streamlit as st
 from memory_core import FormatError
 from memory_core.plain import Obj
 from memory_core.rules.vocabulary import TURN_END_STATUSES
-from memory_core.views import cells
+from memory_core.views import cells, notebook_scrub
 from memory_core.views import notebook as nbk
+from pages._links import evidence_link
+from pages._tables import wrapped
 from pages._ui import guard, inert, open_notebook
 from pages._words import cite, plural, probes_used, refused, rule_text
 
@@ -58,6 +60,8 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         st.error(refused(res["reason"], res["message"]))
         return
     detail, do = res["detail"], res["do"]
+    if res.get("scrubbed"):
+        st.caption(cite("Scrubbed of what a later cell erased: it reads `(erased)` where that was (R29, R30)."))
     if "taught" in detail:
         t = detail["taught"]
         st.success(cite(f"Taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports (R1, R7 to R9)."))
@@ -66,12 +70,8 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         if res["changes"]:
             st.caption(cite("It replaces a turn: what that turn taught is withdrawn (R3)."))
     if do in ("record", "step") and detail.get("record"):
-        st.info(
-            cite(
-                f"Kept record **{inert(detail['record'])}** as evidence: nothing is written to memory yet, "
-                "while the turn is open (R6)."
-            )
-        )
+        said = record_link(nb, event.get("turn") if event else None, detail["record"])
+        st.info(cite(f"Kept record {said} as evidence: nothing is written to memory yet, while the turn is open (R6)."))
     elif do == "step" and not detail.get("shortcut"):
         st.caption(cite("The step ran and kept no record: nothing to write (R6)."))
     if detail.get("rule") and detail["rule"] in ("R2", "R5", "R11"):
@@ -80,7 +80,8 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         kept = cells.evidence(nbk.events(nb), nb["results"], event["turn"], res["index"])
         st.markdown(
             cite(
-                f"Records kept as evidence (R2): {', '.join(f'**{inert(r)}**' for r in kept)}."
+                f"Records kept as evidence (R2), each open on Runs: "
+                f"{', '.join(record_link(nb, event['turn'], r) for r in kept)}."
                 if kept
                 else "This turn kept no record (R2): there is no evidence to keep."
             )
@@ -141,6 +142,45 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
         st.caption("Accepted; no weight or status changed.")
 
 
+def record_link(nb: Obj | None, turn: str | None, record: str) -> str:
+    """A record's id as a link to its row on the Runs page, on this notebook's memory (the link
+    names the notebook, so it opens there in another tab too); bold text without a notebook."""
+    run = cells.run_of(nbk.events(nb), turn) if nb is not None and turn else None
+    if nb is None or run is None:
+        return f"**{inert(record)}**"
+    return f"[{inert(record)}]({evidence_link(run, record)}&mem=notebook&nb={nb['id']})"
+
+
+def kept(nb: Obj) -> None:
+    """What the notebook keeps, said plainly beside it (#26, point 5), and the author's scrub of the
+    saved results when its own cells erased something."""
+    st.caption(
+        cite(
+            f"**What this notebook keeps**, in a file on this machine (`{nb['id']}.notebook.json`, beside the "
+            "scratch memory the sidebar names): your cells as you "
+            "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
+            "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
+            "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
+            "scrub them."
+        )
+    )
+    said = st.session_state.pop("_nb_scrubbed", None)
+    if said:
+        st.success(said)
+    waiting = notebook_scrub.pending(nb)
+    if waiting and st.button(
+        "Scrub what this notebook's deletions erased from its saved results",
+        key="nb_scrub",
+        help="Its cells stay as you wrote them; running them again brings the copies back until you scrub again.",
+    ):
+        n = nbk.scrub_results(nb)
+        st.session_state["_nb_scrubbed"] = (
+            f"Scrubbed {plural(n, 'saved value')} of what this notebook's deletions erased: the results say what "
+            "memory says now. Your cells are as you wrote them."
+        )
+        rerun(nb)
+
+
 def preview(nb: Obj, turn: str) -> None:
     """Side by side: what the turn teaches if it completes, fails or is cancelled now (R1, R2)."""
     outcomes = nbk.preview_end_turn(nb, turn)
@@ -170,7 +210,9 @@ def stale_note(nb: Obj, i: int, event: Obj) -> None:
 # --- the memory compared between two cells -----------------------------------------------------
 
 
-COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A", "Weight B", "↑↓", "Status A", "Status B", "Why"]
+MANY, TALL = 12, 520  # a comparison of more facts than MANY scrolls in place, TALL pixels high
+#: One column each for the weight and the status from A to B: seven columns wrap whole at 1024 px (#25).
+COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A → B", "↑↓", "Status A → B", "Why"]
 
 
 def _weight(w: float | None) -> str:
@@ -187,11 +229,9 @@ def _compare(key: tuple[str, int, str], a: int, b: int, _moments: Obj) -> pd.Dat
                 "Owner": r["owner"],
                 "Fact": r["fact"],
                 "Change": r["change"],
-                "Weight A": _weight(r["weight_a"]),
-                "Weight B": _weight(r["weight_b"]),
+                "Weight A → B": f"{_weight(r['weight_a'])} → {_weight(r['weight_b'])}",
                 "↑↓": r["arrow"],
-                "Status A": r["status_a"] or "\u2014",
-                "Status B": r["status_b"] or "\u2014",
+                "Status A → B": f"{r['status_a'] or 'absent'} → {r['status_b'] or 'absent'}",
                 "Why": r["why"],
             }
             for r in rows
@@ -242,9 +282,7 @@ def compare(nb: Obj) -> None:
             + ", ".join(f"{n} {what}" for what, n in counts.items())
             + "."
         )
-        st.dataframe(
-            table, hide_index=True, width="stretch", column_config={"Why": st.column_config.TextColumn(width="large")}
-        )
+        wrapped(table, height=TALL if len(table) > MANY else None)  # statuses and why read whole (#25)
     st.caption(
         cite(
             "Read from memory's history at the moment each cell left (R32): what a later cell erased is "

@@ -3,6 +3,7 @@ one row of the simple fields, then a compound field each (a record, a fact, sett
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import streamlit as st
@@ -14,6 +15,8 @@ from memory_core.rules.vocabulary import GRAPHS, WORLD_KINDS
 from memory_core.rules.weights import ORIGINS
 from memory_core.views import notebook as nbk
 from memory_core.views.event_form import FormField, fields
+from pages._cellview import rerun
+from pages._words import cite
 
 KINDS = [*WORLD_KINDS, "preference"]
 #: Help a field's model does not give, in the form's words.
@@ -23,6 +26,8 @@ HELP = {
     "within": "the nested work this was made within (R5)",
     "workflow": "the workflow whose steps and budget the run follows (R21, R22)",
 }
+#: A simple field's width in pixels: four to a row at 1400 px, two at 1024 px.
+FIELD = 200
 #: What a read's arguments look like, as the form starts them.
 ARGS = '{"name": ""}'
 
@@ -32,7 +37,8 @@ def event_form(kind: str, *, orgs: list[str], people: list[str]) -> dict[str, An
     event: dict[str, Any] = {"do": kind}
     specs = fields(kind)
     simple = [f for f in specs if f.simple]
-    cols = list(st.columns(len(simple))) if simple else []
+    row = st.container(horizontal=True)  # the simple fields in a row that wraps: each label whole (#25)
+    cols = [row] * len(simple)
     lists = {"orgs": orgs, "people": people}
     for f, c in zip(simple, cols, strict=True):
         event[f.name] = _simple(c, f, lists)
@@ -66,8 +72,8 @@ def _simple(c: Any, f: FormField, lists: dict[str, list[str]]) -> Any:
     if f.widget == "choice":
         options = list(f.choices) if f.choices else lists[f.among]
         index = options.index(f.default) if f.default in options else 0
-        return c.selectbox(f.name, options, index=index if options else None, key=key, help=help_)
-    text = c.text_input(f.name, key=key, help=help_)
+        return c.selectbox(f.name, options, index=index if options else None, key=key, help=help_, width=FIELD)
+    text = c.text_input(f.name, key=key, help=help_, width=FIELD)
     return text if text or f.required else None
 
 
@@ -98,9 +104,9 @@ def claim_fields(prefix: str) -> list[dict[str, Any]]:
 def record_fields(prefix: str) -> dict[str, Any]:
     c = st.columns([1, 2, 3, 1])
     origin = c[0].selectbox("origin", ORIGINS, key=f"{prefix}origin")
-    source = c[1].text_input("source", key=f"{prefix}source", help="URL, document, tool or person id (R25)")
+    source = c[1].text_input("source", key=f"{prefix}source", help=cite("URL, document, tool or person id (R25)"))
     excerpt = c[2].text_input("excerpt", key=f"{prefix}excerpt")
-    rel = c[3].text_input("reliability", key=f"{prefix}rel", help="optional, strictly between 0.5 and 1 (R26)")
+    rel = c[3].text_input("reliability", key=f"{prefix}rel", help=cite("optional, strictly between 0.5 and 1 (R26)"))
     reliability: Any = rel
     try:
         reliability = float(rel) if rel else None
@@ -122,3 +128,93 @@ def fact_fields(prefix: str) -> dict[str, Any]:
     if not claim:
         return {}
     return {k: claim[0][k] for k in ("subject", "relation", "object")}
+
+
+# --- a cell edited: its simple fields and note as a form, or the whole event as JSON ------------------
+
+
+def edit_cell(nb: dict[str, Any], i: int, event: dict[str, Any], *, orgs: list[str], people: list[str]) -> None:
+    """A cell's editor, below what it did: its simple fields and note as a form (the rest kept as
+    written), or the whole event as JSON; a save says it was saved, and what ran again (#25)."""
+    saved = st.session_state.get("_nb_saved")
+    if saved and saved[:2] == (nb["id"], i):
+        st.success(saved[2])
+        del st.session_state["_nb_saved"]
+    drawn = json.dumps(event, indent=2, ensure_ascii=False)
+    fresh = st.session_state.get(f"_edit_for_{i}") != drawn  # another cell now stands here, or this one changed
+    st.session_state[f"_edit_for_{i}"] = drawn
+    with st.expander("Edit"):
+        as_form, as_json = st.tabs(["Fields", "JSON"])
+        with as_form:
+            edited = _fields_of(i, event, fresh, lists={"orgs": orgs, "people": people})
+            if st.button(
+                "Save cell", key=f"save-form-{i}", help="Saves the fields and note above; Undo takes it back."
+            ):
+                _save(nb, i, event, edited)
+        with as_json:
+            if fresh:
+                st.session_state[f"edit-{i}"] = drawn
+            text = st.text_area("Event (JSON)", key=f"edit-{i}", height=180)
+            if st.button("Save cell", key=f"save-{i}", help="Saves the event as written; Undo takes it back."):
+                try:
+                    new = decode(text)
+                except FormatError as exc:
+                    st.error(f"Not saved: {exc}")
+                else:
+                    _save(nb, i, event, new)
+
+
+def _fields_of(i: int, event: dict[str, Any], fresh: bool, lists: dict[str, list[str]]) -> dict[str, Any]:
+    """The event with its simple fields and note as the form holds them (keys `e{i}-{field}`)."""
+    out = dict(event)
+    specs = [
+        f for f in fields(event["do"]) if f.simple and (f.widget != "text" or isinstance(event.get(f.name), str | None))
+    ]
+    row = st.container(horizontal=True)
+    for f in specs:
+        key, now = f"e{i}-{f.name}", event.get(f.name, f.default)
+        options = list(f.choices) if f.choices else list(lists.get(f.among, []))
+        options += [now] if f.widget == "choice" and now is not None and now not in options else []
+        if fresh or key not in st.session_state:
+            first = now if now in options else (options[0] if options else None)
+            st.session_state[key] = {"toggle": bool(now), "choice": first}.get(f.widget, "" if now is None else now)
+        if f.widget == "toggle":
+            value: Any = row.checkbox(f.name, key=key, help=f.help or HELP.get(f.name))
+        elif f.widget == "choice":
+            value = row.selectbox(f.name, options, key=key, help=f.help or HELP.get(f.name), width=FIELD)
+        else:
+            value = row.text_input(f.name, key=key, help=f.help or HELP.get(f.name), width=FIELD)
+        if value in ("", None) and not f.required:
+            out.pop(f.name, None)
+        else:
+            out[f.name] = value
+    key = f"e{i}-note"
+    if fresh or key not in st.session_state:
+        st.session_state[key] = event.get("note", "")
+    note = st.text_input("note (shown under the cell)", key=key)
+    if note:
+        out["note"] = note
+    else:
+        out.pop("note", None)
+    kept = [f.name for f in fields(event["do"]) if f not in specs and f.name in event]
+    if kept:
+        st.caption(f"Its {', '.join(kept)} stay as written: edit them under JSON.")
+    return out
+
+
+def _save(nb: dict[str, Any], i: int, before: dict[str, Any], event: dict[str, Any]) -> None:
+    """Save a cell, then say so after the rerun that shows it (not only in a passing toast)."""
+    if event == before:
+        st.info("Nothing to save: the cell is as it was.")
+        return
+    ran = nb["cursor"]
+    try:
+        nbk.update_cell(nb, i, event)
+    except FormatError as exc:
+        st.error(f"Not saved: {exc}")
+        return
+    again = " The cells run so far ran again on the edited story." if i < ran else ""
+    said = f"Cell [{i}] saved.{again} Undo takes it back."
+    st.session_state["_nb_saved"] = (nb["id"], i, said)
+    st.toast(f"Cell [{i}] saved.")
+    rerun(nb, goto=i)

@@ -246,12 +246,13 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
         st.caption("No moment recorded yet: memory has not changed since its history was kept.")
     st.session_state[newest_key] = newest
     st.session_state[f"{prefix}_at_link"] = None if n == newest else n
-    b = st.columns([1, 1, 6] if len(options) <= len(listed) else [1, 1, 5, 2])
-    b[0].button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
-    b[1].button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
+    # One row that wraps, not columns: each button keeps its whole label at any width (#25).
+    row = st.container(horizontal=True, vertical_alignment="center")
+    row.button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
+    row.button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
     stamp = found[n][2]
     said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
-    b[2].caption(  # the label carries the moment's number; its place in the list is said apart from it
+    row.caption(  # the label carries the moment's number; its place in the list is said apart from it
         f"**{inert(label[n])}**"
         + (" (now)" if n == newest else "")
         + f" · {options.index(n) + 1:,} of {len(options):,} moments listed for {inert(ctx.org_name)}{said}"
@@ -259,8 +260,9 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
     )
     if len(options) > len(listed):
         st.session_state[f"{prefix}_goto"] = n
-        b[3].number_input(
+        row.number_input(
             "Go to moment",
+            width=160,
             min_value=0,
             max_value=newest,
             step=1,

@@ -77,6 +77,13 @@ def to_link(params: dict[str, str]) -> None:
             seen[_seen(param)] = value
 
 
+def evidence_link(run: str | None, record: str | None) -> str | None:
+    """A record's row on the Runs page (R24), as a link's target; None without a pointer."""
+    if run is None or record is None:
+        return None
+    return f"runlog?run={quote(run, safe='')}&record={quote(record, safe='')}"
+
+
 def copy_link(label: str = "Link to this view") -> None:
     """The view's address, to copy and share (it reopens this page with the same choices). Pages show it in
     a popover: its code block loads the browser's syntax highlighter, 0.2 s of a first visit's main thread,
@@ -104,3 +111,45 @@ _SCROLL = """<script>
 def scroll_to(heading: str) -> None:
     """Scroll the page to the heading that starts with `heading` once it is drawn (waiting up to 5 s)."""
     st.iframe(_SCROLL % json.dumps(heading), height=1)
+
+
+#: A link in a page's text to another page of the app (a rule on the Rules page, a record on Runs) opens
+#: in the same tab, in the same session (#25: each rule link opened a new tab, cold, 4-5 s): the click
+#: is taken before the browser follows it, the address moved (history.pushState) and Streamlit told, as
+#: its own back button does (popstate), so it runs that page with the link's query. A click with a
+#: modifier key (a new tab asked for) and links to anywhere else are left to the browser.
+_SAME_TAB = """<script>
+(function () {
+  if (window.__memorySameTab) { return; }
+  window.__memorySameTab = true;
+  var pages = %s;
+  document.addEventListener("click", function (e) {
+    if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) { return; }
+    var a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
+    if (!a || !a.closest("[data-testid='stMarkdownContainer']")) { return; }
+    var url = new URL(a.getAttribute("href"), document.baseURI);
+    var page = url.pathname.replace(/\\/+$/, "").split("/").pop();
+    if (url.origin !== window.location.origin || pages.indexOf(page) < 0) { return; }
+    e.preventDefault();
+    e.stopPropagation();
+    window.history.pushState(null, "", url.pathname + url.search);
+    window.dispatchEvent(new PopStateEvent("popstate"));
+    document.querySelectorAll("[data-testid='stMain'], [data-testid='stAppViewContainer']").forEach(
+      function (el) { el.scrollTo(0, 0); });  // the page opened from its top, as a link opens it
+  }, true);
+})();
+</script>"""
+
+#: The app's pages by their address (app.py's url_path), the only links taken in the same tab.
+APP_PAGES = ("overview-page", "home", "cells", "draw", "preferences", "runlog", "facts", "probe", "erase", "rulebook")
+
+
+#: A table's cells wrap at their spaces, and inside a long word where pages/_tables.py marked it (#25).
+_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; }</style>"
+
+
+def same_tab() -> None:
+    """Links to the app's own pages open in this tab and session (installed once per browser tab);
+    tables' cells wrap within their frame."""
+    st.html(_SAME_TAB % json.dumps(list(APP_PAGES)), unsafe_allow_javascript=True)
+    st.html(_WRAP)

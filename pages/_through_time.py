@@ -3,20 +3,20 @@ helpers the page's tables share."""
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 import altair as alt
 import pandas as pd
 import streamlit as st
 
 from memory_core.views.history import weight_through_time
-from pages._ui import Context, read
+from pages._links import evidence_link
+from pages._tables import wrapped
+from pages._ui import Context, inert, read
 from pages._words import cite
 
 
-def three_places(*columns: str) -> dict:
-    """Number columns shown to three decimals, as every weight and l on this page."""
-    return {c: st.column_config.NumberColumn(format="%.3f") for c in columns}
+def three_places(table: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """Number columns written to three decimals, as every weight and l on this page."""
+    return table.assign(**{c: table[c].map(lambda v: f"{v:.3f}") for c in columns})
 
 
 def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshold: float) -> None:
@@ -64,26 +64,26 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshol
             "or account is gone, its vote stays (R29, R30, R33)."
         )
     )
-    st.dataframe(
-        pd.DataFrame(
-            {
-                "Step": df["step"],
-                "Moment": df["moment"],
-                "What happened": df["moment_label"],
-                "Cause": df["cause"],
-                "Weight": df["weight"],
-                "Status": df["status"],
-                "Independent sources": df["sources"],
-            }
-        ),
-        hide_index=True,
-        width="stretch",
-        column_config={**three_places("Weight"), "Cause": st.column_config.TextColumn(width="large")},
+    table = pd.DataFrame(
+        {
+            "Step": df["step"],
+            "Moment": df["moment"],
+            "What happened": df["moment_label"],
+            "Cause": df["cause"],
+            "Weight": df["weight"].map(lambda w: f"{w:.3f}"),
+            "Status": df["status"],
+            "Independent sources": df["sources"],
+        }
     )
+    wrapped(table, height=TALL if len(table) > ROWS else None)  # every cause read whole, wrapped (#25)
 
 
-def evidence_link(run: str | None, record: str | None) -> str | None:
-    """The record's row on the Runs page (R24)."""
-    if run is None or record is None:
-        return None
-    return f"runlog?run={quote(run, safe='')}&record={quote(record, safe='')}"
+#: A table of causes taller than ROWS rows scrolls in place, TALL pixels high.
+ROWS, TALL = 12, 480
+
+
+def record_link(run: str | None, record: str | None, otherwise: str) -> str:
+    """A record's id as a Markdown link to its row on the Runs page, for a `wrapped` table's
+    `markdown` column; `otherwise` (made inert) when there is no pointer (an erased run, R29)."""
+    target = evidence_link(run, record)
+    return inert(otherwise) if target is None else f"[{inert(record)}]({target})"

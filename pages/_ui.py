@@ -23,7 +23,7 @@ from memory_core import MemoryCoreError, MemoryService, database_url
 from memory_core.rules.permissions import may_manage_settings
 from memory_core.views import notebook as nbk
 from memory_core.views.text import inert
-from pages._links import from_link, to_link
+from pages._links import from_link, same_tab, to_link
 from pages._service import main_service
 from pages._signin import sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
@@ -152,6 +152,7 @@ def sidebar() -> None:
                 )
         st.caption(f"Scenario loaded: **{inert(title)}**" if nb else "Scenario loaded: none (open the Notebook)")
         st.caption(f"Database: `{where}`")
+        same_tab()  # links to the app's own pages (a rule, a record) open in this tab and session
 
 
 #: "Act as" a visitor: someone with no account here, so every refusal for outsiders can be seen.

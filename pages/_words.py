@@ -31,9 +31,14 @@ def _rule_titles(mtime: float) -> dict[str, str]:
     return rulebook.titles(rulebook.parse((DOCS / "rules.md").read_text(encoding="utf-8")))
 
 
+def rule_titles() -> dict[str, str]:
+    """Each rule's title by number ("R7"), as docs/rules.md says it now."""
+    return _rule_titles((DOCS / "rules.md").stat().st_mtime)
+
+
 def cite(markdown: str) -> str:
     """A page's Markdown with every rule it cites linked to the Rules page, its title on hover."""
-    return rulebook.link_rules(markdown, _rule_titles((DOCS / "rules.md").stat().st_mtime))
+    return rulebook.link_rules(markdown, rule_titles())
 
 
 def refused(reason: str, message: str) -> str:

@@ -15,13 +15,12 @@ from typing import Any
 import streamlit as st
 
 from memory_core import FormatError
-from memory_core.format.scenario import decode
 from memory_core.rules.vocabulary import WORLD_KINDS
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from memory_core.views.event_form import kinds
-from pages._cellview import compare, labels, load, matching, preview, rerun, show_result, stale_note, with_guard
-from pages._form import event_form
+from pages._cellview import compare, kept, labels, load, matching, preview, rerun, show_result, stale_note, with_guard
+from pages._form import edit_cell, event_form
 from pages._links import from_link, to_link
 from pages._ui import NOTEBOOK, guard, inert, notebook, use_memory
 from pages._words import cite
@@ -71,9 +70,9 @@ if "_nb_link_lost" in st.session_state:
     st.warning(st.session_state.pop("_nb_link_lost"))
 nb = notebook()
 with st.expander("Open a scenario", expanded=nb is None):
-    pick, go = st.columns([4, 1])
+    pick = go = st.container(horizontal=True, vertical_alignment="center")  # the button's label whole (#25)
     chosen = pick.selectbox("Sample", samples, key="sample_pick", label_visibility="collapsed")
-    if go.button("Load sample", key="load_sample", width="stretch"):
+    if go.button("Load sample", key="load_sample"):
         if nb is not None and nbk.edited(nb):
             st.session_state["_nb_confirm_load"] = ("sample", chosen, None)
         else:
@@ -111,6 +110,8 @@ st.subheader(inert(scenario.get("title") or "Untitled scenario"))
 if scenario.get("description"):
     st.caption(cite(inert(scenario["description"])))
 events = scenario["events"]
+org_ids = [o["id"] for o in scenario.get("organizations", [])]
+person_ids = [p["id"] for p in scenario.get("people", [])]
 checked_events = nbk.events(nb)
 cursor = nb["cursor"]
 
@@ -158,6 +159,7 @@ st.caption(
     "the other pages show it while it is selected in the sidebar. The notebook is kept on this machine: "
     "this page's address reopens it, with its edits and cursor."
 )
+kept(nb)
 
 
 # --- follow the story: a window of cells from the one "Jump to" names ------------------------
@@ -175,6 +177,9 @@ else:
         last = nb.get("last")
         base: int = want if isinstance(want, int) else (last if isinstance(last, int) else cursor)
         st.session_state["nb_jump"] = next((i for i in shown if i >= base), shown[-1])
+    elif st.session_state.get("_nb_jump_cells") != digest:  # the cells changed: the box is told its label anew,
+        st.session_state["nb_jump"] = want  # or it would still name a deleted or moved cell (#25)
+    st.session_state["_nb_jump_cells"] = digest
     at = jump.selectbox("Jump to", shown, key="nb_jump", format_func=names.__getitem__)
     pos = shown.index(at)
     window = shown[pos : pos + WINDOW]
@@ -245,17 +250,7 @@ else:
             ):
                 with guard():
                     preview(nb, event["turn"])
-            with st.expander("Edit"):
-                text = st.text_area(
-                    "Event (JSON)", json.dumps(event, indent=2, ensure_ascii=False), key=f"edit-{i}", height=180
-                )
-                if st.button("Save cell", key=f"save-{i}"):
-                    try:
-                        nbk.update_cell(nb, i, decode(text))
-                    except FormatError as exc:
-                        st.error(f"Not saved: {exc}")
-                    else:
-                        rerun(nb)
+            edit_cell(nb, i, event, orgs=org_ids, people=person_ids)
 
 with st.expander("Compare two cells", expanded=False):
     compare(nb)
@@ -266,11 +261,7 @@ st.subheader("Add a cell")
 kind = st.selectbox(
     "Event", kinds(), key="new_kind", format_func=lambda k: {"open_turn": "open_turn (or replace a turn)"}.get(k, k)
 )
-event = event_form(
-    kind,
-    orgs=[o["id"] for o in scenario.get("organizations", [])],
-    people=[p["id"] for p in scenario.get("people", [])],
-)
+event = event_form(kind, orgs=org_ids, people=person_ids)
 note = st.text_input("note (shown under the cell)", key="f_note")
 if note:
     event["note"] = note

@@ -148,7 +148,7 @@ def drawing() -> None:
         for key, first in (("g_minw", 0.0), ("g_status", ["active", "disputed"]), ("g_depth", 1)):
             st.session_state.setdefault(key, first)
         st.session_state.setdefault("g_cap", viz.DEFAULT_CAP)
-        c = st.columns([2, 2, 1, 2])
+        c = [*st.columns(2), *st.columns(2)]  # two a row: a chosen status's chip whole at any width (#25)
         pick_kinds = c[0].multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")
         pick_rel = c[1].multiselect("Relations", relations, key="g_rel", placeholder="all relations")
         min_w = c[2].slider("Minimum weight", 0.0, 1.0, step=0.05, key="g_minw")
@@ -156,7 +156,7 @@ def drawing() -> None:
             "Status",
             ["active", "disputed", "retracted"],
             key="g_status",
-            help="Retracted facts are hidden unless asked for (R28).",
+            help=cite("Retracted facts are hidden unless asked for (R28)."),
         )
         names = sorted({(e["name"], e["kind"]) for e in data["entities"]})
         linked = st.session_state.pop("g_entity", None)  # ?entity=kind:name, from a link

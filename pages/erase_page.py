@@ -32,7 +32,7 @@ def delete_and_compare(what: str, delete: Callable[[], object]) -> None:
 
 
 def confirmed(key: str, text: str) -> bool:
-    return st.checkbox(text, key=key, help="Erasure cannot be undone (R31).")
+    return st.checkbox(text, key=key, help=cite("Erasure cannot be undone (R31)."))
 
 
 with guard():

@@ -12,7 +12,8 @@ import streamlit as st
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
 from pages._links import copy_link, from_link, scroll_to, to_link
-from pages._through_time import evidence_link, three_places, through_time
+from pages._tables import STATUS_WIDTH, grid, rules_help, wrapped
+from pages._through_time import record_link, three_places, through_time
 from pages._ui import guard, inert, live, page, read
 from pages._words import cite, plural
 
@@ -110,13 +111,13 @@ with guard():
     cols = ["subject", "relation", "object", "status", "weight", "log_odds", "sources", "supports", "disputes"]
     cols += ["erased"] + (["owner"] if graph == "flow" else [])
     table = shown[cols].rename(columns=HEADERS)
-    st.dataframe(
+    grid(  # weight and status first: seen whole at any width, the rest scrolls (#25)
         table,
-        hide_index=True,
-        width="stretch",
+        first=("Weight", "Status"),
         column_config={
             "Weight": st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f"),
-            **three_places("Log-odds L"),
+            "Log-odds L": st.column_config.NumberColumn(format="%.3f"),
+            "Status": st.column_config.TextColumn(width=STATUS_WIDTH),
         },
     )
     st.download_button(
@@ -143,26 +144,34 @@ with guard():
         st.session_state["w_fact"] = next(iter(labels))
     fid = st.selectbox("Fact", list(labels), format_func=labels.__getitem__, key="w_fact")
     threshold = st.number_input(
-        "Shortcut threshold (a step's min_weight, R22)", 0.0, 1.0, DEFAULT_MIN_WEIGHT, 0.05, key="w_threshold"
+        cite("Shortcut threshold (a step's min_weight, R22)"), 0.0, 1.0, DEFAULT_MIN_WEIGHT, 0.05, key="w_threshold"
     )
     to_link(LINKED)
     b = read(ctx, "fact_breakdown", int(fid), min_weight=threshold, org=org)
     f = b["fact"]
-    m = st.columns(4)
-    m[0].metric("Weight", f"{f['weight']:.3f}", help="w = 1 / (1 + e^-L) (R26)")
-    m[1].metric("Log-odds L", f"{f['log_odds']:.3f}", help="the sum of each source's largest l, minus disputes (R26)")
-    m[2].metric("Independent sources", f["sources"], help="R25")
-    if b["margin"] is None:
-        m[3].metric("Margin to shortcut", "none", help=b["margin_why"])
-    else:
-        m[3].metric("Margin to shortcut", f"{b['margin']:+.3f}", help=b["margin_why"])
+    m = [st.container(horizontal=True, gap="medium")] * 4  # each number with its whole label, wrapping (#25)
+    m[0].metric("Weight", f"{f['weight']:.3f}", help=cite("w = 1 / (1 + e^-L) (R26)"), width="content")
+    m[1].metric(
+        "Log-odds L",
+        f"{f['log_odds']:.3f}",
+        help=cite("the sum of each source's largest l, minus disputes (R26)"),
+        width="content",
+    )
+    m[2].metric("Independent sources", f["sources"], help=rules_help(["R25"]), width="content")
+    margin = "none" if b["margin"] is None else f"{b['margin']:+.3f}"
+    m[3].metric("Margin to shortcut", margin, help=cite(inert(b["margin_why"])), width="content")
     st.markdown(cite(f"**The arithmetic** (R26): {inert(b['arithmetic'])}"))
     st.caption(cite(inert(b["margin_why"])))
 
     st.markdown(cite("**Each independent source** (R25: repeats of one source count once, at their largest l)"))
     sources = pd.DataFrame(b["sources"])
-    st.dataframe(
-        sources.assign(key=sources["key"].map(lambda k: "another organization's (R23)" if k is None else k)).rename(
+    wrapped(
+        three_places(
+            sources.assign(key=sources["key"].map(lambda k: "another organization's (R23)" if k is None else k)),
+            "contribution",
+            "reliability",
+            "weight_without",
+        ).rename(
             columns={
                 "origin": "Origin",
                 "key": "Source",
@@ -172,34 +181,24 @@ with guard():
                 "erased": "Erased pointers",
                 "weight_without": "Weight without it",
             }
-        ),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            **three_places("Contribution l", "Reliability", "Weight without it"),
-        },
+        )
     )
     if b["disputes"]:
         st.markdown(cite("**Disputes** (each subtracts the l of the person reliability, 0.85, R28)"))
-        st.dataframe(
+        wrapped(
             pd.DataFrame(
                 [
                     {
                         "Disputed by": d["name"] or "erased account (R30)",
-                        "Subtracted l": d["contribution"],
-                        "Weight without it": d["weight_without"],
+                        "Subtracted l": f"{d['contribution']:.3f}",
+                        "Weight without it": f"{d['weight_without']:.3f}",
                     }
                     for d in b["disputes"]
                 ]
-            ),
-            hide_index=True,
-            width="stretch",
-            column_config={
-                **three_places("Subtracted l", "Weight without it"),
-            },
+            )
         )
 
-    st.markdown(cite("**The evidence**: each support and the record it points to (R24)"))
+    st.markdown(cite("**The evidence**: each support and the record it points to (R24), a record opens on Runs"))
     evidence = [
         {
             "Origin": s["origin"],
@@ -209,22 +208,16 @@ with guard():
             "Excerpt": s["excerpt"]
             if s["excerpt"] is not None
             else ("withheld (R23)" if s["elsewhere"] else "erased (R29)" if s["record"] is None else "(no excerpt)"),
-            "Open on Runs": evidence_link(s["run"], s["record"]) or "",  # an erased pointer: no link, no "None"
         }
         for s in b["supports"]
     ]
-    st.dataframe(
-        pd.DataFrame(evidence),
-        hide_index=True,
-        width="stretch",
-        column_config={
-            **three_places("Contribution l"),
-            "Excerpt": st.column_config.TextColumn(width="large"),
-            "Open on Runs": st.column_config.LinkColumn(display_text="open record"),
-        },
-    )
-    e1, e2, _ = st.columns([1, 1, 3])
-    one = pd.DataFrame(evidence).drop(columns=["Open on Runs"])
+    linked = [  # the record's id is its link to the Runs page (R24); an erased pointer is said, not linked
+        {**e, "Contribution l": f"{s['contribution']:.3f}", "Record": record_link(s["run"], s["record"], e["Record"])}
+        for e, s in zip(evidence, b["supports"], strict=True)
+    ]
+    wrapped(pd.DataFrame(linked, columns=list(evidence[0]) if evidence else None), markdown=("Record",))
+    e1 = e2 = st.container(horizontal=True)
+    one = pd.DataFrame(evidence)
     one.insert(0, "Fact", labels[int(fid)].rsplit("  (", 1)[0])  # the CSV says which fact, its weight and status
     one.insert(1, "Weight", f"{f['weight']:.6f}")
     one.insert(2, "Status", f["status"])

@@ -14,6 +14,7 @@ from memory_core.plain import Obj
 from memory_core.rules.settings import SETTINGS
 from memory_core.rules.wording import map_paragraph
 from memory_core.views import notebook as nbk
+from memory_core.views.counts import world_table
 from pages._history import (
     PLAY_EVERY,
     Shown,
@@ -30,6 +31,7 @@ from pages._history import (
     world_at,
     world_now,
 )
+from pages._tables import STATUS_WIDTH, grid, wrapped
 from pages._ui import Context, context, guard, inert, live, need_org, open_notebook, read
 from pages._words import cite, on_off, plural
 
@@ -60,21 +62,20 @@ def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> Obj:
     return {**counts, "paragraph": map_paragraph(ctx.org_name, counts["kinds"], counts["facts"])}
 
 
-def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int) -> tuple[pd.DataFrame, str]:
-    """The World facts, heaviest first, and a sentence of how many: read from the present when the
-    moment is now (the Fact weights page's read), from history otherwise (R32)."""
+def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map: int) -> tuple[pd.DataFrame, str]:
+    """The World facts, heaviest first, and a sentence of how many of each status beside the map's
+    count of active ones (`on_map`): read from the present when the moment is now (the Fact weights
+    page's read), from history otherwise (R32)."""
     if n == newest:
-        rows, active = world_now(memory_key(ctx), clock, org, ROWS, ctx.svc)
-        many = f"The {ROWS} heaviest; the map counts {plural(active, 'active fact')}."
-        said = many if len(rows) == ROWS else plural(len(rows), "fact") + "."
+        rows, _ = world_now(memory_key(ctx), clock, org, ROWS, ctx.svc)
+        said = world_table([r["status"] for r in rows], None if len(rows) == ROWS else len(rows), on_map)
         table = [
             {k: r[k] for k in ("subject", "relation", "object", "status", "weight", "sources", "supports", "disputes")}
             for r in rows
         ]
     else:
         g = world_at(memory_key(ctx), clock, org, n, ROWS, ctx.svc)
-        total = g["total"]
-        said = f"The {ROWS} heaviest of {plural(total, 'fact')}." if total > ROWS else plural(total, "fact") + "."
+        said = world_table([f["status"] for f in g["facts"]], g["total"], on_map)
         table = [
             {
                 "subject": f["subject"]["name"],
@@ -129,18 +130,18 @@ def through_time(ctx: Context, org: str) -> None:
             + cite_caption
         )
     with right:
-        table, said = _world_rows(ctx, org, clock, n, newest)
-        st.markdown(f"**World facts** {'now' if n == newest else f'as they stood after moment {n}'}")
-        st.dataframe(
+        table, said = _world_rows(ctx, org, clock, n, newest, int(m["facts"]))
+        st.markdown(f"**World facts** {'now' if n == newest else f'as they stood after moment {n}'}, every status")
+        grid(  # weight and status first: seen whole at any width, the rest scrolls (#25)
             table,
-            hide_index=True,
-            width="stretch",
+            first=("Weight", "Status"),
             height=260,
             column_config={
-                "Weight": st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f")
+                "Weight": st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f"),
+                "Status": st.column_config.TextColumn(width=STATUS_WIDTH),
             },
         )
-        st.caption(said)
+        st.caption(cite(said))
     compare_with(ctx, org, shown)
     link_moments(PREFIX)
 
@@ -179,17 +180,16 @@ with guard():
         st.markdown(cite("### Memory through time (R32)"))
         play_control(ctx, ctx.org, PREFIX)
         st.fragment(run_every=PLAY_EVERY if playing(PREFIX) else None)(through_time)(ctx, ctx.org)
-        right, people, runs = st.columns([2, 2, 3])
+        right, people = st.columns(2)  # the runs below them, whole width: their turns read (#25)
+        runs = st.container()
         with right:
             st.markdown(cite("**Settings** now (the owner's alone, R15)"))
             if ctx.reads_settings:
                 settings = read(ctx, "settings_view", ctx.org)
-                st.dataframe(
+                wrapped(  # each setting's rule a link to it, its title on hover
                     pd.DataFrame(
                         [{"Setting": s.name, "Value": on_off(settings[s.name]), "Rule": s.rule} for s in SETTINGS]
-                    ),
-                    hide_index=True,
-                    width="stretch",
+                    )
                 )
             else:
                 st.caption(cite("Only the owner reads them (R15)."))
@@ -210,7 +210,7 @@ with guard():
                 }
                 for r in read(ctx, "runs", ctx.org)
             ]
-            st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+            grid(pd.DataFrame(rows), first=("Run", "Turns"))
 
 st.subheader("Sample scenarios")
 st.caption("Each is a story about one memory rule. Open one in the Notebook and run it cell by cell.")

@@ -4,10 +4,8 @@ under other settings, compared by behaviour and by World facts."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 
-import pandas as pd
 import streamlit as st
 
 from memory_core.rules.settings import SETTINGS
@@ -15,6 +13,7 @@ from memory_core.views import whatif
 from pages._identities import sign_in_links
 from pages._signin import sign_in_required
 from pages._ui import guard, inert, note_change, notebook, page, read
+from pages._whatif import Sides, compared, switches
 from pages._words import cite, on_off
 
 ctx, org = page("Settings")
@@ -33,13 +32,6 @@ def local_time(at: str) -> str:
     if offset is None:
         return moment.strftime("%Y-%m-%d %H:%M UTC")
     return (moment - timedelta(minutes=int(offset))).strftime("%Y-%m-%d %H:%M")
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def replayed(doc_json: str, target: str, alt_json: str) -> dict:
-    """Both replays, cached on the history's content and the settings compared (a rerun that
-    changed nothing replays nothing)."""
-    return whatif.compare(json.loads(doc_json), target, json.loads(alt_json))
 
 
 with guard():
@@ -146,81 +138,11 @@ else:
             "notebook still apply where they stand (R16)."
         )
     )
-cols = st.columns(4)
-alt = {}
-for i, s in enumerate(SETTINGS):
-    key = f"wi-{source}-{target}-{s.name}"
-    start = {} if key in st.session_state else {"value": base[s.name]}  # the live ones are set above
-    alt[s.name] = cols[i].toggle(s.name, key=key, **start)
+named = {o["id"]: o.get("name") or o["id"] for o in doc.get("organizations", [])}
+sides = Sides(live=source == "live", org_name=ctx.org_name if source == "live" else named.get(target, target))
+alt = switches(source, target, base, sides)
 flipped = [k for k in alt if alt[k] != base[k]]
-with guard(), st.spinner("Replaying both ways…"):
-    result = replayed(json.dumps(doc, sort_keys=True), target, json.dumps(alt, sort_keys=True))
-if not flipped:
-    st.info("Flip a setting above to see what memory would do differently. Nothing differs yet.")
-behaviour = result["behaviour"]
-keys = list(dict.fromkeys([*behaviour["base"], *behaviour["alt"]]))
-st.markdown(cite("**What the runs would do** (claims kept out per rule R8 to R10, runs R11 and R17, steps R14, R22)"))
-st.table(
-    pd.DataFrame(
-        [
-            {
-                "Behaviour": k[0].upper() + k[1:],
-                "With the settings now": behaviour["base"].get(k, 0),
-                "What if": behaviour["alt"].get(k, 0),
-                "Difference": f"{behaviour['alt'].get(k, 0) - behaviour['base'].get(k, 0):+d}"
-                if behaviour["alt"].get(k, 0) != behaviour["base"].get(k, 0)
-                else "",
-            }
-            for k in keys
-        ]
-    ).set_index("Behaviour")
-)
-rows = pd.DataFrame(result["rows"])
-graphs = st.multiselect(
-    "Facts of", ["world", "user", "flow"], ["world"], key="wi_graphs", help="World by default; User and Flow apart."
-)
-shown = rows[rows["graph"].isin(graphs)] if not rows.empty else rows
-differs = shown[shown["difference"] != ""] if not shown.empty else shown
-a, b = st.columns(2)
-world = rows[rows["graph"] == "world"] if not rows.empty else rows
-a.metric(
-    "World facts replayed: settings now → what if",
-    f"{int(world['as written'].notna().sum()) if not world.empty else 0} → "
-    f"{int(world['what if'].notna().sum()) if not world.empty else 0}",
-)
-b.metric("Facts that would differ", len(differs))
-if source == "live":  # the replay beside memory itself, like for like (active World facts, R18's count)
-    held = int(read(ctx, "org_map", org)["facts"])
-    rebuilt = int((world["status as written"] == "active").sum()) if not world.empty else 0
-    if held != rebuilt:
-        st.caption(
-            f"Memory holds {held:,} active World fact{'' if held == 1 else 's'} now; replayed under the settings it "
-            "has now, its "
-            f"recorded history rebuilds {rebuilt:,}. The replay puts back only what the records hold: not the "
-            "votes of erased runs, a replacement, or the order of corrections among turns (listed below when "
-            "there are any), nor facts written without records to replay (a memory generated in bulk)."
-        )
-if differs.empty:
-    st.caption("The same facts with the same weights and statuses, in the graphs shown.")
-else:
-    only = st.checkbox("Only differences", value=True, key="wi_only")
-    table = (differs if only else shown).rename(
-        columns={
-            "graph": "Graph",
-            "owner": "Owner",
-            "fact": "Fact",
-            "as written": "Weight now",
-            "status as written": "Status now",
-            "what if": "Weight what if",
-            "status what if": "Status what if",
-            "difference": "Difference",
-        }
-    )
-    for column in ("Weight now", "Weight what if"):
-        table[column] = table[column].map(lambda v: "absent" if v is None or v != v else f"{v:.3f}")
-    for column in ("Status now", "Status what if"):
-        table[column] = table[column].map(lambda v: "absent" if v is None or v != v else v)
-    st.dataframe(table, hide_index=True, width="stretch")
+compared(ctx, doc, target, alt, base, sides)
 if gaps:
     with st.expander(f"What the replay cannot put back ({len(gaps)})"):
         st.markdown(cite("\n".join(f"- {inert(g)}" for g in gaps)))

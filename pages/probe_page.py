@@ -8,6 +8,7 @@ import streamlit as st
 from memory_core import Refusal
 from memory_core.views.reads import readable_turns
 from pages._links import from_link, to_link
+from pages._tables import wrapped
 from pages._ui import guard, inert, note_change, page, read
 from pages._words import cite, probes_used, refused
 
@@ -50,7 +51,7 @@ with guard():
         "Made by",
         ["the turn's own model", *model_steps],
         key="r_who",
-        help="Reads are offered to the turn's model and to model steps admitting calls (R19).",
+        help=cite("Reads are offered to the turn's model and to model steps admitting calls (R19)."),
     )
     graph = c[2].selectbox("Graph", ["world", "user", "flow"], key="r_graph", disabled=call == "GraphResolve")
     name = st.text_input("Entity name", key="r_name")
@@ -83,7 +84,7 @@ with guard():
         "Same call from nested work",
         key="r_nested",
         disabled=not name,
-        help="A called workflow, agent or debater reads no graph (R4). Tried in a sandbox.",
+        help=cite("A called workflow, agent or debater reads no graph (R4). Tried in a sandbox."),
     ):
         with ctx.svc.sandbox() as box:
             box.call(turn_id, work="agent:explorer")
@@ -99,21 +100,19 @@ with guard():
         elif not last["result"]:
             st.info(cite("Empty: nothing there, or nothing this turn may see (R20, R23); a read reveals nothing else."))
         elif last["call"] == "GraphSource":
-            st.dataframe(
+            wrapped(  # each excerpt read whole, the rules it cites linked (#25)
                 pd.DataFrame(
                     [
                         {
                             "Source": s["key"] if s["key"] is not None else "another organization's (R23)",
                             "Origin": s["origin"],
-                            "Contribution l": s["contribution"],
+                            "Contribution l": f"{s['contribution']:.3f}",
                             "Record": s["record"] or ("withheld (R23)" if s["key"] is None else "erased (R29)"),
                             "Excerpt": s["excerpt"] if s["excerpt"] is not None else "(none)",
                         }
                         for s in last["result"]
                     ]
-                ),
-                hide_index=True,
-                width="stretch",
+                )
             )
         elif last["call"] == "GraphExpand":
             st.dataframe(

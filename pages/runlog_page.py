@@ -16,6 +16,7 @@ import streamlit as st
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, from_link, to_link
+from pages._tables import grid, wrapped
 from pages._ui import Context, guard, inert, live, open_notebook, page, read
 from pages._words import cite, on_off, plural, probes_used
 
@@ -46,7 +47,11 @@ def step_text(step: dict) -> str:
     )
 
 
-LATEST = 5  # the organization's most recent turns, shown as they go
+LATEST = 5
+MANY, TALL = (
+    15,
+    640,
+)  # a turn of more records than MANY scrolls in place, TALL pixels high  # the organization's most recent turns, shown as they go
 
 
 def latest_turns(ctx: Context, org: str, runs: list[dict], clients: dict[str, str]) -> None:
@@ -120,7 +125,7 @@ with guard():
             for r in runs
         ]
     )
-    st.dataframe(overview, hide_index=True, width="stretch")
+    grid(overview, first=("Run", "Turns"))
     run_id = st.selectbox(
         "Run", ids, key="runs_run", format_func=lambda i: f"{i} · via MCP: {clients[i]}" if i in clients else i
     )
@@ -143,7 +148,7 @@ with guard():
         )
     )
     exported = read(ctx, run_export, org, run_id)
-    opener, said = st.columns([1, 3])
+    opener = said = st.container(horizontal=True, vertical_alignment="center")  # the button's label whole (#25)
     if opener.button(
         "Open in the Notebook",
         key="runs_notebook",
@@ -163,7 +168,9 @@ with guard():
     for t in run["turns"]:
         recs = t["records"]
         head = f"{inert(t['id'])} · {STATUS.get(t['status'], t['status'])} · {plural(len(recs), 'record')}"
-        with st.expander(head, expanded=bool(wanted and wanted in {r["id"] for r in recs}) or len(run["turns"]) == 1):
+        with st.expander(
+            cite(head), expanded=bool(wanted and wanted in {r["id"] for r in recs}) or len(run["turns"]) == 1
+        ):
             m = t["map"] or {}
             kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
             st.markdown(cite(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}."))
@@ -179,12 +186,10 @@ with guard():
                 st.markdown(cite(f"**Taught nothing**: {WHY_NOTHING.get(t['status'], t['status'])}."))
             if t["skipped"]:
                 st.markdown(cite("**Claims kept out** of World or User, and the rule that kept each out:"))
-                st.dataframe(
+                wrapped(
                     pd.DataFrame(
                         [{"Record": k["record"], "Claim": k["label"], "Rule": k["rule"]} for k in t["skipped"]]
-                    ),
-                    hide_index=True,
-                    width="stretch",
+                    )
                 )
             cap = run["cap"]
             st.markdown(cite(f"**Reads**: {probes_used(t['probes_used'], cap)} (R21)."))
@@ -209,12 +214,10 @@ with guard():
                 if wanted in {r["id"] for r in recs}:
                     rows.sort(key=lambda row: row["Record"] != wanted)
                     st.success(f"Record {inert(wanted)} (linked) is first.")
-                st.dataframe(
-                    pd.DataFrame(rows),
-                    hide_index=True,
-                    width="stretch",
-                    column_config={"Excerpt": st.column_config.TextColumn(width="large")},
-                )
+                table = pd.DataFrame(rows)
+                if not any(r["nested"] for r in recs):  # no record from nested work: no column of blanks
+                    table = table.drop(columns=["From nested work"])
+                wrapped(table, height=TALL if len(rows) > MANY else None)  # claims, excerpts read whole (#25)
             else:
                 st.caption("No records.")
     c1, c2 = st.columns([1, 3])

@@ -4,6 +4,7 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from backend import SERVER, fresh_url
@@ -318,6 +319,34 @@ def test_a_disk_full_mid_replay_removes_the_file_the_command_created(tmp_path):
     assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
     assert re.search(r"events\[\d+\] \(\w+\) failed: (disk I/O error|database or disk is full)", p.stderr), p.stderr
     assert sorted(f.name for f in tmp_path.iterdir()) == ["s.json"]
+
+
+@pytest.mark.skipif(bool(SERVER), reason="a SQLite file")
+def test_a_disk_full_at_the_final_commit_exits_1_and_keeps_the_database_as_it_was(tmp_path):
+    """#26 item 13: every event ran in the transaction's pages, and the disk fills when the commit
+    writes them (the log may grow 20 kB past the file the command found: RLIMIT_FSIZE). The command
+    exits 1 as documented, naming the commit, not 2 ("cannot use the database"); the database is
+    as it was: empty, and usable by the next replay."""
+    import resource
+
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    assert cli("db", "upgrade", "--db", url).returncode == 0
+    size = (tmp_path / "m.db").stat().st_size
+
+    def small_disk():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size + 20_000, size + 20_000))
+
+    demo = str(Path(__file__).resolve().parent.parent / "sample_data" / "demo.json")
+    p = subprocess.run(
+        [sys.executable, "-m", "memory_core", "replay", demo, "--db", url],
+        capture_output=True,
+        text=True,
+        preexec_fn=small_disk,
+    )
+    assert p.returncode == 1 and "Traceback" not in p.stderr, p.stderr
+    assert "the commit after the last event failed" in p.stderr and "nothing of" in p.stderr, p.stderr
+    assert json.loads(cli("state", "--db", url).stdout)["runs"] == {}
+    assert cli("replay", demo, "--db", url).returncode == 0
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")

@@ -8,6 +8,7 @@ import os
 import re
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from backend import SERVER, fresh_url
 from streamlit.testing.v1 import AppTest
@@ -79,6 +80,29 @@ def page(at: AppTest, name: str) -> AppTest:
 def plain(markdown: str) -> str:
     """What a reader sees of Markdown that escapes text from memory (viz.inert): no backslashes, entities."""
     return html.unescape(re.sub(r"\\(.)", r"\1", markdown)).replace("\u2060", "")  # and autolinks' joiners
+
+
+#: A Markdown link, read as its label (a rule cited in a table's cell, a record linked to Runs).
+LINK = re.compile(r"\[([^\]]*)\]\([^)\s]*(?: \"[^\"]*\")?\)")
+
+
+def read_back(markdown: object) -> object:
+    """A table cell as a reader sees it: st.table renders Markdown (links read as their label, escapes
+    undone, a long word's invisible break points gone); a number stays a number."""
+    if not isinstance(markdown, str):
+        return markdown
+    return plain(LINK.sub(r"\1", markdown)).replace("\u200b", "")  # and long words' break points
+
+
+def tables(at: AppTest, *columns: str) -> list:
+    """Every table on the page holding these columns, as a reader reads it: st.dataframe as it is,
+    st.table (whose cells wrap, #25) with its Markdown read back to text."""
+    found = [d.value for d in at.dataframe if set(columns) <= set(d.value.columns)]
+    for t in at.table:
+        df = t.value.rename(columns=read_back).map(read_back)
+        if set(columns) <= set(df.columns):
+            found.append(df)
+    return found
 
 
 def texts(at: AppTest) -> str:
@@ -218,7 +242,7 @@ def test_settings_owner_changes_and_member_is_refused(app):
     assert "only the owner of Acme Robotics reads and changes its settings" in texts(at)
     assert "LearnFromUsers" not in texts(at) and "on → off" not in texts(at)
     at = page(at, "overview")
-    assert not [d for d in at.dataframe if "Setting" in d.value.columns] and "Only the owner reads them" in texts(at)
+    assert not tables(at, "Setting") and "Only the owner reads them" in texts(at)
 
 
 def test_settings_what_if_on_a_notebook_starts_unflipped_and_marks_differences(app):
@@ -241,9 +265,9 @@ def test_settings_what_if_on_a_notebook_starts_unflipped_and_marks_differences(a
     assert len(every) > len(diff) and (every["Difference"] == "").any()  # the rest shown unmarked
 
 
-def _behaviour(at: AppTest) -> dict[str, tuple[int, int]]:
-    [table] = [t.value for t in at.table if "What if" in t.value.columns]
-    return {name: (int(r["With the settings now"]), int(r["What if"])) for name, r in table.iterrows()}
+def _behaviour(at: AppTest, base: str = "With the settings now") -> dict[str, tuple[int, int]]:
+    [table] = tables(at, "What if", "Behaviour")
+    return {r["Behaviour"]: (int(r[base]), int(r["What if"])) for _, r in table.iterrows()}
 
 
 def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(app):
@@ -305,7 +329,7 @@ def test_weights_breakdown_of_a_fact(app):
     assert at.selectbox(key="w_fact").value is not None
     labels = [m.label for m in at.metric]
     assert {"Weight", "Log-odds L", "Independent sources", "Margin to shortcut"} <= set(labels)
-    assert any(d.value.shape[0] > 0 and "Weight without it" in d.value.columns for d in at.dataframe)
+    assert any(t.shape[0] > 0 for t in tables(at, "Weight without it"))
     table = next(d.value for d in at.dataframe if "Subject" in d.value.columns)
     assert "Run" not in table.columns and "snake_case" not in " ".join(table.columns)
     svc = live()
@@ -316,11 +340,17 @@ def test_weights_breakdown_of_a_fact(app):
     arithmetic = next(m.value for m in at.markdown if "The arithmetic" in m.value)
     assert f"= {fact['weight']:.3f}; status: {fact['status']}" in plain(arithmetic)
     # The evidence in place: each support's excerpt, read through its pointer (R24).
-    evidence = next(d.value for d in at.dataframe if "Excerpt" in d.value.columns)
+    [evidence] = tables(at, "Excerpt", "Record")
     b = svc.fact_breakdown(fact["id"], org="acme")
     assert list(evidence["Excerpt"]) == [s["excerpt"] or "erased (R29)" for s in b["supports"]]
     assert all(e for e in evidence["Excerpt"])
-    assert not evidence["Open on Runs"].isna().any()  # an erased pointer: an empty cell, never "None" (#25)
+    # Each record's id is its link to the Runs page (R24), in the same cell (#25).
+    [raw] = [t.value for t in at.table if "Excerpt" in t.value.columns]
+    linked = [s for s in b["supports"] if s["record"]]
+    assert all(
+        f"runlog?run={s['run']}&record={s['record'].replace('#', '%23')}" in " ".join(raw["Record"]) for s in linked
+    )
+    assert "None" not in set(evidence["Record"])  # an erased pointer: said, never "None" (#25)
 
 
 def test_weights_evidence_of_an_erased_run_has_no_link_and_says_why(app):
@@ -339,9 +369,11 @@ def test_weights_evidence_of_an_erased_run_has_no_link_and_says_why(app):
     at = page(app, "facts")
     at.selectbox(key="w_fact").set_value(erased).run()
     ok(at)
-    evidence = next(d.value for d in at.dataframe if "Excerpt" in d.value.columns)
+    [evidence] = tables(at, "Excerpt", "Record")
     gone = evidence[evidence["Record"] == "erased (R29)"]
-    assert len(gone) and set(gone["Open on Runs"]) == {""}
+    assert len(gone)
+    [raw] = [t.value for t in at.table if "Excerpt" in t.value.columns]
+    assert not [r for r in raw["Record"] if "runlog?" in r and "erased" in r]  # said, not linked
 
 
 def test_weights_flow_is_a_choice_with_its_reason(app):
@@ -746,8 +778,7 @@ def test_runs_page_lists_failed_and_cancelled_turns_records_as_evidence(app):
     app.query_params["run"] = run["id"]
     at = page(app, "runlog")
     assert at.selectbox(key="runs_run").value == run["id"]
-    shown = [d.value for d in at.dataframe if "Excerpt" in d.value.columns]
-    records = {rec for table in shown for rec in table["Record"]}
+    records = {rec for table in tables(at, "Excerpt", "Record") for rec in table["Record"]}
     assert {r["id"] for r in failed["records"]} <= records
     assert "teaches nothing" in texts(at) and "rulebook?rule=R2" in texts(at)
     table = next(d.value for d in at.dataframe if "Stored as ephemeral" in d.value.columns)
@@ -768,7 +799,7 @@ def test_runs_page_shows_claims_kept_out_with_their_rule(app):
         pytest.skip("the demo keeps no claim out in acme")
     app.query_params["run"] = hit[0]
     at = page(app, "runlog")
-    kept_out = [d.value for d in at.dataframe if "Rule" in d.value.columns and "Claim" in d.value.columns]
+    kept_out = tables(at, "Rule", "Claim")
     rows = {(row["Record"], row["Rule"]) for table in kept_out for row in table.to_dict("records")}
     assert {(k["record"], k["rule"]) for k in hit[1]["skipped"]} <= rows
     assert all(row["Claim"] for table in kept_out for row in table.to_dict("records"))
@@ -782,7 +813,7 @@ def test_runs_page_opens_a_linked_record_first(app):
     app.query_params["record"] = records[-1]
     at = page(app, "runlog")
     assert any(records[-1] in plain(s.value) for s in at.success)
-    first = [d.value for d in at.dataframe if "Excerpt" in d.value.columns and records[-1] in set(d.value["Record"])]
+    first = [t for t in tables(at, "Excerpt", "Record") if records[-1] in set(t["Record"])]
     assert first[0]["Record"].iloc[0] == records[-1]
 
 
@@ -1101,22 +1132,23 @@ def test_notebook_compares_two_cells_and_charts_a_fact(app):
     at.selectbox(key="nb_cmp_a").set_value(-1).run()
     at.selectbox(key="nb_cmp_b").set_value(taught).run()
     ok(at)
-    table = next(d.value for d in at.dataframe if "Weight A" in d.value.columns)
+    [table] = tables(at, "Weight A → B")
     added = {c["fact"] for c in results[str(taught)]["changes"]}
     assert set(table["Fact"]) == added and set(table["Change"]) == {"added"}
-    assert set(table["Weight A"]) == {"absent"}  # not "None": the fact was not there at A
+    assert {w.split(" → ")[0] for w in table["Weight A → B"]} == {"absent"}  # not "None": not there at A
     disputed = next(
         i for i, e in enumerate(cells_of(at)) if e["do"] in ("dispute", "retract") and results[str(i)]["changes"]
     )
     at.selectbox(key="nb_cmp_a").set_value(disputed - 1).run()
     at.selectbox(key="nb_cmp_b").set_value(disputed).run()
-    table = next(d.value for d in at.dataframe if "Weight A" in d.value.columns)
+    [table] = tables(at, "Weight A → B")
     change = results[str(disputed)]["changes"][0]
     row = table[table["Fact"] == change["fact"]].iloc[0]
     assert row["Change"] in ("weight changed", "status changed")
-    assert float(row["Weight A"]) == pytest.approx(change["weight_before"], abs=1e-4)
-    assert float(row["Weight B"]) == pytest.approx(change["weight_after"], abs=1e-4)
-    assert set(table["Weight A"]) - {"absent"} and "None" not in set(table["Weight A"])
+    before, after = row["Weight A → B"].split(" → ")
+    assert float(before) == pytest.approx(change["weight_before"], abs=1e-4)
+    assert float(after) == pytest.approx(change["weight_after"], abs=1e-4)
+    assert not [w for w in table["Weight A → B"] if "None" in w]
     assert "differ" in texts(at)
     at.selectbox(key="nb_fact").set_value(at.selectbox(key="nb_fact").options[0]).run()
     charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
@@ -1432,7 +1464,7 @@ def test_weights_follows_a_fact_through_time_with_each_cause(app):
     (fact,) = [f for f in svc.graph("world", "acme", ids=True)["facts"] if f["relation"] == "mascot"]
     app.query_params.update({"graph": "world", "fact": str(fact["id"])})
     at = page(app, "facts")
-    table = next(d.value for d in at.dataframe if "Cause" in d.value.columns)
+    [table] = tables(at, "Cause")
     assert list(table["Cause"]) == [
         "support from web a.example (ui-w1 in ui-w)",
         "support from web b.example (ui-w2 in ui-w)",
@@ -1440,13 +1472,13 @@ def test_weights_follows_a_fact_through_time_with_each_cause(app):
         "dispute by Lee Okafor (R28)",
     ]
     assert list(table["Step"]) == [1, 2, 3, 4] and list(table["Status"])[-1] == "disputed"
-    assert table["Weight"].iloc[-1] == pytest.approx(fact["weight"])
+    assert float(table["Weight"].iloc[-1]) == pytest.approx(fact["weight"], abs=5e-4)
     assert "ui-w1 completed in ui-w" in list(table["What happened"])
     assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "the weight through time is drawn"
     # Erased causes say so (R33): the run goes, its votes stay.
     svc.delete_run("ui-w", by="dana")
     at.run()
-    table = next(d.value for d in at.dataframe if "Cause" in d.value.columns)
+    [table] = tables(at, "Cause")
     assert table["Cause"].iloc[0] == "support from web a.example (a run erased since)"
     assert table["What happened"].iloc[0] == "a turn completed in a run deleted since"
     assert "withdrawn by a replacement (R3)" in table["Cause"].iloc[2]
@@ -1469,7 +1501,7 @@ def test_notebook_compare_reads_history_and_applies_a_later_erasure(app):
     assert cell < max(ended)  # it taught the Flow graph of a run that a later cell ended, so erased
     at.selectbox(key="nb_cmp_a").set_value(cell - 1).run()
     at.selectbox(key="nb_cmp_b").set_value(cell).run()
-    table = next(d.value for d in at.dataframe if "Weight A" in d.value.columns)  # its World facts, if any
+    table = next(iter(tables(at, "Weight A → B")), pd.DataFrame(columns=["Owner"]))  # its World facts, if any
     assert not set(table["Owner"]) & erased  # but its Flow graph is gone from every moment (R33)
     words = next(c.value for c in at.caption if "history at the moment each cell left" in c.value)
     assert "rulebook?rule=R33" in words
@@ -1490,7 +1522,7 @@ def test_weights_through_time_withholds_another_organizations_evidence(app):
     app.sidebar.selectbox(key="person").set_value("ines").run()
     app.query_params.update({"graph": "user", "fact": str(fact["id"])})
     at = page(app, "facts")
-    table = next(d.value for d in at.dataframe if "Cause" in d.value.columns)
+    [table] = tables(at, "Cause")
     (cause,) = list(table["Cause"])
     assert cause == "support from web (another organization's run, withheld (R23))"
     shown = " ".join(str(v) for v in table.to_numpy().ravel())

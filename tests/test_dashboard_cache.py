@@ -140,5 +140,5 @@ def test_a_change_made_on_the_page_is_shown_after_it(app):
     ok(at.button(key="save_settings").click().run())
     assert at.toggle(key="set-acme-LearnFromUsers").value is False
     ok(at.switch_page("pages/overview_page.py").run())
-    table = next(d.value for d in at.dataframe if "Setting" in d.value.columns)
+    table = next(t.value for t in at.table if "Setting" in t.value.columns)  # a table whose rules are links
     assert dict(zip(table["Setting"], table["Value"], strict=True))["LearnFromUsers"] == "off"

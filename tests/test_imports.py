@@ -26,8 +26,8 @@ ALLOWED = {
     "store": {"rules"},
     "usecases": {"rules", "store"},
     # the event engine replays a document through the facade, one load at a time, retrying the whole
-    "format": {"rules", "usecases", "store.retry", "store.snapshot", "store.transactions"},
-    "views": {"rules", "format", "usecases", "store.database", "store.graph"},  # a view's own engine; FactChange
+    "format": {"rules", "usecases", "store.retry"},
+    "views": {"rules", "format", "usecases", "store.graph"},  # FactChange, a fact's change as the store reports it
     "agents": {"format", "usecases"},  # the MCP server: an adapter over the facade, arguments checked by the format
 }
 
@@ -162,6 +162,24 @@ def test_the_database_check_sees_what_it_forbids(tmp_path):
     kinds = " ".join(found)
     for expected in ("sqlmodel", "Session", "driver_of", ".add(", ".rows(", ".change(", ".exec(", "SQL"):
         assert expected in kinds, (expected, found)
+
+
+def test_only_the_house_opens_a_database():
+    """The layers above the store get their database through the house (store/house.py): none of
+    them makes an engine or a transaction itself, so no use case holds an engine."""
+    opening = ("memory_core.store.database", "memory_core.store.transactions")
+    found = [
+        (path.relative_to(CORE).as_posix(), name)
+        for package in ("usecases", "views", "format", "agents")
+        for path in modules(CORE / package)
+        for name in core_imports(path)
+        if name.startswith(opening)
+    ]
+    assert found == []
+    uses = [
+        path.name for path in modules(CORE / "usecases") if ".engine" in path.read_text().replace("house.engine", "")
+    ]
+    assert uses == [], "a use case reaches the engine itself"
 
 
 def test_pages_touch_no_sql_and_core_imports_no_streamlit():

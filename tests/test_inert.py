@@ -3,7 +3,8 @@ and excerpt carries Markdown and HTML that would load an image from another host
 it; every page is opened on it, and every string Streamlit renders as Markdown (bodies, headings,
 captions, labels, help, radio and slider options, alerts, expander and tab labels) must hold the
 payload inert: no `](http…` link or image and no raw `<img` left. Plain-text places (select box
-options, tables, code and JSON) show text as it is and are not Markdown."""
+options, st.dataframe's grids, code and JSON) show text as it is and are not Markdown; st.table's
+cells are Markdown, and held to the same."""
 
 from __future__ import annotations
 
@@ -51,6 +52,11 @@ def leaks(at: AppTest) -> list[tuple[str, str]]:
         if proto is None or not hasattr(proto, "DESCRIPTOR"):
             continue
         kind = type(node).__name__.lower()
+        if kind == "table":  # st.table renders each cell as Markdown (#25: cells that wrap, rules linked)
+            df = node.value
+            cells = [*map(str, df.columns), *(v for v in df.to_numpy().ravel() if isinstance(v, str))]
+            found += [("table", text[:160]) for text in cells if LIVE.search(text)]
+            continue
         for path, text in strings(MessageToDict(proto)):
             where = f"{kind}.{path}"
             if PLAIN.search(where) or kind in ("dataframe", "code", "json", "table"):

@@ -29,6 +29,8 @@ needs_server = pytest.mark.skipif(not SERVER, reason="needs PostgreSQL (make tes
 NOT_USE_CASES = {
     "sandbox": "a context manager: one transaction for several use cases, always rolled back",
     "all_or_nothing": "a context manager: one transaction for a whole replay, which its caller retries",
+    "loading": "all_or_nothing for a load into an empty database, one load at a time; its caller retries",
+    "at": "a constructor: the facade over a database's address, no transaction",
 }
 
 

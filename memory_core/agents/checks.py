@@ -7,6 +7,8 @@ event is checked as a scenario file's would be: the same sentences, at the argum
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,22 +30,15 @@ class Caller:
     turn: str = ""  # the id an open_turn gives its turn
 
 
-#: Each tool's arguments: (required, optional), as agent-tools.md lists them.
-ARGUMENTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "start_run": (("workflow",), ("surface", "ephemeral")),
-    "open_turn": (("run", "request"), ("replaces",)),
-    "record": (("turn", "origin", "claims"), ("source", "excerpt", "reliability", "within")),
-    "step": (("turn", "step"), ("record",)),
-    "call": (("turn", "work"), ()),
-    "return": (("turn", "work", "status"), ()),
-    "GraphResolve": (("turn", "name"), ("kind", "step", "within")),
-    "GraphExpand": (("turn", "entity"), ("graph", "relation", "step", "within")),
-    "GraphSource": (("turn", "fact"), ("graph", "step", "within")),
-    "end_turn": (("turn", "status"), ()),
-    "end_run": (("run",), ()),
-    "dispute": (("fact",), ("graph",)),
-    "retract": (("fact",), ("graph",)),
-}
+def arguments_of(signature: Callable[..., Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A tool's arguments, (required, optional), read from the signature the SDK publishes
+    (tools.py): one list of a tool's arguments, not two."""
+    params = inspect.signature(signature).parameters.values()
+    return (
+        tuple(p.name for p in params if p.default is inspect.Parameter.empty),
+        tuple(p.name for p in params if p.default is not inspect.Parameter.empty),
+    )
+
 
 #: The arguments of a read that are the read's own (`args` of the scenario's read event).
 READ_ARGS = {
@@ -53,10 +48,11 @@ READ_ARGS = {
 }
 
 
-def event_of(tool: str, arguments: Any, caller: Caller) -> Obj:
-    """The checked scenario event a tool call stands for; FormatError names the argument's path."""
+def event_of(tool: str, signature: Callable[..., Any], arguments: Any, caller: Caller) -> Obj:
+    """The checked scenario event a call of `tool` (published as `signature`) stands for;
+    FormatError names the argument's path."""
     storable("", arguments)
-    required, optional = ARGUMENTS[tool]
+    required, optional = arguments_of(signature)
     args = obj("", arguments, required, optional)
     for key in required:
         if args[key] is None:

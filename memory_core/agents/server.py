@@ -138,7 +138,7 @@ class MemoryAgents:
         caller = Caller(
             person=person, org=org, run=made if tool == "start_run" else "", turn=made if tool == "open_turn" else ""
         )
-        return Call(event_of(tool, arguments, caller), caller, session, self.service)
+        return Call(event_of(tool, TOOLS[tool], arguments, caller), caller, session, self.service)
 
     def session_key(self, context: Context) -> str:
         """The transport's handle of this call's session."""

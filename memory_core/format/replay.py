@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from .. import errors as E
 from ..plain import Obj
 from ..store.retry import retryable, run_use_case
-from ..store.transactions import one_load_at_a_time
 from ..usecases.facade import MemoryService
 from ..usecases.results import Outcome, ReadResult
 from . import events as ev
@@ -22,11 +21,12 @@ class EventFailed(Exception):
     """An error no check could foresee (a disk full, a lost server) while an event ran; `index` is
     None for the scenario's setup (organizations, people, workflows)."""
 
-    def __init__(self, index: int | None, do: str, error: BaseException) -> None:
+    def __init__(self, index: int | None, do: str, error: BaseException, *, where: str | None = None) -> None:
         cause = error
         while cause.__context__ is not None:  # the first error, not one met while undoing it (a
             cause = cause.__context__  # savepoint SQLite dropped when a disk full rolled all back)
-        where = f"events[{index}] ({do})" if index is not None else "the setup (organizations, people, workflows)"
+        if where is None:
+            where = f"events[{index}] ({do})" if index is not None else "the setup (organizations, people, workflows)"
         first = str(cause).strip().splitlines()[0] if str(cause).strip() else type(cause).__name__
         super().__init__(f"{where} failed: {first}")
         self.index, self.do, self.cause, self.error = index, do, cause, error
@@ -195,18 +195,25 @@ def replay_into(
     last: list[EventFailed] = []
 
     def attempt() -> tuple[EventEngine, EventResult | None, Obj]:
-        with one_load_at_a_time(service.engine), service.all_or_nothing() as box:
-            if holds_memory(box):
-                raise E.DatabaseNotEmpty(where)
-            try:
-                engine, stopped = replay(scenario, box, strict=strict, progress=progress)
-            except EventFailed as failed:
-                conflict = next((e for e in (failed.error, failed.cause) if retryable(e)), None)
-                if conflict is not None:  # lost a race with another writer: the whole again
-                    last[:] = [failed]
-                    raise conflict from failed
-                raise
-            state = engine.state()
+        ran = False
+        try:
+            with service.loading() as box:
+                if holds_memory(box):
+                    raise E.DatabaseNotEmpty(where)
+                try:
+                    engine, stopped = replay(scenario, box, strict=strict, progress=progress)
+                except EventFailed as failed:
+                    conflict = next((e for e in (failed.error, failed.cause) if retryable(e)), None)
+                    if conflict is not None:  # lost a race with another writer: the whole again
+                        last[:] = [failed]
+                        raise conflict from failed
+                    raise
+                state = engine.state()
+                ran = True
+        except Exception as exc:
+            if ran and not retryable(exc):  # every event ran; the one commit failed (a disk full)
+                raise EventFailed(None, "commit", exc, where="the commit after the last event") from exc
+            raise
         engine.service = service  # the box is closed; later reads go to the database itself
         return engine, stopped, state
 

@@ -112,9 +112,3 @@ class Transactions:
                 s.rollback()
                 raise
             s.commit()
-
-
-def one_load_at_a_time(engine: Engine) -> AbstractContextManager[None]:
-    """Around a load into an empty database, so two loads into one run one after the other (the
-    second then finds memory there): Dialect.one_load_at_a_time."""
-    return dialect_of(engine).one_load_at_a_time(engine)

@@ -9,7 +9,7 @@ from ..rules.permissions import is_member, may_correct, may_retract
 from ..rules.weights import DISPUTE_CONTRIBUTION
 from ..store import corrections, moments, queries
 from ..store.graph import Changes, find_fact
-from ..store.transactions import Tx
+from ..store.house import Tx
 from .base import Obj, UseCases
 from .results import Corrected
 

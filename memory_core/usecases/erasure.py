@@ -7,7 +7,7 @@ from typing import cast
 from .. import errors as E
 from ..rules.permissions import may_delete_account, may_delete_run
 from ..store import moments, queries
-from ..store.erasure import erase_account, erase_run, erasure_status, finisher
+from ..store.erasure import erase_account, erase_run
 from . import shapes as sh
 from .base import UseCases
 from .results import AccountDeleted, RunDeleted
@@ -18,12 +18,11 @@ class Erasure(UseCases):
 
     def erasure_status(self) -> sh.ErasureStatus:
         """R31: whether every deletion's text is out of the database files yet."""
-        return cast(sh.ErasureStatus, erasure_status(self.engine))
+        return cast(sh.ErasureStatus, self.house.erasure_status())
 
     def finish_erasure(self, timeout: float | None = None) -> sh.ErasureStatus:
         """Wait for the background scrub of deletions (R31), then say where it stands."""
-        finisher(self.engine).wait(timeout)
-        return cast(sh.ErasureStatus, erasure_status(self.engine))
+        return cast(sh.ErasureStatus, self.house.finish_erasure(timeout))
 
     def delete_run(self, run_id: str, *, by: str) -> RunDeleted:
         """R29: the run's person or the owner erases a run; its World and User weights stay."""
@@ -37,7 +36,7 @@ class Erasure(UseCases):
             n = moments.take_moment_in(s)
             summary = erase_run(s, run)
             moments.mark_in(s, n, "run_deleted", org=run.org_id, person=by)  # R33: not the erased run's id
-        return RunDeleted.of(summary, self._scrub_after())
+        return RunDeleted.of(summary, self.house.scrub_after())
 
     def delete_account(self, person_id: str) -> AccountDeleted:
         """R30: delete a person's User graph and memberships; their runs stay without them."""
@@ -49,4 +48,4 @@ class Erasure(UseCases):
             n = moments.take_moment_in(s)
             summary = erase_account(s, person)
             moments.mark_in(s, n, "account_deleted")
-        return AccountDeleted.of(summary, self._scrub_after())
+        return AccountDeleted.of(summary, self.house.scrub_after())

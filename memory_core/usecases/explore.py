@@ -10,7 +10,6 @@ from typing import cast
 from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..store import dashboard
-from ..store.database import memory_version
 from ..store.drawing import graph_for_drawing
 from ..store.erasure import account_preview, run_preview
 from ..store.snapshot import graph_json, settings_of
@@ -121,9 +120,7 @@ class Explore(UseCases):
         a read counted, a setting, a deletion: any write, of this process or another), read without
         scanning: a page keeps an answer under it. None inside a box, or on the in-memory database:
         keep nothing then."""
-        if self._sandbox is not None:
-            return None
-        return memory_version(self.engine)
+        return self.house.version()
 
     def counts(self) -> sh.Counts:
         """How much the database holds: for the sidebar and progress."""

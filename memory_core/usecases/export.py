@@ -25,7 +25,6 @@ from typing import Any
 from .. import errors as E
 from ..plain import Obj
 from ..store import past
-from ..store.database import shown
 from ..store.recorded import Recorded, recorded
 from .base import UseCases
 
@@ -52,7 +51,7 @@ class Export(UseCases):
                 org = r.org_id
             rows = recorded(s, org=org, run=run)
             clock = past.last_moment(s)
-        where = where or shown(self.engine.url.render_as_string(hide_password=False))
+        where = where or self.house.shown()
         return write_back(rows, org=org, run=run, where=where, clock=clock)
 
 

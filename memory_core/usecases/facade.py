@@ -16,12 +16,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from ..store.database import Engine
-from ..store.erasure import after_erasure
+from ..store.house import Engine, House
 from ..store.retry import run_use_case
 from ..store.snapshot import export, holds_memory
 from .agents import AgentSessions
-from .base import House, Obj
+from .base import Obj
 from .corrections import Corrections
 from .erasure import Erasure
 from .explore import Explore
@@ -38,7 +37,7 @@ R = TypeVar("R")
 
 #: Public members that are not use cases: each opens no transaction of its own that could lose a
 #: race (the use cases run inside them retry as a whole).
-NOT_USE_CASES = ("sandbox", "all_or_nothing")
+NOT_USE_CASES = ("sandbox", "all_or_nothing", "loading", "at")
 
 
 def delegate(family: str, method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[MemoryService, P], R]:
@@ -60,7 +59,6 @@ class MemoryService:
 
     def __init__(self, engine: Engine | None = None, *, house: House | None = None) -> None:
         self.house = house if house is not None else House(engine)
-        self.engine = self.house.engine
         self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
         self._turns = Turns(self.house)
         self._reads = Reads(self.house)
@@ -73,6 +71,18 @@ class MemoryService:
         self._past = Past(self.house)
         self._export = Export(self.house)
         self._agents = AgentSessions(self.house, end_run=self.end_run)
+
+    @classmethod
+    def at(cls, url: str | None = None, *, existing: bool = False) -> MemoryService:
+        """The facade over the database at `url` (default: MEMORY_DATABASE_URL, or the SQLite file
+        under .memory/); with `existing`, a database that is not there yet is refused."""
+        return cls(house=House.at(url, existing=existing))
+
+    @property
+    def engine(self) -> Engine:
+        """The database's engine, for what sits above the use cases and opens its own (the CLI, the
+        benchmarks): no use case reaches it."""
+        return self.house.engine
 
     @property
     def _sandbox(self) -> bool | None:
@@ -92,18 +102,22 @@ class MemoryService:
         and rolled back by any error in it: a replay into a database keeps all of its file or
         none of it. SQLite holds the write lock from the first statement to the commit; a
         conflict with another writer aborts the whole (the caller may run it again)."""
-        with self.house.box(commit=True) as house:
-            box = MemoryService(house=house)
+        with self.house.box(commit=True) as house:  # what it erased leaves the files at its commit (R31)
+            yield MemoryService(house=house)
+
+    @contextmanager
+    def loading(self) -> Iterator[MemoryService]:
+        """all_or_nothing for a load into an empty database: two loads into one database run one
+        after the other (SQLite: the write lock; PostgreSQL: an advisory lock)."""
+        with self.house.one_load_at_a_time(), self.all_or_nothing() as box:
             yield box
-        if box.house.erased:
-            after_erasure(self.engine)  # what the box erased leaves the files now (R31)
 
     def _holds_memory(self) -> bool:
-        with self.house.store.read() as s:
+        with self.house.read() as s:
             return holds_memory(s)
 
     def _export_state(self) -> Obj:
-        with self.house.store.read() as s:
+        with self.house.read() as s:
             return export(s)
 
     def holds_memory(self) -> bool:

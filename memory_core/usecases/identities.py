@@ -11,8 +11,8 @@ from .. import errors as E
 from ..rules.identity import Identity, identity_of, identity_problem, signed_in_identities, speaks_for
 from ..rules.permissions import may_link_identity
 from ..store import identities, queries
+from ..store.house import Tx
 from ..store.identities import LinkRow
-from ..store.transactions import Tx
 from . import shapes as sh
 from .base import UseCases
 

@@ -26,8 +26,8 @@ class Reads(UseCases):
         Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
         statement (probes.counted_read)."""
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
-        if turn_level and self._sandbox is None and self._store.dialect.one_statement_reads:
-            with self._store.statement() as one:
+        if turn_level and self.house.one_statement_reads:
+            with self.house.statement() as one:
                 done = probes.counted_read(one, turn_id, call, args)
             if done is not None:
                 used, cap, result = done

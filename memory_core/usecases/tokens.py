@@ -36,8 +36,8 @@ class Tokens(UseCases):
     def token_caller(self, token: str) -> tuple[str, str] | None:
         """The (person, organization) a live token speaks for, or None: one statement (the MCP server
         asks at every call), on the ORM inside a box."""
-        if self._sandbox is None:
-            with self._store.peek() as db:
+        if not self.house.boxed:
+            with self.house.peek() as db:
                 return agents.token_holder(db, token_hash=token_hash(token))
         with self._read() as s:
             return tokens.holder(s, token_hash(token))

@@ -275,7 +275,7 @@ class Turns(UseCases):
             store.end_run(s, run_id, moment=n, erase=erased)
             about = {"org": org_id, "run": None if erased else run_id, "detail": "erased" if erased else None}  # R33
             moments.mark_in(s, n, "run_ended", turns=[] if erased else cancelled, **about)
-        return RunEnded(tuple(cancelled), erased, self._scrub_after() if erased else None)
+        return RunEnded(tuple(cancelled), erased, self.house.scrub_after() if erased else None)
 
 
 def _new_record(

@@ -108,6 +108,11 @@ def evidence(events: list[Obj], results: Obj, turn: str, upto: int) -> list[str]
     return out
 
 
+def run_of(events: list[Obj], turn: str) -> str | None:
+    """The run a turn opened in, as the cells say (None when no cell opens it)."""
+    return next((e["run"] for e in events if e.get("do") == "open_turn" and e.get("turn") == turn), None)
+
+
 # --- the memory compared between cells, read from memory's history (R32) ----------------------
 
 

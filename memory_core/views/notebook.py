@@ -23,10 +23,10 @@ from ..errors import FormatError
 from ..format.checks import Scenario
 from ..format.replay import EventEngine
 from ..format.scenario import decode, parse, to_json
-from ..store.database import make_engine
 from ..usecases.facade import MemoryService
 from .cells import change_json, claim_from, compact, describe, outcome, summary
 from .notebook_file import NotebookDamaged, checked_file, stamp
+from .notebook_scrub import scrub
 
 __all__ = ["change_json", "claim_from", "compact", "describe", "summary"]  # where pages and tests found them
 
@@ -63,7 +63,7 @@ def notebook_dir() -> Path:
 @lru_cache(maxsize=32)
 def scratch_service(url: str) -> MemoryService:
     """One service per scratch database, shared by reruns."""
-    return MemoryService(make_engine(url))
+    return MemoryService.at(url)
 
 
 def checked(doc: Obj) -> Scenario:
@@ -410,6 +410,16 @@ def note_outside_change(nb: Obj, what: str) -> None:
     _touch(nb)
     if nb.get("id"):
         save(nb)
+
+
+def scrub_results(nb: Obj) -> int:
+    """Take what the notebook's own cells erased out of its saved results, reads and refusals, and
+    keep it so on disk (views/notebook_scrub.py); how many values went (0: nothing to scrub)."""
+    n = scrub(nb)
+    if n:
+        _touch(nb)
+        save(nb)
+    return n
 
 
 def state(nb: Obj) -> Obj:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import copy
 
 from ..format.checks import check
-from ..format.replay import replay
+from ..format.replay import EventEngine, EventResult
 from ..plain import Obj
 from ..rules.settings import DEFAULT_SETTINGS
-from ..store.database import make_engine
 from ..usecases.export import without_nulls
 from ..usecases.facade import MemoryService
+from ..usecases.results import RunEnded, RunStarted, StepRun, TurnEnded
 from .text import plural
 from .viz import fact_label
 
@@ -34,14 +34,24 @@ def _facts(state: Obj) -> dict[tuple[str, str, str], Obj]:
     return out
 
 
+def _replayed(doc: Obj) -> tuple[Obj, list[EventResult]]:
+    """The state a scenario document ends in, on a fresh in-memory memory, and each event's result
+    (what an ephemeral run did is in its results: its turns are erased with it, R17)."""
+    scenario = check(copy.deepcopy(doc))
+    engine = EventEngine(MemoryService.at("sqlite://"))
+    engine.setup(scenario)
+    results = [engine.apply(i, e) for i, e in enumerate(scenario.events)]
+    return engine.state(), results
+
+
 def replay_state(doc: Obj) -> Obj:
     """The state a scenario document ends in, on a fresh in-memory memory."""
-    engine, _ = replay(check(copy.deepcopy(doc)), MemoryService(make_engine("sqlite://")))
-    return engine.state()
+    return _replayed(doc)[0]
 
 
 def _diff(base_state: Obj, alt_state: Obj) -> list[Obj]:
-    """Each fact of either state: its weight and status both ways, and how they differ."""
+    """Each fact of either state: its weight and status both ways, and how they differ (`only
+    as written`: the fact is in the first replay alone; `only what-if`: in the second alone)."""
     base_facts, alt_facts = _facts(base_state), _facts(alt_state)
     rows = []
     for key in sorted(base_facts.keys() | alt_facts.keys()):
@@ -69,31 +79,42 @@ def _diff(base_state: Obj, alt_state: Obj) -> list[Obj]:
     return rows
 
 
-def behaviour(doc: Obj, state: Obj, org: str) -> dict[str, int]:
-    """What the organization's runs did in a replay: claims kept out of World and User by each
-    rule (R8a to R8d, R9, R10, R30), ephemeral runs stored or erased (R11, R17), steps run or
-    skipped by a shortcut (R14, R22)."""
-    asked = [
-        e["run"]
-        for e in doc.get("events", [])
-        if e.get("do") == "start_run" and e.get("org") == org and e.get("ephemeral")
-    ]
-    mine = {e["run"] for e in doc.get("events", []) if e.get("do") == "start_run" and e.get("org") == org}
-    out: dict[str, int] = {
-        "ephemeral runs stored (R11)": sum(1 for r in asked if r in state["runs"]),
-        "ephemeral runs erased at their end (R17)": sum(1 for r in asked if r not in state["runs"]),
-        "steps run": 0,
-        "steps skipped by a shortcut (R22)": 0,
-    }
+#: The behaviour a replay counts, in the order the page lists it (claims kept out follow, by rule).
+ASKED = "runs asked to be ephemeral (R11)"
+BEHAVIOUR = (
+    ASKED,
+    "of which stored as permanent (R11)",
+    "of which erased at their end (R17)",
+    "steps run",
+    "steps skipped by a shortcut (R22)",
+)
+
+
+def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
+    """What the organization's runs did in a replay, read from each event's result (an ephemeral
+    run's turns are erased with it, so its end state cannot say): runs asked to be ephemeral, and
+    of them those stored as permanent (R11) and those erased at their end (R17); steps run or
+    skipped by a shortcut (R14, R22); claims kept out of World and User by each rule (R8a to R8d,
+    R9, R10, R30)."""
+    events = doc.get("events", [])
+    mine = {e["run"] for e in events if e.get("do") == "start_run" and e.get("org") == org}
+    turns = {e["turn"]: e["run"] for e in events if e.get("do") == "open_turn" and e.get("run") in mine}
+    out = dict.fromkeys(BEHAVIOUR, 0)
     kept: dict[str, int] = {}
-    for run_id, run in state["runs"].items():
-        if run_id not in mine:
-            continue
-        for turn in run["turns"].values():
-            for k in turn["skipped"]:
-                kept[k["rule"]] = kept.get(k["rule"], 0) + 1
-            for step in turn["steps"]:
-                out["steps run" if step["ran"] else "steps skipped by a shortcut (R22)"] += 1
+    for e, r in zip(events, results, strict=False):
+        o = r.outcome
+        if o is None:
+            continue  # refused: it did nothing
+        if isinstance(o, RunStarted) and e["run"] in mine and e.get("ephemeral"):
+            out[ASKED] += 1
+            out["of which stored as permanent (R11)"] += not o.ephemeral
+        elif isinstance(o, RunEnded) and e["run"] in mine and o.erased:
+            out["of which erased at their end (R17)"] += 1
+        elif isinstance(o, StepRun) and e["turn"] in turns:
+            out["steps run" if o.shortcut is None else "steps skipped by a shortcut (R22)"] += 1
+        elif isinstance(o, TurnEnded) and e["turn"] in turns:
+            for k in o.skipped:
+                kept[k.rule] = kept.get(k.rule, 0) + 1
     for rule in sorted(kept, key=lambda r: (int("".join(c for c in r if c.isdigit())), r)):
         out[f"claims kept out by {rule}"] = kept[rule]
     return out
@@ -111,12 +132,12 @@ def compare(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
     """Both replays side by side: each fact's weight and status as written and under `settings`,
     and what the organization's runs did each way (`behaviour`)."""
     alt = _with_settings(doc, org, settings)
-    base_state, alt_state = replay_state(doc), replay_state(alt)
+    (base_state, base_results), (alt_state, alt_results) = _replayed(doc), _replayed(alt)
     rows = _diff(base_state, alt_state)
     return {
         "rows": rows,
         "counts": {"base": len(_facts(base_state)), "alt": len(_facts(alt_state))},
-        "behaviour": {"base": behaviour(doc, base_state, org), "alt": behaviour(alt, alt_state, org)},
+        "behaviour": {"base": behaviour(doc, base_results, org), "alt": behaviour(alt, alt_results, org)},
     }
 
 

@@ -1,0 +1,150 @@
+"""A notebook's saved results scrubbed of what its own deletions erased (#26, point 5).
+
+A notebook keeps what its author wrote, its cells, and what each cell did then: its result, the
+reads' answers and the refusals (views/notebook.py keeps them in `.notebook.json`). A cell that
+deletes a run (R29), an ephemeral run's end (R17) or a deleted account (R30) erases from the
+notebook's memory; the results saved before it still hold copies of what it erased. `scrub`
+takes those copies out, so the saved results say what memory says now; the cells stay as their
+author wrote them, and every other result is left as it was.
+
+What a deletion erased, as the results hold it: the run's id, its turns' and records' ids, its
+records' excerpts and its turns' requests, its Flow graph (R29); the account's id and name and
+its User graph (R30). A support that pointed into an erased run keeps its key, origin and
+contribution, its pointer and excerpt gone (R29), as memory keeps it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..plain import Obj
+
+#: What a scrubbed piece of text reads.
+ERASED = "(erased)"
+#: The fields of a support or a record that point into a run, cleared when the run is erased.
+POINTER = ("run", "turn", "record", "excerpt")
+
+
+@dataclass
+class Erased:
+    """What the notebook's own cells erased, as its results would hold it."""
+
+    runs: set[str] = field(default_factory=set)
+    turns: set[str] = field(default_factory=set)
+    people: set[str] = field(default_factory=set)
+    texts: set[str] = field(default_factory=set)  # excerpts, requests, names: whole values
+    words: set[str] = field(default_factory=set)  # ids and names, also inside a sentence or a label
+
+    def __bool__(self) -> bool:
+        return bool(self.runs or self.people)
+
+
+def _ran(nb: Obj, i: int) -> Obj | None:
+    res = nb["results"].get(str(i))
+    return res if res and res.get("status") == "ok" else None
+
+
+def erased(nb: Obj) -> Erased:
+    """What the cells run so far erased: the runs they deleted or that ended ephemeral, the
+    accounts deleted, and the text of each as the cells wrote it."""
+    events = nb["scenario"]["events"]
+    out = Erased()
+    for i, e in enumerate(events[: nb["cursor"]]):
+        res = _ran(nb, i)
+        if res is None:
+            continue
+        if e["do"] == "delete_run" or (e["do"] == "end_run" and res["detail"].get("erased")):
+            out.runs |= {e["run"]}
+        elif e["do"] == "delete_account":
+            out.people |= {e["person"]}
+    names = {p["id"]: p.get("name") for p in nb["scenario"].get("people", [])}
+    for e in events:
+        if e.get("do") == "open_turn" and e.get("run") in out.runs:
+            out.turns |= {e["turn"]}
+            request = e["request"] if isinstance(e["request"], str) else (e["request"] or {}).get("text")
+            out.texts |= {request} if request else set()
+    for e in events:
+        if e.get("turn") in out.turns and e.get("do") in ("record", "step"):
+            record = e if e["do"] == "record" else (e.get("record") or {})
+            out.texts |= {record["excerpt"]} if record.get("excerpt") else set()
+    out.words = out.runs | out.turns | out.people | {n for p, n in names.items() if p in out.people and n}
+    out.texts |= {n for p, n in names.items() if p in out.people and n}
+    return out
+
+
+def _owned(item: Obj, gone: Erased) -> bool:
+    """What went with an erased run or account: a fact change of a deleted run's Flow graph or a
+    deleted account's User graph, a claim kept out of World that only an erased record held."""
+    if item.get("graph") == "flow" and item.get("owner") in gone.runs:
+        return True
+    if item.get("graph") == "user" and item.get("owner") in gone.people:
+        return True
+    record = item.get("record")
+    return "claim_text" in item and isinstance(record, str) and record.split("#", 1)[0] in gone.turns
+
+
+class _Scrubber:
+    def __init__(self, gone: Erased) -> None:
+        self.gone = gone
+        self.count = 0
+        words = sorted(gone.words, key=len, reverse=True)
+        self.pattern = (
+            re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, words)) + r")(?:#\d+)?(?![\w-])") if words else None
+        )
+
+    def text(self, value: str) -> str | None:
+        if value in self.gone.texts:
+            self.count += 1
+            return None
+        if self.pattern is None:
+            return value
+        new, n = self.pattern.subn(ERASED, value)
+        self.count += n
+        return new
+
+    def walk(self, value: Any) -> Any:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, list):
+            kept = [v for v in value if not (isinstance(v, dict) and _owned(v, self.gone))]
+            self.count += len(value) - len(kept)
+            return [self.walk(v) for v in kept]
+        if isinstance(value, dict):
+            if value.get("run") in self.gone.runs and any(k in value for k in POINTER[1:]):
+                self.count += 1
+                value = {**value, **{k: None for k in POINTER if k in value}}  # as memory keeps it (R29)
+            return {k: self.walk(v) for k, v in value.items()}
+        return value
+
+
+def scrub(nb: Obj) -> int:
+    """Take out of the notebook's saved results, reads and refusals what its own cells erased
+    (`erased`): an erased graph's fact changes and the claims only an erased record held go, a
+    pointer into an erased run is cleared as memory clears it (R29), and an erased id, name,
+    request or excerpt reads `(erased)`; a result so scrubbed says it (`scrubbed`). The cells, the
+    cursor, the notes and every other value are left as they are. How many values were scrubbed
+    (0: nothing to do)."""
+    gone = erased(nb)
+    if not gone:
+        return 0
+    s = _Scrubber(gone)
+    results: Obj = {}
+    for key, res in nb["results"].items():
+        before = s.count
+        results[key] = s.walk(res)
+        if s.count > before:
+            results[key]["scrubbed"] = True
+    nb["results"] = results
+    nb["reads"] = s.walk(nb.get("reads") or [])
+    nb["refused"] = s.walk(nb.get("refused") or [])
+    nb["outside"] = [t or ERASED for t in s.walk(nb.get("outside") or [])]
+    return s.count
+
+
+def pending(nb: Obj) -> int:
+    """How many saved values `scrub` would take out now (the notebook itself unchanged)."""
+    if not erased(nb):
+        return 0
+    return scrub({k: nb.get(k) for k in ("scenario", "cursor", "results", "reads", "refused", "outside")})
