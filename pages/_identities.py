@@ -11,6 +11,7 @@ from memory_core import FormatError
 from memory_core.views import signin
 from memory_core.views.text import inert
 from pages import _identity
+from pages._tables import wrapped
 from pages._ui import MAIN, Context, read
 from pages._words import cite
 
@@ -47,43 +48,44 @@ def sign_in_links(ctx: Context, org: str) -> None:
             {"Person": f"{x['person_name']} ({x['person']})", "Identity": x["identity"], "Linked": x["linked_at"]}
             for x in links
         ]
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        wrapped(pd.DataFrame(rows))
     else:
         st.caption("No one is linked yet.")
     members = {m["id"]: m["name"] for m in read(ctx, "members", org)}
-    left, right = st.columns(2)
-    with left:
-        person = st.selectbox("Member", list(members), format_func=lambda p: f"{members[p]} ({p})", key="id_person")
-        how = st.radio("Identified by", list(HOW), format_func=HOW.__getitem__, key="id_how")
-        if how == "subject":
-            if "id_issuer" not in st.session_state:
-                st.session_state["id_issuer"] = signin.issuer_of(section, next(iter(signin.providers(section)), None))
-            given = {
-                "issuer": st.text_input("Issuer", key="id_issuer", placeholder="https://login.example.com"),
-                "subject": st.text_input("Subject (`sub`)", key="id_subject"),
-            }
-        else:
-            given = {"email": st.text_input("Verified email", key="id_email", placeholder="name@example.com")}
-        if st.button("Link", key="id_link", type="primary", disabled=not members):
-            _link(ctx, org, person, given, members.get(person, person))
-    with right:
-        if links:
-            by_id = {x["id"]: x for x in links}
-            chosen = st.selectbox(
-                "Linked identity",
-                list(by_id),
-                format_func=lambda i: f"{by_id[i]['person_name']}: {by_id[i]['identity']}",
-                key="id_unlink_pick",
+    how = st.radio(
+        "Link a member, identified by", list(HOW), format_func=HOW.__getitem__, key="id_how", horizontal=True
+    )
+    row = st.container(horizontal=True)  # the fields in a row that wraps: each label whole (#25)
+    person = row.selectbox("Member", list(members), format_func=lambda p: f"{members[p]} ({p})", key="id_person")
+    if how == "subject":
+        if "id_issuer" not in st.session_state:
+            st.session_state["id_issuer"] = signin.issuer_of(section, next(iter(signin.providers(section)), None))
+        given = {
+            "issuer": row.text_input("Issuer", key="id_issuer", placeholder="https://login.example.com"),
+            "subject": row.text_input("Subject (`sub`)", key="id_subject"),
+        }
+    else:
+        given = {"email": row.text_input("Verified email", key="id_email", placeholder="name@example.com")}
+    if st.button("Link", key="id_link", type="primary", disabled=not members):
+        _link(ctx, org, person, given, members.get(person, person))
+    if links:
+        by_id = {x["id"]: x for x in links}
+        gone = st.container(horizontal=True, vertical_alignment="bottom")
+        chosen = gone.selectbox(
+            "Linked identity",
+            list(by_id),
+            format_func=lambda i: f"{by_id[i]['person_name']}: {by_id[i]['identity']}",
+            key="id_unlink_pick",
+        )
+        if gone.button("Unlink", key="id_unlink"):
+            x = by_id[chosen]
+            given = {"email": x["key"]} if x["kind"] == "email" else {"issuer": x["issuer"], "subject": x["key"]}
+            ctx.svc.unlink_identity(org=org, by=ctx.person, **given)
+            st.session_state["_identity_said"] = (
+                f"Unlinked: {inert(x['identity'])} no longer signs in as {inert(x['person_name'])}; a session "
+                "signed in with it acts as no one from its next click."
             )
-            if st.button("Unlink", key="id_unlink"):
-                x = by_id[chosen]
-                given = {"email": x["key"]} if x["kind"] == "email" else {"issuer": x["issuer"], "subject": x["key"]}
-                ctx.svc.unlink_identity(org=org, by=ctx.person, **given)
-                st.session_state["_identity_said"] = (
-                    f"Unlinked: {inert(x['identity'])} no longer signs in as {inert(x['person_name'])}; a session "
-                    "signed in with it acts as no one from its next click."
-                )
-                st.rerun()
+            st.rerun()
 
 
 def _link(ctx: Context, org: str, person: str, given: dict[str, str], name: str) -> None:

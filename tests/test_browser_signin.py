@@ -192,7 +192,8 @@ def test_the_owner_signs_in_as_the_owner(pg, site):
     pg.get_by_role("heading", name="Sign-in").wait_for(timeout=60_000)
     idle(pg)
     assert "Dana Whitfield (owner) in Acme Robotics" in sidebar(pg).inner_text()
-    # the organization's links, the owner's to see and change (the table is drawn on a canvas)
+    # the organization's links, the owner's to see and change
+    shot(pg, "signin-owner-settings", at=pg.get_by_role("button", name="Unlink", exact=True))
     body = pg.inner_text("body")
     assert "Linked identity" in body and "This dashboard signs in with the provider set in" in body
     assert pg.get_by_role("button", name="Link", exact=True).count() == 1
