@@ -223,8 +223,7 @@ class SQLite(Dialect):
         return busy == 0
 
     def scrub(self, engine: Engine) -> bool:
-        """secure_delete has overwritten the rows in the deleting transaction; the checkpoint folds the log into the
-        file and empties it. False while a reader holds the log (`checkpoint`)."""
+        """secure_delete overwrote the rows; a checkpoint folds the log in and empties it (False: a reader held it)."""
         if self.in_memory:
             clear_markers(self.writer(engine), None)
             return True
@@ -345,7 +344,8 @@ class PostgreSQL(Dialect):
         """Every table is rewritten (VACUUM FULL: table, TOAST and index files are new, the old ones unlinked), then
         analyzed, so the planner's samples (`pg_statistic`, read through `pg_stats`) are taken from the remaining
         rows only; a table left empty keeps its old samples through ANALYZE, so its columns' samples are dropped
-        (`_drop_samples`); then a CHECKPOINT."""
+        (`_drop_samples`); then pg_statistic itself is rewritten (its dead row versions held the old samples); then
+        a CHECKPOINT."""
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": SCRUB_LOCK})
             try:
@@ -359,6 +359,7 @@ class PostgreSQL(Dialect):
                     conn.exec_driver_sql(f'ANALYZE "{table}"')
                     if conn.exec_driver_sql(f'SELECT NOT EXISTS (SELECT 1 FROM "{table}")').scalar():
                         self._drop_samples(conn, table)
+                conn.exec_driver_sql("VACUUM FULL pg_statistic")  # a superuser's (else a warning): old samples' rows
                 if migrated:
                     conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
                 try:
@@ -371,8 +372,7 @@ class PostgreSQL(Dialect):
 
     @staticmethod
     def _drop_samples(conn: Any, table: str) -> None:
-        """Remove a table's column statistics (ANALYZE of an empty table keeps old ones): an ALTER
-        COLUMN to the same type, which removes them without rewriting."""
+        """A table's column statistics gone (ANALYZE keeps an empty table's old ones): ALTER COLUMN to its own type."""
         rows = conn.execute(
             text(
                 "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
