@@ -192,6 +192,24 @@ def test_a_person_sees_their_own_change_at_once_while_the_standby_lags(memory):
     assert from_standby(svc, lambda: svc.get_settings("acme", by="dana"))["LearnFromUsers"] is False
 
 
+def test_the_token_check_reads_the_standby_and_finds_a_token_issued_a_moment_ago_on_the_primary(memory):
+    """The API's and the MCP server's read outside a turn: the token check. Served by the standby;
+    with its replay paused, a token issued by another process is still found (asked of the
+    primary when the standby does not know it), and a revocation by this process holds at once."""
+    svc = service()
+    loaded(svc)
+    token = svc.issue_token("dana", org="acme")
+    assert from_standby(svc, lambda: svc.token_caller(token)) == ("dana", "acme")
+    another = service()
+    assert another.token_caller(token) == ("dana", "acme")
+    with replay_paused():
+        fresh = svc.issue_token("lee", org="acme")
+        assert another.token_caller(fresh) == ("lee", "acme")
+        assert svc.revoke_token(token) is True
+        assert svc.token_caller(token) is None
+        assert on_standby("SELECT count(*) FROM apitoken WHERE revoked") == 0  # control: not replayed
+
+
 def test_a_turn_reads_on_the_primary_and_counts_while_the_standby_has_not_even_seen_the_turn(memory):
     svc = service()
     loaded(svc)

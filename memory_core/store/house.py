@@ -95,12 +95,12 @@ class House:
         opened = self._store.driver_tx(serializable=serializable)
         return self._writing(opened) if self._server else opened
 
-    def peek(self, *, fresh: bool = False, own: bool = True) -> AbstractContextManager[Db]:
+    def peek(self, *, fresh: bool = False) -> AbstractContextManager[Db]:
         """A driver for a small read, rolled back at the end (the MCP server's token check); routed as
-        `read` is. `own=False`: this process's own writes need not be seen (standby.Standby.order)."""
+        `read` is."""
         if self.standby is None:
             return self._store.peek()
-        return self._routed(lambda store: store.peek(), fresh=fresh, own=own)
+        return self._routed(lambda store: store.peek(), fresh=fresh)
 
     @property
     def one_statement_reads(self) -> bool:
@@ -137,14 +137,14 @@ class House:
             self.standby.wrote()
 
     @contextmanager
-    def _routed(self, opening: Callable[[Transactions], AbstractContextManager[T]], **how: bool) -> Iterator[T]:
+    def _routed(self, opening: Callable[[Transactions], AbstractContextManager[T]], *, fresh: bool) -> Iterator[T]:
         """A read on the server the standby's bookkeeping names (Standby.order), or on the other one
         if that one cannot be reached; a server lost mid-read makes the use case run again (ServerLost,
         retried as a conflict). Neither reachable: NoServerReachable."""
         standby, reader = self.standby, self._reader
         assert standby is not None and reader is not None
         failed: BaseException | None = None
-        for which in standby.order(**how):
+        for which in standby.order(fresh=fresh):
             stack = ExitStack()
             try:
                 got = stack.enter_context(opening(self._store if which == PRIMARY else reader))

@@ -150,22 +150,21 @@ class Standby:
     def down(self, which: str) -> bool:
         return self._down[which] > time.monotonic()
 
-    def order(self, *, fresh: bool = False, own: bool = True) -> tuple[str, str]:
+    def order(self, *, fresh: bool = False) -> tuple[str, str]:
         """The server a read goes to, then the one it goes to if that one cannot be reached. `fresh`:
-        the primary first (a read a write follows); `own`: this process's own writes count (not for
-        the token check, which no write of this process changes)."""
-        if not fresh and self.caught_up(own=own):
+        the primary first (a read a write follows)."""
+        if not fresh and self.caught_up():
             return STANDBY, PRIMARY
         return PRIMARY, STANDBY
 
-    def caught_up(self, *, own: bool = True) -> bool:
+    def caught_up(self) -> bool:
         """Whether a read may come from the standby now (the module's docstring says when)."""
         if self.down(STANDBY):
             return False
         if self.down(PRIMARY):
             return True  # the standby as it is: the only server there is
         with self._lock:
-            if (own and self._wrote) or time.monotonic() - self._marked > FRESH:
+            if self._wrote or time.monotonic() - self._marked > FRESH:
                 self._wrote = False  # before the mark is taken: a commit after it sets it again
                 try:
                     self._mark = max(self._mark, self._ask(PRIMARY, self._now_sql) or 0)
