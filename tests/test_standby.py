@@ -277,6 +277,24 @@ def test_r31_a_deleted_runs_text_leaves_the_standbys_files_once_it_replays_the_s
     assert on_standby("SELECT count(*) FROM record") == 0
 
 
+def test_r31_the_standby_is_waited_for_after_a_deletion_and_a_standby_merely_behind_says_nothing(memory):
+    svc = service()
+    loaded(svc)
+    replayed()
+    with replay_paused():
+        svc.set_settings("acme", by="dana", settings={"LearnFromUsers": False})  # the standby falls behind
+        assert svc.erasure_status()["standby_bytes_gone"] is True  # nothing erased: its lag is not erasure's
+        svc.delete_run("r1", by="dana")
+        status, end = svc.erasure_status(), time.monotonic() + 300
+        while not status["bytes_gone"]:  # the primary's scrub, in the background
+            assert time.monotonic() < end and status["last_error"] is None, status
+            time.sleep(0.05)
+            status = svc.erasure_status()
+        assert status["standby_bytes_gone"] is False  # the standby has not replayed the deletion
+        assert on_standby("SELECT count(*) FROM run WHERE id = 'r1'") == 1  # control
+    assert svc.finish_erasure(timeout=300)["standby_bytes_gone"] is True
+
+
 # --- the primary down: the last tests, sharing one stop of the primary ---------------------------
 
 

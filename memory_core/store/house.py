@@ -65,10 +65,12 @@ class House:
         """A house whose use cases all happen in one transaction: rolled back at the end, or (commit)
         committed when the block ends and rolled back by any error in it (Transactions.boxed).
         What a committed box erased leaves the files when it commits (R31)."""
-        with self._writing(self._store.boxed(commit=commit)) as s:
+        opened = self._store.boxed(commit=commit)
+        with self._writing(opened) if self._server else opened as s:
             inner = House(self.engine, box=s)
             yield inner
         if commit and inner.erased:
+            self._erased()
             after_erasure(self.engine)
 
     def one_load_at_a_time(self) -> AbstractContextManager[None]:
@@ -178,9 +180,14 @@ class House:
         or in the background (PostgreSQL's rewrite, or a SQLite log a reader holds); the outcome
         says which (`bytes_gone`, None inside a box), and `erasure_status` says when it is done."""
         if not self.boxed:
+            self._erased()
             return after_erasure(self.engine)
         self.erased = True  # all_or_nothing scrubs once its one transaction commits
         return None
+
+    def _erased(self) -> None:
+        if self.standby is not None:
+            self.standby.scrub_seen = True  # erasure_status waits for the standby to replay it
 
     def erasure_status(self) -> Obj:
         """R31: whether every deletion's text is out of the database files yet; with a standby, also
@@ -194,10 +201,21 @@ class House:
         return self._with_standby(erasure_status(self.engine), timeout)
 
     def _with_standby(self, status: Obj, wait: float | None) -> Obj:
-        if self.standby is None:
+        """The standby's part of R31: after a deletion this process made or saw pending, whether the
+        standby has replayed all the primary held once its scrub was done (waiting up to `wait`);
+        with none known, only whether it can be asked (a standby merely behind says nothing of
+        erasure). None: the primary or the standby cannot be asked."""
+        standby = self.standby
+        if standby is None:
             return status
-        gone = status["bytes_gone"] and self.standby.replayed_everything(wait)
-        return {**status, "standby_bytes_gone": gone if status["bytes_gone"] else False}
+        if status["pending"] or status["scrubbing"]:
+            standby.scrub_seen = True
+        if not status["bytes_gone"]:
+            return {**status, "standby_bytes_gone": False}
+        replayed = standby.replayed_everything(wait if standby.scrub_seen else 0.0)
+        if replayed:
+            standby.scrub_seen = False
+        return {**status, "standby_bytes_gone": None if replayed is None else replayed or not standby.scrub_seen}
 
     def version(self) -> str | None:
         """A token of what memory holds that changes whenever a change commits (database.memory_version); None

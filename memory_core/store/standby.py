@@ -136,6 +136,7 @@ class Standby:
         self._replayed = -1  # how far the standby had replayed when last asked
         self._down = {PRIMARY: -math.inf, STANDBY: -math.inf}  # until when a server is not tried
         self.served = {PRIMARY: 0, STANDBY: 0}
+        self.scrub_seen = False  # a deletion (R31) the standby may not have replayed the scrub of yet
 
     def wrote(self) -> None:
         """A write of this process committed on the primary: the next read must see it."""
