@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from . import identity_cli
-from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun
+from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun, Unreachable
 from .format.checks import Scenario
 from .format.replay import EventFailed, EventResult, holds_memory, replay, replay_into
 from .format.scenario import load, parse
@@ -85,8 +85,16 @@ def _finish_erasure(service: MemoryService) -> None:
     if not (status["pending"] or status["scrubbing"]):
         return  # nothing deleted, or already gone (SQLite's checkpoint, inline)
     status = service.finish_erasure(timeout=dialect_of(service.engine).finish_timeout)
-    if status["bytes_gone"]:
-        print("R31: the erased text is out of the database files", file=sys.stderr)
+    standby = status.get("standby_bytes_gone", True)
+    if status["bytes_gone"] and not standby:
+        print(
+            "R31: the erased text is out of the primary's files; the standby has not replayed that yet "
+            f"({'it cannot be reached' if standby is None else 'it is behind'}): its files keep it until it has",
+            file=sys.stderr,
+        )
+    elif status["bytes_gone"]:
+        also = ", the standby's included" if "standby_bytes_gone" in status else ""
+        print(f"R31: the erased text is out of the database files{also}", file=sys.stderr)
     else:
         print(
             f"R31: {status['pending']} deletion(s) still have text in the database files (a reader holds "
@@ -146,7 +154,7 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    service = MemoryService.at(args.db, existing=True)  # from the standby, if there is one (docs/scaling.md)
     try:
         if args.at is None:
             state = service.export_state()
@@ -163,7 +171,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """What a database recorded as a memory-scenario/1 document on standard output; what cannot be
     written back (R17, R29 to R31) is named on standard error, one line each."""
     url = args.db or database_url()
-    service = MemoryService(make_engine(url, existing=True))
+    service = MemoryService.at(args.db, existing=True)
     try:
         try:
             doc, omitted = service.export_scenario(org=args.org, run=args.run_id, where=shown(url))
@@ -200,7 +208,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """What changed between two moments, per graph (R32): facts added, gone, changed in weight or status."""
     from .views.history import diff, diff_lines, tidy
 
-    service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    service = MemoryService.at(args.db, existing=True)
     try:
         a, b = service.resolve_moment(args.start), service.resolve_moment(args.end)
         before, after = service.facts_between(a, b)
@@ -219,7 +227,7 @@ def cmd_history(args: argparse.Namespace) -> int:
     """The moments of a memory (R32), oldest first: each one's number, time and what happened."""
     from .views.history import history_lines, moment_label
 
-    service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    service = MemoryService.at(args.db, existing=True)
     try:
         names = {p["id"]: p["name"] for p in service.people()}
         rows = service.moments(org=args.org)
@@ -256,7 +264,7 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 def cmd_token(args: argparse.Namespace) -> int:
     """`token issue PERSON --org ORG` prints a new token (only its hash is kept); `token revoke TOKEN`."""
-    service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    service = MemoryService.at(args.db, existing=True)
     try:
         return _token(service, args)
     finally:
@@ -287,7 +295,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     from .agents.serve import serve_http, serve_stdio
 
-    service = MemoryService(make_engine(args.db or database_url(), existing=True))
+    service = MemoryService.at(args.db, existing=True)  # reads outside a turn from the standby, if any
     if args.http:
         return serve_http(service, host=args.host, port=args.port, idle_timeout=args.idle_timeout)
     return serve_stdio(service, os.environ.get("MEMORY_TOKEN"))
@@ -405,6 +413,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except DatabaseUnusable as exc:
         print(f"cannot use the database {exc}", file=sys.stderr)
+        return 2
+    except Unreachable as exc:  # a change with the primary down (reads come from a standby, if any)
+        print(f"cannot use the database: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # the reader stopped reading (`| head`): nothing to say
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (Python's flush at exit must not fail again)

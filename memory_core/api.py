@@ -1,7 +1,9 @@
 """The preferences API (R15): GET and PATCH /organization/preferences, for the organization's owner.
 
 `make api` serves it with uvicorn on 127.0.0.1:8000 over MEMORY_DATABASE_URL. It calls the same
-service method as the dashboard's Settings page, so both write the same audit.
+service method as the dashboard's Settings page, so both write the same audit. With
+MEMORY_READ_DATABASE_URL naming a hot standby, GET reads there (docs/scaling.md); with the primary
+down GET still answers from the standby and PATCH is a 503 whose sentence says so.
 
 The routes are plain (sync) functions: FastAPI runs them in its thread pool, so the blocking
 database calls never stall the server. The PATCH body is a pydantic model generated from the
@@ -168,6 +170,11 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
         headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
         return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
 
+    @app.exception_handler(E.Unreachable)
+    async def unreachable(_: Request, exc: E.Unreachable) -> JSONResponse:
+        """A database server that cannot be reached: 503, its sentence, and when to try again."""
+        return JSONResponse({"detail": exc.message}, status_code=503, headers={"Retry-After": "5"})
+
     @app.exception_handler(RequestValidationError)
     async def invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
         return JSONResponse({"detail": body_problem(exc.body)}, status_code=422)
@@ -190,6 +197,7 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
     refusals: dict[int | str, dict[str, Any]] = {
         401: {"model": ProblemBody, "description": "No token, or an unknown or revoked one"},
         403: {"model": ProblemBody, "description": "The token's person is not the organization's owner (R15)"},
+        503: {"model": ProblemBody, "description": "The database cannot be reached (a change: the primary)"},
     }
 
     @app.get("/organization/preferences", responses=refusals, response_model=Settings)

@@ -31,6 +31,35 @@ class DatabaseNotEmpty(MemoryCoreError):
         super().__init__(f"{where} already holds memory; replay into an empty database")
 
 
+class Unreachable(MemoryCoreError):
+    """A database server that cannot be reached (docs/scaling.md): the sentence says what was not
+    done and where reads still come from; `message` is it, as a refusal's is."""
+
+    def __init__(self, message: str) -> None:
+        self.message = message
+        super().__init__(message)
+
+
+class PrimaryUnreachable(Unreachable):
+    """A change that could not be made: the database it is written to (the primary) cannot be
+    reached. `cut`: the connection went while the change ran, so whether it committed is unknown."""
+
+    def __init__(self, where: str, why: str, *, cut: bool = False, standby: str | None = None) -> None:
+        done = (
+            "the connection was lost while the change ran: look before doing it again" if cut else "nothing was written"
+        )
+        still = f"; reads still come from the standby {standby}" if standby else ""
+        name = "the primary database" if standby else "the database"
+        super().__init__(f"{name} {where} cannot be reached ({why}): {done}{still}")
+
+
+class NoServerReachable(Unreachable):
+    """A read found neither the primary nor its standby."""
+
+    def __init__(self, primary: str, standby: str, why: str) -> None:
+        super().__init__(f"neither the primary database {primary} nor its standby {standby} can be reached ({why})")
+
+
 #: The first rule a sentence cites, as in "(R21)" or "(R4, R19)".
 _CITED = re.compile(r"\((R\d+[a-z]?)\b")
 

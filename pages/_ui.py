@@ -153,6 +153,23 @@ def sidebar() -> None:
         st.caption(f"Scenario loaded: **{inert(title)}**" if nb else "Scenario loaded: none (open the Notebook)")
         st.caption(f"Database: `{where}`")
         same_tab()  # links to the app's own pages (a rule, a record) open in this tab and session
+        if source == MAIN:
+            _read_servers(svc)
+
+
+def _read_servers(svc: MemoryService) -> None:
+    """With a standby (MEMORY_READ_DATABASE_URL): where these pages read, and a primary that cannot be
+    reached said plainly (reads go on from the standby; changes are refused, each in a sentence)."""
+    servers = svc.read_servers()
+    if servers["standby"] is None:
+        return
+    if servers["primary_down"]:
+        st.warning(
+            "The primary database cannot be reached: these pages show memory as its standby holds it, and "
+            "nothing can be changed until the primary is back."
+        )
+    else:
+        st.caption(f"Reads from the standby `{inert(servers['standby'])}` once it holds your changes.")
 
 
 #: "Act as" a visitor: someone with no account here, so every refusal for outsiders can be seen.

@@ -131,3 +131,6 @@ else:
     )
     if st.button("Check again", key="e_scrub_check"):
         st.rerun()
+if status["bytes_gone"] and status.get("standby_bytes_gone", True) is not True:
+    behind = "cannot be reached" if status.get("standby_bytes_gone") is None else "has not replayed the scrub yet"
+    st.warning(cite(f"R31: the standby {behind}: its files still hold the text of the last deletions until it has."))

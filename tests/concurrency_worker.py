@@ -234,6 +234,7 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "account_erasure_preview": _reading(lambda svc, w, k: bool(svc.account_erasure_preview(f"m{w}"))),
     "counts": _reading(lambda svc, w, k: bool(svc.counts())),
     "version": _reading(lambda svc, w, k: svc.version() is not None),
+    "read_servers": _reading(lambda svc, w, k: svc.read_servers()["standby"] is None),
     "erasure_status": _reading(lambda svc, w, k: "pending" in svc.erasure_status()),
     "finish_erasure": _reading(lambda svc, w, k: "bytes_gone" in svc.finish_erasure(timeout=30)),
     # History (R32): reads of the past while the other workers change the present.

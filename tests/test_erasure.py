@@ -346,7 +346,8 @@ def test_r31_sqlite_a_kill_between_commit_and_checkpoint_is_healed_when_next_ope
 
 def _pg_dump_everything(svc: MemoryService) -> tuple[str, bytes]:
     """PostgreSQL: the planner's samples of every column (pg_stats), and the bytes of every file of
-    every table, its TOAST table and its indexes, after a CHECKPOINT."""
+    every table, its TOAST table and its indexes, and of pg_statistic itself (its dead row versions
+    kept old samples), after a CHECKPOINT."""
     with svc.engine.connect() as conn:
         conn.exec_driver_sql("CHECKPOINT")
         stats = str(conn.exec_driver_sql("SELECT * FROM pg_stats WHERE schemaname = 'public'").all())
@@ -354,7 +355,8 @@ def _pg_dump_everything(svc: MemoryService) -> tuple[str, bytes]:
         paths = (
             conn.exec_driver_sql(
                 "SELECT pg_relation_filepath(c.oid) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                "WHERE n.nspname IN ('public', 'pg_toast') AND c.relkind IN ('r', 't', 'i') "
+                "WHERE (n.nspname IN ('public', 'pg_toast') OR c.oid = 'pg_statistic'::regclass) "
+                "AND c.relkind IN ('r', 't', 'i') "
                 "AND pg_relation_filepath(c.oid) IS NOT NULL"
             )
             .scalars()

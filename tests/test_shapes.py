@@ -38,6 +38,7 @@ def calls(svc: MemoryService) -> dict[str, object]:
     add("people", svc.people())
     add("counts", svc.counts())
     add("erasure_status", svc.erasure_status())
+    add("read_servers", svc.read_servers())
     add("moments", svc.moments())
     for org in svc.organizations():
         o = org["id"]

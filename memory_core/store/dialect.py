@@ -1,8 +1,8 @@
 """SQLite and PostgreSQL: everything the two backends do differently, one object each.
 
-The rest of the store is written once for both. Where the backends differ it asks the engine's dialect,
-`dialect_of(engine)` (one object per engine, made once), never which backend it runs on (tests/test_dialect.py
-checks). Each member says why the backends differ there. URL schemes are database.py's; migrations are as written.
+The rest of the store is written once for both: it asks `dialect_of(engine)` (one object per engine, made once), never
+which backend it runs on (tests/test_dialect.py checks). Each member says why the backends differ there. URL schemes
+are database.py's; migrations are as written.
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ from sqlalchemy import event, text
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.engine import Connection, Engine
 
+from ..plain import Obj
 from .driver import Locked, in_list
 from .markers import all_tables, clear_markers, scrub_due, top_marker
 
 if TYPE_CHECKING:
     from .driver import Driver
-
-from ..plain import Obj
 
 #: SQLite folds its write-ahead log into the file every WAL_PAGES pages, not 1,000: a turn rewrites the same hot
 #: pages in each use case and a checkpoint copies a page once (issue #8, B1: end_turn 2.9 -> 2.2 ms). R31 empties it.
@@ -55,6 +54,9 @@ class Dialect:
     finish_timeout: float | None = None
     #: The memory's version (database.memory_version), read on a connection that never writes; None: no page keeps answers.
     version_sql: str | None = None
+    #: A hot standby's reads (standby.py): the primary's WAL position, how far a standby replayed it. None: no standby.
+    wal_position_sql: str | None = None
+    replayed_sql: str | None = None
 
     def set_up(self, engine: Engine) -> None:
         """What every connection of a new engine needs (make_engine)."""
@@ -83,8 +85,7 @@ class Dialect:
         """Begin a driver use case's transaction on a kept connection (transactions.driver_tx)."""
 
     def json(self, obj: Any) -> Any:
-        """A JSON column's parameter on the driver. Stored, both are json.dumps(obj) as it is by
-        default (ensure_ascii, ", " and ": "), the text the ORM's JSON columns store too."""
+        """A JSON column's parameter on the driver: the text json.dumps(obj) gives by default, as the ORM stores it."""
         return json.dumps(obj)
 
     def new_ids(self, db: Driver, table: str, n: int) -> list[int]:
@@ -100,8 +101,7 @@ class Dialect:
         return self.AMONG.format(column=column, name=name), self.json(values)
 
     def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
-        """A graph's facts (`cols` of alias f) with these (subject id, relation, object key)
-        triples: one probe each of the unique index."""
+        """A graph's facts (`cols` of alias f) of these (subject id, relation, object key): one index probe each."""
         raise NotImplementedError
 
     def checkpoint(self, engine: Engine) -> bool:
@@ -126,6 +126,10 @@ class Dialect:
     def after_bulk_load(self, engine: Engine) -> None:
         """After rows were written with ids of their own (bulk.py, the generator)."""
 
+    @staticmethod
+    def lost(exc: BaseException) -> bool | None:
+        """Whether a driver's error says its server is unreachable or gone (standby.lost). None: not this driver's."""
+
 
 class SQLite(Dialect):
     """A file (or a private memory) that one writer at a time holds."""
@@ -137,8 +141,7 @@ class SQLite(Dialect):
 
     def __init__(self, *, in_memory: bool) -> None:
         self.in_memory = in_memory
-        # The in-memory database is one shared connection (StaticPool): the pool serves it.
-        self.keeps_connections = not in_memory
+        self.keeps_connections = not in_memory  # in memory: one shared connection (StaticPool), the pool serves it
 
     def set_up(self, engine: Engine) -> None:
         event.listen(engine, "connect", self._pragmas)
@@ -166,8 +169,7 @@ class SQLite(Dialect):
 
     @staticmethod
     def _begin(conn: Any) -> None:
-        # Writers say so up front (BEGIN IMMEDIATE), so two writers queue on the lock instead of failing when a reader
-        # upgrades; readers begin deferred and never block in WAL mode.
+        # Writers BEGIN IMMEDIATE: two queue on the lock rather than fail when a reader upgrades; readers never block.
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writer") else "BEGIN")
 
     def writer(self, engine: Engine) -> Engine:
@@ -223,8 +225,7 @@ class SQLite(Dialect):
         return busy == 0
 
     def scrub(self, engine: Engine) -> bool:
-        """secure_delete has overwritten the rows in the deleting transaction; the checkpoint folds the log into the
-        file and empties it. False while a reader holds the log (`checkpoint`)."""
+        """secure_delete overwrote the rows; a checkpoint folds the log in and empties it (False: a reader held it)."""
         if self.in_memory:
             clear_markers(self.writer(engine), None)
             return True
@@ -243,9 +244,8 @@ class SQLite(Dialect):
 
     @staticmethod
     def conflict(exc: BaseException) -> bool | None:
-        """The primary result code SQLITE_BUSY (5, with its extended forms such as SQLITE_BUSY_SNAPSHOT) or
-        SQLITE_LOCKED (6); a constraint failure (UNIQUE included) is never a race where writers are serialized. None:
-        not sqlite3's error (retry.py)."""
+        """The primary result code SQLITE_BUSY (5, and extended forms: SQLITE_BUSY_SNAPSHOT) or SQLITE_LOCKED (6); a
+        constraint failure (UNIQUE too) is never a race where writers are serialized. None: not sqlite3's (retry.py)."""
         if not isinstance(exc, sqlite3.Error):
             return None
         code = getattr(exc, "sqlite_errorcode", None)
@@ -261,6 +261,8 @@ class PostgreSQL(Dialect):
     one_statement_reads = True  # a read's five round trips cost five times its query (issue #8, B2)
     finish_timeout = None  # R31: the scrub rewrites the tables in the background: wait for it
     version_sql = "SELECT CAST(pg_current_snapshot() AS text)"  # the same xmin:xmax:xip, the same data
+    wal_position_sql = "SELECT CAST(pg_current_wal_insert_lsn() AS text)"  # at or past every commit before it
+    replayed_sql = "SELECT CAST(pg_last_wal_replay_lsn() AS text)"  # NULL on a server that is no standby: not read
 
     _SQL: dict[str, str] = {}  # for_driver's, shared by every PostgreSQL engine
     _psycopg = PGDialect_psycopg()  # renders `:name` parameters as psycopg takes them
@@ -273,16 +275,11 @@ class PostgreSQL(Dialect):
         """Outside any transaction, in the state the pool made it (not autocommit), still open."""
         from psycopg.pq import TransactionStatus
 
-        return (
-            not dbapi.closed
-            and not dbapi.broken
-            and not dbapi.autocommit
-            and dbapi.info.transaction_status == TransactionStatus.IDLE
-        )
+        usable = not (dbapi.closed or dbapi.broken or dbapi.autocommit)
+        return usable and dbapi.info.transaction_status == TransactionStatus.IDLE
 
     def alive(self, dbapi: Any) -> bool:
-        """Alive if the server has said nothing since: one it closed has its end of file to read.
-        A socket poll, not a round trip (the pool's pre-ping is one)."""
+        """Alive if the server said nothing since (a closed one has its end of file to read): a poll, no round trip."""
         if not self.idle(dbapi):
             return False
         try:
@@ -301,14 +298,12 @@ class PostgreSQL(Dialect):
         return out
 
     def locked(self, sql: Locked) -> str:
-        """The turn's row is locked from the first statement, so a use case that ends, cancels or erases the turn
-        concurrently waits, and this one's checks stay true until it commits. NO KEY: the rows that point to it
-        (records, nested work) are still written meanwhile."""
+        """The turn's row locked from the first statement: a use case ending, cancelling or erasing it concurrently
+        waits, so this one's checks hold until it commits. NO KEY: rows pointing to it are still written meanwhile."""
         return f"{sql} FOR NO KEY UPDATE OF {sql.of}"
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
-        # READ COMMITTED (the guarded UPDATEs keep counts right), or as the ORM's writers (`writer`) where concurrent
-        # teachers must lose nothing. psycopg begins by itself.
+        # READ COMMITTED (guarded UPDATEs keep counts right), or as the ORM's writers where teachers must lose nothing.
         if serializable:
             cur.execute("SET TRANSACTION ISOLATION LEVEL SERIALIZABLE")
 
@@ -323,8 +318,7 @@ class PostgreSQL(Dialect):
         return [r[0] for r in db.rows(f"SELECT nextval({seq}) FROM generate_series(1, :n)", {"n": n})]
 
     def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
-        # A LATERAL subquery the planner may not flatten (OFFSET 0): given an IN list, or a plain join, PostgreSQL's
-        # planner read every entity of the graph and filtered or hashed them (issue #8, profiled).
+        # A LATERAL subquery the planner may not flatten (OFFSET 0): given IN or a join, it read the whole graph (#8).
         sql = (
             f"SELECT {cols} FROM unnest(CAST(:k AS text[])) AS w(k) CROSS JOIN LATERAL "
             '(SELECT * FROM entity WHERE graph = :g AND owner = :o AND "key" = w.k OFFSET 0) e'
@@ -342,10 +336,9 @@ class PostgreSQL(Dialect):
         return sql, params
 
     def scrub(self, engine: Engine) -> bool:
-        """Every table is rewritten (VACUUM FULL: table, TOAST and index files are new, the old ones unlinked), then
-        analyzed, so the planner's samples (`pg_statistic`, read through `pg_stats`) are taken from the remaining
-        rows only; a table left empty keeps its old samples through ANALYZE, so its columns' samples are dropped
-        (`_drop_samples`); then a CHECKPOINT."""
+        """Every table rewritten (VACUUM FULL: new table, TOAST and index files, old ones unlinked), analyzed (samples
+        in `pg_stats` from the remaining rows; an empty table's dropped, `_drop_samples`), `pg_statistic` rewritten (its
+        old samples' dead versions), a CHECKPOINT. A standby replays all of it (docs/scaling.md)."""
         with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": SCRUB_LOCK})
             try:
@@ -359,6 +352,7 @@ class PostgreSQL(Dialect):
                     conn.exec_driver_sql(f'ANALYZE "{table}"')
                     if conn.exec_driver_sql(f'SELECT NOT EXISTS (SELECT 1 FROM "{table}")').scalar():
                         self._drop_samples(conn, table)
+                conn.exec_driver_sql("VACUUM FULL pg_statistic")  # its dead old samples; a superuser's (else a warning)
                 if migrated:
                     conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
                 try:
@@ -371,8 +365,7 @@ class PostgreSQL(Dialect):
 
     @staticmethod
     def _drop_samples(conn: Any, table: str) -> None:
-        """Remove a table's column statistics (ANALYZE of an empty table keeps old ones): an ALTER
-        COLUMN to the same type, which removes them without rewriting."""
+        """A table's column statistics gone (ANALYZE keeps an empty table's old ones): ALTER COLUMN to its own type."""
         rows = conn.execute(
             text(
                 "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
@@ -386,9 +379,8 @@ class PostgreSQL(Dialect):
 
     @contextmanager
     def one_load_at_a_time(self, engine: Engine) -> Iterator[None]:
-        """A session advisory lock on a connection of its own, held around the load's transaction (taken before the
-        transaction's snapshot, so the load sees what a load before it committed). SQLite needs none: the load's
-        transaction holds the write lock from its start."""
+        """A session advisory lock on a connection of its own, around the load's transaction (taken before its snapshot:
+        the load sees what a load before it committed). SQLite's load holds the write lock from its start."""
         conn = engine.connect()
         try:
             conn.exec_driver_sql(f"SELECT pg_advisory_lock({LOAD_LOCK})")
@@ -411,9 +403,8 @@ class PostgreSQL(Dialect):
             yield conn
 
     def after_bulk_load(self, engine: Engine) -> None:
-        """The id sequences continue after the ids written, and the planner learns the tables' new sizes (ANALYZE) now,
-        not when autovacuum next looks: with the statistics of empty tables it walked a whole graph's entities to
-        find a turn's few by name (issue #8, B1)."""
+        """The id sequences go on after the ids written; the planner learns the new sizes (ANALYZE) now, not at the
+        next autovacuum: with empty tables' statistics it walked a graph's entities for a turn's few (issue #8, B1)."""
         with engine.begin() as conn:
             for table in ("entity", "fact", "support", "dispute"):
                 conn.exec_driver_sql(
@@ -429,6 +420,15 @@ class PostgreSQL(Dialect):
             return None
         code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)
         return code in ("40001", "40P01", "23505")
+
+    @staticmethod
+    def lost(exc: BaseException) -> bool | None:
+        """The server gone, not a statement refused: OperationalError with no SQLSTATE, class 08, or 57P01 to 57P03."""
+        if not type(exc).__module__.startswith("psycopg"):
+            return None
+        code = getattr(exc, "sqlstate", None)
+        gone = code is None or code.startswith(("08", "57P01", "57P02", "57P03"))
+        return gone and any(c.__name__ == "OperationalError" for c in type(exc).__mro__)
 
 
 DIALECTS = (SQLite, PostgreSQL)

@@ -39,7 +39,10 @@ LONGEST_PAUSE = 0.4
 
 def retryable(exc: BaseException) -> bool:
     """Whether a database error is a conflict another attempt can get past: SQLAlchemy's wrapped
-    errors, or the driver's own (the driver use cases run on the DB-API, probes.py)."""
+    errors, or the driver's own (the driver use cases run on the DB-API, probes.py); or a read whose
+    server went away mid-read (standby.ServerLost: the next attempt reads from the other server)."""
+    if getattr(exc, "retry", False) is True:
+        return True
     orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
     for dialect in DIALECTS:
         verdict = dialect.conflict(orig)

@@ -55,7 +55,7 @@ class AgentSessions(UseCases):
 
     def agent_session_ended(self, session: str, *, why: str, now: float) -> SessionEnded:
         """End a session: each run it started and did not end is ended as end_run ends it (R17)."""
-        with self._read() as s:
+        with self._read(fresh=True) as s:  # the runs to end: as the primary has them now
             runs = agents.open_runs_of(s, session=session)
         ended = []
         for run in runs:
@@ -71,7 +71,7 @@ class AgentSessions(UseCases):
         self, *, host: str, alive: Callable[[str, int], bool], now: float, stale: float
     ) -> list[SessionEnded]:
         """End every session whose server is gone (store/agents.py says how that is known)."""
-        with self._read() as s:
+        with self._read(fresh=True) as s:
             gone = agents.gone_sessions(s, now=now, stale=stale, host=host, alive=alive)
         return [self.agent_session_ended(g.session, why=g.why, now=now) for g in gone]
 

@@ -23,8 +23,10 @@ class UseCases(Lookups):
     def _tx(self) -> AbstractContextManager[Tx]:
         return self.house.tx()
 
-    def _read(self) -> AbstractContextManager[Tx]:
-        return self.house.read()
+    def _read(self, *, fresh: bool = False) -> AbstractContextManager[Tx]:
+        """A read-only transaction: on a standby when there is one and it has replayed this process's
+        writes (store/standby.py); `fresh`, on the primary (a read whose answer a write follows)."""
+        return self.house.read(fresh=fresh)
 
     def _driver_tx(self, *, serializable: bool = False) -> AbstractContextManager[Db]:
         return self.house.driver_tx(serializable=serializable)

@@ -122,6 +122,11 @@ class Explore(UseCases):
         keep nothing then."""
         return self.house.version()
 
+    def read_servers(self) -> sh.ReadServers:
+        """Where reads come from (store/standby.py): the standby's address, or None without one; whether
+        the primary or the standby was found unreachable in the last second; how many reads each served."""
+        return cast("sh.ReadServers", self.house.reads())
+
     def counts(self) -> sh.Counts:
         """How much the database holds: for the sidebar and progress."""
         with self._read() as s:

@@ -73,10 +73,12 @@ class MemoryService:
         self._agents = AgentSessions(self.house, end_run=self.end_run)
 
     @classmethod
-    def at(cls, url: str | None = None, *, existing: bool = False) -> MemoryService:
+    def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> MemoryService:
         """The facade over the database at `url` (default: MEMORY_DATABASE_URL, or the SQLite file
-        under .memory/); with `existing`, a database that is not there yet is refused."""
-        return cls(house=House.at(url, existing=existing))
+        under .memory/); with `existing`, a database that is not there yet is refused. `read`: a hot
+        standby of it for reads (default: MEMORY_READ_DATABASE_URL, for the configured database;
+        docs/scaling.md)."""
+        return cls(house=House.at(url, existing=existing, read=read))
 
     @property
     def engine(self) -> Engine:
@@ -113,7 +115,7 @@ class MemoryService:
             yield box
 
     def _holds_memory(self) -> bool:
-        with self.house.read() as s:
+        with self.house.read(fresh=True) as s:  # a load follows: as the primary has it
             return holds_memory(s)
 
     def _export_state(self) -> Obj:
@@ -182,6 +184,7 @@ class MemoryService:
     run_erasure_preview = delegate("_explore", Explore.run_erasure_preview)
     account_erasure_preview = delegate("_explore", Explore.account_erasure_preview)
     version = delegate("_explore", Explore.version)
+    read_servers = delegate("_explore", Explore.read_servers)
     counts = delegate("_explore", Explore.counts)
     # Past (past.py)
     clock = delegate("_past", Past.clock)

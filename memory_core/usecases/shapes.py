@@ -269,12 +269,23 @@ class AccountErasurePreview(Shape):
 
 
 class ErasureStatus(Shape):
-    """R31: whether every deletion's text is out of the database files yet."""
+    """R31: whether every deletion's text is out of the database files yet; with a standby, whether
+    it has replayed the scrub too (None: it cannot be asked now)."""
 
     bytes_gone: bool
     pending: int
     scrubbing: bool
     last_error: str | None
+    standby_bytes_gone: NotRequired[bool | None]
+
+
+class ReadServers(Shape):
+    """Where reads come from (docs/scaling.md)."""
+
+    standby: str | None
+    primary_down: bool
+    standby_down: bool
+    served: dict[str, int]
 
 
 class OrgMap(Shape):

@@ -35,10 +35,17 @@ class Tokens(UseCases):
 
     def token_caller(self, token: str) -> tuple[str, str] | None:
         """The (person, organization) a live token speaks for, or None: one statement (the MCP server
-        asks at every call), on the ORM inside a box."""
+        asks at every call), on the ORM inside a box. With a standby it is asked there as every read
+        is (store/standby.py: a revocation by this process at once, by another within about a
+        second), and a token the standby does not know yet is asked of the primary, so a token
+        issued a moment ago, anywhere, works at once."""
         if not self.house.boxed:
             with self.house.peek() as db:
-                return agents.token_holder(db, token_hash=token_hash(token))
+                found = agents.token_holder(db, token_hash=token_hash(token))
+            if found is None and self.house.standby is not None:
+                with self.house.peek(fresh=True) as db:
+                    found = agents.token_holder(db, token_hash=token_hash(token))
+            return found
         with self._read() as s:
             return tokens.holder(s, token_hash(token))
 

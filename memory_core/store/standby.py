@@ -1,0 +1,222 @@
+"""Reads from a hot standby (docs/scaling.md): which server a read goes to, by WAL position.
+
+With MEMORY_READ_DATABASE_URL naming a hot standby of the primary (a streaming replica, as
+`pg_basebackup -R` makes one), the house (house.py) sends the reads outside a turn there and every
+write, and every read inside a turn, to the primary. A read goes to the standby only when the
+standby has replayed the primary's WAL up to the process's *mark*:
+
+- after a write this process committed, the mark is the primary's WAL position taken at the next
+  read (`pg_current_wal_insert_lsn()`, at or past the write's commit record): a person sees their
+  own change at once, read from the primary until the standby has replayed past it;
+- otherwise the mark is the primary's position taken at most FRESH seconds ago, so a change made
+  by another process (a CLI, another API worker, an agent) shows within about a second, and a
+  standby that stopped replaying is read no more.
+
+Until the standby has replayed past the mark (`pg_last_wal_replay_lsn()`), reads go to the
+primary. A server that cannot be reached is left alone for DOWN_FOR seconds: with the primary down
+reads come from the standby (as it last replayed), with the standby down from the primary. The
+mark is per process, not per person (docs/decisions.md says why).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from typing import Any
+
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import DBAPIError
+
+from .dialect import DIALECTS, dialect_of
+
+READ_URL_VARIABLE = "MEMORY_READ_DATABASE_URL"
+PRIMARY, STANDBY = "primary", "standby"
+#: Seconds a mark taken without a write of this process stays good: the staleness bound.
+FRESH = 1.0
+#: Seconds a server found unreachable is not tried for a read (a write always tries the primary).
+DOWN_FOR = 1.0
+#: How often finish_erasure asks whether the standby has replayed the scrub (R31), and for how long
+#: at most when told to wait until it is done: a standby query that conflicts with the scrub's
+#: rewrite holds its replay back up to max_standby_streaming_delay (30 s by default).
+REPLAY_POLL = 0.05
+REPLAY_WAIT = 120.0
+
+
+def read_database_url() -> str | None:
+    """The standby reads may come from: MEMORY_READ_DATABASE_URL, or None."""
+    return os.environ.get(READ_URL_VARIABLE) or None
+
+
+def lost(exc: BaseException) -> bool:
+    """Whether an error says the server cannot be reached or went away (Dialect.lost), not that it
+    refused a statement: SQLAlchemy's wrapped errors, or the driver's own."""
+    orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    return any(d.lost(orig) for d in DIALECTS)
+
+
+def why(exc: BaseException) -> str:
+    """The driver's first line about a lost server, for a sentence."""
+    orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    text = str(orig).strip().splitlines()
+    return text[0] if text else type(orig).__name__
+
+
+class ServerLost(Exception):
+    """A read's server went away while it ran: retried as a conflict is (retry.py), so the use case
+    runs again, on the other server."""
+
+    retry = True
+
+
+def position(lsn: str | None) -> int | None:
+    """A WAL position (`16/B374D848`) as a number, None for none."""
+    if lsn is None:
+        return None
+    high, low = lsn.split("/")
+    return (int(high, 16) << 32) | int(low, 16)
+
+
+class _Line:
+    """One connection for the standby's bookkeeping on a server: made by the pool (with the engine's
+    settings), detached from it, in autocommit, used under the Standby's lock."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.dbapi: Any = None
+        self.pid = 0
+
+    def ask(self, sql: str) -> Any:
+        """One value; a connection the server closed meanwhile (a restart) is made again, once."""
+        for attempt in (0, 1):
+            fresh = self.dbapi is None or self.pid != os.getpid()
+            try:
+                if fresh:
+                    proxy = self.engine.raw_connection()
+                    proxy.detach()
+                    self.dbapi, self.pid = proxy.dbapi_connection, os.getpid()
+                    self.dbapi.autocommit = True
+                cur = self.dbapi.cursor()
+                try:
+                    cur.execute(sql)
+                    return cur.fetchone()[0]
+                finally:
+                    cur.close()
+            except Exception as exc:
+                self.drop()
+                if fresh or attempt or not lost(exc):
+                    raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def drop(self) -> None:
+        dbapi, self.dbapi = self.dbapi, None
+        if dbapi is not None and self.pid == os.getpid():
+            try:
+                dbapi.close()
+            except Exception:  # noqa: BLE001  (a broken connection may fail to close; it is dropped either way)
+                pass
+
+
+class Standby:
+    """A primary's hot standby, as one process reads from it: the mark its reads must have replayed,
+    how far the standby had replayed when last asked, which server is down, and how many reads each
+    served (`served`, for operators and tests). Shared by the process's threads."""
+
+    def __init__(self, primary: Engine, engine: Engine) -> None:
+        self.primary, self.engine = primary, engine
+        self.engines = {PRIMARY: primary, STANDBY: engine}
+        dialect = dialect_of(primary)
+        self._now_sql, self._replayed_sql = dialect.wal_position_sql, dialect.replayed_sql
+        self._lines = {PRIMARY: _Line(primary), STANDBY: _Line(engine)}
+        self._lock = threading.Lock()
+        self._mark = 0  # the primary's WAL position a read from the standby must have replayed
+        self._marked = -math.inf  # when it was taken (time.monotonic)
+        self._wrote = False  # this process committed a write since the mark was taken
+        self._replayed = -1  # how far the standby had replayed when last asked
+        self._down = {PRIMARY: -math.inf, STANDBY: -math.inf}  # until when a server is not tried
+        self.served = {PRIMARY: 0, STANDBY: 0}
+        self.scrub_seen = False  # a deletion (R31) the standby may not have replayed the scrub of yet
+
+    def wrote(self) -> None:
+        """A write of this process committed on the primary: the next read must see it."""
+        self._wrote = True
+
+    def lost(self, which: str) -> None:
+        """A server was found unreachable: reads leave it alone for DOWN_FOR seconds."""
+        self._down[which] = time.monotonic() + DOWN_FOR
+        if which == PRIMARY:
+            self._marked = -math.inf  # once it is back, take the mark again before trusting the standby
+
+    def down(self, which: str) -> bool:
+        return self._down[which] > time.monotonic()
+
+    def order(self, *, fresh: bool = False) -> tuple[str, str]:
+        """The server a read goes to, then the one it goes to if that one cannot be reached. `fresh`:
+        the primary first (a read a write follows)."""
+        if not fresh and self.caught_up():
+            return STANDBY, PRIMARY
+        return PRIMARY, STANDBY
+
+    def caught_up(self) -> bool:
+        """Whether a read may come from the standby now (the module's docstring says when)."""
+        if self.down(STANDBY):
+            return False
+        if self.down(PRIMARY):
+            return True  # the standby as it is: the only server there is
+        with self._lock:
+            if self._wrote or time.monotonic() - self._marked > FRESH:
+                self._wrote = False  # before the mark is taken: a commit after it sets it again
+                try:
+                    self._mark = max(self._mark, self._ask(PRIMARY, self._now_sql) or 0)
+                except Exception as exc:
+                    if not lost(exc):
+                        raise
+                    self.lost(PRIMARY)
+                    return True
+                self._marked = time.monotonic()
+            if self._replayed >= self._mark:
+                return True
+            try:
+                self._replayed = self._ask(STANDBY, self._replayed_sql) or -1
+            except Exception as exc:
+                if not lost(exc):
+                    raise
+                self.lost(STANDBY)
+                return False
+            return self._replayed >= self._mark
+
+    def _ask(self, which: str, sql: str | None) -> int | None:
+        assert sql is not None
+        return position(self._lines[which].ask(sql))
+
+    def replayed_everything(self, timeout: float | None = 0.0) -> bool | None:
+        """Whether the standby has replayed all the primary holds now (R31: a scrub done on the
+        primary is done on the standby once it has), waiting up to `timeout` seconds for it (None:
+        REPLAY_WAIT). None when either server cannot be reached: not known."""
+        with self._lock:
+            try:
+                target = self._ask(PRIMARY, self._now_sql) or 0
+            except Exception as exc:
+                if not lost(exc):
+                    raise
+                return None
+        deadline = time.monotonic() + (REPLAY_WAIT if timeout is None else timeout)
+        while True:
+            with self._lock:
+                try:
+                    self._replayed = self._ask(STANDBY, self._replayed_sql) or -1
+                except Exception as exc:
+                    if not lost(exc):
+                        raise
+                    return None
+                if self._replayed >= target:
+                    return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(REPLAY_POLL)
+
+    def close(self) -> None:
+        with self._lock:
+            for line in self._lines.values():
+                line.drop()
