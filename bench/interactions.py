@@ -1,0 +1,191 @@
+"""B8's interaction rows (issue #25, part 3): what a person waits for in Chromium, from the click to the
+page settled, beside Streamlit's own floor measured in the same browser in the same run.
+
+"Settled" is read off what the app's server sends and Streamlit's own running indicator: after the
+click, messages came (the rerun's elements, then its "script finished"), and for QUIET seconds since
+the last of them none came and the app says it is not running (`data-test-script-state`), so a rerun
+the click asks for (`st.rerun()`) is waited for too. The time is from the click to the last message.
+(The indicator alone cannot tell: a fast rerun's "running" never reaches the page's DOM.)
+The floor is the same measure on a one-line page: a click on its button, its rerun.
+
+Run by bench/run.py (B8); here so that file stays readable. Tests never assert on time.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+#: How long the app must stand still after a rerun to count as settled: longer than the gap between a
+#: script's end and a rerun it asked for (`st.rerun()`), which the frontend starts within a few ms.
+QUIET = 0.25
+#: How many times each interaction is measured (the row is the median).
+REPEAT = 5
+
+FLOOR_APP = """import streamlit as st
+
+st.session_state["n"] = st.session_state.get("n", 0)
+if st.button("again"):
+    st.session_state["n"] += 1
+st.write(f"one line, run {st.session_state['n']}")
+"""
+
+#: Per page, when each message from the app's server arrived (perf_counter): a run sends its elements
+#: and ends with a "script finished" message, so the last of a burst is when the page was complete.
+_FRAMES: dict[int, list[float]] = {}
+
+
+def watched(page: Any) -> Any:
+    """`page`, with the arrival of every server message recorded (before it opens the app)."""
+    frames = _FRAMES.setdefault(id(page), [])
+    page.on("websocket", lambda ws: ws.on("framereceived", lambda _payload: frames.append(time.perf_counter())))
+    return page
+
+
+def _still_for(page: Any, seconds: float, since: float) -> float | None:
+    """The last message's arrival once `seconds` passed without one and the app is not running,
+    counting only messages after `since`; None until then."""
+    frames = [f for f in _FRAMES[id(page)] if f > since]
+    last = frames[-1] if frames else None
+    quiet_from = last if last is not None else since
+    if time.perf_counter() - quiet_from < seconds or not _not_running(page):
+        return None
+    return last
+
+
+def _not_running(page: Any) -> bool:
+    return bool(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").count())
+
+
+def _idle(page: Any) -> None:
+    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=120_000)
+
+
+def clicked_to_settled(page: Any, click: Callable[[], None]) -> float:
+    """Seconds from `click()` to the page settled after the rerun it caused (see the module's doc).
+    The click waits until the app has stood still for a second, as a person reads before clicking
+    (a click sooner can land on a button being redrawn, or in a rerun the page asked for itself)."""
+    _idle(page)
+    while _still_for(page, 1.0, 0.0) is None:
+        page.wait_for_timeout(50)
+    t0 = time.perf_counter()
+    click()
+    deadline = t0 + 120
+    while True:
+        page.wait_for_timeout(20)
+        last = _still_for(page, QUIET, t0)
+        if last is not None:
+            return last - t0
+        if time.perf_counter() > deadline:
+            raise TimeoutError("the page did not settle within 120 s of the click")
+
+
+def opened_to_settled(page: Any, url: str, text: str) -> float:
+    """Seconds from navigating to `url` until `text` shows and the script has run (a new tab, a link)."""
+    t0 = time.perf_counter()
+    page.goto(url, wait_until="commit")
+    page.get_by_text(text).first.wait_for(timeout=120_000)
+    _idle(page)
+    return time.perf_counter() - t0
+
+
+def key(page: Any, name: str, role: str = "button") -> Any:
+    """The widget Streamlit drew for `key=name` (its container carries the class st-key-NAME)."""
+    return page.locator(f".st-key-{name} {role}").first
+
+
+def sidebar(page: Any, title: str) -> Callable[[], None]:
+    return lambda: page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
+
+
+def median_of(measure: Callable[[], float], n: int = REPEAT) -> tuple[float, list[float]]:
+    values = [measure() for _ in range(n)]
+    return statistics.median(values), values
+
+
+def floor(
+    new_page: Callable[[], Any], serve: Callable[..., Any], stop: Callable[[Any], None], tmp: Path, url: str
+) -> tuple[float, list[float]]:
+    """Streamlit's floor in this browser: a click on a one-line page's button, to its rerun settled."""
+    script = tmp / "floor_app.py"
+    script.write_text(FLOOR_APP)
+    server, address, _ = serve(script, url, tmp)
+    try:
+        page = watched(new_page())
+        opened_to_settled(page, address, "one line")
+        return median_of(lambda: clicked_to_settled(page, lambda: page.get_by_role("button", name="again").click()))
+    finally:
+        stop(server)
+
+
+def rule_links(page: Any, address: str, text: str) -> list[float]:
+    """A click on the first rule link of the Overview (it opens the Rules page in the same tab)."""
+    values = []
+    for _ in range(REPEAT):
+        page.goto(address, wait_until="commit")
+        page.get_by_text(text).first.wait_for(timeout=120_000)
+        values.append(clicked_to_settled(page, lambda: page.locator("a[href*='rulebook?rule=']").first.click()))
+    return values
+
+
+def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
+    """Each interaction on the demo, measured REPEAT times: the Settings page opened from the sidebar,
+    a what-if flip, Apply (after its question), the notebook's Run next and Undo, a rule link and a
+    shared link opened in a fresh browser context."""
+    out: dict[str, list[float]] = {}
+    opened_to_settled(watched(page), address, "Acme Robotics")
+    settings = []
+    for _ in range(REPEAT):
+        page.goto(address, wait_until="commit")
+        page.get_by_text("Acme Robotics").first.wait_for(timeout=120_000)
+        settings.append(clicked_to_settled(page, sidebar(page, "Settings")))
+    out["Settings opened from the sidebar"] = settings
+    toggle = "wi-live-acme-NoMemoryShortcuts"
+    out["a what-if flip on the live organization"] = [
+        clicked_to_settled(page, lambda: key(page, toggle, "label").click()) for _ in range(REPEAT)
+    ]
+    applies = []
+    for _ in range(REPEAT):
+        if not page.locator(".st-key-wi_apply button").count():  # a what-if unlike the settings now
+            clicked_to_settled(page, lambda: key(page, toggle, "label").click())
+        clicked_to_settled(page, lambda: key(page, "wi_apply").click())  # its question
+        applies.append(clicked_to_settled(page, lambda: key(page, "wi_apply_yes").click()))
+    out["Apply a what-if (after its question)"] = applies
+    page.goto(f"{address}/cells", wait_until="commit")
+    key(page, "load_sample").wait_for(timeout=120_000)
+    clicked_to_settled(page, lambda: key(page, "load_sample").click())
+    out["Run next in the notebook"] = [
+        clicked_to_settled(page, lambda: key(page, "run_next").click()) for _ in range(REPEAT)
+    ]
+    undos = []
+    delete = "[class*='st-key-del-']:not([class*='st-key-del-yes-']):not([class*='st-key-del-no-']) button"
+    for _ in range(REPEAT):  # an edit to undo: a cell in view deleted
+        clicked_to_settled(page, lambda: page.locator(delete).first.click())
+        clicked_to_settled(page, lambda: page.locator("[class*='st-key-del-yes-'] button").first.click())
+        undos.append(clicked_to_settled(page, lambda: key(page, "undo").click()))
+    out["Undo in the notebook"] = undos
+    out["a rule link clicked on the Overview"] = rule_links(page, address, "Acme Robotics")
+    out["a shared link opened in a fresh browser context"] = [
+        opened_to_settled(new_page(), f"{address}/facts?graph=world", "Fact weights") for _ in range(REPEAT)
+    ]
+    return out
+
+
+def big_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
+    """At the reads size (a generated memory): Settings opened from the sidebar, a rule link, a shared link."""
+    opened_to_settled(watched(page), address, "Memory in use")
+    settings = []
+    for _ in range(REPEAT):
+        page.goto(address, wait_until="commit")
+        page.get_by_text("Memory in use").first.wait_for(timeout=120_000)
+        settings.append(clicked_to_settled(page, sidebar(page, "Settings")))
+    return {
+        "Settings opened from the sidebar": settings,
+        "a rule link clicked on the Overview": rule_links(page, address, "Memory in use"),
+        "a shared link opened in a fresh browser context": [
+            opened_to_settled(new_page(), f"{address}/facts?graph=world", "Fact weights") for _ in range(REPEAT)
+        ],
+    }
