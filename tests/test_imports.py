@@ -180,6 +180,14 @@ def test_only_the_house_opens_a_database():
         path.name for path in modules(CORE / "usecases") if ".engine" in path.read_text().replace("house.engine", "")
     ]
     assert uses == [], "a use case reaches the engine itself"
+    # and no family of use cases names a transaction's or the house's type: it uses what store/door.py
+    # hands it (the facade alone, which makes the house, names it)
+    named = re.compile(r"\b(Tx|Db|House|Engine|Session)\b|store\.(house|transactions|database)")
+    families = [p for p in modules(CORE / "usecases") if p.name != "facade.py"]
+    naming = [
+        f"{p.name}:{i}" for p in families for i, line in enumerate(p.read_text().splitlines(), 1) if named.search(line)
+    ]
+    assert naming == []
 
 
 def test_pages_touch_no_sql_and_core_imports_no_streamlit():

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from .. import errors as E
 from ..store import agents
-from .base import House, UseCases
+from .base import UseCases
 from .results import RunEnded
 
 
@@ -29,9 +29,8 @@ class AgentSessions(UseCases):
     """Use cases of MCP servers and sessions. A session that ends ends its runs through `end_run`,
     the facade's own use case (retried as every use case is)."""
 
-    def __init__(self, house: House, *, end_run: Callable[[str], RunEnded]) -> None:
-        super().__init__(house)
-        self.end_run = end_run
+    #: The facade's end_run, set by the facade once it holds this family.
+    end_run: Callable[[str], RunEnded]
 
     def agent_server_started(self, server: str, *, host: str, pid: int, transport: str, now: float) -> None:
         """Note a server that starts serving."""

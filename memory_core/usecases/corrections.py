@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .. import errors as E
-from ..rules.permissions import is_member, may_correct, may_retract
+from ..rules.permissions import may_retract
 from ..rules.weights import DISPUTE_CONTRIBUTION
 from ..store import corrections, moments, queries
-from ..store.graph import Changes, find_fact
-from ..store.house import Tx
+from ..store.graph import Changes
 from .base import Obj, UseCases
 from .results import Corrected
 
 
 class Corrections(UseCases):
     """Use cases of corrections (R28)."""
-
-    def _correctable(self, s: Tx, org_id: str, by: str, fact: Obj, graph: str, *, doing: str) -> Any:
-        """The fact a correction names, after the checks that come before looking it up: the ids,
-        then membership (rules.md, Refusals: a non-member learns nothing of what exists there)."""
-        self._org(s, org_id)
-        self._person(s, by)
-        if not is_member(queries.role(s, by, org_id)):
-            raise E.NotMember(by, org_id, so=f", so cannot {doing} its facts (R28)")
-        if not may_correct(graph):
-            raise E.NotAllowed.correcting_flow()
-        f = find_fact(s, graph, org_id if graph == "world" else by, fact)
-        if f is None:
-            raise E.UnknownFact.in_graph(graph, org_id=org_id, by=by)
-        return f
 
     def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
         """R28: a member disputes a World fact, a person their own User fact; one each."""

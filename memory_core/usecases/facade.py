@@ -70,7 +70,8 @@ class MemoryService:
         self._explore = Explore(self.house)
         self._past = Past(self.house)
         self._export = Export(self.house)
-        self._agents = AgentSessions(self.house, end_run=self.end_run)
+        self._agents = AgentSessions(self.house)
+        self._agents.end_run = self.end_run  # a session that ends ends its runs through the facade
 
     @classmethod
     def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> MemoryService:

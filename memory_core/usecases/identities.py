@@ -9,9 +9,7 @@ from datetime import UTC, datetime
 
 from .. import errors as E
 from ..rules.identity import Identity, identity_of, identity_problem, signed_in_identities, speaks_for
-from ..rules.permissions import may_link_identity
 from ..store import identities, queries
-from ..store.house import Tx
 from ..store.identities import LinkRow
 from . import shapes as sh
 from .base import UseCases
@@ -42,16 +40,6 @@ def _shape(row: LinkRow) -> sh.IdentityLink:
 
 class Identities(UseCases):
     """Link, unlink and list sign-in identities; find whom a signed-in identity speaks for."""
-
-    def _owner_or_cli(self, s: Tx, org_id: str, by: str | None, does: str, *, person: str | None = None) -> None:
-        """The ids named exist (the organization, `by`, the person linked), then `by` is the owner."""
-        self._org(s, org_id)
-        if by is not None:
-            self._person(s, by)
-        if person is not None:
-            self._person(s, person)
-        if by is not None and not may_link_identity(queries.role(s, by, org_id)):
-            raise E.NotOwner(org_id, does=does)
 
     def link_identity(
         self,
