@@ -121,14 +121,19 @@ def floor(
         stop(server)
 
 
-def rule_links(page: Any, address: str, text: str) -> list[float]:
-    """A click on the first rule link of the Overview (it opens the Rules page in the same tab)."""
+def from_the_overview(page: Any, address: str, text: str, click: Callable[[], None]) -> list[float]:
+    """REPEAT times: the Overview opened (it shows `text`), then `click()` measured to the page settled."""
     values = []
     for _ in range(REPEAT):
         page.goto(address, wait_until="commit")
         page.get_by_text(text).first.wait_for(timeout=120_000)
-        values.append(clicked_to_settled(page, lambda: page.locator("a[href*='rulebook?rule=']").first.click()))
+        values.append(clicked_to_settled(page, click))
     return values
+
+
+def rule_links(page: Any, address: str, text: str) -> list[float]:
+    """A click on the first rule link of the Overview (it opens the Rules page in the same tab)."""
+    return from_the_overview(page, address, text, lambda: page.locator("a[href*='rulebook?rule=']").first.click())
 
 
 def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
@@ -137,12 +142,9 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
     shared link opened in a fresh browser context."""
     out: dict[str, list[float]] = {}
     opened_to_settled(watched(page), address, "Acme Robotics")
-    settings = []
-    for _ in range(REPEAT):
-        page.goto(address, wait_until="commit")
-        page.get_by_text("Acme Robotics").first.wait_for(timeout=120_000)
-        settings.append(clicked_to_settled(page, sidebar(page, "Settings")))
-    out["Settings opened from the sidebar"] = settings
+    out["Settings opened from the sidebar"] = from_the_overview(
+        page, address, "Acme Robotics", sidebar(page, "Settings")
+    )
     toggle = "wi-live-acme-NoMemoryShortcuts"
     out["a what-if flip on the live organization"] = [
         clicked_to_settled(page, lambda: key(page, toggle, "label").click()) for _ in range(REPEAT)
@@ -177,13 +179,10 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
 def big_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
     """At the reads size (a generated memory): Settings opened from the sidebar, a rule link, a shared link."""
     opened_to_settled(watched(page), address, "Memory in use")
-    settings = []
-    for _ in range(REPEAT):
-        page.goto(address, wait_until="commit")
-        page.get_by_text("Memory in use").first.wait_for(timeout=120_000)
-        settings.append(clicked_to_settled(page, sidebar(page, "Settings")))
     return {
-        "Settings opened from the sidebar": settings,
+        "Settings opened from the sidebar": from_the_overview(
+            page, address, "Memory in use", sidebar(page, "Settings")
+        ),
         "a rule link clicked on the Overview": rule_links(page, address, "Memory in use"),
         "a shared link opened in a fresh browser context": [
             opened_to_settled(new_page(), f"{address}/facts?graph=world", "Fact weights") for _ in range(REPEAT)

@@ -9,9 +9,10 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,28 +39,39 @@ def served(
         [sys.executable, "-m", "memory_core", "load", str(scenario)], cwd=ROOT, env=env, check=True, capture_output=True
     )
     port = port or free_port()
-    log = open(tmp / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port)]
-        + ["--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"]
-        + list(options or ("--secrets.files", str(tmp / "no-secrets.toml"))),  # never a developer's secrets.toml
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    command += ["--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
+    command += ["--server.fileWatcherType", "none"]
+    command += list(options or ("--secrets.files", str(tmp / "no-secrets.toml")))  # never a developer's secrets.toml
     url = f"http://127.0.0.1:{port}"
+
+    def healthy() -> bool:
+        return bool(urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok")
+
+    with running(command, tmp / "streamlit.log", healthy, what="streamlit", cwd=ROOT, env=env):
+        yield url, env
+
+
+@contextmanager
+def running(
+    command: list[str], log_path: Path, ready: Callable[[], bool], *, what: str, **popen: Any
+) -> Iterator[subprocess.Popen]:
+    """A server process started with `command` (its output in `log_path`), once `ready()` answers
+    true (an OSError while it starts up is a no); terminated, or killed, after."""
+    log = open(log_path, "w")  # noqa: SIM115  (closed when the process is)
+    proc = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, **popen)
     try:
         deadline = time.monotonic() + 60
         while True:
             try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                if ready():
                     break
             except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"streamlit did not start: {(tmp / 'streamlit.log').read_text()}") from None
-                time.sleep(0.3)
-        yield url, env
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{what} did not start: {log_path.read_text()}")
+            time.sleep(0.2)
+        yield proc
     finally:
         proc.terminate()
         try:

@@ -12,7 +12,6 @@ import importlib.util
 import json
 import os
 import secrets
-import subprocess
 import sys
 import time
 import urllib.request
@@ -22,7 +21,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from served import ROOT, free_port, served
+from served import ROOT, free_port, running, served
 from test_browser import ARGS, CHROMIUM, IDLE, missing, painted, shot
 
 from memory_core import MemoryService, make_engine
@@ -46,33 +45,16 @@ def provider(tmp: Path) -> Iterator[str]:
     """oidc-provider-mock on a free loopback port, its users predefined; its issuer URL."""
     port = free_port()
     users = [a for sub, c in USERS.items() for a in ("--user-claims", json.dumps({"sub": sub, **c}))]
-    log = open(tmp / "provider.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "oidc_provider_mock", "--host", "127.0.0.1", "--port", str(port), *users],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "NO_COLOR": "1"},
-    )
     issuer = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{issuer}/.well-known/openid-configuration", timeout=2) as r:
-                    assert json.load(r)["issuer"] == issuer
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the provider did not start: {(tmp / 'provider.log').read_text()}") from None
-                time.sleep(0.2)
+
+    def answers() -> bool:
+        with urllib.request.urlopen(f"{issuer}/.well-known/openid-configuration", timeout=2) as r:
+            assert json.load(r)["issuer"] == issuer
+        return True
+
+    command = [sys.executable, "-m", "oidc_provider_mock", "--host", "127.0.0.1", "--port", str(port), *users]
+    with running(command, tmp / "provider.log", answers, what="the provider", env={**os.environ, "NO_COLOR": "1"}):
         yield issuer
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 @pytest.fixture(scope="module")
