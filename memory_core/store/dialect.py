@@ -21,8 +21,9 @@ from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.engine import Connection, Engine
 
 from ..plain import Obj
+from . import pg_scrub
 from .driver import Locked, in_list
-from .markers import all_tables, clear_markers, scrub_due, top_marker
+from .markers import clear_markers, scrub_due, top_marker
 
 if TYPE_CHECKING:
     from .driver import Driver
@@ -32,8 +33,7 @@ if TYPE_CHECKING:
 WAL_PAGES = 10_000
 CHECKPOINT_WAIT_MS = 10_000  # how long a checkpoint waits for older readers before it says the log is not folded
 LOAD_LOCK = 0x6D6C6F64  # PostgreSQL advisory lock keys: a load into a database,
-MIGRATION_LOCK = 0x6D6D6967  # its migrations,
-SCRUB_LOCK = 7_310_031  # and its scrub (R31), one at a time each
+MIGRATION_LOCK = 0x6D6D6967  # and its migrations, one at a time each (the scrub's: store/pg_scrub.py)
 
 #: A fact of a probe's (subject id, relation, object key) triple `w`, in the graph :g of :o.
 _SAME_FACT = "f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
@@ -336,46 +336,8 @@ class PostgreSQL(Dialect):
         return sql, params
 
     def scrub(self, engine: Engine) -> bool:
-        """Every table rewritten (VACUUM FULL: new table, TOAST and index files, old ones unlinked), analyzed (samples
-        in `pg_stats` from the remaining rows; an empty table's dropped, `_drop_samples`), `pg_statistic` rewritten (its
-        old samples' dead versions), a CHECKPOINT. A standby replays all of it (docs/scaling.md)."""
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": SCRUB_LOCK})
-            try:
-                migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
-                covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
-                exists = text("SELECT to_regclass(:t) IS NOT NULL")
-                tables = [t for t in all_tables() if conn.execute(exists, {"t": f'"{t}"'}).scalar()]
-                for table in tables:
-                    conn.exec_driver_sql(f'VACUUM FULL "{table}"')
-                for table in tables:
-                    conn.exec_driver_sql(f'ANALYZE "{table}"')
-                    if conn.exec_driver_sql(f'SELECT NOT EXISTS (SELECT 1 FROM "{table}")').scalar():
-                        self._drop_samples(conn, table)
-                conn.exec_driver_sql("VACUUM FULL pg_statistic")  # its dead old samples; a superuser's (else a warning)
-                if migrated:
-                    conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
-                try:
-                    conn.exec_driver_sql("CHECKPOINT")  # superuser or pg_checkpoint: else the server's own comes
-                except Exception:  # noqa: BLE001
-                    conn.rollback()
-            finally:
-                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": SCRUB_LOCK})
-        return True
-
-    @staticmethod
-    def _drop_samples(conn: Any, table: str) -> None:
-        """A table's column statistics gone (ANALYZE keeps an empty table's old ones): ALTER COLUMN to its own type."""
-        rows = conn.execute(
-            text(
-                "SELECT a.attname, format_type(a.atttypid, a.atttypmod) FROM pg_attribute a "
-                "WHERE a.attrelid = CAST(:t AS regclass) AND a.attnum > 0 AND NOT a.attisdropped "
-                "AND EXISTS (SELECT 1 FROM pg_statistic s WHERE s.starelid = a.attrelid AND s.staattnum = a.attnum)"
-            ),
-            {"t": f'"{table}"'},
-        ).all()
-        for column, typ in rows:
-            conn.exec_driver_sql(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" TYPE {typ}')
+        """Every table rewritten, analyzed, `pg_statistic` rewritten, a CHECKPOINT (store/pg_scrub.py)."""
+        return pg_scrub.scrub(engine)
 
     @contextmanager
     def one_load_at_a_time(self, engine: Engine) -> Iterator[None]:
