@@ -16,10 +16,14 @@ from memory_core.store.retry import run_retrying
 
 SERVER = os.environ.get("MEMORY_TEST_DATABASE_URL", "").rstrip("/")
 BACKEND = "postgresql" if SERVER else "sqlite"
+#: pytest-xdist's name for this worker (gw0, gw1, ...), empty when the suite runs in one process:
+#: each worker has its own databases on the server, so two workers never empty each other's.
+WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 
 
 def database_url(name: str) -> str:
-    """The URL of a test database on the server, created on first use."""
+    """The URL of a test database on the server, this worker's own, created on first use."""
+    name = f"{name}_{WORKER}" if WORKER else name
     admin = create_engine(f"{SERVER}/postgres", isolation_level="AUTOCOMMIT")
     with admin.connect() as conn:
         if not conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}).first():

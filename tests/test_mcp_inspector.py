@@ -4,6 +4,7 @@ them, over stdio and over HTTP. Skipped where Node is missing; with CI=true it f
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 from agent_servers import ROOT, env
 
+pytestmark = pytest.mark.xdist_group("inspector")  # one worker installs and runs it (`--dist loadgroup`)
 HERE = Path(__file__).resolve().parent / "inspector"
 CLI = HERE / "node_modules" / ".bin" / "mcp-inspector"
 
@@ -24,10 +26,12 @@ def inspector() -> Path:
         if os.environ.get("CI") == "true":
             pytest.fail("Node and npm are needed for the MCP Inspector test (CI=true)")
         pytest.skip("Node and npm are missing here: the MCP Inspector test needs them")
-    if not CLI.exists():
-        subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE, check=True, timeout=300
-        )
+    with open(HERE / ".install.lock", "w") as lock:  # one install when the passes or workers start at once
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not CLI.exists():
+            subprocess.run(
+                ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error"], cwd=HERE, check=True, timeout=300
+            )
     return CLI
 
 
