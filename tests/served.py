@@ -23,21 +23,22 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@contextmanager
-def served(
-    tmp: Path, scenario: Path, *, port: int | None = None, options: tuple[str, ...] = ()
-) -> Iterator[tuple[str, dict[str, str]]]:
-    """The app's URL and its environment, over a fresh database holding `scenario`; stopped after.
-    `port`: one chosen beforehand (a sign-in's redirect address names it); `options`: more of
-    Streamlit's (`--secrets.files PATH`)."""
-    env = {
+def app_env(tmp: Path) -> dict[str, str]:
+    """The environment of an app whose database and notebooks are under `tmp`."""
+    return {
         **os.environ,
         "MEMORY_DATABASE_URL": f"sqlite:///{tmp / 'memory.db'}",
         "MEMORY_NOTEBOOK_DIR": str(tmp / "notebooks"),
     }
-    subprocess.run(
-        [sys.executable, "-m", "memory_core", "load", str(scenario)], cwd=ROOT, env=env, check=True, capture_output=True
-    )
+
+
+@contextmanager
+def streamlit(
+    tmp: Path, env: dict[str, str], *, port: int | None = None, options: tuple[str, ...] = ()
+) -> Iterator[str]:
+    """The app served on a loopback port with `env`, until the block ends; its address. `port`: one
+    chosen beforehand (a sign-in's redirect address names it), else a free one; `options`: more of
+    Streamlit's (`--secrets.files PATH`)."""
     port = port or free_port()
     command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
     command += ["--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false"]
@@ -49,6 +50,19 @@ def served(
         return bool(urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok")
 
     with running(command, tmp / "streamlit.log", healthy, what="streamlit", cwd=ROOT, env=env):
+        yield url
+
+
+@contextmanager
+def served(
+    tmp: Path, scenario: Path, *, port: int | None = None, options: tuple[str, ...] = ()
+) -> Iterator[tuple[str, dict[str, str]]]:
+    """The app's URL and its environment, over a fresh database holding `scenario`; stopped after."""
+    env = app_env(tmp)
+    subprocess.run(
+        [sys.executable, "-m", "memory_core", "load", str(scenario)], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+    with streamlit(tmp, env, port=port, options=options) as url:
         yield url, env
 
 

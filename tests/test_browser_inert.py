@@ -8,11 +8,11 @@ import json
 import urllib.parse
 
 import pytest
+from chromium import ARGS, CHROMIUM, IDLE, marks, painted
 from payloads import EVIL, P, payload_scenario
 from served import served
-from test_browser import ARGS, CHROMIUM, IDLE, missing, painted
 
-pytestmark = [pytest.mark.skipif(missing is not None, reason=missing or ""), pytest.mark.backend_free]
+pytestmark = marks("browser-inert")
 PATHS = ["", "cells", "draw", "preferences", "facts", "runlog", "probe", "erase", "rulebook"]
 LINKED = [
     f"rulebook?rule={urllib.parse.quote(P)}",
