@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from backend import SERVER, fresh_url
+from backend import SERVER, built_url, fresh_url
 from streamlit.testing.v1 import AppTest
 
 from memory_core import MemoryService, load, make_engine, replay
@@ -50,12 +50,10 @@ def _dispose_engines():
 
 @pytest.fixture
 def app(demo_db, tmp_path, monkeypatch):
-    """The app over a private copy of the demo database (on PostgreSQL: the demo replayed afresh)."""
+    """The app over a private copy of the demo database (on PostgreSQL: the demo's rows copied back
+    into an emptied database; replayed once per process)."""
     if SERVER:
-        url = fresh_url("memory_app")
-        loader = make_engine(url)
-        replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(loader))
-        loader.dispose()
+        url = built_url("memory_app", "demo", lambda svc: replay(load(str(ROOT / "sample_data" / "demo.json")), svc))
     else:
         db = tmp_path / "memory.db"
         db.write_bytes(demo_db.read_bytes())
