@@ -364,7 +364,7 @@ def test_retries_are_bounded_by_time_not_by_count(tmp_path, monkeypatch):
 
 
 def test_retries_stop_at_the_deadline_and_raise_the_conflict(tmp_path, monkeypatch):
-    monkeypatch.setattr(retry_module, "DEADLINE", 0.2, raising=False)
+    monkeypatch.setattr(retry_module, "DEADLINE", 0.2)
     monkeypatch.setattr(retry_module, "FIRST_PAUSE", 0.001)
     monkeypatch.setattr(retry_module, "LONGEST_PAUSE", 0.01)
     holder, blocked = _locked(tmp_path)
