@@ -11,8 +11,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from chromium import ARGS, CHROMIUM, IDLE, marks, painted
 from served import served
-from test_browser import ARGS, CHROMIUM, IDLE, missing, painted
 
 from memory_core import MemoryService, make_engine
 
@@ -21,7 +21,7 @@ try:
 except ImportError:  # without Playwright every test here is skipped
     PlaywrightTimeout = TimeoutError  # type: ignore[misc,assignment]
 
-pytestmark = [pytest.mark.skipif(missing is not None, reason=missing or ""), pytest.mark.backend_free]
+pytestmark = marks("browser-polish")
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 RUNNING = "[data-testid='stApp'][data-test-script-state='running']"

@@ -21,12 +21,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from chromium import ARGS, CHROMIUM, IDLE, marks, painted, shot
 from served import ROOT, free_port, running, served
-from test_browser import ARGS, CHROMIUM, IDLE, missing, painted, shot
 
 from memory_core import MemoryService, make_engine
 
-pytestmark = [pytest.mark.skipif(missing is not None, reason=missing or ""), pytest.mark.backend_free]
+pytestmark = marks("browser-signin")
 if importlib.util.find_spec("oidc_provider_mock") is None:  # the test extra installs it (it runs in its own process)
     if os.environ.get("CI") == "true":
         raise RuntimeError("the sign-in tests cannot run in CI: oidc-provider-mock is not installed")

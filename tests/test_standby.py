@@ -38,9 +38,12 @@ PAGES = ["overview", "cells", "draw", "preferences", "facts", "runlog", "probe",
 SECRET = "Globex quietly moved to Shelbyville in 2031"
 T = TypeVar("T")
 
-pytestmark = pytest.mark.skipif(
-    not (PRIMARY and STANDBY), reason="needs a primary and its hot standby (.ci/with-standby, as make test runs it)"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not (PRIMARY and STANDBY), reason="needs a primary and its hot standby (.ci/with-standby, as make test runs it)"
+    ),
+    pytest.mark.xdist_group("standby"),  # one worker: the tests pause the standby's replay and stop the primary
+]
 
 
 def _admin(server: str, db: str = "postgres") -> Engine:
