@@ -61,17 +61,16 @@ def _browser_missing() -> str | None:
 missing = _browser_missing()
 
 
-def marks(group: str) -> list[pytest.MarkDecorator]:
+def marks() -> list[pytest.MarkDecorator]:
     """A browser test module's marks. With CI=true a missing browser fails the module. The browser
     runs the app on a SQLite file whichever backend the suite is on: once is enough (backend_free).
-    A module's tests share one served app and one browser, so they run on one pytest-xdist worker
-    (`--dist loadgroup`), each module in its own group."""
+    A module's tests share one served app and one browser, on one pytest-xdist worker (`--dist
+    loadfile`: a module's tests all go to one worker)."""
     if missing and os.environ.get("CI") == "true":
         raise RuntimeError(f"browser tests cannot run in CI: {missing}")
     return [
         pytest.mark.skipif(missing is not None, reason=missing or ""),
         pytest.mark.backend_free,
-        pytest.mark.xdist_group(group),
     ]
 
 

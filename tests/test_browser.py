@@ -34,7 +34,7 @@ from served import free_port
 
 from memory_core import MemoryService, make_engine
 
-pytestmark = marks("browser-pages")
+pytestmark = marks()
 #: A smoke per page: the address opened (a link's, with its parameters, where pages link to it) and
 #: the start of the title it shows.
 PAGES = {

@@ -36,7 +36,7 @@ from served import app_env, streamlit
 from memory_core import MemoryService, make_engine
 from memory_core.views import viz
 
-pytestmark = marks("browser-graphs")
+pytestmark = marks()
 
 
 def test_graph_draws_the_nodes_it_says_and_a_filter_changes_them(page):

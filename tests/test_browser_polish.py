@@ -21,7 +21,7 @@ try:
 except ImportError:  # without Playwright every test here is skipped
     PlaywrightTimeout = TimeoutError  # type: ignore[misc,assignment]
 
-pytestmark = marks("browser-polish")
+pytestmark = marks()
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 RUNNING = "[data-testid='stApp'][data-test-script-state='running']"

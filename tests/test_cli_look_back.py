@@ -14,8 +14,8 @@ import pytest
 
 from memory_core.__main__ import main
 
-#: A SQLite file of its own, whatever the backend under test; one worker replays it (`--dist loadgroup`).
-pytestmark = [pytest.mark.backend_free, pytest.mark.xdist_group("look-back")]
+#: A SQLite file of its own, whatever the backend under test.
+pytestmark = pytest.mark.backend_free
 ROOT = Path(__file__).resolve().parent.parent
 
 

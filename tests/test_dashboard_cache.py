@@ -16,7 +16,6 @@ from streamlit.testing.v1 import AppTest
 from memory_core import MemoryService, load, make_engine, replay
 
 ROOT = Path(__file__).resolve().parent.parent
-pytestmark = pytest.mark.xdist_group("dashboard-cache")  # one worker replays the demo (`--dist loadgroup`)
 READS = ("organizations", "people", "members", "runs", "run_ids", "graph_drawing", "facts_table", "run_detail")
 NEW = {"graph": "world", "subject": {"name": "Zephyr Cache Co", "kind": "organization"}, "relation": "based_in"}
 

@@ -1,6 +1,7 @@
 """Erasure, R17 and R29 to R31: runs and accounts go, their contributions to weights stay."""
 
 import json
+import re
 import signal
 import sqlite3
 import subprocess
@@ -362,8 +363,16 @@ def _pg_dump_everything(svc: MemoryService) -> tuple[str, bytes]:
             .scalars()
             .all()
         )
-    files = b"".join(p.read_bytes() for f in paths for p in Path(data).glob(f + "*") if p.is_file())
+    files = b"".join(p.read_bytes() for f in paths for p in _forks(Path(data) / f))
     return stats, files
+
+
+def _forks(main: Path) -> list[Path]:
+    """A relation's files: its main fork and its free-space, visibility and init forks, each with its
+    1 GB segments (`16384`, `16384.1`, `16384_fsm`), and not another relation's whose number merely
+    starts with the same digits (`163840`)."""
+    shape = re.compile(rf"{re.escape(main.name)}(_(fsm|vm|init))?(\.\d+)?")
+    return [p for p in main.parent.glob(main.name + "*") if shape.fullmatch(p.name) and p.is_file()]
 
 
 def _pg_taught_and_analyzed() -> MemoryService:

@@ -22,8 +22,8 @@ from memory_core.format.scenario import parse
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from payloads import EVIL, P, payload_scenario  # noqa: E402
 
-#: The app's own SQLite file; one worker replays the payloads (`--dist loadgroup`).
-pytestmark = [pytest.mark.backend_free, pytest.mark.xdist_group("inert")]
+#: The app's own SQLite file.
+pytestmark = pytest.mark.backend_free
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["overview", "cells", "draw", "preferences", "runlog", "facts", "probe", "erase", "rulebook"]
 #: Places Streamlit shows as plain text: a select box's options, tables, code, JSON, the page's own links.

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from agent_servers import ROOT, env
 
-pytestmark = pytest.mark.xdist_group("inspector")  # one worker installs and runs it (`--dist loadgroup`)
 HERE = Path(__file__).resolve().parent / "inspector"
 CLI = HERE / "node_modules" / ".bin" / "mcp-inspector"
 

@@ -42,7 +42,6 @@ pytestmark = [
     pytest.mark.skipif(
         not (PRIMARY and STANDBY), reason="needs a primary and its hot standby (.ci/with-standby, as make test runs it)"
     ),
-    pytest.mark.xdist_group("standby"),  # one worker: the tests pause the standby's replay and stop the primary
 ]
 
 

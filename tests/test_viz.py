@@ -13,8 +13,8 @@ from memory_core import MemoryService, load, make_engine, replay
 from memory_core.views import layout, viz
 from memory_core.views.compare import compare
 
-#: No test database: the same on every backend. One worker builds the module's memories (`--dist loadgroup`).
-pytestmark = [pytest.mark.backend_free, pytest.mark.xdist_group("viz")]
+#: No test database: the same on every backend.
+pytestmark = pytest.mark.backend_free
 
 ROOT = Path(__file__).resolve().parent.parent
 EVIL = '<img src=x onerror=alert(1)>"</script><script>alert(2)</script>'
