@@ -166,6 +166,7 @@ def test_r31_erased_text_is_in_no_table_on_this_backend():
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+@pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
 def test_r31_postgresql_db_scrub_by_hand_leaves_erased_text_in_no_file_or_statistics(monkeypatch):
     """`db scrub` (store.database.scrub) alone, the product's own scrub after the deletion switched off."""
     svc = _pg_taught_and_analyzed()
@@ -386,6 +387,7 @@ def _pg_taught_and_analyzed() -> MemoryService:
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+@pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
 def test_r31_postgresql_a_deletion_leaves_no_text_in_files_or_statistics_by_itself():
     svc = _pg_taught_and_analyzed()
     deleted = svc.delete_run("r1", by="dana")
@@ -398,6 +400,7 @@ def test_r31_postgresql_a_deletion_leaves_no_text_in_files_or_statistics_by_itse
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+@pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
 def test_r31_postgresql_a_kill_before_the_scrub_is_healed_when_next_opened():
     svc = fresh_service(files=True)
     _killed_deletion(svc.engine.url.render_as_string(hide_password=False))
@@ -410,6 +413,7 @@ def test_r31_postgresql_a_kill_before_the_scrub_is_healed_when_next_opened():
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+@pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
 @pytest.mark.parametrize(
     "command",
     [["state"], ["token", "issue", "dana", "--org", "acme"], ["load", "sample_data/erasure.json", "--if-empty"]],
@@ -442,6 +446,7 @@ def _command_ends_with_the_text_out_of_the_files(svc: MemoryService, *args: str)
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+@pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
 def test_r31_postgresql_replay_into_a_database_ends_when_the_deleted_text_is_out_of_the_files(tmp_path):
     """The CLI waits for the scrub that follows a deletion and says so (R31)."""
     svc = fresh_service(files=True)

@@ -311,6 +311,7 @@ def test_history_keeps_nothing_of_an_erased_account_or_run_in_the_files(tmp_path
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+@pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
 def test_history_keeps_nothing_of_an_erased_account_or_run_in_postgresql_files():
     svc = fresh_service()
     engine, _ = replay(parse(json.dumps(_history_of_an_erased_person())), svc)
