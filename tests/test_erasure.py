@@ -17,6 +17,7 @@ from sqlmodel import SQLModel
 from memory_core import MemoryService, make_engine, parse, replay
 from memory_core.store import dialect as dialect_module
 from memory_core.store import house as store_house
+from memory_core.store import pg_scrub
 from memory_core.store.database import TEXT_TABLES, scrub
 
 BASE_PEOPLE = BASE["people"]
@@ -397,6 +398,27 @@ def test_r31_postgresql_a_deletion_leaves_no_text_in_files_or_statistics_by_itse
     stats, files = _pg_dump_everything(svc)
     assert SECRET not in stats and SECRET.encode() not in files
     assert SECRET not in _all_text(svc)
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+@pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
+def test_r31_postgresql_a_snapshot_older_than_the_deletion_holds_the_scrub_back_and_it_says_so(monkeypatch):
+    """VACUUM FULL copies a row that a snapshot still held may see: while a reader of this database keeps
+    a snapshot from before the deletion, the scrub does not claim the bytes gone; once it ends, it does."""
+    monkeypatch.setattr(pg_scrub, "SNAPSHOT_WAIT_S", 0.3)
+    svc = _pg_taught_and_analyzed()
+    reader = svc.engine.connect().execution_options(isolation_level="REPEATABLE READ")
+    reader.exec_driver_sql("SELECT 1").scalar()  # its snapshot, from before the deletion; no table of ours locked
+    try:
+        svc.delete_run("r1", by="dana")
+        assert scrub(svc.engine) is False  # held back, and says so (the marker stays)
+        assert svc.erasure_status()["bytes_gone"] is False
+    finally:
+        reader.rollback()
+        reader.close()
+    assert svc.finish_erasure(timeout=300)["bytes_gone"] is True
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET not in stats and SECRET.encode() not in files
 
 
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
