@@ -79,7 +79,9 @@ class Bench:
         meets: bool,
         ratio: float | None = None,
         backend: str | None = None,
+        part: str | None = None,
     ) -> None:
+        """A row of `bid`; `part` names rows that a run of that part alone replaces (`--only b8clicks`)."""
         if ratio is None and baseline:
             ratio = value / baseline
         row = {
@@ -93,6 +95,8 @@ class Bench:
             "meets": bool(meets),
             "mode": self.mode,
         }
+        if part:
+            row["part"] = part
         self.results.append(row)
         print(
             f"{bid:3} {row['backend']:10} {metric:42} {value:12.4f}  ratio={row['ratio']}  {target}  "
@@ -696,6 +700,37 @@ def b8(b: Bench) -> None:
         )
     svc.engine.dispose()
     b8_browser(b, demo=demo, big=big, facts=svc.counts()["fact"], long=long, moments=added)
+    b8clicks(b, demo=demo, big=big)
+
+
+def b8clicks(b: Bench, *, demo: str | None = None, big: str | None = None) -> None:
+    """B8's interaction rows in Chromium (bench/interactions.py), on the demo and at the reads size;
+    run alone (`--only b8clicks`) it loads and generates both itself and replaces only these rows."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("B8 interaction rows skipped: playwright is not installed", file=sys.stderr)
+        return
+    if not os.path.exists(CHROMIUM):
+        print(f"B8 interaction rows skipped: no Chromium at {CHROMIUM}", file=sys.stderr)
+        return
+    from bench import interactions
+    from memory_core import load, replay
+
+    if demo is None:
+        demo = b.url()
+        replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(make_engine(demo)))
+    if big is None:
+        big, svc = b.generated(b.size["reads"])
+        svc.engine.dispose()
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+
+        def fresh_page() -> Any:  # a new browser profile each time: nothing cached
+            return browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+
+        interactions.record(b, fresh_page, _serve, _stop, demo=demo, big=big)
+        browser.close()
 
 
 # --- B8 in a real browser: the app served as `make run` serves it, Chromium driven by Playwright -----
@@ -1012,8 +1047,12 @@ def b8env(b: Bench) -> None:
 
 def write(results: list[dict[str, Any]], out: Path) -> None:
     old = json.loads(out.read_text())["benchmarks"] if out.exists() else []
-    keys = {(r["id"], r["backend"]) for r in results}  # a benchmark run again replaces its rows
-    merged = [r for r in old if (r["id"], r["backend"]) not in keys] + results
+
+    def key(r: dict[str, Any]) -> tuple[str, str, str]:  # a benchmark (or a part of one) run again replaces its rows
+        return r["id"], r["backend"], r.get("part", "")
+
+    keys = {key(r) for r in results}
+    merged = [r for r in old if key(r) not in keys] + results
     merged.sort(key=lambda r: (r["id"], r["backend"], r["metric"]))
     machine = {
         "machine": platform.machine(),
@@ -1452,7 +1491,18 @@ def main() -> int:
     if args.out is None:  # a quick run never replaces the published full figures
         args.out = str(RESULTS.with_name("results-quick.json") if args.quick else RESULTS)
     b = Bench(args.backend, "quick" if args.quick else "full")
-    steps = {"b1": b1_b3, "b2": b2_b5, "b4": b4_b5, "b6": b6, "b7": b7, "b8": b8, "b8env": b8env, "b9": b9, "b10": b10}
+    steps = {
+        "b1": b1_b3,
+        "b2": b2_b5,
+        "b4": b4_b5,
+        "b6": b6,
+        "b7": b7,
+        "b8": b8,
+        "b8clicks": b8clicks,
+        "b8env": b8env,
+        "b9": b9,
+        "b10": b10,
+    }
     for name in args.only:
         steps[name](b)
     write(b.results, Path(args.out))
