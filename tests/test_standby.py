@@ -21,7 +21,7 @@ import pytest
 from backend import empty
 from fastapi.testclient import TestClient
 from helpers import HQ, scenario, start, taught_turn, web
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
 
@@ -236,6 +236,37 @@ def test_a_standby_that_cannot_be_reached_leaves_reads_to_the_primary(memory):
     servers = svc.read_servers()
     assert servers["standby_down"] is True and servers["served"]["standby"] == 0
     assert svc.version() is not None
+
+
+def test_a_standby_lost_in_the_middle_of_a_read_leaves_that_read_to_the_primary(memory):
+    """The standby's session ends after a read has begun on it (its first statement finds the
+    connection gone, as when the standby restarts): the read runs again, on the primary, and
+    answers; the standby is left alone for a moment (DOWN_FOR). Nothing is said to the caller."""
+    svc = service()
+    loaded(svc)
+    replayed()
+    engine = svc.house.standby.engines["standby"]
+    killed: list[int] = []
+
+    def end_this_session(conn, cursor, statement, parameters, context, executemany):  # noqa: ARG001
+        if not killed and "pg_" not in statement:  # the read's first statement, not a bookkeeping one
+            pid = cursor.connection.info.backend_pid
+            killed.append(pid)
+            admin = _admin(STANDBY, NAME)
+            with admin.connect() as c:
+                assert c.execute(text("SELECT pg_terminate_backend(:p, 5000)"), {"p": pid}).scalar()
+            admin.dispose()
+
+    event.listen(engine, "before_cursor_execute", end_this_session)
+    try:
+        before = served(svc)
+        assert [o["id"] for o in svc.organizations()] == ["acme", "globex"]
+    finally:
+        event.remove(engine, "before_cursor_execute", end_this_session)
+    after = served(svc)
+    assert killed, "no read reached the standby"
+    assert after["standby"] == before["standby"] + 1 and after["primary"] == before["primary"] + 1
+    assert svc.read_servers()["standby_down"] is True
 
 
 def _files(server: str) -> tuple[str, bytes]:
