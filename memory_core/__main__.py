@@ -26,6 +26,9 @@ from .store.database import (
 from .store.dialect import dialect_of
 from .usecases.facade import MemoryService
 
+#: Why the text of a deletion is still in the files after the wait (R31), on either backend.
+HELD = "a reader holds SQLite's log, or on PostgreSQL a transaction older than the deletion is still open"
+
 
 def _made_by(path: Path) -> list[Path]:
     """What creating a SQLite file at `path` makes: the directories missing on its way, the file and
@@ -97,8 +100,8 @@ def _finish_erasure(service: MemoryService) -> None:
         print(f"R31: the erased text is out of the database files{also}", file=sys.stderr)
     else:
         print(
-            f"R31: {status['pending']} deletion(s) still have text in the database files (a reader holds "
-            "SQLite's log); the next opening of the database, or `db scrub`, finishes it",
+            f"R31: {status['pending']} deletion(s) still have text in the database files ({HELD}); the next "
+            "opening of the database, or `db scrub`, finishes it",
             file=sys.stderr,
         )
 
@@ -253,7 +256,7 @@ def cmd_db(args: argparse.Namespace) -> int:
     if args.action == "scrub":
         if not scrub(engine):
             print(
-                f"{shown(url)}: a reader holds SQLite's log; erased text is not out of the files yet (R31)",
+                f"{shown(url)}: {HELD}; erased text is not out of the files yet (R31)",
                 file=sys.stderr,
             )
             return 1

@@ -11,6 +11,28 @@ from chromium import browser, demo_app, moments, page, warm  # noqa: E402, F401 
 
 from memory_core import MemoryService  # noqa: E402
 
+#: The slowest modules (their time on two cores, `--durations`), started first so that no worker is
+#: left alone with one of them at the end (`.ci/test-both`: a module goes whole to one worker).
+SLOWEST_FIRST = (
+    "test_browser.py",
+    "test_browser_polish.py",
+    "test_dashboard.py",
+    "test_history.py",
+    "test_browser_graphs.py",
+    "test_properties.py",
+    "test_mcp_transports.py",
+    "test_cli.py",
+    "test_identities.py",
+    "test_browser_inert.py",
+    "test_browser_signin.py",
+    "test_erasure.py",
+)
+
+
+def pytest_collection_modifyitems(items):
+    rank = {name: i for i, name in enumerate(SLOWEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: the rest as collected
+
 
 def pytest_report_header(config):
     return f"memory backend: {BACKEND}"

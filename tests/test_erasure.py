@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from backend import SERVER, fresh_service
+from backend import SERVER, database_url, fresh_service
 from helpers import BASE, HQ, claim, end, open_turn, rec, run, scenario, start, taught_turn, web, weights, world
-from sqlalchemy import select
+from sqlalchemy import create_engine, select
 from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine, parse, replay
@@ -416,6 +416,26 @@ def test_r31_postgresql_a_snapshot_older_than_the_deletion_holds_the_scrub_back_
     finally:
         reader.rollback()
         reader.close()
+    assert svc.finish_erasure(timeout=300)["bytes_gone"] is True
+    stats, files = _pg_dump_everything(svc)
+    assert SECRET not in stats and SECRET.encode() not in files
+
+
+@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
+@pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
+def test_r31_postgresql_a_transaction_of_another_database_older_than_the_deletion_holds_the_scrub_back(monkeypatch):
+    """VACUUM FULL keeps a row deleted after a transaction still running anywhere on the server, another
+    database's included: while one runs, the scrub does not claim the bytes gone; once it ends, it does."""
+    monkeypatch.setattr(pg_scrub, "SNAPSHOT_WAIT_S", 0.3)
+    svc = _pg_taught_and_analyzed()
+    other = create_engine(database_url("memory_elsewhere")).connect()
+    other.exec_driver_sql("SELECT txid_current()").scalar()  # a transaction with an id, begun before the deletion
+    try:
+        svc.delete_run("r1", by="dana")
+        assert scrub(svc.engine) is False
+    finally:
+        other.rollback()
+        other.close()
     assert svc.finish_erasure(timeout=300)["bytes_gone"] is True
     stats, files = _pg_dump_everything(svc)
     assert SECRET not in stats and SECRET.encode() not in files

@@ -259,7 +259,7 @@ class PostgreSQL(Dialect):
     AMONG = "{column} IN (SELECT CAST(value AS bigint) FROM json_array_elements_text(:{name}))"
     keeps_connections = True  # the pool's pre-ping is a round trip before every use case (issue #8, B2)
     one_statement_reads = True  # a read's five round trips cost five times its query (issue #8, B2)
-    finish_timeout = None  # R31: the scrub rewrites the tables in the background: wait for it
+    finish_timeout = 600.0  # R31: the rewrite runs in the background; a transaction older than it can hold it back
     version_sql = "SELECT CAST(pg_current_snapshot() AS text)"  # the same xmin:xmax:xip, the same data
     wal_position_sql = "SELECT CAST(pg_current_wal_insert_lsn() AS text)"  # at or past every commit before it
     replayed_sql = "SELECT CAST(pg_last_wal_replay_lsn() AS text)"  # NULL on a server that is no standby: not read

@@ -12,12 +12,16 @@ from sqlalchemy.engine import Engine
 from .markers import all_tables
 
 SCRUB_LOCK = 7_310_031  # a PostgreSQL advisory lock key: one scrub of a database at a time
-SNAPSHOT_WAIT_S = 10.0  # how long it waits for older snapshots, as SQLite's checkpoint waits for older readers
-#: PostgreSQL's R31 rewrite keeps a deleted row a transaction older than its deletion may still see; a scrub
-#: waits this long for such snapshots (a reader's, an autovacuum's ANALYZE) before it says the bytes are not gone.
-OLDER_SNAPSHOTS = text(
-    "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
-    "AND backend_xmin IS NOT NULL AND age(backend_xmin) > age(CAST(CAST(:x AS text) AS xid))"
+SNAPSHOT_WAIT_S = 10.0  # how long a try waits for older transactions, as SQLite's checkpoint waits for readers
+#: Whether a deleted row may still be copied into VACUUM FULL's new files (R31): a transaction begun before `:now`
+#: still runs anywhere on the server (the rewrite's own snapshot counts those of every database: they hold its
+#: horizon back), or a session of this database holds a snapshot from before it (a reader, an ANALYZE). An
+#: autovacuum VACUUM holds back nothing (PostgreSQL leaves it out of every horizon).
+HELD_BACK = text(
+    "SELECT pg_snapshot_xmin(pg_current_snapshot()) < CAST(CAST(:now AS text) AS xid8) OR EXISTS ("
+    "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+    "AND backend_xmin IS NOT NULL AND age(backend_xmin) > age(CAST(CAST(:x AS text) AS xid)) "
+    "AND NOT (backend_type = 'autovacuum worker' AND query LIKE 'autovacuum: VACUUM%' AND query NOT LIKE '%ANALYZE%'))"
 )
 
 
@@ -26,7 +30,10 @@ def scrub(engine: Engine) -> bool:
     in `pg_stats` from the remaining rows; an empty table's dropped, `_drop_samples`), `pg_statistic` rewritten (its
     old samples' dead versions), a CHECKPOINT. A standby replays all of it (docs/scaling.md)."""
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
-        conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": SCRUB_LOCK})
+        # One scrub at a time, waited for by trying again: a session blocked in pg_advisory_lock holds the snapshot
+        # its statement began with, which would hold back the very rewrite it waits for (HELD_BACK).
+        while not conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": SCRUB_LOCK}).scalar():
+            time.sleep(0.05)
         try:
             migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
             covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
@@ -55,13 +62,13 @@ def scrub(engine: Engine) -> bool:
 
 
 def _older_snapshots_gone(conn: Any) -> bool:
-    """No other session of this database holds a snapshot taken before now (up to SNAPSHOT_WAIT_S): VACUUM FULL
-    copies a row deleted after a snapshot still held (RECENTLY_DEAD) into the new file. Such a snapshot is a
-    reader's of a moment ago, or an autovacuum's ANALYZE, which under load spans seconds. Sessions of other
-    databases do not hold this one's rows back. False: the scrub is tried again later (the marker stays)."""
+    """Nothing that began before now still holds rows back (HELD_BACK), waited for up to SNAPSHOT_WAIT_S: VACUUM FULL
+    copies a row deleted after a transaction still running (RECENTLY_DEAD) into the new file, and that transaction
+    may be in any database of the server (measured: a transaction open in another database kept a deleted row
+    through VACUUM FULL; ended, the row went). False: the scrub is tried again later (the marker stays)."""
     now = int(conn.exec_driver_sql("SELECT CAST(pg_snapshot_xmax(pg_current_snapshot()) AS text)").scalar())
     deadline = time.monotonic() + SNAPSHOT_WAIT_S
-    while conn.execute(OLDER_SNAPSHOTS, {"x": now % 2**32}).scalar():
+    while conn.execute(HELD_BACK, {"now": now, "x": now % 2**32}).scalar():
         if time.monotonic() > deadline:
             return False
         time.sleep(0.05)
