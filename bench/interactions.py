@@ -139,6 +139,7 @@ def floor(
         page.goto(address, wait_until="commit")
         page.get_by_text("one line").first.wait_for(timeout=120_000)
         _, rerun = median_of(lambda: clicked_to_settled(page, lambda: page.get_by_role("button", name="again").click()))
+        page.context.close()
         return Floors(rerun, shared_links(new_page, address, "", text="one line"))
     finally:
         stop(server)
@@ -239,9 +240,11 @@ def record(
         print(f"B8 {b.backend}: the floor ({kind}) " + ", ".join(f"{v:.2f}" for v in values), file=sys.stderr)
     for where, url, measure, above in (("the demo", demo, demo_rows, 1.0), ("the reads size", big, big_rows, 2.0)):
         server, address, _ = serve(ROOT / "app.py", url, b.tmp)
+        page = new_page()
         try:
-            measured = measure(new_page(), address, new_page)
+            measured = measure(page, address, new_page)
         finally:
+            page.context.close()
             stop(server)
         for name, values in measured.items():
             value = statistics.median(values)
