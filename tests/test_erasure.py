@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from backend import SERVER, database_url, fresh_service
@@ -400,42 +401,36 @@ def test_r31_postgresql_a_deletion_leaves_no_text_in_files_or_statistics_by_itse
     assert SECRET not in _all_text(svc)
 
 
+def _reader_of_this_database(svc: MemoryService) -> Any:
+    """A snapshot from before the deletion, held by a session of this database that locks no table of ours."""
+    reader = svc.engine.connect().execution_options(isolation_level="REPEATABLE READ")
+    reader.exec_driver_sql("SELECT 1").scalar()
+    return reader
+
+
+def _transaction_of_another_database(svc: MemoryService) -> Any:  # noqa: ARG001
+    """A transaction with an id, begun before the deletion, in another database of the same server."""
+    other = create_engine(database_url("memory_elsewhere")).connect()
+    other.exec_driver_sql("SELECT txid_current()").scalar()
+    return other
+
+
 @pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
 @pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
-def test_r31_postgresql_a_snapshot_older_than_the_deletion_holds_the_scrub_back_and_it_says_so(monkeypatch):
-    """VACUUM FULL copies a row that a snapshot still held may see: while a reader of this database keeps
-    a snapshot from before the deletion, the scrub does not claim the bytes gone; once it ends, it does."""
+@pytest.mark.parametrize("holder", [_reader_of_this_database, _transaction_of_another_database])
+def test_r31_postgresql_what_began_before_the_deletion_holds_the_scrub_back_and_it_says_so(monkeypatch, holder):
+    """VACUUM FULL keeps a row deleted after a snapshot still held in this database, or a transaction still
+    running anywhere on the server: while one is, the scrub does not claim the bytes gone; once it ends, it does."""
     monkeypatch.setattr(pg_scrub, "SNAPSHOT_WAIT_S", 0.3)
     svc = _pg_taught_and_analyzed()
-    reader = svc.engine.connect().execution_options(isolation_level="REPEATABLE READ")
-    reader.exec_driver_sql("SELECT 1").scalar()  # its snapshot, from before the deletion; no table of ours locked
+    held = holder(svc)
     try:
         svc.delete_run("r1", by="dana")
         assert scrub(svc.engine) is False  # held back, and says so (the marker stays)
         assert svc.erasure_status()["bytes_gone"] is False
     finally:
-        reader.rollback()
-        reader.close()
-    assert svc.finish_erasure(timeout=300)["bytes_gone"] is True
-    stats, files = _pg_dump_everything(svc)
-    assert SECRET not in stats and SECRET.encode() not in files
-
-
-@pytest.mark.skipif(not SERVER, reason="needs PostgreSQL")
-@pytest.mark.alone  # the files of the server: no other test writes meanwhile (.ci/test-both)
-def test_r31_postgresql_a_transaction_of_another_database_older_than_the_deletion_holds_the_scrub_back(monkeypatch):
-    """VACUUM FULL keeps a row deleted after a transaction still running anywhere on the server, another
-    database's included: while one runs, the scrub does not claim the bytes gone; once it ends, it does."""
-    monkeypatch.setattr(pg_scrub, "SNAPSHOT_WAIT_S", 0.3)
-    svc = _pg_taught_and_analyzed()
-    other = create_engine(database_url("memory_elsewhere")).connect()
-    other.exec_driver_sql("SELECT txid_current()").scalar()  # a transaction with an id, begun before the deletion
-    try:
-        svc.delete_run("r1", by="dana")
-        assert scrub(svc.engine) is False
-    finally:
-        other.rollback()
-        other.close()
+        held.rollback()
+        held.close()
     assert svc.finish_erasure(timeout=300)["bytes_gone"] is True
     stats, files = _pg_dump_everything(svc)
     assert SECRET not in stats and SECRET.encode() not in files
