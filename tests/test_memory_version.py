@@ -33,6 +33,7 @@ def svc(request, tmp_path):
     service.engine.dispose()
 
 
+@pytest.mark.alone  # on PostgreSQL the version is the server's: after the others (.ci/test-both), no worker commits
 def test_version_stays_while_memory_does(svc):
     """Reads leave the version as it was. On PostgreSQL the version is the server's snapshot, which
     any database's commit moves (another test worker's, an autovacuum): a change there only costs a
