@@ -4,7 +4,6 @@ memory_core/views/notebook.py; what a cell is and did as plain data, memory_core
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import pandas as pd
@@ -13,12 +12,13 @@ import streamlit as st
 from memory_core import FormatError
 from memory_core.plain import Obj
 from memory_core.rules.vocabulary import TURN_END_STATUSES
+from memory_core.views import cell_said as said
 from memory_core.views import cells, notebook_scrub
 from memory_core.views import notebook as nbk
 from pages._links import evidence_link
 from pages._tables import wrapped
 from pages._ui import guard, inert, open_notebook
-from pages._words import cite, plural, probes_used, refused, rule_text
+from pages._words import cite, plural, rule_text
 
 HEADERS = {
     "graph": "Graph",
@@ -32,13 +32,13 @@ HEADERS = {
 }
 
 
-def _changes(res: Obj, *, compact: bool) -> None:
+def _changes(rows: list[said.Change], *, compact: bool) -> None:
     cols = (
         ["graph", "fact", "weight_after", "status_after"]
         if compact
         else ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
     )
-    table = pd.DataFrame(res["changes"])[cols]
+    table = pd.DataFrame([r.model_dump() for r in rows])[cols]
     for column in ("weight_before", "weight_after"):
         if column in table:
             table[column] = table[column].map(lambda w: "absent" if w is None or w != w else f"{w:.4f}")
@@ -48,98 +48,18 @@ def _changes(res: Obj, *, compact: bool) -> None:
     st.dataframe(table.rename(columns=HEADERS), hide_index=True, width="stretch")
 
 
-def _map(m: Obj) -> str:
-    kinds = ", ".join(f"{n} {inert(k)}" for k, n in m.get("kinds", {}).items()) or "no entity yet"
-    return f"The turn starts with the map of its organization's World graph (R18): {plural(m['facts'], 'active fact')}; entities: {kinds}."
-
-
 def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, compact: bool = False) -> None:
-    """What a cell did, said for its kind: refused and why, or what it kept, read or taught,
-    graph by graph, and what rules kept out. Every kind says something."""
-    if res["status"] == "refused":
-        st.error(refused(res["reason"], res["message"]))
-        return
-    detail, do = res["detail"], res["do"]
-    if res.get("scrubbed"):
-        st.caption(cite("Scrubbed of what a later cell erased: it reads `(erased)` where that was (R29, R30)."))
-    if "taught" in detail:
-        t = detail["taught"]
-        st.success(cite(f"Taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports (R1, R7 to R9)."))
-    if do == "open_turn" and "map" in detail:
-        st.info(cite(_map(detail["map"])))
-        if res["changes"]:
-            st.caption(cite("It replaces a turn: what that turn taught is withdrawn (R3)."))
-    if do in ("record", "step") and detail.get("record"):
-        said = record_link(nb, event.get("turn") if event else None, detail["record"])
-        st.info(cite(f"Kept record {said} as evidence: nothing is written to memory yet, while the turn is open (R6)."))
-    elif do == "step" and not detail.get("shortcut"):
-        st.caption(cite("The step ran and kept no record: nothing to write (R6)."))
-    if detail.get("rule") and detail["rule"] in ("R2", "R5", "R11"):
-        st.info(rule_text(detail["rule"]))
-    if do == "end_turn" and detail.get("rule") == "R2" and event is not None and nb is not None:
-        kept = cells.evidence(nbk.events(nb), nb["results"], event["turn"], res["index"])
-        st.markdown(
-            cite(
-                f"Records kept as evidence (R2), each open on Runs: "
-                f"{', '.join(record_link(nb, event['turn'], r) for r in kept)}."
-                if kept
-                else "This turn kept no record (R2): there is no evidence to keep."
-            )
-        )
-    if res["changes"]:
-        _changes(res, compact=compact)
-    for s in res["skipped"]:
-        st.warning(
-            cite(
-                f"Kept out by {s['rule']}: claim {s['claim']} of record {inert(s['record'])}, "
-                f"“{inert(s.get('claim_text', ''))}”. {s['why']}"
-            )
-        )
-    if detail.get("excluded_records"):
-        st.info(
-            cite(
-                f"Records {', '.join(inert(r) for r in detail['excluded_records'])} came from nested work that "
-                "failed or was cancelled: they teach nothing (R5)."
-            )
-        )
-    if detail.get("shortcut"):
-        sc = detail["shortcut"]
-        st.info(
-            cite(
-                f"Skipped by a shortcut (R22): memory already answers with weight {sc['weight']:.3f} "
-                f"({sc['fact']['graph']} graph)."
-            )
-        )
-    if "result" in detail:
-        used = f"{probes_used(detail['probes_used'], detail['cap'])}, R21"
-        if detail["result"]:
-            st.caption(cite(f"Read answered ({used}):"))
-            st.dataframe(pd.DataFrame(cells.answer_rows(detail["result"])), hide_index=True, width="stretch")
+    """What a cell did, laid out piece by piece as views/cell_said says it for its kind."""
+    cell = said.read(res)
+    turn = event.get("turn") if event else None
+    evidence = cells.evidence(nbk.events(nb), nb["results"], turn, res["index"]) if nb is not None and turn else None
+    for piece in said.said(cell, link=lambda r: record_link(nb, turn, r), evidence=evidence):
+        if isinstance(piece, said.Changes):
+            _changes(piece.rows, compact=compact)
+        elif isinstance(piece, said.Answer):
+            st.dataframe(pd.DataFrame(cells.answer_rows(piece.result)), hide_index=True, width="stretch")
         else:
-            st.caption(cite(f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23)."))
-    if detail.get("changed"):
-        st.caption(
-            "Settings changed: " + ", ".join(f"{c['setting']} {c['from']} → {c['to']}" for c in detail["changed"])
-        )
-    if do == "start_run":
-        st.caption(cite(f"Run started{', stored as ephemeral (R11)' if detail.get('ephemeral') else ''}."))
-    if do == "call":
-        st.caption(cite("Nested work opened: it reads and writes no graph (R4)."))
-    if do == "return" and not detail.get("rule"):
-        st.caption(cite("Nested work returned: its records are learned once, when the turn completes (R5)."))
-    if do == "end_run":
-        cancelled = detail.get("cancelled") or []
-        st.caption(
-            cite(
-                "Run ended"
-                + (f"; cancelled its open turns {', '.join(inert(c) for c in cancelled)} (R17)" if cancelled else "")
-                + ("; ephemeral, so erased with what it held (R11)." if detail.get("erased") else ".")
-            )
-        )
-    if detail.get("erased") or "supports_kept" in detail or "erased_key" in detail:
-        st.caption(f"Erased: {inert(json.dumps({k: v for k, v in detail.items() if k != 'erased'}))}")
-    if do in ("dispute", "retract") and not res["changes"]:
-        st.caption("Accepted; no weight or status changed.")
+            getattr(st, piece.tone)(cite(piece.text))
 
 
 def record_link(nb: Obj | None, turn: str | None, record: str) -> str:
@@ -188,9 +108,7 @@ def preview(nb: Obj, turn: str) -> None:
         with col:
             st.markdown(f"**If {status}**")
             res = outcomes[status]
-            if res["status"] == "refused":
-                st.error(refused(res["reason"], res["message"]))
-            elif not res["changes"] and not res["skipped"]:
+            if res["status"] == "ok" and not res["changes"] and not res["skipped"]:
                 st.caption("Teaches nothing." + (f" {rule_text('R2')}" if status != "completed" else ""))
             else:
                 show_result(res, compact=True)

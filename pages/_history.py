@@ -1,7 +1,7 @@
 """What the pages that look back share (R32): the memory's moments labelled as people name them,
 a graph as it stood, and what changed between two moments as a table. Reads are cached on the
-memory in use and its clock (a new moment is a new key), so stepping through moments or a rerun
-that changed nothing reads nothing again. Everything here goes through the facade and views."""
+memory in use and its clock (a new moment is a new key) in the one cache every page reads through
+(pages/_ui.read), so stepping through moments or a rerun that changed nothing reads nothing again. Everything here goes through the facade and views."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from memory_core import MemoryService, database_url
+from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.usecases.shapes import FactRow, FactThen, GraphJson
 from memory_core.views import history
 from pages._links import from_link, to_link
-from pages._ui import NOTEBOOK, Context, inert, notebook, read
+from pages._ui import Context, Version, inert, read
 from pages._words import cite
 
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
@@ -26,10 +26,11 @@ Moment = tuple[int, str, str | None]
 BEFORE = "before history was kept"
 
 
-def memory_key(ctx: Context) -> str:
-    """Which memory is in use: the notebook's scratch database or the configured one."""
-    nb = notebook()
-    return str(nb["db"]) if ctx.source == NOTEBOOK and nb is not None else database_url()
+def at_clock(ctx: Context, clock: int) -> Version:
+    """History's reads are kept in the one cache every page reads through (pages/_ui.read), under
+    the memory in use and its clock: a new moment is a new key, while a read counted or another
+    database's commit (which moves the version) reads nothing again."""
+    return (ctx.memory, f"moment {clock}")
 
 
 def names(svc: MemoryService) -> dict[str, str]:
@@ -42,18 +43,16 @@ def names(svc: MemoryService) -> dict[str, str]:
 WINDOW = 200
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _numbers(where: str, clock: int, org: str, _svc: MemoryService) -> list[int]:
-    return [0, *_svc.moment_numbers(org=org, last=clock)]
+def _numbers(svc: MemoryService, clock: int, org: str) -> list[int]:
+    return [0, *svc.moment_numbers(org=org, last=clock)]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _labels(where: str, clock: int, org: str, ids: tuple[int, ...], _svc: MemoryService) -> dict[int, Moment]:
+def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> dict[int, Moment]:
     """The moments numbered in `ids`, labelled by what happened (an erasure is a new moment: the clock
     keys what R33 took out of them)."""
-    people = names(_svc)
+    people = names(svc)
     out: dict[int, Moment] = {0: (0, BEFORE, None)} if 0 in ids else {}
-    for m in _svc.moments(org=org, last=clock, ids=[i for i in ids if i]):
+    for m in svc.moments(org=org, last=clock, ids=[i for i in ids if i]):
         out[m["n"]] = (m["n"], history.moment_label(m, people), m["at"])
     return out
 
@@ -62,12 +61,12 @@ def moments(ctx: Context, org: str) -> tuple[int, list[int]]:
     """The memory's clock now, and the numbers of the moments of this organization (and of no
     organization: the setup, an account deleted), oldest first, moment 0 first."""
     clock = read(ctx, "clock")
-    return clock, _numbers(memory_key(ctx), clock, org, ctx.svc)
+    return clock, read(ctx, _numbers, clock, org, at=at_clock(ctx, clock))
 
 
 def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int, Moment]:
     """Moments by number, with what happened and when, for the moments in `ids`."""
-    return _labels(memory_key(ctx), clock, org, tuple(sorted(set(ids))), ctx.svc)
+    return read(ctx, _labels, clock, org, tuple(sorted(set(ids))), at=at_clock(ctx, clock))
 
 
 def _among(options: list[int], n: object) -> bool:
@@ -96,42 +95,44 @@ def snap(options: list[int], wanted: Any) -> int:
     return options[i - 1] if i else options[0]
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def world_now(where: str, clock: int, org: str, limit: int, _svc: MemoryService) -> tuple[list[FactRow], int]:
+def world_now(ctx: Context, clock: int, org: str, limit: int) -> tuple[list[FactRow], int]:
     """The organization's heaviest World facts now (the Fact weights page's read), and the map's
     count of active facts; every change to memory is a new moment, so the clock keys it."""
-    return _svc.facts_table(org, limit=limit, graphs=("world",)), int(_svc.org_map(org)["facts"])
+    return read(ctx, _world_now, org, limit, at=at_clock(ctx, clock))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def world_at(where: str, clock: int, org: str, n: int, limit: int, _svc: MemoryService) -> GraphJson:
+def _world_now(svc: MemoryService, org: str, limit: int) -> tuple[list[FactRow], int]:
+    return svc.facts_table(org, limit=limit, graphs=("world",)), int(svc.org_map(org)["facts"])
+
+
+def world_at(ctx: Context, clock: int, org: str, n: int, limit: int) -> GraphJson:
     """The organization's World graph as it stood after moment `n`: its heaviest facts and how many."""
-    return _svc.graph_at("world", org, n, limit=limit)
+    return read(ctx, "graph_at", "world", org, n, limit=limit, at=at_clock(ctx, clock))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def changes(where: str, clock: int, org: str, a: int, b: int, _svc: MemoryService) -> Obj:
+def changes(ctx: Context, clock: int, org: str, a: int, b: int) -> Obj:
     """What changed in the organization's World graph and its runs' Flow graphs from moment a to
     moment b (the earlier first), per graph (views.history.diff over facts_between)."""
-    lo, hi = sorted((a, b))
-    return history.diff(*_svc.facts_between(lo, hi, org=org))  # the organization's graphs only (R20)
+    return read(ctx, _changes, org, *sorted((a, b)), at=at_clock(ctx, clock))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def graph_then(where: str, clock: int, graph: str, owner: str, n: int, limit: int, _svc: MemoryService) -> GraphJson:
+def _changes(svc: MemoryService, org: str, lo: int, hi: int) -> Obj:
+    return history.diff(*svc.facts_between(lo, hi, org=org))  # the organization's graphs only (R20)
+
+
+def graph_then(ctx: Context, clock: int, graph: str, owner: str, n: int, limit: int) -> GraphJson:
     """One graph as it stood after moment `n`, as the Graphs page draws it: its `limit` heaviest
     facts then, with their ids, and `total`, how many it held."""
-    return _svc.graph_at(graph, owner, n, limit=limit, ids=True)
+    return read(ctx, "graph_at", graph, owner, n, limit=limit, ids=True, at=at_clock(ctx, clock))
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
 def graph_changes(
-    where: str, clock: int, graph: str, owner: str, a: int, b: int, _svc: MemoryService
+    ctx: Context, clock: int, graph: str, owner: str, a: int, b: int
 ) -> tuple[list[FactThen], list[FactThen]]:
     """The facts of one graph that some moment from a to b (the earlier first) changed, as they
     stood at a and at b (facts_between, this graph's only): what the Graphs page draws and lists."""
     lo, hi = sorted((a, b))
-    return _svc.facts_between(lo, hi, graph=(graph, owner))
+    return read(ctx, "facts_between", lo, hi, graph=(graph, owner), at=at_clock(ctx, clock))
 
 
 # --- the time control (R32): one for every page that looks back, its keys under a page's prefix ------

@@ -41,10 +41,9 @@ def cite(markdown: str) -> str:
     return rulebook.link_rules(markdown, rule_titles())
 
 
-def refused(reason: str, message: str) -> str:
-    """A refusal as every page says it: the sentence first, the rule linked, the format's reason
-    code after it as a code span (`turn_not_open`), never inside the sentence (#25)."""
-    return cite(f"Refused: {inert(message)} (`{reason}`)")
+def refused(reason: str | None, message: str | None) -> str:
+    """A refusal as every page says it (views/text.refused), the rule it cites linked."""
+    return cite(text.refused(reason, message))
 
 
 def refusal(exc: MemoryCoreError) -> str:

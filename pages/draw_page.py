@@ -18,7 +18,6 @@ from pages._history import (
     graph_changes,
     graph_then,
     link_moments,
-    memory_key,
     play_control,
     playing,
     show_diff,
@@ -123,11 +122,11 @@ def drawing() -> None:
         cmp: viz.Compare | None = None
         if shown is not None and other is not None and other != shown.n:
             lo, hi = sorted((other, shown.n))
-            before, after = graph_changes(memory_key(ctx), shown.clock, graph, owner, lo, hi, ctx.svc)
+            before, after = graph_changes(ctx, shown.clock, graph, owner, lo, hi)
             cmp = compare(before, after, lo)
         if past:
             assert shown is not None and drawn_at is not None
-            data = graph_then(memory_key(ctx), shown.clock, graph, owner, drawn_at, LOADED, ctx.svc)
+            data = graph_then(ctx, shown.clock, graph, owner, drawn_at, LOADED)
         else:  # now: the heaviest facts with what the drawing shows of them (ids: a drawn fact links to its weight)
             data = read(ctx, "graph_drawing", graph, owner, limit=LOADED, at=at)
         if data["total"] > len(data["facts"]):

@@ -23,7 +23,6 @@ from pages._history import (
     counts,
     labelled,
     link_moments,
-    memory_key,
     play_control,
     playing,
     show_diff,
@@ -67,14 +66,14 @@ def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map:
     count of active ones (`on_map`): read from the present when the moment is now (the Fact weights
     page's read), from history otherwise (R32)."""
     if n == newest:
-        rows, _ = world_now(memory_key(ctx), clock, org, ROWS, ctx.svc)
+        rows, _ = world_now(ctx, clock, org, ROWS)
         said = world_table([r["status"] for r in rows], None if len(rows) == ROWS else len(rows), on_map)
         table = [
             {k: r[k] for k in ("subject", "relation", "object", "status", "weight", "sources", "supports", "disputes")}
             for r in rows
         ]
     else:
-        g = world_at(memory_key(ctx), clock, org, n, ROWS, ctx.svc)
+        g = world_at(ctx, clock, org, n, ROWS)
         said = world_table([f["status"] for f in g["facts"]], g["total"], on_map)
         table = [
             {
@@ -154,7 +153,7 @@ def compare_with(ctx: Context, org: str, shown: Shown) -> None:
     if other is None:
         return
     lo, hi = sorted((other, shown.n))
-    d = changes(memory_key(ctx), shown.clock, org, lo, hi, ctx.svc)
+    d = changes(ctx, shown.clock, org, lo, hi)
     st.markdown(
         f"**From moment {lo}** ({inert(shown.what(lo))}) "
         f"**to moment {hi}** ({inert(shown.what(hi))}): "

@@ -7,6 +7,7 @@ import os
 from collections.abc import Callable
 from functools import cache
 
+import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
@@ -20,6 +21,19 @@ BACKEND = "postgresql" if SERVER else "sqlite"
 #: pytest-xdist's name for this worker (gw0, gw1, ...), empty when the suite runs in one process:
 #: each worker has its own databases on the server, so two workers never empty each other's.
 WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
+
+
+#: A test of the notebook alone: its memory is a SQLite file of its own on every backend, so it runs
+#: in the SQLite pass only (`backend_free`): the dashboard's notebook tests..
+NOTEBOOK_ONLY = pytest.mark.backend_free
+
+
+def examples(n: int) -> int:
+    """How many random histories a property test tries here: all `n` on SQLite, a third (at least 8)
+    on PostgreSQL. Each history runs the same statements of the rule under test on either backend;
+    the long search through many histories is the faster backend's work (#24: the suite in under
+    10 minutes; the PostgreSQL pass's property tests were 150 s of it)."""
+    return n if BACKEND == "sqlite" else max(8, n // 3)
 
 
 def database_url(name: str) -> str:

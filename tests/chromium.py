@@ -61,9 +61,10 @@ def _browser_missing() -> str | None:
 missing = _browser_missing()
 
 
-def marks() -> list[pytest.MarkDecorator]:
+def marks(*, postgres_pass: bool = False) -> list[pytest.MarkDecorator]:
     """A browser test module's marks. With CI=true a missing browser fails the module. The browser
-    runs the app on a SQLite file whichever backend the suite is on: once is enough (backend_free).
+    runs the app on a SQLite file whichever backend the suite is on: once is enough (backend_free),
+    in the SQLite pass, or in the PostgreSQL pass where `postgres_pass` evens the two passes' times.
     A module's tests share one served app and one browser, on one pytest-xdist worker (`--dist
     loadfile`: a module's tests all go to one worker)."""
     if missing and os.environ.get("CI") == "true":
@@ -71,6 +72,7 @@ def marks() -> list[pytest.MarkDecorator]:
     return [
         pytest.mark.skipif(missing is not None, reason=missing or ""),
         pytest.mark.backend_free,
+        *([pytest.mark.postgres_pass] if postgres_pass else []),
     ]
 
 

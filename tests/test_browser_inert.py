@@ -12,7 +12,7 @@ from chromium import ARGS, CHROMIUM, IDLE, marks, painted
 from payloads import EVIL, P, payload_scenario
 from served import served
 
-pytestmark = marks()
+pytestmark = marks(postgres_pass=True)  # the PostgreSQL pass is the shorter
 PATHS = ["", "cells", "draw", "preferences", "facts", "runlog", "probe", "erase", "rulebook"]
 LINKED = [
     f"rulebook?rule={urllib.parse.quote(P)}",

@@ -7,6 +7,7 @@ of each view go to artifacts/screenshots/polish-*.png. Waits are on conditions, 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -131,34 +132,43 @@ VIEWS = {
 }
 
 
-@pytest.mark.parametrize("width", WIDTHS)
+def narrow_then_wide(pg) -> Iterator[int]:
+    """The page at each width of WIDTHS in turn, narrowest first, as a reader widens the window: one
+    page opened, measured at every width (a page opened afresh per width cost the suite 30 s)."""
+    for width in WIDTHS:
+        if pg.viewport_size["width"] != width or pg.viewport_size["height"] != 1000:
+            pg.set_viewport_size({"width": width, "height": 1000})
+            settle(pg)
+        yield width
+
+
 @pytest.mark.parametrize("view", list(VIEWS))
-def test_nothing_a_reader_needs_is_cut(browser, app_url, demo, view, width):
+def test_nothing_a_reader_needs_is_cut(browser, app_url, demo, view):
     path, last, world = VIEWS[view]
-    context, pg = opened(browser, app_url[0], width, path.format(**demo), last)
+    context, pg = opened(browser, app_url[0], WIDTHS[0], path.format(**demo), last)
     try:
-        if view == "graphs":  # the chips of the statuses the link chose, and the drawing
-            pg.get_by_text("disputed", exact=True).first.wait_for(timeout=30_000)
-            pg.frame_locator("iframe").first.locator("canvas").first.wait_for(timeout=30_000)
-        if world:  # the grid's headers are written once its canvas is drawn
-            headers = pg.locator("[data-testid='stDataFrame'] th[role='columnheader']", has_text="Subject")
-            headers.first.wait_for(state="attached", timeout=30_000)
-        measured = pg.evaluate(MEASURE)
-        shot(pg, f"{view}-{width}")
-        assert measured["cut"] == [], measured["cut"]
-        assert measured["sideways"] == [], measured["sideways"]
-        if world:
-            leading = [g[:2] for g in measured["grids"] if "Subject" in g]
-            assert leading and all(g == ["Weight", "Status"] for g in leading), measured["grids"]
-        if view in ("facts", "runs"):  # its causes, evidence and records wrap in tables
-            assert measured["tables"] >= 2
+        for width in narrow_then_wide(pg):
+            if view == "graphs":  # the chips of the statuses the link chose, and the drawing
+                pg.get_by_text("disputed", exact=True).first.wait_for(timeout=30_000)
+                pg.frame_locator("iframe").first.locator("canvas").first.wait_for(timeout=30_000)
+            if world:  # the grid's headers are written once its canvas is drawn
+                headers = pg.locator("[data-testid='stDataFrame'] th[role='columnheader']", has_text="Subject")
+                headers.first.wait_for(state="attached", timeout=30_000)
+            measured = pg.evaluate(MEASURE)
+            shot(pg, f"{view}-{width}")
+            assert measured["cut"] == [], (width, measured["cut"])
+            assert measured["sideways"] == [], (width, measured["sideways"])
+            if world:
+                leading = [g[:2] for g in measured["grids"] if "Subject" in g]
+                assert leading and all(g == ["Weight", "Status"] for g in leading), (width, measured["grids"])
+            if view in ("facts", "runs"):  # its causes, evidence and records wrap in tables
+                assert measured["tables"] >= 2, width
     finally:
         context.close()
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_a_cell_comparison_wraps_its_statuses_and_why(browser, app_url, width):
-    context, pg = opened(browser, app_url[0], width, "cells?sample=disputes_and_retraction.json", "Jump to")
+def test_a_cell_comparison_wraps_its_statuses_and_why(browser, app_url):
+    context, pg = opened(browser, app_url[0], WIDTHS[0], "cells?sample=disputes_and_retraction.json", "Jump to")
     try:
         pg.get_by_role("button", name="Run all").click()
         settle(pg)
@@ -166,13 +176,14 @@ def test_a_cell_comparison_wraps_its_statuses_and_why(browser, app_url, width):
         pg.get_by_text("Compare two cells").first.click()
         pg.locator("[data-testid='stTable']").filter(has_text="Why").first.wait_for(timeout=60_000)
         settle(pg)
-        measured = pg.evaluate(MEASURE)
-        table = pg.locator("[data-testid='stTable']").filter(has_text="Why").first
-        table.scroll_into_view_if_needed()
-        shot(pg, f"notebook-compare-{width}")
-        assert measured["cut"] == [] and measured["sideways"] == [], measured
-        headers = table.locator("th").all_inner_texts()
-        assert {"Status A → B", "Why"} <= {h.strip() for h in headers}
+        for width in narrow_then_wide(pg):
+            measured = pg.evaluate(MEASURE)
+            table = pg.locator("[data-testid='stTable']").filter(has_text="Why").first
+            table.scroll_into_view_if_needed()
+            shot(pg, f"notebook-compare-{width}")
+            assert measured["cut"] == [] and measured["sideways"] == [], (width, measured)
+            headers = table.locator("th").all_inner_texts()
+            assert {"Status A → B", "Why"} <= {h.strip() for h in headers}
     finally:
         context.close()
 

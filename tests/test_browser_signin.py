@@ -26,7 +26,7 @@ from served import ROOT, free_port, running, served
 
 from memory_core import MemoryService, make_engine
 
-pytestmark = marks()
+pytestmark = marks(postgres_pass=True)  # 40 s: the PostgreSQL pass is the shorter
 if importlib.util.find_spec("oidc_provider_mock") is None:  # the test extra installs it (it runs in its own process)
     if os.environ.get("CI") == "true":
         raise RuntimeError("the sign-in tests cannot run in CI: oidc-provider-mock is not installed")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from backend import SERVER, built_url, fresh_url
+from backend import NOTEBOOK_ONLY, SERVER, built_url, fresh_url
 from streamlit.testing.v1 import AppTest
 
 from memory_core import MemoryService, load, make_engine, replay
@@ -152,6 +152,7 @@ def whole_story(at: AppTest) -> str:
     return "\n".join(shown)
 
 
+@NOTEBOOK_ONLY
 def test_notebook_runs_cells_and_shows_what_they_taught(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     assert at.sidebar.radio(key="memory_source").value == "notebook"
@@ -165,6 +166,7 @@ def test_notebook_runs_cells_and_shows_what_they_taught(app):
     assert "A failed or cancelled turn teaches nothing" in shown and "rulebook?rule=R2" in shown
 
 
+@NOTEBOOK_ONLY
 def test_notebook_previews_end_turn_outcomes(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     first_end = next(
@@ -177,6 +179,7 @@ def test_notebook_previews_end_turn_outcomes(app):
     assert "If completed" in shown and "If failed" in shown and "Teaches nothing." in shown
 
 
+@NOTEBOOK_ONLY
 def test_notebook_add_edit_and_reject_bad_cell(app):
     at = open_sample(app, "learn_from_users.json")
     n = len(at.session_state["notebook"]["scenario"]["events"])
@@ -199,6 +202,7 @@ def test_notebook_add_edit_and_reject_bad_cell(app):
     assert any("events[" in e.value and "run" in e.value for e in at.error)
 
 
+@NOTEBOOK_ONLY
 def test_notebook_form_is_drawn_from_the_event_models_for_every_kind(app):
     """The "add a cell" form asks what each event's model says (views/event_form.py): every kind
     draws without an exception, with a widget for each required key, and a cell built from the
@@ -243,6 +247,7 @@ def test_settings_owner_changes_and_member_is_refused(app):
     assert not tables(at, "Setting") and "Only the owner reads them" in texts(at)
 
 
+@NOTEBOOK_ONLY
 def test_settings_what_if_on_a_notebook_starts_unflipped_and_marks_differences(app):
     at = open_sample(app, "learn_from_users.json")
     page(at, "preferences")
@@ -551,6 +556,7 @@ def test_erasure_deletes_only_the_acting_persons_account(app):
     assert "lee" not in [m for m in at.sidebar.selectbox(key="person").options]
 
 
+@NOTEBOOK_ONLY
 def test_notebook_record_cells_say_what_they_add_and_outside_changes_are_flagged(app):
     at = open_sample(app, "learn_from_users.json")
     shown = "\n".join(m.value for m in at.markdown)
@@ -569,6 +575,7 @@ def test_notebook_record_cells_say_what_they_add_and_outside_changes_are_flagged
     assert any("changed outside its cells" in w.value for w in at.warning)
 
 
+@NOTEBOOK_ONLY
 def test_notebook_cell_edit_reads_json_as_replay_does(app):
     """A repeated key, NaN or deep nesting in an edited cell is refused with the parser's message (issue #13)."""
     at = open_sample(app, "learn_from_users.json")
@@ -937,6 +944,7 @@ def cells_of(at: AppTest) -> list[dict]:
     return at.session_state["notebook"]["scenario"]["events"]
 
 
+@NOTEBOOK_ONLY
 def test_notebook_every_cell_says_what_it_did(app):
     """open_turn shows the map (R18), record the record kept as evidence (R6), read its answer
     expanded, and a failed or cancelled end_turn the records it keeps as evidence (R2)."""
@@ -959,6 +967,7 @@ def test_notebook_every_cell_says_what_it_did(app):
     assert all(f"[{i}]" in shown for i in range(len(cells_of(at))))
 
 
+@NOTEBOOK_ONLY
 def test_two_tabs_on_one_notebook_run_on_its_latest_state_and_are_told(app):
     """#26, point 12: two tabs share one notebook's scratch memory; each reads the notebook again
     when the other saved, so no cell is refused as run twice, no edit is run on an empty memory,
@@ -986,6 +995,7 @@ def test_two_tabs_on_one_notebook_run_on_its_latest_state_and_are_told(app):
     assert again is not None and again["cursor"] == 1
 
 
+@NOTEBOOK_ONLY
 def test_notebook_follows_the_cell_just_run(app):
     at = open_sample(app, "reads_budget_and_shortcuts.json")
     for _ in range(3):
@@ -1002,6 +1012,7 @@ def test_notebook_follows_the_cell_just_run(app):
     assert at.query_params["cell"] == "0" and at.query_params["sample"] == "reads_budget_and_shortcuts.json"
 
 
+@NOTEBOOK_ONLY
 def test_notebook_search_filters_cells_and_jump_moves_the_window(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     at.text_input(key="nb_search").input("end_turn failed").run()
@@ -1029,6 +1040,7 @@ def _edit_cell(at: AppTest, i: int, event: dict) -> AppTest:
     return at
 
 
+@NOTEBOOK_ONLY
 def test_notebook_flags_a_note_written_for_another_outcome_and_undo_restores(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     at.button(key="run_all").click().run()
@@ -1052,6 +1064,7 @@ def test_notebook_flags_a_note_written_for_another_outcome_and_undo_restores(app
     assert "written for another outcome" not in texts(at)
 
 
+@NOTEBOOK_ONLY
 def test_notebook_note_goes_stale_when_an_earlier_edit_makes_its_turn_refused(app):
     at = open_sample(app, "completed_failed_cancelled.json")  # nothing run: the story's outcomes come first
     first = next(i for i, e in enumerate(cells_of(at)) if e["do"] == "end_turn" and e.get("note"))
@@ -1065,6 +1078,7 @@ def test_notebook_note_goes_stale_when_an_earlier_edit_makes_its_turn_refused(ap
     assert any("written for another outcome" in w.value and "refused" in w.value for w in at.warning)
 
 
+@NOTEBOOK_ONLY
 def test_notebook_delete_and_loading_over_edits_ask_first(app):
     at = open_sample(app, "learn_from_users.json")
     n = len(cells_of(at))
@@ -1090,6 +1104,7 @@ def test_notebook_delete_and_loading_over_edits_ask_first(app):
     assert not any("This notebook has edits" in w.value for w in at.warning)
 
 
+@NOTEBOOK_ONLY
 def test_notebook_reload_reopens_it_with_its_edits_and_cursor(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     at.button(key="run_next").click().run()
@@ -1122,6 +1137,7 @@ def test_notebook_reload_reopens_it_with_its_edits_and_cursor(app):
     assert "No notebook is kept under this link" in texts(gone) and "notebook" not in gone.session_state
 
 
+@NOTEBOOK_ONLY
 def test_notebook_compares_two_cells_and_charts_a_fact(app):
     at = open_sample(app, "disputes_and_retraction.json")
     at.button(key="run_all").click().run()
@@ -1155,6 +1171,7 @@ def test_notebook_compares_two_cells_and_charts_a_fact(app):
     assert "Cell (after it ran)" in spec and "Weight (0 to 1)" in spec  # both axes say what they measure
 
 
+@NOTEBOOK_ONLY
 def test_notebook_run_all_checks_the_scenario_once(app, monkeypatch):
     """Issue #16: the scenario is checked when it is opened, not again for every cell it runs."""
     from memory_core.format import scenario
@@ -1178,6 +1195,7 @@ def test_notebook_run_all_checks_the_scenario_once(app, monkeypatch):
     assert len(calls) == 1  # a rerun that changed nothing checks nothing
 
 
+@NOTEBOOK_ONLY
 def test_notebook_view_is_a_link_to_a_sample_and_a_cell(app):
     """?sample= opens a sample (where no notebook is kept under ?nb=), ?cell= the window at that cell."""
     app.switch_page("pages/cells_page.py")
@@ -1190,6 +1208,7 @@ def test_notebook_view_is_a_link_to_a_sample_and_a_cell(app):
     assert at.query_params["nb"] == at.session_state["notebook"]["id"] and at.query_params["cell"] == "5"
 
 
+@NOTEBOOK_ONLY
 def test_loading_a_notebook_without_the_person_acts_as_its_owner_and_says_so(app):
     """#25: a sample's memory holds other people; opening it makes you its owner, said in the
     sidebar (not a visitor told of an erased account). An account erased from the same memory
@@ -1245,6 +1264,7 @@ def test_settings_toggles_follow_an_applied_what_if_and_a_later_save_changes_onl
     assert not at.warning or all("Session State" not in w.value for w in at.warning)
 
 
+@NOTEBOOK_ONLY
 def test_a_link_made_on_a_notebook_opens_that_notebook_on_any_page(app, tmp_path):
     """Found in a trial: a page's link left the notebook out, so a copied link showed the database."""
     at = open_sample(app, "completed_failed_cancelled.json")
@@ -1262,6 +1282,7 @@ def test_a_link_made_on_a_notebook_opens_that_notebook_on_any_page(app, tmp_path
     assert [m.value for m in fresh.markdown if "Showing" in m.value] == facts
 
 
+@NOTEBOOK_ONLY
 def test_notebook_failed_turn_lists_its_request_among_the_records_kept(app):
     """Found in a trial: the request (record #0) was missing from a failed turn's evidence (R2, R6)."""
     at = open_sample(app, "completed_failed_cancelled.json")
@@ -1482,6 +1503,7 @@ def test_weights_follows_a_fact_through_time_with_each_cause(app):
     assert "withdrawn by a replacement (R3)" in table["Cause"].iloc[2]
 
 
+@NOTEBOOK_ONLY
 def test_notebook_compare_reads_history_and_applies_a_later_erasure(app):
     """The notebook's comparison is memory's history at each cell's moment: what an ephemeral run
     taught to its Flow graph is absent from every moment once the run ended (R11, R33)."""
@@ -1527,6 +1549,7 @@ def test_weights_through_time_withholds_another_organizations_evidence(app):
     assert "secret-globex" not in shown and "ui-globex" not in shown and "ui-g1" not in shown
 
 
+@NOTEBOOK_ONLY
 def test_a_notebook_kept_without_moments_runs_its_cells_again_on_reopening(tmp_path, monkeypatch):
     """A notebook kept before each cell's moment was kept (R32) cannot be compared from history:
     reopening runs its cells again, on a new scratch memory, to the same cursor."""

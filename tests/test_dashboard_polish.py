@@ -12,6 +12,7 @@ import json
 import re
 from collections import Counter
 
+from backend import NOTEBOOK_ONLY
 from test_dashboard import (  # noqa: F401  (the fixtures: the app over a private copy of the demo)
     _dispose_engines,
     app,
@@ -107,6 +108,7 @@ def test_what_if_says_when_no_run_asked_to_be_ephemeral(app):
 # --- 4. the notebook: saved, and its records linked ---------------------------------------------
 
 
+@NOTEBOOK_ONLY
 def test_a_cell_edited_by_its_fields_or_as_json_says_it_was_saved(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     i = next(k for k, e in enumerate(cells_of(at)) if e["do"] == "end_turn" and e["status"] == "completed")
@@ -126,6 +128,7 @@ def test_a_cell_edited_by_its_fields_or_as_json_says_it_was_saved(app):
     assert json.loads(at.text_area(key=f"edit-{i}").value)["status"] == "cancelled"
 
 
+@NOTEBOOK_ONLY
 def test_a_deleted_cells_editor_does_not_stay_on_the_cell_that_takes_its_place(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     at.selectbox(key="nb_jump").set_value(2).run()
@@ -138,6 +141,7 @@ def test_a_deleted_cells_editor_does_not_stay_on_the_cell_that_takes_its_place(a
     assert names.options[2].startswith(f"[2] {cells_of(at)[2]['do']}")
 
 
+@NOTEBOOK_ONLY
 def test_records_kept_as_evidence_link_to_runs_on_the_notebooks_memory(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     at.button(key="run_all").click().run()
@@ -176,6 +180,7 @@ def test_rules_in_table_cells_are_links_and_in_grids_titled(app):
 # --- 6. what a notebook keeps, and the author's scrub -------------------------------------------
 
 
+@NOTEBOOK_ONLY
 def test_the_notebook_says_what_it_keeps_and_scrubs_what_its_deletions_erased(app):
     at = open_sample(app, "erasure.json")
     assert any("What this notebook keeps" in c for c in captions(at))

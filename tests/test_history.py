@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from backend import SERVER, fresh_service
+from backend import SERVER, examples, fresh_service
 from helpers import CEO, HQ, HQ_REF, LIKES, PREFERS, claim, end, open_turn, rec, scenario, start, web
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -142,7 +142,7 @@ def build(actions: list) -> dict:
     return scenario(events, settings={"AllowEphemeralRuns": True})
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(action, min_size=1, max_size=9))
 def test_state_after_every_event_is_the_prefix_with_later_erasures(actions):
     doc = build(actions)

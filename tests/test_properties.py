@@ -3,7 +3,7 @@
 import json
 import math
 
-from backend import fresh_service
+from backend import examples, fresh_service
 from helpers import CEO, HQ, LIKES, PREFERS, end, open_turn, run, scenario, start, world
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -73,7 +73,7 @@ def oracle(live):
     return {CLAIMS[c]["relation"]: (1 / (1 + math.exp(-math.fsum(v.values()))), len(v)) for c, v in votes.items()}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(turn_st, max_size=6))
 def test_world_equals_what_live_completed_turns_teach(turns):
     events, live = build(turns)
@@ -88,7 +88,7 @@ def test_world_equals_what_live_completed_turns_teach(turns):
         assert math.isclose(got[k][0], want[k][0], rel_tol=1e-12) and got[k][1] == want[k][1]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(turn_st, max_size=6))
 def test_failed_and_cancelled_turns_change_no_graph(turns):
     turns = [(r, recs, status, replace and status in ("completed", "open")) for r, recs, status, replace in turns]
@@ -107,7 +107,7 @@ def test_failed_and_cancelled_turns_change_no_graph(turns):
     assert a["runs"] == b["runs"]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(turn_st, min_size=1, max_size=6), st.randoms(use_true_random=False))
 def test_weights_do_not_depend_on_completion_order(turns, rnd):
     turns = [(r, recs, "completed", False) for r, recs, _, _ in turns]
@@ -122,7 +122,7 @@ def test_weights_do_not_depend_on_completion_order(turns, rnd):
     ]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.floats(0.51, 0.99), min_size=1, max_size=5), st.floats(0.51, 0.99))
 def test_new_source_raises_weight_and_repeat_leaves_it(reliabilities, extra):
     def weight_with(records):
@@ -141,7 +141,7 @@ def test_new_source_raises_weight_and_repeat_leaves_it(reliabilities, extra):
     assert weight_with([*base, (weakest[0], weakest[1])]) == w
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(st.lists(turn_st, max_size=6), st.sets(st.sampled_from(["r0", "r1"])))
 def test_deleting_runs_changes_no_world_weight_and_leaves_no_pointer(turns, doomed):
     events, _ = build(turns)
@@ -153,7 +153,7 @@ def test_deleting_runs_changes_no_world_weight_and_leaves_no_pointer(turns, doom
         assert f'"{r}"' not in text and r not in after["runs"]
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(turn_st, max_size=5))
 def test_ending_ephemeral_run_equals_deleting_it(turns):
     events, _ = build(turns)
@@ -166,7 +166,7 @@ def test_ending_ephemeral_run_equals_deleting_it(turns):
     assert ended == deleted
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(st.lists(turn_st, min_size=1, max_size=4), st.sampled_from(["draft", "lookup"]))
 def test_refused_read_changes_nothing_and_uses_no_budget(turns, step):
     events, _ = build(turns)

@@ -10,6 +10,7 @@ from typing import Any
 from ..errors import FormatError
 from ..format.scenario import parse
 from ..plain import Obj
+from . import cell_said as said
 
 
 class NotebookDamaged(ValueError):
@@ -50,6 +51,11 @@ def checked_file(name: str, nb_id: str, data: Any, undo_stack: Any, kept: tuple[
     ):
         if not ok(nb[field]):
             raise wrong(field, f"holds {json.dumps(nb[field])[:40]}, not what a notebook keeps there")
+    for key, res in nb["results"].items():  # each kept result read as its kind says (views/cell_said)
+        try:
+            said.read(res)
+        except ValueError as exc:
+            raise wrong(f"results.{key[:20]}", f"is not a cell's result this version reads: {exc}") from None
     if not isinstance(undo_stack, list):
         raise NotebookDamaged(f"{name}: its undo stack is not a list")
     return nb

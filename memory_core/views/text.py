@@ -36,3 +36,10 @@ def probes_used(used: int, cap: int | None) -> str:
     if cap is None:
         return f"{plural(used, 'probe')} used (the workflow sets no cap)"
     return f"{used} of {plural(cap, 'probe')} used"
+
+
+def refused(reason: str | None, message: str | None) -> str:
+    """A refusal as every page says it: the sentence first, the format's reason code after it as a
+    code span (`turn_not_open`), never inside the sentence (#25); the page links the rule it cites."""
+    code = (reason or "").replace("`", "'")  # a code span shows its text as it is
+    return f"Refused: {inert(message or '')} (`{code}`)"

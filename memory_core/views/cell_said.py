@@ -1,0 +1,405 @@
+"""What a notebook cell did, typed and said (#24, point 3).
+
+A cell's result is kept as plain data in the notebook's file (views/cells.describe writes it from
+the use case's typed outcome). Read back, it is a `CellResult`: its `detail` is the model of its
+event's kind, chosen by the event's own `do` (a discriminator), never guessed from which keys are
+present. `said()` turns it into what the Notebook page shows, piece by piece (a sentence in a tone,
+the fact changes, a read's answer), so the page only lays the pieces out.
+
+Text from memory (ids, claims, kinds) is made inert here (views/text.inert); rule numbers are left
+as written (`R29`), for the page to link. No Streamlit here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..plain import Obj
+from ..rules.wording import RULE_TEXT
+from .text import inert, plural, probes_used, refused
+
+Tone = Literal["success", "info", "caption", "warning", "error", "markdown"]
+
+
+class _Kept(BaseModel):
+    """A kept piece of a result: unknown keys are ignored (a later version may say more)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+
+class Taught(_Kept):
+    world: int
+    user: int
+    flow: int
+
+
+class Skipped(_Kept):
+    """A claim kept out, and why (R10): one per claim, with what it says."""
+
+    rule: str
+    claim: int
+    record: str
+    why: str = ""
+    claim_text: str = ""
+
+
+class Change(_Kept):
+    """A fact's change, in the words of a table row (views/cells.change_json)."""
+
+    graph: str
+    owner: str
+    fact: str
+    change: str
+    weight_before: float | None = None
+    weight_after: float | None = None
+    status_before: str | None = None
+    status_after: str | None = None
+
+
+class Nothing(_Kept):
+    """call, dispute, retract: nothing to say besides the fact changes."""
+
+
+class RunStartedDetail(_Kept):
+    ephemeral: bool = False
+    rule: str | None = None
+
+
+class MapDetail(_Kept):
+    facts: int
+    kinds: dict[str, int] = Field(default_factory=dict)
+
+
+class TurnOpenedDetail(_Kept):
+    map: MapDetail | None = None
+
+
+class RecordDetail(_Kept):
+    record: str | None = None
+
+
+class StepDetail(_Kept):
+    shortcut: Obj | None = None
+    record: str | None = None
+
+
+class ReturnDetail(_Kept):
+    rule: str | None = None
+
+
+class TurnEndedDetail(_Kept):
+    taught: Taught | None = None
+    excluded_records: list[str] = Field(default_factory=list)
+    rule: str | None = None
+
+
+class RunEndedDetail(_Kept):
+    cancelled: list[str] = Field(default_factory=list)
+    erased: bool = False
+    bytes_gone: bool | None = None
+
+
+class RunDeletedDetail(_Kept):
+    run: str
+    turns: int
+    records: int
+    flow_facts: int
+    supports_kept: int
+    bytes_gone: bool | None = None
+
+
+class AccountDeletedDetail(_Kept):
+    person: str
+    user_facts: int
+    memberships: list[str] = Field(default_factory=list)
+    runs_kept: list[str] = Field(default_factory=list)
+    erased_key: str
+    bytes_gone: bool | None = None
+
+
+class ReadDetail(_Kept):
+    result: Any = None
+    probes_used: int
+    cap: int | None = None
+
+
+class SettingChanged(_Kept):
+    setting: str
+    old: bool = Field(alias="from")
+    new: bool = Field(alias="to")
+
+
+class SettingsDetail(_Kept):
+    changed: list[SettingChanged] = Field(default_factory=list)
+
+
+#: The detail's model for each kind of event (the scenario's `do`).
+DETAILS: dict[str, type[_Kept]] = {
+    "start_run": RunStartedDetail,
+    "open_turn": TurnOpenedDetail,
+    "record": RecordDetail,
+    "step": StepDetail,
+    "call": Nothing,
+    "return": ReturnDetail,
+    "read": ReadDetail,
+    "end_turn": TurnEndedDetail,
+    "end_run": RunEndedDetail,
+    "delete_run": RunDeletedDetail,
+    "delete_account": AccountDeletedDetail,
+    "set_settings": SettingsDetail,
+    "dispute": Nothing,
+    "retract": Nothing,
+}
+
+
+class CellResult(_Kept):
+    """One cell's result as the notebook keeps it: applied (`ok`) with its changes, the claims kept
+    out and its detail, or refused with the reason and a sentence; `scrubbed` when the author's
+    scrub replaced erased text in it (#26, point 5)."""
+
+    index: int
+    do: str
+    status: Literal["ok", "refused"]
+    reason: str | None = None
+    message: str | None = None
+    changes: list[Change] = Field(default_factory=list)
+    skipped: list[Skipped] = Field(default_factory=list)
+    detail: Obj = Field(default_factory=dict)
+    scrubbed: bool = False
+
+    def typed(self) -> _Kept:
+        """The detail as its event kind's model (a refusal has none: Nothing)."""
+        return DETAILS[self.do].model_validate(self.detail) if self.status == "ok" else Nothing()
+
+
+def read(res: Obj) -> CellResult:
+    """A kept result read back, its detail checked against its kind: ValueError says what is wrong."""
+    try:
+        cell = CellResult.model_validate(res)
+        if cell.do not in DETAILS:
+            raise ValueError(f"`do` is {json.dumps(cell.do)[:40]}, not a kind of event")
+        cell.typed()
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "the result"
+        raise ValueError(f"`{where}`: {first['msg']}") from None
+    return cell
+
+
+# --- what the page shows ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """A sentence in a tone (Streamlit's success, info, caption, warning, error or plain Markdown)."""
+
+    tone: Tone
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """The fact changes, as a table (compact: only the fact and where it ended)."""
+
+    rows: list[Change]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """A read's answer, as a table's rows (views/cells.answer_rows)."""
+
+    result: Any
+
+
+Piece = Said | Changes | Answer
+#: A record's id as the page shows it (a link to it on Runs when the notebook knows its run).
+RecordLink = Callable[[str], str]
+
+
+def _bold(record: str) -> str:
+    return f"**{inert(record)}**"
+
+
+def _gone(bytes_gone: bool | None) -> str:
+    if bytes_gone is None:
+        return ""
+    return (
+        " Its text is out of the database's files (R31)."
+        if bytes_gone
+        else " Its text leaves the database's files once nothing older still reads them (R31)."
+    )
+
+
+def _start_run(d: RunStartedDetail, _link: RecordLink) -> list[Piece]:
+    said: list[Piece] = [Said("info", f"{d.rule}: {RULE_TEXT.get(d.rule, '')}")] if d.rule else []
+    return [*said, Said("caption", f"Run started{', stored as ephemeral (R11)' if d.ephemeral else ''}.")]
+
+
+def _open_turn(d: TurnOpenedDetail, _link: RecordLink) -> list[Piece]:
+    if d.map is None:
+        return []
+    kinds = ", ".join(f"{n} {inert(k)}" for k, n in d.map.kinds.items()) or "no entity yet"
+    return [
+        Said(
+            "info",
+            "The turn starts with the map of its organization's World graph (R18): "
+            f"{plural(d.map.facts, 'active fact')}; entities: {kinds}.",
+        )
+    ]
+
+
+def _record(d: RecordDetail, link: RecordLink) -> list[Piece]:
+    if not d.record:
+        return []
+    return [
+        Said(
+            "info",
+            f"Kept record {link(d.record)} as evidence: nothing is written to memory yet, while the turn is open (R6).",
+        )
+    ]
+
+
+def _step(d: StepDetail, link: RecordLink) -> list[Piece]:
+    if d.shortcut:
+        weight, graph = d.shortcut.get("weight"), d.shortcut.get("fact", {}).get("graph", "World")
+        at = f" with weight {weight:.3f}" if isinstance(weight, int | float) else ""
+        return [Said("info", f"Skipped by a shortcut (R22): memory already answers{at} ({inert(graph)} graph).")]
+    if d.record:
+        return _record(RecordDetail(record=d.record), link)
+    return [Said("caption", "The step ran and kept no record: nothing to write (R6).")]
+
+
+def _return(d: ReturnDetail, _link: RecordLink) -> list[Piece]:
+    if d.rule:
+        return [Said("info", f"{d.rule}: {RULE_TEXT.get(d.rule, '')}")]
+    return [Said("caption", "Nested work returned: its records are learned once, when the turn completes (R5).")]
+
+
+def _end_turn(d: TurnEndedDetail, _link: RecordLink) -> list[Piece]:
+    out: list[Piece] = []
+    if d.taught is not None:
+        t = d.taught
+        out.append(Said("success", f"Taught {t.world} World, {t.user} User and {t.flow} Flow supports (R1, R7 to R9)."))
+    if d.rule:
+        out.append(Said("info", f"{d.rule}: {RULE_TEXT.get(d.rule, '')}"))
+    if d.excluded_records:
+        records = ", ".join(inert(r) for r in d.excluded_records)
+        out.append(
+            Said(
+                "info",
+                f"Records {records} came from nested work that failed or was cancelled: they teach nothing (R5).",
+            )
+        )
+    return out
+
+
+def _end_run(d: RunEndedDetail, _link: RecordLink) -> list[Piece]:
+    cancelled = f"; cancelled its open turns {', '.join(inert(c) for c in d.cancelled)} (R17)" if d.cancelled else ""
+    erased = "; ephemeral, so erased with what it held (R11)." if d.erased else "."
+    return [Said("caption", f"Run ended{cancelled}{erased}{_gone(d.bytes_gone) if d.erased else ''}")]
+
+
+def _delete_run(d: RunDeletedDetail, _link: RecordLink) -> list[Piece]:
+    return [
+        Said(
+            "caption",
+            f"Erased run {inert(d.run)} (R29): {plural(d.turns, 'turn')}, {plural(d.records, 'record')} and "
+            f"{plural(d.flow_facts, 'Flow fact')}; {plural(d.supports_kept, 'support')} it gave stay in weights "
+            f"without pointing to it.{_gone(d.bytes_gone)}",
+        )
+    ]
+
+
+def _delete_account(d: AccountDeletedDetail, _link: RecordLink) -> list[Piece]:
+    orgs = ", ".join(inert(m) for m in d.memberships) or "none"
+    return [
+        Said(
+            "caption",
+            f"Erased the account (R30): {plural(d.user_facts, 'User fact')}, its memberships ({orgs}); "
+            f"{plural(len(d.runs_kept), 'run')} it started stay, now by {inert(d.erased_key)}.{_gone(d.bytes_gone)}",
+        )
+    ]
+
+
+def _read(d: ReadDetail, _link: RecordLink) -> list[Piece]:
+    used = f"{probes_used(d.probes_used, d.cap)}, R21"
+    if d.result:
+        return [Said("caption", f"Read answered ({used}):"), Answer(d.result)]
+    return [Said("caption", f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23).")]
+
+
+def _set_settings(d: SettingsDetail, _link: RecordLink) -> list[Piece]:
+    if not d.changed:
+        return [Said("caption", "Settings as they were: nothing changed (R15).")]
+    return [
+        Said("caption", "Settings changed (R15): " + ", ".join(f"{c.setting} {c.old} → {c.new}" for c in d.changed))
+    ]
+
+
+def _call(_d: Nothing, _link: RecordLink) -> list[Piece]:
+    return [Said("caption", "Nested work opened: it reads and writes no graph (R4).")]
+
+
+def _nothing(_d: Nothing, _link: RecordLink) -> list[Piece]:
+    return []
+
+
+_SAY: dict[str, Callable[[Any, RecordLink], list[Piece]]] = {
+    "start_run": _start_run,
+    "open_turn": _open_turn,
+    "record": _record,
+    "step": _step,
+    "call": _call,
+    "return": _return,
+    "read": _read,
+    "end_turn": _end_turn,
+    "end_run": _end_run,
+    "delete_run": _delete_run,
+    "delete_account": _delete_account,
+    "set_settings": _set_settings,
+    "dispute": _nothing,
+    "retract": _nothing,
+}
+
+
+def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | None = None) -> list[Piece]:
+    """What a cell did, piece by piece, for its kind: refused and why, or what it kept, read or
+    taught, the fact changes, and each claim a rule kept out. `evidence` is what a failed or
+    cancelled turn keeps (R2), when the page knows it."""
+    if cell.status == "refused":
+        return [Said("error", refused(cell.reason, cell.message))]
+    out: list[Piece] = []
+    if cell.scrubbed:
+        out.append(
+            Said("caption", "Scrubbed of what a later cell erased: it reads `(erased)` where that was (R29, R30).")
+        )
+    detail = cell.typed()
+    out += _SAY[cell.do](detail, link)
+    if cell.do == "open_turn" and cell.changes:
+        out.append(Said("caption", "It replaces a turn: what that turn taught is withdrawn (R3)."))
+    if isinstance(detail, TurnEndedDetail) and detail.rule == "R2" and evidence is not None:
+        out.append(
+            Said(
+                "markdown",
+                f"Records kept as evidence (R2), each open on Runs: {', '.join(link(r) for r in evidence)}."
+                if evidence
+                else "This turn kept no record (R2): there is no evidence to keep.",
+            )
+        )
+    if cell.changes:
+        out.append(Changes(cell.changes))
+    elif cell.do in ("dispute", "retract"):
+        out.append(Said("caption", "Accepted; no weight or status changed."))
+    out += [
+        Said(
+            "warning",
+            f"Kept out by {s.rule}: claim {s.claim} of record {inert(s.record)}, “{inert(s.claim_text)}”. {s.why}",
+        )
+        for s in cell.skipped
+    ]
+    return out
