@@ -133,3 +133,21 @@ def test_a_notebook_file_holding_a_damaged_result_is_refused_naming_it(tmp_path,
     path.write_text(json.dumps(data))
     with pytest.raises(nbk.NotebookDamaged, match=r"`results\.1`.*map\.facts"):
         nbk.reopen(nb["id"])
+
+
+def test_a_correction_and_a_setting_are_said_in_words(ran):
+    """Found in a trial: a dispute that weakened a fact showed only its table, and a setting read
+    `False → True` (R15, R28)."""
+    disputed = next(said.read(r) for _, e, r in ran if e["do"] == "dispute" and r["status"] == "ok" and r["changes"])
+    assert texts(said.said(disputed))[0].startswith("Disputed (R28): ")
+    changed = next(said.read(r) for _, e, r in ran if e["do"] == "set_settings" and r["detail"].get("changed"))
+    words = texts(said.said(changed))[0]
+    assert words.startswith("Settings changed (R15): ") and ("on → off" in words or "off → on" in words)
+    assert "True" not in words and "False" not in words
+
+
+def test_a_reads_answer_says_erased_where_an_erasure_left_nothing():
+    from memory_core.views.cells import answer_rows
+
+    (row,) = answer_rows([{"source": "doc:1", "run": None, "excerpt": None, "weight": None}])
+    assert row == {"source": "doc:1", "run": "(erased)", "excerpt": "(erased)", "weight": "—"}

@@ -309,7 +309,8 @@ def _delete_run(d: RunDeletedDetail, _link: RecordLink) -> list[Piece]:
         Said(
             "caption",
             f"Erased run {inert(d.run)} (R29): {plural(d.turns, 'turn')}, {plural(d.records, 'record')} and "
-            f"{plural(d.flow_facts, 'Flow fact')}; {plural(d.supports_kept, 'support')} it gave stay in weights "
+            f"{plural(d.flow_facts, 'Flow fact')}; {plural(d.supports_kept, 'support')} it gave "
+            f"{'stays' if d.supports_kept == 1 else 'stay'} in weights "
             f"without pointing to it.{_gone(d.bytes_gone)}",
         )
     ]
@@ -320,8 +321,9 @@ def _delete_account(d: AccountDeletedDetail, _link: RecordLink) -> list[Piece]:
     return [
         Said(
             "caption",
-            f"Erased the account (R30): {plural(d.user_facts, 'User fact')}, its memberships ({orgs}); "
-            f"{plural(len(d.runs_kept), 'run')} it started stay, now by {inert(d.erased_key)}.{_gone(d.bytes_gone)}",
+            f"Erased the account (R30): {plural(d.user_facts, 'User fact')}, {plural(len(d.memberships), 'membership')} ({orgs}); "
+            f"{plural(len(d.runs_kept), 'run')} it started {'stays' if len(d.runs_kept) == 1 else 'stay'}, now by "
+            f"{inert(d.erased_key)}.{_gone(d.bytes_gone)}",
         )
     ]
 
@@ -337,8 +339,24 @@ def _set_settings(d: SettingsDetail, _link: RecordLink) -> list[Piece]:
     if not d.changed:
         return [Said("caption", "Settings as they were: nothing changed (R15).")]
     return [
-        Said("caption", "Settings changed (R15): " + ", ".join(f"{c.setting} {c.old} → {c.new}" for c in d.changed))
+        Said(
+            "caption",
+            "Settings changed (R15): "
+            + ", ".join(f"{c.setting} {_on_off(c.old)} → {_on_off(c.new)}" for c in d.changed),
+        )
     ]
+
+
+#: What a correction that changed the fact did, said above its table (R28).
+CORRECTED = {
+    "dispute": "Disputed (R28): the person's reliability is taken off the fact's log-odds, so its weight "
+    "falls; under 0.5 it is disputed, kept but not served.",
+    "retract": "Retracted (R28): the fact is kept with its history but never served again.",
+}
+
+
+def _on_off(value: bool) -> str:
+    return "on" if value else "off"
 
 
 def _call(_d: Nothing, _link: RecordLink) -> list[Piece]:
@@ -391,10 +409,10 @@ def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | No
                 else "This turn kept no record (R2): there is no evidence to keep.",
             )
         )
+    if cell.do in ("dispute", "retract"):
+        out.append(Said("caption", CORRECTED[cell.do] if cell.changes else "Accepted; no weight or status changed."))
     if cell.changes:
         out.append(Changes(cell.changes))
-    elif cell.do in ("dispute", "retract"):
-        out.append(Said("caption", "Accepted; no weight or status changed."))
     out += [
         Said(
             "warning",

@@ -233,6 +233,10 @@ def read_args(args: Obj) -> str:
     return ", ".join(said) or "no arguments"
 
 
+#: The keys of a read's answer whose value an erasure nulls (R29, R30): said "(erased)", never None.
+ERASABLE = frozenset({"run", "turn", "record", "excerpt", "person", "by"})
+
+
 def answer_rows(result: object) -> list[dict[str, object]]:
     """A read's answer as table rows: a fact as `subject —relation→ object`, an entity or record by
     name, numbers to three places, lists joined: what the answer says, in the words the pages use."""
@@ -248,7 +252,9 @@ def answer_rows(result: object) -> list[dict[str, object]]:
         for key, value in item.items():
             if key in ("subject", "relation", "object") and "fact" in row:
                 continue
-            if isinstance(value, float):
+            if value is None:  # a pointer R29 or R30 erased (a support's run, turn, record, excerpt)
+                value = "(erased)" if key in ERASABLE else "—"
+            elif isinstance(value, float):
                 value = round(value, 3)
             elif isinstance(value, dict):
                 value = value.get("name", value.get("value", json.dumps(value, ensure_ascii=False)))
