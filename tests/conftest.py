@@ -19,6 +19,7 @@ SLOWEST_FIRST = (
     "test_dashboard.py",
     "test_history.py",
     "test_browser_graphs.py",
+    "test_browser_generated.py",
     "test_properties.py",
     "test_mcp_transports.py",
     "test_cli.py",

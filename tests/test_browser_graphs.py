@@ -7,15 +7,12 @@ geometry without a browser, on every graph of the demo, is tests/test_viz.py's.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from urllib.parse import unquote
 
 import pytest
 from chromium import (
     ARTIFACTS,
     GEOMETRY,
-    ROOT,
     drawn,
     drawn_edges,
     drawn_nodes,
@@ -31,7 +28,6 @@ from chromium import (
     still,
     tooltip,
 )
-from served import app_env, streamlit
 
 from memory_core import MemoryService, make_engine
 from memory_core.views import viz
@@ -301,38 +297,6 @@ def test_graphs_at_a_past_moment_and_with_a_diff(page, moments):
     moved = [e for e in drawn_edges(page) if e["color"] == "#ff7f0e"]
     assert moved and all("↓" in e["title"] for e in moved)
     shot(page, "graphs-diff-corrections", page.locator("iframe").first)
-
-
-@pytest.fixture(scope="module")
-def generated(tmp_path_factory):
-    """The app over a generated memory of 100,000 supports (organization `bench`): its World graph
-    reaches the default cap of drawn entities."""
-    tmp = tmp_path_factory.mktemp("generated")
-    env = app_env(tmp)
-    subprocess.run(
-        [sys.executable, "-m", "memory_core", "generate", "--supports", "100000", "--seed", "3"],
-        cwd=ROOT,
-        env=env,  # MEMORY_DATABASE_URL: the database it writes
-        check=True,
-        capture_output=True,
-    )
-    with streamlit(tmp, env) as url:
-        yield url
-
-
-def test_a_drawing_at_the_default_cap_is_readable(page, generated):
-    """Issue #25's measures on a generated 100k-support memory at the default cap (400 entities, about
-    4,000 facts): no dots or names overlapping, spread <= 2, the 60 heaviest named at >= 10 px."""
-    page.goto(generated)  # the first request after start-up (streamlit/streamlit#9992, see `warm`)
-    settle(page)
-    page.goto(f"{generated}/draw?graph=world&org=bench")
-    settle(page)
-    page.get_by_text(re.compile(r"Showing 400 entities")).first.wait_for(timeout=120_000)
-    drawn(page)
-    m = page.frame_locator("iframe").first.locator("body").evaluate(GEOMETRY)
-    assert m["nodes"] == 400 and m["named"] == 60, m
-    assert m["overlaps"] == 0 and m["names"] == 0 and m["spread"] <= 2.0 and m["font"] >= 10, m
-    shot(page, "graph-generated-400", page.locator("iframe").first)
 
 
 def test_names_never_overlap_in_a_narrower_frame(page):
