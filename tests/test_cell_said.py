@@ -55,6 +55,18 @@ def test_every_samples_cell_reads_back_and_says_something(ran):
     assert kinds == set(EVENT_MODELS)  # the small samples hold every kind
 
 
+def test_what_a_use_case_writes_is_what_the_notebook_reads(ran):
+    """One shape per result: the outcome writes its detail with its kind's model (usecases/details)
+    and the notebook reads it back with the same model, to the byte (R10's skipped claims beside it)."""
+    for sample, event, res in ran:
+        if res["status"] != "ok":
+            continue
+        model = said.DETAILS[event["do"]]
+        assert model.model_validate(res["detail"]).kept() == res["detail"], (sample, event["do"])
+        assert set(res["detail"]) <= {f.alias or name for name, f in model.model_fields.items()}, sample
+        assert said.read(res).model_dump(mode="json", by_alias=True, exclude={"scrubbed"}) == res, sample
+
+
 def test_a_completed_turn_says_what_it_taught_and_a_failed_one_its_rule(ran):
     ends = [(e, said.read(r)) for _, e, r in ran if e["do"] == "end_turn" and r["status"] == "ok"]
     done = next(c for e, c in ends if e["status"] == "completed")

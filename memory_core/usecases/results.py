@@ -1,8 +1,9 @@
 """What each use case returns: one frozen result per use case, every field named.
 
 Every result is an `Outcome`: its `changes` are the fact changes graph by graph (empty for most
-use cases), and its own fields say what it has to say. `to_json()` gives the plain data the
-dashboard's notebook keeps for a cell (views/notebook.py); the API and the replay read fields.
+use cases), and its own fields say what it has to say. `detail()` says it as its kind's model
+(usecases/details), which the dashboard's notebook keeps for a cell (`to_json()`, views/cells.py) and
+reads back with the same model (views/cell_said); the API and the replay read fields.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field
 from ..plain import Obj
 from ..store.graph import FactChange
 from ..store.teaching import SkippedClaim
+from . import details as d
 
 __all__ = [
     "AccountDeleted",
@@ -41,9 +43,13 @@ class Outcome:
 
     changes: Sequence[FactChange] = field(default=(), kw_only=True)
 
+    def detail(self) -> d.Kept:
+        """What the use case has to say besides its fact changes, as its kind's model (usecases/details)."""
+        return d.Nothing()
+
     def to_json(self) -> Obj:
-        """What the use case has to say besides its fact changes, as plain data."""
-        return {}
+        """The detail as plain data, as the notebook keeps it (None values left out)."""
+        return self.detail().kept()
 
 
 # --- runs and turns (usecases/turns.py) --------------------------------------------------------
@@ -58,8 +64,8 @@ class RunStarted(Outcome):
     rule: str | None = None
     cap: int | None = None
 
-    def to_json(self) -> Obj:
-        return {"ephemeral": self.ephemeral} | ({"rule": self.rule} if self.rule else {})
+    def detail(self) -> d.RunStartedDetail:
+        return d.RunStartedDetail(ephemeral=self.ephemeral, rule=self.rule or None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +74,8 @@ class TurnOpened(Outcome):
 
     map: Obj
 
-    def to_json(self) -> Obj:
-        return {"map": self.map}
+    def detail(self) -> d.TurnOpenedDetail:
+        return d.TurnOpenedDetail(map=d.MapDetail.model_validate(self.map))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +84,8 @@ class RecordKept(Outcome):
 
     record: str
 
-    def to_json(self) -> Obj:
-        return {"record": self.record}
+    def detail(self) -> d.RecordDetail:
+        return d.RecordDetail(record=self.record)
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,8 +96,8 @@ class StepRun(Outcome):
     shortcut: Obj | None
     record: str | None = None
 
-    def to_json(self) -> Obj:
-        return {"shortcut": self.shortcut} | ({"record": self.record} if self.record is not None else {})
+    def detail(self) -> d.StepDetail:
+        return d.StepDetail(shortcut=self.shortcut, record=self.record)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,8 +111,8 @@ class WorkReturned(Outcome):
 
     rule: str | None = None
 
-    def to_json(self) -> Obj:
-        return {"rule": self.rule} if self.rule else {}
+    def detail(self) -> d.ReturnDetail:
+        return d.ReturnDetail(rule=self.rule or None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +127,11 @@ class Taught:
     def total(self) -> int:
         return self.world + self.user + self.flow
 
-    def to_json(self) -> dict[str, int]:
-        return {"world": self.world, "user": self.user, "flow": self.flow}
+    def detail(self) -> d.TaughtDetail:
+        return d.TaughtDetail(world=self.world, user=self.user, flow=self.flow)
+
+    def to_json(self) -> Obj:
+        return self.detail().kept()
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,14 +146,11 @@ class TurnEnded(Outcome):
     excluded_records: tuple[str, ...] = ()
     rule: str | None = None
 
-    def to_json(self) -> Obj:
+    def detail(self) -> d.TurnEndedDetail:
+        """The claims kept out are not in it: the notebook keeps them beside it, each with what it says."""
         if self.taught is None:
-            return {"rule": self.rule} if self.rule else {}
-        return {
-            "taught": self.taught.to_json(),
-            "skipped": [s.to_json() for s in self.skipped],
-            "excluded_records": list(self.excluded_records),
-        }
+            return d.TurnEndedDetail(rule=self.rule or None)
+        return d.TurnEndedDetail(taught=self.taught.detail(), excluded_records=list(self.excluded_records))
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,11 +163,8 @@ class RunEnded(Outcome):
     erased: bool
     bytes_gone: bool | None = None
 
-    def to_json(self) -> Obj:
-        out: Obj = {"cancelled": list(self.cancelled), "erased": self.erased}
-        if self.bytes_gone is not None:
-            out["bytes_gone"] = self.bytes_gone
-        return out
+    def detail(self) -> d.RunEndedDetail:
+        return d.RunEndedDetail(cancelled=list(self.cancelled), erased=self.erased, bytes_gone=self.bytes_gone)
 
 
 # --- erasure (usecases/erasure.py) -------------------------------------------------------------
@@ -191,17 +194,15 @@ class RunDeleted(Outcome):
             bytes_gone=bytes_gone,
         )
 
-    def to_json(self) -> Obj:
-        out: Obj = {
-            "run": self.run,
-            "turns": self.turns,
-            "records": self.records,
-            "flow_facts": self.flow_facts,
-            "supports_kept": self.supports_kept,
-        }
-        if self.bytes_gone is not None:
-            out["bytes_gone"] = self.bytes_gone
-        return out
+    def detail(self) -> d.RunDeletedDetail:
+        return d.RunDeletedDetail(
+            run=self.run,
+            turns=self.turns,
+            records=self.records,
+            flow_facts=self.flow_facts,
+            supports_kept=self.supports_kept,
+            bytes_gone=self.bytes_gone,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,17 +229,15 @@ class AccountDeleted(Outcome):
             bytes_gone=bytes_gone,
         )
 
-    def to_json(self) -> Obj:
-        out: Obj = {
-            "person": self.person,
-            "user_facts": self.user_facts,
-            "memberships": list(self.memberships),
-            "runs_kept": list(self.runs_kept),
-            "erased_key": self.erased_key,
-        }
-        if self.bytes_gone is not None:
-            out["bytes_gone"] = self.bytes_gone
-        return out
+    def detail(self) -> d.AccountDeletedDetail:
+        return d.AccountDeletedDetail(
+            person=self.person,
+            user_facts=self.user_facts,
+            memberships=list(self.memberships),
+            runs_kept=list(self.runs_kept),
+            erased_key=self.erased_key,
+            bytes_gone=self.bytes_gone,
+        )
 
 
 # --- reads, settings, corrections --------------------------------------------------------------
@@ -252,8 +251,8 @@ class ReadResult(Outcome):
     probes_used: int
     cap: int | None
 
-    def to_json(self) -> Obj:
-        return {"result": self.result, "probes_used": self.probes_used, "cap": self.cap}
+    def detail(self) -> d.ReadDetail:
+        return d.ReadDetail(result=self.result, probes_used=self.probes_used, cap=self.cap)
 
 
 @dataclass(frozen=True, slots=True)
@@ -264,8 +263,8 @@ class SettingChange:
     old: bool
     new: bool
 
-    def to_json(self) -> Obj:
-        return {"setting": self.setting, "from": self.old, "to": self.new}
+    def detail(self) -> d.SettingChanged:
+        return d.SettingChanged.model_validate({"setting": self.setting, "from": self.old, "to": self.new})
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,8 +274,8 @@ class SettingsChanged(Outcome):
     settings: dict[str, bool]
     changed: tuple[SettingChange, ...]
 
-    def to_json(self) -> Obj:
-        return {"settings": dict(self.settings), "changed": [c.to_json() for c in self.changed]}
+    def detail(self) -> d.SettingsDetail:
+        return d.SettingsDetail(settings=dict(self.settings), changed=[c.detail() for c in self.changed])
 
 
 @dataclass(frozen=True, slots=True)

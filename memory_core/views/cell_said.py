@@ -17,29 +17,33 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, PrivateAttr, ValidationError
 
 from ..plain import Obj
 from ..rules.wording import RULE_TEXT
+from ..usecases.details import (
+    DETAILS,
+    AccountDeletedDetail,
+    Kept,
+    Nothing,
+    ReadDetail,
+    RecordDetail,
+    ReturnDetail,
+    RunDeletedDetail,
+    RunEndedDetail,
+    RunStartedDetail,
+    SettingsDetail,
+    StepDetail,
+    TurnEndedDetail,
+    TurnOpenedDetail,
+)
 from .text import inert, plural, probes_used, refused
 
 Tone = Literal["success", "info", "caption", "warning", "error", "markdown"]
 
 
-class _Kept(BaseModel):
-    """A kept piece of a result: unknown keys are ignored (a later version may say more)."""
-
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-
-class Taught(_Kept):
-    world: int
-    user: int
-    flow: int
-
-
-class Skipped(_Kept):
-    """A claim kept out, and why (R10): one per claim, with what it says."""
+class Skipped(Kept):
+    """A claim kept out, and why (R10): one per claim, with what it says (views/cells.skipped_json)."""
 
     rule: str
     claim: int
@@ -48,7 +52,7 @@ class Skipped(_Kept):
     claim_text: str = ""
 
 
-class Change(_Kept):
+class Change(Kept):
     """A fact's change, in the words of a table row (views/cells.change_json)."""
 
     graph: str
@@ -61,103 +65,7 @@ class Change(_Kept):
     status_after: str | None = None
 
 
-class Nothing(_Kept):
-    """call, dispute, retract: nothing to say besides the fact changes."""
-
-
-class RunStartedDetail(_Kept):
-    ephemeral: bool = False
-    rule: str | None = None
-
-
-class MapDetail(_Kept):
-    facts: int
-    kinds: dict[str, int] = Field(default_factory=dict)
-
-
-class TurnOpenedDetail(_Kept):
-    map: MapDetail | None = None
-
-
-class RecordDetail(_Kept):
-    record: str | None = None
-
-
-class StepDetail(_Kept):
-    shortcut: Obj | None = None
-    record: str | None = None
-
-
-class ReturnDetail(_Kept):
-    rule: str | None = None
-
-
-class TurnEndedDetail(_Kept):
-    taught: Taught | None = None
-    excluded_records: list[str] = Field(default_factory=list)
-    rule: str | None = None
-
-
-class RunEndedDetail(_Kept):
-    cancelled: list[str] = Field(default_factory=list)
-    erased: bool = False
-    bytes_gone: bool | None = None
-
-
-class RunDeletedDetail(_Kept):
-    run: str
-    turns: int
-    records: int
-    flow_facts: int
-    supports_kept: int
-    bytes_gone: bool | None = None
-
-
-class AccountDeletedDetail(_Kept):
-    person: str
-    user_facts: int
-    memberships: list[str] = Field(default_factory=list)
-    runs_kept: list[str] = Field(default_factory=list)
-    erased_key: str
-    bytes_gone: bool | None = None
-
-
-class ReadDetail(_Kept):
-    result: Any = None
-    probes_used: int
-    cap: int | None = None
-
-
-class SettingChanged(_Kept):
-    setting: str
-    old: bool = Field(alias="from")
-    new: bool = Field(alias="to")
-
-
-class SettingsDetail(_Kept):
-    changed: list[SettingChanged] = Field(default_factory=list)
-
-
-#: The detail's model for each kind of event (the scenario's `do`).
-DETAILS: dict[str, type[_Kept]] = {
-    "start_run": RunStartedDetail,
-    "open_turn": TurnOpenedDetail,
-    "record": RecordDetail,
-    "step": StepDetail,
-    "call": Nothing,
-    "return": ReturnDetail,
-    "read": ReadDetail,
-    "end_turn": TurnEndedDetail,
-    "end_run": RunEndedDetail,
-    "delete_run": RunDeletedDetail,
-    "delete_account": AccountDeletedDetail,
-    "set_settings": SettingsDetail,
-    "dispute": Nothing,
-    "retract": Nothing,
-}
-
-
-class CellResult(_Kept):
+class CellResult(Kept):
     """One cell's result as the notebook keeps it: applied (`ok`) with its changes, the claims kept
     out and its detail, or refused with the reason and a sentence; `scrubbed` when the author's
     scrub replaced erased text in it (#26, point 5)."""
@@ -171,10 +79,13 @@ class CellResult(_Kept):
     skipped: list[Skipped] = Field(default_factory=list)
     detail: Obj = Field(default_factory=dict)
     scrubbed: bool = False
+    _typed: Kept | None = PrivateAttr(default=None)
 
-    def typed(self) -> _Kept:
-        """The detail as its event kind's model (a refusal has none: Nothing)."""
-        return DETAILS[self.do].model_validate(self.detail) if self.status == "ok" else Nothing()
+    def typed(self) -> Kept:
+        """The detail as its event kind's model (usecases/details), read once (a refusal has none)."""
+        if self._typed is None:
+            self._typed = DETAILS[self.do].model_validate(self.detail) if self.status == "ok" else Nothing()
+        return self._typed
 
 
 def read(res: Obj) -> CellResult:

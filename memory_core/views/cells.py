@@ -19,55 +19,52 @@ from ..store.graph import FactChange
 from ..usecases.facade import MemoryService
 from ..usecases.results import TurnEnded
 from . import history
+from .cell_said import CellResult, Change, Skipped
+
+
+def change(c: FactChange) -> Change:
+    """A fact's change as a row of a cell's table (views/cell_said.Change)."""
+    f = c.fact
+    obj = f["object"].get("name", f["object"].get("value"))
+    return Change(
+        graph=c.graph,
+        owner=c.owner,
+        fact=f"{f['subject']['name']} —{f['relation']}→ {obj}",
+        change=c.kind,
+        weight_before=c.before[0] if c.before else None,
+        weight_after=c.after[0] if c.after else None,
+        status_before=c.before[1] if c.before else None,
+        status_after=c.after[1] if c.after else None,
+    )
 
 
 def change_json(c: FactChange) -> Obj:
-    f = c.fact
-    obj = f["object"].get("name", f["object"].get("value"))
-    return {
-        "graph": c.graph,
-        "owner": c.owner,
-        "fact": f"{f['subject']['name']} —{f['relation']}→ {obj}",
-        "change": c.kind,
-        "weight_before": c.before[0] if c.before else None,
-        "weight_after": c.after[0] if c.after else None,
-        "status_before": c.before[1] if c.before else None,
-        "status_after": c.after[1] if c.after else None,
-    }
+    return change(c).model_dump(mode="json")
 
 
 def describe(result: EventResult) -> Obj:
-    """A cell's result as plain data: applied or refused, fact changes, claims kept out and why
-    (one entry per claim, with what it says, R10), and what else the use case said (`detail`)."""
+    """A cell's result as plain data, as views/cell_said.CellResult reads it back: applied or refused,
+    fact changes, claims kept out and why (one entry per claim, with what it says, R10), and what
+    else the use case said (`detail`, its kind's model in usecases/details)."""
     if result.refused:
-        return {
-            "index": result.index,
-            "do": result.do,
-            "status": "refused",
-            "reason": result.reason,
-            "message": result.message,
-            "changes": [],
-            "skipped": [],
-            "detail": {},
-        }
-    assert result.outcome is not None
-    outcome = result.outcome
-    skipped = [
-        {**s.stored(), "why": RULE_TEXT.get(s.rule, ""), "claim_text": s.label}
-        for s in (outcome.skipped if isinstance(outcome, TurnEnded) else ())
-    ]
-    detail = outcome.to_json()
-    detail.pop("skipped", None)  # in `skipped` above, with what each claim says
-    return {
-        "index": result.index,
-        "do": result.do,
-        "status": "ok",
-        "reason": None,
-        "message": None,
-        "changes": [change_json(c) for c in outcome.changes],
-        "skipped": skipped,
-        "detail": detail,
-    }
+        cell = CellResult(
+            index=result.index, do=result.do, status="refused", reason=result.reason, message=result.message
+        )
+    else:
+        assert result.outcome is not None
+        outcome = result.outcome
+        cell = CellResult(
+            index=result.index,
+            do=result.do,
+            status="ok",
+            changes=[change(c) for c in outcome.changes],
+            skipped=[
+                Skipped.model_validate({**s.stored(), "why": RULE_TEXT.get(s.rule, ""), "claim_text": s.label})
+                for s in (outcome.skipped if isinstance(outcome, TurnEnded) else ())
+            ],
+            detail=outcome.to_json(),
+        )
+    return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})
 
 
 # --- a note and the outcome it was written for ------------------------------------------------
