@@ -167,6 +167,7 @@ def cmd_state(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     finally:
         _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
+        service.close()
     return 0
 
 
@@ -195,6 +196,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 0
     finally:
         _finish_erasure(service)
+        service.close()
 
 
 def _moment_named(service: MemoryService, n: int) -> Obj:
@@ -224,6 +226,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
         return 0
     finally:
         _finish_erasure(service)
+        service.close()
 
 
 def cmd_history(args: argparse.Namespace) -> int:
@@ -242,6 +245,7 @@ def cmd_history(args: argparse.Namespace) -> int:
         return 0
     finally:
         _finish_erasure(service)
+        service.close()
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -251,18 +255,21 @@ def cmd_db(args: argparse.Namespace) -> int:
 
     url = args.db or database_url()
     engine = make_engine(url, create=False, existing=args.action != "upgrade")  # only upgrade creates
-    if args.action == "upgrade":
-        upgrade(engine)
-    if args.action == "scrub":
-        if not scrub(engine):
-            print(
-                f"{shown(url)}: {HELD}; erased text is not out of the files yet (R31)",
-                file=sys.stderr,
-            )
-            return 1
-        print(f"{shown(url)}: erased text rewritten out of the database files (R31)")
-    print(f"{shown(url)}: schema at revision {current(engine) or '(none)'}; newest is {head()}")
-    return 0
+    try:
+        if args.action == "upgrade":
+            upgrade(engine)
+        if args.action == "scrub":
+            if not scrub(engine):
+                print(
+                    f"{shown(url)}: {HELD}; erased text is not out of the files yet (R31)",
+                    file=sys.stderr,
+                )
+                return 1
+            print(f"{shown(url)}: erased text rewritten out of the database files (R31)")
+        print(f"{shown(url)}: schema at revision {current(engine) or '(none)'}; newest is {head()}")
+        return 0
+    finally:
+        engine.dispose()  # the connections closed (a SQLite log checkpointed) before the command ends
 
 
 def cmd_token(args: argparse.Namespace) -> int:
@@ -272,6 +279,7 @@ def cmd_token(args: argparse.Namespace) -> int:
         return _token(service, args)
     finally:
         _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
+        service.close()
 
 
 def _token(service: MemoryService, args: argparse.Namespace) -> int:
@@ -310,9 +318,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
     url = args.db or database_url()
     engine = make_engine(url)
-    if holds_memory(MemoryService(engine)):
-        raise DatabaseNotEmpty(f"{shown(url)} already holds memory; generate into an empty database")
-    counts = generate(engine, supports=args.supports, seed=args.seed, progress=progress_bar)
+    try:
+        if holds_memory(MemoryService(engine)):
+            raise DatabaseNotEmpty(f"{shown(url)} already holds memory; generate into an empty database")
+        counts = generate(engine, supports=args.supports, seed=args.seed, progress=progress_bar)
+    finally:
+        engine.dispose()
     print(", ".join(f"{v} {k}" for k, v in counts.items()))
     return 0
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from backend import SERVER, fresh_url
 from helpers import HQ, end, scenario, start, taught_turn, web
+from helpers import memory_cli as cli
 from sqlalchemy import text
 
 from memory_core import make_engine
@@ -17,9 +18,7 @@ from memory_core import make_engine
 def replay(tmp_path, doc, *args):
     path = tmp_path / "s.json"
     path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
-    return subprocess.run(
-        [sys.executable, "-m", "memory_core", "replay", str(path), "--json", *args], capture_output=True, text=True
-    )
+    return cli("replay", str(path), "--json", *args)
 
 
 GOOD = scenario([start(), *taught_turn("t1", web("https://a.example/", HQ)), end("t1"), end("t1")])
@@ -59,7 +58,7 @@ def test_db_keeps_memory_and_refuses_non_empty(tmp_path):
     second = replay(tmp_path, GOOD, "--db", url)
     assert second.returncode == 2 and "already holds memory" in second.stderr
     assert (tmp_path / "m.db").stat().st_size == size
-    state = subprocess.run([sys.executable, "-m", "memory_core", "state", "--db", url], capture_output=True, text=True)
+    state = cli("state", "--db", url)
     assert json.loads(state.stdout)["organizations"]["acme"]["map"]["facts"] == 1
 
 
@@ -75,7 +74,7 @@ def test_db_on_postgresql(tmp_path):
     assert replay(tmp_path, GOOD, "--db", url).returncode == 0
     again = replay(tmp_path, GOOD, "--db", url)
     assert again.returncode == 2 and "already holds memory" in again.stderr
-    state = subprocess.run([sys.executable, "-m", "memory_core", "state", "--db", url], capture_output=True, text=True)
+    state = cli("state", "--db", url)
     assert json.loads(state.stdout)["organizations"]["acme"]["map"]["facts"] == 1
 
 
@@ -118,10 +117,6 @@ def test_nul_text_on_postgresql_exits_2_and_leaves_the_database_empty(tmp_path):
 
 
 # --- --db: only replay, load and db upgrade create a database (issue #13, 6) --------------------
-
-
-def cli(*args, **kw):
-    return subprocess.run([sys.executable, "-m", "memory_core", *args], capture_output=True, text=True, **kw)
 
 
 @pytest.mark.parametrize(

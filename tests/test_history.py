@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import copy
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from backend import SERVER, examples, fresh_service
-from helpers import CEO, HQ, HQ_REF, LIKES, PREFERS, claim, end, open_turn, rec, scenario, start, web
+from helpers import CEO, HQ, HQ_REF, LIKES, PREFERS, claim, end, memory_cli, open_turn, rec, scenario, start, web
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlmodel import SQLModel
@@ -23,7 +21,7 @@ from test_erasure import _all_text, _pg_dump_everything
 
 from memory_core import MemoryService, parse, replay
 from memory_core.errors import UnknownMoment
-from memory_core.format.replay import HANDLERS
+from memory_core.format.replay import HANDLERS, EventEngine
 from memory_core.store.database import make_engine
 from memory_core.views.history import diff, moment_label, weight_through_time
 
@@ -31,17 +29,9 @@ ROOT = Path(__file__).resolve().parent.parent
 ERASING = ("delete_run", "delete_account", "end_run")
 
 
-def oracle(doc: dict, n: int, refused: set[int]) -> dict:
-    """Events 0..n alone, then every later erasure that was not refused, probes_used null (R33).
-
-    The oracle replays on a private in-memory SQLite memory whatever the backend under test: a
-    replay's state is the same on both (the samples' `replay --json` are byte-identical), and what
-    is tested is the history of the memory under test (`full`), not the oracle's own backend. On
-    PostgreSQL it saves an emptied database per prefix (about a quarter of that pass)."""
-    prefix = copy.deepcopy(doc)
-    prefix["events"] = doc["events"][: n + 1]
-    svc = MemoryService(make_engine("sqlite://"))
-    engine, _ = replay(parse(json.dumps(prefix)), svc)
+def _later_erasures(svc: MemoryService, doc: dict, n: int, refused: set[int]) -> None:
+    """Every erasure an event after `n` made (not refused), applied to the memory as it stood
+    after event `n` (R33): a run started later is absent anyway, and only an ephemeral run's end erases."""
     for i in range(n + 1, len(doc["events"])):
         e = doc["events"][i]
         if i in refused or e["do"] not in ERASING:
@@ -52,11 +42,46 @@ def oracle(doc: dict, n: int, refused: set[int]) -> dict:
         if e["do"] == "end_run" and not runs[e["run"]]["ephemeral"]:
             continue  # only an ephemeral run's end erases
         HANDLERS[e["do"]](svc, e)
-    state = {**svc.export_state(), "reads": engine.reads, "refused": engine.refused}
+
+
+def _looked_back(svc: MemoryService, engine: EventEngine) -> dict:
+    state = {**svc.export_state(), "reads": copy.deepcopy(engine.reads), "refused": copy.deepcopy(engine.refused)}
     for r in state["runs"].values():
         for t in r["turns"].values():
             t["probes_used"] = None
     return state
+
+
+def oracle(doc: dict, n: int, refused: set[int]) -> dict:
+    """Events 0..n alone, then every later erasure that was not refused, probes_used null (R33).
+
+    The oracle replays on a private in-memory SQLite memory whatever the backend under test: a
+    replay's state is the same on both (the samples' `replay --json` are byte-identical), and what
+    is tested is the history of the memory under test (`full`), not the oracle's own backend."""
+    prefix = copy.deepcopy(doc)
+    prefix["events"] = doc["events"][: n + 1]
+    svc = MemoryService(make_engine("sqlite://"))
+    engine, _ = replay(parse(json.dumps(prefix)), svc)
+    _later_erasures(svc, doc, n, refused)
+    return _looked_back(svc, engine)
+
+
+def oracles(doc: dict, refused: set[int]) -> list[dict]:
+    """`oracle(doc, n, refused)` for every n, in one pass: the events applied one at a time to one
+    private memory; after each, the later erasures applied in a sandbox (one transaction, rolled
+    back) and the state read there. What a replay of events 0..n does is what its first n+1
+    applications do (test_the_one_pass_oracle_is_the_prefix_replay holds the two together)."""
+    scenario = parse(json.dumps(doc))
+    svc = MemoryService(make_engine("sqlite://"))
+    engine = EventEngine(svc)
+    engine.setup(scenario)
+    out = []
+    for n, event in enumerate(scenario.events):
+        engine.apply(n, event)
+        with svc.sandbox() as box:
+            _later_erasures(box, doc, n, refused)
+            out.append(_looked_back(box, engine))
+    return out
 
 
 def full(doc: dict) -> tuple[MemoryService, object]:
@@ -148,8 +173,8 @@ def test_state_after_every_event_is_the_prefix_with_later_erasures(actions):
     doc = build(actions)
     _, engine = full(doc)
     refused = {r["event"] for r in engine.refused}
-    for n in range(len(doc["events"])):
-        assert engine.state_at(n) == oracle(doc, n, refused), f"after events[{n}] ({doc['events'][n]['do']})"
+    for n, want in enumerate(oracles(doc, refused)):
+        assert engine.state_at(n) == want, f"after events[{n}] ({doc['events'][n]['do']})"
 
 
 def test_samples_look_back_exactly():
@@ -158,8 +183,19 @@ def test_samples_look_back_exactly():
         doc = json.loads((ROOT / "sample_data" / f"{name}.json").read_text())
         _, engine = full(doc)
         refused = {r["event"] for r in engine.refused}
-        for n in range(len(doc["events"])):
-            assert engine.state_at(n) == oracle(doc, n, refused), (name, n)
+        for n, want in enumerate(oracles(doc, refused)):
+            assert engine.state_at(n) == want, (name, n)
+
+
+@pytest.mark.parametrize("name", ["erasure", "ephemeral_runs"])
+def test_the_one_pass_oracle_is_the_prefix_replay(name):
+    """The property test's one-pass oracle is the definition's: events 0..n replayed alone, then
+    the later erasures (formats.md, "Looking back"), on every prefix of the samples that erase
+    (a run, an account, an ephemeral run's end; R29 to R31, R33)."""
+    doc = json.loads((ROOT / "sample_data" / f"{name}.json").read_text())
+    _, engine = full(doc)
+    refused = {r["event"] for r in engine.refused}
+    assert oracles(doc, refused) == [oracle(doc, n, refused) for n in range(len(doc["events"]))]
 
 
 def test_the_newest_moment_is_the_present_but_for_probes():
@@ -326,12 +362,12 @@ def test_cli_replay_at_and_its_errors(tmp_path):
     doc = build([("turn", "r1", [("doc:1", [0])], "completed", False), ("delete_run", "r1")])
     path = tmp_path / "s.json"
     path.write_text(json.dumps(doc))
-    cli = [sys.executable, "-m", "memory_core", "replay", str(path), "--json"]
-    out = subprocess.run([*cli, "--at", "5"], capture_output=True, text=True, cwd=ROOT, check=True)
+    out = memory_cli("replay", str(path), "--json", "--at", "5")
+    assert out.returncode == 0, out.stderr
     _, engine = full(doc)
     assert json.loads(out.stdout) == oracle(doc, 5, {r["event"] for r in engine.refused})
     for bad in ("-1", str(len(doc["events"]))):
-        res = subprocess.run([*cli, "--at", bad], capture_output=True, text=True, cwd=ROOT)
+        res = memory_cli("replay", str(path), "--json", "--at", bad)
         assert res.returncode == 2 and "names no event" in res.stderr and not res.stdout
 
 
@@ -339,33 +375,18 @@ def test_cli_state_diff_and_history(tmp_path):
     doc = build([("turn", "r1", [("doc:1", [0])], "completed", False), ("dispute", "lee")])
     path, db = tmp_path / "s.json", f"sqlite:///{tmp_path / 'm.db'}"
     path.write_text(json.dumps(doc))
-    py = [sys.executable, "-m", "memory_core"]
-    subprocess.run([*py, "replay", str(path), "--db", db], capture_output=True, cwd=ROOT, check=True)
-    then = json.loads(
-        subprocess.run(
-            [*py, "state", "--db", db, "--at", "t0"], capture_output=True, text=True, cwd=ROOT, check=True
-        ).stdout
-    )
+    assert memory_cli("replay", str(path), "--db", db).returncode == 0
+    then = json.loads(memory_cli("state", "--db", db, "--at", "t0").stdout)
     assert then["organizations"]["acme"]["world"]["facts"][0]["status"] == "active"
-    res = subprocess.run([*py, "state", "--db", db, "--at", "nonsense"], capture_output=True, text=True, cwd=ROOT)
+    res = memory_cli("state", "--db", db, "--at", "nonsense")
     assert res.returncode == 2 and "no moment 'nonsense'" in res.stderr
-    d = json.loads(
-        subprocess.run(
-            [*py, "diff", "--db", db, "--from", "t0", "--to", "7", "--json"],
-            capture_output=True,
-            text=True,
-            cwd=ROOT,
-            check=True,
-        ).stdout
-    )
+    d = json.loads(memory_cli("diff", "--db", db, "--from", "t0", "--to", "7", "--json").stdout)
     assert d["to"]["what"] == "Lee disputed a world fact"
     assert d["graphs"]["World acme"]["changed"][0]["disputes_added"] == 1
-    text = subprocess.run(
-        [*py, "diff", "--db", db, "--from", "t0", "--to", "7"], capture_output=True, text=True, cwd=ROOT, check=True
-    ).stdout
+    text = memory_cli("diff", "--db", db, "--from", "t0", "--to", "7").stdout
     assert "World acme: 0 added, 0 gone, 1 changed" in text and "\u2193" in text
-    listing = subprocess.run([*py, "history", "--db", db], capture_output=True, text=True, cwd=ROOT, check=True)
-    assert "t0 completed in r1" in listing.stdout
+    listing = memory_cli("history", "--db", db)
+    assert listing.returncode == 0 and "t0 completed in r1" in listing.stdout
 
 
 def test_a_database_from_before_history_starts_at_moment_0(tmp_path):

@@ -6,12 +6,11 @@ their rule; bad input that says where and what and changes nothing; an erased ac
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from backend import SERVER, fresh_url
+from helpers import Ran, memory_cli
 from sqlmodel import SQLModel, select
 
 from memory_core import FormatError, MemoryService, Refusal, make_engine, parse, replay
@@ -191,13 +190,8 @@ def test_r30_an_erased_account_signs_in_as_no_one_and_its_identity_is_kept_nowhe
 # --- the command line -----------------------------------------------------------------------------
 
 
-def cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memory_core", "identity", *args, "--db", url],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
+def cli(url: str, *args: str) -> Ran:
+    return memory_cli("identity", *args, "--db", url)
 
 
 @pytest.fixture

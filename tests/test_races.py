@@ -31,6 +31,7 @@ NOT_USE_CASES = {
     "all_or_nothing": "a context manager: one transaction for a whole replay, which its caller retries",
     "loading": "all_or_nothing for a load into an empty database, one load at a time; its caller retries",
     "at": "a constructor: the facade over a database's address, no transaction",
+    "close": "closes the database's connections at a command's end, no transaction",
 }
 
 

@@ -45,6 +45,13 @@ class House:
         self._server = dialect_of(engine).wal_position_sql is not None  # a server, which may be unreachable
         heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
 
+    def close(self) -> None:
+        """The house's connections closed (a SQLite log checkpointed): for a command that ends."""
+        if self.standby is not None:
+            self.standby.close()
+            self.standby.engine.dispose()
+        self.engine.dispose()
+
     @classmethod
     def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> House:
         """The house of the database at `url` (default: the configured one), its schema brought up to

@@ -37,7 +37,7 @@ R = TypeVar("R")
 
 #: Public members that are not use cases: each opens no transaction of its own that could lose a
 #: race (the use cases run inside them retry as a whole).
-NOT_USE_CASES = ("sandbox", "all_or_nothing", "loading", "at")
+NOT_USE_CASES = ("sandbox", "all_or_nothing", "loading", "at", "close")
 
 
 def delegate(family: str, method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[MemoryService, P], R]:
@@ -80,6 +80,10 @@ class MemoryService:
         standby of it for reads (default: MEMORY_READ_DATABASE_URL, for the configured database;
         docs/scaling.md)."""
         return cls(house=House.at(url, existing=existing, read=read))
+
+    def close(self) -> None:
+        """Close the database's connections (the CLI, at a command's end); the service is done."""
+        self.house.close()
 
     @property
     def engine(self) -> Engine:
