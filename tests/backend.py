@@ -26,6 +26,10 @@ WORKER = os.environ.get("PYTEST_XDIST_WORKER", "")
 #: A test of the notebook alone: its memory is a SQLite file of its own on every backend, so it runs
 #: in the SQLite pass only (`backend_free`): the dashboard's notebook tests..
 NOTEBOOK_ONLY = pytest.mark.backend_free
+#: A test of what lies above the store (a transport, a token's check, a process's signals): the
+#: use cases it calls are held on both backends by their own tests (test_mcp.py through the SDK's
+#: client, test_turns.py, test_races.py), so it runs in the SQLite pass only (`backend_free`).
+ABOVE_THE_STORE = pytest.mark.backend_free
 
 
 def examples(n: int) -> int:

@@ -1,6 +1,8 @@
 """The MCP server as agents reach it: `python -m memory_core mcp` over stdio (a subprocess) and over
 Streamable HTTP (uvicorn on loopback), through the SDK's own client, on the backend under test:
-tokens, 401, sessions that end (closed, deleted, idle, SIGTERM, kill -9), agents teaching at once."""
+tokens, 401, sessions that end (closed, deleted, idle, SIGTERM, kill -9), agents teaching at once.
+What only the transport decides (a token's check, an idle timeout, the example agent's story) runs
+on SQLite alone (`ABOVE_THE_STORE`); what writes as sessions end or agents race, on both."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import httpx
 import httpx2
 import pytest
 from agent_servers import ROOT, env
+from backend import ABOVE_THE_STORE
 from helpers import HQ, HQ_REF, web
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
@@ -66,6 +69,7 @@ def ended(svc: MemoryService, run: str, turn: str, *, within: float = 30) -> str
 # --- stdio ---------------------------------------------------------------------------------------
 
 
+@ABOVE_THE_STORE
 @pytest.mark.parametrize("token", [None, "mem_nobody"])
 def test_stdio_without_a_live_token_exits_2_with_a_sentence(agent_db, token):
     url, _ = agent_db
@@ -166,6 +170,7 @@ def over_http(base: str, token: str) -> Client:
     )
 
 
+@ABOVE_THE_STORE
 def test_http_401_without_a_live_token(agent_http):
     base, svc, _ = agent_http
     for headers in ({}, {"Authorization": "Bearer mem_nobody"}, {"Authorization": "Basic x"}):
@@ -191,6 +196,7 @@ def test_http_serves_each_session_its_own_runs_and_a_deleted_session_ends_them(a
     assert svc.run_clients([run]) == {run: "mcp 0.1.0"}
 
 
+@ABOVE_THE_STORE
 def test_http_revoking_a_token_stops_the_next_call(agent_http):
     base, svc, _ = agent_http
     token = svc.issue_token("dana", org="acme")
@@ -212,6 +218,7 @@ def test_http_revoking_a_token_stops_the_next_call(agent_http):
     assert ended(svc, run, turn) == "cancelled"
 
 
+@ABOVE_THE_STORE
 def test_http_a_session_idle_past_the_timeout_ends_its_runs(agent_http):
     base, svc, _ = agent_http
     token = svc.issue_token("dana", org="acme")
@@ -278,6 +285,7 @@ def test_http_sigterm_ends_every_open_session_s_runs(agent_http):
     assert turn_status(svc, opened["run"], opened["turn"]) == "cancelled"
 
 
+@ABOVE_THE_STORE
 def test_the_example_agent_tells_its_story_over_stdio(agent_db):
     url, svc = agent_db
     token = svc.issue_token("dana", org="acme")
@@ -341,6 +349,7 @@ def test_an_agent_s_session_exports_and_replays_to_the_same_state(agent_db, tmp_
     assert without_probes(json.loads(again.stdout)) == without_probes(svc.export_state())
 
 
+@ABOVE_THE_STORE
 def test_stdio_a_revoked_token_is_answered_then_the_server_stops_with_2(agent_db):
     """The call after a revocation is answered `unauthorized`; the server then ends its runs (R17)
     and exits 2 even though the client keeps its pipe open."""
