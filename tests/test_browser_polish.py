@@ -22,7 +22,7 @@ try:
 except ImportError:  # without Playwright every test here is skipped
     PlaywrightTimeout = TimeoutError  # type: ignore[misc,assignment]
 
-pytestmark = marks()
+pytestmark = marks(postgres_pass=True)  # beside the PostgreSQL pass, to even the two
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "screenshots"
 RUNNING = "[data-testid='stApp'][data-test-script-state='running']"

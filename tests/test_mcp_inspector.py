@@ -1,6 +1,8 @@
 """A client nobody on the team wrote: the MCP Inspector's command line (npm
 `@modelcontextprotocol/inspector`, installed in tests/inspector on first use) lists the tools and calls
-them, over stdio and over HTTP. Skipped where Node is missing; with CI=true it fails instead."""
+them, over stdio and over HTTP. Skipped where Node is missing; with CI=true it fails instead. What it
+checks is the protocol as a stranger speaks it, above the store: the SQLite pass runs it
+(`ABOVE_THE_STORE`); test_mcp.py holds the tools on both backends."""
 
 from __future__ import annotations
 
@@ -14,9 +16,11 @@ from pathlib import Path
 
 import pytest
 from agent_servers import ROOT, env
+from backend import ABOVE_THE_STORE
 
 HERE = Path(__file__).resolve().parent / "inspector"
 CLI = HERE / "node_modules" / ".bin" / "mcp-inspector"
+pytestmark = ABOVE_THE_STORE
 
 
 @pytest.fixture(scope="module")
