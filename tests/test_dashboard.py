@@ -1756,6 +1756,7 @@ def test_runs_shows_an_agent_s_open_turn_as_it_goes_and_its_client(app):
     assert "started by an agent via MCP: my-agent 0.1" in plain(texts(app))
 
 
+@pytest.mark.alone  # on PostgreSQL the version is the server's: other tests' writes would move it
 def test_a_live_page_reruns_only_when_memory_moved(app):
     """The fragment compares memory's version with the one the page was drawn at: it stays the same
     while nothing changes (no redraw), and moves with a change made in another process's way."""

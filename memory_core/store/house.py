@@ -143,6 +143,7 @@ class House:
             standby = shown(self.standby.engine.url.render_as_string(hide_password=False)) if self.standby else None
             raise E.PrimaryUnreachable(self.shown(), why(exc), cut=ran, standby=standby) from exc
         if self.standby is not None:
+            self.standby.reached(PRIMARY)
             self.standby.wrote()
 
     @contextmanager
@@ -167,6 +168,7 @@ class House:
                 failed = exc
                 continue
             with stack:
+                standby.reached(which)
                 standby.served[which] += 1
                 try:
                     yield got
@@ -235,7 +237,9 @@ class House:
         failed: BaseException | None = None
         for which in self.standby.order():
             try:
-                return memory_version(self.standby.engines[which])
+                version = memory_version(self.standby.engines[which])
+                self.standby.reached(which)
+                return version
             except Exception as exc:
                 if not lost(exc):
                     raise
@@ -247,7 +251,7 @@ class House:
 
     def reads(self) -> Obj:
         """Where reads come from: the standby's address (None: there is none), whether the primary
-        and the standby were found reachable lately, and how many reads each served."""
+        and the standby could not be reached when last tried, and how many reads each served."""
         if self.standby is None:
             return {
                 "standby": None,
@@ -258,8 +262,8 @@ class House:
         sb = self.standby
         return {
             "standby": shown(sb.engine.url.render_as_string(hide_password=False)),
-            "primary_down": sb.down(PRIMARY),
-            "standby_down": sb.down(STANDBY),
+            "primary_down": sb.unreachable(PRIMARY),
+            "standby_down": sb.unreachable(STANDBY),
             "served": dict(sb.served),
         }
 

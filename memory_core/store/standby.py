@@ -135,6 +135,7 @@ class Standby:
         self._wrote = False  # this process committed a write since the mark was taken
         self._replayed = -1  # how far the standby had replayed when last asked
         self._down = {PRIMARY: -math.inf, STANDBY: -math.inf}  # until when a server is not tried
+        self._failing = {PRIMARY: False, STANDBY: False}  # the last time a server was tried, it could not be reached
         self.served = {PRIMARY: 0, STANDBY: 0}
         self.scrub_seen = False  # a deletion (R31) the standby may not have replayed the scrub of yet
 
@@ -143,13 +144,25 @@ class Standby:
         self._wrote = True
 
     def lost(self, which: str) -> None:
-        """A server was found unreachable: reads leave it alone for DOWN_FOR seconds."""
+        """A server was found unreachable: reads leave it alone for DOWN_FOR seconds, and it is said
+        to be unreachable until it is reached again (`unreachable`)."""
         self._down[which] = time.monotonic() + DOWN_FOR
+        self._failing[which] = True
         if which == PRIMARY:
             self._marked = -math.inf  # once it is back, take the mark again before trusting the standby
 
+    def reached(self, which: str) -> None:
+        """A server answered: it is not said to be unreachable any more."""
+        self._failing[which] = False
+
     def down(self, which: str) -> bool:
+        """Whether reads leave the server alone now (for DOWN_FOR seconds after it was lost)."""
         return self._down[which] > time.monotonic()
+
+    def unreachable(self, which: str) -> bool:
+        """Whether the server could not be reached the last time it was tried: what a page says, which
+        must not depend on how long the page took to draw since (DOWN_FOR is when to try again)."""
+        return self._failing[which]
 
     def order(self, *, fresh: bool = False) -> tuple[str, str]:
         """The server a read goes to, then the one it goes to if that one cannot be reached. `fresh`:
@@ -188,7 +201,9 @@ class Standby:
 
     def _ask(self, which: str, sql: str | None) -> int | None:
         assert sql is not None
-        return position(self._lines[which].ask(sql))
+        answer = position(self._lines[which].ask(sql))
+        self.reached(which)
+        return answer
 
     def replayed_everything(self, timeout: float | None = 0.0) -> bool | None:
         """Whether the standby has replayed all the primary holds now (R31: a scrub done on the

@@ -124,7 +124,7 @@ class Explore(UseCases):
 
     def read_servers(self) -> sh.ReadServers:
         """Where reads come from (store/standby.py): the standby's address, or None without one; whether
-        the primary or the standby was found unreachable in the last second; how many reads each served."""
+        the primary or the standby could not be reached when last tried; how many reads each served."""
         return cast("sh.ReadServers", self.house.reads())
 
     def counts(self) -> sh.Counts:
