@@ -4,7 +4,7 @@ Over stdio the session speaks as `MEMORY_TOKEN`; over HTTP each request as its `
 Bearer` token, verified by the SDK's bearer middleware (401 without). Tokens are the preferences
 API's (`python -m memory_core token issue PERSON --org ORG`).
 
-HTTP keeps a session for each client (`Mcp-Session-Id`, MCP's initialize handshake): a session owns
+HTTP keeps a session for each client (the `mcp-session-id` header, MCP's initialize handshake): a session owns
 the runs it starts and ends them when it ends. A request of the 2026-07-28 protocol, which has no
 session, is answered -32022 naming the versions served, so a client falls back to the handshake.
 """

@@ -1,7 +1,7 @@
 """Sessions own their runs: which runs and turns each MCP session started, and ending them with it.
 
 A session is one stdio connection, one in-memory client, or one Streamable HTTP session
-(`Mcp-Session-Id`). It may touch only the runs it started and their turns; when it ends (the client
+(the `mcp-session-id` header). It may touch only the runs it started and their turns; when it ends (the client
 closed, the HTTP session was deleted or idled out, the server stopped), every run it started and did
 not end is ended as `end_run` ends it (R17: its open turns are cancelled and teach nothing, R2; an
 ephemeral run is erased). The server notes in the database that it is alive every `BEAT` seconds;

@@ -164,7 +164,7 @@ class RunEnded(Outcome):
     bytes_gone: bool | None = None
 
     def detail(self) -> d.RunEndedDetail:
-        return d.RunEndedDetail(cancelled=list(self.cancelled), erased=self.erased, bytes_gone=self.bytes_gone)
+        return d.RunEndedDetail.model_validate(self, from_attributes=True)
 
 
 # --- erasure (usecases/erasure.py) -------------------------------------------------------------
@@ -195,14 +195,7 @@ class RunDeleted(Outcome):
         )
 
     def detail(self) -> d.RunDeletedDetail:
-        return d.RunDeletedDetail(
-            run=self.run,
-            turns=self.turns,
-            records=self.records,
-            flow_facts=self.flow_facts,
-            supports_kept=self.supports_kept,
-            bytes_gone=self.bytes_gone,
-        )
+        return d.RunDeletedDetail.model_validate(self, from_attributes=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,14 +223,7 @@ class AccountDeleted(Outcome):
         )
 
     def detail(self) -> d.AccountDeletedDetail:
-        return d.AccountDeletedDetail(
-            person=self.person,
-            user_facts=self.user_facts,
-            memberships=list(self.memberships),
-            runs_kept=list(self.runs_kept),
-            erased_key=self.erased_key,
-            bytes_gone=self.bytes_gone,
-        )
+        return d.AccountDeletedDetail.model_validate(self, from_attributes=True)
 
 
 # --- reads, settings, corrections --------------------------------------------------------------
@@ -252,7 +238,7 @@ class ReadResult(Outcome):
     cap: int | None
 
     def detail(self) -> d.ReadDetail:
-        return d.ReadDetail(result=self.result, probes_used=self.probes_used, cap=self.cap)
+        return d.ReadDetail.model_validate(self, from_attributes=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,7 +53,7 @@ class Skipped(Kept):
 
 
 class Change(Kept):
-    """A fact's change, in the words of a table row (views/cells.change_json)."""
+    """A fact's change, in the words of a table row (views/cells.change)."""
 
     graph: str
     owner: str

@@ -38,10 +38,6 @@ def change(c: FactChange) -> Change:
     )
 
 
-def change_json(c: FactChange) -> Obj:
-    return change(c).model_dump(mode="json")
-
-
 def describe(result: EventResult) -> Obj:
     """A cell's result as plain data, as views/cell_said.CellResult reads it back: applied or refused,
     fact changes, claims kept out and why (one entry per claim, with what it says, R10), and what

@@ -24,11 +24,11 @@ from ..format.checks import Scenario
 from ..format.replay import EventEngine
 from ..format.scenario import decode, parse, to_json
 from ..usecases.facade import MemoryService
-from .cells import change_json, claim_from, compact, describe, outcome, summary
+from .cells import claim_from, compact, describe, outcome, summary
 from .notebook_file import NotebookDamaged, checked_file, stamp
 from .notebook_scrub import scrub
 
-__all__ = ["change_json", "claim_from", "compact", "describe", "summary"]  # where pages and tests found them
+__all__ = ["claim_from", "compact", "describe", "summary"]  # where pages and tests found them
 
 from ..plain import Obj
 
