@@ -343,14 +343,23 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
     """Keep the page live: every LIVE_EVERY seconds a fragment reads memory's version alone, and
     redraws the whole page only when it moved since the page was drawn (nothing else runs while it
     stands still). A page whose time control (keys `moments`_at, `moments`_newest) shows a past
-    moment is not redrawn: it says memory moved on."""
+    moment is not redrawn: it says memory moved on.
+
+    The fragment's first run is the page's own: it compares nothing there. A rerun of the whole
+    page from it would drop the click the page is running for (a button's press lasts one run):
+    under an agent's writes, one click in two on "Open in the Notebook" did nothing. A change made
+    while the page drew is seen at the fragment's next run."""
     drawn = version_of(ctx)
     if drawn is None:  # a memory without a version (in-memory): nothing to watch
         return
     st.session_state["live_drawn"] = drawn
+    with_the_page = [True]  # cleared by the first run: the fragment's later runs are its own
 
     @st.fragment(run_every=LIVE_EVERY)
     def watch() -> None:
+        if with_the_page:
+            with_the_page.clear()
+            return
         now = version_of(ctx)
         if now == st.session_state.get("live_drawn"):
             return

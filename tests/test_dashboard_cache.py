@@ -142,3 +142,23 @@ def test_a_change_made_on_the_page_is_shown_after_it(app):
     ok(at.switch_page("pages/overview_page.py").run())
     table = next(t.value for t in at.table if "Setting" in t.value.columns)  # a table whose rules are links
     assert dict(zip(table["Setting"], table["Value"], strict=True))["LearnFromUsers"] == "off"
+
+
+def test_a_click_on_a_live_page_holds_while_memory_moves_as_the_page_draws(app, monkeypatch):
+    """An agent writes while a person clicks: here a real commit by another connection just before
+    each of the page's first six looks at memory's version. The click still does what it says (a live
+    page's watch compares versions on its own later runs, never in the page's run: rerunning the
+    page from there dropped the press, one click in two under an agent's writes)."""
+    at, behind = app
+    ok(at.switch_page("pages/runlog_page.py").run())
+    version, moves = MemoryService.version, [True, False] * 3
+
+    def moving(self: MemoryService) -> str | None:
+        if moves and self.engine is not behind.engine:
+            behind.set_settings("acme", by="dana", settings={"LearnFromUsers": moves.pop()})
+        return version(self)
+
+    monkeypatch.setattr(MemoryService, "version", moving)
+    ok(at.button(key="runs_notebook").click().run())
+    assert not moves  # memory moved six times during the click's run
+    assert at.session_state["memory_source"] == "notebook" and at.title[0].value == "Notebook"
