@@ -33,20 +33,28 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
     return code, out.out, out.err
 
 
-def test_the_readme_look_back_examples_run_as_written(tmp_path):
+def test_the_readme_look_back_examples_run_as_written(tmp_path, monkeypatch, capsys):
+    """Each example line as a shell reads it (bash splits its words and runs its `$(date ...)`), then
+    the command itself in this process (`main`), in a directory laid out like a clone's."""
     block = ROOT.joinpath("README.md").read_text().split("### Look back", 1)[1].split("```", 2)[1]
     lines = [ln.split("  #", 1)[0].strip() for ln in block.splitlines() if ln.startswith(".venv/bin/python")]
     assert any(" diff " in ln for ln in lines) and any("--to" in ln for ln in lines)
     (tmp_path / ".memory").mkdir()
     (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
-    (tmp_path / ".venv").symlink_to(ROOT / ".venv")
+    monkeypatch.chdir(tmp_path)
+    prefix = ".venv/bin/python -m memory_core "
     for line in lines:
         if "replay FILE" in line:
             continue  # the one line that names a placeholder
         line = line.replace(" [--json]", "").replace(" [--org ORG] [--run RUN]", "")
-        res = subprocess.run(line, shell=True, cwd=tmp_path, capture_output=True, text=True)
-        assert res.returncode == 0, (line, res.stderr)
-        assert res.stdout.strip() or ">" in line, line
+        assert line.startswith(prefix), line
+        words, _, into = line.removeprefix(prefix).partition(" > ")
+        argv = subprocess.run(["bash", "-c", f"printf '%s\\0' {words}"], capture_output=True, text=True, check=True)
+        code, out, err = run(capsys, *argv.stdout.split("\0")[:-1])
+        assert code == 0, (line, err)
+        assert out.strip(), line
+        if into:
+            (tmp_path / into.strip()).write_text(out)
 
 
 def test_history_columns_line_up(capsys, story):
