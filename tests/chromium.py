@@ -100,10 +100,10 @@ def browser():
 
 
 @pytest.fixture(scope="module")
-def warm(browser, demo_app):
+def warm(shared_context, demo_app):
     """Open the default page once: Streamlit shows a spurious "Page not found" dialog on the very
     first request to another page after start-up (streamlit/streamlit#9992, upstream)."""
-    pg = browser.new_page()
+    pg = shared_context.new_page()
     pg.goto(demo_app.url)
     settle(pg)
     pg.close()
@@ -114,17 +114,30 @@ def local(url: str) -> bool:
     return url.startswith(("data:", "blob:", "about:")) or urlsplit(url).hostname == "127.0.0.1"
 
 
-@pytest.fixture
-def page(browser, warm):
-    """A page whose every request is checked: any host but 127.0.0.1 fails the test (and the request
-    fails: ARGS)."""
+@pytest.fixture(scope="module")
+def shared_context(browser):
+    """One browser context for a module's pages: its HTTP and code caches hold Streamlit's scripts
+    from the first page on (a context of its own per test fetched and compiled them each time). Each
+    page is a session of its own all the same: Streamlit keeps a session per connection, not per cookie."""
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(shared_context, warm):
+    """A page whose every request is checked: any host but 127.0.0.1 fails the test (and the request
+    fails: ARGS). The pages a test opened are closed after it, and the context's cookies cleared."""
+    ctx = shared_context
     outside: list[str] = []
-    ctx.on("request", lambda r: None if local(r.url) else outside.append(r.url))
+    ctx.on("request", (watch := lambda r: None if local(r.url) else outside.append(r.url)))
     pg = ctx.new_page()
     pg.base = warm  # type: ignore[attr-defined]
     yield pg
-    ctx.close()
+    for opened in ctx.pages:
+        opened.close()
+    ctx.remove_listener("request", watch)
+    ctx.clear_cookies()
     assert outside == [], f"requests left 127.0.0.1: {outside}"
 
 

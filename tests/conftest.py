@@ -7,7 +7,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from agent_servers import agent_db, agent_http  # noqa: E402, F401  (fixtures of the MCP tests)
 from backend import BACKEND, fresh_service  # noqa: E402
-from chromium import browser, demo_app, moments, page, warm  # noqa: E402, F401  (fixtures of the Chromium tests)
+from chromium import browser, demo_app, moments, page, shared_context, warm  # noqa: E402, F401  (fixtures of the Chromium tests)
 
 from memory_core import MemoryService  # noqa: E402
 

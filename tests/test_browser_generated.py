@@ -33,10 +33,10 @@ def generated(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def warm(browser, generated):
+def warm(shared_context, generated):
     """This module's app, opened once (streamlit/streamlit#9992: see tests/chromium.py's `warm`):
     the `page` fixture opens pages on it, and no demo app is served here."""
-    pg = browser.new_page()
+    pg = shared_context.new_page()
     pg.goto(generated)
     settle(pg)
     pg.close()

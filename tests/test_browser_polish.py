@@ -72,16 +72,19 @@ def app_url(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser(app_url):
+def tabs(app_url):
+    """One browser context whose tabs the tests open: its caches hold Streamlit's scripts from the
+    first tab on; each tab is a session of its own (Streamlit's sessions are per connection)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        warm = b.new_page()  # the first request after start-up may show "Page not found" (streamlit#9992)
+        context = b.new_context(viewport={"width": 1400, "height": 1000})
+        warm = context.new_page()  # the first request after start-up may show "Page not found" (streamlit#9992)
         warm.goto(app_url[0])
         settle(warm)
         warm.close()
-        yield b
+        yield context
         b.close()
 
 
@@ -99,14 +102,14 @@ def demo(app_url) -> dict[str, str]:
         engine.dispose()
 
 
-def opened(browser, url: str, width: int, path: str, wait_for: str):
+def opened(tabs, url: str, width: int, path: str, wait_for: str):
     """A fresh tab (a new session) at `width`, on `path`, once `wait_for` is drawn and the page settled."""
-    context = browser.new_context(viewport={"width": width, "height": 1000})
-    pg = context.new_page()
+    pg = tabs.new_page()
+    pg.set_viewport_size({"width": width, "height": 1000})
     pg.goto(f"{url}/{path}")
     pg.get_by_text(wait_for).first.wait_for(timeout=60_000)
     settle(pg)
-    return context, pg
+    return pg
 
 
 def shot(pg, name: str) -> Path:
@@ -143,9 +146,9 @@ def narrow_then_wide(pg) -> Iterator[int]:
 
 
 @pytest.mark.parametrize("view", list(VIEWS))
-def test_nothing_a_reader_needs_is_cut(browser, app_url, demo, view):
+def test_nothing_a_reader_needs_is_cut(tabs, app_url, demo, view):
     path, last, world = VIEWS[view]
-    context, pg = opened(browser, app_url[0], WIDTHS[0], path.format(**demo), last)
+    pg = opened(tabs, app_url[0], WIDTHS[0], path.format(**demo), last)
     try:
         for width in narrow_then_wide(pg):
             if view == "graphs":  # the chips of the statuses the link chose, and the drawing
@@ -164,11 +167,11 @@ def test_nothing_a_reader_needs_is_cut(browser, app_url, demo, view):
             if view in ("facts", "runs"):  # its causes, evidence and records wrap in tables
                 assert measured["tables"] >= 2, width
     finally:
-        context.close()
+        pg.close()
 
 
-def test_a_cell_comparison_wraps_its_statuses_and_why(browser, app_url):
-    context, pg = opened(browser, app_url[0], WIDTHS[0], "cells?sample=disputes_and_retraction.json", "Jump to")
+def test_a_cell_comparison_wraps_its_statuses_and_why(tabs, app_url):
+    pg = opened(tabs, app_url[0], WIDTHS[0], "cells?sample=disputes_and_retraction.json", "Jump to")
     try:
         pg.get_by_role("button", name="Run all").click()
         settle(pg)
@@ -185,12 +188,12 @@ def test_a_cell_comparison_wraps_its_statuses_and_why(browser, app_url):
             headers = table.locator("th").all_inner_texts()
             assert {"Status A → B", "Why"} <= {h.strip() for h in headers}
     finally:
-        context.close()
+        pg.close()
 
 
-def test_jump_to_names_the_cell_now_at_its_place_after_a_delete(browser, app_url):
+def test_jump_to_names_the_cell_now_at_its_place_after_a_delete(tabs, app_url):
     """The box kept its old text when the cells changed under the same number (#25)."""
-    context, pg = opened(browser, app_url[0], 1400, "cells?sample=completed_failed_cancelled.json", "Jump to")
+    pg = opened(tabs, app_url[0], 1400, "cells?sample=completed_failed_cancelled.json", "Jump to")
     try:
         jump = pg.locator("[data-testid='stSelectbox']").filter(has_text="Jump to").locator("input")
         jump.click()
@@ -214,11 +217,11 @@ def test_jump_to_names_the_cell_now_at_its_place_after_a_delete(browser, app_url
         assert after.split(" · ")[0].split("] ")[1] in head  # the kind the box names is the cell's at [2]
         shot(pg, "notebook-jump-after-delete")
     finally:
-        context.close()
+        pg.close()
 
 
-def test_a_rule_link_opens_in_the_same_tab_and_session(browser, app_url, demo):
-    context, pg = opened(browser, app_url[0], 1400, f"facts?as={demo['member']}", "The arithmetic")
+def test_a_rule_link_opens_in_the_same_tab_and_session(tabs, app_url, demo):
+    pg = opened(tabs, app_url[0], 1400, f"facts?as={demo['member']}", "The arithmetic")
     try:
         acting = pg.locator("[data-testid='stSidebar']").get_by_text("You act as").first.inner_text()
         link = pg.locator("a[href*='rulebook?rule=R26']").first
@@ -226,7 +229,7 @@ def test_a_rule_link_opens_in_the_same_tab_and_session(browser, app_url, demo):
         link.click()
         pg.get_by_text("The rule you followed a link to").first.wait_for(timeout=60_000)
         settle(pg)
-        assert len(context.pages) == 1  # no new tab
+        assert len(pg.context.pages) == 1  # no new tab
         assert re.search(r"/rulebook\?(.*&)?rule=R26", pg.url), pg.url
         again = pg.locator("[data-testid='stSidebar']").get_by_text("You act as").first.inner_text()
         assert again == acting  # the same session: the person chosen is still the one acting
@@ -234,4 +237,4 @@ def test_a_rule_link_opens_in_the_same_tab_and_session(browser, app_url, demo):
         assert 0 <= top < pg.viewport_size["height"]  # opened at its top, not where the last page was scrolled
         shot(pg, "rule-link-same-tab")
     finally:
-        context.close()
+        pg.close()

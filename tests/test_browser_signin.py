@@ -83,34 +83,35 @@ def site(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def browser():
+def tabs():
+    """One browser context for the module's tests: its caches keep the app's scripts from the first
+    test on; each test's tab is a session of its own, and the cookies are cleared after it."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
-        yield b
+        yield b.new_context(viewport={"width": 1400, "height": 1000})
         b.close()
 
 
 @pytest.fixture
-def pg(browser, site):
-    """A fresh browser (no cookie of an earlier test); no request leaves loopback, and none of the
-    app's even tries."""
+def pg(tabs, site):
+    """A fresh tab with no cookie of an earlier test. Nothing leaves loopback (ARGS send every other
+    host to a proxy that is not there); no request of the app's own pages even tries."""
     url = site[0]
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     outside: list[tuple[str, str]] = []
 
-    def guard(route):
-        if urlsplit(route.request.url).hostname in LOOPBACK or route.request.url.startswith(("data:", "blob:")):
-            route.continue_()
-        else:
-            outside.append((route.request.frame.url, route.request.url))
-            route.abort()
+    def guard(request) -> None:
+        if urlsplit(request.url).hostname not in LOOPBACK and not request.url.startswith(("data:", "blob:")):
+            outside.append((request.frame.url, request.url))
 
-    ctx.route("**/*", guard)
-    page = ctx.new_page()
+    tabs.on("request", guard)
+    page = tabs.new_page()
     yield page
-    ctx.close()
+    for opened in tabs.pages:
+        opened.close()
+    tabs.remove_listener("request", guard)
+    tabs.clear_cookies()
     assert [u for frame, u in outside if frame.startswith(url)] == [], outside
 
 
