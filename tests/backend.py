@@ -30,6 +30,11 @@ NOTEBOOK_ONLY = pytest.mark.backend_free
 #: use cases it calls are held on both backends by their own tests (test_mcp.py through the SDK's
 #: client, test_turns.py, test_races.py), so it runs in the SQLite pass only (`backend_free`).
 ABOVE_THE_STORE = pytest.mark.backend_free
+#: A test of how a page lays out what it read (words, links, escaping, rule numbers, a time control's
+#: steps): the reads it lays out are held to their shapes on both backends (test_shapes.py,
+#: test_reads.py), and every page renders on both (test_dashboard.py's `test_page_renders_on_demo`,
+#: and the pages' changes, permissions, time travel and ids), so it runs in the SQLite pass only.
+PAGE_LAYOUT = pytest.mark.backend_free
 
 
 def examples(n: int) -> int:

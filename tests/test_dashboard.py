@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from backend import NOTEBOOK_ONLY, SERVER, built_url, fresh_url
+from backend import NOTEBOOK_ONLY, PAGE_LAYOUT, SERVER, built_url, fresh_url
 from streamlit.testing.v1 import AppTest
 
 from memory_core import MemoryService, load, make_engine, replay
@@ -124,6 +124,7 @@ def test_overview_shows_map_people_runs_settings_and_samples(app):
     assert any(b.key == "open-learn_from_users" for b in app.button)
 
 
+@PAGE_LAYOUT
 def test_sidebar_survives_reruns_and_page_switch(app):
     app.sidebar.selectbox(key="person").set_value("lee").run()
     app.run().run()
@@ -409,6 +410,7 @@ def test_weights_disputed_fact_has_no_margin_and_says_why(app):
         assert set(disputes[0]["Disputed by"]) <= names  # people by name, as every other table says them
 
 
+@PAGE_LAYOUT
 def test_weights_view_is_a_link(app):
     svc = live()
     world = svc.facts_table("acme", graphs=("world",))
@@ -506,6 +508,7 @@ def rule_headings(at: AppTest) -> list[str]:
     return [str(h.value).split(" · ")[0] for h in at.subheader]
 
 
+@PAGE_LAYOUT
 def test_rules_page_shows_every_rule_of_the_doc(app):
     at = page(app, "rulebook")
     assert rule_headings(at) == [f"R{n}" for n in range(1, 35)]
@@ -513,6 +516,7 @@ def test_rules_page_shows_every_rule_of_the_doc(app):
     assert at.expander, "the rules' links to docs/decisions.md"
 
 
+@PAGE_LAYOUT
 def test_rules_page_shows_a_linked_rule_first(app):
     app.switch_page("pages/rulebook_page.py")
     app.query_params["rule"] = "R7"
@@ -525,6 +529,7 @@ def test_rules_page_shows_a_linked_rule_first(app):
     assert "There is no rule “R99”" in texts(at)
 
 
+@PAGE_LAYOUT
 def test_rules_page_search_by_word_and_number(app):
     at = page(app, "rulebook")
     at.text_input(key="rules_query").set_value("budget_exhausted").run()
@@ -537,6 +542,7 @@ def test_rules_page_search_by_word_and_number(app):
     assert not rule_headings(at) and "No rule holds all these words" in texts(at)
 
 
+@PAGE_LAYOUT
 def test_graph_html_references_no_outside_url(demo_db):
     svc = MemoryService(make_engine(f"sqlite:///{demo_db}"))
     for cap in (40, 400):  # a small drawing and a large one
@@ -613,6 +619,7 @@ def _evil_plan() -> viz.Plan:
     return viz.plan(graph)
 
 
+@PAGE_LAYOUT
 def test_graph_legend_escapes_what_memory_holds():
     """Kinds come from memory: the legend makes them inert for HTML and for Markdown."""
     legend = viz.legend_html(_evil_plan())
@@ -620,6 +627,7 @@ def test_graph_legend_escapes_what_memory_holds():
     assert "![t](" not in legend and "\\!\\[t\\]\\(http" in legend  # no Markdown image either
 
 
+@PAGE_LAYOUT
 def test_drawn_graph_prints_memory_only_as_text():
     """The pyvis page prints names, kinds and relations only as escaped JSON data that vis-network shows
     as text: no tooltip that sets innerHTML, even when a title holds "href"."""
@@ -628,6 +636,7 @@ def test_drawn_graph_prints_memory_only_as_text():
     assert "popup.innerHTML" not in page
 
 
+@PAGE_LAYOUT
 def test_graphs_page_legend_escapes_a_kind(app):
     doc = json.loads((ROOT / "sample_data" / "learn_from_users.json").read_text(encoding="utf-8"))
     text = json.dumps(doc).replace('"kind": "preference"', json.dumps({"kind": EVIL_KIND})[1:-1])
@@ -664,11 +673,13 @@ def issue(person: str, org: str) -> str:
     return live().issue_token(person, org=org)
 
 
+@PAGE_LAYOUT
 def test_demo_mode_says_anyone_may_act_as_anyone(app):
     assert any("Local demo: anyone at this machine may act as anyone" in c.value for c in app.sidebar.caption)
     assert any("MEMORY_SIGN_IN=1" in c.value for c in app.sidebar.caption)
 
 
+@PAGE_LAYOUT
 @pytest.mark.parametrize("env", [{"MEMORY_SIGN_IN": "1"}, {"MEMORY_LISTEN": "0.0.0.0"}, {"MEMORY_LISTEN": "::"}])
 def test_sign_in_mode_shows_only_the_sign_in(app, monkeypatch, env):
     """Asked for, or forced by listening beyond loopback: nothing of memory until a token is given."""
@@ -757,6 +768,7 @@ def test_signed_in_to_another_organization_sees_only_it(app, monkeypatch):
     assert sorted(people["Id"]) == ["ines", "ivan"]  # Globex's people, not Acme's
 
 
+@PAGE_LAYOUT
 def test_every_page_shows_names_from_memory_as_text(app):
     """Markdown is HTML too: an organization's name that is a Markdown image or link must not load or
     link anything on any page (issue #13, 5: escape everything from memory)."""
@@ -825,6 +837,7 @@ def test_runs_page_opens_a_linked_record_first(app):
 HUMAN_PAGES = ["overview", "facts", "runlog", "erase", "draw"]
 
 
+@PAGE_LAYOUT
 @pytest.mark.parametrize("name", HUMAN_PAGES)
 def test_tables_read_as_people_write(app, name):
     """#15: tables with human headers and values: no snake_case header, no None, True or False."""
@@ -863,6 +876,7 @@ def test_act_as_keeps_the_person_and_offers_outsiders(app):
     assert any("not in this memory" in w.value for w in at.sidebar.warning)
 
 
+@PAGE_LAYOUT
 def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
     svc = live()
     svc.start_run("ui-reads", org="acme", person="lee")
@@ -881,6 +895,7 @@ def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
     assert len(answer) > 0
 
 
+@PAGE_LAYOUT
 def test_graphs_page_names_the_filter_that_empties_the_drawing(app):
     at = page(app, "draw")
     at.slider(key="g_minw").set_value(1.0).run()
@@ -908,6 +923,7 @@ def test_graphs_page_opens_a_drawn_facts_weight(app):
     assert f"fact={other}" in link.proto.query_string
 
 
+@PAGE_LAYOUT
 def test_graphs_view_is_a_link(app):
     """#15, point 3: graph, filters and focus come from the URL and go back to it."""
     app.query_params.update(
@@ -924,6 +940,7 @@ def test_graphs_view_is_a_link(app):
     assert at.selectbox(key="g_focus").value is None and "entity" not in at.query_params
 
 
+@PAGE_LAYOUT
 @pytest.mark.parametrize("spelled", ["flow", "Flow"])
 def test_links_name_graphs_lowercase_and_the_capitalized_spelling_still_opens(app, spelled):
     """Issue #25: `graph=flow` drew the World graph without a word. Links say world, user, flow on Graphs
@@ -1227,6 +1244,7 @@ def test_loading_a_notebook_without_the_person_acts_as_its_owner_and_says_so(app
 UNLINKED = re.compile(r"(?<![\w\[/=#?.-])R([1-9]\d?)[a-d]?(?![\w\]])")
 
 
+@PAGE_LAYOUT
 @pytest.mark.parametrize("name", PAGES)
 def test_every_rule_number_a_page_writes_leads_to_its_rule(app, name):
     """#15, point 1: a rule number in a page's text is a link to the Rules page (tables aside)."""
@@ -1402,6 +1420,7 @@ def test_time_control_lists_a_window_of_many_moments_and_goes_to_any(app):
     assert at.select_slider(key="ov_at").value == acme[-1] and "at" not in at.query_params  # now again
 
 
+@PAGE_LAYOUT
 def test_overview_plays_through_moments_and_stops_at_now(app):
     acme = [0] + [m["n"] for m in live().moments(org="acme")]
     app.select_slider(key="ov_at").set_value(acme[-3]).run()
@@ -1417,6 +1436,7 @@ def test_overview_plays_through_moments_and_stops_at_now(app):
     assert not app.session_state["ov_playing"] and app.select_slider(key="ov_at").value == acme[0]
 
 
+@PAGE_LAYOUT
 def test_overview_moment_and_comparison_are_a_link(app):
     svc = live()
     n = svc.resolve_moment("cp-2")
@@ -1625,6 +1645,7 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
     assert "drawn as it stands now" in plain(texts(at))
 
 
+@PAGE_LAYOUT
 def test_graphs_plays_moment_by_moment_and_stops_at_now(app):
     acme = [0] + [m["n"] for m in live().moments(org="acme")]
     at = page(app, "draw")
