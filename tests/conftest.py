@@ -1,3 +1,4 @@
+import functools
 import sys
 from pathlib import Path
 
@@ -28,6 +29,25 @@ SLOWEST_FIRST = (
     "test_browser_signin.py",
     "test_erasure.py",
 )
+
+
+def _apptest_once_per_process() -> None:
+    """What a served app does once at start, AppTest does anew for every test (streamlit's
+    testing/v1/app_test.py): it scans every installed package's metadata for components, and compiles
+    the app's scripts on every run, magic included. Neither answer changes while the tests run (no
+    package is installed, no page edited), so this process keeps the first: a fifth of the
+    dashboard tests' CPU. What a page does is the same; it is only read and compiled once."""
+    from streamlit.components.v2 import manifest_scanner
+    from streamlit.runtime.scriptrunner.script_cache import ScriptCache
+    from streamlit.testing.v1 import app_test
+
+    scanned = functools.cache(manifest_scanner.scan_component_manifests)
+    manifest_scanner.scan_component_manifests = lambda max_workers=None: list(scanned())
+    compiled = ScriptCache()
+    app_test.ScriptCache = lambda: compiled  # type: ignore[assignment,misc]
+
+
+_apptest_once_per_process()
 
 
 def pytest_collection_modifyitems(items):
