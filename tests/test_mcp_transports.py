@@ -1,8 +1,9 @@
 """The MCP server as agents reach it: `python -m memory_core mcp` over stdio (a subprocess) and over
 Streamable HTTP (uvicorn on loopback), through the SDK's own client, on the backend under test:
 tokens, 401, sessions that end (closed, deleted, idle, SIGTERM, kill -9), agents teaching at once.
-What only the transport decides (a token's check, an idle timeout, the example agent's story) runs
-on SQLite alone (`ABOVE_THE_STORE`); what writes as sessions end or agents race, on both."""
+What only the transport decides (a token's check, an idle timeout) runs on SQLite alone
+(`ABOVE_THE_STORE`); what writes as sessions end or agents race, and the example agent's story
+written back as a scenario, on both."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import httpx2
 import pytest
 from agent_servers import ROOT, env
 from backend import ABOVE_THE_STORE
-from helpers import HQ, HQ_REF, web
+from helpers import HQ, HQ_REF, memory_cli, web
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
@@ -285,26 +286,16 @@ def test_http_sigterm_ends_every_open_session_s_runs(agent_http):
     assert turn_status(svc, opened["run"], opened["turn"]) == "cancelled"
 
 
-@ABOVE_THE_STORE
-def test_the_example_agent_tells_its_story_over_stdio(agent_db):
+def test_the_example_agent_tells_its_story_and_its_session_exports_and_replays_to_the_same_state(agent_db, tmp_path):
+    """The example agent (examples/agent.py) over stdio tells its story, refused nowhere, and teaches
+    what it says; then the export (issue #23): what it did over MCP, written back as a scenario,
+    replays to the state the database holds (each turn's probes_used aside: reads are not stored).
+    The agent and its server run as processes of their own; export and replay through `main`."""
     url, svc = agent_db
     token = svc.issue_token("dana", org="acme")
+    story = [sys.executable, str(ROOT / "examples" / "agent.py"), "--stdio", "--db", url, "--workflow", "research"]
     p = subprocess.run(
-        [
-            sys.executable,
-            str(ROOT / "examples" / "agent.py"),
-            "--stdio",
-            "--db",
-            url,
-            "--workflow",
-            "research",
-            "--pause",
-            "0",
-        ],
-        env=env(MEMORY_TOKEN=token),
-        capture_output=True,
-        text=True,
-        timeout=120,
+        [*story, "--pause", "0"], env=env(MEMORY_TOKEN=token), capture_output=True, text=True, timeout=120
     )
     assert p.returncode == 0, p.stderr
     assert "REFUSED" not in p.stdout
@@ -314,30 +305,10 @@ def test_the_example_agent_tells_its_story_over_stdio(agent_db):
     (run,) = svc.run_clients([r["id"] for r in svc.runs("acme")]).values()
     assert run == "example-research-agent 1.0"
 
-
-def test_an_agent_s_session_exports_and_replays_to_the_same_state(agent_db, tmp_path):
-    """Export (issue #23): what an agent did over MCP, written back as a scenario, replays to the
-    state the database holds (each turn's probes_used aside: reads are not stored)."""
-    url, svc = agent_db
-    token = svc.issue_token("dana", org="acme")
-    story = [sys.executable, str(ROOT / "examples" / "agent.py"), "--stdio", "--db", url, "--workflow", "research"]
-    subprocess.run([*story, "--pause", "0"], env=env(MEMORY_TOKEN=token), check=True, capture_output=True, timeout=120)
-    exported = subprocess.run(
-        [sys.executable, "-m", "memory_core", "export", "--db", url],
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    exported = memory_cli("export", "--db", url)
     assert exported.returncode == 0, exported.stderr
     (tmp_path / "agent.json").write_text(exported.stdout)
-    again = subprocess.run(
-        [sys.executable, "-m", "memory_core", "replay", str(tmp_path / "agent.json"), "--json"],
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    again = memory_cli("replay", str(tmp_path / "agent.json"), "--json")
     assert again.returncode == 0, again.stderr
 
     def without_probes(state: dict) -> dict:
