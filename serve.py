@@ -2,12 +2,17 @@
 imports loaded in a background thread meanwhile. Streamlit imports a page's modules only when the
 first browser asks for it; loaded while the server starts and the browser fetches the app, they no
 longer add to the first page (issue #16, B8: the first page after `make run`).
+
+Once the server answers, a first session of its own runs the default page and leaves: Streamlit
+knows an app's pages only after a script ran (streamlit/streamlit#9992), and the first browser sent
+straight to another page (a shared link to Runs, say) saw "Page not found" over it (#25).
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 
 
 def _warm() -> None:
@@ -22,9 +27,46 @@ def _warm() -> None:
     warm_driver(database_url())  # the database's SQLAlchemy dialect and driver
 
 
+def _stream_url() -> str:
+    """The server's session endpoint, from Streamlit's options as the command line set them."""
+    from streamlit import config
+
+    host = str(config.get_option("server.address") or "127.0.0.1")
+    host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
+    base = str(config.get_option("server.baseUrlPath") or "").strip("/")
+    return f"ws://{host}:{config.get_option('server.port')}/{base + '/' if base else ''}_stcore/stream"
+
+
+def _first_session(url: str | None = None, within: float = 120) -> bool:
+    """One session that runs the default page, as a browser's first visit would, then closes: True
+    once its script finished. Tries until the server at `url` (default: this process's) answers, or
+    `within` seconds passed."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from websockets.sync.client import connect
+
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            with connect(url or _stream_url(), subprotocols=["streamlit"], open_timeout=5) as ws:  # type: ignore[list-item]
+                run = BackMsg()
+                run.rerun_script.query_string = ""
+                ws.send(run.SerializeToString())
+                while True:
+                    said = ForwardMsg()
+                    said.ParseFromString(ws.recv(timeout=60))
+                    if said.WhichOneof("type") == "script_finished":
+                        return True
+        except Exception:  # noqa: BLE001  (not listening yet, or went away: try again, at worst nothing changes)
+            time.sleep(0.2)
+    return False
+
+
 if __name__ == "__main__":
     threading.Thread(target=_warm, name="warm-imports", daemon=True).start()
-    from streamlit.web import cli
+    from streamlit.web import cli  # before the first session's thread, which imports from it (one import at a time)
+
+    threading.Thread(target=_first_session, name="first-session", daemon=True).start()
 
     sys.argv = ["streamlit", "run", "app.py", *sys.argv[1:]]
     sys.exit(cli.main(prog_name="streamlit"))
