@@ -105,6 +105,7 @@ with guard():
         st.stop()
     ids = [r["id"] for r in runs]
     clients = read(ctx, "run_clients", ids)  # runs an agent started over MCP: its client's name
+    names = {p["id"]: p["name"] for p in read(ctx, "people")}  # a person by name, as people write (#25)
     latest_turns(ctx, org, runs, clients)
     if st.session_state.get("runs_run") not in ids:
         if "run" in st.query_params:
@@ -114,7 +115,7 @@ with guard():
         [
             {
                 "Run": r["id"],
-                "Person": r["person"] or "erased (R30)",
+                "Person": names.get(r["person"], r["person"]) if r["person"] else "erased (R30)",
                 "Surface": r["surface"],
                 "Ephemeral asked": on_off(r["requested_ephemeral"]),
                 "Stored as ephemeral": on_off(r["ephemeral"]),
@@ -138,7 +139,7 @@ with guard():
 
     st.markdown(
         cite(
-            f"**{inert(run['id'])}**: by {inert(run['person'] or 'an erased account (R30)')}, "
+            f"**{inert(run['id'])}**: by {inert(names.get(run['person'], run['person']) if run['person'] else 'an erased account (R30)')}, "
             f"surface {inert(run['surface'])}, ephemeral asked {on_off(run['requested_ephemeral'])}, "
             f"stored as ephemeral {on_off(run['ephemeral'])} (R11, R17), "
             f"{'ended' if run['ended'] else 'not ended'}"

@@ -1792,3 +1792,16 @@ def test_a_live_page_reruns_only_when_memory_moved(app):
     live().set_settings("acme", by="dana", settings={"LearnFromUsers": False})
     app.run()
     assert app.session_state["live_drawn"] != drawn
+
+
+@PAGE_LAYOUT
+def test_runs_page_names_each_run_s_person(app):
+    """#25: the Person column and the chosen run's line say a person's name, not their id."""
+    at = page(app, "runlog")
+    people = {p["id"]: p["name"] for p in live().people()}
+    runs = live().runs("acme")
+    table = next(d for d in at.dataframe if "Person" in d.value.columns).value
+    assert list(table["Person"]) == [people[r["person"]] if r["person"] else "erased (R30)" for r in runs]
+    run = next(r for r in runs if r["id"] == at.selectbox(key="runs_run").value)
+    assert run["person"] != people[run["person"]]  # the demo's ids are not its names
+    assert f"by {people[run['person']]}," in " ".join(m.value for m in at.markdown)
