@@ -85,12 +85,15 @@ def keep_choices() -> None:
 
 
 def moment_from_overview() -> None:
-    """The Overview's moment carries over: a past moment chosen there (and not yet brought here) is the
-    moment drawn, unless the link names one (?at=)."""
-    ov = st.session_state.get("ov_at_link")
-    if "at" not in st.query_params and isinstance(ov, int) and st.session_state.get("_g_from_ov") != ov:
-        st.session_state["g_at"] = ov
-    st.session_state["_g_from_ov"] = ov
+    """The Overview's moment and its comparison carry over: a past moment, or a moment to compare with,
+    chosen there (and not yet brought here) is the one drawn, unless the link names its own (?at=,
+    ?from=). One chosen here stays until another is chosen there (#25)."""
+    for here, there, param in (("g_at", "ov_at_link", "at"), ("g_from", "ov_from", "from")):
+        chosen = st.session_state.get(there)
+        brought = f"_{here}_from_ov"
+        if param not in st.query_params and isinstance(chosen, int) and st.session_state.get(brought) != chosen:
+            st.session_state[here] = chosen
+        st.session_state[brought] = chosen
 
 
 def expanded(focus: str | None) -> tuple[str, ...]:

@@ -1805,3 +1805,20 @@ def test_runs_page_names_each_run_s_person(app):
     run = next(r for r in runs if r["id"] == at.selectbox(key="runs_run").value)
     assert run["person"] != people[run["person"]]  # the demo's ids are not its names
     assert f"by {people[run['person']]}," in " ".join(m.value for m in at.markdown)
+
+
+def test_the_overview_moment_and_comparison_carry_over_to_graphs(app):
+    """#25: a past moment and a moment to compare with, chosen on the Overview, are what Graphs draws."""
+    svc = live()
+    n, m = svc.resolve_moment("cp-2"), svc.resolve_moment("cp-1")
+    at = page(app, "overview")
+    at.select_slider(key="ov_at").set_value(n).run()
+    at.selectbox(key="ov_from").set_value(m).run()
+    ok(at)
+    at.query_params.clear()  # the sidebar's link to Graphs names no moment
+    at = page(at, "draw")
+    assert at.select_slider(key="g_at").value == n and at.selectbox(key="g_from").value == m
+    assert (at.query_params.get("at"), at.query_params.get("from")) == (str(n), str(m))  # and its link says so
+    at.selectbox(key="g_from").set_value(None).run()  # a comparison dropped here stays dropped
+    at = page(page(at, "overview"), "draw")
+    assert at.selectbox(key="g_from").value is None
