@@ -163,3 +163,16 @@ def test_a_reads_answer_says_erased_where_an_erasure_left_nothing():
 
     (row,) = answer_rows([{"source": "doc:1", "run": None, "excerpt": None, "weight": None}])
     assert row == {"source": "doc:1", "run": "(erased)", "excerpt": "(erased)", "weight": "—"}
+
+
+def test_a_claim_kept_out_is_counted_from_one_as_people_count(ran):
+    """#25: "claim 1 of record t4#0" is a record's first claim (the format's positions count from 0)."""
+    warned = 0
+    for _, _, res in ran:
+        cell = said.read(json.loads(json.dumps(res)))
+        for s, text in zip(
+            cell.skipped, [t for t in texts(said.said(cell)) if t.startswith("Kept out by")], strict=True
+        ):
+            assert f"claim {s.claim + 1} of record " in text
+            warned += 1
+    assert warned  # the samples keep claims out (R10, R11)

@@ -327,7 +327,7 @@ def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | No
     out += [
         Said(
             "warning",
-            f"Kept out by {s.rule}: claim {s.claim} of record {inert(s.record)}, “{inert(s.claim_text)}”. {s.why}",
+            f"Kept out by {s.rule}: claim {s.claim + 1} of record {inert(s.record)}, “{inert(s.claim_text)}”. {s.why}",
         )
         for s in cell.skipped
     ]
