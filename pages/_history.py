@@ -316,11 +316,19 @@ DIFF_COLUMNS = [
 ]
 
 
-def diff_table(d: Obj) -> pd.DataFrame:
+def graph_names(ctx: Context) -> tuple[dict[str, str], dict[str, str]]:
+    """The organizations' and the people's names, to name a diff's graphs (views.history.named_graph)."""
+    orgs = {o["id"]: o["name"] for o in read(ctx, "organizations")}
+    return orgs, {p["id"]: p["name"] for p in read(ctx, "people")}
+
+
+def diff_table(d: Obj, names: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> pd.DataFrame:
     """A diff as one table: every fact changed, gone or added (in that order, the changes people
-    look for first), with the weight's arrow and the supports and disputes that moved it."""
+    look for first), with the weight's arrow and the supports and disputes that moved it; each
+    graph named by its organization's or person's name (`names`: graph_names)."""
     rows: list[list[Any]] = []
-    for graph, parts in d.items():
+    for key, parts in d.items():
+        graph = history.named_graph(key, *names)
         for f in parts["added"]:
             rows.append(
                 [graph, f["fact"], "added", _w(None), _w(f["weight"]), "new", "—", f["status"]]
@@ -347,11 +355,11 @@ def counts(d: Obj) -> str:
     return ", ".join(f"{v} {k}" for k, v in n.items())
 
 
-def show_diff(d: Obj) -> None:
+def show_diff(ctx: Context, d: Obj) -> None:
     """A diff (views.history.diff) as the pages list it: one row a fact, and what the arrows mean."""
     if d:
         st.dataframe(
-            diff_table(d),
+            diff_table(d, graph_names(ctx)),
             hide_index=True,
             width="stretch",
             column_config={

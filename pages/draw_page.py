@@ -16,6 +16,7 @@ from pages._history import (
     compare_choice,
     counts,
     graph_changes,
+    graph_names,
     graph_then,
     link_moments,
     play_control,
@@ -78,14 +79,17 @@ def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | Non
     return shown, other
 
 
-def _changes_table(shown: Shown, graph: str, owner: str, before: list, after: list, lo: int, hi: int) -> None:
+def _changes_table(
+    ctx: Context, shown: Shown, graph: str, owner: str, before: list, after: list, lo: int, hi: int
+) -> None:
     """The same changes as a table, as the Overview lists them (views.history.diff)."""
     d = history.diff(before, after)
     st.markdown(
-        f"**{inert(history.graph_name(graph, owner))}, from moment {lo}** ({inert(shown.what(lo))}) "
+        f"**{inert(history.named_graph(history.graph_name(graph, owner), *graph_names(ctx)))}, from moment {lo}** "
+        f"({inert(shown.what(lo))}) "
         f"**to moment {hi}** ({inert(shown.what(hi))}): " + (counts(d) if d else "nothing changed in this graph") + "."
     )
-    show_diff(d)
+    show_diff(ctx, d)
 
 
 def drawing() -> None:
@@ -280,7 +284,7 @@ def drawing() -> None:
             st.dataframe(drawn, hide_index=True, width="stretch")
         if cmp is not None:
             assert shown is not None
-            _changes_table(shown, graph, owner, before, after, cmp.since, hi)
+            _changes_table(ctx, shown, graph, owner, before, after, cmp.since, hi)
         with st.popover("Link to this view"):
             copy_link()
         keep_choices()

@@ -160,7 +160,7 @@ def compare_with(ctx: Context, org: str, shown: Shown) -> None:
         + (counts(d) if d else "nothing changed in these graphs")
         + "."
     )
-    show_diff(d)
+    show_diff(ctx, d)
     between = [o for o in shown.options if lo < o <= hi]
     with st.expander(f"The {plural(len(between), 'moment')} in between"):
         listed = labelled(ctx, org, shown.clock, between[:BETWEEN])

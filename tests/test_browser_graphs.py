@@ -275,7 +275,7 @@ def test_graphs_at_a_past_moment_and_with_a_diff(page, moments):
     # cw-1 taught, then cw-2 replaced it: facts added, one gone, one weight moved.
     cw1, cw2 = moments.end["cw-1"], moments.end["cw-2"]
     goto(page, f"draw?at={cw2}&from={cw1}")
-    page.get_by_text(re.compile(rf"World acme, from moment {cw1}\b")).first.wait_for(timeout=30_000)
+    page.get_by_text(re.compile(rf"World · Acme Robotics, from moment {cw1}\b")).first.wait_for(timeout=30_000)
     page.get_by_text(re.compile(r"fact gone")).first.wait_for(timeout=30_000)
     edges = drawn_edges(page)
     added = [e for e in edges if e["color"] == "#2ca02c"]
@@ -290,10 +290,14 @@ def test_graphs_at_a_past_moment_and_with_a_diff(page, moments):
     no_tooltip(page)
     drawn(page)
     shot(page, "graphs-diff-cw1-cw2", page.locator("iframe").first)
-    shot(page, "graphs-diff-cw1-cw2-table", page.get_by_text(re.compile(rf"World acme, from moment {cw1}\b")).first)
+    shot(
+        page,
+        "graphs-diff-cw1-cw2-table",
+        page.get_by_text(re.compile(rf"World · Acme Robotics, from moment {cw1}\b")).first,
+    )
     first, last = moments.corrections  # five disputes and a retraction: weights down, no fact added
     goto(page, f"draw?at={last}&from={first}")
-    page.get_by_text(re.compile(rf"World acme, from moment {first}\b")).first.wait_for(timeout=30_000)
+    page.get_by_text(re.compile(rf"World · Acme Robotics, from moment {first}\b")).first.wait_for(timeout=30_000)
     moved = [e for e in drawn_edges(page) if e["color"] == "#ff7f0e"]
     assert moved and all("↓" in e["title"] for e in moved)
     shot(page, "graphs-diff-corrections", page.locator("iframe").first)

@@ -1478,7 +1478,10 @@ def test_overview_diff_names_a_dispute_a_replacement_and_nothing_for_an_erasure(
     app.selectbox(key="ov_from").set_value(taught).run()
     rows = diff_of(app).to_dict("records")
     gone = [r for r in rows if "mascot" in r["Fact"]]
-    assert {r["Change"] for r in gone} == {"gone"} and {r["Graph"] for r in gone} == {"World acme", "Flow ui-hist"}
+    assert {r["Change"] for r in gone} == {"gone"} and {r["Graph"] for r in gone} == {
+        "World · Acme Robotics",
+        "Flow · ui-hist",
+    }
     # An erasure since is applied at both moments (R33): deleting a run changes no World weight.
     deleted = next(m["n"] for m in moments if m["what"] == "run_deleted")
     app.select_slider(key="ov_at").set_value(deleted).run()
@@ -1673,7 +1676,9 @@ def test_graphs_diff_draws_what_was_added_and_lists_it(app):
     assert added and {e["title"].split("\n")[0] for e in edges if e["color"] == viz.ADDED_COLOR} == added
     assert all(f"added since moment {a}" in e["title"] for e in edges if e["color"] == viz.ADDED_COLOR)
     table = diff_of(at)
-    assert set(table["Change"]) == {"added"} and set(table["Graph"]) == {"World acme"}
+    assert set(table["Change"]) == {"added"} and set(table["Graph"]) == {
+        "World · Acme Robotics"
+    }  # named, not its id (#25)
     assert set(table["Fact"]) == added
     # The other way round: the later moment is drawn, what changed since the earlier marked on it.
     at.select_slider(key="g_at").set_value(a).run()

@@ -53,7 +53,16 @@ def moment_label(m: Row, names: dict[str, str] | None = None) -> str:
 
 
 def graph_name(graph: str, owner: str) -> str:
+    """A graph as a diff keys it (`diff --json`): "World acme", "User dana", "Flow run-1"."""
     return {"world": "World", "user": "User", "flow": "Flow"}[graph] + f" {owner}"
+
+
+def named_graph(label: str, orgs: dict[str, str], people: dict[str, str]) -> str:
+    """A diff's graph as people read it (#25): the organization's or the person's name, a run's id
+    ("World · Acme Robotics", "User · Dana Whitfield", "Flow · run-1")."""
+    kind, _, owner = label.partition(" ")
+    names = orgs if kind == "World" else people if kind == "User" else {}
+    return f"{kind} · {names.get(owner, owner)}"
 
 
 def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
