@@ -153,14 +153,21 @@ with guard():
     if opener.button(
         "Open in the Notebook",
         key="runs_notebook",
-        disabled=not exported["opens"],
+        disabled=not exported["opens"] or not ctx.reads_settings,
         help="This run's events as the cells of a new notebook, on a scratch memory of its own: replay the session "
         "cell by cell and what-if its settings. The database is not changed.",
     ):
         with guard():
             open_notebook(notebook_of(exported, run_id), file_name(run_id))
             st.switch_page("pages/cells_page.py")
-    if exported["sentence"]:
+    if not ctx.reads_settings:  # the run's scenario writes the organization's settings and their audit back
+        said.caption(
+            cite(
+                f"Only the owner opens a run in the Notebook: its scenario carries {inert(ctx.org_name)}'s settings "
+                "and who changed them, which the owner alone reads (R15)."
+            )
+        )
+    elif exported["sentence"]:
         said.warning(cite(inert(exported["sentence"])))
     else:
         said.caption(

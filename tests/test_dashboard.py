@@ -1827,3 +1827,16 @@ def test_the_overview_moment_and_comparison_carry_over_to_graphs(app):
     at.selectbox(key="g_from").set_value(None).run()  # a comparison dropped here stays dropped
     at = page(page(at, "overview"), "draw")
     assert at.selectbox(key="g_from").value is None
+
+
+def test_a_member_cannot_open_a_run_in_the_notebook_which_would_show_the_settings(app, monkeypatch):
+    """#26, point 2: a run's scenario carries the organization's settings and their audit (set_settings
+    events), the owner's alone to read (R15). A member's Runs page does not open it, and says why."""
+    monkeypatch.setenv("MEMORY_SIGN_IN", "1")
+    at = sign_in(fresh_app(), issue("lee", "acme"))
+    at = page(at, "runlog")
+    at.selectbox(key="runs_run").set_value("run-supplier-scan").run()
+    assert at.button(key="runs_notebook").disabled
+    assert "Only the owner opens a run in the Notebook" in texts(at) and "R15" in texts(at)
+    owner = sign_in(fresh_app(), issue("dana", "acme"))
+    assert not page(owner, "runlog").button(key="runs_notebook").disabled
