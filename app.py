@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages._signin import needs_sign_in, sign_in_page
-from pages._ui import sidebar
+from pages._ui import sidebar, told
 
 st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon: it would load from a CDN
 
@@ -40,3 +40,4 @@ else:
     st.session_state["_link_page"] = page.url_path  # links are read and written per page (pages/_links.py)
     sidebar()
     page.run()
+    told()  # a notice of the sidebar's, shown by a run that reached its end

@@ -109,14 +109,28 @@ def _notebook_from_elsewhere() -> None:
         return
     if again is not None:
         st.session_state["notebook"] = again
-        said = "This notebook was changed in another tab or window: you see its latest cells and results."
-        st.info(said)
-        st.toast(said)  # still seen when the click that found it reruns the page
+        st.session_state[TOLD] = (
+            "This notebook was changed in another tab or window: you see its latest cells and results."
+        )
+
+
+#: A notice kept until a run of the page reaches its end (app.py drops it there, `told`): the click
+#: whose run found the change often reruns the page (Run next), and what that run drew is replaced.
+TOLD = "_nb_changed_elsewhere"
+
+
+def told() -> None:
+    """After the page ran to its end: the notice it showed was seen; a toast says it once more."""
+    said = st.session_state.pop(TOLD, None)
+    if said:
+        st.toast(said)
 
 
 def sidebar() -> None:
     """Draw the shared sidebar; the choices live in session state and hold across pages and reruns."""
     _notebook_from_elsewhere()
+    if TOLD in st.session_state:
+        st.info(st.session_state[TOLD])
     nb = _notebook_from_link() or notebook()
     sources = [MAIN] + ([NOTEBOOK] if nb else [])
     if "_pending_source" in st.session_state:  # a page asked to switch before the radio was drawn

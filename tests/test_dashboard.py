@@ -999,6 +999,7 @@ def test_two_tabs_on_one_notebook_run_on_its_latest_state_and_are_told(app):
     a.button(key="run_next").click().run()
     b.button(key="run_next").click().run()  # tab B runs cell 2, not cell 0 again
     ok(b)
+    assert any("changed in another tab" in i.value for i in b.info)  # told, though its click reran the page
     nb_b = b.session_state["notebook"]
     assert nb_b["cursor"] == 3 and all(r["status"] == "ok" for r in nb_b["results"].values())
     a.run()  # tab A, told, shows B's cell too
