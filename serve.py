@@ -37,26 +37,35 @@ def _stream_url() -> str:
     return f"ws://{host}:{config.get_option('server.port')}/{base + '/' if base else ''}_stcore/stream"
 
 
-def _first_session(url: str | None = None, within: float = 120) -> bool:
-    """One session that runs the default page, as a browser's first visit would, then closes: True
-    once its script finished. Tries until the server at `url` (default: this process's) answers, or
-    `within` seconds passed."""
+def _session(url: str, page: str = "") -> list[str]:
+    """One session that asks for `page` (the default page: "") as a browser's first request does, until
+    its script finished: the kinds of message the server sent it (`page_not_found` among them, or not)."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from websockets.sync.client import connect
 
+    with connect(url, subprotocols=["streamlit"], open_timeout=5) as ws:  # type: ignore[list-item]
+        run = BackMsg()
+        run.rerun_script.query_string = ""
+        run.rerun_script.page_name = page
+        ws.send(run.SerializeToString())
+        kinds: list[str] = []
+        while not kinds or kinds[-1] != "script_finished":
+            said = ForwardMsg()
+            said.ParseFromString(ws.recv(timeout=60))
+            kinds.append(str(said.WhichOneof("type")))
+        return kinds
+
+
+def _first_session(url: str | None = None, within: float = 120) -> bool:
+    """One session that runs the default page, as a browser's first visit would, then closes: True
+    once its script finished. Tries until the server at `url` (default: this process's) answers, or
+    `within` seconds passed."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         try:
-            with connect(url or _stream_url(), subprotocols=["streamlit"], open_timeout=5) as ws:  # type: ignore[list-item]
-                run = BackMsg()
-                run.rerun_script.query_string = ""
-                ws.send(run.SerializeToString())
-                while True:
-                    said = ForwardMsg()
-                    said.ParseFromString(ws.recv(timeout=60))
-                    if said.WhichOneof("type") == "script_finished":
-                        return True
+            _session(url or _stream_url())
+            return True
         except Exception:  # noqa: BLE001  (not listening yet, or went away: try again, at worst nothing changes)
             time.sleep(0.2)
     return False

@@ -18,7 +18,7 @@ from memory_core.plain import Obj
 from memory_core.usecases.shapes import FactRow, FactThen, GraphJson
 from memory_core.views import history
 from pages._links import from_link, to_link
-from pages._ui import Context, Version, inert, read
+from pages._ui import Context, Version, inert, org_names, people_names, read
 from pages._words import cite
 
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
@@ -318,8 +318,7 @@ DIFF_COLUMNS = [
 
 def graph_names(ctx: Context) -> tuple[dict[str, str], dict[str, str]]:
     """The organizations' and the people's names, to name a diff's graphs (views.history.named_graph)."""
-    orgs = {o["id"]: o["name"] for o in read(ctx, "organizations")}
-    return orgs, {p["id"]: p["name"] for p in read(ctx, "people")}
+    return org_names(ctx), people_names(ctx)
 
 
 def diff_table(d: Obj, names: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> pd.DataFrame:

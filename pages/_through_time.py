@@ -10,7 +10,7 @@ import streamlit as st
 from memory_core.views.history import weight_through_time
 from pages._links import evidence_link
 from pages._tables import wrapped
-from pages._ui import Context, inert, read
+from pages._ui import Context, inert, people_names, read
 from pages._words import cite
 
 
@@ -25,7 +25,7 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshol
     retraction, a support withdrawn by a replacement (R3); erased causes said so (R33)."""
     st.subheader("Its weight through time")
     h = read(ctx, "fact_history", fid, org=org)  # as read from this organization: R23 applied by the read
-    people = {p["id"]: p["name"] for p in read(ctx, "people")}
+    people = people_names(ctx)
     steps = weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"], people)
     if not steps:
         st.caption("This fact has no recorded history.")

@@ -303,6 +303,16 @@ def read(ctx: Context, what: str | Callable[..., Any], *args: Any, at: Version |
     return _read(ctx.svc, ctx.memory, what, args, kwargs, at)
 
 
+def people_names(ctx: Context) -> dict[str, str]:
+    """Every person's name by id (a cached read): where a page says who, it says a name (#25)."""
+    return {p["id"]: p["name"] for p in read(ctx, "people")}
+
+
+def org_names(ctx: Context) -> dict[str, str]:
+    """Every organization's name by id (a cached read)."""
+    return {o["id"]: o["name"] for o in read(ctx, "organizations")}
+
+
 def _read(
     svc: MemoryService,
     memory: str,

@@ -12,7 +12,7 @@ from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
 from pages._identities import sign_in_links
 from pages._signin import sign_in_required
-from pages._ui import guard, inert, note_change, notebook, page, read
+from pages._ui import guard, inert, note_change, notebook, page, people_names, read
 from pages._whatif import Sides, compared, switches
 from pages._words import cite, on_off
 
@@ -78,7 +78,7 @@ with guard():
     st.subheader("Audit")
     audit = read(ctx, "audit", org)
     if audit:
-        names = {p["id"]: p["name"] for p in read(ctx, "people")}
+        names = people_names(ctx)
         lines = [
             f"- {local_time(a['at'])} · "
             + (inert(names.get(a["by"], a["by"])) if a["by"] else cite("an erased account (R30)"))

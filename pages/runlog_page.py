@@ -17,7 +17,7 @@ from memory_core.rules.wording import claim_label, fact_label
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, from_link, to_link
 from pages._tables import grid, wrapped
-from pages._ui import Context, guard, inert, live, open_notebook, page, read
+from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read
 from pages._words import cite, on_off, plural, probes_used
 
 LINKED = {"run": "runs_run", "record": "runs_record"}
@@ -105,7 +105,7 @@ with guard():
         st.stop()
     ids = [r["id"] for r in runs]
     clients = read(ctx, "run_clients", ids)  # runs an agent started over MCP: its client's name
-    names = {p["id"]: p["name"] for p in read(ctx, "people")}  # a person by name, as people write (#25)
+    names = people_names(ctx)
     latest_turns(ctx, org, runs, clients)
     if st.session_state.get("runs_run") not in ids:
         if "run" in st.query_params:

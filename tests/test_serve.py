@@ -25,25 +25,6 @@ def test_what_serve_loads_beforehand_imports():
     assert out.stdout.strip() == "True", out.stderr
 
 
-def _asked(url: str, page: str) -> list[str]:
-    """What the server sends a new session that asks for `page` first, as a browser sent to its link does."""
-    from streamlit.proto.BackMsg_pb2 import BackMsg
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-    from websockets.sync.client import connect
-
-    with connect(url, subprotocols=["streamlit"]) as ws:  # type: ignore[list-item]
-        run = BackMsg()
-        run.rerun_script.query_string = ""
-        run.rerun_script.page_name = page
-        ws.send(run.SerializeToString())
-        kinds: list[str] = []
-        while not kinds or kinds[-1] != "script_finished":
-            said = ForwardMsg()
-            said.ParseFromString(ws.recv(timeout=60))
-            kinds.append(str(said.WhichOneof("type")))
-        return kinds
-
-
 def test_after_serve_s_first_session_a_link_to_any_page_opens_it(tmp_path):
     """#25: Streamlit knows an app's pages once a script ran (streamlit/streamlit#9992), so the first
     browser sent straight to Runs saw "Page not found". serve.py runs the default page in a session of
@@ -55,5 +36,5 @@ def test_after_serve_s_first_session_a_link_to_any_page_opens_it(tmp_path):
     with served(tmp_path, ROOT / "sample_data" / "demo.json") as (url, _):
         stream = url.replace("http://", "ws://") + "/_stcore/stream"
         assert serve._first_session(stream, within=60)
-        assert "page_not_found" not in _asked(stream, "runlog")
-        assert "page_not_found" not in _asked(stream, "preferences")
+        assert "page_not_found" not in serve._session(stream, "runlog")
+        assert "page_not_found" not in serve._session(stream, "preferences")
