@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from pages._links import APP_PAGES, OVERVIEW_ALIASES
 from pages._signin import needs_sign_in, sign_in_page
 from pages._ui import sidebar, told
 
@@ -15,14 +16,14 @@ st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon:
 
 
 def _home() -> None:
-    """`/home`: the Overview (the default page is served at `/`, so `/home` would be "not found"),
-    with the link's choices (`/home?at=7`)."""
+    """`/home`, `/overview` and `/overview-page`: the Overview, with the link's choices
+    (`/home?at=7`). The default page is served at `/` only; its own url_path names no address."""
     st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
 
 
 # Every url_path differs from its file name (Streamlit would otherwise serve two routes for one page).
 PAGES = [
-    st.Page("pages/overview_page.py", title="Overview", url_path="overview-page", default=True),
+    st.Page("pages/overview_page.py", title="Overview", url_path="index", default=True),
     st.Page("pages/cells_page.py", title="Notebook", url_path="cells"),
     st.Page("pages/draw_page.py", title="Graphs", url_path="draw"),
     st.Page("pages/preferences_page.py", title="Settings", url_path="preferences"),
@@ -34,9 +35,13 @@ PAGES = [
 ]
 
 if needs_sign_in():
-    st.navigation([st.Page(sign_in_page, title="Sign in", url_path="sign-in", default=True)]).run()
+    # The sign-in is served at every page's address, so a link (its page and its choices) survives
+    # the sign-in: the run after it opens the page the address names (#26).
+    held = [st.Page(sign_in_page, title="Sign in", url_path=path, visibility="hidden") for path in APP_PAGES]
+    st.navigation([st.Page(sign_in_page, title="Sign in", url_path="sign-in", default=True), *held]).run()
 else:
-    page = st.navigation([*PAGES, st.Page(_home, title="Overview", url_path="home", visibility="hidden")])
+    aliases = [st.Page(_home, title="Overview", url_path=path, visibility="hidden") for path in OVERVIEW_ALIASES]
+    page = st.navigation([*PAGES, *aliases])
     st.session_state["_link_page"] = page.url_path  # links are read and written per page (pages/_links.py)
     sidebar()
     page.run()

@@ -6,6 +6,7 @@ acts as no one from its next click."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import streamlit as st
@@ -14,6 +15,7 @@ from memory_core import database_url
 from memory_core.errors import NotMember, UnknownPerson
 from memory_core.views import signin
 from memory_core.views.text import inert
+from pages._links import APP_PAGES
 from pages._service import main_service
 from pages._words import refusal
 
@@ -21,6 +23,27 @@ AS_KEY = "signed_in_as"  # the (person, organization) this session last acted as
 ORG_KEY = "signed_org"  # the organization chosen among those the identity is linked in
 REFUSED_KEY = "identity_refused"
 CALLERS_KEY = "_identity_callers"  # (memory's version and the claims, whom they act as)
+BACK_KEY = "_identity_link_back"  # the link a sign-in interrupted was reopened (once a session)
+
+#: The identity provider's round trip ends at `/`, so the address a signed-out person opened (a page
+#: of the app and its choices) is kept in the tab (sessionStorage) while the sign-in page shows, and
+#: opened again, as a link of the app is (pages/_links.py), at the first run signed in (#26).
+_KEEP = """<script>
+(function () {
+  var pages = %s, page = location.pathname.replace(/\\/+$/, "").split("/").pop();
+  if (pages.indexOf(page) >= 0) { sessionStorage.setItem("memory-explorer-link", location.pathname + location.search); }
+  else { sessionStorage.removeItem("memory-explorer-link"); }
+})();
+</script>"""
+_BACK = """<script>
+(function () {
+  var link = sessionStorage.getItem("memory-explorer-link");
+  sessionStorage.removeItem("memory-explorer-link");
+  if (!link || link === location.pathname + location.search) { return; }
+  window.history.replaceState(null, "", link);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+})();
+</script>"""
 
 
 def auth_section() -> dict[str, Any]:
@@ -105,6 +128,7 @@ def sign_in_page() -> None:
             "This dashboard signs you in with your organization's identity provider. You then act as the "
             "person your organization's owner linked to your identity, in that organization only."
         )
+        st.html(_KEEP % json.dumps(list(APP_PAGES)), unsafe_allow_javascript=True)
         for name in signin.providers(section):
             label = "Sign in" if name is None else f"Sign in with {name}"
             if st.button(label, type="primary", key=f"login_{name or 'default'}"):
@@ -133,6 +157,9 @@ def sign_in_page() -> None:
 def signed_in_box(org: str, names: dict[str, str], name: str, role: str) -> None:
     """The sidebar when signed in with the identity provider: who, where, the organizations the
     identity is linked in (each as the person linked there), and Sign out."""
+    if not st.session_state.get(BACK_KEY):
+        st.session_state[BACK_KEY] = True
+        st.html(_BACK, unsafe_allow_javascript=True)
     found = callers()
     if len(found) > 1:
         st.session_state[ORG_KEY] = org

@@ -10,6 +10,7 @@ from urllib.parse import quote
 import streamlit as st
 
 from memory_core.format.events import MAX_INTEGER
+from memory_core.views.text import inert
 
 # --- a view is a link: page choices mirrored in the URL (st.query_params) --------------------
 
@@ -50,12 +51,15 @@ def from_link(
                 value = raw.lower()
             if param in floats:
                 value = float(raw)
-                if not 0.0 <= value <= 1.0:
-                    continue
-            if param in ints and not 0 <= value <= MAX_INTEGER:  # an id or moment no column holds (32 bits, #26)
-                continue
-        except ValueError:
-            continue  # a mangled link: the widget keeps its choice
+            if param in floats and not 0.0 <= value <= 1.0 or param in ints and not 0 <= value <= MAX_INTEGER:
+                raise ValueError  # an id or moment no column holds (32 bits, #26), a weight past 0…1
+        except ValueError:  # a mangled link: the widget keeps its choice, and the page says why
+            wanted = "a number from 0 to 1" if param in floats else f"a whole number from 0 to {MAX_INTEGER:,}"
+            st.warning(
+                f"This link's {param}={inert(raw[:40])}{'…' if len(raw) > 40 else ''} is not {wanted}: "
+                f"the page opened without it."
+            )
+            continue
         st.session_state[key] = value
         applied |= {param}
     return applied
@@ -140,8 +144,10 @@ _SAME_TAB = """<script>
 })();
 </script>"""
 
+#: The addresses that open the Overview besides `/`, where Streamlit serves it (app.py).
+OVERVIEW_ALIASES = ("home", "overview", "overview-page")
 #: The app's pages by their address (app.py's url_path), the only links taken in the same tab.
-APP_PAGES = ("overview-page", "home", "cells", "draw", "preferences", "runlog", "facts", "probe", "erase", "rulebook")
+APP_PAGES = (*OVERVIEW_ALIASES, "cells", "draw", "preferences", "runlog", "facts", "probe", "erase", "rulebook")
 
 
 #: A table's cells wrap at their spaces, and inside a long word where pages/_tables.py marked it (#25).

@@ -1,5 +1,5 @@
 """The dashboard served as `make run` serves it: `streamlit run app.py` on a free loopback port over
-a SQLite file that holds a scenario, for the Chromium tests."""
+a SQLite file that holds a scenario, ready once serve.py's first session ran; for the Chromium tests."""
 
 from __future__ import annotations
 
@@ -50,6 +50,12 @@ def streamlit(
         return bool(urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok")
 
     with running(command, tmp / "streamlit.log", healthy, what="streamlit", cwd=ROOT, env=env):
+        # serve.py's first session, as `make run` has it: Streamlit knows the app's pages from then on,
+        # so a first tab sent straight to a page finds it (streamlit/streamlit#9992)
+        sys.path.insert(0, str(ROOT))
+        import serve
+
+        assert serve._first_session(url.replace("http://", "ws://") + "/_stcore/stream", within=60)
         yield url
 
 

@@ -53,11 +53,13 @@ PAGES = {
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_opens_from_its_link_without_exception(page, name):
     path, title = PAGES[name]
-    goto(page, path)
-    no_page_not_found(page)
-    assert page.locator("[data-testid='stException']").count() == 0
-    assert page.locator("h1").first.inner_text().strip().startswith(title)
-    assert page.locator("[data-testid='stSidebar']").get_by_text("Memory in use").count() == 1
+    # The Overview opens at every address a person may type for it (app.py's OVERVIEW_ALIASES).
+    for address in ["overview", "overview-page", path] if name == "home" else [path]:
+        goto(page, address)
+        no_page_not_found(page)
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert page.locator("h1").first.inner_text().strip().startswith(title), address
+        assert page.locator("[data-testid='stSidebar']").get_by_text("Memory in use").count() == 1
     # Our chrome: no Deploy button, no developer menu (.streamlit/config.toml toolbarMode).
     assert page.get_by_role("button", name="Deploy").count() == 0
     assert page.locator("[data-testid='stMainMenu']").count() == 0 or page.get_by_text("Clear cache").count() == 0

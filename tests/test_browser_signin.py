@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import secrets
 import sys
 import time
@@ -120,9 +121,10 @@ def idle(pg) -> None:
     painted(pg)
 
 
-def sign_in(pg, app: str, issuer: str, *, sub: str) -> None:
-    """Through the provider's own pages: the app's Sign in, the provider's form, back to the app."""
-    pg.goto(app)
+def sign_in(pg, app: str, issuer: str, *, sub: str, link: str = "") -> None:
+    """Through the provider's own pages: the app's Sign in (at the address `link` opens), the
+    provider's form, back to the app."""
+    pg.goto(f"{app}/{link}")
     pg.get_by_role("button", name="Sign in", exact=True).click()
     pg.wait_for_url(f"{issuer}/oauth2/authorize**", timeout=60_000)
     if sub in USERS:
@@ -170,10 +172,11 @@ def test_sign_in_act_only_as_that_person_and_sign_out(pg, site):
 
 def test_the_owner_signs_in_as_the_owner(pg, site):
     app, issuer, _ = site
-    sign_in(pg, app, issuer, sub="dana-1")
-    pg.goto(f"{app}/preferences")
+    # a link opened signed out opens its page once signed in, past the provider's round trip to `/`
+    sign_in(pg, app, issuer, sub="dana-1", link="preferences")
     pg.get_by_role("heading", name="Sign-in").wait_for(timeout=60_000)
     idle(pg)
+    assert urlsplit(pg.url).path == "/preferences"
     assert "Dana Whitfield (owner) in Acme Robotics" in sidebar(pg).inner_text()
     # the organization's links, the owner's to see and change
     shot(pg, "signin-owner-settings", at=pg.get_by_role("button", name="Unlink", exact=True))
@@ -192,10 +195,10 @@ def test_an_unlinked_identity_is_refused(pg, site):
     assert "no person of this memory is linked to" in body and "not_member" in body and "stranger-7" in body
     assert pg.get_by_role("link", name="R20").count() >= 1  # the rule that refused, a link to it
     assert pg.get_by_text("Acme Robotics").count() == 0 and sidebar(pg).count() == 0
-    pg.goto(f"{app}/runlog")  # no page of memory by its address either
+    pg.goto(f"{app}/runlog")  # no page of memory by its address either, and no "page not found"
     pg.get_by_role("heading", name="Not linked").wait_for(timeout=60_000)
     assert pg.get_by_role("heading", name="Runs").count() == 0 and pg.get_by_text("Acme Robotics").count() == 0
-    pg.goto(app)  # (Streamlit says "page not found" over a page the navigation does not hold)
+    assert pg.get_by_text("Page not found").count() == 0
     pg.get_by_role("button", name="Sign out").click()
     pg.wait_for_url(f"{issuer}/oauth2/end_session**", timeout=60_000)
 
@@ -219,3 +222,33 @@ def test_an_erased_account_is_signed_out(pg, site):
     print(f"signed out {seen:.2f} s after the deletion committed")
     pg.goto(app)  # the same browser, its identity cookie still there: refused
     pg.get_by_role("heading", name="Not linked").wait_for(timeout=60_000)
+
+
+def test_a_link_opened_signed_out_opens_its_page_after_the_token_sign_in(tabs, tmp_path, monkeypatch):
+    """Signed-in mode with a token (no identity provider): a link opened signed out shows the sign-in
+    at its own address (no "page not found"), and the sign-in opens the page it names, with its
+    choices; a reload signs the tab out (the token is the session's) and keeps the address."""
+    monkeypatch.setenv("MEMORY_SIGN_IN", "1")
+    with served(tmp_path, ROOT / "sample_data" / "demo.json") as (app, env):
+        svc = MemoryService(make_engine(env["MEMORY_DATABASE_URL"]))
+        token = svc.issue_token("lee", org="acme")
+        svc.engine.dispose()
+        pg = tabs.new_page()
+        try:
+            pg.goto(f"{app}/facts?graph=user")
+            pg.get_by_role("heading", name="Sign in").wait_for(timeout=60_000)
+            idle(pg)
+            assert pg.get_by_text("Page not found").count() == 0 and pg.get_by_text("Acme Robotics").count() == 0
+            for _ in range(2):  # signed in, then once more after a reload
+                pg.get_by_placeholder("mem_…").fill(token)
+                pg.get_by_role("button", name="Sign in").click()
+                pg.get_by_role("heading", name="Fact weights").wait_for(timeout=60_000)
+                idle(pg)
+                assert urlsplit(pg.url).path == "/facts"
+                assert pg.get_by_role("radio", name=re.compile("User")).is_checked(), pg.url
+                assert "Lee Okafor (member) in Acme Robotics" in sidebar(pg).inner_text()
+                pg.reload()
+                pg.get_by_role("heading", name="Sign in").wait_for(timeout=60_000)
+                idle(pg)
+        finally:
+            pg.close()
