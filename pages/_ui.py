@@ -353,6 +353,11 @@ def page(title: str) -> tuple[Context, str]:
     (the page stops with a hint when the memory in use holds none)."""
     ctx = context()
     st.title(title)
+    if ctx.source == NOTEBOOK:  # opened from the Notebook ("Open in the Notebook" on Runs, say): said at once
+        st.caption(
+            f"Memory in use: **{inert(ctx.label)}**, the notebook's own scratch memory, not the database. "
+            "Choose the database under Memory in use in the sidebar."
+        )
     if not need_org(ctx) or ctx.org is None:
         st.stop()
     assert ctx.org is not None

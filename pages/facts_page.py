@@ -21,7 +21,7 @@ ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
 GRAPHS = {
     "world": "World (the organization's)",
     "user": "User (yours)",
-    "flow": "Flow (one a run)",
+    "flow": "Flow (one run's)",
 }
 LINKED = {"graph": "w_graphs", "status": "w_status", "q": "w_text", "fact": "w_fact"}
 HEADERS = {

@@ -455,20 +455,25 @@ def test_weights_link_to_a_fact_past_the_heaviest_listed_opens_that_fact(tmp_pat
     assert ok_warning and "R3" in ok_warning[0] and "R29" in ok_warning[0]
     chosen = at.selectbox(key="w_fact").value  # the heaviest shown instead, said so above, and linked
     assert chosen in listed and at.query_params["fact"] == str(chosen)
-    at.query_params["fact"] = str(10**20)  # no database holds such an id: a mangled link, ignored
+    at.query_params["fact"] = str(10**20)  # no database holds such an id: a mangled link, said so
     at.run()
     ok(at)
-    assert at.selectbox(key="w_fact").value == chosen and not any("10000000" in w.value for w in at.warning)
+    assert at.selectbox(key="w_fact").value == chosen
+    assert [w.value for w in at.warning if "10000000" in w.value] == [
+        f"This link's fact={10**20} is not a whole number from 0 to 2,147,483,647: the page opened without it."
+    ]
 
 
 @pytest.mark.parametrize(
     ("name", "param"), [("facts", "fact"), ("overview", "at"), ("draw", "at"), ("overview", "from")]
 )
 def test_an_id_past_what_a_column_holds_is_a_mangled_link_on_both_backends(app, name, param):
-    """#26, point 9: PostgreSQL's integer columns hold 32 bits; 2^31 in a link is ignored, as on SQLite."""
+    """#26, point 9: PostgreSQL's integer columns hold 32 bits; 2^31 in a link is not used, as on
+    SQLite, and the page says so."""
     app.query_params.update({"graph": "world", param: str(2**31)})
     at = page(app, name)
     assert not at.exception
+    assert any(f"This link's {param}=2147483648 is not a whole number" in w.value for w in at.warning)
 
 
 def test_reads_page_probes_and_nested_refusal(app):
@@ -1740,6 +1745,16 @@ def test_runs_page_opens_a_run_in_the_notebook(app):
     at.button(key="run_all").click().run()
     ok(at)
     assert all(r["status"] == "ok" for r in at.session_state["notebook"]["results"].values())
+    # back on Runs, the page says at once it reads the notebook's memory now, and how to go back
+    at = page(at, "runlog")
+    said = [
+        plain(c.value)
+        for c in at.caption
+        if plain(c.value).startswith(f"Memory in use: **Notebook: Run {run_id} of acme**")
+    ]
+    assert said and "not the database" in said[0], [c.value for c in at.caption]
+    at.sidebar.radio(key="memory_source").set_value("main").run()
+    assert not [c.value for c in at.caption if c.value.startswith("Memory in use")]
 
 
 def test_runs_page_says_what_cannot_be_written_back(app):

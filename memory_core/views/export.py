@@ -19,6 +19,8 @@ def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
     one sentence for a page (`sentence`, None when nothing is), and whether it holds any event to run
     (`opens`: a run whose person deleted their account holds none, R30)."""
     doc, omitted = svc.export_scenario(org=org, run=run_id)
+    # titled for the notebook's reader (its sidebar, its heading), not the command line's "Export of URL at TIME"
+    doc = {**doc, "title": f"Run {run_id} of {org}"}
     sentence = None
     if omitted:
         sentence = (
