@@ -10,6 +10,7 @@ straight to another page (a shared link to Runs, say) saw "Page not found" over 
 
 from __future__ import annotations
 
+import ssl
 import sys
 import threading
 import time
@@ -34,7 +35,8 @@ def _stream_url() -> str:
     host = str(config.get_option("server.address") or "127.0.0.1")
     host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host, f"[{host}]" if ":" in host else host)
     base = str(config.get_option("server.baseUrlPath") or "").strip("/")
-    return f"ws://{host}:{config.get_option('server.port')}/{base + '/' if base else ''}_stcore/stream"
+    scheme = "wss" if config.get_option("server.sslCertFile") else "ws"  # served over TLS: asked over TLS
+    return f"{scheme}://{host}:{config.get_option('server.port')}/{base + '/' if base else ''}_stcore/stream"
 
 
 def _session(url: str, page: str = "") -> list[str]:
@@ -44,7 +46,11 @@ def _session(url: str, page: str = "") -> list[str]:
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from websockets.sync.client import connect
 
-    with connect(url, subprotocols=["streamlit"], open_timeout=5) as ws:  # type: ignore[list-item]
+    tls = None
+    if url.startswith("wss://"):  # this machine's own server, by its loopback address: its certificate names another
+        tls = ssl.create_default_context()
+        tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
+    with connect(url, subprotocols=["streamlit"], open_timeout=5, ssl=tls) as ws:  # type: ignore[list-item]
         run = BackMsg()
         run.rerun_script.query_string = ""
         run.rerun_script.page_name = page

@@ -38,3 +38,44 @@ def test_after_serve_s_first_session_a_link_to_any_page_opens_it(tmp_path):
         assert serve._first_session(stream, within=60)
         assert "page_not_found" not in serve._session(stream, "runlog")
         assert "page_not_found" not in serve._session(stream, "preferences")
+
+
+def test_serve_s_first_session_reaches_a_server_that_speaks_tls(tmp_path):
+    """`make run` with `--server.sslCertFile`: the first session asks over TLS (wss), of this machine's own
+    server, whose certificate names another host; before, it tried plain ws for 120 s and gave up."""
+    import ssl
+    import urllib.request
+
+    from served import app_env, free_port, running
+    from streamlit import config
+
+    import serve
+
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=memory.example", "-days", "1"]
+        + ["-keyout", str(key), "-out", str(cert)],
+        check=True,
+        capture_output=True,
+    )
+    port = free_port()
+    tls = ["--server.sslCertFile", str(cert), "--server.sslKeyFile", str(key)]
+    was = config.get_option("server.port")
+    config.set_option("server.port", port)
+    config.set_option("server.sslCertFile", str(cert))
+    try:
+        stream = serve._stream_url()
+    finally:
+        config.set_option("server.sslCertFile", None)
+        config.set_option("server.port", was)
+    assert stream == f"wss://127.0.0.1:{port}/_stcore/stream"
+    unverified = ssl._create_unverified_context()
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port"]
+    command += [str(port), "--server.address", "127.0.0.1", "--secrets.files", str(tmp_path / "none.toml"), *tls]
+
+    def healthy() -> bool:
+        return urllib.request.urlopen(f"https://127.0.0.1:{port}/_stcore/health", context=unverified).read() == b"ok"
+
+    with running(command, tmp_path / "streamlit.log", healthy, what="streamlit", cwd=ROOT, env=app_env(tmp_path)):
+        assert serve._first_session(stream, within=30)
+        assert "page_not_found" not in serve._session(stream, "runlog")
