@@ -194,6 +194,23 @@ def test_a_person_sees_their_own_change_at_once_while_the_standby_lags(memory):
     assert from_standby(svc, lambda: svc.get_settings("acme", by="dana"))["LearnFromUsers"] is False
 
 
+def test_a_change_made_by_another_process_is_read_within_the_one_second_bound(memory):
+    """The decision in d-standby: a process that wrote nothing holds its mark at most FRESH seconds, so
+    a change another process made (an agent, then the dashboard) is read at most that late, even while
+    the standby has not replayed it."""
+    from memory_core.store.standby import FRESH
+
+    svc = service()
+    loaded(svc)
+    replayed()
+    assert from_standby(svc, lambda: svc.get_settings("acme", by="dana"))["LearnFromUsers"] is True
+    with replay_paused():
+        service().set_settings("acme", by="dana", settings={"LearnFromUsers": False})  # another process
+        time.sleep(FRESH)  # this process's mark, taken by its read above, is now older than the bound
+        assert svc.get_settings("acme", by="dana")["LearnFromUsers"] is False  # the bound: read from the primary
+        assert on_standby("SELECT learn_from_users FROM organization WHERE id = 'acme'") is True  # control
+
+
 def test_the_token_check_reads_the_standby_and_finds_a_token_issued_a_moment_ago_on_the_primary(memory):
     """The API's and the MCP server's read outside a turn: the token check. Served by the standby;
     with its replay paused, a token issued by another process is still found (asked of the
