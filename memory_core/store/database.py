@@ -17,7 +17,7 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import SQLModel, create_engine
 
-from . import models  # noqa: F401  (registers every table)
+from . import models, template  # noqa: F401  (models: registers every table)
 from .dialect import WAL_PAGES, Dialect, dialect_of  # noqa: F401  (WAL_PAGES: what the log is set to)
 from .driver import Driver
 from .markers import all_tables, scrub_due  # noqa: F401  (scrub_due: with `scrub`, for the CLI and tests)
@@ -102,6 +102,8 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise DatabaseUnusable(shown(url), f"cannot create {path.parent}: {exc.strerror}") from None
+            if create and not path.exists():
+                template.new_file(path, _migrated)  # a copy of this process's template, when it has one
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
         else:
             engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool)
@@ -113,7 +115,7 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
         _keep_connections(engine, dialect)
     if create:
         if url.startswith("sqlite") and path is None:
-            SQLModel.metadata.create_all(engine)
+            template.new_memory(engine, SQLModel.metadata.create_all)
         else:
             from .migrate import current, upgrade
 
@@ -124,6 +126,19 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
                 )
             upgrade(engine)
     return engine
+
+
+def _migrated(file: Path) -> None:
+    """A new SQLite file brought to the newest schema, its log written into it: the template of the
+    files this process makes (store/template.py)."""
+    from .migrate import upgrade
+
+    engine = create_engine(f"sqlite:///{file}", connect_args={"check_same_thread": False, "timeout": 30})
+    dialect_of(engine).set_up(engine)
+    upgrade(engine)
+    with engine.connect() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    engine.dispose()
 
 
 #: Engines whose driver use cases keep their DB-API connections between calls (see below).

@@ -1,0 +1,85 @@
+"""New SQLite memories made by copy (store/template.py): the same schema, revision and rules as a
+migrated one, a secret of their own, and never a file written over another process's."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+from sqlalchemy import text
+
+from memory_core import MemoryService, make_engine
+from memory_core.store import template
+from memory_core.store.database import _migrated
+from memory_core.store.migrate import current, head
+
+pytestmark = pytest.mark.backend_free  # SQLite by design: PostgreSQL databases are made by the server
+
+
+def _schema(conn) -> list[tuple[str, str]]:
+    rows = conn.execute(text("SELECT name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name"))
+    return [(name, sql) for name, sql in rows]
+
+
+def test_files_made_by_copy_are_migrated_files_each_with_its_own_key(tmp_path):
+    _migrated(tmp_path / "migrated.db")  # the usual way, every migration run
+    made = [make_engine(f"sqlite:///{tmp_path / f'm{i}.db'}") for i in range(3)]  # the 2nd on: copies
+    assert template._FILE, "no template was made"
+    migrated = make_engine(f"sqlite:///{tmp_path / 'migrated.db'}")
+    with migrated.connect() as conn:
+        expected = _schema(conn)
+    keys = set()
+    for engine in made:
+        assert current(engine) == head()
+        with engine.connect() as conn:
+            assert _schema(conn) == expected
+            assert conn.execute(text("PRAGMA journal_mode")).scalar() == "wal"
+            keys |= {conn.execute(text("SELECT key FROM idkey")).scalar_one()}
+    assert len(keys) == 3  # each file its own secret (migration 0010 draws one per database)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".new")]  # no copy left behind
+
+
+def _set_up(svc: MemoryService) -> MemoryService:
+    svc.load_setup(
+        organizations=[{"id": "acme", "name": "Acme", "owner": "dana"}],
+        people=[{"id": "dana", "name": "Dana", "memberships": {"acme": "owner"}}],
+        workflows=[],
+    )
+    return svc
+
+
+def test_a_copy_refuses_a_used_id_as_a_migrated_file_does(tmp_path):
+    for i in range(3):  # the first made the usual way (if this process made none before), then copies
+        svc = _set_up(MemoryService.at(f"sqlite:///{tmp_path / f'm{i}.db'}"))
+        svc.start_run("r1", org="acme", person="dana")
+        with pytest.raises(Exception, match="duplicate_id"):
+            svc.start_run("r1", org="acme", person="dana")
+
+
+def test_a_name_taken_meanwhile_is_never_written_over(tmp_path):
+    """Another process made the file between this one's look and its copy: the copy is not linked
+    there, and the file keeps what the other wrote."""
+    template.new_file(tmp_path / "first.db", _migrated)  # a template, whatever this process made before
+    template.new_file(tmp_path / "second.db", _migrated)
+    taken = tmp_path / "taken.db"
+    conn = sqlite3.connect(taken)
+    conn.execute("CREATE TABLE theirs (x)")
+    conn.commit()
+    conn.close()
+    assert template.new_file(taken, _migrated) is False
+    assert sqlite3.connect(taken).execute("SELECT name FROM sqlite_master").fetchall() == [("theirs",)]
+    assert not [p.name for p in tmp_path.iterdir() if ".new" in p.name]
+
+
+def test_in_memory_copies_hold_the_models_tables_and_are_private():
+    engines = [make_engine("sqlite://") for _ in range(3)]
+    _set_up(MemoryService(engines[0]))
+    expected = None
+    for engine in engines:
+        with engine.connect() as conn:
+            schema = _schema(conn)
+            assert expected is None or schema == expected
+            expected = schema
+    with engines[1].connect() as conn:  # one memory's rows are its own
+        assert conn.execute(text("SELECT count(*) FROM organization")).scalar() == 0
+    assert {name for name, _ in expected or []} >= {"organization", "fact", "support", "idkey"}
