@@ -182,7 +182,14 @@ def test_overview_time_control_steps_plays_and_is_a_link(page, moments):
     assert moment_shown(page) == moments.place(cp1)
     page.get_by_text(f"{moments.facts[cp1]} facts").first.wait_for(timeout=30_000)  # the map as it stood then (R18)
     shot(page, "history-overview-moment")
-    page.get_by_role("button", name="▶ Play").click()
+    settle(page)
+    for _ in range(3):  # as Pause below: a click that lands while a rerun replaces the button can be lost
+        page.get_by_role("button", name="▶ Play").click()
+        try:
+            page.get_by_role("button", name="⏸ Pause").wait_for(timeout=5_000)  # the click was heard: playing
+            break
+        except PlaywrightTimeout:
+            continue
     # The fragment's timer steps on by itself: two moments later with no click.
     two_on = moments.listed[moments.place(cp1) + 1]
     page.wait_for_function(
