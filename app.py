@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._links import APP_PAGES, OVERVIEW_ALIASES
+from pages._links import APP_PAGES, OVERVIEW_ALIASES, SET_BY_LINK
 from pages._signin import needs_sign_in, sign_in_page
 from pages._ui import sidebar, told
 
@@ -42,6 +42,7 @@ if needs_sign_in():
 else:
     aliases = [st.Page(_home, title="Overview", url_path=path, visibility="hidden") for path in OVERVIEW_ALIASES]
     page = st.navigation([*PAGES, *aliases])
+    st.session_state[SET_BY_LINK] = {}  # what a link sets is said, if it names nothing, in the run it sets it
     st.session_state["_link_page"] = page.url_path  # links are read and written per page (pages/_links.py)
     sidebar()
     page.run()

@@ -17,7 +17,7 @@ from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.usecases.shapes import FactRow, FactThen, GraphJson
 from memory_core.views import history
-from pages._links import from_link, to_link
+from pages._links import dropped, from_link, to_link
 from pages._ui import Context, Version, inert, org_names, people_names, read
 from pages._words import cite
 
@@ -218,7 +218,10 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
     before = st.session_state.get(newest_key)
     if before is not None and st.session_state.get(at) == before:
         st.session_state[at] = newest  # "now" follows the present as memory changes
-    st.session_state[at] = snap(options, st.session_state.get(at, newest))
+    wanted = st.session_state.get(at, newest)
+    st.session_state[at] = snap(options, wanted)
+    if isinstance(wanted, int) and wanted > newest:
+        dropped(at, f"now (moment {newest}, the last)")
     if st.session_state.get(f"{prefix}_playing") and not st.session_state.pop(f"{prefix}_restart", False):
         i = options.index(st.session_state[at])
         if i + 1 < len(options):

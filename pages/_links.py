@@ -61,8 +61,25 @@ def from_link(
             )
             continue
         st.session_state[key] = value
+        st.session_state.setdefault(SET_BY_LINK, {})[key] = (param, raw)
         applied |= {param}
     return applied
+
+
+#: Widget key -> (param, value) of each choice a link set in this run (emptied as a run starts, app.py).
+SET_BY_LINK = "_link_set"
+
+
+def dropped(key: str, instead: str) -> None:
+    """A choice a link set in this run names nothing here (no such graph, run, organization,
+    relation...): said in a sentence as the page falls back to `instead`, never silently."""
+    came = st.session_state.get(SET_BY_LINK, {}).pop(key, None)
+    if came is not None:
+        param, raw = came
+        st.warning(
+            f"This link's {param}={inert(raw[:40])}{'…' if len(raw) > 40 else ''} names nothing here: "
+            f"the page shows {instead}."
+        )
 
 
 def to_link(params: dict[str, str]) -> None:

@@ -59,6 +59,9 @@ def signed_in() -> tuple[str, str] | None:
         del st.session_state[TOKEN_KEY]
         st.session_state["sign_in_refused"] = (
             "Your token was revoked or replaced, or your account is gone: sign in again."
+            if caller is None
+            else f"{inert(caller[0])} is no longer a member of {inert(caller[1])}, where your token signs in (R20): "
+            "ask that organization's owner, or sign in with a token of an organization you belong to."
         )
         return None
     return caller

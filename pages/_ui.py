@@ -23,7 +23,7 @@ from memory_core import MemoryCoreError, MemoryService, database_url
 from memory_core.rules.permissions import may_manage_settings
 from memory_core.views import notebook as nbk
 from memory_core.views.text import inert
-from pages._links import from_link, same_tab, to_link
+from pages._links import dropped, from_link, same_tab, to_link
 from pages._service import main_service
 from pages._signin import sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
@@ -198,6 +198,8 @@ def _act_as(svc: MemoryService, memory: str) -> None:
     act as a visitor until you pick someone, never silently as someone else."""
     at = _version(svc, memory)
     org_names = {o["id"]: o["name"] for o in _read(svc, memory, "organizations", (), {}, at)}
+    if org_names and st.session_state.get("org") not in org_names:
+        dropped("org", f"{inert(next(iter(org_names.values())))} instead")
     _keep("org", list(org_names))
     if org_names:
         st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
@@ -348,16 +350,25 @@ def guard() -> Iterator[None]:
         st.error(refusal(exc))
 
 
+def memory_in_use(ctx: Context, *, always: bool = False) -> None:
+    """Under a page's title: the notebook's memory in use said at once (a page opened from the
+    Notebook, "Open in the Notebook" on Runs, reads it until the sidebar says otherwise); the
+    database's only where `always`."""
+    if ctx.source == NOTEBOOK:
+        st.caption(
+            f"Memory in use: **{inert(ctx.label)}**, the notebook's own scratch memory, not the database. "
+            "Choose the database under Memory in use in the sidebar."
+        )
+    elif always:
+        st.caption(f"Memory in use: {inert(ctx.label)}")
+
+
 def page(title: str) -> tuple[Context, str]:
     """Start a page that needs an organization: its title, the context, and the organization's id
     (the page stops with a hint when the memory in use holds none)."""
     ctx = context()
     st.title(title)
-    if ctx.source == NOTEBOOK:  # opened from the Notebook ("Open in the Notebook" on Runs, say): said at once
-        st.caption(
-            f"Memory in use: **{inert(ctx.label)}**, the notebook's own scratch memory, not the database. "
-            "Choose the database under Memory in use in the sidebar."
-        )
+    memory_in_use(ctx)
     if not need_org(ctx) or ctx.org is None:
         st.stop()
     assert ctx.org is not None

@@ -24,7 +24,7 @@ from pages._history import (
     show_diff,
     time_control,
 )
-from pages._links import copy_link, from_link, to_link
+from pages._links import copy_link, dropped, from_link, to_link
 from pages._ui import Context, guard, inert, live, notebook, page, read, version_of
 from pages._words import cite, plural
 
@@ -48,8 +48,10 @@ def _only(key: str, options: list) -> None:
     if isinstance(value, list):
         if any(v not in options for v in value):  # written only when it changes: Streamlit warns otherwise
             st.session_state[key] = [v for v in value if v in options]
+            dropped(key, "the rest of it" if st.session_state[key] else "none of it")
     elif value is not None and value not in options:
         del st.session_state[key]
+        dropped(key, "its first choice")
 
 
 def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | None]:

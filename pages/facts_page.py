@@ -11,7 +11,7 @@ import streamlit as st
 
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
-from pages._links import copy_link, from_link, scroll_to, to_link
+from pages._links import copy_link, dropped, from_link, scroll_to, to_link
 from pages._tables import STATUS_WIDTH, grid, rules_help, wrapped
 from pages._through_time import record_link, three_places, through_time
 from pages._ui import guard, inert, live, page, read
@@ -44,6 +44,7 @@ live(ctx)  # redrawn when an agent or another tab changes memory
 from_link_now = from_link(LINKED, ints=("fact",), lists=("status",))
 if st.session_state.get("w_graphs") not in GRAPHS:
     st.session_state["w_graphs"] = "world"
+    dropped("w_graphs", "the World graph (a graph is world, user or flow)")
 
 with guard():
     graph = st.radio(

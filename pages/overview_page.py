@@ -31,7 +31,7 @@ from pages._history import (
     world_now,
 )
 from pages._tables import STATUS_WIDTH, grid, wrapped
-from pages._ui import Context, context, guard, inert, live, need_org, open_notebook, read
+from pages._ui import Context, context, guard, inert, live, memory_in_use, need_org, open_notebook, read
 from pages._words import cite, on_off, plural
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -46,7 +46,7 @@ def sample(name: str, mtime: float) -> tuple[str, int, str]:
 
 ctx = context()
 st.title(inert(ctx.org_name) if ctx.org_name else "Memory Explorer")
-st.caption(f"Memory in use: {inert(ctx.label)}")
+memory_in_use(ctx, always=True)
 live(ctx, moments="ov")  # redrawn when an agent or another tab changes memory (not at a past moment)
 
 ROWS = 200  # the heaviest World facts listed at a moment

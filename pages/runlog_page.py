@@ -15,7 +15,7 @@ import streamlit as st
 
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.views.export import file_name, notebook_of, run_export
-from pages._links import copy_link, from_link, to_link
+from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import grid, wrapped
 from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read
 from pages._words import cite, on_off, plural, probes_used
@@ -135,6 +135,7 @@ with guard():
     wanted = st.session_state.get("runs_record")
     if wanted and wanted not in turn_records:
         st.session_state["runs_record"] = None
+        dropped("runs_record", f"run {inert(run_id)} with no record shown first")
     to_link(LINKED)
 
     st.markdown(

@@ -476,6 +476,29 @@ def test_an_id_past_what_a_column_holds_is_a_mangled_link_on_both_backends(app, 
     assert any(f"This link's {param}=2147483648 is not a whole number" in w.value for w in at.warning)
 
 
+@PAGE_LAYOUT
+@pytest.mark.parametrize(
+    ("name", "params", "said"),
+    [
+        ("facts", {"graph": "bogus"}, "graph=bogus names nothing here: the page shows the World graph"),
+        ("draw", {"graph": "bogus"}, "graph=bogus names nothing here"),
+        ("draw", {"graph": "flow", "run": "nosuch"}, "run=nosuch names nothing here"),
+        ("draw", {"graph": "world", "rel": "zzz"}, "rel=zzz names nothing here: the page shows none of it"),
+        ("overview", {"at": "100000"}, "at=100000 names nothing here: the page shows now (moment"),
+        ("runlog", {"record": "garbage"}, "record=garbage names nothing here"),
+        ("erase", {"org": "nosuch"}, "org=nosuch names nothing here: the page shows Acme Robotics instead"),
+    ],
+)
+def test_a_link_that_names_nothing_here_says_so_and_opens_the_first_choice(app, name, params, said):
+    """#26: a link's value that parses but names nothing (a graph, run, relation, moment, record or
+    organization this memory does not hold) is said in a sentence as the page falls back."""
+    app.query_params.update(params)
+    at = page(app, name)
+    assert any(said in plain(w.value) for w in [*at.warning, *at.sidebar.warning]), [w.value for w in at.warning]
+    at.run()  # said once, in the run the link set it: a later click does not say it again
+    assert not any("names nothing here" in w.value for w in [*at.warning, *at.sidebar.warning])
+
+
 def test_reads_page_probes_and_nested_refusal(app):
     at = open_sample(app, "reads_budget_and_shortcuts.json")
     nb = at.session_state["notebook"]
@@ -1741,18 +1764,21 @@ def test_runs_page_opens_a_run_in_the_notebook(app):
     assert nb["file"] == f"run-{run_id}.json"
     events = nb["scenario"]["events"]
     assert events[0]["do"] == "start_run" and events[0]["run"] == run_id
+    assert nb["scenario"]["description"].startswith(f"What the memory of acme recorded (run {run_id})")
+    assert "sqlite" not in nb["scenario"]["title"] + nb["scenario"]["description"]  # where the database is: not said
     assert at.session_state["memory_source"] == "notebook" and at.title[0].value == "Notebook"
     at.button(key="run_all").click().run()
     ok(at)
     assert all(r["status"] == "ok" for r in at.session_state["notebook"]["results"].values())
-    # back on Runs, the page says at once it reads the notebook's memory now, and how to go back
-    at = page(at, "runlog")
-    said = [
-        plain(c.value)
-        for c in at.caption
-        if plain(c.value).startswith(f"Memory in use: **Notebook: Run {run_id} of acme**")
-    ]
-    assert said and "not the database" in said[0], [c.value for c in at.caption]
+    # back on Runs, or the Overview, the page says at once it reads the notebook's memory now, and how to go back
+    for name in ("overview", "runlog"):
+        at = page(at, name)
+        said = [
+            plain(c.value)
+            for c in at.caption
+            if plain(c.value).startswith(f"Memory in use: **Notebook: Run {run_id} of acme**")
+        ]
+        assert said and "not the database" in said[0], (name, [c.value for c in at.caption])
     at.sidebar.radio(key="memory_source").set_value("main").run()
     assert not [c.value for c in at.caption if c.value.startswith("Memory in use")]
 

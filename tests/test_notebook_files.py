@@ -5,6 +5,7 @@ by the notebook's id, never by a path the file holds."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,8 @@ def test_a_file_kept_before_generations_reopens_and_runs_its_cells_again(kept):
     data["db"] = "sqlite:///elsewhere.db"
     path.write_text(json.dumps(data))
     nb = nbk.reopen(nb_id)
-    assert nb is not None and nb["cursor"] == 3 and nb["db"].endswith(f"{nb_id}.1.db")
+    assert nb is not None and nb["cursor"] == 3 and str(nbk.notebook_dir()) in nb["db"]
+    assert re.fullmatch(rf".*/{nb_id}\.[1-9]\d*\.db", nb["db"])  # a generation of its own (a file there is not reused)
 
 
 @pytest.mark.parametrize("page", ["pages/cells_page.py", None])  # the Notebook, and the default page
@@ -96,3 +98,24 @@ def test_a_link_to_a_damaged_notebook_says_so_on_every_page(kept, tmp_path, monk
     (at.switch_page(page) if page else at).run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("was not reopened" in w.value and "nested" in w.value for w in at.warning)
+
+
+def test_two_tabs_resetting_one_notebook_never_take_or_delete_each_other_s_memory(kept):
+    """#26, point 12: each copy of the notebook (a tab) resets to a generation of its own; the one a
+    tab leaves stays until its next reset (another tab may still be running on it), older ones go."""
+    nb_id, _ = kept
+    a, b = nbk.reopen(nb_id), nbk.reopen(nb_id)
+    assert a is not None and b is not None and a["gen"] == b["gen"]
+    first = a["gen"]
+    nbk.reset(a)
+    nbk.reset(b)  # from the same generation, unaware of a's reset
+    assert len({first, a["gen"], b["gen"]}) == 3
+    for nb in (a, b):  # both memories whole: set up, and each runs its cells on its own, alike
+        nbk.run_all(nb)
+    said = [[r["status"] for r in nb["results"].values()] for nb in (a, b)]
+    assert said[0] == said[1] and len(said[0]) == len(nbk.events(a)) and "error" not in said[0], said
+    files = {p.name for p in nbk.notebook_dir().glob(f"{nb_id}.*.db")}
+    assert {f"{nb_id}.{a['gen']}.db", f"{nb_id}.{b['gen']}.db", f"{nb_id}.{first}.db"} <= files
+    nbk.reset(a)  # a's next reset: generations before the one it left go
+    files = {p.name for p in nbk.notebook_dir().glob(f"{nb_id}.*.db")}
+    assert f"{nb_id}.{first}.db" not in files and not list(nbk.notebook_dir().glob("*.claim"))

@@ -3,7 +3,10 @@ migrated one, a secret of their own, and never a file written over another proce
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import subprocess
+import sys
 
 import pytest
 from sqlalchemy import text
@@ -83,3 +86,37 @@ def test_in_memory_copies_hold_the_models_tables_and_are_private():
     with engines[1].connect() as conn:  # one memory's rows are its own
         assert conn.execute(text("SELECT count(*) FROM organization")).scalar() == 0
     assert {name for name, _ in expected or []} >= {"organization", "fact", "support", "idkey"}
+
+
+def test_threads_making_databases_at_once_each_get_a_whole_one(tmp_path):
+    """Alembic's proxies are the process's: a fresh process whose threads make one new file at once
+    (one migrating it in place, another the template) or several files, migrated one at a time."""
+    script = f"""
+import sys, threading
+from memory_core import MemoryService
+from memory_core.store.migrate import current, head
+made, failed = [], []
+def make(url):
+    try:
+        svc = MemoryService.at(url); svc.organizations(); made.append(current(svc.engine) == head())
+    except Exception as exc:
+        failed.append(repr(exc))
+urls = [f"sqlite:///{tmp_path}/same.db"] * 8 + [f"sqlite:///{tmp_path}/t{{i}}.db" for i in range(8)]
+threads = [threading.Thread(target=make, args=(u,)) for u in urls]
+[t.start() for t in threads]; [t.join() for t in threads]
+print(len(made), all(made), failed[:2])
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split("\n")[0] == "16 True []", out.stdout + out.stderr
+
+
+def test_what_a_killed_process_left_is_cleared_by_the_next_copy(tmp_path):
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()  # a process that no longer is, as one killed mid-copy
+    left = [tmp_path / f".m.db.{gone.pid}.ab12.new", tmp_path / f".m.db.{gone.pid}.ab12.new-wal"]
+    ours = tmp_path / f".m.db.{os.getpid()}.cd34.new"  # a live process's copy in the making: left alone
+    for path in (*left, ours):
+        path.write_bytes(b"x")
+    template.new_file(tmp_path / "first.db", _migrated)  # whatever this process made before: then a copy
+    template.new_file(tmp_path / "m.db", _migrated)
+    assert [p.exists() for p in left] == [False, False] and ours.exists()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from alembic import command
@@ -21,12 +22,18 @@ def config() -> Config:
     return cfg
 
 
+#: Alembic runs migrations through process-wide proxies (`alembic.context`, `alembic.op`): two
+#: threads migrating at once, even two databases, would run one's DDL on the other's connection.
+_ONE_IN_THIS_PROCESS = threading.Lock()
+
+
 def upgrade(engine: Engine, revision: str = "head") -> None:
     """Bring the database's schema to `revision` (the newest by default), in one transaction, one
-    migrator at a time (Dialect.migrating: SQLite takes the write lock first, PostgreSQL an advisory
-    lock), so two commands creating one database at once migrate it once."""
+    migrator at a time: one thread of this process (Alembic's proxies are the process's), and one
+    process (Dialect.migrating: SQLite takes the write lock first, PostgreSQL an advisory lock), so
+    two commands or threads creating one database at once migrate it once."""
     cfg = config()
-    with dialect_of(engine).migrating(engine) as conn:
+    with _ONE_IN_THIS_PROCESS, dialect_of(engine).migrating(engine) as conn:
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, revision)
 

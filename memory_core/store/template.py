@@ -41,22 +41,64 @@ def _second(kind: str) -> bool:
         return _MADE[kind] > 1
 
 
+def _dead(pid: str) -> bool:
+    """Whether the process `pid` (of a leftover's name) is gone: its leftovers are nobody's now."""
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, ValueError):  # another user's, or not a number: not ours to judge
+        return False
+    return False
+
+
+def _clear_leftovers(path: Path) -> None:
+    """Copies of `path` that a process killed mid-copy left (kill -9 runs no cleanup):
+    `.NAME.PID.RANDOM.new` beside the database."""
+    for left in path.parent.glob(f".{path.name}.*.new*"):
+        if _dead(left.name[len(path.name) + 2 :].split(".")[0]):
+            left.unlink(missing_ok=True)
+
+
+def _clear_templates() -> None:
+    """Templates that processes killed before their exit left in the temporary folder
+    (`memory-template-PID-*`), looked for once a process, as it makes its own."""
+    for left in Path(tempfile.gettempdir()).glob("memory-template-*"):
+        if _dead(left.name.split("-")[2]):
+            shutil.rmtree(left, ignore_errors=True)
+
+
+def _template(migrate: Callable[[Path], None]) -> Path | None:
+    """This process's migrated template file, made at the first call; None when it cannot be made
+    (a temporary folder that cannot be written): files are then made the usual way."""
+    with _LOCK:
+        if not _FILE:
+            try:
+                _clear_templates()
+                folder = Path(tempfile.mkdtemp(prefix=f"memory-template-{os.getpid()}-"))
+                atexit.register(shutil.rmtree, folder, True)
+                migrate(folder / "template.db")
+                _FILE.append(folder / "template.db")
+            except Exception:  # noqa: BLE001  (a template is a speed-up: without one, nothing is lost)
+                _FILE.append(Path())
+        return _FILE[0] if _FILE[0] != Path() else None
+
+
 def new_file(path: Path, migrate: Callable[[Path], None]) -> bool:
     """Make the SQLite file `path`, which is not there, as a copy of this process's template (made
     once by `migrate`, which brings a new file to the newest schema); True when `path` was made
-    here, False when the first memory of a process is to be made the usual way, or another process
-    made `path` meanwhile (it is then opened as it is)."""
+    here. False, and nothing left, when it is to be made the usual way: the first memory of a
+    process, a file another process made meanwhile (it is then opened as it is), or a folder this
+    process cannot write (the usual way then says so, naming the database)."""
     if not _second("file"):
         return False
-    with _LOCK:
-        if not _FILE:
-            folder = Path(tempfile.mkdtemp(prefix="memory-template-"))
-            atexit.register(shutil.rmtree, folder, True)
-            migrate(folder / "template.db")
-            _FILE.append(folder / "template.db")
+    template = _template(migrate)
+    if template is None:
+        return False
     copy = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.new")
     try:
-        shutil.copyfile(_FILE[0], copy)
+        _clear_leftovers(path)
+        shutil.copyfile(template, copy)
         conn = sqlite3.connect(copy)
         try:
             conn.execute("UPDATE idkey SET key = ? WHERE id = 1", (secrets.token_hex(32),))
@@ -64,11 +106,10 @@ def new_file(path: Path, migrate: Callable[[Path], None]) -> bool:
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             conn.close()
-        try:
-            os.link(copy, path)  # only where the name is free: never over another process's file
-        except OSError:  # taken meanwhile, or a file system without links: made the usual way
-            return False
+        os.link(copy, path)  # only where the name is free: never over another process's file
         return True
+    except (OSError, sqlite3.Error):  # taken meanwhile, a folder not writable, no links: the usual way
+        return False
     finally:
         for suffix in ("", "-wal", "-shm", "-journal"):
             copy.with_name(copy.name + suffix).unlink(missing_ok=True)

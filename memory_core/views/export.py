@@ -18,8 +18,9 @@ def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
     """One run as a scenario (`doc`), what it leaves out (`omitted`, one sentence each), those said as
     one sentence for a page (`sentence`, None when nothing is), and whether it holds any event to run
     (`opens`: a run whose person deleted their account holds none, R30)."""
-    doc, omitted = svc.export_scenario(org=org, run=run_id)
-    # titled for the notebook's reader (its sidebar, its heading), not the command line's "Export of URL at TIME"
+    # for the notebook's reader (its sidebar, its heading), who need not know where the database is:
+    # not the command line's "Export of URL at TIME", "What URL recorded"
+    doc, omitted = svc.export_scenario(org=org, run=run_id, where=f"the memory of {org}")
     doc = {**doc, "title": f"Run {run_id} of {org}"}
     sentence = None
     if omitted:

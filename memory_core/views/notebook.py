@@ -133,36 +133,58 @@ def scratch_url(nb_id: str, gen: int) -> str:
 
 
 def reset(nb: Obj) -> Obj:
-    """Forget every run cell: a new scratch memory with only the scenario's setup."""
-    old = nb.get("db", "")
+    """Forget every run cell: a new scratch memory with only the scenario's setup.
+
+    Two tabs on one notebook may reset at once (#26, point 12): each takes a generation no file and
+    no other tab has taken (a claim made with O_EXCL beside it), never deletes a file it did not
+    leave, and keeps the generation it leaves until the next reset, since another tab's run may
+    still be reading it; older ones go."""
+    left = int(nb.get("gen") or 0)
     notebook_dir().mkdir(parents=True, exist_ok=True)
-    gen = int(nb.get("gen") or 0) + 1
-    _drop(scratch_url(nb["id"], gen))  # a file left under that name (a copy kept before generations) is not reused
-    nb.update(
-        gen=gen,
-        db=scratch_url(nb["id"], gen),
-        cursor=0,
-        results={},
-        reads=[],
-        refused=[],
-        outside=[],
-        last=None,
-    )
-    svc = scratch_service(nb["db"])
-    EventEngine(svc).setup(scenario_of(nb))
+    gen, claim = _claim(nb["id"], left + 1)
+    try:
+        nb.update(
+            gen=gen,
+            db=scratch_url(nb["id"], gen),
+            cursor=0,
+            results={},
+            reads=[],
+            refused=[],
+            outside=[],
+            last=None,
+        )
+        svc = scratch_service(nb["db"])
+        EventEngine(svc).setup(scenario_of(nb))
+    finally:
+        claim.unlink(missing_ok=True)
     nb["moments"] = {"-1": svc.clock()}  # the memory's clock after the setup, then after each cell (R32)
-    _drop(old)
+    _drop_before(nb["id"], left)
     _touch(nb)
     return nb
 
 
-def _drop(url: str) -> None:
-    """A scratch memory's file and SQLite's files beside it; nothing else (its name is its own)."""
-    if url.startswith("sqlite:///"):
-        scratch_service.cache_clear()
-        path = Path(url.removeprefix("sqlite:///"))
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            path.with_name(path.name + suffix).unlink(missing_ok=True)
+def _claim(nb_id: str, gen: int) -> tuple[int, Path]:
+    """The first generation from `gen` on that no scratch file holds and no one claimed, claimed."""
+    while True:
+        path = Path(scratch_url(nb_id, gen).removeprefix("sqlite:///"))
+        claim = path.with_name(f"{path.name}.claim")
+        if not path.exists():
+            try:
+                os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+                return gen, claim
+            except FileExistsError:
+                pass
+        gen += 1
+
+
+def _drop_before(nb_id: str, gen: int) -> None:
+    """The notebook's scratch memories of generations before `gen`, and SQLite's files beside them
+    (and a claim a killed reset left); nothing else (their names are their own)."""
+    scratch_service.cache_clear()
+    for path in notebook_dir().glob(f"{nb_id}.*"):
+        number = path.name.removeprefix(f"{nb_id}.").split(".")[0]
+        if number.isdigit() and int(number) < gen:
+            path.unlink(missing_ok=True)
 
 
 def service(nb: Obj) -> MemoryService:
