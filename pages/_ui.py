@@ -114,6 +114,24 @@ def _notebook_from_elsewhere() -> None:
         )
 
 
+def watch_notebook() -> None:
+    """On the Notebook: every second, whether another tab or window saved this notebook since (a
+    run, an edit, a reset); if so the whole page runs again, reads it (`_notebook_from_elsewhere`)
+    and says so. Its first run is the page's own, and compares nothing (as `live`)."""
+    with_the_page = [True]
+
+    @st.fragment(run_every=1.0)
+    def watch() -> None:
+        if with_the_page:
+            with_the_page.clear()
+            return
+        nb = notebook()
+        if nb is not None and nbk.changed_elsewhere(nb):
+            st.rerun()
+
+    watch()
+
+
 #: A notice kept until a run of the page reaches its end (app.py drops it there, `told`): the click
 #: whose run found the change often reruns the page (Run next), and what that run drew is replaced.
 TOLD = "_nb_changed_elsewhere"

@@ -22,7 +22,7 @@ from memory_core.views.event_form import kinds
 from pages._cellview import compare, kept, labels, load, matching, preview, rerun, show_result, stale_note, with_guard
 from pages._form import edit_cell, event_form
 from pages._links import from_link, to_link
-from pages._ui import NOTEBOOK, guard, inert, notebook, use_memory
+from pages._ui import NOTEBOOK, guard, inert, notebook, use_memory, watch_notebook
 from pages._words import cite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -101,6 +101,7 @@ if nb is None:
     to_link(LINK)
     st.stop()
 assert nb is not None
+watch_notebook()  # another tab's run, edit or reset shows here within a second, told
 book: dict[str, Any] = nb  # as the download buttons' callbacks see it
 st.session_state["nb_id"] = nb["id"]
 st.session_state["nb_sample"] = nb.get("file") if nb.get("file") in samples else None

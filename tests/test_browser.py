@@ -133,6 +133,19 @@ def test_notebook_follows_the_demo_story_and_a_reload_keeps_it(page):
     page.locator(".st-key-nb-just-run code", has_text="[2]").first.wait_for(timeout=60_000)
     assert page.get_by_text("3 of 214 cells run").first.is_visible()
     shot(page, "notebook-story-reloaded")
+    # #26, point 12: a second tab on the same notebook (its link) sees the first tab's run within a
+    # second or two, with no click of its own, and is told
+    other = page.context.new_page()  # opened last, so in front: a tab behind may be throttled
+    try:
+        other.goto(page.url)
+        settle(other)
+        other.get_by_text("3 of 214 cells run").first.wait_for(timeout=60_000)
+        page.get_by_role("button", name="Run next").click()
+        page.get_by_text("4 of 214 cells run").first.wait_for(timeout=60_000)
+        other.get_by_text("4 of 214 cells run").first.wait_for(timeout=20_000)
+        other.get_by_text("This notebook was changed in another tab or window").first.wait_for(timeout=20_000)
+    finally:
+        other.close()
 
 
 def clipped(button) -> bool:
