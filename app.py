@@ -23,7 +23,7 @@ def _home() -> None:
 
 # Every url_path differs from its file name (Streamlit would otherwise serve two routes for one page).
 PAGES = [
-    st.Page("pages/overview_page.py", title="Overview", url_path="index", default=True),
+    st.Page("pages/overview_page.py", title="Overview", url_path="_overview", default=True),  # served at / alone
     st.Page("pages/cells_page.py", title="Notebook", url_path="cells"),
     st.Page("pages/draw_page.py", title="Graphs", url_path="draw"),
     st.Page("pages/preferences_page.py", title="Settings", url_path="preferences"),
