@@ -4,6 +4,7 @@ migrated one, a secret of their own, and never a file written over another proce
 from __future__ import annotations
 
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -120,3 +121,24 @@ def test_what_a_killed_process_left_is_cleared_by_the_next_copy(tmp_path):
     template.new_file(tmp_path / "first.db", _migrated)  # whatever this process made before: then a copy
     template.new_file(tmp_path / "m.db", _migrated)
     assert [p.exists() for p in left] == [False, False] and ours.exists()
+
+
+def test_a_forked_child_makes_its_own_templates(tmp_path):
+    """A child forked after its parent made templates uses none of them (a SQLite connection must
+    not cross a fork; the parent's folder goes with the parent): its memories are whole."""
+    for i in range(2):
+        make_engine(f"sqlite:///{tmp_path / f'parent{i}.db'}")
+        make_engine("sqlite://")
+    pid = os.fork()
+    if pid == 0:  # the child: three files and three memories of its own, then out without cleanup
+        ok = not template._FILE and not template._MEMORY
+        for i in range(3):
+            engine = make_engine(f"sqlite:///{tmp_path / f'child{i}.db'}")
+            ok = ok and current(engine) == head()
+            with make_engine("sqlite://").connect() as conn:
+                ok = ok and conn.execute(text("SELECT count(*) FROM organization")).scalar() == 0
+        ok = ok and bool(template._FILE) and str(os.getpid()) in str(template._FILE[0])
+        shutil.rmtree(template._FILE[0].parent, ignore_errors=True)  # os._exit runs no atexit
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

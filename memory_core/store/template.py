@@ -32,6 +32,21 @@ _LOCK = threading.Lock()
 _MADE = {"file": 0, "memory": 0}  # memories made this process, before any template
 _FILE: list[Path] = []  # the migrated template file, once made
 _MEMORY: list[sqlite3.Connection] = []  # the in-memory template, once made
+_INHERITED: list[sqlite3.Connection] = []  # a parent's, after a fork: never used, never closed here
+
+
+def _forget_after_fork() -> None:
+    """A forked child makes templates of its own: its parent's folder goes with the parent, and a
+    SQLite connection must not be used across a fork (nor closed: it is the parent's)."""
+    global _LOCK
+    _LOCK = threading.Lock()
+    _INHERITED.extend(_MEMORY)
+    _MEMORY.clear()
+    _FILE.clear()
+    _MADE.update(file=0, memory=0)
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
 
 
 def _second(kind: str) -> bool:
