@@ -55,10 +55,7 @@ def from_link(
                 raise ValueError  # an id or moment no column holds (32 bits, #26), a weight past 0…1
         except ValueError:  # a mangled link: the widget keeps its choice, and the page says why
             wanted = "a number from 0 to 1" if param in floats else f"a whole number from 0 to {MAX_INTEGER:,}"
-            st.warning(
-                f"This link's {param}={inert(raw[:40])}{'…' if len(raw) > 40 else ''} is not {wanted}: "
-                f"the page opened without it."
-            )
+            st.warning(f"{_this_link(param, raw)} is not {wanted}: the page opened without it.")
             continue
         st.session_state[key] = value
         st.session_state.setdefault(SET_BY_LINK, {})[key] = (param, raw)
@@ -75,11 +72,12 @@ def dropped(key: str, instead: str) -> None:
     relation...): said in a sentence as the page falls back to `instead`, never silently."""
     came = st.session_state.get(SET_BY_LINK, {}).pop(key, None)
     if came is not None:
-        param, raw = came
-        st.warning(
-            f"This link's {param}={inert(raw[:40])}{'…' if len(raw) > 40 else ''} names nothing here: "
-            f"the page shows {instead}."
-        )
+        st.warning(f"{_this_link(*came)} names nothing here: the page shows {instead}.")
+
+
+def _this_link(param: str, raw: str) -> str:
+    """A link's parameter as a warning names it: its value as text, cut at 40 characters."""
+    return f"This link's {param}={inert(raw[:40])}{'…' if len(raw) > 40 else ''}"
 
 
 def to_link(params: dict[str, str]) -> None:

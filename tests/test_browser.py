@@ -179,6 +179,18 @@ def test_notebook_cell_buttons_stay_readable_at_1024_px(page):
     shot(page, "notebook-1024")
 
 
+def click_until_heard(page, button: str, then: str, tries: int = 3) -> None:
+    """Click `button` until the button `then` replaces it (the click was heard): a click that lands
+    while a rerun (the timer's, or a link's switch) replaces the button can be lost (issue #25)."""
+    for _ in range(tries):
+        page.get_by_role("button", name=button).click()
+        try:
+            page.get_by_role("button", name=then).wait_for(timeout=5_000)
+            return
+        except PlaywrightTimeout:
+            continue
+
+
 def test_overview_time_control_steps_plays_and_is_a_link(page, moments):
     goto(page, "")
     slider = page.get_by_role("slider").first
@@ -196,25 +208,13 @@ def test_overview_time_control_steps_plays_and_is_a_link(page, moments):
     page.get_by_text(f"{moments.facts[cp1]} facts").first.wait_for(timeout=30_000)  # the map as it stood then (R18)
     shot(page, "history-overview-moment")
     settle(page)
-    for _ in range(3):  # as Pause below: a click that lands while a rerun replaces the button can be lost
-        page.get_by_role("button", name="▶ Play").click()
-        try:
-            page.get_by_role("button", name="⏸ Pause").wait_for(timeout=5_000)  # the click was heard: playing
-            break
-        except PlaywrightTimeout:
-            continue
+    click_until_heard(page, "▶ Play", "⏸ Pause")  # playing
     # The fragment's timer steps on by itself: two moments later with no click.
     two_on = moments.listed[moments.place(cp1) + 1]
     page.wait_for_function(
         f"() => Number((/[?&]at=(\\d+)/.exec(location.href) || [0, 0])[1]) >= {two_on}", timeout=30_000
     )
-    for _ in range(3):  # a click that lands while the timer's rerun replaces the button can be lost (issue #25)
-        page.get_by_role("button", name="⏸ Pause").click()
-        try:
-            page.get_by_role("button", name="▶ Play").wait_for(timeout=5_000)  # the click was heard: paused
-            break
-        except PlaywrightTimeout:
-            continue
+    click_until_heard(page, "⏸ Pause", "▶ Play")  # paused
     settle(page)
     stopped = moment_shown(page)
     at = re.search(r"[?&]at=(\d+)", page.url).group(1)  # type: ignore[union-attr]

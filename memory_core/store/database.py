@@ -133,11 +133,9 @@ def _migrated(file: Path) -> None:
     files this process makes (store/template.py)."""
     from .migrate import upgrade
 
-    engine = create_engine(f"sqlite:///{file}", connect_args={"check_same_thread": False, "timeout": 30})
-    dialect_of(engine).set_up(engine)
+    engine = make_engine(f"sqlite:///{file}", create=False)  # no schema yet: no template asked for
     upgrade(engine)
-    with engine.connect() as conn:
-        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    dialect_of(engine).checkpoint(engine)
     engine.dispose()
 
 

@@ -30,7 +30,7 @@ from sqlalchemy.pool import StaticPool
 
 _LOCK = threading.Lock()
 _MADE = {"file": 0, "memory": 0}  # memories made this process, before any template
-_FILE: list[Path] = []  # the migrated template file, once made
+_FILE: list[Path | None] = []  # the migrated template file once made (None: it could not be)
 _MEMORY: list[sqlite3.Connection] = []  # the in-memory template, once made
 _INHERITED: list[sqlite3.Connection] = []  # a parent's, after a fork: never used, never closed here
 
@@ -95,8 +95,8 @@ def _template(migrate: Callable[[Path], None]) -> Path | None:
                 migrate(folder / "template.db")
                 _FILE.append(folder / "template.db")
             except Exception:  # noqa: BLE001  (a template is a speed-up: without one, nothing is lost)
-                _FILE.append(Path())
-        return _FILE[0] if _FILE[0] != Path() else None
+                _FILE.append(None)
+        return _FILE[0]
 
 
 def new_file(path: Path, migrate: Callable[[Path], None]) -> bool:

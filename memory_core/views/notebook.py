@@ -124,12 +124,17 @@ def events(nb: Obj) -> list[Obj]:
     return scenario_of(nb).events
 
 
-def scratch_url(nb_id: str, gen: int) -> str:
+def scratch_path(nb_id: str, gen: int) -> Path:
     """Where a notebook's scratch memory lives: named by its id and generation (one more at each
     reset), in the notebooks' folder, never by anything a notebook's file says (#26)."""
     if not NOTEBOOK_ID.fullmatch(nb_id) or not isinstance(gen, int) or isinstance(gen, bool) or gen < 0:
         raise ValueError(f"not a notebook's scratch memory: {nb_id!r} generation {gen!r}")
-    return f"sqlite:///{notebook_dir() / f'{nb_id}.{gen}.db'}"
+    return notebook_dir() / f"{nb_id}.{gen}.db"
+
+
+def scratch_url(nb_id: str, gen: int) -> str:
+    """The database URL of a notebook's scratch memory (scratch_path)."""
+    return f"sqlite:///{scratch_path(nb_id, gen)}"
 
 
 def reset(nb: Obj) -> Obj:
@@ -143,16 +148,8 @@ def reset(nb: Obj) -> Obj:
     notebook_dir().mkdir(parents=True, exist_ok=True)
     gen, claim = _claim(nb["id"], left + 1)
     try:
-        nb.update(
-            gen=gen,
-            db=scratch_url(nb["id"], gen),
-            cursor=0,
-            results={},
-            reads=[],
-            refused=[],
-            outside=[],
-            last=None,
-        )
+        nb.update(gen=gen, db=scratch_url(nb["id"], gen), cursor=0, last=None)
+        nb.update(results={}, reads=[], refused=[], outside=[])
         svc = scratch_service(nb["db"])
         EventEngine(svc).setup(scenario_of(nb))
     finally:
@@ -166,7 +163,7 @@ def reset(nb: Obj) -> Obj:
 def _claim(nb_id: str, gen: int) -> tuple[int, Path]:
     """The first generation from `gen` on that no scratch file holds and no one claimed, claimed."""
     while True:
-        path = Path(scratch_url(nb_id, gen).removeprefix("sqlite:///"))
+        path = scratch_path(nb_id, gen)
         claim = path.with_name(f"{path.name}.claim")
         if not path.exists():
             try:
@@ -393,7 +390,7 @@ def reopen(nb_id: str) -> Obj | None:
     nb = checked_file(main.name, nb_id, data, undo_stack, KEPT)
     nb["db"] = scratch_url(nb_id, nb["gen"])
     moments = nb.get("moments") or {}
-    if not Path(str(nb["db"]).removeprefix("sqlite:///")).exists() or len(moments) != nb["cursor"] + 1:
+    if not scratch_path(nb_id, nb["gen"]).exists() or len(moments) != nb["cursor"] + 1:
         # Its scratch memory is gone, or it was kept without the moment each cell left (R32):
         # the cells that ran run again.
         ran = nb["cursor"]
