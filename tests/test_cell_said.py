@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memory_core.format.events import EVENT_MODELS
+from memory_core.usecases.results import BY_EVENT, ReadResult
 from memory_core.views import cell_said as said
 from memory_core.views import notebook as nbk
 
@@ -40,7 +41,7 @@ def ran(tmp_path_factory) -> list[tuple[str, dict, dict]]:
 
 
 def test_every_kind_of_event_has_its_detail_and_its_words():
-    assert set(said.DETAILS) == set(EVENT_MODELS)
+    assert set(BY_EVENT) == set(EVENT_MODELS)
     assert set(said._SAY) == set(EVENT_MODELS)
 
 
@@ -56,14 +57,14 @@ def test_every_samples_cell_reads_back_and_says_something(ran):
 
 
 def test_what_a_use_case_writes_is_what_the_notebook_reads(ran):
-    """One shape per result: the outcome writes its detail with its kind's model (usecases/details)
-    and the notebook reads it back with the same model, to the byte (R10's skipped claims beside it)."""
+    """One model per result: the use case's result (usecases/results) is what the notebook writes
+    and reads back, to the byte (R10's skipped claims beside it)."""
     for sample, event, res in ran:
         if res["status"] != "ok":
             continue
-        model = said.DETAILS[event["do"]]
-        assert model.model_validate(res["detail"]).kept() == res["detail"], (sample, event["do"])
-        assert set(res["detail"]) <= {f.alias or name for name, f in model.model_fields.items()}, sample
+        model = BY_EVENT[event["do"]]
+        assert model.model_validate(res["detail"]).to_json() == res["detail"], (sample, event["do"])
+        assert set(res["detail"]) <= {f.serialization_alias or name for name, f in model.model_fields.items()}, sample
         assert said.read(res).model_dump(mode="json", by_alias=True, exclude={"scrubbed"}) == res, sample
 
 
@@ -87,7 +88,7 @@ def test_an_erasure_is_said_in_words_not_as_json(ran):
 
 def test_a_read_answers_with_a_table_and_its_budget(ran):
     reads = [said.read(r) for _, e, r in ran if e["do"] == "read" and r["status"] == "ok"]
-    answered = next(c for c in reads if c.detail["result"])
+    answered = next(c for c in reads if isinstance(c.detail, ReadResult) and c.detail.result)
     pieces = said.said(answered)
     assert isinstance(pieces[1], said.Answer) and "R21" in texts(pieces)[0]
 

@@ -33,7 +33,7 @@ def test_sandbox_shows_what_completing_would_teach_and_changes_nothing(loaded):
             box.end_turn("t1", status="completed")  # a refusal inside keeps the sandbox usable
         assert box.export_state()["runs"]["r1"]["turns"]["t1"]["status"] == "completed"
     assert loaded.export_state() == before
-    assert loaded.end_turn("t1", status="failed") == TurnEnded("failed", rule="R2")  # teaches nothing
+    assert loaded.end_turn("t1", status="failed") == TurnEnded(status="failed", rule="R2")  # teaches nothing
 
 
 def test_sandbox_erasure_preview_rolls_back(loaded):

@@ -243,7 +243,9 @@ def test_r10_a_turn_ending_with_skipped_claims_gives_one_skipped_claim_per_claim
     ]
     assert cell["detail"] == {"taught": {"world": 1, "user": 0, "flow": 5}, "excluded_records": []}
     svc.open_turn("t2", run="r1", request={"text": "again", "claims": [HQ]})
-    assert svc.end_turn("t2", status="failed") == TurnEnded("failed", rule="R2")  # nothing taught, nothing kept out
+    assert svc.end_turn("t2", status="failed") == TurnEnded(
+        status="failed", rule="R2"
+    )  # nothing taught, nothing kept out
 
 
 def test_r6_nothing_written_while_turn_open():

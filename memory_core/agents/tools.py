@@ -197,7 +197,7 @@ def open_turn(c: Call) -> M.TurnOpenedOut:
     c.session.turns |= {turn}
     c.session.turn_run[turn] = run
     budget = M.Budget(MemoryProbes=c.session.caps.get(run))
-    return M.TurnOpenedOut(turn=turn, map=M.MapOut.model_validate(out.map), budget=budget)
+    return M.TurnOpenedOut(turn=turn, map=M.MapOut.model_validate(out.map.model_dump()), budget=budget)
 
 
 def record(c: Call) -> M.RecordOut:

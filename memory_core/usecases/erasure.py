@@ -36,7 +36,7 @@ class Erasure(UseCases):
             n = moments.take_moment_in(s)
             summary = erase_run(s, run)
             moments.mark_in(s, n, "run_deleted", org=run.org_id, person=by)  # R33: not the erased run's id
-        return RunDeleted.of(summary, self.house.scrub_after())
+        return RunDeleted.model_validate({**summary, "bytes_gone": self.house.scrub_after()})
 
     def delete_account(self, person_id: str) -> AccountDeleted:
         """R30: delete a person's User graph and memberships; their runs stay without them."""
@@ -48,4 +48,4 @@ class Erasure(UseCases):
             n = moments.take_moment_in(s)
             summary = erase_account(s, person)
             moments.mark_in(s, n, "account_deleted")
-        return AccountDeleted.of(summary, self.house.scrub_after())
+        return AccountDeleted.model_validate({**summary, "bytes_gone": self.house.scrub_after()})

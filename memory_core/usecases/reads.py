@@ -31,7 +31,7 @@ class Reads(UseCases):
                 done = probes.counted_read(one, turn_id, call, args)
             if done is not None:
                 used, cap, result = done
-                return ReadResult(result, used, cap)
+                return ReadResult(result=result, probes_used=used, cap=cap)
         with self._driver_tx() as db:
             turn = probes.turn_to_read(db, turn_id)
             if turn is None:
@@ -55,7 +55,7 @@ class Reads(UseCases):
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
-            return ReadResult(result, turn.probes_used + 1, cap)
+            return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap)
 
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""

@@ -42,7 +42,7 @@ class OrgSettings(UseCases):
             for name, value in settings.items():
                 old = bool(getattr(org, SETTING_BY_NAME[name].column))
                 if organizations.change_setting(s, org_id, name, value, by=by, at=at, moment=n):
-                    changed.append(SettingChange(name, old, value))
+                    changed.append(SettingChange(setting=name, old=old, new=value))
             if changed:  # R32: a change of settings is a moment; asking for what already holds is not
                 detail = ", ".join(f"{c.setting} {'on' if c.new else 'off'}" for c in changed)
                 moments.mark_in(s, n, "settings", org=org_id, person=by, detail=detail)

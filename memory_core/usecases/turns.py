@@ -22,6 +22,7 @@ from .results import (
     StepRun,
     Taught,
     TurnEnded,
+    TurnMap,
     TurnOpened,
     WorkCalled,
     WorkReturned,
@@ -78,7 +79,7 @@ class Turns(UseCases):
                 session_id=session,
             )
             moments.mark_in(s, n, "run_started", org=org, run=run_id, person=person)
-            return RunStarted(stored, rule="R11" if ephemeral and not stored else None, cap=cap)
+            return RunStarted(ephemeral=stored, rule="R11" if ephemeral and not stored else None, cap=cap)
 
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
         """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request.
@@ -114,7 +115,7 @@ class Turns(UseCases):
             moments.mark(
                 db, n, "turn_opened", org=run_row.org_id, run=run, turn=turn_id, detail=replaces, facts=changes.facts
             )
-            return TurnOpened(taken, changes=changes.listed())
+            return TurnOpened(map=TurnMap.model_validate(taken), changes=changes.listed())
 
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:
         """Record evidence in an open turn, possibly within open nested work (R5). Agents record
@@ -137,7 +138,7 @@ class Turns(UseCases):
                 if nested_id is None:
                     raise E.NestedNotOpen(record["within"], turn_id)
             return RecordKept(
-                store.add_record(db, _new_record(turn_id, turn.run_id, turn.next_record, src, nested_id, record))
+                record=store.add_record(db, _new_record(turn_id, turn.run_id, turn.next_record, src, nested_id, record))
             )
 
     def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> StepRun:
@@ -178,7 +179,7 @@ class Turns(UseCases):
             store.add_step(s, turn_id, done)
             n = moments.take_moment_in(s)
             moments.mark_in(s, n, "step", org=run.org_id, run=run.id, turn=turn_id, detail=step, turns=[turn_id])
-            return StepRun(answer, kept)
+            return StepRun(shortcut=answer, record=kept)
 
     def call(self, turn_id: str, *, work: str) -> WorkCalled:
         """Open nested work inside a turn; it reads and writes no graph (R4)."""
@@ -218,7 +219,7 @@ class Turns(UseCases):
             if status != "completed":
                 store.end_untaught(db, turn_id, status, moment=n)
                 moments.mark(db, n, "turn_ended", org=turn.org_id, run=turn.run_id, turn=turn_id, detail=status)
-                return TurnEnded(status, rule="R2")  # a failed or cancelled turn teaches nothing
+                return TurnEnded(status=status, rule="R2")  # a failed or cancelled turn teaches nothing
             settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
                 surface=turn.surface,
                 ephemeral=bool(turn.ephemeral),
@@ -248,10 +249,9 @@ class Turns(UseCases):
                 detail=status,
                 facts=result.changes.facts,
             )
-            taught = result.taught
             return TurnEnded(
-                status,
-                taught=Taught(taught["world"], taught["user"], taught["flow"]),
+                status=status,
+                taught=Taught.model_validate(result.taught),
                 skipped=tuple(result.skipped),
                 excluded_records=tuple(result.excluded_records),
                 changes=result.changes.listed(),
@@ -275,7 +275,9 @@ class Turns(UseCases):
             store.end_run(s, run_id, moment=n, erase=erased)
             about = {"org": org_id, "run": None if erased else run_id, "detail": "erased" if erased else None}  # R33
             moments.mark_in(s, n, "run_ended", turns=[] if erased else cancelled, **about)
-        return RunEnded(tuple(cancelled), erased, self.house.scrub_after() if erased else None)
+        return RunEnded(
+            cancelled=tuple(cancelled), erased=erased, bytes_gone=self.house.scrub_after() if erased else None
+        )
 
 
 def _new_record(

@@ -1,8 +1,8 @@
 """What a notebook cell did, typed and said (#24, point 3).
 
 A cell's result is kept as plain data in the notebook's file (views/cells.describe writes it from
-the use case's typed outcome). Read back, it is a `CellResult`: its `detail` is the model of its
-event's kind, chosen by the event's own `do` (a discriminator), never guessed from which keys are
+the use case's result). Read back, it is a `CellResult`: its `detail` is that same result model
+(usecases/results.BY_EVENT), chosen by the event's own `do`, never guessed from which keys are
 present. `said()` turns it into what the Notebook page shows, piece by piece (a sentence in a tone,
 the fact changes, a read's answer), so the page only lays the pieces out.
 
@@ -17,32 +17,34 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import Field, PrivateAttr, ValidationError
+from pydantic import Field, ValidationError, field_serializer
 
 from ..plain import Obj
 from ..rules.wording import RULE_TEXT
-from ..usecases.details import (
-    DETAILS,
-    AccountDeletedDetail,
-    Kept,
-    Nothing,
-    ReadDetail,
-    RecordDetail,
-    ReturnDetail,
-    RunDeletedDetail,
-    RunEndedDetail,
-    RunStartedDetail,
-    SettingsDetail,
-    StepDetail,
-    TurnEndedDetail,
-    TurnOpenedDetail,
+from ..usecases.results import (
+    BY_EVENT,
+    AccountDeleted,
+    Corrected,
+    Outcome,
+    ReadResult,
+    RecordKept,
+    Result,
+    RunDeleted,
+    RunEnded,
+    RunStarted,
+    SettingsChanged,
+    StepRun,
+    TurnEnded,
+    TurnOpened,
+    WorkCalled,
+    WorkReturned,
 )
 from .text import inert, plural, probes_used, refused
 
 Tone = Literal["success", "info", "caption", "warning", "error", "markdown"]
 
 
-class Skipped(Kept):
+class Skipped(Result):
     """A claim kept out, and why (R10): one per claim, with what it says (views/cells.skipped_json)."""
 
     rule: str
@@ -52,7 +54,7 @@ class Skipped(Kept):
     claim_text: str = ""
 
 
-class Change(Kept):
+class Change(Result):
     """A fact's change, in the words of a table row (views/cells.change)."""
 
     graph: str
@@ -65,7 +67,7 @@ class Change(Kept):
     status_after: str | None = None
 
 
-class CellResult(Kept):
+class CellResult(Result):
     """One cell's result as the notebook keeps it: applied (`ok`) with its changes, the claims kept
     out and its detail, or refused with the reason and a sentence; `scrubbed` when the author's
     scrub replaced erased text in it (#26, point 5)."""
@@ -77,24 +79,22 @@ class CellResult(Kept):
     message: str | None = None
     changes: list[Change] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)
-    detail: Obj = Field(default_factory=dict)
+    detail: Outcome | None = None
     scrubbed: bool = False
-    _typed: Kept | None = PrivateAttr(default=None)
 
-    def typed(self) -> Kept:
-        """The detail as its event kind's model (usecases/details), read once (a refusal has none)."""
-        if self._typed is None:
-            self._typed = DETAILS[self.do].model_validate(self.detail) if self.status == "ok" else Nothing()
-        return self._typed
+    @field_serializer("detail")
+    def _kept(self, detail: Outcome | None) -> Obj:
+        return detail.to_json() if detail is not None else {}
 
 
 def read(res: Obj) -> CellResult:
-    """A kept result read back, its detail checked against its kind: ValueError says what is wrong."""
+    """A kept result read back, its detail read as its kind's result: ValueError says what is wrong."""
     try:
-        cell = CellResult.model_validate(res)
-        if cell.do not in DETAILS:
+        cell = CellResult.model_validate({**res, "detail": None})
+        if cell.do not in BY_EVENT:
             raise ValueError(f"`do` is {json.dumps(cell.do)[:40]}, not a kind of event")
-        cell.typed()
+        if cell.status == "ok":
+            return cell.model_copy(update={"detail": BY_EVENT[cell.do].model_validate(res.get("detail") or {})})
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "the result"
@@ -146,14 +146,12 @@ def _gone(bytes_gone: bool | None) -> str:
     )
 
 
-def _start_run(d: RunStartedDetail, _link: RecordLink) -> list[Piece]:
+def _start_run(d: RunStarted, _link: RecordLink) -> list[Piece]:
     said: list[Piece] = [Said("info", f"{d.rule}: {RULE_TEXT.get(d.rule, '')}")] if d.rule else []
     return [*said, Said("caption", f"Run started{', stored as ephemeral (R11)' if d.ephemeral else ''}.")]
 
 
-def _open_turn(d: TurnOpenedDetail, _link: RecordLink) -> list[Piece]:
-    if d.map is None:
-        return []
+def _open_turn(d: TurnOpened, _link: RecordLink) -> list[Piece]:
     kinds = ", ".join(f"{n} {inert(k)}" for k, n in d.map.kinds.items()) or "no entity yet"
     return [
         Said(
@@ -164,7 +162,7 @@ def _open_turn(d: TurnOpenedDetail, _link: RecordLink) -> list[Piece]:
     ]
 
 
-def _record(d: RecordDetail, link: RecordLink) -> list[Piece]:
+def _record(d: RecordKept, link: RecordLink) -> list[Piece]:
     if not d.record:
         return []
     return [
@@ -175,23 +173,23 @@ def _record(d: RecordDetail, link: RecordLink) -> list[Piece]:
     ]
 
 
-def _step(d: StepDetail, link: RecordLink) -> list[Piece]:
+def _step(d: StepRun, link: RecordLink) -> list[Piece]:
     if d.shortcut:
         weight, graph = d.shortcut.get("weight"), d.shortcut.get("fact", {}).get("graph", "World")
         at = f" with weight {weight:.3f}" if isinstance(weight, int | float) else ""
         return [Said("info", f"Skipped by a shortcut (R22): memory already answers{at} ({inert(graph)} graph).")]
     if d.record:
-        return _record(RecordDetail(record=d.record), link)
+        return _record(RecordKept(record=d.record), link)
     return [Said("caption", "The step ran and kept no record: nothing to write (R6).")]
 
 
-def _return(d: ReturnDetail, _link: RecordLink) -> list[Piece]:
+def _return(d: WorkReturned, _link: RecordLink) -> list[Piece]:
     if d.rule:
         return [Said("info", f"{d.rule}: {RULE_TEXT.get(d.rule, '')}")]
     return [Said("caption", "Nested work returned: its records are learned once, when the turn completes (R5).")]
 
 
-def _end_turn(d: TurnEndedDetail, _link: RecordLink) -> list[Piece]:
+def _end_turn(d: TurnEnded, _link: RecordLink) -> list[Piece]:
     out: list[Piece] = []
     if d.taught is not None:
         t = d.taught
@@ -209,13 +207,13 @@ def _end_turn(d: TurnEndedDetail, _link: RecordLink) -> list[Piece]:
     return out
 
 
-def _end_run(d: RunEndedDetail, _link: RecordLink) -> list[Piece]:
+def _end_run(d: RunEnded, _link: RecordLink) -> list[Piece]:
     cancelled = f"; cancelled its open turns {', '.join(inert(c) for c in d.cancelled)} (R17)" if d.cancelled else ""
     erased = "; ephemeral, so erased with what it held (R11)." if d.erased else "."
     return [Said("caption", f"Run ended{cancelled}{erased}{_gone(d.bytes_gone) if d.erased else ''}")]
 
 
-def _delete_run(d: RunDeletedDetail, _link: RecordLink) -> list[Piece]:
+def _delete_run(d: RunDeleted, _link: RecordLink) -> list[Piece]:
     return [
         Said(
             "caption",
@@ -227,7 +225,7 @@ def _delete_run(d: RunDeletedDetail, _link: RecordLink) -> list[Piece]:
     ]
 
 
-def _delete_account(d: AccountDeletedDetail, _link: RecordLink) -> list[Piece]:
+def _delete_account(d: AccountDeleted, _link: RecordLink) -> list[Piece]:
     orgs = ", ".join(inert(m) for m in d.memberships) or "none"
     return [
         Said(
@@ -239,14 +237,14 @@ def _delete_account(d: AccountDeletedDetail, _link: RecordLink) -> list[Piece]:
     ]
 
 
-def _read(d: ReadDetail, _link: RecordLink) -> list[Piece]:
+def _read(d: ReadResult, _link: RecordLink) -> list[Piece]:
     used = f"{probes_used(d.probes_used, d.cap)}, R21"
     if d.result:
         return [Said("caption", f"Read answered ({used}):"), Answer(d.result)]
     return [Said("caption", f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23).")]
 
 
-def _set_settings(d: SettingsDetail, _link: RecordLink) -> list[Piece]:
+def _set_settings(d: SettingsChanged, _link: RecordLink) -> list[Piece]:
     if not d.changed:
         return [Said("caption", "Settings as they were: nothing changed (R15).")]
     return [
@@ -270,11 +268,11 @@ def _on_off(value: bool) -> str:
     return "on" if value else "off"
 
 
-def _call(_d: Nothing, _link: RecordLink) -> list[Piece]:
+def _call(_d: WorkCalled, _link: RecordLink) -> list[Piece]:
     return [Said("caption", "Nested work opened: it reads and writes no graph (R4).")]
 
 
-def _nothing(_d: Nothing, _link: RecordLink) -> list[Piece]:
+def _nothing(_d: Corrected, _link: RecordLink) -> list[Piece]:
     return []
 
 
@@ -307,11 +305,11 @@ def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | No
         out.append(
             Said("caption", "Scrubbed of what a later cell erased: it reads `(erased)` where that was (R29, R30).")
         )
-    detail = cell.typed()
+    detail = cell.detail
     out += _SAY[cell.do](detail, link)
     if cell.do == "open_turn" and cell.changes:
         out.append(Said("caption", "It replaces a turn: what that turn taught is withdrawn (R3)."))
-    if isinstance(detail, TurnEndedDetail) and detail.rule == "R2" and evidence is not None:
+    if isinstance(detail, TurnEnded) and detail.rule == "R2" and evidence is not None:
         out.append(
             Said(
                 "markdown",

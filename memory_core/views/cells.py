@@ -40,8 +40,8 @@ def change(c: FactChange) -> Change:
 
 def describe(result: EventResult) -> Obj:
     """A cell's result as plain data, as views/cell_said.CellResult reads it back: applied or refused,
-    fact changes, claims kept out and why (one entry per claim, with what it says, R10), and what
-    else the use case said (`detail`, its kind's model in usecases/details)."""
+    fact changes, claims kept out and why (one entry per claim, with what it says, R10), and the
+    use case's result itself (`detail`, usecases/results)."""
     if result.refused:
         cell = CellResult(
             index=result.index, do=result.do, status="refused", reason=result.reason, message=result.message
@@ -58,7 +58,7 @@ def describe(result: EventResult) -> Obj:
                 Skipped.model_validate({**s.stored(), "why": RULE_TEXT.get(s.rule, ""), "claim_text": s.label})
                 for s in (outcome.skipped if isinstance(outcome, TurnEnded) else ())
             ],
-            detail=outcome.to_json(),
+            detail=outcome,
         )
     return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})
 
