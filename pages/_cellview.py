@@ -48,11 +48,11 @@ def _changes(rows: list[said.Change], *, compact: bool) -> None:
     st.dataframe(table.rename(columns=HEADERS), hide_index=True, width="stretch")
 
 
-def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, compact: bool = False) -> None:
+def show_result(res: Obj, *, event: Obj | None = None, nb: nbk.Notebook | None = None, compact: bool = False) -> None:
     """What a cell did, laid out piece by piece as views/cell_said says it for its kind."""
     cell = said.read(res)
     turn = event.get("turn") if event else None
-    evidence = cells.evidence(nbk.events(nb), nb["results"], turn, res["index"]) if nb is not None and turn else None
+    evidence = cells.evidence(nb.events(), nb.results, turn, res["index"]) if nb is not None and turn else None
     for piece in said.said(cell, link=lambda r: record_link(nb, turn, r), evidence=evidence):
         if isinstance(piece, said.Changes):
             _changes(piece.rows, compact=compact)
@@ -62,21 +62,21 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: Obj | None = None, co
             getattr(st, piece.tone)(cite(piece.text))
 
 
-def record_link(nb: Obj | None, turn: str | None, record: str) -> str:
+def record_link(nb: nbk.Notebook | None, turn: str | None, record: str) -> str:
     """A record's id as a link to its row on the Runs page, on this notebook's memory (the link
     names the notebook, so it opens there in another tab too); bold text without a notebook."""
-    run = cells.run_of(nbk.events(nb), turn) if nb is not None and turn else None
+    run = cells.run_of(nb.events(), turn) if nb is not None and turn else None
     if nb is None or run is None:
         return f"**{inert(record)}**"
-    return f"[{inert(record)}]({evidence_link(run, record)}&mem=notebook&nb={nb['id']})"
+    return f"[{inert(record)}]({evidence_link(run, record)}&mem=notebook&nb={nb.id})"
 
 
-def kept(nb: Obj) -> None:
+def kept(nb: nbk.Notebook) -> None:
     """What the notebook keeps, said plainly beside it (#26, point 5), and the author's scrub of the
     saved results when its own cells erased something."""
     st.caption(
         cite(
-            f"**What this notebook keeps**, in a file on this machine (`{nb['id']}.notebook.json`, beside the "
+            f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the "
             "scratch memory the sidebar names): your cells as you "
             "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
             "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
@@ -93,7 +93,7 @@ def kept(nb: Obj) -> None:
         key="nb_scrub",
         help="Its cells stay as you wrote them; running them again brings the copies back until you scrub again.",
     ):
-        n = nbk.scrub_results(nb)
+        n = nb.scrub_results()
         st.session_state["_nb_scrubbed"] = (
             f"Scrubbed {plural(n, 'saved value')} of what this notebook's deletions erased: the results say what "
             "memory says now. Your cells are as you wrote them."
@@ -101,9 +101,9 @@ def kept(nb: Obj) -> None:
         rerun(nb)
 
 
-def preview(nb: Obj, turn: str) -> None:
+def preview(nb: nbk.Notebook, turn: str) -> None:
     """Side by side: what the turn teaches if it completes, fails or is cancelled now (R1, R2)."""
-    outcomes = nbk.preview_end_turn(nb, turn)
+    outcomes = nb.preview_end_turn(turn)
     for col, status in zip(st.columns(3), TURN_END_STATUSES, strict=True):
         with col:
             st.markdown(f"**If {status}**")
@@ -114,9 +114,9 @@ def preview(nb: Obj, turn: str) -> None:
                 show_result(res, compact=True)
 
 
-def stale_note(nb: Obj, i: int, event: Obj) -> None:
+def stale_note(nb: nbk.Notebook, i: int, event: Obj) -> None:
     """A note written for another outcome than the cell's now is flagged, with both outcomes."""
-    written_for, res = nb["notes"][i], nb["results"].get(str(i))
+    written_for, res = nb.notes[i], nb.results.get(str(i))
     if cells.stale(event, written_for, res):
         assert written_for is not None and res is not None
         st.warning(
@@ -168,17 +168,17 @@ def _series(key: tuple[str, int, str], fact: int, ran: int, _moments: Obj) -> li
     return cells.weight_series(nbk.scratch_service(key[2]), fact, _moments, ran)
 
 
-def compare(nb: Obj) -> None:
+def compare(nb: nbk.Notebook) -> None:
     """Two cells run, and what differs in memory between after one and after the other, read
     from memory's history at the moment each cell left (R32, R33); a fact's weight across the
     cells as a chart."""
-    ran = nb["cursor"]
+    ran = nb.cursor
     if not ran:
         st.caption("Run some cells to compare the memory between two of them.")
         return
-    key = (nb["id"], nb.get("rev", 0), nb["db"])  # what the memory is: this notebook at this revision
-    moments = nb["moments"]
-    evs = nb["scenario"]["events"]
+    key = (nb.id, nb.rev, nb.db)  # what the memory is: this notebook at this revision
+    moments = nb.moments or {}
+    evs = nb.scenario["events"]
     options = list(range(-1, ran))
 
     def label(i: int) -> str:
@@ -239,10 +239,10 @@ def with_guard(fn: Any, *args: Any) -> bool:
 # --- the notebook page's own: keeping it, opening a file, finding and naming cells ----------------
 
 
-def rerun(nb: dict[str, Any] | None = None, goto: int | None = None) -> None:
+def rerun(nb: nbk.Notebook | None = None, goto: int | None = None) -> None:
     """Keep the notebook on disk, move the window to `goto` (the cell just run), and rerun."""
     if nb is not None:
-        nbk.save(nb)
+        nb.save()
     if goto is not None:
         st.session_state["_nb_goto"] = goto
     st.rerun()

@@ -13,6 +13,7 @@ from memory_core.format.scenario import decode
 from memory_core.rules.settings import SETTINGS
 from memory_core.rules.vocabulary import GRAPHS, WORLD_KINDS
 from memory_core.rules.weights import ORIGINS
+from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from memory_core.views.event_form import FormField, fields
 from pages._cellview import rerun
@@ -89,7 +90,7 @@ def claim_fields(prefix: str) -> list[dict[str, Any]]:
     claims = []
     if subject and relation and obj:
         claims.append(
-            nbk.claim_from(
+            cells.claim_from(
                 graph=graph, subject=subject, subject_kind=skind, relation=relation, obj=obj, object_kind=okind
             )
         )
@@ -112,7 +113,7 @@ def record_fields(prefix: str) -> dict[str, Any]:
         reliability = float(rel) if rel else None
     except ValueError:
         pass  # the format check names the field
-    return nbk.compact(
+    return cells.compact(
         {
             "origin": origin,
             "source": source,
@@ -133,11 +134,11 @@ def fact_fields(prefix: str) -> dict[str, Any]:
 # --- a cell edited: its simple fields and note as a form, or the whole event as JSON ------------------
 
 
-def edit_cell(nb: dict[str, Any], i: int, event: dict[str, Any], *, orgs: list[str], people: list[str]) -> None:
+def edit_cell(nb: nbk.Notebook, i: int, event: dict[str, Any], *, orgs: list[str], people: list[str]) -> None:
     """A cell's editor, below what it did: its simple fields and note as a form (the rest kept as
     written), or the whole event as JSON; a save says it was saved, and what ran again (#25)."""
     saved = st.session_state.get("_nb_saved")
-    if saved and saved[:2] == (nb["id"], i):
+    if saved and saved[:2] == (nb.id, i):
         st.success(saved[2])
         del st.session_state["_nb_saved"]
     drawn = json.dumps(event, indent=2, ensure_ascii=False)
@@ -202,19 +203,19 @@ def _fields_of(i: int, event: dict[str, Any], fresh: bool, lists: dict[str, list
     return out
 
 
-def _save(nb: dict[str, Any], i: int, before: dict[str, Any], event: dict[str, Any]) -> None:
+def _save(nb: nbk.Notebook, i: int, before: dict[str, Any], event: dict[str, Any]) -> None:
     """Save a cell, then say so after the rerun that shows it (not only in a passing toast)."""
     if event == before:
         st.info("Nothing to save: the cell is as it was.")
         return
-    ran = nb["cursor"]
+    ran = nb.cursor
     try:
-        nbk.update_cell(nb, i, event)
+        nb.update_cell(i, event)
     except FormatError as exc:
         st.error(f"Not saved: {exc}")
         return
     again = " The cells run so far ran again on the edited story." if i < ran else ""
     said = f"Cell [{i}] saved.{again} Undo takes it back."
-    st.session_state["_nb_saved"] = (nb["id"], i, said)
+    st.session_state["_nb_saved"] = (nb.id, i, said)
     st.toast(f"Cell [{i}] saved.")
     rerun(nb, goto=i)

@@ -60,14 +60,14 @@ class Context:
         return {"owner": "the owner", "member": "a member"}.get(self.role or "", "someone who is not a member here")
 
 
-def notebook() -> dict[str, Any] | None:
+def notebook() -> nbk.Notebook | None:
     return st.session_state.get("notebook")
 
 
 def service_for(source: str) -> MemoryService:
     nb = notebook()
     if source == NOTEBOOK and nb is not None:
-        return nbk.service(nb)
+        return nb.service
     return main_service(database_url())
 
 
@@ -77,7 +77,7 @@ def _keep(key: str, options: list[Any]) -> None:
         st.session_state[key] = options[0]
 
 
-def _notebook_from_link() -> dict[str, Any] | None:
+def _notebook_from_link() -> nbk.Notebook | None:
     """A link made while a notebook was the memory in use (`?mem=notebook&nb=ID`) reopens that
     notebook, kept on disk, and makes it the memory in use again, on whichever page it names."""
     nb_id = st.query_params.get("nb")
@@ -100,10 +100,10 @@ def _notebook_from_elsewhere() -> None:
     """The session's notebook, read again when another tab or window saved it since (#26): they
     share its scratch memory, so this one shows and runs on the latest cells, cursor and results."""
     nb = notebook()
-    if nb is None or not nbk.changed_elsewhere(nb):
+    if nb is None or not nb.changed_elsewhere():
         return
     try:
-        again = nbk.reopen(nb["id"])
+        again = nbk.reopen(nb.id)
     except nbk.NotebookDamaged as exc:
         st.warning(f"This notebook changed elsewhere and cannot be read again: {inert(exc)}.")
         return
@@ -126,7 +126,7 @@ def watch_notebook() -> None:
             with_the_page.clear()
             return
         nb = notebook()
-        if nb is not None and nbk.changed_elsewhere(nb):
+        if nb is not None and nb.changed_elsewhere():
             st.rerun()
 
     watch()
@@ -154,18 +154,18 @@ def sidebar() -> None:
     if "_pending_source" in st.session_state:  # a page asked to switch before the radio was drawn
         st.session_state["memory_source"] = st.session_state.pop("_pending_source")
     _keep("memory_source", sources)
-    title = (nb["scenario"].get("title") or "untitled") if nb else None
+    title = (nb.scenario.get("title") or "untitled") if nb else None
     caller = signed_in() if sign_in_required() else None
     with st.sidebar:
         st.markdown("### Memory Explorer")
         names = {MAIN: "Database", NOTEBOOK: f"Notebook: {inert(title)}"}
         source = st.radio("Memory in use", sources, format_func=names.__getitem__, key="memory_source")
         if source == NOTEBOOK and nb is not None:  # a link to any page then opens it on the notebook
-            st.query_params["mem"], st.query_params["nb"] = NOTEBOOK, nb["id"]
+            st.query_params["mem"], st.query_params["nb"] = NOTEBOOK, nb.id
         elif "mem" in st.query_params:
             del st.query_params["mem"]
         svc = service_for(source)
-        where = nb["db"] if source == NOTEBOOK and nb else database_url()
+        where = nb.db if source == NOTEBOOK and nb else database_url()
         if caller is not None and source == MAIN:
             signed_in_box(svc, *caller)
         else:
@@ -266,15 +266,15 @@ def use_memory(source: str) -> None:
     st.session_state["_pending_source"] = source
 
 
-def open_notebook(nb: dict[str, Any], name: str) -> None:
+def open_notebook(nb: nbk.Notebook, name: str) -> None:
     """Make `nb` (views/notebook: new, load_text) the open notebook and the memory in use, kept on
     disk under its id: how the Notebook page opens a file, and the Overview a sample and Runs a run."""
     st.session_state["notebook"] = nb
     st.session_state["notebook_file"] = name
-    st.session_state["nb_id"] = nb["id"]
+    st.session_state["nb_id"] = nb.id
     st.session_state.pop("_nb_confirm_load", None)
     use_memory(NOTEBOOK)
-    nbk.save(nb)
+    nb.save()
 
 
 def context() -> Context:
@@ -282,7 +282,7 @@ def context() -> Context:
     nb = notebook()
     source = st.session_state.get("memory_source", MAIN)
     svc = service_for(source)
-    memory = nb["db"] if source == NOTEBOOK and nb else database_url()
+    memory = nb.db if source == NOTEBOOK and nb else database_url()
     at = _version(svc, memory)
     orgs = {o["id"]: o["name"] for o in _read(svc, memory, "organizations", (), {}, at)}
     org = st.session_state.get("org")
@@ -294,7 +294,7 @@ def context() -> Context:
     members = {m["id"]: m["role"] for m in _read(svc, memory, "members", (org,), {}, at)} if org else {}
     if person is None:  # before the sidebar chose: the owner
         person = next(iter(members), None)
-    label = f"Notebook: {nb['scenario'].get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
+    label = f"Notebook: {nb.scenario.get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
     return Context(svc, memory, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))
 
 
@@ -444,4 +444,4 @@ def note_change(ctx: Context, what: str) -> None:
     """A page changed the notebook's memory outside its cells: the Notebook will say so."""
     nb = notebook()
     if ctx.source == NOTEBOOK and nb is not None:
-        nbk.note_outside_change(nb, what)
+        nb.note_outside_change(what)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import streamlit as st
 
@@ -37,7 +36,7 @@ samples = sorted(p.name for p in SAMPLES.glob("*.json"))
 linked_before = st.session_state.get("nb_id")
 from_link(LINK, ints=("cell",))
 linked = st.session_state.get("nb_id")
-if linked and linked != linked_before and (notebook() is None or notebook()["id"] != linked):  # type: ignore[index]
+if linked and linked != linked_before and getattr(notebook(), "id", None) != linked:
     try:
         reopened = nbk.reopen(linked)
     except nbk.NotebookDamaged as exc:
@@ -46,9 +45,9 @@ if linked and linked != linked_before and (notebook() is None or notebook()["id"
         damaged = ""
     if reopened is not None:
         st.session_state["notebook"] = reopened
-        st.session_state["notebook_file"] = reopened.get("file") or "scenario.json"
+        st.session_state["notebook_file"] = reopened.file or "scenario.json"
         use_memory(NOTEBOOK)
-        rerun(goto=st.session_state.get("nb_jump", reopened.get("last") or 0))
+        rerun(goto=st.session_state.get("nb_jump", reopened.last or 0))
     st.session_state["nb_id"] = None
     st.session_state["_nb_link_lost"] = (
         f"The notebook this link names was not reopened: {inert(damaged)}"
@@ -73,13 +72,13 @@ with st.expander("Open a scenario", expanded=nb is None):
     pick = go = st.container(horizontal=True, vertical_alignment="center")  # the button's label whole (#25)
     chosen = pick.selectbox("Sample", samples, key="sample_pick", label_visibility="collapsed")
     if go.button("Load sample", key="load_sample"):
-        if nb is not None and nbk.edited(nb):
+        if nb is not None and nb.edited():
             st.session_state["_nb_confirm_load"] = ("sample", chosen, None)
         else:
             load((SAMPLES / chosen).read_bytes(), chosen)
     upload = st.file_uploader("…or upload a scenario file (memory-scenario/1)", type=["json"], key="upload")
     if upload is not None and st.button("Load upload", key="load_upload"):
-        if nb is not None and nbk.edited(nb):
+        if nb is not None and nb.edited():
             st.session_state["_nb_confirm_load"] = ("upload", upload.name, upload.getvalue())
         else:
             load(upload.getvalue(), upload.name)
@@ -102,40 +101,43 @@ if nb is None:
     st.stop()
 assert nb is not None
 watch_notebook()  # another tab's run, edit or reset shows here within a second, told
-book: dict[str, Any] = nb  # as the download buttons' callbacks see it
-st.session_state["nb_id"] = nb["id"]
-st.session_state["nb_sample"] = nb.get("file") if nb.get("file") in samples else None
+book: nbk.Notebook = nb  # as the download buttons' callbacks see it
+st.session_state["nb_id"] = nb.id
+st.session_state["nb_sample"] = nb.file if nb.file in samples else None
 
-scenario = nb["scenario"]
+scenario = nb.scenario
 st.subheader(inert(scenario.get("title") or "Untitled scenario"))
 if scenario.get("description"):
     st.caption(cite(inert(scenario["description"])))
 events = scenario["events"]
 org_ids = [o["id"] for o in scenario.get("organizations", [])]
 person_ids = [p["id"] for p in scenario.get("people", [])]
-checked_events = nbk.events(nb)
-cursor = nb["cursor"]
+checked_events = nb.events()
+cursor = nb.cursor
 
 bar = st.container(horizontal=True, gap="small")  # the buttons flow and wrap: readable at any width
 if bar.button("Run next", key="run_next", type="primary", disabled=cursor >= len(events)):
     with guard():
-        nbk.run_next(nb)
-    rerun(nb, goto=nb.get("last"))
+        nb.run_next()
+    rerun(nb, goto=nb.last)
 if bar.button("Run all", key="run_all", disabled=cursor >= len(events)):
     progress = st.progress(0.0, text="Running cells…")
     with guard():
-        while nbk.run_next(nb) is not None:
-            if nb["cursor"] % 10 == 0:
-                progress.progress(nb["cursor"] / max(len(events), 1), text=f"Cell {nb['cursor']} of {len(events)}")
-    rerun(nb, goto=nb.get("last"))
+
+        def told(ran: int) -> None:
+            if ran % 10 == 0:
+                progress.progress(ran / len(events), text=f"Cell {ran} of {len(events)}")
+
+        nb.run_all(told)
+    rerun(nb, goto=nb.last)
 if bar.button("Reset", key="reset"):
-    nbk.reset(nb)
+    nb.reset()
     rerun(nb, goto=0)
-if bar.button("Undo", key="undo", disabled=not nbk.can_undo(nb), help="Undo the last edit of the cells"):
+if bar.button("Undo", key="undo", disabled=not nb.edited(), help="Undo the last edit of the cells"):
     with guard():
-        nbk.undo(nb)
+        nb.undo()
     rerun(nb)
-file_name = nb.get("file") or st.session_state.get("notebook_file") or "scenario.json"
+file_name = nb.file or st.session_state.get("notebook_file") or "scenario.json"
 bar.download_button(
     "Download scenario",
     lambda: json.dumps(scenario, indent=2, ensure_ascii=False),
@@ -145,15 +147,15 @@ bar.download_button(
 )
 bar.download_button(
     "Download state",
-    lambda: json.dumps(nbk.state(book), indent=2, ensure_ascii=False),
+    lambda: json.dumps(book.state(), indent=2, ensure_ascii=False),
     file_name="state.json",
     mime="application/json",
     key="dl_state",
 )
-if nb.get("outside"):
+if nb.outside:
     st.warning(
         "This notebook's memory was also changed outside its cells, so replaying the cells (or the downloaded "
-        "scenario) would not give it: " + "; ".join(nb["outside"]) + ". Reset to go back to the cells alone."
+        "scenario) would not give it: " + "; ".join(nb.outside) + ". Reset to go back to the cells alone."
     )
 st.caption(
     f"{cursor} of {len(events)} cells run. The memory in use is this notebook's own scratch memory; "
@@ -165,7 +167,7 @@ kept(nb)
 
 # --- follow the story: a window of cells from the one "Jump to" names ------------------------
 
-digest = nbk.digest(nb)
+digest = nb.digest()
 find, jump = st.columns([2, 3])
 query = find.text_input("Search cells", key="nb_search", placeholder="a turn, a name, a kind of event, #12…")
 shown = matching(digest, query, events, checked_events)
@@ -175,7 +177,7 @@ if not shown:
 else:
     want = st.session_state.get("nb_jump")
     if want not in shown:  # the nearest matching cell at or after the one asked for
-        last = nb.get("last")
+        last = nb.last
         base: int = want if isinstance(want, int) else (last if isinstance(last, int) else cursor)
         st.session_state["nb_jump"] = next((i for i in shown if i >= base), shown[-1])
     elif st.session_state.get("_nb_jump_cells") != digest:  # the cells changed: the box is told its label anew,
@@ -196,8 +198,8 @@ else:
     )
     for i in window:
         event = events[i]
-        res = nb["results"].get(str(i))
-        just_run = i == nb.get("last") and res is not None
+        res = nb.results.get(str(i))
+        just_run = i == nb.last and res is not None
         mark = (
             ":material/radio_button_unchecked:"
             if res is None
@@ -218,13 +220,13 @@ else:
             a = [row, row, row, row]  # one row that wraps, not four columns: each symbol keeps its width
             if a[0].button("▶", key=f"to-{i}", help="Run to here"):
                 with guard():
-                    nbk.run_to(nb, i)
+                    nb.run_to(i)
                 rerun(nb, goto=i)
             if a[1].button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
-                if with_guard(nbk.move_cell, nb, i, -1):
+                if with_guard(nb.move_cell, i, -1):
                     rerun(nb, goto=i - 1)
             if a[2].button("↓", key=f"down-{i}", help="Move down", disabled=i == len(events) - 1):
-                if with_guard(nbk.move_cell, nb, i, 1):
+                if with_guard(nb.move_cell, i, 1):
                     rerun(nb)
             if a[3].button("✕", key=f"del-{i}", help="Delete this cell"):
                 st.session_state["_nb_confirm_del"] = i
@@ -233,7 +235,7 @@ else:
                 yes, no = st.columns(2)
                 if yes.button("Delete", key=f"del-yes-{i}", type="primary"):
                     del st.session_state["_nb_confirm_del"]
-                    if with_guard(nbk.delete_cell, nb, i):
+                    if with_guard(nb.delete_cell, i):
                         rerun(nb)
                 if no.button("Keep", key=f"del-no-{i}"):
                     del st.session_state["_nb_confirm_del"]
@@ -269,7 +271,7 @@ if note:
 where = st.number_input("Insert at position", 0, len(events), len(events), key="f_pos")
 if st.button("Add cell", key="add_cell", type="primary"):
     try:
-        nbk.insert_cell(nb, int(where), nbk.compact(event))
+        nb.insert_cell(int(where), cells.compact(event))
     except FormatError as exc:
         st.error(f"Not added: {exc}")
     else:
@@ -277,5 +279,5 @@ if st.button("Add cell", key="add_cell", type="primary"):
             del st.session_state[key]  # a fresh form, its position at the new end
         rerun(nb, goto=int(where))
 
-nbk.save(nb)
+nb.save()
 to_link(LINK)

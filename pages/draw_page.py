@@ -195,8 +195,8 @@ def drawing() -> None:
 
         nb = notebook()
         taught = set()
-        if nb and ctx.source == "notebook" and nb["cursor"]:
-            last = nb["results"].get(str(nb["cursor"] - 1), {})
+        if nb and ctx.source == "notebook" and nb.cursor:
+            last = nb.results.get(str(nb.cursor - 1), {})
             taught = {ch["fact"] for ch in last.get("changes", []) if ch["graph"] == graph and ch["owner"] == owner}
         choice = (
             tuple(sorted(pick_kinds)),

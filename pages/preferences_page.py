@@ -128,7 +128,7 @@ if source == "live":
     )
 else:
     assert nb is not None
-    doc = nb["scenario"]
+    doc = nb.scenario
     org_ids = [o["id"] for o in doc.get("organizations", [])]
     target = st.selectbox("Organization of the notebook", org_ids, key="wi_org")
     base = whatif.initial_settings(doc, target)

@@ -32,9 +32,9 @@ def ran(tmp_path_factory) -> list[tuple[str, dict, dict]]:
     try:
         for path in SMALL:
             nb = nbk.new(json.loads(path.read_text()), path.name)
-            evs = nb["scenario"]["events"]
-            nbk.run_to(nb, len(evs) - 1)
-            out += [(path.name, evs[int(i)], res) for i, res in nb["results"].items()]
+            evs = nb.scenario["events"]
+            nb.run_to(len(evs) - 1)
+            out += [(path.name, evs[int(i)], res) for i, res in nb.results.items()]
     finally:
         mp.undo()
     return out
@@ -137,15 +137,15 @@ def test_a_result_of_the_wrong_shape_is_refused_saying_where(res, where):
 def test_a_notebook_file_holding_a_damaged_result_is_refused_naming_it(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path))
     nb = nbk.new(json.loads((ROOT / "sample_data" / "erasure.json").read_text()), "erasure.json")
-    nbk.run_to(nb, 2)
-    nbk.save(nb)
-    path = tmp_path / f"{nb['id']}.notebook.json"
+    nb.run_to(2)
+    nb.save()
+    path = tmp_path / f"{nb.id}.notebook.json"
     data = json.loads(path.read_text())
     data["results"]["1"]["detail"] = {"map": {"facts": "many"}}
     data["results"]["1"]["do"] = "open_turn"
     path.write_text(json.dumps(data))
     with pytest.raises(nbk.NotebookDamaged, match=r"`results\.1`.*map\.facts"):
-        nbk.reopen(nb["id"])
+        nbk.reopen(nb.id)
 
 
 def test_a_correction_and_a_setting_are_said_in_words(ran):

@@ -170,9 +170,7 @@ def test_notebook_runs_cells_and_shows_what_they_taught(app):
 @NOTEBOOK_ONLY
 def test_notebook_previews_end_turn_outcomes(app):
     at = open_sample(app, "completed_failed_cancelled.json")
-    first_end = next(
-        i for i, c in enumerate(at.session_state["notebook"]["scenario"]["events"]) if c["do"] == "end_turn"
-    )
+    first_end = next(i for i, c in enumerate(at.session_state["notebook"].scenario["events"]) if c["do"] == "end_turn")
     at.button(key=f"to-{first_end - 1}").click().run()
     at.toggle(key=f"preview-{first_end}").set_value(True).run()
     assert not at.exception
@@ -183,17 +181,17 @@ def test_notebook_previews_end_turn_outcomes(app):
 @NOTEBOOK_ONLY
 def test_notebook_add_edit_and_reject_bad_cell(app):
     at = open_sample(app, "learn_from_users.json")
-    n = len(at.session_state["notebook"]["scenario"]["events"])
+    n = len(at.session_state["notebook"].scenario["events"])
     at.selectbox(key="new_kind").set_value("end_run").run()
     at.text_input(key="f_run").input("nope").run()
     at.button(key="add_cell").click().run()
-    assert len(at.session_state["notebook"]["scenario"]["events"]) == n + 1
+    assert len(at.session_state["notebook"].scenario["events"]) == n + 1
     at.button(key="run_all").click().run()
-    assert at.session_state["notebook"]["results"][str(n)]["reason"] == "unknown_run"
+    assert at.session_state["notebook"].results[str(n)]["reason"] == "unknown_run"
     at.button(key=f"del-{n}").click().run()
-    assert len(at.session_state["notebook"]["scenario"]["events"]) == n + 1  # not before it is confirmed
+    assert len(at.session_state["notebook"].scenario["events"]) == n + 1  # not before it is confirmed
     at.button(key=f"del-yes-{n}").click().run()
-    assert len(at.session_state["notebook"]["scenario"]["events"]) == n
+    assert len(at.session_state["notebook"].scenario["events"]) == n
     at.selectbox(key="new_kind").set_value("end_turn").run()
     at.text_input(key="f_turn").input("t1").run()
     at.button(key="add_cell").click().run()  # no status chosen is impossible; a missing run is not
@@ -218,13 +216,13 @@ def test_notebook_form_is_drawn_from_the_event_models_for_every_kind(app):
         for f in fields(kind):
             if f.simple:
                 assert f"f_{f.name}" in keys, (kind, f.name)
-    n = len(at.session_state["notebook"]["scenario"]["events"])
+    n = len(at.session_state["notebook"].scenario["events"])
     at.selectbox(key="new_kind").set_value("start_run").run()
     at.text_input(key="f_run").input("r-form").run()
     at.selectbox(key="f_surface").set_value("search").run()
     at.checkbox(key="f_ephemeral").check().run()
     at.button(key="add_cell").click().run()
-    added = at.session_state["notebook"]["scenario"]["events"][n]
+    added = at.session_state["notebook"].scenario["events"][n]
     assert added["do"] == "start_run" and added["run"] == "r-form" and added["surface"] == "search"
     assert added["ephemeral"] is True and "workflow" not in added  # an optional text left empty is left out
 
@@ -502,7 +500,7 @@ def test_a_link_that_names_nothing_here_says_so_and_opens_the_first_choice(app, 
 def test_reads_page_probes_and_nested_refusal(app):
     at = open_sample(app, "reads_budget_and_shortcuts.json")
     nb = at.session_state["notebook"]
-    events = nb["scenario"]["events"]
+    events = nb.scenario["events"]
     opened = next(i for i, e in enumerate(events) if e["do"] == "open_turn")
     org = next(e["org"] for e in events if e["do"] == "start_run" and e["run"] == events[opened]["run"])
     person = next(e["person"] for e in events if e["do"] == "start_run" and e["run"] == events[opened]["run"])
@@ -596,12 +594,12 @@ def test_notebook_record_cells_say_what_they_add_and_outside_changes_are_flagged
     shown = "\n".join(m.value for m in at.markdown)
     assert "record in" in shown and "from None" not in shown and "0 claims" not in shown
     nb = at.session_state["notebook"]
-    events = nb["scenario"]["events"]
+    events = nb.scenario["events"]
     opened = next(i for i, e in enumerate(events) if e["do"] == "open_turn")
     at.button(key=f"to-{opened}").click().run()
     page(at, "preferences")
     org = at.sidebar.selectbox(key="org").value
-    owner = next(o["owner"] for o in nbk.service(at.session_state["notebook"]).organizations() if o["id"] == org)
+    owner = next(o["owner"] for o in at.session_state["notebook"].service.organizations() if o["id"] == org)
     at.sidebar.selectbox(key="person").set_value(owner).run()  # the identity is never changed behind one's back
     at.toggle(key=f"set-{org}-NoMemoryShortcuts").set_value(True).run()
     at.button(key="save_settings").click().run()
@@ -613,7 +611,7 @@ def test_notebook_record_cells_say_what_they_add_and_outside_changes_are_flagged
 def test_notebook_cell_edit_reads_json_as_replay_does(app):
     """A repeated key, NaN or deep nesting in an edited cell is refused with the parser's message (issue #13)."""
     at = open_sample(app, "learn_from_users.json")
-    before = at.session_state["notebook"]["scenario"]["events"][0]
+    before = at.session_state["notebook"].scenario["events"][0]
     edits = {
         '{"do": "end_run",\n "run": "a", "run": "b"}': "line 2, column 14: the key 'run' appears twice",
         '{"do": "end_run", "run": "a", "note": NaN}': "line 1, column 39: NaN is not a number in JSON",
@@ -624,7 +622,7 @@ def test_notebook_cell_edit_reads_json_as_replay_does(app):
         at.button(key="save-0").click().run()
         assert not at.exception, [e.value for e in at.exception]
         assert any(message in e.value for e in at.error), [e.value for e in at.error]
-        assert at.session_state["notebook"]["scenario"]["events"][0] == before
+        assert at.session_state["notebook"].scenario["events"][0] == before
 
 
 EVIL_KIND = "<img src=x onerror=alert(1)>![t](http://203.0.113.9/k.png)"
@@ -986,7 +984,7 @@ def test_links_name_graphs_lowercase_and_the_capitalized_spelling_still_opens(ap
 
 
 def cells_of(at: AppTest) -> list[dict]:
-    return at.session_state["notebook"]["scenario"]["events"]
+    return at.session_state["notebook"].scenario["events"]
 
 
 @NOTEBOOK_ONLY
@@ -1000,7 +998,7 @@ def test_notebook_every_cell_says_what_it_did(app):
     assert "as evidence: nothing is written to memory yet" in shown and "rulebook?rule=R6" in shown
     failed = next(i for i, e in enumerate(cells_of(at)) if e["do"] == "end_turn" and e["status"] == "failed")
     turn = cells_of(at)[failed]["turn"]
-    kept = [r["detail"]["record"] for r in at.session_state["notebook"]["results"].values() if r["do"] == "record"]
+    kept = [r["detail"]["record"] for r in at.session_state["notebook"].results.values() if r["do"] == "record"]
     kept = [k for k in kept if k.startswith(f"{turn}#")]
     at.selectbox(key="nb_jump").set_value(failed).run()
     said = next(m.value for m in at.markdown if "Records kept as evidence" in m.value)
@@ -1018,27 +1016,27 @@ def test_two_tabs_on_one_notebook_run_on_its_latest_state_and_are_told(app):
     when the other saved, so no cell is refused as run twice, no edit is run on an empty memory,
     and the last change wins, said in the tab that did not make it."""
     a = open_sample(app, "completed_failed_cancelled.json")
-    nb_id = a.session_state["notebook"]["id"]
+    nb_id = a.session_state["notebook"].id
     b = fresh_app()
     b.query_params.update({"nb": nb_id, "mem": "notebook"})
     b = page(b, "cells")
-    assert b.session_state["notebook"]["id"] == nb_id
+    assert b.session_state["notebook"].id == nb_id
     a.button(key="run_next").click().run()
     a.button(key="run_next").click().run()
     b.button(key="run_next").click().run()  # tab B runs cell 2, not cell 0 again
     ok(b)
     assert any("changed in another tab" in i.value for i in b.info)  # told, though its click reran the page
     nb_b = b.session_state["notebook"]
-    assert nb_b["cursor"] == 3 and all(r["status"] == "ok" for r in nb_b["results"].values())
+    assert nb_b.cursor == 3 and all(r["status"] == "ok" for r in nb_b.results.values())
     a.run()  # tab A, told, shows B's cell too
-    assert a.session_state["notebook"]["cursor"] == 3
+    assert a.session_state["notebook"].cursor == 3
     assert any("changed in another tab" in i.value for i in a.info)
     a.button(key="reset").click().run()  # an edit of the whole notebook in tab A: a new scratch memory
     b.button(key="run_next").click().run()  # tab B runs cell 0 on it, not on the memory A dropped
     ok(b)
-    assert b.session_state["notebook"]["cursor"] == 1 and b.session_state["notebook"]["results"]["0"]["status"] == "ok"
+    assert b.session_state["notebook"].cursor == 1 and b.session_state["notebook"].results["0"]["status"] == "ok"
     again = nbk.reopen(nb_id)  # the file holds the last change
-    assert again is not None and again["cursor"] == 1
+    assert again is not None and again.cursor == 1
 
 
 @NOTEBOOK_ONLY
@@ -1106,7 +1104,7 @@ def test_notebook_flags_a_note_written_for_another_outcome_and_undo_restores(app
     at.button(key="undo").click().run()
     assert not at.exception
     assert cells_of(at)[first] == original and at.button(key="undo").disabled
-    assert at.session_state["notebook"]["results"][str(first)]["detail"]["taught"]["world"] == 4  # ran again
+    assert at.session_state["notebook"].results[str(first)]["detail"]["taught"]["world"] == 4  # ran again
     assert "written for another outcome" not in texts(at)
 
 
@@ -1119,7 +1117,7 @@ def test_notebook_note_goes_stale_when_an_earlier_edit_makes_its_turn_refused(ap
     at.button(key=f"del-{opened}").click().run()
     at.button(key=f"del-yes-{opened}").click().run()
     at.button(key=f"to-{first - 1}").click().run()
-    assert at.session_state["notebook"]["results"][str(first - 1)]["status"] == "refused"
+    assert at.session_state["notebook"].results[str(first - 1)]["status"] == "refused"
     at.selectbox(key="nb_jump").set_value(first - 1).run()
     assert any("written for another outcome" in w.value and "refused" in w.value for w in at.warning)
 
@@ -1135,17 +1133,17 @@ def test_notebook_delete_and_loading_over_edits_ask_first(app):
     at.button(key="del-2").click().run()
     at.button(key="del-yes-2").click().run()
     assert len(cells_of(at)) == n - 1
-    edited_id = at.session_state["notebook"]["id"]
+    edited_id = at.session_state["notebook"].id
     at.selectbox(key="sample_pick").set_value("erasure.json").run()
     at.button(key="load_sample").click().run()
-    assert at.session_state["notebook"]["id"] == edited_id  # not yet
+    assert at.session_state["notebook"].id == edited_id  # not yet
     assert any("This notebook has edits" in w.value for w in at.warning)
     at.button(key="load_cancel").click().run()
-    assert at.session_state["notebook"]["id"] == edited_id
+    assert at.session_state["notebook"].id == edited_id
     at.button(key="load_sample").click().run()
     at.button(key="load_confirm").click().run()
     ok(at)
-    assert at.session_state["notebook"]["id"] != edited_id and at.session_state["notebook"]["file"] == "erasure.json"
+    assert at.session_state["notebook"].id != edited_id and at.session_state["notebook"].file == "erasure.json"
     at.button(key="load_sample").click().run()  # an unedited notebook is replaced without asking
     assert not any("This notebook has edits" in w.value for w in at.warning)
 
@@ -1169,13 +1167,13 @@ def test_notebook_reload_reopens_it_with_its_edits_and_cursor(app):
     again.run()
     ok(again)
     nb = again.session_state["notebook"]
-    assert nb["id"] == nb_id and nb["cursor"] == 3 and nb["scenario"] == before["scenario"]
-    assert nb["results"] == before["results"] and cells_of(again)[1]["note"] == "my own note"
+    assert nb.id == nb_id and nb.cursor == 3 and nb.scenario == before.scenario
+    assert nb.results == before.results and cells_of(again)[1]["note"] == "my own note"
     assert again.sidebar.radio(key="memory_source").value == "notebook"
     assert again.selectbox(key="nb_jump").value == 1
     assert not again.button(key="undo").disabled
     again.button(key="run_all").click().run()
-    assert not again.exception and again.session_state["notebook"]["cursor"] == len(cells_of(again))
+    assert not again.exception and again.session_state["notebook"].cursor == len(cells_of(again))
     gone = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     gone.switch_page("pages/cells_page.py")
     gone.query_params["nb"] = "0" * 32
@@ -1187,7 +1185,7 @@ def test_notebook_reload_reopens_it_with_its_edits_and_cursor(app):
 def test_notebook_compares_two_cells_and_charts_a_fact(app):
     at = open_sample(app, "disputes_and_retraction.json")
     at.button(key="run_all").click().run()
-    results = at.session_state["notebook"]["results"]
+    results = at.session_state["notebook"].results
     taught = next(int(k) for k, r in sorted(results.items(), key=lambda kv: int(kv[0])) if r["changes"])
     at.selectbox(key="nb_cmp_a").set_value(-1).run()
     at.selectbox(key="nb_cmp_b").set_value(taught).run()
@@ -1235,7 +1233,7 @@ def test_notebook_run_all_checks_the_scenario_once(app, monkeypatch):
     at.button(key="run_next").click().run()
     at.button(key="run_all").click().run()
     ok(at)
-    assert at.session_state["notebook"]["cursor"] == len(cells_of(at)) == 214
+    assert at.session_state["notebook"].cursor == len(cells_of(at)) == 214
     assert len(calls) == 1
     at.run()
     assert len(calls) == 1  # a rerun that changed nothing checks nothing
@@ -1249,9 +1247,9 @@ def test_notebook_view_is_a_link_to_a_sample_and_a_cell(app):
     app.query_params["cell"] = "5"
     at = app.run()
     ok(at)
-    assert at.session_state["notebook"]["file"] == "completed_failed_cancelled.json"
+    assert at.session_state["notebook"].file == "completed_failed_cancelled.json"
     assert at.selectbox(key="nb_jump").value == 5
-    assert at.query_params["nb"] == at.session_state["notebook"]["id"] and at.query_params["cell"] == "5"
+    assert at.query_params["nb"] == at.session_state["notebook"].id and at.query_params["cell"] == "5"
 
 
 @NOTEBOOK_ONLY
@@ -1333,7 +1331,7 @@ def test_a_link_made_on_a_notebook_opens_that_notebook_on_any_page(app, tmp_path
 def test_notebook_failed_turn_lists_its_request_among_the_records_kept(app):
     """Found in a trial: the request (record #0) was missing from a failed turn's evidence (R2, R6)."""
     at = open_sample(app, "completed_failed_cancelled.json")
-    events = at.session_state["notebook"]["scenario"]["events"]
+    events = at.session_state["notebook"].scenario["events"]
     failed = next(i for i, e in enumerate(events) if e["do"] == "end_turn" and e["status"] == "failed")
     at.selectbox(key="nb_jump").set_value(failed).run()
     at.button(key=f"to-{failed}").click().run()
@@ -1563,8 +1561,8 @@ def test_notebook_compare_reads_history_and_applies_a_later_erasure(app):
     at.button(key="run_all").click().run()
     ok(at)
     nb = at.session_state["notebook"]
-    assert sorted(int(k) for k in nb["moments"]) == list(range(-1, nb["cursor"]))
-    results = nb["results"]
+    assert sorted(int(k) for k in nb.moments) == list(range(-1, nb.cursor))
+    results = nb.results
     taught = [int(k) for k, r in results.items() if any(c["graph"] == "flow" for c in r["changes"])]
     ended = [int(k) for k, r in results.items() if r["do"] == "end_run" and r["detail"].get("erased")]
     assert taught and ended
@@ -1608,17 +1606,17 @@ def test_a_notebook_kept_without_moments_runs_its_cells_again_on_reopening(tmp_p
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path))
     doc = json.loads((ROOT / "sample_data" / "disputes_and_retraction.json").read_text(encoding="utf-8"))
     nb = nbk.new(doc, "disputes_and_retraction.json")
-    nbk.run_to(nb, 4)
-    nbk.save(nb)
-    assert sorted(int(k) for k in nb["moments"]) == [-1, 0, 1, 2, 3, 4]
-    kept = tmp_path / f"{nb['id']}.notebook.json"
+    nb.run_to(4)
+    nb.save()
+    assert sorted(int(k) for k in nb.moments) == [-1, 0, 1, 2, 3, 4]
+    kept = tmp_path / f"{nb.id}.notebook.json"
     data = json.loads(kept.read_text(encoding="utf-8"))
     del data["moments"]
     kept.write_text(json.dumps(data), encoding="utf-8")
-    again = nbk.reopen(nb["id"])
-    assert again is not None and again["cursor"] == 5 and again["db"] != nb["db"]
-    assert sorted(int(k) for k in again["moments"]) == [-1, 0, 1, 2, 3, 4]
-    assert again["results"] == nb["results"]
+    again = nbk.reopen(nb.id)
+    assert again is not None and again.cursor == 5 and again.db != nb.db
+    assert sorted(int(k) for k in again.moments) == [-1, 0, 1, 2, 3, 4]
+    assert again.results == nb.results
 
 
 # --- Graphs through time (issue #17, point 4): the same time control, the graph as it stood, a diff on it --
@@ -1761,15 +1759,15 @@ def test_runs_page_opens_a_run_in_the_notebook(app):
     at.button(key="runs_notebook").click().run()
     ok(at)
     nb = at.session_state["notebook"]
-    assert nb["file"] == f"run-{run_id}.json"
-    events = nb["scenario"]["events"]
+    assert nb.file == f"run-{run_id}.json"
+    events = nb.scenario["events"]
     assert events[0]["do"] == "start_run" and events[0]["run"] == run_id
-    assert nb["scenario"]["description"].startswith(f"What the memory of acme recorded (run {run_id})")
-    assert "sqlite" not in nb["scenario"]["title"] + nb["scenario"]["description"]  # where the database is: not said
+    assert nb.scenario["description"].startswith(f"What the memory of acme recorded (run {run_id})")
+    assert "sqlite" not in nb.scenario["title"] + nb.scenario["description"]  # where the database is: not said
     assert at.session_state["memory_source"] == "notebook" and at.title[0].value == "Notebook"
     at.button(key="run_all").click().run()
     ok(at)
-    assert all(r["status"] == "ok" for r in at.session_state["notebook"]["results"].values())
+    assert all(r["status"] == "ok" for r in at.session_state["notebook"].results.values())
     # back on Runs, or the Overview, the page says at once it reads the notebook's memory now, and how to go back
     for name in ("overview", "runlog"):
         at = page(at, name)

@@ -150,7 +150,7 @@ def test_records_kept_as_evidence_link_to_runs_on_the_notebooks_memory(app):
     at.selectbox(key="nb_jump").set_value(failed).run()
     said = next(m.value for m in at.markdown if m.value.startswith("Records kept as evidence"))
     links = re.findall(r"\]\((runlog\?run=[^)]+)\)", said)
-    assert links and all(f"&mem=notebook&nb={nb['id']}" in link for link in links)
+    assert links and all(f"&mem=notebook&nb={nb.id}" in link for link in links)
     run, record = re.search(r"run=([^&]+)&record=([^&]+)", links[0]).groups()
     at.query_params.update({"run": run, "record": record.replace("%23", "#")})
     page(at, "runlog")
@@ -189,7 +189,7 @@ def test_the_notebook_says_what_it_keeps_and_scrubs_what_its_deletions_erased(ap
     ok(at)
     nb = at.session_state["notebook"]
     gone = erased(nb)
-    path = nbk.notebook_dir() / f"{nb['id']}.notebook.json"
+    path = nbk.notebook_dir() / f"{nb.id}.notebook.json"
     kept = json.loads(path.read_text())
     held = [t for t in gone.texts if t in json.dumps(kept["results"]) + json.dumps(kept["reads"])]
     assert held

@@ -121,10 +121,10 @@ def test_the_notebook_of_such_a_scenario_shows_it_as_text(app):
     from memory_core.views import notebook as nbk
 
     nb = nbk.new(payload_scenario(), "payload.json")
-    nbk.run_all(nb)
-    nbk.save(nb)
-    at = visit(app, "cells", {"nb": nb["id"], "mem": "notebook"})
-    assert at.session_state["notebook"]["id"] == nb["id"]
+    nb.run_all()
+    nb.save()
+    at = visit(app, "cells", {"nb": nb.id, "mem": "notebook"})
+    assert at.session_state["notebook"].id == nb.id
     assert leaks(at) == []
     for other in ("overview", "runlog", "draw"):
         assert leaks(visit(at, other)) == [], other

@@ -21,9 +21,9 @@ def kept(tmp_path, monkeypatch):
     """A notebook of a sample, three cells run, kept on disk: its id and its file's path."""
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path / "notebooks"))
     nb = nbk.new(json.loads((ROOT / "sample_data" / "erasure.json").read_text()), "erasure.json")
-    nbk.run_to(nb, 2)
-    nbk.save(nb)
-    return nb["id"], tmp_path / "notebooks" / f"{nb['id']}.notebook.json"
+    nb.run_to(2)
+    nb.save()
+    return nb.id, tmp_path / "notebooks" / f"{nb.id}.notebook.json"
 
 
 def rewrite(path: Path, **fields) -> None:
@@ -35,8 +35,8 @@ def rewrite(path: Path, **fields) -> None:
 def test_a_kept_notebook_reopens_with_its_cells(kept):
     nb_id, _ = kept
     nb = nbk.reopen(nb_id)
-    assert nb is not None and nb["cursor"] == 3 and len(nb["results"]) == 3
-    assert nb["db"].endswith(f"{nb_id}.{nb['gen']}.db")
+    assert nb is not None and nb.cursor == 3 and len(nb.results) == 3
+    assert nb.db.endswith(f"{nb_id}.{nb.gen}.db")
 
 
 def test_a_file_nested_deep_is_refused_with_a_sentence(kept):
@@ -64,8 +64,8 @@ def test_the_scratch_memory_is_never_a_path_the_file_names(kept, tmp_path):
     (tmp_path / "victim.db-sibling").write_bytes(b"precious too")
     rewrite(path, db=f"sqlite:///{victim}", cursor=3, moments={})  # moments lost: the cells run again
     nb = nbk.reopen(nb_id)
-    assert nb is not None and str(tmp_path / "notebooks") in nb["db"] and "victim" not in nb["db"]
-    nbk.reset(nb)  # dropping the old scratch memory drops only the notebook's own files
+    assert nb is not None and str(tmp_path / "notebooks") in nb.db and "victim" not in nb.db
+    nb.reset()  # dropping the old scratch memory drops only the notebook's own files
     assert victim.read_bytes() == b"precious" and (tmp_path / "victim.db-sibling").read_bytes() == b"precious too"
 
 
@@ -76,8 +76,8 @@ def test_a_file_kept_before_generations_reopens_and_runs_its_cells_again(kept):
     data["db"] = "sqlite:///elsewhere.db"
     path.write_text(json.dumps(data))
     nb = nbk.reopen(nb_id)
-    assert nb is not None and nb["cursor"] == 3 and str(nbk.notebook_dir()) in nb["db"]
-    assert re.fullmatch(rf".*/{nb_id}\.[1-9]\d*\.db", nb["db"])  # a generation of its own (a file there is not reused)
+    assert nb is not None and nb.cursor == 3 and str(nbk.notebook_dir()) in nb.db
+    assert re.fullmatch(rf".*/{nb_id}\.[1-9]\d*\.db", nb.db)  # a generation of its own (a file there is not reused)
 
 
 @pytest.mark.parametrize("page", ["pages/cells_page.py", None])  # the Notebook, and the default page
@@ -105,17 +105,17 @@ def test_two_tabs_resetting_one_notebook_never_take_or_delete_each_other_s_memor
     tab leaves stays until its next reset (another tab may still be running on it), older ones go."""
     nb_id, _ = kept
     a, b = nbk.reopen(nb_id), nbk.reopen(nb_id)
-    assert a is not None and b is not None and a["gen"] == b["gen"]
-    first = a["gen"]
-    nbk.reset(a)
-    nbk.reset(b)  # from the same generation, unaware of a's reset
-    assert len({first, a["gen"], b["gen"]}) == 3
+    assert a is not None and b is not None and a.gen == b.gen
+    first = a.gen
+    a.reset()
+    b.reset()  # from the same generation, unaware of a's reset
+    assert len({first, a.gen, b.gen}) == 3
     for nb in (a, b):  # both memories whole: set up, and each runs its cells on its own, alike
-        nbk.run_all(nb)
-    said = [[r["status"] for r in nb["results"].values()] for nb in (a, b)]
-    assert said[0] == said[1] and len(said[0]) == len(nbk.events(a)) and "error" not in said[0], said
+        nb.run_all()
+    said = [[r["status"] for r in nb.results.values()] for nb in (a, b)]
+    assert said[0] == said[1] and len(said[0]) == len(a.events()) and "error" not in said[0], said
     files = {p.name for p in nbk.notebook_dir().glob(f"{nb_id}.*.db")}
-    assert {f"{nb_id}.{a['gen']}.db", f"{nb_id}.{b['gen']}.db", f"{nb_id}.{first}.db"} <= files
-    nbk.reset(a)  # a's next reset: generations before the one it left go
+    assert {f"{nb_id}.{a.gen}.db", f"{nb_id}.{b.gen}.db", f"{nb_id}.{first}.db"} <= files
+    a.reset()  # a's next reset: generations before the one it left go
     files = {p.name for p in nbk.notebook_dir().glob(f"{nb_id}.*.db")}
     assert f"{nb_id}.{first}.db" not in files and not list(nbk.notebook_dir().glob("*.claim"))

@@ -30,9 +30,9 @@ def results_text(data: dict) -> str:
 def erasure_notebook(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path))
     nb = nbk.new(json.loads((ROOT / "sample_data" / "erasure.json").read_text()), "erasure.json")
-    nbk.run_all(nb)
-    nbk.save(nb)
-    return nb, tmp_path / f"{nb['id']}.notebook.json"
+    nb.run_all()
+    nb.save()
+    return nb, tmp_path / f"{nb.id}.notebook.json"
 
 
 def test_scrubbing_takes_what_the_notebooks_deletions_erased_out_of_its_file(erasure_notebook):
@@ -44,7 +44,7 @@ def test_scrubbing_takes_what_the_notebooks_deletions_erased_out_of_its_file(era
     held = [t for t in gone.texts if t in results_text(before)]
     assert held, gone.texts
     assert pending(nb) > 0
-    assert nbk.scrub_results(nb) > 0
+    assert nb.scrub_results() > 0
     after = saved(path)
     text = results_text(after)
     assert [t for t in gone.texts if t in text] == []
@@ -62,18 +62,18 @@ def test_scrubbing_takes_what_the_notebooks_deletions_erased_out_of_its_file(era
     assert untouched and all(after["results"][k] == before["results"][k] for k in untouched)
     assert set(after["results"]) == set(before["results"])
     # The scrubbed file reopens as it was written, and a second scrub has nothing left to do.
-    again = nbk.reopen(nb["id"])
-    assert again is not None and again["results"] == after["results"] and again["reads"] == after["reads"]
-    assert pending(again) == 0 and nbk.scrub_results(again) == 0
+    again = nbk.reopen(nb.id)
+    assert again is not None and again.results == after["results"] and again.reads == after["reads"]
+    assert pending(again) == 0 and again.scrub_results() == 0
 
 
 def test_a_pointer_into_an_erased_run_is_cleared_as_memory_clears_it(erasure_notebook):
     """A read answered before the run was deleted: its support keeps key, origin and contribution (R29)."""
     nb, path = erasure_notebook
-    reads = [s for r in nb["reads"] for s in (r["result"] or [])]
+    reads = [s for r in nb.reads for s in (r["result"] or [])]
     pointed = [s for s in reads if s.get("run") in erased(nb).runs]
     assert pointed
-    nbk.scrub_results(nb)
+    nb.scrub_results()
     after = [s for r in saved(path)["reads"] for s in (r["result"] or [])]
     assert [(s["key"], s["origin"], s["contribution"]) for s in after] == [
         (s["key"], s["origin"], s["contribution"]) for s in reads
@@ -84,9 +84,9 @@ def test_a_pointer_into_an_erased_run_is_cleared_as_memory_clears_it(erasure_not
 def test_a_notebook_whose_cells_erased_nothing_has_nothing_to_scrub(tmp_path, monkeypatch):
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path))
     nb = nbk.new(json.loads((ROOT / "sample_data" / "learn_from_users.json").read_text()), "learn_from_users.json")
-    nbk.run_all(nb)
-    nbk.save(nb)
-    path = tmp_path / f"{nb['id']}.notebook.json"
+    nb.run_all()
+    nb.save()
+    path = tmp_path / f"{nb.id}.notebook.json"
     before = path.read_bytes()
-    assert not erased(nb) and pending(nb) == 0 and nbk.scrub_results(nb) == 0
+    assert not erased(nb) and pending(nb) == 0 and nb.scrub_results() == 0
     assert path.read_bytes() == before

@@ -321,7 +321,7 @@ def test_notebook_upload_of_a_good_file(tmp_path, monkeypatch):
 
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path / "nb"))
     nb = notebook.load_text(GOOD_TEXT.encode("utf-8"))
-    assert nb["scenario"] == to_json(parse(GOOD_TEXT))
+    assert nb.scenario == to_json(parse(GOOD_TEXT))
 
 
 def test_memory_probes_at_the_limit_are_stored_and_counted_on_the_backend():

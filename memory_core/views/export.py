@@ -38,7 +38,7 @@ def file_name(run_id: str) -> str:
     return f"run-{run_id}.json"
 
 
-def notebook_of(export: Obj, run_id: str) -> Obj:
+def notebook_of(export: Obj, run_id: str) -> nbk.Notebook:
     """A notebook of the exported run, with a fresh scratch memory holding its setup; its cells are
     the run's events, none run yet."""
     return nbk.new(export["doc"], file_name(run_id))

@@ -1,11 +1,12 @@
-"""The dashboard's notebook as plain data: a scenario run cell by cell against a scratch memory.
+"""The dashboard's notebook: a scenario run cell by cell against a scratch memory (#37: a model).
 
-A notebook is a dict that Streamlit's session state can hold: the scenario document, its checked
-form (checked once when the document changes, never per cell), the URL of its scratch database,
-how many cells ran, each cell's result, the replay logs, the outcome each note was written for, and
-a short stack of earlier documents to undo edits. It drives the same EventEngine as the replay
-command, so running every cell ends in the same state as `replay` of the downloaded file. It is
-kept on disk beside its scratch memory (`save`, `reopen`), so a reload of the page finds it again.
+A `Notebook` holds the scenario document, how many cells ran (`cursor`), each cell's result (the use
+case's result as views/cells.describe keeps it), the replay logs, the moment each cell left, the
+outcome each note was written for, and a short stack of earlier documents to undo edits. It is
+made by `new`, `load_text` or `reopen`, and changed and saved only through its methods. It drives
+the same EventEngine as the replay command, so running every cell ends in the same state as
+`replay` of the downloaded file. It is kept on disk beside its scratch memory (`save`, `reopen`),
+so a reload of the page finds it again.
 """
 
 from __future__ import annotations
@@ -15,44 +16,27 @@ import json
 import os
 import re
 import uuid
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
 from ..errors import FormatError
 from ..format.checks import Scenario
 from ..format.replay import EventEngine
 from ..format.scenario import decode, parse, to_json
-from ..usecases.facade import MemoryService
-from .cells import claim_from, compact, describe, outcome, summary
-from .notebook_file import NotebookDamaged, checked_file, stamp
-from .notebook_scrub import scrub
-
-__all__ = ["claim_from", "compact", "describe", "summary"]  # where pages and tests found them
-
 from ..plain import Obj
+from ..usecases.facade import MemoryService
+from .cells import describe, outcome
+from .notebook_file import NotebookDamaged, check_results, damaged, stamp
+from .notebook_scrub import scrub
 
 END_STATUSES = ("completed", "failed", "cancelled")
 UNDO_DEPTH = 20
 NOTEBOOK_ID = re.compile(r"[0-9a-f]{32}")
-#: What the notebook's file keeps: everything but the checked form (checked again on reopening)
-#: and the undo stack (its own file, written only when an edit changes it).
-KEPT = (
-    "id",
-    "file",
-    "scenario",
-    "gen",
-    "cursor",
-    "results",
-    "moments",
-    "reads",
-    "refused",
-    "outside",
-    "notes",
-    "story",
-    "last",
-    "rev",
-)
+Whole = Annotated[int, Field(strict=True, ge=0)]
 
 
 def notebook_dir() -> Path:
@@ -72,58 +56,6 @@ def checked(doc: Obj) -> Scenario:
     return parse(json.dumps(doc))
 
 
-def new(doc: Obj, name: str = "") -> Obj:
-    """A notebook for a scenario document, with a fresh scratch memory holding its setup."""
-    return _opened(checked(doc), name)
-
-
-def load_text(text: str | bytes, name: str = "") -> Obj:
-    """A notebook from uploaded or pasted scenario text, read exactly as `replay` reads a file
-    (scenario.parse); FormatError says where the file is wrong."""
-    return _opened(parse(text), name)
-
-
-def _opened(scenario: Scenario, name: str) -> Obj:
-    nb: Obj = {
-        "id": uuid.uuid4().hex,
-        "file": name,
-        "scenario": to_json(scenario),
-        "checked": scenario,
-        "db": "",
-        "notes": [None] * len(scenario.events),  # the outcome each note was written for
-        "story": "original",  # until the first edit, notes are judged by the story as opened
-        "undo": [],
-        "rev": 0,
-    }
-    return reset(nb)
-
-
-def _touch(nb: Obj) -> None:
-    nb["rev"] = nb.get("rev", 0) + 1
-
-
-def scenario_of(nb: Obj) -> Scenario:
-    """The checked form of the notebook's document, kept until the document changes."""
-    sc = nb.get("checked")
-    if sc is None:
-        sc = nb["checked"] = checked(nb["scenario"])
-    return sc
-
-
-def digest(nb: Obj) -> str:
-    """A digest of the notebook's document, kept until the document changes: what caches of the
-    page that depend only on the cells are keyed on."""
-    if not nb.get("digest"):
-        text = json.dumps(nb["scenario"], sort_keys=True, ensure_ascii=False)
-        nb["digest"] = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    return str(nb["digest"])
-
-
-def events(nb: Obj) -> list[Obj]:
-    """The checked events (defaults filled in), one a cell."""
-    return scenario_of(nb).events
-
-
 def scratch_path(nb_id: str, gen: int) -> Path:
     """Where a notebook's scratch memory lives: named by its id and generation (one more at each
     reset), in the notebooks' folder, never by anything a notebook's file says (#26)."""
@@ -132,32 +64,346 @@ def scratch_path(nb_id: str, gen: int) -> Path:
     return notebook_dir() / f"{nb_id}.{gen}.db"
 
 
-def scratch_url(nb_id: str, gen: int) -> str:
-    """The database URL of a notebook's scratch memory (scratch_path)."""
-    return f"sqlite:///{scratch_path(nb_id, gen)}"
+class Notebook(BaseModel):
+    """A scenario run cell by cell: its fields are what its file (`memory-notebook/1`) keeps, in
+    that order, each checked when the file is read back; the rest is rebuilt or kept apart."""
+
+    id: str
+    file: str | None = None
+    scenario: Obj
+    gen: Whole = 0
+    cursor: Whole
+    results: dict[str, Obj]
+    moments: dict[str, Annotated[int, Field(strict=True)]] | None = None
+    reads: list[Any]
+    refused: list[Any]
+    outside: list[Annotated[str, Field(strict=True)]]
+    notes: list[Any]  # the outcome each note was written for (None: judged by its next outcome)
+    story: Annotated[str, Field(strict=True)]  # "original" until the first edit, then "edited"
+    last: Whole | None = None
+    rev: Annotated[int, Field(strict=True)]
+    _checked: Scenario | None = PrivateAttr(default=None)
+    _digest: str = PrivateAttr(default="")
+    _undo: list[Obj] = PrivateAttr(default_factory=list)
+    _undo_rev: int = PrivateAttr(default=0)
+    _saved: tuple[int, int] | None = PrivateAttr(default=None)  # rev and undo_rev last kept on disk
+    _file: tuple[int, int] | None = PrivateAttr(default=None)  # its file as last kept or read
+
+    # --- what it is ----------------------------------------------------------------------------
+
+    @property
+    def checked(self) -> Scenario:
+        """The checked form of the document, kept until the document changes."""
+        if self._checked is None:
+            self._checked = checked(self.scenario)
+        return self._checked
+
+    def events(self) -> list[Obj]:
+        """The checked events (defaults filled in), one a cell."""
+        return self.checked.events
+
+    def digest(self) -> str:
+        """A digest of the document, kept until it changes: what the page's caches that depend
+        only on the cells are keyed on."""
+        if not self._digest:
+            text = json.dumps(self.scenario, sort_keys=True, ensure_ascii=False)
+            self._digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return self._digest
+
+    @property
+    def db(self) -> str:
+        """The database URL of its scratch memory (scratch_path)."""
+        return f"sqlite:///{scratch_path(self.id, self.gen)}"
+
+    @property
+    def service(self) -> MemoryService:
+        return scratch_service(self.db)
+
+    def state(self) -> Obj:
+        """Its memory as `memory-state/1`, with the reads and refusals of the cells run."""
+        return self._engine().state()
+
+    def edited(self) -> bool:
+        """Whether the document differs from the one opened (some edit is still there to undo)."""
+        return bool(self._undo)
+
+    def _engine(self) -> EventEngine:
+        return EventEngine(self.service, reads=self.reads, refused=self.refused)
+
+    def _touch(self) -> None:
+        self.rev += 1
+
+    def _set_document(self, doc: Obj, sc: Scenario, notes: list[Any]) -> None:
+        self.scenario, self._checked, self._digest, self.notes = doc, sc, "", notes
+
+    # --- running cells -------------------------------------------------------------------------
+
+    def reset(self) -> Notebook:
+        """Forget every run cell: a new scratch memory with only the scenario's setup.
+
+        Two tabs on one notebook may reset at once (#26, point 12): each takes a generation no file
+        and no other tab has taken (a claim made with O_EXCL beside it), never deletes a file it did
+        not leave, and keeps the generation it leaves until the next reset, since another tab's run
+        may still be reading it; older ones go."""
+        left = self.gen
+        notebook_dir().mkdir(parents=True, exist_ok=True)
+        self.gen, claim = _claim(self.id, left + 1)
+        try:
+            self.cursor, self.last, self.results, self.reads, self.refused, self.outside = 0, None, {}, [], [], []
+            EventEngine(self.service).setup(self.checked)
+        finally:
+            claim.unlink(missing_ok=True)
+        self.moments = {"-1": self.service.clock()}  # the clock after the setup, then after each cell (R32)
+        _drop_before(self.id, left)
+        self._touch()
+        return self
+
+    def run_next(self) -> Obj | None:
+        """Run the next cell, only its use case on the scratch memory; its result, or None when
+        every cell ran. A note whose outcome is not known yet takes this one."""
+        evs, i = self.events(), self.cursor
+        if i >= len(evs):
+            return None
+        engine = self._engine()
+        res = describe(engine.apply(i, evs[i]))
+        self.results[str(i)] = res
+        self.moments = (self.moments or {}) | {str(i): engine.moments[-1]}
+        if self.notes[i] is None:
+            self.notes[i] = outcome(res)
+        self.last, self.cursor = i, i + 1
+        self._touch()
+        return res
+
+    def run_to(self, index: int) -> None:
+        """Run cells up to and including `index` (resetting first if it already ran past it)."""
+        if self.cursor > index + 1:
+            self.reset()
+        while self.cursor <= index and self.run_next() is not None:
+            pass
+
+    def run_all(self, each: Callable[[int], None] | None = None) -> None:
+        """Run every cell not run yet; `each` is told how many ran after each one (a progress bar)."""
+        while self.run_next() is not None:
+            if each is not None:
+                each(self.cursor)
+
+    def preview_end_turn(self, turn: str) -> dict[str, Obj]:
+        """What a turn would teach if it completed, failed or was cancelled now (sandboxed, R1, R2)."""
+        out = {}
+        for status in END_STATUSES:
+            with self.service.sandbox() as box:
+                out[status] = describe(EventEngine(box).apply(-1, {"do": "end_turn", "turn": turn, "status": status}))
+        return out
+
+    # --- editing cells, and undoing an edit ------------------------------------------------------
+
+    def insert_cell(self, index: int, event: Obj) -> None:
+        evs = list(self.scenario["events"])
+        evs.insert(index, event)
+        order: list[int | None] = list(range(len(evs) - 1))
+        order.insert(index, None)
+        self._replace_events(evs, index, order)
+
+    def update_cell(self, index: int, event: Obj) -> None:
+        """Change a cell; a changed note is written for the outcome the cell has from now on."""
+        evs = list(self.scenario["events"])
+        order: list[int | None] = list(range(len(evs)))
+        if evs[index].get("note") != event.get("note"):
+            order[index] = None
+        evs[index] = event
+        self._replace_events(evs, index, order)
+
+    def delete_cell(self, index: int) -> None:
+        evs = list(self.scenario["events"])
+        del evs[index]
+        self._replace_events(evs, index, [j for j in range(len(evs) + 1) if j != index])
+
+    def move_cell(self, index: int, offset: int) -> None:
+        evs, to = list(self.scenario["events"]), index + offset
+        if not 0 <= to < len(evs):
+            return
+        evs[index], evs[to] = evs[to], evs[index]
+        order: list[int | None] = list(range(len(evs)))
+        order[index], order[to] = order[to], order[index]
+        self._replace_events(evs, min(index, to), order)
+
+    def undo(self) -> bool:
+        """Put back the document before the last edit, re-running the cells that ran if it differs
+        above the cursor; False when there is nothing to undo."""
+        if not self._undo:
+            return False
+        prev = self._undo.pop()
+        self._undo_rev += 1
+        old, back = self.scenario["events"], prev["scenario"]["events"]
+        first = next((i for i, (x, y) in enumerate(zip(old, back, strict=False)) if x != y), min(len(old), len(back)))
+        self._set_document(prev["scenario"], checked(prev["scenario"]), list(prev["notes"]))
+        self._run_again_from(first, len(back))
+        return True
+
+    def _replace_events(self, new_events: list[Obj], first_changed: int, order: list[int | None]) -> None:
+        """Apply an edit: `order` says, for each new cell, which old cell it was (None: a new cell,
+        or one whose note changed, judged by its next outcome)."""
+        sc = checked({**self.scenario, "events": new_events})  # a bad edit raises FormatError, changes nothing
+        if self.story == "original":
+            self._story_outcomes()
+            self.story = "edited"
+        self._undo.append({"scenario": self.scenario, "notes": list(self.notes)})
+        del self._undo[:-UNDO_DEPTH]
+        self._undo_rev += 1
+        self._set_document(to_json(sc), sc, [None if j is None else self.notes[j] for j in order])
+        self._run_again_from(first_changed, len(new_events))
+
+    def _run_again_from(self, first_changed: int, cells: int) -> None:
+        """After an edit above the run cells, memory recomputed to the same point."""
+        ran = self.cursor
+        if first_changed < ran:
+            self.reset()
+            self.run_to(min(ran, cells) - 1)
+        self._touch()
+
+    def _story_outcomes(self) -> None:
+        """Before the first edit: the outcome of each noted cell not run yet, in the story as opened
+        (the cells after the cursor run in a sandbox that is rolled back), so each note is later
+        judged by the outcome it was written for."""
+        evs, raw = self.events(), self.scenario["events"]
+        todo = [i for i in range(self.cursor, len(evs)) if self.notes[i] is None and raw[i].get("note")]
+        if not todo:
+            return
+        try:
+            with self.service.sandbox() as box:
+                engine = EventEngine(box)
+                for i in range(self.cursor, todo[-1] + 1):
+                    res = describe(engine.apply(i, evs[i]))
+                    if i in todo:
+                        self.notes[i] = outcome(res)
+        except Exception:  # noqa: BLE001 - a note left unjudged is better than an edit refused
+            return
+
+    # --- changes made elsewhere ----------------------------------------------------------------
+
+    def note_outside_change(self, what: str) -> None:
+        """Record that a page changed this notebook's memory outside its cells (a read, a setting,
+        an erasure): the Notebook says so, since a replay of the cells would not reproduce it."""
+        self.outside.append(what)
+        self._touch()
+        self.save()
+
+    def scrub_results(self) -> int:
+        """Take what the notebook's own cells erased out of its saved results, reads and refusals,
+        and keep it so on disk (views/notebook_scrub.py); how many values went (0: nothing)."""
+        n = scrub(self)
+        if n:
+            self._touch()
+            self.save()
+        return n
+
+    # --- kept on disk: a reload of the page (a new session) reopens the notebook -----------------
+
+    def save(self) -> None:
+        """Keep the notebook on disk beside its scratch memory, when it changed since last kept."""
+        main, stack = _path(self.id, "notebook"), _path(self.id, "undo")
+        saved = self._saved or (-1, -1)
+        if saved[0] != self.rev:
+            main.parent.mkdir(parents=True, exist_ok=True)
+            _write(main, {"format": "memory-notebook/1", **self.model_dump()})
+            self._file = stamp(main)
+        if saved[1] != self._undo_rev:
+            _write(stack, self._undo)
+        self._saved = (self.rev, self._undo_rev)
+
+    def changed_elsewhere(self) -> bool:
+        """Whether its file changed since this copy kept or read it: another tab or window on the
+        same notebook saved (#26). One notebook has one scratch memory, so the copy that did not
+        write must be read again before it runs or edits anything: the last change wins."""
+        return self._file is not None and stamp(_path(self.id, "notebook")) != self._file
 
 
-def reset(nb: Obj) -> Obj:
-    """Forget every run cell: a new scratch memory with only the scenario's setup.
+def new(doc: Obj, name: str = "") -> Notebook:
+    """A notebook for a scenario document, with a fresh scratch memory holding its setup."""
+    return _opened(checked(doc), name)
 
-    Two tabs on one notebook may reset at once (#26, point 12): each takes a generation no file and
-    no other tab has taken (a claim made with O_EXCL beside it), never deletes a file it did not
-    leave, and keeps the generation it leaves until the next reset, since another tab's run may
-    still be reading it; older ones go."""
-    left = int(nb.get("gen") or 0)
-    notebook_dir().mkdir(parents=True, exist_ok=True)
-    gen, claim = _claim(nb["id"], left + 1)
+
+def load_text(text: str | bytes, name: str = "") -> Notebook:
+    """A notebook from uploaded or pasted scenario text, read exactly as `replay` reads a file
+    (scenario.parse); FormatError says where the file is wrong."""
+    return _opened(parse(text), name)
+
+
+def _opened(scenario: Scenario, name: str) -> Notebook:
+    nb = Notebook(
+        id=uuid.uuid4().hex,
+        file=name,
+        scenario=to_json(scenario),
+        cursor=0,
+        results={},
+        reads=[],
+        refused=[],
+        outside=[],
+        notes=[None] * len(scenario.events),
+        story="original",  # until the first edit, notes are judged by the story as opened
+        rev=0,
+    )
+    nb._checked = scenario
+    return nb.reset()
+
+
+def reopen(nb_id: str) -> Notebook | None:
+    """The notebook kept under this id (its edits, cursor and results), or None if there is none;
+    NotebookDamaged if its file is not one this version wrote (read as a scenario file is: depth,
+    numbers, keys, then every field checked). Its scratch memory is the one its id and generation
+    name; if that file is gone (or the notebook was kept without the moment each cell left) the
+    cells that ran run again."""
+    if not NOTEBOOK_ID.fullmatch(nb_id or "") or not (main := _path(nb_id, "notebook")).exists():
+        return None
+    stack = _path(nb_id, "undo")
     try:
-        nb.update(gen=gen, db=scratch_url(nb["id"], gen), cursor=0, last=None)
-        nb.update(results={}, reads=[], refused=[], outside=[])
-        svc = scratch_service(nb["db"])
-        EventEngine(svc).setup(scenario_of(nb))
-    finally:
-        claim.unlink(missing_ok=True)
-    nb["moments"] = {"-1": svc.clock()}  # the memory's clock after the setup, then after each cell (R32)
-    _drop_before(nb["id"], left)
-    _touch(nb)
+        data = decode(main.read_bytes())
+        undo_stack = decode(stack.read_bytes()) if stack.exists() else []
+    except OSError as exc:
+        raise NotebookDamaged(f"{main.name}: cannot be read ({exc.strerror})") from None
+    except FormatError as exc:
+        raise NotebookDamaged(f"{main.name}: {exc}") from None
+    nb = _from_file(main.name, nb_id, data, undo_stack)
+    if not scratch_path(nb_id, nb.gen).exists() or len(nb.moments or {}) != nb.cursor + 1:
+        # Its scratch memory is gone, or it was kept without the moment each cell left (R32):
+        # the cells that ran run again.
+        ran = nb.cursor
+        nb.reset()
+        nb.run_to(ran - 1)
+    nb._saved, nb._file = (nb.rev, 0), stamp(main)
     return nb
+
+
+def _from_file(name: str, nb_id: str, data: Any, undo_stack: Any) -> Notebook:
+    """The notebook a file holds, each field of the kind this version writes, or NotebookDamaged."""
+    if not isinstance(data, dict) or data.get("format") != "memory-notebook/1":
+        raise NotebookDamaged(f"{name}: not a memory-notebook/1 file")
+    if data.get("id") != nb_id:
+        raise damaged(name, "id", "is not the notebook's own")
+    try:
+        nb = Notebook.model_validate({**data, "gen": data.get("gen", 0)})  # kept before generations: made again
+        nb._checked = checked(nb.scenario)
+    except ValidationError as exc:
+        raise _wrong(name, data, str(exc.errors()[0]["loc"][0])) from None
+    except FormatError as exc:
+        raise damaged(name, "scenario", f"is not a scenario this version reads ({exc})") from None
+    cells = len(nb.events())
+    for field, ok in (
+        ("cursor", nb.cursor <= cells),
+        ("notes", len(nb.notes) == cells),
+        ("last", (nb.last or 0) < cells),
+    ):
+        if not ok:
+            raise _wrong(name, data, field)
+    check_results(name, nb.results)
+    if not isinstance(undo_stack, list):
+        raise NotebookDamaged(f"{name}: its undo stack is not a list")
+    nb._undo = undo_stack
+    return nb
+
+
+def _wrong(name: str, data: Obj, field: str) -> NotebookDamaged:
+    return damaged(name, field, f"holds {json.dumps(data.get(field))[:40]}, not what a notebook keeps there")
 
 
 def _claim(nb_id: str, gen: int) -> tuple[int, Path]:
@@ -184,263 +430,11 @@ def _drop_before(nb_id: str, gen: int) -> None:
             path.unlink(missing_ok=True)
 
 
-def service(nb: Obj) -> MemoryService:
-    return scratch_service(nb["db"])
-
-
-def _engine(nb: Obj) -> EventEngine:
-    return EventEngine(service(nb), reads=nb["reads"], refused=nb["refused"])
-
-
-def _notes(nb: Obj) -> list[Obj | None]:
-    notes = nb.setdefault("notes", [])
-    n = len(events(nb))
-    if len(notes) != n:  # a notebook made before notes were kept
-        notes[:] = (notes + [None] * n)[:n]
-    return notes
-
-
-def run_next(nb: Obj) -> Obj | None:
-    """Run the next cell, only its use case on the scratch memory; its result, or None when every
-    cell ran. A note whose outcome is not known yet takes this one."""
-    evs = events(nb)
-    i = nb["cursor"]
-    if i >= len(evs):
-        return None
-    engine = _engine(nb)
-    res = describe(engine.apply(i, evs[i]))
-    nb["results"][str(i)] = res
-    nb.setdefault("moments", {})[str(i)] = engine.moments[-1]
-    notes = _notes(nb)
-    if notes[i] is None:
-        notes[i] = outcome(res)
-    nb["cursor"] = i + 1
-    nb["last"] = i
-    _touch(nb)
-    return res
-
-
-def run_to(nb: Obj, index: int) -> None:
-    """Run cells up to and including `index` (resetting first if it already ran past it)."""
-    if nb["cursor"] > index + 1:
-        reset(nb)
-    while nb["cursor"] <= index and run_next(nb) is not None:
-        pass
-
-
-def run_all(nb: Obj) -> None:
-    while run_next(nb) is not None:
-        pass
-
-
-# --- editing cells, and undoing an edit ----------------------------------------------------------
-
-
-def _story_outcomes(nb: Obj) -> None:
-    """Before the first edit: the outcome of each noted cell not run yet, in the story as opened
-    (the cells after the cursor run in a sandbox that is rolled back), so each note is later judged
-    by the outcome it was written for."""
-    evs, notes = events(nb), _notes(nb)
-    todo = [i for i in range(nb["cursor"], len(evs)) if notes[i] is None and nb["scenario"]["events"][i].get("note")]
-    if not todo:
-        return
-    try:
-        with service(nb).sandbox() as box:
-            engine = EventEngine(box)
-            for i in range(nb["cursor"], todo[-1] + 1):
-                res = describe(engine.apply(i, evs[i]))
-                if i in todo:
-                    notes[i] = outcome(res)
-    except Exception:  # noqa: BLE001 - a note left unjudged is better than an edit refused
-        return
-
-
-def _replace_events(nb: Obj, new_events: list[Obj], first_changed: int, order: list[int | None]) -> None:
-    """Apply an edit: `order` says, for each new cell, which old cell it was (None: a new cell, or
-    one whose note changed, judged by its next outcome)."""
-    doc = {**nb["scenario"], "events": new_events}
-    sc = checked(doc)  # a bad edit raises FormatError and changes nothing
-    if nb.get("story") == "original":
-        _story_outcomes(nb)
-        nb["story"] = "edited"
-    _push_undo(nb)
-    old = _notes(nb)
-    ran = nb["cursor"]
-    nb.update(scenario=to_json(sc), checked=sc, digest=None, notes=[None if j is None else old[j] for j in order])
-    if first_changed < ran:  # an edit above the run cells: recompute memory to the same point
-        reset(nb)
-        run_to(nb, min(ran, len(new_events)) - 1)
-    _touch(nb)
-
-
-def _push_undo(nb: Obj) -> None:
-    stack = nb.setdefault("undo", [])
-    stack.append({"scenario": nb["scenario"], "notes": list(_notes(nb))})
-    del stack[:-UNDO_DEPTH]
-    nb["undo_rev"] = nb.get("undo_rev", 0) + 1
-
-
-def insert_cell(nb: Obj, index: int, event: Obj) -> None:
-    evs = list(nb["scenario"]["events"])
-    evs.insert(index, event)
-    order: list[int | None] = list(range(len(evs) - 1))
-    order.insert(index, None)
-    _replace_events(nb, evs, index, order)
-
-
-def update_cell(nb: Obj, index: int, event: Obj) -> None:
-    """Change a cell; a changed note is written for the outcome the cell has from now on."""
-    evs = list(nb["scenario"]["events"])
-    order: list[int | None] = list(range(len(evs)))
-    if evs[index].get("note") != event.get("note"):
-        order[index] = None
-    evs[index] = event
-    _replace_events(nb, evs, index, order)
-
-
-def delete_cell(nb: Obj, index: int) -> None:
-    evs = list(nb["scenario"]["events"])
-    del evs[index]
-    order: list[int | None] = [j for j in range(len(evs) + 1) if j != index]
-    _replace_events(nb, evs, index, order)
-
-
-def move_cell(nb: Obj, index: int, offset: int) -> None:
-    evs = list(nb["scenario"]["events"])
-    to = index + offset
-    if not 0 <= to < len(evs):
-        return
-    evs[index], evs[to] = evs[to], evs[index]
-    order: list[int | None] = list(range(len(evs)))
-    order[index], order[to] = order[to], order[index]
-    _replace_events(nb, evs, min(index, to), order)
-
-
-def can_undo(nb: Obj) -> bool:
-    return bool(nb.get("undo"))
-
-
-def undo(nb: Obj) -> bool:
-    """Put back the document before the last edit, re-running the cells that ran if it differs
-    above the cursor; False when there is nothing to undo."""
-    if not nb.get("undo"):
-        return False
-    prev = nb["undo"].pop()
-    nb["undo_rev"] = nb.get("undo_rev", 0) + 1
-    old, back = nb["scenario"]["events"], prev["scenario"]["events"]
-    first = next((i for i, (x, y) in enumerate(zip(old, back, strict=False)) if x != y), min(len(old), len(back)))
-    ran = nb["cursor"]
-    nb.update(scenario=prev["scenario"], checked=checked(prev["scenario"]), digest=None, notes=list(prev["notes"]))
-    if first < ran:
-        reset(nb)
-        run_to(nb, min(ran, len(back)) - 1)
-    _touch(nb)
-    return True
-
-
-def edited(nb: Obj) -> bool:
-    """Whether the document differs from the one opened (some edit is still there to undo)."""
-    return bool(nb.get("undo"))
-
-
-# --- kept on disk: a reload of the page (a new session) reopens the notebook -----------------
-
-
-def _path(nb_id: str, kind: str) -> Path | None:
-    return notebook_dir() / f"{nb_id}.{kind}.json" if NOTEBOOK_ID.fullmatch(nb_id or "") else None
+def _path(nb_id: str, kind: str) -> Path:
+    return notebook_dir() / f"{nb_id}.{kind}.json"
 
 
 def _write(path: Path, data: Any) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)  # a reader finds the old file or the new one, never half of one
-
-
-def save(nb: Obj) -> None:
-    """Keep the notebook on disk beside its scratch memory, when it changed since last kept."""
-    main, stack = _path(nb["id"], "notebook"), _path(nb["id"], "undo")
-    if main is None or stack is None:
-        return
-    if nb.get("_saved") != nb.get("rev"):
-        main.parent.mkdir(parents=True, exist_ok=True)
-        _write(main, {"format": "memory-notebook/1", **{k: nb.get(k) for k in KEPT}})
-        nb["_saved"] = nb.get("rev")
-        nb["_file"] = stamp(main)
-    if nb.get("_saved_undo") != nb.get("undo_rev"):
-        _write(stack, nb.get("undo", []))
-        nb["_saved_undo"] = nb.get("undo_rev")
-
-
-def reopen(nb_id: str) -> Obj | None:
-    """The notebook kept under this id (its edits, cursor and results), or None if there is none;
-    NotebookDamaged if its file is not one this version wrote (read as a scenario file is: depth,
-    numbers, keys, then every field checked). Its scratch memory is the one its id and generation
-    name; if that file is gone (or the notebook was kept without the moment each cell left) the
-    cells that ran run again."""
-    main, stack = _path(nb_id, "notebook"), _path(nb_id, "undo")
-    if main is None or stack is None or not main.exists():
-        return None
-    try:
-        data = decode(main.read_bytes())
-        undo_stack = decode(stack.read_bytes()) if stack.exists() else []
-    except OSError as exc:
-        raise NotebookDamaged(f"{main.name}: cannot be read ({exc.strerror})") from None
-    except FormatError as exc:
-        raise NotebookDamaged(f"{main.name}: {exc}") from None
-    nb = checked_file(main.name, nb_id, data, undo_stack, KEPT)
-    nb["db"] = scratch_url(nb_id, nb["gen"])
-    moments = nb.get("moments") or {}
-    if not scratch_path(nb_id, nb["gen"]).exists() or len(moments) != nb["cursor"] + 1:
-        # Its scratch memory is gone, or it was kept without the moment each cell left (R32):
-        # the cells that ran run again.
-        ran = nb["cursor"]
-        reset(nb)
-        run_to(nb, ran - 1)
-    nb["_saved"], nb["_saved_undo"] = nb["rev"], nb["undo_rev"]
-    nb["_file"] = stamp(main)
-    return nb
-
-
-def changed_elsewhere(nb: Obj) -> bool:
-    """Whether the notebook's file changed since this copy kept or read it: another tab or window
-    on the same notebook saved (#26). One notebook has one scratch memory, so the copy that did
-    not write must be read again before it runs or edits anything: the last change wins."""
-    main = _path(str(nb.get("id")), "notebook")
-    return bool(main is not None and nb.get("_file") is not None and stamp(main) != nb["_file"])
-
-
-# --- what a turn would do, and the memory as the other pages see it ----------------------------
-
-
-def preview_end_turn(nb: Obj, turn: str) -> dict[str, Obj]:
-    """What a turn would teach if it completed, failed or was cancelled now (sandboxed, R1, R2)."""
-    out = {}
-    for status in END_STATUSES:
-        with service(nb).sandbox() as box:
-            result = EventEngine(box).apply(-1, {"do": "end_turn", "turn": turn, "status": status})
-            out[status] = describe(result)
-    return out
-
-
-def note_outside_change(nb: Obj, what: str) -> None:
-    """Record that a page changed this notebook's memory outside its cells (a read, a setting, an
-    erasure): the Notebook says so, since a replay of the cells would not reproduce it."""
-    nb.setdefault("outside", []).append(what)
-    _touch(nb)
-    if nb.get("id"):
-        save(nb)
-
-
-def scrub_results(nb: Obj) -> int:
-    """Take what the notebook's own cells erased out of its saved results, reads and refusals, and
-    keep it so on disk (views/notebook_scrub.py); how many values went (0: nothing to scrub)."""
-    n = scrub(nb)
-    if n:
-        _touch(nb)
-        save(nb)
-    return n
-
-
-def state(nb: Obj) -> Obj:
-    """The notebook's memory as `memory-state/1`, with the reads and refusals of the cells run."""
-    return _engine(nb).state()

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..plain import Obj
+
+if TYPE_CHECKING:
+    from .notebook import Notebook
 
 #: What a scrubbed piece of text reads.
 ERASED = "(erased)"
@@ -41,37 +44,42 @@ class Erased:
         return bool(self.runs or self.people)
 
 
-def _ran(nb: Obj, i: int) -> Obj | None:
-    res = nb["results"].get(str(i))
-    return res if res and res.get("status") == "ok" else None
-
-
-def erased(nb: Obj) -> Erased:
-    """What the cells run so far erased: the runs they deleted or that ended ephemeral, the
-    accounts deleted, and the text of each as the cells wrote it."""
-    events = nb["scenario"]["events"]
-    out = Erased()
-    for i, e in enumerate(events[: nb["cursor"]]):
-        res = _ran(nb, i)
-        if res is None:
+def _deleted(nb: Notebook) -> tuple[set[str], set[str]]:
+    """The runs the cells run so far deleted or that ended ephemeral, and the accounts deleted."""
+    runs, people = set(), set()
+    for i, e in enumerate(nb.scenario["events"][: nb.cursor]):
+        res = nb.results.get(str(i)) or {}
+        if res.get("status") != "ok":
             continue
         if e["do"] == "delete_run" or (e["do"] == "end_run" and res["detail"].get("erased")):
-            out.runs |= {e["run"]}
+            runs |= {e["run"]}
         elif e["do"] == "delete_account":
-            out.people |= {e["person"]}
-    names = {p["id"]: p.get("name") for p in nb["scenario"].get("people", [])}
+            people |= {e["person"]}
+    return runs, people
+
+
+def _texts(events: list[Obj], turns: set[str]) -> set[str]:
+    """The requests and excerpts of the erased turns, as the cells wrote them."""
+    out: set[str | None] = set()
     for e in events:
-        if e.get("do") == "open_turn" and e.get("run") in out.runs:
-            out.turns |= {e["turn"]}
-            request = e["request"] if isinstance(e["request"], str) else (e["request"] or {}).get("text")
-            out.texts |= {request} if request else set()
-    for e in events:
-        if e.get("turn") in out.turns and e.get("do") in ("record", "step"):
-            record = e if e["do"] == "record" else (e.get("record") or {})
-            out.texts |= {record["excerpt"]} if record.get("excerpt") else set()
-    out.words = out.runs | out.turns | out.people | {n for p, n in names.items() if p in out.people and n}
-    out.texts |= {n for p, n in names.items() if p in out.people and n}
-    return out
+        if e.get("turn") not in turns:
+            continue
+        if e.get("do") == "open_turn":
+            out |= {e["request"] if isinstance(e["request"], str) else (e["request"] or {}).get("text")}
+        elif e.get("do") in ("record", "step"):
+            out |= {(e if e["do"] == "record" else (e.get("record") or {})).get("excerpt")}
+    return {t for t in out if t}
+
+
+def erased(nb: Notebook) -> Erased:
+    """What the cells run so far erased: the runs they deleted or that ended ephemeral, the
+    accounts deleted, and the text of each as the cells wrote them."""
+    events = nb.scenario["events"]
+    runs, people = _deleted(nb)
+    turns = {e["turn"] for e in events if e.get("do") == "open_turn" and e.get("run") in runs}
+    names = {p.get("name") for p in nb.scenario.get("people", []) if p["id"] in people} - {None, ""}
+    texts = _texts(events, turns) | names
+    return Erased(runs=runs, turns=turns, people=people, texts=texts, words=runs | turns | people | names)
 
 
 def _owned(item: Obj, gone: Erased) -> bool:
@@ -112,14 +120,18 @@ class _Scrubber:
             self.count += len(value) - len(kept)
             return [self.walk(v) for v in kept]
         if isinstance(value, dict):
-            if value.get("run") in self.gone.runs and any(k in value for k in POINTER[1:]):
-                self.count += 1
-                value = {**value, **{k: None for k in POINTER if k in value}}  # as memory keeps it (R29)
-            return {k: self.walk(v) for k, v in value.items()}
+            return {k: self.walk(v) for k, v in self.unpointed(value).items()}
+        return value
+
+    def unpointed(self, value: Obj) -> Obj:
+        """A support or record pointing into an erased run, its pointer cleared as memory keeps it (R29)."""
+        if value.get("run") in self.gone.runs and any(k in value for k in POINTER[1:]):
+            self.count += 1
+            return {**value, **{k: None for k in POINTER if k in value}}
         return value
 
 
-def scrub(nb: Obj) -> int:
+def scrub(nb: Notebook) -> int:
     """Take out of the notebook's saved results, reads and refusals what its own cells erased
     (`erased`): an erased graph's fact changes and the claims only an erased record held go, a
     pointer into an erased run is cleared as memory clears it (R29), and an erased id, name,
@@ -131,20 +143,16 @@ def scrub(nb: Obj) -> int:
         return 0
     s = _Scrubber(gone)
     results: Obj = {}
-    for key, res in nb["results"].items():
+    for key, res in nb.results.items():
         before = s.count
         results[key] = s.walk(res)
         if s.count > before:
             results[key]["scrubbed"] = True
-    nb["results"] = results
-    nb["reads"] = s.walk(nb.get("reads") or [])
-    nb["refused"] = s.walk(nb.get("refused") or [])
-    nb["outside"] = [t or ERASED for t in s.walk(nb.get("outside") or [])]
+    nb.results, nb.reads, nb.refused = results, s.walk(nb.reads), s.walk(nb.refused)
+    nb.outside = [t or ERASED for t in s.walk(nb.outside)]
     return s.count
 
 
-def pending(nb: Obj) -> int:
+def pending(nb: Notebook) -> int:
     """How many saved values `scrub` would take out now (the notebook itself unchanged)."""
-    if not erased(nb):
-        return 0
-    return scrub({k: nb.get(k) for k in ("scenario", "cursor", "results", "reads", "refused", "outside")})
+    return scrub(nb.model_copy()) if erased(nb) else 0
