@@ -35,47 +35,63 @@ ARGS = '{"name": ""}'
 
 def event_form(kind: str, *, orgs: list[str], people: list[str]) -> dict[str, Any]:
     """The event the form holds now (its page adds the note and the button)."""
-    event: dict[str, Any] = {"do": kind}
     specs = fields(kind)
-    simple = [f for f in specs if f.simple]
-    row = st.container(horizontal=True)  # the simple fields in a row that wraps: each label whole (#25)
-    cols = [row] * len(simple)
-    lists = {"orgs": orgs, "people": people}
-    for f, c in zip(simple, cols, strict=True):
-        event[f.name] = _simple(c, f, lists)
+    simple = simple_fields([f for f in specs if f.simple], {}, prefix="f_", lists={"orgs": orgs, "people": people})
+    event: dict[str, Any] = {"do": kind} | {k: v if v != "" else None for k, v in simple.items()}
     for f in specs:
-        if f.simple:
-            continue
-        if f.widget == "record":
-            if kind == "record":
-                event |= record_fields("f_")
-            elif st.checkbox("with a record", key="f_with_rec", value=True):
-                event[f.name] = record_fields("f_")
-        elif f.widget == "fact":
-            event[f.name] = fact_fields("f_fact_")
-        elif f.widget == "settings":
-            chosen = st.multiselect("settings to set", [s.name for s in SETTINGS], key="f_names")
-            event[f.name] = {n: st.toggle(n, key=f"f_set_{n}") for n in chosen}
-        elif f.widget == "json":
-            text = st.text_area(f"{f.name} (JSON)", ARGS, key=f"f_{f.name}", height=68)
-            try:
-                event[f.name] = decode(text)
-            except FormatError as exc:
-                st.error(f"{f.name}: {exc}.")
+        event |= {} if f.simple else _compound(kind, f)
     return event
 
 
-def _simple(c: Any, f: FormField, lists: dict[str, list[str]]) -> Any:
-    """A text, a choice or a toggle; an optional text left empty is left out (None)."""
-    key, help_ = f"f_{f.name}", f.help or HELP.get(f.name)
+def _compound(kind: str, f: FormField) -> dict[str, Any]:
+    """A compound field's part of the event: a record, a fact, settings or JSON arguments."""
+    if f.widget == "record" and kind == "record":  # the event is itself a record
+        return record_fields("f_")
+    if f.widget == "record":
+        return {f.name: record_fields("f_")} if st.checkbox("with a record", key="f_with_rec", value=True) else {}
+    if f.widget == "fact":
+        return {f.name: fact_fields("f_fact_")}
+    if f.widget == "settings":
+        chosen = st.multiselect("settings to set", [s.name for s in SETTINGS], key="f_names")
+        return {f.name: {n: st.toggle(n, key=f"f_set_{n}") for n in chosen}}
+    text = st.text_area(f"{f.name} (JSON)", ARGS, key=f"f_{f.name}", height=68)
+    try:
+        return {f.name: decode(text)}
+    except FormatError as exc:
+        st.error(f"{f.name}: {exc}.")
+        return {}
+
+
+def simple_fields(
+    specs: list[FormField], now: dict[str, Any], *, prefix: str, lists: dict[str, list[str]], fresh: bool = False
+) -> dict[str, Any]:
+    """The simple fields (a text, a choice, a toggle) in one row that wraps, each label whole (#25),
+    keyed `prefix + name` and started at `now` (else the model's default): their values."""
+    row = st.container(horizontal=True)
+    out: dict[str, Any] = {}
+    for f in specs:
+        key, value = f"{prefix}{f.name}", now.get(f.name, f.default)
+        options = list(f.choices) if f.choices else list(lists.get(f.among, []))
+        options += [value] if f.widget == "choice" and value is not None and value not in options else []
+        if fresh or key not in st.session_state or (f.widget == "choice" and st.session_state[key] not in options):
+            st.session_state[key] = _start(f, value, options)
+        out[f.name] = _widget(row, f, key, options)
+    return out
+
+
+def _start(f: FormField, value: Any, options: list[Any]) -> Any:
+    """What a simple field shows first: its value, else the first choice, an empty text or off."""
+    first = value if value in options else next(iter(options), None)
+    return {"toggle": bool(value), "choice": first}.get(f.widget, value or "")
+
+
+def _widget(row: Any, f: FormField, key: str, options: list[Any]) -> Any:
+    help_ = f.help or HELP.get(f.name)
     if f.widget == "toggle":
-        return c.checkbox(f.name, key=key, value=bool(f.default), help=help_)
+        return row.checkbox(f.name, key=key, help=help_)
     if f.widget == "choice":
-        options = list(f.choices) if f.choices else lists[f.among]
-        index = options.index(f.default) if f.default in options else 0
-        return c.selectbox(f.name, options, index=index if options else None, key=key, help=help_, width=FIELD)
-    text = c.text_input(f.name, key=key, help=help_, width=FIELD)
-    return text if text or f.required else None
+        return row.selectbox(f.name, options, key=key, help=help_, width=FIELD)
+    return row.text_input(f.name, key=key, help=help_, width=FIELD)
 
 
 def claim_fields(prefix: str) -> list[dict[str, Any]]:
@@ -166,41 +182,29 @@ def edit_cell(nb: nbk.Notebook, i: int, event: dict[str, Any], *, orgs: list[str
 
 
 def _fields_of(i: int, event: dict[str, Any], fresh: bool, lists: dict[str, list[str]]) -> dict[str, Any]:
-    """The event with its simple fields and note as the form holds them (keys `e{i}-{field}`)."""
-    out = dict(event)
-    specs = [
-        f for f in fields(event["do"]) if f.simple and (f.widget != "text" or isinstance(event.get(f.name), str | None))
-    ]
-    row = st.container(horizontal=True)
-    for f in specs:
-        key, now = f"e{i}-{f.name}", event.get(f.name, f.default)
-        options = list(f.choices) if f.choices else list(lists.get(f.among, []))
-        options += [now] if f.widget == "choice" and now is not None and now not in options else []
-        if fresh or key not in st.session_state:
-            first = now if now in options else (options[0] if options else None)
-            st.session_state[key] = {"toggle": bool(now), "choice": first}.get(f.widget, "" if now is None else now)
-        if f.widget == "toggle":
-            value: Any = row.checkbox(f.name, key=key, help=f.help or HELP.get(f.name))
-        elif f.widget == "choice":
-            value = row.selectbox(f.name, options, key=key, help=f.help or HELP.get(f.name), width=FIELD)
-        else:
-            value = row.text_input(f.name, key=key, help=f.help or HELP.get(f.name), width=FIELD)
-        if value in ("", None) and not f.required:
-            out.pop(f.name, None)
-        else:
-            out[f.name] = value
-    key = f"e{i}-note"
-    if fresh or key not in st.session_state:
-        st.session_state[key] = event.get("note", "")
-    note = st.text_input("note (shown under the cell)", key=key)
-    if note:
-        out["note"] = note
-    else:
-        out.pop("note", None)
-    kept = [f.name for f in fields(event["do"]) if f not in specs and f.name in event]
+    """The event with its simple fields and note as the form holds them (keys `e{i}-{field}`); a
+    fresh form (another cell now stands here, or this one changed) starts from the event again."""
+    specs, kept = _editable(event)
+    if fresh or f"e{i}-note" not in st.session_state:
+        st.session_state[f"e{i}-note"] = event.get("note", "")
+    edited = simple_fields(specs, event, prefix=f"e{i}-", lists=lists, fresh=fresh)
+    edited["note"] = st.text_input("note (shown under the cell)", key=f"e{i}-note")
     if kept:
         st.caption(f"Its {', '.join(kept)} stay as written: edit them under JSON.")
-    return out
+    return _merged(event, edited, required={f.name for f in specs if f.required})
+
+
+def _editable(event: dict[str, Any]) -> tuple[list[FormField], list[str]]:
+    """The fields of a cell the form edits (a text field only while it holds text), and the others it holds."""
+    every = fields(event["do"])
+    specs = [f for f in every if f.simple and (f.widget != "text" or isinstance(event.get(f.name), str | None))]
+    return specs, [f.name for f in every if f not in specs and f.name in event]
+
+
+def _merged(event: dict[str, Any], edited: dict[str, Any], *, required: set[str]) -> dict[str, Any]:
+    """The event with the form's values, in its order; an optional field left empty goes."""
+    out = {k: edited.get(k, v) for k, v in event.items()} | edited
+    return {k: v for k, v in out.items() if k not in edited or v not in ("", None) or k in required}
 
 
 def _save(nb: nbk.Notebook, i: int, before: dict[str, Any], event: dict[str, Any]) -> None:
