@@ -208,6 +208,11 @@ def compare(nb: nbk.Notebook) -> None:
             "(+) or were withdrawn by a replacement (R3), and the disputes (R28)."
         )
     )
+    _weight_chart(key, ran, moments, table)
+
+
+def _weight_chart(key: tuple[str, int, str], ran: int, moments: Obj, table: pd.DataFrame) -> None:
+    """A fact's weight after each cell run, the fact first compared (or any the cells changed)."""
     facts = _facts(key, ran, moments)
     if not facts:
         return

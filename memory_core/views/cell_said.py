@@ -256,6 +256,7 @@ def _set_settings(d: SettingsChanged, _link: RecordLink) -> list[Piece]:
     ]
 
 
+SCRUBBED = "Scrubbed of what a later cell erased: it reads `(erased)` where that was (R29, R30)."
 #: What a correction that changed the fact did, said above its table (R28).
 CORRECTED = {
     "dispute": "Disputed (R28): the person's reliability is taken off the fact's log-odds, so its weight "
@@ -300,33 +301,27 @@ def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | No
     cancelled turn keeps (R2), when the page knows it."""
     if cell.status == "refused":
         return [Said("error", refused(cell.reason, cell.message))]
-    out: list[Piece] = []
-    if cell.scrubbed:
-        out.append(
-            Said("caption", "Scrubbed of what a later cell erased: it reads `(erased)` where that was (R29, R30).")
-        )
-    detail = cell.detail
-    out += _SAY[cell.do](detail, link)
-    if cell.do == "open_turn" and cell.changes:
-        out.append(Said("caption", "It replaces a turn: what that turn taught is withdrawn (R3)."))
-    if isinstance(detail, TurnEnded) and detail.rule == "R2" and evidence is not None:
-        out.append(
-            Said(
-                "markdown",
-                f"Records kept as evidence (R2), each open on Runs: {', '.join(link(r) for r in evidence)}."
-                if evidence
-                else "This turn kept no record (R2): there is no evidence to keep.",
-            )
-        )
-    if cell.do in ("dispute", "retract"):
-        out.append(Said("caption", CORRECTED[cell.do] if cell.changes else "Accepted; no weight or status changed."))
-    if cell.changes:
-        out.append(Changes(cell.changes))
-    out += [
+    out: list[Piece] = [Said("caption", SCRUBBED)] if cell.scrubbed else []
+    out += _SAY[cell.do](cell.detail, link) + _beside(cell, link, evidence)
+    out += [Changes(cell.changes)] if cell.changes else []
+    return out + [
         Said(
             "warning",
             f"Kept out by {s.rule}: claim {s.claim + 1} of record {inert(s.record)}, “{inert(s.claim_text)}”. {s.why}",
         )
         for s in cell.skipped
     ]
-    return out
+
+
+def _beside(cell: CellResult, link: RecordLink, evidence: list[str] | None) -> list[Piece]:
+    """What a cell's kind says of its fact changes: a replaced turn's (R3), a correction's (R28);
+    and the evidence a failed or cancelled turn keeps (R2)."""
+    if cell.do == "open_turn" and cell.changes:
+        return [Said("caption", "It replaces a turn: what that turn taught is withdrawn (R3).")]
+    if cell.do in CORRECTED:
+        return [Said("caption", CORRECTED[cell.do] if cell.changes else "Accepted; no weight or status changed.")]
+    if not isinstance(cell.detail, TurnEnded) or cell.detail.rule != "R2" or evidence is None:
+        return []
+    if not evidence:
+        return [Said("markdown", "This turn kept no record (R2): there is no evidence to keep.")]
+    return [Said("markdown", f"Records kept as evidence (R2), each open on Runs: {', '.join(map(link, evidence))}.")]

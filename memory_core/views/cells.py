@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 
 from ..format.replay import EventResult
 from ..plain import Obj
@@ -24,12 +25,10 @@ from .cell_said import CellResult, Change, Skipped
 
 def change(c: FactChange) -> Change:
     """A fact's change as a row of a cell's table (views/cell_said.Change)."""
-    f = c.fact
-    obj = f["object"].get("name", f["object"].get("value"))
     return Change(
         graph=c.graph,
         owner=c.owner,
-        fact=f"{f['subject']['name']} —{f['relation']}→ {obj}",
+        fact=_fact(c.fact),
         change=c.kind,
         weight_before=c.before[0] if c.before else None,
         weight_after=c.after[0] if c.after else None,
@@ -172,42 +171,59 @@ def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> l
 # --- cells as people read and write them ---------------------------------------------------
 
 
+def _fact(f: Obj) -> str:
+    return f"{f['subject']['name']} —{f['relation']}→ {f['object'].get('name', f['object'].get('value'))}"
+
+
+def _record_line(e: Obj) -> str:
+    r = e.get("record") or {}  # a checked event keeps the record's fields under `record`
+    n = len(r.get("claims", []))
+    head = f"step {e['step']} in {e['turn']}" if e["do"] == "step" else f"record in {e['turn']}"
+    within = f" within {r['within']}" if r.get("within") else ""
+    src = f" from {r.get('origin')} {r.get('source') or ''}".rstrip() if r else ""
+    return f"{head}{within}{src}: {n} claim{'s' if n != 1 else ''}"
+
+
+def _read_line(e: Obj) -> str:
+    who = f" by step {e['step']}" if e.get("step") else (f" within {e['within']}" if e.get("within") else "")
+    return f"{e['call']}{who} in {e['turn']}: {read_args(e.get('args', {}))}"
+
+
+def _open_turn_line(e: Obj) -> str:
+    req = e["request"] if isinstance(e["request"], str) else e["request"].get("text", "")
+    rep = f", replacing {e['replaces']}" if e.get("replaces") else ""
+    return f"turn {e['turn']} opens in {e['run']}{rep}: “{req}”"
+
+
+def _correction_line(e: Obj) -> str:
+    return f"{e['by']} {e['do']}s {_fact(e['fact'])} ({e.get('graph', 'world')})"
+
+
+#: One line that says what a cell of each kind does.
+LINES: dict[str, Callable[[Obj], str]] = {
+    "start_run": lambda e: (
+        f"{e['person']} starts run {e['run']} in {e['org']} "
+        f"({e.get('surface', 'workflow')}{', ephemeral' if e.get('ephemeral') else ''})"
+    ),
+    "open_turn": _open_turn_line,
+    "record": _record_line,
+    "step": _record_line,
+    "call": lambda e: f"call {e['work']} in {e['turn']}",
+    "return": lambda e: f"return {e['work']} in {e['turn']} → {e['status']}",
+    "read": _read_line,
+    "end_turn": lambda e: f"turn {e['turn']} ends {e['status']}",
+    "end_run": lambda e: f"run {e['run']} ends",
+    "delete_run": lambda e: f"{e['by']} deletes run {e['run']}",
+    "delete_account": lambda e: f"{e['person']} deletes their account",
+    "set_settings": lambda e: f"{e['by']} sets {json.dumps(e['settings'])} in {e['org']}",
+    "dispute": _correction_line,
+    "retract": _correction_line,
+}
+
+
 def summary(e: Obj) -> str:
     """One line that says what a cell does."""
-    d = e["do"]
-    if d == "start_run":
-        eph = ", ephemeral" if e.get("ephemeral") else ""
-        return f"{e['person']} starts run {e['run']} in {e['org']} ({e.get('surface', 'workflow')}{eph})"
-    if d == "open_turn":
-        req = e["request"] if isinstance(e["request"], str) else e["request"].get("text", "")
-        rep = f", replacing {e['replaces']}" if e.get("replaces") else ""
-        return f"turn {e['turn']} opens in {e['run']}{rep}: “{req}”"
-    if d in ("record", "step"):
-        r = e.get("record") or {}  # a checked event keeps the record's fields under `record`
-        n = len(r.get("claims", []))
-        head = f"step {e['step']} in {e['turn']}" if d == "step" else f"record in {e['turn']}"
-        within = f" within {r['within']}" if r.get("within") else ""
-        src = f" from {r.get('origin')} {r.get('source') or ''}".rstrip() if r else ""
-        return f"{head}{within}{src}: {n} claim{'s' if n != 1 else ''}"
-    if d in ("call", "return"):
-        st = f" → {e['status']}" if d == "return" else ""
-        return f"{d} {e['work']} in {e['turn']}{st}"
-    if d == "read":
-        who = f" by step {e['step']}" if e.get("step") else (f" within {e['within']}" if e.get("within") else "")
-        return f"{e['call']}{who} in {e['turn']}: {read_args(e.get('args', {}))}"
-    if d == "end_turn":
-        return f"turn {e['turn']} ends {e['status']}"
-    if d == "end_run":
-        return f"run {e['run']} ends"
-    if d == "delete_run":
-        return f"{e['by']} deletes run {e['run']}"
-    if d == "delete_account":
-        return f"{e['person']} deletes their account"
-    if d == "set_settings":
-        return f"{e['by']} sets {json.dumps(e['settings'])} in {e['org']}"
-    f = e["fact"]
-    o = f["object"].get("name", f["object"].get("value"))
-    return f"{e['by']} {d}s {f['subject']['name']} —{f['relation']}→ {o} ({e.get('graph', 'world')})"
+    return LINES[e["do"]](e)
 
 
 def read_args(args: Obj) -> str:
@@ -228,34 +244,32 @@ def read_args(args: Obj) -> str:
 
 #: The keys of a read's answer whose value an erasure nulls (R29, R30): said "(erased)", never None.
 ERASABLE = frozenset({"run", "turn", "record", "excerpt", "person", "by"})
+FACT_KEYS = ("subject", "relation", "object")
 
 
 def answer_rows(result: object) -> list[dict[str, object]]:
     """A read's answer as table rows: a fact as `subject —relation→ object`, an entity or record by
     name, numbers to three places, lists joined: what the answer says, in the words the pages use."""
     items = result if isinstance(result, list) else [result] if isinstance(result, dict) else []
-    rows = []
-    for item in items:
-        if not isinstance(item, dict):
-            rows.append({"answer": item})
-            continue
-        row: dict[str, object] = {}
-        if {"subject", "relation", "object"} <= item.keys():
-            row["fact"] = fact_label(item)
-        for key, value in item.items():
-            if key in ("subject", "relation", "object") and "fact" in row:
-                continue
-            if value is None:  # a pointer R29 or R30 erased (a support's run, turn, record, excerpt)
-                value = "(erased)" if key in ERASABLE else "—"
-            elif isinstance(value, float):
-                value = round(value, 3)
-            elif isinstance(value, dict):
-                value = value.get("name", value.get("value", json.dumps(value, ensure_ascii=False)))
-            elif isinstance(value, list):
-                value = ", ".join(str(v.get("name", v) if isinstance(v, dict) else v) for v in value)
-            row[key] = value
-        rows.append(row)
-    return rows
+    return [_answer_row(item) if isinstance(item, dict) else {"answer": item} for item in items]
+
+
+def _answer_row(item: Obj) -> dict[str, object]:
+    is_fact = {"subject", "relation", "object"} <= item.keys()
+    row: dict[str, object] = {"fact": fact_label(item)} if is_fact else {}
+    return row | {k: _answer_value(k, v) for k, v in item.items() if not (is_fact and k in FACT_KEYS)}
+
+
+def _answer_value(key: str, value: object) -> object:
+    if value is None:  # a pointer R29 or R30 erased (a support's run, turn, record, excerpt)
+        return "(erased)" if key in ERASABLE else "—"
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, dict):
+        return value.get("name", value.get("value", json.dumps(value, ensure_ascii=False)))
+    if isinstance(value, list):
+        return ", ".join(str(v.get("name", v) if isinstance(v, dict) else v) for v in value)
+    return value
 
 
 def search_text(event: Obj, checked_event: Obj) -> str:

@@ -15,6 +15,8 @@ import typing
 from dataclasses import dataclass
 from typing import Any, Literal, Union, get_args, get_origin
 
+from pydantic.fields import FieldInfo
+
 from ..format.events import EVENT_MODELS
 
 #: Keys the form never asks: the kind itself, and the note (the page asks it under every form).
@@ -66,27 +68,23 @@ def _words(annotation: Any) -> tuple[str, ...]:
 def fields(kind: str) -> list[FormField]:
     """What the form asks for an event of `kind` (a KeyError for a kind the format has not)."""
     model = EVENT_MODELS[kind]
-    out: list[FormField] = []
-    record_done = False
-    for name, info in model.model_fields.items():
-        if name in NOT_ASKED:
-            continue
-        required = info.is_required()
-        help_ = info.description or ""
-        if kind == "record" and name in RECORD_KEYS:  # the event is itself a record: one compound
-            if not record_done:
-                out.append(FormField("record", "record", True, help=""))
-                record_done = True
-            continue
-        if name in COMPOUND:
-            out.append(FormField(name, COMPOUND[name], required, help=help_))  # type: ignore[arg-type]
-        elif name in CHOSEN_FROM:
-            out.append(FormField(name, "choice", required, among=CHOSEN_FROM[name], help=help_))
-        elif words := _words(info.annotation):
-            default = info.default if isinstance(info.default, str) else None
-            out.append(FormField(name, "choice", required, choices=words, default=default, help=help_))
-        elif info.annotation is bool:
-            out.append(FormField(name, "toggle", required, default=bool(info.default), help=help_))
-        else:
-            out.append(FormField(name, "text", required, help=help_))
-    return out
+    out = [_field(name, info) for name, info in model.model_fields.items() if name not in NOT_ASKED]
+    if kind != "record":
+        return out
+    first = next(i for i, f in enumerate(out) if f.name in RECORD_KEYS)  # the event is itself a record: one compound
+    return [*out[:first], FormField("record", "record", True), *(f for f in out[first:] if f.name not in RECORD_KEYS)]
+
+
+def _field(name: str, info: FieldInfo) -> FormField:
+    """What the form asks for one field of an event's model."""
+    required, help_ = info.is_required(), info.description or ""
+    if name in COMPOUND:
+        return FormField(name, COMPOUND[name], required, help=help_)  # type: ignore[arg-type]
+    if name in CHOSEN_FROM:
+        return FormField(name, "choice", required, among=CHOSEN_FROM[name], help=help_)
+    if words := _words(info.annotation):
+        default = info.default if isinstance(info.default, str) else None
+        return FormField(name, "choice", required, choices=words, default=default, help=help_)
+    if info.annotation is bool:
+        return FormField(name, "toggle", required, default=bool(info.default), help=help_)
+    return FormField(name, "text", required, help=help_)

@@ -60,15 +60,16 @@ def _deleted(nb: Notebook) -> tuple[set[str], set[str]]:
 
 def _texts(events: list[Obj], turns: set[str]) -> set[str]:
     """The requests and excerpts of the erased turns, as the cells wrote them."""
-    out: set[str | None] = set()
-    for e in events:
-        if e.get("turn") not in turns:
-            continue
-        if e.get("do") == "open_turn":
-            out |= {e["request"] if isinstance(e["request"], str) else (e["request"] or {}).get("text")}
-        elif e.get("do") in ("record", "step"):
-            out |= {(e if e["do"] == "record" else (e.get("record") or {})).get("excerpt")}
-    return {t for t in out if t}
+    texts = {_text(e) for e in events if e.get("turn") in turns}
+    return {t for t in texts if t}
+
+
+def _text(e: Obj) -> str | None:
+    """An open_turn's request, a record's or step's excerpt (None for any other event)."""
+    if e.get("do") == "open_turn":
+        return e["request"] if isinstance(e["request"], str) else (e["request"] or {}).get("text")
+    record = e if e.get("do") == "record" else (e.get("record") or {}) if e.get("do") == "step" else {}
+    return record.get("excerpt")
 
 
 def erased(nb: Notebook) -> Erased:
