@@ -17,29 +17,6 @@ from ..plain import Obj
 from ..store.graph import FactChange
 from ..store.teaching import SkippedClaim
 
-__all__ = [
-    "BY_EVENT",
-    "AccountDeleted",
-    "Corrected",
-    "Outcome",
-    "ReadResult",
-    "RecordKept",
-    "Result",
-    "RunDeleted",
-    "RunEnded",
-    "RunStarted",
-    "SettingChange",
-    "SettingsChanged",
-    "SkippedClaim",
-    "StepRun",
-    "Taught",
-    "TurnEnded",
-    "TurnMap",
-    "TurnOpened",
-    "WorkCalled",
-    "WorkReturned",
-]
-
 
 class Result(BaseModel):
     """A use case's answer or a part of one: frozen; unknown keys ignored when read back."""

@@ -72,16 +72,16 @@ class Notebook(BaseModel):
     file: str | None = None
     scenario: Obj
     gen: Whole = 0
-    cursor: Whole
-    results: dict[str, Obj]
+    cursor: Whole = 0
+    results: dict[str, Obj] = Field(default_factory=dict)
     moments: dict[str, Annotated[int, Field(strict=True)]] | None = None
-    reads: list[Any]
-    refused: list[Any]
-    outside: list[Annotated[str, Field(strict=True)]]
+    reads: list[Any] = Field(default_factory=list)
+    refused: list[Any] = Field(default_factory=list)
+    outside: list[Annotated[str, Field(strict=True)]] = Field(default_factory=list)
     notes: list[Any]  # the outcome each note was written for (None: judged by its next outcome)
-    story: Annotated[str, Field(strict=True)]  # "original" until the first edit, then "edited"
+    story: Annotated[str, Field(strict=True)] = "original"  # until the first edit: notes judged by it
     last: Whole | None = None
-    rev: Annotated[int, Field(strict=True)]
+    rev: Annotated[int, Field(strict=True)] = 0
     _checked: Scenario | None = PrivateAttr(default=None)
     _digest: str = PrivateAttr(default="")
     _undo: list[Obj] = PrivateAttr(default_factory=list)
@@ -330,19 +330,7 @@ def load_text(text: str | bytes, name: str = "") -> Notebook:
 
 
 def _opened(scenario: Scenario, name: str) -> Notebook:
-    nb = Notebook(
-        id=uuid.uuid4().hex,
-        file=name,
-        scenario=to_json(scenario),
-        cursor=0,
-        results={},
-        reads=[],
-        refused=[],
-        outside=[],
-        notes=[None] * len(scenario.events),
-        story="original",  # until the first edit, notes are judged by the story as opened
-        rev=0,
-    )
+    nb = Notebook(id=uuid.uuid4().hex, file=name, scenario=to_json(scenario), notes=[None] * len(scenario.events))
     nb._checked = scenario
     return nb.reset()
 
@@ -381,7 +369,8 @@ def _from_file(name: str, nb_id: str, data: Any, undo_stack: Any) -> Notebook:
     if data.get("id") != nb_id:
         raise damaged(name, "id", "is not the notebook's own")
     try:
-        nb = Notebook.model_validate({**data, "gen": data.get("gen", 0)})  # kept before generations: made again
+        kept = {k: data.get(k) for k in Notebook.model_fields}  # a missing field is null: not what it keeps
+        nb = Notebook.model_validate(kept | {"gen": data.get("gen", 0)})  # kept before generations: made again
         nb._checked = checked(nb.scenario)
     except ValidationError as exc:
         raise _wrong(name, data, str(exc.errors()[0]["loc"][0])) from None
