@@ -146,114 +146,88 @@ def _gone(bytes_gone: bool | None) -> str:
     )
 
 
+def _caption(text: str) -> list[Piece]:
+    return [Said("caption", text)]
+
+
+def _info(text: str) -> list[Piece]:
+    return [Said("info", text)]
+
+
+def _rule(rule: str | None) -> list[Piece]:
+    return [Said("info", f"{rule}: {RULE_TEXT.get(rule, '')}")] if rule else []
+
+
 def _start_run(d: RunStarted, _link: RecordLink) -> list[Piece]:
-    said: list[Piece] = [Said("info", f"{d.rule}: {RULE_TEXT.get(d.rule, '')}")] if d.rule else []
-    return [*said, Said("caption", f"Run started{', stored as ephemeral (R11)' if d.ephemeral else ''}.")]
+    return _rule(d.rule) + _caption(f"Run started{', stored as ephemeral (R11)' if d.ephemeral else ''}.")
 
 
 def _open_turn(d: TurnOpened, _link: RecordLink) -> list[Piece]:
     kinds = ", ".join(f"{n} {inert(k)}" for k, n in d.map.kinds.items()) or "no entity yet"
-    return [
-        Said(
-            "info",
-            "The turn starts with the map of its organization's World graph (R18): "
-            f"{plural(d.map.facts, 'active fact')}; entities: {kinds}.",
-        )
-    ]
+    facts = plural(d.map.facts, "active fact")
+    return _info(f"The turn starts with the map of its organization's World graph (R18): {facts}; entities: {kinds}.")
 
 
-def _record(d: RecordKept, link: RecordLink) -> list[Piece]:
+def _record(d: RecordKept | StepRun, link: RecordLink) -> list[Piece]:
     if not d.record:
         return []
-    return [
-        Said(
-            "info",
-            f"Kept record {link(d.record)} as evidence: nothing is written to memory yet, while the turn is open (R6).",
-        )
-    ]
+    return _info(
+        f"Kept record {link(d.record)} as evidence: nothing is written to memory yet, while the turn is open (R6)."
+    )
 
 
 def _step(d: StepRun, link: RecordLink) -> list[Piece]:
     if d.shortcut:
         weight, graph = d.shortcut.get("weight"), d.shortcut.get("fact", {}).get("graph", "World")
         at = f" with weight {weight:.3f}" if isinstance(weight, int | float) else ""
-        return [Said("info", f"Skipped by a shortcut (R22): memory already answers{at} ({inert(graph)} graph).")]
-    if d.record:
-        return _record(RecordKept(record=d.record), link)
-    return [Said("caption", "The step ran and kept no record: nothing to write (R6).")]
+        return _info(f"Skipped by a shortcut (R22): memory already answers{at} ({inert(graph)} graph).")
+    return _record(d, link) or _caption("The step ran and kept no record: nothing to write (R6).")
 
 
 def _return(d: WorkReturned, _link: RecordLink) -> list[Piece]:
-    if d.rule:
-        return [Said("info", f"{d.rule}: {RULE_TEXT.get(d.rule, '')}")]
-    return [Said("caption", "Nested work returned: its records are learned once, when the turn completes (R5).")]
+    returned = "Nested work returned: its records are learned once, when the turn completes (R5)."
+    return _rule(d.rule) or _caption(returned)
 
 
 def _end_turn(d: TurnEnded, _link: RecordLink) -> list[Piece]:
-    out: list[Piece] = []
-    if d.taught is not None:
-        t = d.taught
-        out.append(Said("success", f"Taught {t.world} World, {t.user} User and {t.flow} Flow supports (R1, R7 to R9)."))
-    if d.rule:
-        out.append(Said("info", f"{d.rule}: {RULE_TEXT.get(d.rule, '')}"))
-    if d.excluded_records:
-        records = ", ".join(inert(r) for r in d.excluded_records)
-        out.append(
-            Said(
-                "info",
-                f"Records {records} came from nested work that failed or was cancelled: they teach nothing (R5).",
-            )
-        )
-    return out
+    t, records = d.taught, ", ".join(inert(r) for r in d.excluded_records)
+    taught = f"Taught {t.world} World, {t.user} User and {t.flow} Flow supports (R1, R7 to R9)." if t else ""
+    nested = f"Records {records} came from nested work that failed or was cancelled: they teach nothing (R5)."
+    return ([Said("success", taught)] if t else []) + _rule(d.rule) + (_info(nested) if records else [])
 
 
 def _end_run(d: RunEnded, _link: RecordLink) -> list[Piece]:
     cancelled = f"; cancelled its open turns {', '.join(inert(c) for c in d.cancelled)} (R17)" if d.cancelled else ""
     erased = "; ephemeral, so erased with what it held (R11)." if d.erased else "."
-    return [Said("caption", f"Run ended{cancelled}{erased}{_gone(d.bytes_gone) if d.erased else ''}")]
+    return _caption(f"Run ended{cancelled}{erased}{_gone(d.bytes_gone) if d.erased else ''}")
 
 
 def _delete_run(d: RunDeleted, _link: RecordLink) -> list[Piece]:
-    return [
-        Said(
-            "caption",
-            f"Erased run {inert(d.run)} (R29): {plural(d.turns, 'turn')}, {plural(d.records, 'record')} and "
-            f"{plural(d.flow_facts, 'Flow fact')}; {plural(d.supports_kept, 'support')} it gave "
-            f"{'stays' if d.supports_kept == 1 else 'stay'} in weights "
-            f"without pointing to it.{_gone(d.bytes_gone)}",
-        )
-    ]
+    went = f"{plural(d.turns, 'turn')}, {plural(d.records, 'record')} and {plural(d.flow_facts, 'Flow fact')}"
+    stay = f"{plural(d.supports_kept, 'support')} it gave {'stays' if d.supports_kept == 1 else 'stay'} in weights"
+    return _caption(f"Erased run {inert(d.run)} (R29): {went}; {stay} without pointing to it.{_gone(d.bytes_gone)}")
 
 
 def _delete_account(d: AccountDeleted, _link: RecordLink) -> list[Piece]:
     orgs = ", ".join(inert(m) for m in d.memberships) or "none"
-    return [
-        Said(
-            "caption",
-            f"Erased the account (R30): {plural(d.user_facts, 'User fact')}, {plural(len(d.memberships), 'membership')} ({orgs}); "
-            f"{plural(len(d.runs_kept), 'run')} it started {'stays' if len(d.runs_kept) == 1 else 'stay'}, now by "
-            f"{inert(d.erased_key)}.{_gone(d.bytes_gone)}",
-        )
-    ]
+    went = f"{plural(d.user_facts, 'User fact')}, {plural(len(d.memberships), 'membership')} ({orgs})"
+    stay = f"{plural(len(d.runs_kept), 'run')} it started {'stays' if len(d.runs_kept) == 1 else 'stay'}"
+    return _caption(f"Erased the account (R30): {went}; {stay}, now by {inert(d.erased_key)}.{_gone(d.bytes_gone)}")
 
 
 def _read(d: ReadResult, _link: RecordLink) -> list[Piece]:
     used = f"{probes_used(d.probes_used, d.cap)}, R21"
     if d.result:
-        return [Said("caption", f"Read answered ({used}):"), Answer(d.result)]
-    return [Said("caption", f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23).")]
+        return [*_caption(f"Read answered ({used}):"), Answer(d.result)]
+    return _caption(f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23).")
 
 
 def _set_settings(d: SettingsChanged, _link: RecordLink) -> list[Piece]:
     if not d.changed:
-        return [Said("caption", "Settings as they were: nothing changed (R15).")]
-    return [
-        Said(
-            "caption",
-            "Settings changed (R15): "
-            + ", ".join(f"{c.setting} {_on_off(c.old)} → {_on_off(c.new)}" for c in d.changed),
-        )
-    ]
+        return _caption("Settings as they were: nothing changed (R15).")
+    return _caption(
+        "Settings changed (R15): " + ", ".join(f"{c.setting} {_on_off(c.old)} → {_on_off(c.new)}" for c in d.changed)
+    )
 
 
 SCRUBBED = "Scrubbed of what a later cell erased: it reads `(erased)` where that was (R29, R30)."
@@ -270,7 +244,7 @@ def _on_off(value: bool) -> str:
 
 
 def _call(_d: WorkCalled, _link: RecordLink) -> list[Piece]:
-    return [Said("caption", "Nested work opened: it reads and writes no graph (R4).")]
+    return _caption("Nested work opened: it reads and writes no graph (R4).")
 
 
 def _nothing(_d: Corrected, _link: RecordLink) -> list[Piece]:
