@@ -133,29 +133,9 @@ MANY, TALL = 12, 520  # a comparison of more facts than MANY scrolls in place, T
 COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A → B", "↑↓", "Status A → B", "Why"]
 
 
-def _weight(w: float | None) -> str:
-    return "absent" if w is None else f"{w:.4f}"
-
-
 @st.cache_data(show_spinner=False, max_entries=64)
 def _compare(key: tuple[str, int, str], a: int, b: int, _moments: Obj) -> pd.DataFrame:
-    rows = cells.compare(nbk.scratch_service(key[2]), _moments, a, b)
-    return pd.DataFrame(
-        [
-            {
-                "Graph": r["graph"],
-                "Owner": r["owner"],
-                "Fact": r["fact"],
-                "Change": r["change"],
-                "Weight A → B": f"{_weight(r['weight_a'])} → {_weight(r['weight_b'])}",
-                "↑↓": r["arrow"],
-                "Status A → B": f"{r['status_a'] or 'absent'} → {r['status_b'] or 'absent'}",
-                "Why": r["why"],
-            }
-            for r in rows
-        ],
-        columns=COMPARED,
-    )
+    return pd.DataFrame(cells.compare(nbk.scratch_service(key[2]), _moments, a, b), columns=COMPARED)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

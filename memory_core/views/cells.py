@@ -112,38 +112,44 @@ def _votes(words: list[str], sign: str) -> list[str]:
     return [f"{sign} {w}" for w in words]
 
 
+def _weight(w: float | None) -> str:
+    return "absent" if w is None else f"{w:.4f}"
+
+
+def _row(name: str, fact: str, change: str, weights: tuple, statuses: tuple, *, arrow: str, why: list[str]) -> Obj:
+    """One fact compared, as the Notebook's table says it (the weight and status from A to B)."""
+    graph, owner = name.split(" ", 1)
+    (wa, wb), (sa, sb) = weights, statuses
+    return {"Graph": graph.lower(), "Owner": owner, "Fact": fact, "Change": change} | {
+        "Weight A → B": f"{_weight(wa)} → {_weight(wb)}",
+        "↑↓": arrow,
+        "Status A → B": f"{sa or 'absent'} → {sb or 'absent'}",
+        "Why": "; ".join(why),
+    }
+
+
+def _changed(name: str, f: Obj) -> Obj:
+    (wa, wb), (sa, sb) = f["weight"], f["status"]
+    what = "status changed" if sa != sb else "weight changed" if wa != wb else "supports changed"
+    why = _votes(f["supports_added"], "+") + _votes(f["supports_withdrawn"], "\u2212 withdrawn:")
+    n = f["disputes_added"]
+    why += [f"{n} dispute{'s' if n != 1 else ''}"] if n else []
+    return _row(name, f["fact"], what, (wa, wb), (sa, sb), arrow=history.arrow(wa, wb), why=why)
+
+
 def compare(svc: MemoryService, moments: Obj, a: int, b: int) -> list[Obj]:
-    """What differs in memory between after cell `a` and after cell `b` (-1: after the setup),
-    read from memory's history at the moments the cells left (R32), every erasure made since
-    applied (R33): facts added, gone, with another status or weight, or other supports, each
-    with the supports and disputes that changed it (views/history.diff). Either order; the
-    earlier cell is the "before"."""
+    """What differs in memory between after cells `a` and `b` (-1: the setup; either order), read
+    from memory's history at the moments they left (R32, R33), each fact with why (views/history.diff)."""
     a, b = sorted((a, b))
     rows = []
     for name, parts in history.diff(*svc.facts_between(moments[str(a)], moments[str(b)])).items():
-        graph, owner = name.split(" ", 1)
-        base = {"graph": graph.lower(), "owner": owner}
         for f in parts["added"]:
             why = _votes(f["supports"], "+") + ([f"{f['disputes']} disputed"] if f["disputes"] else [])
-            rows.append(
-                {**base, "fact": f["fact"], "change": "added", "weight_a": None, "weight_b": f["weight"]}
-                | {"status_a": None, "status_b": f["status"], "arrow": "new", "why": "; ".join(why)}
-            )
+            rows.append(_row(name, f["fact"], "added", (None, f["weight"]), (None, f["status"]), arrow="new", why=why))
         for f in parts["gone"]:
-            rows.append(
-                {**base, "fact": f["fact"], "change": "gone", "weight_a": f["weight"], "weight_b": None}
-                | {"status_a": f["status"], "status_b": None, "arrow": "gone", "why": "no support left"}
-            )
-        for f in parts["changed"]:
-            (wa, wb), (sa, sb) = f["weight"], f["status"]
-            what = "status changed" if sa != sb else "weight changed" if wa != wb else "supports changed"
-            why = _votes(f["supports_added"], "+") + _votes(f["supports_withdrawn"], "\u2212 withdrawn:")
-            if f["disputes_added"]:
-                why.append(f"{f['disputes_added']} dispute{'s' if f['disputes_added'] != 1 else ''}")
-            rows.append(
-                {**base, "fact": f["fact"], "change": what, "weight_a": wa, "weight_b": wb}
-                | {"status_a": sa, "status_b": sb, "arrow": history.arrow(wa, wb), "why": "; ".join(why)}
-            )
+            gone = ["no support left"]
+            rows.append(_row(name, f["fact"], "gone", (f["weight"], None), (f["status"], None), arrow="gone", why=gone))
+        rows += [_changed(name, f) for f in parts["changed"]]
     return rows
 
 
