@@ -63,8 +63,7 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: nbk.Notebook | None =
 
 
 def record_link(nb: nbk.Notebook | None, turn: str | None, record: str) -> str:
-    """A record's id as a link to its row on the Runs page, on this notebook's memory (the link
-    names the notebook, so it opens there in another tab too); bold text without a notebook."""
+    """A record's id as a link to its row on Runs, on this notebook's memory; else bold."""
     run = cells.run_of(nb.events(), turn) if nb is not None and turn else None
     if nb is None or run is None:
         return f"**{inert(record)}**"
@@ -72,8 +71,7 @@ def record_link(nb: nbk.Notebook | None, turn: str | None, record: str) -> str:
 
 
 def kept(nb: nbk.Notebook) -> None:
-    """What the notebook keeps, said plainly beside it (#26, point 5), and the author's scrub of the
-    saved results when its own cells erased something."""
+    """What the notebook keeps, said beside it, and the scrub of what its cells erased (#26)."""
     st.caption(
         cite(
             f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the "
@@ -149,9 +147,7 @@ def _series(key: tuple[str, int, str], fact: int, ran: int, _moments: Obj) -> li
 
 
 def compare(nb: nbk.Notebook) -> None:
-    """Two cells run, and what differs in memory between after one and after the other, read
-    from memory's history at the moment each cell left (R32, R33); a fact's weight across the
-    cells as a chart."""
+    """What differs in memory between two cells (R32, R33), and a fact's weight across them."""
     ran = nb.cursor
     if not ran:
         st.caption("Run some cells to compare the memory between two of them.")

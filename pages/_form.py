@@ -65,8 +65,7 @@ def _compound(kind: str, f: FormField) -> dict[str, Any]:
 def simple_fields(
     specs: list[FormField], now: dict[str, Any], *, prefix: str, lists: dict[str, list[str]], fresh: bool = False
 ) -> dict[str, Any]:
-    """The simple fields (a text, a choice, a toggle) in one row that wraps, each label whole (#25),
-    keyed `prefix + name` and started at `now` (else the model's default): their values."""
+    """The simple fields in one wrapping row (#25), keyed `prefix + name`, started at `now`."""
     row = st.container(horizontal=True)
     out: dict[str, Any] = {}
     for f in specs:
@@ -151,8 +150,7 @@ def fact_fields(prefix: str) -> dict[str, Any]:
 
 
 def edit_cell(nb: nbk.Notebook, i: int, event: dict[str, Any], *, orgs: list[str], people: list[str]) -> None:
-    """A cell's editor, below what it did: its simple fields and note as a form (the rest kept as
-    written), or the whole event as JSON; a save says it was saved, and what ran again (#25)."""
+    """A cell's editor: its simple fields and note, or the event as JSON; a save is said (#25)."""
     saved = st.session_state.get("_nb_saved")
     if saved and saved[:2] == (nb.id, i):
         st.success(saved[2])
@@ -182,8 +180,7 @@ def edit_cell(nb: nbk.Notebook, i: int, event: dict[str, Any], *, orgs: list[str
 
 
 def _fields_of(i: int, event: dict[str, Any], fresh: bool, lists: dict[str, list[str]]) -> dict[str, Any]:
-    """The event with its simple fields and note as the form holds them (keys `e{i}-{field}`); a
-    fresh form (another cell now stands here, or this one changed) starts from the event again."""
+    """The event as the cell's form holds it (keys `e{i}-…`); a fresh form starts from the event."""
     specs, kept = _editable(event)
     if fresh or f"e{i}-note" not in st.session_state:
         st.session_state[f"e{i}-note"] = event.get("note", "")

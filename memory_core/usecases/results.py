@@ -38,8 +38,7 @@ class Outcome(Result):
 
 
 class RunStarted(Outcome):
-    """start_run: whether the run is stored ephemeral; `rule` is R11 when a request for an
-    ephemeral run was not honoured; `cap` is its workflow's MemoryProbes (R21; None: no cap)."""
+    """start_run: stored ephemeral or not (`rule` R11 when refused), its cap of probes (R21)."""
 
     ephemeral: bool
     rule: str | None = None
@@ -66,8 +65,7 @@ class RecordKept(Outcome):
 
 
 class StepRun(Outcome):
-    """run_step: the shortcut that answered the step (R22), or None when it ran; `record` is the
-    id of the record it kept, if it ran with one."""
+    """run_step: the shortcut that answered it (R22; None: it ran), the record it kept."""
 
     shortcut: Obj | None = None
     record: str | None = None
@@ -96,10 +94,7 @@ class Taught(Result):
 
 
 class TurnEnded(Outcome):
-    """end_turn: a completed turn says what it taught (`taught`), each claim kept out and why
-    (`skipped`, R10, kept beside the cell's result), and the records of failed or cancelled nested
-    work (R5); a failed or cancelled turn teaches nothing (`taught` None, `rule` R2). `status` is
-    not kept: the cell's event says it."""
+    """end_turn: what a completed turn taught, kept out (R10) and excluded (R5); else `rule` R2."""
 
     status: str = Field(default="", exclude=True)
     taught: Taught | None = None
@@ -109,9 +104,7 @@ class TurnEnded(Outcome):
 
 
 class RunEnded(Outcome):
-    """end_run: the turns it cancelled (R17); an ephemeral run is erased with it, and `bytes_gone`
-    says whether its text is out of the files yet (R31; None when nothing was erased, or inside a
-    box, which scrubs once it commits)."""
+    """end_run: the turns it cancelled (R17), whether it was erased (R11) and its bytes gone (R31)."""
 
     cancelled: tuple[str, ...]
     erased: bool
@@ -122,8 +115,7 @@ class RunEnded(Outcome):
 
 
 class RunDeleted(Outcome):
-    """delete_run (R29): what went (turns, records, Flow facts) and what stayed (supports kept
-    without their pointer); `bytes_gone` as in RunEnded (R31)."""
+    """delete_run (R29): what went and the supports kept without a pointer; bytes gone (R31)."""
 
     run: str
     turns: int
@@ -134,8 +126,7 @@ class RunDeleted(Outcome):
 
 
 class AccountDeleted(Outcome):
-    """delete_account (R30): the User facts and memberships that went, the runs that stay, and
-    the key that now stands for the person everywhere (`person:erased:N`); `bytes_gone` (R31)."""
+    """delete_account (R30): what went, the runs kept, the person's new key; bytes gone (R31)."""
 
     person: str
     user_facts: int
@@ -172,8 +163,7 @@ class SettingsChanged(Outcome):
 
 
 class Corrected(Outcome):
-    """dispute or retract (R28): the fact changes, their weights as R26 gives them; `weight` and
-    `status` are the corrected fact's after it (also when a retraction changed nothing; not kept)."""
+    """dispute or retract (R28): changes weighed by R26; the fact's weight and status (not kept)."""
 
     weight: float | None = Field(default=None, exclude=True)
     status: str | None = Field(default=None, exclude=True)

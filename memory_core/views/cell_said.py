@@ -68,9 +68,7 @@ class Change(Result):
 
 
 class CellResult(Result):
-    """One cell's result as the notebook keeps it: applied (`ok`) with its changes, the claims kept
-    out and its detail, or refused with the reason and a sentence; `scrubbed` when the author's
-    scrub replaced erased text in it (#26, point 5)."""
+    """One cell's result as kept: applied with its changes and result, or refused and why (#26)."""
 
     index: int
     do: str
@@ -270,9 +268,7 @@ _SAY: dict[str, Callable[[Any, RecordLink], list[Piece]]] = {
 
 
 def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | None = None) -> list[Piece]:
-    """What a cell did, piece by piece, for its kind: refused and why, or what it kept, read or
-    taught, the fact changes, and each claim a rule kept out. `evidence` is what a failed or
-    cancelled turn keeps (R2), when the page knows it."""
+    """What a cell did, piece by piece; `evidence` is what a failed turn keeps (R2), when known."""
     if cell.status == "refused":
         return [Said("error", refused(cell.reason, cell.message))]
     out: list[Piece] = [Said("caption", SCRUBBED)] if cell.scrubbed else []
@@ -288,8 +284,7 @@ def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | No
 
 
 def _beside(cell: CellResult, link: RecordLink, evidence: list[str] | None) -> list[Piece]:
-    """What a cell's kind says of its fact changes: a replaced turn's (R3), a correction's (R28);
-    and the evidence a failed or cancelled turn keeps (R2)."""
+    """What a kind says of its changes (R3, R28), or a failed turn's evidence (R2)."""
     if cell.do == "open_turn" and cell.changes:
         return [Said("caption", "It replaces a turn: what that turn taught is withdrawn (R3).")]
     if cell.do in CORRECTED:

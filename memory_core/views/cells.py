@@ -38,9 +38,7 @@ def change(c: FactChange) -> Change:
 
 
 def describe(result: EventResult) -> Obj:
-    """A cell's result as plain data, as views/cell_said.CellResult reads it back: applied or refused,
-    fact changes, claims kept out and why (one entry per claim, with what it says, R10), and the
-    use case's result itself (`detail`, usecases/results)."""
+    """A cell's result as kept: refused, or its changes, claims kept out (R10) and the use case's result."""
     if result.refused:
         cell = CellResult(
             index=result.index, do=result.do, status="refused", reason=result.reason, message=result.message
@@ -66,8 +64,7 @@ def describe(result: EventResult) -> Obj:
 
 
 def outcome(res: Obj) -> Obj:
-    """What a note is judged against: applied or refused (and why), what a turn taught (R1), the
-    rule a turn's end or a return cites (R2, R5)."""
+    """What a note is judged against: applied or refused, what a turn taught (R1), its rule (R2, R5)."""
     d = res.get("detail") or {}
     return {"status": res["status"], "reason": res.get("reason"), "taught": d.get("taught"), "rule": d.get("rule")}
 
@@ -87,8 +84,7 @@ def outcome_words(o: Obj) -> str:
 
 
 def evidence(events: list[Obj], results: Obj, turn: str, upto: int) -> list[str]:
-    """The records the cells before `upto` kept for `turn`: a failed or cancelled turn teaches
-    nothing but keeps them as evidence (R2, R6)."""
+    """The records the cells before `upto` kept for `turn`, a failed turn's evidence (R2, R6)."""
     out = []
     for i in range(min(upto, len(events))):
         e, r = events[i], results.get(str(i))
@@ -138,8 +134,7 @@ def _changed(name: str, f: Obj) -> Obj:
 
 
 def compare(svc: MemoryService, moments: Obj, a: int, b: int) -> list[Obj]:
-    """What differs in memory between after cells `a` and `b` (-1: the setup; either order), read
-    from memory's history at the moments they left (R32, R33), each fact with why (views/history.diff)."""
+    """What differs in memory after cells `a` and `b` (-1: the setup), from its history (R32, R33)."""
     a, b = sorted((a, b))
     rows = []
     for name, parts in history.diff(*svc.facts_between(moments[str(a)], moments[str(b)])).items():
@@ -154,8 +149,7 @@ def compare(svc: MemoryService, moments: Obj, a: int, b: int) -> list[Obj]:
 
 
 def facts_in_memory(svc: MemoryService, moments: Obj, ran: int) -> dict[int, str]:
-    """The facts the cells run changed that memory holds after the last of them, by id, each as
-    `graph · owner · subject —relation→ object`."""
+    """The facts the cells run changed that memory still holds, by id, each as a label."""
     if ran <= 0:
         return {}
     _, after = svc.facts_between(moments["-1"], moments[str(ran - 1)])
@@ -163,8 +157,7 @@ def facts_in_memory(svc: MemoryService, moments: Obj, ran: int) -> dict[int, str
 
 
 def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> list[float | None]:
-    """A fact's weight after each of the cells 0..ran-1 (None where it did not exist), from its
-    weight through time (R32) at the moment each cell left."""
+    """A fact's weight after each cell run (None where it did not exist), through time (R32)."""
     h = svc.fact_history(fact_id)
     steps = history.weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"])
     out: list[float | None] = []
@@ -233,8 +226,7 @@ def summary(e: Obj) -> str:
 
 
 def read_args(args: Obj) -> str:
-    """A read's arguments as people say them: `Kestrel Metals`, `Kestrel Metals (organization)`, or
-    the fact `Kestrel Metals —headquartered_in→ Sheffield`; other keys as `key value`."""
+    """A read's arguments as people say them: a name, `name (kind)`, a fact, `key value`."""
     said = []
     for key, value in args.items():
         if isinstance(value, dict) and {"subject", "relation", "object"} <= value.keys():
@@ -254,8 +246,7 @@ FACT_KEYS = ("subject", "relation", "object")
 
 
 def answer_rows(result: object) -> list[dict[str, object]]:
-    """A read's answer as table rows: a fact as `subject —relation→ object`, an entity or record by
-    name, numbers to three places, lists joined: what the answer says, in the words the pages use."""
+    """A read's answer as table rows, in the words the pages use (facts, names, rounded numbers)."""
     items = result if isinstance(result, list) else [result] if isinstance(result, dict) else []
     return [_answer_row(item) if isinstance(item, dict) else {"answer": item} for item in items]
 
@@ -284,8 +275,7 @@ def search_text(event: Obj, checked_event: Obj) -> str:
 
 
 def matching(events: list[Obj], checked: list[Obj], query: str) -> list[int]:
-    """The cells holding every word of the query (all cells for an empty query); `#12` is cell 12
-    and no other, a number alone finds cell 12 and the cells whose text holds it."""
+    """The cells holding every word of the query; `#12` is cell 12 alone, `12` also its text."""
     words = query.casefold().split()
     if not words:
         return list(range(len(events)))

@@ -51,22 +51,19 @@ def scratch_service(url: str) -> MemoryService:
 
 
 def checked(doc: Obj) -> Scenario:
-    """The scenario a notebook document stands for, read by the parser and check of `replay`
-    (scenario.parse); FormatError names the place of a problem."""
+    """The scenario a document stands for, read as `replay` reads it (FormatError names the place)."""
     return parse(json.dumps(doc))
 
 
 def scratch_path(nb_id: str, gen: int) -> Path:
-    """Where a notebook's scratch memory lives: named by its id and generation (one more at each
-    reset), in the notebooks' folder, never by anything a notebook's file says (#26)."""
+    """Its scratch memory's file: by id and generation, never by what its file says (#26)."""
     if not NOTEBOOK_ID.fullmatch(nb_id) or not isinstance(gen, int) or isinstance(gen, bool) or gen < 0:
         raise ValueError(f"not a notebook's scratch memory: {nb_id!r} generation {gen!r}")
     return notebook_dir() / f"{nb_id}.{gen}.db"
 
 
 class Notebook(BaseModel):
-    """A scenario run cell by cell: its fields are what its file (`memory-notebook/1`) keeps, in
-    that order, each checked when the file is read back; the rest is rebuilt or kept apart."""
+    """A scenario run cell by cell; its fields are what its file keeps, in order, checked on reading."""
 
     id: str
     file: str | None = None
@@ -103,8 +100,7 @@ class Notebook(BaseModel):
         return self.checked.events
 
     def digest(self) -> str:
-        """A digest of the document, kept until it changes: what the page's caches that depend
-        only on the cells are keyed on."""
+        """A digest of the document, kept until it changes (the page's caches of the cells use it)."""
         if not self._digest:
             text = json.dumps(self.scenario, sort_keys=True, ensure_ascii=False)
             self._digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -159,8 +155,7 @@ class Notebook(BaseModel):
         return self
 
     def run_next(self) -> Obj | None:
-        """Run the next cell, only its use case on the scratch memory; its result, or None when
-        every cell ran. A note whose outcome is not known yet takes this one."""
+        """Run the next cell on the scratch memory: its result (None: every cell ran)."""
         evs, i = self.events(), self.cursor
         if i >= len(evs):
             return None
@@ -228,8 +223,7 @@ class Notebook(BaseModel):
         self._replace_events(evs, min(index, to), order)
 
     def undo(self) -> bool:
-        """Put back the document before the last edit, re-running the cells that ran if it differs
-        above the cursor; False when there is nothing to undo."""
+        """Put back the document before the last edit (False: nothing to undo)."""
         if not self._undo:
             return False
         prev = self._undo.pop()
@@ -241,8 +235,7 @@ class Notebook(BaseModel):
         return True
 
     def _replace_events(self, new_events: list[Obj], first_changed: int, order: list[int | None]) -> None:
-        """Apply an edit: `order` says, for each new cell, which old cell it was (None: a new cell,
-        or one whose note changed, judged by its next outcome)."""
+        """Apply an edit; `order` names each new cell's old place (None: new, or its note changed)."""
         sc = checked({**self.scenario, "events": new_events})  # a bad edit raises FormatError, changes nothing
         if self.story == "original":
             self._story_outcomes()
@@ -262,9 +255,7 @@ class Notebook(BaseModel):
         self._touch()
 
     def _story_outcomes(self) -> None:
-        """Before the first edit: the outcome of each noted cell not run yet, in the story as opened
-        (the cells after the cursor run in a sandbox that is rolled back), so each note is later
-        judged by the outcome it was written for."""
+        """Before the first edit: the outcome each note not yet run was written for (in a sandbox)."""
         evs, raw = self.events(), self.scenario["events"]
         todo = [i for i in range(self.cursor, len(evs)) if self.notes[i] is None and raw[i].get("note")]
         if not todo:
@@ -282,15 +273,13 @@ class Notebook(BaseModel):
     # --- changes made elsewhere ----------------------------------------------------------------
 
     def note_outside_change(self, what: str) -> None:
-        """Record that a page changed this notebook's memory outside its cells (a read, a setting,
-        an erasure): the Notebook says so, since a replay of the cells would not reproduce it."""
+        """Record that a page changed its memory outside its cells (a replay would not)."""
         self.outside.append(what)
         self._touch()
         self.save()
 
     def scrub_results(self) -> int:
-        """Take what the notebook's own cells erased out of its saved results, reads and refusals,
-        and keep it so on disk (views/notebook_scrub.py); how many values went (0: nothing)."""
+        """Scrub what its own cells erased from its saved results and keep that (how many values went)."""
         n = scrub(self)
         if n:
             self._touch()
@@ -312,9 +301,7 @@ class Notebook(BaseModel):
         self._saved = (self.rev, self._undo_rev)
 
     def changed_elsewhere(self) -> bool:
-        """Whether its file changed since this copy kept or read it: another tab or window on the
-        same notebook saved (#26). One notebook has one scratch memory, so the copy that did not
-        write must be read again before it runs or edits anything: the last change wins."""
+        """Whether another tab saved its file since this copy did (#26): then it is read again."""
         return self._file is not None and stamp(_path(self.id, "notebook")) != self._file
 
 
@@ -324,8 +311,7 @@ def new(doc: Obj, name: str = "") -> Notebook:
 
 
 def load_text(text: str | bytes, name: str = "") -> Notebook:
-    """A notebook from uploaded or pasted scenario text, read exactly as `replay` reads a file
-    (scenario.parse); FormatError says where the file is wrong."""
+    """A notebook from scenario text, read exactly as `replay` reads a file (FormatError: where)."""
     return _opened(parse(text), name)
 
 
@@ -336,11 +322,7 @@ def _opened(scenario: Scenario, name: str) -> Notebook:
 
 
 def reopen(nb_id: str) -> Notebook | None:
-    """The notebook kept under this id (its edits, cursor and results), or None if there is none;
-    NotebookDamaged if its file is not one this version wrote (read as a scenario file is: depth,
-    numbers, keys, then every field checked). Its scratch memory is the one its id and generation
-    name; if that file is gone (or the notebook was kept without the moment each cell left) the
-    cells that ran run again."""
+    """The notebook kept under this id (None: none; NotebookDamaged: not a file this version wrote)."""
     if not NOTEBOOK_ID.fullmatch(nb_id or "") or not (main := _path(nb_id, "notebook")).exists():
         return None
     stack = _path(nb_id, "undo")
@@ -410,8 +392,7 @@ def _claim(nb_id: str, gen: int) -> tuple[int, Path]:
 
 
 def _drop_before(nb_id: str, gen: int) -> None:
-    """The notebook's scratch memories of generations before `gen`, and SQLite's files beside them
-    (and a claim a killed reset left); nothing else (their names are their own)."""
+    """Its scratch files (and stale claims) of generations before `gen`, nothing else."""
     scratch_service.cache_clear()
     for path in notebook_dir().glob(f"{nb_id}.*"):
         number = path.name.removeprefix(f"{nb_id}.").split(".")[0]

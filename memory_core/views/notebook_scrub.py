@@ -73,8 +73,7 @@ def _text(e: Obj) -> str | None:
 
 
 def erased(nb: Notebook) -> Erased:
-    """What the cells run so far erased: the runs they deleted or that ended ephemeral, the
-    accounts deleted, and the text of each as the cells wrote them."""
+    """What the cells run so far erased: runs, their turns, accounts, and their texts (R29, R30)."""
     events = nb.scenario["events"]
     runs, people = _deleted(nb)
     turns = {e["turn"] for e in events if e.get("do") == "open_turn" and e.get("run") in runs}
@@ -84,8 +83,7 @@ def erased(nb: Notebook) -> Erased:
 
 
 def _owned(item: Obj, gone: Erased) -> bool:
-    """What went with an erased run or account: a fact change of a deleted run's Flow graph or a
-    deleted account's User graph, a claim kept out of World that only an erased record held."""
+    """A fact change of an erased Flow or User graph, or a claim only an erased record held."""
     if item.get("graph") == "flow" and item.get("owner") in gone.runs:
         return True
     if item.get("graph") == "user" and item.get("owner") in gone.people:
@@ -133,12 +131,7 @@ class _Scrubber:
 
 
 def scrub(nb: Notebook) -> int:
-    """Take out of the notebook's saved results, reads and refusals what its own cells erased
-    (`erased`): an erased graph's fact changes and the claims only an erased record held go, a
-    pointer into an erased run is cleared as memory clears it (R29), and an erased id, name,
-    request or excerpt reads `(erased)`; a result so scrubbed says it (`scrubbed`). The cells, the
-    cursor, the notes and every other value are left as they are. How many values were scrubbed
-    (0: nothing to do)."""
+    """Scrub its results, reads and refusals of what its own cells erased (R29, R30): how many values."""
     gone = erased(nb)
     if not gone:
         return 0
