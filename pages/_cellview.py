@@ -20,32 +20,19 @@ from pages._tables import wrapped
 from pages._ui import guard, inert, open_notebook
 from pages._words import cite, plural, rule_text
 
-HEADERS = {
-    "graph": "Graph",
-    "owner": "Owner",
-    "fact": "Fact",
-    "change": "Change",
-    "weight_before": "Weight before",
-    "weight_after": "Weight after",
-    "status_before": "Status before",
-    "status_after": "Status after",
-}
+#: A fact change's columns, all or only where it ended (compact).
+COLUMNS = ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
+COMPACT = ["graph", "fact", "weight_after", "status_after"]
 
 
 def _changes(rows: list[said.Change], *, compact: bool) -> None:
-    cols = (
-        ["graph", "fact", "weight_after", "status_after"]
-        if compact
-        else ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
-    )
-    table = pd.DataFrame([r.model_dump() for r in rows])[cols]
-    for column in ("weight_before", "weight_after"):
-        if column in table:
+    table = pd.DataFrame([r.model_dump() for r in rows])[COMPACT if compact else COLUMNS]
+    for column in table.columns:
+        if column.startswith("weight_"):
             table[column] = table[column].map(lambda w: "absent" if w is None or w != w else f"{w:.4f}")
-    for column in ("status_before", "status_after"):
-        if column in table:
+        elif column.startswith("status_"):
             table[column] = table[column].map(lambda v: v or "absent")
-    st.dataframe(table.rename(columns=HEADERS), hide_index=True, width="stretch")
+    st.dataframe(table.rename(columns=lambda c: c.replace("_", " ").capitalize()), hide_index=True, width="stretch")
 
 
 def show_result(res: Obj, *, event: Obj | None = None, nb: nbk.Notebook | None = None, compact: bool = False) -> None:

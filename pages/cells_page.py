@@ -14,7 +14,6 @@ from pathlib import Path
 import streamlit as st
 
 from memory_core import FormatError
-from memory_core.rules.vocabulary import WORLD_KINDS
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from memory_core.views.event_form import kinds
@@ -25,7 +24,12 @@ from pages._ui import NOTEBOOK, guard, inert, notebook, use_memory, watch_notebo
 from pages._words import cite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
-KINDS = [*WORLD_KINDS, "preference"]
+#: How a cell is marked: not run, applied, refused.
+MARKS = {
+    None: ":material/radio_button_unchecked:",
+    "ok": ":green[:material/check_circle:]",
+    "refused": ":red[:material/block:]",
+}
 LINK = {"nb": "nb_id", "sample": "nb_sample", "cell": "nb_jump"}
 WINDOW = 8  # cells drawn at once, from the one "Jump to" names
 
@@ -200,13 +204,7 @@ else:
         event = events[i]
         res = nb.results.get(str(i))
         just_run = i == nb.last and res is not None
-        mark = (
-            ":material/radio_button_unchecked:"
-            if res is None
-            else ":green[:material/check_circle:]"
-            if res["status"] == "ok"
-            else ":red[:material/block:]"
-        )
+        mark = MARKS[res["status"] if res else None]
         with st.container(border=True, key="nb-just-run" if just_run else f"nb-cell-{i}"):
             if just_run:
                 st.markdown(":orange-background[**▶ Just run**]")

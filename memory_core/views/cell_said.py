@@ -1,13 +1,9 @@
-"""What a notebook cell did, typed and said (#24, point 3).
+"""What a notebook cell did, typed and said (#24, point 3; #37).
 
-A cell's result is kept as plain data in the notebook's file (views/cells.describe writes it from
-the use case's result). Read back, it is a `CellResult`: its `detail` is that same result model
-(usecases/results.BY_EVENT), chosen by the event's own `do`, never guessed from which keys are
-present. `said()` turns it into what the Notebook page shows, piece by piece (a sentence in a tone,
-the fact changes, a read's answer), so the page only lays the pieces out.
-
-Text from memory (ids, claims, kinds) is made inert here (views/text.inert); rule numbers are left
-as written (`R29`), for the page to link. No Streamlit here.
+Read back from the notebook's file, a cell's result is a `CellResult` whose `detail` is the use
+case's own result model (usecases/results.BY_EVENT), chosen by the event's `do`. `said()` turns it
+into the pieces the Notebook page lays out (a sentence in a tone, the fact changes, a read's answer).
+Text from memory is made inert here (views/text.inert); rule numbers are left for the page to link.
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""What a notebook cell is and did, for people: a line that says what it does, its result as plain
-data, the outcome its note was written for (a note written for another outcome is flagged), the
-records a failed or cancelled turn keeps as evidence (R2), and the memory compared between two cells
-(facts added, gone, re-weighted or with a new status) with a fact's weight across the cells, both
-read from memory's history at the moment each cell left (R32, R33).
-
-No Streamlit here: views/notebook.py keeps the notebook, pages/cells_page.py draws it.
+"""What a notebook cell is and did, for people: a line that says what it does, its result as kept,
+the outcome its note was written for, a failed turn's evidence (R2), and the memory compared
+between two cells from its history (R32, R33). No Streamlit here (pages/cells_page.py draws it).
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
-"""The notebook's "add a cell" form, read from the scenario's event models (format/events.py): the
-one event model drives the file check, the replay, the JSON Schema and this form, so a field added
-to an event shows up here without a page knowing of it.
-
-`fields(kind)` lists what the form asks for an event of that kind, in the model's order: each
-field's widget (a text, a choice among words or among the memory's organizations or people, a
-toggle, or a compound the page draws: a record, a fact, settings, JSON arguments), whether the
-event needs it, and the help its model gives.
+"""The notebook's "add a cell" form, read from the scenario's event models (format/events.py), so
+a field added to an event shows up here without a page knowing of it: `fields(kind)` lists each
+field's widget (a text, a choice, a toggle, or a compound: a record, a fact, settings, JSON), whether
+the event needs it, and the help its model gives.
 """
 
 from __future__ import annotations

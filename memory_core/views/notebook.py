@@ -193,34 +193,29 @@ class Notebook(BaseModel):
     # --- editing cells, and undoing an edit ------------------------------------------------------
 
     def insert_cell(self, index: int, event: Obj) -> None:
-        evs = list(self.scenario["events"])
-        evs.insert(index, event)
-        order: list[int | None] = list(range(len(evs) - 1))
-        order.insert(index, None)
-        self._replace_events(evs, index, order)
+        cells = self._cells()
+        cells.insert(index, (None, event))
+        self._replace_events(cells, index)
 
     def update_cell(self, index: int, event: Obj) -> None:
         """Change a cell; a changed note is written for the outcome the cell has from now on."""
-        evs = list(self.scenario["events"])
-        order: list[int | None] = list(range(len(evs)))
-        if evs[index].get("note") != event.get("note"):
-            order[index] = None
-        evs[index] = event
-        self._replace_events(evs, index, order)
+        cells = self._cells()
+        cells[index] = (None if cells[index][1].get("note") != event.get("note") else index, event)
+        self._replace_events(cells, index)
 
     def delete_cell(self, index: int) -> None:
-        evs = list(self.scenario["events"])
-        del evs[index]
-        self._replace_events(evs, index, [j for j in range(len(evs) + 1) if j != index])
+        cells = self._cells()
+        del cells[index]
+        self._replace_events(cells, index)
 
     def move_cell(self, index: int, offset: int) -> None:
-        evs, to = list(self.scenario["events"]), index + offset
-        if not 0 <= to < len(evs):
-            return
-        evs[index], evs[to] = evs[to], evs[index]
-        order: list[int | None] = list(range(len(evs)))
-        order[index], order[to] = order[to], order[index]
-        self._replace_events(evs, min(index, to), order)
+        cells, to = self._cells(), index + offset
+        if 0 <= to < len(cells):
+            cells[index], cells[to] = cells[to], cells[index]
+            self._replace_events(cells, min(index, to))
+
+    def _cells(self) -> list[tuple[int | None, Obj]]:
+        return list(enumerate(self.scenario["events"]))
 
     def undo(self) -> bool:
         """Put back the document before the last edit (False: nothing to undo)."""
@@ -234,17 +229,17 @@ class Notebook(BaseModel):
         self._run_again_from(first, len(back))
         return True
 
-    def _replace_events(self, new_events: list[Obj], first_changed: int, order: list[int | None]) -> None:
-        """Apply an edit; `order` names each new cell's old place (None: new, or its note changed)."""
-        sc = checked({**self.scenario, "events": new_events})  # a bad edit raises FormatError, changes nothing
+    def _replace_events(self, cells: list[tuple[int | None, Obj]], first_changed: int) -> None:
+        """Apply an edit: each new cell with its old place (None: new, or its note changed)."""
+        sc = checked({**self.scenario, "events": [e for _, e in cells]})  # a bad edit raises FormatError
         if self.story == "original":
             self._story_outcomes()
             self.story = "edited"
         self._undo.append({"scenario": self.scenario, "notes": list(self.notes)})
         del self._undo[:-UNDO_DEPTH]
         self._undo_rev += 1
-        self._set_document(to_json(sc), sc, [None if j is None else self.notes[j] for j in order])
-        self._run_again_from(first_changed, len(new_events))
+        self._set_document(to_json(sc), sc, [None if j is None else self.notes[j] for j, _ in cells])
+        self._run_again_from(first_changed, len(cells))
 
     def _run_again_from(self, first_changed: int, cells: int) -> None:
         """After an edit above the run cells, memory recomputed to the same point."""

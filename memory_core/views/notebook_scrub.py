@@ -1,16 +1,10 @@
 """A notebook's saved results scrubbed of what its own deletions erased (#26, point 5).
 
-A notebook keeps what its author wrote, its cells, and what each cell did then: its result, the
-reads' answers and the refusals (views/notebook.py keeps them in `.notebook.json`). A cell that
-deletes a run (R29), an ephemeral run's end (R17) or a deleted account (R30) erases from the
-notebook's memory; the results saved before it still hold copies of what it erased. `scrub`
-takes those copies out, so the saved results say what memory says now; the cells stay as their
-author wrote them, and every other result is left as it was.
-
-What a deletion erased, as the results hold it: the run's id, its turns' and records' ids, its
-records' excerpts and its turns' requests, its Flow graph (R29); the account's id and name and
-its User graph (R30). A support that pointed into an erased run keeps its key, origin and
-contribution, its pointer and excerpt gone (R29), as memory keeps it.
+A cell that deletes a run (R29), ends an ephemeral one (R17) or deletes an account (R30) erases from
+the notebook's memory, while the results saved before it still hold copies: the run's and its
+turns' and records' ids, excerpts and requests, its Flow graph; the account's id, name and User
+graph. `scrub` takes those out, so the saved results say what memory says now (a support into an
+erased run keeps its key, origin and contribution, as memory does); the cells stay as written.
 """
 
 from __future__ import annotations
