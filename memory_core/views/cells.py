@@ -35,24 +35,18 @@ def change(c: FactChange) -> Change:
 
 def describe(result: EventResult) -> Obj:
     """A cell's result as kept: refused, or its changes, claims kept out (R10) and the use case's result."""
-    if result.refused:
-        cell = CellResult(
-            index=result.index, do=result.do, status="refused", reason=result.reason, message=result.message
-        )
-    else:
-        assert result.outcome is not None
-        outcome = result.outcome
-        cell = CellResult(
-            index=result.index,
-            do=result.do,
-            status="ok",
-            changes=[change(c) for c in outcome.changes],
-            skipped=[
-                Skipped.model_validate({**s.stored(), "why": RULE_TEXT.get(s.rule, ""), "claim_text": s.label})
-                for s in (outcome.skipped if isinstance(outcome, TurnEnded) else ())
-            ],
-            detail=outcome,
-        )
+    out = None if result.refused else result.outcome
+    skipped = out.skipped if isinstance(out, TurnEnded) else ()
+    cell = CellResult(
+        index=result.index,
+        do=result.do,
+        status="refused" if result.refused else "ok",
+        reason=result.reason,
+        message=result.message,
+        changes=[change(c) for c in out.changes] if out else [],
+        skipped=[Skipped(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
+        detail=out,
+    )
     return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})
 
 

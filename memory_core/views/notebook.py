@@ -1,12 +1,8 @@
 """The dashboard's notebook: a scenario run cell by cell against a scratch memory (#37: a model).
 
-A `Notebook` holds the scenario document, how many cells ran (`cursor`), each cell's result (the use
-case's result as views/cells.describe keeps it), the replay logs, the moment each cell left, the
-outcome each note was written for, and a short stack of earlier documents to undo edits. It is
-made by `new`, `load_text` or `reopen`, and changed and saved only through its methods. It drives
-the same EventEngine as the replay command, so running every cell ends in the same state as
-`replay` of the downloaded file. It is kept on disk beside its scratch memory (`save`, `reopen`),
-so a reload of the page finds it again.
+A `Notebook` is made by `new`, `load_text` or `reopen`, and changed and saved only through its
+methods. It drives the replay's EventEngine, so running every cell ends in the state `replay` of the
+downloaded file gives; it is kept on disk beside its scratch memory, so a reload finds it again.
 """
 
 from __future__ import annotations
