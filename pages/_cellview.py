@@ -4,7 +4,7 @@ memory_core/views/notebook.py; what a cell is and did as plain data, memory_core
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -196,7 +196,7 @@ def _weight_chart(key: tuple[str, int, str], ran: int, moments: Obj, table: pd.D
     )
 
 
-def with_guard(fn: Any, *args: Any) -> bool:
+def with_guard(fn: Callable[..., object], *args: object) -> bool:
     """Run a notebook change under guard(): False when the core refused it (the message is shown)."""
     with guard():
         fn(*args)
@@ -231,10 +231,10 @@ def load(text: str | bytes, name: str, goto: int = 0) -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def matching(digest: str, query: str, _events: list[dict[str, Any]], _checked: list[dict[str, Any]]) -> list[int]:
+def matching(digest: str, query: str, _events: list[Obj], _checked: list[Obj]) -> list[int]:
     return cells.matching(_events, _checked, query)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def labels(digest: str, _events: list[dict[str, Any]], _checked: list[dict[str, Any]]) -> list[str]:
+def labels(digest: str, _events: list[Obj], _checked: list[Obj]) -> list[str]:
     return cells.labels(_events, _checked)

@@ -7,9 +7,11 @@ import json
 from typing import Any
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from memory_core import FormatError
 from memory_core.format.scenario import decode
+from memory_core.plain import Obj
 from memory_core.rules.settings import SETTINGS
 from memory_core.rules.vocabulary import GRAPHS, WORLD_KINDS
 from memory_core.rules.weights import ORIGINS
@@ -33,17 +35,17 @@ FIELD = 200
 ARGS = '{"name": ""}'
 
 
-def event_form(kind: str, *, orgs: list[str], people: list[str]) -> dict[str, Any]:
+def event_form(kind: str, *, orgs: list[str], people: list[str]) -> Obj:
     """The event the form holds now (its page adds the note and the button)."""
     specs = fields(kind)
     simple = simple_fields([f for f in specs if f.simple], {}, prefix="f_", lists={"orgs": orgs, "people": people})
-    event: dict[str, Any] = {"do": kind} | {k: v if v != "" else None for k, v in simple.items()}
+    event: Obj = {"do": kind} | {k: v if v != "" else None for k, v in simple.items()}
     for f in specs:
         event |= {} if f.simple else _compound(kind, f)
     return event
 
 
-def _compound(kind: str, f: FormField) -> dict[str, Any]:
+def _compound(kind: str, f: FormField) -> Obj:
     """A compound field's part of the event: a record, a fact, settings or JSON arguments."""
     if f.widget == "record" and kind == "record":  # the event is itself a record
         return record_fields("f_")
@@ -63,11 +65,11 @@ def _compound(kind: str, f: FormField) -> dict[str, Any]:
 
 
 def simple_fields(
-    specs: list[FormField], now: dict[str, Any], *, prefix: str, lists: dict[str, list[str]], fresh: bool = False
-) -> dict[str, Any]:
+    specs: list[FormField], now: Obj, *, prefix: str, lists: dict[str, list[str]], fresh: bool = False
+) -> Obj:
     """The simple fields in one wrapping row (#25), keyed `prefix + name`, started at `now`."""
     row = st.container(horizontal=True)
-    out: dict[str, Any] = {}
+    out: Obj = {}
     for f in specs:
         key, value = f"{prefix}{f.name}", now.get(f.name, f.default)
         options = list(f.choices) if f.choices else list(lists.get(f.among, []))
@@ -78,13 +80,13 @@ def simple_fields(
     return out
 
 
-def _start(f: FormField, value: Any, options: list[Any]) -> Any:
+def _start(f: FormField, value: object, options: list[str]) -> object:
     """What a simple field shows first: its value, else the first choice, an empty text or off."""
     first = value if value in options else next(iter(options), None)
     return {"toggle": bool(value), "choice": first}.get(f.widget, value or "")
 
 
-def _widget(row: Any, f: FormField, key: str, options: list[Any]) -> Any:
+def _widget(row: DeltaGenerator, f: FormField, key: str, options: list[str]) -> object:
     help_ = f.help or HELP.get(f.name)
     if f.widget == "toggle":
         return row.checkbox(f.name, key=key, help=help_)
@@ -93,7 +95,7 @@ def _widget(row: Any, f: FormField, key: str, options: list[Any]) -> Any:
     return row.text_input(f.name, key=key, help=help_, width=FIELD)
 
 
-def claim_fields(prefix: str) -> list[dict[str, Any]]:
+def claim_fields(prefix: str) -> list[Obj]:
     """One claim from fields, plus any more as JSON."""
     c = st.columns([1, 2, 1, 2, 2, 1])
     graph = c[0].selectbox("graph", GRAPHS, key=f"{prefix}g")
@@ -117,7 +119,7 @@ def claim_fields(prefix: str) -> list[dict[str, Any]]:
     return claims
 
 
-def record_fields(prefix: str) -> dict[str, Any]:
+def record_fields(prefix: str) -> Obj:
     c = st.columns([1, 2, 3, 1])
     origin = c[0].selectbox("origin", ORIGINS, key=f"{prefix}origin")
     source = c[1].text_input("source", key=f"{prefix}source", help=cite("URL, document, tool or person id (R25)"))
@@ -139,7 +141,7 @@ def record_fields(prefix: str) -> dict[str, Any]:
     )
 
 
-def fact_fields(prefix: str) -> dict[str, Any]:
+def fact_fields(prefix: str) -> Obj:
     claim = claim_fields(prefix)
     if not claim:
         return {}
@@ -149,7 +151,7 @@ def fact_fields(prefix: str) -> dict[str, Any]:
 # --- a cell edited: its simple fields and note as a form, or the whole event as JSON ------------------
 
 
-def edit_cell(nb: nbk.Notebook, i: int, event: dict[str, Any], *, orgs: list[str], people: list[str]) -> None:
+def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: list[str]) -> None:
     """A cell's editor: its simple fields and note, or the event as JSON; a save is said (#25)."""
     saved = st.session_state.get("_nb_saved")
     if saved and saved[:2] == (nb.id, i):
@@ -179,7 +181,7 @@ def edit_cell(nb: nbk.Notebook, i: int, event: dict[str, Any], *, orgs: list[str
                     _save(nb, i, event, new)
 
 
-def _fields_of(i: int, event: dict[str, Any], fresh: bool, lists: dict[str, list[str]]) -> dict[str, Any]:
+def _fields_of(i: int, event: Obj, fresh: bool, lists: dict[str, list[str]]) -> Obj:
     """The event as the cell's form holds it (keys `e{i}-…`); a fresh form starts from the event."""
     specs, kept = _editable(event)
     if fresh or f"e{i}-note" not in st.session_state:
@@ -191,20 +193,20 @@ def _fields_of(i: int, event: dict[str, Any], fresh: bool, lists: dict[str, list
     return _merged(event, edited, required={f.name for f in specs if f.required})
 
 
-def _editable(event: dict[str, Any]) -> tuple[list[FormField], list[str]]:
+def _editable(event: Obj) -> tuple[list[FormField], list[str]]:
     """The fields of a cell the form edits (a text field only while it holds text), and the others it holds."""
     every = fields(event["do"])
     specs = [f for f in every if f.simple and (f.widget != "text" or isinstance(event.get(f.name), str | None))]
     return specs, [f.name for f in every if f not in specs and f.name in event]
 
 
-def _merged(event: dict[str, Any], edited: dict[str, Any], *, required: set[str]) -> dict[str, Any]:
+def _merged(event: Obj, edited: Obj, *, required: set[str]) -> Obj:
     """The event with the form's values, in its order; an optional field left empty goes."""
     out = {k: edited.get(k, v) for k, v in event.items()} | edited
     return {k: v for k, v in out.items() if k not in edited or v not in ("", None) or k in required}
 
 
-def _save(nb: nbk.Notebook, i: int, before: dict[str, Any], event: dict[str, Any]) -> None:
+def _save(nb: nbk.Notebook, i: int, before: Obj, event: Obj) -> None:
     """Save a cell, then say so after the rerun that shows it (not only in a passing toast)."""
     if event == before:
         st.info("Nothing to save: the cell is as it was.")

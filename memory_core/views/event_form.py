@@ -50,7 +50,7 @@ def kinds() -> list[str]:
     return list(EVENT_MODELS)
 
 
-def _words(annotation: Any) -> tuple[str, ...]:
+def _words(annotation: object) -> tuple[str, ...]:
     """The words a Literal annotation allows (inside an Optional or an Annotated too), or ()."""
     if get_origin(annotation) is Literal:
         return tuple(str(a) for a in get_args(annotation))

@@ -71,7 +71,7 @@ class Notebook(BaseModel):
     reads: list[Any] = Field(default_factory=list)
     refused: list[Any] = Field(default_factory=list)
     outside: list[Annotated[str, Field(strict=True)]] = Field(default_factory=list)
-    notes: list[Any]  # the outcome each note was written for (None: judged by its next outcome)
+    notes: list[Obj | None]  # the outcome each note was written for (None: judged by its next outcome)
     story: Annotated[str, Field(strict=True)] = "original"  # until the first edit: notes judged by it
     last: Whole | None = None
     rev: Annotated[int, Field(strict=True)] = 0
@@ -125,7 +125,7 @@ class Notebook(BaseModel):
     def _touch(self) -> None:
         self.rev += 1
 
-    def _set_document(self, doc: Obj, sc: Scenario, notes: list[Any]) -> None:
+    def _set_document(self, doc: Obj, sc: Scenario, notes: list[Obj | None]) -> None:
         self.scenario, self._checked, self._digest, self.notes = doc, sc, "", notes
 
     # --- running cells -------------------------------------------------------------------------
@@ -335,7 +335,7 @@ def reopen(nb_id: str) -> Notebook | None:
     return nb
 
 
-def _from_file(name: str, nb_id: str, data: Any, undo_stack: Any) -> Notebook:
+def _from_file(name: str, nb_id: str, data: object, undo_stack: object) -> Notebook:
     """The notebook a file holds, each field of the kind this version writes, or NotebookDamaged."""
     if not isinstance(data, dict) or data.get("format") != "memory-notebook/1":
         raise NotebookDamaged(f"{name}: not a memory-notebook/1 file")
@@ -395,7 +395,7 @@ def _path(nb_id: str, kind: str) -> Path:
     return notebook_dir() / f"{nb_id}.{kind}.json"
 
 
-def _write(path: Path, data: Any) -> None:
+def _write(path: Path, data: object) -> None:
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)  # a reader finds the old file or the new one, never half of one

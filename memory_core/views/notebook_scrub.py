@@ -105,7 +105,7 @@ class _Scrubber:
         self.count += n
         return new
 
-    def walk(self, value: Any) -> Any:
+    def walk(self, value: object) -> Any:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list):
