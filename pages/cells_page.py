@@ -40,7 +40,7 @@ samples = sorted(p.name for p in SAMPLES.glob("*.json"))
 linked_before = st.session_state.get("nb_id")
 from_link(LINK, ints=("cell",))
 linked = st.session_state.get("nb_id")
-if linked and linked != linked_before and getattr(notebook(), "id", None) != linked:
+if linked and linked != linked_before and ((nb := notebook()) is None or nb.id != linked):
     try:
         reopened = nbk.reopen(linked)
     except nbk.NotebookDamaged as exc:

@@ -85,7 +85,7 @@ class Notebook(BaseModel):
     # --- what it is ----------------------------------------------------------------------------
 
     @property
-    def checked(self) -> Scenario:
+    def checked_scenario(self) -> Scenario:
         """The checked form of the document, kept until the document changes."""
         if self._checked is None:
             self._checked = checked(self.scenario)
@@ -93,7 +93,7 @@ class Notebook(BaseModel):
 
     def events(self) -> list[Obj]:
         """The checked events (defaults filled in), one a cell."""
-        return self.checked.events
+        return self.checked_scenario.events
 
     def digest(self) -> str:
         """A digest of the document, kept until it changes (the page's caches of the cells use it)."""
@@ -142,7 +142,7 @@ class Notebook(BaseModel):
         self.gen, claim = _claim(self.id, left + 1)
         try:
             self.cursor, self.last, self.results, self.reads, self.refused, self.outside = 0, None, {}, [], [], []
-            EventEngine(self.service).setup(self.checked)
+            EventEngine(self.service).setup(self.checked_scenario)
         finally:
             claim.unlink(missing_ok=True)
         self.moments = {"-1": self.service.clock()}  # the clock after the setup, then after each cell (R32)
