@@ -341,26 +341,27 @@ def _from_file(name: str, nb_id: str, data: object, undo_stack: object) -> Noteb
         raise NotebookDamaged(f"{name}: not a memory-notebook/1 file")
     if data.get("id") != nb_id:
         raise damaged(name, "id", "is not the notebook's own")
+    nb = _fields_read(name, data)
+    cells = len(nb.events())
+    bounds = {"cursor": nb.cursor <= cells, "notes": len(nb.notes) == cells, "last": nb.last is None or nb.last < cells}
+    if wrong := next((field for field, ok in bounds.items() if not ok), None):
+        raise _wrong(name, data, wrong)
+    check_results(name, nb.results)
+    if not isinstance(undo_stack, list):
+        raise NotebookDamaged(f"{name}: its undo stack is not a list")
+    nb._undo = undo_stack
+    return nb
+
+
+def _fields_read(name: str, data: Obj) -> Notebook:
+    """Every kept field read with the model (missing: null; `gen` 0, kept before generations)."""
     try:
-        kept = {k: data.get(k) for k in Notebook.model_fields}  # a missing field is null: not what it keeps
-        nb = Notebook.model_validate(kept | {"gen": data.get("gen", 0)})  # kept before generations: made again
+        nb = Notebook.model_validate({k: data.get(k) for k in Notebook.model_fields} | {"gen": data.get("gen", 0)})
         nb._checked = checked(nb.scenario)
     except ValidationError as exc:
         raise _wrong(name, data, str(exc.errors()[0]["loc"][0])) from None
     except FormatError as exc:
         raise damaged(name, "scenario", f"is not a scenario this version reads ({exc})") from None
-    cells = len(nb.events())
-    for field, ok in (
-        ("cursor", nb.cursor <= cells),
-        ("notes", len(nb.notes) == cells),
-        ("last", (nb.last or 0) < cells),
-    ):
-        if not ok:
-            raise _wrong(name, data, field)
-    check_results(name, nb.results)
-    if not isinstance(undo_stack, list):
-        raise NotebookDamaged(f"{name}: its undo stack is not a list")
-    nb._undo = undo_stack
     return nb
 
 
