@@ -18,7 +18,7 @@ from memory_core.plain import Obj
 from memory_core.usecases.shapes import FactRow, FactThen, GraphJson
 from memory_core.views import history
 from pages._links import dropped, from_link, to_link
-from pages._ui import Context, Version, inert, org_names, people_names, read
+from pages._ui import Context, Version, inert, org_names, people_names, read, read_at
 from pages._words import cite
 
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
@@ -60,13 +60,13 @@ def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> d
 def moments(ctx: Context, org: str) -> tuple[int, list[int]]:
     """The memory's clock now, and the numbers of the moments of this organization (and of no
     organization: the setup, an account deleted), oldest first, moment 0 first."""
-    clock = read(ctx, "clock")
-    return clock, read(ctx, _numbers, clock, org, at=at_clock(ctx, clock))
+    clock = read(ctx, MemoryService.clock)
+    return clock, read_at(ctx.svc, at_clock(ctx, clock), _numbers, clock, org)
 
 
 def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int, Moment]:
     """Moments by number, with what happened and when, for the moments in `ids`."""
-    return read(ctx, _labels, clock, org, tuple(sorted(set(ids))), at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), _labels, clock, org, tuple(sorted(set(ids))))
 
 
 def _among(options: list[int], n: object) -> bool:
@@ -98,7 +98,7 @@ def snap(options: list[int], wanted: Any) -> int:
 def world_now(ctx: Context, clock: int, org: str, limit: int) -> tuple[list[FactRow], int]:
     """The organization's heaviest World facts now (the Fact weights page's read), and the map's
     count of active facts; every change to memory is a new moment, so the clock keys it."""
-    return read(ctx, _world_now, org, limit, at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), _world_now, org, limit)
 
 
 def _world_now(svc: MemoryService, org: str, limit: int) -> tuple[list[FactRow], int]:
@@ -107,13 +107,13 @@ def _world_now(svc: MemoryService, org: str, limit: int) -> tuple[list[FactRow],
 
 def world_at(ctx: Context, clock: int, org: str, n: int, limit: int) -> GraphJson:
     """The organization's World graph as it stood after moment `n`: its heaviest facts and how many."""
-    return read(ctx, "graph_at", "world", org, n, limit=limit, at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), MemoryService.graph_at, "world", org, n, limit=limit)
 
 
 def changes(ctx: Context, clock: int, org: str, a: int, b: int) -> Obj:
     """What changed in the organization's World graph and its runs' Flow graphs from moment a to
     moment b (the earlier first), per graph (views.history.diff over facts_between)."""
-    return read(ctx, _changes, org, *sorted((a, b)), at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), _changes, org, *sorted((a, b)))
 
 
 def _changes(svc: MemoryService, org: str, lo: int, hi: int) -> Obj:
@@ -123,7 +123,7 @@ def _changes(svc: MemoryService, org: str, lo: int, hi: int) -> Obj:
 def graph_then(ctx: Context, clock: int, graph: str, owner: str, n: int, limit: int) -> GraphJson:
     """One graph as it stood after moment `n`, as the Graphs page draws it: its `limit` heaviest
     facts then, with their ids, and `total`, how many it held."""
-    return read(ctx, "graph_at", graph, owner, n, limit=limit, ids=True, at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), MemoryService.graph_at, graph, owner, n, limit=limit, ids=True)
 
 
 def graph_changes(
@@ -132,7 +132,7 @@ def graph_changes(
     """The facts of one graph that some moment from a to b (the earlier first) changed, as they
     stood at a and at b (facts_between, this graph's only): what the Graphs page draws and lists."""
     lo, hi = sorted((a, b))
-    return read(ctx, "facts_between", lo, hi, graph=(graph, owner), at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), MemoryService.facts_between, lo, hi, graph=(graph, owner))
 
 
 # --- the time control (R32): one for every page that looks back, its keys under a page's prefix ------

@@ -15,18 +15,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import streamlit as st
 
-from memory_core import MemoryCoreError, MemoryService, database_url
-from memory_core.rules.permissions import may_manage_settings
+from memory_core import MemoryCoreError, MemoryService, Refusal, database_url
 from memory_core.views import notebook as nbk
 from memory_core.views.text import inert
 from pages._links import dropped, from_link, same_tab, to_link
 from pages._service import main_service
 from pages._signin import sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 MAIN = "main"
 NOTEBOOK = "notebook"
@@ -42,15 +44,6 @@ class Context:
     org_name: str
     person: str | None
     role: str | None
-
-    @property
-    def is_owner(self) -> bool:
-        return self.role == "owner"
-
-    @property
-    def reads_settings(self) -> bool:
-        """R15: the owner alone reads and changes the settings (the API answers anyone else 403)."""
-        return may_manage_settings(self.role)
 
     @property
     def role_label(self) -> str:
@@ -214,15 +207,15 @@ def _act_as(svc: MemoryService, memory: str) -> None:
     when the organization changes (shown as "not a member here"). Another memory opened without them
     (a notebook's) makes you its owner, said so; gone from the same memory (an erased account), you
     act as a visitor until you pick someone, never silently as someone else."""
-    at = _version(svc, memory)
-    org_names = {o["id"]: o["name"] for o in _read(svc, memory, "organizations", (), {}, at)}
+    at = version_at(svc, memory)
+    org_names = {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
     if org_names and st.session_state.get("org") not in org_names:
         dropped("org", f"{inert(next(iter(org_names.values())))} instead")
     _keep("org", list(org_names))
     if org_names:
         st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
-    org = st.session_state.get("org")
-    people = _read(svc, memory, "people", (), {}, at)
+    org: str = st.session_state.get("org") or ""
+    people = read_at(svc, at, MemoryService.people)
     members = sorted((p for p in people if org in p["roles"]), key=lambda p: p["roles"][org] != "owner")
     others = [p for p in people if org not in p["roles"]]
     label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}
@@ -283,15 +276,15 @@ def context() -> Context:
     source = st.session_state.get("memory_source", MAIN)
     svc = service_for(source)
     memory = nb["db"] if source == NOTEBOOK and nb else database_url()
-    at = _version(svc, memory)
-    orgs = {o["id"]: o["name"] for o in _read(svc, memory, "organizations", (), {}, at)}
+    at = version_at(svc, memory)
+    orgs = {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
     org = st.session_state.get("org")
     person = st.session_state.get("person")
     if source == MAIN and sign_in_required():  # the token's person in the token's organization, nothing else
         person, org = signed_in() or (None, None)
         orgs = {org: orgs[org]} if org in orgs else {}
     org = org if org in orgs else next(iter(orgs), None)
-    members = {m["id"]: m["role"] for m in _read(svc, memory, "members", (org,), {}, at)} if org else {}
+    members = {m["id"]: m["role"] for m in read_at(svc, at, MemoryService.members, org)} if org else {}
     if person is None:  # before the sidebar chose: the owner
         person = next(iter(members), None)
     label = f"Notebook: {nb['scenario'].get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
@@ -303,60 +296,68 @@ def context() -> Context:
 Version = tuple[str, str]  # the memory in use (its URL) and its version (MemoryService.version)
 
 
-def version_of(ctx: Context) -> Version | None:
-    """The memory in use and its version now: it changes with every change to memory that commits (a
-    turn taught, a read counted, a setting, a deletion), here or in another process. None when the
-    memory has no version (nothing may be kept then)."""
-    return _version(ctx.svc, ctx.memory)
-
-
-def _version(svc: MemoryService, memory: str) -> Version | None:
+def version_at(svc: MemoryService, memory: str) -> Version | None:
+    """The memory and its version now: it changes with every change to memory that commits (a turn
+    taught, a read counted, a setting, a deletion), here or in another process. None when the memory
+    has no version (nothing may be kept then)."""
     version = svc.version()
     return None if version is None else (memory, version)
 
 
-def read(ctx: Context, what: str | Callable[..., Any], *args: Any, at: Version | None = None, **kwargs: Any) -> Any:
-    """What a read of the memory in use answers, kept under its version (`at`, else read now, before
-    the answer): the same question of the same memory, unchanged since, is not asked again. `what`
-    is a read use case of the service by name, or a view function taking the service first. The
-    answer is a copy (st.cache_data): a page may change it."""
-    return _read(ctx.svc, ctx.memory, what, args, kwargs, at)
+def read(ctx: Context, what: Callable[Concatenate[MemoryService, P], R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """What a read of the memory in use answers, typed as `what` declares it and kept under the
+    memory's version now: the same question of the same memory, unchanged since, is not asked again.
+    `what` is a read use case of the facade (`MemoryService.runs`) or a view function taking the
+    service first. The answer is a copy (st.cache_data): a page may change it."""
+    return read_at(ctx.svc, version_at(ctx.svc, ctx.memory), what, *args, **kwargs)
+
+
+def read_at(
+    svc: MemoryService,
+    at: Version | None,
+    what: Callable[Concatenate[MemoryService, P], R],
+    /,
+    *args: P.args,
+    **kwargs: P.kwargs,
+) -> R:
+    """`read` kept under `at` (a clock for history, one version for several reads), else asked now."""
+    if at is None:
+        return what(svc, *args, **kwargs)
+    name = f"{what.__module__}.{what.__qualname__}"
+    return cast(R, _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what))
+
+
+def read_or_refusal(
+    ctx: Context, what: Callable[Concatenate[MemoryService, P], R], *args: P.args, **kwargs: P.kwargs
+) -> R | Refusal:
+    """`read`, answered by the facade's refusal where the rules refuse it (R15: the settings and their
+    audit to anyone but the owner), for the page to lay out in its own words."""
+    try:
+        return read(ctx, what, *args, **kwargs)
+    except Refusal as refusal:
+        return refusal
 
 
 def people_names(ctx: Context) -> dict[str, str]:
     """Every person's name by id (a cached read): where a page says who, it says a name (#25)."""
-    return {p["id"]: p["name"] for p in read(ctx, "people")}
+    return {p["id"]: p["name"] for p in read(ctx, MemoryService.people)}
 
 
 def org_names(ctx: Context) -> dict[str, str]:
     """Every organization's name by id (a cached read)."""
-    return {o["id"]: o["name"] for o in read(ctx, "organizations")}
-
-
-def _read(
-    svc: MemoryService,
-    memory: str,
-    what: str | Callable[..., Any],
-    args: tuple,
-    kwargs: dict[str, Any],
-    at: Version | None = None,
-) -> Any:
-    at = at or _version(svc, memory)
-    if at is None:
-        return _ask(svc, what, args, kwargs)
-    name = what if isinstance(what, str) else f"{what.__module__}.{what.__qualname__}"
-    return _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what)
-
-
-def _ask(svc: MemoryService, what: str | Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Any:
-    return getattr(svc, what)(*args, **kwargs) if isinstance(what, str) else what(svc, *args, **kwargs)
+    return {o["id"]: o["name"] for o in read(ctx, MemoryService.organizations)}
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _kept(
-    at: Version, name: str, args: tuple, kwargs: tuple, _svc: MemoryService, _what: str | Callable[..., Any]
-) -> Any:
-    return _ask(_svc, _what, args, dict(kwargs))
+    at: Version,
+    name: str,
+    args: tuple[object, ...],
+    kwargs: tuple[tuple[str, object], ...],
+    _svc: MemoryService,
+    _what: Callable[..., object],
+) -> object:
+    return _what(_svc, *args, **dict(kwargs))
 
 
 @contextmanager
@@ -407,7 +408,7 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
     page from it would drop the click the page is running for (a button's press lasts one run):
     under an agent's writes, one click in two on "Open in the Notebook" did nothing. A change made
     while the page drew is seen at the fragment's next run."""
-    drawn = version_of(ctx)
+    drawn = version_at(ctx.svc, ctx.memory)
     if drawn is None:  # a memory without a version (in-memory): nothing to watch
         return
     st.session_state["live_drawn"] = drawn
@@ -418,7 +419,7 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
         if with_the_page:
             with_the_page.clear()
             return
-        now = version_of(ctx)
+        now = version_at(ctx.svc, ctx.memory)
         if now == st.session_state.get("live_drawn"):
             return
         shown = st.session_state.get(f"{moments}_at") if moments else None

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from memory_core import MemoryService
 from memory_core.rules.wording import possessive
+from memory_core.usecases.shapes import Drawing, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages._drawing import build, expanded, keep_choices, kept_drawing, moment_from_overview, restore_choices
@@ -25,7 +27,7 @@ from pages._history import (
     time_control,
 )
 from pages._links import copy_link, dropped, from_link, to_link
-from pages._ui import Context, guard, inert, live, notebook, page, read, version_of
+from pages._ui import Context, guard, inert, live, notebook, page, read_at, version_at
 from pages._words import cite, plural
 
 CHOICES = 300  # drawn facts listed to open from the keyboard
@@ -98,8 +100,8 @@ def drawing() -> None:
     """The page below its title, in a fragment that reruns every PLAY_EVERY seconds while the time
     control plays, so the graph is drawn again moment by moment."""
     with guard():
-        at = version_of(ctx)  # read first: what is read after it is at least as new
-        runs = read(ctx, "run_ids", org, at=at)
+        at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
+        runs = read_at(ctx.svc, at, MemoryService.run_ids, org)
         choices = ["world"] + (["user"] if ctx.person else []) + (["flow"] if runs else [])
         _only("g_which", choices)
         _only("g_run", runs)
@@ -130,11 +132,12 @@ def drawing() -> None:
             lo, hi = sorted((other, shown.n))
             before, after = graph_changes(ctx, shown.clock, graph, owner, lo, hi)
             cmp = compare(before, after, lo)
+        data: Drawing | GraphJson
         if past:
             assert shown is not None and drawn_at is not None
             data = graph_then(ctx, shown.clock, graph, owner, drawn_at, LOADED)
         else:  # now: the heaviest facts with what the drawing shows of them (ids: a drawn fact links to its weight)
-            data = read(ctx, "graph_drawing", graph, owner, limit=LOADED, at=at)
+            data = read_at(ctx.svc, at, MemoryService.graph_drawing, graph, owner, limit=LOADED)
         if data["total"] > len(data["facts"]):
             st.caption(
                 f"This graph {'held' if past else 'holds'} {data['total']:,} facts"

@@ -191,20 +191,21 @@ def _turn_events(t: Obj, person: str) -> list[Obj]:
     return out
 
 
-def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
+def history_of(svc: MemoryService, org: str, *, by: str | None = None) -> tuple[Obj, list[str]]:
     """The organization's recorded history as a scenario, under the settings it has now, and what
     could not be put back. Memory keeps its inputs (runs, turns in the order they opened, every
     record with its claims, the end of each turn, nested work, disputes, retractions): replayed in
     that order they teach what they taught. Each run starts right before its first turn and ends,
     if it ended, right after its last. What it cannot replay: runs erased since (R17, R29: their
     records are gone, their votes stay in the live weights), a replacement (replayed as
-    completed), and the order of corrections among turns (disputes and retractions come last)."""
+    completed), and the order of corrections among turns (disputes and retractions come last).
+    Its settings are the owner's to read (R15: `by`, refused to anyone else)."""
     orgs = {o["id"]: o for o in svc.organizations()}
     members = svc.members(org)
     people: dict[str, Obj] = {
         m["id"]: {"id": m["id"], "name": m["name"], "memberships": {org: m["role"]}} for m in members
     }
-    settings = svc.settings_view(org)
+    settings = svc.get_settings(org, by=by)
     gaps: list[str] = []
     erased_person = "erased-account"
     turns: list[tuple[int, Obj]] = []  # (the order it opened, the turn with its run's facts)
