@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService, Refusal
+from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RunRow
 from memory_core.views.export import file_name, notebook_of, run_export
@@ -80,7 +81,7 @@ def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, 
         )
         said = f"{inert(turn['id'])} in {inert(r['id'])}{inert(via)}: {STATUS.get(turn['status'], turn['status'])}, "
         said += f"{plural(len(turn['records']), 'record')}, {reads} (R21)"
-        if turn["status"] == "completed":
+        if teaches(turn["status"]):
             taught = turn["taught"]
             said += (
                 f"; taught {plural(taught['world'], 'World support')}, {plural(taught['flow'], 'Flow support')} (R1)"
@@ -190,7 +191,7 @@ with guard():
             kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
             st.markdown(cite(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}."))
             taught = t["taught"]
-            if t["status"] == "completed":
+            if teaches(t["status"]):
                 st.markdown(
                     cite(
                         f"**Taught** (R1, R7 to R9): {plural(taught['world'], 'World support')}, "
