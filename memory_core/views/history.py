@@ -5,7 +5,7 @@ Pure functions over what the store reads (store/past.py); nothing here touches a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..plain import Obj
@@ -16,40 +16,58 @@ from ..rules.wording import fact_label
 Row = Mapping[str, Any]
 
 
+Said = Callable[[str | None, str | None, str | None, str | None], str]  # run, turn, detail, who -> words
+
+
+def _settings_changed(run: str | None, turn: str | None, detail: str | None, who: str | None) -> str:
+    changes = ", ".join(
+        f"{name} {'on' if state == 'on' else 'off'}"
+        for name, state in (part.rsplit(" ", 1) for part in (detail or "").split(", ") if part)
+    )
+    return f"{who or 'someone (account deleted)'} turned {changes}"
+
+
+def _opened(run: str | None, turn: str | None, detail: str | None, who: str | None) -> str:
+    if not run:
+        return "a turn opened in a run deleted since"
+    return f"{turn} opened in {run}" + (f", replacing {detail} (R3)" if detail else "")
+
+
+#: Each kind of moment in words, from its run, turn, detail and person (None where erased since, R33).
+_SAID: dict[str, Said] = {
+    "setup": lambda run, turn, detail, who: "memory set up (organizations, people, workflows)",
+    "run_started": lambda run, turn, detail, who: (
+        f"run {run} started" + (f" by {who}" if who else "") if run else "a run (deleted since) started"
+    ),
+    "turn_opened": _opened,
+    "step": lambda run, turn, detail, who: (
+        f"step {detail} in {turn} of {run}" if run else f"step {detail} in a run deleted since"
+    ),
+    "turn_ended": lambda run, turn, detail, who: (
+        f"{turn} {detail} in {run}" if run else f"a turn {detail} in a run deleted since"
+    ),
+    "run_ended": lambda run, turn, detail, who: (
+        "an ephemeral run ended and was erased" if detail == "erased" else f"run {run} ended"
+    ),
+    # R33: the moment of an erasure names no erased id
+    "run_deleted": lambda run, turn, detail, who: "a run deleted" + (f" by {who}" if who else ""),
+    "account_deleted": lambda run, turn, detail, who: "an account deleted",
+    "settings": _settings_changed,
+    "dispute": lambda run, turn, detail, who: (
+        f"{who or 'someone (account deleted)'} disputed a {detail or 'world'} fact"
+    ),
+    "retract": lambda run, turn, detail, who: (
+        f"{who or 'someone (account deleted)'} retracted a {detail or 'world'} fact"
+    ),
+}
+
+
 def moment_label(m: Row, names: dict[str, str] | None = None) -> str:
     """A moment as a person names it: "t3 completed in r1", "Dana turned LearnFromUsers off",
     "run r2 deleted". Pointers erased since (R33) read as such; `names` maps person ids to names."""
-    names = names or {}
-    who = names.get(m["person"] or "", m["person"]) if m["person"] else None
-    run, turn, what, detail = m["run"], m["turn"], m["what"], m["detail"]
-    if what == "setup":
-        return "memory set up (organizations, people, workflows)"
-    if what == "run_started":
-        return f"run {run} started" + (f" by {who}" if who else "") if run else "a run (deleted since) started"
-    if what == "turn_opened":
-        if not run:
-            return "a turn opened in a run deleted since"
-        return f"{turn} opened in {run}" + (f", replacing {detail} (R3)" if detail else "")
-    if what == "step":
-        return f"step {detail} in {turn} of {run}" if run else f"step {detail} in a run deleted since"
-    if what == "turn_ended":
-        return f"{turn} {detail} in {run}" if run else f"a turn {detail} in a run deleted since"
-    if what == "run_ended":
-        return "an ephemeral run ended and was erased" if detail == "erased" else f"run {run} ended"
-    if what == "run_deleted":  # R33: the moment of an erasure names no erased id
-        return "a run deleted" + (f" by {who}" if who else "")
-    if what == "account_deleted":
-        return "an account deleted"
-    if what == "settings":
-        changes = ", ".join(
-            f"{name} {'on' if state == 'on' else 'off'}"
-            for name, state in (part.rsplit(" ", 1) for part in (detail or "").split(", ") if part)
-        )
-        return f"{who or 'someone (account deleted)'} turned {changes}"
-    if what in ("dispute", "retract"):
-        verb = "disputed" if what == "dispute" else "retracted"
-        return f"{who or 'someone (account deleted)'} {verb} a {detail or 'world'} fact"
-    return what
+    who = (names or {}).get(m["person"] or "", m["person"]) if m["person"] else None
+    said = _SAID.get(m["what"])
+    return m["what"] if said is None else said(m["run"], m["turn"], m["detail"], who)
 
 
 def graph_name(graph: str, owner: str) -> str:
