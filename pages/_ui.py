@@ -2,12 +2,8 @@
 
 Pages read widgets, call the service, render. They never touch SQL (a test checks it).
 
-Who acts: in signed-in mode, the person linked to the identity signed in with the organization's
-identity provider, or the holder of a bearer token (the API's tokens), in one organization only.
-Signed-in mode is on when an identity provider is configured (`[auth]` in .streamlit/secrets.toml),
-when MEMORY_SIGN_IN=1, or when the dashboard listens beyond loopback (MEMORY_LISTEN or Streamlit's
-server.address). Otherwise "Act as" lets anyone at this machine act as anyone: a local demo, and
-the sidebar says so.
+Who acts: in signed-in mode (pages/_signin.py), the person signed in or a bearer token's holder;
+otherwise "Act as" lets anyone at this machine act as anyone: a local demo, and the sidebar says so.
 """
 
 from __future__ import annotations
@@ -110,17 +106,23 @@ def _notebook_from_elsewhere() -> None:
 def watch_notebook() -> None:
     """On the Notebook: every second, whether another tab or window saved this notebook since (a
     run, an edit, a reset); if so the whole page runs again, reads it (`_notebook_from_elsewhere`)
-    and says so. Its first run is the page's own, and compares nothing (as `live`)."""
-    with_the_page = [True]
+    and says so."""
+    every(1.0, lambda: (nb := notebook()) is not None and nbk.changed_elsewhere(nb))
 
-    @st.fragment(run_every=1.0)
+
+def every(seconds: float, changed: Callable[[], bool]) -> None:
+    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so. Its
+    first run is the page's own: it compares nothing there. A rerun of the whole page from it would
+    drop the click the page is running for (a button's press lasts one run): under an agent's
+    writes, one click in two on "Open in the Notebook" did nothing."""
+    with_the_page = [True]  # cleared by the first run: the fragment's later runs are its own
+
+    @st.fragment(run_every=seconds)
     def watch() -> None:
         if with_the_page:
             with_the_page.clear()
-            return
-        nb = notebook()
-        if nb is not None and nbk.changed_elsewhere(nb):
-            st.rerun()
+        elif changed():
+            st.rerun(scope="app")
 
     watch()
 
@@ -217,41 +219,55 @@ def _act_as(svc: MemoryService, memory: str) -> None:
     org: str = st.session_state.get("org") or ""
     people = read_at(svc, at, MemoryService.people)
     members = sorted((p for p in people if org in p["roles"]), key=lambda p: p["roles"][org] != "owner")
-    others = [p for p in people if org not in p["roles"]]
     label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}
-    label |= {p["id"]: f"{p['name']} (not a member here)" for p in others}
+    label |= {p["id"]: f"{p['name']} (not a member here)" for p in people if org not in p["roles"]}
     label[VISITOR] = "a visitor (no account)"
-    if "_pending_person" in st.session_state:  # the offer above, taken before the selectbox is drawn
+    owner = (members[0]["id"], members[0]["name"], members[0]["roles"][org]) if members else None
+    _settle_person(memory, label, owner)
+    _say_lost_or_moved(owner)
+    chosen = st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
+    # Said again below the box, from this run: the box's text can lag a switch of organization.
+    st.caption(f"You act as **{inert(label[chosen])}** in {inert(org_names.get(org, org or ''))}.")
+
+
+def _settle_person(memory: str, label: dict[str, str], owner: tuple[str, str, str] | None) -> None:
+    """Before the "Act as" box: the person taken from the offer, else kept if still listed, else the
+    first member (the owner: a first visit, or another memory opened) or a visitor (someone lost)."""
+    if "_pending_person" in st.session_state:  # the offer below, taken before the selectbox is drawn
         st.session_state["person"] = st.session_state.pop("_pending_person")
     current = st.session_state.get("person")
     switched = st.session_state.get("_acting_memory", memory) != memory  # another memory opened (a notebook)
     st.session_state["_acting_memory"] = memory
-    if current not in label:
-        if (current is None or switched) and members:  # the first visit, or a memory without them: its owner
-            st.session_state["person"] = members[0]["id"]
-            if current not in (None, VISITOR):
-                st.session_state["identity_moved"] = (current, members[0]["name"])
-        else:
-            if current not in (None, VISITOR):
-                st.session_state["identity_lost"] = current
-            st.session_state["person"] = VISITOR
+    if current in label:
+        return
+    someone = current not in (None, VISITOR)
+    if (current is None or switched) and owner:  # the first visit, or a memory without them: its owner
+        st.session_state["person"] = owner[0]
+        if someone:
+            st.session_state["identity_moved"] = (current, owner[1])
+        return
+    if someone:
+        st.session_state["identity_lost"] = current
+    st.session_state["person"] = VISITOR
+
+
+def _say_lost_or_moved(owner: tuple[str, str, str] | None) -> None:
+    """Who was not found in this memory: acting as a visitor, with an offer to act as its owner; or
+    moved to its owner, said once."""
     lost = st.session_state.get("identity_lost")
     if lost and st.session_state["person"] == VISITOR:
         st.warning(
             f"{inert(lost)} is not in this memory (an erased account, or a notebook without them): "
             "you act as a visitor until you pick someone."
         )
-        if members and st.button(f"Act as {members[0]['name']} ({members[0]['roles'][org]})", key="act_as_offer"):
-            st.session_state["_pending_person"] = members[0]["id"]
+        if owner and st.button(f"Act as {owner[1]} ({owner[2]})", key="act_as_offer"):
+            st.session_state["_pending_person"] = owner[0]
             st.rerun()
     elif lost:
         del st.session_state["identity_lost"]
     moved = st.session_state.pop("identity_moved", None)
     if moved:
         st.info(f"{inert(moved[0])} is not in the memory now in use: you act as {inert(moved[1])}, its owner.")
-    chosen = st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
-    # Said again below the box, from this run: the box's text can lag a switch of organization.
-    st.caption(f"You act as **{inert(label[chosen])}** in {inert(org_names.get(org, org or ''))}.")
 
 
 def use_memory(source: str) -> None:
@@ -294,6 +310,7 @@ def context() -> Context:
 # --- answers kept under the memory's version: a rerun that changed nothing reads nothing again ---------
 
 Version = tuple[str, str]  # the memory in use (its URL) and its version (MemoryService.version)
+Read = Callable[Concatenate[MemoryService, P], R]  # a read use case of the facade, or a view taking the service first
 
 
 def version_at(svc: MemoryService, memory: str) -> Version | None:
@@ -304,7 +321,7 @@ def version_at(svc: MemoryService, memory: str) -> Version | None:
     return None if version is None else (memory, version)
 
 
-def read(ctx: Context, what: Callable[Concatenate[MemoryService, P], R], *args: P.args, **kwargs: P.kwargs) -> R:
+def read(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """What a read of the memory in use answers, typed as `what` declares it and kept under the
     memory's version now: the same question of the same memory, unchanged since, is not asked again.
     `what` is a read use case of the facade (`MemoryService.runs`) or a view function taking the
@@ -312,14 +329,7 @@ def read(ctx: Context, what: Callable[Concatenate[MemoryService, P], R], *args: 
     return read_at(ctx.svc, version_at(ctx.svc, ctx.memory), what, *args, **kwargs)
 
 
-def read_at(
-    svc: MemoryService,
-    at: Version | None,
-    what: Callable[Concatenate[MemoryService, P], R],
-    /,
-    *args: P.args,
-    **kwargs: P.kwargs,
-) -> R:
+def read_at(svc: MemoryService, at: Version | None, what: Read[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
     """`read` kept under `at` (a clock for history, one version for several reads), else asked now."""
     if at is None:
         return what(svc, *args, **kwargs)
@@ -327,9 +337,7 @@ def read_at(
     return cast(R, _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what))
 
 
-def read_or_refusal(
-    ctx: Context, what: Callable[Concatenate[MemoryService, P], R], *args: P.args, **kwargs: P.kwargs
-) -> R | Refusal:
+def read_or_refusal(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R | Refusal:
     """`read`, answered by the facade's refusal where the rules refuse it (R15: the settings and their
     audit to anyone but the owner), for the page to lay out in its own words."""
     try:
@@ -390,7 +398,6 @@ def page(title: str) -> tuple[Context, str]:
     memory_in_use(ctx)
     if not need_org(ctx) or ctx.org is None:
         st.stop()
-    assert ctx.org is not None
     return ctx, ctx.org
 
 
@@ -402,33 +409,23 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
     """Keep the page live: every LIVE_EVERY seconds a fragment reads memory's version alone, and
     redraws the whole page only when it moved since the page was drawn (nothing else runs while it
     stands still). A page whose time control (keys `moments`_at, `moments`_newest) shows a past
-    moment is not redrawn: it says memory moved on.
-
-    The fragment's first run is the page's own: it compares nothing there. A rerun of the whole
-    page from it would drop the click the page is running for (a button's press lasts one run):
-    under an agent's writes, one click in two on "Open in the Notebook" did nothing. A change made
-    while the page drew is seen at the fragment's next run."""
+    moment is not redrawn: it says memory moved on. A change made while the page drew is seen at the
+    fragment's next run."""
     drawn = version_at(ctx.svc, ctx.memory)
     if drawn is None:  # a memory without a version (in-memory): nothing to watch
         return
     st.session_state["live_drawn"] = drawn
-    with_the_page = [True]  # cleared by the first run: the fragment's later runs are its own
 
-    @st.fragment(run_every=LIVE_EVERY)
-    def watch() -> None:
-        if with_the_page:
-            with_the_page.clear()
-            return
-        now = version_at(ctx.svc, ctx.memory)
-        if now == st.session_state.get("live_drawn"):
-            return
+    def moved() -> bool:
+        if version_at(ctx.svc, ctx.memory) == st.session_state.get("live_drawn"):
+            return False
         shown = st.session_state.get(f"{moments}_at") if moments else None
         if shown is not None and shown != st.session_state.get(f"{moments}_newest"):
             st.caption("Memory has changed since this moment was drawn: go to now to see it.")
-            return
-        st.rerun(scope="app")
+            return False
+        return True
 
-    watch()
+    every(LIVE_EVERY, moved)
 
 
 def need_org(ctx: Context) -> bool:
