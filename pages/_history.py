@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import SupportsInt
 
 import pandas as pd
 import streamlit as st
@@ -84,9 +84,11 @@ def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
     return options[lo : lo + size]
 
 
-def snap(options: list[int], wanted: Any) -> int:
+def snap(options: list[int], wanted: object) -> int:
     """The moment to show for a wanted one: itself if listed, else the last listed before it (a
     link may name a moment of another organization), else the first."""
+    if not isinstance(wanted, str | SupportsInt):  # None, or no number at all: the newest
+        return options[-1]
     try:
         n = int(wanted)
     except (TypeError, ValueError):
@@ -328,7 +330,7 @@ def diff_table(d: Obj, names: tuple[dict[str, str], dict[str, str]] = ({}, {})) 
     """A diff as one table: every fact changed, gone or added (in that order, the changes people
     look for first), with the weight's arrow and the supports and disputes that moved it; each
     graph named by its organization's or person's name (`names`: graph_names)."""
-    rows: list[list[Any]] = []
+    rows: list[list[object]] = []
     for key, parts in d.items():
         graph = history.named_graph(key, *names)
         for f in parts["added"]:
@@ -347,7 +349,7 @@ def diff_table(d: Obj, names: tuple[dict[str, str], dict[str, str]] = ({}, {})) 
                 + [f"+{f['disputes_added']}" if f["disputes_added"] else ""]
             )
     first = {"status changed": 0, "weight changed": 1, "supports changed": 2, "gone": 3, "added": 4}
-    rows.sort(key=lambda r: first[r[2]])  # stable: graph by graph within each kind
+    rows.sort(key=lambda r: first[str(r[2])])  # stable: graph by graph within each kind
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 

@@ -60,7 +60,7 @@ def service_for(source: str) -> MemoryService:
     return main_service(database_url())
 
 
-def _keep(key: str, options: list[Any]) -> None:
+def _keep(key: str, options: list[str]) -> None:
     """A remembered choice that is no longer an option falls back to the first one."""
     if options and st.session_state.get(key) not in options:
         st.session_state[key] = options[0]
