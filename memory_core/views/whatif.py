@@ -91,6 +91,20 @@ BEHAVIOUR = (
 )
 
 
+def _counted(e: Obj, o: object, *, mine: set[str], turns: dict[str, str]) -> list[str]:
+    """The rows of `behaviour` one event's outcome counts in (None: refused, it did nothing), and
+    the rule that kept out each claim a turn's end skipped (R8a to R8d, R9, R10, R30)."""
+    if isinstance(o, RunStarted) and e["run"] in mine and e.get("ephemeral"):
+        return [ASKED] + ([] if o.ephemeral else ["of which stored as permanent (R11)"])
+    if isinstance(o, RunEnded) and e["run"] in mine and o.erased:
+        return ["of which erased at their end (R17)"]
+    if isinstance(o, StepRun) and e["turn"] in turns:
+        return ["steps run" if o.shortcut is None else "steps skipped by a shortcut (R22)"]
+    if isinstance(o, TurnEnded) and e["turn"] in turns:
+        return [k.rule for k in o.skipped]
+    return []
+
+
 def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
     """What the organization's runs did in a replay, read from each event's result (an ephemeral
     run's turns are erased with it, so its end state cannot say): runs asked to be ephemeral, and
@@ -103,19 +117,11 @@ def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
     out = dict.fromkeys(BEHAVIOUR, 0)
     kept: dict[str, int] = {}
     for e, r in zip(events, results, strict=False):
-        o = r.outcome
-        if o is None:
-            continue  # refused: it did nothing
-        if isinstance(o, RunStarted) and e["run"] in mine and e.get("ephemeral"):
-            out[ASKED] += 1
-            out["of which stored as permanent (R11)"] += not o.ephemeral
-        elif isinstance(o, RunEnded) and e["run"] in mine and o.erased:
-            out["of which erased at their end (R17)"] += 1
-        elif isinstance(o, StepRun) and e["turn"] in turns:
-            out["steps run" if o.shortcut is None else "steps skipped by a shortcut (R22)"] += 1
-        elif isinstance(o, TurnEnded) and e["turn"] in turns:
-            for k in o.skipped:
-                kept[k.rule] = kept.get(k.rule, 0) + 1
+        for row in _counted(e, r.outcome, mine=mine, turns=turns):  # a rule: a claim it kept out
+            if row in out:
+                out[row] += 1
+            else:
+                kept[row] = kept.get(row, 0) + 1
     for rule in sorted(kept, key=lambda r: (int("".join(c for c in r if c.isdigit())), r)):
         out[f"claims kept out by {rule}"] = kept[rule]
     return out
