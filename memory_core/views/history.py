@@ -11,6 +11,7 @@ from typing import Any
 from ..plain import Obj
 from ..rules.weights import score
 from ..rules.wording import fact_label
+from .compare import fact_key
 
 #: A read's row as given (a shape of usecases/shapes.py, or a plain dict): read, never changed.
 Row = Mapping[str, Any]
@@ -83,63 +84,56 @@ def named_graph(label: str, orgs: dict[str, str], people: dict[str, str]) -> str
     return f"{kind} · {names.get(owner, owner)}"
 
 
+def _added(f: Row) -> Obj:
+    return {
+        "fact": fact_label(f),
+        "weight": f["weight"],
+        "status": f["status"],
+        "supports": _votes(f["supports"]),
+        "disputes": len(f["disputes"]),
+    }
+
+
+def _changed(old: Row, new: Row) -> Obj | None:
+    """A fact's weight, status, supports and disputes from one moment to the other; None if none moved."""
+    moved = old["weight"] != new["weight"] or old["status"] != new["status"]
+    came = [s for s in new["supports"] if s not in old["supports"]]
+    went = [s for s in old["supports"] if s not in new["supports"]]
+    disputed = len(new["disputes"]) - len(old["disputes"])
+    if not (moved or came or went or disputed):
+        return None
+    return {
+        "fact": fact_label(new),
+        "weight": [old["weight"], new["weight"]],
+        "status": [old["status"], new["status"]],
+        "supports_added": _votes(came),
+        "supports_withdrawn": _votes(went),
+        "disputes_added": disputed,
+    }
+
+
+def _part(old: Row | None, new: Row | None) -> tuple[str, Obj | None]:
+    """Where a fact goes in a diff, and its row (None: nothing of it moved)."""
+    if old is None:
+        assert new is not None
+        return "added", _added(new)
+    if new is None:
+        return "gone", {"fact": fact_label(old), "weight": old["weight"], "status": old["status"]}
+    return "changed", _changed(old, new)
+
+
 def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
     """What changed between two moments, per graph: facts added, gone, and changed in weight or
     status, each with the supports and disputes that changed. `before` and `after` are FACT
     objects with `graph` and `owner` (the facts some moment between them changed)."""
-
-    def key(f: Row) -> tuple[Any, ...]:
-        o = f["object"]
-        return (
-            f["graph"],
-            f["owner"],
-            f["subject"]["name"],
-            f["subject"]["kind"],
-            f["relation"],
-            o.get("name"),
-            o.get("kind"),
-            o.get("value"),
-        )
-
-    a, b = {key(f): f for f in before}, {key(f): f for f in after}
+    a = {(f["graph"], f["owner"], *fact_key(f)): f for f in before}
+    b = {(f["graph"], f["owner"], *fact_key(f)): f for f in after}
     graphs: dict[str, Obj] = {}
-
-    def of(f: Row) -> Obj:
-        return graphs.setdefault(graph_name(f["graph"], f["owner"]), {"added": [], "gone": [], "changed": []})
-
     for k in sorted(set(a) | set(b), key=lambda k: tuple("" if x is None else str(x) for x in k)):
-        old, new = a.get(k), b.get(k)
-        ref = new or old
-        assert ref is not None
-        label = fact_label(ref)
-        if old is None and new is not None:
-            of(new)["added"].append(
-                {
-                    "fact": label,
-                    "weight": new["weight"],
-                    "status": new["status"],
-                    "supports": _votes(new["supports"]),
-                    "disputes": len(new["disputes"]),
-                }
-            )
-        elif new is None and old is not None:
-            of(old)["gone"].append({"fact": label, "weight": old["weight"], "status": old["status"]})
-        elif old is not None and new is not None:
-            moved = old["weight"] != new["weight"] or old["status"] != new["status"]
-            came = [s for s in new["supports"] if s not in old["supports"]]
-            went = [s for s in old["supports"] if s not in new["supports"]]
-            disputed = len(new["disputes"]) - len(old["disputes"])
-            if moved or came or went or disputed:
-                of(new)["changed"].append(
-                    {
-                        "fact": label,
-                        "weight": [old["weight"], new["weight"]],
-                        "status": [old["status"], new["status"]],
-                        "supports_added": _votes(came),
-                        "supports_withdrawn": _votes(went),
-                        "disputes_added": disputed,
-                    }
-                )
+        part, row = _part(a.get(k), b.get(k))
+        if row is not None:
+            graph = graph_name(*k[:2])
+            graphs.setdefault(graph, {"added": [], "gone": [], "changed": []})[part].append(row)
     return {g: graphs[g] for g in sorted(graphs, key=lambda g: (("World", "User", "Flow").index(g.split()[0]), g))}
 
 
