@@ -162,24 +162,7 @@ def weight_through_time(
     `elsewhere` (evidence in another organization's run, seen from this one) is said without its
     source, run or turn (R23); its key still counts once among the sources (R25)."""
     names = names or {}
-    steps: dict[int, list[str]] = {}
-    for s in supports:
-        where = f"{s['turn']} in {s['run']}" if s["run"] else "a run erased since"
-        said = f"{s['origin']} {s['key']}"
-        if s.get("elsewhere"):
-            said, where = s["origin"], "another organization's run, withheld (R23)"
-        steps.setdefault(s["since"], []).append(f"support from {said} ({where})")
-        if s["until"] is not None:
-            m = moments.get(s["until"], {})
-            by = f" when {m['turn']} replaced {s['turn']}" if m.get("turn") and s["turn"] else " by a replacement (R3)"
-            steps.setdefault(s["until"], []).append(
-                f"support from {said} withdrawn{by if not s.get('elsewhere') else ' by a replacement (R3)'}"
-            )
-    for d in disputes:
-        who = names.get(d["by"], d["by"]) if d["by"] else "a deleted account"
-        steps.setdefault(d["since"], []).append(f"dispute by {who} (R28)")
-    if retracted_at is not None:
-        steps.setdefault(retracted_at, []).append("retracted by the owner (R28)")
+    steps = _causes(supports, disputes, retracted_at, moments=moments, names=names)
     out = []
     for n in sorted(steps):
         live = [
@@ -200,6 +183,44 @@ def weight_through_time(
                 "cause": "; ".join(steps[n]),
                 "moment_label": moment_label(row, names) if row else "before history was kept",
             }
+        )
+    return out
+
+
+def _causes(
+    supports: Sequence[Row],
+    disputes: Sequence[Row],
+    retracted_at: int | None,
+    *,
+    moments: Mapping[int, Row],
+    names: dict[str, str],
+) -> dict[int, list[str]]:
+    """What changed a fact's weight at each moment, in words (R3, R23, R28)."""
+    steps: dict[int, list[str]] = {}
+    for s in supports:
+        for n, said in _support_causes(s, moments):
+            steps.setdefault(n, []).append(said)
+    for d in disputes:
+        who = names.get(d["by"], d["by"]) if d["by"] else "a deleted account"
+        steps.setdefault(d["since"], []).append(f"dispute by {who} (R28)")
+    if retracted_at is not None:
+        steps.setdefault(retracted_at, []).append("retracted by the owner (R28)")
+    return steps
+
+
+def _support_causes(s: Row, moments: Mapping[int, Row]) -> list[tuple[int, str]]:
+    """A support's arrival and, if a replacement withdrew it, its withdrawal (R3); said without its
+    source, run or turn when it is another organization's evidence (R23)."""
+    where = f"{s['turn']} in {s['run']}" if s["run"] else "a run erased since"
+    said = f"{s['origin']} {s['key']}"
+    if s.get("elsewhere"):
+        said, where = s["origin"], "another organization's run, withheld (R23)"
+    out = [(s["since"], f"support from {said} ({where})")]
+    if s["until"] is not None:
+        m = moments.get(s["until"], {})
+        by = f" when {m['turn']} replaced {s['turn']}" if m.get("turn") and s["turn"] else " by a replacement (R3)"
+        out.append(
+            (s["until"], f"support from {said} withdrawn{by if not s.get('elsewhere') else ' by a replacement (R3)'}")
         )
     return out
 
