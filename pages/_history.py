@@ -216,22 +216,7 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
     at, newest_key = f"{prefix}_at", f"{prefix}_newest"
     clock, options = moments(ctx, org)
     newest = options[-1]
-    from_link({"at": at, "from": f"{prefix}_from"}, ints=("at", "from"))
-    before = st.session_state.get(newest_key)
-    if before is not None and st.session_state.get(at) == before:
-        st.session_state[at] = newest  # "now" follows the present as memory changes
-    wanted = st.session_state.get(at, newest)
-    st.session_state[at] = snap(options, wanted)
-    if isinstance(wanted, int) and wanted > newest:
-        dropped(at, f"now (moment {newest}, the last)")
-    if st.session_state.get(f"{prefix}_playing") and not st.session_state.pop(f"{prefix}_restart", False):
-        i = options.index(st.session_state[at])
-        if i + 1 < len(options):
-            st.session_state[at] = options[i + 1]
-        if i + 2 >= len(options):
-            st.session_state[f"{prefix}_playing"] = False
-            st.session_state[f"{prefix}_play_changed"] = True
-    n = int(st.session_state[at])
+    n = _settle(prefix, options)
     listed = window(options, n)
     other = st.session_state.get(f"{prefix}_from")
     if other is not None and not _among(options, other):  # a moment of another organization: no comparison
@@ -252,16 +237,45 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
         st.caption("No moment recorded yet: memory has not changed since its history was kept.")
     st.session_state[newest_key] = newest
     st.session_state[f"{prefix}_at_link"] = None if n == newest else n
+    shown = f"**{inert(label[n])}**" + (" (now)" if n == newest else "")
+    _steps(prefix, options, n, shown=shown, stamp=found[n][2], org_name=ctx.org_name)
+    return Shown(clock, options, label, n, listed)
+
+
+def _settle(prefix: str, options: list[int]) -> int:
+    """The moment to show: the link's (?at=), else the one shown before, "now" following the present
+    as memory changes; one later while playing (stopping at the last)."""
+    at, newest = f"{prefix}_at", options[-1]
+    from_link({"at": at, "from": f"{prefix}_from"}, ints=("at", "from"))
+    before = st.session_state.get(f"{prefix}_newest")
+    if before is not None and st.session_state.get(at) == before:
+        st.session_state[at] = newest  # "now" follows the present as memory changes
+    wanted = st.session_state.get(at, newest)
+    st.session_state[at] = snap(options, wanted)
+    if isinstance(wanted, int) and wanted > newest:
+        dropped(at, f"now (moment {newest}, the last)")
+    if st.session_state.get(f"{prefix}_playing") and not st.session_state.pop(f"{prefix}_restart", False):
+        i = options.index(st.session_state[at])
+        if i + 1 < len(options):
+            st.session_state[at] = options[i + 1]
+        if i + 2 >= len(options):
+            st.session_state[f"{prefix}_playing"] = False
+            st.session_state[f"{prefix}_play_changed"] = True
+    return int(st.session_state[at])
+
+
+def _steps(prefix: str, options: list[int], n: int, *, shown: str, stamp: str | None, org_name: str) -> None:
+    """Back, Step, the moment shown (`shown`, at `stamp`) and its place, and "Go to moment" when the
+    slider lists only a window of the moments."""
+    newest, listed = options[-1], window(options, n)
     # One row that wraps, not columns: each button keeps its whole label at any width (#25).
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
     row.button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
-    stamp = found[n][2]
     said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
     row.caption(  # the label carries the moment's number; its place in the list is said apart from it
-        f"**{inert(label[n])}**"
-        + (" (now)" if n == newest else "")
-        + f" · {options.index(n) + 1:,} of {len(options):,} moments listed for {inert(ctx.org_name)}{said}"
+        shown
+        + f" · {options.index(n) + 1:,} of {len(options):,} moments listed for {inert(org_name)}{said}"
         + (f"; the slider holds the {len(listed)} around it" if len(options) > len(listed) else "")
     )
     if len(options) > len(listed):
@@ -277,7 +291,6 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
             args=(prefix, options),
             help="Any moment by its number: the organization's last one at or before it is shown.",
         )
-    return Shown(clock, options, label, n, listed)
 
 
 NO_COMPARE = None  # no comparison: no ?from= in the URL
