@@ -16,7 +16,7 @@ import streamlit as st
 from memory_core import MemoryService, Refusal
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
-from memory_core.usecases.shapes import RunRow
+from memory_core.usecases.shapes import RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import grid, wrapped
@@ -57,6 +57,24 @@ MANY, TALL = (
 )  # a turn of more records than MANY scrolls in place, TALL pixels high  # the organization's most recent turns, shown as they go
 
 
+def _turn_said(turn: TurnDetail, cap: int | None) -> str:
+    """A turn as it goes: its status, records, reads against the budget (R21), what it taught (R1) or
+    what its latest record claims."""
+    reads = (
+        f"{turn['probes_used']} of {cap} MemoryProbes used"
+        if cap is not None
+        else f"{turn['probes_used']} reads, no cap"
+    )
+    said = f"{STATUS.get(turn['status'], turn['status'])}, {plural(len(turn['records']), 'record')}, {reads} (R21)"
+    if teaches(turn["status"]):
+        taught = turn["taught"]
+        said += f"; taught {plural(taught['world'], 'World support')}, {plural(taught['flow'], 'Flow support')} (R1)"
+    if turn["records"] and turn["records"][-1]["claims"]:
+        claims = "; ".join(claim_label(c) for c in turn["records"][-1]["claims"][:3])
+        said += f"; latest record claims {inert(claims)}"
+    return said
+
+
 def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, str]) -> None:
     """The organization's most recent turns, each as it goes (the page is live): status, records so
     far, reads against the budget (R21), and what the latest record claims or the turn taught."""
@@ -72,24 +90,8 @@ def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, 
         turn = next((x for x in run["turns"] if x["id"] == t["id"]), None)
         if turn is None:
             continue
-        cap = run["cap"]
         via = f" (via MCP: {clients[r['id']]})" if r["id"] in clients else ""
-        reads = (
-            f"{turn['probes_used']} of {cap} MemoryProbes used"
-            if cap is not None
-            else f"{turn['probes_used']} reads, no cap"
-        )
-        said = f"{inert(turn['id'])} in {inert(r['id'])}{inert(via)}: {STATUS.get(turn['status'], turn['status'])}, "
-        said += f"{plural(len(turn['records']), 'record')}, {reads} (R21)"
-        if teaches(turn["status"]):
-            taught = turn["taught"]
-            said += (
-                f"; taught {plural(taught['world'], 'World support')}, {plural(taught['flow'], 'Flow support')} (R1)"
-            )
-        if turn["records"] and turn["records"][-1]["claims"]:
-            claims = "; ".join(claim_label(c) for c in turn["records"][-1]["claims"][:3])
-            said += f"; latest record claims {inert(claims)}"
-        lines.append(f"- {said}.")
+        lines.append(f"- {inert(turn['id'])} in {inert(r['id'])}{inert(via)}: {_turn_said(turn, run['cap'])}.")
     st.markdown(cite("**Latest turns**, as they go:\n" + "\n".join(lines)))
 
 
