@@ -8,7 +8,7 @@ import html
 import io
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,8 +162,22 @@ def why_empty(facts: list[Obj], flt: Filters) -> str:
     """The filter that leaves nothing to draw, found by applying the filters one at a time."""
     if not facts:
         return "this graph holds no fact yet"
-    focus = flt.focus.split(":", 1) if flt.focus else None
-    steps = [
+    left = facts
+    for keep, words in _filter_steps(flt):
+        kept = [f for f in left if keep(f)]
+        if not kept:
+            return words + (f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else "")
+        left = kept
+    if flt.focus:
+        focus = flt.focus.split(":", 1)
+        others = " that the other filters keep" if len(left) < len(facts) else ""
+        return f"the focus entity {focus[1]} ({focus[0]}) has no facts within depth {flt.depth}{others}"
+    return f"the entity cap {flt.cap} is below the two entities a fact needs"
+
+
+def _filter_steps(flt: Filters) -> list[tuple[Callable[[Obj], bool], str]]:
+    """Each filter, as a test of a fact and the words for when it leaves none."""
+    return [
         (
             lambda f: f["status"] in flt.statuses,
             f"the status filter ({_words(flt.statuses)}) excludes all"
@@ -182,17 +196,6 @@ def why_empty(facts: list[Obj], flt: Filters) -> str:
         ),
         (lambda f: f["weight"] >= flt.min_weight, f"the minimum weight {flt.min_weight:.2f} leaves no fact"),
     ]
-    left = facts
-    for keep, words in steps:
-        kept = [f for f in left if keep(f)]
-        if not kept:
-            return words + (f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else "")
-        left = kept
-    if focus:
-        name = f"{focus[1]} ({focus[0]})"
-        others = " that the other filters keep" if len(left) < len(facts) else ""
-        return f"the focus entity {name} has no facts within depth {flt.depth}{others}"
-    return f"the entity cap {flt.cap} is below the two entities a fact needs"
 
 
 def _short(name: str, most: int = 22) -> str:
