@@ -264,6 +264,17 @@ def _edge_row(f: Obj, gone: bool, *, compare: Compare | None, many: int, marked:
     }
 
 
+def _tallies(facts: list[Obj]) -> tuple[dict[str, int], dict[str, float]]:
+    """Each entity's facts drawn, and their weights summed (which names are drawn)."""
+    degree: dict[str, int] = {}
+    heft: dict[str, float] = {}
+    for f in facts:
+        for nid in (_node_id(f["subject"]), _node_id(f["object"])):
+            degree[nid] = degree.get(nid, 0) + 1
+            heft[nid] = heft.get(nid, 0.0) + f["weight"]
+    return degree, heft
+
+
 def plan(
     graph: Mapping[str, Any],
     flt: Filters | None = None,
@@ -283,12 +294,7 @@ def plan(
     chosen = _pick(facts, nodes, flt.cap)
     gone = [g for g in (compare.gone if compare else []) if _matches(g, flt)]
     ghosts = _pick(gone, nodes, flt.cap, both_new=not flt.focus)
-    degree: dict[str, int] = {}
-    heft: dict[str, float] = {}
-    for f in chosen + ghosts:
-        for nid in (_node_id(f["subject"]), _node_id(f["object"])):
-            degree[nid] = degree.get(nid, 0) + 1
-            heft[nid] = heft.get(nid, 0.0) + f["weight"]
+    degree, heft = _tallies(chosen + ghosts)
     opened = set(flt.expanded) if flt.focus else set()
     named = _labelled(nodes, heft, ({flt.focus} if flt.focus else set()) | opened)
     node_rows = [
