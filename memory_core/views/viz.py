@@ -397,8 +397,7 @@ def _edge_color(e: Obj) -> str:
     return "#999999" if e["status"] != "active" else "#555555"
 
 
-#: What pyvis's template is given besides the drawing: a directed network on a white page, no heading,
-#: physics, DOT, menus, notebook or highlight, its libraries inlined.
+#: pyvis's template besides the drawing: a white page, no heading, physics, DOT, menus or highlight.
 PYVIS_PAGE: Obj = {"width": "100%", "heading": "", "bgcolor": "#ffffff", "cdn_resources": "in_line", "dot_lang": ""}
 PYVIS_PAGE |= dict.fromkeys(("physics_enabled", "use_DOT", "widget", "conf", "tooltip_link"), False)
 PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_menu", "notebook"), False)
