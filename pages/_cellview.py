@@ -11,6 +11,7 @@ import streamlit as st
 
 from memory_core import FormatError
 from memory_core.plain import Obj
+from memory_core.rules.turns import teaches
 from memory_core.rules.vocabulary import TURN_END_STATUSES
 from memory_core.views import cell_said as said
 from memory_core.views import cells, notebook_scrub
@@ -94,7 +95,7 @@ def preview(nb: nbk.Notebook, turn: str) -> None:
             st.markdown(f"**If {status}**")
             res = outcomes[status]
             if res["status"] == "ok" and not res["changes"] and not res["skipped"]:
-                st.caption("Teaches nothing." + (f" {rule_text('R2')}" if status != "completed" else ""))
+                st.caption("Teaches nothing." + (f" {rule_text('R2')}" if not teaches(status) else ""))
             else:
                 show_result(res, compact=True)
 

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
-from typing import Any
 from urllib.parse import unquote
 
 import pandas as pd
 import streamlit as st
 
+from memory_core.usecases.shapes import Drawing, GraphJson
 from memory_core.views import viz
+from pages._links import dropped
 from pages._ui import Version
+from pages._words import cite
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -30,7 +31,7 @@ def _laid_out(plan: viz.Plan) -> viz.layout.Drawing:
 
 
 def build(
-    graph: str, data: Mapping[str, Any], flt: viz.Filters, highlight: tuple[str, ...], cmp: viz.Compare | None = None
+    graph: str, data: Drawing | GraphJson, flt: viz.Filters, highlight: tuple[str, ...], cmp: viz.Compare | None = None
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
     """What the page draws: the plan, its HTML and the table of the facts drawn."""
     plan = viz.plan(data, flt, highlight=highlight, compare=cmp)
@@ -55,7 +56,7 @@ def kept_drawing(
     choice: tuple,
     highlight: tuple[str, ...],
     then: tuple[int | None, int | None],
-    _data: Mapping[str, Any],
+    _data: Drawing | GraphJson,
     _flt: viz.Filters,
     _cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
@@ -103,3 +104,130 @@ def expanded(focus: str | None) -> tuple[str, ...]:
     st.session_state["_g_focus_was"] = focus
     value = st.session_state.get("g_expand") or []  # each id with its "%" and "," escaped (templates.py)
     return tuple(unquote(v) for v in value) if focus else ()
+
+
+def only(key: str, options: list) -> None:
+    """A choice from a link that is not an option here is dropped, not an error."""
+    value = st.session_state.get(key)
+    if isinstance(value, list):
+        if any(v not in options for v in value):  # written only when it changes: Streamlit warns otherwise
+            st.session_state[key] = [v for v in value if v in options]
+            dropped(key, "the rest of it" if st.session_state[key] else "none of it")
+    elif value is not None and value not in options:
+        del st.session_state[key]
+        dropped(key, "its first choice")
+
+
+STATUSES = ["active", "disputed", "retracted"]
+
+
+def filters(data: Drawing | GraphJson) -> viz.Filters:
+    """The filters' widgets over the facts loaded: kinds, relations, weight, status (R28), and a focus
+    on an entity (?entity=kind:name) with its depth and the cap on entities drawn."""
+    facts = data["facts"]
+    kinds = sorted({f["subject"]["kind"] for f in facts} | {f["object"].get("kind", "value") for f in facts})
+    relations = sorted({f["relation"] for f in facts})
+    only("g_kinds", kinds)
+    only("g_rel", relations)
+    only("g_status", STATUSES)
+    # Defaults as the session's first values, not the widgets' own: a link sets them too (from_link),
+    # and Streamlit warns about a widget given a default whose value the session also set.
+    for key, first in (("g_minw", 0.0), ("g_status", ["active", "disputed"]), ("g_depth", 1)):
+        st.session_state.setdefault(key, first)
+    st.session_state.setdefault("g_cap", viz.DEFAULT_CAP)
+    c = [*st.columns(2), *st.columns(2)]  # two a row: a chosen status's chip whole at any width (#25)
+    pick_kinds = c[0].multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")
+    pick_rel = c[1].multiselect("Relations", relations, key="g_rel", placeholder="all relations")
+    min_w = c[2].slider("Minimum weight", 0.0, 1.0, step=0.05, key="g_minw")
+    help_ = cite("Retracted facts are hidden unless asked for (R28).")
+    statuses = c[3].multiselect("Status", STATUSES, key="g_status", help=help_)
+    focus, depth, cap = _focus(sorted({(e["name"], e["kind"]) for e in data["entities"]}))
+    flt = viz.Filters(
+        kinds=set(pick_kinds) or None,
+        relations=set(pick_rel) or None,
+        min_weight=min_w,
+        statuses=set(statuses),
+        focus=focus,
+        depth=depth,
+        cap=cap,
+        expanded=expanded(focus),
+    )
+    st.session_state["g_entity"] = flt.focus  # the focus as ?entity=kind:name
+    return flt
+
+
+def _focus(names: list[tuple[str, str]]) -> tuple[str | None, int, int]:
+    """An entity to draw with its neighbourhood (its id, kind:name, or None), the depth, and the cap."""
+    linked = st.session_state.pop("g_entity", None)  # ?entity=kind:name, from a link
+    if linked and ":" in linked:
+        kind_, name_ = linked.split(":", 1)
+        if (name_, kind_) in names:
+            st.session_state["g_focus"] = (name_, kind_)
+    only("g_focus", [None, *names])
+    c2 = st.columns([3, 1, 1])
+    focus = c2[0].selectbox(
+        "Focus on an entity and its neighbourhood",
+        [None, *names],
+        key="g_focus",
+        format_func=lambda e: "(whole graph)" if e is None else f"{e[0]} ({e[1]})",
+    )
+    depth = c2[1].number_input("Depth", 1, 4, key="g_depth")
+    cap = c2[2].number_input("Entity cap", 10, 2000, step=50, key="g_cap")
+    return (f"{focus[1]}:{focus[0]}" if focus else None), int(depth), int(cap)
+
+
+def chosen(flt: viz.Filters) -> tuple[object, ...]:
+    """The filters as a key of the kept drawing."""
+    kinds, relations = tuple(sorted(flt.kinds or ())), tuple(sorted(flt.relations or ()))
+    return (
+        kinds,
+        relations,
+        float(flt.min_weight),
+        tuple(sorted(flt.statuses)),
+        flt.focus,
+        flt.depth,
+        flt.cap,
+        flt.expanded,
+    )
+
+
+def legend(plan: viz.Plan, cmp: viz.Compare | None) -> None:
+    """The kinds' colours and how to read the drawing; with a comparison, its colours."""
+    if viz.legend(plan):
+        st.markdown(viz.legend_html(plan), unsafe_allow_html=True)  # kinds escaped there
+        st.caption(
+            "Nodes sized by their facts; edges as wide as their weight; disputed facts dashed. "
+            + (
+                "Every name is shown. "
+                if len(plan.nodes) <= viz.LABEL_ALL
+                else f"The {viz.LABEL_TOP} heaviest entities are named; point at any other for its name. "
+            )
+            + "Click a fact's edge to open its weight; double-click an entity to explore from it, to open "
+            "its neighbours, or to close them again."
+        )
+    if cmp is not None:
+        st.markdown(
+            f"<span style='color:{viz.ADDED_COLOR}'>━</span> added since moment {cmp.since} · "
+            f"<span style='color:{viz.MOVED_COLOR}'>━</span> weight moved (↑ or ↓ on hover) · "
+            f"<span style='color:{viz.GONE_COLOR}'>╌</span> gone since moment {cmp.since}",
+            unsafe_allow_html=True,  # our colours and numbers only
+        )
+
+
+CHOICES = 300  # drawn facts listed to open from the keyboard
+
+
+def open_fact(plan: viz.Plan, graph: str) -> None:
+    """The keyboard's way to a fact's weight: the heaviest drawn (a list of thousands is no choice to
+    scroll, and its labels held up the drawing in the browser, B8); a click on any edge opens the rest."""
+    heaviest = sorted((e for e in plan.edges if e["fact"] is not None), key=lambda e: (-e["weight"], e["fact"]))
+    linked = {e["fact"]: e["title"].split("\n")[0] for e in heaviest[:CHOICES]}
+    if len(heaviest) > CHOICES:
+        st.caption(f"The {CHOICES} heaviest of the {len(heaviest):,} facts drawn are listed below; click any edge.")
+    if linked:
+        only("g_open_fact", list(linked))  # a fact of another moment or graph is no option here
+        c3 = st.columns([3, 1], vertical_alignment="bottom")
+        fact = c3[0].selectbox("Open a fact's weight", list(linked), format_func=linked.__getitem__, key="g_open_fact")
+        c3[1].page_link(
+            "pages/facts_page.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph}
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import SupportsInt
 
 import pandas as pd
 import streamlit as st
@@ -18,7 +18,7 @@ from memory_core.plain import Obj
 from memory_core.usecases.shapes import FactRow, FactThen, GraphJson
 from memory_core.views import history
 from pages._links import dropped, from_link, to_link
-from pages._ui import Context, Version, inert, org_names, people_names, read
+from pages._ui import Context, Version, inert, org_names, people_names, read, read_at
 from pages._words import cite
 
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
@@ -60,13 +60,13 @@ def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> d
 def moments(ctx: Context, org: str) -> tuple[int, list[int]]:
     """The memory's clock now, and the numbers of the moments of this organization (and of no
     organization: the setup, an account deleted), oldest first, moment 0 first."""
-    clock = read(ctx, "clock")
-    return clock, read(ctx, _numbers, clock, org, at=at_clock(ctx, clock))
+    clock = read(ctx, MemoryService.clock)
+    return clock, read_at(ctx.svc, at_clock(ctx, clock), _numbers, clock, org)
 
 
 def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int, Moment]:
     """Moments by number, with what happened and when, for the moments in `ids`."""
-    return read(ctx, _labels, clock, org, tuple(sorted(set(ids))), at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), _labels, clock, org, tuple(sorted(set(ids))))
 
 
 def _among(options: list[int], n: object) -> bool:
@@ -84,9 +84,11 @@ def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
     return options[lo : lo + size]
 
 
-def snap(options: list[int], wanted: Any) -> int:
+def snap(options: list[int], wanted: object) -> int:
     """The moment to show for a wanted one: itself if listed, else the last listed before it (a
     link may name a moment of another organization), else the first."""
+    if not isinstance(wanted, str | SupportsInt):  # None, or no number at all: the newest
+        return options[-1]
     try:
         n = int(wanted)
     except (TypeError, ValueError):
@@ -98,7 +100,7 @@ def snap(options: list[int], wanted: Any) -> int:
 def world_now(ctx: Context, clock: int, org: str, limit: int) -> tuple[list[FactRow], int]:
     """The organization's heaviest World facts now (the Fact weights page's read), and the map's
     count of active facts; every change to memory is a new moment, so the clock keys it."""
-    return read(ctx, _world_now, org, limit, at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), _world_now, org, limit)
 
 
 def _world_now(svc: MemoryService, org: str, limit: int) -> tuple[list[FactRow], int]:
@@ -107,13 +109,13 @@ def _world_now(svc: MemoryService, org: str, limit: int) -> tuple[list[FactRow],
 
 def world_at(ctx: Context, clock: int, org: str, n: int, limit: int) -> GraphJson:
     """The organization's World graph as it stood after moment `n`: its heaviest facts and how many."""
-    return read(ctx, "graph_at", "world", org, n, limit=limit, at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), MemoryService.graph_at, "world", org, n, limit=limit)
 
 
 def changes(ctx: Context, clock: int, org: str, a: int, b: int) -> Obj:
     """What changed in the organization's World graph and its runs' Flow graphs from moment a to
     moment b (the earlier first), per graph (views.history.diff over facts_between)."""
-    return read(ctx, _changes, org, *sorted((a, b)), at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), _changes, org, *sorted((a, b)))
 
 
 def _changes(svc: MemoryService, org: str, lo: int, hi: int) -> Obj:
@@ -123,7 +125,7 @@ def _changes(svc: MemoryService, org: str, lo: int, hi: int) -> Obj:
 def graph_then(ctx: Context, clock: int, graph: str, owner: str, n: int, limit: int) -> GraphJson:
     """One graph as it stood after moment `n`, as the Graphs page draws it: its `limit` heaviest
     facts then, with their ids, and `total`, how many it held."""
-    return read(ctx, "graph_at", graph, owner, n, limit=limit, ids=True, at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), MemoryService.graph_at, graph, owner, n, limit=limit, ids=True)
 
 
 def graph_changes(
@@ -132,7 +134,7 @@ def graph_changes(
     """The facts of one graph that some moment from a to b (the earlier first) changed, as they
     stood at a and at b (facts_between, this graph's only): what the Graphs page draws and lists."""
     lo, hi = sorted((a, b))
-    return read(ctx, "facts_between", lo, hi, graph=(graph, owner), at=at_clock(ctx, clock))
+    return read_at(ctx.svc, at_clock(ctx, clock), MemoryService.facts_between, lo, hi, graph=(graph, owner))
 
 
 # --- the time control (R32): one for every page that looks back, its keys under a page's prefix ------
@@ -214,22 +216,7 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
     at, newest_key = f"{prefix}_at", f"{prefix}_newest"
     clock, options = moments(ctx, org)
     newest = options[-1]
-    from_link({"at": at, "from": f"{prefix}_from"}, ints=("at", "from"))
-    before = st.session_state.get(newest_key)
-    if before is not None and st.session_state.get(at) == before:
-        st.session_state[at] = newest  # "now" follows the present as memory changes
-    wanted = st.session_state.get(at, newest)
-    st.session_state[at] = snap(options, wanted)
-    if isinstance(wanted, int) and wanted > newest:
-        dropped(at, f"now (moment {newest}, the last)")
-    if st.session_state.get(f"{prefix}_playing") and not st.session_state.pop(f"{prefix}_restart", False):
-        i = options.index(st.session_state[at])
-        if i + 1 < len(options):
-            st.session_state[at] = options[i + 1]
-        if i + 2 >= len(options):
-            st.session_state[f"{prefix}_playing"] = False
-            st.session_state[f"{prefix}_play_changed"] = True
-    n = int(st.session_state[at])
+    n = _settle(prefix, options)
     listed = window(options, n)
     other = st.session_state.get(f"{prefix}_from")
     if other is not None and not _among(options, other):  # a moment of another organization: no comparison
@@ -250,16 +237,45 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
         st.caption("No moment recorded yet: memory has not changed since its history was kept.")
     st.session_state[newest_key] = newest
     st.session_state[f"{prefix}_at_link"] = None if n == newest else n
+    shown = f"**{inert(label[n])}**" + (" (now)" if n == newest else "")
+    _steps(prefix, options, n, shown=shown, stamp=found[n][2], org_name=ctx.org_name)
+    return Shown(clock, options, label, n, listed)
+
+
+def _settle(prefix: str, options: list[int]) -> int:
+    """The moment to show: the link's (?at=), else the one shown before, "now" following the present
+    as memory changes; one later while playing (stopping at the last)."""
+    at, newest = f"{prefix}_at", options[-1]
+    from_link({"at": at, "from": f"{prefix}_from"}, ints=("at", "from"))
+    before = st.session_state.get(f"{prefix}_newest")
+    if before is not None and st.session_state.get(at) == before:
+        st.session_state[at] = newest  # "now" follows the present as memory changes
+    wanted = st.session_state.get(at, newest)
+    st.session_state[at] = snap(options, wanted)
+    if isinstance(wanted, int) and wanted > newest:
+        dropped(at, f"now (moment {newest}, the last)")
+    if st.session_state.get(f"{prefix}_playing") and not st.session_state.pop(f"{prefix}_restart", False):
+        i = options.index(st.session_state[at])
+        if i + 1 < len(options):
+            st.session_state[at] = options[i + 1]
+        if i + 2 >= len(options):
+            st.session_state[f"{prefix}_playing"] = False
+            st.session_state[f"{prefix}_play_changed"] = True
+    return int(st.session_state[at])
+
+
+def _steps(prefix: str, options: list[int], n: int, *, shown: str, stamp: str | None, org_name: str) -> None:
+    """Back, Step, the moment shown (`shown`, at `stamp`) and its place, and "Go to moment" when the
+    slider lists only a window of the moments."""
+    newest, listed = options[-1], window(options, n)
     # One row that wraps, not columns: each button keeps its whole label at any width (#25).
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
     row.button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
-    stamp = found[n][2]
     said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
     row.caption(  # the label carries the moment's number; its place in the list is said apart from it
-        f"**{inert(label[n])}**"
-        + (" (now)" if n == newest else "")
-        + f" · {options.index(n) + 1:,} of {len(options):,} moments listed for {inert(ctx.org_name)}{said}"
+        shown
+        + f" · {options.index(n) + 1:,} of {len(options):,} moments listed for {inert(org_name)}{said}"
         + (f"; the slider holds the {len(listed)} around it" if len(options) > len(listed) else "")
     )
     if len(options) > len(listed):
@@ -275,7 +291,6 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
             args=(prefix, options),
             help="Any moment by its number: the organization's last one at or before it is shown.",
         )
-    return Shown(clock, options, label, n, listed)
 
 
 NO_COMPARE = None  # no comparison: no ?from= in the URL
@@ -328,7 +343,7 @@ def diff_table(d: Obj, names: tuple[dict[str, str], dict[str, str]] = ({}, {})) 
     """A diff as one table: every fact changed, gone or added (in that order, the changes people
     look for first), with the weight's arrow and the supports and disputes that moved it; each
     graph named by its organization's or person's name (`names`: graph_names)."""
-    rows: list[list[Any]] = []
+    rows: list[list[object]] = []
     for key, parts in d.items():
         graph = history.named_graph(key, *names)
         for f in parts["added"]:
@@ -347,7 +362,7 @@ def diff_table(d: Obj, names: tuple[dict[str, str], dict[str, str]] = ({}, {})) 
                 + [f"+{f['disputes_added']}" if f["disputes_added"] else ""]
             )
     first = {"status changed": 0, "weight changed": 1, "supports changed": 2, "gone": 3, "added": 4}
-    rows.sort(key=lambda r: first[r[2]])  # stable: graph by graph within each kind
+    rows.sort(key=lambda r: first[str(r[2])])  # stable: graph by graph within each kind
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from memory_core import FormatError
+from memory_core import FormatError, MemoryService
 from memory_core.views import signin
 from memory_core.views.text import inert
 from pages import _identity
@@ -42,7 +42,7 @@ def sign_in_links(ctx: Context, org: str) -> None:
     said = st.session_state.pop("_identity_said", None)
     if said:
         st.success(said)
-    links = read(ctx, "identity_links", org, by=ctx.person)
+    links = read(ctx, MemoryService.identity_links, org, by=ctx.person)
     if links:
         rows = [
             {"Person": f"{x['person_name']} ({x['person']})", "Identity": x["identity"], "Linked": x["linked_at"]}
@@ -51,7 +51,7 @@ def sign_in_links(ctx: Context, org: str) -> None:
         wrapped(pd.DataFrame(rows))
     else:
         st.caption("No one is linked yet.")
-    members = {m["id"]: m["name"] for m in read(ctx, "members", org)}
+    members = {m["id"]: m["name"] for m in read(ctx, MemoryService.members, org)}
     how = st.radio(
         "Link a member, identified by", list(HOW), format_func=HOW.__getitem__, key="id_how", horizontal=True
     )

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -52,7 +53,7 @@ def breakable(text: str) -> str:
     return " ".join(word(w) for w in text.split(" "))
 
 
-def _cell(value: Any) -> Any:
+def _cell(value: object) -> object:
     if isinstance(value, str):
         return cite(inert(breakable(value)))
     if value is None or (isinstance(value, float) and value != value):
@@ -75,7 +76,7 @@ def wrapped(table: pd.DataFrame, *, height: int | None = None, markdown: tuple[s
     st.table(shown, hide_index=True, height=height or "content")
 
 
-def rules_in(values: Any) -> list[str]:
+def rules_in(values: Iterable[object]) -> list[str]:
     """The rules some cells cite (R8c cites R8), in order of number, each once."""
     found = {f"R{m.group(1)}" for v in values if isinstance(v, str) for m in CITATION.finditer(v)}
     return sorted(found, key=lambda r: int(r[1:]))

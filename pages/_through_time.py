@@ -7,6 +7,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from memory_core import MemoryService
+from memory_core.usecases.shapes import Breakdown
 from memory_core.views.history import weight_through_time
 from pages._links import evidence_link
 from pages._tables import wrapped
@@ -19,18 +21,18 @@ def three_places(table: pd.DataFrame, *columns: str) -> pd.DataFrame:
     return table.assign(**{c: table[c].map(lambda v: f"{v:.3f}") for c in columns})
 
 
-def through_time(ctx: Context, org: str, graph: str, fid: int, b: dict, threshold: float) -> None:
+def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, threshold: float) -> None:
     """The fact's weight after each moment that changed it (R32), each step numbered on the chart
     and its cause in the table: a support (from which source, in which turn), a dispute, the
     retraction, a support withdrawn by a replacement (R3); erased causes said so (R33)."""
     st.subheader("Its weight through time")
-    h = read(ctx, "fact_history", fid, org=org)  # as read from this organization: R23 applied by the read
+    h = read(ctx, MemoryService.fact_history, fid, org=org)  # as read from this organization: R23 applied by the read
     people = people_names(ctx)
     steps = weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"], people)
     if not steps:
         st.caption("This fact has no recorded history.")
         return
-    now = read(ctx, "clock")
+    now = read(ctx, MemoryService.clock)
     df = pd.DataFrame(steps).assign(step=range(1, len(steps) + 1))
     line = pd.concat([df, df.tail(1).assign(moment=max(now, int(df["moment"].iloc[-1])), step=None)])
     x = alt.X("moment:Q", title="Moment (memory's clock)", axis=alt.Axis(tickMinStep=1, format="d"))

@@ -2,12 +2,8 @@
 
 Pages read widgets, call the service, render. They never touch SQL (a test checks it).
 
-Who acts: in signed-in mode, the person linked to the identity signed in with the organization's
-identity provider, or the holder of a bearer token (the API's tokens), in one organization only.
-Signed-in mode is on when an identity provider is configured (`[auth]` in .streamlit/secrets.toml),
-when MEMORY_SIGN_IN=1, or when the dashboard listens beyond loopback (MEMORY_LISTEN or Streamlit's
-server.address). Otherwise "Act as" lets anyone at this machine act as anyone: a local demo, and
-the sidebar says so.
+Who acts: in signed-in mode (pages/_signin.py), the person signed in or a bearer token's holder;
+otherwise "Act as" lets anyone at this machine act as anyone: a local demo, and the sidebar says so.
 """
 
 from __future__ import annotations
@@ -15,18 +11,20 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypeVar, cast
 
 import streamlit as st
 
-from memory_core import MemoryCoreError, MemoryService, database_url
-from memory_core.rules.permissions import may_manage_settings
+from memory_core import MemoryCoreError, MemoryService, Refusal, database_url
 from memory_core.views import notebook as nbk
 from memory_core.views.text import inert
 from pages._links import dropped, from_link, same_tab, to_link
 from pages._service import main_service
 from pages._signin import sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 MAIN = "main"
 NOTEBOOK = "notebook"
@@ -42,15 +40,6 @@ class Context:
     org_name: str
     person: str | None
     role: str | None
-
-    @property
-    def is_owner(self) -> bool:
-        return self.role == "owner"
-
-    @property
-    def reads_settings(self) -> bool:
-        """R15: the owner alone reads and changes the settings (the API answers anyone else 403)."""
-        return may_manage_settings(self.role)
 
     @property
     def role_label(self) -> str:
@@ -71,7 +60,7 @@ def service_for(source: str) -> MemoryService:
     return main_service(database_url())
 
 
-def _keep(key: str, options: list[Any]) -> None:
+def _keep(key: str, options: list[str]) -> None:
     """A remembered choice that is no longer an option falls back to the first one."""
     if options and st.session_state.get(key) not in options:
         st.session_state[key] = options[0]
@@ -117,17 +106,23 @@ def _notebook_from_elsewhere() -> None:
 def watch_notebook() -> None:
     """On the Notebook: every second, whether another tab or window saved this notebook since (a
     run, an edit, a reset); if so the whole page runs again, reads it (`_notebook_from_elsewhere`)
-    and says so. Its first run is the page's own, and compares nothing (as `live`)."""
-    with_the_page = [True]
+    and says so."""
+    every(1.0, lambda: (nb := notebook()) is not None and nb.changed_elsewhere())
 
-    @st.fragment(run_every=1.0)
+
+def every(seconds: float, changed: Callable[[], bool]) -> None:
+    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so. Its
+    first run is the page's own: it compares nothing there. A rerun of the whole page from it would
+    drop the click the page is running for (a button's press lasts one run): under an agent's
+    writes, one click in two on "Open in the Notebook" did nothing."""
+    with_the_page = [True]  # cleared by the first run: the fragment's later runs are its own
+
+    @st.fragment(run_every=seconds)
     def watch() -> None:
         if with_the_page:
             with_the_page.clear()
-            return
-        nb = notebook()
-        if nb is not None and nb.changed_elsewhere():
-            st.rerun()
+        elif changed():
+            st.rerun(scope="app")
 
     watch()
 
@@ -214,51 +209,65 @@ def _act_as(svc: MemoryService, memory: str) -> None:
     when the organization changes (shown as "not a member here"). Another memory opened without them
     (a notebook's) makes you its owner, said so; gone from the same memory (an erased account), you
     act as a visitor until you pick someone, never silently as someone else."""
-    at = _version(svc, memory)
-    org_names = {o["id"]: o["name"] for o in _read(svc, memory, "organizations", (), {}, at)}
+    at = version_at(svc, memory)
+    org_names = {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
     if org_names and st.session_state.get("org") not in org_names:
         dropped("org", f"{inert(next(iter(org_names.values())))} instead")
     _keep("org", list(org_names))
     if org_names:
         st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
-    org = st.session_state.get("org")
-    people = _read(svc, memory, "people", (), {}, at)
+    org: str = st.session_state.get("org") or ""
+    people = read_at(svc, at, MemoryService.people)
     members = sorted((p for p in people if org in p["roles"]), key=lambda p: p["roles"][org] != "owner")
-    others = [p for p in people if org not in p["roles"]]
     label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}
-    label |= {p["id"]: f"{p['name']} (not a member here)" for p in others}
+    label |= {p["id"]: f"{p['name']} (not a member here)" for p in people if org not in p["roles"]}
     label[VISITOR] = "a visitor (no account)"
-    if "_pending_person" in st.session_state:  # the offer above, taken before the selectbox is drawn
+    owner = (members[0]["id"], members[0]["name"], members[0]["roles"][org]) if members else None
+    _settle_person(memory, label, owner)
+    _say_lost_or_moved(owner)
+    chosen = st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
+    # Said again below the box, from this run: the box's text can lag a switch of organization.
+    st.caption(f"You act as **{inert(label[chosen])}** in {inert(org_names.get(org, org or ''))}.")
+
+
+def _settle_person(memory: str, label: dict[str, str], owner: tuple[str, str, str] | None) -> None:
+    """Before the "Act as" box: the person taken from the offer, else kept if still listed, else the
+    first member (the owner: a first visit, or another memory opened) or a visitor (someone lost)."""
+    if "_pending_person" in st.session_state:  # the offer below, taken before the selectbox is drawn
         st.session_state["person"] = st.session_state.pop("_pending_person")
     current = st.session_state.get("person")
     switched = st.session_state.get("_acting_memory", memory) != memory  # another memory opened (a notebook)
     st.session_state["_acting_memory"] = memory
-    if current not in label:
-        if (current is None or switched) and members:  # the first visit, or a memory without them: its owner
-            st.session_state["person"] = members[0]["id"]
-            if current not in (None, VISITOR):
-                st.session_state["identity_moved"] = (current, members[0]["name"])
-        else:
-            if current not in (None, VISITOR):
-                st.session_state["identity_lost"] = current
-            st.session_state["person"] = VISITOR
+    if current in label:
+        return
+    someone = current not in (None, VISITOR)
+    if (current is None or switched) and owner:  # the first visit, or a memory without them: its owner
+        st.session_state["person"] = owner[0]
+        if someone:
+            st.session_state["identity_moved"] = (current, owner[1])
+        return
+    if someone:
+        st.session_state["identity_lost"] = current
+    st.session_state["person"] = VISITOR
+
+
+def _say_lost_or_moved(owner: tuple[str, str, str] | None) -> None:
+    """Who was not found in this memory: acting as a visitor, with an offer to act as its owner; or
+    moved to its owner, said once."""
     lost = st.session_state.get("identity_lost")
     if lost and st.session_state["person"] == VISITOR:
         st.warning(
             f"{inert(lost)} is not in this memory (an erased account, or a notebook without them): "
             "you act as a visitor until you pick someone."
         )
-        if members and st.button(f"Act as {members[0]['name']} ({members[0]['roles'][org]})", key="act_as_offer"):
-            st.session_state["_pending_person"] = members[0]["id"]
+        if owner and st.button(f"Act as {owner[1]} ({owner[2]})", key="act_as_offer"):
+            st.session_state["_pending_person"] = owner[0]
             st.rerun()
     elif lost:
         del st.session_state["identity_lost"]
     moved = st.session_state.pop("identity_moved", None)
     if moved:
         st.info(f"{inert(moved[0])} is not in the memory now in use: you act as {inert(moved[1])}, its owner.")
-    chosen = st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
-    # Said again below the box, from this run: the box's text can lag a switch of organization.
-    st.caption(f"You act as **{inert(label[chosen])}** in {inert(org_names.get(org, org or ''))}.")
 
 
 def use_memory(source: str) -> None:
@@ -283,15 +292,15 @@ def context() -> Context:
     source = st.session_state.get("memory_source", MAIN)
     svc = service_for(source)
     memory = nb.db if source == NOTEBOOK and nb else database_url()
-    at = _version(svc, memory)
-    orgs = {o["id"]: o["name"] for o in _read(svc, memory, "organizations", (), {}, at)}
+    at = version_at(svc, memory)
+    orgs = {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
     org = st.session_state.get("org")
     person = st.session_state.get("person")
     if source == MAIN and sign_in_required():  # the token's person in the token's organization, nothing else
         person, org = signed_in() or (None, None)
         orgs = {org: orgs[org]} if org in orgs else {}
     org = org if org in orgs else next(iter(orgs), None)
-    members = {m["id"]: m["role"] for m in _read(svc, memory, "members", (org,), {}, at)} if org else {}
+    members = {m["id"]: m["role"] for m in read_at(svc, at, MemoryService.members, org)} if org else {}
     if person is None:  # before the sidebar chose: the owner
         person = next(iter(members), None)
     label = f"Notebook: {nb.scenario.get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
@@ -301,62 +310,62 @@ def context() -> Context:
 # --- answers kept under the memory's version: a rerun that changed nothing reads nothing again ---------
 
 Version = tuple[str, str]  # the memory in use (its URL) and its version (MemoryService.version)
+Read = Callable[Concatenate[MemoryService, P], R]  # a read use case of the facade, or a view taking the service first
 
 
-def version_of(ctx: Context) -> Version | None:
-    """The memory in use and its version now: it changes with every change to memory that commits (a
-    turn taught, a read counted, a setting, a deletion), here or in another process. None when the
-    memory has no version (nothing may be kept then)."""
-    return _version(ctx.svc, ctx.memory)
-
-
-def _version(svc: MemoryService, memory: str) -> Version | None:
+def version_at(svc: MemoryService, memory: str) -> Version | None:
+    """The memory and its version now: it changes with every change to memory that commits (a turn
+    taught, a read counted, a setting, a deletion), here or in another process. None when the memory
+    has no version (nothing may be kept then)."""
     version = svc.version()
     return None if version is None else (memory, version)
 
 
-def read(ctx: Context, what: str | Callable[..., Any], *args: Any, at: Version | None = None, **kwargs: Any) -> Any:
-    """What a read of the memory in use answers, kept under its version (`at`, else read now, before
-    the answer): the same question of the same memory, unchanged since, is not asked again. `what`
-    is a read use case of the service by name, or a view function taking the service first. The
-    answer is a copy (st.cache_data): a page may change it."""
-    return _read(ctx.svc, ctx.memory, what, args, kwargs, at)
+def read(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """What a read of the memory in use answers, typed as `what` declares it and kept under the
+    memory's version now: the same question of the same memory, unchanged since, is not asked again.
+    `what` is a read use case of the facade (`MemoryService.runs`) or a view function taking the
+    service first. The answer is a copy (st.cache_data): a page may change it."""
+    return read_at(ctx.svc, version_at(ctx.svc, ctx.memory), what, *args, **kwargs)
+
+
+def read_at(svc: MemoryService, at: Version | None, what: Read[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    """`read` kept under `at` (a clock for history, one version for several reads), else asked now."""
+    if at is None:
+        return what(svc, *args, **kwargs)
+    name = f"{what.__module__}.{what.__qualname__}"
+    return cast(R, _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what))
+
+
+def read_or_refusal(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R | Refusal:
+    """`read`, answered by the facade's refusal where the rules refuse it (R15: the settings and their
+    audit to anyone but the owner), for the page to lay out in its own words."""
+    try:
+        return read(ctx, what, *args, **kwargs)
+    except Refusal as refusal:
+        return refusal
 
 
 def people_names(ctx: Context) -> dict[str, str]:
     """Every person's name by id (a cached read): where a page says who, it says a name (#25)."""
-    return {p["id"]: p["name"] for p in read(ctx, "people")}
+    return {p["id"]: p["name"] for p in read(ctx, MemoryService.people)}
 
 
 def org_names(ctx: Context) -> dict[str, str]:
     """Every organization's name by id (a cached read)."""
-    return {o["id"]: o["name"] for o in read(ctx, "organizations")}
-
-
-def _read(
-    svc: MemoryService,
-    memory: str,
-    what: str | Callable[..., Any],
-    args: tuple,
-    kwargs: dict[str, Any],
-    at: Version | None = None,
-) -> Any:
-    at = at or _version(svc, memory)
-    if at is None:
-        return _ask(svc, what, args, kwargs)
-    name = what if isinstance(what, str) else f"{what.__module__}.{what.__qualname__}"
-    return _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what)
-
-
-def _ask(svc: MemoryService, what: str | Callable[..., Any], args: tuple, kwargs: dict[str, Any]) -> Any:
-    return getattr(svc, what)(*args, **kwargs) if isinstance(what, str) else what(svc, *args, **kwargs)
+    return {o["id"]: o["name"] for o in read(ctx, MemoryService.organizations)}
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def _kept(
-    at: Version, name: str, args: tuple, kwargs: tuple, _svc: MemoryService, _what: str | Callable[..., Any]
-) -> Any:
-    return _ask(_svc, _what, args, dict(kwargs))
+    at: Version,
+    name: str,
+    args: tuple[object, ...],
+    kwargs: tuple[tuple[str, object], ...],
+    _svc: MemoryService,
+    _what: Callable[..., object],
+) -> object:
+    return _what(_svc, *args, **dict(kwargs))
 
 
 @contextmanager
@@ -389,7 +398,6 @@ def page(title: str) -> tuple[Context, str]:
     memory_in_use(ctx)
     if not need_org(ctx) or ctx.org is None:
         st.stop()
-    assert ctx.org is not None
     return ctx, ctx.org
 
 
@@ -401,33 +409,23 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
     """Keep the page live: every LIVE_EVERY seconds a fragment reads memory's version alone, and
     redraws the whole page only when it moved since the page was drawn (nothing else runs while it
     stands still). A page whose time control (keys `moments`_at, `moments`_newest) shows a past
-    moment is not redrawn: it says memory moved on.
-
-    The fragment's first run is the page's own: it compares nothing there. A rerun of the whole
-    page from it would drop the click the page is running for (a button's press lasts one run):
-    under an agent's writes, one click in two on "Open in the Notebook" did nothing. A change made
-    while the page drew is seen at the fragment's next run."""
-    drawn = version_of(ctx)
+    moment is not redrawn: it says memory moved on. A change made while the page drew is seen at the
+    fragment's next run."""
+    drawn = version_at(ctx.svc, ctx.memory)
     if drawn is None:  # a memory without a version (in-memory): nothing to watch
         return
     st.session_state["live_drawn"] = drawn
-    with_the_page = [True]  # cleared by the first run: the fragment's later runs are its own
 
-    @st.fragment(run_every=LIVE_EVERY)
-    def watch() -> None:
-        if with_the_page:
-            with_the_page.clear()
-            return
-        now = version_of(ctx)
-        if now == st.session_state.get("live_drawn"):
-            return
+    def moved() -> bool:
+        if version_at(ctx.svc, ctx.memory) == st.session_state.get("live_drawn"):
+            return False
         shown = st.session_state.get(f"{moments}_at") if moments else None
         if shown is not None and shown != st.session_state.get(f"{moments}_newest"):
             st.caption("Memory has changed since this moment was drawn: go to now to see it.")
-            return
-        st.rerun(scope="app")
+            return False
+        return True
 
-    watch()
+    every(LIVE_EVERY, moved)
 
 
 def need_org(ctx: Context) -> bool:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from memory_core import MemoryService
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
 from memory_core.views.counts import by_status
@@ -149,7 +150,7 @@ def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], base: d
 def beside_memory(ctx: Context, org: str, replayed_statuses: list[str]) -> None:
     """The replay under the settings now beside memory itself, like for like (active World facts,
     the map's count, R18), and why they differ when they do."""
-    held = int(read(ctx, "org_map", org)["facts"])
+    held = int(read(ctx, MemoryService.org_map, org)["facts"])
     rebuilt = sum(1 for s in replayed_statuses if s == "active")
     if held != rebuilt:
         st.caption(

@@ -7,6 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
+from memory_core import MemoryService
 from pages._ui import guard, inert, note_change, page, read
 from pages._words import cite, plural
 
@@ -35,61 +36,77 @@ def confirmed(key: str, text: str) -> bool:
     return st.checkbox(text, key=key, help=cite("Erasure cannot be undone (R31)."))
 
 
-with guard():
-    what = st.radio("Delete", ["a run", "an account"], horizontal=True, key="e_what")
-    if what == "a run":
-        runs = read(ctx, "run_ids", org)
-        if not runs:
-            st.info("No stored run in this organization.")
-            st.stop()
-        run_id = st.selectbox("Run", runs, key="e_run")
-        p = read(ctx, "run_erasure_preview", run_id)
-        go, stay = st.columns(2)
-        go.markdown(
-            cite(
-                f"**Goes** (R29): {plural(p['turns'], 'turn')}, {plural(p['records'], 'record')} with their "
-                f"text, its Flow graph of {plural(p['flow_facts'], 'fact')}."
-            )
-        )
-        stay.markdown(
-            f"**Stays**: {p['supports_kept']} supports of World and User facts, with key, origin and "
-            "contribution, their pointer set to null: no weight changes."
-        )
-        st.caption(
-            f"Only the run's person or the owner may delete it; you act as {inert(ctx.person)} ({ctx.role_label})."
-        )
-        sure = confirmed(
+def offer(
+    goes: str,
+    stays: str,
+    *,
+    note: str,
+    sure: tuple[str, str],
+    button: tuple[str, str],
+    what: str,
+    delete: Callable[[], object],
+) -> None:
+    """What a deletion erases and keeps, side by side, and its button once the person confirmed (R31)."""
+    go, stay = st.columns(2)
+    go.markdown(cite(goes))
+    stay.markdown(stays)
+    st.caption(note)
+    if st.button(button[0], key=button[1], type="primary", disabled=not confirmed(*sure)):
+        delete_and_compare(what, delete)
+
+
+def erase_run() -> None:
+    """R29: a run's records and Flow graph go; the supports they gave stay, their pointer nulled."""
+    runs = read(ctx, MemoryService.run_ids, org)
+    if not runs:
+        st.info("No stored run in this organization.")
+        st.stop()
+    run_id = st.selectbox("Run", runs, key="e_run")
+    p = read(ctx, MemoryService.run_erasure_preview, run_id)
+    offer(
+        f"**Goes** (R29): {plural(p['turns'], 'turn')}, {plural(p['records'], 'record')} with their "
+        f"text, its Flow graph of {plural(p['flow_facts'], 'fact')}.",
+        f"**Stays**: {p['supports_kept']} supports of World and User facts, with key, origin and "
+        "contribution, their pointer set to null: no weight changes.",
+        note=f"Only the run's person or the owner may delete it; you act as {inert(ctx.person)} ({ctx.role_label}).",
+        sure=(
             f"e_sure_run_{run_id}",
             f"I understand that run {inert(run_id)}'s records and Flow graph are erased for good",
+        ),
+        button=("Delete this run", "e_delete_run"),
+        what=f"run {run_id}",
+        delete=lambda: ctx.svc.delete_run(run_id, by=ctx.person or ""),
+    )
+
+
+def erase_account() -> None:
+    """R30: a person deletes their own account: their User graph and memberships go, runs stay."""
+    person = ctx.person or ""
+    st.markdown(
+        cite(
+            f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role_label}). "
+            "Pick another person under “Act as” to delete theirs."
         )
-        if st.button("Delete this run", key="e_delete_run", type="primary", disabled=not sure):
-            delete_and_compare(f"run {run_id}", lambda: ctx.svc.delete_run(run_id, by=ctx.person or ""))
+    )
+    p = read(ctx, MemoryService.account_erasure_preview, person)
+    offer(
+        f"**Goes** (R30): the User graph of {plural(p['user_facts'], 'fact')}, memberships in "
+        f"{inert(', '.join(p['memberships'])) or 'no organization'}.",
+        f"**Stays**: runs {inert(', '.join(p['runs_kept'])) or '(none)'} with the person erased from them, "
+        "and every weight they contributed to.",
+        note=cite("An owner's account cannot be deleted (R30)."),
+        sure=(f"e_sure_acct_{person}", f"I understand that {inert(person)}'s User graph and memberships go for good"),
+        button=("Delete this account", "e_delete_account"),
+        what=f"account {person}",
+        delete=lambda: ctx.svc.delete_account(person),
+    )
+
+
+with guard():
+    if st.radio("Delete", ["a run", "an account"], horizontal=True, key="e_what") == "a run":
+        erase_run()
     else:
-        person = ctx.person or ""
-        st.markdown(
-            cite(
-                f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role_label}). "
-                "Pick another person under “Act as” to delete theirs."
-            )
-        )
-        p = read(ctx, "account_erasure_preview", person)
-        go, stay = st.columns(2)
-        go.markdown(
-            cite(
-                f"**Goes** (R30): the User graph of {plural(p['user_facts'], 'fact')}, memberships in "
-                f"{inert(', '.join(p['memberships'])) or 'no organization'}."
-            )
-        )
-        stay.markdown(
-            f"**Stays**: runs {inert(', '.join(p['runs_kept'])) or '(none)'} with the person erased from them, "
-            "and every weight they contributed to."
-        )
-        st.caption(cite("An owner's account cannot be deleted (R30)."))
-        sure = confirmed(
-            f"e_sure_acct_{person}", f"I understand that {inert(person)}'s User graph and memberships go for good"
-        )
-        if st.button("Delete this account", key="e_delete_account", type="primary", disabled=not sure):
-            delete_and_compare(f"account {person}", lambda: ctx.svc.delete_account(person))
+        erase_account()
 
 last = st.session_state.get("e_last")
 if last:

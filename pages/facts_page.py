@@ -9,6 +9,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from memory_core import MemoryService
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
 from pages._links import copy_link, dropped, from_link, scroll_to, to_link
@@ -63,7 +64,7 @@ with guard():
             )
         )
     with st.spinner("Loading facts…"):
-        rows = read(ctx, "facts_table", org, person=ctx.person, limit=ROWS, graphs=(graph,))
+        rows = read(ctx, MemoryService.facts_table, org, person=ctx.person, limit=ROWS, graphs=(graph,))
     where = {
         "world": f"the World graph of {inert(ctx.org_name)}",
         "user": f"{inert(ctx.person)}'s User graph",
@@ -74,7 +75,7 @@ with guard():
     if isinstance(wanted, int) and wanted not in {r["id"] for r in rows}:
         # A fact chosen by a link (a click on a drawn fact, a shared address) may be past the heaviest listed:
         # it is read and listed too, so the link opens the fact it names, never another one.
-        one = read(ctx, "facts_table", org, person=ctx.person, graphs=(graph,), fact=wanted) if rows else []
+        one = read(ctx, MemoryService.facts_table, org, person=ctx.person, graphs=(graph,), fact=wanted) if rows else []
         if one:
             rows = [*rows, *one]
             st.caption(f"Listed last: the linked fact, which is not among the {ROWS:,} heaviest.")
@@ -148,7 +149,7 @@ with guard():
         cite("Shortcut threshold (a step's min_weight, R22)"), 0.0, 1.0, DEFAULT_MIN_WEIGHT, 0.05, key="w_threshold"
     )
     to_link(LINKED)
-    b = read(ctx, "fact_breakdown", int(fid), min_weight=threshold, org=org)
+    b = read(ctx, MemoryService.fact_breakdown, int(fid), min_weight=threshold, org=org)
     f = b["fact"]
     m = [st.container(horizontal=True, gap="medium")] * 4  # each number with its whole label, wrapping (#25)
     m[0].metric("Weight", f"{f['weight']:.3f}", help=cite("w = 1 / (1 + e^-L) (R26)"), width="content")
@@ -213,7 +214,11 @@ with guard():
         for s in b["supports"]
     ]
     linked = [  # the record's id is its link to the Runs page (R24); an erased pointer is said, not linked
-        {**e, "Contribution l": f"{s['contribution']:.3f}", "Record": record_link(s["run"], s["record"], e["Record"])}
+        {
+            **e,
+            "Contribution l": f"{s['contribution']:.3f}",
+            "Record": record_link(s["run"], s["record"], str(e["Record"])),
+        }
         for e, s in zip(evidence, b["supports"], strict=True)
     ]
     wrapped(pd.DataFrame(linked, columns=list(evidence[0]) if evidence else None), markdown=("Record",))

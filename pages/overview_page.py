@@ -10,9 +10,10 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from memory_core.plain import Obj
+from memory_core import MemoryService, Refusal
 from memory_core.rules.settings import SETTINGS
 from memory_core.rules.wording import map_paragraph
+from memory_core.usecases.shapes import OrgMap
 from memory_core.views import notebook as nbk
 from memory_core.views.counts import world_table
 from pages._history import (
@@ -31,7 +32,18 @@ from pages._history import (
     world_now,
 )
 from pages._tables import STATUS_WIDTH, grid, wrapped
-from pages._ui import Context, context, guard, inert, live, memory_in_use, need_org, open_notebook, read
+from pages._ui import (
+    Context,
+    context,
+    guard,
+    inert,
+    live,
+    memory_in_use,
+    need_org,
+    open_notebook,
+    read,
+    read_or_refusal,
+)
 from pages._words import cite, on_off, plural
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -54,10 +66,10 @@ PREFIX = "ov"  # the time control's keys: ov_at, ov_from, ov_play…
 BETWEEN = 500  # the moments in between two compared that are listed
 
 
-def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> Obj:
+def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> OrgMap:
     if n == newest:
-        return read(ctx, "org_map", org)
-    counts = read(ctx, "map_at", org, n)
+        return read(ctx, MemoryService.org_map, org)
+    counts = read(ctx, MemoryService.map_at, org, n)
     return {**counts, "paragraph": map_paragraph(ctx.org_name, counts["kinds"], counts["facts"])}
 
 
@@ -183,8 +195,8 @@ with guard():
         runs = st.container()
         with right:
             st.markdown(cite("**Settings** now (the owner's alone, R15)"))
-            if ctx.reads_settings:
-                settings = read(ctx, "settings_view", ctx.org)
+            settings = read_or_refusal(ctx, MemoryService.get_settings, ctx.org, by=ctx.person or "")
+            if not isinstance(settings, Refusal):
                 wrapped(  # each setting's rule a link to it, its title on hover
                     pd.DataFrame(
                         [{"Setting": s.name, "Value": on_off(settings[s.name]), "Rule": s.rule} for s in SETTINGS]
@@ -194,7 +206,9 @@ with guard():
                 st.caption(cite("Only the owner reads them (R15)."))
         with people:
             st.markdown("**People**")
-            people_rows = [{"Name": m["name"], "Id": m["id"], "Role": m["role"]} for m in read(ctx, "members", ctx.org)]
+            people_rows = [
+                {"Name": m["name"], "Id": m["id"], "Role": m["role"]} for m in read(ctx, MemoryService.members, ctx.org)
+            ]
             st.dataframe(pd.DataFrame(people_rows), hide_index=True, width="stretch")
         with runs:
             st.markdown("**Runs** and their turns (every record: the Runs page)")
@@ -207,7 +221,7 @@ with guard():
                     "Ended": "yes" if r["ended"] else "no",
                     "Turns": ", ".join(f"{t['id']} {t['status']}" for t in r["turns"]) or "none",
                 }
-                for r in read(ctx, "runs", ctx.org)
+                for r in read(ctx, MemoryService.runs, ctx.org)
             ]
             grid(pd.DataFrame(rows), first=("Run", "Turns"))
 

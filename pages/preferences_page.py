@@ -8,11 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 import streamlit as st
 
+from memory_core import MemoryService, Refusal
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
 from pages._identities import sign_in_links
 from pages._signin import sign_in_required
-from pages._ui import guard, inert, note_change, notebook, page, people_names, read
+from pages._ui import guard, inert, note_change, notebook, page, people_names, read, read_or_refusal
 from pages._whatif import Sides, compared, switches
 from pages._words import cite, on_off
 
@@ -35,7 +36,8 @@ def local_time(at: str) -> str:
 
 
 with guard():
-    if not ctx.reads_settings:
+    current = read_or_refusal(ctx, MemoryService.get_settings, org, by=ctx.person or "")
+    if isinstance(current, Refusal):  # R15, refused by the facade: said here in the page's words
         st.warning(
             cite(
                 f"You act as {ctx.role_label}: only the owner of {inert(ctx.org_name)} reads and changes its "
@@ -44,7 +46,6 @@ with guard():
             )
         )
         st.stop()
-    current = read(ctx, "settings_view", org)
     st.success(cite(f"You act as the owner of {inert(ctx.org_name)}: you may change these (R15)."))
     if st.session_state.get(f"_settings_shown_{org}") != current:
         # The settings changed since the toggles were drawn (saved, applied from the what-if, or
@@ -58,13 +59,12 @@ with guard():
     for s in SETTINGS:
         wanted[s.name] = st.toggle(  # its value is the session's, set above from the settings now
             cite(f"**{s.name}** ({s.rule})"),
-            disabled=not ctx.is_owner,
             key=f"set-{org}-{s.name}",
             help=s.meaning,
         )
         st.caption(f"Now **{on_off(current[s.name])}**. {s.meaning} Default: {on_off(s.default)}.")
     changes = {k: v for k, v in wanted.items() if v != current[k]}
-    if ctx.is_owner and st.button("Save settings", key="save_settings", type="primary", disabled=not changes):
+    if st.button("Save settings", key="save_settings", type="primary", disabled=not changes):
         out = ctx.svc.set_settings(org, by=ctx.person or "", settings=changes)
         note_change(ctx, "Settings page: " + ", ".join(f"{k} {on_off(v)}" for k, v in changes.items()))
         said = "Saved: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed)
@@ -76,7 +76,7 @@ with guard():
         st.success(saved)
 
     st.subheader("Audit")
-    audit = read(ctx, "audit", org)
+    audit = read(ctx, MemoryService.audit, org, by=ctx.person)
     if audit:
         names = people_names(ctx)
         lines = [
@@ -106,7 +106,7 @@ source = st.radio(
 )
 gaps: list[str] = []
 if source == "live":
-    turns = sum(len(r["turns"]) for r in read(ctx, "runs", org))
+    turns = sum(len(r["turns"]) for r in read(ctx, MemoryService.runs, org))
     if turns > AUTO_TURNS and not st.session_state.get(f"wi_go_{org}"):
         st.caption(
             f"{inert(ctx.org_name)} has {turns:,} turns on record: replaying them twice takes a while, so it runs when "
@@ -116,7 +116,9 @@ if source == "live":
             st.session_state[f"wi_go_{org}"] = True
             st.rerun()
         st.stop()
-    doc, gaps = read(ctx, whatif.history_of, org)  # the recorded history, read again only once memory changed
+    doc, gaps = read(
+        ctx, whatif.history_of, org, by=ctx.person
+    )  # the recorded history, read again only once memory changed
     target = org
     base = dict(current)
     st.caption(
@@ -155,30 +157,27 @@ if gaps:
 applied = st.session_state.pop("_wi_applied", None)
 if applied:  # said after the rerun that shows the new settings, not only in a passing toast
     st.success(applied)
-if source == "live" and flipped:
-    if ctx.is_owner:
-        change = ", ".join(f"{k} {on_off(alt[k])}" for k in flipped)
-        if st.button("Apply these settings: " + change, key="wi_apply", type="primary"):
-            st.session_state["_wi_confirm"] = change
-        if st.session_state.get("_wi_confirm") == change:
-            st.warning(
-                cite(
-                    f"Apply {change} to {inert(ctx.org_name)} now? Every turn that ends from now on learns under "
-                    "them (R11 to R14); the audit keeps who changed what (R15)."
-                )
+if source == "live" and flipped:  # the owner's alone: anyone else was refused above (R15)
+    change = ", ".join(f"{k} {on_off(alt[k])}" for k in flipped)
+    if st.button("Apply these settings: " + change, key="wi_apply", type="primary"):
+        st.session_state["_wi_confirm"] = change
+    if st.session_state.get("_wi_confirm") == change:
+        st.warning(
+            cite(
+                f"Apply {change} to {inert(ctx.org_name)} now? Every turn that ends from now on learns under "
+                "them (R11 to R14); the audit keeps who changed what (R15)."
             )
-            yes, no = st.columns(2)
-            if yes.button("Apply", key="wi_apply_yes", type="primary"):
-                del st.session_state["_wi_confirm"]
-                with guard():
-                    out = ctx.svc.set_settings(org, by=ctx.person or "", settings={k: alt[k] for k in flipped})
-                    note_change(ctx, "Settings page what-if applied: " + change)
-                    said = "Applied: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed)
-                    st.session_state["_wi_applied"] = said + ". The audit below lists it."
-                    st.toast(said)
-                    st.rerun()
-            if no.button("Keep them as they are", key="wi_apply_no"):
-                del st.session_state["_wi_confirm"]
+        )
+        yes, no = st.columns(2)
+        if yes.button("Apply", key="wi_apply_yes", type="primary"):
+            del st.session_state["_wi_confirm"]
+            with guard():
+                out = ctx.svc.set_settings(org, by=ctx.person or "", settings={k: alt[k] for k in flipped})
+                note_change(ctx, "Settings page what-if applied: " + change)
+                said = "Applied: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed)
+                st.session_state["_wi_applied"] = said + ". The audit below lists it."
+                st.toast(said)
                 st.rerun()
-    else:
-        st.caption(cite("Only the owner may apply settings (R15)."))
+        if no.button("Keep them as they are", key="wi_apply_no"):
+            del st.session_state["_wi_confirm"]
+            st.rerun()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from memory_core import Refusal
+from memory_core import MemoryService, Refusal
 from memory_core.views.reads import readable_turns
 from pages._links import from_link, to_link
 from pages._tables import wrapped
@@ -17,7 +17,7 @@ LINKED = {"turn": "r_turn_id", "call": "r_call", "name": "r_name", "kind": "r_ki
 from_link(LINKED)
 
 with guard():
-    runs = read(ctx, "runs", org)
+    runs = read(ctx, MemoryService.runs, org)
     open_turns = readable_turns(runs, ctx.person)
     if not open_turns:
         st.info(
@@ -32,7 +32,7 @@ with guard():
     if st.session_state.get("r_turn_id") not in run_of:
         st.session_state["r_turn_id"] = open_turns[0][1]
     turn_id = st.selectbox("Open turn", list(run_of), key="r_turn_id", format_func=lambda t: f"{t} in run {run_of[t]}")
-    view = read(ctx, "turn_view", turn_id)
+    view = read(ctx, MemoryService.turn_view, turn_id)
     st.markdown(cite("**The map its instructions carry** (taken when it opened, R18)"))
     st.info(inert(view["paragraph"]))
     cap = view["cap"]

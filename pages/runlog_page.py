@@ -13,11 +13,14 @@ import json
 import pandas as pd
 import streamlit as st
 
+from memory_core import MemoryService, Refusal
+from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
+from memory_core.usecases.shapes import RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import grid, wrapped
-from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read
+from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import cite, on_off, plural, probes_used
 
 LINKED = {"run": "runs_run", "record": "runs_record"}
@@ -54,37 +57,41 @@ MANY, TALL = (
 )  # a turn of more records than MANY scrolls in place, TALL pixels high  # the organization's most recent turns, shown as they go
 
 
-def latest_turns(ctx: Context, org: str, runs: list[dict], clients: dict[str, str]) -> None:
+def _turn_said(turn: TurnDetail, cap: int | None) -> str:
+    """A turn as it goes: its status, records, reads against the budget (R21), what it taught (R1) or
+    what its latest record claims."""
+    reads = (
+        f"{turn['probes_used']} of {cap} MemoryProbes used"
+        if cap is not None
+        else f"{turn['probes_used']} reads, no cap"
+    )
+    said = f"{STATUS.get(turn['status'], turn['status'])}, {plural(len(turn['records']), 'record')}, {reads} (R21)"
+    if teaches(turn["status"]):
+        taught = turn["taught"]
+        said += f"; taught {plural(taught['world'], 'World support')}, {plural(taught['flow'], 'Flow support')} (R1)"
+    if turn["records"] and turn["records"][-1]["claims"]:
+        claims = "; ".join(claim_label(c) for c in turn["records"][-1]["claims"][:3])
+        said += f"; latest record claims {inert(claims)}"
+    return said
+
+
+def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, str]) -> None:
     """The organization's most recent turns, each as it goes (the page is live): status, records so
     far, reads against the budget (R21), and what the latest record claims or the turn taught."""
     recent = [(r, t) for r in runs for t in r["turns"]][-LATEST:]
     if not recent:
         return
     lines = []
-    details = {r["id"]: read(ctx, "run_detail", org, r["id"]) for r in {r["id"]: r for r, _ in recent}.values()}
+    details = {
+        r["id"]: read(ctx, MemoryService.run_detail, org, r["id"]) for r in {r["id"]: r for r, _ in recent}.values()
+    }
     for r, t in reversed(recent):
         run = details[r["id"]]
         turn = next((x for x in run["turns"] if x["id"] == t["id"]), None)
         if turn is None:
             continue
-        cap = run["cap"]
         via = f" (via MCP: {clients[r['id']]})" if r["id"] in clients else ""
-        reads = (
-            f"{turn['probes_used']} of {cap} MemoryProbes used"
-            if cap is not None
-            else f"{turn['probes_used']} reads, no cap"
-        )
-        said = f"{inert(turn['id'])} in {inert(r['id'])}{inert(via)}: {STATUS.get(turn['status'], turn['status'])}, "
-        said += f"{plural(len(turn['records']), 'record')}, {reads} (R21)"
-        if turn["status"] == "completed":
-            taught = turn["taught"]
-            said += (
-                f"; taught {plural(taught['world'], 'World support')}, {plural(taught['flow'], 'Flow support')} (R1)"
-            )
-        if turn["records"] and turn["records"][-1]["claims"]:
-            claims = "; ".join(claim_label(c) for c in turn["records"][-1]["claims"][:3])
-            said += f"; latest record claims {inert(claims)}"
-        lines.append(f"- {said}.")
+        lines.append(f"- {inert(turn['id'])} in {inert(r['id'])}{inert(via)}: {_turn_said(turn, run['cap'])}.")
     st.markdown(cite("**Latest turns**, as they go:\n" + "\n".join(lines)))
 
 
@@ -99,12 +106,12 @@ st.caption(
 from_link(LINKED)
 
 with guard():
-    runs = read(ctx, "runs", org)
+    runs = read(ctx, MemoryService.runs, org)
     if not runs:
         st.info("No runs yet in this organization: run a scenario in the Notebook.")
         st.stop()
     ids = [r["id"] for r in runs]
-    clients = read(ctx, "run_clients", ids)  # runs an agent started over MCP: its client's name
+    clients = read(ctx, MemoryService.run_clients, ids)  # runs an agent started over MCP: its client's name
     names = people_names(ctx)
     latest_turns(ctx, org, runs, clients)
     if st.session_state.get("runs_run") not in ids:
@@ -130,7 +137,7 @@ with guard():
     run_id = st.selectbox(
         "Run", ids, key="runs_run", format_func=lambda i: f"{i} · via MCP: {clients[i]}" if i in clients else i
     )
-    run = read(ctx, "run_detail", org, run_id)
+    run = read(ctx, MemoryService.run_detail, org, run_id)
     turn_records = [rec["id"] for t in run["turns"] for rec in t["records"]]
     wanted = st.session_state.get("runs_record")
     if wanted and wanted not in turn_records:
@@ -150,18 +157,20 @@ with guard():
         )
     )
     exported = read(ctx, run_export, org, run_id)
+    # R15: the run's scenario carries the organization's settings and their audit: the owner's alone
+    owners = not isinstance(read_or_refusal(ctx, MemoryService.audit, org, by=ctx.person or ""), Refusal)
     opener = said = st.container(horizontal=True, vertical_alignment="center")  # the button's label whole (#25)
     if opener.button(
         "Open in the Notebook",
         key="runs_notebook",
-        disabled=not exported["opens"] or not ctx.reads_settings,
+        disabled=not exported["opens"] or not owners,
         help="This run's events as the cells of a new notebook, on a scratch memory of its own: replay the session "
         "cell by cell and what-if its settings. The database is not changed.",
     ):
         with guard():
             open_notebook(notebook_of(exported, run_id), file_name(run_id))
             st.switch_page("pages/cells_page.py")
-    if not ctx.reads_settings:  # the run's scenario writes the organization's settings and their audit back
+    if not owners:
         said.caption(
             cite(
                 f"Only the owner opens a run in the Notebook: its scenario carries {inert(ctx.org_name)}'s settings "
@@ -184,7 +193,7 @@ with guard():
             kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
             st.markdown(cite(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}."))
             taught = t["taught"]
-            if t["status"] == "completed":
+            if teaches(t["status"]):
                 st.markdown(
                     cite(
                         f"**Taught** (R1, R7 to R9): {plural(taught['world'], 'World support')}, "

@@ -224,7 +224,6 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "people": _reading(lambda svc, w, k: bool(svc.people())),
     "workflows": _reading(lambda svc, w, k: isinstance(svc.workflows("acme"), list)),
     "run_detail": _reading(lambda svc, w, k: bool(svc.run_detail("acme", f"r{w}_{k}"))),
-    "settings_view": _reading(lambda svc, w, k: svc.settings_view("acme")),
     "graph": _reading(lambda svc, w, k: bool(svc.graph("world", "acme"))),
     "graph_drawing": _reading(lambda svc, w, k: bool(svc.graph_drawing("world", "acme", limit=50)["facts"])),
     "facts_table": _reading(lambda svc, w, k: bool(svc.facts_table("acme"))),

@@ -73,7 +73,7 @@ def test_member_is_403_for_get_and_patch(svc, client):
     assert client.get(URL, headers=bearer(token)).status_code == 403
     r = client.patch(URL, headers=bearer(token), json={"workflow": {"LearnFromUsers": False}})
     assert r.status_code == 403 and "R15" in r.json()["detail"]
-    assert svc.settings_view("acme") == DEFAULTS and svc.audit("acme") == []
+    assert svc.get_settings("acme") == DEFAULTS and svc.audit("acme") == []
 
 
 def test_token_speaks_for_its_own_organization(svc, client):
@@ -81,7 +81,7 @@ def test_token_speaks_for_its_own_organization(svc, client):
     assert client.get(URL, headers=bearer(token)).status_code == 403
     omar = svc.issue_token("omar", org="globex")
     client.patch(URL, headers=bearer(omar), json={"workflow": {"NoMemoryShortcuts": True}})
-    assert svc.settings_view("acme")["NoMemoryShortcuts"] is False
+    assert svc.get_settings("acme")["NoMemoryShortcuts"] is False
 
 
 @pytest.mark.parametrize(
@@ -101,7 +101,7 @@ def test_bad_bodies_are_422_and_change_nothing(svc, client, body):
     token = svc.issue_token("dana", org="acme")
     r = client.patch(URL, headers=bearer(token), json=body)
     assert r.status_code == 422 and r.json()["detail"]
-    assert svc.settings_view("acme") == DEFAULTS and svc.audit("acme") == []
+    assert svc.get_settings("acme") == DEFAULTS and svc.audit("acme") == []
 
 
 def test_unknown_setting_is_named(svc, client):
@@ -128,7 +128,7 @@ def test_bodies_that_are_not_json_are_422_never_500(svc, client, content, says):
     r = client.patch(URL, headers={**bearer(token), "Content-Type": "application/json"}, content=content)
     assert r.status_code == 422, r.text
     assert r.json()["detail"].startswith("The body is not JSON (") and says in r.json()["detail"]
-    assert svc.settings_view("acme") == DEFAULTS and svc.audit("acme") == []
+    assert svc.get_settings("acme") == DEFAULTS and svc.audit("acme") == []
 
 
 def test_422_sentences_are_kept(svc, client):
@@ -145,7 +145,7 @@ def test_422_sentences_are_kept(svc, client):
     assert detail({"workflow": {"LearnFromUsers": None}}).startswith("workflow: LearnFromUsers must be true or false")
     assert detail({"workflow": {"Bogus": True}}).startswith("workflow: unknown setting 'Bogus' (the settings are ")
     assert client.patch(URL, headers=bearer(token), content=b"").json()["detail"].startswith("The body must be")
-    assert svc.settings_view("acme") == DEFAULTS and svc.audit("acme") == []
+    assert svc.get_settings("acme") == DEFAULTS and svc.audit("acme") == []
 
 
 def test_json_without_content_type_is_still_read(svc, client):
@@ -337,11 +337,11 @@ def test_no_500_and_refused_requests_change_nothing(svc, client, method, who, bo
         "basic": {"Authorization": "Basic x"},
         "empty": {"Authorization": "Bearer "},
     }[who]
-    before, audit = svc.settings_view("acme"), svc.audit("acme")
+    before, audit = svc.get_settings("acme"), svc.audit("acme")
     content = raw if use_raw else json.dumps(body).encode()
     r = client.request(method, URL, headers={**header, "Content-Type": "application/json"}, content=content)
     assert r.status_code in (200, 401, 403, 422), r.text
     if r.status_code != 200 or method == "GET":
-        assert svc.settings_view("acme") == before and svc.audit("acme") == audit
+        assert svc.get_settings("acme") == before and svc.audit("acme") == audit
     else:
-        assert r.json()["workflow"] == svc.settings_view("acme")
+        assert r.json()["workflow"] == svc.get_settings("acme")

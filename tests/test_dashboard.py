@@ -276,7 +276,7 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
     """#15, point 10: the live organization's recorded history replayed under other settings, from
     the current ones; behaviour per rule; World by default; applying is one owner action."""
     svc = live()
-    before = svc.settings_view("acme")
+    before = svc.get_settings("acme")
     at = page(app, "preferences")
     assert at.radio(key="wi_source").value == "live"
     assert all(at.toggle(key=f"wi-live-acme-{k}").value == v for k, v in before.items())  # unflipped
@@ -300,13 +300,13 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
     assert r8c[0] != r8c[1]
     facts = [d.value for d in at.dataframe if "Fact" in d.value.columns and "Difference" in d.value.columns]
     assert not facts or set(facts[0]["Graph"]) == {"world"}  # World by default
-    assert svc.settings_view("acme") == before  # nothing changed by looking
+    assert svc.get_settings("acme") == before  # nothing changed by looking
     at.button(key="wi_apply").click().run()
-    assert svc.settings_view("acme") == before and any("now?" in w.value for w in at.warning)  # asked first
+    assert svc.get_settings("acme") == before and any("now?" in w.value for w in at.warning)  # asked first
     at.button(key="wi_apply_yes").click().run()
     ok(at)
     assert any(m.value.startswith("Applied: ") for m in at.success)  # and said, after the rerun
-    after = svc.settings_view("acme")
+    after = svc.get_settings("acme")
     assert after["NoMemoryShortcuts"] != before["NoMemoryShortcuts"]
     assert after["LearnFromUsers"] != before["LearnFromUsers"]
     log = plain(next(m.value for m in at.markdown if "**LearnFromUsers**" in m.value))
@@ -776,7 +776,7 @@ def test_signed_in_owner_changes_settings_and_revocation_signs_out(app, monkeypa
     at.button(key="save_settings").click().run()
     ok(at)
     svc = live()
-    assert svc.settings_view("acme")["LearnFromUsers"] is False
+    assert svc.get_settings("acme")["LearnFromUsers"] is False
     assert svc.audit("acme")[-1]["by"] == "dana"
     svc.revoke_token(token)
     at.run()
@@ -1292,7 +1292,7 @@ def test_settings_toggles_follow_an_applied_what_if_and_a_later_save_changes_onl
     """Found in a trial: after "Apply" from the what-if the toggles above kept the old value, and
     the next Save undid the applied change behind the owner's back."""
     svc = live()
-    before = svc.settings_view("acme")
+    before = svc.get_settings("acme")
     at = page(app, "preferences")
     at.toggle(key="wi-live-acme-LearnFromUsers").set_value(not before["LearnFromUsers"]).run()
     at.button(key="wi_apply").click().run()
@@ -1302,7 +1302,7 @@ def test_settings_toggles_follow_an_applied_what_if_and_a_later_save_changes_onl
     at.toggle(key="set-acme-AllowEphemeralRuns").set_value(not before["AllowEphemeralRuns"]).run()
     at.button(key="save_settings").click().run()
     ok(at)
-    after = svc.settings_view("acme")
+    after = svc.get_settings("acme")
     assert after["LearnFromUsers"] == (not before["LearnFromUsers"])  # the applied change stays
     assert after["AllowEphemeralRuns"] == (not before["AllowEphemeralRuns"])
     assert after["NoMemoryShortcuts"] == before["NoMemoryShortcuts"]

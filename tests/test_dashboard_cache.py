@@ -4,6 +4,7 @@ process, is shown at the next rerun. On a real SQLite file, as `make run` keeps 
 
 from __future__ import annotations
 
+import functools
 import re
 import subprocess
 import sys
@@ -36,6 +37,7 @@ def reads(monkeypatch) -> Counter:
     for name in READS:
         original = getattr(MemoryService, name)
 
+        @functools.wraps(original)  # pages keep a read under its qualified name: the counter keeps it
         def counting(self, *args, _original=original, _name=name, **kwargs):
             calls[_name] += 1
             return _original(self, *args, **kwargs)

@@ -85,6 +85,26 @@ def test_audit_records_who_from_to(svc):
     assert len(svc.audit("o")) == 1
 
 
+def test_r15_the_settings_and_their_audit_are_refused_to_anyone_but_the_owner(svc):
+    """The facade refuses them (pages only lay the refusal out): a member, an outsider, someone unknown."""
+    engine = EventEngine(svc)
+    engine.setup(
+        parse(
+            '{"format":"memory-scenario/1","organizations":[{"id":"o","name":"O","owner":"a"}],'
+            '"people":[{"id":"a","name":"A","memberships":{"o":"owner"}},{"id":"m","name":"M","memberships":{"o":"member"}},'
+            '{"id":"x","name":"X","memberships":{}}],"events":[]}'
+        )
+    )
+    for read in (svc.get_settings, svc.audit):
+        assert read("o", by="a") is not None and read("o") is not None  # the owner; the command line (by None)
+        for who in ("m", "x"):
+            with pytest.raises(E.NotOwner) as refused:
+                read("o", by=who)
+            assert (refused.value.reason, refused.value.rule) == ("not_owner", "R15")
+        with pytest.raises(E.UnknownPerson):
+            read("o", by="nobody")
+
+
 def test_not_member_cannot_start_run_and_unknowns():
     state = run(
         [

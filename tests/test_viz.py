@@ -88,8 +88,8 @@ def test_positions_are_stable_and_ignore_input_order():
 def test_positions_past_the_spring_limit_need_no_scipy():
     nodes = [f"n{i}" for i in range(layout.SPRING_LIMIT + 80)]
     edges = [(nodes[i], nodes[(i * 7 + 1) % len(nodes)]) for i in range(len(nodes))]
-    pos = layout.positions(nodes, edges)
-    assert set(pos) == set(nodes) and pos == layout.positions(nodes, edges)
+    pos = layout.arrange(nodes, edges).positions
+    assert set(pos) == set(nodes) and pos == layout.arrange(nodes, edges).positions
 
 
 def components(n: int) -> dict:

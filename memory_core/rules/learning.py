@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .turns import teaches
+
 
 @dataclass(frozen=True)
 class RunFacts:
@@ -18,7 +20,7 @@ class RunFacts:
 
 def record_teaches(nested_status: str | None) -> bool:
     """R5: a record of nested work that failed or was cancelled contributes nothing."""
-    return nested_status is None or nested_status == "completed"
+    return nested_status is None or teaches(nested_status)
 
 
 def world_skip_rule(run: RunFacts, *, persons_words: bool) -> str | None:

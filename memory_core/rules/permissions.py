@@ -13,7 +13,8 @@ def is_member(role: str | None) -> bool:
 
 
 def may_manage_settings(role: str | None) -> bool:
-    """R15: only the owner reads and changes the settings."""
+    """R15: only the owner reads and changes the settings and their audit, and (a decision,
+    docs/decisions.md) says who signs in as whom, as its settings are."""
     return role == "owner"
 
 
@@ -35,9 +36,3 @@ def may_delete_run(*, by: str, runs_person: str | None, role: str | None) -> boo
 def may_delete_account(owned: list[str]) -> bool:
     """R30: an owner's account cannot be deleted."""
     return not owned
-
-
-def may_link_identity(role: str | None) -> bool:
-    """R15 (a decision, docs/decisions.md): who signs in as whom in an organization is the owner's
-    to say, as its settings are; the command line (whoever runs it holds the database) may too."""
-    return role == "owner"

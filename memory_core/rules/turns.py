@@ -8,6 +8,11 @@ _TRANSITIONS = {
 }
 
 
+def teaches(status: str | None) -> bool:
+    """R1, R2, R5: only what completed teaches (a turn, or nested work a record came from)."""
+    return status == "completed"
+
+
 def takes_events(status: str) -> bool:
     """R1, R2: only an open turn takes events (records, steps, calls, reads, its end)."""
     return status == "open"

@@ -9,7 +9,7 @@ from typing import Any
 
 from .. import errors as E
 from ..plain import Obj
-from ..rules.permissions import is_member, may_correct, may_link_identity
+from ..rules.permissions import is_member, may_correct, may_manage_settings
 from . import queries, turns
 from .graph import find_fact
 from .house import Db, House, Tx
@@ -76,5 +76,5 @@ class Door(Lookups):
             self._person(s, by)
         if person is not None:
             self._person(s, person)
-        if by is not None and not may_link_identity(queries.role(s, by, org_id)):
+        if by is not None and not may_manage_settings(queries.role(s, by, org_id)):
             raise E.NotOwner(org_id, does=does)

@@ -12,7 +12,7 @@ from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..store import dashboard
 from ..store.drawing import graph_for_drawing
 from ..store.erasure import account_preview, run_preview
-from ..store.snapshot import graph_json, settings_of
+from ..store.snapshot import graph_json
 from . import shapes as sh
 from .base import UseCases
 
@@ -54,11 +54,6 @@ class Explore(UseCases):
         """One run with its turns and every record, failed and cancelled turns' included (R2)."""
         with self._read() as s:
             return cast("sh.RunDetail", dashboard.run_detail(s, org_id, run_id))
-
-    def settings_view(self, org_id: str) -> dict[str, bool]:
-        """The four settings for display; changing them is the owner's alone (R15)."""
-        with self._read() as s:
-            return settings_of(self._org(s, org_id))
 
     def graph(self, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph's entities and facts, as in the state format; with `limit`, its heaviest facts only

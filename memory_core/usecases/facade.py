@@ -180,7 +180,6 @@ class MemoryService:
     runs = delegate("_explore", Explore.runs)
     run_ids = delegate("_explore", Explore.run_ids)
     run_detail = delegate("_explore", Explore.run_detail)
-    settings_view = delegate("_explore", Explore.settings_view)
     graph = delegate("_explore", Explore.graph)
     graph_drawing = delegate("_explore", Explore.graph_drawing)
     facts_table = delegate("_explore", Explore.facts_table)

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from .. import errors as E
-from ..rules.permissions import may_manage_settings
 from ..rules.settings import SETTING_BY_NAME, settings_problem
 from ..store import moments, organizations, queries
 from ..store.snapshot import settings_of
@@ -17,22 +16,17 @@ from .results import SettingChange, SettingsChanged
 class OrgSettings(UseCases):
     """Use cases of settings (R11 to R16)."""
 
-    def get_settings(self, org_id: str, *, by: str) -> dict[str, bool]:
-        """R15: the owner reads the four settings."""
+    def get_settings(self, org_id: str, *, by: str | None = None) -> dict[str, bool]:
+        """R15: the owner reads the four settings (or the command line, `by` None)."""
         with self._read() as s:
-            org = self._org(s, org_id)
-            self._person(s, by)
-            if not may_manage_settings(queries.role(s, by, org_id)):
-                raise E.NotOwner(org_id, does="reads its settings (R15)")
-            return settings_of(org)
+            self._owner_or_cli(s, org_id, by, "reads its settings (R15)")
+            return settings_of(self._org(s, org_id))
 
     def set_settings(self, org_id: str, *, by: str, settings: Obj) -> SettingsChanged:
         """R15: the owner changes settings; the change is checked as a whole and audited."""
         with self._tx() as s:
+            self._owner_or_cli(s, org_id, by, "changes its settings (R15)")
             org = self._org(s, org_id)
-            self._person(s, by)
-            if not may_manage_settings(queries.role(s, by, org_id)):
-                raise E.NotOwner(org_id, does="changes its settings (R15)")
             problem = settings_problem(settings)
             if problem:
                 raise E.InvalidSetting(problem)
@@ -48,8 +42,10 @@ class OrgSettings(UseCases):
                 moments.mark_in(s, n, "settings", org=org_id, person=by, detail=detail)
             return SettingsChanged(settings=settings_of(self._org(s, org_id)), changed=tuple(changed))
 
-    def audit(self, org_id: str) -> list[sh.AuditRow]:
-        """Every settings change of an organization: who, when, from, to (R15)."""
+    def audit(self, org_id: str, *, by: str | None = None) -> list[sh.AuditRow]:
+        """R15: every settings change of an organization (who, when, from, to), for its owner (or the
+        command line, `by` None)."""
         with self._read() as s:
+            self._owner_or_cli(s, org_id, by, "reads its settings' audit (R15)")
             rows = queries.audit_rows(s, org_id)
             return [{"by": a.by, "at": a.at, "setting": a.setting, "from": a.old, "to": a.new} for a in rows]

@@ -7,7 +7,7 @@ from ..rules.learning import RunFacts
 from ..rules.permissions import is_member
 from ..rules.settings import stored_ephemeral
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
-from ..rules.turns import may_transition
+from ..rules.turns import may_transition, teaches
 from ..store import moments, queries
 from ..store import turns as store
 from ..store.graph import Changes, map_of
@@ -105,7 +105,7 @@ class Turns(UseCases):
                     raise E.NotAllowed.replacing_across_runs(replaces, its_run=replaced.run_id, run=run)
                 if not may_transition(replaced.status, "replaced"):
                     raise E.NotAllowed.replacing(replaces, replaced.status)
-                if replaced.status == "completed":
+                if teaches(replaced.status):
                     store.withdraw_teaching(db, replaces, changes, moment=n)
                 store.mark_replaced(db, replaces, moment=n)
             taken = map_of(store.map_counters(db, run_row.org_id))
@@ -200,7 +200,7 @@ class Turns(UseCases):
             if nested is None:
                 raise E.NestedNotOpen(work, turn_id)
             store.end_work(s, nested, status)
-            return WorkReturned(rule="R5" if status != "completed" else None)
+            return WorkReturned(rule=None if teaches(status) else "R5")
 
     def end_turn(self, turn_id: str, *, status: str) -> TurnEnded:
         """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
@@ -216,7 +216,7 @@ class Turns(UseCases):
             if "open" in nested.values():
                 raise E.NestedOpen.still_held(turn_id)
             n = moments.take_moment(db)
-            if status != "completed":
+            if not teaches(status):
                 store.end_untaught(db, turn_id, status, moment=n)
                 moments.mark(db, n, "turn_ended", org=turn.org_id, run=turn.run_id, turn=turn_id, detail=status)
                 return TurnEnded(status=status, rule="R2")  # a failed or cancelled turn teaches nothing

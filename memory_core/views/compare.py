@@ -10,7 +10,7 @@ from typing import Any
 from ..plain import Obj
 
 
-def fact_key(f: Mapping[str, Any]) -> tuple[Any, ...]:
+def fact_key(f: Mapping[str, Any]) -> tuple[object, ...]:
     """A fact as two moments both name it: its subject, relation and object (ids may differ)."""
     o = f["object"]
     return (f["subject"]["name"], f["subject"]["kind"], f["relation"], o.get("name"), o.get("kind"), o.get("value"))
@@ -28,9 +28,9 @@ class Compare:
     the facts whose weight moved."""
 
     since: int
-    added: set[tuple[Any, ...]] = field(default_factory=set)
+    added: set[tuple[object, ...]] = field(default_factory=set)
     gone: list[Obj] = field(default_factory=list)
-    weights: dict[tuple[Any, ...], float] = field(default_factory=dict)
+    weights: dict[tuple[object, ...], float] = field(default_factory=dict)
 
 
 def compare(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]], since: int) -> Compare:

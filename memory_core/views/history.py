@@ -5,51 +5,70 @@ Pure functions over what the store reads (store/past.py); nothing here touches a
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..plain import Obj
 from ..rules.weights import score
 from ..rules.wording import fact_label
+from .compare import fact_key
 
 #: A read's row as given (a shape of usecases/shapes.py, or a plain dict): read, never changed.
 Row = Mapping[str, Any]
 
 
+Said = Callable[[str | None, str | None, str | None, str | None], str]  # run, turn, detail, who -> words
+
+
+def _settings_changed(run: str | None, turn: str | None, detail: str | None, who: str | None) -> str:
+    changes = ", ".join(
+        f"{name} {'on' if state == 'on' else 'off'}"
+        for name, state in (part.rsplit(" ", 1) for part in (detail or "").split(", ") if part)
+    )
+    return f"{who or 'someone (account deleted)'} turned {changes}"
+
+
+def _opened(run: str | None, turn: str | None, detail: str | None, who: str | None) -> str:
+    if not run:
+        return "a turn opened in a run deleted since"
+    return f"{turn} opened in {run}" + (f", replacing {detail} (R3)" if detail else "")
+
+
+#: Each kind of moment in words, from its run, turn, detail and person (None where erased since, R33).
+_SAID: dict[str, Said] = {
+    "setup": lambda run, turn, detail, who: "memory set up (organizations, people, workflows)",
+    "run_started": lambda run, turn, detail, who: (
+        f"run {run} started" + (f" by {who}" if who else "") if run else "a run (deleted since) started"
+    ),
+    "turn_opened": _opened,
+    "step": lambda run, turn, detail, who: (
+        f"step {detail} in {turn} of {run}" if run else f"step {detail} in a run deleted since"
+    ),
+    "turn_ended": lambda run, turn, detail, who: (
+        f"{turn} {detail} in {run}" if run else f"a turn {detail} in a run deleted since"
+    ),
+    "run_ended": lambda run, turn, detail, who: (
+        "an ephemeral run ended and was erased" if detail == "erased" else f"run {run} ended"
+    ),
+    # R33: the moment of an erasure names no erased id
+    "run_deleted": lambda run, turn, detail, who: "a run deleted" + (f" by {who}" if who else ""),
+    "account_deleted": lambda run, turn, detail, who: "an account deleted",
+    "settings": _settings_changed,
+    "dispute": lambda run, turn, detail, who: (
+        f"{who or 'someone (account deleted)'} disputed a {detail or 'world'} fact"
+    ),
+    "retract": lambda run, turn, detail, who: (
+        f"{who or 'someone (account deleted)'} retracted a {detail or 'world'} fact"
+    ),
+}
+
+
 def moment_label(m: Row, names: dict[str, str] | None = None) -> str:
     """A moment as a person names it: "t3 completed in r1", "Dana turned LearnFromUsers off",
     "run r2 deleted". Pointers erased since (R33) read as such; `names` maps person ids to names."""
-    names = names or {}
-    who = names.get(m["person"] or "", m["person"]) if m["person"] else None
-    run, turn, what, detail = m["run"], m["turn"], m["what"], m["detail"]
-    if what == "setup":
-        return "memory set up (organizations, people, workflows)"
-    if what == "run_started":
-        return f"run {run} started" + (f" by {who}" if who else "") if run else "a run (deleted since) started"
-    if what == "turn_opened":
-        if not run:
-            return "a turn opened in a run deleted since"
-        return f"{turn} opened in {run}" + (f", replacing {detail} (R3)" if detail else "")
-    if what == "step":
-        return f"step {detail} in {turn} of {run}" if run else f"step {detail} in a run deleted since"
-    if what == "turn_ended":
-        return f"{turn} {detail} in {run}" if run else f"a turn {detail} in a run deleted since"
-    if what == "run_ended":
-        return "an ephemeral run ended and was erased" if detail == "erased" else f"run {run} ended"
-    if what == "run_deleted":  # R33: the moment of an erasure names no erased id
-        return "a run deleted" + (f" by {who}" if who else "")
-    if what == "account_deleted":
-        return "an account deleted"
-    if what == "settings":
-        changes = ", ".join(
-            f"{name} {'on' if state == 'on' else 'off'}"
-            for name, state in (part.rsplit(" ", 1) for part in (detail or "").split(", ") if part)
-        )
-        return f"{who or 'someone (account deleted)'} turned {changes}"
-    if what in ("dispute", "retract"):
-        verb = "disputed" if what == "dispute" else "retracted"
-        return f"{who or 'someone (account deleted)'} {verb} a {detail or 'world'} fact"
-    return what
+    who = (names or {}).get(m["person"] or "", m["person"]) if m["person"] else None
+    said = _SAID.get(m["what"])
+    return m["what"] if said is None else said(m["run"], m["turn"], m["detail"], who)
 
 
 def graph_name(graph: str, owner: str) -> str:
@@ -65,63 +84,56 @@ def named_graph(label: str, orgs: dict[str, str], people: dict[str, str]) -> str
     return f"{kind} · {names.get(owner, owner)}"
 
 
+def _added(f: Row) -> Obj:
+    return {
+        "fact": fact_label(f),
+        "weight": f["weight"],
+        "status": f["status"],
+        "supports": _votes(f["supports"]),
+        "disputes": len(f["disputes"]),
+    }
+
+
+def _changed(old: Row, new: Row) -> Obj | None:
+    """A fact's weight, status, supports and disputes from one moment to the other; None if none moved."""
+    moved = old["weight"] != new["weight"] or old["status"] != new["status"]
+    came = [s for s in new["supports"] if s not in old["supports"]]
+    went = [s for s in old["supports"] if s not in new["supports"]]
+    disputed = len(new["disputes"]) - len(old["disputes"])
+    if not (moved or came or went or disputed):
+        return None
+    return {
+        "fact": fact_label(new),
+        "weight": [old["weight"], new["weight"]],
+        "status": [old["status"], new["status"]],
+        "supports_added": _votes(came),
+        "supports_withdrawn": _votes(went),
+        "disputes_added": disputed,
+    }
+
+
+def _part(old: Row | None, new: Row | None) -> tuple[str, Obj | None]:
+    """Where a fact goes in a diff, and its row (None: nothing of it moved)."""
+    if old is None:
+        assert new is not None
+        return "added", _added(new)
+    if new is None:
+        return "gone", {"fact": fact_label(old), "weight": old["weight"], "status": old["status"]}
+    return "changed", _changed(old, new)
+
+
 def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
     """What changed between two moments, per graph: facts added, gone, and changed in weight or
     status, each with the supports and disputes that changed. `before` and `after` are FACT
     objects with `graph` and `owner` (the facts some moment between them changed)."""
-
-    def key(f: Row) -> tuple[Any, ...]:
-        o = f["object"]
-        return (
-            f["graph"],
-            f["owner"],
-            f["subject"]["name"],
-            f["subject"]["kind"],
-            f["relation"],
-            o.get("name"),
-            o.get("kind"),
-            o.get("value"),
-        )
-
-    a, b = {key(f): f for f in before}, {key(f): f for f in after}
+    a = {(f["graph"], f["owner"], *fact_key(f)): f for f in before}
+    b = {(f["graph"], f["owner"], *fact_key(f)): f for f in after}
     graphs: dict[str, Obj] = {}
-
-    def of(f: Row) -> Obj:
-        return graphs.setdefault(graph_name(f["graph"], f["owner"]), {"added": [], "gone": [], "changed": []})
-
     for k in sorted(set(a) | set(b), key=lambda k: tuple("" if x is None else str(x) for x in k)):
-        old, new = a.get(k), b.get(k)
-        ref = new or old
-        assert ref is not None
-        label = fact_label(ref)
-        if old is None and new is not None:
-            of(new)["added"].append(
-                {
-                    "fact": label,
-                    "weight": new["weight"],
-                    "status": new["status"],
-                    "supports": _votes(new["supports"]),
-                    "disputes": len(new["disputes"]),
-                }
-            )
-        elif new is None and old is not None:
-            of(old)["gone"].append({"fact": label, "weight": old["weight"], "status": old["status"]})
-        elif old is not None and new is not None:
-            moved = old["weight"] != new["weight"] or old["status"] != new["status"]
-            came = [s for s in new["supports"] if s not in old["supports"]]
-            went = [s for s in old["supports"] if s not in new["supports"]]
-            disputed = len(new["disputes"]) - len(old["disputes"])
-            if moved or came or went or disputed:
-                of(new)["changed"].append(
-                    {
-                        "fact": label,
-                        "weight": [old["weight"], new["weight"]],
-                        "status": [old["status"], new["status"]],
-                        "supports_added": _votes(came),
-                        "supports_withdrawn": _votes(went),
-                        "disputes_added": disputed,
-                    }
-                )
+        part, row = _part(a.get(k), b.get(k))
+        if row is not None:
+            graph = graph_name(*k[:2])
+            graphs.setdefault(graph, {"added": [], "gone": [], "changed": []})[part].append(row)
     return {g: graphs[g] for g in sorted(graphs, key=lambda g: (("World", "User", "Flow").index(g.split()[0]), g))}
 
 
@@ -150,24 +162,7 @@ def weight_through_time(
     `elsewhere` (evidence in another organization's run, seen from this one) is said without its
     source, run or turn (R23); its key still counts once among the sources (R25)."""
     names = names or {}
-    steps: dict[int, list[str]] = {}
-    for s in supports:
-        where = f"{s['turn']} in {s['run']}" if s["run"] else "a run erased since"
-        said = f"{s['origin']} {s['key']}"
-        if s.get("elsewhere"):
-            said, where = s["origin"], "another organization's run, withheld (R23)"
-        steps.setdefault(s["since"], []).append(f"support from {said} ({where})")
-        if s["until"] is not None:
-            m = moments.get(s["until"], {})
-            by = f" when {m['turn']} replaced {s['turn']}" if m.get("turn") and s["turn"] else " by a replacement (R3)"
-            steps.setdefault(s["until"], []).append(
-                f"support from {said} withdrawn{by if not s.get('elsewhere') else ' by a replacement (R3)'}"
-            )
-    for d in disputes:
-        who = names.get(d["by"], d["by"]) if d["by"] else "a deleted account"
-        steps.setdefault(d["since"], []).append(f"dispute by {who} (R28)")
-    if retracted_at is not None:
-        steps.setdefault(retracted_at, []).append("retracted by the owner (R28)")
+    steps = _causes(supports, disputes, retracted_at, moments=moments, names=names)
     out = []
     for n in sorted(steps):
         live = [
@@ -188,6 +183,44 @@ def weight_through_time(
                 "cause": "; ".join(steps[n]),
                 "moment_label": moment_label(row, names) if row else "before history was kept",
             }
+        )
+    return out
+
+
+def _causes(
+    supports: Sequence[Row],
+    disputes: Sequence[Row],
+    retracted_at: int | None,
+    *,
+    moments: Mapping[int, Row],
+    names: dict[str, str],
+) -> dict[int, list[str]]:
+    """What changed a fact's weight at each moment, in words (R3, R23, R28)."""
+    steps: dict[int, list[str]] = {}
+    for s in supports:
+        for n, said in _support_causes(s, moments):
+            steps.setdefault(n, []).append(said)
+    for d in disputes:
+        who = names.get(d["by"], d["by"]) if d["by"] else "a deleted account"
+        steps.setdefault(d["since"], []).append(f"dispute by {who} (R28)")
+    if retracted_at is not None:
+        steps.setdefault(retracted_at, []).append("retracted by the owner (R28)")
+    return steps
+
+
+def _support_causes(s: Row, moments: Mapping[int, Row]) -> list[tuple[int, str]]:
+    """A support's arrival and, if a replacement withdrew it, its withdrawal (R3); said without its
+    source, run or turn when it is another organization's evidence (R23)."""
+    where = f"{s['turn']} in {s['run']}" if s["run"] else "a run erased since"
+    said = f"{s['origin']} {s['key']}"
+    if s.get("elsewhere"):
+        said, where = s["origin"], "another organization's run, withheld (R23)"
+    out = [(s["since"], f"support from {said} ({where})")]
+    if s["until"] is not None:
+        m = moments.get(s["until"], {})
+        by = f" when {m['turn']} replaced {s['turn']}" if m.get("turn") and s["turn"] else " by a replacement (R3)"
+        out.append(
+            (s["until"], f"support from {said} withdrawn{by if not s.get('elsewhere') else ' by a replacement (R3)'}")
         )
     return out
 

@@ -46,17 +46,6 @@ class Drawing:
     font: float
 
 
-def positions(
-    nodes: Iterable[str],
-    edges: Iterable[tuple[str, str]],
-    sizes: Mapping[str, float] | None = None,
-    labels: Mapping[str, str] | None = None,
-    relation: float = 0.0,
-) -> dict[str, tuple[float, float]]:
-    """Pixel positions for each node (see `arrange`)."""
-    return arrange(nodes, edges, sizes, labels, relation).positions
-
-
 def arrange(
     nodes: Iterable[str],
     edges: Iterable[tuple[str, str]],

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
 
 from ..rules.visibility import reads_through
+from ..usecases.shapes import RunRow
 
 
-def readable_turns(runs: Iterable[Mapping[str, Any]], person: str | None) -> list[tuple[str, str]]:
+def readable_turns(runs: Iterable[RunRow], person: str | None) -> list[tuple[str, str]]:
     """(run, turn) of each open turn of a run still going whose person is `person`, in the runs' order."""
     return [
         (r["id"], t["id"])

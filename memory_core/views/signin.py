@@ -35,12 +35,17 @@ def auth_problems(section: Mapping[str, Any]) -> list[str]:
             "/oauth2callback, e.g. https://memory.example.com/oauth2callback"
         )
     for name in providers(section):
-        table = section if name is None else section[name]
-        where = "[auth]" if name is None else f"[auth.{name}]"
-        problems += [f"{SECRETS} {where}: `{k}` is missing" for k in OWN if not table.get(k)]
-        url = str(table.get("server_metadata_url") or "")
-        if url and not (urlsplit(url).scheme in {"http", "https"} and urlsplit(url).netloc):
-            problems.append(f"{SECRETS} {where}: `server_metadata_url` {url!r} is not an http(s) URL")
+        problems += _provider_problems(section if name is None else section[name], name)
+    return problems
+
+
+def _provider_problems(table: Mapping[str, Any], name: str | None) -> list[str]:
+    """What one provider's table lacks: its own keys, and a discovery URL that is http(s)."""
+    where = "[auth]" if name is None else f"[auth.{name}]"
+    problems = [f"{SECRETS} {where}: `{k}` is missing" for k in OWN if not table.get(k)]
+    url = str(table.get("server_metadata_url") or "")
+    if url and not (urlsplit(url).scheme in {"http", "https"} and urlsplit(url).netloc):
+        problems.append(f"{SECRETS} {where}: `server_metadata_url` {url!r} is not an http(s) URL")
     return problems
 
 

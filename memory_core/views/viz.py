@@ -8,7 +8,7 @@ import html
 import io
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,8 +162,22 @@ def why_empty(facts: list[Obj], flt: Filters) -> str:
     """The filter that leaves nothing to draw, found by applying the filters one at a time."""
     if not facts:
         return "this graph holds no fact yet"
-    focus = flt.focus.split(":", 1) if flt.focus else None
-    steps = [
+    left = facts
+    for keep, words in _filter_steps(flt):
+        kept = [f for f in left if keep(f)]
+        if not kept:
+            return words + (f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else "")
+        left = kept
+    if flt.focus:
+        focus = flt.focus.split(":", 1)
+        others = " that the other filters keep" if len(left) < len(facts) else ""
+        return f"the focus entity {focus[1]} ({focus[0]}) has no facts within depth {flt.depth}{others}"
+    return f"the entity cap {flt.cap} is below the two entities a fact needs"
+
+
+def _filter_steps(flt: Filters) -> list[tuple[Callable[[Obj], bool], str]]:
+    """Each filter, as a test of a fact and the words for when it leaves none."""
+    return [
         (
             lambda f: f["status"] in flt.statuses,
             f"the status filter ({_words(flt.statuses)}) excludes all"
@@ -182,17 +196,6 @@ def why_empty(facts: list[Obj], flt: Filters) -> str:
         ),
         (lambda f: f["weight"] >= flt.min_weight, f"the minimum weight {flt.min_weight:.2f} leaves no fact"),
     ]
-    left = facts
-    for keep, words in steps:
-        kept = [f for f in left if keep(f)]
-        if not kept:
-            return words + (f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else "")
-        left = kept
-    if focus:
-        name = f"{focus[1]} ({focus[0]})"
-        others = " that the other filters keep" if len(left) < len(facts) else ""
-        return f"the focus entity {name} has no facts within depth {flt.depth}{others}"
-    return f"the entity cap {flt.cap} is below the two entities a fact needs"
 
 
 def _short(name: str, most: int = 22) -> str:
@@ -207,6 +210,69 @@ def _labelled(nodes: Iterable[str], heft: dict[str, float], always: set[str]) ->
     if len(ids) <= LABEL_ALL:
         return set(ids)
     return set(sorted(ids, key=lambda n: (-heft[n], n))[:LABEL_TOP]) | (always & set(ids))
+
+
+def _pick(facts: Iterable[Obj], nodes: dict[str, Obj], cap: int, *, both_new: bool = True) -> list[Obj]:
+    """The facts, heaviest first, whose ends fit under the cap of entities (`nodes`, grown with them);
+    without `both_new`, only facts touching an entity already drawn."""
+    picked = []
+    for f in sorted(facts, key=lambda f: -f["weight"]):
+        new = [e for e in (f["subject"], f["object"]) if _node_id(e) not in nodes]
+        if (not both_new and len(new) == 2) or len(nodes) + len(new) > cap:
+            continue
+        nodes |= {_node_id(e): e for e in new}
+        picked.append(f)
+    return picked
+
+
+def _node_row(nid: str, e: Obj, *, facts: int, named: bool, opened: bool, big: bool) -> Obj:
+    """An entity as drawn: its name (under its dot when `named`), kind, colour, size by its facts."""
+    name, kind = str(e.get("name", e.get("value"))), e.get("kind", "value")
+    return {
+        "id": nid,
+        "name": name,
+        "label": _short(name) if named else "",
+        "kind": kind,
+        "facts": facts,
+        "color": color_of(kind),
+        "size": 3 + 1.2 * facts**0.5 if big else 10 + 4 * facts**0.5,
+        "title": f"{name} ({kind})\n{facts} facts drawn" + ("\n(open: double-click to close)" if opened else ""),
+        "open": opened,  # the focus or an entity expanded: drawn with a thick border
+    }
+
+
+def _edge_row(f: Obj, gone: bool, *, compare: Compare | None, many: int, marked: set[str]) -> Obj:
+    """A fact as drawn among `many`: its ends, weight, status, what changed (R32), and its title."""
+    change, said = change_of(f, compare, gone)
+    thin = many > THIN
+    return {
+        "from": _node_id(f["subject"]),
+        "to": _node_id(f["object"]),
+        "fact": None if gone else f.get("id"),  # the fact's database id when read with ids: a link to its weight
+        "relation": f["relation"],
+        "label": f["relation"] if many <= EDGE_LABELS else "",
+        "weight": f["weight"],
+        "status": f["status"],
+        "width": 0.5 + 2 * f["weight"] if thin else 1 + 6 * f["weight"],
+        "thin": thin,
+        "dashes": f["status"] == "disputed" or gone,
+        "highlight": fact_label(f) in marked,
+        "change": change,
+        "title": f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n"
+        f"{plural(f['sources'], 'independent source')}, {plural(_count(f, 'supports'), 'support')}, "
+        f"{plural(_count(f, 'disputes'), 'dispute')}" + said,
+    }
+
+
+def _tallies(facts: list[Obj]) -> tuple[dict[str, int], dict[str, float]]:
+    """Each entity's facts drawn, and their weights summed (which names are drawn)."""
+    degree: dict[str, int] = {}
+    heft: dict[str, float] = {}
+    for f in facts:
+        for nid in (_node_id(f["subject"]), _node_id(f["object"])):
+            degree[nid] = degree.get(nid, 0) + 1
+            heft[nid] = heft.get(nid, 0.0) + f["weight"]
+    return degree, heft
 
 
 def plan(
@@ -224,75 +290,22 @@ def plan(
     facts = [f for f in graph["facts"] if _matches(f, flt)]
     if flt.focus:
         facts = _neighbourhood(facts, flt.focus, flt.depth, flt.expanded)
-    marked = set(highlight)
-    chosen: list[Obj] = []
     nodes: dict[str, Obj] = {}
-    for f in sorted(facts, key=lambda f: -f["weight"]):
-        ends = [f["subject"], f["object"]]
-        new = [e for e in ends if _node_id(e) not in nodes]
-        if len(nodes) + len(new) > flt.cap:
-            continue
-        for e in new:
-            nodes[_node_id(e)] = e
-        chosen.append(f)
-    ghosts: list[Obj] = []
-    for f in sorted((g for g in (compare.gone if compare else []) if _matches(g, flt)), key=lambda f: -f["weight"]):
-        ends = [f["subject"], f["object"]]
-        new = [e for e in ends if _node_id(e) not in nodes]
-        if (flt.focus and len(new) == 2) or len(nodes) + len(new) > flt.cap:
-            continue
-        for e in new:
-            nodes[_node_id(e)] = e
-        ghosts.append(f)
-    all_nodes = {_node_id(e) for f in facts for e in (f["subject"], f["object"])}
-    degree: dict[str, int] = {}
-    heft: dict[str, float] = {}
-    for f in chosen + ghosts:
-        for e in (f["subject"], f["object"]):
-            degree[_node_id(e)] = degree.get(_node_id(e), 0) + 1
-            heft[_node_id(e)] = heft.get(_node_id(e), 0.0) + f["weight"]
+    chosen = _pick(facts, nodes, flt.cap)
+    gone = [g for g in (compare.gone if compare else []) if _matches(g, flt)]
+    ghosts = _pick(gone, nodes, flt.cap, both_new=not flt.focus)
+    degree, heft = _tallies(chosen + ghosts)
     opened = set(flt.expanded) if flt.focus else set()
     named = _labelled(nodes, heft, ({flt.focus} if flt.focus else set()) | opened)
-    edge_labels = len(chosen) + len(ghosts) <= EDGE_LABELS
-    thin = len(chosen) + len(ghosts) > THIN
     node_rows = [
-        {
-            "id": nid,
-            "name": str(e.get("name", e.get("value"))),
-            "label": _short(str(e.get("name", e.get("value")))) if nid in named else "",
-            "kind": e.get("kind", "value"),
-            "facts": degree[nid],
-            "color": color_of(e.get("kind", "value")),
-            "size": 10 + 4 * degree[nid] ** 0.5 if len(nodes) <= BIG else 3 + 1.2 * degree[nid] ** 0.5,
-            "title": f"{e.get('name', e.get('value'))} ({e.get('kind', 'value')})\n{degree[nid]} facts drawn"
-            + ("\n(open: double-click to close)" if nid in opened else ""),
-            "open": nid in opened,  # the focus or an entity expanded: drawn with a thick border
-        }
+        _node_row(nid, e, facts=degree[nid], named=nid in named, opened=nid in opened, big=len(nodes) > BIG)
         for nid, e in nodes.items()
     ]
-    edge_rows = [
-        {
-            "from": _node_id(f["subject"]),
-            "to": _node_id(f["object"]),
-            "fact": None if gone else f.get("id"),  # the fact's database id when read with ids: a link to its weight
-            "relation": f["relation"],
-            "label": f["relation"] if edge_labels else "",
-            "weight": f["weight"],
-            "status": f["status"],
-            "width": 0.5 + 2 * f["weight"] if thin else 1 + 6 * f["weight"],
-            "thin": thin,
-            "dashes": f["status"] == "disputed" or gone,
-            "highlight": fact_label(f) in marked,
-            "change": change,
-            "title": f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n"
-            f"{plural(f['sources'], 'independent source')}, {plural(_count(f, 'supports'), 'support')}, "
-            f"{plural(_count(f, 'disputes'), 'dispute')}" + said,
-        }
-        for f, gone in [(f, False) for f in chosen] + [(f, True) for f in ghosts]
-        for change, said in [change_of(f, compare, gone)]
-    ]
-    reason = "" if chosen or ghosts else why_empty(graph["facts"], flt)
-    left_out = len(all_nodes - set(nodes))
+    drawn = [(f, False) for f in chosen] + [(f, True) for f in ghosts]
+    many, marked = len(drawn), set(highlight)
+    edge_rows = [_edge_row(f, gone, compare=compare, many=many, marked=marked) for f, gone in drawn]
+    reason = "" if drawn else why_empty(graph["facts"], flt)
+    left_out = len({_node_id(e) for f in facts for e in (f["subject"], f["object"])} - set(nodes))
     return Plan(node_rows, edge_rows, len(facts), len(facts) - len(chosen), left_out, reason, len(ghosts))
 
 
@@ -384,6 +397,12 @@ def _edge_color(e: Obj) -> str:
     return "#999999" if e["status"] != "active" else "#555555"
 
 
+#: pyvis's template besides the drawing: a white page, no heading, physics, DOT, menus or highlight.
+PYVIS_PAGE: Obj = {"width": "100%", "heading": "", "bgcolor": "#ffffff", "cdn_resources": "in_line", "dot_lang": ""}
+PYVIS_PAGE |= dict.fromkeys(("physics_enabled", "use_DOT", "widget", "conf", "tooltip_link"), False)
+PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_menu", "notebook"), False)
+
+
 def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
     """pyvis's page (its template, as `pyvis.network.Network` fills it for a directed network with
     these nodes, edges and OPTIONS, its libraries inlined), the template escaping every value it
@@ -395,26 +414,7 @@ def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) ->
     page = str(
         templates(folder)
         .get_template("template.html")
-        .render(
-            height=height,
-            width="100%",
-            nodes=nodes,
-            edges=edges,
-            heading="",
-            options=json.dumps(options),
-            physics_enabled=False,
-            use_DOT=False,
-            dot_lang="",
-            widget=False,
-            bgcolor="#ffffff",
-            conf=False,
-            tooltip_link=False,
-            neighborhood_highlight=False,
-            select_menu=False,
-            filter_menu=False,
-            notebook=False,
-            cdn_resources="in_line",
-        )
+        .render(height=height, nodes=nodes, edges=edges, options=json.dumps(options), **PYVIS_PAGE)
     )
     head, body = page.split("</head>", 1) if "</head>" in page else (page, None)
     for name in dict.fromkeys(MARK.findall(head)):  # each library once, in the head only (memory's text is below)

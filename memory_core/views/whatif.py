@@ -11,6 +11,7 @@ from ..rules.settings import DEFAULT_SETTINGS
 from ..usecases.export import without_nulls
 from ..usecases.facade import MemoryService
 from ..usecases.results import RunEnded, RunStarted, StepRun, TurnEnded
+from ..usecases.shapes import RunRow
 from .text import plural
 from .viz import fact_label
 
@@ -90,6 +91,20 @@ BEHAVIOUR = (
 )
 
 
+def _counted(e: Obj, o: object, *, mine: set[str], turns: dict[str, str]) -> list[str]:
+    """The rows of `behaviour` one event's outcome counts in (None: refused, it did nothing), and
+    the rule that kept out each claim a turn's end skipped (R8a to R8d, R9, R10, R30)."""
+    if isinstance(o, RunStarted) and e["run"] in mine and e.get("ephemeral"):
+        return [ASKED] + ([] if o.ephemeral else ["of which stored as permanent (R11)"])
+    if isinstance(o, RunEnded) and e["run"] in mine and o.erased:
+        return ["of which erased at their end (R17)"]
+    if isinstance(o, StepRun) and e["turn"] in turns:
+        return ["steps run" if o.shortcut is None else "steps skipped by a shortcut (R22)"]
+    if isinstance(o, TurnEnded) and e["turn"] in turns:
+        return [k.rule for k in o.skipped]
+    return []
+
+
 def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
     """What the organization's runs did in a replay, read from each event's result (an ephemeral
     run's turns are erased with it, so its end state cannot say): runs asked to be ephemeral, and
@@ -102,19 +117,11 @@ def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
     out = dict.fromkeys(BEHAVIOUR, 0)
     kept: dict[str, int] = {}
     for e, r in zip(events, results, strict=False):
-        o = r.outcome
-        if o is None:
-            continue  # refused: it did nothing
-        if isinstance(o, RunStarted) and e["run"] in mine and e.get("ephemeral"):
-            out[ASKED] += 1
-            out["of which stored as permanent (R11)"] += not o.ephemeral
-        elif isinstance(o, RunEnded) and e["run"] in mine and o.erased:
-            out["of which erased at their end (R17)"] += 1
-        elif isinstance(o, StepRun) and e["turn"] in turns:
-            out["steps run" if o.shortcut is None else "steps skipped by a shortcut (R22)"] += 1
-        elif isinstance(o, TurnEnded) and e["turn"] in turns:
-            for k in o.skipped:
-                kept[k.rule] = kept.get(k.rule, 0) + 1
+        for row in _counted(e, r.outcome, mine=mine, turns=turns):  # a rule: a claim it kept out
+            if row in out:
+                out[row] += 1
+            else:
+                kept[row] = kept.get(row, 0) + 1
     for rule in sorted(kept, key=lambda r: (int("".join(c for c in r if c.isdigit())), r)):
         out[f"claims kept out by {rule}"] = kept[rule]
     return out
@@ -191,37 +198,32 @@ def _turn_events(t: Obj, person: str) -> list[Obj]:
     return out
 
 
-def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
-    """The organization's recorded history as a scenario, under the settings it has now, and what
-    could not be put back. Memory keeps its inputs (runs, turns in the order they opened, every
-    record with its claims, the end of each turn, nested work, disputes, retractions): replayed in
-    that order they teach what they taught. Each run starts right before its first turn and ends,
-    if it ended, right after its last. What it cannot replay: runs erased since (R17, R29: their
-    records are gone, their votes stay in the live weights), a replacement (replayed as
-    completed), and the order of corrections among turns (disputes and retractions come last)."""
-    orgs = {o["id"]: o for o in svc.organizations()}
-    members = svc.members(org)
-    people: dict[str, Obj] = {
-        m["id"]: {"id": m["id"], "name": m["name"], "memberships": {org: m["role"]}} for m in members
-    }
-    settings = svc.settings_view(org)
-    gaps: list[str] = []
-    erased_person = "erased-account"
-    turns: list[tuple[int, Obj]] = []  # (the order it opened, the turn with its run's facts)
+def _started(r: RunRow, org: str, person: str) -> Obj:
+    """A recorded run's start_run event: its workflow and the ephemeral run it asked for, if any."""
+    start: Obj = {"do": "start_run", "run": r["id"], "org": org, "person": person, "surface": r["surface"]}
+    if r["workflow"]:
+        start["workflow"] = r["workflow"]
+    if r["requested_ephemeral"]:
+        start["ephemeral"] = True
+    return start
+
+
+ERASED = "erased-account"  # who a run of a deleted account (R30) is replayed as
+
+
+def _runs(svc: MemoryService, org: str, people: dict[str, Obj], gaps: list[str]) -> list[Obj]:
+    """Every run's events: each starts right before its first turn (runs without one where they stand),
+    its turns in the order they opened, and it ends, if it ended, right after its last turn."""
+    turns: list[tuple[int, Obj]] = []  # (the order it opened, the turn with its run and person)
     starts: dict[str, Obj] = {}
     last_of: dict[str, str | None] = {}
     runs = svc.runs(org)
     ended = {r["id"] for r in runs if r["ended"]}
     for r in runs:
-        person = r["person"] if r["person"] in people else erased_person
-        if person == erased_person:
+        person = r["person"] if r["person"] in people else ERASED
+        if person == ERASED:
             people.setdefault(person, {"id": person, "name": "An erased account", "memberships": {org: "member"}})
-        start: Obj = {"do": "start_run", "run": r["id"], "org": org, "person": person, "surface": r["surface"]}
-        if r["workflow"]:
-            start["workflow"] = r["workflow"]
-        if r["requested_ephemeral"]:
-            start["ephemeral"] = True
-        starts[r["id"]] = start
+        starts[r["id"]] = _started(r, org, person)
         detail = svc.run_detail(org, r["id"])
         last_of[r["id"]] = detail["turns"][-1]["id"] if detail["turns"] else None
         for t in detail["turns"]:
@@ -232,12 +234,19 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
     for run_id, begun in starts.items():  # runs without a turn start where they stand
         if last_of[run_id] is None:
             events += [begun] + ([{"do": "end_run", "run": run_id}] if run_id in ended else [])
-    for _, turn in sorted(turns, key=lambda pair: pair[0]):  # the turn's detail with its run and person
+    for _, turn in sorted(turns, key=lambda pair: pair[0]):
         if turn["run"] in starts:  # the run starts right before its first turn
             events.append(starts.pop(turn["run"]))
         events += _turn_events(turn, turn["person"])
         if turn["id"] == last_of[turn["run"]] and turn["run"] in ended:
             events.append({"do": "end_run", "run": turn["run"]})
+    return events
+
+
+def _corrections(svc: MemoryService, org: str, people: dict[str, Obj], owner: str, gaps: list[str]) -> list[Obj]:
+    """The disputes and retractions of the organization's World facts (R28), and what erased runs and
+    accounts took with them (R17, R29, R30) said in `gaps`."""
+    events: list[Obj] = []
     for f in svc.facts_table(org, graphs=("world",)):
         if f["disputes"] or f["status"] == "retracted":
             b = svc.fact_breakdown(int(f["id"]), org=org)
@@ -251,16 +260,35 @@ def history_of(svc: MemoryService, org: str) -> tuple[Obj, list[str]]:
                 else:
                     gaps.append("a dispute by an erased account is not replayed")
             if f["status"] == "retracted":
-                owner = next(m["id"] for m in members if m["role"] == "owner")
                 events.append({"do": "retract", "org": org, "by": owner, "fact": fact})
         if f["erased"]:
             gaps.append(
                 f"{plural(f['erased'], 'support')} of {f['subject']} —{f['relation']}→ {f['object']} came from erased runs"
             )
+    return events
+
+
+def history_of(svc: MemoryService, org: str, *, by: str | None = None) -> tuple[Obj, list[str]]:
+    """The organization's recorded history as a scenario, under the settings it has now, and what
+    could not be put back. Memory keeps its inputs (runs, turns in the order they opened, every
+    record with its claims, the end of each turn, nested work, disputes, retractions): replayed in
+    that order they teach what they taught. What it cannot replay: runs erased since (R17, R29: their
+    records are gone, their votes stay in the live weights), a replacement (replayed as
+    completed), and the order of corrections among turns (disputes and retractions come last).
+    Its settings are the owner's to read (R15: `by`, refused to anyone else)."""
+    settings = svc.get_settings(org, by=by)
+    o = next(o for o in svc.organizations() if o["id"] == org)
+    members = svc.members(org)
+    people: dict[str, Obj] = {
+        m["id"]: {"id": m["id"], "name": m["name"], "memberships": {org: m["role"]}} for m in members
+    }
+    gaps: list[str] = []
+    events = _runs(svc, org, people, gaps)
+    events += _corrections(svc, org, people, next((m["id"] for m in members if m["role"] == "owner"), ""), gaps)
     doc = {
         "format": "memory-scenario/1",
-        "title": f"The recorded history of {orgs[org]['name']}",
-        "organizations": [{"id": org, "name": orgs[org]["name"], "owner": orgs[org]["owner"], "settings": settings}],
+        "title": f"The recorded history of {o['name']}",
+        "organizations": [{"id": org, "name": o["name"], "owner": o["owner"], "settings": settings}],
         "people": list(people.values()),
         "workflows": [without_nulls(w) for w in svc.workflows(org)],
         "events": events,
