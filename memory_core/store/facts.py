@@ -17,7 +17,8 @@ from ..plain import Obj
 from ..rules.keys import display_name, entity_key, name_key, value_key
 from ..rules.weights import score
 from . import moments
-from .driver import Driver, column_names, columns, in_list, insert, json_value
+from .dialect import in_list
+from .driver import Driver, column_names, columns, insert, json_value
 from .graph import Changes, _chunks
 from .models import Entity, Fact
 

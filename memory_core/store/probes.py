@@ -24,7 +24,8 @@ from ..plain import Obj
 from ..rules.keys import name_key, value_key
 from ..rules.shortcuts import GRAPH_ORDER
 from ..rules.visibility import evidence_elsewhere
-from .driver import Driver, for_update, json_value
+from .dialect import for_update
+from .driver import Driver, json_value
 from .snapshot import fact_sort_key
 
 TURN = for_update(

@@ -18,7 +18,8 @@ from .. import errors as E
 from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME
 from . import ids, moments, queries
-from .driver import Driver, defaults_of, driver_of, for_update, insert
+from .dialect import for_update
+from .driver import Driver, defaults_of, driver_of, insert
 from .erasure import erase_run
 from .facts import withdraw
 from .graph import Changes
