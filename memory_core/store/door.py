@@ -10,7 +10,7 @@ from typing import Any
 from .. import errors as E
 from ..plain import Obj
 from ..rules.permissions import is_member, may_correct, may_link_identity
-from . import queries, turns
+from . import ids, queries, turns
 from .graph import find_fact
 from .house import Db, House, Tx
 from .lookups import Lookups, RunRef
@@ -35,11 +35,10 @@ class Door(Lookups):
         return self.house.driver_tx(serializable=serializable)
 
     @staticmethod
-    def _used(s: Tx, kind: str, ident: str) -> None:
+    def _used(s: Tx | Db, kind: str, ident: str) -> None:
         """Take a run or turn id for good, or refuse one used before, erased ones included (R33)."""
-        if queries.id_used(s, kind, ident):
+        if not ids.claim(s, kind, ident):
             raise E.DuplicateId(kind, ident)
-        queries.use_id(s, kind, ident)
 
     @classmethod
     def _step(cls, s: Tx, run: RunRef, step: str) -> Obj:

@@ -97,8 +97,12 @@ class Driver:
 
 
 @contextmanager
-def driver_of(s: Session) -> Iterator[Driver]:
-    """The driver under an ORM session's transaction, its pending objects written first."""
+def driver_of(s: Session | Driver) -> Iterator[Driver]:
+    """The driver of a use case's transaction: itself, or the one under an ORM session's (its pending
+    objects written first)."""
+    if isinstance(s, Driver):
+        yield s
+        return
     s.flush()
     db = Driver(s.connection().connection.dbapi_connection, dialect_of(s.get_bind()))  # type: ignore[arg-type]
     try:

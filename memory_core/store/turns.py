@@ -17,7 +17,7 @@ from sqlmodel import Session
 from .. import errors as E
 from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME
-from . import ids, moments, queries
+from . import moments, queries
 from .dialect import for_update
 from .driver import Driver, defaults_of, driver_of, insert
 from .erasure import erase_run
@@ -132,11 +132,6 @@ def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
     return TurnToReplaceRow._make(hit[0]) if hit else None
 
 
-def claim_id(db: Driver, kind: str, ident: str) -> bool:
-    """Take an id for good: False when it was ever used for this kind of thing, erased ones included."""
-    return ids.claim(db, kind, ident)
-
-
 def withdraw_teaching(db: Driver, turn_id: str, changes: Changes, *, moment: int) -> None:
     """R3: the supports a replaced turn taught leave, and every fact they touched is recomputed."""
     taught = [SupportOfTurnRow._make(r) for r in db.rows(SUPPORTS_OF_TURN, {"t": turn_id})]
@@ -181,23 +176,17 @@ class NewRecord(NamedTuple):
         return f"{self.turn_id}#{self.number}"
 
 
-def add_record(db: Driver, record: NewRecord) -> str:
-    """The one way a record is added: written, and the turn's next number moved past it."""
-    row = record._asdict()
-    row["id"] = record.id
-    row["claims"] = db.json(record.claims)
-    db.change(ADD_RECORD, row)
-    db.change(SET_NEXT_RECORD, {"t": record.turn_id, "n": record.number + 1})
-    return record.id
-
-
-def add_record_in(s: Session, record: NewRecord) -> str:
-    """`add_record` inside an ORM transaction: the turn's ORM object learns its next number."""
-    with driver_of(s) as db:
-        add_record(db, record)
-    turn = s.get(Turn, record.turn_id)
-    if turn is not None:
-        s.expire(turn, ["next_record"])
+def add_record(tx: Session | Driver, record: NewRecord) -> str:
+    """The one way a record is added: written, and the turn's next number moved past it (in an ORM
+    transaction, its turn object learns the number)."""
+    with driver_of(tx) as db:
+        row = record._asdict()
+        row["id"] = record.id
+        row["claims"] = db.json(record.claims)
+        db.change(ADD_RECORD, row)
+        db.change(SET_NEXT_RECORD, {"t": record.turn_id, "n": record.number + 1})
+    if isinstance(tx, Session) and (turn := tx.get(Turn, record.turn_id)) is not None:
+        tx.expire(turn, ["next_record"])
     return record.id
 
 

@@ -20,9 +20,9 @@ class Corrections(UseCases):
             f = self._correctable(s, org, by, fact, graph, doing="dispute")
             if queries.has_disputed(s, f.id, by):
                 raise E.NotAllowed.disputing_again(by)
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             changes = corrections.add_dispute(s, f.id, by=by, contribution=DISPUTE_CONTRIBUTION, moment=n)
-            moments.mark_in(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
+            moments.mark(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 
     def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
@@ -33,9 +33,9 @@ class Corrections(UseCases):
                 raise E.NotOwner(org, does="retracts its world facts (R28)")
             if f.retracted:  # accepted, and changes nothing (a decision beside R28)
                 return Corrected(changes=[], weight=f.weight, status=f.status)
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             changes = corrections.retract(s, f.id, moment=n)
-            moments.mark_in(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
+            moments.mark(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 
 

@@ -33,9 +33,9 @@ class Erasure(UseCases):
                 raise E.NotAllowed.deleting_run(run_id, run.org_id)
             if run.ended:  # R17 as written: any event on an ended run, deletion included
                 raise E.RunEnded(run_id, then="R17 refuses any later event on it, deletion included")
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             summary = erase_run(s, run)
-            moments.mark_in(s, n, "run_deleted", org=run.org_id, person=by)  # R33: not the erased run's id
+            moments.mark(s, n, "run_deleted", org=run.org_id, person=by)  # R33: not the erased run's id
         return RunDeleted.of(summary, self.house.scrub_after())
 
     def delete_account(self, person_id: str) -> AccountDeleted:
@@ -45,7 +45,7 @@ class Erasure(UseCases):
             owned = queries.owned_orgs(s, person_id)
             if not may_delete_account(owned):
                 raise E.NotAllowed.deleting_owner(person_id, owned)
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             summary = erase_account(s, person)
-            moments.mark_in(s, n, "account_deleted")
+            moments.mark(s, n, "account_deleted")
         return AccountDeleted.of(summary, self.house.scrub_after())

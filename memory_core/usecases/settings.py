@@ -38,14 +38,14 @@ class OrgSettings(UseCases):
                 raise E.InvalidSetting(problem)
             at = datetime.now(UTC).isoformat(timespec="seconds")
             changed: list[SettingChange] = []
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             for name, value in settings.items():
                 old = bool(getattr(org, SETTING_BY_NAME[name].column))
                 if organizations.change_setting(s, org_id, name, value, by=by, at=at, moment=n):
                     changed.append(SettingChange(name, old, value))
             if changed:  # R32: a change of settings is a moment; asking for what already holds is not
                 detail = ", ".join(f"{c.setting} {'on' if c.new else 'off'}" for c in changed)
-                moments.mark_in(s, n, "settings", org=org_id, person=by, detail=detail)
+                moments.mark(s, n, "settings", org=org_id, person=by, detail=detail)
             return SettingsChanged(settings=settings_of(self._org(s, org_id)), changed=tuple(changed))
 
     def audit(self, org_id: str) -> list[sh.AuditRow]:

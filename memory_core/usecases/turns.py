@@ -34,9 +34,9 @@ class Turns(UseCases):
     def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
         """Create a checked scenario's organizations, people and workflows, in one transaction."""
         with self._tx() as s:
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             store.add_setup(s, organizations=organizations, people=people, workflows=workflows, moment=n)
-            moments.mark_in(s, n, "setup")
+            moments.mark(s, n, "setup")
 
     def start_run(
         self,
@@ -64,7 +64,7 @@ class Turns(UseCases):
             if not is_member(queries.role(s, person, org)):
                 raise E.NotMember(person, org, so=", so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             store.add_run(
                 s,
                 run_id=run_id,
@@ -77,7 +77,7 @@ class Turns(UseCases):
                 moment=n,
                 session_id=session,
             )
-            moments.mark_in(s, n, "run_started", org=org, run=run_id, person=person)
+            moments.mark(s, n, "run_started", org=org, run=run_id, person=person)
             return RunStarted(stored, rule="R11" if ephemeral and not stored else None, cap=cap)
 
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
@@ -93,8 +93,7 @@ class Turns(UseCases):
                 raise E.UnknownTurn(replaces)
             if person_id is None:
                 raise E.UnknownPerson.gone_from_run(run)
-            if not store.claim_id(db, "turn", turn_id):
-                raise E.DuplicateId("turn", turn_id)
+            self._used(db, "turn", turn_id)
             if run_row.ended:
                 raise E.RunEnded(run, then="it opens no more turns (R17)")
             changes = Changes()
@@ -171,13 +170,13 @@ class Turns(UseCases):
                     nested_id = store.open_work(s, turn.id, record["within"])
                     if nested_id is None:
                         raise E.NestedNotOpen(record["within"], turn.id)
-                kept = store.add_record_in(s, _new_record(turn.id, run.id, turn.next_record, src, nested_id, record))
+                kept = store.add_record(s, _new_record(turn.id, run.id, turn.next_record, src, nested_id, record))
             done: Obj = {"step": step, "ran": answer is None, "shortcut": answer}
             if kept is not None:  # which record the step kept: a record event keeps none (views of the state drop it)
                 done["record"] = kept
             store.add_step(s, turn_id, done)
-            n = moments.take_moment_in(s)
-            moments.mark_in(s, n, "step", org=run.org_id, run=run.id, turn=turn_id, detail=step, turns=[turn_id])
+            n = moments.take_moment(s)
+            moments.mark(s, n, "step", org=run.org_id, run=run.id, turn=turn_id, detail=step, turns=[turn_id])
             return StepRun(answer, kept)
 
     def call(self, turn_id: str, *, work: str) -> WorkCalled:
@@ -269,12 +268,12 @@ class Turns(UseCases):
                     continue
                 store.cancel_turn(s, turn_id)
                 cancelled.append(turn_id)
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             erased = run.ephemeral
             org_id = run.org_id
             store.end_run(s, run_id, moment=n, erase=erased)
-            about = {"org": org_id, "run": None if erased else run_id, "detail": "erased" if erased else None}  # R33
-            moments.mark_in(s, n, "run_ended", turns=[] if erased else cancelled, **about)
+            logged, run_named, detail = ([], None, "erased") if erased else (cancelled, run_id, None)  # R33
+            moments.mark(s, n, "run_ended", turns=logged, org=org_id, run=run_named, detail=detail)
         return RunEnded(tuple(cancelled), erased, self.house.scrub_after() if erased else None)
 
 
