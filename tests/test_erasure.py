@@ -17,7 +17,7 @@ from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine, parse, replay
 from memory_core.store import dialect as dialect_module
-from memory_core.store import house as store_house
+from memory_core.store import transactions as store_transactions
 from memory_core.store import pg_scrub
 from memory_core.store.database import TEXT_TABLES, scrub
 
@@ -172,7 +172,7 @@ def test_r31_erased_text_is_in_no_table_on_this_backend():
 def test_r31_postgresql_db_scrub_by_hand_leaves_erased_text_in_no_file_or_statistics(monkeypatch):
     """`db scrub` (store.database.scrub) alone, the product's own scrub after the deletion switched off."""
     svc = _pg_taught_and_analyzed()
-    monkeypatch.setattr(store_house, "after_erasure", lambda engine: False)
+    monkeypatch.setattr(store_transactions, "after_erasure", lambda engine: False)
     svc.delete_run("r1", by="dana")
     stats, files = _pg_dump_everything(svc)
     assert SECRET in stats and svc.erasure_status()["pending"] == 1  # control: nothing scrubbed yet
@@ -308,7 +308,7 @@ _REPEATED = [start(), open_turn("t1", request=SECRET), rec("t1", _REC3), rec("t1
 _KILLED_DELETION = """
 import json, os, signal, sys
 import memory_core.store.dialect as D
-import memory_core.store.house as H
+import memory_core.store.transactions as T
 from memory_core import MemoryService, make_engine, parse, replay
 
 def die(*_a, **_k):
@@ -319,7 +319,7 @@ replay(parse(sys.argv[2]), svc)
 if svc.engine.dialect.name == "postgresql":
     with svc.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.exec_driver_sql("ANALYZE")  # what autovacuum does by itself
-H.after_erasure = die  # the house's scrub right after a deletion commits
+T.after_erasure = die  # the database's scrub right after a deletion commits
 D.SQLite.checkpoint = die
 svc.delete_run("r1", by="dana")
 print("not killed")

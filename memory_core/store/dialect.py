@@ -89,7 +89,7 @@ class Dialect:
         """What every connection of a new engine needs (make_engine)."""
 
     def writer(self, engine: Engine) -> Engine:
-        """The same engine, for the ORM's use cases that write (transactions.Transactions)."""
+        """The same engine, for the ORM's use cases that write (transactions.Database)."""
         return engine
 
     def idle(self, dbapi: Any) -> bool:
@@ -109,7 +109,7 @@ class Dialect:
         return str(sql)
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
-        """Begin a driver use case's transaction on a kept connection (transactions.driver_tx)."""
+        """Begin a driver use case's transaction on a kept connection (Database.driver)."""
 
     def json(self, obj: Any) -> Any:
         """A JSON column's parameter on the driver: the text json.dumps(obj) gives by default, as the ORM stores it."""

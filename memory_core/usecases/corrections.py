@@ -16,7 +16,7 @@ class Corrections(UseCases):
 
     def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
         """R28: a member disputes a World fact, a person their own User fact; one each."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             f = self._correctable(s, org, by, fact, graph, doing="dispute")
             if queries.has_disputed(s, f.id, by):
                 raise E.NotAllowed.disputing_again(by)
@@ -27,7 +27,7 @@ class Corrections(UseCases):
 
     def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
         """R28: the owner retracts a World fact, a person their own User fact: never served again."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             f = self._correctable(s, org, by, fact, graph, doing="retract")
             if not may_retract(queries.role(s, by, org), graph):
                 raise E.NotOwner(org, does="retracts its world facts (R28)")

@@ -26,13 +26,13 @@ class Reads(UseCases):
         Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
         statement (probes.counted_read)."""
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
-        if turn_level and self.house.one_statement_reads:
-            with self.house.statement() as one:
+        if turn_level and self.database.one_statement_reads:
+            with self.database.driver(one_statement=True) as one:
                 done = probes.counted_read(one, turn_id, call, args)
             if done is not None:
                 used, cap, result = done
                 return ReadResult(result, used, cap)
-        with self._driver_tx() as db:
+        with self.database.driver() as db:
             turn = probes.turn_to_read(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
@@ -59,7 +59,7 @@ class Reads(UseCases):
 
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             org = self._org(s, org_id)
             counts = map_counts(s, org_id)
             return cast(sh.OrgMap, {**counts, "paragraph": map_paragraph(org.name, counts["kinds"], counts["facts"])})

@@ -19,7 +19,7 @@ class OrgSettings(UseCases):
 
     def get_settings(self, org_id: str, *, by: str) -> dict[str, bool]:
         """R15: the owner reads the four settings."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             org = self._org(s, org_id)
             self._person(s, by)
             if not may_manage_settings(queries.role(s, by, org_id)):
@@ -28,7 +28,7 @@ class OrgSettings(UseCases):
 
     def set_settings(self, org_id: str, *, by: str, settings: Obj) -> SettingsChanged:
         """R15: the owner changes settings; the change is checked as a whole and audited."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             org = self._org(s, org_id)
             self._person(s, by)
             if not may_manage_settings(queries.role(s, by, org_id)):
@@ -50,6 +50,6 @@ class OrgSettings(UseCases):
 
     def audit(self, org_id: str) -> list[sh.AuditRow]:
         """Every settings change of an organization: who, when, from, to (R15)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             rows = queries.audit_rows(s, org_id)
             return [{"by": a.by, "at": a.at, "setting": a.setting, "from": a.old, "to": a.new} for a in rows]

@@ -33,7 +33,7 @@ class Turns(UseCases):
 
     def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
         """Create a checked scenario's organizations, people and workflows, in one transaction."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             n = moments.take_moment(s)
             store.add_setup(s, organizations=organizations, people=people, workflows=workflows, moment=n)
             moments.mark(s, n, "setup")
@@ -51,7 +51,7 @@ class Turns(UseCases):
     ) -> RunStarted:
         """Start a run; an ephemeral request is honoured only as R11 allows. `session` names the MCP
         session that starts it (agents/), which ends it when the session ends."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             o = self._org(s, org)
             self._person(s, person)
             cap = None
@@ -83,7 +83,7 @@ class Turns(UseCases):
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
         """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request.
         It runs on the driver (store/turns.py), as the other use cases of a turn do."""
-        with self._driver_tx(serializable=True) as db:
+        with self.database.driver(serializable=True) as db:
             run_row = store.run_to_open(db, run)
             if run_row is None:
                 raise E.UnknownRun(run)
@@ -118,7 +118,7 @@ class Turns(UseCases):
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:
         """Record evidence in an open turn, possibly within open nested work (R5). Agents record
         all the time, so this runs on the driver (store/turns.py)."""
-        with self._driver_tx() as db:
+        with self.database.driver() as db:
             turn = store.turn_to_record(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
@@ -141,7 +141,7 @@ class Turns(UseCases):
 
     def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> StepRun:
         """Run a workflow step, or skip it when memory already answers it well enough (R22)."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
             spec = self._step(s, run, step)
             if record is not None and record["origin"] == "person" and record.get("source"):
@@ -181,7 +181,7 @@ class Turns(UseCases):
 
     def call(self, turn_id: str, *, work: str) -> WorkCalled:
         """Open nested work inside a turn; it reads and writes no graph (R4)."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
             self._require_open(turn, run)
             if store.open_work(s, turn_id, work) is not None:
@@ -191,7 +191,7 @@ class Turns(UseCases):
 
     def return_work(self, turn_id: str, *, work: str, status: str) -> WorkReturned:
         """End nested work; failed or cancelled work will contribute nothing (R5)."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
             self._require_open(turn, run)
             nested = store.open_work(s, turn_id, work)
@@ -203,7 +203,7 @@ class Turns(UseCases):
     def end_turn(self, turn_id: str, *, status: str) -> TurnEnded:
         """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
         driver (store/turns.py), as teaching's batched statements do."""
-        with self._driver_tx(serializable=True) as db:
+        with self.database.driver(serializable=True) as db:
             turn = store.turn_to_end(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
@@ -258,7 +258,7 @@ class Turns(UseCases):
 
     def end_run(self, run_id: str) -> RunEnded:
         """End a run: cancel its open turns; an ephemeral run is then erased (R17)."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             run = self._run(s, run_id)
             if run.ended:
                 raise E.RunEnded.already(run_id)
@@ -274,7 +274,7 @@ class Turns(UseCases):
             store.end_run(s, run_id, moment=n, erase=erased)
             logged, run_named, detail = ([], None, "erased") if erased else (cancelled, run_id, None)  # R33
             moments.mark(s, n, "run_ended", turns=logged, org=org_id, run=run_named, detail=detail)
-        return RunEnded(tuple(cancelled), erased, self.house.scrub_after() if erased else None)
+        return RunEnded(tuple(cancelled), erased, self.database.scrub_after() if erased else None)
 
 
 def _new_record(
