@@ -43,7 +43,9 @@ class EntityRow:
 
 
 @dataclass
-class FactRow:
+class FactIdentity:
+    """Which fact a row is: its id, its graph and owner, and its triple (R3)."""
+
     id: int
     graph: str
     owner: str
@@ -51,6 +53,10 @@ class FactRow:
     relation: str
     object_id: int | None
     value: str | None
+
+
+@dataclass
+class FactRow(FactIdentity):
     object_key: str
     retracted: bool
     status: str
