@@ -17,9 +17,10 @@ from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine, parse, replay
 from memory_core.store import dialect as dialect_module
-from memory_core.store import transactions as store_transactions
 from memory_core.store import pg_scrub
-from memory_core.store.database import TEXT_TABLES, scrub
+from memory_core.store import transactions as store_transactions
+from memory_core.store.database import scrub
+from memory_core.store.markers import all_tables
 
 BASE_PEOPLE = BASE["people"]
 SECRET = "Globex quietly moved to Shelbyville in 2031"
@@ -272,8 +273,8 @@ def test_r30_a_deleted_persons_id_is_nowhere_in_the_sqlite_files(tmp_path):
 
 
 def test_r31_scrub_covers_every_table():
-    assert set(TEXT_TABLES) == {t.name for t in SQLModel.metadata.sorted_tables}
-    assert {"dispute", "apitoken"} <= set(TEXT_TABLES)
+    assert set(all_tables()) == {t.name for t in SQLModel.metadata.sorted_tables}
+    assert {"dispute", "apitoken"} <= set(all_tables())
 
 
 def test_r31_sqlite_a_long_reader_delays_the_bytes_and_the_deletion_says_so(tmp_path, monkeypatch):

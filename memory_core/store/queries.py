@@ -14,12 +14,6 @@ def role(s: Session, person_id: str, org_id: str) -> str | None:
     return m.role if m else None
 
 
-def open_work(s: Session, turn_id: str, work: str) -> NestedWork | None:
-    return s.exec(
-        select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.work == work, NestedWork.status == "open")
-    ).first()
-
-
 def count(s: Session, model: type) -> int:
     return int(s.exec(select(func.count()).select_from(model)).one())
 

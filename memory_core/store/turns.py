@@ -200,9 +200,10 @@ def person_exists(db: Driver, person_id: str) -> bool:
     return bool(db.rows(PERSON, {"p": person_id}))
 
 
-def open_work_id(db: Driver, turn_id: str, work: str) -> int | None:
+def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
     """The id of the turn's open nested work of that name, or None."""
-    hit = db.rows(OPEN_WORK, {"t": turn_id, "w": work})
+    with driver_of(tx) as db:
+        hit = db.rows(OPEN_WORK, {"t": turn_id, "w": work})
     return int(hit[0][0]) if hit else None
 
 
@@ -317,12 +318,6 @@ def add_step(s: Session, turn_id: str, done: Obj) -> None:
     assert turn is not None
     turn.steps = [*turn.steps, done]
     s.add(turn)
-
-
-def open_work(s: Session, turn_id: str, work: str) -> int | None:
-    """The id of the turn's open nested work of that name, or None."""
-    nested = queries.open_work(s, turn_id, work)
-    return None if nested is None else nested.id
 
 
 def add_work(s: Session, turn_id: str, work: str) -> None:

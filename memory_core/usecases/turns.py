@@ -132,7 +132,7 @@ class Turns(UseCases):
             self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
             nested_id = None
             if record.get("within") is not None:
-                nested_id = store.open_work_id(db, turn_id, record["within"])
+                nested_id = store.open_work(db, turn_id, record["within"])
                 if nested_id is None:
                     raise E.NestedNotOpen(record["within"], turn_id)
             return RecordKept(
