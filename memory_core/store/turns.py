@@ -29,18 +29,20 @@ from .probes import OPEN_WORK
 
 # --- statements ----------------------------------------------------------------------------------
 
-TURN_TO_END = for_update(
-    """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
+#: The turn a record is made in or that ends, its row locked until commit (R5, R1).
+TURN_TO_CHANGE = for_update(
+    """SELECT t.status, t.next_record, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
  o.learn_from_ephemeral_runs, o.learn_from_users FROM turn t JOIN run r ON r.id = t.run_id
  JOIN organization o ON o.id = r.org_id WHERE t.id = :t""",
     of="t",
 )
 
 
-class TurnToEndRow(NamedTuple):
-    """A row of TURN_TO_END: the turn, its run, and the settings teaching reads (R8, R9, R16)."""
+class TurnToChangeRow(NamedTuple):
+    """A row of TURN_TO_CHANGE: the turn, its run, and the settings teaching reads (R8, R9, R16)."""
 
     status: str
+    next_record: int
     run_id: str
     ended: bool
     org_id: str
@@ -78,23 +80,6 @@ TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_u
 #: A new turn: open_turn gives :id, :seq, :run_id, :map (JSON) and :opened_at (its moment, R32), the
 #: model's defaults the rest (open, nothing recorded, counted or taught yet).
 ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map", "opened_at")))  # type: ignore[attr-defined]
-
-TURN_TO_RECORD = for_update(
-    """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
- JOIN run r ON r.id = t.run_id WHERE t.id = :t""",
-    of="t",
-)
-
-
-class TurnToRecordRow(NamedTuple):
-    """A row of TURN_TO_RECORD."""
-
-    status: str
-    next_record: int
-    run_id: str
-    ended: bool
-    person_id: str | None
-
 
 PERSON = "SELECT id FROM person WHERE id = :p"
 #: A record's row, a `:column` parameter each; `claims` is a JSON parameter (Driver.json).
@@ -190,10 +175,10 @@ def add_record(tx: Session | Driver, record: NewRecord) -> str:
     return record.id
 
 
-def turn_to_record(db: Driver, turn_id: str) -> TurnToRecordRow | None:
-    """The turn a record is made in and its run, its row locked until commit, or None."""
-    hit = db.rows(TURN_TO_RECORD, {"t": turn_id})
-    return TurnToRecordRow._make(hit[0]) if hit else None
+def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow | None:
+    """The turn a record is made in or that ends, and its run, its row locked until commit, or None."""
+    hit = db.rows(TURN_TO_CHANGE, {"t": turn_id})
+    return TurnToChangeRow._make(hit[0]) if hit else None
 
 
 def person_exists(db: Driver, person_id: str) -> bool:
@@ -208,12 +193,6 @@ def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
 
 
 # --- ending a turn (R1, R2) ----------------------------------------------------------------------
-
-
-def turn_to_end(db: Driver, turn_id: str) -> TurnToEndRow | None:
-    """The turn to end, its run and the settings teaching reads, the turn's row locked, or None."""
-    hit = db.rows(TURN_TO_END, {"t": turn_id})
-    return TurnToEndRow._make(hit[0]) if hit else None
 
 
 def nested_of(db: Driver, turn_id: str) -> dict[int, str]:

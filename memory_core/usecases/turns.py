@@ -119,7 +119,7 @@ class Turns(UseCases):
         """Record evidence in an open turn, possibly within open nested work (R5). Agents record
         all the time, so this runs on the driver (store/turns.py)."""
         with self.database.driver() as db:
-            turn = store.turn_to_record(db, turn_id)
+            turn = store.turn_to_change(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
             src: str | None = record.get("source")
@@ -204,7 +204,7 @@ class Turns(UseCases):
         """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
         driver (store/turns.py), as teaching's batched statements do."""
         with self.database.driver(serializable=True) as db:
-            turn = store.turn_to_end(db, turn_id)
+            turn = store.turn_to_change(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
             self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
