@@ -96,7 +96,6 @@ class SupportOfTurnRow(NamedTuple):
     fact_id: int
 
 
-MAP_COUNTERS = "SELECT kind, n FROM mapcount WHERE org_id = :o"
 LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
 TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"
 SET_NEXT_RECORD = "UPDATE turn SET next_record = :n WHERE id = :t"
@@ -127,11 +126,6 @@ def mark_replaced(db: Driver, turn_id: str, *, moment: int) -> None:
     """The turn is replaced and teaches nothing any more; history logs it at `moment`."""
     db.change(TURN_REPLACED, {"t": turn_id})
     moments.log_turn(db, turn_id, moment)
-
-
-def map_counters(db: Driver, org_id: str) -> dict[str, int]:
-    """The organization's map counters (R18): kind -> count, "" for facts."""
-    return {str(k): int(n) for k, n in db.rows(MAP_COUNTERS, {"o": org_id})}
 
 
 def add_turn(db: Driver, *, turn_id: str, run_id: str, taken: Obj, opened_at: int) -> None:

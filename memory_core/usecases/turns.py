@@ -10,7 +10,7 @@ from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.turns import may_transition
 from ..store import moments, queries
 from ..store import turns as store
-from ..store.graph import Changes, map_of
+from ..store.graph import Changes, map_counts
 from ..store.shortcuts import shortcut
 from ..store.teaching import teach
 from ..store.turns import NewRecord
@@ -106,7 +106,7 @@ class Turns(UseCases):
                 if replaced.status == "completed":
                     store.withdraw_teaching(db, replaces, changes, moment=n)
                 store.mark_replaced(db, replaces, moment=n)
-            taken = map_of(store.map_counters(db, run_row.org_id))
+            taken = map_counts(db, run_row.org_id)
             store.add_turn(db, turn_id=turn_id, run_id=run, taken=taken, opened_at=n)
             claims = request.get("claims", [])
             store.add_record(db, NewRecord(turn_id, run, 0, "person", person_id, request["text"], None, None, claims))
