@@ -25,7 +25,6 @@ from .facts import withdraw
 from .graph import Changes
 from .lookups import RunRef
 from .models import Membership, NestedWork, Organization, Person, Record, Run, Turn, Workflow
-from .probes import OPEN_WORK
 
 # --- statements ----------------------------------------------------------------------------------
 
@@ -182,7 +181,9 @@ def person_exists(db: Driver, person_id: str) -> bool:
 def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
     """The id of the turn's open nested work of that name, or None."""
     with driver_of(tx) as db:
-        hit = db.rows(OPEN_WORK, {"t": turn_id, "w": work})
+        hit = db.rows(
+            "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'", {"t": turn_id, "w": work}
+        )
     return int(hit[0][0]) if hit else None
 
 

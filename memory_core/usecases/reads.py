@@ -10,6 +10,7 @@ from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
 from ..store import probes
 from ..store.graph import map_counts
+from ..store.turns import open_work
 from . import shapes as sh
 from .base import Obj, UseCases
 from .results import ReadResult
@@ -39,7 +40,7 @@ class Reads(UseCases):
             run_id, wf_id, cap = turn.run_id, turn.workflow_id, turn.memory_probes  # cap None: none (R21)
             spec = self._step_of(wf_id, turn.steps or [], step) if step is not None else None
             self._refuse_unless_open(turn_id, turn.status, run_id, bool(turn.ended))
-            if within is not None and not probes.work_is_open(db, turn_id, within):
+            if within is not None and open_work(db, turn_id, within) is None:
                 raise E.NestedNotOpen(within, turn_id)
             if not read_offered(within=within, step=spec):
                 raise E.NotOffered(within=within, step=step)
