@@ -256,34 +256,22 @@ def workflow(s: Session, workflow_id: str) -> WorkflowOf | None:
     return None if wf is None else WorkflowOf(wf.org_id, wf.memory_probes, list(wf.steps))
 
 
-def add_run(
-    s: Session,
-    *,
-    run_id: str,
-    org_id: str,
-    person_id: str,
-    workflow_id: str | None,
-    surface: str,
-    requested_ephemeral: bool,
-    ephemeral: bool,
-    moment: int,
-    session_id: str | None,
-) -> None:
-    """A new run, numbered after the last."""
-    s.add(
-        Run(
-            id=run_id,
-            seq=queries.next_run_seq(s),
-            org_id=org_id,
-            person_id=person_id,
-            workflow_id=workflow_id,
-            surface=surface,
-            requested_ephemeral=requested_ephemeral,
-            ephemeral=ephemeral,
-            started_at=moment,
-            session_id=session_id,
-        )
-    )
+class NewRun(NamedTuple):
+    """A run as the use case decided it: `ephemeral` as stored, `requested_ephemeral` as asked (R11)."""
+
+    id: str
+    org_id: str
+    person_id: str
+    workflow_id: str | None
+    surface: str
+    requested_ephemeral: bool
+    ephemeral: bool
+    session_id: str | None
+
+
+def add_run(s: Session, run: NewRun, *, moment: int) -> None:
+    """A new run, numbered after the last, started at `moment` (R32)."""
+    s.add(Run(seq=queries.next_run_seq(s), started_at=moment, **run._asdict()))
 
 
 def add_step(s: Session, turn_id: str, done: Obj) -> None:

@@ -13,7 +13,7 @@ from ..store import turns as store
 from ..store.graph import Changes, map_counts
 from ..store.shortcuts import shortcut
 from ..store.teaching import teach
-from ..store.turns import NewRecord
+from ..store.turns import NewRecord, NewRun
 from .base import Obj, UseCases
 from .results import (
     RecordKept,
@@ -65,18 +65,8 @@ class Turns(UseCases):
                 raise E.NotMember(person, org, so=", so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
             n = moments.take_moment(s)
-            store.add_run(
-                s,
-                run_id=run_id,
-                org_id=org,
-                person_id=person,
-                workflow_id=workflow,
-                surface=surface,
-                requested_ephemeral=ephemeral,
-                ephemeral=stored,
-                moment=n,
-                session_id=session,
-            )
+            new = NewRun(run_id, org, person, workflow, surface, ephemeral, stored, session)  # asked, then stored
+            store.add_run(s, new, moment=n)
             moments.mark(s, n, "run_started", org=org, run=run_id, person=person)
             return RunStarted(stored, rule="R11" if ephemeral and not stored else None, cap=cap)
 
