@@ -11,8 +11,7 @@ import pytest
 
 from memory_core import make_engine
 from memory_core.store import probes
-from memory_core.store.dialect import PostgreSQL, SQLite, dialect_of
-from memory_core.store.driver import for_update
+from memory_core.store.dialect import PostgreSQL, SQLite, dialect_of, for_update
 
 pytestmark = pytest.mark.backend_free  # no test database: the same on every backend
 

@@ -17,9 +17,10 @@ from sqlmodel import SQLModel
 
 from memory_core import MemoryService, make_engine, parse, replay
 from memory_core.store import dialect as dialect_module
-from memory_core.store import house as store_house
 from memory_core.store import pg_scrub
-from memory_core.store.database import TEXT_TABLES, scrub
+from memory_core.store import transactions as store_transactions
+from memory_core.store.database import scrub
+from memory_core.store.markers import all_tables
 
 BASE_PEOPLE = BASE["people"]
 SECRET = "Globex quietly moved to Shelbyville in 2031"
@@ -172,7 +173,7 @@ def test_r31_erased_text_is_in_no_table_on_this_backend():
 def test_r31_postgresql_db_scrub_by_hand_leaves_erased_text_in_no_file_or_statistics(monkeypatch):
     """`db scrub` (store.database.scrub) alone, the product's own scrub after the deletion switched off."""
     svc = _pg_taught_and_analyzed()
-    monkeypatch.setattr(store_house, "after_erasure", lambda engine: False)
+    monkeypatch.setattr(store_transactions, "after_erasure", lambda engine: False)
     svc.delete_run("r1", by="dana")
     stats, files = _pg_dump_everything(svc)
     assert SECRET in stats and svc.erasure_status()["pending"] == 1  # control: nothing scrubbed yet
@@ -272,8 +273,8 @@ def test_r30_a_deleted_persons_id_is_nowhere_in_the_sqlite_files(tmp_path):
 
 
 def test_r31_scrub_covers_every_table():
-    assert set(TEXT_TABLES) == {t.name for t in SQLModel.metadata.sorted_tables}
-    assert {"dispute", "apitoken"} <= set(TEXT_TABLES)
+    assert set(all_tables()) == {t.name for t in SQLModel.metadata.sorted_tables}
+    assert {"dispute", "apitoken"} <= set(all_tables())
 
 
 def test_r31_sqlite_a_long_reader_delays_the_bytes_and_the_deletion_says_so(tmp_path, monkeypatch):
@@ -308,7 +309,7 @@ _REPEATED = [start(), open_turn("t1", request=SECRET), rec("t1", _REC3), rec("t1
 _KILLED_DELETION = """
 import json, os, signal, sys
 import memory_core.store.dialect as D
-import memory_core.store.house as H
+import memory_core.store.transactions as T
 from memory_core import MemoryService, make_engine, parse, replay
 
 def die(*_a, **_k):
@@ -319,7 +320,7 @@ replay(parse(sys.argv[2]), svc)
 if svc.engine.dialect.name == "postgresql":
     with svc.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         conn.exec_driver_sql("ANALYZE")  # what autovacuum does by itself
-H.after_erasure = die  # the house's scrub right after a deletion commits
+T.after_erasure = die  # the database's scrub right after a deletion commits
 D.SQLite.checkpoint = die
 svc.delete_run("r1", by="dana")
 print("not killed")

@@ -165,9 +165,9 @@ def test_the_database_check_sees_what_it_forbids(tmp_path):
 
 
 def test_only_the_house_opens_a_database():
-    """The layers above the store get their database through the house (store/house.py): none of
+    """The layers above the store get their database through store/transactions.py: none of
     them makes an engine or a transaction itself, so no use case holds an engine."""
-    opening = ("memory_core.store.database", "memory_core.store.transactions")
+    opening = ("memory_core.store.database",)
     found = [
         (path.relative_to(CORE).as_posix(), name)
         for package in ("usecases", "views", "format", "agents")
@@ -177,12 +177,12 @@ def test_only_the_house_opens_a_database():
     ]
     assert found == []
     uses = [
-        path.name for path in modules(CORE / "usecases") if ".engine" in path.read_text().replace("house.engine", "")
+        path.name for path in modules(CORE / "usecases") if ".engine" in path.read_text().replace("database.engine", "")
     ]
     assert uses == [], "a use case reaches the engine itself"
-    # and no family of use cases names a transaction's or the house's type: it uses what store/door.py
-    # hands it (the facade alone, which makes the house, names it)
-    named = re.compile(r"\b(Tx|Db|House|Engine|Session)\b|store\.(house|transactions|database)")
+    # and no family of use cases names a transaction's or the database's type: it uses what
+    # store/repository.py hands it (the facade alone, which makes the Database, names it)
+    named = re.compile(r"\b(Tx|Db|Database|Engine|Session)\b|store\.(transactions|database)")
     families = [p for p in modules(CORE / "usecases") if p.name != "facade.py"]
     naming = [
         f"{p.name}:{i}" for p in families for i, line in enumerate(p.read_text().splitlines(), 1) if named.search(line)

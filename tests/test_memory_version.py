@@ -94,6 +94,6 @@ def test_no_version_where_nothing_may_be_kept(tmp_path):
     memory = MemoryService(make_engine("sqlite://"))  # one shared connection, which writes too
     assert memory.version() is None
     on_file = MemoryService(make_engine(f"sqlite:///{tmp_path / 'memory.db'}"))
-    with on_file.sandbox() as box:  # one transaction, rolled back: what it shows never commits
-        assert box.version() is None
+    with on_file.sandbox() as sandbox:  # one transaction, rolled back: what it shows never commits
+        assert sandbox.version() is None
     on_file.engine.dispose()

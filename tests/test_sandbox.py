@@ -25,19 +25,19 @@ def loaded(request, tmp_path):
 
 def test_sandbox_shows_what_completing_would_teach_and_changes_nothing(loaded):
     before = loaded.export_state()
-    with loaded.sandbox() as box:
-        outcome = box.end_turn("t1", status="completed")
+    with loaded.sandbox() as sandbox:
+        outcome = sandbox.end_turn("t1", status="completed")
         assert {c.kind for c in outcome.changes} == {"added"}
-        assert box.export_state()["organizations"]["acme"]["map"]["facts"] == 1
+        assert sandbox.export_state()["organizations"]["acme"]["map"]["facts"] == 1
         with pytest.raises(E.TurnNotOpen):
-            box.end_turn("t1", status="completed")  # a refusal inside keeps the sandbox usable
-        assert box.export_state()["runs"]["r1"]["turns"]["t1"]["status"] == "completed"
+            sandbox.end_turn("t1", status="completed")  # a refusal inside keeps the sandbox usable
+        assert sandbox.export_state()["runs"]["r1"]["turns"]["t1"]["status"] == "completed"
     assert loaded.export_state() == before
     assert loaded.end_turn("t1", status="failed") == TurnEnded(status="failed", rule="R2")  # teaches nothing
 
 
 def test_sandbox_erasure_preview_rolls_back(loaded):
-    with loaded.sandbox() as box:
-        box.delete_run("r1", by="dana")
-        assert box.export_state()["runs"] == {}
+    with loaded.sandbox() as sandbox:
+        sandbox.delete_run("r1", by="dana")
+        assert sandbox.export_state()["runs"] == {}
     assert "r1" in loaded.export_state()["runs"]

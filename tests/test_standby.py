@@ -119,7 +119,7 @@ _OPEN: list[MemoryService] = []
 
 
 def service() -> MemoryService:
-    """A service over the test database that reads from its standby: a new house, so a new mark."""
+    """A service over the test database that reads from its standby: a new database object, so a new mark."""
     svc = MemoryService.at(f"{PRIMARY}/{NAME}", read=f"{STANDBY}/{NAME}")
     _OPEN.append(svc)
     return svc
@@ -136,9 +136,9 @@ def memory(database) -> Iterator[None]:
     while _OPEN:
         svc = _OPEN.pop()
         svc.engine.dispose()
-        if svc.house.standby is not None:
-            svc.house.standby.close()
-            svc.house.standby.engine.dispose()
+        if svc.database.standby is not None:
+            svc.database.standby.close()
+            svc.database.standby.engine.dispose()
 
 
 def loaded(svc: MemoryService) -> None:
@@ -262,7 +262,7 @@ def test_a_standby_lost_in_the_middle_of_a_read_leaves_that_read_to_the_primary(
     svc = service()
     loaded(svc)
     replayed()
-    engine = svc.house.standby.engines["standby"]
+    engine = svc.database.standby.engines["standby"]
     killed: list[int] = []
 
     def end_this_session(conn, cursor, statement, parameters, context, executemany):  # noqa: ARG001
@@ -395,8 +395,8 @@ def test_a_primary_down_is_said_until_it_is_reached_again_however_long_a_page_ta
     svc = service()
     assert [o["id"] for o in svc.organizations()] == ["acme", "globex"]
     monkeypatch.setattr(standby_module, "DOWN_FOR", 0.0)
-    svc.house.standby.lost("primary")  # the primary's last try failed, and its DOWN_FOR is over at once
-    assert not svc.house.standby.down("primary")
+    svc.database.standby.lost("primary")  # the primary's last try failed, and its DOWN_FOR is over at once
+    assert not svc.database.standby.down("primary")
     assert svc.read_servers()["primary_down"] is True
     assert [o["id"] for o in svc.organizations()] == ["acme", "globex"]  # tries the primary again: still down
     assert svc.read_servers()["primary_down"] is True and svc.read_servers()["standby_down"] is False

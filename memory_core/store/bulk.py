@@ -6,30 +6,15 @@ from typing import Any
 
 from sqlalchemy import bindparam, insert, update
 from sqlalchemy.engine import Engine
+from sqlmodel import SQLModel
 
+from . import models  # noqa: F401  (registers every table)
 from .dialect import dialect_of
-from .models import (
-    Dispute,
-    Entity,
-    Fact,
-    MapCount,
-    MapLog,
-    Membership,
-    Organization,
-    Person,
-    Record,
-    Run,
-    Support,
-    Turn,
-    UsedId,
-)
 
 CHUNK = 5000
-
-
-ORDER = (Organization, Person, Membership, Run, UsedId, Turn, Record, Entity, Fact, Support, Dispute, MapCount, MapLog)
-#: The tables the generator names, by name.
-BY_NAME: dict[str, Any] = {m.__table__.name: m for m in ORDER}  # type: ignore[attr-defined,union-attr]
+#: The tables the generator writes, by name, in foreign-key order (the models' metadata sorts them).
+WRITTEN = {"organization", "person", "membership", "run", "usedid", "turn", "record", "entity", "fact", "support"}
+TABLES = {t.name: t for t in SQLModel.metadata.sorted_tables if t.name in WRITTEN | {"dispute", "mapcount", "maplog"}}
 
 
 class Sink:
@@ -37,28 +22,27 @@ class Sink:
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
-        self.rows: dict[Any, list[dict[str, Any]]] = {t: [] for t in ORDER}
+        self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
 
     def put(self, table: str, row: dict[str, Any]) -> None:
         """A row of the table of that name (a model's table name: "fact", "support", ...)."""
-        model = BY_NAME[table]
-        self.rows[model].append(row)
-        if len(self.rows[model]) >= CHUNK:
+        self.rows[table].append(row)
+        if len(self.rows[table]) >= CHUNK:
             self.write()
 
     def write(self) -> None:
         with self.engine.begin() as conn:
-            for t in ORDER:
-                if self.rows[t]:
-                    conn.execute(insert(t.__table__), self.rows[t])  # type: ignore[union-attr]
-                    self.rows[t] = []
+            for name, table in TABLES.items():
+                if self.rows[name]:
+                    conn.execute(insert(table), self.rows[name])
+                    self.rows[name] = []
 
 
 def update_by_id(engine: Engine, table: str, id_key: str, rows: list[dict[str, Any]]) -> None:
     """Set columns of many rows by id, in chunks (the final weights, the map's counts)."""
     if not rows:
         return
-    t = BY_NAME[table].__table__
+    t = TABLES[table]
     values: dict[str, Any] = {k: bindparam(k) for k in rows[0] if k != id_key}
     stmt = update(t).where(t.c.id == bindparam(id_key)).values(values)
     with engine.begin() as conn:

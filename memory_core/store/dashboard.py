@@ -32,6 +32,12 @@ from .models import (
 )
 
 
+def record_json(r: Record, *, nested: str | int | None, **more: int | None) -> Obj:
+    """A record as a run's page and the past list it: `nested` names its nested work, `more` follows."""
+    fields = {"id": r.id, "number": r.number, "origin": r.origin, "source": r.source, "excerpt": r.excerpt}
+    return {**fields, "reliability": r.reliability, "nested": nested, **more, "claims": list(r.claims)}
+
+
 def organizations(s: Session) -> list[Obj]:
     """Every organization: id, name, owner."""
     owners = dict(s.exec(select(Membership.org_id, Membership.person_id).where(Membership.role == "owner")).all())
@@ -253,18 +259,13 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         seen[w.turn_id] += 1
     by_turn: dict[str, list[Obj]] = {t.id: [] for t in turns}
     for r in records:
+        within = r.nested_id is not None
         by_turn[r.turn_id].append(
-            {
-                "id": r.id,
-                "number": r.number,
-                "origin": r.origin,
-                "source": r.source,
-                "excerpt": r.excerpt,
-                "reliability": r.reliability,
-                "nested": work_of.get(r.nested_id) if r.nested_id is not None else None,
-                "call": call_of.get(r.nested_id) if r.nested_id is not None else None,
-                "claims": list(r.claims),
-            }
+            record_json(
+                r,
+                nested=work_of.get(r.nested_id) if within else None,
+                call=call_of.get(r.nested_id) if within else None,
+            )
         )
     return {
         "id": run.id,

@@ -18,9 +18,8 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import SQLModel, create_engine
 
 from . import models, template  # noqa: F401  (models: registers every table)
-from .dialect import WAL_PAGES, Dialect, dialect_of  # noqa: F401  (WAL_PAGES: what the log is set to)
+from .dialect import Dialect, dialect_of
 from .driver import Driver
-from .markers import all_tables, scrub_due  # noqa: F401  (scrub_due: with `scrub`, for the CLI and tests)
 from .retry import quiet_pipelines  # noqa: F401  (psycopg's pipeline noise, dropped on import)
 
 DEFAULT_URL = "sqlite:///.memory/memory.db"
@@ -29,12 +28,6 @@ DEFAULT_URL = "sqlite:///.memory/memory.db"
 def database_url() -> str:
     """The configured database: `MEMORY_DATABASE_URL`, else `.memory/memory.db`."""
     return os.environ.get("MEMORY_DATABASE_URL") or DEFAULT_URL
-
-
-def writer(engine: Engine) -> Engine:
-    """The same engine, for use cases that write (Dialect.writer: SQLite takes the write lock at
-    BEGIN, PostgreSQL runs them SERIALIZABLE), so concurrent teachers never lose an update."""
-    return dialect_of(engine).writer(engine)
 
 
 #: The database URLs this product runs on: SQLite (a file, or private in memory) and PostgreSQL
@@ -332,10 +325,6 @@ def checkpoint(engine: Engine) -> bool:
     (R31; Dialect.checkpoint: SQLite's write-ahead log folded and emptied). False when a reader
     kept it busy: the log still holds what the last transactions overwrote."""
     return dialect_of(engine).checkpoint(engine)
-
-
-#: Kept for callers that named the tables holding text; every table is scrubbed now.
-TEXT_TABLES = tuple(all_tables())
 
 
 def scrub(engine: Engine) -> bool:

@@ -12,9 +12,9 @@ import select
 import sqlite3
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import event, text
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
@@ -22,11 +22,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from ..plain import Obj
 from . import pg_scrub
-from .driver import Locked, in_list
 from .markers import clear_markers, scrub_due, top_marker
-
-if TYPE_CHECKING:
-    from .driver import Driver
 
 #: SQLite folds its write-ahead log into the file every WAL_PAGES pages, not 1,000: a turn rewrites the same hot
 #: pages in each use case and a checkpoint copies a page once (issue #8, B1: end_turn 2.9 -> 2.2 ms). R31 empties it.
@@ -37,6 +33,37 @@ MIGRATION_LOCK = 0x6D6D6967  # and its migrations, one at a time each (the scrub
 
 #: A fact of a probe's (subject id, relation, object key) triple `w`, in the graph :g of :o.
 _SAME_FACT = "f.graph = :g AND f.owner = :o AND f.subject_id = w.s AND f.relation = w.r AND f.object_key = w.x"
+
+#: A driver's query (Driver.rows): the rows a statement with `:name` parameters reads.
+Rows = Callable[[str, Obj], list[tuple[Any, ...]]]
+
+
+class Locked(str):
+    """A SELECT that locks the rows it reads of table alias `of` until commit, as SQLAlchemy's
+    `with_for_update(of=..., key_share=True)`: its text is the statement both backends share, and
+    each dialect renders the lock as it writes one (Dialect.locked; SQLite runs the text as it is,
+    its writer holding the database's lock already)."""
+
+    of: str
+
+    def __new__(cls, sql: str, *, of: str) -> Locked:
+        out = super().__new__(cls, sql)
+        out.of = of
+        return out
+
+
+def for_update(sql: str, *, of: str) -> Locked:
+    """`sql`, locking the rows it reads of table alias `of` until commit (Locked)."""
+    return Locked(sql, of=of)
+
+
+def in_list(prefix: str, values: Iterable[Any], params: Obj) -> str:
+    """`:p0, :p1, …` for an IN list, the values added to `params`."""
+    names = []
+    for i, v in enumerate(values):
+        params[f"{prefix}{i}"] = v
+        names.append(f":{prefix}{i}")
+    return ", ".join(names)
 
 
 class Dialect:
@@ -62,7 +89,7 @@ class Dialect:
         """What every connection of a new engine needs (make_engine)."""
 
     def writer(self, engine: Engine) -> Engine:
-        """The same engine, for the ORM's use cases that write (transactions.Transactions)."""
+        """The same engine, for the ORM's use cases that write (transactions.Database)."""
         return engine
 
     def idle(self, dbapi: Any) -> bool:
@@ -78,18 +105,18 @@ class Dialect:
         return sql
 
     def locked(self, sql: Locked) -> str:
-        """A statement that locks the rows it reads (driver.Locked), as this backend writes the lock."""
+        """A statement that locks the rows it reads (Locked), as this backend writes the lock."""
         return str(sql)
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
-        """Begin a driver use case's transaction on a kept connection (transactions.driver_tx)."""
+        """Begin a driver use case's transaction on a kept connection (Database.driver)."""
 
     def json(self, obj: Any) -> Any:
         """A JSON column's parameter on the driver: the text json.dumps(obj) gives by default, as the ORM stores it."""
         return json.dumps(obj)
 
-    def new_ids(self, db: Driver, table: str, n: int) -> list[int]:
-        """Ids for `n` (> 0) new rows of `table`, in order, inside the driver's transaction."""
+    def new_ids(self, rows: Rows, table: str, n: int) -> list[int]:
+        """Ids for `n` (> 0) new rows of `table`, in order, inside the driver's transaction (`rows`: Driver.rows)."""
         raise NotImplementedError
 
     def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
@@ -186,9 +213,9 @@ class SQLite(Dialect):
         # The write lock up front: the checks stay true until commit, as a row lock makes them (`locked` adds nothing).
         cur.execute("BEGIN IMMEDIATE")
 
-    def new_ids(self, db: Driver, table: str, n: int) -> list[int]:
+    def new_ids(self, rows: Rows, table: str, n: int) -> list[int]:
         # Numbered after the largest id, as SQLite would itself (the write lock is held since BEGIN IMMEDIATE).
-        start = int(db.rows(f"SELECT coalesce(max(id), 0) FROM {table}", {})[0][0]) + 1
+        start = int(rows(f"SELECT coalesce(max(id), 0) FROM {table}", {})[0][0]) + 1
         return list(range(start, start + n))
 
     def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
@@ -312,10 +339,10 @@ class PostgreSQL(Dialect):
 
         return Json(obj)  # sent as json: dumped by json.dumps, as the base's text
 
-    def new_ids(self, db: Driver, table: str, n: int) -> list[int]:
+    def new_ids(self, rows: Rows, table: str, n: int) -> list[int]:
         # From the table's sequence: concurrent writers each take their own.
         seq = f"pg_get_serial_sequence('{table}', 'id')"
-        return [r[0] for r in db.rows(f"SELECT nextval({seq}) FROM generate_series(1, :n)", {"n": n})]
+        return [r[0] for r in rows(f"SELECT nextval({seq}) FROM generate_series(1, :n)", {"n": n})]
 
     def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
         # A LATERAL subquery the planner may not flatten (OFFSET 0): given IN or a join, it read the whole graph (#8).

@@ -13,49 +13,19 @@ come from the models' tables (models.py); nothing here creates or alters a table
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlmodel import Session
 
-if TYPE_CHECKING:
-    from .dialect import Dialect
-
 from ..plain import Obj
-
-
-class Locked(str):
-    """A SELECT that locks the rows it reads of table alias `of` until commit, as SQLAlchemy's
-    `with_for_update(of=..., key_share=True)`: its text is the statement both backends share, and
-    each dialect renders the lock as it writes one (Dialect.locked; SQLite runs the text as it is,
-    its writer holding the database's lock already)."""
-
-    of: str
-
-    def __new__(cls, sql: str, *, of: str) -> Locked:
-        out = super().__new__(cls, sql)
-        out.of = of
-        return out
-
-
-def for_update(sql: str, *, of: str) -> Locked:
-    """`sql`, locking the rows it reads of table alias `of` until commit (Locked)."""
-    return Locked(sql, of=of)
+from .dialect import Dialect, dialect_of
 
 
 def json_value(value: Any) -> Any:
     """A JSON column's value: PostgreSQL's driver decodes it, SQLite gives the text."""
     return json.loads(value) if isinstance(value, str) else value
-
-
-def in_list(prefix: str, values: Iterable[Any], params: Obj) -> str:
-    """`:p0, :p1, …` for an IN list, the values added to `params`."""
-    names = []
-    for i, v in enumerate(values):
-        params[f"{prefix}{i}"] = v
-        names.append(f":{prefix}{i}")
-    return ", ".join(names)
 
 
 # --- statements from the models' tables ----------------------------------------------------------
@@ -120,17 +90,19 @@ class Driver:
 
     def new_ids(self, table: str, n: int) -> list[int]:
         """Ids for `n` new rows of `table`, in order (Dialect.new_ids)."""
-        return self.dialect.new_ids(self, table, n) if n else []
+        return self.dialect.new_ids(self.rows, table, n) if n else []
 
     def close(self) -> None:
         self.cur.close()
 
 
 @contextmanager
-def driver_of(s: Session) -> Iterator[Driver]:
-    """The driver under an ORM session's transaction, its pending objects written first."""
-    from .dialect import dialect_of
-
+def driver_of(s: Session | Driver) -> Iterator[Driver]:
+    """The driver of a use case's transaction: itself, or the one under an ORM session's (its pending
+    objects written first)."""
+    if isinstance(s, Driver):
+        yield s
+        return
     s.flush()
     db = Driver(s.connection().connection.dbapi_connection, dialect_of(s.get_bind()))  # type: ignore[arg-type]
     try:

@@ -17,7 +17,8 @@ from ..plain import Obj
 from ..rules.keys import display_name, entity_key, name_key, value_key
 from ..rules.weights import score
 from . import moments
-from .driver import Driver, column_names, columns, in_list, insert, json_value
+from .dialect import in_list
+from .driver import Driver, column_names, columns, insert, json_value
 from .graph import Changes, _chunks
 from .models import Entity, Fact
 
@@ -42,7 +43,9 @@ class EntityRow:
 
 
 @dataclass
-class FactRow:
+class FactIdentity:
+    """Which fact a row is: its id, its graph and owner, and its triple (R3)."""
+
     id: int
     graph: str
     owner: str
@@ -50,6 +53,10 @@ class FactRow:
     relation: str
     object_id: int | None
     value: str | None
+
+
+@dataclass
+class FactRow(FactIdentity):
     object_key: str
     retracted: bool
     status: str
@@ -268,7 +275,7 @@ def refresh_facts(
     *,
     moment: int,
     writer: GraphWriter | None = None,
-    pending: dict[int, list[tuple[str, str, float]]] | None = None,
+    pending: Votes | None = None,
 ) -> None:
     """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the
     graph), in a few batched statements; a fact left with no support is gone, and so is an
@@ -276,62 +283,13 @@ def refresh_facts(
     Teaching passes its `writer`, whose new entities and facts are not written yet, and the
     supports it is about to write (`pending`, by fact): new rows are inserted with their final
     weights and counters, the others updated."""
-    ids = [f.id for f in facts]
     fresh_facts = {f.id for f in writer.new_facts} if writer else set()
     fresh_entities = {e.id for e in writer.new_entities} if writer else set()
-    supports: dict[int, list[tuple[str, str, float]]] = {i: [] for i in ids}
-    disputes: dict[int, list[float]] = {i: [] for i in ids}
-    for fid, votes in (pending or {}).items():
-        supports[fid] += votes
-    for chunk in _chunks([i for i in ids if i not in fresh_facts]):
-        params: Obj = {}
-        listed = in_list("f", chunk, params)
-        for fid, origin, key, contrib in db.rows(
-            f'SELECT fact_id, origin, "key", contribution FROM support WHERE fact_id IN ({listed})', params
-        ):
-            supports[fid].append((origin, key, contrib))
-        for fid, contrib in db.rows(f"SELECT fact_id, contribution FROM dispute WHERE fact_id IN ({listed})", params):
-            disputes[fid].append(contrib)
-    ends = {e.id: e for e in entities}
-    missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
-    for echunk in _chunks(sorted(missing)):
-        params = {}
-        ends.update((e.id, e) for e in entity_rows(db, f"id IN ({in_list('e', echunk, params)})", params))
-    shift: dict[int, int] = {}
+    supports, disputes = _votes(db, [f.id for f in facts], fresh_facts, pending or {})
+    ends = _ends(db, facts, entities)
     counts: dict[tuple[str, str], int] = {}
-    gone: list[FactRow] = []
-    updates: list[Obj] = []
-    for fact in facts:
-        before = None if fact.status == "new" else (fact.weight, fact.status)
-        was_active = fact.status == "active"
-        if not supports[fact.id]:
-            now_active, after = False, None
-            gone.append(fact)
-        else:
-            sc = score(supports[fact.id], disputes[fact.id], retracted=fact.retracted)
-            fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
-            if fact.id not in fresh_facts:
-                updates.append({"fid": fact.id, "lo": sc.log_odds, "w": sc.weight, "n": sc.sources, "st": sc.status})
-            now_active, after = sc.status == "active", (sc.weight, sc.status)
-        if was_active != now_active:
-            for eid in (fact.subject_id, fact.object_id):
-                if eid is not None:
-                    shift[eid] = shift.get(eid, 0) + (1 if now_active else -1)
-            if fact.graph == "world":
-                counts[(fact.owner, "")] = counts.get((fact.owner, ""), 0) + (1 if now_active else -1)
-        target = ends[fact.object_id].ref if fact.object_id is not None else {"value": fact.value}
-        ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
-        changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
-    moved = []
-    for eid, delta in shift.items():
-        if delta:
-            e = ends[eid]
-            was_on_map = e.active_facts > 0
-            e.active_facts += delta
-            if eid not in fresh_entities:
-                moved.append({"eid": eid, "n": e.active_facts})
-            if e.graph == "world" and was_on_map != (e.active_facts > 0):
-                counts[(e.owner, e.kind)] = counts.get((e.owner, e.kind), 0) + (1 if e.active_facts > 0 else -1)
+    gone, updates, shift = _rescore_all(facts, supports, disputes, ends, changes, counts=counts, fresh=fresh_facts)
+    moved = _moved(shift, ends, fresh_entities, counts)
     if writer is not None:
         writer.insert_new()
     db.many("UPDATE fact SET log_odds = :lo, weight = :w, sources = :n, status = :st WHERE id = :fid", updates)
@@ -340,6 +298,110 @@ def refresh_facts(
     if gone:
         left = {i for f in gone for i in (f.subject_id, f.object_id) if i is not None}
         _drop_facts(db, [f.id for f in gone], left, moment)
+
+
+Votes = dict[int, list[tuple[str, str, float]]]
+
+
+def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple[Votes, dict[int, list[float]]]:
+    """Each fact's supports (origin, key, contribution) and disputes' contributions: the stored
+    ones, in a few batched reads, and the supports teaching is about to write (R26)."""
+    supports: Votes = {i: [] for i in ids}
+    disputes: dict[int, list[float]] = {i: [] for i in ids}
+    for fid, votes in pending.items():
+        supports[fid] += votes
+    for chunk in _chunks([i for i in ids if i not in fresh]):
+        params: Obj = {}
+        listed = in_list("f", chunk, params)
+        for fid, origin, key, contrib in db.rows(
+            f'SELECT fact_id, origin, "key", contribution FROM support WHERE fact_id IN ({listed})', params
+        ):
+            supports[fid].append((origin, key, contrib))
+        for fid, contrib in db.rows(f"SELECT fact_id, contribution FROM dispute WHERE fact_id IN ({listed})", params):
+            disputes[fid].append(contrib)
+    return supports, disputes
+
+
+def _ends(db: Driver, facts: list[FactRow], entities: Iterable[EntityRow]) -> dict[int, EntityRow]:
+    """The entities the facts name, by id: those given, and the others read."""
+    ends = {e.id: e for e in entities}
+    missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
+    for chunk in _chunks(sorted(missing)):
+        params: Obj = {}
+        ends.update((e.id, e) for e in entity_rows(db, f"id IN ({in_list('e', chunk, params)})", params))
+    return ends
+
+
+def _rescore_all(
+    facts: list[FactRow],
+    supports: Votes,
+    disputes: dict[int, list[float]],
+    ends: dict[int, EntityRow],
+    changes: Changes,
+    *,
+    counts: dict[tuple[str, str], int],
+    fresh: set[int],
+) -> tuple[list[FactRow], list[Obj], dict[int, int]]:
+    """Each fact scored anew and noted in `changes`: the facts gone (R3), the stored facts' updates,
+    and how many active facts each end gained or lost (the world map's `counts` moved with them)."""
+    gone: list[FactRow] = []
+    updates: list[Obj] = []
+    shift: dict[int, int] = {}
+    for fact in facts:
+        before = None if fact.status == "new" else (fact.weight, fact.status)
+        was_active = fact.status == "active"
+        after = _rescore(fact, supports[fact.id], disputes[fact.id])
+        if after is None:
+            gone.append(fact)
+        elif fact.id not in fresh:
+            updates.append(
+                {"fid": fact.id, "lo": fact.log_odds, "w": fact.weight, "n": fact.sources, "st": fact.status}
+            )
+        now_active = after is not None and fact.status == "active"
+        if was_active != now_active:
+            _shift(fact, 1 if now_active else -1, shift, counts)
+        target = ends[fact.object_id].ref if fact.object_id is not None else {"value": fact.value}
+        ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
+        changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
+    return gone, updates, shift
+
+
+def _rescore(fact: FactRow, supports: list[tuple[str, str, float]], disputes: list[float]) -> tuple[float, str] | None:
+    """The fact scored anew from its own votes (R26 to R28), its (weight, status) after; None: it
+    has no support left and goes (R3)."""
+    if not supports:
+        return None
+    sc = score(supports, disputes, retracted=fact.retracted)
+    fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
+    return sc.weight, sc.status
+
+
+def _shift(fact: FactRow, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
+    """A fact became active (+1) or stopped being (-1): its ends' active facts, and the world
+    map's count of facts (R18)."""
+    for eid in (fact.subject_id, fact.object_id):
+        if eid is not None:
+            shift[eid] = shift.get(eid, 0) + delta
+    if fact.graph == "world":
+        counts[(fact.owner, "")] = counts.get((fact.owner, ""), 0) + delta
+
+
+def _moved(
+    shift: dict[int, int], ends: dict[int, EntityRow], fresh: set[int], counts: dict[tuple[str, str], int]
+) -> list[Obj]:
+    """Entities' active facts moved by `shift`: the rows to update (not the new ones, written with
+    theirs), and the world map's count of each kind an entity joined or left (R18)."""
+    moved = []
+    for eid, delta in shift.items():
+        if delta:
+            e = ends[eid]
+            was_on_map = e.active_facts > 0
+            e.active_facts += delta
+            if eid not in fresh:
+                moved.append({"eid": eid, "n": e.active_facts})
+            if e.graph == "world" and was_on_map != (e.active_facts > 0):
+                counts[(e.owner, e.kind)] = counts.get((e.owner, e.kind), 0) + (1 if e.active_facts > 0 else -1)
+    return moved
 
 
 def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None:

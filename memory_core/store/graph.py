@@ -11,7 +11,8 @@ from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.keys import entity_key, name_key, value_key
-from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, MapCount, Support, SupportGone
+from .driver import Driver, driver_of
+from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
 
 
 @dataclass
@@ -119,10 +120,13 @@ def drop_graph(s: Session, graph: str, owner: str) -> None:
         s.exec(stmt)  # type: ignore[call-overload]
 
 
-def map_counts(s: Session, org_id: str) -> Obj:
+def map_counts(tx: Session | Driver, org_id: str) -> Obj:
     """R18: entities of active facts by kind, and active facts, from the map's counters: a few
     rows, however large the graph (counted_map recounts them from the graph, for checks)."""
-    return map_of({r.kind: r.n for r in s.exec(select(MapCount).where(MapCount.org_id == org_id))})
+    with driver_of(tx) as db:
+        return map_of(
+            {str(k): int(n) for k, n in db.rows("SELECT kind, n FROM mapcount WHERE org_id = :o", {"o": org_id})}
+        )
 
 
 def map_of(counters: dict[str, int]) -> Obj:

@@ -35,24 +35,14 @@ def key_of(db: Driver) -> str:
     return str(hit[0][0])
 
 
-def claim(db: Driver, kind: str, ident: str) -> bool:
+def claim(tx: Session | Driver, kind: str, ident: str) -> bool:
     """Take an id for good: False when it was ever used for this kind of thing, erased ones included."""
-    kept = digest(key_of(db), kind, ident)
-    if db.rows(USED, {"k": kind, "i": kept}):
-        return False
-    db.change(USE, {"k": kind, "i": kept})
-    return True
-
-
-def used(s: Session, kind: str, ident: str) -> bool:
-    """Whether an id was ever used for this kind of thing (inside an ORM transaction)."""
-    with driver_of(s) as db:
-        return bool(db.rows(USED, {"k": kind, "i": digest(key_of(db), kind, ident)}))
-
-
-def use(s: Session, kind: str, ident: str) -> None:
-    with driver_of(s) as db:
-        db.change(USE, {"k": kind, "i": digest(key_of(db), kind, ident)})
+    with driver_of(tx) as db:
+        kept = digest(key_of(db), kind, ident)
+        if db.rows(USED, {"k": kind, "i": kept}):
+            return False
+        db.change(USE, {"k": kind, "i": kept})
+        return True
 
 
 def key_for(engine: Engine) -> str:

@@ -6,6 +6,7 @@ store's typed functions."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, TypeVar
 
@@ -15,6 +16,7 @@ from .. import errors as E
 from .models import Organization, Person, Run, Turn
 
 R = TypeVar("R", bound="_Ref")
+M = TypeVar("M")
 
 
 class _Ref:
@@ -76,35 +78,30 @@ class TurnRef:
         )
 
 
+def _found(s: Session, model: type[M], ident: str, missing: Callable[[str], E.Refusal]) -> M:
+    """The row of `model` with this id, or the refusal `missing` makes of the id."""
+    row = s.get(model, ident)
+    if row is None:
+        raise missing(ident)
+    return row
+
+
 class Lookups:
     """The look-ups every use case starts with; a miss is a refusal that says what names nothing."""
 
     @staticmethod
     def _org(s: Session, org_id: str) -> OrgRef:
-        org = s.get(Organization, org_id)
-        if org is None:
-            raise E.UnknownOrg(org_id)
-        return OrgRef.of(org)
+        return OrgRef.of(_found(s, Organization, org_id, E.UnknownOrg))
 
     @staticmethod
     def _person(s: Session, person_id: str) -> PersonRef:
-        person = s.get(Person, person_id)
-        if person is None:
-            raise E.UnknownPerson(person_id)
-        return PersonRef.of(person)
+        return PersonRef.of(_found(s, Person, person_id, E.UnknownPerson))
 
     @staticmethod
     def _run(s: Session, run_id: str) -> RunRef:
-        run = s.get(Run, run_id)
-        if run is None:
-            raise E.UnknownRun(run_id)
-        return RunRef.of(run)
+        return RunRef.of(_found(s, Run, run_id, E.UnknownRun))
 
     @staticmethod
     def _turn(s: Session, turn_id: str) -> tuple[TurnRef, RunRef]:
-        turn = s.get(Turn, turn_id)
-        if turn is None:
-            raise E.UnknownTurn(turn_id)
-        run = s.get(Run, turn.run_id)
-        assert run is not None
-        return TurnRef.of(turn), RunRef.of(run)
+        turn = _found(s, Turn, turn_id, E.UnknownTurn)
+        return TurnRef.of(turn), RunRef.of(_found(s, Run, turn.run_id, E.UnknownRun))

@@ -345,14 +345,20 @@ class SupportGone(SQLModel, table=True):
     until: int = Field(index=True)
 
 
-class FactGone(SQLModel, table=True):
-    """A fact left with no support by a replacement (R3), as it was, with the moment it went."""
+class GoneBase(SQLModel):
+    """The first columns of a fact's or an entity's row kept in history (R32): its own key, the id
+    the row had, and its graph and owner (so erasing a graph erases its history, R33)."""
 
-    __table_args__ = (Index("ix_factgone_graph", "graph", "owner", "since"),)
     gid: int | None = Field(default=None, primary_key=True)
     id: int = Field(index=True)
     graph: str
     owner: str
+
+
+class FactGone(GoneBase, table=True):
+    """A fact left with no support by a replacement (R3), as it was, with the moment it went."""
+
+    __table_args__ = (Index("ix_factgone_graph", "graph", "owner", "since"),)
     subject_id: int
     relation: str
     object_id: int | None = None
@@ -376,13 +382,9 @@ class DisputeGone(SQLModel, table=True):
     until: int
 
 
-class EntityGone(SQLModel, table=True):
+class EntityGone(GoneBase, table=True):
     """An entity left in no fact by a replacement (R3), as it was, with the moment it went."""
 
-    gid: int | None = Field(default=None, primary_key=True)
-    id: int = Field(index=True)
-    graph: str
-    owner: str
     kind: str
     name: str
     aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))

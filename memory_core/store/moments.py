@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Any
 
 from sqlmodel import Session
 
@@ -36,10 +35,11 @@ WHAT = (
 )
 
 
-def take_moment(db: Driver) -> int:
+def take_moment(tx: Session | Driver) -> int:
     """The next moment's number, inside the use case's transaction (Dialect.new_ids: on SQLite
     after the largest under the write lock, so moments are numbered in commit order)."""
-    return db.new_ids("moment", 1)[0]
+    with driver_of(tx) as db:
+        return db.new_ids("moment", 1)[0]
 
 
 def now() -> str:
@@ -47,10 +47,11 @@ def now() -> str:
 
 
 def mark(
-    db: Driver,
+    tx: Session | Driver,
     n: int,
     what: str,
     *,
+    turns: Iterable[str] = (),
     org: str | None = None,
     run: str | None = None,
     turn: str | None = None,
@@ -58,23 +59,27 @@ def mark(
     detail: str | None = None,
     facts: Iterable[int] = (),
 ) -> None:
-    """Write moment `n` (taken with take_moment): what happened, and the facts it changed."""
+    """Write moment `n` (taken with take_moment): what happened, and the facts it changed, after
+    logging the turns named in `turns` as they stand (R32)."""
     assert what in WHAT, what
-    db.change(
-        "INSERT INTO moment (id, at, what, org_id, run_id, turn_id, person_id, detail, facts) "
-        "VALUES (:n, :at, :what, :o, :r, :t, :p, :d, :f)",
-        {
-            "n": n,
-            "at": now(),
-            "what": what,
-            "o": org,
-            "r": run,
-            "t": turn,
-            "p": person,
-            "d": detail,
-            "f": db.json(sorted(set(facts))),
-        },
-    )
+    with driver_of(tx) as db:
+        for turn_id in turns:
+            log_turn(db, turn_id, n)
+        db.change(
+            "INSERT INTO moment (id, at, what, org_id, run_id, turn_id, person_id, detail, facts) "
+            "VALUES (:n, :at, :what, :o, :r, :t, :p, :d, :f)",
+            {
+                "n": n,
+                "at": now(),
+                "what": what,
+                "o": org,
+                "r": run,
+                "t": turn,
+                "p": person,
+                "d": detail,
+                "f": db.json(sorted(set(facts))),
+            },
+        )
 
 
 def log_turn(db: Driver, turn_id: str, moment: int) -> None:
@@ -134,17 +139,3 @@ def entity_gone(db: Driver, entity_id: int, moment: int) -> None:
         "SELECT id, graph, owner, kind, name, aliases, alias_since, since, :m FROM entity WHERE id = :e",
         {"e": entity_id, "m": moment},
     )
-
-
-def take_moment_in(s: Session) -> int:
-    """`take_moment` inside an ORM transaction."""
-    with driver_of(s) as db:
-        return take_moment(db)
-
-
-def mark_in(s: Session, n: int, what: str, *, turns: Iterable[str] = (), **about: Any) -> None:
-    """`mark` inside an ORM transaction, logging first the turns named in `turns` (R32)."""
-    with driver_of(s) as db:
-        for turn_id in turns:
-            log_turn(db, turn_id, n)
-        mark(db, n, what, **about)

@@ -26,22 +26,16 @@ from ..plain import Obj
 from ..rules.weights import score
 from .dialect import dialect_of
 from .driver import driver_of, json_value
+from .facts import FactIdentity
 from .graph import map_of
 from .models import Turn
 from .snapshot import steps_json
 
 
 @dataclass
-class FactThen:
+class FactThen(FactIdentity):
     """A fact as it stood at a moment: its row's identity and its score then."""
 
-    id: int
-    graph: str
-    owner: str
-    subject_id: int
-    relation: str
-    object_id: int | None
-    value: str | None
     status: str
     weight: float
     log_odds: float

@@ -24,7 +24,8 @@ from ..plain import Obj
 from ..rules.keys import name_key, value_key
 from ..rules.shortcuts import GRAPH_ORDER
 from ..rules.visibility import evidence_elsewhere
-from .driver import Driver, for_update, json_value
+from .dialect import for_update
+from .driver import Driver, json_value
 from .snapshot import fact_sort_key
 
 TURN = for_update(
@@ -48,9 +49,6 @@ class TurnRow(NamedTuple):
     steps: Any  # the workflow's steps, JSON (text on SQLite); None without a workflow
 
 
-OPEN_WORK = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
-
-
 def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
     """The turn a read is made in, its run and workflow (steps decoded), its row locked; or None."""
     hit = db.rows(TURN, {"t": turn_id})
@@ -58,10 +56,6 @@ def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
         return None
     turn = TurnRow._make(hit[0])
     return turn._replace(steps=json_value(turn.steps) if turn.steps is not None else None)
-
-
-def work_is_open(db: Driver, turn_id: str, work: str) -> bool:
-    return bool(db.rows(OPEN_WORK, {"t": turn_id, "w": work}))
 
 
 def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:

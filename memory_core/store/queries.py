@@ -5,7 +5,6 @@ from __future__ import annotations
 from sqlalchemy import func
 from sqlmodel import Session, col, select
 
-from . import ids
 from .models import ApiToken, Dispute, Membership, NestedWork, Run, SettingsAudit, Turn
 
 
@@ -13,21 +12,6 @@ def role(s: Session, person_id: str, org_id: str) -> str | None:
     """The person's role in the organization, or None for a non-member."""
     m = s.get(Membership, (person_id, org_id))
     return m.role if m else None
-
-
-def open_work(s: Session, turn_id: str, work: str) -> NestedWork | None:
-    return s.exec(
-        select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.work == work, NestedWork.status == "open")
-    ).first()
-
-
-def id_used(s: Session, kind: str, ident: str) -> bool:
-    """Whether an id was ever used for this kind of thing, erased ones included (kept as a digest)."""
-    return ids.used(s, kind, ident)
-
-
-def use_id(s: Session, kind: str, ident: str) -> None:
-    ids.use(s, kind, ident)
 
 
 def count(s: Session, model: type) -> int:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from sqlmodel import Session, col, or_, select
 
 from ..plain import Obj
+from .dashboard import record_json
 from .dashboard import workflows as workflows_of
 from .driver import driver_of, json_value
 from .models import Membership, Moment, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn
@@ -98,18 +99,7 @@ def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
     for r in s.exec(
         select(Record).where(col(Record.run_id).in_(run_ids)).order_by(col(Record.turn_id), col(Record.number))
     ):
-        out.records[r.turn_id].append(
-            {
-                "id": r.id,
-                "number": r.number,
-                "origin": r.origin,
-                "source": r.source,
-                "excerpt": r.excerpt,
-                "reliability": r.reliability,
-                "nested": r.nested_id,
-                "claims": list(r.claims),
-            }
-        )
+        out.records[r.turn_id].append(record_json(r, nested=r.nested_id))
     for w in s.exec(
         select(NestedWork)
         .join(Turn, col(Turn.id) == NestedWork.turn_id)

@@ -106,7 +106,7 @@ def run_use_case(owner: Any, call: Callable[[], T]) -> T:
     """The one place retry is applied: every use case of the facade (usecases/facade.py delegates
     through it) and every whole replay (format/replay.py) run here. `call` runs again, with jittered
     backoff bounded by time, when it lost a race; `owner.retries` counts the attempts that lost.
-    Inside a box (`owner._sandbox`: one transaction for several use cases) it runs once: the box's
+    Inside one transaction for several use cases (`owner._sandbox`) it runs once: its
     owner retries the whole."""
     if getattr(owner, "_sandbox", None) is not None:
         return call()

@@ -1,7 +1,7 @@
 """Reads from a hot standby (docs/scaling.md): which server a read goes to, by WAL position.
 
 With MEMORY_READ_DATABASE_URL naming a hot standby of the primary (a streaming replica, as
-`pg_basebackup -R` makes one), the house (house.py) sends the reads outside a turn there and every
+`pg_basebackup -R` makes one), the database (transactions.py) sends the reads outside a turn there and every
 write, and every read inside a turn, to the primary. A read goes to the standby only when the
 standby has replayed the primary's WAL up to the process's *mark*:
 

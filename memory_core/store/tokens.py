@@ -25,14 +25,6 @@ def add_token(s: Session, token_hash: str, *, person_id: str, org_id: str, at: s
     s.add(ApiToken(token_hash=token_hash, person_id=person_id, org_id=org_id, created_at=at))
 
 
-def holder(s: Session, token_hash: str) -> tuple[str, str] | None:
-    """The (person, organization) a live token speaks for, or None."""
-    row = queries.token(s, token_hash)
-    if row is None or row.revoked:
-        return None
-    return row.person_id, row.org_id
-
-
 def revoke(s: Session, token_hash: str) -> bool:
     """End a token; False when no live token matches."""
     row = queries.token(s, token_hash)

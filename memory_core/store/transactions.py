@@ -1,114 +1,375 @@
-"""The one door to a database for the use cases: their transactions, on the ORM or on the driver.
+"""One database as the use cases share it, and the one way into a transaction for a use case.
 
-A use case runs in exactly one of these; inside a box (`boxed`: a sandbox or an all-or-nothing
-replay) each use case is a savepoint of the box's one transaction.
+A use case runs in one transaction, opened by `Database.transaction` on the ORM or `Database.driver`
+on the DB-API driver (the turn path's few fixed statements, driver.py); `write` says which server
+it runs on and how it ends. It hands the transaction to typed store functions and never sees the
+engine, a session's methods or SQL.
+
+- Writes run on the primary, committed at the end and rolled back by any error or refusal. A
+  primary that cannot be reached raises PrimaryUnreachable, a sentence (docs/scaling.md).
+- Reads take no write lock; with a standby (MEMORY_READ_DATABASE_URL, standby.py) they run there
+  once it has replayed this process's writes. A turn's read counts against its budget (R21), so it
+  is a write: on PostgreSQL one autocommitted statement (`one_statement`).
+- Inside `one_transaction` (a sandbox, or an all-or-nothing replay) every use case is a savepoint of
+  that one, and a deletion's scrub waits until it commits (R31).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
+from typing import TypeVar
 
-from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
-from .database import driver_connection, statement_driver
+from .. import errors as E
+from ..plain import Obj
+from .database import (
+    DatabaseUnusable,
+    Engine,
+    database_url,
+    driver_connection,
+    make_engine,
+    memory_version,
+    shown,
+    statement_driver,
+)
 from .dialect import dialect_of
-from .driver import Driver
+from .driver import Driver, driver_of
+from .erasure import after_erasure, erasure_status, finisher, heal
+from .standby import PRIMARY, STANDBY, ServerLost, Standby, lost, read_database_url, why
+
+__all__ = ["Database", "Db", "Engine", "Tx"]
 
 #: The unit of work a use case's transaction hands it: the use case passes it to the store's functions.
 Tx = Session
 #: The same for a use case on the driver (driver.py).
 Db = Driver
 
+T = TypeVar("T")
 
-class Transactions:
-    """One database's transactions; with `box`, every transaction is a savepoint of the box's."""
 
-    def __init__(self, engine: Engine, box: Session | None = None) -> None:
+class Database:
+    """One database's transactions for use cases, the one transaction several may share, and the
+    erasure that follows a deletion (R31)."""
+
+    def __init__(
+        self, engine: Engine | None = None, *, outer: Tx | None = None, standby: Standby | None = None
+    ) -> None:
+        if engine is None:
+            engine, standby = _opened(None, existing=False, read=None)
         self.engine = engine
         self.dialect = dialect_of(engine)  # where the backends differ (dialect.py)
-        self.write = self.dialect.writer(engine)
-        self.box = box
+        self._writer = self.dialect.writer(engine)
+        self.outer = outer
+        self.standby = standby if outer is None else None  # inside one transaction, reads are that one's
+        self.erased = False  # inside one transaction: something was erased, to scrub after it commits
+        self._server = self.dialect.wal_position_sql is not None  # a server, which may be unreachable
+        heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
+
+    def close(self) -> None:
+        """The database's connections closed (a SQLite log checkpointed): for a command that ends."""
+        if self.standby is not None:
+            self.standby.close()
+            self.standby.engine.dispose()
+        self.engine.dispose()
+
+    @classmethod
+    def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> Database:
+        """The database at `url` (default: the configured one), its schema brought up to date
+        (database.make_engine; with `existing`, the database must be there already). `read`: its hot
+        standby, for reads (default: MEMORY_READ_DATABASE_URL, for the configured database)."""
+        engine, standby = _opened(url, existing=existing, read=read)
+        return cls(engine, standby=standby)
+
+    # One transaction for several use cases
+
+    @property
+    def in_one_transaction(self) -> bool:
+        """Whether every use case joins one transaction (a sandbox or all_or_nothing)."""
+        return self.outer is not None
 
     @contextmanager
-    def tx(self) -> Iterator[Session]:
-        """One use case's transaction: committed at the end, rolled back by any error or refusal."""
-        if self.box is not None:
-            with self.box.begin_nested():  # a refusal rolls back this use case only
-                yield self.box
-            return
-        with Session(self.write, expire_on_commit=False) as s:
-            yield s
-            s.commit()
+    def one_transaction(self, *, commit: bool) -> Iterator[Database]:
+        """A database whose use cases all happen in one transaction: rolled back at the end, or (commit)
+        committed when the block ends and rolled back by any error in it. What a committed one erased
+        leaves the files when it commits (R31)."""
+        opened = self._outer(commit=commit)
+        with self._on_primary(opened) if self._server else opened as s:
+            inner = Database(self.engine, outer=s)
+            yield inner
+        if commit and inner.erased:
+            self._erased()
+            after_erasure(self.engine)
 
     @contextmanager
-    def read(self) -> Iterator[Session]:
-        """A read-only use case: never takes a write lock."""
-        if self.box is not None:
-            yield self.box
-            return
-        with Session(self.engine, expire_on_commit=False) as s:
-            yield s
-
-    @contextmanager
-    def driver_tx(self, *, serializable: bool = False) -> Iterator[Driver]:
-        """A driver use case's transaction on a kept connection: committed at the end, rolled back by
-        any error or refusal. It begins as the dialect begins it (Dialect.begin: SQLite takes the
-        write lock up front; PostgreSQL runs it READ COMMITTED, the guarded UPDATE keeping the count
-        right, or `serializable` as the ORM's writers)."""
-        dialect = self.dialect
-        if self.box is not None:
-            with self.box.begin_nested():
-                db = Driver(self.box.connection().connection.dbapi_connection, dialect)
-                try:
-                    yield db
-                finally:
-                    db.close()
-            self.box.expire_all()  # rows changed under the session's objects
-            return
-        with driver_connection(self.engine) as dbapi:
-            db = Driver(dbapi, dialect)
+    def _outer(self, *, commit: bool) -> Iterator[Session]:
+        with Session(self._writer, expire_on_commit=False) as s:
             try:
-                dialect.begin(db.cur, serializable=serializable)
+                yield s
+            except BaseException:
+                s.rollback()
+                raise
+            if commit:
+                s.commit()
+            else:
+                s.rollback()
+
+    def one_load_at_a_time(self) -> AbstractContextManager[None]:
+        """Around a load into an empty database, so two loads into one run one after the other (the
+        second then finds memory there): Dialect.one_load_at_a_time."""
+        return self.dialect.one_load_at_a_time(self.engine)
+
+    # The one way into a use case's transaction
+
+    def transaction(self, *, write: bool = True, fresh: bool = False) -> AbstractContextManager[Tx]:
+        """A use case's transaction on the ORM. `write`: on the primary, committed at the end, rolled
+        back by any error; else a read, routed as `_placed` says (`fresh`: a read a write follows)."""
+        return self._placed(lambda engine: self._session(engine, write=write), write=write, fresh=fresh)
+
+    def driver(
+        self, *, write: bool = True, fresh: bool = False, serializable: bool = False, one_statement: bool = False
+    ) -> AbstractContextManager[Db]:
+        """A use case's transaction on the driver (the turn path, driver.py), as `transaction`; a read
+        is rolled back at the end. It begins as the dialect begins it (Dialect.begin: SQLite takes the
+        write lock up front; PostgreSQL runs it READ COMMITTED, or `serializable` as the ORM's writers).
+        `one_statement`: one autocommitted statement on the primary, where `one_statement_reads`."""
+        if one_statement:
+            return self._placed(lambda engine: statement_driver(engine, self.dialect), write=True, fresh=False)
+        return self._placed(
+            lambda engine: self._driver(engine, write=write, serializable=serializable), write=write, fresh=fresh
+        )
+
+    @property
+    def one_statement_reads(self) -> bool:
+        """Whether a turn-level read may be one autocommitted statement here (PostgreSQL, outside one
+        transaction): Dialect.one_statement_reads."""
+        return self.outer is None and self.dialect.one_statement_reads
+
+    @contextmanager
+    def _session(self, engine: Engine, *, write: bool) -> Iterator[Session]:
+        if self.outer is not None:
+            if not write:
+                yield self.outer
+                return
+            with self.outer.begin_nested():  # a refusal rolls back this use case only
+                yield self.outer
+            return
+        with Session(self._writer if write else engine, expire_on_commit=False) as s:
+            yield s
+            if write:
+                s.commit()
+
+    @contextmanager
+    def _driver(self, engine: Engine, *, write: bool, serializable: bool) -> Iterator[Driver]:
+        if self.outer is not None:
+            if not write:
+                with driver_of(self.outer) as db:
+                    yield db
+                return
+            with self.outer.begin_nested(), driver_of(self.outer) as db:  # a refusal rolls back this use case only
+                yield db
+            self.outer.expire_all()  # rows changed under the session's objects
+            return
+        with driver_connection(engine) as dbapi:
+            db = Driver(dbapi, self.dialect)
+            try:
+                if write:
+                    self.dialect.begin(db.cur, serializable=serializable)
                 yield db
             except BaseException:
                 db.close()
                 dbapi.rollback()
                 raise
             db.close()
-            dbapi.commit()
-
-    @contextmanager
-    def peek(self) -> Iterator[Driver]:
-        """A driver for a small read on a kept connection: no write lock, rolled back at the end (the
-        token check the MCP server makes at every call)."""
-        with driver_connection(self.engine) as dbapi:
-            db = Driver(dbapi, self.dialect)
-            try:
-                yield db
-            finally:
-                db.close()
+            if write:
+                dbapi.commit()
+            else:
                 dbapi.rollback()
 
-    def statement(self) -> AbstractContextManager[Driver]:
-        """A driver for one autocommitted statement (the one-statement read, where the dialect has it)."""
-        return statement_driver(self.engine, self.dialect)
+    # Where a transaction runs: the primary for writes, a standby's reads routed (standby.py)
+
+    def _placed(
+        self, opening: Callable[[Engine], AbstractContextManager[T]], *, write: bool, fresh: bool
+    ) -> AbstractContextManager[T]:
+        """A write on the primary (`_on_primary` where it is a server); a read on the primary, or
+        routed to the standby when there is one (`_routed`)."""
+        if write:
+            return self._on_primary(opening(self.engine)) if self._server else opening(self.engine)
+        if self.standby is None:
+            return opening(self.engine)
+        return self._routed(opening, fresh=fresh)
 
     @contextmanager
-    def boxed(self, *, commit: bool) -> Iterator[Session]:
-        """One transaction for several use cases: rolled back at the end (a sandbox), or committed
-        when the block ends and rolled back by any error in it (all or nothing)."""
-        with Session(self.write, expire_on_commit=False) as s:
-            if not commit:
-                try:
-                    yield s
-                finally:
-                    s.rollback()
-                return
-            try:
-                yield s
-            except BaseException:
-                s.rollback()
+    def _on_primary(self, opened: AbstractContextManager[T]) -> Iterator[T]:
+        """A transaction on the primary. A primary that cannot be reached raises PrimaryUnreachable, a
+        sentence; a write that committed is noted, so this process's next read sees it."""
+        ran = False
+        try:
+            with opened as got:
+                if isinstance(got, Session):
+                    got.connection()  # connect now: what fails here wrote nothing
+                ran = True
+                yield got
+        except Exception as exc:
+            if not lost(exc):
                 raise
-            s.commit()
+            if self.standby is not None:
+                self.standby.lost(PRIMARY)
+            raise E.PrimaryUnreachable(self.shown(), why(exc), cut=ran, standby=self._standby_shown()) from exc
+        if self.standby is not None:
+            self.standby.reached(PRIMARY)
+            self.standby.wrote()
+
+    @contextmanager
+    def _routed(self, opening: Callable[[Engine], AbstractContextManager[T]], *, fresh: bool) -> Iterator[T]:
+        """A read on the server the standby's bookkeeping names (Standby.order), or on the other one
+        if that one cannot be reached; a server lost mid-read makes the use case run again (ServerLost,
+        retried as a conflict). Neither reachable: NoServerReachable."""
+        standby = self.standby
+        assert standby is not None
+        failed: BaseException | None = None
+        for which in standby.order(fresh=fresh):
+            stack = ExitStack()
+            try:
+                got = stack.enter_context(opening(standby.engines[which]))
+                if isinstance(got, Session):
+                    got.connection()  # connect now: an unreachable server is passed over before the read runs
+            except Exception as exc:
+                stack.close()
+                if not lost(exc):
+                    raise
+                standby.lost(which)
+                failed = exc
+                continue
+            with stack:
+                standby.reached(which)
+                standby.served[which] += 1
+                try:
+                    yield got
+                except Exception as exc:
+                    if not lost(exc):
+                        raise
+                    standby.lost(which)
+                    raise ServerLost(f"the {which} went away during a read: {why(exc)}") from exc
+            return
+        assert failed is not None
+        raise E.NoServerReachable(self.shown(), _address(standby.engine), why(failed)) from failed
+
+    # What follows a deletion (R31), and what the database is
+
+    def scrub_after(self) -> bool | None:
+        """R31, right after a deletion committed: its text leaves the files now (SQLite's checkpoint)
+        or in the background (PostgreSQL's rewrite, or a SQLite log a reader holds); the outcome
+        says which (`bytes_gone`, None inside one transaction), and `erasure_status` says when it is done."""
+        if self.outer is None:
+            self._erased()
+            return after_erasure(self.engine)
+        self.erased = True  # all_or_nothing scrubs once its one transaction commits
+        return None
+
+    def _erased(self) -> None:
+        if self.standby is not None:
+            self.standby.scrub_seen = True  # erasure_status waits for the standby to replay it
+
+    def erasure_status(self) -> Obj:
+        """R31: whether every deletion's text is out of the database files yet; with a standby, also
+        whether the standby has replayed the scrub (`standby_bytes_gone`; None: it cannot be asked)."""
+        return self._with_standby(erasure_status(self.engine), 0.0)
+
+    def finish_erasure(self, timeout: float | None = None) -> Obj:
+        """Wait for the background scrub of deletions (R31), and for a standby to replay it while it
+        can be reached, then say where it stands."""
+        finisher(self.engine).wait(timeout)
+        return self._with_standby(erasure_status(self.engine), timeout)
+
+    def _with_standby(self, status: Obj, wait: float | None) -> Obj:
+        """The standby's part of R31: after a deletion this process made or saw pending, whether the
+        standby has replayed all the primary held once its scrub was done (waiting up to `wait`);
+        with none known, only whether it can be asked (a standby merely behind says nothing of
+        erasure). None: the primary or the standby cannot be asked."""
+        standby = self.standby
+        if standby is None:
+            return status
+        if status["pending"] or status["scrubbing"]:
+            standby.scrub_seen = True
+        if not status["bytes_gone"]:
+            return {**status, "standby_bytes_gone": False}
+        replayed = standby.replayed_everything(wait if standby.scrub_seen else 0.0)
+        if replayed:
+            standby.scrub_seen = False
+        return {**status, "standby_bytes_gone": None if replayed is None else replayed or not standby.scrub_seen}
+
+    def version(self) -> str | None:
+        """A token of what memory holds that changes whenever a change commits (database.memory_version);
+        None inside one transaction, where nothing should be kept under it. With a standby, the version
+        of the server reads go to now (a page keeps what it read under the version of where it read it)."""
+        if self.outer is not None:
+            return None
+        if self.standby is None:
+            return memory_version(self.engine)
+        failed: BaseException | None = None
+        for which in self.standby.order():
+            try:
+                version = memory_version(self.standby.engines[which])
+                self.standby.reached(which)
+                return version
+            except Exception as exc:
+                if not lost(exc):
+                    raise
+                self.standby.lost(which)
+                failed = exc
+        assert failed is not None
+        raise E.NoServerReachable(self.shown(), _address(self.standby.engine), why(failed)) from failed
+
+    def reads(self) -> Obj:
+        """Where reads come from: the standby's address (None: there is none), whether the primary
+        and the standby could not be reached when last tried, and how many reads each served."""
+        sb = self.standby
+        if sb is None:
+            return {
+                "standby": None,
+                "primary_down": False,
+                "standby_down": False,
+                "served": {"primary": 0, "standby": 0},
+            }
+        return {
+            "standby": self._standby_shown(),
+            "primary_down": sb.unreachable(PRIMARY),
+            "standby_down": sb.unreachable(STANDBY),
+            "served": dict(sb.served),
+        }
+
+    def shown(self) -> str:
+        """The database's address as a person may read it (no password)."""
+        return _address(self.engine)
+
+    def _standby_shown(self) -> str | None:
+        return _address(self.standby.engine) if self.standby else None
+
+
+def _address(engine: Engine) -> str:
+    """An engine's address as a person may read it (no password)."""
+    return shown(engine.url.render_as_string(hide_password=False))
+
+
+def _opened(url: str | None, *, existing: bool, read: str | None) -> tuple[Engine, Standby | None]:
+    """The engine of the database at `url` (default: the configured one) and, where it has one, its
+    standby: `read`, or MEMORY_READ_DATABASE_URL for the configured database. With a standby, a
+    primary that cannot be reached is opened without its schema checked, so reads still work."""
+    if read is None and (url is None or url == database_url()):
+        read = read_database_url()
+    if read is None:
+        return make_engine(url, existing=existing), None
+    try:
+        engine = make_engine(url, existing=existing)
+    except Exception as exc:
+        if not lost(exc):
+            raise
+        engine = make_engine(url, create=False)  # the primary is down: its reads come from the standby
+    if dialect_of(engine).wal_position_sql is None:
+        raise DatabaseUnusable(shown(read), "a standby serves reads of a PostgreSQL primary only")
+    reader = make_engine(read, create=False)
+    if dialect_of(reader).replayed_sql is None:
+        raise DatabaseUnusable(shown(read), "a standby must be a PostgreSQL server (a hot standby of the primary)")
+    return engine, Standby(engine, reader)

@@ -17,29 +17,31 @@ from sqlmodel import Session
 from .. import errors as E
 from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME
-from . import ids, moments, queries
-from .driver import Driver, defaults_of, driver_of, for_update, insert
+from . import moments, queries
+from .dialect import for_update
+from .driver import Driver, defaults_of, driver_of, insert
 from .erasure import erase_run
 from .facts import withdraw
 from .graph import Changes
 from .lookups import RunRef
 from .models import Membership, NestedWork, Organization, Person, Record, Run, Turn, Workflow
-from .probes import OPEN_WORK
 
 # --- statements ----------------------------------------------------------------------------------
 
-TURN_TO_END = for_update(
-    """SELECT t.status, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
+#: The turn a record is made in or that ends, its row locked until commit (R5, R1).
+TURN_TO_CHANGE = for_update(
+    """SELECT t.status, t.next_record, r.id, r.ended, r.org_id, r.person_id, r.surface, r.ephemeral,
  o.learn_from_ephemeral_runs, o.learn_from_users FROM turn t JOIN run r ON r.id = t.run_id
  JOIN organization o ON o.id = r.org_id WHERE t.id = :t""",
     of="t",
 )
 
 
-class TurnToEndRow(NamedTuple):
-    """A row of TURN_TO_END: the turn, its run, and the settings teaching reads (R8, R9, R16)."""
+class TurnToChangeRow(NamedTuple):
+    """A row of TURN_TO_CHANGE: the turn, its run, and the settings teaching reads (R8, R9, R16)."""
 
     status: str
+    next_record: int
     run_id: str
     ended: bool
     org_id: str
@@ -78,23 +80,6 @@ TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_u
 #: model's defaults the rest (open, nothing recorded, counted or taught yet).
 ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map", "opened_at")))  # type: ignore[attr-defined]
 
-TURN_TO_RECORD = for_update(
-    """SELECT t.status, t.next_record, r.id, r.ended, r.person_id FROM turn t
- JOIN run r ON r.id = t.run_id WHERE t.id = :t""",
-    of="t",
-)
-
-
-class TurnToRecordRow(NamedTuple):
-    """A row of TURN_TO_RECORD."""
-
-    status: str
-    next_record: int
-    run_id: str
-    ended: bool
-    person_id: str | None
-
-
 PERSON = "SELECT id FROM person WHERE id = :p"
 #: A record's row, a `:column` parameter each; `claims` is a JSON parameter (Driver.json).
 ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
@@ -110,7 +95,6 @@ class SupportOfTurnRow(NamedTuple):
     fact_id: int
 
 
-MAP_COUNTERS = "SELECT kind, n FROM mapcount WHERE org_id = :o"
 LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
 TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"
 SET_NEXT_RECORD = "UPDATE turn SET next_record = :n WHERE id = :t"
@@ -131,11 +115,6 @@ def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
     return TurnToReplaceRow._make(hit[0]) if hit else None
 
 
-def claim_id(db: Driver, kind: str, ident: str) -> bool:
-    """Take an id for good: False when it was ever used for this kind of thing, erased ones included."""
-    return ids.claim(db, kind, ident)
-
-
 def withdraw_teaching(db: Driver, turn_id: str, changes: Changes, *, moment: int) -> None:
     """R3: the supports a replaced turn taught leave, and every fact they touched is recomputed."""
     taught = [SupportOfTurnRow._make(r) for r in db.rows(SUPPORTS_OF_TURN, {"t": turn_id})]
@@ -146,11 +125,6 @@ def mark_replaced(db: Driver, turn_id: str, *, moment: int) -> None:
     """The turn is replaced and teaches nothing any more; history logs it at `moment`."""
     db.change(TURN_REPLACED, {"t": turn_id})
     moments.log_turn(db, turn_id, moment)
-
-
-def map_counters(db: Driver, org_id: str) -> dict[str, int]:
-    """The organization's map counters (R18): kind -> count, "" for facts."""
-    return {str(k): int(n) for k, n in db.rows(MAP_COUNTERS, {"o": org_id})}
 
 
 def add_turn(db: Driver, *, turn_id: str, run_id: str, taken: Obj, opened_at: int) -> None:
@@ -180,49 +154,40 @@ class NewRecord(NamedTuple):
         return f"{self.turn_id}#{self.number}"
 
 
-def add_record(db: Driver, record: NewRecord) -> str:
-    """The one way a record is added: written, and the turn's next number moved past it."""
-    row = record._asdict()
-    row["id"] = record.id
-    row["claims"] = db.json(record.claims)
-    db.change(ADD_RECORD, row)
-    db.change(SET_NEXT_RECORD, {"t": record.turn_id, "n": record.number + 1})
+def add_record(tx: Session | Driver, record: NewRecord) -> str:
+    """The one way a record is added: written, and the turn's next number moved past it (in an ORM
+    transaction, its turn object learns the number)."""
+    with driver_of(tx) as db:
+        row = record._asdict()
+        row["id"] = record.id
+        row["claims"] = db.json(record.claims)
+        db.change(ADD_RECORD, row)
+        db.change(SET_NEXT_RECORD, {"t": record.turn_id, "n": record.number + 1})
+    if isinstance(tx, Session) and (turn := tx.get(Turn, record.turn_id)) is not None:
+        tx.expire(turn, ["next_record"])
     return record.id
 
 
-def add_record_in(s: Session, record: NewRecord) -> str:
-    """`add_record` inside an ORM transaction: the turn's ORM object learns its next number."""
-    with driver_of(s) as db:
-        add_record(db, record)
-    turn = s.get(Turn, record.turn_id)
-    if turn is not None:
-        s.expire(turn, ["next_record"])
-    return record.id
-
-
-def turn_to_record(db: Driver, turn_id: str) -> TurnToRecordRow | None:
-    """The turn a record is made in and its run, its row locked until commit, or None."""
-    hit = db.rows(TURN_TO_RECORD, {"t": turn_id})
-    return TurnToRecordRow._make(hit[0]) if hit else None
+def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow | None:
+    """The turn a record is made in or that ends, and its run, its row locked until commit, or None."""
+    hit = db.rows(TURN_TO_CHANGE, {"t": turn_id})
+    return TurnToChangeRow._make(hit[0]) if hit else None
 
 
 def person_exists(db: Driver, person_id: str) -> bool:
     return bool(db.rows(PERSON, {"p": person_id}))
 
 
-def open_work_id(db: Driver, turn_id: str, work: str) -> int | None:
+def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
     """The id of the turn's open nested work of that name, or None."""
-    hit = db.rows(OPEN_WORK, {"t": turn_id, "w": work})
+    with driver_of(tx) as db:
+        hit = db.rows(
+            "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'", {"t": turn_id, "w": work}
+        )
     return int(hit[0][0]) if hit else None
 
 
 # --- ending a turn (R1, R2) ----------------------------------------------------------------------
-
-
-def turn_to_end(db: Driver, turn_id: str) -> TurnToEndRow | None:
-    """The turn to end, its run and the settings teaching reads, the turn's row locked, or None."""
-    hit = db.rows(TURN_TO_END, {"t": turn_id})
-    return TurnToEndRow._make(hit[0]) if hit else None
 
 
 def nested_of(db: Driver, turn_id: str) -> dict[int, str]:
@@ -291,34 +256,22 @@ def workflow(s: Session, workflow_id: str) -> WorkflowOf | None:
     return None if wf is None else WorkflowOf(wf.org_id, wf.memory_probes, list(wf.steps))
 
 
-def add_run(
-    s: Session,
-    *,
-    run_id: str,
-    org_id: str,
-    person_id: str,
-    workflow_id: str | None,
-    surface: str,
-    requested_ephemeral: bool,
-    ephemeral: bool,
-    moment: int,
-    session_id: str | None,
-) -> None:
-    """A new run, numbered after the last."""
-    s.add(
-        Run(
-            id=run_id,
-            seq=queries.next_run_seq(s),
-            org_id=org_id,
-            person_id=person_id,
-            workflow_id=workflow_id,
-            surface=surface,
-            requested_ephemeral=requested_ephemeral,
-            ephemeral=ephemeral,
-            started_at=moment,
-            session_id=session_id,
-        )
-    )
+class NewRun(NamedTuple):
+    """A run as the use case decided it: `ephemeral` as stored, `requested_ephemeral` as asked (R11)."""
+
+    id: str
+    org_id: str
+    person_id: str
+    workflow_id: str | None
+    surface: str
+    requested_ephemeral: bool
+    ephemeral: bool
+    session_id: str | None
+
+
+def add_run(s: Session, run: NewRun, *, moment: int) -> None:
+    """A new run, numbered after the last, started at `moment` (R32)."""
+    s.add(Run(seq=queries.next_run_seq(s), started_at=moment, **run._asdict()))
 
 
 def add_step(s: Session, turn_id: str, done: Obj) -> None:
@@ -327,12 +280,6 @@ def add_step(s: Session, turn_id: str, done: Obj) -> None:
     assert turn is not None
     turn.steps = [*turn.steps, done]
     s.add(turn)
-
-
-def open_work(s: Session, turn_id: str, work: str) -> int | None:
-    """The id of the turn's open nested work of that name, or None."""
-    nested = queries.open_work(s, turn_id, work)
-    return None if nested is None else nested.id
 
 
 def add_work(s: Session, turn_id: str, work: str) -> None:

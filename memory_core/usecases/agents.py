@@ -34,27 +34,27 @@ class AgentSessions(UseCases):
 
     def agent_server_started(self, server: str, *, host: str, pid: int, transport: str, now: float) -> None:
         """Note a server that starts serving."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             agents.add_server(s, server=server, host=host, pid=pid, transport=transport, now=now)
 
     def agent_server_alive(self, server: str, *, now: float) -> None:
         """A server's heartbeat."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             agents.note_alive(s, server=server, now=now)
 
     def agent_server_stopped(self, server: str, *, now: float) -> None:
         """Note a server that stopped on purpose, after its sessions ended."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             agents.stop_server(s, server=server, now=now)
 
     def agent_session_opened(self, session: str, *, server: str, client: str, transport: str, now: float) -> None:
         """Note a session that opens."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             agents.add_session(s, session=session, server=server, client=client, transport=transport, now=now)
 
     def agent_session_ended(self, session: str, *, why: str, now: float) -> SessionEnded:
         """End a session: each run it started and did not end is ended as end_run ends it (R17)."""
-        with self._read(fresh=True) as s:  # the runs to end: as the primary has them now
+        with self.database.transaction(write=False, fresh=True) as s:  # the runs to end: as the primary has them now
             runs = agents.open_runs_of(s, session=session)
         ended = []
         for run in runs:
@@ -62,7 +62,7 @@ class AgentSessions(UseCases):
                 ended.append((run, self.end_run(run)))
             except E.Refusal:  # ended or deleted meanwhile (R17, R29): nothing left to end
                 continue
-        with self._tx() as s:
+        with self.database.transaction() as s:
             agents.end_session(s, session=session, why=why, now=now)
         return SessionEnded(session, why, tuple(ended))
 
@@ -70,11 +70,11 @@ class AgentSessions(UseCases):
         self, *, host: str, alive: Callable[[str, int], bool], now: float, stale: float
     ) -> list[SessionEnded]:
         """End every session whose server is gone (store/agents.py says how that is known)."""
-        with self._read(fresh=True) as s:
+        with self.database.transaction(write=False, fresh=True) as s:
             gone = agents.gone_sessions(s, now=now, stale=stale, host=host, alive=alive)
         return [self.agent_session_ended(g.session, why=g.why, now=now) for g in gone]
 
     def run_clients(self, runs: list[str]) -> dict[str, str]:
         """The MCP client that started each of these runs, for runs started through the MCP server."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return agents.clients_of(s, runs=runs)

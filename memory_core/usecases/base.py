@@ -1,4 +1,4 @@
-"""The base of every family of use cases: the store's door (transactions, look-ups that refuse) and the
+"""The base of every family of use cases: the store's repository (transactions, look-ups that refuse) and the
 refusals of a turn's state and budget."""
 
 from __future__ import annotations
@@ -6,14 +6,14 @@ from __future__ import annotations
 from .. import errors as E
 from ..plain import Obj
 from ..rules.turns import takes_events
-from ..store.door import Door
 from ..store.lookups import RunRef, TurnRef
+from ..store.repository import Repository
 
 __all__ = ["Obj", "UseCases"]
 
 
-class UseCases(Door):
-    """A family of use cases: plain methods over the house's transactions (store/door.py), each
+class UseCases(Repository):
+    """A family of use cases: plain methods over the database's transactions (store/repository.py), each
     handed on to typed store functions. The facade (facade.py) holds one of each family and
     delegates to them."""
 

@@ -16,26 +16,26 @@ class Corrections(UseCases):
 
     def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
         """R28: a member disputes a World fact, a person their own User fact; one each."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             f = self._correctable(s, org, by, fact, graph, doing="dispute")
             if queries.has_disputed(s, f.id, by):
                 raise E.NotAllowed.disputing_again(by)
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             changes = corrections.add_dispute(s, f.id, by=by, contribution=DISPUTE_CONTRIBUTION, moment=n)
-            moments.mark_in(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
+            moments.mark(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 
     def retract(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:
         """R28: the owner retracts a World fact, a person their own User fact: never served again."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             f = self._correctable(s, org, by, fact, graph, doing="retract")
             if not may_retract(queries.role(s, by, org), graph):
                 raise E.NotOwner(org, does="retracts its world facts (R28)")
             if f.retracted:  # accepted, and changes nothing (a decision beside R28)
                 return Corrected(changes=[], weight=f.weight, status=f.status)
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             changes = corrections.retract(s, f.id, moment=n)
-            moments.mark_in(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
+            moments.mark(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 
 

@@ -22,51 +22,51 @@ class Explore(UseCases):
 
     def organizations(self) -> list[sh.Organization]:
         """Every organization: id, name, owner."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("list[sh.Organization]", dashboard.organizations(s))
 
     def members(self, org_id: str) -> list[sh.Member]:
         """The organization's people with their role (owner first)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("list[sh.Member]", dashboard.members(s, org_id))
 
     def workflows(self, org_id: str) -> list[Obj]:
         """The organization's workflows: budget and steps, as a scenario writes them."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return dashboard.workflows(s, org_id)
 
     def people(self) -> list[sh.Person]:
         """Every person: id, name, and their role in each organization they belong to."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("list[sh.Person]", dashboard.people(s))
 
     def runs(self, org_id: str) -> list[sh.RunRow]:
         """The organization's stored runs with their turns' statuses, in the order they started."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("list[sh.RunRow]", dashboard.runs(s, org_id))
 
     def run_ids(self, org_id: str) -> list[str]:
         """The ids of the organization's stored runs, in the order they started (their turns unread)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return dashboard.run_ids(s, org_id)
 
     def run_detail(self, org_id: str, run_id: str) -> sh.RunDetail:
         """One run with its turns and every record, failed and cancelled turns' included (R2)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("sh.RunDetail", dashboard.run_detail(s, org_id, run_id))
 
     def graph(self, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph's entities and facts, as in the state format; with `limit`, its heaviest facts only
         (and `total`, how many it holds), so a page stays fast on a large graph; with `ids`, each fact's
         `id` too, for a link to its weight (the state export stays as it is)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("sh.GraphJson", graph_json(s, graph, owner, limit=limit, ids=ids))
 
     def graph_drawing(self, graph: str, owner: str, *, limit: int) -> sh.Drawing:
         """One graph as a drawing reads it: its `limit` heaviest facts with their ids, ends, weight,
         status, sources, and how many supports and disputes each has (counted, no support loaded);
         the entities they name, and `total`, how many facts the graph holds."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("sh.Drawing", graph_for_drawing(s, graph, owner, limit=limit))
 
     def facts_table(
@@ -80,7 +80,7 @@ class Explore(UseCases):
     ) -> list[sh.FactRow]:
         """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's
         User graph, the runs' Flow graphs; or (`fact`) that one fact's row, if it is in one of them."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast(
                 "list[sh.FactRow]",
                 dashboard.facts_table(s, org_id, person=person, limit=limit, graphs=graphs, fact=fact),
@@ -91,23 +91,23 @@ class Explore(UseCases):
     ) -> sh.Breakdown:
         """A weight explained: each source with key, origin, reliability, contribution, repeats folded
         in, erased pointers, the weight without it, and the margin to the shortcut threshold (R22, R26)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("sh.Breakdown", dashboard.fact_breakdown(s, fact_id, min_weight=min_weight, org=org))
 
     def turn_view(self, turn_id: str) -> sh.TurnView:
         """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             turn, run = self._turn(s, turn_id)
             return cast("sh.TurnView", dashboard.turn_view(s, turn, run))
 
     def run_erasure_preview(self, run_id: str) -> sh.RunErasurePreview:
         """What deleting a run erases and keeps (R29)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("sh.RunErasurePreview", run_preview(s, self._run(s, run_id)))
 
     def account_erasure_preview(self, person_id: str) -> sh.AccountErasurePreview:
         """What deleting an account erases and keeps (R30)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("sh.AccountErasurePreview", account_preview(s, self._person(s, person_id)))
 
     def version(self) -> str | None:
@@ -115,14 +115,14 @@ class Explore(UseCases):
         a read counted, a setting, a deletion: any write, of this process or another), read without
         scanning: a page keeps an answer under it. None inside a box, or on the in-memory database:
         keep nothing then."""
-        return self.house.version()
+        return self.database.version()
 
     def read_servers(self) -> sh.ReadServers:
         """Where reads come from (store/standby.py): the standby's address, or None without one; whether
         the primary or the standby could not be reached when last tried; how many reads each served."""
-        return cast("sh.ReadServers", self.house.reads())
+        return cast("sh.ReadServers", self.database.reads())
 
     def counts(self) -> sh.Counts:
         """How much the database holds: for the sidebar and progress."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return cast("sh.Counts", dashboard.counts(s))

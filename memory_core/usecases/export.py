@@ -41,7 +41,7 @@ class Export(UseCases):
         """What memory recorded as a `memory-scenario/1` document, and one sentence for each thing it
         could not write back. `org` limits it to one organization (its members), `run` to one run
         (with its organization, its people and its workflow); `where` names the memory in the title."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             if org is not None:
                 self._org(s, org)
             if run is not None:
@@ -51,7 +51,7 @@ class Export(UseCases):
                 org = r.org_id
             rows = recorded(s, org=org, run=run)
             clock = past.last_moment(s)
-        where = where or self.house.shown()
+        where = where or self.database.shown()
         return write_back(rows, org=org, run=run, where=where, clock=clock)
 
 

@@ -5,7 +5,7 @@ membership and role, then the state of the turn, run or nested work, then the bu
 raises the Refusal of the first failure with nothing changed, or applies the rules' pure
 decisions and commits.
 
-The facade holds one of each family of use cases (plain classes over one shared `House`) and
+The facade holds one of each family of use cases (plain classes over one shared `Database`) and
 delegates each public method to its family through `run_use_case` (store/retry.py), the one
 place retry is applied; a whole replay (format/replay.py) goes through it too."""
 
@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from ..store.house import Engine, House
 from ..store.retry import run_use_case
 from ..store.snapshot import export, holds_memory
+from ..store.transactions import Database, Engine
 from .agents import AgentSessions
 from .base import Obj
 from .corrections import Corrections
@@ -42,7 +42,7 @@ NOT_USE_CASES = ("sandbox", "all_or_nothing", "loading", "at", "close")
 
 def delegate(family: str, method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[MemoryService, P], R]:
     """The facade's method that runs `method` of the family held in attribute `family`, as a use
-    case (run_use_case: retried when it lost a race, once inside a box)."""
+    case (run_use_case: retried when it lost a race, once inside one transaction)."""
     name = method.__name__
 
     def call(self: MemoryService, /, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -57,20 +57,20 @@ def delegate(family: str, method: Callable[Concatenate[Any, P], R]) -> Callable[
 class MemoryService:
     """The facade over one database. Plain data in and out; never live ORM rows."""
 
-    def __init__(self, engine: Engine | None = None, *, house: House | None = None) -> None:
-        self.house = house if house is not None else House(engine)
+    def __init__(self, engine: Engine | None = None, *, database: Database | None = None) -> None:
+        self.database = database if database is not None else Database(engine)
         self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
-        self._turns = Turns(self.house)
-        self._reads = Reads(self.house)
-        self._corrections = Corrections(self.house)
-        self._erasure = Erasure(self.house)
-        self._settings = OrgSettings(self.house)
-        self._tokens = Tokens(self.house)
-        self._identities = Identities(self.house)
-        self._explore = Explore(self.house)
-        self._past = Past(self.house)
-        self._export = Export(self.house)
-        self._agents = AgentSessions(self.house)
+        self._turns = Turns(self.database)
+        self._reads = Reads(self.database)
+        self._corrections = Corrections(self.database)
+        self._erasure = Erasure(self.database)
+        self._settings = OrgSettings(self.database)
+        self._tokens = Tokens(self.database)
+        self._identities = Identities(self.database)
+        self._explore = Explore(self.database)
+        self._past = Past(self.database)
+        self._export = Export(self.database)
+        self._agents = AgentSessions(self.database)
         self._agents.end_run = self.end_run  # a session that ends ends its runs through the facade
 
     @classmethod
@@ -79,29 +79,29 @@ class MemoryService:
         under .memory/); with `existing`, a database that is not there yet is refused. `read`: a hot
         standby of it for reads (default: MEMORY_READ_DATABASE_URL, for the configured database;
         docs/scaling.md)."""
-        return cls(house=House.at(url, existing=existing, read=read))
+        return cls(database=Database.at(url, existing=existing, read=read))
 
     def close(self) -> None:
         """Close the database's connections (the CLI, at a command's end); the service is done."""
-        self.house.close()
+        self.database.close()
 
     @property
     def engine(self) -> Engine:
         """The database's engine, for what sits above the use cases and opens its own (the CLI, the
         benchmarks): no use case reaches it."""
-        return self.house.engine
+        return self.database.engine
 
     @property
     def _sandbox(self) -> bool | None:
-        """True inside a box, whose one transaction every use case joins (run_use_case runs it once)."""
-        return True if self.house.boxed else None
+        """True inside one transaction that every use case joins (run_use_case runs it once)."""
+        return True if self.database.in_one_transaction else None
 
     @contextmanager
     def sandbox(self) -> Iterator[MemoryService]:
         """A service whose use cases all happen in one transaction that is rolled back at the end:
         for what-ifs (what would this turn teach if it failed?) and previews, changing nothing."""
-        with self.house.box(commit=False) as house:
-            yield MemoryService(house=house)
+        with self.database.one_transaction(commit=False) as database:
+            yield MemoryService(database=database)
 
     @contextmanager
     def all_or_nothing(self) -> Iterator[MemoryService]:
@@ -109,22 +109,24 @@ class MemoryService:
         and rolled back by any error in it: a replay into a database keeps all of its file or
         none of it. SQLite holds the write lock from the first statement to the commit; a
         conflict with another writer aborts the whole (the caller may run it again)."""
-        with self.house.box(commit=True) as house:  # what it erased leaves the files at its commit (R31)
-            yield MemoryService(house=house)
+        with self.database.one_transaction(
+            commit=True
+        ) as database:  # what it erased leaves the files at its commit (R31)
+            yield MemoryService(database=database)
 
     @contextmanager
     def loading(self) -> Iterator[MemoryService]:
         """all_or_nothing for a load into an empty database: two loads into one database run one
         after the other (SQLite: the write lock; PostgreSQL: an advisory lock)."""
-        with self.house.one_load_at_a_time(), self.all_or_nothing() as box:
+        with self.database.one_load_at_a_time(), self.all_or_nothing() as box:
             yield box
 
     def _holds_memory(self) -> bool:
-        with self.house.read(fresh=True) as s:  # a load follows: as the primary has it
+        with self.database.transaction(write=False, fresh=True) as s:  # a load follows: as the primary has it
             return holds_memory(s)
 
     def _export_state(self) -> Obj:
-        with self.house.read() as s:
+        with self.database.transaction(write=False) as s:
             return export(s)
 
     def holds_memory(self) -> bool:

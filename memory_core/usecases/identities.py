@@ -56,7 +56,7 @@ class Identities(UseCases):
         identity as given, the ids, the owner (R15), membership, then an identity that speaks for
         someone else there (R20)."""
         identity = _identity(issuer, subject, email)
-        with self._tx() as s:
+        with self.database.transaction() as s:
             self._owner_or_cli(s, org, by, "links people to the identities they sign in with (R15)", person=person)
             if queries.role(s, person, org) is None:
                 raise E.NotMember(person, org, so="; a sign-in speaks for a member of the organization (R20)")
@@ -83,13 +83,13 @@ class Identities(UseCases):
         """Remove an identity's link in an organization: whoever signs in with it is signed out at
         their next click. False when it was linked to no one there."""
         identity = _identity(issuer, subject, email)
-        with self._tx() as s:
+        with self.database.transaction() as s:
             self._owner_or_cli(s, org, by, "unlinks people from the identities they sign in with (R15)")
             return identities.remove_link(s, kind=identity.kind, issuer=identity.issuer, key=identity.key, org_id=org)
 
     def identity_links(self, org: str, *, by: str | None = None) -> list[sh.IdentityLink]:
         """An organization's sign-in links, for its owner (R15) or the command line."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             self._owner_or_cli(s, org, by, "sees who signs in with which identity (R15)")
             return [_shape(row) for row in identities.links_in(s, org)]
 
@@ -100,5 +100,5 @@ class Identities(UseCases):
         proven = [(i.kind, i.issuer, i.key) for i in signed_in_identities(claims)]
         if not proven:
             return {}
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return speaks_for(identities.links_of(s, proven))

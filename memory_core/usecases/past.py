@@ -28,7 +28,7 @@ class Past(UseCases):
 
     def clock(self) -> int:
         """The newest moment (0: nothing changed since history was kept)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return past.last_moment(s)
 
     def moments(
@@ -36,20 +36,20 @@ class Past(UseCases):
     ) -> list[sh.Moment]:
         """The moments after `first` up to `last`, oldest first: number, time, what, about what; of
         one organization (and of none), or only those numbered in `ids`."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             moments = past.moments(s, first=first, last=last, org=org, ids=None if ids is None else list(ids))
             return cast(list[sh.Moment], moments)
 
     def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
         """The numbers of the moments up to `last`, oldest first, of one organization (and of none):
         what a time control steps through, tens of thousands of them read without their rows."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             return past.moment_numbers(s, last=last, org=org)
 
     def resolve_moment(self, given: str | int) -> int:
         """The moment a person names: a number on the clock, a turn id (right after it ended), or a
         time in ISO 8601 (the last moment at or before it; a time without a zone is UTC)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             newest = past.last_moment(s)
             text = str(given).strip()
             if re.fullmatch(r"-?\d+", text):
@@ -84,19 +84,19 @@ class Past(UseCases):
     def state_at(self, n: int) -> Obj:
         """The whole memory as `memory-state/1` as it stood right after moment `n`, every later
         erasure applied (R33); turns' `probes_used` are null."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             self._check(n, past.last_moment(s))
             return export_at(s, n)
 
     def graph_at(self, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph as it stood after moment `n` (the Graphs page's time control)."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             self._check(n, past.last_moment(s))
             return cast(sh.GraphJson, graph_at(s, graph, owner, n, limit=limit, ids=ids))
 
     def map_at(self, org_id: str, n: int) -> sh.Map:
         """An organization's map (R18) as it stood after moment `n`."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             self._check(n, past.last_moment(s))
             return cast(sh.Map, past.map_at(s, org_id, n))
 
@@ -108,7 +108,7 @@ class Past(UseCases):
         reads only those facts (R34: in proportion to what changed). With `org`, only the graphs of
         that organization's view: its World graph and its runs' Flow graphs (rules/visibility.py); with
         `graph` (graph, owner), that graph's only."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             newest = past.last_moment(s)
             self._check(a, newest)
             self._check(b, newest)
@@ -132,7 +132,7 @@ class Past(UseCases):
         named (R32). Read from organization `org`, a support taught in another organization's run is
         marked `elsewhere` and a moment of another organization says only that (R23, evidence
         elsewhere: rules/visibility.py); with no `org`, everything is shown."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             supports, disputes, retracted_at = past.timeline_rows(s, fact_id)
             wanted = {v["since"] for v in supports} | {v["until"] for v in supports if v["until"]}
             wanted |= {d["since"] for d in disputes} | ({retracted_at} if retracted_at else set())

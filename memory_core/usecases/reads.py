@@ -10,6 +10,7 @@ from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
 from ..store import probes
 from ..store.graph import map_counts
+from ..store.turns import open_work
 from . import shapes as sh
 from .base import Obj, UseCases
 from .results import ReadResult
@@ -26,20 +27,20 @@ class Reads(UseCases):
         Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
         statement (probes.counted_read)."""
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
-        if turn_level and self.house.one_statement_reads:
-            with self.house.statement() as one:
+        if turn_level and self.database.one_statement_reads:
+            with self.database.driver(one_statement=True) as one:
                 done = probes.counted_read(one, turn_id, call, args)
             if done is not None:
                 used, cap, result = done
                 return ReadResult(result=result, probes_used=used, cap=cap)
-        with self._driver_tx() as db:
+        with self.database.driver() as db:
             turn = probes.turn_to_read(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
             run_id, wf_id, cap = turn.run_id, turn.workflow_id, turn.memory_probes  # cap None: none (R21)
             spec = self._step_of(wf_id, turn.steps or [], step) if step is not None else None
             self._refuse_unless_open(turn_id, turn.status, run_id, bool(turn.ended))
-            if within is not None and not probes.work_is_open(db, turn_id, within):
+            if within is not None and open_work(db, turn_id, within) is None:
                 raise E.NestedNotOpen(within, turn_id)
             if not read_offered(within=within, step=spec):
                 raise E.NotOffered(within=within, step=step)
@@ -59,7 +60,7 @@ class Reads(UseCases):
 
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
-        with self._read() as s:
+        with self.database.transaction(write=False) as s:
             org = self._org(s, org_id)
             counts = map_counts(s, org_id)
             return cast(sh.OrgMap, {**counts, "paragraph": map_paragraph(org.name, counts["kinds"], counts["facts"])})

@@ -20,7 +20,7 @@ class Tokens(UseCases):
 
     def issue_token(self, person: str, *, org: str) -> str:
         """A new token for a member of an organization; it replaces the pair's earlier one."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             org_there, person_there, member = tokens.holder_exists(s, person, org)
             if not org_there:
                 raise E.UnknownOrg(org)
@@ -35,21 +35,18 @@ class Tokens(UseCases):
 
     def token_caller(self, token: str) -> tuple[str, str] | None:
         """The (person, organization) a live token speaks for, or None: one statement (the MCP server
-        asks at every call), on the ORM inside a box. With a standby it is asked there as every read
+        asks at every call). With a standby it is asked there as every read
         is (store/standby.py: a revocation by this process at once, by another within about a
         second), and a token the standby does not know yet is asked of the primary, so a token
         issued a moment ago, anywhere, works at once."""
-        if not self.house.boxed:
-            with self.house.peek() as db:
+        with self.database.driver(write=False) as db:
+            found = agents.token_holder(db, token_hash=token_hash(token))
+        if found is None and self.database.standby is not None:
+            with self.database.driver(write=False, fresh=True) as db:
                 found = agents.token_holder(db, token_hash=token_hash(token))
-            if found is None and self.house.standby is not None:
-                with self.house.peek(fresh=True) as db:
-                    found = agents.token_holder(db, token_hash=token_hash(token))
-            return found
-        with self._read() as s:
-            return tokens.holder(s, token_hash(token))
+        return found
 
     def revoke_token(self, token: str) -> bool:
         """End a token; False when no live token matches."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             return tokens.revoke(s, token_hash(token))

@@ -10,10 +10,10 @@ from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.turns import may_transition, teaches
 from ..store import moments, queries
 from ..store import turns as store
-from ..store.graph import Changes, map_of
+from ..store.graph import Changes, map_counts
 from ..store.shortcuts import shortcut
 from ..store.teaching import teach
-from ..store.turns import NewRecord
+from ..store.turns import NewRecord, NewRun
 from .base import Obj, UseCases
 from .results import (
     RecordKept,
@@ -34,10 +34,10 @@ class Turns(UseCases):
 
     def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
         """Create a checked scenario's organizations, people and workflows, in one transaction."""
-        with self._tx() as s:
-            n = moments.take_moment_in(s)
+        with self.database.transaction() as s:
+            n = moments.take_moment(s)
             store.add_setup(s, organizations=organizations, people=people, workflows=workflows, moment=n)
-            moments.mark_in(s, n, "setup")
+            moments.mark(s, n, "setup")
 
     def start_run(
         self,
@@ -52,7 +52,7 @@ class Turns(UseCases):
     ) -> RunStarted:
         """Start a run; an ephemeral request is honoured only as R11 allows. `session` names the MCP
         session that starts it (agents/), which ends it when the session ends."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             o = self._org(s, org)
             self._person(s, person)
             cap = None
@@ -65,26 +65,16 @@ class Turns(UseCases):
             if not is_member(queries.role(s, person, org)):
                 raise E.NotMember(person, org, so=", so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
-            n = moments.take_moment_in(s)
-            store.add_run(
-                s,
-                run_id=run_id,
-                org_id=org,
-                person_id=person,
-                workflow_id=workflow,
-                surface=surface,
-                requested_ephemeral=ephemeral,
-                ephemeral=stored,
-                moment=n,
-                session_id=session,
-            )
-            moments.mark_in(s, n, "run_started", org=org, run=run_id, person=person)
+            n = moments.take_moment(s)
+            new = NewRun(run_id, org, person, workflow, surface, ephemeral, stored, session)  # asked, then stored
+            store.add_run(s, new, moment=n)
+            moments.mark(s, n, "run_started", org=org, run=run_id, person=person)
             return RunStarted(ephemeral=stored, rule="R11" if ephemeral and not stored else None, cap=cap)
 
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
         """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request.
         It runs on the driver (store/turns.py), as the other use cases of a turn do."""
-        with self._driver_tx(serializable=True) as db:
+        with self.database.driver(serializable=True) as db:
             run_row = store.run_to_open(db, run)
             if run_row is None:
                 raise E.UnknownRun(run)
@@ -94,8 +84,7 @@ class Turns(UseCases):
                 raise E.UnknownTurn(replaces)
             if person_id is None:
                 raise E.UnknownPerson.gone_from_run(run)
-            if not store.claim_id(db, "turn", turn_id):
-                raise E.DuplicateId("turn", turn_id)
+            self._used(db, "turn", turn_id)
             if run_row.ended:
                 raise E.RunEnded(run, then="it opens no more turns (R17)")
             changes = Changes()
@@ -108,7 +97,7 @@ class Turns(UseCases):
                 if teaches(replaced.status):
                     store.withdraw_teaching(db, replaces, changes, moment=n)
                 store.mark_replaced(db, replaces, moment=n)
-            taken = map_of(store.map_counters(db, run_row.org_id))
+            taken = map_counts(db, run_row.org_id)
             store.add_turn(db, turn_id=turn_id, run_id=run, taken=taken, opened_at=n)
             claims = request.get("claims", [])
             store.add_record(db, NewRecord(turn_id, run, 0, "person", person_id, request["text"], None, None, claims))
@@ -120,8 +109,8 @@ class Turns(UseCases):
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:
         """Record evidence in an open turn, possibly within open nested work (R5). Agents record
         all the time, so this runs on the driver (store/turns.py)."""
-        with self._driver_tx() as db:
-            turn = store.turn_to_record(db, turn_id)
+        with self.database.driver() as db:
+            turn = store.turn_to_change(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
             src: str | None = record.get("source")
@@ -134,7 +123,7 @@ class Turns(UseCases):
             self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
             nested_id = None
             if record.get("within") is not None:
-                nested_id = store.open_work_id(db, turn_id, record["within"])
+                nested_id = store.open_work(db, turn_id, record["within"])
                 if nested_id is None:
                     raise E.NestedNotOpen(record["within"], turn_id)
             return RecordKept(
@@ -143,7 +132,7 @@ class Turns(UseCases):
 
     def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> StepRun:
         """Run a workflow step, or skip it when memory already answers it well enough (R22)."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
             spec = self._step(s, run, step)
             if record is not None and record["origin"] == "person" and record.get("source"):
@@ -172,18 +161,18 @@ class Turns(UseCases):
                     nested_id = store.open_work(s, turn.id, record["within"])
                     if nested_id is None:
                         raise E.NestedNotOpen(record["within"], turn.id)
-                kept = store.add_record_in(s, _new_record(turn.id, run.id, turn.next_record, src, nested_id, record))
+                kept = store.add_record(s, _new_record(turn.id, run.id, turn.next_record, src, nested_id, record))
             done: Obj = {"step": step, "ran": answer is None, "shortcut": answer}
             if kept is not None:  # which record the step kept: a record event keeps none (views of the state drop it)
                 done["record"] = kept
             store.add_step(s, turn_id, done)
-            n = moments.take_moment_in(s)
-            moments.mark_in(s, n, "step", org=run.org_id, run=run.id, turn=turn_id, detail=step, turns=[turn_id])
+            n = moments.take_moment(s)
+            moments.mark(s, n, "step", org=run.org_id, run=run.id, turn=turn_id, detail=step, turns=[turn_id])
             return StepRun(shortcut=answer, record=kept)
 
     def call(self, turn_id: str, *, work: str) -> WorkCalled:
         """Open nested work inside a turn; it reads and writes no graph (R4)."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
             self._require_open(turn, run)
             if store.open_work(s, turn_id, work) is not None:
@@ -193,7 +182,7 @@ class Turns(UseCases):
 
     def return_work(self, turn_id: str, *, work: str, status: str) -> WorkReturned:
         """End nested work; failed or cancelled work will contribute nothing (R5)."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
             self._require_open(turn, run)
             nested = store.open_work(s, turn_id, work)
@@ -205,8 +194,8 @@ class Turns(UseCases):
     def end_turn(self, turn_id: str, *, status: str) -> TurnEnded:
         """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
         driver (store/turns.py), as teaching's batched statements do."""
-        with self._driver_tx(serializable=True) as db:
-            turn = store.turn_to_end(db, turn_id)
+        with self.database.driver(serializable=True) as db:
+            turn = store.turn_to_change(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
             self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
@@ -259,7 +248,7 @@ class Turns(UseCases):
 
     def end_run(self, run_id: str) -> RunEnded:
         """End a run: cancel its open turns; an ephemeral run is then erased (R17)."""
-        with self._tx() as s:
+        with self.database.transaction() as s:
             run = self._run(s, run_id)
             if run.ended:
                 raise E.RunEnded.already(run_id)
@@ -269,14 +258,14 @@ class Turns(UseCases):
                     continue
                 store.cancel_turn(s, turn_id)
                 cancelled.append(turn_id)
-            n = moments.take_moment_in(s)
+            n = moments.take_moment(s)
             erased = run.ephemeral
             org_id = run.org_id
             store.end_run(s, run_id, moment=n, erase=erased)
-            about = {"org": org_id, "run": None if erased else run_id, "detail": "erased" if erased else None}  # R33
-            moments.mark_in(s, n, "run_ended", turns=[] if erased else cancelled, **about)
+            logged, run_named, detail = ([], None, "erased") if erased else (cancelled, run_id, None)  # R33
+            moments.mark(s, n, "run_ended", turns=logged, org=org_id, run=run_named, detail=detail)
         return RunEnded(
-            cancelled=tuple(cancelled), erased=erased, bytes_gone=self.house.scrub_after() if erased else None
+            cancelled=tuple(cancelled), erased=erased, bytes_gone=self.database.scrub_after() if erased else None
         )
 
 

@@ -1,45 +1,32 @@
-"""The store's side of every family of use cases: the house a family takes its transactions from,
-and the look-ups and checks that read inside one (lookups.py). A use case hands the transactions
-it is given to typed store functions; it never names their types or opens one itself."""
+"""The store's side of every family of use cases: the database a family takes its transactions from
+(transactions.py), and the look-ups and checks that read inside one (lookups.py). A use case hands
+the transactions it is given to typed store functions; it never names their types."""
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from typing import Any
 
 from .. import errors as E
 from ..plain import Obj
 from ..rules.permissions import is_member, may_correct, may_manage_settings
-from . import queries, turns
+from . import ids, queries, turns
 from .graph import find_fact
-from .house import Db, House, Tx
 from .lookups import Lookups, RunRef
+from .transactions import Database, Db, Tx
 
 
-class Door(Lookups):
-    """A family of use cases over one house (house.py): its transactions, and the look-ups that
-    refuse in the order the rules give."""
+class Repository(Lookups):
+    """A family of use cases over one database (its transactions: Database.transaction and
+    Database.driver), and the look-ups that refuse in the order the rules give."""
 
-    def __init__(self, house: House) -> None:
-        self.house = house
-
-    def _tx(self) -> AbstractContextManager[Tx]:
-        return self.house.tx()
-
-    def _read(self, *, fresh: bool = False) -> AbstractContextManager[Tx]:
-        """A read-only transaction: on a standby when there is one and it has replayed this process's
-        writes (standby.py); `fresh`, on the primary (a read whose answer a write follows)."""
-        return self.house.read(fresh=fresh)
-
-    def _driver_tx(self, *, serializable: bool = False) -> AbstractContextManager[Db]:
-        return self.house.driver_tx(serializable=serializable)
+    def __init__(self, database: Database) -> None:
+        self.database = database
 
     @staticmethod
-    def _used(s: Tx, kind: str, ident: str) -> None:
+    def _used(s: Tx | Db, kind: str, ident: str) -> None:
         """Take a run or turn id for good, or refuse one used before, erased ones included (R33)."""
-        if queries.id_used(s, kind, ident):
+        if not ids.claim(s, kind, ident):
             raise E.DuplicateId(kind, ident)
-        queries.use_id(s, kind, ident)
 
     @classmethod
     def _step(cls, s: Tx, run: RunRef, step: str) -> Obj:
