@@ -340,15 +340,10 @@ class Dispute(Closed):
     note: str = Note
 
 
-class Retract(Closed):
+class Retract(Dispute):
     """Retracts a fact; the owner, for World facts (R28)."""
 
-    do: Literal["retract"]
-    org: Ident
-    by: Ident
-    fact: FactRef
-    graph: Graph = DEFAULT_GRAPH
-    note: str = Note
+    do: Literal["retract"]  # type: ignore[assignment]
 
 
 #: Every kind of event, by its `do`, in the order the format lists them.
