@@ -130,7 +130,7 @@ class Echo(BaseModel):
 
 def echo(ctx: Context, said: Ident) -> Echo:
     """Say it back, as the token's person."""
-    return Echo(person=agent_tools.Call.of(ctx).person, said=said)
+    return Echo(person=agent_tools.ToolCall.of(ctx).person, said=said)
 
 
 def test_a_read_only_tool_added_as_one_function_is_listed_validated_and_read_only(mem):

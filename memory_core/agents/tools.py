@@ -72,7 +72,7 @@ class Conn:
 
 
 @dataclass
-class Call:
+class ToolCall:
     """One tool call: who speaks (from the token alone), in which session, on which memory."""
 
     person: str
@@ -81,7 +81,7 @@ class Call:
     service: MemoryService
 
     @classmethod
-    def of(cls, ctx: Context) -> Call:
+    def of(cls, ctx: Context) -> ToolCall:
         """The call `ctx` carries: its token's person and organization, and its session."""
         agents = cast(Conn, ctx.request_context.lifespan_context).agents
         person, org = agents.who()
@@ -119,7 +119,9 @@ def new_id(prefix: str) -> str:
 
 TurnId = Annotated[Ident, Field(description="A turn this session opened")]
 RunId = Annotated[Ident, Field(description="A run this session started")]
-Step = Annotated[Ident | None, Field(description="The workflow step making the read; none: the turn's own model (R19)")]
+ReadStep = Annotated[
+    Ident | None, Field(description="The workflow step making the read; none: the turn's own model (R19)")
+]
 Within = Annotated[Work | None, Field(description="Nested work: its reads are refused, not_offered (R4)")]
 
 
@@ -132,7 +134,7 @@ def start_run(
 ) -> M.RunStartedOut:
     """Start a run of a workflow in your organization. Returns its id and whether it is stored
     ephemeral: the organization's AllowEphemeralRuns decides (R11)."""
-    c, run = Call.of(ctx), new_id("run-")
+    c, run = ToolCall.of(ctx), new_id("run-")
     fields = {"workflow": workflow, "surface": surface, "ephemeral": ephemeral}
     out = c.apply("start_run", made="run", run=run, org=c.org, person=c.person, **fields)
     c.session.runs |= {run}
@@ -149,7 +151,7 @@ def open_turn(
 ) -> M.TurnOpenedOut:
     """Open a turn. Returns its id, the map of the organization's World graph (R18) and the read
     budget (R21). Nothing is written while the turn is open (R6)."""
-    c, turn = Call.of(ctx), new_id("turn-")
+    c, turn = ToolCall.of(ctx), new_id("turn-")
     out = c.apply("open_turn", made="turn", run=run, turn=turn, request=request, replaces=replaces)
     c.session.turns |= {turn}
     c.session.turn_run[turn] = run
@@ -171,7 +173,7 @@ def record(
     """Record evidence in an open turn, with the claims it makes. It teaches nothing until the
     turn completes (R1, R6). Returns the record's id (TURN#k)."""
     fields: Obj = {"origin": origin, "claims": claims, "source": source, "excerpt": excerpt, "within": within}
-    out = Call.of(ctx).apply("record", turn=turn, reliability=reliability, **fields)
+    out = ToolCall.of(ctx).apply("record", turn=turn, reliability=reliability, **fields)
     return M.RecordOut(record=out.record)
 
 
@@ -179,7 +181,7 @@ def record(
 def step(ctx: Context, turn: TurnId, step: Ident, record: StepRecord | None = None) -> M.StepRunOut:
     """Run a workflow step: skipped when memory already answers its question (a shortcut, R22),
     else its record (if any) is kept."""
-    out = Call.of(ctx).apply("step", turn=turn, step=step, record=record)
+    out = ToolCall.of(ctx).apply("step", turn=turn, step=step, record=record)
     shortcut = Shortcut.model_validate(out.shortcut) if out.shortcut is not None else None
     return M.StepRunOut(ran=out.shortcut is None, shortcut=shortcut, record=out.record)
 
@@ -187,25 +189,25 @@ def step(ctx: Context, turn: TurnId, step: Ident, record: StepRecord | None = No
 @tool(CHANGES)
 def call(ctx: Context, turn: TurnId, work: Work) -> M.WorkOut:
     """Open nested work (a workflow, agent or debater) in the turn: it reads no graph (R4)."""
-    Call.of(ctx).apply("call", turn=turn, work=work)
+    ToolCall.of(ctx).apply("call", turn=turn, work=work)
     return M.WorkOut(work=work)
 
 
 @tool(CHANGES, name="return")
 def return_work(ctx: Context, turn: TurnId, work: Work, status: EndStatus) -> M.ReturnOut:
     """End nested work; failed or cancelled work contributes nothing (R5)."""
-    Call.of(ctx).apply("return", turn=turn, work=work, status=status)
+    ToolCall.of(ctx).apply("return", turn=turn, work=work, status=status)
     return M.ReturnOut(work=work, status=status)
 
 
 @tool(READS)
 def GraphResolve(  # noqa: N802
-    ctx: Context, turn: TurnId, name: Text, kind: Ident | None = None, step: Step = None, within: Within = None
+    ctx: Context, turn: TurnId, name: Text, kind: Ident | None = None, step: ReadStep = None, within: Within = None
 ) -> M.ResolveOut:
     """Entities whose name or alias matches, in the graphs the turn sees, each with its graph
     (R20, R23). One read of the budget (R21)."""
     args = given(name=name, kind=kind)
-    out = Call.of(ctx).apply("read", turn=turn, call="GraphResolve", args=args, step=step, within=within)
+    out = ToolCall.of(ctx).apply("read", turn=turn, call="GraphResolve", args=args, step=step, within=within)
     return M.ResolveOut.model_validate({"result": out.result})
 
 
@@ -216,23 +218,23 @@ def GraphExpand(  # noqa: N802
     entity: Entity,
     graph: Graph = "world",
     relation: Ident | None = None,
-    step: Step = None,
+    step: ReadStep = None,
     within: Within = None,
 ) -> M.ExpandOut:
     """The entity's active facts in either direction, with weights (R23, R26). One read (R21)."""
     args = given(entity=entity, graph=graph, relation=relation)
-    out = Call.of(ctx).apply("read", turn=turn, call="GraphExpand", args=args, step=step, within=within)
+    out = ToolCall.of(ctx).apply("read", turn=turn, call="GraphExpand", args=args, step=step, within=within)
     return M.ExpandOut.model_validate({"result": out.result})
 
 
 @tool(READS)
 def GraphSource(  # noqa: N802
-    ctx: Context, turn: TurnId, fact: FactRef, graph: Graph = "world", step: Step = None, within: Within = None
+    ctx: Context, turn: TurnId, fact: FactRef, graph: Graph = "world", step: ReadStep = None, within: Within = None
 ) -> M.SourceOutList:
     """The fact's supports, each with its pointer to the evidence and the excerpt (R23, R24).
     One read (R21)."""
     args = given(fact=fact, graph=graph)
-    out = Call.of(ctx).apply("read", turn=turn, call="GraphSource", args=args, step=step, within=within)
+    out = ToolCall.of(ctx).apply("read", turn=turn, call="GraphSource", args=args, step=step, within=within)
     return M.SourceOutList.model_validate({"result": out.result})
 
 
@@ -240,7 +242,7 @@ def GraphSource(  # noqa: N802
 def end_turn(ctx: Context, turn: TurnId, status: EndStatus) -> M.TurnEndedOut:
     """End a turn. Only `completed` teaches (R1), once, all of it; use it only when the work
     succeeded. `failed` and `cancelled` teach nothing (R2)."""
-    out = Call.of(ctx).apply("end_turn", turn=turn, status=status)
+    out = ToolCall.of(ctx).apply("end_turn", turn=turn, status=status)
     taught = out.taught.to_json() if out.taught is not None else {"world": 0, "user": 0, "flow": 0}
     skipped = [s.to_json() for s in out.skipped]
     return M.TurnEndedOut.model_validate({"status": out.status, "taught": taught, "skipped": skipped})
@@ -249,7 +251,7 @@ def end_turn(ctx: Context, turn: TurnId, status: EndStatus) -> M.TurnEndedOut:
 @tool(CHANGES)
 def end_run(ctx: Context, run: RunId) -> M.RunEndedOut:
     """End a run: its open turns are cancelled; an ephemeral run is erased (R17)."""
-    out = Call.of(ctx).apply("end_run", run=run)
+    out = ToolCall.of(ctx).apply("end_run", run=run)
     return M.RunEndedOut(cancelled=list(out.cancelled), erased=out.erased)
 
 
@@ -257,16 +259,16 @@ def end_run(ctx: Context, run: RunId) -> M.RunEndedOut:
 def dispute(ctx: Context, fact: FactRef, graph: Graph = "world") -> M.CorrectedOut:
     """Dispute a World fact of your organization, or your own User fact: one dispute a person,
     weighing against its sources (R26, R28)."""
-    return corrected(Call.of(ctx), "dispute", fact=fact, graph=graph)
+    return corrected(ToolCall.of(ctx), "dispute", fact=fact, graph=graph)
 
 
 @tool(CHANGES)
 def retract(ctx: Context, fact: FactRef, graph: Graph = "world") -> M.CorrectedOut:
     """Retract a World fact (the owner only) or your own User fact: kept, never served (R28)."""
-    return corrected(Call.of(ctx), "retract", fact=fact, graph=graph)
+    return corrected(ToolCall.of(ctx), "retract", fact=fact, graph=graph)
 
 
-def corrected(c: Call, do: str, *, fact: FactRef, graph: str) -> M.CorrectedOut:
+def corrected(c: ToolCall, do: str, *, fact: FactRef, graph: str) -> M.CorrectedOut:
     """A correction by the token's person (R28), and the fact as it stands after it."""
     out = c.apply(do, org=c.org, by=c.person, fact=fact, graph=graph)
     named = out.changes[0].fact if out.changes else _fact_json(given(fact=fact)["fact"])

@@ -184,14 +184,14 @@ def check(data: Any) -> Scenario:
     if isinstance(data, dict) and data.get("format") == doc.STATE_FORMAT:
         raise FormatError("format", f"this is a {doc.STATE_FORMAT} file (what replay prints), not a scenario to run")
     top = validate(dict[str, Any], data)
-    required, optional = keys(doc.Scenario)
+    required, optional = keys(doc.ScenarioDocument)
     for key in (k for k in top if k not in required + optional):
         raise FormatError(key, f"unknown key (allowed here: {', '.join(required + optional)})")
     for key in (k for k in required if k not in top):
         raise FormatError(key, "missing (required)")
     if top["format"] != FORMAT:
         raise FormatError("format", f"expected {FORMAT!r}, found {top['format']!r}")
-    head = validate(doc.Scenario, {k: v for k, v in top.items() if k in HEAD} | {"events": []})
+    head = validate(doc.ScenarioDocument, {k: v for k, v in top.items() if k in HEAD} | {"events": []})
     orgs = _organizations(top.get("organizations", []))
     org_ids = {o["id"] for o in orgs}
     people = _people(top.get("people", []), org_ids)

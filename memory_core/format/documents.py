@@ -106,7 +106,7 @@ class Workflow(Closed):
     steps: list[WorkflowStep] = absent()
 
 
-class Scenario(Closed):
+class ScenarioDocument(Closed):
     """A notebook of events, run in order against an empty memory."""
 
     format: Literal["memory-scenario/1"]
@@ -145,7 +145,7 @@ def _admits_null(schema: JsonSchemaValue) -> bool:
 
 #: Each document's model, by the name the command takes.
 DOCUMENTS: dict[str, tuple[type[BaseModel], str]] = {
-    "scenario": (Scenario, SCENARIO_FORMAT),
+    "scenario": (ScenarioDocument, SCENARIO_FORMAT),
     "state": (State, STATE_FORMAT),
 }
 

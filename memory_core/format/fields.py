@@ -52,6 +52,9 @@ def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "")
     if own:  # an unknown key, then a missing one, of an object comes before what its fields hold
         first = min(own, key=lambda f: (len(f[0]), _OWN.index(f[2]["type"])))
     parts, tp, error = first
+    if error["type"] in ("union_tag_not_found", "union_tag_invalid"):
+        key, problem = _untagged(tp, error)
+        parts, error = [*parts, key], {**error, "type": "raw", "msg": problem}
     where = path
     for part in parts:
         where = join(where, part)
@@ -134,9 +137,28 @@ def _chosen(members: dict[str, Any], value: Any, parent: Any) -> str | None:
     return None
 
 
+def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
+    """(key, sentence) for an object whose discriminator (a claim's `graph`) is missing or unknown:
+    as for any object, an unknown key first, then a missing one, then the discriminator's value."""
+    members = _members(tp)
+    model = next(iter(members.values()))
+    required, optional = keys(model)
+    value = error["input"] if isinstance(error["input"], dict) else {}
+    tag = error.get("ctx", {}).get("discriminator", "").strip("'")
+    for key in value:
+        if key not in required + optional:
+            return key, f"unknown key (allowed here: {', '.join((*required, *optional))})"
+    for key in required:
+        if key not in value:
+            return key, "missing (required)"
+    return tag, f"expected one of {', '.join(members)}"
+
+
 def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     """The format's sentence for one pydantic error of a value of type `tp`."""
     kind, value, key = error["type"], error.get("input"), parts[-1] if parts else ""
+    if kind == "raw":
+        return error["msg"]
     if kind == "extra_forbidden":
         return f"unknown key (allowed here: {', '.join(sum(keys(_bare(tp)), ()))})"
     if kind == "missing":
@@ -151,7 +173,11 @@ def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
         return f"a weight is between 0 and 1, found {float(value)}"
     if kind == "literal_error":
         return _literal(_bare(tp), value, key=key)
-    return _SENTENCES.get(kind, lambda v, e: f"{e['msg']}")(value, error)
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, found {type_name(value)}"
+    if kind == "string_pattern_mismatch":
+        return _pattern(value, error)
+    return _text(value, max_length=error.get("ctx", {}).get("max_length"))
 
 
 def _finite(value: float) -> bool:
@@ -187,18 +213,17 @@ def _pattern(value: Any, error: ErrorDetails) -> str:
     return "expected workflow:NAME, agent:NAME or debater:NAME"
 
 
-_SENTENCES: dict[str, Any] = {
-    "string_type": lambda v, e: _text(v),
-    "string_too_long": lambda v, e: _text(v, max_length=e["ctx"]["max_length"]),
-    "string_pattern_mismatch": _pattern,
-    "bool_type": lambda v, e: f"expected true or false, found {type_name(v)}",
-    "list_type": lambda v, e: f"expected a list, found {type_name(v)}",
-    "dict_type": lambda v, e: f"expected an object, found {type_name(v)}",
-    "model_type": lambda v, e: f"expected an object, found {type_name(v)}",
-    "model_attributes_type": lambda v, e: f"expected an object, found {type_name(v)}",
-    "float_type": lambda v, e: f"expected a number, found {type_name(v)}",
-    "int_type": lambda v, e: f"expected a number, found {type_name(v)}",
+#: What a value of the wrong JSON type was expected to be, by pydantic's error.
+_EXPECTED = {
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "float_type": "a number",
+    "int_type": "a number",
 }
+
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
