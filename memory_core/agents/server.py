@@ -71,9 +71,8 @@ class MemoryServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         tool = self._tool_manager.get_tool(name)
         try:
-            if tool is not None:
-                unknown(tool, arguments)
-            return await super().call_tool(name, arguments, context)
+            given = arguments if tool is None else arguments_of(tool, arguments)
+            return await super().call_tool(name, given, context)
         except ToolError as exc:
             if tool is None:
                 raise
@@ -82,13 +81,18 @@ class MemoryServer(MCPServer):
             return refused("invalid", None, str(exc))
 
 
-def unknown(tool: Tool, arguments: dict[str, Any]) -> None:
-    """A call's texts can be stored (NUL, lone surrogates) and it names only the tool's arguments."""
+def arguments_of(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A call's arguments, as the scenario's event would take them: texts that can be stored (NUL,
+    lone surrogates), only the tool's own keys, a required one not null; a null optional one is absent."""
     storable("", arguments)
     required, optional = keys(tool.fn_metadata.arg_model)
     for key in arguments:
         if key not in required + optional:
             raise FormatError(key, f"unknown key (allowed here: {', '.join((*required, *optional))})")
+    for key in required:
+        if key in arguments and arguments[key] is None:
+            raise FormatError(key, "must not be null (required)")
+    return {k: v for k, v in arguments.items() if v is not None}
 
 
 def answer(name: str, error: BaseException | None, *, tool: Tool, arguments: dict[str, Any]) -> CallToolResult:
