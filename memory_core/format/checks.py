@@ -14,13 +14,13 @@ from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME, settings_problem
 from ..rules.weights import web_host
 from . import documents as doc
-from .events import EVENT_MODELS, READ_ARGS, Closed, Read, Record, Step, keys
+from .events import EVENT_MODELS, READ_ARGS, Closed, Read, Record, Step
 from .fields import join, storable, type_name, validate
 
 FORMAT = doc.SCENARIO_FORMAT
 
-#: The keys of a scenario checked as one: what it says of itself.
-HEAD = ("format", "title", "description", "$schema")
+#: The parts of a scenario checked one by one, each after what the scenario says of itself.
+SECTIONS = ("organizations", "people", "workflows", "events")
 
 #: Every kind of event, by its `do`, in the order the format lists them.
 EVENT_KINDS = tuple(EVENT_MODELS)
@@ -180,18 +180,7 @@ def _workflows(raw: Any, orgs: set[str]) -> list[Obj]:
 
 def check(data: Any) -> Scenario:
     """Check a parsed scenario as a whole; the first problem raises FormatError with its path."""
-    storable("", data)
-    if isinstance(data, dict) and data.get("format") == doc.STATE_FORMAT:
-        raise FormatError("format", f"this is a {doc.STATE_FORMAT} file (what replay prints), not a scenario to run")
-    top = validate(dict[str, Any], data)
-    required, optional = keys(doc.ScenarioDocument)
-    for key in (k for k in top if k not in required + optional):
-        raise FormatError(key, f"unknown key (allowed here: {', '.join(required + optional)})")
-    for key in (k for k in required if k not in top):
-        raise FormatError(key, "missing (required)")
-    if top["format"] != FORMAT:
-        raise FormatError("format", f"expected {FORMAT!r}, found {top['format']!r}")
-    head = validate(doc.ScenarioDocument, {k: v for k, v in top.items() if k in HEAD} | {"events": []})
+    top, head = _head(data)
     orgs = _organizations(top.get("organizations", []))
     org_ids = {o["id"] for o in orgs}
     people = _people(top.get("people", []), org_ids)
@@ -199,3 +188,12 @@ def check(data: Any) -> Scenario:
     workflows = _workflows(top.get("workflows", []), org_ids)
     events = [event(f"events[{i}]", e) for i, e in enumerate(validate(list[Any], top["events"], path="events"))]
     return Scenario(head.title or "", head.description or "", orgs, people, workflows, events)
+
+
+def _head(data: Any) -> tuple[Obj, doc.ScenarioDocument]:
+    """The document's keys, and what it says of itself (its format, title and description)."""
+    storable("", data)
+    if isinstance(data, dict) and data.get("format") == doc.STATE_FORMAT:
+        raise FormatError("format", f"this is a {doc.STATE_FORMAT} file (what replay prints), not a scenario to run")
+    top = validate(dict[str, Any], data)
+    return top, validate(doc.ScenarioDocument, {k: [] if k in SECTIONS else v for k, v in top.items()})

@@ -45,13 +45,7 @@ def validate(kind: type[T], value: Any, *, path: str = "") -> T:
 
 def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "") -> FormatError:
     """The first of a model's errors, as the format writes it (each object's own keys first)."""
-    found = [_place(kind, value, e) for e in exc.errors()]
-    found = [f for f in found if f is not None] or [_place(kind, value, e, every=True) for e in exc.errors()]
-    first = next(f for f in found if f is not None)
-    own = [f for f in found if f and f[2]["type"] in _OWN and first[0][: len(f[0]) - 1] == f[0][:-1]]
-    if own:  # an unknown key, then a missing one, of an object comes before what its fields hold
-        first = min(own, key=lambda f: (len(f[0]), _OWN.index(f[2]["type"])))
-    parts, tp, error = first
+    parts, tp, error = _first(exc, kind=kind, value=value)
     if error["type"] in ("union_tag_not_found", "union_tag_invalid"):
         key, problem = _untagged(tp, error)
         parts, error = [*parts, key], {**error, "type": "raw", "msg": problem}
@@ -63,10 +57,20 @@ def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "")
 
 _OWN = ("extra_forbidden", "missing")
 
+Place = tuple[list[str | int], Any, ErrorDetails]
 
-def _place(
-    kind: Any, value: Any, error: ErrorDetails, *, every: bool = False
-) -> tuple[list[str | int], Any, ErrorDetails] | None:
+
+def _first(exc: ValidationError, *, kind: Any, value: Any) -> Place:
+    """The error the format names: the first, unless an unknown key, then a missing one, of an
+    object holding it comes before (as the format checks an object's keys before its fields)."""
+    found = [f for f in (_place(kind, value, e) for e in exc.errors()) if f is not None]
+    found = found or [f for f in (_place(kind, value, e, every=True) for e in exc.errors()) if f is not None]
+    first = found[0]
+    own = [f for f in found if f[2]["type"] in _OWN and first[0][: len(f[0]) - 1] == f[0][:-1]]
+    return min(own, key=lambda f: (len(f[0]), _OWN.index(f[2]["type"]))) if own else first
+
+
+def _place(kind: Any, value: Any, error: ErrorDetails, *, every: bool = False) -> Place | None:
     """(the path's parts, the type at its end, the error); None for an error of a union's member
     other than the one the format reads the value as (unless `every`)."""
     parts: list[str | int] = []
@@ -165,12 +169,8 @@ def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
         return "missing (required)"
     if key == "MemoryProbes":
         return f"expected a whole number from 0 to {MAX_INTEGER:,} (R21)"
-    if kind.startswith(("greater", "less", "float")) and isinstance(value, (int, float)) and not _finite(value):
-        return _infinite(value)
-    if key == "reliability" and kind in ("greater_than", "less_than"):
-        return f"must be strictly between 0.5 and 1, found {value} (R26)"
-    if key == "min_weight" and kind in ("greater_than_equal", "less_than_equal"):
-        return f"a weight is between 0 and 1, found {float(value)}"
+    if kind.startswith(("greater", "less", "float")) and type(value) in (int, float):
+        return _number(value, key=key) or error["msg"]
     if kind == "literal_error":
         return _literal(_bare(tp), value, key=key)
     if kind in _EXPECTED:
@@ -180,14 +180,17 @@ def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     return _text(value, max_length=error.get("ctx", {}).get("max_length"))
 
 
-def _finite(value: float) -> bool:
-    return abs(value) <= sys.float_info.max
-
-
-def _infinite(value: float) -> str:
-    if isinstance(value, int):
+def _number(value: float, *, key: str | int) -> str | None:
+    """A number out of its range: not finite, or a reliability (R26) or a weight (R22) out of bounds."""
+    if isinstance(value, int) and abs(value) > sys.float_info.max:
         return "too large to be a number (the largest is about 1.8e308)"
-    return f"expected a finite number, found {value}"
+    if not abs(value) <= sys.float_info.max:
+        return f"expected a finite number, found {value}"
+    if key == "reliability":
+        return f"must be strictly between 0.5 and 1, found {value} (R26)"
+    if key == "min_weight":
+        return f"a weight is between 0 and 1, found {float(value)}"
+    return None
 
 
 def _literal(tp: Any, value: Any, *, key: str | int) -> str:
@@ -196,6 +199,8 @@ def _literal(tp: Any, value: Any, *, key: str | int) -> str:
         if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
             return _text(value, max_length=MAX_NAME)
         return f"a world entity's kind is one of {', '.join(choices)}, not {value!r}"
+    if len(choices) == 1:  # a document's format
+        return f"expected {choices[0]!r}, found {value!r}"
     return f"expected one of {', '.join(choices)}"
 
 
