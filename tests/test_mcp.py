@@ -154,6 +154,22 @@ def test_a_read_only_tool_added_as_one_function_is_listed_validated_and_read_onl
         del agent_tools.TOOLS["echo"]
 
 
+def test_a_text_that_looks_like_json_is_the_text_it_is(mem):
+    """The SDK would decode a text argument that parses as JSON; a person's words and an excerpt stay texts."""
+
+    async def script(a: Agent) -> list[Any]:
+        run = (await a.ok("start_run", {"workflow": "research"}))["run"]
+        for words in ("null", '["a"]', '{"text": "x"}'):
+            turn = (await a.ok("open_turn", {"run": run, "request": words}))["turn"]
+        for host, excerpt in (("a", "[1]"), ("b", "null")):
+            await a.ok("record", rec(turn, {**web(f"https://{host}.example/", HQ), "excerpt": excerpt}))
+        await a.ok("end_turn", {"turn": turn, "status": "completed"})
+        later = (await a.ok("open_turn", {"run": run, "request": "Where?"}))["turn"]
+        return (await a.ok("GraphSource", {"turn": later, "fact": HQ_REF}))["result"]
+
+    assert sorted(s["excerpt"] for s in session(served(mem), script)) == ["[1]", "null"]
+
+
 def test_r1_r2_r6_a_turn_teaches_only_when_completed(mem):
     async def script(a: Agent) -> Any:
         run, t1 = await a.turn()

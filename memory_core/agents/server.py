@@ -19,6 +19,7 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
 
@@ -190,12 +191,26 @@ class MemoryAgents:
         )
 
 
+class AsGiven(FuncMetadata):
+    """A tool's arguments as the JSON gave them: a text is never decoded again as JSON (an excerpt
+    or a person's words may look like JSON, and stay the text they are)."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
 def _tool(name: str, fn: Callable[..., Any], annotations: Any) -> Tool:
     """A tool as the SDK makes it from its function, taking no argument beyond its own, whose output
     schema admits what an error result carries too ({reason, rule, message})."""
     tool = Tool.from_function(fn, name=name, annotations=annotations)
     tool.parameters["additionalProperties"] = False
-    tool.fn_metadata.output_schema = _or_refused(tool.fn_metadata.output_schema or {})
+    made = tool.fn_metadata
+    tool.fn_metadata = AsGiven(
+        arg_model=made.arg_model,
+        output_schema=_or_refused(made.output_schema or {}),
+        output_model=made.output_model,
+        wrap_output=made.wrap_output,
+    )
     return tool
 
 
