@@ -4,11 +4,12 @@ What a schema cannot say is checked here too: NUL characters and lone surrogates
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import sys
 import types
-from typing import Annotated, Any, TypeVar, Union, get_args, get_origin
+from typing import Annotated, Any, TypeVar, Union, cast, get_args, get_origin
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
@@ -38,9 +39,15 @@ def join(path: str, key: str | int) -> str:
 def validate(kind: type[T], value: Any, *, path: str = "") -> T:
     """`value` as the model (or type) `kind`; FormatError names the first problem at its path."""
     try:
-        return TypeAdapter(kind).validate_python(value)
+        return cast(T, _adapter(cast(Any, kind)).validate_python(value))
     except ValidationError as exc:
         raise format_error(exc, kind=kind, value=value, path=path) from None
+
+
+@functools.cache
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    """The validator of a model or type, made once."""
+    return TypeAdapter(kind)
 
 
 def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "") -> FormatError:
