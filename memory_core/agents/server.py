@@ -29,7 +29,7 @@ from ..format.events import keys
 from ..format.fields import format_error, storable
 from ..usecases.facade import MemoryService
 from . import models as M
-from .sessions import AgentSession, Sessions
+from .sessions import OpenSession, Sessions
 from .tools import TOOLS, Conn
 
 log = logging.getLogger("memory_core.agents")
@@ -145,7 +145,7 @@ class MemoryAgents:
             raise Unauthorized(message)
         return caller
 
-    def session_of(self, context: Context) -> AgentSession:
+    def session_of(self, context: Context) -> OpenSession:
         """This call's session, by the transport's handle of it."""
         return self.sessions.get(self.session_key(context), client=client_name(context))
 

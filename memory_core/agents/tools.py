@@ -37,7 +37,7 @@ from ..format.state import MapOut, Shortcut
 from ..plain import Obj
 from ..usecases.facade import MemoryService
 from . import models as M
-from .sessions import AgentSession
+from .sessions import OpenSession
 
 if TYPE_CHECKING:
     from .server import MemoryAgents
@@ -77,7 +77,7 @@ class ToolCall:
 
     person: str
     org: str
-    session: AgentSession
+    session: OpenSession
     service: MemoryService
 
     @classmethod
