@@ -40,7 +40,6 @@ class OpenSession:
     runs: set[str] = field(default_factory=set)
     turns: set[str] = field(default_factory=set)
     caps: dict[str, int | None] = field(default_factory=dict)  # each run's MemoryProbes (R21)
-    turn_run: dict[str, str] = field(default_factory=dict)
 
 
 #: The servers this process runs (a test may run several): a server noted under this process's pid

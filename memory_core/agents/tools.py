@@ -154,7 +154,6 @@ def open_turn(
     c, turn = ToolCall.of(ctx), new_id("turn-")
     out = c.apply("open_turn", made="turn", run=run, turn=turn, request=request, replaces=replaces)
     c.session.turns |= {turn}
-    c.session.turn_run[turn] = run
     budget = Budget(MemoryProbes=c.session.caps.get(run))
     return M.TurnOpenedOut(turn=turn, map=MapOut.model_validate(out.map), budget=budget)
 
