@@ -141,11 +141,16 @@ def _chosen(members: dict[str, Any], value: Any, parent: Any) -> str | None:
     if "Value" in names:
         return "Value" if isinstance(value, dict) and "value" in value else names[0]
     if set(names) == {m.__name__ for m in READ_ARGS.values()}:
-        call = parent.get("call") if isinstance(parent, dict) else None
-        return READ_ARGS[call].__name__ if call in READ_ARGS else None
+        return _args_of_call(parent)
     if "str" in names:
         return next(n for n in names if n != "str") if isinstance(value, dict) else "str"
     return None
+
+
+def _args_of_call(read: Any) -> str | None:
+    """The args model of a read's call (R23), if it names one."""
+    call = read.get("call") if isinstance(read, dict) else None
+    return READ_ARGS[call].__name__ if call in READ_ARGS else None
 
 
 def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
@@ -168,12 +173,8 @@ def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
 def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     """The format's sentence for one pydantic error of a value of type `tp`."""
     kind, value, key = error["type"], error.get("input"), parts[-1] if parts else ""
-    if kind == "raw":
-        return error["msg"]
-    if kind == "extra_forbidden":
-        return f"unknown key (allowed here: {', '.join(sum(keys(_bare(tp)), ()))})"
-    if kind == "missing":
-        return "missing (required)"
+    if kind in ("raw", "extra_forbidden", "missing"):
+        return _key_problem(error, tp)
     if key == "MemoryProbes":
         return f"expected a whole number from 0 to {MAX_INTEGER:,} (R21)"
     if kind.startswith(("greater", "less", "float")) and type(value) in (int, float):
@@ -185,6 +186,13 @@ def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     if kind == "string_pattern_mismatch":
         return _pattern(value, error)
     return _text(value, max_length=error.get("ctx", {}).get("max_length"))
+
+
+def _key_problem(error: ErrorDetails, tp: Any) -> str:
+    """An object's key unknown or missing, or the sentence already written (`raw`)."""
+    if error["type"] == "extra_forbidden":
+        return f"unknown key (allowed here: {', '.join(sum(keys(_bare(tp)), ()))})"
+    return "missing (required)" if error["type"] == "missing" else error["msg"]
 
 
 def _number(value: float, *, key: str | int) -> str | None:
