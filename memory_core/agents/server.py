@@ -3,7 +3,7 @@
 The adapter translates and decides nothing: the SDK validates a call's arguments against its tool's
 typed parameters (the scenario event's fields), and this server only writes a failure as the
 format writes it ({reason, rule, message}; for bad arguments the format's sentence at the
-argument's path); the session's ownership of what it names is checked (tools.Call).
+argument's path); the session's ownership of what it names is checked (tools.ToolCall).
 """
 
 from __future__ import annotations
