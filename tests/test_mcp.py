@@ -13,10 +13,14 @@ import pytest
 from backend import fresh_service
 from helpers import HQ, HQ_REF, PREFERS, entity, scenario, web
 from mcp import Client
+from mcp.server.mcpserver import Context
+from pydantic import BaseModel
 
 from memory_core import MemoryService, parse, replay
+from memory_core.agents import tools as agent_tools
 from memory_core.agents.server import MemoryAgents
 from memory_core.agents.sessions import Sessions
+from memory_core.format.events import Ident
 
 Obj = dict[str, Any]
 TOOLS = {
@@ -115,6 +119,55 @@ def test_thirteen_tools_typed_reads_read_only_no_identity_arguments(mem):
         assert t.description
     assert tools["start_run"].input_schema["required"] == ["workflow"]
     assert set(tools["record"].input_schema["required"]) == {"turn", "origin", "claims"}
+
+
+class Echo(BaseModel):
+    """What the throwaway tool answers."""
+
+    person: str
+    said: str
+
+
+def echo(ctx: Context, said: Ident) -> Echo:
+    """Say it back, as the token's person."""
+    return Echo(person=agent_tools.ToolCall.of(ctx).person, said=said)
+
+
+def test_a_read_only_tool_added_as_one_function_is_listed_validated_and_read_only(mem):
+    """A new read-only tool is one function under `@tool(READS)` (docs/architecture.md): the server
+    lists it, the SDK validates its arguments (refused as the format says), and it is read-only."""
+    agent_tools.tool(agent_tools.READS)(echo)
+
+    async def script(a: Agent) -> None:
+        listed = {t.name: t for t in (await a.client.list_tools()).tools}
+        assert listed["echo"].annotations is not None and listed["echo"].annotations.read_only_hint is True
+        assert listed["echo"].input_schema["required"] == ["said"]
+        assert await a.ok("echo", {"said": "hi"}) == {"person": "dana", "said": "hi"}
+        assert (await a.refused("echo", {"said": 3}, "invalid"))["message"] == "said: expected a text, found a number"
+        assert (await a.refused("echo", {"said": "hi", "loud": True}, "invalid"))["message"].startswith(
+            "loud: unknown key (allowed here: said)"
+        )
+
+    try:
+        session(served(mem), script)
+    finally:
+        del agent_tools.TOOLS["echo"]
+
+
+def test_a_text_that_looks_like_json_is_the_text_it_is(mem):
+    """The SDK would decode a text argument that parses as JSON; a person's words and an excerpt stay texts."""
+
+    async def script(a: Agent) -> list[Any]:
+        run = (await a.ok("start_run", {"workflow": "research"}))["run"]
+        for words in ("null", '["a"]', '{"text": "x"}'):
+            turn = (await a.ok("open_turn", {"run": run, "request": words}))["turn"]
+        for host, excerpt in (("a", "[1]"), ("b", "null")):
+            await a.ok("record", rec(turn, {**web(f"https://{host}.example/", HQ), "excerpt": excerpt}))
+        await a.ok("end_turn", {"turn": turn, "status": "completed"})
+        later = (await a.ok("open_turn", {"run": run, "request": "Where?"}))["turn"]
+        return (await a.ok("GraphSource", {"turn": later, "fact": HQ_REF}))["result"]
+
+    assert sorted(s["excerpt"] for s in session(served(mem), script)) == ["[1]", "null"]
 
 
 def test_r1_r2_r6_a_turn_teaches_only_when_completed(mem):

@@ -92,7 +92,7 @@ def serve_stdio(service: MemoryService, token: str | None) -> int:
     return status["code"]
 
 
-class Tokens:
+class TokenVerifier:
     """The SDK's token verification over the API's tokens: the token's person and organization,
     checked at every request (one small statement), so a revoked token is refused at once."""
 
@@ -114,7 +114,7 @@ def http_app(
     agents = MemoryAgents(service, transport="http")
     base = f"http://{host}:{port}"
     server = agents.build(
-        token_verifier=Tokens(service),
+        token_verifier=TokenVerifier(service),
         # Our tokens are the API's, not OAuth ones bound to an audience: the verifier checks them itself.
         auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False),  # type: ignore[arg-type]
         log_level="WARNING",

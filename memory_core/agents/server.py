@@ -1,8 +1,9 @@
-"""Memory served to agents over MCP: thirteen tools, each one use case of the facade.
+"""Memory served to agents over MCP: the tools of tools.py, each one use case of the facade.
 
-The adapter translates and decides nothing: a call's arguments are checked by the scenario format's
-checks (checks.py), the session's ownership of the run or turn it names is checked (sessions.py),
-and the facade's use case does the rest, refusing with the reason and rule it always gives.
+The adapter translates and decides nothing: the SDK validates a call's arguments against its tool's
+typed parameters (the scenario event's fields), and this server only writes a failure as the
+format writes it ({reason, rule, message}; for bad arguments the format's sentence at the
+argument's path); the session's ownership of what it names is checked (tools.ToolCall).
 """
 
 from __future__ import annotations
@@ -11,23 +12,25 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import Field
+from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp_types import CallToolResult, TextContent
+from pydantic import ValidationError
 
 from .. import errors as E
 from ..errors import FormatError
+from ..format.events import keys
+from ..format.fields import format_error, storable
 from ..usecases.facade import MemoryService
 from . import models as M
-from .checks import Caller, event_of
-from .sessions import Sessions
-from .tools import HANDLERS, TOOLS, Call
+from .sessions import OpenSession, Sessions
+from .tools import TOOLS, Conn
 
 log = logging.getLogger("memory_core.agents")
 
@@ -50,13 +53,6 @@ A refused call changes nothing and says its reason and rule ({reason, rule, mess
 """
 
 
-@dataclass(frozen=True, slots=True)
-class Conn:
-    """What the lifespan of one connection (stdio, in-memory) yields: the key of its session."""
-
-    key: str
-
-
 class Unauthorized(Exception):
     """The token no longer speaks for anyone (revoked, or the account erased)."""
 
@@ -70,30 +66,50 @@ def refused(reason: str, rule: str | None, message: str) -> CallToolResult:
     )
 
 
-class MemoryTool(Tool):
-    """A tool whose arguments the scenario format checks, and whose body is one use case."""
+class MemoryServer(MCPServer):
+    """The SDK's server, whose failed calls answer as the format refuses ({reason, rule, message})."""
 
-    handler: Callable[[Call], Any] = Field(exclude=True)
-    agents: Any = Field(exclude=True)
-
-    async def run(self, arguments: dict[str, Any], context: Context[Any, Any], convert_result: bool = False) -> Any:
-        return await anyio.to_thread.run_sync(self._run, arguments, context, convert_result)
-
-    def _run(self, arguments: dict[str, Any], context: Context, convert_result: bool) -> Any:
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        tool = self._tool_manager.get_tool(name)
         try:
-            call = self.agents.call(self.name, arguments, context)
-            out = self.handler(call)
+            given = arguments if tool is None else arguments_of(tool, arguments)
+            return await super().call_tool(name, given, context)
+        except ToolError as exc:
+            if tool is None:
+                raise
+            return answer(name, exc.__cause__, tool=tool, arguments=arguments)
         except FormatError as exc:
             return refused("invalid", None, str(exc))
-        except E.Refusal as refusal:
-            return refused(refusal.reason, refusal.rule, refusal.message)
-        except Unauthorized as exc:
-            return refused("unauthorized", None, str(exc))
-        except Exception as exc:  # a lost database, a disk full: said in a sentence, the trace in the log
-            log.exception("tool %s failed", self.name)
-            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            return refused("unavailable", None, f"memory could not do this ({first}); nothing was changed")
-        return self.fn_metadata.convert_result(out) if convert_result else out
+
+
+def arguments_of(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A call's arguments, as the scenario's event would take them: texts that can be stored (NUL,
+    lone surrogates), only the tool's own keys, a required one not null; a null optional one is absent."""
+    storable("", arguments)
+    required, optional = keys(tool.fn_metadata.arg_model)
+    for key in arguments:
+        if key not in required + optional:
+            raise FormatError(key, f"unknown key (allowed here: {', '.join((*required, *optional))})")
+    for key in required:
+        if key in arguments and arguments[key] is None:
+            raise FormatError(key, "must not be null (required)")
+    return {k: v for k, v in arguments.items() if v is not None}
+
+
+def answer(name: str, error: BaseException | None, *, tool: Tool, arguments: dict[str, Any]) -> CallToolResult:
+    """A failed call as a refusal: bad arguments `invalid` at their path, the rules' refusals with
+    their reason and rule, anything else `unavailable` (the trace in the log)."""
+    if isinstance(error, ValidationError):
+        error = format_error(error, kind=tool.fn_metadata.arg_model, value=arguments)
+    if isinstance(error, FormatError):
+        return refused("invalid", None, str(error))
+    if isinstance(error, E.Refusal):
+        return refused(error.reason, error.rule, error.message)
+    if isinstance(error, Unauthorized):
+        return refused("unauthorized", None, str(error))
+    log.error("tool %s failed", name, exc_info=error)
+    first = (str(error).strip().splitlines() or [type(error).__name__])[0]
+    return refused("unavailable", None, f"memory could not do this ({first}); nothing was changed")
 
 
 class MemoryAgents:
@@ -129,22 +145,16 @@ class MemoryAgents:
             raise Unauthorized(message)
         return caller
 
-    def call(self, tool: str, arguments: dict[str, Any], context: Context) -> Call:
-        """Who calls, in which session, with which checked event."""
-        person, org = self.who()
-        session = self.sessions.get(self.session_key(context), client=client_name(context))
-        prefix = {"start_run": "run-", "open_turn": "turn-"}.get(tool)
-        made = prefix + uuid.uuid4().hex[:12] if prefix else ""
-        caller = Caller(
-            person=person, org=org, run=made if tool == "start_run" else "", turn=made if tool == "open_turn" else ""
-        )
-        return Call(event_of(tool, TOOLS[tool], arguments, caller), caller, session, self.service)
+    def session_of(self, context: Context) -> OpenSession:
+        """This call's session, by the transport's handle of it."""
+        return self.sessions.get(self.session_key(context), client=client_name(context))
 
     def session_key(self, context: Context) -> str:
         """The transport's handle of this call's session."""
         rc = context.request_context
-        if isinstance(rc.lifespan_context, Conn):
-            return rc.lifespan_context.key
+        conn: Conn = cast(Conn, rc.lifespan_context)
+        if conn.key is not None:
+            return conn.key
         request = rc.request
         key = request.headers.get("mcp-session-id") if request is not None else None
         if not key:
@@ -152,46 +162,56 @@ class MemoryAgents:
         return key
 
     @asynccontextmanager
-    async def connection(self, _: MCPServer) -> AsyncIterator[Conn | None]:
+    async def connection(self, _: MCPServer) -> AsyncIterator[Conn]:
         """The lifespan of one connection (stdio, in-memory): its session ends when it closes. Over
         HTTP the lifespan is the server's own: sessions end one by one (serve.http_app: the SDK discards them), all at stop."""
         if self.transport == "http":
             try:
-                yield None
+                yield Conn(self)
             finally:
                 await anyio.to_thread.run_sync(lambda: self.sessions.stop(why="the server stopped"))
             return
-        conn = Conn(uuid.uuid4().hex)
+        key = uuid.uuid4().hex
         try:
-            yield conn
+            yield Conn(self, key)
         finally:
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(lambda: self.sessions.end(conn.key, why="the client closed"))
+                await anyio.to_thread.run_sync(lambda: self.sessions.end(key, why="the client closed"))
 
     def build(self, **kwargs: Any) -> MCPServer:
-        """The MCPServer with the thirteen tools."""
-        tools: list[Tool] = [self._tool(fn, read_only=name.startswith("Graph")) for name, fn in TOOLS.items()]
-        return MCPServer(
+        """The server with every tool of tools.TOOLS, read-only as its annotations say."""
+        return MemoryServer(
             "memory-explorer",
             title="Memory Explorer",
             instructions=INSTRUCTIONS,
             version="0.1.0",
-            tools=tools,
+            tools=[_tool(name, fn, annotations) for name, (fn, annotations) in TOOLS.items()],
             lifespan=self.connection,
             **kwargs,
         )
 
-    def _tool(self, fn: Callable[..., Any], *, read_only: bool) -> MemoryTool:
-        annotations = (
-            ToolAnnotations(read_only_hint=True, destructive_hint=False)
-            if read_only
-            else ToolAnnotations(read_only_hint=False)
-        )
-        base = Tool.from_function(fn, name=fn.__name__.removeprefix("tool_"), annotations=annotations)
-        tool = MemoryTool(**{k: getattr(base, k) for k in Tool.model_fields}, handler=HANDLERS[base.name], agents=self)
-        tool.parameters["additionalProperties"] = False
-        tool.fn_metadata.output_schema = _or_refused(tool.fn_metadata.output_schema or {})
-        return tool
+
+class AsGiven(FuncMetadata):
+    """A tool's arguments as the JSON gave them: a text is never decoded again as JSON (an excerpt
+    or a person's words may look like JSON, and stay the text they are)."""
+
+    def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
+        return data
+
+
+def _tool(name: str, fn: Callable[..., Any], annotations: Any) -> Tool:
+    """A tool as the SDK makes it from its function, taking no argument beyond its own, whose output
+    schema admits what an error result carries too ({reason, rule, message})."""
+    tool = Tool.from_function(fn, name=name, annotations=annotations)
+    tool.parameters["additionalProperties"] = False
+    made = tool.fn_metadata
+    tool.fn_metadata = AsGiven(
+        arg_model=made.arg_model,
+        output_schema=_or_refused(made.output_schema or {}),
+        output_model=made.output_model,
+        wrap_output=made.wrap_output,
+    )
+    return tool
 
 
 def _or_refused(schema: dict[str, Any]) -> dict[str, Any]:
@@ -199,8 +219,7 @@ def _or_refused(schema: dict[str, Any]) -> dict[str, Any]:
     clients that check an error's structured content against the output schema find it described."""
     result = dict(schema)
     defs = result.pop("$defs", {})
-    refused = M.Refused.model_json_schema()
-    out: dict[str, Any] = {"type": "object", "anyOf": [result, refused]}
+    out: dict[str, Any] = {"type": "object", "anyOf": [result, M.Refused.model_json_schema()]}
     if defs:
         out["$defs"] = defs
     return out

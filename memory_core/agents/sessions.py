@@ -31,7 +31,7 @@ SWEEP = 30.0  # seconds between a live server's looks for gone servers' sessions
 
 
 @dataclass
-class AgentSession:
+class OpenSession:
     """One session: its id in the database, its client, and what it started."""
 
     id: str
@@ -40,7 +40,6 @@ class AgentSession:
     runs: set[str] = field(default_factory=set)
     turns: set[str] = field(default_factory=set)
     caps: dict[str, int | None] = field(default_factory=dict)  # each run's MemoryProbes (R21)
-    turn_run: dict[str, str] = field(default_factory=dict)
 
 
 #: The servers this process runs (a test may run several): a server noted under this process's pid
@@ -68,7 +67,7 @@ class Sessions:
         self.service = service
         self.transport = transport
         self.server = "srv-" + uuid.uuid4().hex[:16]
-        self._open: dict[str, AgentSession] = {}
+        self._open: dict[str, OpenSession] = {}
         self._lock = threading.Lock()
         self._opening = threading.Lock()
         self._started = False
@@ -111,7 +110,7 @@ class Sessions:
             except Exception:  # a lost database: the next beat tries again
                 log.exception("heartbeat failed")
 
-    def get(self, key: str, *, client: str) -> AgentSession:
+    def get(self, key: str, *, client: str) -> OpenSession:
         """The session under `key`, opened (and noted in the database) on its first call."""
         with self._lock:
             found = self._open.get(key)
@@ -123,7 +122,7 @@ class Sessions:
                 found = self._open.get(key)
             if found is not None:
                 return found
-            session = AgentSession(id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport)
+            session = OpenSession(id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport)
             self.service.agent_session_opened(
                 session.id, server=self.server, client=client, transport=self.transport, now=time.time()
             )

@@ -6,40 +6,24 @@ the checks here add what a schema cannot say and write the sentences a file's au
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import FormatError
 from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME, settings_problem
-from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
-from ..rules.vocabulary import READ_CALLS, STEP_KINDS, SURFACES, TURN_END_STATUSES
+from ..rules.weights import web_host
 from . import documents as doc
-from . import events as ev
-from .events import EVENT_MODELS, default, keys
-from .fields import (
-    MAX_INTEGER,
-    _graph,
-    _join,
-    _type_name,
-    boolean,
-    claims,
-    entity,
-    fact_ref,
-    ident,
-    items,
-    number,
-    obj,
-    one_of,
-    read_args,
-    record_fields,
-    storable,
-    text,
-    work,
-)
+from .events import EVENT_MODELS, READ_ARGS, Closed, Read, Record, Step
+from .fields import join, storable, type_name, validate
 
 FORMAT = doc.SCENARIO_FORMAT
+
+#: The parts of a scenario checked one by one, each after what the scenario says of itself.
+SECTIONS = ("organizations", "people", "workflows", "events")
+
+#: Every kind of event, by its `do`, in the order the format lists them.
+EVENT_KINDS = tuple(EVENT_MODELS)
 
 
 @dataclass
@@ -54,220 +38,80 @@ class Scenario:
     events: list[Obj] = field(default_factory=list)
 
 
-def _ev_start_run(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.StartRun))
-    return {
-        "run": ident(_join(p, "run"), e["run"]),
-        "org": ident(_join(p, "org"), e["org"]),
-        "person": ident(_join(p, "person"), e["person"]),
-        "workflow": ident(_join(p, "workflow"), e["workflow"]) if e.get("workflow") is not None else None,
-        "surface": one_of(_join(p, "surface"), e.get("surface", default(ev.StartRun, "surface")), SURFACES),
-        "ephemeral": boolean(_join(p, "ephemeral"), e.get("ephemeral", default(ev.StartRun, "ephemeral"))),
-    }
-
-
-def _ev_open_turn(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.OpenTurn))
-    req = e["request"]
-    if isinstance(req, dict):
-        r = obj(_join(p, "request"), req, *keys(ev.Request))
-        request = {
-            "text": text(_join(p, "request.text"), r["text"], empty=True),
-            "claims": claims(_join(p, "request.claims"), r.get("claims", [])),
-        }
-    else:
-        request = {"text": text(_join(p, "request"), req, empty=True), "claims": []}
-    replaces = e.get("replaces")
-    return {
-        "run": ident(_join(p, "run"), e["run"]),
-        "turn": ident(_join(p, "turn"), e["turn"]),
-        "request": request,
-        "replaces": ident(_join(p, "replaces"), replaces) if replaces is not None else None,
-    }
-
-
-def _ev_record(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.Record))
-    return {"turn": ident(_join(p, "turn"), e["turn"]), "record": record_fields(p, e)}
-
-
-def _ev_step(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.Step))
-    out: Obj = {"turn": ident(_join(p, "turn"), e["turn"]), "step": ident(_join(p, "step"), e["step"]), "record": None}
-    if e.get("record") is not None:
-        rp = _join(p, "record")
-        r = obj(rp, e["record"], *keys(ev.StepRecord))
-        out["record"] = record_fields(rp, r, within=False)
-    return out
-
-
-def _ev_call(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.Call))
-    return {"turn": ident(_join(p, "turn"), e["turn"]), "work": work(_join(p, "work"), e["work"])}
-
-
-def _ev_return(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.Return))
-    return {
-        "turn": ident(_join(p, "turn"), e["turn"]),
-        "work": work(_join(p, "work"), e["work"]),
-        "status": one_of(_join(p, "status"), e["status"], TURN_END_STATUSES),
-    }
-
-
-def _ev_read(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.Read))
-    call = one_of(_join(p, "call"), e["call"], READ_CALLS)
-    return {
-        "turn": ident(_join(p, "turn"), e["turn"]),
-        "call": call,
-        "args": read_args(_join(p, "args"), call, e["args"]),
-        "args_given": copy.deepcopy(e["args"]),
-        "within": work(_join(p, "within"), e["within"]) if e.get("within") is not None else None,
-        "step": ident(_join(p, "step"), e["step"]) if e.get("step") is not None else None,
-    }
-
-
-def _ev_end_turn(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.EndTurn))
-    return {
-        "turn": ident(_join(p, "turn"), e["turn"]),
-        "status": one_of(_join(p, "status"), e["status"], TURN_END_STATUSES),
-    }
-
-
-def _ev_end_run(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.EndRun))
-    return {"run": ident(_join(p, "run"), e["run"])}
-
-
-def _ev_delete_run(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.DeleteRun))
-    return {"run": ident(_join(p, "run"), e["run"]), "by": ident(_join(p, "by"), e["by"])}
-
-
-def _ev_delete_account(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.DeleteAccount))
-    return {"person": ident(_join(p, "person"), e["person"])}
-
-
-def _ev_set_settings(p: str, e: Obj) -> Obj:
-    obj(p, e, *keys(ev.SetSettings))
-    if not isinstance(e["settings"], dict):
-        raise FormatError(_join(p, "settings"), f"expected an object, found {_type_name(e['settings'])}")
-    # Unknown names and non-boolean values are refusals (invalid_setting, R15), not format errors.
-    return {
-        "org": ident(_join(p, "org"), e["org"]),
-        "by": ident(_join(p, "by"), e["by"]),
-        "settings": dict(e["settings"]),
-    }
-
-
-def _ev_correction(model: type[ev.Dispute | ev.Retract]) -> Callable[[str, Obj], Obj]:
-    def check(p: str, e: Obj) -> Obj:
-        obj(p, e, *keys(model))
-        return {
-            "org": ident(_join(p, "org"), e["org"]),
-            "by": ident(_join(p, "by"), e["by"]),
-            "fact": fact_ref(_join(p, "fact"), e["fact"]),
-            "graph": _graph(p, e),
-        }
-
-    return check
-
-
-_CHECKS: dict[type, Callable[[str, Obj], Obj]] = {
-    ev.StartRun: _ev_start_run,
-    ev.OpenTurn: _ev_open_turn,
-    ev.Record: _ev_record,
-    ev.Step: _ev_step,
-    ev.Call: _ev_call,
-    ev.Return: _ev_return,
-    ev.Read: _ev_read,
-    ev.EndTurn: _ev_end_turn,
-    ev.EndRun: _ev_end_run,
-    ev.DeleteRun: _ev_delete_run,
-    ev.DeleteAccount: _ev_delete_account,
-    ev.SetSettings: _ev_set_settings,
-    ev.Dispute: _ev_correction(ev.Dispute),
-    ev.Retract: _ev_correction(ev.Retract),
-}
-
-
-#: The check of each kind of event the models name, by its `do`, in their order.
-EVENT_CHECKS: dict[str, Callable[[str, Obj], Obj]] = {do: _CHECKS[model] for do, model in EVENT_MODELS.items()}
-
-
-EVENT_KINDS = tuple(EVENT_CHECKS)
-
-
 def event(path: str, value: Any) -> Obj:
-    """One event, checked and normalized: `do`, its fields with defaults, and `note` if any."""
+    """One event, checked by its model and normalized: `do`, its fields with defaults, `note` if any."""
     if not isinstance(value, dict):
-        raise FormatError(path, f"expected an object, found {_type_name(value)}")
+        raise FormatError(path, f"expected an object, found {type_name(value)}")
     if "do" not in value:
-        raise FormatError(_join(path, "do"), "missing (required)")
+        raise FormatError(join(path, "do"), "missing (required)")
     do = value["do"]
-    if not isinstance(do, str) or do not in EVENT_CHECKS:
-        raise FormatError(_join(path, "do"), f"unknown event {do!r}; expected one of {', '.join(EVENT_KINDS)}")
-    out = EVENT_CHECKS[do](path, value)
-    out = {"do": do, **out}
+    if not isinstance(do, str) or do not in EVENT_MODELS:
+        raise FormatError(join(path, "do"), f"unknown event {do!r}; expected one of {', '.join(EVENT_KINDS)}")
+    out = _plain(path, validate(EVENT_MODELS[do], value, path=path), value)
     if "note" in value:
-        out["note"] = text(_join(path, "note"), value["note"], empty=True)
+        out["note"] = value["note"]
     return out
 
 
-def _unique(path: str, value: Any, seen: set[str], what: str) -> str:
-    name = ident(path, value)
+def _plain(path: str, e: Closed, given: Obj) -> Obj:
+    """An event as the event engine takes it: a record's fields as one `record`, a request as
+    {text, claims}, a read's args as its call's (R23) beside the args as given."""
+    out = e.model_dump(exclude={"note"})
+    if isinstance(e, Record):
+        return {"do": "record", "turn": e.turn, "record": _record(path, out)}
+    if isinstance(e, Step) and e.record is not None:
+        out["record"] = _record(join(path, "record"), {**out["record"], "within": None})
+    if isinstance(out.get("request"), str):
+        out["request"] = {"text": out["request"], "claims": []}
+    if isinstance(e, Read):
+        args = validate(READ_ARGS[e.call], given["args"], path=join(path, "args"))
+        out["args"], out["args_given"] = args.model_dump(exclude_none=True), copy.deepcopy(given["args"])
+        out["within"], out["step"] = out.pop("within"), out.pop("step")
+    return out
+
+
+def _record(path: str, r: Obj) -> Obj:
+    """A record's fields, with what its schema says in an `if` and the host of a web source (R24, R25)."""
+    if r["origin"] != "person" and r["source"] is None:
+        raise FormatError(join(path, "source"), f"missing (required for a {r['origin']} record)")
+    if r["origin"] == "web" and web_host(r["source"] or "") is None:
+        raise FormatError(join(path, "source"), f"a web source needs a host, {r['source']!r} has none (R25)")
+    return {k: r.get(k) for k in ("origin", "source", "excerpt", "reliability", "within", "claims")}
+
+
+def _unique(path: str, name: str, seen: set[str], what: str) -> str:
     if name in seen:
         raise FormatError(path, f"{what} id {name!r} is used twice")
     seen |= {name}
     return name
 
 
-def _organizations(raw: list[Any]) -> list[Obj]:
+def _organizations(raw: Any) -> list[Obj]:
     out, seen = [], set[str]()
-    for i, value in enumerate(raw):
+    for i, value in enumerate(validate(list[Any], raw, path="organizations")):
         p = f"organizations[{i}]"
-        o = obj(p, value, *keys(doc.Organization))
-        settings = o.get("settings", {})
-        if not isinstance(settings, dict):
-            raise FormatError(_join(p, "settings"), f"expected an object, found {_type_name(settings)}")
-        problem = settings_problem(settings)
+        settings = value.get("settings", {}) if isinstance(value, dict) else {}
+        problem = settings_problem(settings) if isinstance(settings, dict) else None
         if problem:
             bad = next(k for k in settings if settings_problem({k: settings[k]}))
-            raise FormatError(_join(_join(p, "settings"), bad), problem)
-        out.append(
-            {
-                "id": _unique(_join(p, "id"), o["id"], seen, "organization"),
-                "name": text(_join(p, "name"), o["name"]),
-                "owner": text(_join(p, "owner"), o["owner"]),
-                "settings": dict(settings),
-            }
-        )
+            raise FormatError(join(join(p, "settings"), bad), problem)
+        o = validate(doc.Organization, value, path=p)
+        _unique(join(p, "id"), o.id, seen, "organization")
+        out.append({"id": o.id, "name": o.name, "owner": o.owner, "settings": dict(settings)})
     return out
 
 
-def _people(raw: list[Any], orgs: set[str]) -> list[Obj]:
+def _people(raw: Any, orgs: set[str]) -> list[Obj]:
     out, seen = [], set[str]()
-    for i, value in enumerate(raw):
+    for i, value in enumerate(validate(list[Any], raw, path="people")):
         p = f"people[{i}]"
-        o = obj(p, value, *keys(doc.Person))
-        memberships = o.get("memberships", {})
-        if not isinstance(memberships, dict):
-            raise FormatError(_join(p, "memberships"), f"expected an object, found {_type_name(memberships)}")
-        for org, role in memberships.items():
-            mp = _join(_join(p, "memberships"), org)
+        memberships = value.get("memberships", {}) if isinstance(value, dict) else {}
+        for org in memberships if isinstance(memberships, dict) else ():
             if org not in orgs:
-                raise FormatError(mp, f"no organization has the id {org!r}")
-            one_of(mp, role, doc.ROLES)
-        out.append(
-            {
-                "id": _unique(_join(p, "id"), o["id"], seen, "person"),
-                "name": text(_join(p, "name"), o["name"]),
-                "memberships": dict(memberships),
-            }
-        )
+                raise FormatError(join(join(p, "memberships"), org), f"no organization has the id {org!r}")
+        person = validate(doc.Person, value, path=p)
+        _unique(join(p, "id"), person.id, seen, "person")
+        out.append({"id": person.id, "name": person.name, "memberships": dict(person.memberships or {})})
     return out
 
 
@@ -288,31 +132,10 @@ def _check_owners(orgs: list[Obj], people: list[Obj]) -> None:
 
 
 def _step(path: str, value: Any) -> Obj:
-    s = obj(path, value, *keys(doc.WorkflowStep))
-    kind = one_of(_join(path, "kind"), s["kind"], STEP_KINDS)
-    admits = boolean(_join(path, "admits_calls"), s.get("admits_calls", default(doc.WorkflowStep, "admits_calls")))
-    if admits and kind != "model":
-        raise FormatError(_join(path, "admits_calls"), "only model steps admit calls (R19)")
-    out: Obj = {
-        "id": ident(_join(path, "id"), s["id"]),
-        "kind": kind,
-        "admits_calls": admits,
-        "answers": None,
-        "min_weight": DEFAULT_MIN_WEIGHT,
-    }
-    if s.get("answers") is not None:
-        ap = _join(path, "answers")
-        a = obj(ap, s["answers"], *keys(doc.Answers))
-        out["answers"] = {
-            "subject": entity(_join(ap, "subject"), a["subject"], world=False),
-            "relation": ident(_join(ap, "relation"), a["relation"]),
-        }
-    if "min_weight" in s:
-        mw = number(_join(path, "min_weight"), s["min_weight"])
-        if not 0 <= mw <= 1:
-            raise FormatError(_join(path, "min_weight"), f"a weight is between 0 and 1, found {mw}")
-        out["min_weight"] = mw
-    return out
+    s = validate(doc.WorkflowStep, value, path=path)
+    if s.admits_calls and s.kind != "model":
+        raise FormatError(join(path, "admits_calls"), "only model steps admit calls (R19)")
+    return s.model_dump()
 
 
 def _declared_setting(path: str, value: Any) -> str | None:
@@ -320,75 +143,57 @@ def _declared_setting(path: str, value: Any) -> str | None:
     if isinstance(value, dict):
         for k, v in value.items():
             if k == "settings" or k in SETTING_BY_NAME:
-                return _join(path, k)
-            found = _declared_setting(_join(path, k), v)
+                return join(path, k)
+            found = _declared_setting(join(path, k), v)
             if found:
                 return found
     if isinstance(value, list):
         for i, v in enumerate(value):
-            found = _declared_setting(_join(path, i), v)
+            found = _declared_setting(join(path, i), v)
             if found:
                 return found
     return None
 
 
-def _workflows(raw: list[Any], orgs: set[str]) -> list[Obj]:
+def _workflows(raw: Any, orgs: set[str]) -> list[Obj]:
     out, seen = [], set[str]()
-    for i, value in enumerate(raw):
+    for i, value in enumerate(validate(list[Any], raw, path="workflows")):
         p = f"workflows[{i}]"
         declared = _declared_setting(p, value)
         if declared:
             raise FormatError(
                 declared, "a workflow cannot declare an organization setting; only the owner sets them (R15)"
             )
-        o = obj(p, value, *keys(doc.Workflow))
-        org = ident(_join(p, "org"), o["org"])
-        if org not in orgs:
-            raise FormatError(_join(p, "org"), f"no organization has the id {org!r}")
-        probes = None
-        if o.get("budget") is not None:
-            b = obj(_join(p, "budget"), o["budget"], *keys(doc.Budget))
-            if b.get("MemoryProbes") is not None:
-                mp = b["MemoryProbes"]
-                if isinstance(mp, bool) or not isinstance(mp, int) or not 0 <= mp <= MAX_INTEGER:
-                    raise FormatError(
-                        _join(p, "budget.MemoryProbes"), f"expected a whole number from 0 to {MAX_INTEGER:,} (R21)"
-                    )
-                probes = mp
-        steps = [
-            _step(_join(_join(p, "steps"), j), s) for j, s in enumerate(items(_join(p, "steps"), o.get("steps", [])))
-        ]
+        w = validate(doc.Workflow, value, path=p)
+        if w.org not in orgs:
+            raise FormatError(join(p, "org"), f"no organization has the id {w.org!r}")
+        steps = [_step(f"{p}.steps[{j}]", s) for j, s in enumerate(value.get("steps", []))]
         ids = [s["id"] for s in steps]
         for j, sid in enumerate(ids):
             if sid in ids[:j]:
                 raise FormatError(f"{p}.steps[{j}].id", f"step id {sid!r} is used twice in this workflow")
-        out.append(
-            {
-                "id": _unique(_join(p, "id"), o["id"], seen, "workflow"),
-                "org": org,
-                "memory_probes": probes,
-                "steps": steps,
-            }
-        )
+        probes = w.budget.MemoryProbes if w.budget is not None else None
+        _unique(join(p, "id"), w.id, seen, "workflow")
+        out.append({"id": w.id, "org": w.org, "memory_probes": probes, "steps": steps})
     return out
 
 
 def check(data: Any) -> Scenario:
     """Check a parsed scenario as a whole; the first problem raises FormatError with its path."""
+    top, head = _head(data)
+    orgs = _organizations(top.get("organizations", []))
+    org_ids = {o["id"] for o in orgs}
+    people = _people(top.get("people", []), org_ids)
+    _check_owners(orgs, people)
+    workflows = _workflows(top.get("workflows", []), org_ids)
+    events = [event(f"events[{i}]", e) for i, e in enumerate(validate(list[Any], top["events"], path="events"))]
+    return Scenario(head.title or "", head.description or "", orgs, people, workflows, events)
+
+
+def _head(data: Any) -> tuple[Obj, doc.ScenarioDocument]:
+    """The document's keys, and what it says of itself (its format, title and description)."""
     storable("", data)
     if isinstance(data, dict) and data.get("format") == doc.STATE_FORMAT:
         raise FormatError("format", f"this is a {doc.STATE_FORMAT} file (what replay prints), not a scenario to run")
-    top = obj("", data, *keys(doc.Scenario))
-    if top["format"] != FORMAT:
-        raise FormatError("format", f"expected {FORMAT!r}, found {top['format']!r}")
-    if "$schema" in top:  # for an editor (docs/schema); the check itself does not read it
-        text("$schema", top["$schema"])
-    title = text("title", top.get("title", ""), empty=True)
-    description = text("description", top.get("description", ""), empty=True)
-    orgs = _organizations(items("organizations", top.get("organizations", [])))
-    org_ids = {o["id"] for o in orgs}
-    people = _people(items("people", top.get("people", [])), org_ids)
-    _check_owners(orgs, people)
-    workflows = _workflows(items("workflows", top.get("workflows", [])), org_ids)
-    events = [event(f"events[{i}]", e) for i, e in enumerate(items("events", top["events"]))]
-    return Scenario(title, description, orgs, people, workflows, events)
+    top = validate(dict[str, Any], data)
+    return top, validate(doc.ScenarioDocument, {k: [] if k in SECTIONS else v for k, v in top.items()})

@@ -2,10 +2,10 @@
 the two documents, the scenario and the state (format/state.py).
 
 `python -m memory_core schema [scenario|state]` prints the schemas; docs/schema/ publishes them for
-editors. The scenario's models are what the check (format/checks.py) enforces, less what a schema
-cannot say: the references between ids, a web source's host (R25), ids unique, a workflow that
-declares a setting anywhere (R15), one owner an organization, NUL characters and lone surrogates,
-a key written twice, a whole number written as 3.0.
+editors. The same models are the check at run time (format/checks.py, fields.py), which adds what a
+schema cannot say: the references between ids, a web source's host (R25), ids unique, a workflow
+that declares a setting anywhere (R15), one owner an organization, NUL characters and lone
+surrogates, a key written twice, a whole number written as 3.0.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ class Workflow(Closed):
     steps: list[WorkflowStep] = absent()
 
 
-class Scenario(Closed):
+class ScenarioDocument(Closed):
     """A notebook of events, run in order against an empty memory."""
 
     format: Literal["memory-scenario/1"]
@@ -145,7 +145,7 @@ def _admits_null(schema: JsonSchemaValue) -> bool:
 
 #: Each document's model, by the name the command takes.
 DOCUMENTS: dict[str, tuple[type[BaseModel], str]] = {
-    "scenario": (Scenario, SCENARIO_FORMAT),
+    "scenario": (ScenarioDocument, SCENARIO_FORMAT),
     "state": (State, STATE_FORMAT),
 }
 

@@ -1,9 +1,9 @@
 """The events of `memory-scenario/1` as typed models: one a kind, told apart by `do`.
 
-These models are the format's one written contract. The JSON Schema published in docs/schema is
-generated from them (format/documents.py), and the check (format/checks.py) takes its list of event
-kinds and each object's keys from them. The check also says what a schema cannot: the references
-between ids, a web source's host (R25), NUL characters, a key written twice.
+These models are the format's one written contract: the JSON Schema published in docs/schema is
+generated from them (format/documents.py), they validate scenario files and the MCP tools'
+arguments at run time (format/fields.validate translates their errors into the format's paths
+and sentences), and the tools' parameters are their fields (agents/tools.py).
 
 Each model declares its required keys first, then its optional ones, in the order the check names
 them in its messages ("allowed here: ..."). A key that may be absent but not null is typed without
@@ -340,15 +340,10 @@ class Dispute(Closed):
     note: str = Note
 
 
-class Retract(Closed):
+class Retract(Dispute):
     """Retracts a fact; the owner, for World facts (R28)."""
 
-    do: Literal["retract"]
-    org: Ident
-    by: Ident
-    fact: FactRef
-    graph: Graph = DEFAULT_GRAPH
-    note: str = Note
+    do: Literal["retract"]  # type: ignore[assignment]
 
 
 #: Every kind of event, by its `do`, in the order the format lists them.

@@ -1,203 +1,248 @@
-"""Checks of one field of a scenario document, each naming the path of what it refuses; the keys
-of each object are its model's (format/events.py)."""
+"""The format's models as the check: a value validated by its pydantic model, the first error
+translated into the sentence and the path (`claims[0].subject.name`) the format has always written.
+What a schema cannot say is checked here too: NUL characters and lone surrogates."""
 
 from __future__ import annotations
 
-import math
+import functools
+import inspect
 import re
-from typing import Any
+import sys
+import types
+from typing import Annotated, Any, TypeVar, Union, cast, get_args, get_origin
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
 
 from ..errors import FormatError
-from ..plain import Obj
-from ..rules.vocabulary import GRAPHS, WORK_PREFIXES, WORLD_KINDS
-from ..rules.weights import ORIGINS, web_host
-from .events import DEFAULT_GRAPH, MAX_NAME, READ_ARGS, Entity, FactRef, Value, WorldClaim, keys
-from .events import MAX_INTEGER as MAX_INTEGER  # the format's limits, named here as they always were
+from .events import MAX_INTEGER, MAX_NAME, READ_ARGS, keys
+
+__all__ = ["MAX_INTEGER", "MAX_NAME", "format_error", "join", "storable", "type_name", "validate"]
+
+T = TypeVar("T")
+
+_TYPE_NAMES = {bool: "a boolean", int: "a number", float: "a number", str: "a text", list: "a list", dict: "an object"}
 
 
-def _type_name(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {
-        bool: "a boolean",
-        int: "a number",
-        float: "a number",
-        str: "a text",
-        list: "a list",
-        dict: "an object",
-    }.get(type(value), type(value).__name__)
+def type_name(value: Any) -> str:
+    """How a message names a JSON value's type."""
+    return "null" if value is None else _TYPE_NAMES.get(type(value), type(value).__name__)
 
 
-def obj(path: str, value: Any, required: tuple[str, ...], optional: tuple[str, ...] = ()) -> Obj:
-    """An object with these keys and no others (an unknown key is an error at its path)."""
-    if not isinstance(value, dict):
-        raise FormatError(path, f"expected an object, found {_type_name(value)}")
-    for key in value:
-        if key not in required and key not in optional:
-            allowed = ", ".join((*required, *optional))
-            raise FormatError(_join(path, key), f"unknown key (allowed here: {allowed})")
-    for key in required:
-        if key not in value:
-            raise FormatError(_join(path, key), "missing (required)")
-    return value
-
-
-def _join(path: str, key: str | int) -> str:
+def join(path: str, key: str | int) -> str:
+    """A path one key or index further: `a.b`, `a[0]`."""
     if isinstance(key, int):
         return f"{path}[{key}]"
     return f"{path}.{key}" if path else key
 
 
-def text(path: str, value: Any, *, empty: bool = False) -> str:
-    if not isinstance(value, str):
-        raise FormatError(path, f"expected a text, found {_type_name(value)}")
-    if not empty and not value.strip():
-        raise FormatError(path, "must not be empty")
-    return value
-
-
-def ident(path: str, value: Any) -> str:
-    """An id, kind, relation or work name: a text of at most MAX_NAME characters."""
-    name = text(path, value)
-    if len(name) > MAX_NAME:
-        raise FormatError(path, f"at most {MAX_NAME} characters here, found {len(name):,}")
-    return name
-
-
-def boolean(path: str, value: Any) -> bool:
-    if not isinstance(value, bool):
-        raise FormatError(path, f"expected true or false, found {_type_name(value)}")
-    return value
-
-
-def one_of(path: str, value: Any, choices: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in choices:
-        raise FormatError(path, f"expected one of {', '.join(choices)}")
-    return value
-
-
-def items(path: str, value: Any) -> list[Any]:
-    if not isinstance(value, list):
-        raise FormatError(path, f"expected a list, found {_type_name(value)}")
-    return value
-
-
-def number(path: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise FormatError(path, f"expected a number, found {_type_name(value)}")
+def validate(kind: type[T], value: Any, *, path: str = "") -> T:
+    """`value` as the model (or type) `kind`; FormatError names the first problem at its path."""
     try:
-        out = float(value)
-    except OverflowError:
-        raise FormatError(path, "too large to be a number (the largest is about 1.8e308)") from None
-    if not math.isfinite(out):
-        raise FormatError(path, f"expected a finite number, found {value}")
-    return out
+        return cast(T, _adapter(cast(Any, kind)).validate_python(value))
+    except ValidationError as exc:
+        raise format_error(exc, kind=kind, value=value, path=path) from None
 
 
-def entity(path: str, value: Any, *, world: bool) -> Obj:
-    e = obj(path, value, *keys(Entity))
-    text(_join(path, "name"), e["name"])
-    kind = ident(_join(path, "kind"), e["kind"])
-    if world and kind not in WORLD_KINDS:
-        raise FormatError(
-            _join(path, "kind"), f"a world entity's kind is one of {', '.join(WORLD_KINDS)}, not {kind!r}"
-        )
-    for i, alias in enumerate(items(_join(path, "aliases"), e.get("aliases", []))):
-        text(_join(_join(path, "aliases"), i), alias)
-    return {"name": e["name"], "kind": kind, "aliases": list(e.get("aliases", []))}
+@functools.cache
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    """The validator of a model or type, made once."""
+    return TypeAdapter(kind)
 
 
-def fact_object(path: str, value: Any, *, world: bool) -> Obj:
-    if isinstance(value, dict) and "value" in value:
-        o = obj(path, value, *keys(Value))
-        return {"value": text(_join(path, "value"), o["value"], empty=True)}
-    return entity(path, value, world=world)
+def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "") -> FormatError:
+    """The first of a model's errors, as the format writes it (each object's own keys first)."""
+    parts, tp, error = _first(exc, kind=kind, value=value)
+    if error["type"] in ("union_tag_not_found", "union_tag_invalid"):
+        key, problem = _untagged(tp, error)
+        parts, error = [*parts, key], {**error, "type": "raw", "msg": problem}
+    where = path
+    for part in parts:
+        where = join(where, part)
+    return FormatError(where, _message(error, tp, parts))
 
 
-def claim(path: str, value: Any) -> Obj:
-    c = obj(path, value, *keys(WorldClaim))
-    graph = one_of(_join(path, "graph"), c["graph"], GRAPHS)
-    world = graph == "world"
-    return {
-        "graph": graph,
-        "subject": entity(_join(path, "subject"), c["subject"], world=world),
-        "relation": ident(_join(path, "relation"), c["relation"]),
-        "object": fact_object(_join(path, "object"), c["object"], world=world),
-    }
+_OWN = ("extra_forbidden", "missing")
+
+Place = tuple[list[str | int], Any, ErrorDetails]
 
 
-def claims(path: str, value: Any) -> list[Obj]:
-    return [claim(_join(path, i), c) for i, c in enumerate(items(path, value))]
+def _first(exc: ValidationError, *, kind: Any, value: Any) -> Place:
+    """The error the format names: the first, unless an unknown key, then a missing one, of an
+    object holding it comes before (as the format checks an object's keys before its fields)."""
+    found = [f for f in (_place(kind, value, e) for e in exc.errors()) if f is not None]
+    found = found or [f for f in (_place(kind, value, e, every=True) for e in exc.errors()) if f is not None]
+    first = found[0]
+    own = [f for f in found if f[2]["type"] in _OWN and first[0][: len(f[0]) - 1] == f[0][:-1]]
+    return min(own, key=lambda f: (len(f[0]), _OWN.index(f[2]["type"]))) if own else first
 
 
-def record_fields(path: str, value: Obj, *, within: bool = True) -> Obj:
-    """The fields of a record (R24 to R26), checked where they stand in `value`."""
-    origin = one_of(_join(path, "origin"), value["origin"], ORIGINS)
-    source = value.get("source")
-    if origin != "person" and "source" not in value:
-        raise FormatError(_join(path, "source"), f"missing (required for a {origin} record)")
-    if source is not None or "source" in value:
-        source = text(_join(path, "source"), source)
-    if origin == "web" and web_host(source or "") is None:
-        raise FormatError(_join(path, "source"), f"a web source needs a host, {source!r} has none (R25)")
-    excerpt = value.get("excerpt")
-    if excerpt is not None:
-        text(_join(path, "excerpt"), excerpt, empty=True)
-    reliability = value.get("reliability")
-    if reliability is not None:
-        r = number(_join(path, "reliability"), reliability)
-        if not 0.5 < r < 1:
-            raise FormatError(
-                _join(path, "reliability"), f"must be strictly between 0.5 and 1, found {reliability} (R26)"
-            )
-        reliability = r
-    nested = value.get("within")
-    if nested is not None and within:
-        work(_join(path, "within"), nested)
-    return {
-        "origin": origin,
-        "source": source,
-        "excerpt": excerpt,
-        "reliability": reliability,
-        "within": nested,
-        "claims": claims(_join(path, "claims"), value["claims"]),
-    }
+def _place(kind: Any, value: Any, error: ErrorDetails, *, every: bool = False) -> Place | None:
+    """(the path's parts, the type at its end, the error); None for an error of a union's member
+    other than the one the format reads the value as (unless `every`)."""
+    parts: list[str | int] = []
+    tp, parent, here = kind, None, value
+    for part in error["loc"]:
+        members = _members(tp)
+        if members:
+            chosen = _chosen(members, here, parent)
+            if chosen is not None and chosen != part and not every:
+                return None
+            tp = members[str(part)]
+            continue
+        tp = _bare(tp)
+        parts.append(part)
+        parent, here = here, _at(here, part)
+        if inspect.isclass(tp) and issubclass(tp, BaseModel):
+            tp = next((f.annotation for n, f in tp.model_fields.items() if (f.alias or n) == part), tp)
+        elif get_origin(tp) in (list, dict):
+            tp = get_args(tp)[-1]
+    return parts, tp, error
 
 
-def work(path: str, value: Any) -> str:
-    name = ident(path, value)
-    if not name.startswith(WORK_PREFIXES) or not name.split(":", 1)[1].strip():
-        raise FormatError(path, "expected workflow:NAME, agent:NAME or debater:NAME")
-    return name
+def _at(value: Any, part: str | int) -> Any:
+    """What `value` holds at a key or index, or None."""
+    if isinstance(value, dict):
+        return value.get(part)
+    return value[part] if isinstance(value, list) and isinstance(part, int) and part < len(value) else None
 
 
-def fact_ref(path: str, value: Any) -> Obj:
-    f = obj(path, value, *keys(FactRef))
-    return {
-        "subject": entity(_join(path, "subject"), f["subject"], world=False),
-        "relation": ident(_join(path, "relation"), f["relation"]),
-        "object": fact_object(_join(path, "object"), f["object"], world=False),
-    }
+def _bare(tp: Any) -> Any:
+    """A type without its Annotated metadata and without `| None`."""
+    while True:
+        if get_origin(tp) is Annotated:
+            tp = get_args(tp)[0]
+        elif _is_union(tp) and type(None) in get_args(tp) and len(get_args(tp)) == 2:
+            tp = next(a for a in get_args(tp) if a is not type(None))
+        else:
+            return tp
 
 
-def _graph(path: str, value: Obj) -> str:
-    return one_of(_join(path, "graph"), value.get("graph", DEFAULT_GRAPH), GRAPHS)
+def _is_union(tp: Any) -> bool:
+    return get_origin(tp) in (Union, types.UnionType)
 
 
-def read_args(path: str, call: str, value: Any) -> Obj:
-    """A read's arguments must fit its call (R23); a misfit is an error of the file."""
-    a = obj(path, value, *keys(READ_ARGS[call]))
-    if call == "GraphResolve":
-        out: Obj = {"name": text(_join(path, "name"), a["name"])}
-        if "kind" in a:
-            out["kind"] = ident(_join(path, "kind"), a["kind"])
-        return out
-    if call == "GraphExpand":
-        out = {"entity": entity(_join(path, "entity"), a["entity"], world=False), "graph": _graph(path, a)}
-        if "relation" in a:
-            out["relation"] = ident(_join(path, "relation"), a["relation"])
-        return out
-    return {"fact": fact_ref(_join(path, "fact"), a["fact"]), "graph": _graph(path, a)}
+def _members(tp: Any) -> dict[str, Any]:
+    """A union's members by the tag an error's location names them with: the discriminator's
+    value (a claim's `graph`), else the member's name."""
+    tag = next((getattr(m, "discriminator", None) for m in getattr(tp, "__metadata__", ())), None)
+    tp = _bare(tp)
+    if not _is_union(tp):
+        return {}
+    if isinstance(tag, str):
+        return {t: m for m in get_args(tp) for t in get_args(_bare(m.model_fields[tag].annotation))}
+    return {getattr(m, "__name__", str(m)): m for m in get_args(tp)}
+
+
+def _chosen(members: dict[str, Any], value: Any, parent: Any) -> str | None:
+    """The member the format reads `value` as: a fact's object is a value when it has `value`, a
+    read's args are its call's (R23), an object is the model, anything else a text."""
+    names = list(members)
+    if "Value" in names:
+        return "Value" if isinstance(value, dict) and "value" in value else names[0]
+    if set(names) == {m.__name__ for m in READ_ARGS.values()}:
+        return _args_of_call(parent)
+    if "str" in names:
+        return next(n for n in names if n != "str") if isinstance(value, dict) else "str"
+    return None
+
+
+def _args_of_call(read: Any) -> str | None:
+    """The args model of a read's call (R23), if it names one."""
+    call = read.get("call") if isinstance(read, dict) else None
+    return READ_ARGS[call].__name__ if call in READ_ARGS else None
+
+
+def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
+    """(key, sentence) for an object whose discriminator (a claim's `graph`) is missing or unknown:
+    as for any object, an unknown key first, then a missing one, then the discriminator's value."""
+    members = _members(tp)
+    model = next(iter(members.values()))
+    required, optional = keys(model)
+    value = error["input"] if isinstance(error["input"], dict) else {}
+    tag = error.get("ctx", {}).get("discriminator", "").strip("'")
+    for key in value:
+        if key not in required + optional:
+            return key, f"unknown key (allowed here: {', '.join((*required, *optional))})"
+    for key in required:
+        if key not in value:
+            return key, "missing (required)"
+    return tag, f"expected one of {', '.join(members)}"
+
+
+def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
+    """The format's sentence for one pydantic error of a value of type `tp`."""
+    kind, value, key = error["type"], error.get("input"), parts[-1] if parts else ""
+    if kind in ("raw", "extra_forbidden", "missing"):
+        return _key_problem(error, tp)
+    if key == "MemoryProbes":
+        return f"expected a whole number from 0 to {MAX_INTEGER:,} (R21)"
+    if kind.startswith(("greater", "less", "float")) and type(value) in (int, float):
+        return _number(value, key=key) or error["msg"]
+    if kind == "literal_error":
+        return _literal(_bare(tp), value, key=key)
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}, found {type_name(value)}"
+    if kind == "string_pattern_mismatch":
+        return _pattern(value, error)
+    return _text(value, max_length=error.get("ctx", {}).get("max_length"))
+
+
+def _key_problem(error: ErrorDetails, tp: Any) -> str:
+    """An object's key unknown or missing, or the sentence already written (`raw`)."""
+    if error["type"] == "extra_forbidden":
+        return f"unknown key (allowed here: {', '.join(sum(keys(_bare(tp)), ()))})"
+    return "missing (required)" if error["type"] == "missing" else error["msg"]
+
+
+def _number(value: float, *, key: str | int) -> str | None:
+    """A number out of its range: not finite, or a reliability (R26) or a weight (R22) out of bounds."""
+    if isinstance(value, int) and abs(value) > sys.float_info.max:
+        return "too large to be a number (the largest is about 1.8e308)"
+    if not abs(value) <= sys.float_info.max:
+        return f"expected a finite number, found {value}"
+    if key == "reliability":
+        return f"must be strictly between 0.5 and 1, found {value} (R26)"
+    if key == "min_weight":
+        return f"a weight is between 0 and 1, found {float(value)}"
+    return None
+
+
+def _literal(tp: Any, value: Any, *, key: str | int) -> str:
+    choices = get_args(tp)
+    if key == "kind" and "idea" in choices:  # a World entity's kind (its own sentence once it is a name)
+        if not isinstance(value, str) or not value.strip() or len(value) > MAX_NAME:
+            return _text(value, max_length=MAX_NAME)
+        return f"a world entity's kind is one of {', '.join(choices)}, not {value!r}"
+    if len(choices) == 1:  # a document's format
+        return f"expected {choices[0]!r}, found {value!r}"
+    return f"expected one of {', '.join(choices)}"
+
+
+def _text(value: Any, *, max_length: int | None = None) -> str:
+    if not isinstance(value, str):
+        return f"expected a text, found {type_name(value)}"
+    if not value.strip():
+        return "must not be empty"
+    return f"at most {max_length} characters here, found {len(value):,}"
+
+
+def _pattern(value: Any, error: ErrorDetails) -> str:
+    if not value.strip() or error.get("ctx", {}).get("pattern") == r"\S":
+        return "must not be empty"
+    return "expected workflow:NAME, agent:NAME or debater:NAME"
+
+
+#: What a value of the wrong JSON type was expected to be, by pydantic's error.
+_EXPECTED = {
+    "bool_type": "true or false",
+    "list_type": "a list",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+    "float_type": "a number",
+    "int_type": "a number",
+}
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -222,11 +267,11 @@ def storable(path: str, value: Any) -> None:
             raise FormatError(path, f"this text holds {_unstorable(found.group())}")
     elif isinstance(value, dict):
         for key, item in value.items():
-            place = _join(path, _escaped(key) if isinstance(key, str) else key)
+            place = join(path, _escaped(key) if isinstance(key, str) else key)
             found = _UNSTORABLE.search(key) if isinstance(key, str) else None
             if found:
                 raise FormatError(place, f"this key holds {_unstorable(found.group())}")
             storable(place, item)
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            storable(_join(path, i), item)
+            storable(join(path, i), item)

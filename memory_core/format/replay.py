@@ -14,7 +14,7 @@ from ..usecases.facade import MemoryService
 from ..usecases.results import Outcome, ReadResult
 from . import events as ev
 from .checks import Scenario
-from .events import EVENT_MODELS, default
+from .events import default
 
 
 class EventFailed(Exception):
@@ -47,47 +47,45 @@ class EventResult:
         return self.reason is not None
 
 
-def _start_run(svc: MemoryService, e: Obj) -> Outcome:
-    return svc.start_run(
+#: The table of events to use cases: each `do` to its facade method, the event's fields as the
+#: call's arguments. The replay, the MCP tools (agents/tools.py) and the notebook apply events by it.
+HANDLERS: dict[str, Callable[[MemoryService, Obj], Outcome]] = {
+    "start_run": lambda svc, e: svc.start_run(
         e["run"],
         org=e["org"],
         person=e["person"],
         workflow=e.get("workflow"),
         surface=e.get("surface", default(ev.StartRun, "surface")),
         ephemeral=e.get("ephemeral", default(ev.StartRun, "ephemeral")),
-    )
-
-
-_HANDLERS: dict[type, Callable[[MemoryService, Obj], Outcome]] = {
-    ev.StartRun: _start_run,
-    ev.OpenTurn: lambda svc, e: svc.open_turn(
+        session=e.get("session"),
+    ),
+    "open_turn": lambda svc, e: svc.open_turn(
         e["turn"], run=e["run"], request=e["request"], replaces=e.get("replaces")
     ),
-    ev.Record: lambda svc, e: svc.record(e["turn"], record=e["record"]),
-    ev.Step: lambda svc, e: svc.run_step(e["turn"], step=e["step"], record=e.get("record")),
-    ev.Call: lambda svc, e: svc.call(e["turn"], work=e["work"]),
-    ev.Return: lambda svc, e: svc.return_work(e["turn"], work=e["work"], status=e["status"]),
-    ev.Read: lambda svc, e: svc.read(
+    "record": lambda svc, e: svc.record(e["turn"], record=e["record"]),
+    "step": lambda svc, e: svc.run_step(e["turn"], step=e["step"], record=e.get("record")),
+    "call": lambda svc, e: svc.call(e["turn"], work=e["work"]),
+    "return": lambda svc, e: svc.return_work(e["turn"], work=e["work"], status=e["status"]),
+    "read": lambda svc, e: svc.read(
         e["turn"], call=e["call"], args=e["args"], within=e.get("within"), step=e.get("step")
     ),
-    ev.EndTurn: lambda svc, e: svc.end_turn(e["turn"], status=e["status"]),
-    ev.EndRun: lambda svc, e: svc.end_run(e["run"]),
-    ev.DeleteRun: lambda svc, e: svc.delete_run(e["run"], by=e["by"]),
-    ev.DeleteAccount: lambda svc, e: svc.delete_account(e["person"]),
-    ev.SetSettings: lambda svc, e: svc.set_settings(e["org"], by=e["by"], settings=e["settings"]),
-    ev.Dispute: lambda svc, e: svc.dispute(
+    "end_turn": lambda svc, e: svc.end_turn(e["turn"], status=e["status"]),
+    "end_run": lambda svc, e: svc.end_run(e["run"]),
+    "delete_run": lambda svc, e: svc.delete_run(e["run"], by=e["by"]),
+    "delete_account": lambda svc, e: svc.delete_account(e["person"]),
+    "set_settings": lambda svc, e: svc.set_settings(e["org"], by=e["by"], settings=e["settings"]),
+    "dispute": lambda svc, e: svc.dispute(
         org=e["org"], by=e["by"], fact=e["fact"], graph=e.get("graph", ev.DEFAULT_GRAPH)
     ),
-    ev.Retract: lambda svc, e: svc.retract(
+    "retract": lambda svc, e: svc.retract(
         org=e["org"], by=e["by"], fact=e["fact"], graph=e.get("graph", ev.DEFAULT_GRAPH)
     ),
 }
 
 
-#: The facade call of each kind of event the models name, by its `do`.
-HANDLERS: dict[str, Callable[[MemoryService, Obj], Outcome]] = {
-    do: _HANDLERS[model] for do, model in EVENT_MODELS.items()
-}
+def apply(service: MemoryService, event: Obj) -> Outcome:
+    """Apply one checked event (format/checks.event) as its use case; a refusal raises E.Refusal."""
+    return HANDLERS[event["do"]](service, event)
 
 
 @dataclass
@@ -109,7 +107,7 @@ class EventEngine:
         """Apply one checked event; a refusal changes nothing and is logged."""
         result = EventResult(index=index, do=event["do"])
         try:
-            result.outcome = HANDLERS[event["do"]](self.service, event)
+            result.outcome = apply(self.service, event)
         except E.Refusal as refusal:
             result.reason, result.message = refusal.reason, refusal.message
             self.refused.append(

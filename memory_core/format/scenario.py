@@ -104,13 +104,20 @@ def _problems(source: str) -> Iterator[tuple[int, str]]:
             if key in keys[-1]:
                 yield at, f"the key {key!r} appears twice in one object; a typo never passes silently"
             keys[-1] |= {key}
-        elif kind == "word" and token in ("NaN", "Infinity", "-Infinity"):
-            yield at, f"{token} is not a number in JSON; numbers are finite"
-        elif kind == "number":
-            try:
-                _float(token) if any(c in token for c in ".eE") else _integer(token)
-            except (_Refused, ValueError):
-                yield at, "this number is too large (numbers are finite, at most about 1.8e308)"
+        elif problem := _not_a_number(kind, token):
+            yield at, problem
+
+
+def _not_a_number(kind: str, token: str) -> str | None:
+    """What the format says of a word or a number JSON does not hold as a finite number."""
+    if kind == "word" and token in ("NaN", "Infinity", "-Infinity"):
+        return f"{token} is not a number in JSON; numbers are finite"
+    if kind == "number":
+        try:
+            _float(token) if any(c in token for c in ".eE") else _integer(token)
+        except (_Refused, ValueError):
+            return "this number is too large (numbers are finite, at most about 1.8e308)"
+    return None
 
 
 def _at(source: str, offset: int, problem: str) -> FormatError:

@@ -47,8 +47,8 @@ class DisputeOut(Closed):
 FactStatus = Literal["active", "disputed", "retracted"]
 
 
-class FactOut(Closed):
-    """A fact of a graph, with its weight and what makes it."""
+class WeightedFact(Closed):
+    """A fact with its status and weight (R26, R28)."""
 
     subject: Named
     relation: str
@@ -56,6 +56,12 @@ class FactOut(Closed):
     status: FactStatus
     weight: float
     log_odds: float
+    sources: int
+
+
+class FactOut(WeightedFact):
+    """A fact of a graph, with its weight and what makes it."""
+
     sources: int = Field(description="independent sources (R25)")
     supports: list[SupportOut]
     disputes: list[DisputeOut]
@@ -174,16 +180,9 @@ class ResolveHit(Named):
     graph: Graph
 
 
-class ExpandFact(Closed):
+class ExpandFact(WeightedFact):
     """What GraphExpand answers: a fact without its supports."""
 
-    subject: Named
-    relation: str
-    object: Named | Value
-    status: FactStatus
-    weight: float
-    log_odds: float
-    sources: int
     disputes: list[DisputeOut]
 
 
