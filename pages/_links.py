@@ -4,7 +4,7 @@ view's address to copy."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import streamlit as st
@@ -159,10 +159,37 @@ _SAME_TAB = """<script>
 })();
 </script>"""
 
+
+class Page(NamedTuple):
+    """A page of the app: its script, its title in the navigation, its address (a link's path)."""
+
+    script: str
+    title: str
+    address: str
+
+
+#: The app's pages in the navigation's order: app.py builds st.navigation from it, links and tests
+#: read it. A new page is its script and one line here. The first is the default, served at `/`
+#: alone (its own address names no link); every address differs from its script's name (Streamlit
+#: would otherwise serve two routes for one page).
+PAGES = (
+    Page("pages/overview_page.py", "Overview", "_overview"),
+    Page("pages/cells_page.py", "Notebook", "cells"),
+    Page("pages/draw_page.py", "Graphs", "draw"),
+    Page("pages/preferences_page.py", "Settings", "preferences"),
+    Page("pages/runlog_page.py", "Runs", "runlog"),
+    Page("pages/facts_page.py", "Fact weights", "facts"),
+    Page("pages/probe_page.py", "Memory reads", "probe"),
+    Page("pages/erase_page.py", "Erasure", "erase"),
+    Page("pages/rulebook_page.py", "Rules", "rulebook"),
+)
 #: The addresses that open the Overview besides `/`, where Streamlit serves it (app.py).
 OVERVIEW_ALIASES = ("home", "overview", "overview-page")
-#: The app's pages by their address (app.py's url_path), the only links taken in the same tab.
-APP_PAGES = (*OVERVIEW_ALIASES, "cells", "draw", "preferences", "runlog", "facts", "probe", "erase", "rulebook")
+
+
+def addresses() -> tuple[str, ...]:
+    """The app's pages by their address, the only links taken in the same tab."""
+    return (*OVERVIEW_ALIASES, *(page.address for page in PAGES[1:]))
 
 
 #: A table's cells wrap at their spaces, and inside a long word where pages/_tables.py marked it (#25).
@@ -172,5 +199,5 @@ _WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: n
 def same_tab() -> None:
     """Links to the app's own pages open in this tab and session (installed once per browser tab);
     tables' cells wrap within their frame."""
-    st.html(_SAME_TAB % json.dumps(list(APP_PAGES)), unsafe_allow_javascript=True)
+    st.html(_SAME_TAB % json.dumps(addresses()), unsafe_allow_javascript=True)
     st.html(_WRAP)
