@@ -6,6 +6,8 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from . import identity_cli
@@ -17,6 +19,7 @@ from .plain import Obj
 from .store.database import (
     CONNECTION_ERRORS,
     DatabaseUnusable,
+    Engine,
     checkpoint,
     database_url,
     make_engine,
@@ -47,7 +50,7 @@ def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object
     back, a SQLite log keeps none of its pages, and a SQLite file this command created is removed."""
     path = sqlite_file(url)
     made = _made_by(path) if path is not None and not path.exists() else []
-    engine = None
+    engine: Engine | None = None
     service = None
     try:
         engine = make_engine(url)
@@ -60,23 +63,29 @@ def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object
             _finish_erasure(service)  # a scrub found on opening (a killed deletion's) ends first
         raise  # another command's memory: left alone
     except BaseException:
-        if engine is not None and path is not None and not made:
-            try:
-                checkpoint(engine)  # rolled-back pages out of the log (R31)
-            except Exception:  # noqa: BLE001  (a disk still full; the rolled-back pages count for nothing)
-                pass
-        if engine is not None:
-            engine.dispose()
-            engine = None
-        for item in made:
-            if item.is_dir():
-                item.rmdir()
-            elif item.exists():
-                item.unlink()
+        _undo(engine, path=path, made=made)
+        engine = None
         raise
     finally:
         if engine is not None:
             engine.dispose()
+
+
+def _undo(engine: Engine | None, *, path: Path | None, made: list[Path]) -> None:
+    """What a failed load leaves: rolled-back pages out of an existing SQLite file's log (R31), the
+    engine closed, and what creating the file made taken away."""
+    if engine is not None and path is not None and not made:
+        try:
+            checkpoint(engine)
+        except Exception:  # noqa: BLE001  (a disk still full; the rolled-back pages count for nothing)
+            pass
+    if engine is not None:
+        engine.dispose()
+    for item in made:
+        if item.is_dir():
+            item.rmdir()
+        elif item.exists():
+            item.unlink()
 
 
 def _finish_erasure(service: MemoryService) -> None:
@@ -90,23 +99,21 @@ def _finish_erasure(service: MemoryService) -> None:
     status = service.finish_erasure(timeout=dialect_of(service.engine).finish_timeout)
     standby = status.get("standby_bytes_gone", True)
     if status["bytes_gone"] and not standby:
-        print(
-            "R31: the erased text is out of the primary's files; the standby has not replayed that yet "
-            f"({'it cannot be reached' if standby is None else 'it is behind'}): its files keep it until it has",
-            file=sys.stderr,
+        said = (
+            "the erased text is out of the primary's files; the standby has not replayed that yet "
+            f"({'it cannot be reached' if standby is None else 'it is behind'}): its files keep it until it has"
         )
     elif status["bytes_gone"]:
         also = ", the standby's included" if "standby_bytes_gone" in status else ""
-        print(f"R31: the erased text is out of the database files{also}", file=sys.stderr)
+        said = f"the erased text is out of the database files{also}"
     else:
-        print(
-            f"R31: {status['pending']} deletion(s) still have text in the database files ({HELD}); the next "
-            "opening of the database, or `db scrub`, finishes it",
-            file=sys.stderr,
-        )
+        said = f"{status['pending']} deletion(s) still have text in the database files ({HELD}); the next opening "
+        said += "of the database, or `db scrub`, finishes it"
+    print(f"R31: {said}", file=sys.stderr)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    """Replay a scenario and print the state it ends in (or stood in after event `--at`, R32)."""
     scenario = load(args.file)  # checked whole before any database is touched
     if args.at is not None and not 0 <= args.at < len(scenario.events):
         last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
@@ -127,18 +134,37 @@ def cmd_replay(args: argparse.Namespace) -> int:
     for item in refused:
         print(f"events[{item['event']}] ({item['do']}) refused, {item['reason']}: {item['message']}", file=sys.stderr)
     if args.json:
-        json.dump(state, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _print_json(state)
     else:
-        print(f"{scenario.title or args.file}: {len(scenario.events)} events, {len(refused)} refused")
-        organizations = state["organizations"]
-        assert isinstance(organizations, dict)
-        for org_id, org in organizations.items():
-            print(f"  {org_id}: {org['map']['facts']} active world facts")
+        _summary(f"{scenario.title or args.file}: {len(scenario.events)} events, {len(refused)} refused", state)
     if stopped is not None:
         print(f"--strict: stopped at events[{stopped.index}]", file=sys.stderr)
         return 1
     return 0
+
+
+def _summary(title: str, state: Obj) -> None:
+    """A replay's state in lines: the scenario, then each organization's active World facts (R18)."""
+    print(title)
+    for org_id, org in state["organizations"].items():
+        print(f"  {org_id}: {org['map']['facts']} active world facts")
+
+
+def _print_json(value: object) -> None:
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+@contextmanager
+def _memory(db: str | None) -> Iterator[MemoryService]:
+    """The memory a command reads (from the standby, if there is one: docs/scaling.md); a scrub a
+    killed process left, healed on opening, ends before the command does (R31)."""
+    service = MemoryService.at(db, existing=True)
+    try:
+        yield service
+    finally:
+        _finish_erasure(service)
+        service.close()
 
 
 def cmd_load(args: argparse.Namespace) -> int:
@@ -157,17 +183,10 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    service = MemoryService.at(args.db, existing=True)  # from the standby, if there is one (docs/scaling.md)
-    try:
-        if args.at is None:
-            state = service.export_state()
-        else:  # R32: as it stood right after that moment, every later erasure applied (R33)
-            state = service.state_at(service.resolve_moment(args.at))
-        json.dump(state, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-    finally:
-        _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
-        service.close()
+    """A memory as memory-state/1; `--at`, as it stood right after a moment, every later erasure
+    applied (R32, R33)."""
+    with _memory(args.db) as service:
+        _print_json(service.export_state() if args.at is None else service.state_at(service.resolve_moment(args.at)))
     return 0
 
 
@@ -175,8 +194,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """What a database recorded as a memory-scenario/1 document on standard output; what cannot be
     written back (R17, R29 to R31) is named on standard error, one line each."""
     url = args.db or database_url()
-    service = MemoryService.at(args.db, existing=True)
-    try:
+    with _memory(args.db) as service:
         try:
             doc, omitted = service.export_scenario(org=args.org, run=args.run_id, where=shown(url))
         except (UnknownOrg, UnknownRun) as exc:
@@ -194,9 +212,6 @@ def cmd_export(args: argparse.Namespace) -> int:
             print(f"left out: {line}", file=sys.stderr)
         sys.stdout.write(text + "\n")
         return 0
-    finally:
-        _finish_erasure(service)
-        service.close()
 
 
 def _moment_named(service: MemoryService, n: int) -> Obj:
@@ -213,39 +228,29 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """What changed between two moments, per graph (R32): facts added, gone, changed in weight or status."""
     from .views.history import diff, diff_lines, tidy
 
-    service = MemoryService.at(args.db, existing=True)
-    try:
+    with _memory(args.db) as service:
         a, b = service.resolve_moment(args.start), service.resolve_moment(args.end)
         before, after = service.facts_between(a, b)
         out = {"from": _moment_named(service, a), "to": _moment_named(service, b), "graphs": diff(before, after)}
         if args.json:
-            json.dump(tidy(out), sys.stdout, indent=2, ensure_ascii=False)
-            sys.stdout.write("\n")
-            return 0
-        print("\n".join(diff_lines(out)))
-        return 0
-    finally:
-        _finish_erasure(service)
-        service.close()
+            _print_json(tidy(out))
+        else:
+            print("\n".join(diff_lines(out)))
+    return 0
 
 
 def cmd_history(args: argparse.Namespace) -> int:
     """The moments of a memory (R32), oldest first: each one's number, time and what happened."""
     from .views.history import history_lines, moment_label
 
-    service = MemoryService.at(args.db, existing=True)
-    try:
+    with _memory(args.db) as service:
         names = {p["id"]: p["name"] for p in service.people()}
         rows = service.moments(org=args.org)
         if args.json:
-            json.dump([{**m, "label": moment_label(m, names)} for m in rows], sys.stdout, indent=2, ensure_ascii=False)
-            sys.stdout.write("\n")
+            _print_json([{**m, "label": moment_label(m, names)} for m in rows])
         else:
             print("\n".join(history_lines(rows, names)))
-        return 0
-    finally:
-        _finish_erasure(service)
-        service.close()
+    return 0
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -260,10 +265,7 @@ def cmd_db(args: argparse.Namespace) -> int:
             upgrade(engine)
         if args.action == "scrub":
             if not scrub(engine):
-                print(
-                    f"{shown(url)}: {HELD}; erased text is not out of the files yet (R31)",
-                    file=sys.stderr,
-                )
+                print(f"{shown(url)}: {HELD}; erased text is not out of the files yet (R31)", file=sys.stderr)
                 return 1
             print(f"{shown(url)}: erased text rewritten out of the database files (R31)")
         print(f"{shown(url)}: schema at revision {current(engine) or '(none)'}; newest is {head()}")
@@ -274,12 +276,8 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 def cmd_token(args: argparse.Namespace) -> int:
     """`token issue PERSON --org ORG` prints a new token (only its hash is kept); `token revoke TOKEN`."""
-    service = MemoryService.at(args.db, existing=True)
-    try:
+    with _memory(args.db) as service:
         return _token(service, args)
-    finally:
-        _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
-        service.close()
 
 
 def _token(service: MemoryService, args: argparse.Namespace) -> int:
