@@ -7,8 +7,9 @@ import json
 import os
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 from . import identity_cli
 from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun, Unreachable
@@ -75,10 +76,8 @@ def _undo(engine: Engine | None, *, path: Path | None, made: list[Path]) -> None
     """What a failed load leaves: rolled-back pages out of an existing SQLite file's log (R31), the
     engine closed, and what creating the file made taken away."""
     if engine is not None and path is not None and not made:
-        try:
+        with suppress(Exception):  # a disk still full: the rolled-back pages count for nothing
             checkpoint(engine)
-        except Exception:  # noqa: BLE001  (a disk still full; the rolled-back pages count for nothing)
-            pass
     if engine is not None:
         engine.dispose()
     for item in made:
@@ -89,10 +88,8 @@ def _undo(engine: Engine | None, *, path: Path | None, made: list[Path]) -> None
 
 
 def _finish_erasure(service: MemoryService) -> None:
-    """R31: a command that deleted something waits for the scrub that takes the text out of the
-    database files (PostgreSQL's runs right after the deletion, in the background) and says so;
-    as long as the dialect says (Dialect.finish_timeout: a SQLite log a reader holds is not waited
-    for)."""
+    """R31: a command that deleted something waits, as long as its dialect says (finish_timeout), for
+    the scrub that takes the text out of the database files (PostgreSQL's, in the background), and says so."""
     status = service.erasure_status()
     if not (status["pending"] or status["scrubbing"]):
         return  # nothing deleted, or already gone (SQLite's checkpoint, inline)
@@ -115,22 +112,16 @@ def _finish_erasure(service: MemoryService) -> None:
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a scenario and print the state it ends in (or stood in after event `--at`, R32)."""
     scenario = load(args.file)  # checked whole before any database is touched
-    if args.at is not None and not 0 <= args.at < len(scenario.events):
-        last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
-        print(f"{args.file}: --at {args.at} names no event (events are counted from 0: {last})", file=sys.stderr)
+    if problem := _no_event(args.at, scenario):
+        print(f"{args.file}: {problem}", file=sys.stderr)
         return 2
-    if args.db is None:
-        engine, stopped = replay(scenario, MemoryService(make_engine("sqlite://")), strict=args.strict)
-        state = engine.state()
-    else:
-        engine, stopped, state = _into(args.db, scenario, strict=args.strict)  # type: ignore[assignment]
+    engine, stopped, state = _replayed(scenario, db=args.db, strict=args.strict)
     refused = state["refused"]
-    assert isinstance(refused, list)
     if args.at is not None:  # R32: the whole file ran; the state as it stood right after event N
         if stopped is not None and args.at > stopped.index:
             print(f"{args.file}: --strict stopped at events[{stopped.index}], before event {args.at}", file=sys.stderr)
             return 1
-        state = engine.state_at(args.at)  # type: ignore[attr-defined]
+        state = engine.state_at(args.at)
     for item in refused:
         print(f"events[{item['event']}] ({item['do']}) refused, {item['reason']}: {item['message']}", file=sys.stderr)
     if args.json:
@@ -141,6 +132,22 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"--strict: stopped at events[{stopped.index}]", file=sys.stderr)
         return 1
     return 0
+
+
+def _no_event(at: int | None, scenario: Scenario) -> str | None:
+    """Why `--at` names no event of the scenario, or None."""
+    if at is None or 0 <= at < len(scenario.events):
+        return None
+    last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
+    return f"--at {at} names no event (events are counted from 0: {last})"
+
+
+def _replayed(scenario: Scenario, *, db: str | None, strict: bool) -> tuple[Any, EventResult | None, Obj]:
+    """The event engine, where --strict stopped, and the state: in memory, or kept in the database `db`."""
+    if db is not None:
+        return _into(db, scenario, strict=strict)
+    engine, stopped = replay(scenario, MemoryService(make_engine("sqlite://")), strict=strict)
+    return engine, stopped, engine.state()
 
 
 def _summary(title: str, state: Obj) -> None:
@@ -177,7 +184,6 @@ def cmd_load(args: argparse.Namespace) -> int:
         print(f"{shown(url)} already holds memory; nothing loaded", file=sys.stderr)
         return 0 if args.if_empty else 2
     refused = state["refused"]
-    assert isinstance(refused, list)
     print(f"loaded {args.file} into {shown(url)}: {len(scenario.events)} events, {len(refused)} refused")
     return 0
 
@@ -277,31 +283,25 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_token(args: argparse.Namespace) -> int:
     """`token issue PERSON --org ORG` prints a new token (only its hash is kept); `token revoke TOKEN`."""
     with _memory(args.db) as service:
-        return _token(service, args)
-
-
-def _token(service: MemoryService, args: argparse.Namespace) -> int:
-    if args.action == "issue":
-        if not args.org:
+        if args.action == "issue" and not args.org:
             print("token issue needs --org ORG", file=sys.stderr)
             return 2
-        try:
-            print(service.issue_token(args.subject, org=args.org))
-        except Refusal as refusal:
-            print(f"refused, {refusal.reason}: {refusal.message}", file=sys.stderr)
-            return 1
-        return 0
-    if service.revoke_token(args.subject):
-        print("revoked")
-        return 0
-    print("no live token matches; nothing revoked", file=sys.stderr)
-    return 1
+        if args.action == "issue":
+            try:
+                print(service.issue_token(args.subject, org=args.org))
+            except Refusal as refusal:
+                print(f"refused, {refusal.reason}: {refusal.message}", file=sys.stderr)
+                return 1
+            return 0
+        if service.revoke_token(args.subject):
+            print("revoked")
+            return 0
+        print("no live token matches; nothing revoked", file=sys.stderr)
+        return 1
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve memory to agents over MCP: one over stdio (MEMORY_TOKEN), many over HTTP (`--http`)."""
-    import os
-
     from .agents.serve import serve_http, serve_stdio
 
     service = MemoryService.at(args.db, existing=True)  # reads outside a turn from the standby, if any
