@@ -78,6 +78,12 @@ def _grouped(rows: Iterable[Obj], key: str) -> dict[Any, list[Obj]]:
     return groups
 
 
+def _cancelled_by_end_run(turns: dict[str, Obj], moments: list[Obj]) -> set[str]:
+    """Turns cancelled with no turn_ended moment of their own: end_run cancelled them."""
+    ended = {m["turn"] for m in moments if m["what"] == "turn_ended"}
+    return {t for t, v in turns.items() if v["status"] == "cancelled" and t not in ended}
+
+
 def _called_again(works: dict[str, list[Obj]]) -> set[int]:
     """Nested work called again later in its turn (so returned before)."""
     return {
@@ -85,17 +91,19 @@ def _called_again(works: dict[str, list[Obj]]) -> set[int]:
     }
 
 
+def _bounds(records: list[Obj]) -> tuple[dict[int, int], dict[int, int]]:
+    """Each nested work's first and last record numbers."""
+    nested = [r for r in records if r["nested"] is not None]
+    return {r["nested"]: r["number"] for r in reversed(nested)}, {r["nested"]: r["number"] for r in nested}
+
+
 def _opening(turn_id: str, records: list[Obj], *, run: str, replaces: str | None) -> Obj:
     """The `open_turn` event: the request is the turn's record number 0."""
     request = next((r for r in records if r["number"] == 0), None) or {"excerpt": "", "claims": []}
     claims = without_nulls(request["claims"])
     text = request["excerpt"] or ""
-    opened: Obj = {
-        "do": "open_turn",
-        "run": run,
-        "turn": turn_id,
-        "request": {"text": text, "claims": claims} if claims else text,
-    }
+    asked = {"text": text, "claims": claims} if claims else text  # a request that claims nothing is its text
+    opened = {"do": "open_turn", "run": run, "turn": turn_id, "request": asked}
     return opened | ({"replaces": replaces} if replaces else {})
 
 
@@ -122,8 +130,7 @@ class _Writer:
         self.runs = {r["id"]: r for r in rec.runs}
         self.kept_runs = {r["id"] for r in rec.runs if r["person"] is not None}
         self.turns = {t["id"]: t for t in rec.turns if t["run"] in self.kept_runs}
-        ended = {m["turn"] for m in rec.moments if m["what"] == "turn_ended"}
-        self.by_end_run = {t for t, v in self.turns.items() if v["status"] == "cancelled" and t not in ended}
+        self.by_end_run = _cancelled_by_end_run(self.turns, rec.moments)
         self.works = _grouped(rec.work.values(), "turn")  # each turn's nested work, in call order
         self.again = _called_again(self.works)
         self.changes = _grouped(rec.changes, "moment")  # settings changes by moment
@@ -144,8 +151,7 @@ class _Writer:
         segments: dict[int, list[Obj]] = {-1: [self.at(n, _opening(turn_id, records, run=t["run"], replaces=replaces))]}
         segments |= {i: [{"do": "step", "turn": turn_id, "step": step["step"]}] for i, step in enumerate(t["steps"])}
         kept_by = {step["record"]: i for i, step in enumerate(t["steps"]) if step.get("record")}
-        nested = [r for r in records if r["nested"] is not None]  # each nested work's first and last record
-        first, last = {r["nested"]: r["number"] for r in reversed(nested)}, {r["nested"]: r["number"] for r in nested}
+        first, last = _bounds(records)
         before, tail = self._recordless(self.works.get(turn_id, []), first)
         person = self.runs[t["run"]]["person"]
         current = -1
@@ -241,18 +247,22 @@ class _Writer:
 
     def moment(self, m: Obj) -> list[Obj]:
         """The events of one moment (R32), or none, with what it left out said."""
-        what = m["what"]
-        if what == "run_ended" and m["detail"] == "erased":
-            what = "run_erased"
-        if what in LEFT_OUT and (what != "run_started" or m["run"] not in self.kept_runs):
-            if what != "run_started" or m["run"] in self.runs:
-                self.omitted.append(LEFT_OUT[what].format(run=m["run"], n=m["n"]))
+        if self._left_out(m):
             return []
-        if m["turn"] in self.turns and what in ("turn_opened", "step", "turn_ended"):
+        if m["turn"] in self.turns and m["what"] in ("turn_opened", "step", "turn_ended"):
             return self._turn_moment(m)
-        if what in ("dispute", "retract"):
+        if m["what"] in ("dispute", "retract"):
             return self._correction(m)
         return self._run_moment(m)
+
+    def _left_out(self, m: Obj) -> bool:
+        """Whether a moment cannot be written back (said in `omitted`, but a run never kept at all)."""
+        what = "run_erased" if m["what"] == "run_ended" and m["detail"] == "erased" else m["what"]
+        if what not in LEFT_OUT or what == "run_started" and m["run"] in self.kept_runs:
+            return False
+        if what != "run_started" or m["run"] in self.runs:
+            self.omitted.append(LEFT_OUT[what].format(run=m["run"], n=m["n"]))
+        return True
 
     def _turn_moment(self, m: Obj) -> list[Obj]:
         n, what, turn = m["n"], m["what"], m["turn"]
@@ -300,15 +310,18 @@ def _people(rec: Recorded, writer: _Writer, *, org: str | None, run: str | None)
     """Everyone; or an organization's members; or a run's person and the organization's owner; with
     the people records name as their source. Memberships are those of the organizations exported."""
     orgs = {o["id"] for o in rec.orgs}
-    if run is not None:
-        wanted = {r["person"] for r in rec.runs if r["person"]} | {o["owner"] for o in rec.orgs}
-    else:
-        wanted = {p["id"] for p in rec.people if org is None or org in p["memberships"]}
+    wanted = _wanted(rec, org=org, run=run)
     return [
         {"id": p["id"], "name": p["name"], "memberships": {o: r for o, r in p["memberships"].items() if o in orgs}}
         for p in rec.people
         if p["id"] in wanted | writer.sources
     ]
+
+
+def _wanted(rec: Recorded, *, org: str | None, run: str | None) -> set[str]:
+    if run is not None:
+        return {r["person"] for r in rec.runs if r["person"]} | {o["owner"] for o in rec.orgs}
+    return {p["id"] for p in rec.people if org is None or org in p["memberships"]}
 
 
 def _description(where: str, omitted: list[str], *, scope: str, clock: int, one_run: bool) -> str:
@@ -328,22 +341,30 @@ def _description(where: str, omitted: list[str], *, scope: str, clock: int, one_
     return " ".join(said)
 
 
+def _title(where: str, *, org: str | None, run: str | None) -> str:
+    when = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return f"Export of {where} at {when}" + (f": {_scope(org, run)}" if org or run else "")
+
+
+def _scope(org: str | None, run: str | None) -> str:
+    return f"run {run}" if run else f"organization {org}" if org else "everything"
+
+
 def write_back(rec: Recorded, *, org: str | None, run: str | None, where: str, clock: int) -> tuple[Obj, list[str]]:
     """The document and what it leaves out (see the module's docstring)."""
     writer = _Writer(rec)
     for m in rec.moments:
         writer.events += writer.moment(m)
     used = {r["workflow"] for r in rec.runs}
-    workflows = [w for w in rec.workflows if run is None or w["id"] in used]
-    scope = f"run {run}" if run else f"organization {org}" if org else "everything"
-    when = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     doc = {
         "format": FORMAT,
-        "title": f"Export of {where} at {when}" + (f": {scope}" if org or run else ""),
-        "description": _description(where, writer.omitted, scope=scope, clock=clock, one_run=run is not None),
+        "title": _title(where, org=org, run=run),
+        "description": _description(
+            where, writer.omitted, scope=_scope(org, run), clock=clock, one_run=run is not None
+        ),
         "organizations": [without_nulls(o) for o in rec.orgs],
         "people": _people(rec, writer, org=org, run=run),
-        "workflows": [without_nulls(w) for w in workflows],
+        "workflows": [without_nulls(w) for w in rec.workflows if run is None or w["id"] in used],
         "events": writer.events,
     }
     return doc, writer.omitted
