@@ -46,13 +46,7 @@ def from_link(
             continue
         seen[_seen(param)] = raw
         try:
-            value: Any = [v for v in raw.split(",") if v] if param in lists else int(raw) if param in ints else raw
-            if param == "graph":  # graphs are named lowercase (world, user, flow); ?graph=Flow still opens (#25)
-                value = raw.lower()
-            if param in floats:
-                value = float(raw)
-            if param in floats and not 0.0 <= value <= 1.0 or param in ints and not 0 <= value <= MAX_INTEGER:
-                raise ValueError  # an id or moment no column holds (32 bits, #26), a weight past 0…1
+            value = _value(param, raw, ints=ints, lists=lists, floats=floats)
         except ValueError:  # a mangled link: the widget keeps its choice, and the page says why
             wanted = "a number from 0 to 1" if param in floats else f"a whole number from 0 to {MAX_INTEGER:,}"
             st.warning(f"{_this_link(param, raw)} is not {wanted}: the page opened without it.")
@@ -61,6 +55,24 @@ def from_link(
         st.session_state.setdefault(SET_BY_LINK, {})[key] = (param, raw)
         applied |= {param}
     return applied
+
+
+def _value(param: str, raw: str, *, ints: tuple[str, ...], lists: tuple[str, ...], floats: tuple[str, ...]) -> Any:
+    """A link's value as its widget holds it."""
+    if param in lists:
+        return [v for v in raw.split(",") if v]
+    if param in floats:
+        return _within(float(raw), 1.0)
+    if param in ints:
+        return _within(int(raw), MAX_INTEGER)
+    return raw.lower() if param == "graph" else raw  # graphs are named lowercase; ?graph=Flow still opens (#25)
+
+
+def _within(value: float, top: float) -> float:
+    """ValueError for an id or moment no column holds (32 bits, #26), or a weight past 0…1."""
+    if not 0 <= value <= top:
+        raise ValueError
+    return value
 
 
 #: Widget key -> (param, value) of each choice a link set in this run (emptied as a run starts, app.py).
