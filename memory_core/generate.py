@@ -283,61 +283,44 @@ class Written:
         """Each claim's support of its World fact and its Flow fact (R7)."""
         for claim in claims:
             for graph, owner in (("world", self.org), ("flow", support["run_id"])):
-                acc = _fact(self, graph, owner=owner, claim=claim)
+                acc = self.fact(graph, owner=owner, claim=claim)
                 src = (support["origin"], support["key"])
                 acc.best[src] = max(acc.best.get(src, -math.inf), support["contribution"])
                 self.sink.put("support", {"id": self.next_id["support"], "fact_id": acc.id, **support})
                 self.next_id["support"] += 1
                 self.written += 1
 
+    def fact(self, graph: str, *, owner: str, claim: tuple[int, str, int]) -> FactAcc:
+        """The fact a claim of World entity indexes names in `graph`, written the first time it is named."""
+        subj, relation, obj = claim
+        if graph == "world":
+            if claim not in self.facts:
+                self.facts[claim] = self.new_fact(graph, owner, (subj + 1, relation, obj + 1))
+            return self.facts[claim]
+        ids = [self.flow_entity(owner, e) for e in (subj, obj)]
+        key = (owner, ids[0], relation, ids[1])
+        if key not in self.flow_facts:
+            self.flow_facts[key] = self.new_fact(graph, owner, (ids[0], relation, ids[1]))
+        return self.flow_facts[key]
 
-def _fact(written: Written, graph: str, *, owner: str, claim: tuple[int, str, int]) -> FactAcc:
-    """The fact a claim of World entity indexes names in `graph`, written the first time it is named."""
-    subj, relation, obj = claim
-    sink, next_id, facts = written.sink, written.next_id, written.facts
-    flow_facts, flow_entities, entities = written.flow_facts, written.flow_entities, written.entities
-    if graph == "world":
-        key = (subj, relation, obj)
-        if key not in facts:
-            facts[key] = _new_fact(sink, next_id, graph, owner, subj + 1, relation, obj + 1)
-        return facts[key]
-    ids = []
-    for e in (subj, obj):
-        if (owner, e) not in flow_entities:
-            flow_entities[(owner, e)] = next_id["entity"]
-            kind, name = entities[e]
-            sink.put("entity", _entity(next_id["entity"], "flow", owner, kind=kind, name=name))
-            next_id["entity"] += 1
-        ids.append(flow_entities[(owner, e)])
-    fkey = (owner, ids[0], relation, ids[1])
-    if fkey not in flow_facts:
-        flow_facts[fkey] = _new_fact(sink, next_id, graph, owner, ids[0], relation, ids[1])
-    return flow_facts[fkey]
+    def flow_entity(self, run: str, e: int) -> int:
+        """The id of a World entity's copy in a run's Flow graph (R7), written the first time it is named."""
+        if (run, e) not in self.flow_entities:
+            self.flow_entities[(run, e)] = self.next_id["entity"]
+            kind, name = self.entities[e]
+            self.sink.put("entity", _entity(self.next_id["entity"], "flow", run, kind=kind, name=name))
+            self.next_id["entity"] += 1
+        return self.flow_entities[(run, e)]
 
-
-def _new_fact(sink: Sink, next_id: dict, graph: str, owner: str, subject: int, relation: str, obj: int) -> FactAcc:
-    """A fact row now (its supports follow it), its weight set once all its supports are known."""
-    acc = FactAcc(next_id["fact"], graph, owner, subject, relation, obj)
-    next_id["fact"] += 1
-    sink.put(
-        "fact",
-        {
-            "id": acc.id,
-            "graph": graph,
-            "owner": owner,
-            "subject_id": subject,
-            "relation": relation,
-            "object_id": obj,
-            "value": None,
-            "object_key": entity_key(obj),
-            "retracted": False,
-            "status": "active",
-            "log_odds": 0.0,
-            "weight": 0.5,
-            "sources": 0,
-        },
-    )
-    return acc
+    def new_fact(self, graph: str, owner: str, triple: tuple[int, str, int]) -> FactAcc:
+        """A fact row now (its supports follow it), its weight set once all its supports are known."""
+        subject, relation, obj = triple
+        acc = FactAcc(self.next_id["fact"], graph, owner, subject, relation, obj)
+        self.next_id["fact"] += 1
+        row = {"id": acc.id, "graph": graph, "owner": owner, "subject_id": subject, "relation": relation}
+        row |= {"object_id": obj, "value": None, "object_key": entity_key(obj), "retracted": False}
+        self.sink.put("fact", row | {"status": "active", "log_odds": 0.0, "weight": 0.5, "sources": 0})
+        return acc
 
 
 _shown = {"percent": -1}
