@@ -184,11 +184,15 @@ def path_root(path: Path) -> Path:
 
 
 def reached(node: ast.AST, names: dict[str, str]) -> str | None:
-    """The module a node reaches: an import, an `importlib.import_module("...")` or `__import__`
-    of a constant, or an attribute path from an imported name (`store.queries`)."""
-    if isinstance(node, ast.Call) and ast.unparse(node.func).split(".")[-1] in ("import_module", "__import__"):
-        first = node.args[0] if node.args else None
-        return first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else "<computed>"
+    """The module a node reaches: an `importlib.import_module("...")` or `__import__` of a
+    constant, a `getattr` of an imported name, or an attribute path from one (`store.queries`)."""
+    if isinstance(node, ast.Call):
+        call, args = ast.unparse(node.func), node.args
+        constants = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None for a in args]
+        if call.split(".")[-1] in ("import_module", "__import__"):
+            return constants[0] if constants and constants[0] else "<computed>"
+        if call == "getattr" and len(args) > 1 and constants[1] and ast.unparse(args[0]) in names:
+            return f"{names[ast.unparse(args[0])]}.{constants[1]}"
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name | ast.Attribute):
         head, _, rest = ast.unparse(node).partition(".")
         return f"{names[head]}.{rest}" if head in names else None
@@ -241,6 +245,7 @@ LEAKS = {
     "the store's statements by attribute": "from memory_core import store\n\ndef f():\n    return store.queries\n",
     "the handle's transaction": "def page(service):\n    with service.house.tx() as tx:\n        return tx\n",
     "the store through importlib": "import importlib\n\nq = importlib.import_module('memory_core.store.queries')\n",
+    "the store through getattr": "from memory_core import store\n\nq = getattr(store, 'queries')\n",
     "a computed import": "n = 'memory_core.store' + '.queries'\nq = __import__(n)\n",
     "SQL behind a comment": "q = '-- the runs\\nSELECT id FROM run WHERE id = :r'\n",
 }
