@@ -412,26 +412,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except FormatError as exc:
-        print(f"{getattr(args, 'file', '')}: {exc}", file=sys.stderr)
-        return 2
-    except (DatabaseNotEmpty, UnknownMoment) as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    except EventFailed as exc:
-        where = shown(args.db) if getattr(args, "db", None) else None
-        kept = f"; nothing of {args.file} was kept in {where}" if where else ""
-        print(f"{args.file}: {exc}{kept}", file=sys.stderr)
-        return 1
-    except DatabaseUnusable as exc:
-        print(f"cannot use the database {exc}", file=sys.stderr)
-        return 2
-    except Unreachable as exc:  # a change with the primary down (reads come from a standby, if any)
-        print(f"cannot use the database: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # the reader stopped reading (`| head`): nothing to say
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (Python's flush at exit must not fail again)
         return 1
+    except (FormatError, DatabaseNotEmpty, UnknownMoment, EventFailed, DatabaseUnusable, Unreachable) as exc:
+        print(_failure(exc, args), file=sys.stderr)
+        return 1 if isinstance(exc, EventFailed) else 2
     except OSError as exc:
         print(f"cannot read {getattr(args, 'file', '')}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -439,6 +425,20 @@ def main(argv: list[str] | None = None) -> int:
         url = shown(getattr(args, "db", None) or database_url())
         print(f"cannot use the database {url}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
+
+
+def _failure(exc: Exception, args: argparse.Namespace) -> str:
+    """What the command line says of a failure of the format, the memory or the database."""
+    if isinstance(exc, FormatError):
+        return f"{getattr(args, 'file', '')}: {exc}"
+    if isinstance(exc, EventFailed):
+        where = shown(args.db) if getattr(args, "db", None) else None
+        return f"{args.file}: {exc}" + (f"; nothing of {args.file} was kept in {where}" if where else "")
+    if isinstance(exc, DatabaseUnusable):
+        return f"cannot use the database {exc}"
+    if isinstance(exc, Unreachable):  # a change with the primary down (reads come from a standby, if any)
+        return f"cannot use the database: {exc}"
+    return str(exc)  # DatabaseNotEmpty, UnknownMoment
 
 
 if __name__ == "__main__":
