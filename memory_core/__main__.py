@@ -158,6 +158,7 @@ def _summary(title: str, state: Obj) -> None:
 
 
 def _print_json(value: object) -> None:
+    """A document on standard output as the commands print JSON: indented, UTF-8 as it is."""
     json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
 

@@ -98,13 +98,13 @@ def generate(
     sink = Sink(engine)
     id_key = ids.key_for(engine)  # used ids are kept as digests under the database's key (store/ids.py)
     people = [f"p{i}" for i in range(12)]
-    _organization(sink, org, people)
+    _organization(sink, org, people=people)
     entities = _world_entities(rnd, max(40, max(50, supports // 6) // 3))
     book = Written(sink, entities, {"entity": len(entities) + 1, "fact": 1, "support": 1}, rnd=rnd, org=org)
     book.people, book.hosts = people, [f"news{i}.example" for i in range(max(20, supports // 400))]
     book.id_key, book.by_kind = id_key, {k: [i for i, e in enumerate(entities) if e[0] == k] for k in WORLD_KINDS}
     for i, (kind, name) in enumerate(entities):
-        sink.put("entity", _entity(i + 1, "world", org, kind=kind, name=name))
+        sink.put("entity", _entity(i + 1, "world", owner=org, kind=kind, name=name))
     sink.write()
     flow_count = 0
     while book.written < supports:
@@ -118,7 +118,7 @@ def generate(
     return counts | {"runs": book.runs, "turns": book.turns, "entities": book.next_id["entity"] - 1}
 
 
-def _organization(sink: Sink, org: str, people: list[str]) -> None:
+def _organization(sink: Sink, org: str, *, people: list[str]) -> None:
     """The organization, its people and their memberships (the first is its owner)."""
     settings = {"allow_ephemeral_runs": False, "learn_from_ephemeral_runs": True, "learn_from_users": True}
     sink.put("organization", {"id": org, "seq": 0, "name": "Bench Robotics", **settings, "no_memory_shortcuts": False})
@@ -145,7 +145,7 @@ def _world_entities(rnd: random.Random, n: int) -> list[tuple[str, str]]:
     return entities
 
 
-def _entity(ident: int, graph: str, owner: str, *, kind: str, name: str) -> Obj:
+def _entity(ident: int, graph: str, *, owner: str, kind: str, name: str) -> Obj:
     """An entity row, no fact of it active yet."""
     row = {"id": ident, "graph": graph, "owner": owner, "kind": kind, "key": name.casefold(), "name": name}
     return row | {"aliases": [], "alias_since": [], "active_facts": 0}
@@ -244,13 +244,13 @@ class Written:
         self.sink.put("usedid", {"kind": "turn", "id": ids.digest(self.id_key, "turn", turn_id)})
         self.turns += 1
         for r in range(1, 11):
-            self.record(run_id, turn_id, r, failed=failed)
+            self.record(run_id, turn_id, number=r, failed=failed)
 
-    def record(self, run_id: str, turn_id: str, r: int, *, failed: bool) -> None:
+    def record(self, run_id: str, turn_id: str, *, number: int, failed: bool) -> None:
         """A record of one to three claims from a random source, and what it teaches (R25)."""
         rnd = self.rnd
         origin = rnd.choices([o for o, _ in ORIGIN_MIX], [w for _, w in ORIGIN_MIX])[0]
-        source = {
+        source = {  # every entry draws, whatever the origin: a seed's memory depends on it
             "web": f"https://{rnd.choice(self.hosts)}/a{rnd.randrange(50)}",
             "document": f"doc:{rnd.randrange(200)}",
             "tool": f"tool:{rnd.randrange(8)}",
@@ -259,8 +259,8 @@ class Written:
         }[origin]
         rel = round(rnd.uniform(0.55, 0.95), 2) if rnd.random() < 0.1 else None
         claims = [self.claim() for _ in range(rnd.choice((1, 1, 2, 3)))]
-        rec_id = f"{turn_id}#{r}"
-        row = {"id": rec_id, "run_id": run_id, "turn_id": turn_id, "number": r, "origin": origin, "source": source}
+        rec_id = f"{turn_id}#{number}"
+        row = {"id": rec_id, "run_id": run_id, "turn_id": turn_id, "number": number, "origin": origin, "source": source}
         said = {"excerpt": f"{source} says {len(claims)} things.", "reliability": rel}
         self.sink.put("record", row | said | {"nested_id": None, "claims": []})
         if not failed:  # R2: the evidence stays, nothing is taught
@@ -295,12 +295,12 @@ class Written:
         subj, relation, obj = claim
         if graph == "world":
             if claim not in self.facts:
-                self.facts[claim] = self.new_fact(graph, owner, (subj + 1, relation, obj + 1))
+                self.facts[claim] = self.new_fact(graph, owner=owner, triple=(subj + 1, relation, obj + 1))
             return self.facts[claim]
         ids = [self.flow_entity(owner, e) for e in (subj, obj)]
         key = (owner, ids[0], relation, ids[1])
         if key not in self.flow_facts:
-            self.flow_facts[key] = self.new_fact(graph, owner, (ids[0], relation, ids[1]))
+            self.flow_facts[key] = self.new_fact(graph, owner=owner, triple=(ids[0], relation, ids[1]))
         return self.flow_facts[key]
 
     def flow_entity(self, run: str, e: int) -> int:
@@ -308,11 +308,11 @@ class Written:
         if (run, e) not in self.flow_entities:
             self.flow_entities[(run, e)] = self.next_id["entity"]
             kind, name = self.entities[e]
-            self.sink.put("entity", _entity(self.next_id["entity"], "flow", run, kind=kind, name=name))
+            self.sink.put("entity", _entity(self.next_id["entity"], "flow", owner=run, kind=kind, name=name))
             self.next_id["entity"] += 1
         return self.flow_entities[(run, e)]
 
-    def new_fact(self, graph: str, owner: str, triple: tuple[int, str, int]) -> FactAcc:
+    def new_fact(self, graph: str, *, owner: str, triple: tuple[int, str, int]) -> FactAcc:
         """A fact row now (its supports follow it), its weight set once all its supports are known."""
         subject, relation, obj = triple
         acc = FactAcc(self.next_id["fact"], graph, owner, subject, relation, obj)

@@ -319,6 +319,7 @@ def _people(rec: Recorded, writer: _Writer, *, org: str | None, run: str | None)
 
 
 def _wanted(rec: Recorded, *, org: str | None, run: str | None) -> set[str]:
+    """The people an export names besides the records' sources."""
     if run is not None:
         return {r["person"] for r in rec.runs if r["person"]} | {o["owner"] for o in rec.orgs}
     return {p["id"] for p in rec.people if org is None or org in p["memberships"]}
@@ -342,11 +343,13 @@ def _description(where: str, omitted: list[str], *, scope: str, clock: int, one_
 
 
 def _title(where: str, *, org: str | None, run: str | None) -> str:
+    """The document's title: the memory, when it was exported, and what of it."""
     when = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     return f"Export of {where} at {when}" + (f": {_scope(org, run)}" if org or run else "")
 
 
 def _scope(org: str | None, run: str | None) -> str:
+    """What of the memory an export holds, in words."""
     return f"run {run}" if run else f"organization {org}" if org else "everything"
 
 
