@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._links import APP_PAGES, OVERVIEW_ALIASES, SET_BY_LINK
+from pages._links import OVERVIEW_ALIASES, PAGES, SET_BY_LINK, addresses
 from pages._signin import needs_sign_in, sign_in_page
 from pages._ui import sidebar, told
 
@@ -18,30 +18,19 @@ st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon:
 def _home() -> None:
     """`/home`, `/overview` and `/overview-page`: the Overview, with the link's choices
     (`/home?at=7`). The default page is served at `/` only; its own url_path names no address."""
-    st.switch_page(PAGES[0], query_params=st.query_params.to_dict())
+    st.switch_page(NAVIGATION[0], query_params=st.query_params.to_dict())
 
 
-# Every url_path differs from its file name (Streamlit would otherwise serve two routes for one page).
-PAGES = [
-    st.Page("pages/overview_page.py", title="Overview", url_path="_overview", default=True),  # served at / alone
-    st.Page("pages/cells_page.py", title="Notebook", url_path="cells"),
-    st.Page("pages/draw_page.py", title="Graphs", url_path="draw"),
-    st.Page("pages/preferences_page.py", title="Settings", url_path="preferences"),
-    st.Page("pages/runlog_page.py", title="Runs", url_path="runlog"),
-    st.Page("pages/facts_page.py", title="Fact weights", url_path="facts"),
-    st.Page("pages/probe_page.py", title="Memory reads", url_path="probe"),
-    st.Page("pages/erase_page.py", title="Erasure", url_path="erase"),
-    st.Page("pages/rulebook_page.py", title="Rules", url_path="rulebook"),
-]
+NAVIGATION = [st.Page(p.script, title=p.title, url_path=p.address, default=p == PAGES[0]) for p in PAGES]
 
 if needs_sign_in():
     # The sign-in is served at every page's address, so a link (its page and its choices) survives
     # the sign-in: the run after it opens the page the address names (#26).
-    held = [st.Page(sign_in_page, title="Sign in", url_path=path, visibility="hidden") for path in APP_PAGES]
+    held = [st.Page(sign_in_page, title="Sign in", url_path=path, visibility="hidden") for path in addresses()]
     st.navigation([st.Page(sign_in_page, title="Sign in", url_path="sign-in", default=True), *held]).run()
 else:
     aliases = [st.Page(_home, title="Overview", url_path=path, visibility="hidden") for path in OVERVIEW_ALIASES]
-    page = st.navigation([*PAGES, *aliases])
+    page = st.navigation([*NAVIGATION, *aliases])
     st.session_state[SET_BY_LINK] = {}  # what a link sets is said, if it names nothing, in the run it sets it
     st.session_state["_link_page"] = page.url_path  # links are read and written per page (pages/_links.py)
     sidebar()

@@ -6,7 +6,10 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
 
 from . import identity_cli
 from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun, Unreachable
@@ -17,6 +20,7 @@ from .plain import Obj
 from .store.database import (
     CONNECTION_ERRORS,
     DatabaseUnusable,
+    Engine,
     checkpoint,
     database_url,
     make_engine,
@@ -47,7 +51,7 @@ def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object
     back, a SQLite log keeps none of its pages, and a SQLite file this command created is removed."""
     path = sqlite_file(url)
     made = _made_by(path) if path is not None and not path.exists() else []
-    engine = None
+    engine: Engine | None = None
     service = None
     try:
         engine = make_engine(url)
@@ -60,85 +64,115 @@ def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object
             _finish_erasure(service)  # a scrub found on opening (a killed deletion's) ends first
         raise  # another command's memory: left alone
     except BaseException:
-        if engine is not None and path is not None and not made:
-            try:
-                checkpoint(engine)  # rolled-back pages out of the log (R31)
-            except Exception:  # noqa: BLE001  (a disk still full; the rolled-back pages count for nothing)
-                pass
-        if engine is not None:
-            engine.dispose()
-            engine = None
-        for item in made:
-            if item.is_dir():
-                item.rmdir()
-            elif item.exists():
-                item.unlink()
+        _undo(engine, path=path, made=made)
+        engine = None
         raise
     finally:
         if engine is not None:
             engine.dispose()
 
 
+def _undo(engine: Engine | None, *, path: Path | None, made: list[Path]) -> None:
+    """What a failed load leaves: rolled-back pages out of an existing SQLite file's log (R31), the
+    engine closed, and what creating the file made taken away."""
+    if engine is not None and path is not None and not made:
+        with suppress(Exception):  # a disk still full: the rolled-back pages count for nothing
+            checkpoint(engine)
+    if engine is not None:
+        engine.dispose()
+    for item in made:
+        if item.is_dir():
+            item.rmdir()
+        elif item.exists():
+            item.unlink()
+
+
 def _finish_erasure(service: MemoryService) -> None:
-    """R31: a command that deleted something waits for the scrub that takes the text out of the
-    database files (PostgreSQL's runs right after the deletion, in the background) and says so;
-    as long as the dialect says (Dialect.finish_timeout: a SQLite log a reader holds is not waited
-    for)."""
+    """R31: a command that deleted something waits, as long as its dialect says (finish_timeout), for
+    the scrub that takes the text out of the database files (PostgreSQL's, in the background), and says so."""
     status = service.erasure_status()
     if not (status["pending"] or status["scrubbing"]):
         return  # nothing deleted, or already gone (SQLite's checkpoint, inline)
     status = service.finish_erasure(timeout=dialect_of(service.engine).finish_timeout)
     standby = status.get("standby_bytes_gone", True)
     if status["bytes_gone"] and not standby:
-        print(
-            "R31: the erased text is out of the primary's files; the standby has not replayed that yet "
-            f"({'it cannot be reached' if standby is None else 'it is behind'}): its files keep it until it has",
-            file=sys.stderr,
+        said = (
+            "the erased text is out of the primary's files; the standby has not replayed that yet "
+            f"({'it cannot be reached' if standby is None else 'it is behind'}): its files keep it until it has"
         )
     elif status["bytes_gone"]:
         also = ", the standby's included" if "standby_bytes_gone" in status else ""
-        print(f"R31: the erased text is out of the database files{also}", file=sys.stderr)
+        said = f"the erased text is out of the database files{also}"
     else:
-        print(
-            f"R31: {status['pending']} deletion(s) still have text in the database files ({HELD}); the next "
-            "opening of the database, or `db scrub`, finishes it",
-            file=sys.stderr,
-        )
+        said = f"{status['pending']} deletion(s) still have text in the database files ({HELD}); the next opening "
+        said += "of the database, or `db scrub`, finishes it"
+    print(f"R31: {said}", file=sys.stderr)
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
+    """Replay a scenario and print the state it ends in (or stood in after event `--at`, R32)."""
     scenario = load(args.file)  # checked whole before any database is touched
-    if args.at is not None and not 0 <= args.at < len(scenario.events):
-        last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
-        print(f"{args.file}: --at {args.at} names no event (events are counted from 0: {last})", file=sys.stderr)
+    if problem := _no_event(args.at, scenario):
+        print(f"{args.file}: {problem}", file=sys.stderr)
         return 2
-    if args.db is None:
-        engine, stopped = replay(scenario, MemoryService(make_engine("sqlite://")), strict=args.strict)
-        state = engine.state()
-    else:
-        engine, stopped, state = _into(args.db, scenario, strict=args.strict)  # type: ignore[assignment]
+    engine, stopped, state = _replayed(scenario, db=args.db, strict=args.strict)
     refused = state["refused"]
-    assert isinstance(refused, list)
     if args.at is not None:  # R32: the whole file ran; the state as it stood right after event N
         if stopped is not None and args.at > stopped.index:
             print(f"{args.file}: --strict stopped at events[{stopped.index}], before event {args.at}", file=sys.stderr)
             return 1
-        state = engine.state_at(args.at)  # type: ignore[attr-defined]
+        state = engine.state_at(args.at)
     for item in refused:
         print(f"events[{item['event']}] ({item['do']}) refused, {item['reason']}: {item['message']}", file=sys.stderr)
     if args.json:
-        json.dump(state, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
+        _print_json(state)
     else:
-        print(f"{scenario.title or args.file}: {len(scenario.events)} events, {len(refused)} refused")
-        organizations = state["organizations"]
-        assert isinstance(organizations, dict)
-        for org_id, org in organizations.items():
-            print(f"  {org_id}: {org['map']['facts']} active world facts")
+        _summary(f"{scenario.title or args.file}: {len(scenario.events)} events, {len(refused)} refused", state)
     if stopped is not None:
         print(f"--strict: stopped at events[{stopped.index}]", file=sys.stderr)
         return 1
     return 0
+
+
+def _no_event(at: int | None, scenario: Scenario) -> str | None:
+    """Why `--at` names no event of the scenario, or None."""
+    if at is None or 0 <= at < len(scenario.events):
+        return None
+    last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
+    return f"--at {at} names no event (events are counted from 0: {last})"
+
+
+def _replayed(scenario: Scenario, *, db: str | None, strict: bool) -> tuple[Any, EventResult | None, Obj]:
+    """The event engine, where --strict stopped, and the state: in memory, or kept in the database `db`."""
+    if db is not None:
+        return _into(db, scenario, strict=strict)
+    engine, stopped = replay(scenario, MemoryService(make_engine("sqlite://")), strict=strict)
+    return engine, stopped, engine.state()
+
+
+def _summary(title: str, state: Obj) -> None:
+    """A replay's state in lines: the scenario, then each organization's active World facts (R18)."""
+    print(title)
+    for org_id, org in state["organizations"].items():
+        print(f"  {org_id}: {org['map']['facts']} active world facts")
+
+
+def _print_json(value: object) -> None:
+    """A document on standard output as the commands print JSON: indented, UTF-8 as it is."""
+    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
+    sys.stdout.write("\n")
+
+
+@contextmanager
+def _memory(db: str | None) -> Iterator[MemoryService]:
+    """The memory a command reads (from the standby, if there is one: docs/scaling.md); a scrub a
+    killed process left, healed on opening, ends before the command does (R31)."""
+    service = MemoryService.at(db, existing=True)
+    try:
+        yield service
+    finally:
+        _finish_erasure(service)
+        service.close()
 
 
 def cmd_load(args: argparse.Namespace) -> int:
@@ -151,23 +185,15 @@ def cmd_load(args: argparse.Namespace) -> int:
         print(f"{shown(url)} already holds memory; nothing loaded", file=sys.stderr)
         return 0 if args.if_empty else 2
     refused = state["refused"]
-    assert isinstance(refused, list)
     print(f"loaded {args.file} into {shown(url)}: {len(scenario.events)} events, {len(refused)} refused")
     return 0
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    service = MemoryService.at(args.db, existing=True)  # from the standby, if there is one (docs/scaling.md)
-    try:
-        if args.at is None:
-            state = service.export_state()
-        else:  # R32: as it stood right after that moment, every later erasure applied (R33)
-            state = service.state_at(service.resolve_moment(args.at))
-        json.dump(state, sys.stdout, indent=2, ensure_ascii=False)
-        sys.stdout.write("\n")
-    finally:
-        _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
-        service.close()
+    """A memory as memory-state/1; `--at`, as it stood right after a moment, every later erasure
+    applied (R32, R33)."""
+    with _memory(args.db) as service:
+        _print_json(service.export_state() if args.at is None else service.state_at(service.resolve_moment(args.at)))
     return 0
 
 
@@ -175,8 +201,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     """What a database recorded as a memory-scenario/1 document on standard output; what cannot be
     written back (R17, R29 to R31) is named on standard error, one line each."""
     url = args.db or database_url()
-    service = MemoryService.at(args.db, existing=True)
-    try:
+    with _memory(args.db) as service:
         try:
             doc, omitted = service.export_scenario(org=args.org, run=args.run_id, where=shown(url))
         except (UnknownOrg, UnknownRun) as exc:
@@ -194,9 +219,6 @@ def cmd_export(args: argparse.Namespace) -> int:
             print(f"left out: {line}", file=sys.stderr)
         sys.stdout.write(text + "\n")
         return 0
-    finally:
-        _finish_erasure(service)
-        service.close()
 
 
 def _moment_named(service: MemoryService, n: int) -> Obj:
@@ -213,39 +235,29 @@ def cmd_diff(args: argparse.Namespace) -> int:
     """What changed between two moments, per graph (R32): facts added, gone, changed in weight or status."""
     from .views.history import diff, diff_lines, tidy
 
-    service = MemoryService.at(args.db, existing=True)
-    try:
+    with _memory(args.db) as service:
         a, b = service.resolve_moment(args.start), service.resolve_moment(args.end)
         before, after = service.facts_between(a, b)
         out = {"from": _moment_named(service, a), "to": _moment_named(service, b), "graphs": diff(before, after)}
         if args.json:
-            json.dump(tidy(out), sys.stdout, indent=2, ensure_ascii=False)
-            sys.stdout.write("\n")
-            return 0
-        print("\n".join(diff_lines(out)))
-        return 0
-    finally:
-        _finish_erasure(service)
-        service.close()
+            _print_json(tidy(out))
+        else:
+            print("\n".join(diff_lines(out)))
+    return 0
 
 
 def cmd_history(args: argparse.Namespace) -> int:
     """The moments of a memory (R32), oldest first: each one's number, time and what happened."""
     from .views.history import history_lines, moment_label
 
-    service = MemoryService.at(args.db, existing=True)
-    try:
+    with _memory(args.db) as service:
         names = {p["id"]: p["name"] for p in service.people()}
         rows = service.moments(org=args.org)
         if args.json:
-            json.dump([{**m, "label": moment_label(m, names)} for m in rows], sys.stdout, indent=2, ensure_ascii=False)
-            sys.stdout.write("\n")
+            _print_json([{**m, "label": moment_label(m, names)} for m in rows])
         else:
             print("\n".join(history_lines(rows, names)))
-        return 0
-    finally:
-        _finish_erasure(service)
-        service.close()
+    return 0
 
 
 def cmd_db(args: argparse.Namespace) -> int:
@@ -260,10 +272,7 @@ def cmd_db(args: argparse.Namespace) -> int:
             upgrade(engine)
         if args.action == "scrub":
             if not scrub(engine):
-                print(
-                    f"{shown(url)}: {HELD}; erased text is not out of the files yet (R31)",
-                    file=sys.stderr,
-                )
+                print(f"{shown(url)}: {HELD}; erased text is not out of the files yet (R31)", file=sys.stderr)
                 return 1
             print(f"{shown(url)}: erased text rewritten out of the database files (R31)")
         print(f"{shown(url)}: schema at revision {current(engine) or '(none)'}; newest is {head()}")
@@ -274,36 +283,26 @@ def cmd_db(args: argparse.Namespace) -> int:
 
 def cmd_token(args: argparse.Namespace) -> int:
     """`token issue PERSON --org ORG` prints a new token (only its hash is kept); `token revoke TOKEN`."""
-    service = MemoryService.at(args.db, existing=True)
-    try:
-        return _token(service, args)
-    finally:
-        _finish_erasure(service)  # R31: a scrub a killed process left, healed on opening, ends before we do
-        service.close()
-
-
-def _token(service: MemoryService, args: argparse.Namespace) -> int:
-    if args.action == "issue":
-        if not args.org:
+    with _memory(args.db) as service:
+        if args.action == "issue" and not args.org:
             print("token issue needs --org ORG", file=sys.stderr)
             return 2
-        try:
-            print(service.issue_token(args.subject, org=args.org))
-        except Refusal as refusal:
-            print(f"refused, {refusal.reason}: {refusal.message}", file=sys.stderr)
-            return 1
-        return 0
-    if service.revoke_token(args.subject):
-        print("revoked")
-        return 0
-    print("no live token matches; nothing revoked", file=sys.stderr)
-    return 1
+        if args.action == "issue":
+            try:
+                print(service.issue_token(args.subject, org=args.org))
+            except Refusal as refusal:
+                print(f"refused, {refusal.reason}: {refusal.message}", file=sys.stderr)
+                return 1
+            return 0
+        if service.revoke_token(args.subject):
+            print("revoked")
+            return 0
+        print("no live token matches; nothing revoked", file=sys.stderr)
+        return 1
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve memory to agents over MCP: one over stdio (MEMORY_TOKEN), many over HTTP (`--http`)."""
-    import os
-
     from .agents.serve import serve_http, serve_stdio
 
     service = MemoryService.at(args.db, existing=True)  # reads outside a turn from the standby, if any
@@ -414,26 +413,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     try:
         return int(args.run(args))
-    except FormatError as exc:
-        print(f"{getattr(args, 'file', '')}: {exc}", file=sys.stderr)
-        return 2
-    except (DatabaseNotEmpty, UnknownMoment) as exc:
-        print(str(exc), file=sys.stderr)
-        return 2
-    except EventFailed as exc:
-        where = shown(args.db) if getattr(args, "db", None) else None
-        kept = f"; nothing of {args.file} was kept in {where}" if where else ""
-        print(f"{args.file}: {exc}{kept}", file=sys.stderr)
-        return 1
-    except DatabaseUnusable as exc:
-        print(f"cannot use the database {exc}", file=sys.stderr)
-        return 2
-    except Unreachable as exc:  # a change with the primary down (reads come from a standby, if any)
-        print(f"cannot use the database: {exc}", file=sys.stderr)
-        return 2
     except BrokenPipeError:  # the reader stopped reading (`| head`): nothing to say
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (Python's flush at exit must not fail again)
         return 1
+    except (FormatError, DatabaseNotEmpty, UnknownMoment, EventFailed, DatabaseUnusable, Unreachable) as exc:
+        print(_failure(exc, args), file=sys.stderr)
+        return 1 if isinstance(exc, EventFailed) else 2
     except OSError as exc:
         print(f"cannot read {getattr(args, 'file', '')}: {exc.strerror}", file=sys.stderr)
         return 2
@@ -441,6 +426,20 @@ def main(argv: list[str] | None = None) -> int:
         url = shown(getattr(args, "db", None) or database_url())
         print(f"cannot use the database {url}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
+
+
+def _failure(exc: Exception, args: argparse.Namespace) -> str:
+    """What the command line says of a failure of the format, the memory or the database."""
+    if isinstance(exc, FormatError):
+        return f"{getattr(args, 'file', '')}: {exc}"
+    if isinstance(exc, EventFailed):
+        where = shown(args.db) if getattr(args, "db", None) else None
+        return f"{args.file}: {exc}" + (f"; nothing of {args.file} was kept in {where}" if where else "")
+    if isinstance(exc, DatabaseUnusable):
+        return f"cannot use the database {exc}"
+    if isinstance(exc, Unreachable):  # a change with the primary down (reads come from a standby, if any)
+        return f"cannot use the database: {exc}"
+    return str(exc)  # DatabaseNotEmpty, UnknownMoment
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Coroutine
 from contextlib import asynccontextmanager
+from functools import cache
 from typing import Any, cast
 
 from fastapi import Depends, FastAPI, Request, Response
@@ -125,14 +126,10 @@ def body_problem(body: Any) -> str:
 
 def create_app(service: MemoryService | None = None) -> FastAPI:
     """The API over `service` (by default, the configured database, opened on first use)."""
-    holder: dict[str, MemoryService] = {}
-    if service is not None:
-        holder["svc"] = service
 
+    @cache
     def svc() -> MemoryService:
-        if "svc" not in holder:
-            holder["svc"] = MemoryService()
-        return holder["svc"]
+        return service if service is not None else MemoryService()
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -13,10 +13,11 @@ from __future__ import annotations
 import math
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .plain import Obj
 from .rules.keys import entity_key
 from .rules.vocabulary import WORLD_KINDS
 from .rules.weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, independence_key, score
@@ -97,29 +98,43 @@ def generate(
     sink = Sink(engine)
     id_key = ids.key_for(engine)  # used ids are kept as digests under the database's key (store/ids.py)
     people = [f"p{i}" for i in range(12)]
-    sink.put(
-        "organization",
-        {
-            "id": org,
-            "seq": 0,
-            "name": "Bench Robotics",
-            "allow_ephemeral_runs": False,
-            "learn_from_ephemeral_runs": True,
-            "learn_from_users": True,
-            "no_memory_shortcuts": False,
-        },
-    )
+    _organization(sink, org, people=people)
+    entities = _world_entities(rnd, max(40, max(50, supports // 6) // 3))
+    book = Written(sink, entities, {"entity": len(entities) + 1, "fact": 1, "support": 1}, rnd=rnd, org=org)
+    book.people, book.hosts = people, [f"news{i}.example" for i in range(max(20, supports // 400))]
+    book.id_key, book.by_kind = id_key, {k: [i for i, e in enumerate(entities) if e[0] == k] for k in WORLD_KINDS}
+    for i, (kind, name) in enumerate(entities):
+        sink.put("entity", _entity(i + 1, "world", owner=org, kind=kind, name=name))
+    sink.write()
+    flow_count = 0
+    while book.written < supports:
+        book.run(progress=lambda: progress(min(book.written, supports), supports) if progress else None)
+        flow_count += _finish_flow(engine, sink, book.flow_facts)  # a run's Flow graph is complete: free it
+        book.flow_entities.clear()
+    sink.write()
+    _disputes_and_map(engine, book)
+    after_bulk_load(engine)
+    counts = {"supports": book.written, "world_facts": len(book.facts), "flow_facts": flow_count}
+    return counts | {"runs": book.runs, "turns": book.turns, "entities": book.next_id["entity"] - 1}
+
+
+def _organization(sink: Sink, org: str, *, people: list[str]) -> None:
+    """The organization, its people and their memberships (the first is its owner)."""
+    settings = {"allow_ephemeral_runs": False, "learn_from_ephemeral_runs": True, "learn_from_users": True}
+    sink.put("organization", {"id": org, "seq": 0, "name": "Bench Robotics", **settings, "no_memory_shortcuts": False})
     sink.write()
     for i, p in enumerate(people):
         sink.put("person", {"id": p, "seq": i, "name": f"Person {i}"})
     sink.write()
     for i, p in enumerate(people):
         sink.put("membership", {"person_id": p, "org_id": org, "role": "owner" if i == 0 else "member"})
-    world_facts = max(50, supports // 6)
-    n_entities = max(40, world_facts // 3)
+
+
+def _world_entities(rnd: random.Random, n: int) -> list[tuple[str, str]]:
+    """`n` World entities (kind, name), the kinds in turn, each name made once."""
     entities: list[tuple[str, str]] = []
     seen_names: set[tuple[str, str]] = set()
-    while len(entities) < n_entities:
+    while len(entities) < n:
         kind = WORLD_KINDS[len(entities) % len(WORLD_KINDS)]
         first, second = PARTS[kind]
         name = f"{rnd.choice(first)} {rnd.choice(second)}"
@@ -127,160 +142,35 @@ def generate(
             name = f"{name} {len(entities)}"
         seen_names |= {(kind, name)}
         entities.append((kind, name))
-    by_kind: dict[str, list[int]] = {k: [i for i, e in enumerate(entities) if e[0] == k] for k in WORLD_KINDS}
-    facts: dict[tuple[int, str, int], FactAcc] = {}
-    flow_facts: dict[tuple[str, int, str, int], FactAcc] = {}
-    flow_entities: dict[tuple[str, int], int] = {}
-    next_id = {"entity": len(entities) + 1, "fact": 1, "support": 1}
-    book = Written(sink, entities, next_id, facts=facts, flow_facts=flow_facts, flow_entities=flow_entities)
-    for i, (kind, name) in enumerate(entities):
-        sink.put(
-            "entity",
-            {
-                "id": i + 1,
-                "graph": "world",
-                "owner": org,
-                "kind": kind,
-                "key": name.casefold(),
-                "name": name,
-                "aliases": [],
-                "alias_since": [],
-                "active_facts": 0,
-            },
-        )
-    sink.write()
-    hosts = [f"news{i}.example" for i in range(max(20, supports // 400))]
-    written = run_n = turn_n = flow_count = 0
-    while written < supports:
-        run_id, person = f"run{run_n}", people[run_n % len(people)]
-        sink.put(
-            "run",
-            {
-                "id": run_id,
-                "seq": run_n,
-                "org_id": org,
-                "person_id": person,
-                "workflow_id": None,
-                "surface": "workflow",
-                "requested_ephemeral": False,
-                "ephemeral": False,
-                "ended": True,
-            },
-        )
-        sink.put("usedid", {"kind": "run", "id": ids.digest(id_key, "run", run_id)})
-        run_n += 1
-        for _ in range(5):
-            turn_id = f"t{turn_n}"
-            failed = rnd.random() < 0.05
-            sink.put(
-                "turn",
-                {
-                    "id": turn_id,
-                    "seq": turn_n,
-                    "run_id": run_id,
-                    "status": "failed" if failed else "completed",
-                    "next_record": 11,
-                    "probes_used": 0,
-                    "taught_world": 0,
-                    "taught_user": 0,
-                    "taught_flow": 0,
-                    "map": {"kinds": {}, "facts": 0},
-                    "skipped": [],
-                    "steps": [],
-                },
-            )
-            sink.put("usedid", {"kind": "turn", "id": ids.digest(id_key, "turn", turn_id)})
-            turn_n += 1
-            for r in range(1, 11):
-                origin = rnd.choices([o for o, _ in ORIGIN_MIX], [w for _, w in ORIGIN_MIX])[0]
-                source = {
-                    "web": f"https://{rnd.choice(hosts)}/a{rnd.randrange(50)}",
-                    "document": f"doc:{rnd.randrange(200)}",
-                    "tool": f"tool:{rnd.randrange(8)}",
-                    "person": rnd.choice(people),
-                    "model": "model",
-                }[origin]
-                key = independence_key(origin, source, run_id=run_id)  # R25
-                rel = round(rnd.uniform(0.55, 0.95), 2) if rnd.random() < 0.1 else None
-                contrib = contribution(rel if rel is not None else RELIABILITY[origin])
-                claims = []
-                for _ in range(rnd.choice((1, 1, 2, 3))):
-                    subj = (
-                        rnd.choice(by_kind[rnd.choice(WORLD_KINDS)][:1] or [0])
-                        if rnd.random() < 0.1
-                        else _skewed(rnd, n_entities)
-                    )
-                    skind = entities[subj][0]
-                    relation, okind = rnd.choice(RELATIONS[skind])
-                    obj = by_kind[okind][_skewed(rnd, len(by_kind[okind]))]
-                    claims.append((subj, relation, obj))
-                rec_id = f"{turn_id}#{r}"
-                sink.put(
-                    "record",
-                    {
-                        "id": rec_id,
-                        "run_id": run_id,
-                        "turn_id": turn_id,
-                        "number": r,
-                        "origin": origin,
-                        "source": source,
-                        "excerpt": f"{source} says {len(claims)} things.",
-                        "reliability": rel,
-                        "nested_id": None,
-                        "claims": [],
-                    },
-                )
-                if failed:
-                    continue  # R2: the evidence stays, nothing is taught
-                for subj, relation, obj in dict.fromkeys(claims):
-                    for graph, owner in (("world", org), ("flow", run_id)):
-                        acc = _fact(book, graph, owner=owner, claim=(subj, relation, obj))
-                        src = (origin, key)
-                        acc.best[src] = max(acc.best.get(src, -math.inf), contrib)
-                        sink.put(
-                            "support",
-                            {
-                                "id": next_id["support"],
-                                "fact_id": acc.id,
-                                "key": key,
-                                "origin": origin,
-                                "contribution": contrib,
-                                "run_id": run_id,
-                                "turn_id": turn_id,
-                                "record_id": rec_id,
-                            },
-                        )
-                        next_id["support"] += 1
-                        written += 1
-            if progress:
-                progress(min(written, supports), supports)
-        flow_count += _finish_flow(engine, sink, flow_facts)  # a run's Flow graph is complete: free it
-        flow_entities.clear()
-    sink.write()
+    return entities
+
+
+def _entity(ident: int, graph: str, *, owner: str, kind: str, name: str) -> Obj:
+    """An entity row, no fact of it active yet."""
+    row = {"id": ident, "graph": graph, "owner": owner, "kind": kind, "key": name.casefold(), "name": name}
+    return row | {"aliases": [], "alias_since": [], "active_facts": 0}
+
+
+def _disputes_and_map(engine: Engine, book: Written) -> None:
+    """Disputes on about one World fact in two hundred, then every fact's weight and the map (R18, R32)."""
+    sink, facts, rnd = book.sink, book.facts, book.rnd
     for acc in list(facts.values())[:: max(1, len(facts) // max(1, len(facts) // 100))]:
         if rnd.random() < 0.5:
             acc.disputes.append(DISPUTE_CONTRIBUTION)
-            sink.put("dispute", {"fact_id": acc.id, "by": rnd.choice(people[1:]), "contribution": DISPUTE_CONTRIBUTION})
+            sink.put(
+                "dispute", {"fact_id": acc.id, "by": rnd.choice(book.people[1:]), "contribution": DISPUTE_CONTRIBUTION}
+            )
     active_count: dict[int, int] = _score_facts(engine, sink, list(facts.values()))
     kinds: dict[str, int] = {}
     for eid, n in active_count.items():
-        if eid <= len(entities) and n > 0:  # World entities carry the first ids
-            kinds[entities[eid - 1][0]] = kinds.get(entities[eid - 1][0], 0) + 1
+        if eid <= len(book.entities) and n > 0:  # World entities carry the first ids
+            kinds[book.entities[eid - 1][0]] = kinds.get(book.entities[eid - 1][0], 0) + 1
     world_active = sum(1 for acc in facts.values() if acc.active)
     for kind, n in [*kinds.items(), ("", world_active)]:
-        sink.put("mapcount", {"org_id": org, "kind": kind, "n": n})
-        sink.put("maplog", {"org_id": org, "kind": kind, "moment": 0, "n": n})  # R32: made before moment 1
+        sink.put("mapcount", {"org_id": book.org, "kind": kind, "n": n})
+        sink.put("maplog", {"org_id": book.org, "kind": kind, "moment": 0, "n": n})  # R32: made before moment 1
     sink.write()
     update_by_id(engine, "entity", "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
-    after_bulk_load(engine)
-    return {
-        "supports": written,
-        "world_facts": len(facts),
-        "flow_facts": flow_count,
-        "runs": run_n,
-        "turns": turn_n,
-        "entities": next_id["entity"] - 1,
-    }
 
 
 def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> dict[int, int]:
@@ -312,77 +202,125 @@ def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
 
 @dataclass
 class Written:
-    """What a new fact needs of what is written so far: the sink, the World entities, the next ids,
-    the World facts, and the current run's Flow facts and entities (cleared run by run)."""
+    """What is written so far and what writes next: the sink, the World entities, the next ids, the
+    World facts, the current run's Flow facts and entities (cleared run by run), and the counts."""
 
     sink: Sink
     entities: list[tuple[str, str]]
     next_id: dict[str, int]
+    rnd: random.Random = field(default_factory=random.Random)
+    org: str = "bench"
+    people: list[str] = field(default_factory=list)
+    hosts: list[str] = field(default_factory=list)
+    id_key: str = ""
+    by_kind: dict[str, list[int]] = field(default_factory=dict)  # World entities' indexes by kind
     facts: dict[tuple[int, str, int], FactAcc] = field(default_factory=dict)
     flow_facts: dict[tuple[str, int, str, int], FactAcc] = field(default_factory=dict)
     flow_entities: dict[tuple[str, int], int] = field(default_factory=dict)
+    written: int = 0
+    runs: int = 0
+    turns: int = 0
 
+    def run(self, *, progress: Callable[[], None]) -> None:
+        """A run of five turns by the next person, ended; `progress` told after each turn."""
+        run_id, person = f"run{self.runs}", self.people[self.runs % len(self.people)]
+        row = {"id": run_id, "seq": self.runs, "org_id": self.org, "person_id": person, "workflow_id": None}
+        self.sink.put(
+            "run", row | {"surface": "workflow", "requested_ephemeral": False, "ephemeral": False, "ended": True}
+        )
+        self.sink.put("usedid", {"kind": "run", "id": ids.digest(self.id_key, "run", run_id)})
+        self.runs += 1
+        for _ in range(5):
+            self.turn(run_id)
+            progress()
 
-def _fact(written: Written, graph: str, *, owner: str, claim: tuple[int, str, int]) -> FactAcc:
-    """The fact a claim of World entity indexes names in `graph`, written the first time it is named."""
-    subj, relation, obj = claim
-    sink, next_id, facts = written.sink, written.next_id, written.facts
-    flow_facts, flow_entities, entities = written.flow_facts, written.flow_entities, written.entities
-    if graph == "world":
-        key = (subj, relation, obj)
-        if key not in facts:
-            facts[key] = _new_fact(sink, next_id, graph, owner, subj + 1, relation, obj + 1)
-        return facts[key]
-    ids = []
-    for e in (subj, obj):
-        if (owner, e) not in flow_entities:
-            flow_entities[(owner, e)] = next_id["entity"]
-            kind, name = entities[e]
-            sink.put(
-                "entity",
-                {
-                    "id": next_id["entity"],
-                    "graph": "flow",
-                    "owner": owner,
-                    "kind": kind,
-                    "key": name.casefold(),
-                    "name": name,
-                    "aliases": [],
-                    "alias_since": [],
-                    "active_facts": 0,
-                },
-            )
-            next_id["entity"] += 1
-        ids.append(flow_entities[(owner, e)])
-    fkey = (owner, ids[0], relation, ids[1])
-    if fkey not in flow_facts:
-        flow_facts[fkey] = _new_fact(sink, next_id, graph, owner, ids[0], relation, ids[1])
-    return flow_facts[fkey]
+    def turn(self, run_id: str) -> None:
+        """A turn of ten records, one in twenty failed (R2: its evidence stays, nothing is taught)."""
+        turn_id = f"t{self.turns}"
+        failed = self.rnd.random() < 0.05
+        row = {"id": turn_id, "seq": self.turns, "run_id": run_id, "status": "failed" if failed else "completed"}
+        taught = {"taught_world": 0, "taught_user": 0, "taught_flow": 0, "map": {"kinds": {}, "facts": 0}}
+        self.sink.put("turn", row | {"next_record": 11, "probes_used": 0, **taught, "skipped": [], "steps": []})
+        self.sink.put("usedid", {"kind": "turn", "id": ids.digest(self.id_key, "turn", turn_id)})
+        self.turns += 1
+        for r in range(1, 11):
+            self.record(run_id, turn_id, number=r, failed=failed)
 
+    def record(self, run_id: str, turn_id: str, *, number: int, failed: bool) -> None:
+        """A record of one to three claims from a random source, and what it teaches (R25)."""
+        rnd = self.rnd
+        origin = rnd.choices([o for o, _ in ORIGIN_MIX], [w for _, w in ORIGIN_MIX])[0]
+        source = {  # every entry draws, whatever the origin: a seed's memory depends on it
+            "web": f"https://{rnd.choice(self.hosts)}/a{rnd.randrange(50)}",
+            "document": f"doc:{rnd.randrange(200)}",
+            "tool": f"tool:{rnd.randrange(8)}",
+            "person": rnd.choice(self.people),
+            "model": "model",
+        }[origin]
+        rel = round(rnd.uniform(0.55, 0.95), 2) if rnd.random() < 0.1 else None
+        claims = [self.claim() for _ in range(rnd.choice((1, 1, 2, 3)))]
+        rec_id = f"{turn_id}#{number}"
+        row = {"id": rec_id, "run_id": run_id, "turn_id": turn_id, "number": number, "origin": origin, "source": source}
+        said = {"excerpt": f"{source} says {len(claims)} things.", "reliability": rel}
+        self.sink.put("record", row | said | {"nested_id": None, "claims": []})
+        if not failed:  # R2: the evidence stays, nothing is taught
+            key, weight = independence_key(origin, source, run_id=run_id), RELIABILITY[origin] if rel is None else rel
+            support = {"key": key, "origin": origin, "contribution": contribution(weight), "run_id": run_id}
+            self.teach(dict.fromkeys(claims), support | {"turn_id": turn_id, "record_id": rec_id})  # R25
 
-def _new_fact(sink: Sink, next_id: dict, graph: str, owner: str, subject: int, relation: str, obj: int) -> FactAcc:
-    """A fact row now (its supports follow it), its weight set once all its supports are known."""
-    acc = FactAcc(next_id["fact"], graph, owner, subject, relation, obj)
-    next_id["fact"] += 1
-    sink.put(
-        "fact",
-        {
-            "id": acc.id,
-            "graph": graph,
-            "owner": owner,
-            "subject_id": subject,
-            "relation": relation,
-            "object_id": obj,
-            "value": None,
-            "object_key": entity_key(obj),
-            "retracted": False,
-            "status": "active",
-            "log_odds": 0.0,
-            "weight": 0.5,
-            "sources": 0,
-        },
-    )
-    return acc
+    def claim(self) -> tuple[int, str, int]:
+        """A claim between World entities, its subjects skewed (a few entities have most facts)."""
+        rnd = self.rnd
+        if rnd.random() < 0.1:
+            subj = rnd.choice(self.by_kind[rnd.choice(WORLD_KINDS)][:1] or [0])
+        else:
+            subj = _skewed(rnd, len(self.entities))
+        relation, okind = rnd.choice(RELATIONS[self.entities[subj][0]])
+        objects = self.by_kind[okind]
+        return subj, relation, objects[_skewed(rnd, len(objects))]
+
+    def teach(self, claims: Iterable[tuple[int, str, int]], support: Obj) -> None:
+        """Each claim's support of its World fact and its Flow fact (R7)."""
+        for claim in claims:
+            for graph, owner in (("world", self.org), ("flow", support["run_id"])):
+                acc = self.fact(graph, owner=owner, claim=claim)
+                src = (support["origin"], support["key"])
+                acc.best[src] = max(acc.best.get(src, -math.inf), support["contribution"])
+                self.sink.put("support", {"id": self.next_id["support"], "fact_id": acc.id, **support})
+                self.next_id["support"] += 1
+                self.written += 1
+
+    def fact(self, graph: str, *, owner: str, claim: tuple[int, str, int]) -> FactAcc:
+        """The fact a claim of World entity indexes names in `graph`, written the first time it is named."""
+        subj, relation, obj = claim
+        if graph == "world":
+            if claim not in self.facts:
+                self.facts[claim] = self.new_fact(graph, owner=owner, triple=(subj + 1, relation, obj + 1))
+            return self.facts[claim]
+        ids = [self.flow_entity(owner, e) for e in (subj, obj)]
+        key = (owner, ids[0], relation, ids[1])
+        if key not in self.flow_facts:
+            self.flow_facts[key] = self.new_fact(graph, owner=owner, triple=(ids[0], relation, ids[1]))
+        return self.flow_facts[key]
+
+    def flow_entity(self, run: str, e: int) -> int:
+        """The id of a World entity's copy in a run's Flow graph (R7), written the first time it is named."""
+        if (run, e) not in self.flow_entities:
+            self.flow_entities[(run, e)] = self.next_id["entity"]
+            kind, name = self.entities[e]
+            self.sink.put("entity", _entity(self.next_id["entity"], "flow", owner=run, kind=kind, name=name))
+            self.next_id["entity"] += 1
+        return self.flow_entities[(run, e)]
+
+    def new_fact(self, graph: str, *, owner: str, triple: tuple[int, str, int]) -> FactAcc:
+        """A fact row now (its supports follow it), its weight set once all its supports are known."""
+        subject, relation, obj = triple
+        acc = FactAcc(self.next_id["fact"], graph, owner, subject, relation, obj)
+        self.next_id["fact"] += 1
+        row = {"id": acc.id, "graph": graph, "owner": owner, "subject_id": subject, "relation": relation}
+        row |= {"object_id": obj, "value": None, "object_key": entity_key(obj), "retracted": False}
+        self.sink.put("fact", row | {"status": "active", "log_odds": 0.0, "weight": 0.5, "sources": 0})
+        return acc
 
 
 _shown = {"percent": -1}

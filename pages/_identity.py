@@ -15,7 +15,7 @@ from memory_core import database_url
 from memory_core.errors import NotMember, UnknownPerson
 from memory_core.views import signin
 from memory_core.views.text import inert
-from pages._links import APP_PAGES
+from pages._links import addresses
 from pages._service import main_service
 from pages._words import refusal
 
@@ -128,7 +128,7 @@ def sign_in_page() -> None:
             "This dashboard signs you in with your organization's identity provider. You then act as the "
             "person your organization's owner linked to your identity, in that organization only."
         )
-        st.html(_KEEP % json.dumps(list(APP_PAGES)), unsafe_allow_javascript=True)
+        st.html(_KEEP % json.dumps(addresses()), unsafe_allow_javascript=True)
         for name in signin.providers(section):
             label = "Sign in" if name is None else f"Sign in with {name}"
             if st.button(label, type="primary", key=f"login_{name or 'default'}"):

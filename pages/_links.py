@@ -4,7 +4,7 @@ view's address to copy."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import quote
 
 import streamlit as st
@@ -46,13 +46,7 @@ def from_link(
             continue
         seen[_seen(param)] = raw
         try:
-            value: Any = [v for v in raw.split(",") if v] if param in lists else int(raw) if param in ints else raw
-            if param == "graph":  # graphs are named lowercase (world, user, flow); ?graph=Flow still opens (#25)
-                value = raw.lower()
-            if param in floats:
-                value = float(raw)
-            if param in floats and not 0.0 <= value <= 1.0 or param in ints and not 0 <= value <= MAX_INTEGER:
-                raise ValueError  # an id or moment no column holds (32 bits, #26), a weight past 0…1
+            value = _value(param, raw, ints=ints, lists=lists, floats=floats)
         except ValueError:  # a mangled link: the widget keeps its choice, and the page says why
             wanted = "a number from 0 to 1" if param in floats else f"a whole number from 0 to {MAX_INTEGER:,}"
             st.warning(f"{_this_link(param, raw)} is not {wanted}: the page opened without it.")
@@ -61,6 +55,24 @@ def from_link(
         st.session_state.setdefault(SET_BY_LINK, {})[key] = (param, raw)
         applied |= {param}
     return applied
+
+
+def _value(param: str, raw: str, *, ints: tuple[str, ...], lists: tuple[str, ...], floats: tuple[str, ...]) -> Any:
+    """A link's value as its widget holds it."""
+    if param in lists:
+        return [v for v in raw.split(",") if v]
+    if param in floats:
+        return _within(float(raw), 1.0)
+    if param in ints:
+        return _within(int(raw), MAX_INTEGER)
+    return raw.lower() if param == "graph" else raw  # graphs are named lowercase; ?graph=Flow still opens (#25)
+
+
+def _within(value: float, top: float) -> float:
+    """ValueError for an id or moment no column holds (32 bits, #26), or a weight past 0…1."""
+    if not 0 <= value <= top:
+        raise ValueError
+    return value
 
 
 #: Widget key -> (param, value) of each choice a link set in this run (emptied as a run starts, app.py).
@@ -159,10 +171,37 @@ _SAME_TAB = """<script>
 })();
 </script>"""
 
+
+class Page(NamedTuple):
+    """A page of the app: its script, its title in the navigation, its address (a link's path)."""
+
+    script: str
+    title: str
+    address: str
+
+
+#: The app's pages in the navigation's order: app.py builds st.navigation from it, links and tests
+#: read it. A new page is its script and one line here. The first is the default, served at `/`
+#: alone (its own address names no link); every address differs from its script's name (Streamlit
+#: would otherwise serve two routes for one page).
+PAGES = (
+    Page("pages/overview_page.py", "Overview", "_overview"),
+    Page("pages/cells_page.py", "Notebook", "cells"),
+    Page("pages/draw_page.py", "Graphs", "draw"),
+    Page("pages/preferences_page.py", "Settings", "preferences"),
+    Page("pages/runlog_page.py", "Runs", "runlog"),
+    Page("pages/facts_page.py", "Fact weights", "facts"),
+    Page("pages/probe_page.py", "Memory reads", "probe"),
+    Page("pages/erase_page.py", "Erasure", "erase"),
+    Page("pages/rulebook_page.py", "Rules", "rulebook"),
+)
 #: The addresses that open the Overview besides `/`, where Streamlit serves it (app.py).
 OVERVIEW_ALIASES = ("home", "overview", "overview-page")
-#: The app's pages by their address (app.py's url_path), the only links taken in the same tab.
-APP_PAGES = (*OVERVIEW_ALIASES, "cells", "draw", "preferences", "runlog", "facts", "probe", "erase", "rulebook")
+
+
+def addresses() -> tuple[str, ...]:
+    """The app's pages by their address, the only links taken in the same tab."""
+    return (*OVERVIEW_ALIASES, *(page.address for page in PAGES[1:]))
 
 
 #: A table's cells wrap at their spaces, and inside a long word where pages/_tables.py marked it (#25).
@@ -172,5 +211,5 @@ _WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: n
 def same_tab() -> None:
     """Links to the app's own pages open in this tab and session (installed once per browser tab);
     tables' cells wrap within their frame."""
-    st.html(_SAME_TAB % json.dumps(list(APP_PAGES)), unsafe_allow_javascript=True)
+    st.html(_SAME_TAB % json.dumps(addresses()), unsafe_allow_javascript=True)
     st.html(_WRAP)

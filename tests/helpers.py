@@ -13,6 +13,11 @@ from backend import fresh_service
 
 from memory_core import MemoryService, parse, replay
 from memory_core.__main__ import main
+from pages import _links
+
+#: app.py's pages as the tests name them, in its order: the address a link opens ("overview" for the
+#: default, served at `/`) -> the page's script (pages/_links.PAGES).
+PAGES = {("overview" if p == _links.PAGES[0] else p.address): p.script for p in _links.PAGES}
 
 Obj = dict[str, Any]
 

@@ -33,20 +33,15 @@ from mcp.client.streamable_http import streamable_http_client
 from served import free_port
 
 from memory_core import MemoryService, make_engine
+from pages._links import OVERVIEW_ALIASES
+from pages._links import PAGES as NAVIGATION
 
 pytestmark = marks()
-#: A smoke per page: the address opened (a link's, with its parameters, where pages link to it) and
-#: the start of the title it shows.
-PAGES = {
-    "home": ("home", "Acme Robotics"),  # /home opens the Overview, as links name it
-    "cells": ("cells", "Notebook"),
-    "draw": ("draw", "Graphs"),
-    "preferences": ("preferences", "Settings"),
-    "facts": ("facts?graph=flow", "Fact weights"),
-    "runlog": ("runlog?run=run-market-sizing", "Runs"),
-    "probe": ("probe", "Memory reads"),
-    "erase": ("erase", "Erasure"),
-    "rulebook": ("rulebook?rule=R7", "Rules"),
+#: A smoke per page of app.py's: the address opened (a link's, with its parameters, where pages link
+#: to it) and the start of the title it shows (/home opens the Overview, as links name it).
+QUERIES = {"facts": "?graph=flow", "runlog": "?run=run-market-sizing", "rulebook": "?rule=R7"}
+PAGES = {"home": ("home", "Acme Robotics")} | {
+    p.address: (p.address + QUERIES.get(p.address, ""), p.title) for p in NAVIGATION[1:]
 }
 
 
@@ -54,7 +49,7 @@ PAGES = {
 def test_every_page_opens_from_its_link_without_exception(page, name):
     path, title = PAGES[name]
     # The Overview opens at every address a person may type for it (app.py's OVERVIEW_ALIASES).
-    for address in ["overview", "overview-page", path] if name == "home" else [path]:
+    for address in [*OVERVIEW_ALIASES[1:], path] if name == "home" else [path]:
         goto(page, address)
         no_page_not_found(page)
         assert page.locator("[data-testid='stException']").count() == 0

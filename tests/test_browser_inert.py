@@ -9,11 +9,12 @@ import urllib.parse
 
 import pytest
 from chromium import ARGS, CHROMIUM, IDLE, marks, painted
+from helpers import PAGES
 from payloads import EVIL, P, payload_scenario
 from served import served
 
 pytestmark = marks(postgres_pass=True)  # the PostgreSQL pass is the shorter
-PATHS = ["", "cells", "draw", "preferences", "facts", "runlog", "probe", "erase", "rulebook"]
+PATHS = ["", *list(PAGES)[1:]]  # the Overview at `/`
 LINKED = [
     f"rulebook?rule={urllib.parse.quote(P)}",
     "?at=4&from=2",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from backend import NOTEBOOK_ONLY, PAGE_LAYOUT, SERVER, built_url, fresh_url
+from helpers import PAGES as SCRIPTS
 from streamlit.testing.v1 import AppTest
 
 from memory_core import MemoryService, load, make_engine, replay
@@ -19,7 +20,7 @@ from memory_core.views import viz
 from pages._history import WINDOW
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["overview", "cells", "draw", "preferences", "facts", "runlog", "probe", "erase", "rulebook"]
+PAGES = list(SCRIPTS)
 
 
 @pytest.fixture(scope="session")
@@ -70,7 +71,7 @@ def ok(at: AppTest) -> None:
 
 
 def page(at: AppTest, name: str) -> AppTest:
-    at.switch_page(f"pages/{name}_page.py").run()
+    at.switch_page(SCRIPTS[name]).run()
     ok(at)
     return at
 
@@ -1880,3 +1881,19 @@ def test_a_member_cannot_open_a_run_in_the_notebook_which_would_show_the_setting
     assert "Only the owner opens a run in the Notebook" in texts(at) and "R15" in texts(at)
     owner = sign_in(fresh_app(), issue("dana", "acme"))
     assert not page(owner, "runlog").button(key="runs_notebook").disabled
+
+
+def test_a_page_added_to_the_navigation_is_served_and_linked(app, tmp_path, monkeypatch):
+    """A new page is its script and one line of pages/_links.PAGES: app.py serves it in the
+    navigation, and links to its address open in the same tab."""
+    from pages import _links
+
+    script = tmp_path / "hello_page.py"
+    script.write_text('import streamlit as st\n\nst.title("Hello from a new page")\n')
+    monkeypatch.setattr(_links, "PAGES", (*_links.PAGES, _links.Page(str(script), "Hello", "hello")))
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page(str(script)).run()
+    ok(at)
+    assert [t.value for t in at.title] == ["Hello from a new page"]
+    same_tab = [e.proto.body for e in at.get("html") if "__memorySameTab" in e.proto.body]
+    assert same_tab and '"hello"]' in same_tab[0]

@@ -20,12 +20,12 @@ from memory_core import MemoryService, make_engine, replay
 from memory_core.format.scenario import parse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from helpers import PAGES  # noqa: E402
 from payloads import EVIL, P, payload_scenario  # noqa: E402
 
 #: The app's own SQLite file.
 pytestmark = pytest.mark.backend_free
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = ["overview", "cells", "draw", "preferences", "runlog", "facts", "probe", "erase", "rulebook"]
 #: Places Streamlit shows as plain text: a select box's options, tables, code, JSON, the page's own links.
 PLAIN = re.compile(
     r"(^|\.)(selectbox|multiselect)\.(options|rawValues?|default|value)|text(input|area)\.(value|default)|arrowDataFrame|json\.body|\.id$|\.url$"
@@ -92,7 +92,7 @@ def app(payload_db, tmp_path, monkeypatch):
 
 def visit(at: AppTest, name: str, params: dict[str, str] | None = None) -> AppTest:
     at.query_params.update(params or {})
-    at.switch_page(f"pages/{name}_page.py").run()
+    at.switch_page(PAGES[name]).run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 

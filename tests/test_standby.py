@@ -20,7 +20,7 @@ from typing import TypeVar
 import pytest
 from backend import empty
 from fastapi.testclient import TestClient
-from helpers import HQ, scenario, start, taught_turn, web
+from helpers import HQ, PAGES, scenario, start, taught_turn, web
 from sqlalchemy import create_engine, event, text
 from sqlalchemy.engine import Engine
 from streamlit.testing.v1 import AppTest
@@ -34,7 +34,6 @@ STANDBY = os.environ.get("MEMORY_TEST_STANDBY_URL", "").rstrip("/")
 PRIMARY_CTL = os.environ.get("MEMORY_TEST_PRIMARY_CTL", "")
 ROOT = Path(__file__).resolve().parent.parent
 NAME = "memory_standby"
-PAGES = ["overview", "cells", "draw", "preferences", "facts", "runlog", "probe", "erase", "rulebook"]
 SECRET = "Globex quietly moved to Shelbyville in 2031"
 T = TypeVar("T")
 
@@ -436,7 +435,7 @@ def test_with_the_primary_down_every_page_renders_from_the_standby(primary_down,
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     for name in PAGES:
-        at.switch_page(f"pages/{name}_page.py").run()
+        at.switch_page(PAGES[name]).run()
         assert not at.exception, (name, [e.value for e in at.exception])
         assert not at.error, (name, [e.value for e in at.error])
         said = " ".join(w.value for w in at.sidebar.warning)

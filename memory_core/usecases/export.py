@@ -19,6 +19,7 @@ export lacks what those gave the weights.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -69,6 +70,56 @@ def _erased(r: Obj) -> bool:
     return r["origin"] == "person" and str(r["source"] or "").startswith(ERASED_KEY)
 
 
+def _grouped(rows: Iterable[Obj], key: str) -> dict[Any, list[Obj]]:
+    """Rows by the value of one key, each group in the rows' order."""
+    groups: dict[Any, list[Obj]] = {}
+    for row in rows:
+        groups.setdefault(row[key], []).append(row)
+    return groups
+
+
+def _cancelled_by_end_run(turns: dict[str, Obj], moments: list[Obj]) -> set[str]:
+    """Turns cancelled with no turn_ended moment of their own: end_run cancelled them."""
+    ended = {m["turn"] for m in moments if m["what"] == "turn_ended"}
+    return {t for t, v in turns.items() if v["status"] == "cancelled" and t not in ended}
+
+
+def _called_again(works: dict[str, list[Obj]]) -> set[int]:
+    """Nested work called again later in its turn (so returned before)."""
+    return {
+        w["id"] for ws in works.values() for i, w in enumerate(ws) if any(v["work"] == w["work"] for v in ws[i + 1 :])
+    }
+
+
+def _bounds(records: list[Obj]) -> tuple[dict[int, int], dict[int, int]]:
+    """Each nested work's first and last record numbers."""
+    nested = [r for r in records if r["nested"] is not None]
+    return {r["nested"]: r["number"] for r in reversed(nested)}, {r["nested"]: r["number"] for r in nested}
+
+
+def _opening(turn_id: str, records: list[Obj], *, run: str, replaces: str | None) -> Obj:
+    """The `open_turn` event: the request is the turn's record number 0."""
+    request = next((r for r in records if r["number"] == 0), None) or {"excerpt": "", "claims": []}
+    claims = without_nulls(request["claims"])
+    text = request["excerpt"] or ""
+    asked = {"text": text, "claims": claims} if claims else text  # a request that claims nothing is its text
+    opened = {"do": "open_turn", "run": run, "turn": turn_id, "request": asked}
+    return opened | ({"replaces": replaces} if replaces else {})
+
+
+#: What an export says it left out, by the moment that made it impossible to write back.
+LEFT_OUT = {
+    "run_started": "run {run}: its person deleted their account (R30), and a run cannot be started without its "
+    "person, so its turns, records and Flow graph are left out",
+    "run_erased": "an ephemeral run, erased when it ended at moment {n} (R17): its records and Flow graph "
+    "are gone; what it taught the World graph stays in the database without it",
+    "run_deleted": "a run deleted at moment {n} (R29): its records and Flow graph are erased; its supports of "
+    "World and User facts stay in the database without their run, and are not in the export",
+    "account_deleted": "an account deleted at moment {n} (R30): nothing of the person is kept; their supports "
+    "(keyed person:erased:N) and disputes stay in the database, and are not in the export",
+}
+
+
 class _Writer:
     """Builds the events of one export from its rows, and what it leaves out."""
 
@@ -79,20 +130,10 @@ class _Writer:
         self.runs = {r["id"]: r for r in rec.runs}
         self.kept_runs = {r["id"] for r in rec.runs if r["person"] is not None}
         self.turns = {t["id"]: t for t in rec.turns if t["run"] in self.kept_runs}
-        ended = {m["turn"] for m in rec.moments if m["what"] == "turn_ended"}
-        self.by_end_run = {t for t, v in self.turns.items() if v["status"] == "cancelled" and t not in ended}
-        self.works: dict[str, list[Obj]] = {}  # each turn's nested work, in call order
-        for w in rec.work.values():
-            self.works.setdefault(w["turn"], []).append(w)
-        self.again = {  # nested work called again later in its turn (so returned before)
-            w["id"]
-            for ws in self.works.values()
-            for i, w in enumerate(ws)
-            if any(v["work"] == w["work"] for v in ws[i + 1 :])
-        }
-        self.changes: dict[int, list[Obj]] = {}  # settings changes by moment
-        for c in rec.changes:
-            self.changes.setdefault(c["moment"], []).append(c)
+        self.by_end_run = _cancelled_by_end_run(self.turns, rec.moments)
+        self.works = _grouped(rec.work.values(), "turn")  # each turn's nested work, in call order
+        self.again = _called_again(self.works)
+        self.changes = _grouped(rec.changes, "moment")  # settings changes by moment
         self.segments: dict[str, dict[int, list[Obj]]] = {}  # turn -> step index (-1: its opening) -> events
         self.step_seen: dict[str, int] = {}
         self.sources: set[str] = set()  # people named as a record's source
@@ -105,60 +146,49 @@ class _Writer:
     def plan_turn(self, n: int, turn_id: str, replaces: str | None) -> list[Obj]:
         """The turn's events, by segment: its opening (with the records right after it), each step
         (a record it kept inside it, the records numbered after it right after); returns the opening's."""
-        t, run = self.turns[turn_id], self.runs[self.turns[turn_id]["run"]]
+        t = self.turns[turn_id]
         records = self.rec.records.get(turn_id, [])
-        request = next((r for r in records if r["number"] == 0), None) or {"excerpt": "", "claims": []}
-        claims = without_nulls(request["claims"])
-        opened: Obj = {
-            "do": "open_turn",
-            "run": t["run"],
-            "turn": turn_id,
-            "request": {"text": request["excerpt"] or "", "claims": claims} if claims else request["excerpt"] or "",
-        }
-        if replaces:
-            opened["replaces"] = replaces
-        segments: dict[int, list[Obj]] = {-1: [self.at(n, opened)]}
-        kept_by = {}
-        for i, step in enumerate(t["steps"]):
-            segments[i] = [{"do": "step", "turn": turn_id, "step": step["step"]}]
-            if step.get("record"):
-                kept_by[step["record"]] = i
-        works = self.works.get(turn_id, [])
-        first: dict[int, int] = {}  # nested work -> the numbers of its first and last records
-        last: dict[int, int] = {}
-        for r in records:
-            if r["nested"] is not None:
-                first.setdefault(r["nested"], r["number"])
-                last[r["nested"]] = r["number"]
-        before, tail = self._recordless(works, first)
+        segments: dict[int, list[Obj]] = {-1: [self.at(n, _opening(turn_id, records, run=t["run"], replaces=replaces))]}
+        segments |= {i: [{"do": "step", "turn": turn_id, "step": step["step"]}] for i, step in enumerate(t["steps"])}
+        kept_by = {step["record"]: i for i, step in enumerate(t["steps"]) if step.get("record")}
+        first, last = _bounds(records)
+        before, tail = self._recordless(self.works.get(turn_id, []), first)
+        person = self.runs[t["run"]]["person"]
         current = -1
-        for r in records:
-            if r["number"] == 0:
-                continue
+        for r in (r for r in records if r["number"] != 0):  # the request opened the turn
             if r["id"] in kept_by:
                 current = kept_by[r["id"]]
-                if _erased(r):
-                    self._record_left_out(r, turn_id, "the step is written without it, and ")
-                else:
-                    segments[current][0]["record"] = self._record(r, run["person"])
-                continue
-            w = self.rec.work.get(r["nested"]) if r["nested"] is not None else None
-            if w is not None and first[w["id"]] == r["number"]:
-                segments[current] += before.get(w["id"], [])
-                segments[current].append({"do": "call", "turn": turn_id, "work": w["work"]})
-            if _erased(r):
-                self._record_left_out(r, turn_id, "")
+                self._kept(r, segments[current][0], turn_id=turn_id, person=person)
             else:
-                event = {"do": "record", "turn": turn_id, **self._record(r, run["person"])}
-                if w is not None:
-                    event["within"] = w["work"]
-                segments[current].append(event)
-            if w is not None and last[w["id"]] == r["number"] and self._returned(w):
-                segments[current].append(self._return(w))
+                self._place(r, segments[current], turn_id=turn_id, person=person, bounds=(first, last), before=before)
         segments[max(segments)] += tail
         self.segments[turn_id] = segments
         self.step_seen[turn_id] = 0
         return segments[-1]
+
+    def _kept(self, r: Obj, step: Obj, *, turn_id: str, person: str) -> None:
+        """A record a step kept: inside its `step` event, or left out if its source was erased."""
+        if _erased(r):
+            self._record_left_out(r, turn_id, "the step is written without it, and ")
+        else:
+            step["record"] = self._record(r, person)
+
+    def _place(
+        self, r: Obj, segment: list[Obj], *, turn_id: str, person: str, bounds: tuple[dict, dict], before: dict
+    ) -> None:
+        """A record in its segment, with its nested work called before its first record and returned
+        after its last."""
+        first, last = bounds
+        w = self.rec.work.get(r["nested"]) if r["nested"] is not None else None
+        if w is not None and first[w["id"]] == r["number"]:
+            segment += [*before.get(w["id"], []), {"do": "call", "turn": turn_id, "work": w["work"]}]
+        if _erased(r):
+            self._record_left_out(r, turn_id, "")
+        else:
+            within = {"within": w["work"]} if w is not None else {}
+            segment.append({"do": "record", "turn": turn_id, **self._record(r, person), **within})
+        if w is not None and last[w["id"]] == r["number"] and self._returned(w):
+            segment.append(self._return(w))
 
     def _recordless(self, works: list[Obj], first: dict[int, int]) -> tuple[dict[int, list[Obj]], list[Obj]]:
         """Where nested work that recorded nothing is called (and returned): right before the next call
@@ -216,47 +246,42 @@ class _Writer:
     # --- the moments, in order ----------------------------------------------------------------
 
     def moment(self, m: Obj) -> list[Obj]:
+        """The events of one moment (R32), or none, with what it left out said."""
+        if self._left_out(m):
+            return []
+        if m["turn"] in self.turns and m["what"] in ("turn_opened", "step", "turn_ended"):
+            return self._turn_moment(m)
+        if m["what"] in ("dispute", "retract"):
+            return self._correction(m)
+        return self._run_moment(m)
+
+    def _left_out(self, m: Obj) -> bool:
+        """Whether a moment cannot be written back (said in `omitted`, but a run never kept at all)."""
+        what = "run_erased" if m["what"] == "run_ended" and m["detail"] == "erased" else m["what"]
+        if what not in LEFT_OUT or what == "run_started" and m["run"] in self.kept_runs:
+            return False
+        if what != "run_started" or m["run"] in self.runs:
+            self.omitted.append(LEFT_OUT[what].format(run=m["run"], n=m["n"]))
+        return True
+
+    def _turn_moment(self, m: Obj) -> list[Obj]:
+        n, what, turn = m["n"], m["what"], m["turn"]
+        if what == "turn_opened":
+            return self.plan_turn(n, turn, m["detail"])
+        if what == "step":
+            return self.step(n, turn)
+        return [self.at(n, {"do": "end_turn", "turn": turn, "status": m["detail"]})]
+
+    def _run_moment(self, m: Obj) -> list[Obj]:
         n, what, run = m["n"], m["what"], m["run"]
-        if what == "run_started" and run in self.kept_runs:
+        if what == "run_started":
             r = self.runs[run]
             start: Obj = {"do": "start_run", "run": run, "org": r["org"], "person": r["person"]}
-            if r["workflow"]:
-                start["workflow"] = r["workflow"]
-            start |= {"surface": r["surface"], "ephemeral": r["requested_ephemeral"]}
-            return [self.at(n, start)]
-        if what == "run_started" and run in self.runs:
-            self.omitted.append(
-                f"run {run}: its person deleted their account (R30), and a run cannot be started without its "
-                "person, so its turns, records and Flow graph are left out"
-            )
-        if what == "turn_opened" and m["turn"] in self.turns:
-            return self.plan_turn(n, m["turn"], m["detail"])
-        if what == "step" and m["turn"] in self.turns:
-            return self.step(n, m["turn"])
-        if what == "turn_ended" and m["turn"] in self.turns:
-            return [self.at(n, {"do": "end_turn", "turn": m["turn"], "status": m["detail"]})]
-        if what == "run_ended" and m["detail"] == "erased":
-            self.omitted.append(
-                f"an ephemeral run, erased when it ended at moment {n} (R17): its records and Flow graph "
-                "are gone; what it taught the World graph stays in the database without it"
-            )
-        elif what == "run_ended" and run in self.kept_runs:
+            start |= {"workflow": r["workflow"]} if r["workflow"] else {}
+            return [self.at(n, start | {"surface": r["surface"], "ephemeral": r["requested_ephemeral"]})]
+        if what == "run_ended" and run in self.kept_runs:
             return [self.at(n, {"do": "end_run", "run": run})]
-        if what == "run_deleted":
-            self.omitted.append(
-                f"a run deleted at moment {n} (R29): its records and Flow graph are erased; its supports of "
-                "World and User facts stay in the database without their run, and are not in the export"
-            )
-        if what == "account_deleted":
-            self.omitted.append(
-                f"an account deleted at moment {n} (R30): nothing of the person is kept; their supports "
-                "(keyed person:erased:N) and disputes stay in the database, and are not in the export"
-            )
-        if what == "settings":
-            return self._settings(m)
-        if what in ("dispute", "retract"):
-            return self._correction(m)
-        return []
+        return self._settings(m) if what == "settings" else []
 
     def _settings(self, m: Obj) -> list[Obj]:
         changes = self.changes.get(m["n"], [])
@@ -285,18 +310,47 @@ def _people(rec: Recorded, writer: _Writer, *, org: str | None, run: str | None)
     """Everyone; or an organization's members; or a run's person and the organization's owner; with
     the people records name as their source. Memberships are those of the organizations exported."""
     orgs = {o["id"] for o in rec.orgs}
-    wanted = set(writer.sources)
-    if run is not None:
-        wanted |= {r["person"] for r in rec.runs if r["person"]} | {o["owner"] for o in rec.orgs}
-    elif org is not None:
-        wanted |= {p["id"] for p in rec.people if org in p["memberships"]}
-    else:
-        wanted |= {p["id"] for p in rec.people}
+    wanted = _wanted(rec, org=org, run=run)
     return [
         {"id": p["id"], "name": p["name"], "memberships": {o: r for o, r in p["memberships"].items() if o in orgs}}
         for p in rec.people
-        if p["id"] in wanted
+        if p["id"] in wanted | writer.sources
     ]
+
+
+def _wanted(rec: Recorded, *, org: str | None, run: str | None) -> set[str]:
+    """The people an export names besides the records' sources."""
+    if run is not None:
+        return {r["person"] for r in rec.runs if r["person"]} | {o["owner"] for o in rec.orgs}
+    return {p["id"] for p in rec.people if org is None or org in p["memberships"]}
+
+
+def _description(where: str, omitted: list[str], *, scope: str, clock: int, one_run: bool) -> str:
+    """What the export holds and leaves out, in sentences."""
+    said = [
+        f"What {where} recorded ({scope}), up to moment {clock}, as events in the order their moments were "
+        "taken, with the stored ids; records inside their turns. Reads are not stored, so none is here: each "
+        "turn's probes_used replays as 0."
+    ]
+    if one_run:
+        said.append(
+            "Only this run is here: its turns see only what it taught, not the rest of the organization's memory, "
+            "so maps (R18), shortcuts (R22) and weights may differ from the database's."
+        )
+    if omitted:
+        said.append("Left out, since it cannot be written back: " + "; ".join(omitted) + ".")
+    return " ".join(said)
+
+
+def _title(where: str, *, org: str | None, run: str | None) -> str:
+    """The document's title: the memory, when it was exported, and what of it."""
+    when = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    return f"Export of {where} at {when}" + (f": {_scope(org, run)}" if org or run else "")
+
+
+def _scope(org: str | None, run: str | None) -> str:
+    """What of the memory an export holds, in words."""
+    return f"run {run}" if run else f"organization {org}" if org else "everything"
 
 
 def write_back(rec: Recorded, *, org: str | None, run: str | None, where: str, clock: int) -> tuple[Obj, list[str]]:
@@ -304,31 +358,16 @@ def write_back(rec: Recorded, *, org: str | None, run: str | None, where: str, c
     writer = _Writer(rec)
     for m in rec.moments:
         writer.events += writer.moment(m)
-    workflows = rec.workflows
-    if run is not None:
-        used = {r["workflow"] for r in rec.runs}
-        workflows = [w for w in workflows if w["id"] in used]
-    scope = f"run {run}" if run else f"organization {org}" if org else "everything"
-    when = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-    said = [
-        f"What {where} recorded ({scope}), up to moment {clock}, as events in the order their moments were "
-        "taken, with the stored ids; records inside their turns. Reads are not stored, so none is here: each "
-        "turn's probes_used replays as 0."
-    ]
-    if run is not None:
-        said.append(
-            "Only this run is here: its turns see only what it taught, not the rest of the organization's memory, "
-            "so maps (R18), shortcuts (R22) and weights may differ from the database's."
-        )
-    if writer.omitted:
-        said.append("Left out, since it cannot be written back: " + "; ".join(writer.omitted) + ".")
+    used = {r["workflow"] for r in rec.runs}
     doc = {
         "format": FORMAT,
-        "title": f"Export of {where} at {when}" + (f": {scope}" if org or run else ""),
-        "description": " ".join(said),
+        "title": _title(where, org=org, run=run),
+        "description": _description(
+            where, writer.omitted, scope=_scope(org, run), clock=clock, one_run=run is not None
+        ),
         "organizations": [without_nulls(o) for o in rec.orgs],
         "people": _people(rec, writer, org=org, run=run),
-        "workflows": [without_nulls(w) for w in workflows],
+        "workflows": [without_nulls(w) for w in rec.workflows if run is None or w["id"] in used],
         "events": writer.events,
     }
     return doc, writer.omitted

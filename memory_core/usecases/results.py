@@ -186,3 +186,8 @@ BY_EVENT: dict[str, type[Outcome]] = {
     "dispute": Corrected,
     "retract": Corrected,
 }
+
+#: The results a caller may name (the package re-exports them): every model above, and a skipped claim.
+__all__ = sorted(
+    [n for n, c in list(globals().items()) if isinstance(c, type) and issubclass(c, Result)] + ["SkippedClaim"]
+)
