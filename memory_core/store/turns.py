@@ -95,7 +95,9 @@ class TurnToRecordRow(NamedTuple):
     person_id: str | None
 
 
-PERSON = "SELECT id FROM person WHERE id = :p"
+#: A person a record names, found only among the members of the run's organization (#40).
+MEMBER_OF_RUN = """SELECT m.person_id FROM membership m JOIN run r ON r.org_id = m.org_id
+ WHERE r.id = :r AND m.person_id = :p"""
 #: A record's row, a `:column` parameter each; `claims` is a JSON parameter (Driver.json).
 ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
 
@@ -206,8 +208,11 @@ def turn_to_record(db: Driver, turn_id: str) -> TurnToRecordRow | None:
     return TurnToRecordRow._make(hit[0]) if hit else None
 
 
-def person_exists(db: Driver, person_id: str) -> bool:
-    return bool(db.rows(PERSON, {"p": person_id}))
+def member_of_run(db: Driver, person_id: str, run_id: str) -> bool:
+    """Whether the person is a member of the run's organization: the only people a person record
+    may name; anyone else is answered as no one (#40), so a record cannot test another
+    organization's people."""
+    return bool(db.rows(MEMBER_OF_RUN, {"p": person_id, "r": run_id}))
 
 
 def open_work_id(db: Driver, turn_id: str, work: str) -> int | None:
