@@ -12,6 +12,7 @@ import streamlit as st
 from memory_core import MemoryService
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
+from memory_core.views import csv_safe
 from pages._links import copy_link, dropped, from_link, scroll_to, to_link
 from pages._tables import STATUS_WIDTH, grid, rules_help, wrapped
 from pages._through_time import record_link, three_places, through_time
@@ -124,10 +125,11 @@ with guard():
     )
     st.download_button(
         "Download CSV",
-        lambda: table.to_csv(index=False),  # written when asked for, not on every rerun
+        lambda: csv_safe.csv_text(table),  # written when asked for, not on every rerun
         file_name="facts.csv",
         mime="text/csv",
         key="w_csv",
+        help=csv_safe.HELP,
     )
 
     st.subheader("Why this weight?")
@@ -228,7 +230,12 @@ with guard():
     one.insert(1, "Weight", f"{f['weight']:.6f}")
     one.insert(2, "Status", f["status"])
     e1.download_button(
-        "This fact as CSV", one.to_csv(index=False), file_name=f"fact-{fid}.csv", mime="text/csv", key="w_fact_csv"
+        "This fact as CSV",
+        csv_safe.csv_text(one),
+        file_name=f"fact-{fid}.csv",
+        mime="text/csv",
+        key="w_fact_csv",
+        help=csv_safe.HELP,
     )
     e2.download_button(
         "This fact as JSON",

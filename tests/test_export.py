@@ -134,7 +134,7 @@ EVENTS = [
     {"do": "call", "turn": "t1", "work": "debater:quiet"},
     {"do": "return", "turn": "t1", "work": "debater:quiet", "status": "completed"},
     {"do": "step", "turn": "t1", "step": "draft"},
-    {"do": "record", "turn": "t1", "origin": "person", "source": "pat", "excerpt": "Pat said so.", "claims": [LIKES]},
+    {"do": "record", "turn": "t1", "origin": "person", "source": "lee", "excerpt": "Lee said so.", "claims": [LIKES]},
     {"do": "record", "turn": "t1", "origin": "model", "source": "model:draft", "claims": []},
     {"do": "end_turn", "turn": "t1", "status": "completed"},
     {"do": "start_run", "run": "r2", "org": "globex", "person": "lee"},
@@ -213,8 +213,7 @@ def test_org_limits_the_export_and_user_graphs_hold_only_its_runs(capsys, tmp_pa
     assert [o["id"] for o in doc["organizations"]] == ["acme"] and {w["org"] for w in doc["workflows"]} == {"acme"}
     assert {p["id"]: p["memberships"] for p in doc["people"]} == {
         "dana": {"acme": "owner"},
-        "lee": {"acme": "member"},
-        "pat": {},  # named as a record's source, a member of nothing here
+        "lee": {"acme": "member"},  # a person record names a member of its run's organization (#40)
     }
     again = without_probes(replayed(capsys, tmp_path, out))
     state = without_probes(state)
@@ -238,7 +237,7 @@ def test_run_limits_the_export_to_its_events_and_what_they_need(capsys, tmp_path
         if e.get("run") == "r1" or e.get("turn") in turns or (e["do"] == "set_settings" and e["org"] == "acme")
     ]
     assert doc["events"] == mine
-    assert [p["id"] for p in doc["people"]] == ["dana", "pat"] and [w["id"] for w in doc["workflows"]] == ["research"]
+    assert [p["id"] for p in doc["people"]] == ["dana", "lee"] and [w["id"] for w in doc["workflows"]] == ["research"]
     assert doc["organizations"] == [o for o in whole["organizations"] if o["id"] == "acme"]
     again = without_probes(replayed(capsys, tmp_path, out))
     assert set(again["runs"]) == {"r1"} and again["runs"]["r1"] == without_probes(state)["runs"]["r1"]

@@ -347,6 +347,25 @@ def test_a_session_names_only_its_own_runs_and_turns(mem):
     session(served(mem), first)
 
 
+def test_a_person_record_names_no_one_outside_the_runs_organization(mem):
+    """#40, finding 7: Lee of Acme naming Omar (of Globex only) or Pat (of no organization) as a
+    record's person gets the answer an unknown id gets, word for word, by `record` and by `step`:
+    no agent lists another organization's people, or keys supports as a stranger's own words."""
+
+    async def script(a: Agent) -> None:
+        _, t = await a.turn()
+        said = {"origin": "person", "excerpt": "so I heard", "claims": [HQ]}
+        ghost = await a.refused("record", rec(t, {**said, "source": "nobody"}), "unknown_person", "R30")
+        for who in ("omar", "pat"):
+            out = await a.refused("record", rec(t, {**said, "source": who}), "unknown_person", "R30")
+            assert out == {**ghost, "message": ghost["message"].replace("'nobody'", repr(who))}
+            step = {"turn": t, "step": "lookup", "record": {**said, "source": who}}
+            assert await a.refused("step", step, "unknown_person", "R30") == out
+        assert (await a.ok("record", rec(t, {**said, "source": "dana"})))["record"] == f"{t}#1"  # a member
+
+    session(served(mem, "lee"), script)
+
+
 @pytest.mark.parametrize(
     ("tool", "args", "path"),
     [

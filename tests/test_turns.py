@@ -2,9 +2,11 @@
 
 import json
 
+import pytest
 from helpers import CEO, HQ, claim, end, open_turn, rec, run, scenario, start, taught_turn, web, world
 
 from memory_core import EventEngine, EventResult, SkippedClaim, Taught, TurnEnded, parse
+from memory_core.errors import Refusal
 from memory_core.views import cells
 
 
@@ -270,3 +272,31 @@ def test_same_record_claiming_a_fact_twice_is_one_support():
     state = run([start(), *taught_turn("t1", web("https://a.example/", HQ, HQ))])
     assert len(world(state)[0]["supports"]) == 1
     assert state["runs"]["r1"]["turns"]["t1"]["taught"]["world"] == 1
+
+
+def test_a_person_record_names_a_member_of_the_runs_organization_anyone_else_is_no_one(svc):
+    """#40, finding 7, through the service on the backend under test: a person record (or a step's)
+    whose source is not a member of the run's organization (omar, of globex only; pat, of none) gets
+    word for word the answer of an id that names no one, or of an erased account: no answer tells
+    another organization's people apart, and nothing is recorded."""
+    EventEngine(svc).setup(parse(json.dumps(scenario([]))))
+    svc.start_run("r1", org="acme", person="dana", workflow="research")
+    svc.open_turn("t1", run="r1", request={"text": "Where is Globex?", "claims": []})
+    said = {"origin": "person", "excerpt": "so I heard", "claims": [HQ]}
+    assert svc.record("t1", record={**said, "source": "lee"}).record == "t1#1"  # a member of acme
+    svc.delete_account("lee")
+
+    def answer(call, turn: str, **kwargs) -> tuple[str, str, str]:
+        with pytest.raises(Refusal) as caught:
+            call(turn, **kwargs)
+        return caught.value.reason, caught.value.rule, caught.value.message
+
+    for who in ("omar", "pat", "nobody", "lee"):
+        by_record = answer(svc.record, "t1", record={**said, "source": who})
+        by_step = answer(svc.run_step, "t1", step="lookup", record={**said, "source": who})
+        assert (
+            by_record
+            == by_step
+            == ("unknown_person", "R30", f"no person has the id {who!r} (or their account was deleted, R30)")
+        )
+    assert svc.record("t1", record=said).record == "t1#2"  # the run's own person, by default

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from sqlmodel import Session
 
 from .. import errors as E
-from .models import Organization, Person, Run, Turn
+from .models import Membership, Organization, Person, Run, Turn
 
 R = TypeVar("R", bound="_Ref")
 M = TypeVar("M")
@@ -96,6 +96,13 @@ class Lookups:
     @staticmethod
     def _person(s: Session, person_id: str) -> PersonRef:
         return PersonRef.of(_found(s, Person, person_id, E.UnknownPerson))
+
+    @staticmethod
+    def _member(s: Session, person_id: str, org_id: str) -> None:
+        """A person a record names: a member of the run's organization, or refused as someone who
+        does not exist, word for word (#40: no answer tells another organization's people apart)."""
+        if s.get(Membership, (person_id, org_id)) is None:
+            raise E.UnknownPerson(person_id)
 
     @staticmethod
     def _run(s: Session, run_id: str) -> RunRef:

@@ -80,7 +80,9 @@ TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_u
 #: model's defaults the rest (open, nothing recorded, counted or taught yet).
 ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map", "opened_at")))  # type: ignore[attr-defined]
 
-PERSON = "SELECT id FROM person WHERE id = :p"
+#: A person a record names, found only among the members of the run's organization (#40).
+MEMBER_OF_RUN = """SELECT m.person_id FROM membership m JOIN run r ON r.org_id = m.org_id
+ WHERE r.id = :r AND m.person_id = :p"""
 #: A record's row, a `:column` parameter each; `claims` is a JSON parameter (Driver.json).
 ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
 
@@ -174,8 +176,11 @@ def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow | None:
     return TurnToChangeRow._make(hit[0]) if hit else None
 
 
-def person_exists(db: Driver, person_id: str) -> bool:
-    return bool(db.rows(PERSON, {"p": person_id}))
+def member_of_run(db: Driver, person_id: str, run_id: str) -> bool:
+    """Whether the person is a member of the run's organization: the only people a person record
+    may name; anyone else is answered as no one (#40), so a record cannot test another
+    organization's people."""
+    return bool(db.rows(MEMBER_OF_RUN, {"p": person_id, "r": run_id}))
 
 
 def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:

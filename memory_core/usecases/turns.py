@@ -118,7 +118,7 @@ class Turns(UseCases):
                 src = src or turn.person_id
                 if src is None:
                     raise E.UnknownPerson.no_source(turn.run_id)
-                if not store.person_exists(db, src):
+                if not store.member_of_run(db, src, turn.run_id):
                     raise E.UnknownPerson(src)
             self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
             nested_id = None
@@ -136,7 +136,7 @@ class Turns(UseCases):
             turn, run = self._turn(s, turn_id)
             spec = self._step(s, run, step)
             if record is not None and record["origin"] == "person" and record.get("source"):
-                self._person(s, record["source"])
+                self._member(s, record["source"], run.org_id)
             self._require_open(turn, run)
             org = self._org(s, run.org_id)
             answer = None
@@ -155,7 +155,7 @@ class Turns(UseCases):
                     src = src or run.person_id
                     if src is None:
                         raise E.UnknownPerson.no_source(run.id)
-                    self._person(s, src)
+                    self._member(s, src, run.org_id)
                 nested_id = None
                 if record.get("within") is not None:
                     nested_id = store.open_work(s, turn.id, record["within"])
