@@ -140,7 +140,7 @@ def _world_entities(rnd: random.Random, n: int) -> list[tuple[str, str]]:
         name = f"{rnd.choice(first)} {rnd.choice(second)}"
         if (kind, name) in seen_names:
             name = f"{name} {len(entities)}"
-        seen_names |= {(kind, name)}
+        seen_names.add((kind, name))
         entities.append((kind, name))
     return entities
 

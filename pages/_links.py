@@ -53,7 +53,7 @@ def from_link(
             continue
         st.session_state[key] = value
         st.session_state.setdefault(SET_BY_LINK, {})[key] = (param, raw)
-        applied |= {param}
+        applied.add(param)
     return applied
 
 

@@ -137,7 +137,7 @@ def start_run(
     c, run = ToolCall.of(ctx), new_id("run-")
     fields = {"workflow": workflow, "surface": surface, "ephemeral": ephemeral}
     out = c.apply("start_run", made="run", run=run, org=c.org, person=c.person, **fields)
-    c.session.runs |= {run}
+    c.session.runs.add(run)
     c.session.caps[run] = out.cap
     return M.RunStartedOut(run=run, ephemeral=out.ephemeral)
 
@@ -153,7 +153,7 @@ def open_turn(
     budget (R21). Nothing is written while the turn is open (R6)."""
     c, turn = ToolCall.of(ctx), new_id("turn-")
     out = c.apply("open_turn", made="turn", run=run, turn=turn, request=request, replaces=replaces)
-    c.session.turns |= {turn}
+    c.session.turns.add(turn)
     budget = Budget(MemoryProbes=c.session.caps.get(run))
     return M.TurnOpenedOut(turn=turn, map=MapOut.model_validate(out.map.model_dump()), budget=budget)
 

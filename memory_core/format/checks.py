@@ -82,7 +82,7 @@ def _record(path: str, r: Obj) -> Obj:
 def _unique(path: str, name: str, seen: set[str], what: str) -> str:
     if name in seen:
         raise FormatError(path, f"{what} id {name!r} is used twice")
-    seen |= {name}
+    seen.add(name)
     return name
 
 

@@ -103,7 +103,7 @@ def _problems(source: str) -> Iterator[tuple[int, str]]:
                 return  # bad JSON here: the decoder names it
             if key in keys[-1]:
                 yield at, f"the key {key!r} appears twice in one object; a typo never passes silently"
-            keys[-1] |= {key}
+            keys[-1].add(key)
         elif problem := _not_a_number(kind, token):
             yield at, problem
 

@@ -224,7 +224,7 @@ class _Writer:
         if r["source"] is not None:
             out["source"] = r["source"]
             if r["origin"] == "person" and r["source"] != person:
-                self.sources |= {r["source"]}
+                self.sources.add(r["source"])
         for key in ("excerpt", "reliability"):
             if r[key] is not None:
                 out[key] = r[key]

@@ -46,9 +46,9 @@ def _deleted(nb: Notebook) -> tuple[set[str], set[str]]:
         if res.get("status") != "ok":
             continue
         if e["do"] == "delete_run" or (e["do"] == "end_run" and res["detail"].get("erased")):
-            runs |= {e["run"]}
+            runs.add(e["run"])
         elif e["do"] == "delete_account":
-            people |= {e["person"]}
+            people.add(e["person"])
     return runs, people
 
 

@@ -134,9 +134,9 @@ def _neighbourhood(facts: list[Obj], focus: str, depth: int, expanded: Iterable[
         for f in facts:
             a, b = _node_id(f["subject"]), _node_id(f["object"])
             if a in frontier:
-                nxt |= {b}
+                nxt.add(b)
             if b in frontier:
-                nxt |= {a}
+                nxt.add(a)
         frontier = nxt - keep
         keep |= nxt
     for opened in expanded:
@@ -144,7 +144,7 @@ def _neighbourhood(facts: list[Obj], focus: str, depth: int, expanded: Iterable[
             for f in facts:
                 a, b = _node_id(f["subject"]), _node_id(f["object"])
                 if opened in (a, b):
-                    keep |= {a, b}
+                    keep.update((a, b))
     return [f for f in facts if _node_id(f["subject"]) in keep and _node_id(f["object"]) in keep]
 
 

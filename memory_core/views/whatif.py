@@ -181,7 +181,7 @@ def _turn_events(t: Obj, person: str) -> list[Obj]:
         rec = _record(x, person)
         if x["call"] is not None:
             if x["call"] not in called:
-                called |= {x["call"]}
+                called.add(x["call"])
                 out.append({"do": "call", "turn": t["id"], "work": x["nested"]})
             rec["within"] = x["nested"]
         out.append({"do": "record", "turn": t["id"], **rec})
