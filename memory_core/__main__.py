@@ -307,7 +307,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
     service = MemoryService.at(args.db, existing=True)  # reads outside a turn from the standby, if any
     if args.http:
-        return serve_http(service, host=args.host, port=args.port, idle_timeout=args.idle_timeout)
+        limits = {"idle_timeout": args.idle_timeout, "max_sessions_per_token": args.max_sessions_per_token}
+        return serve_http(service, host=args.host, port=args.port, **limits)
     return serve_stdio(service, os.environ.get("MEMORY_TOKEN"))
 
 
@@ -397,6 +398,7 @@ def parser() -> argparse.ArgumentParser:
     mc.add_argument(
         "--idle-timeout", type=float, default=300.0, metavar="SECONDS", help="HTTP: a session idle this long ends"
     )
+    mc.add_argument("--max-sessions-per-token", type=int, default=64, metavar="N", help="HTTP: open sessions per token")
     mc.set_defaults(run=cmd_mcp)
     gen = sub.add_parser("generate", help="a believable organization of N supports, for benchmarks")
     gen.add_argument("--supports", type=int, required=True)

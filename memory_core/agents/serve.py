@@ -20,18 +20,19 @@ import threading
 from typing import Any
 
 import anyio
-from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from ..usecases.facade import MemoryService
-from .server import MemoryAgents
+from .server import MemoryAgents, cap_sessions
 
 log = logging.getLogger("memory_core.agents")
 
 #: An HTTP session with no request in flight (and no open stream) for this long ends (its runs, R17).
 IDLE_TIMEOUT = 300.0
+#: The open HTTP sessions one token may hold (the server holds 10,000 in all).
+MAX_SESSIONS_PER_TOKEN = 64
 
 
 def _log_to_stderr() -> None:
@@ -92,29 +93,19 @@ def serve_stdio(service: MemoryService, token: str | None) -> int:
     return status["code"]
 
 
-class TokenVerifier:
-    """The SDK's token verification over the API's tokens: the token's person and organization,
-    checked at every request (one small statement), so a revoked token is refused at once."""
-
-    def __init__(self, service: MemoryService) -> None:
-        self.service = service
-
-    async def verify_token(self, token: str) -> AccessToken | None:
-        caller = await anyio.to_thread.run_sync(self.service.token_caller, token)
-        if caller is None:
-            return None
-        person, org = caller
-        return AccessToken(token=token, client_id=person, scopes=[], claims={"org": org})
-
-
 def http_app(
-    service: MemoryService, *, host: str, port: int, idle_timeout: float = IDLE_TIMEOUT
+    service: MemoryService,
+    *,
+    host: str,
+    port: int,
+    idle_timeout: float = IDLE_TIMEOUT,
+    max_sessions_per_token: int = MAX_SESSIONS_PER_TOKEN,
 ) -> tuple[Any, MemoryAgents]:
     """The Starlette app serving `/mcp`, and the server whose sessions it keeps."""
     agents = MemoryAgents(service, transport="http")
     base = f"http://{host}:{port}"
     server = agents.build(
-        token_verifier=TokenVerifier(service),
+        token_verifier=agents,
         # Our tokens are the API's, not OAuth ones bound to an audience: the verifier checks them itself.
         auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False),  # type: ignore[arg-type]
         log_level="WARNING",
@@ -131,6 +122,7 @@ def http_app(
 
     manager._discard_session = discarded  # type: ignore[method-assign]
     manager.asgi_app = _sessions_only(manager.asgi_app)
+    cap_sessions(manager, per_token=max_sessions_per_token)
     return app, agents
 
 
@@ -161,12 +153,21 @@ def _sessions_only(app: Any) -> Any:
     return asgi
 
 
-def serve_http(service: MemoryService, *, host: str, port: int, idle_timeout: float = IDLE_TIMEOUT) -> int:
+def serve_http(
+    service: MemoryService,
+    *,
+    host: str,
+    port: int,
+    idle_timeout: float = IDLE_TIMEOUT,
+    max_sessions_per_token: int = MAX_SESSIONS_PER_TOKEN,
+) -> int:
     """Serve agents over Streamable HTTP until SIGTERM or Ctrl-C; every session's runs end then (R17)."""
     import uvicorn
 
     _log_to_stderr()
-    app, agents = http_app(service, host=host, port=port, idle_timeout=idle_timeout)
+    app, agents = http_app(
+        service, host=host, port=port, idle_timeout=idle_timeout, max_sessions_per_token=max_sessions_per_token
+    )
     agents.sessions.start()
     log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, idle_timeout)
     try:

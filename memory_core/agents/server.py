@@ -8,6 +8,7 @@ argument's path); the session's ownership of what it names is checked (tools.Too
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -16,12 +17,16 @@ from typing import Any, cast
 
 import anyio
 from mcp.server.auth.middleware.auth_context import get_access_token
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
+from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import CallToolResult, TextContent
 from pydantic import ValidationError
+from starlette.responses import JSONResponse
 
 from .. import errors as E
 from ..errors import FormatError
@@ -129,14 +134,26 @@ class MemoryAgents:
         self.on_unauthorized = on_unauthorized
         self.transport = transport
 
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The SDK's check of an HTTP request's token, at every request: its person and organization,
+        under the token's own id, so a session answers only the token that opened it; a token found
+        revoked (or its account erased) ends the sessions it opened (R17)."""
+        caller = await anyio.to_thread.run_sync(self.service.token_caller, token)
+        if caller is None:
+            why = "its token was revoked, or its account erased"
+            await anyio.to_thread.run_sync(lambda: self.sessions.end_token(token_id(token), why=why))
+            return None
+        person, org = caller
+        return AccessToken(token=token, client_id=token_id(token), subject=person, scopes=[], claims={"org": org})
+
     def who(self) -> tuple[str, str]:
         """(person, organization) of this call's token, checked at every call (a revoked token or an
         erased account stops the next call)."""
         if self.token is None:
             access = get_access_token()  # HTTP: verified by the SDK's bearer middleware this request
-            if access is None or not access.claims:
+            if access is None or not access.claims or access.subject is None:
                 raise Unauthorized("no token: send `Authorization: Bearer TOKEN`")
-            return access.client_id, str(access.claims["org"])
+            return access.subject, str(access.claims["org"])
         caller = self.service.token_caller(self.token)
         if caller is None:
             message = "MEMORY_TOKEN is unknown or revoked, or its account was erased (R30); issue a new token"
@@ -146,8 +163,10 @@ class MemoryAgents:
         return caller
 
     def session_of(self, context: Context) -> OpenSession:
-        """This call's session, by the transport's handle of it."""
-        return self.sessions.get(self.session_key(context), client=client_name(context))
+        """This call's session, by the transport's handle of it, and the token that opens it."""
+        access = get_access_token()
+        token = token_id(self.token) if self.token is not None else access.client_id if access else None
+        return self.sessions.get(self.session_key(context), client=client_name(context), token=token)
 
     def session_key(self, context: Context) -> str:
         """The transport's handle of this call's session."""
@@ -189,6 +208,42 @@ class MemoryAgents:
             lifespan=self.connection,
             **kwargs,
         )
+
+
+def token_id(token: str) -> str:
+    """A token's id: who opened a session, said without the token itself (logs may show it)."""
+    return "tok-" + hashlib.sha256(token.encode()).hexdigest()[:24]
+
+
+class TooManySessions(Exception):
+    """A token holds as many open HTTP sessions as one token may."""
+
+
+def cap_sessions(manager: StreamableHTTPSessionManager, *, per_token: int) -> None:
+    """At most `per_token` open HTTP sessions for each token, so one token cannot fill the server's
+    room for everyone's: past it, 429 and a sentence naming the limit; the other tokens open theirs."""
+    admit = manager._admit_session
+
+    def admit_within(requestor: AuthorizationContext | None) -> Any:
+        owners = manager._session_owners.values()
+        if requestor is not None and sum(owner == requestor for owner in owners) >= per_token:
+            raise TooManySessions(
+                f"this token already has {per_token} open sessions, the most one token may have "
+                "(--max-sessions-per-token): end one (DELETE /mcp) or let it idle out"
+            )
+        return admit(requestor)
+
+    manager._admit_session = admit_within  # type: ignore[method-assign]
+    inner = manager.asgi_app
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await inner(scope, receive, send)
+        except TooManySessions as exc:
+            body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": str(exc)}}
+            await JSONResponse(body, status_code=429)(scope, receive, send)
+
+    manager.asgi_app = asgi  # type: ignore[assignment]
 
 
 class AsGiven(FuncMetadata):

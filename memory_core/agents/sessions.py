@@ -1,7 +1,8 @@
 """Sessions own their runs: which runs and turns each MCP session started, and ending them with it.
 
 A session is one stdio connection, one in-memory client, or one Streamable HTTP session
-(the `mcp-session-id` header). It may touch only the runs it started and their turns; when it ends (the client
+(the `mcp-session-id` header), opened by one token: no other token speaks on it, and it ends when
+that token is found revoked. It may touch only the runs it started and their turns; when it ends (the client
 closed, the HTTP session was deleted or idled out, the server stopped), every run it started and did
 not end is ended as `end_run` ends it (R17: its open turns are cancelled and teach nothing, R2; an
 ephemeral run is erased). The server notes in the database that it is alive every `BEAT` seconds;
@@ -37,6 +38,7 @@ class OpenSession:
     id: str
     client: str
     transport: str
+    token: str | None  # the token that opened it (its id, never the token): no other speaks on it
     runs: set[str] = field(default_factory=set)
     turns: set[str] = field(default_factory=set)
     caps: dict[str, int | None] = field(default_factory=dict)  # each run's MemoryProbes (R21)
@@ -110,8 +112,8 @@ class Sessions:
             except Exception:  # a lost database: the next beat tries again
                 log.exception("heartbeat failed")
 
-    def get(self, key: str, *, client: str) -> OpenSession:
-        """The session under `key`, opened (and noted in the database) on its first call."""
+    def get(self, key: str, *, client: str, token: str | None) -> OpenSession:
+        """The session under `key`, opened by `token` (and noted in the database) on its first call."""
         with self._lock:
             found = self._open.get(key)
         if found is not None:
@@ -122,7 +124,9 @@ class Sessions:
                 found = self._open.get(key)
             if found is not None:
                 return found
-            session = OpenSession(id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport)
+            session = OpenSession(
+                id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport, token=token
+            )
             self.service.agent_session_opened(
                 session.id, server=self.server, client=client, transport=self.transport, now=time.time()
             )
@@ -141,6 +145,13 @@ class Sessions:
             runs = ", ".join(run for run, _ in ended.runs)
             log.info("session %s (%s) %s: its open runs ended (R17): %s", session.id, session.client, why, runs)
         return ended
+
+    def end_token(self, token: str, *, why: str) -> None:
+        """End every session `token` opened (a revoked token's sessions end with it, R17)."""
+        with self._lock:
+            keys = [key for key, session in self._open.items() if session.token == token]
+        for key in keys:
+            self.end(key, why=why)
 
     def stop(self, *, why: str = "the server stopped") -> None:
         """End every session, then note that this server stopped."""
