@@ -7,7 +7,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import FormatError
@@ -198,13 +198,23 @@ def _workflow_json(w: Obj) -> Obj:
 def _event_json(e: Obj) -> Obj:
     """An event back in file form: record fields flattened, defaults left out where absent."""
     out = {k: v for k, v in e.items() if k not in ("record", "args", "args_given") and v is not None}
-    if e["do"] == "read":
-        out["args"] = e["args_given"]
-    if e["do"] == "record":
-        out.update({k: v for k, v in e["record"].items() if v is not None})
-    elif e["do"] == "step" and e.get("record") is not None:
-        out["record"] = {k: v for k, v in e["record"].items() if v is not None and k != "within"}
-    if e["do"] == "open_turn":
-        req = e["request"]
-        out["request"] = {"text": req["text"], "claims": req["claims"]} if req["claims"] else req["text"]
-    return out
+    return {**out, **_FILE_FORM.get(e["do"], lambda _: {})(e)}
+
+
+def _given(fields: Obj, *, but: str = "") -> Obj:
+    """The fields given (not null), but one."""
+    return {k: v for k, v in fields.items() if v is not None and k != but}
+
+
+#: What an event writes in its file that its checked form holds otherwise, by its `do`.
+_FILE_FORM: dict[str, Callable[[Obj], Obj]] = {
+    "read": lambda e: {"args": e["args_given"]},
+    "record": lambda e: _given(e["record"]),
+    "step": lambda e: {} if e.get("record") is None else {"record": _given(e["record"], but="within")},
+    "open_turn": lambda e: {"request": _request_json(e["request"])},
+}
+
+
+def _request_json(req: Obj) -> Obj | str:
+    """A turn's request as written: its text alone when it makes no claims."""
+    return {"text": req["text"], "claims": req["claims"]} if req["claims"] else req["text"]
