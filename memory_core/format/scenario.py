@@ -19,6 +19,20 @@ from .checks import FORMAT, Scenario, check
 MAX_DEPTH = 64
 
 
+#: The largest number JSON holds as a finite one; a JSON string; what is not a bracket; how a
+#: bracket steps the depth; a JSON token of any kind; the colon that makes a string a key.
+_LARGEST = int(sys.float_info.max)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_TOKEN = re.compile(
+    r'[ \t\r\n]*(?:(?P<text>"[^"\\]*(?:\\.[^"\\]*)*")|(?P<open>[\[{])|(?P<close>[\]}])|(?P<word>-?[A-Za-z]+)'
+    r"|(?P<number>-?[0-9][0-9.eE+-]*)|[,:])",
+    re.S,
+)
+_COLON = re.compile(r"[ \t\r\n]*:")
+
+
 class _Refused(Exception):
     """A hook of the JSON decoder met something the format refuses; its place is found afterwards."""
 
@@ -48,28 +62,6 @@ def _float(literal: str) -> float:
     if not math.isfinite(value):
         raise _Refused
     return value
-
-
-_LARGEST = int(sys.float_info.max)
-
-
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-
-
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-_TOKEN = re.compile(
-    r'[ \t\r\n]*(?:(?P<text>"[^"\\]*(?:\\.[^"\\]*)*")|(?P<open>[\[{])|(?P<close>[\]}])|(?P<word>-?[A-Za-z]+)'
-    r"|(?P<number>-?[0-9][0-9.eE+-]*)|[,:])",
-    re.S,
-)
-
-
-_COLON = re.compile(r"[ \t\r\n]*:")
 
 
 def _deepest(source: str) -> int:
