@@ -14,7 +14,7 @@ from typing import Any
 from . import identity_cli
 from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun, Unreachable
 from .format.checks import Scenario
-from .format.replay import EventFailed, EventResult, holds_memory, replay, replay_into
+from .format.replay import EventFailed, EventResult, replay, replay_into
 from .format.scenario import load, parse
 from .plain import Obj
 from .store.database import (
@@ -319,7 +319,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     url = args.db or database_url()
     engine = make_engine(url)
     try:
-        if holds_memory(MemoryService(engine)):
+        if MemoryService(engine).holds_memory():
             raise DatabaseNotEmpty(f"{shown(url)} already holds memory; generate into an empty database")
         counts = generate(engine, supports=args.supports, seed=args.seed, progress=progress_bar)
     finally:

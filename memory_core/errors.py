@@ -310,7 +310,7 @@ class TurnNotOpen(Refusal):
         return cls.saying(f"turn {turn_id!r} ended (R2)")
 
 
-class RunEnded(Refusal):
+class EndedRun(Refusal):
     """Refused with `run_ended` (R17); `then` says what an ended run no longer does."""
 
     reason = "run_ended"

@@ -10,7 +10,8 @@ from pydantic import BaseModel
 
 from ..format.documents import Budget
 from ..format.events import EndStatus
-from ..format.state import ExpandFact, MapOut, ResolveHit, Shortcut, Skipped, SourceHit, Taught
+from ..format.state import ExpandFact, MapOut, ResolveHit, Shortcut, Skipped, SourceHit
+from ..usecases.results import Taught
 
 
 class RunStartedOut(BaseModel):

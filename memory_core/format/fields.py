@@ -70,11 +70,15 @@ Place = tuple[list[str | int], Any, ErrorDetails]
 def _first(exc: ValidationError, *, kind: Any, value: Any) -> Place:
     """The error the format names: the first, unless an unknown key, then a missing one, of an
     object holding it comes before (as the format checks an object's keys before its fields)."""
-    found = [f for f in (_place(kind, value, e) for e in exc.errors()) if f is not None]
-    found = found or [f for f in (_place(kind, value, e, every=True) for e in exc.errors()) if f is not None]
+    found = _placed(exc, kind=kind, value=value) or _placed(exc, kind=kind, value=value, every=True)
     first = found[0]
     own = [f for f in found if f[2]["type"] in _OWN and first[0][: len(f[0]) - 1] == f[0][:-1]]
     return min(own, key=lambda f: (len(f[0]), _OWN.index(f[2]["type"]))) if own else first
+
+
+def _placed(exc: ValidationError, *, kind: Any, value: Any, every: bool = False) -> list[Place]:
+    """The errors placed, in pydantic's order (see `_place`)."""
+    return [f for f in (_place(kind, value, e, every=every) for e in exc.errors()) if f is not None]
 
 
 def _place(kind: Any, value: Any, error: ErrorDetails, *, every: bool = False) -> Place | None:
@@ -92,12 +96,15 @@ def _place(kind: Any, value: Any, error: ErrorDetails, *, every: bool = False) -
             continue
         tp = _bare(tp)
         parts.append(part)
-        parent, here = here, _at(here, part)
-        if inspect.isclass(tp) and issubclass(tp, BaseModel):
-            tp = next((f.annotation for n, f in tp.model_fields.items() if (f.alias or n) == part), tp)
-        elif get_origin(tp) in (list, dict):
-            tp = get_args(tp)[-1]
+        parent, here, tp = here, _at(here, part), _inner(tp, part)
     return parts, tp, error
+
+
+def _inner(tp: Any, part: str | int) -> Any:
+    """The type of a model's field, a list's item or an object's value (else `tp` itself)."""
+    if inspect.isclass(tp) and issubclass(tp, BaseModel):
+        return next((f.annotation for n, f in tp.model_fields.items() if (f.alias or n) == part), tp)
+    return get_args(tp)[-1] if get_origin(tp) in (list, dict) else tp
 
 
 def _at(value: Any, part: str | int) -> Any:

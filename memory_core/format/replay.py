@@ -172,11 +172,6 @@ def replay(
     return engine, None
 
 
-def holds_memory(service: MemoryService) -> bool:
-    """Whether the service's database holds an organization, person or run."""
-    return service.holds_memory()
-
-
 def replay_into(
     scenario: Scenario,
     service: MemoryService,
@@ -196,7 +191,7 @@ def replay_into(
         ran = False
         try:
             with service.loading() as box:
-                if holds_memory(box):
+                if box.holds_memory():
                     raise E.DatabaseNotEmpty(where)
                 try:
                     engine, stopped = replay(scenario, box, strict=strict, progress=progress)

@@ -7,7 +7,7 @@ import json
 import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..errors import FormatError
@@ -17,6 +17,20 @@ from .checks import FORMAT, Scenario, check
 #: JSON nested deeper than this is refused before it is decoded. The format's deepest place
 #: (`events[i].request.claims[j].subject.aliases[k]`) is 8 levels down.
 MAX_DEPTH = 64
+
+
+#: The largest number JSON holds as a finite one; a JSON string; what is not a bracket; how a
+#: bracket steps the depth; a JSON token of any kind; the colon that makes a string a key.
+_LARGEST = int(sys.float_info.max)
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_TOKEN = re.compile(
+    r'[ \t\r\n]*(?:(?P<text>"[^"\\]*(?:\\.[^"\\]*)*")|(?P<open>[\[{])|(?P<close>[\]}])|(?P<word>-?[A-Za-z]+)'
+    r"|(?P<number>-?[0-9][0-9.eE+-]*)|[,:])",
+    re.S,
+)
+_COLON = re.compile(r"[ \t\r\n]*:")
 
 
 class _Refused(Exception):
@@ -50,62 +64,56 @@ def _float(literal: str) -> float:
     return value
 
 
-_LARGEST = int(sys.float_info.max)
-
-
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-
-
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-
-
-_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-
-
-_TOKEN = re.compile(
-    r'[ \t\r\n]*(?:(?P<text>"[^"\\]*(?:\\.[^"\\]*)*")|(?P<open>[\[{])|(?P<close>[\]}])|(?P<word>-?[A-Za-z]+)'
-    r"|(?P<number>-?[0-9][0-9.eE+-]*)|[,:])",
-    re.S,
-)
-
-
-_COLON = re.compile(r"[ \t\r\n]*:")
-
-
 def _deepest(source: str) -> int:
     """How deep the text's brackets nest outside its strings (fast: no Python loop per character)."""
     brackets = _NOT_BRACKET.sub("", _STRING.sub("", source))
     return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
 
 
-def _problems(source: str) -> Iterator[tuple[int, str]]:
-    """Where the text passes the depth limit, holds NaN or Infinity, a number too large to be
-    one, or a key repeated in one object: (offset, problem), in the order of the text."""
+def _first_problem(source: str) -> tuple[int, str] | None:
+    """Where the text first passes the depth limit, holds NaN or Infinity, a number too large to be
+    one, or a key repeated in one object: (offset, problem); None when bad JSON comes first."""
     keys: list[set[str] | None] = []  # one an open object (its keys so far) or list (None)
+    for kind, token, at, end in _tokens(source):
+        seen = keys[-1] if keys else None
+        try:
+            if kind == "text" and seen is not None and _COLON.match(source, end):
+                problem = _repeated(json.loads(token), seen)
+            else:
+                problem = _nesting(kind, token, keys) or _not_a_number(kind, token)
+        except json.JSONDecodeError:
+            return None  # bad JSON here: the decoder names it
+        if problem:
+            return at, problem
+    return None
+
+
+def _tokens(source: str) -> Iterator[tuple[str, str, int, int]]:
+    """The text's JSON tokens, in order: (kind, token, offset, offset after it)."""
     pos = 0
     while (m := _TOKEN.match(source, pos)) is not None and m.end() > pos:
         pos = m.end()
-        kind = m.lastgroup
-        if kind is None:
-            continue
-        token, at = m.group(kind), m.start(kind)
-        if kind == "open":
-            if len(keys) >= MAX_DEPTH:
-                yield at, f"nested more than {MAX_DEPTH} levels deep; the format needs far fewer"
-                return
-            keys.append(set() if token == "{" else None)
-        elif kind == "close" and keys:
-            keys.pop()
-        elif kind == "text" and keys and keys[-1] is not None and _COLON.match(source, pos):
-            try:
-                key = json.loads(token)
-            except json.JSONDecodeError:
-                return  # bad JSON here: the decoder names it
-            if key in keys[-1]:
-                yield at, f"the key {key!r} appears twice in one object; a typo never passes silently"
-            keys[-1].add(key)
-        elif problem := _not_a_number(kind, token):
-            yield at, problem
+        if m.lastgroup is not None:
+            yield m.lastgroup, m.group(m.lastgroup), m.start(m.lastgroup), pos
+
+
+def _repeated(key: str, seen: set[str]) -> str | None:
+    """What the format says of a key already in its object (and the key seen now)."""
+    if key in seen:
+        return f"the key {key!r} appears twice in one object; a typo never passes silently"
+    seen.add(key)
+    return None
+
+
+def _nesting(kind: str, token: str, keys: list[set[str] | None]) -> str | None:
+    """A bracket opened (past the depth limit: what the format says) or closed, followed in `keys`."""
+    if kind == "open":
+        if len(keys) >= MAX_DEPTH:
+            return f"nested more than {MAX_DEPTH} levels deep; the format needs far fewer"
+        keys.append(set() if token == "{" else None)
+    elif kind == "close" and keys:
+        keys.pop()
+    return None
 
 
 def _not_a_number(kind: str, token: str) -> str | None:
@@ -130,18 +138,39 @@ def decode(source: str | bytes) -> Any:
     """The JSON value of a scenario's text, as the format reads it: UTF-8, nested at most
     MAX_DEPTH levels, finite numbers only (no NaN or Infinity), no key twice in one object.
     A problem is a FormatError naming its line and column (for bad UTF-8, its byte)."""
-    if isinstance(source, bytes):
-        try:
-            source = source.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise FormatError(f"byte {exc.start}", "not UTF-8 text") from None
+    source = _utf8(source)
     end = len(source)
     if _deepest(source) > MAX_DEPTH:
         # Decode only what comes before the first problem, so that Python's own recursion
         # never runs out and a JSON error earlier in the text is still the one reported.
-        end = next(_problems(source), (end, ""))[0]
+        end = (_first_problem(source) or (end, ""))[0]
+    data = _loads(source, end)
+    if data is not _REFUSED and end == len(source):
+        return data
+    found = _first_problem(source)
+    if found is None:  # not expected: the scan and the decoder disagree
+        raise FormatError("", f"nested too deeply or holding a number the format refuses (at most {MAX_DEPTH} levels)")
+    raise _at(source, *found)
+
+
+def _utf8(source: str | bytes) -> str:
+    """The text of a file's bytes; bad UTF-8 is a FormatError naming its byte."""
+    if isinstance(source, str):
+        return source
     try:
-        data = json.loads(
+        return source.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FormatError(f"byte {exc.start}", "not UTF-8 text") from None
+
+
+#: What `_loads` returns when a hook refused the text (or Python's recursion ran out).
+_REFUSED = object()
+
+
+def _loads(source: str, end: int) -> Any:
+    """The JSON of the text up to `end`; bad JSON before `end` (or at the text's end) a FormatError."""
+    try:
+        return json.loads(
             source[:end],
             object_pairs_hook=_no_duplicate_keys,
             parse_constant=_no_constant,
@@ -153,13 +182,7 @@ def decode(source: str | bytes) -> Any:
             raise _at(source, exc.pos, f"not valid JSON: {exc.msg}") from None
     except (_Refused, RecursionError):
         pass
-    else:
-        if end == len(source):
-            return data
-    found = next(_problems(source), None)
-    if found is None:  # not expected: the scan and the decoder disagree
-        raise FormatError("", f"nested too deeply or holding a number the format refuses (at most {MAX_DEPTH} levels)")
-    raise _at(source, *found)
+    return _REFUSED
 
 
 def parse(source: str | bytes) -> Scenario:
@@ -198,13 +221,23 @@ def _workflow_json(w: Obj) -> Obj:
 def _event_json(e: Obj) -> Obj:
     """An event back in file form: record fields flattened, defaults left out where absent."""
     out = {k: v for k, v in e.items() if k not in ("record", "args", "args_given") and v is not None}
-    if e["do"] == "read":
-        out["args"] = e["args_given"]
-    if e["do"] == "record":
-        out.update({k: v for k, v in e["record"].items() if v is not None})
-    elif e["do"] == "step" and e.get("record") is not None:
-        out["record"] = {k: v for k, v in e["record"].items() if v is not None and k != "within"}
-    if e["do"] == "open_turn":
-        req = e["request"]
-        out["request"] = {"text": req["text"], "claims": req["claims"]} if req["claims"] else req["text"]
-    return out
+    return {**out, **_FILE_FORM.get(e["do"], lambda _: {})(e)}
+
+
+def _given(fields: Obj, *, but: str = "") -> Obj:
+    """The fields given (not null), but one."""
+    return {k: v for k, v in fields.items() if v is not None and k != but}
+
+
+#: What an event writes in its file that its checked form holds otherwise, by its `do`.
+_FILE_FORM: dict[str, Callable[[Obj], Obj]] = {
+    "read": lambda e: {"args": e["args_given"]},
+    "record": lambda e: _given(e["record"]),
+    "step": lambda e: {} if e.get("record") is None else {"record": _given(e["record"], but="within")},
+    "open_turn": lambda e: {"request": _request_json(e["request"])},
+}
+
+
+def _request_json(req: Obj) -> Obj | str:
+    """A turn's request as written: its text alone when it makes no claims."""
+    return {"text": req["text"], "claims": req["claims"]} if req["claims"] else req["text"]

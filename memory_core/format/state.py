@@ -10,6 +10,7 @@ from pydantic import Field, create_model
 from .. import errors
 from ..rules.settings import SETTINGS
 from ..rules.vocabulary import TURN_END_STATUSES
+from ..usecases.results import Taught
 from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of
 
 
@@ -99,14 +100,6 @@ class PersonState(Closed):
     """A person: their User graph."""
 
     user: GraphOut
-
-
-class Taught(Closed):
-    """The supports a completed turn added to each graph."""
-
-    world: int
-    user: int
-    flow: int
 
 
 class Skipped(Closed):

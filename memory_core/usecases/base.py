@@ -24,7 +24,7 @@ class UseCases(Repository):
     @staticmethod
     def _refuse_unless_open(turn_id: str, status: str, run_id: str, ended: bool) -> None:
         if ended:
-            raise E.RunEnded(run_id)
+            raise E.EndedRun(run_id)
         if not takes_events(status):
             raise E.TurnNotOpen(turn_id, status)
 

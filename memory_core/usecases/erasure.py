@@ -32,7 +32,7 @@ class Erasure(UseCases):
             if not may_delete_run(by=by, runs_person=run.person_id, role=queries.role(s, by, run.org_id)):
                 raise E.NotAllowed.deleting_run(run_id, run.org_id)
             if run.ended:  # R17 as written: any event on an ended run, deletion included
-                raise E.RunEnded(run_id, then="R17 refuses any later event on it, deletion included")
+                raise E.EndedRun(run_id, then="R17 refuses any later event on it, deletion included")
             n = moments.take_moment(s)
             summary = erase_run(s, run)
             moments.mark(s, n, "run_deleted", org=run.org_id, person=by)  # R33: not the erased run's id

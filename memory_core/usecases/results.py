@@ -82,7 +82,10 @@ class WorkReturned(Outcome):
 
 
 class Taught(Result):
-    """The supports a completed turn wrote, graph by graph (R1, R7 to R9)."""
+    """The supports a completed turn added to each graph."""
+
+    # also the state format's `taught` (format/state.py), whose published schema it makes: closed, strict
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
 
     world: int
     user: int

@@ -86,7 +86,7 @@ class Turns(UseCases):
                 raise E.UnknownPerson.gone_from_run(run)
             self._used(db, "turn", turn_id)
             if run_row.ended:
-                raise E.RunEnded(run, then="it opens no more turns (R17)")
+                raise E.EndedRun(run, then="it opens no more turns (R17)")
             changes = Changes()
             n = moments.take_moment(db)
             if replaced is not None and replaces is not None:
@@ -251,7 +251,7 @@ class Turns(UseCases):
         with self.database.transaction() as s:
             run = self._run(s, run_id)
             if run.ended:
-                raise E.RunEnded.already(run_id)
+                raise E.EndedRun.already(run_id)
             cancelled = []
             for turn_id, status in store.open_turns(s, run_id):
                 if not may_transition(status, "cancelled"):  # the turn state machine (R17: open turns end)
