@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import weakref
 from functools import lru_cache
 from pathlib import Path
 
@@ -90,6 +91,10 @@ def write(path: Path, data: object) -> None:
     tmp.replace(path)  # a reader finds the old file or the new one, never half of one
 
 
+#: The version of each memory when scrub_erased last looked in it (nothing erased since: no look).
+_LOOKED: weakref.WeakKeyDictionary[MemoryService, str] = weakref.WeakKeyDictionary()
+
+
 def scrub_erased(svc: MemoryService) -> list[str]:
     """R29-R31: each notebook made from a run of this memory's organizations that is erased, or whose
     person's account is, removed with all its files (its cells are the run's text): their ids."""
@@ -99,11 +104,16 @@ def scrub_erased(svc: MemoryService) -> list[str]:
             made[path.name.split(".")[0]] = MadeFrom.model_validate(decode(path.read_bytes()))
         except (OSError, FormatError, ValidationError):
             continue
-    orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()} if made else set()
+    version = svc.version() if made else None
+    if not made or (version is not None and _LOOKED.get(svc) == version):
+        return []
+    orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()}
     runs = {r["id"]: r["person"] for org in orgs for r in svc.runs(org)}  # another database's runs: left alone
     removed = [i for i, m in made.items() if m.org in orgs and (m.run not in runs or (m.person and not runs[m.run]))]
     for nb_id in removed:
         remove(nb_id)
+    if version is not None:
+        _LOOKED[svc] = version
     return removed
 
 
