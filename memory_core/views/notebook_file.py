@@ -98,23 +98,34 @@ _LOOKED: weakref.WeakKeyDictionary[MemoryService, str] = weakref.WeakKeyDictiona
 def scrub_erased(svc: MemoryService) -> list[str]:
     """R29-R31: each notebook made from a run of this memory's organizations that is erased, or whose
     person's account is, removed with all its files (its cells are the run's text): their ids."""
+    made = _made_from_runs()
+    version = svc.version() if made else None
+    if not made or (version is not None and _LOOKED.get(svc) == version):
+        return []
+    removed = _erased_in(svc, made)
+    for nb_id in removed:
+        remove(nb_id)
+    if version is not None:
+        _LOOKED[svc] = version
+    return removed
+
+
+def _made_from_runs() -> dict[str, MadeFrom]:
+    """Each notebook made from a run, by id: the run, as its `<id>.run.json` says (unreadable: left out)."""
     made = {}
     for path in sorted(notebook_dir().glob("*.run.json")):
         try:
             made[path.name.split(".")[0]] = MadeFrom.model_validate(decode(path.read_bytes()))
         except (OSError, FormatError, ValidationError):
             continue
-    version = svc.version() if made else None
-    if not made or (version is not None and _LOOKED.get(svc) == version):
-        return []
-    orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()}
-    runs = {r["id"]: r["person"] for org in orgs for r in svc.runs(org)}  # another database's runs: left alone
-    removed = [i for i, m in made.items() if m.org in orgs and (m.run not in runs or (m.person and not runs[m.run]))]
-    for nb_id in removed:
-        remove(nb_id)
-    if version is not None:
-        _LOOKED[svc] = version
-    return removed
+    return made
+
+
+def _erased_in(svc: MemoryService, made: dict[str, MadeFrom]) -> list[str]:
+    """The notebooks whose run, of an organization this memory holds, is gone or has lost its person."""
+    orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()}  # another database's: left
+    runs = {r["id"]: r["person"] for org in orgs for r in svc.runs(org)}
+    return [i for i, m in made.items() if m.org in orgs and (m.run not in runs or (m.person and not runs[m.run]))]
 
 
 def remove(nb_id: str) -> None:
