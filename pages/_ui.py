@@ -17,6 +17,7 @@ import streamlit as st
 
 from memory_core import MemoryCoreError, MemoryService, Refusal, database_url
 from memory_core.views import notebook as nbk
+from memory_core.views.notebook_file import scrub_erased
 from memory_core.views.text import inert
 from pages._links import dropped, from_link, same_tab, to_link
 from pages._service import main_service
@@ -72,17 +73,19 @@ def _notebook_from_link() -> nbk.Notebook | None:
     nb_id = st.query_params.get("nb")
     if not nb_id or st.query_params.get("mem") != NOTEBOOK or notebook() is not None:
         return None
-    try:
-        reopened = nbk.reopen(nb_id)
-    except nbk.NotebookDamaged as exc:
-        st.warning(f"The notebook this link names was not reopened: {inert(exc)}.")
+    reopened, why = reopen_linked(nb_id)
+    if why:
+        st.warning(f"The notebook this link names was not reopened: {why}.")
+    if reopened is None:  # the page shows the database
+        del st.query_params["mem"], st.query_params["nb"]
         return None
-    if reopened is None:
-        return None
-    st.session_state["notebook"] = reopened
-    st.session_state["nb_id"] = nb_id
-    st.session_state["memory_source"] = NOTEBOOK
+    st.session_state.update(notebook=reopened, nb_id=nb_id, memory_source=NOTEBOOK)
     return reopened
+
+
+def reopen_linked(nb_id: str) -> tuple[nbk.Notebook | None, str]:
+    """The notebook a link names, or why not: damaged, or, signed in, not the caller's (#40)."""
+    return nbk.reopen_for(nb_id, main_service(database_url()), signed_in() if sign_in_required() else None)
 
 
 def _notebook_from_elsewhere() -> None:
@@ -91,16 +94,16 @@ def _notebook_from_elsewhere() -> None:
     nb = notebook()
     if nb is None or not nb.changed_elsewhere():
         return
-    try:
-        again = nbk.reopen(nb.id)
-    except nbk.NotebookDamaged as exc:
-        st.warning(f"This notebook changed elsewhere and cannot be read again: {inert(exc)}.")
+    again, why = reopen_linked(nb.id)
+    if why:
+        st.warning(f"This notebook changed elsewhere and cannot be read again: {why}.")
         return
-    if again is not None:
-        st.session_state["notebook"] = again
-        st.session_state[TOLD] = (
-            "This notebook was changed in another tab or window: you see its latest cells and results."
-        )
+    st.session_state["notebook"] = again  # None: its files went with the run it was made from (R29-R31)
+    st.session_state[TOLD] = (
+        "This notebook was changed in another tab or window: you see its latest cells and results."
+        if again
+        else "This notebook's files were removed: the run it was made from was erased (R31)."
+    )
 
 
 def watch_notebook() -> None:
@@ -141,6 +144,7 @@ def told() -> None:
 
 def sidebar() -> None:
     """Draw the shared sidebar; the choices live in session state and hold across pages and reruns."""
+    scrub_erased(main_service(database_url()))  # notebooks of runs erased since (R29-R31)
     _notebook_from_elsewhere()
     if TOLD in st.session_state:
         st.info(st.session_state[TOLD])
@@ -278,6 +282,7 @@ def use_memory(source: str) -> None:
 def open_notebook(nb: nbk.Notebook, name: str) -> None:
     """Make `nb` (views/notebook: new, load_text) the open notebook and the memory in use, kept on
     disk under its id: how the Notebook page opens a file, and the Overview a sample and Runs a run."""
+    nb.author = (signed_in() or (None,))[0] if sign_in_required() else None  # it opens for its author (#40)
     st.session_state["notebook"] = nb
     st.session_state["notebook_file"] = name
     st.session_state["nb_id"] = nb.id

@@ -20,7 +20,7 @@ from memory_core.views.event_form import kinds
 from pages._cellview import compare, kept, labels, load, matching, preview, rerun, show_result, stale_note, with_guard
 from pages._form import edit_cell, event_form
 from pages._links import from_link, to_link
-from pages._ui import NOTEBOOK, guard, inert, notebook, use_memory, watch_notebook
+from pages._ui import NOTEBOOK, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
 from pages._words import cite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -41,12 +41,7 @@ linked_before = st.session_state.get("nb_id")
 from_link(LINK, ints=("cell",))
 linked = st.session_state.get("nb_id")
 if linked and linked != linked_before and ((nb := notebook()) is None or nb.id != linked):
-    try:
-        reopened = nbk.reopen(linked)
-    except nbk.NotebookDamaged as exc:
-        reopened, damaged = None, str(exc)
-    else:
-        damaged = ""
+    reopened, damaged = reopen_linked(linked)  # damaged, or not the signed-in caller's (#40)
     if reopened is not None:
         st.session_state["notebook"] = reopened
         st.session_state["notebook_file"] = reopened.file or "scenario.json"
@@ -54,7 +49,7 @@ if linked and linked != linked_before and ((nb := notebook()) is None or nb.id !
         rerun(goto=st.session_state.get("nb_jump", reopened.last or 0))
     st.session_state["nb_id"] = None
     st.session_state["_nb_link_lost"] = (
-        f"The notebook this link names was not reopened: {inert(damaged)}"
+        f"The notebook this link names was not reopened: {damaged}"
         if damaged
         else "No notebook is kept under this link on this machine (it was never saved here, or its files were removed)"
     ) + (": the sample it names is opened afresh." if st.session_state.get("nb_sample") else ".")

@@ -12,12 +12,14 @@ from __future__ import annotations
 from ..plain import Obj
 from ..usecases.facade import MemoryService
 from . import notebook as nbk
+from .notebook_file import MadeFrom
 
 
 def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
     """One run as a scenario (`doc`), what it leaves out (`omitted`, one sentence each), those said as
-    one sentence for a page (`sentence`, None when nothing is), and whether it holds any event to run
-    (`opens`: a run whose person deleted their account holds none, R30)."""
+    one sentence for a page (`sentence`, None when nothing is), whether it holds any event to run
+    (`opens`: a run whose person deleted their account holds none, R30), and where it comes from
+    (`made_from`: organization, run and person, so its notebook is erased with them, R29-R31)."""
     # for the notebook's reader (its sidebar, its heading), who need not know where the database is:
     # not the command line's "Export of URL at TIME", "What URL recorded"
     doc, omitted = svc.export_scenario(org=org, run=run_id, where=f"the memory of {org}")
@@ -29,8 +31,9 @@ def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
             + "; ".join(omitted)
             + "."
         )
-    opens = any(e["do"] == "start_run" for e in doc["events"])  # not only its organization's settings changes
-    return {"doc": doc, "omitted": omitted, "sentence": sentence, "opens": opens}
+    start = next((e for e in doc["events"] if e["do"] == "start_run"), None)  # none: only settings changes
+    made_from = {"org": org, "run": run_id, "person": start["person"] if start else None}
+    return {"doc": doc, "omitted": omitted, "sentence": sentence, "opens": start is not None, "made_from": made_from}
 
 
 def file_name(run_id: str) -> str:
@@ -40,5 +43,5 @@ def file_name(run_id: str) -> str:
 
 def notebook_of(export: Obj, run_id: str) -> nbk.Notebook:
     """A notebook of the exported run, with a fresh scratch memory holding its setup; its cells are
-    the run's events, none run yet."""
-    return nbk.new(export["doc"], file_name(run_id))
+    the run's events, none run yet, and removed when the run or its person is erased (scrub_erased)."""
+    return nbk.new(export["doc"], file_name(run_id), made_from=MadeFrom.model_validate(export["made_from"]))

@@ -10,10 +10,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import uuid
 from collections.abc import Callable
-from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,36 +24,31 @@ from ..format.scenario import decode, parse, to_json
 from ..plain import Obj
 from ..usecases.facade import MemoryService
 from .cells import describe, outcome
-from .notebook_file import NotebookDamaged, check_results, damaged, stamp
+from .notebook_file import (
+    NOT_YOURS,
+    NOTEBOOK_ID,
+    MadeFrom,
+    NotebookDamaged,
+    check_results,
+    damaged,
+    notebook_dir,
+    path_of,
+    scratch_path,
+    scratch_service,
+    stamp,
+    write,
+)
 from .notebook_scrub import scrub
+from .text import inert
 
 END_STATUSES = ("completed", "failed", "cancelled")
 UNDO_DEPTH = 20
-NOTEBOOK_ID = re.compile(r"[0-9a-f]{32}")
 Whole = Annotated[int, Field(strict=True, ge=0)]
-
-
-def notebook_dir() -> Path:
-    """Where scratch memories live: `MEMORY_NOTEBOOK_DIR`, else `.memory/notebooks`."""
-    return Path(os.environ.get("MEMORY_NOTEBOOK_DIR") or ".memory/notebooks")
-
-
-@lru_cache(maxsize=32)
-def scratch_service(url: str) -> MemoryService:
-    """One service per scratch database, shared by reruns."""
-    return MemoryService.at(url)
 
 
 def checked(doc: Obj) -> Scenario:
     """The scenario a document stands for, read as `replay` reads it (FormatError names the place)."""
     return parse(json.dumps(doc))
-
-
-def scratch_path(nb_id: str, gen: int) -> Path:
-    """Its scratch memory's file: by id and generation, never by what its file says (#26)."""
-    if not NOTEBOOK_ID.fullmatch(nb_id) or not isinstance(gen, int) or isinstance(gen, bool) or gen < 0:
-        raise ValueError(f"not a notebook's scratch memory: {nb_id!r} generation {gen!r}")
-    return notebook_dir() / f"{nb_id}.{gen}.db"
 
 
 class Notebook(BaseModel):
@@ -75,6 +68,8 @@ class Notebook(BaseModel):
     story: Annotated[str, Field(strict=True)] = "original"  # until the first edit: notes judged by it
     last: Whole | None = None
     rev: Annotated[int, Field(strict=True)] = 0
+    author: str | None = None  # who made it, signed in (None: made in the local demo, or before authors were kept)
+    made_from: MadeFrom | None = None
     _checked: Scenario | None = PrivateAttr(default=None)
     _digest: str = PrivateAttr(default="")
     _undo: list[Obj] = PrivateAttr(default_factory=list)
@@ -281,24 +276,35 @@ class Notebook(BaseModel):
 
     def save(self) -> None:
         """Keep the notebook on disk beside its scratch memory, when it changed since last kept."""
-        main, stack = _path(self.id, "notebook"), _path(self.id, "undo")
+        main, stack = path_of(self.id, "notebook"), path_of(self.id, "undo")
         saved = self._saved or (-1, -1)
         if saved[0] != self.rev:
             main.parent.mkdir(parents=True, exist_ok=True)
-            _write(main, {"format": "memory-notebook/1", **self.model_dump()})
+            write(main, {"format": "memory-notebook/1", **self.model_dump()})
             self._file = stamp(main)
+            if self.made_from is not None:
+                write(path_of(self.id, "run"), self.made_from.model_dump())  # what scrub_erased looks for
         if saved[1] != self._undo_rev:
-            _write(stack, self._undo)
+            write(stack, self._undo)
         self._saved = (self.rev, self._undo_rev)
+
+    def opens_for(self, svc: MemoryService, person: str, org: str) -> bool:
+        """Whether it opens for `person` signed in to `org`: its author, or the owner of `org` when it
+        was made from a run of `org` (#40)."""
+        if person == self.author:
+            return True
+        if self.made_from is None or self.made_from.org != org:
+            return False
+        return any(m["id"] == person and m["role"] == "owner" for m in svc.members(org))
 
     def changed_elsewhere(self) -> bool:
         """Whether another tab saved its file since this copy did (#26): then it is read again."""
-        return self._file is not None and stamp(_path(self.id, "notebook")) != self._file
+        return self._file is not None and stamp(path_of(self.id, "notebook")) != self._file
 
 
-def new(doc: Obj, name: str = "") -> Notebook:
+def new(doc: Obj, name: str = "", *, made_from: MadeFrom | None = None) -> Notebook:
     """A notebook for a scenario document, with a fresh scratch memory holding its setup."""
-    return _opened(checked(doc), name)
+    return _opened(checked(doc), name, made_from)
 
 
 def load_text(text: str | bytes, name: str = "") -> Notebook:
@@ -306,17 +312,18 @@ def load_text(text: str | bytes, name: str = "") -> Notebook:
     return _opened(parse(text), name)
 
 
-def _opened(scenario: Scenario, name: str) -> Notebook:
-    nb = Notebook(id=uuid.uuid4().hex, file=name, scenario=to_json(scenario), notes=[None] * len(scenario.events))
+def _opened(scenario: Scenario, name: str, made_from: MadeFrom | None = None) -> Notebook:
+    notes: list[Obj | None] = [None] * len(scenario.events)
+    nb = Notebook(id=uuid.uuid4().hex, file=name, scenario=to_json(scenario), notes=notes, made_from=made_from)
     nb._checked = scenario
     return nb.reset()
 
 
 def reopen(nb_id: str) -> Notebook | None:
     """The notebook kept under this id (None: none; NotebookDamaged: not a file this version wrote)."""
-    if not NOTEBOOK_ID.fullmatch(nb_id or "") or not (main := _path(nb_id, "notebook")).exists():
+    if not NOTEBOOK_ID.fullmatch(nb_id or "") or not (main := path_of(nb_id, "notebook")).exists():
         return None
-    stack = _path(nb_id, "undo")
+    stack = path_of(nb_id, "undo")
     try:
         data = decode(main.read_bytes())
         undo_stack = decode(stack.read_bytes()) if stack.exists() else []
@@ -333,6 +340,18 @@ def reopen(nb_id: str) -> Notebook | None:
         nb.run_to(ran - 1)
     nb._saved, nb._file = (nb.rev, 0), stamp(main)
     return nb
+
+
+def reopen_for(nb_id: str, svc: MemoryService, caller: tuple[str, str] | None) -> tuple[Notebook | None, str]:
+    """The notebook kept under this id, or why not: damaged, or not the signed-in caller's (person,
+    organization; None: the local demo, where anyone acts as anyone)."""
+    try:
+        nb = reopen(nb_id)
+    except NotebookDamaged as exc:
+        return None, inert(exc)
+    if nb is None or caller is None or nb.opens_for(svc, *caller):
+        return nb, ""
+    return None, NOT_YOURS
 
 
 def _from_file(name: str, nb_id: str, data: object, undo_stack: object) -> Notebook:
@@ -390,13 +409,3 @@ def _drop_before(nb_id: str, gen: int) -> None:
         number = path.name.removeprefix(f"{nb_id}.").split(".")[0]
         if number.isdigit() and int(number) < gen:
             path.unlink(missing_ok=True)
-
-
-def _path(nb_id: str, kind: str) -> Path:
-    return notebook_dir() / f"{nb_id}.{kind}.json"
-
-
-def _write(path: Path, data: object) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
-    tmp.replace(path)  # a reader finds the old file or the new one, never half of one

@@ -1,13 +1,57 @@
-"""A notebook's file as it is read back (issue #26): like a scenario file (depth, numbers, keys),
-then each field checked to be what this version writes (views/notebook.Notebook); a damaged file
-is NotebookDamaged, said."""
+"""A notebook's files: where they are, how each is written, and how it is read back (issue #26):
+like a scenario file (depth, numbers, keys), then each field checked to be what this version writes
+(views/notebook.Notebook); a damaged file is NotebookDamaged, said. A notebook made from a run goes,
+files and all, when the run or its person is erased (#40, R29-R31: scrub_erased)."""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import weakref
+from functools import lru_cache
 from pathlib import Path
 
+from pydantic import BaseModel, ValidationError
+
+from ..errors import FormatError
+from ..format.scenario import decode
 from ..plain import Obj
+from ..usecases.facade import MemoryService
 from . import cell_said as said
+
+NOTEBOOK_ID = re.compile(r"[0-9a-f]{32}")
+#: Why a signed-in caller's link to someone else's notebook opens nothing (Notebook.opens_for).
+NOT_YOURS = (
+    "it is not yours: a notebook opens only for the person who made it, and one made from an "
+    "organization's run for that organization's owner too"
+)
+
+
+def notebook_dir() -> Path:
+    """Where scratch memories live: `MEMORY_NOTEBOOK_DIR`, else `.memory/notebooks`."""
+    return Path(os.environ.get("MEMORY_NOTEBOOK_DIR") or ".memory/notebooks")
+
+
+@lru_cache(maxsize=32)
+def scratch_service(url: str) -> MemoryService:
+    """One service per scratch database, shared by reruns."""
+    return MemoryService.at(url)
+
+
+def scratch_path(nb_id: str, gen: int) -> Path:
+    """Its scratch memory's file: by id and generation, never by what its file says (#26)."""
+    if not NOTEBOOK_ID.fullmatch(nb_id) or not isinstance(gen, int) or isinstance(gen, bool) or gen < 0:
+        raise ValueError(f"not a notebook's scratch memory: {nb_id!r} generation {gen!r}")
+    return notebook_dir() / f"{nb_id}.{gen}.db"
+
+
+class MadeFrom(BaseModel):
+    """The run a notebook was made from (Runs' "Open in the Notebook"): its organization and person."""
+
+    org: str
+    run: str
+    person: str | None
 
 
 class NotebookDamaged(ValueError):
@@ -35,3 +79,58 @@ def stamp(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_mtime_ns, st.st_size
+
+
+def path_of(nb_id: str, kind: str) -> Path:
+    return notebook_dir() / f"{nb_id}.{kind}.json"
+
+
+def write(path: Path, data: object) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    tmp.replace(path)  # a reader finds the old file or the new one, never half of one
+
+
+#: The version of each memory when scrub_erased last looked in it (nothing erased since: no look).
+_LOOKED: weakref.WeakKeyDictionary[MemoryService, str] = weakref.WeakKeyDictionary()
+
+
+def scrub_erased(svc: MemoryService) -> list[str]:
+    """R29-R31: each notebook made from a run of this memory's organizations that is erased, or whose
+    person's account is, removed with all its files (its cells are the run's text): their ids."""
+    made = _made_from_runs()
+    version = svc.version() if made else None
+    if not made or (version is not None and _LOOKED.get(svc) == version):
+        return []
+    removed = _erased_in(svc, made)
+    for nb_id in removed:
+        remove(nb_id)
+    if version is not None:
+        _LOOKED[svc] = version
+    return removed
+
+
+def _made_from_runs() -> dict[str, MadeFrom]:
+    """Each notebook made from a run, by id: the run, as its `<id>.run.json` says (unreadable: left out)."""
+    made = {}
+    for path in sorted(notebook_dir().glob("*.run.json")):
+        try:
+            made[path.name.split(".")[0]] = MadeFrom.model_validate(decode(path.read_bytes()))
+        except (OSError, FormatError, ValidationError):
+            continue
+    return made
+
+
+def _erased_in(svc: MemoryService, made: dict[str, MadeFrom]) -> list[str]:
+    """The notebooks whose run, of an organization this memory holds, is gone or has lost its person."""
+    orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()}  # another database's: left
+    runs = {r["id"]: r["person"] for org in orgs for r in svc.runs(org)}
+    return [i for i, m in made.items() if m.org in orgs and (m.run not in runs or (m.person and not runs[m.run]))]
+
+
+def remove(nb_id: str) -> None:
+    """Every file of a notebook: its file, its undo file, its scratch memories with their logs (R31)."""
+    if NOTEBOOK_ID.fullmatch(nb_id):
+        scratch_service.cache_clear()
+        for path in notebook_dir().glob(f"{nb_id}.*"):
+            path.unlink(missing_ok=True)
