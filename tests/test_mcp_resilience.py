@@ -105,3 +105,20 @@ def _half_open(base: str, n: int) -> list[socket.socket]:
         except OSError:  # closed by the server at once: one connection too many
             pass
     return sockets
+
+
+def test_a_run_started_as_its_session_ends_is_ended_by_the_sweep(agent_db):
+    """#40 finding 6: `start_run` commits just after `DELETE /mcp` ended its session. The session is
+    marked ended with the run open; the next sweep (its server alive) ends it as end_run does (R17),
+    and erases the ephemeral Search run."""
+    _, svc = agent_db
+    svc.agent_server_started("srv-race", host="here", pid=1, transport="http", now=0.0)
+    svc.agent_session_opened("ses-race", server="srv-race", client="racer", transport="http", now=1.0)
+    assert svc.agent_session_ended("ses-race", why="deleted by the client", now=2.0).runs == ()
+    svc.start_run("late", org="acme", person="dana", session="ses-race")
+    svc.start_run("late-search", org="acme", person="dana", surface="search", ephemeral=True, session="ses-race")
+    (ended,) = svc.end_gone_sessions(host="here", alive=lambda server, pid: True, now=3.0, stale=30.0)
+    assert ended.session == "ses-race" and [run for run, _ in ended.runs] == ["late", "late-search"]
+    runs = svc.export_state()["runs"]
+    assert runs["late"]["ended"] is True and "late-search" not in runs
+    assert svc.end_gone_sessions(host="here", alive=lambda server, pid: True, now=4.0, stale=30.0) == []
