@@ -308,7 +308,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     service = MemoryService.at(args.db, existing=True)  # reads outside a turn from the standby, if any
     if args.http:
         return serve_http(service, host=args.host, port=args.port, idle_timeout=args.idle_timeout)
-    return serve_stdio(service, os.environ.get("MEMORY_TOKEN"))
+    return serve_stdio(service, os.environ.get("MEMORY_TOKEN"), database_errors=CONNECTION_ERRORS)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:

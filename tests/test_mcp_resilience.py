@@ -4,6 +4,7 @@ a run (6), a full disk as a stdio client closes (8)."""
 
 from __future__ import annotations
 
+import json
 import resource
 import signal
 import socket
@@ -12,13 +13,16 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from agent_servers import _free_port, env
 from backend import ABOVE_THE_STORE
+from helpers import HQ, web
 
 from memory_core.agents.serve import HEADERS_TIMEOUT
+from memory_core.agents.sessions import pid_alive
 
 #: The server's descriptor limit, and the half-open sockets sent at it: more than it can hold
 #: (the attack of #40 finding 3).
@@ -122,3 +126,66 @@ def test_a_run_started_as_its_session_ends_is_ended_by_the_sweep(agent_db):
     runs = svc.export_state()["runs"]
     assert runs["late"]["ended"] is True and "late-search" not in runs
     assert svc.end_gone_sessions(host="here", alive=lambda server, pid: True, now=4.0, stale=30.0) == []
+
+
+@ABOVE_THE_STORE
+def test_a_full_disk_as_a_stdio_client_closes_says_so_and_leaves_the_run_to_the_sweep(agent_db, tmp_path):
+    """#40 finding 8: a real disk full (its files may grow 300 kB past what they are: RLIMIT_FSIZE).
+    Records fill it; the client closes; ending its run fails. The server says so in one sentence and
+    exits 1, no traceback; the next server's sweep ends the run (R17)."""
+    url, svc = agent_db
+    if not url.startswith("sqlite"):
+        pytest.skip("a SQLite file")
+    token = svc.issue_token("dana", org="acme")
+    db = Path(url.removeprefix("sqlite:///"))
+    most = max(f.stat().st_size for f in db.parent.glob(db.name + "*")) + 300_000
+
+    def small_disk() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (most, most))
+
+    p = subprocess.Popen(
+        [sys.executable, "-m", "memory_core", "mcp", "--db", url],
+        env=env(MEMORY_TOKEN=token),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=small_disk,
+    )
+    assert p.stdin and p.stdout and p.stderr
+    calls = iter(range(1, 10_000))
+
+    def call(method: str, params: dict[str, Any]) -> dict[str, Any]:
+        ident = next(calls)
+        p.stdin.write(json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params}) + "\n")
+        p.stdin.flush()
+        while True:
+            msg = json.loads(p.stdout.readline())
+            if msg.get("id") == ident:
+                return dict(msg["result"])
+
+    def tool(name: str, **arguments: Any) -> dict[str, Any]:
+        return call("tools/call", {"name": name, "arguments": arguments})
+
+    call(
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+    )
+    p.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    run = tool("start_run", workflow="research")["structuredContent"]["run"]
+    turn = tool("open_turn", run=run, request="Where is Globex?")["structuredContent"]["turn"]
+    for n in range(400):  # records until the disk is full
+        said = tool("record", turn=turn, **web(f"https://h{n}.example/", HQ, excerpt="x" * 4000))
+        if said["isError"]:
+            break
+    assert said["isError"], "the disk never filled"
+    p.stdin.close()
+    assert p.wait(60) == 1
+    err = p.stderr.read()  # the refused records are logged with their tracebacks; then one sentence
+    last = err.rstrip().splitlines()[-1]
+    assert "ExceptionGroup" not in err and last.startswith("memory-mcp: ") and "sweep" in last, err
+    assert "disk I/O error" in last or "database or disk is full" in last, err
+    assert svc.export_state()["runs"][run]["ended"] is False
+    ended = svc.end_gone_sessions(host=socket.gethostname(), alive=pid_alive, now=time.time(), stale=30.0)
+    assert [r for e in ended for r, _ in e.runs] == [run]
+    assert svc.export_state()["runs"][run]["turns"][turn]["status"] == "cancelled"

@@ -49,8 +49,9 @@ def _log_to_stderr() -> None:
     logging.basicConfig(level=logging.WARNING, format="memory-mcp: %(name)s: %(message)s", stream=sys.stderr)
 
 
-def serve_stdio(service: MemoryService, token: str | None) -> int:
-    """Serve one agent over stdio as the holder of `token`; 2 with a sentence when it speaks for no one."""
+def serve_stdio(service: MemoryService, token: str | None, *, database_errors: tuple[type[Exception], ...] = ()) -> int:
+    """Serve one agent over stdio as the holder of `token`; 2 with a sentence when it speaks for no one,
+    1 with one when the database fails as the client closes (`database_errors`, #40 finding 8)."""
     _log_to_stderr()
     if not token:
         print(
@@ -89,13 +90,32 @@ def serve_stdio(service: MemoryService, token: str | None) -> int:
         raise SystemExit(status["code"])
 
     signal.signal(signal.SIGTERM, stop)
+    stopping = True
     try:
         server.run("stdio")
     except (KeyboardInterrupt, SystemExit):
         pass
+    except BaseExceptionGroup as group:  # the SDK's task group, in which ending the session failed
+        failed = group.split(database_errors)[0]
+        if failed is None:
+            raise
+        stopping, status["code"] = False, 1  # its pid gone, the next server's sweep ends its runs (R17)
+        print(
+            f"memory-mcp: the database failed as the session ended ({_first(failed)}); "
+            "its open runs are left to the next server's sweep (R17)",
+            file=sys.stderr,
+        )
     finally:
-        agents.sessions.stop(why="the server stopped")
+        if stopping:
+            agents.sessions.stop(why="the server stopped")
     return status["code"]
+
+
+def _first(failed: BaseException) -> str:
+    """The first line of the first error in a group of them."""
+    while isinstance(failed, BaseExceptionGroup):
+        failed = failed.exceptions[0]
+    return str(failed).splitlines()[0]
 
 
 class TokenVerifier:
