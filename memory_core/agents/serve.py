@@ -218,7 +218,8 @@ def serve_http(service: MemoryService, *, host: str, port: int, idle_timeout: fl
     log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, idle_timeout)
     # Half the descriptors for connections, a quarter for those accepted at once (the accept loop
     # takes `backlog` in a row before any is closed): the rest stays for the database and the files.
-    files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    files = 65536 if soft == resource.RLIM_INFINITY else soft
     try:
         uvicorn.run(
             app,
