@@ -309,7 +309,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.http:
         limits = {"idle_timeout": args.idle_timeout, "max_sessions_per_token": args.max_sessions_per_token}
         return serve_http(service, host=args.host, port=args.port, **limits)
-    return serve_stdio(service, os.environ.get("MEMORY_TOKEN"))
+    return serve_stdio(service, os.environ.get("MEMORY_TOKEN"), database_errors=CONNECTION_ERRORS)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import resource
 import signal
 import sys
 import threading
@@ -33,19 +34,25 @@ log = logging.getLogger("memory_core.agents")
 IDLE_TIMEOUT = 300.0
 #: The open HTTP sessions one token may hold (the server holds 10,000 in all).
 MAX_SESSIONS_PER_TOKEN = 64
+#: A connection that has not sent its first request's headers in this many seconds is closed.
+HEADERS_TIMEOUT = 10.0
 
 
 def _log_to_stderr() -> None:
-    """The server's own log goes to standard error (stdout is the protocol's, over stdio)."""
+    """The server's own log goes to standard error (stdout is the protocol's, over stdio); so do the
+    SDK's and asyncio's, through a plain handler set before the SDK's `rich` one, whose lazy imports
+    need a descriptor: an accept loop out of descriptors logs its EMFILE and goes on (#40 finding 3)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("memory-mcp: %(message)s"))
     log.addHandler(handler)
     log.setLevel(logging.INFO)
     log.propagate = False
+    logging.basicConfig(level=logging.WARNING, format="memory-mcp: %(name)s: %(message)s", stream=sys.stderr)
 
 
-def serve_stdio(service: MemoryService, token: str | None) -> int:
-    """Serve one agent over stdio as the holder of `token`; 2 with a sentence when it speaks for no one."""
+def serve_stdio(service: MemoryService, token: str | None, *, database_errors: tuple[type[Exception], ...] = ()) -> int:
+    """Serve one agent over stdio as the holder of `token`; 2 with a sentence when it speaks for no one,
+    1 with one when the database fails as the client closes (`database_errors`, #40 finding 8)."""
     _log_to_stderr()
     if not token:
         print(
@@ -84,13 +91,32 @@ def serve_stdio(service: MemoryService, token: str | None) -> int:
         raise SystemExit(status["code"])
 
     signal.signal(signal.SIGTERM, stop)
+    stopping = True
     try:
         server.run("stdio")
     except (KeyboardInterrupt, SystemExit):
         pass
+    except BaseExceptionGroup as group:  # the SDK's task group, in which ending the session failed
+        failed = group.split(database_errors)[0]
+        if failed is None:
+            raise
+        stopping, status["code"] = False, 1  # its pid gone, the next server's sweep ends its runs (R17)
+        print(
+            f"memory-mcp: the database failed as the session ended ({_first(failed)}); "
+            "its open runs are left to the next server's sweep (R17)",
+            file=sys.stderr,
+        )
     finally:
-        agents.sessions.stop(why="the server stopped")
+        if stopping:
+            agents.sessions.stop(why="the server stopped")
     return status["code"]
+
+
+def _first(failed: BaseException) -> str:
+    """The first line of the first error in a group of them."""
+    while isinstance(failed, BaseExceptionGroup):
+        failed = failed.exceptions[0]
+    return str(failed).splitlines()[0]
 
 
 def http_app(
@@ -153,6 +179,27 @@ def _sessions_only(app: Any) -> Any:
     return asgi
 
 
+def guarded_http(most: int) -> type[Any]:
+    """uvicorn's HTTP/1.1 with two guards against half-open connections (#40 finding 3): a connection
+    past `most` is closed at once, and one without its first request's headers after HEADERS_TIMEOUT
+    seconds, so the accept loop keeps descriptors for those that speak."""
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class GuardedH11(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            if len(self.connections) > most:
+                transport.close()
+            else:
+                self.loop.call_later(HEADERS_TIMEOUT, self.headers_due)
+
+        def headers_due(self) -> None:
+            if self.cycle is None:
+                self.transport.close()
+
+    return GuardedH11
+
+
 def serve_http(
     service: MemoryService,
     *,
@@ -170,8 +217,20 @@ def serve_http(
     )
     agents.sessions.start()
     log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, idle_timeout)
+    # Half the descriptors for connections, a quarter for those accepted at once (the accept loop
+    # takes `backlog` in a row before any is closed): the rest stays for the database and the files.
+    soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    files = 65536 if soft == resource.RLIM_INFINITY else soft
     try:
-        uvicorn.run(app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=5)
+        uvicorn.run(
+            app,
+            host=host,
+            port=port,
+            log_level="warning",
+            timeout_graceful_shutdown=5,
+            http=guarded_http(files // 2),
+            backlog=min(2048, files // 4),
+        )
     finally:
         agents.sessions.stop(why="the server stopped")
     return 0

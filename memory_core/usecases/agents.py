@@ -1,8 +1,9 @@
 """Use cases of the MCP server's sessions (agents/): servers alive or gone, sessions opened and ended.
 
-A session that ends ends its runs as `end_run` ends them (R17: open turns cancelled, teaching
-nothing, R2; an ephemeral run erased), one run a use case, and is marked ended last: a sweep cut
-short by a crash finds the rest the next time.
+A session that ends is marked ended, then ends its runs as `end_run` ends them (R17: open turns
+cancelled, teaching nothing, R2; an ephemeral run erased), one run a use case. The sweep ends the
+runs of sessions marked ended too: a run started as its session ended (#40 finding 6), or left by
+a crash mid-way, is ended the next time.
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ class AgentSessions(UseCases):
 
     def agent_session_ended(self, session: str, *, why: str, now: float) -> SessionEnded:
         """End a session: each run it started and did not end is ended as end_run ends it (R17)."""
+        with self.database.transaction() as s:
+            agents.end_session(s, session=session, why=why, now=now)
         with self.database.transaction(write=False, fresh=True) as s:  # the runs to end: as the primary has them now
             runs = agents.open_runs_of(s, session=session)
         ended = []
@@ -62,8 +65,6 @@ class AgentSessions(UseCases):
                 ended.append((run, self.end_run(run)))
             except E.Refusal:  # ended or deleted meanwhile (R17, R29): nothing left to end
                 continue
-        with self.database.transaction() as s:
-            agents.end_session(s, session=session, why=why, now=now)
         return SessionEnded(session, why, tuple(ended))
 
     def end_gone_sessions(
