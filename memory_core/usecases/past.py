@@ -15,7 +15,7 @@ from typing import cast
 from .. import errors as E
 from ..rules.visibility import evidence_elsewhere, in_organization
 from ..store import dashboard, past
-from ..store.snapshot_at import export_at, fact_json, graph_at
+from ..store.snapshot_at import export_at, facts_then, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
 
@@ -115,15 +115,12 @@ class Past(UseCases):
             lo, hi = min(a, b), max(a, b)
             ids = past.changed_after(s, lo, hi)
             runs = dashboard.run_ids(s, org) if org is not None else []
-            out = []
-            for n in (a, b):
-                facts = past.facts_at(s, n, ids=ids)
-                ends = past.entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
-                if org is not None:
-                    facts = [f for f in facts if in_organization(f.graph, f.owner, org_id=org, runs=runs)]
-                if graph is not None:
-                    facts = [f for f in facts if (f.graph, f.owner) == graph]
-                out.append([{"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends)} for f in facts])
+
+            def keep(f: past.FactThen) -> bool:
+                shown = org is None or in_organization(f.graph, f.owner, org_id=org, runs=runs)
+                return shown and (graph is None or (f.graph, f.owner) == graph)
+
+            out = [facts_then(s, n, ids, keep=keep) for n in (a, b)]
             return cast(list[sh.FactThen], out[0]), cast(list[sh.FactThen], out[1])
 
     def fact_history(self, fact_id: int, *, org: str | None = None) -> sh.FactHistory:
