@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from sqlalchemy import func
 from sqlalchemy import select as core_select
@@ -247,26 +248,10 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         raise E.UnknownRun(run_id)
     wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
     turns = s.exec(select(Turn).where(Turn.run_id == run_id).order_by(col(Turn.seq))).all()
-    records = s.exec(select(Record).where(Record.run_id == run_id).order_by(col(Record.turn_id), col(Record.number)))
     work = s.exec(
         select(NestedWork).where(col(NestedWork.turn_id).in_([t.id for t in turns])).order_by(col(NestedWork.id))
     ).all()
-    work_of = {w.id: w.work for w in work}
-    seen: Counter[str] = Counter()
-    call_of = {}  # each nested call's place among its turn's calls
-    for w in work:
-        call_of[w.id] = seen[w.turn_id]
-        seen[w.turn_id] += 1
-    by_turn: dict[str, list[Obj]] = {t.id: [] for t in turns}
-    for r in records:
-        within = r.nested_id is not None
-        by_turn[r.turn_id].append(
-            record_json(
-                r,
-                nested=work_of.get(r.nested_id) if within else None,
-                call=call_of.get(r.nested_id) if within else None,
-            )
-        )
+    by_turn = _records_by_turn(s, run_id, [t.id for t in turns], work)
     return {
         "id": run.id,
         "person": run.person_id,
@@ -276,21 +261,40 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         "ephemeral": run.ephemeral,
         "ended": run.ended,
         "cap": wf.memory_probes if wf else None,
-        "turns": [
-            {
-                "id": t.id,
-                "seq": t.seq,
-                "status": t.status,
-                "map": t.map,
-                "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
-                "skipped": [_kept_out(k, by_turn[t.id]) for k in t.skipped],
-                "steps": list(t.steps),
-                "probes_used": t.probes_used,
-                "work": [{"work": w.work, "status": w.status} for w in work if w.turn_id == t.id],
-                "records": by_turn[t.id],
-            }
-            for t in turns
-        ],
+        "turns": [_turn_detail(t, by_turn[t.id], [w for w in work if w.turn_id == t.id]) for t in turns],
+    }
+
+
+def _records_by_turn(s: Session, run_id: str, turn_ids: list[str], work: Sequence[NestedWork]) -> dict[str, list[Obj]]:
+    """A run's records by turn, in number order, each naming its nested call and its place among
+    its turn's calls (R4, R5)."""
+    work_of = {w.id: w.work for w in work}
+    seen: Counter[str] = Counter()
+    call_of = {}  # each nested call's place among its turn's calls
+    for w in work:
+        call_of[w.id] = seen[w.turn_id]
+        seen[w.turn_id] += 1
+    by_turn: dict[str, list[Obj]] = {t: [] for t in turn_ids}
+    records = s.exec(select(Record).where(Record.run_id == run_id).order_by(col(Record.turn_id), col(Record.number)))
+    for r in records:
+        nested, call = (work_of.get(r.nested_id), call_of.get(r.nested_id)) if r.nested_id is not None else (None, None)
+        by_turn[r.turn_id].append(record_json(r, nested=nested, call=call))
+    return by_turn
+
+
+def _turn_detail(t: Turn, records: list[Obj], work: list[NestedWork]) -> Obj:
+    """One turn as the Runs page shows it (run_detail)."""
+    return {
+        "id": t.id,
+        "seq": t.seq,
+        "status": t.status,
+        "map": t.map,
+        "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
+        "skipped": [_kept_out(k, records) for k in t.skipped],
+        "steps": list(t.steps),
+        "probes_used": t.probes_used,
+        "work": [{"work": w.work, "status": w.status} for w in work],
+        "records": records,
     }
 
 
