@@ -87,19 +87,23 @@ def run_ids(s: Session, org_id: str) -> list[str]:
     return list(s.exec(select(Run.id).where(Run.org_id == org_id).order_by(col(Run.seq))))
 
 
+#: A run's row in the Runs list: the columns shown, by the names shown.
+RUN_ROW = {
+    "id": Run.id,
+    "person": Run.person_id,
+    "workflow": Run.workflow_id,
+    "surface": Run.surface,
+    "ephemeral": Run.ephemeral,
+    "requested_ephemeral": Run.requested_ephemeral,
+    "ended": Run.ended,
+}
+
+
 def runs(s: Session, org_id: str) -> list[Obj]:
     """The organization's stored runs with their turns' statuses, in the order they started (the
     columns shown only: a turn's map, steps and claims kept out are not read)."""
-    shown = core_select(
-        col(Run.id),
-        col(Run.person_id),
-        col(Run.workflow_id),
-        col(Run.surface),
-        col(Run.ephemeral),
-        col(Run.requested_ephemeral),
-        col(Run.ended),
-    )
-    runs = s.connection().execute(shown.where(col(Run.org_id) == org_id).order_by(col(Run.seq))).all()
+    shown = core_select(*(col(c) for c in RUN_ROW.values())).where(col(Run.org_id) == org_id).order_by(col(Run.seq))
+    runs = s.connection().execute(shown).all()
     by_run: dict[str, list[Obj]] = {r.id: [] for r in runs}
     turns = s.exec(
         select(Turn.run_id, Turn.id, Turn.status)
@@ -111,13 +115,7 @@ def runs(s: Session, org_id: str) -> list[Obj]:
         by_run[run_id].append({"id": turn_id, "status": status})
     return [
         {
-            "id": r.id,
-            "person": r.person_id,
-            "workflow": r.workflow_id,
-            "surface": r.surface,
-            "ephemeral": r.ephemeral,
-            "requested_ephemeral": r.requested_ephemeral,
-            "ended": r.ended,
+            **dict(zip(RUN_ROW, r, strict=True)),
             "turns": by_run[r.id],
             "statuses": dict(Counter(t["status"] for t in by_run[r.id])),
         }

@@ -2,29 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 from sqlalchemy import delete, or_
 from sqlmodel import Session, col, select
 
+from ..plain import Obj
 from ..rules.identity import Identity
 from .models import IdentityLink, Membership, Person
 
 
-class LinkRow(NamedTuple):
-    id: int
-    kind: str
-    issuer: str
-    key: str
-    person_id: str
-    person_name: str
-    org_id: str
-    created_at: str
-
-
-def _row(link: IdentityLink, name: str) -> LinkRow:
-    assert link.id is not None
-    return LinkRow(link.id, link.kind, link.issuer, link.key, link.person_id, name, link.org_id, link.created_at)
+def _shown(link: IdentityLink, name: str) -> Obj:
+    """A link as the Settings page and the command line show it."""
+    return {
+        "id": link.id,
+        "kind": link.kind,
+        "issuer": link.issuer,
+        "key": link.key,
+        "identity": Identity(link.kind, link.issuer, link.key).words,
+        "person": link.person_id,
+        "person_name": name,
+        "org": link.org_id,
+        "linked_at": link.created_at,
+    }
 
 
 def _is(identity: Identity, org_id: str) -> list[Any]:
@@ -52,7 +52,7 @@ def remove_link(s: Session, identity: Identity, org_id: str) -> bool:
     return bool(s.exec(delete(IdentityLink).where(*_is(identity, org_id))).rowcount)  # type: ignore[call-overload]
 
 
-def links_in(s: Session, org_id: str) -> list[LinkRow]:
+def links_in(s: Session, org_id: str) -> list[Obj]:
     """An organization's links, by person then identity."""
     rows = s.exec(
         select(IdentityLink, Person.name)
@@ -62,7 +62,7 @@ def links_in(s: Session, org_id: str) -> list[LinkRow]:
             col(IdentityLink.person_id), col(IdentityLink.kind).desc(), col(IdentityLink.issuer), col(IdentityLink.key)
         )
     ).all()
-    return [_row(link, name) for link, name in rows]
+    return [_shown(link, name) for link, name in rows]
 
 
 def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:

@@ -170,18 +170,11 @@ def _votes_at(
     late: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
     dlate: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
     where = {(f.graph, f.owner) for f in facts}
+    joined, plain, djoined, p = _vote_filters(s, facts, whole=whole)
+    p["n"] = n
     # A whole graph is read in order; a few facts by id are sorted here (ORDER BY made SQLite walk
     # the support table in id order rather than probe each fact's supports: 84x for a 999-turn diff).
     ordered, dordered = (" ORDER BY s.id", " ORDER BY d.since, d.id") if whole is not None else ("", "")
-    p: Obj
-    if whole is not None:
-        joined, plain, p = "f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1]}
-        djoined = joined
-    else:
-        joined, p = _among(s, "s.fact_id", [f.id for f in facts])
-        plain, _ = _among(s, "fact_id", [])  # the same :ids parameter, of another column
-        djoined, _ = _among(s, "d.fact_id", [])
-    p["n"] = n
     for r in _rows(
         s,
         'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.run_id, s.turn_id, s.record_id, '
@@ -220,13 +213,35 @@ def _votes_at(
     ):
         if (r[2], r[3]) in where:
             dlate[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5]}))
-    for votes, keys, extra in ((supports, order, late), (disputes, dorder, dlate)):
-        if whole is None:
-            extra = {**{k: [] for k, v in votes.items() if len(v) > 1}, **extra}
-        for k, more in extra.items():
-            merged = sorted([*zip(keys.get(k, []), votes.get(k, []), strict=True), *more], key=lambda p: p[0])
-            votes[k] = [v for _, v in merged]
+    _merge(supports, order, late, whole=whole)
+    _merge(disputes, dorder, dlate, whole=whole)
     return supports, disputes
+
+
+def _vote_filters(
+    s: Session, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None
+) -> tuple[str, str, str, Obj]:
+    """The conditions on supports joined to facts, on gone rows, and on disputes joined to facts, and
+    their parameters: by graph for a whole graph, else by these facts' ids (one `:ids` parameter)."""
+    if whole is not None:
+        joined = "f.graph = :g AND f.owner = :o"
+        return joined, "graph = :g AND owner = :o", joined, {"g": whole[0], "o": whole[1]}
+    joined, p = _among(s, "s.fact_id", [f.id for f in facts])
+    plain, _ = _among(s, "fact_id", [])  # the same :ids parameter, of another column
+    djoined, _ = _among(s, "d.fact_id", [])
+    return joined, plain, djoined, p
+
+
+def _merge(
+    votes: dict[Any, list[Obj]], keys: dict[Any, list[Any]], extra: dict[Any, list[tuple[Any, Obj]]], *, whole: object
+) -> None:
+    """Put the withdrawn rows (`extra`, with their order keys) among the present ones, in the order
+    made; facts read by id have their present rows sorted too."""
+    if whole is None:
+        extra = {**{k: [] for k, v in votes.items() if len(v) > 1}, **extra}
+    for k, more in extra.items():
+        merged = sorted([*zip(keys.get(k, []), votes.get(k, []), strict=True), *more], key=lambda p: p[0])
+        votes[k] = [v for _, v in merged]
 
 
 def _support(r: Any) -> Obj:

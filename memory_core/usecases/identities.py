@@ -6,12 +6,11 @@ page (R15, by decision) or anyone holding the database with the command line (`b
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import TypedDict, Unpack
+from typing import TypedDict, Unpack, cast
 
 from .. import errors as E
 from ..rules.identity import Identity, identity_of, identity_problem, signed_in_identities, speaks_for
 from ..store import identities, queries
-from ..store.identities import LinkRow
 from . import shapes as sh
 from .base import UseCases
 
@@ -31,21 +30,6 @@ def _identity(given: IdentityGiven) -> Identity:
     if problem:
         raise E.FormatError(*problem)
     return identity_of(issuer, subject, email)
-
-
-def _shape(row: LinkRow) -> sh.IdentityLink:
-    words = Identity(row.kind, row.issuer, row.key).words
-    return {
-        "id": row.id,
-        "kind": row.kind,
-        "issuer": row.issuer,
-        "key": row.key,
-        "identity": words,
-        "person": row.person_id,
-        "person_name": row.person_name,
-        "org": row.org_id,
-        "linked_at": row.created_at,
-    }
 
 
 class Identities(UseCases):
@@ -82,7 +66,7 @@ class Identities(UseCases):
         """An organization's sign-in links, for its owner (R15) or the command line."""
         with self.database.transaction(write=False) as s:
             self._owner_or_cli(s, org, by, "sees who signs in with which identity (R15)")
-            return [_shape(row) for row in identities.links_in(s, org)]
+            return cast(list[sh.IdentityLink], identities.links_in(s, org))
 
     def identity_callers(self, claims: dict[str, object]) -> dict[str, str]:
         """Whom a signed-in identity acts as (organization -> person), from its ID token's claims:
