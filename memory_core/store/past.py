@@ -381,28 +381,15 @@ def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int |
         return [], [], None
     graph, owner, born, retracted_at = fact[0]
     p = {"f": fact_id, "g": graph, "o": owner, "b": born}
-    cols = ("id", "key", "origin", "run", "turn", "record", "contribution", "since", "org")
     # `org`: the organization of the run that taught it, kept after the run's erasure (R23)
-    supports = [
-        {**dict(zip(cols, r, strict=True)), "until": None}
-        for r in _rows(
-            s,
-            'SELECT sp.id, sp."key", sp.origin, sp.run_id, sp.turn_id, sp.record_id, sp.contribution, sp.since, '
-            "coalesce(ru.org_id, sp.erased_run_org) FROM support sp LEFT JOIN run ru ON ru.id = sp.run_id "
-            "WHERE sp.fact_id = :f",
-            p,
-        )
-    ]
-    supports += [
-        {**dict(zip(cols, r[:9], strict=True)), "until": r[9]}
-        for r in _rows(
-            s,
-            'SELECT sg.id, sg."key", sg.origin, sg.run_id, sg.turn_id, sg.record_id, sg.contribution, sg.since, '
-            "coalesce(ru.org_id, sg.erased_run_org), sg.until FROM supportgone sg LEFT JOIN run ru ON ru.id = sg.run_id "
-            "WHERE sg.fact_id = :f AND sg.graph = :g AND sg.owner = :o AND sg.since >= :b",
-            p,
-        )
-    ]
+    keys = ("id", "key", "origin", "run", "turn", "record", "contribution", "since", "org", "until")
+    picked = 'x.id, x."key", x.origin, x.run_id, x.turn_id, x.record_id, x.contribution, x.since, '
+    picked += "coalesce(ru.org_id, x.erased_run_org)"
+    joined = "LEFT JOIN run ru ON ru.id = x.run_id WHERE x.fact_id = :f"
+    now = _rows(s, f"SELECT {picked}, NULL FROM support x {joined}", p)
+    since_born = "AND x.graph = :g AND x.owner = :o AND x.since >= :b"  # this fact's, not an earlier one of that id
+    gone = _rows(s, f"SELECT {picked}, x.until FROM supportgone x {joined} {since_born}", p)
+    supports = [dict(zip(keys, r, strict=True)) for r in [*now, *gone]]
     disputes = [
         {"by": r[0], "contribution": r[1], "since": r[2]}
         for r in _rows(s, 'SELECT "by", contribution, since FROM dispute WHERE fact_id = :f ORDER BY since, id', p)

@@ -51,22 +51,7 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
     out.changes = [
         {"moment": a.moment, "org": a.org_id, "by": a.by, "setting": a.setting, "new": a.new} for a in s.exec(audit)
     ]
-    runs = select(Run).order_by(col(Run.seq))
-    if run is not None:
-        runs = runs.where(Run.id == run)
-    elif org is not None:
-        runs = runs.where(Run.org_id == org)
-    out.runs = [
-        {
-            "id": r.id,
-            "org": r.org_id,
-            "person": r.person_id,
-            "workflow": r.workflow_id,
-            "surface": r.surface,
-            "requested_ephemeral": r.requested_ephemeral,
-        }
-        for r in s.exec(runs)
-    ]
+    out.runs = _runs(s, org=org, run=run)
     if out.runs:
         _turns(s, out, [r["id"] for r in out.runs])
     out.moments = _moments(s, org=org, run=run)
@@ -92,6 +77,26 @@ def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
     out.people = [
         {"id": p.id, "name": p.name, "memberships": roles.get(p.id, {})}
         for p in s.exec(select(Person).order_by(col(Person.seq)))
+    ]
+
+
+def _runs(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
+    """The runs of the scope, in the order they started, as the scenario export opens them."""
+    runs = select(Run).order_by(col(Run.seq))
+    if run is not None:
+        runs = runs.where(Run.id == run)
+    elif org is not None:
+        runs = runs.where(Run.org_id == org)
+    return [
+        {
+            "id": r.id,
+            "org": r.org_id,
+            "person": r.person_id,
+            "workflow": r.workflow_id,
+            "surface": r.surface,
+            "requested_ephemeral": r.requested_ephemeral,
+        }
+        for r in s.exec(runs)
     ]
 
 

@@ -23,6 +23,11 @@ from .base import Obj, UseCases
 ELSEWHERE = {"what": "a change in another organization (R23)", "run": None, "turn": None, "detail": None}
 
 
+def _seen_from(moment: Obj, org: str | None) -> Obj:
+    """A moment as organization `org` sees it: one of another organization's says only that it happened (R23)."""
+    return {**moment, **ELSEWHERE} if org is not None and moment["org"] not in (org, None) else moment
+
+
 class Past(UseCases):
     """Read-only use cases over the memory's past."""
 
@@ -133,11 +138,8 @@ class Past(UseCases):
             supports, disputes, retracted_at = past.timeline_rows(s, fact_id)
             wanted = {v["since"] for v in supports} | {v["until"] for v in supports if v["until"]}
             wanted |= {d["since"] for d in disputes} | ({retracted_at} if retracted_at else set())
-            rows = {m["n"]: m for m in past.moments(s, ids=wanted - {0})}  # one read, not one a moment
+            rows = {m["n"]: _seen_from(m, org) for m in past.moments(s, ids=wanted - {0})}  # one read
             for v in supports:
                 v["elsewhere"] = evidence_elsewhere(v.pop("org"), reader_org=org)
-            for n, m in rows.items():
-                if org is not None and m["org"] not in (org, None):
-                    rows[n] = {**m, **ELSEWHERE}
             history = {"supports": supports, "disputes": disputes, "retracted_at": retracted_at, "moments": rows}
             return cast(sh.FactHistory, history)
