@@ -339,26 +339,28 @@ def moments(
             return []
         clause, named = _among(s, "id", ids)
         sql, params = f"{sql} AND {clause}", {**params, **named}
+    cols = ("n", "at", "what", "org", "run", "turn", "person", "detail", "facts")
+    return [
+        {**dict(zip(cols, r, strict=True)), "facts": list(json_value(r[8]))}
+        for r in _rows(s, _in_scope(sql, params, last=last, org=org), params)
+    ]
+
+
+def _in_scope(sql: str, params: Obj, *, last: int | None, org: str | None) -> str:
+    """A query of moments limited to those up to `last`, and to those about `org` (and about none), in order."""
     if last is not None:
         sql, params["b"] = sql + " AND id <= :b", last
     if org is not None:
         sql, params["o"] = sql + " AND (org_id = :o OR org_id IS NULL)", org
-    cols = ("n", "at", "what", "org", "run", "turn", "person", "detail", "facts")
-    return [
-        {**dict(zip(cols, r, strict=True)), "facts": list(json_value(r[8]))}
-        for r in _rows(s, sql + " ORDER BY id", params)
-    ]
+    return sql + " ORDER BY id"
 
 
 def moment_numbers(s: Session, *, last: int | None = None, org: str | None = None) -> list[int]:
     """The numbers of the moments up to `last`, oldest first, optionally those about one organization
     (and those about none): what a time control steps through, without their rows."""
-    sql, params = "SELECT id FROM moment WHERE id > 0", Obj()
-    if last is not None:
-        sql, params["b"] = sql + " AND id <= :b", last
-    if org is not None:
-        sql, params["o"] = sql + " AND (org_id = :o OR org_id IS NULL)", org
-    return [int(r[0]) for r in _rows(s, sql + " ORDER BY id", params)]
+    params = Obj()
+    sql = _in_scope("SELECT id FROM moment WHERE id > 0", params, last=last, org=org)
+    return [int(r[0]) for r in _rows(s, sql, params)]
 
 
 def turn_end_moment(s: Session, turn_id: str) -> int | None:
