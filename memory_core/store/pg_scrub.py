@@ -35,15 +35,24 @@ def scrub(engine: Engine) -> bool:
         while not conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": SCRUB_LOCK}).scalar():
             time.sleep(0.05)
         try:
-            return _rewrite(conn)
+            migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
+            covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
+            if not _rewrite(conn):
+                return False
+            if migrated:
+                conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
+            try:
+                conn.exec_driver_sql("CHECKPOINT")  # superuser or pg_checkpoint: else the server's own comes
+            except Exception:  # noqa: BLE001
+                conn.rollback()
         finally:
             conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": SCRUB_LOCK})
+    return True
 
 
 def _rewrite(conn: Any) -> bool:
-    """The scrub itself, under its lock: False when an older snapshot still holds deleted rows back."""
-    migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
-    covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
+    """Every table rewritten and analyzed, then `pg_statistic`: False when an older snapshot still
+    holds deleted rows back (the scrub is tried again later)."""
     exists = text("SELECT to_regclass(:t) IS NOT NULL")
     tables = [t for t in all_tables() if conn.execute(exists, {"t": f'"{t}"'}).scalar()]
     if not _older_snapshots_gone(conn):  # else they keep the deleted rows in the rewrite
@@ -57,12 +66,6 @@ def _rewrite(conn: Any) -> bool:
     if not _older_snapshots_gone(conn):  # one from before the new samples keeps the old ones
         return False
     conn.exec_driver_sql("VACUUM FULL pg_statistic")  # its dead old samples; a superuser's (else a warning)
-    if migrated:
-        conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
-    try:
-        conn.exec_driver_sql("CHECKPOINT")  # superuser or pg_checkpoint: else the server's own comes
-    except Exception:  # noqa: BLE001
-        conn.rollback()
     return True
 
 

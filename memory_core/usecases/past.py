@@ -33,8 +33,7 @@ class Past(UseCases):
 
     def clock(self) -> int:
         """The newest moment (0: nothing changed since history was kept)."""
-        with self.database.transaction(write=False) as s:
-            return past.last_moment(s)
+        return self._read(past.last_moment)
 
     def moments(
         self, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
@@ -48,8 +47,7 @@ class Past(UseCases):
     def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
         """The numbers of the moments up to `last`, oldest first, of one organization (and of none):
         what a time control steps through, tens of thousands of them read without their rows."""
-        with self.database.transaction(write=False) as s:
-            return past.moment_numbers(s, last=last, org=org)
+        return self._read(past.moment_numbers, last=last, org=org)
 
     def resolve_moment(self, given: str | int) -> int:
         """The moment a person names: a number on the clock, a turn id (right after it ended), or a
