@@ -13,7 +13,7 @@ from .. import errors as E
 from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT, shortcut_margin
 from ..rules.visibility import evidence_elsewhere
-from ..rules.weights import breakdown, without_each_dispute, written_out
+from ..rules.weights import SourceBreakdown, breakdown, without_each_dispute, written_out
 from ..rules.wording import claim_label, map_paragraph
 from .drawing import fact_rows
 from .lookups import RunRef, TurnRef
@@ -182,10 +182,9 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
     against = [d.contribution for d in disputes]
     margin, margin_why = shortcut_margin(status=fact.status, weight=fact.weight, min_weight=min_weight)
     supports = [_support(p, excerpt, source, run_org, org) for p, excerpt, source, run_org in sups]
-    here = {(p.origin, p.key) for (p, *_), shown in zip(sups, supports, strict=True) if not shown["elsewhere"]}
     return {
         "fact": fact_rows(s, col(Fact.id) == fact_id)[0],
-        "sources": [{**r.__dict__, "key": r.key if (r.origin, r.key) in here else None} for r in rows],
+        "sources": _sources(rows, [p for p, *_ in sups], supports),
         "supports": supports,
         "disputes": [
             {"by": d.by, "name": name, "contribution": d.contribution, "weight_without": w}
@@ -196,6 +195,12 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
         "margin": margin,
         "margin_why": margin_why,
     }
+
+
+def _sources(rows: list[SourceBreakdown], sups: list[Support], shown: list[Obj]) -> list[Obj]:
+    """Each source of the weight; its key withheld unless a support of it is shown here (R23)."""
+    here = {(p.origin, p.key) for p, one in zip(sups, shown, strict=True) if not one["elsewhere"]}
+    return [{**r.__dict__, "key": r.key if (r.origin, r.key) in here else None} for r in rows]
 
 
 def _support(p: Support, excerpt: str | None, source: str | None, run_org: str | None, org: str | None) -> Obj:

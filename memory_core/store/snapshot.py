@@ -161,15 +161,19 @@ def turn_json(t: Turn) -> Obj:
     }
 
 
+#: What the state format shows of a run before its end, turns and Flow graph: each key's column.
+RUN_HEAD = {
+    "org": "org_id",
+    "person": "person_id",
+    "surface": "surface",
+    "requested_ephemeral": "requested_ephemeral",
+    "ephemeral": "ephemeral",
+}
+
+
 def run_head(run: Run) -> Obj:
-    """What the state format shows of a run before its end, turns and Flow graph."""
-    return {
-        "org": run.org_id,
-        "person": run.person_id,
-        "surface": run.surface,
-        "requested_ephemeral": run.requested_ephemeral,
-        "ephemeral": run.ephemeral,
-    }
+    """A run's RUN_HEAD, as the state format shows it now and then."""
+    return {key: getattr(run, column) for key, column in RUN_HEAD.items()}
 
 
 def run_json(s: Session, run: Run) -> Obj:
