@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from sqlalchemy import func
 from sqlalchemy import select as core_select
@@ -12,7 +13,7 @@ from .. import errors as E
 from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT, shortcut_margin
 from ..rules.visibility import evidence_elsewhere
-from ..rules.weights import breakdown, without_each_dispute, written_out
+from ..rules.weights import SourceBreakdown, breakdown, without_each_dispute, written_out
 from ..rules.wording import claim_label, map_paragraph
 from .drawing import fact_rows
 from .lookups import RunRef, TurnRef
@@ -86,19 +87,23 @@ def run_ids(s: Session, org_id: str) -> list[str]:
     return list(s.exec(select(Run.id).where(Run.org_id == org_id).order_by(col(Run.seq))))
 
 
+#: A run's row in the Runs list: the columns shown, by the names shown.
+RUN_ROW = {
+    "id": Run.id,
+    "person": Run.person_id,
+    "workflow": Run.workflow_id,
+    "surface": Run.surface,
+    "ephemeral": Run.ephemeral,
+    "requested_ephemeral": Run.requested_ephemeral,
+    "ended": Run.ended,
+}
+
+
 def runs(s: Session, org_id: str) -> list[Obj]:
     """The organization's stored runs with their turns' statuses, in the order they started (the
     columns shown only: a turn's map, steps and claims kept out are not read)."""
-    shown = core_select(
-        col(Run.id),
-        col(Run.person_id),
-        col(Run.workflow_id),
-        col(Run.surface),
-        col(Run.ephemeral),
-        col(Run.requested_ephemeral),
-        col(Run.ended),
-    )
-    runs = s.connection().execute(shown.where(col(Run.org_id) == org_id).order_by(col(Run.seq))).all()
+    shown = core_select(*(col(c) for c in RUN_ROW.values())).where(col(Run.org_id) == org_id).order_by(col(Run.seq))
+    runs = s.connection().execute(shown).all()
     by_run: dict[str, list[Obj]] = {r.id: [] for r in runs}
     turns = s.exec(
         select(Turn.run_id, Turn.id, Turn.status)
@@ -110,13 +115,7 @@ def runs(s: Session, org_id: str) -> list[Obj]:
         by_run[run_id].append({"id": turn_id, "status": status})
     return [
         {
-            "id": r.id,
-            "person": r.person_id,
-            "workflow": r.workflow_id,
-            "surface": r.surface,
-            "ephemeral": r.ephemeral,
-            "requested_ephemeral": r.requested_ephemeral,
-            "ended": r.ended,
+            **dict(zip(RUN_ROW, r, strict=True)),
             "turns": by_run[r.id],
             "statuses": dict(Counter(t["status"] for t in by_run[r.id])),
         }
@@ -183,10 +182,9 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
     against = [d.contribution for d in disputes]
     margin, margin_why = shortcut_margin(status=fact.status, weight=fact.weight, min_weight=min_weight)
     supports = [_support(p, excerpt, source, run_org, org) for p, excerpt, source, run_org in sups]
-    here = {(p.origin, p.key) for (p, *_), shown in zip(sups, supports, strict=True) if not shown["elsewhere"]}
     return {
         "fact": fact_rows(s, col(Fact.id) == fact_id)[0],
-        "sources": [{**r.__dict__, "key": r.key if (r.origin, r.key) in here else None} for r in rows],
+        "sources": _sources(rows, [p for p, *_ in sups], supports),
         "supports": supports,
         "disputes": [
             {"by": d.by, "name": name, "contribution": d.contribution, "weight_without": w}
@@ -197,6 +195,12 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
         "margin": margin,
         "margin_why": margin_why,
     }
+
+
+def _sources(rows: list[SourceBreakdown], sups: list[Support], shown: list[Obj]) -> list[Obj]:
+    """Each source of the weight; its key withheld unless a support of it is shown here (R23)."""
+    here = {(p.origin, p.key) for p, one in zip(sups, shown, strict=True) if not one["elsewhere"]}
+    return [{**r.__dict__, "key": r.key if (r.origin, r.key) in here else None} for r in rows]
 
 
 def _support(p: Support, excerpt: str | None, source: str | None, run_org: str | None, org: str | None) -> Obj:
@@ -247,26 +251,10 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         raise E.UnknownRun(run_id)
     wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
     turns = s.exec(select(Turn).where(Turn.run_id == run_id).order_by(col(Turn.seq))).all()
-    records = s.exec(select(Record).where(Record.run_id == run_id).order_by(col(Record.turn_id), col(Record.number)))
     work = s.exec(
         select(NestedWork).where(col(NestedWork.turn_id).in_([t.id for t in turns])).order_by(col(NestedWork.id))
     ).all()
-    work_of = {w.id: w.work for w in work}
-    seen: Counter[str] = Counter()
-    call_of = {}  # each nested call's place among its turn's calls
-    for w in work:
-        call_of[w.id] = seen[w.turn_id]
-        seen[w.turn_id] += 1
-    by_turn: dict[str, list[Obj]] = {t.id: [] for t in turns}
-    for r in records:
-        within = r.nested_id is not None
-        by_turn[r.turn_id].append(
-            record_json(
-                r,
-                nested=work_of.get(r.nested_id) if within else None,
-                call=call_of.get(r.nested_id) if within else None,
-            )
-        )
+    by_turn = _records_by_turn(s, run_id, [t.id for t in turns], work)
     return {
         "id": run.id,
         "person": run.person_id,
@@ -276,21 +264,40 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         "ephemeral": run.ephemeral,
         "ended": run.ended,
         "cap": wf.memory_probes if wf else None,
-        "turns": [
-            {
-                "id": t.id,
-                "seq": t.seq,
-                "status": t.status,
-                "map": t.map,
-                "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
-                "skipped": [_kept_out(k, by_turn[t.id]) for k in t.skipped],
-                "steps": list(t.steps),
-                "probes_used": t.probes_used,
-                "work": [{"work": w.work, "status": w.status} for w in work if w.turn_id == t.id],
-                "records": by_turn[t.id],
-            }
-            for t in turns
-        ],
+        "turns": [_turn_detail(t, by_turn[t.id], [w for w in work if w.turn_id == t.id]) for t in turns],
+    }
+
+
+def _records_by_turn(s: Session, run_id: str, turn_ids: list[str], work: Sequence[NestedWork]) -> dict[str, list[Obj]]:
+    """A run's records by turn, in number order, each naming its nested call and its place among
+    its turn's calls (R4, R5)."""
+    work_of = {w.id: w.work for w in work}
+    seen: Counter[str] = Counter()
+    call_of = {}  # each nested call's place among its turn's calls
+    for w in work:
+        call_of[w.id] = seen[w.turn_id]
+        seen[w.turn_id] += 1
+    by_turn: dict[str, list[Obj]] = {t: [] for t in turn_ids}
+    records = s.exec(select(Record).where(Record.run_id == run_id).order_by(col(Record.turn_id), col(Record.number)))
+    for r in records:
+        nested, call = (work_of.get(r.nested_id), call_of.get(r.nested_id)) if r.nested_id is not None else (None, None)
+        by_turn[r.turn_id].append(record_json(r, nested=nested, call=call))
+    return by_turn
+
+
+def _turn_detail(t: Turn, records: list[Obj], work: list[NestedWork]) -> Obj:
+    """One turn as the Runs page shows it (run_detail)."""
+    return {
+        "id": t.id,
+        "seq": t.seq,
+        "status": t.status,
+        "map": t.map,
+        "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
+        "skipped": [_kept_out(k, records) for k in t.skipped],
+        "steps": list(t.steps),
+        "probes_used": t.probes_used,
+        "work": [{"work": w.work, "status": w.status} for w in work],
+        "records": records,
     }
 
 

@@ -85,21 +85,10 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
     a missing file or a path that cannot be made raise DatabaseUnusable."""
     url = url or database_url()
     path = sqlite_file(url)  # checks the scheme
-    if url.startswith("sqlite"):
-        if path is not None:
-            if existing and not path.is_file():
-                raise DatabaseUnusable(
-                    shown(url), f"no database file at {path}; nothing was created (`db upgrade --db URL` creates one)"
-                )
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-            except OSError as exc:
-                raise DatabaseUnusable(shown(url), f"cannot create {path.parent}: {exc.strerror}") from None
-            if create and not path.exists():
-                template.new_file(path, _migrated)  # a copy of this process's template, when it has one
-            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
-        else:
-            engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool)
+    if path is not None:
+        engine = _sqlite_file_engine(url, path, create=create, existing=existing)
+    elif url.startswith("sqlite"):
+        engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool)
     else:
         engine = create_engine(url, pool_pre_ping=True)
     dialect = dialect_of(engine)
@@ -119,6 +108,22 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
                 )
             upgrade(engine)
     return engine
+
+
+def _sqlite_file_engine(url: str, path: Path, *, create: bool, existing: bool) -> Engine:
+    """An engine on a SQLite file: with `existing`, the file must be there; its folder is made, and
+    with `create`, a new file is a copy of this process's template when it has one."""
+    if existing and not path.is_file():
+        raise DatabaseUnusable(
+            shown(url), f"no database file at {path}; nothing was created (`db upgrade --db URL` creates one)"
+        )
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise DatabaseUnusable(shown(url), f"cannot create {path.parent}: {exc.strerror}") from None
+    if create and not path.exists():
+        template.new_file(path, _migrated)
+    return create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
 
 
 def _migrated(file: Path) -> None:

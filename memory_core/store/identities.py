@@ -2,60 +2,57 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any
 
 from sqlalchemy import delete, or_
 from sqlmodel import Session, col, select
 
+from ..plain import Obj
+from ..rules.identity import Identity
 from .models import IdentityLink, Membership, Person
 
 
-class LinkRow(NamedTuple):
-    id: int
-    kind: str
-    issuer: str
-    key: str
-    person_id: str
-    person_name: str
-    org_id: str
-    created_at: str
+def _shown(link: IdentityLink, name: str) -> Obj:
+    """A link as the Settings page and the command line show it."""
+    return {
+        "id": link.id,
+        "kind": link.kind,
+        "issuer": link.issuer,
+        "key": link.key,
+        "identity": Identity(link.kind, link.issuer, link.key).words,
+        "person": link.person_id,
+        "person_name": name,
+        "org": link.org_id,
+        "linked_at": link.created_at,
+    }
 
 
-def _row(link: IdentityLink, name: str) -> LinkRow:
-    assert link.id is not None
-    return LinkRow(link.id, link.kind, link.issuer, link.key, link.person_id, name, link.org_id, link.created_at)
+def _is(identity: Identity, org_id: str) -> list[Any]:
+    """The link of this identity in this organization, as a WHERE clause."""
+    return [
+        col(IdentityLink.kind) == identity.kind,
+        col(IdentityLink.issuer) == identity.issuer,
+        col(IdentityLink.key) == identity.key,
+        col(IdentityLink.org_id) == org_id,
+    ]
 
 
-def linked(s: Session, *, kind: str, issuer: str, key: str, org_id: str) -> str | None:
+def linked(s: Session, identity: Identity, org_id: str) -> str | None:
     """The person an identity is linked to in an organization, or None."""
-    return s.exec(
-        select(IdentityLink.person_id).where(
-            IdentityLink.kind == kind,
-            IdentityLink.issuer == issuer,
-            IdentityLink.key == key,
-            IdentityLink.org_id == org_id,
-        )
-    ).first()
+    return s.exec(select(IdentityLink.person_id).where(*_is(identity, org_id))).first()
 
 
-def add_link(s: Session, *, kind: str, issuer: str, key: str, person_id: str, org_id: str, at: str) -> None:
-    s.add(IdentityLink(kind=kind, issuer=issuer, key=key, person_id=person_id, org_id=org_id, created_at=at))
+def add_link(s: Session, identity: Identity, *, person_id: str, org_id: str, at: str) -> None:
+    """Link an identity to a person in an organization."""
+    s.add(IdentityLink(**vars(identity), person_id=person_id, org_id=org_id, created_at=at))
 
 
-def remove_link(s: Session, *, kind: str, issuer: str, key: str, org_id: str) -> bool:
+def remove_link(s: Session, identity: Identity, org_id: str) -> bool:
     """Remove an identity's link in an organization; False when there was none."""
-    gone = s.exec(
-        delete(IdentityLink).where(  # type: ignore[call-overload]
-            col(IdentityLink.kind) == kind,
-            col(IdentityLink.issuer) == issuer,
-            col(IdentityLink.key) == key,
-            col(IdentityLink.org_id) == org_id,
-        )
-    )
-    return bool(gone.rowcount)
+    return bool(s.exec(delete(IdentityLink).where(*_is(identity, org_id))).rowcount)  # type: ignore[call-overload]
 
 
-def links_in(s: Session, org_id: str) -> list[LinkRow]:
+def links_in(s: Session, org_id: str) -> list[Obj]:
     """An organization's links, by person then identity."""
     rows = s.exec(
         select(IdentityLink, Person.name)
@@ -65,7 +62,7 @@ def links_in(s: Session, org_id: str) -> list[LinkRow]:
             col(IdentityLink.person_id), col(IdentityLink.kind).desc(), col(IdentityLink.issuer), col(IdentityLink.key)
         )
     ).all()
-    return [_row(link, name) for link, name in rows]
+    return [_shown(link, name) for link, name in rows]
 
 
 def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:

@@ -112,26 +112,37 @@ def facts_at(
     else:
         where, params = "graph = :g AND owner = :o", {"g": graph, "o": owner}
     params["n"] = n
-    live = _rows(s, f"SELECT {_FACT_COLS} FROM fact WHERE {where} AND since <= :n", params)
-    gone = _rows(s, f"SELECT {_GONE_COLS} FROM factgone WHERE {where} AND since <= :n AND until > :n", params)
-    later = changed_after(s, n)
-    facts = [FactThen(*r[:11]) for r in live]
-    retracted = {r[0]: r[11] is not None and r[11] <= n for r in [*live, *gone]}
-    redo = {f.id for f in facts if f.id in later} | {r[0] for r in gone}
-    facts += [FactThen(*r[:11]) for r in gone]
+    facts, retracted, redo = _fact_rows(s, n, where, params)
     if votes:
         with_votes(s, n, facts, whole=(graph, owner) if ids is None else None)
     else:
         with_votes(s, n, [f for f in facts if f.id in redo])
     for f in facts:
         if f.id in redo:
-            sc = score(
-                [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
-                [d["contribution"] for d in f.disputes],
-                retracted=retracted[f.id],
-            )
-            f.status, f.weight, f.log_odds, f.sources = sc.status, sc.weight, sc.log_odds, sc.sources
+            _rescore(f, retracted=retracted[f.id])
     return facts
+
+
+def _fact_rows(s: Session, n: int, where: str, params: Obj) -> tuple[list[FactThen], dict[int, bool], set[int]]:
+    """The fact rows there at moment `n` (present and gone since), whether each was retracted by
+    then, and the ids whose score must be recomputed: a later moment changed them, or they are gone."""
+    live = _rows(s, f"SELECT {_FACT_COLS} FROM fact WHERE {where} AND since <= :n", params)
+    gone = _rows(s, f"SELECT {_GONE_COLS} FROM factgone WHERE {where} AND since <= :n AND until > :n", params)
+    later = changed_after(s, n)
+    facts = [FactThen(*r[:11]) for r in live]
+    retracted = {r[0]: r[11] is not None and r[11] <= n for r in [*live, *gone]}
+    redo = {f.id for f in facts if f.id in later} | {r[0] for r in gone}
+    return facts + [FactThen(*r[:11]) for r in gone], retracted, redo
+
+
+def _rescore(f: FactThen, *, retracted: bool) -> None:
+    """A fact's status, weight and sources from its supports and disputes then (R25 to R28)."""
+    sc = score(
+        [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
+        [d["contribution"] for d in f.disputes],
+        retracted=retracted,
+    )
+    f.status, f.weight, f.log_odds, f.sources = sc.status, sc.weight, sc.log_odds, sc.sources
 
 
 def with_votes(
@@ -159,18 +170,11 @@ def _votes_at(
     late: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
     dlate: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
     where = {(f.graph, f.owner) for f in facts}
+    joined, plain, djoined, p = _vote_filters(s, facts, whole=whole)
+    p["n"] = n
     # A whole graph is read in order; a few facts by id are sorted here (ORDER BY made SQLite walk
     # the support table in id order rather than probe each fact's supports: 84x for a 999-turn diff).
     ordered, dordered = (" ORDER BY s.id", " ORDER BY d.since, d.id") if whole is not None else ("", "")
-    p: Obj
-    if whole is not None:
-        joined, plain, p = "f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1]}
-        djoined = joined
-    else:
-        joined, p = _among(s, "s.fact_id", [f.id for f in facts])
-        plain, _ = _among(s, "fact_id", [])  # the same :ids parameter, of another column
-        djoined, _ = _among(s, "d.fact_id", [])
-    p["n"] = n
     for r in _rows(
         s,
         'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.run_id, s.turn_id, s.record_id, '
@@ -209,13 +213,35 @@ def _votes_at(
     ):
         if (r[2], r[3]) in where:
             dlate[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5]}))
-    for votes, keys, extra in ((supports, order, late), (disputes, dorder, dlate)):
-        if whole is None:
-            extra = {**{k: [] for k, v in votes.items() if len(v) > 1}, **extra}
-        for k, more in extra.items():
-            merged = sorted([*zip(keys.get(k, []), votes.get(k, []), strict=True), *more], key=lambda p: p[0])
-            votes[k] = [v for _, v in merged]
+    _merge(supports, order, late, whole=whole)
+    _merge(disputes, dorder, dlate, whole=whole)
     return supports, disputes
+
+
+def _vote_filters(
+    s: Session, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None
+) -> tuple[str, str, str, Obj]:
+    """The conditions on supports joined to facts, on gone rows, and on disputes joined to facts, and
+    their parameters: by graph for a whole graph, else by these facts' ids (one `:ids` parameter)."""
+    if whole is not None:
+        joined = "f.graph = :g AND f.owner = :o"
+        return joined, "graph = :g AND owner = :o", joined, {"g": whole[0], "o": whole[1]}
+    joined, p = _among(s, "s.fact_id", [f.id for f in facts])
+    plain, _ = _among(s, "fact_id", [])  # the same :ids parameter, of another column
+    djoined, _ = _among(s, "d.fact_id", [])
+    return joined, plain, djoined, p
+
+
+def _merge(
+    votes: dict[Any, list[Obj]], keys: dict[Any, list[Any]], extra: dict[Any, list[tuple[Any, Obj]]], *, whole: object
+) -> None:
+    """Put the withdrawn rows (`extra`, with their order keys) among the present ones, in the order
+    made; facts read by id have their present rows sorted too."""
+    if whole is None:
+        extra = {**{k: [] for k, v in votes.items() if len(v) > 1}, **extra}
+    for k, more in extra.items():
+        merged = sorted([*zip(keys.get(k, []), votes.get(k, []), strict=True), *more], key=lambda p: p[0])
+        votes[k] = [v for _, v in merged]
 
 
 def _support(r: Any) -> Obj:
@@ -313,26 +339,28 @@ def moments(
             return []
         clause, named = _among(s, "id", ids)
         sql, params = f"{sql} AND {clause}", {**params, **named}
+    cols = ("n", "at", "what", "org", "run", "turn", "person", "detail", "facts")
+    return [
+        {**dict(zip(cols, r, strict=True)), "facts": list(json_value(r[8]))}
+        for r in _rows(s, _in_scope(sql, params, last=last, org=org), params)
+    ]
+
+
+def _in_scope(sql: str, params: Obj, *, last: int | None, org: str | None) -> str:
+    """A query of moments limited to those up to `last`, and to those about `org` (and about none), in order."""
     if last is not None:
         sql, params["b"] = sql + " AND id <= :b", last
     if org is not None:
         sql, params["o"] = sql + " AND (org_id = :o OR org_id IS NULL)", org
-    cols = ("n", "at", "what", "org", "run", "turn", "person", "detail", "facts")
-    return [
-        {**dict(zip(cols, r, strict=True)), "facts": list(json_value(r[8]))}
-        for r in _rows(s, sql + " ORDER BY id", params)
-    ]
+    return sql + " ORDER BY id"
 
 
 def moment_numbers(s: Session, *, last: int | None = None, org: str | None = None) -> list[int]:
     """The numbers of the moments up to `last`, oldest first, optionally those about one organization
     (and those about none): what a time control steps through, without their rows."""
-    sql, params = "SELECT id FROM moment WHERE id > 0", Obj()
-    if last is not None:
-        sql, params["b"] = sql + " AND id <= :b", last
-    if org is not None:
-        sql, params["o"] = sql + " AND (org_id = :o OR org_id IS NULL)", org
-    return [int(r[0]) for r in _rows(s, sql + " ORDER BY id", params)]
+    params = Obj()
+    sql = _in_scope("SELECT id FROM moment WHERE id > 0", params, last=last, org=org)
+    return [int(r[0]) for r in _rows(s, sql, params)]
 
 
 def turn_end_moment(s: Session, turn_id: str) -> int | None:
@@ -355,28 +383,15 @@ def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int |
         return [], [], None
     graph, owner, born, retracted_at = fact[0]
     p = {"f": fact_id, "g": graph, "o": owner, "b": born}
-    cols = ("id", "key", "origin", "run", "turn", "record", "contribution", "since", "org")
     # `org`: the organization of the run that taught it, kept after the run's erasure (R23)
-    supports = [
-        {**dict(zip(cols, r, strict=True)), "until": None}
-        for r in _rows(
-            s,
-            'SELECT sp.id, sp."key", sp.origin, sp.run_id, sp.turn_id, sp.record_id, sp.contribution, sp.since, '
-            "coalesce(ru.org_id, sp.erased_run_org) FROM support sp LEFT JOIN run ru ON ru.id = sp.run_id "
-            "WHERE sp.fact_id = :f",
-            p,
-        )
-    ]
-    supports += [
-        {**dict(zip(cols, r[:9], strict=True)), "until": r[9]}
-        for r in _rows(
-            s,
-            'SELECT sg.id, sg."key", sg.origin, sg.run_id, sg.turn_id, sg.record_id, sg.contribution, sg.since, '
-            "coalesce(ru.org_id, sg.erased_run_org), sg.until FROM supportgone sg LEFT JOIN run ru ON ru.id = sg.run_id "
-            "WHERE sg.fact_id = :f AND sg.graph = :g AND sg.owner = :o AND sg.since >= :b",
-            p,
-        )
-    ]
+    keys = ("id", "key", "origin", "run", "turn", "record", "contribution", "since", "org", "until")
+    picked = 'x.id, x."key", x.origin, x.run_id, x.turn_id, x.record_id, x.contribution, x.since, '
+    picked += "coalesce(ru.org_id, x.erased_run_org)"
+    joined = "LEFT JOIN run ru ON ru.id = x.run_id WHERE x.fact_id = :f"
+    now = _rows(s, f"SELECT {picked}, NULL FROM support x {joined}", p)
+    since_born = "AND x.graph = :g AND x.owner = :o AND x.since >= :b"  # this fact's, not an earlier one of that id
+    gone = _rows(s, f"SELECT {picked}, x.until FROM supportgone x {joined} {since_born}", p)
+    supports = [dict(zip(keys, r, strict=True)) for r in [*now, *gone]]
     disputes = [
         {"by": r[0], "contribution": r[1], "since": r[2]}
         for r in _rows(s, 'SELECT "by", contribution, since FROM dispute WHERE fact_id = :f ORDER BY since, id', p)

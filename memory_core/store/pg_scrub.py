@@ -37,19 +37,8 @@ def scrub(engine: Engine) -> bool:
         try:
             migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
             covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
-            exists = text("SELECT to_regclass(:t) IS NOT NULL")
-            tables = [t for t in all_tables() if conn.execute(exists, {"t": f'"{t}"'}).scalar()]
-            if not _older_snapshots_gone(conn):  # else they keep the deleted rows in the rewrite
+            if not _rewrite(conn):
                 return False
-            for table in tables:
-                conn.exec_driver_sql(f'VACUUM FULL "{table}"')
-            for table in tables:
-                conn.exec_driver_sql(f'ANALYZE "{table}"')
-                if conn.exec_driver_sql(f'SELECT NOT EXISTS (SELECT 1 FROM "{table}")').scalar():
-                    _drop_samples(conn, table)
-            if not _older_snapshots_gone(conn):  # one from before the new samples keeps the old ones
-                return False
-            conn.exec_driver_sql("VACUUM FULL pg_statistic")  # its dead old samples; a superuser's (else a warning)
             if migrated:
                 conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
             try:
@@ -58,6 +47,25 @@ def scrub(engine: Engine) -> bool:
                 conn.rollback()
         finally:
             conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": SCRUB_LOCK})
+    return True
+
+
+def _rewrite(conn: Any) -> bool:
+    """Every table rewritten and analyzed, then `pg_statistic`: False when an older snapshot still
+    holds deleted rows back (the scrub is tried again later)."""
+    exists = text("SELECT to_regclass(:t) IS NOT NULL")
+    tables = [t for t in all_tables() if conn.execute(exists, {"t": f'"{t}"'}).scalar()]
+    if not _older_snapshots_gone(conn):  # else they keep the deleted rows in the rewrite
+        return False
+    for table in tables:
+        conn.exec_driver_sql(f'VACUUM FULL "{table}"')
+    for table in tables:
+        conn.exec_driver_sql(f'ANALYZE "{table}"')
+        if conn.exec_driver_sql(f'SELECT NOT EXISTS (SELECT 1 FROM "{table}")').scalar():
+            _drop_samples(conn, table)
+    if not _older_snapshots_gone(conn):  # one from before the new samples keeps the old ones
+        return False
+    conn.exec_driver_sql("VACUUM FULL pg_statistic")  # its dead old samples; a superuser's (else a warning)
     return True
 
 

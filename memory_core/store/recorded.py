@@ -44,13 +44,32 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
     """What memory recorded: everything, or one organization's (`org`), or one run's (`run`, with
     its organization's settings changes). The caller has checked that they exist."""
     out = Recorded()
-    orgs = s.exec(select(Organization).order_by(col(Organization.seq))).all()
+    _orgs_and_people(s, out, org=org)
+    audit = select(SettingsAudit).order_by(col(SettingsAudit.moment), col(SettingsAudit.id))
+    if org is not None:
+        audit = audit.where(SettingsAudit.org_id == org)
+    out.changes = [
+        {"moment": a.moment, "org": a.org_id, "by": a.by, "setting": a.setting, "new": a.new} for a in s.exec(audit)
+    ]
+    out.runs = _runs(s, org=org, run=run)
+    if out.runs:
+        _turns(s, out, [r["id"] for r in out.runs])
+    out.moments = _moments(s, org=org, run=run)
+    for moment in out.moments:
+        if moment["what"] in ("dispute", "retract") and moment["facts"]:
+            out.facts[moment["n"]] = fact_at(s, moment["facts"][0], moment["n"])
+    return out
+
+
+def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
+    """The organizations in scope with their owner, settings as made and workflows; every person
+    with their memberships."""
     memberships = s.exec(select(Membership)).all()
     owners = {m.org_id: m.person_id for m in memberships if m.role == "owner"}
     roles: dict[str, dict[str, str]] = {}
     for m in memberships:
         roles.setdefault(m.person_id, {})[m.org_id] = m.role
-    for o in orgs:
+    for o in s.exec(select(Organization).order_by(col(Organization.seq))).all():
         if org is None or o.id == org:
             made = settings_at(s, o.id, settings_of(o), o.since)  # each later change undone (R32)
             out.orgs.append({"id": o.id, "name": o.name, "owner": owners.get(o.id), "settings": made})
@@ -59,18 +78,16 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
         {"id": p.id, "name": p.name, "memberships": roles.get(p.id, {})}
         for p in s.exec(select(Person).order_by(col(Person.seq)))
     ]
-    audit = select(SettingsAudit).order_by(col(SettingsAudit.moment), col(SettingsAudit.id))
-    if org is not None:
-        audit = audit.where(SettingsAudit.org_id == org)
-    out.changes = [
-        {"moment": a.moment, "org": a.org_id, "by": a.by, "setting": a.setting, "new": a.new} for a in s.exec(audit)
-    ]
+
+
+def _runs(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
+    """The runs of the scope, in the order they started, as the scenario export opens them."""
     runs = select(Run).order_by(col(Run.seq))
     if run is not None:
         runs = runs.where(Run.id == run)
     elif org is not None:
         runs = runs.where(Run.org_id == org)
-    out.runs = [
+    return [
         {
             "id": r.id,
             "org": r.org_id,
@@ -81,14 +98,6 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
         }
         for r in s.exec(runs)
     ]
-    run_ids = [r["id"] for r in out.runs]
-    if run_ids:
-        _turns(s, out, run_ids)
-    out.moments = _moments(s, org=org, run=run)
-    for moment in out.moments:
-        if moment["what"] in ("dispute", "retract") and moment["facts"]:
-            out.facts[moment["n"]] = fact_at(s, moment["facts"][0], moment["n"])
-    return out
 
 
 def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:

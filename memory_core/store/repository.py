@@ -4,7 +4,8 @@ the transactions it is given to typed store functions; it never names their type
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from .. import errors as E
 from ..plain import Obj
@@ -14,6 +15,9 @@ from .graph import find_fact
 from .lookups import Lookups, RunRef
 from .transactions import Database, Db, Tx
 
+P = ParamSpec("P")
+R = TypeVar("R")
+
 
 class Repository(Lookups):
     """A family of use cases over one database (its transactions: Database.transaction and
@@ -21,6 +25,11 @@ class Repository(Lookups):
 
     def __init__(self, database: Database) -> None:
         self.database = database
+
+    def _read(self, read: Callable[Concatenate[Tx, P], R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """One store read in a read-only transaction of its own: a read-only use case."""
+        with self.database.transaction(write=False) as s:
+            return read(s, *args, **kwargs)
 
     @staticmethod
     def _used(s: Tx | Db, kind: str, ident: str) -> None:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import func
 from sqlmodel import Session, col, select
@@ -14,7 +15,11 @@ from .graph import map_counts
 from .lookups import OrgRef
 from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
 
+if TYPE_CHECKING:
+    from .past import FactThen
+
 STATE_FORMAT = "memory-state/1"
+F = TypeVar("F")
 
 
 def settings_of(org: Organization | OrgRef) -> dict[str, bool]:
@@ -49,6 +54,43 @@ def support_json(sp: Support) -> Obj:
     }
 
 
+def fact_json(f: Fact | FactThen, ends: Mapping[Any, Obj], *, supports: list[Obj] | None, disputes: list[Obj]) -> Obj:
+    """A FACT of the state format, now or then: its ends by name and kind, its score, its supports
+    (left out when None) and its disputes."""
+    subj = ends[f.subject_id]
+    target = ends[f.object_id] if f.object_id is not None else None
+    item: Obj = {
+        "subject": {"name": subj["name"], "kind": subj["kind"]},
+        "relation": f.relation,
+        "object": {"name": target["name"], "kind": target["kind"]} if target else {"value": f.value},
+        "status": f.status,
+        "weight": f.weight,
+        "log_odds": f.log_odds,
+        "sources": f.sources,
+    }
+    if supports is not None:
+        item["supports"] = supports
+    item["disputes"] = [{"by": d["by"], "contribution": d["contribution"]} for d in disputes]
+    return item
+
+
+def in_order(items: Iterable[tuple[F, Obj]]) -> list[tuple[F, Obj]]:
+    """Facts with their FACT objects, sorted as the state format sorts facts."""
+    return sorted(items, key=lambda pair: fact_sort_key(pair[1]))
+
+
+def graph_of(entities: Iterable[Obj], items: list[tuple[Any, Obj]], *, ids: bool, total: int | None) -> Obj:
+    """A graph of the state format from its entities and its sorted facts: with `ids`, each fact with
+    its database id; with `total`, how many facts the graph holds."""
+    out: Obj = {
+        "entities": sorted(entities, key=lambda e: (e["name"], e["kind"])),
+        "facts": [{"id": f.id, **item} if ids else item for f, item in items],
+    }
+    if total is not None:
+        out["total"] = total
+    return out
+
+
 def facts_json(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> list[Obj]:
     """FACT objects of the state format, sorted; batched look-ups, no query per fact."""
     return [item for _, item in fact_items(s, facts, supports=supports)]
@@ -58,34 +100,25 @@ def fact_items(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> l
     """Each fact with its FACT object, sorted as the state format sorts facts."""
     if not facts:
         return []
-    ids = [f.id for f in facts]
-    entity_ids = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
-    entities = {e.id: e for e in s.exec(select(Entity).where(col(Entity.id).in_(entity_ids)))}
-    by_fact: dict[int, list[Support]] = defaultdict(list)
-    if supports:
-        for sp in s.exec(select(Support).where(col(Support.fact_id).in_(ids)).order_by(col(Support.id))):
-            by_fact[sp.fact_id].append(sp)
-    disputes: dict[int, list[Dispute]] = defaultdict(list)
+    named = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
+    ends = {e.id: {"name": e.name, "kind": e.kind} for e in s.exec(select(Entity).where(col(Entity.id).in_(named)))}
+    by_fact, disputes = _votes(s, [f.id for f in facts], supports=supports)
+    return in_order(
+        (f, fact_json(f, ends, supports=by_fact[f.id] if supports else None, disputes=disputes[f.id])) for f in facts
+    )
+
+
+def _votes(s: Session, ids: list[int | None], *, supports: bool) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
+    """The SUPPORT objects (with `supports`) and disputes of these facts, by fact id, in the order made."""
+    by_fact: dict[Any, list[Obj]] = defaultdict(list)
+    for sp in (
+        s.exec(select(Support).where(col(Support.fact_id).in_(ids)).order_by(col(Support.id))) if supports else []
+    ):
+        by_fact[sp.fact_id].append(support_json(sp))
+    disputes: dict[Any, list[Obj]] = defaultdict(list)
     for d in s.exec(select(Dispute).where(col(Dispute.fact_id).in_(ids)).order_by(col(Dispute.id))):
-        disputes[d.fact_id].append(d)
-    out = []
-    for f in facts:
-        subj = entities[f.subject_id]
-        target = entities[f.object_id] if f.object_id is not None else None
-        item: Obj = {
-            "subject": {"name": subj.name, "kind": subj.kind},
-            "relation": f.relation,
-            "object": {"name": target.name, "kind": target.kind} if target else {"value": f.value},
-            "status": f.status,
-            "weight": f.weight,
-            "log_odds": f.log_odds,
-            "sources": f.sources,
-        }
-        if supports:
-            item["supports"] = [support_json(sp) for sp in by_fact[f.id]]  # type: ignore[index]
-        item["disputes"] = [{"by": d.by, "contribution": d.contribution} for d in disputes[f.id]]  # type: ignore[index]
-        out.append((f, item))
-    return sorted(out, key=lambda pair: fact_sort_key(pair[1]))
+        disputes[d.fact_id].append({"by": d.by, "contribution": d.contribution})
+    return by_fact, disputes
 
 
 def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
@@ -93,6 +126,7 @@ def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, 
     facts and their entities, plus `total`, the number of facts it holds. With `ids`, each fact also
     carries its database `id` (for links to its weight); the state export never asks for it."""
     query = select(Fact).where(Fact.graph == graph, Fact.owner == owner)
+    total = None
     if limit is None:
         entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
         facts = s.exec(query).all()
@@ -100,15 +134,10 @@ def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, 
         facts = s.exec(query.order_by(col(Fact.weight).desc()).limit(limit)).all()
         ends = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
         entities = s.exec(select(Entity).where(col(Entity.id).in_(ends))).all() if ends else []
-    out: Obj = {
-        "entities": sorted((entity_json(e) for e in entities), key=lambda e: (e["name"], e["kind"])),
-        "facts": [{"id": f.id, **item} for f, item in fact_items(s, facts)] if ids else facts_json(s, facts),
-    }
-    if limit is not None:
-        out["total"] = int(
+        total = int(
             s.exec(select(func.count()).select_from(Fact).where(Fact.graph == graph, Fact.owner == owner)).one()
         )
-    return out
+    return graph_of((entity_json(e) for e in entities), fact_items(s, facts), ids=ids, total=total)
 
 
 #: What the state format shows of a step (R22); the store also keeps which record a step kept
@@ -132,14 +161,25 @@ def turn_json(t: Turn) -> Obj:
     }
 
 
+#: What the state format shows of a run before its end, turns and Flow graph: each key's column.
+RUN_HEAD = {
+    "org": "org_id",
+    "person": "person_id",
+    "surface": "surface",
+    "requested_ephemeral": "requested_ephemeral",
+    "ephemeral": "ephemeral",
+}
+
+
+def run_head(run: Run) -> Obj:
+    """A run's RUN_HEAD, as the state format shows it now and then."""
+    return {key: getattr(run, column) for key, column in RUN_HEAD.items()}
+
+
 def run_json(s: Session, run: Run) -> Obj:
     turns = s.exec(select(Turn).where(Turn.run_id == run.id).order_by(col(Turn.seq))).all()
     return {
-        "org": run.org_id,
-        "person": run.person_id,
-        "surface": run.surface,
-        "requested_ephemeral": run.requested_ephemeral,
-        "ephemeral": run.ephemeral,
+        **run_head(run),
         "ended": run.ended,
         "turns": {t.id: turn_json(t) for t in turns},
         "flow": graph_json(s, "flow", run.id),

@@ -7,30 +7,27 @@ erasure made since is applied (erased rows are gone from history too), and each 
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from . import past
 from .models import Organization, Person, Run
-from .snapshot import STATE_FORMAT, fact_sort_key, settings_of
+from .snapshot import STATE_FORMAT, fact_json, graph_of, in_order, run_head, settings_of
 
 
-def fact_json(f: past.FactThen, ends: dict[int, Obj], *, supports: bool = True) -> Obj:
-    subj = ends[f.subject_id]
-    target = ends[f.object_id] if f.object_id is not None else None
-    item: Obj = {
-        "subject": {"name": subj["name"], "kind": subj["kind"]},
-        "relation": f.relation,
-        "object": {"name": target["name"], "kind": target["kind"]} if target else {"value": f.value},
-        "status": f.status,
-        "weight": f.weight,
-        "log_odds": f.log_odds,
-        "sources": f.sources,
-    }
-    if supports:
-        item["supports"] = f.supports
-    item["disputes"] = [{"by": d["by"], "contribution": d["contribution"]} for d in f.disputes]
-    return item
+def then_json(f: past.FactThen, ends: dict[int, Obj]) -> Obj:
+    """A FACT of the state format as it stood at a moment (past.facts_at)."""
+    return fact_json(f, ends, supports=f.supports, disputes=f.disputes)
+
+
+def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[past.FactThen], bool]) -> list[Obj]:
+    """The facts with these ids that `keep` keeps, as they stood after moment `n`: FACT objects
+    with their `graph`, `owner` and `id`."""
+    facts = [f for f in past.facts_at(s, n, ids=ids) if keep(f)]
+    ends = past.entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
+    return [{"graph": f.graph, "owner": f.owner, "id": f.id, **then_json(f, ends)} for f in facts]
 
 
 def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
@@ -44,14 +41,8 @@ def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = 
             past.with_votes(s, n, facts)
         named = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None}
         ends = past.entities_at(s, n, named, whole=(graph, owner))
-        items = sorted(((f, fact_json(f, ends)) for f in facts), key=lambda p: fact_sort_key(p[1]))
-        out: Obj = {
-            "entities": sorted((ends[i] for i in named), key=lambda e: (e["name"], e["kind"])),
-            "facts": [{"id": f.id, **item} for f, item in items] if ids else [item for _, item in items],
-        }
-        if limit is not None:
-            out["total"] = total
-        return out
+        items = in_order((f, then_json(f, ends)) for f in facts)
+        return graph_of((ends[i] for i in named), items, ids=ids, total=None if limit is None else total)
 
 
 def export_at(s: Session, n: int) -> Obj:
@@ -73,11 +64,7 @@ def export_at(s: Session, n: int) -> Obj:
         "people": {p.id: {"user": graph_at(s, "user", p.id, n)} for p in people},
         "runs": {
             r.id: {
-                "org": r.org_id,
-                "person": r.person_id,
-                "surface": r.surface,
-                "requested_ephemeral": r.requested_ephemeral,
-                "ephemeral": r.ephemeral,
+                **run_head(r),
                 "ended": r.ended_at is not None and r.ended_at <= n,
                 "turns": dict(past.turns_at(s, r.id, n)),
                 "flow": graph_at(s, "flow", r.id, n),

@@ -180,56 +180,52 @@ class Standby:
         with self._lock:
             if self._wrote or time.monotonic() - self._marked > FRESH:
                 self._wrote = False  # before the mark is taken: a commit after it sets it again
-                try:
-                    self._mark = max(self._mark, self._ask(PRIMARY, self._now_sql) or 0)
-                except Exception as exc:
-                    if not lost(exc):
-                        raise
+                mark = self._position(PRIMARY, self._now_sql, nothing=0)
+                if mark is None:
                     self.lost(PRIMARY)
                     return True
-                self._marked = time.monotonic()
+                self._mark, self._marked = max(self._mark, mark), time.monotonic()
             if self._replayed >= self._mark:
                 return True
-            try:
-                self._replayed = self._ask(STANDBY, self._replayed_sql) or -1
-            except Exception as exc:
-                if not lost(exc):
-                    raise
+            replayed = self._position(STANDBY, self._replayed_sql, nothing=-1)
+            if replayed is None:
                 self.lost(STANDBY)
                 return False
-            return self._replayed >= self._mark
+            self._replayed = replayed
+            return replayed >= self._mark
 
-    def _ask(self, which: str, sql: str | None) -> int | None:
+    def _position(self, which: str, sql: str | None, *, nothing: int) -> int | None:
+        """The log position a server answers (`nothing` when it has none), or None when it cannot be
+        reached; any other error is raised."""
         assert sql is not None
-        answer = position(self._lines[which].ask(sql))
+        try:
+            answer = position(self._lines[which].ask(sql))
+        except Exception as exc:
+            if not lost(exc):
+                raise
+            return None
         self.reached(which)
-        return answer
+        return answer or nothing
 
     def replayed_everything(self, timeout: float | None = 0.0) -> bool | None:
         """Whether the standby has replayed all the primary holds now (R31: a scrub done on the
         primary is done on the standby once it has), waiting up to `timeout` seconds for it (None:
         REPLAY_WAIT). None when either server cannot be reached: not known."""
         with self._lock:
-            try:
-                target = self._ask(PRIMARY, self._now_sql) or 0
-            except Exception as exc:
-                if not lost(exc):
-                    raise
-                return None
+            target = self._position(PRIMARY, self._now_sql, nothing=0)
         deadline = time.monotonic() + (REPLAY_WAIT if timeout is None else timeout)
-        while True:
+        while target is not None:
             with self._lock:
-                try:
-                    self._replayed = self._ask(STANDBY, self._replayed_sql) or -1
-                except Exception as exc:
-                    if not lost(exc):
-                        raise
+                replayed = self._position(STANDBY, self._replayed_sql, nothing=-1)
+                if replayed is None:
                     return None
-                if self._replayed >= target:
+                self._replayed = replayed
+                if replayed >= target:
                     return True
             if time.monotonic() >= deadline:
                 return False
             time.sleep(REPLAY_POLL)
+        return None
 
     def close(self) -> None:
         with self._lock:

@@ -22,52 +22,43 @@ class Explore(UseCases):
 
     def organizations(self) -> list[sh.Organization]:
         """Every organization: id, name, owner."""
-        with self.database.transaction(write=False) as s:
-            return cast("list[sh.Organization]", dashboard.organizations(s))
-
-    def members(self, org_id: str) -> list[sh.Member]:
-        """The organization's people with their role (owner first)."""
-        with self.database.transaction(write=False) as s:
-            return cast("list[sh.Member]", dashboard.members(s, org_id))
-
-    def workflows(self, org_id: str) -> list[Obj]:
-        """The organization's workflows: budget and steps, as a scenario writes them."""
-        with self.database.transaction(write=False) as s:
-            return dashboard.workflows(s, org_id)
+        return cast("list[sh.Organization]", self._read(dashboard.organizations))
 
     def people(self) -> list[sh.Person]:
         """Every person: id, name, and their role in each organization they belong to."""
-        with self.database.transaction(write=False) as s:
-            return cast("list[sh.Person]", dashboard.people(s))
+        return cast("list[sh.Person]", self._read(dashboard.people))
 
-    def runs(self, org_id: str) -> list[sh.RunRow]:
-        """The organization's stored runs with their turns' statuses, in the order they started."""
-        with self.database.transaction(write=False) as s:
-            return cast("list[sh.RunRow]", dashboard.runs(s, org_id))
+    def members(self, org_id: str) -> list[sh.Member]:
+        """The organization's people with their role (owner first)."""
+        return cast("list[sh.Member]", self._read(dashboard.members, org_id))
+
+    def workflows(self, org_id: str) -> list[Obj]:
+        """The organization's workflows: budget and steps, as a scenario writes them."""
+        return self._read(dashboard.workflows, org_id)
 
     def run_ids(self, org_id: str) -> list[str]:
         """The ids of the organization's stored runs, in the order they started (their turns unread)."""
-        with self.database.transaction(write=False) as s:
-            return dashboard.run_ids(s, org_id)
+        return self._read(dashboard.run_ids, org_id)
+
+    def runs(self, org_id: str) -> list[sh.RunRow]:
+        """The organization's stored runs with their turns' statuses, in the order they started."""
+        return cast("list[sh.RunRow]", self._read(dashboard.runs, org_id))
 
     def run_detail(self, org_id: str, run_id: str) -> sh.RunDetail:
         """One run with its turns and every record, failed and cancelled turns' included (R2)."""
-        with self.database.transaction(write=False) as s:
-            return cast("sh.RunDetail", dashboard.run_detail(s, org_id, run_id))
+        return cast("sh.RunDetail", self._read(dashboard.run_detail, org_id, run_id))
 
     def graph(self, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph's entities and facts, as in the state format; with `limit`, its heaviest facts only
         (and `total`, how many it holds), so a page stays fast on a large graph; with `ids`, each fact's
         `id` too, for a link to its weight (the state export stays as it is)."""
-        with self.database.transaction(write=False) as s:
-            return cast("sh.GraphJson", graph_json(s, graph, owner, limit=limit, ids=ids))
+        return cast("sh.GraphJson", self._read(graph_json, graph, owner, limit=limit, ids=ids))
 
     def graph_drawing(self, graph: str, owner: str, *, limit: int) -> sh.Drawing:
         """One graph as a drawing reads it: its `limit` heaviest facts with their ids, ends, weight,
         status, sources, and how many supports and disputes each has (counted, no support loaded);
         the entities they name, and `total`, how many facts the graph holds."""
-        with self.database.transaction(write=False) as s:
-            return cast("sh.Drawing", graph_for_drawing(s, graph, owner, limit=limit))
+        return cast("sh.Drawing", self._read(graph_for_drawing, graph, owner, limit=limit))
 
     def facts_table(
         self,
@@ -80,19 +71,15 @@ class Explore(UseCases):
     ) -> list[sh.FactRow]:
         """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's
         User graph, the runs' Flow graphs; or (`fact`) that one fact's row, if it is in one of them."""
-        with self.database.transaction(write=False) as s:
-            return cast(
-                "list[sh.FactRow]",
-                dashboard.facts_table(s, org_id, person=person, limit=limit, graphs=graphs, fact=fact),
-            )
+        rows = self._read(dashboard.facts_table, org_id, person=person, limit=limit, graphs=graphs, fact=fact)
+        return cast("list[sh.FactRow]", rows)
 
     def fact_breakdown(
         self, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None
     ) -> sh.Breakdown:
         """A weight explained: each source with key, origin, reliability, contribution, repeats folded
         in, erased pointers, the weight without it, and the margin to the shortcut threshold (R22, R26)."""
-        with self.database.transaction(write=False) as s:
-            return cast("sh.Breakdown", dashboard.fact_breakdown(s, fact_id, min_weight=min_weight, org=org))
+        return cast("sh.Breakdown", self._read(dashboard.fact_breakdown, fact_id, min_weight=min_weight, org=org))
 
     def turn_view(self, turn_id: str) -> sh.TurnView:
         """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""
@@ -124,5 +111,4 @@ class Explore(UseCases):
 
     def counts(self) -> sh.Counts:
         """How much the database holds: for the sidebar and progress."""
-        with self.database.transaction(write=False) as s:
-            return cast("sh.Counts", dashboard.counts(s))
+        return cast("sh.Counts", self._read(dashboard.counts))

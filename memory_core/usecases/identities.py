@@ -6,92 +6,67 @@ page (R15, by decision) or anyone holding the database with the command line (`b
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import TypedDict, Unpack, cast
 
 from .. import errors as E
 from ..rules.identity import Identity, identity_of, identity_problem, signed_in_identities, speaks_for
 from ..store import identities, queries
-from ..store.identities import LinkRow
 from . import shapes as sh
 from .base import UseCases
 
 
-def _identity(issuer: str | None, subject: str | None, email: str | None) -> Identity:
+class IdentityGiven(TypedDict, total=False):
+    """An identity as a person gives it: an issuer and subject, or a verified email."""
+
+    issuer: str | None
+    subject: str | None
+    email: str | None
+
+
+def _identity(given: IdentityGiven) -> Identity:
     """The identity given, or a FormatError that says which field is wrong and how (nothing changed)."""
+    issuer, subject, email = given.get("issuer"), given.get("subject"), given.get("email")
     problem = identity_problem(issuer, subject, email)
     if problem:
         raise E.FormatError(*problem)
     return identity_of(issuer, subject, email)
 
 
-def _shape(row: LinkRow) -> sh.IdentityLink:
-    words = Identity(row.kind, row.issuer, row.key).words
-    return {
-        "id": row.id,
-        "kind": row.kind,
-        "issuer": row.issuer,
-        "key": row.key,
-        "identity": words,
-        "person": row.person_id,
-        "person_name": row.person_name,
-        "org": row.org_id,
-        "linked_at": row.created_at,
-    }
-
-
 class Identities(UseCases):
     """Link, unlink and list sign-in identities; find whom a signed-in identity speaks for."""
 
-    def link_identity(
-        self,
-        person: str,
-        *,
-        org: str,
-        issuer: str | None = None,
-        subject: str | None = None,
-        email: str | None = None,
-        by: str | None = None,
-    ) -> bool:
+    def link_identity(self, person: str, *, org: str, by: str | None = None, **given: Unpack[IdentityGiven]) -> bool:
         """Link a member of an organization to an identity (an issuer and subject, or a verified
         email); True when linked, False when it already was. Checked in the rules' order: the
         identity as given, the ids, the owner (R15), membership, then an identity that speaks for
         someone else there (R20)."""
-        identity = _identity(issuer, subject, email)
+        identity = _identity(given)
         with self.database.transaction() as s:
             self._owner_or_cli(s, org, by, "links people to the identities they sign in with (R15)", person=person)
             if queries.role(s, person, org) is None:
                 raise E.NotMember(person, org, so="; a sign-in speaks for a member of the organization (R20)")
-            now = identities.linked(s, kind=identity.kind, issuer=identity.issuer, key=identity.key, org_id=org)
+            now = identities.linked(s, identity, org)
             if now == person:
                 return False
             if now is not None:
                 raise E.NotAllowed.identity_taken(identity.words, org_id=org, person_id=now)
             at = datetime.now(UTC).isoformat(timespec="seconds")
-            identities.add_link(
-                s, kind=identity.kind, issuer=identity.issuer, key=identity.key, person_id=person, org_id=org, at=at
-            )
+            identities.add_link(s, identity, person_id=person, org_id=org, at=at)
             return True
 
-    def unlink_identity(
-        self,
-        *,
-        org: str,
-        issuer: str | None = None,
-        subject: str | None = None,
-        email: str | None = None,
-        by: str | None = None,
-    ) -> bool:
+    def unlink_identity(self, *, org: str, by: str | None = None, **given: Unpack[IdentityGiven]) -> bool:
         """Remove an identity's link in an organization: whoever signs in with it is signed out at
         their next click. False when it was linked to no one there."""
-        identity = _identity(issuer, subject, email)
+        identity = _identity(given)
         with self.database.transaction() as s:
             self._owner_or_cli(s, org, by, "unlinks people from the identities they sign in with (R15)")
-            return identities.remove_link(s, kind=identity.kind, issuer=identity.issuer, key=identity.key, org_id=org)
+            return identities.remove_link(s, identity, org)
 
     def identity_links(self, org: str, *, by: str | None = None) -> list[sh.IdentityLink]:
         """An organization's sign-in links, for its owner (R15) or the command line."""
         with self.database.transaction(write=False) as s:
             self._owner_or_cli(s, org, by, "sees who signs in with which identity (R15)")
-            return [_shape(row) for row in identities.links_in(s, org)]
+            return cast(list[sh.IdentityLink], identities.links_in(s, org))
 
     def identity_callers(self, claims: dict[str, object]) -> dict[str, str]:
         """Whom a signed-in identity acts as (organization -> person), from its ID token's claims:

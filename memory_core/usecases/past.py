@@ -15,7 +15,7 @@ from typing import cast
 from .. import errors as E
 from ..rules.visibility import evidence_elsewhere, in_organization
 from ..store import dashboard, past
-from ..store.snapshot_at import export_at, fact_json, graph_at
+from ..store.snapshot_at import export_at, facts_then, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
 
@@ -23,13 +23,17 @@ from .base import Obj, UseCases
 ELSEWHERE = {"what": "a change in another organization (R23)", "run": None, "turn": None, "detail": None}
 
 
+def _seen_from(moment: Obj, org: str | None) -> Obj:
+    """A moment as organization `org` sees it: one of another organization's says only that it happened (R23)."""
+    return {**moment, **ELSEWHERE} if org is not None and moment["org"] not in (org, None) else moment
+
+
 class Past(UseCases):
     """Read-only use cases over the memory's past."""
 
     def clock(self) -> int:
         """The newest moment (0: nothing changed since history was kept)."""
-        with self.database.transaction(write=False) as s:
-            return past.last_moment(s)
+        return self._read(past.last_moment)
 
     def moments(
         self, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
@@ -43,8 +47,7 @@ class Past(UseCases):
     def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
         """The numbers of the moments up to `last`, oldest first, of one organization (and of none):
         what a time control steps through, tens of thousands of them read without their rows."""
-        with self.database.transaction(write=False) as s:
-            return past.moment_numbers(s, last=last, org=org)
+        return self._read(past.moment_numbers, last=last, org=org)
 
     def resolve_moment(self, given: str | int) -> int:
         """The moment a person names: a number on the clock, a turn id (right after it ended), or a
@@ -115,15 +118,12 @@ class Past(UseCases):
             lo, hi = min(a, b), max(a, b)
             ids = past.changed_after(s, lo, hi)
             runs = dashboard.run_ids(s, org) if org is not None else []
-            out = []
-            for n in (a, b):
-                facts = past.facts_at(s, n, ids=ids)
-                ends = past.entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
-                if org is not None:
-                    facts = [f for f in facts if in_organization(f.graph, f.owner, org_id=org, runs=runs)]
-                if graph is not None:
-                    facts = [f for f in facts if (f.graph, f.owner) == graph]
-                out.append([{"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends)} for f in facts])
+
+            def keep(f: past.FactThen) -> bool:
+                shown = org is None or in_organization(f.graph, f.owner, org_id=org, runs=runs)
+                return shown and (graph is None or (f.graph, f.owner) == graph)
+
+            out = [facts_then(s, n, ids, keep=keep) for n in (a, b)]
             return cast(list[sh.FactThen], out[0]), cast(list[sh.FactThen], out[1])
 
     def fact_history(self, fact_id: int, *, org: str | None = None) -> sh.FactHistory:
@@ -136,11 +136,8 @@ class Past(UseCases):
             supports, disputes, retracted_at = past.timeline_rows(s, fact_id)
             wanted = {v["since"] for v in supports} | {v["until"] for v in supports if v["until"]}
             wanted |= {d["since"] for d in disputes} | ({retracted_at} if retracted_at else set())
-            rows = {m["n"]: m for m in past.moments(s, ids=wanted - {0})}  # one read, not one a moment
+            rows = {m["n"]: _seen_from(m, org) for m in past.moments(s, ids=wanted - {0})}  # one read
             for v in supports:
                 v["elsewhere"] = evidence_elsewhere(v.pop("org"), reader_org=org)
-            for n, m in rows.items():
-                if org is not None and m["org"] not in (org, None):
-                    rows[n] = {**m, **ELSEWHERE}
             history = {"supports": supports, "disputes": disputes, "retracted_at": retracted_at, "moments": rows}
             return cast(sh.FactHistory, history)
