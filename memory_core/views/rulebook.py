@@ -175,7 +175,7 @@ CITATION = re.compile(r"(?<![\w\[/=#?.-])R([1-9]\d?)([a-d])?(?![\w\]])")
 _CODE_OR_LINK = re.compile(r"(`[^`]*`|\[[^\]]*\]\([^)]*\))")
 
 
-def link_rules(markdown: str, titles: dict[str, str], page: str = "rulebook") -> str:
+def link_rules(markdown: str, titles: dict[str, str], page: str = "rules") -> str:
     """Every rule a page's text cites becomes a link to it on the Rules page (`page?rule=R7`), its
     title shown on hover; code spans and existing links are left as they are, as is a number that
     names no rule (`titles` holds the rules' titles by number, "R7")."""

@@ -169,7 +169,7 @@ with guard():
     ):
         with guard():
             open_notebook(notebook_of(exported, run_id), file_name(run_id))
-            st.switch_page("pages/cells_page.py")
+            st.switch_page("pages/notebook_page.py")
     if not owners:
         said.caption(
             cite(
