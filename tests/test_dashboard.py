@@ -15,7 +15,7 @@ from helpers import PAGES as SCRIPTS
 from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
-from memory_core import MemoryService, load, make_engine, replay
+from memory_core import MemoryService, load, make_engine, parse, replay
 from memory_core.views import notebook as nbk
 from memory_core.views import viz
 from pages._history import WINDOW
@@ -1376,7 +1376,7 @@ def test_the_live_history_replays_turns_in_the_order_they_opened_across_runs(tmp
     assert order.index(("open_turn", "r2t1")) < order.index(("open_turn", "r1t2"))
     assert order.index(("start_run", "r2")) < order.index(("open_turn", "r2t1"))
     assert order[-1] == ("end_run", "r1") and not gaps
-    state = whatif.replay_state(doc)
+    state = replay(parse(json.dumps(doc)), MemoryService.at("sqlite://"))[0].state()
     assert state["organizations"]["o"]["world"] == svc.export_state()["organizations"]["o"]["world"]
     assert state["runs"]["r1"]["turns"]["r1t2"]["map"] == svc.export_state()["runs"]["r1"]["turns"]["r1t2"]["map"]
 
