@@ -227,8 +227,7 @@ def _act_as(svc: MemoryService, memory: str) -> None:
 
 
 def _people_labels(people: list[Person], org: str) -> tuple[dict[str, str], tuple[str, str, str] | None]:
-    """Everyone "Act as" offers, by id: the organization's members first (its owner first), then the
-    others (not a member here), then a visitor; and the owner as (id, name, role), if any."""
+    """Everyone "Act as" offers (members, the owner first; others; a visitor), and the owner (id, name, role)."""
     members = sorted((p for p in people if org in p["roles"]), key=lambda p: p["roles"][org] != "owner")
     label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}
     label |= {p["id"]: f"{p['name']} (not a member here)" for p in people if org not in p["roles"]}
