@@ -231,7 +231,7 @@ def test_a_rule_link_opens_in_the_same_tab_and_session(tabs, app_url, demo):
         pg.get_by_text("The rule you followed a link to").first.wait_for(timeout=60_000)
         settle(pg)
         assert len(pg.context.pages) == 1  # no new tab
-        assert re.search(r"/rulebook\?(.*&)?rule=R26", pg.url), pg.url
+        assert re.search(r"/rules\?(.*&)?rule=R26", pg.url), pg.url
         again = pg.locator("[data-testid='stSidebar']").get_by_text("You act as").first.inner_text()
         assert again == acting  # the same session: the person chosen is still the one acting
         top = pg.get_by_text("The rule you followed a link to").first.evaluate("e => e.getBoundingClientRect().top")
