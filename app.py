@@ -8,20 +8,28 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages._links import OVERVIEW_ALIASES, PAGES, SET_BY_LINK, addresses
+from pages._links import OLD_ADDRESSES, PAGES, SET_BY_LINK, addresses
 from pages._signin import needs_sign_in, sign_in_page
 from pages._ui import sidebar, told
 
 st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon: it would load from a CDN
 
 
-def _home() -> None:
-    """`/home`, `/overview` and `/overview-page`: the Overview, with the link's choices
-    (`/home?at=7`). The default page is served at `/` only; its own url_path names no address."""
-    st.switch_page(NAVIGATION[0], query_params=st.query_params.to_dict())
-
-
 NAVIGATION = [st.Page(p.script, title=p.title, url_path=p.address, default=p == PAGES[0]) for p in PAGES]
+BY_ADDRESS = {p.address: page for p, page in zip(PAGES, NAVIGATION, strict=True)}
+
+
+def opens(address: str) -> st.Page:
+    """A hidden page at an address links name (`/home?at=7`, `/facts?graph=user`) that switches to the
+    page it names now, with the link's choices (pages/_links.OLD_ADDRESSES)."""
+    target = BY_ADDRESS[OLD_ADDRESSES[address]]
+    return st.Page(
+        lambda: st.switch_page(target, query_params=st.query_params.to_dict()),
+        title=target.title,
+        url_path=address,
+        visibility="hidden",
+    )
+
 
 if needs_sign_in():
     # The sign-in is served at every page's address, so a link (its page and its choices) survives
@@ -29,8 +37,7 @@ if needs_sign_in():
     held = [st.Page(sign_in_page, title="Sign in", url_path=path, visibility="hidden") for path in addresses()]
     st.navigation([st.Page(sign_in_page, title="Sign in", url_path="sign-in", default=True), *held]).run()
 else:
-    aliases = [st.Page(_home, title="Overview", url_path=path, visibility="hidden") for path in OVERVIEW_ALIASES]
-    page = st.navigation([*NAVIGATION, *aliases])
+    page = st.navigation([*NAVIGATION, *(opens(address) for address in OLD_ADDRESSES)])
     st.session_state[SET_BY_LINK] = {}  # what a link sets is said, if it names nothing, in the run it sets it
     st.session_state["_link_page"] = page.url_path  # links are read and written per page (pages/_links.py)
     sidebar()

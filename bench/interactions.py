@@ -178,7 +178,7 @@ def from_the_overview(page: Any, address: str, text: str, click: Callable[[], No
 
 def rule_links(page: Any, address: str, text: str) -> list[float]:
     """A click on the first rule link of the Overview (it opens the Rules page in the same tab)."""
-    return from_the_overview(page, address, text, lambda: page.locator("a[href*='rulebook?rule=']").first.click())
+    return from_the_overview(page, address, text, lambda: page.locator("a[href*='rules?rule=']").first.click())
 
 
 def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
@@ -201,7 +201,7 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
         clicked_to_settled(page, lambda: key(page, "wi_apply").click())  # its question
         applies.append(clicked_to_settled(page, lambda: key(page, "wi_apply_yes").click()))
     out["Apply a what-if (after its question)"] = applies
-    page.goto(f"{address}/cells", wait_until="commit")
+    page.goto(f"{address}/notebook", wait_until="commit")
     key(page, "load_sample").wait_for(timeout=120_000)  # the sample chosen first: the demo
     clicked_to_settled(page, lambda: key(page, "load_sample").click())
     out["Run next in the notebook"] = [
@@ -215,7 +215,7 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
         undos.append(clicked_to_settled(page, lambda: key(page, "undo").click()))
     out["Undo in the notebook"] = undos
     out["a rule link clicked on the Overview"] = rule_links(page, address, "Acme Robotics")
-    out[SHARED] = shared_links(new_page, f"{address}/facts?graph=world", "Fact weights")
+    out[SHARED] = shared_links(new_page, f"{address}/fact-weights?graph=world", "Fact weights")
     out[SHARED_BESIDE] = beside_live_tabs(new_page, address)
     return out
 
@@ -227,7 +227,7 @@ def beside_live_tabs(new_page: Callable[[], Any], address: str) -> list[float]:
     try:
         for tab in tabs:
             opened_to_settled(tab, address, "Acme Robotics")
-        return shared_links(new_page, f"{address}/facts?graph=world", "Fact weights")
+        return shared_links(new_page, f"{address}/fact-weights?graph=world", "Fact weights")
     finally:
         for tab in tabs:
             tab.context.close()
@@ -239,7 +239,7 @@ def big_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, 
     return {
         "Settings opened from the sidebar": from_the_overview(page, address, "", sidebar(page, "Settings")),
         "a rule link clicked on the Overview": rule_links(page, address, ""),
-        SHARED: shared_links(new_page, f"{address}/facts?graph=world", "Fact weights"),
+        SHARED: shared_links(new_page, f"{address}/fact-weights?graph=world", "Fact weights"),
     }
 
 

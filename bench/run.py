@@ -114,17 +114,17 @@ class Bench:
 # --- the workload that teaches -----------------------------------------------------------------
 
 
-#: Each page as the benchmark rows name it, and its url (its file is pages/<url>_page.py).
-PAGE_URLS = (
+#: Each page as the benchmark rows name it, and its file's stem (pages/<stem>_page.py).
+PAGE_FILES = (
     ("overview", "overview"),
-    ("notebook", "cells"),
-    ("graphs", "draw"),
-    ("settings", "preferences"),
-    ("runs", "runlog"),
-    ("weights", "facts"),
-    ("reads", "probe"),
-    ("erasure", "erase"),
-    ("rules", "rulebook"),
+    ("notebook", "notebook"),
+    ("graphs", "graphs"),
+    ("settings", "settings"),
+    ("runs", "runs"),
+    ("weights", "fact_weights"),
+    ("reads", "memory_reads"),
+    ("erasure", "erasure"),
+    ("rules", "rules"),
 )
 
 
@@ -561,7 +561,7 @@ def b6(b: Bench) -> None:
     replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(make_engine(demo)))
     big, svc = b.generated(b.size["reads"])
     facts = svc.counts()["fact"]
-    for name, page in (("graphs", "draw"), ("weights", "facts")):  # the row's name, the page's url
+    for name, page in (("graphs", "graphs"), ("weights", "fact_weights")):  # the row's name, the page's file
         base, value = render(demo, page), render(big, page)
         b.record("B6", f"{name} page render s at {facts:,} facts", value, base, "< 3 s", value < 3)
     from memory_core.views import notebook as nbk
@@ -642,7 +642,7 @@ def b8(b: Bench) -> None:
     demo = b.url()
     replay(load(str(ROOT / "sample_data" / "demo.json")), MemoryService(make_engine(demo)))
     at = app_on(demo)
-    at.switch_page("pages/cells_page.py").run()
+    at.switch_page("pages/notebook_page.py").run()
     at.selectbox(key="sample_pick").set_value("demo.json").run()
     opened = timed(lambda: at.button(key="load_sample").click().run())
     ok(at)
@@ -659,14 +659,14 @@ def b8(b: Bench) -> None:
     dt = timed(lambda: at.button(key="run_all").click().run())
     ok(at)
     b.record("B8", "Run all on the demo, s", dt, floor, "< 5 s", dt < 5)
-    at.switch_page("pages/preferences_page.py").run()
+    at.switch_page("pages/settings_page.py").run()
     at.radio(key="wi_source").set_value("notebook").run()
     org = at.selectbox(key="wi_org").value
     dt = timed(lambda: at.toggle(key=f"wi-notebook-{org}-NoMemoryShortcuts").set_value(True).run())
     ok(at)
     b.record("B8", "a Settings what-if on the demo notebook, s", dt, floor, "< 2 s", dt < 2)
     live = app_on(demo)
-    live.switch_page("pages/preferences_page.py").run()
+    live.switch_page("pages/settings_page.py").run()
     dt = timed(lambda: live.toggle(key="wi-live-acme-NoMemoryShortcuts").set_value(True).run())
     ok(live)
     b.record("B8", "a Settings what-if on the live demo organization, s", dt, floor, "< 2 s", dt < 2)
@@ -688,7 +688,7 @@ def b8(b: Bench) -> None:
         ok(app)
         return dt
 
-    for name, page in PAGE_URLS:
+    for name, page in PAGE_FILES:
         base, value = first_render(empty, page), first_render(big, page)
         b.record(
             "B8",
@@ -919,7 +919,7 @@ def b8_browser(b: Bench, *, demo: str, big: str, facts: int, long: str, moments:
                 if visit == 0:  # and a browser that opens the page's address afresh (the drawing kept)
                     again = fresh_page()
                     t0 = time.perf_counter()
-                    again.goto(f"{address}/draw", wait_until="commit")
+                    again.goto(f"{address}/graphs", wait_until="commit")
                     loaded = _drawn_still(again, t0)
             finally:
                 _stop(server)

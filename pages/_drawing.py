@@ -229,5 +229,5 @@ def open_fact(plan: viz.Plan, graph: str) -> None:
         c3 = st.columns([3, 1], vertical_alignment="bottom")
         fact = c3[0].selectbox("Open a fact's weight", list(linked), format_func=linked.__getitem__, key="g_open_fact")
         c3[1].page_link(
-            "pages/facts_page.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph}
+            "pages/fact_weights_page.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph}
         )

@@ -218,28 +218,39 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
     newest = options[-1]
     n = _settle(prefix, options)
     listed = window(options, n)
-    other = st.session_state.get(f"{prefix}_from")
-    if other is not None and not _among(options, other):  # a moment of another organization: no comparison
-        other = st.session_state[f"{prefix}_from"] = NO_COMPARE
-    found = labelled(ctx, org, clock, [*listed, *([other] if isinstance(other, int) else [])])
+    other = _compared(prefix, options)
+    found = labelled(ctx, org, clock, [*listed, *([other] if other is not None else [])])
     label = {k: f"{k} · {what}" for k, (_, what, _) in found.items()}
     if heading:
         st.markdown(cite(heading))
-    if len(options) > 1:
-        st.select_slider(
-            "Moment",
-            listed,
-            format_func=lambda k: inert(label[k]) + (" (now)" if k == newest else ""),
-            key=at,
-            help="Each moment is one change to memory: a turn ended, a setting changed, a run deleted…",
-        )
-    else:
-        st.caption("No moment recorded yet: memory has not changed since its history was kept.")
+    _slider(options, listed, label, key=at)
     st.session_state[newest_key] = newest
     st.session_state[f"{prefix}_at_link"] = None if n == newest else n
     shown = f"**{inert(label[n])}**" + (" (now)" if n == newest else "")
     _steps(prefix, options, n, shown=shown, stamp=found[n][2], org_name=ctx.org_name)
     return Shown(clock, options, label, n, listed)
+
+
+def _compared(prefix: str, options: list[int]) -> int | None:
+    """The moment compared with (`?from=`), if it is one of the organization's (else no comparison)."""
+    other = st.session_state.get(f"{prefix}_from")
+    if other is not None and not _among(options, other):  # a moment of another organization: no comparison
+        other = st.session_state[f"{prefix}_from"] = NO_COMPARE
+    return other
+
+
+def _slider(options: list[int], listed: list[int], label: dict[int, str], *, key: str) -> None:
+    """The slider of the moments listed, the newest said to be now; or that there is no moment yet."""
+    if len(options) <= 1:
+        st.caption("No moment recorded yet: memory has not changed since its history was kept.")
+        return
+    st.select_slider(
+        "Moment",
+        listed,
+        format_func=lambda k: inert(label[k]) + (" (now)" if k == options[-1] else ""),
+        key=key,
+        help="Each moment is one change to memory: a turn ended, a setting changed, a run deleted…",
+    )
 
 
 def _settle(prefix: str, options: list[int]) -> int:

@@ -4,10 +4,13 @@ act as themselves there, and only there (docs/signin.md)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
 from memory_core import FormatError, MemoryService
+from memory_core.usecases.shapes import IdentityLink
 from memory_core.views import signin
 from memory_core.views.text import inert
 from pages import _identity
@@ -51,6 +54,13 @@ def sign_in_links(ctx: Context, org: str) -> None:
         wrapped(pd.DataFrame(rows))
     else:
         st.caption("No one is linked yet.")
+    _link_form(ctx, org, section)
+    if links:
+        _unlink_form(ctx, org, {x["id"]: x for x in links})
+
+
+def _link_form(ctx: Context, org: str, section: dict[str, Any]) -> None:
+    """Link a member to an identity: an issuer and subject, or a verified email (R15)."""
     members = {m["id"]: m["name"] for m in read(ctx, MemoryService.members, org)}
     how = st.radio(
         "Link a member, identified by", list(HOW), format_func=HOW.__getitem__, key="id_how", horizontal=True
@@ -68,24 +78,26 @@ def sign_in_links(ctx: Context, org: str) -> None:
         given = {"email": row.text_input("Verified email", key="id_email", placeholder="name@example.com")}
     if st.button("Link", key="id_link", type="primary", disabled=not members):
         _link(ctx, org, person, given, members.get(person, person))
-    if links:
-        by_id = {x["id"]: x for x in links}
-        gone = st.container(horizontal=True, vertical_alignment="bottom")
-        chosen = gone.selectbox(
-            "Linked identity",
-            list(by_id),
-            format_func=lambda i: f"{by_id[i]['person_name']}: {by_id[i]['identity']}",
-            key="id_unlink_pick",
+
+
+def _unlink_form(ctx: Context, org: str, by_id: dict[int, IdentityLink]) -> None:
+    """Unlink one of the organization's identities (R15): a session signed in with it acts as no one."""
+    gone = st.container(horizontal=True, vertical_alignment="bottom")
+    chosen = gone.selectbox(
+        "Linked identity",
+        list(by_id),
+        format_func=lambda i: f"{by_id[i]['person_name']}: {by_id[i]['identity']}",
+        key="id_unlink_pick",
+    )
+    if gone.button("Unlink", key="id_unlink"):
+        x = by_id[chosen]
+        given = {"email": x["key"]} if x["kind"] == "email" else {"issuer": x["issuer"], "subject": x["key"]}
+        ctx.svc.unlink_identity(org=org, by=ctx.person, **given)
+        st.session_state["_identity_said"] = (
+            f"Unlinked: {inert(x['identity'])} no longer signs in as {inert(x['person_name'])}; a session "
+            "signed in with it acts as no one from its next click."
         )
-        if gone.button("Unlink", key="id_unlink"):
-            x = by_id[chosen]
-            given = {"email": x["key"]} if x["kind"] == "email" else {"issuer": x["issuer"], "subject": x["key"]}
-            ctx.svc.unlink_identity(org=org, by=ctx.person, **given)
-            st.session_state["_identity_said"] = (
-                f"Unlinked: {inert(x['identity'])} no longer signs in as {inert(x['person_name'])}; a session "
-                "signed in with it acts as no one from its next click."
-            )
-            st.rerun()
+        st.rerun()
 
 
 def _link(ctx: Context, org: str, person: str, given: dict[str, str], name: str) -> None:

@@ -121,19 +121,28 @@ def sign_in_page() -> None:
         st.title("Sign in")
         st.error("Sign-in with the identity provider is not set up:\n\n" + "\n".join(f"- {p}" for p in problems))
         st.caption("The operator fixes `.streamlit/secrets.toml` and restarts the dashboard (docs/signin.md).")
-        return
-    if not logged_in():
-        st.title("Sign in")
-        st.markdown(
-            "This dashboard signs you in with your organization's identity provider. You then act as the "
-            "person your organization's owner linked to your identity, in that organization only."
-        )
-        st.html(_KEEP % json.dumps(addresses()), unsafe_allow_javascript=True)
-        for name in signin.providers(section):
-            label = "Sign in" if name is None else f"Sign in with {name}"
-            if st.button(label, type="primary", key=f"login_{name or 'default'}"):
-                st.login(name)
-        return
+    elif not logged_in():
+        _signed_out(section)
+    else:
+        _not_linked()
+
+
+def _signed_out(section: dict[str, Any]) -> None:
+    """A button per provider; the link this tab opened is kept for the run after the sign-in (#26)."""
+    st.title("Sign in")
+    st.markdown(
+        "This dashboard signs you in with your organization's identity provider. You then act as the "
+        "person your organization's owner linked to your identity, in that organization only."
+    )
+    st.html(_KEEP % json.dumps(addresses()), unsafe_allow_javascript=True)
+    for name in signin.providers(section):
+        label = "Sign in" if name is None else f"Sign in with {name}"
+        if st.button(label, type="primary", key=f"login_{name or 'default'}"):
+            st.login(name)
+
+
+def _not_linked() -> None:
+    """Signed in with an identity linked to no one (R20): who it is, who can link it, and Sign out."""
     said = claims()
     st.title("Not linked")
     st.error(st.session_state.get(REFUSED_KEY) or refusal(NotMember.unlinked(signin.identity_words(said))))

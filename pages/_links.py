@@ -112,7 +112,7 @@ def evidence_link(run: str | None, record: str | None) -> str | None:
     """A record's row on the Runs page (R24), as a link's target; None without a pointer."""
     if run is None or record is None:
         return None
-    return f"runlog?run={quote(run, safe='')}&record={quote(record, safe='')}"
+    return f"runs?run={quote(run, safe='')}&record={quote(record, safe='')}"
 
 
 def copy_link(label: str = "Link to this view") -> None:
@@ -182,26 +182,40 @@ class Page(NamedTuple):
 
 #: The app's pages in the navigation's order: app.py builds st.navigation from it, links and tests
 #: read it. A new page is its script and one line here. The first is the default, served at `/`
-#: alone (its own address names no link); every address differs from its script's name (Streamlit
-#: would otherwise serve two routes for one page).
+#: alone (its own address names no link). A script is named for its title and differs from its
+#: address (Streamlit would otherwise serve two routes for one page, docs/decisions.md d-page-files).
 PAGES = (
     Page("pages/overview_page.py", "Overview", "_overview"),
-    Page("pages/cells_page.py", "Notebook", "cells"),
-    Page("pages/draw_page.py", "Graphs", "draw"),
-    Page("pages/preferences_page.py", "Settings", "preferences"),
-    Page("pages/runlog_page.py", "Runs", "runlog"),
-    Page("pages/facts_page.py", "Fact weights", "facts"),
-    Page("pages/probe_page.py", "Memory reads", "probe"),
-    Page("pages/erase_page.py", "Erasure", "erase"),
-    Page("pages/rulebook_page.py", "Rules", "rulebook"),
+    Page("pages/notebook_page.py", "Notebook", "notebook"),
+    Page("pages/graphs_page.py", "Graphs", "graphs"),
+    Page("pages/settings_page.py", "Settings", "settings"),
+    Page("pages/runs_page.py", "Runs", "runs"),
+    Page("pages/fact_weights_page.py", "Fact weights", "fact-weights"),
+    Page("pages/memory_reads_page.py", "Memory reads", "reads"),
+    Page("pages/erasure_page.py", "Erasure", "erasure"),
+    Page("pages/rules_page.py", "Rules", "rules"),
 )
-#: The addresses that open the Overview besides `/`, where Streamlit serves it (app.py).
-OVERVIEW_ALIASES = ("home", "overview", "overview-page")
+#: Addresses that links name besides the pages' own -> the page's address: each opens that page with
+#: the link's choices (`/home?at=7`, `/facts?graph=user`; app.py). The Overview is served at `/`
+#: alone; the others are the addresses the pages had until #37, kept for the links people shared.
+OLD_ADDRESSES = {
+    "home": "_overview",
+    "overview": "_overview",
+    "overview-page": "_overview",
+    "cells": "notebook",
+    "draw": "graphs",
+    "preferences": "settings",
+    "runlog": "runs",
+    "facts": "fact-weights",
+    "probe": "reads",
+    "erase": "erasure",
+    "rulebook": "rules",
+}
 
 
 def addresses() -> tuple[str, ...]:
-    """The app's pages by their address, the only links taken in the same tab."""
-    return (*OVERVIEW_ALIASES, *(page.address for page in PAGES[1:]))
+    """The app's pages by their address, old ones too: the only links taken in the same tab."""
+    return (*(page.address for page in PAGES[1:]), *OLD_ADDRESSES)
 
 
 #: A table's cells wrap at their spaces, and inside a long word where pages/_tables.py marked it (#25).

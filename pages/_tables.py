@@ -91,6 +91,23 @@ def rules_help(rules: list[str], before: str = "") -> str | None:
     return cite((before + "\n\n" if before else "") + "\n\n".join(said))
 
 
+def _rules_said(cells: pd.Series) -> str | None:
+    """A column's header tooltip: the rules its text cells cite, in their own words (None: it cites none)."""
+    rules = rules_in(cells.head(500)) if _text(cells) else None
+    return rules_help(rules) if rules else None
+
+
+def _titled(config: dict[str, Any], column: str, said: str | None) -> None:
+    """A column's config given the rules' words as its tooltip, unless it has one of its own."""
+    given = config.get(column)
+    if said is None:
+        return
+    if given is None:
+        config[column] = st.column_config.Column(help=said)
+    elif isinstance(given, dict) and not given.get("help"):
+        given["help"] = said
+
+
 def grid(
     table: pd.DataFrame,
     *,
@@ -102,17 +119,7 @@ def grid(
     whose cells cite a rule titled with that rule's own words (its header's tooltip)."""
     config: dict[str, Any] = dict(column_config or {})
     for column in table.columns:
-        if not _text(table[column]):
-            continue
-        rules = rules_in(table[column].head(500))
-        if not rules:
-            continue
-        said = rules_help(rules)
-        given = config.get(column)
-        if given is None:
-            config[column] = st.column_config.Column(help=said)
-        elif isinstance(given, dict) and not given.get("help"):
-            given["help"] = said
+        _titled(config, column, _rules_said(table[column]))
     order = [c for c in first if c in table.columns] + [c for c in table.columns if c not in first]
     kwargs.setdefault("hide_index", True)
     kwargs.setdefault("width", "stretch")

@@ -16,6 +16,7 @@ from typing import Concatenate, ParamSpec, TypeVar, cast
 import streamlit as st
 
 from memory_core import MemoryCoreError, MemoryService, Refusal, database_url
+from memory_core.usecases.shapes import Person
 from memory_core.views import notebook as nbk
 from memory_core.views.notebook_file import scrub_erased
 from memory_core.views.text import inert
@@ -221,17 +222,21 @@ def _act_as(svc: MemoryService, memory: str) -> None:
     if org_names:
         st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
     org: str = st.session_state.get("org") or ""
-    people = read_at(svc, at, MemoryService.people)
-    members = sorted((p for p in people if org in p["roles"]), key=lambda p: p["roles"][org] != "owner")
-    label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}
-    label |= {p["id"]: f"{p['name']} (not a member here)" for p in people if org not in p["roles"]}
-    label[VISITOR] = "a visitor (no account)"
-    owner = (members[0]["id"], members[0]["name"], members[0]["roles"][org]) if members else None
+    label, owner = _people_labels(read_at(svc, at, MemoryService.people), org)
     _settle_person(memory, label, owner)
     _say_lost_or_moved(owner)
     chosen = st.selectbox("Act as", list(label), format_func=label.__getitem__, key="person")
     # Said again below the box, from this run: the box's text can lag a switch of organization.
     st.caption(f"You act as **{inert(label[chosen])}** in {inert(org_names.get(org, org or ''))}.")
+
+
+def _people_labels(people: list[Person], org: str) -> tuple[dict[str, str], tuple[str, str, str] | None]:
+    """Everyone "Act as" offers (members, the owner first; others; a visitor), and the owner (id, name, role)."""
+    members = sorted((p for p in people if org in p["roles"]), key=lambda p: p["roles"][org] != "owner")
+    label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}
+    label |= {p["id"]: f"{p['name']} (not a member here)" for p in people if org not in p["roles"]}
+    label[VISITOR] = "a visitor (no account)"
+    return label, (members[0]["id"], members[0]["name"], members[0]["roles"][org]) if members else None
 
 
 def _settle_person(memory: str, label: dict[str, str], owner: tuple[str, str, str] | None) -> None:

@@ -238,4 +238,4 @@ for i, path in enumerate(files):
             with guard():
                 doc = json.loads(path.read_text(encoding="utf-8"))
                 open_notebook(nbk.new(doc, path.name), path.name)
-                st.switch_page("pages/cells_page.py")
+                st.switch_page("pages/notebook_page.py")

@@ -14,6 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 import anyio
 import httpx2
@@ -33,13 +34,13 @@ from mcp.client.streamable_http import streamable_http_client
 from served import free_port
 
 from memory_core import MemoryService, make_engine
-from pages._links import OVERVIEW_ALIASES
+from pages._links import OLD_ADDRESSES
 from pages._links import PAGES as NAVIGATION
 
 pytestmark = marks()
 #: A smoke per page of app.py's: the address opened (a link's, with its parameters, where pages link
 #: to it) and the start of the title it shows (/home opens the Overview, as links name it).
-QUERIES = {"facts": "?graph=flow", "runlog": "?run=run-market-sizing", "rulebook": "?rule=R7"}
+QUERIES = {"fact-weights": "?graph=flow", "runs": "?run=run-market-sizing", "rules": "?rule=R7"}
 PAGES = {"home": ("home", "Acme Robotics")} | {
     p.address: (p.address + QUERIES.get(p.address, ""), p.title) for p in NAVIGATION[1:]
 }
@@ -48,9 +49,12 @@ PAGES = {"home": ("home", "Acme Robotics")} | {
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_opens_from_its_link_without_exception(page, name):
     path, title = PAGES[name]
-    # The Overview opens at every address a person may type for it (app.py's OVERVIEW_ALIASES).
-    for address in [*OVERVIEW_ALIASES[1:], path] if name == "home" else [path]:
+    # A page opens at every address links name it by (pages/_links.OLD_ADDRESSES), with their choices.
+    query = QUERIES.get(name, "")
+    olds = [old + query for old, new in OLD_ADDRESSES.items() if new == ("_overview" if name == "home" else name)]
+    for address in dict.fromkeys([*olds, path]):
         goto(page, address)
+        assert set(parse_qsl(query[1:])) <= set(parse_qsl(urlsplit(page.url).query)), (address, page.url)
         no_page_not_found(page)
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.locator("h1").first.inner_text().strip().startswith(title), address
@@ -64,21 +68,21 @@ def test_every_page_opens_from_its_link_without_exception(page, name):
 def test_researcher_story_weight_to_evidence_to_run_and_rule(page):
     """A researcher opens Fact weights (World first), reads the arithmetic and each support's
     excerpt, follows a rule number to its rule, and a record to its run on the Runs page."""
-    goto(page, "facts")
+    goto(page, "fact-weights")
     page.get_by_text("The arithmetic").first.wait_for(timeout=30_000)
     assert page.get_by_role("radio", name=re.compile("World")).is_checked()
     text = page.locator("p").filter(has_text="The arithmetic").first.inner_text()
     assert re.search(r"L = .* = [−-]?[0-9.]+; w = .* = [01]\.[0-9]{3}; status: (active|disputed|retracted)", text), text
     shot(page, "story-researcher-weights", page.locator("p").filter(has_text="The arithmetic").first)
     # A rule number is a link to its rule, its title on hover.
-    link = page.locator("a[href*='rulebook?rule=R26']").first
+    link = page.locator("a[href*='rules?rule=R26']").first
     assert link.get_attribute("title", timeout=10_000).startswith("R26: ")
     page.goto(f"{page.base}/{link.get_attribute('href').lstrip('/')}")
     settle(page)
     page.get_by_text("The rule you followed a link to").first.wait_for(timeout=30_000)
     shot(page, "story-researcher-rule")
     # A record, as the evidence table links it, opens on the Runs page, first in its turn.
-    goto(page, "runlog?run=run-supplier-contracts&record=" + "sc-1%231")
+    goto(page, "runs?run=run-supplier-contracts&record=" + "sc-1%231")
     no_page_not_found(page)
     page.get_by_text("(linked) is first").first.wait_for(timeout=30_000)
     page.get_by_text("teaches nothing").first.wait_for(timeout=30_000)
@@ -88,7 +92,7 @@ def test_researcher_story_weight_to_evidence_to_run_and_rule(page):
 def test_owner_story_what_if_then_apply(page):
     """An owner replays the organization's history with shortcuts off, sees steps that a shortcut
     skipped run instead, applies the settings, and reads the change in the audit log."""
-    goto(page, "preferences")
+    goto(page, "settings")
     page.get_by_text("What the runs would do").first.wait_for(timeout=60_000)
     page.get_by_text("Nothing differs yet").first.wait_for(timeout=30_000)
     switches = page.get_by_role("switch", name=re.compile("LearnFromUsers"))
@@ -109,7 +113,7 @@ def test_owner_story_what_if_then_apply(page):
 def test_notebook_follows_the_demo_story_and_a_reload_keeps_it(page):
     """Issue #16: the 214-cell demo opens from a link, each "Run next" shows the cell just run, marked,
     in view at the top of the cells; a reload of the address reopens the notebook where it was."""
-    goto(page, "cells?sample=demo.json")
+    goto(page, "notebook?sample=demo.json")
     run_next = page.get_by_role("button", name="Run next")
     run_next.wait_for(timeout=60_000)
     assert page.locator("[data-testid='stExpander']").count() < 60  # a window of cells, not 214 of them
@@ -155,7 +159,7 @@ def clipped(button) -> bool:
 def test_notebook_cell_buttons_stay_readable_at_1024_px(page):
     """#15, point 4: at 1024 px wide each cell's buttons keep their symbol on one line, unclipped."""
     page.set_viewport_size({"width": 1024, "height": 900})
-    goto(page, "cells?sample=completed_failed_cancelled.json")
+    goto(page, "notebook?sample=completed_failed_cancelled.json")
     page.get_by_role("button", name="Run next").wait_for(timeout=60_000)
     buttons = page.locator(
         ".st-key-to-0 button:visible, .st-key-up-0 button:visible, .st-key-down-0 button:visible, "
@@ -244,7 +248,7 @@ def test_overview_compares_two_moments(page, moments):
 
 
 def test_fact_weight_through_time_is_drawn(page):
-    goto(page, "facts?graph=world&q=on_time_rate")  # a fact a turn taught, then Dana disputed
+    goto(page, "fact-weights?graph=world&q=on_time_rate")  # a fact a turn taught, then Dana disputed
     title = page.get_by_text("Its weight through time").first
     title.wait_for(timeout=30_000)
     chart = page.locator("[data-testid='stVegaLiteChart']").first  # above the distribution's charts
@@ -300,7 +304,7 @@ def test_runs_shows_an_agent_teaching_over_http_without_a_reload(page, demo_app)
                 break  # it answers (401 without a token)
             except OSError:
                 time.sleep(0.05)
-        goto(page, "runlog")
+        goto(page, "runs")
         worker = threading.Thread(target=lambda: anyio.run(agent), daemon=True)  # Playwright owns this thread's loop
         worker.start()
         assert recorded.wait(60)

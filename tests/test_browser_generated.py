@@ -48,7 +48,7 @@ def test_a_drawing_at_the_default_cap_is_readable(page, generated):
     4,000 facts): no dots or names overlapping, spread <= 2, the 60 heaviest named at >= 10 px."""
     page.goto(generated)  # the first request after start-up (streamlit/streamlit#9992, see `warm`)
     settle(page)
-    page.goto(f"{generated}/draw?graph=world&org=bench")
+    page.goto(f"{generated}/graphs?graph=world&org=bench")
     settle(page)
     page.get_by_text(re.compile(r"Showing 400 entities")).first.wait_for(timeout=120_000)
     drawn(page)

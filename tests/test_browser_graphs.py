@@ -36,7 +36,7 @@ pytestmark = marks()
 
 
 def test_graph_draws_the_nodes_it_says_and_a_filter_changes_them(page):
-    goto(page, "draw")
+    goto(page, "graphs")
     before = said_nodes(page)
     assert before > 20 and drawn_nodes(page) == before
     cap = page.get_by_label("Entity cap")
@@ -52,7 +52,7 @@ def test_graph_draws_the_nodes_it_says_and_a_filter_changes_them(page):
 
 
 def test_graph_stands_still_and_a_fact_edge_opens_its_weight(page):
-    goto(page, "draw")
+    goto(page, "graphs")
     assert drawn_nodes(page) > 0
     page.mouse.move(0, 0)  # no tooltip in the way
     frame = page.locator("iframe").first
@@ -72,7 +72,7 @@ def test_graph_stands_still_and_a_fact_edge_opens_its_weight(page):
     edge_id, fact = edges[0]
     # a click on that edge, as vis-network reports it to its listeners
     body.evaluate("(_, id) => network.emit('click', {nodes: [], edges: [id]})", edge_id)
-    page.wait_for_function(f"() => /\\/facts\\?.*fact={fact}\\b/.test(location.href)", timeout=30_000)
+    page.wait_for_function(f"() => /\\/fact-weights\\?.*fact={fact}\\b/.test(location.href)", timeout=30_000)
     settle(page)
     assert "graph=world" in page.url
     page.locator("h1").first.wait_for(timeout=30_000)
@@ -85,12 +85,12 @@ def test_graph_stands_still_and_a_fact_edge_opens_its_weight(page):
 def test_open_a_fact_weight_from_the_user_and_flow_graphs_opens_a_fact_of_that_graph(page):
     """Issue #25: "Open a fact's weight" on the User and Flow graphs opened a World fact (the link's graph
     was taken as already seen, since Graphs had written the same param)."""
-    for path, name in (("draw?graph=user", "User"), ("draw?graph=flow&run=run-company-profile", "Flow")):
+    for path, name in (("graphs?graph=user", "User"), ("graphs?graph=flow&run=run-company-profile", "Flow")):
         goto(page, path)
         link = page.get_by_role("link", name="Why this weight?")
         assert f"graph={name.lower()}" in (link.get_attribute("href") or "")
         link.click()
-        page.wait_for_function("() => location.pathname.endsWith('/facts')", timeout=30_000)
+        page.wait_for_function("() => location.pathname.endsWith('/fact-weights')", timeout=30_000)
         settle(page)
         page.locator("h1").first.wait_for(timeout=30_000)
         assert page.get_by_role("radio", name=re.compile(name)).is_checked(), page.url
@@ -100,7 +100,7 @@ def test_open_a_fact_weight_from_the_user_and_flow_graphs_opens_a_fact_of_that_g
 def test_a_click_opens_the_fact_whose_tooltip_shows_even_on_a_node(page):
     """#16's trial: in a dense drawing, with an edge's tooltip showing, a click landed on a node and opened
     nothing (or another fact). The click opens the fact the pointer is over, as its tooltip names it."""
-    goto(page, "draw")
+    goto(page, "graphs")
     assert drawn_nodes(page) > 0
     body = page.frame_locator("iframe").first.locator("body")
     drawn(page)
@@ -130,7 +130,7 @@ def test_a_click_opens_the_fact_whose_tooltip_shows_even_on_a_node(page):
     # near a node, vis-network's hover and click hit test report the node, though the tooltip names the edge
     body.evaluate("(_, n) => network.emit('hoverNode', {node: n})", node)
     body.evaluate("(_, n) => network.emit('click', {nodes: [n], edges: []})", node)  # reported as the node's
-    page.wait_for_function(f"() => /\\/facts\\?.*fact={fact}\\b/.test(location.href)", timeout=30_000)
+    page.wait_for_function(f"() => /\\/fact-weights\\?.*fact={fact}\\b/.test(location.href)", timeout=30_000)
     settle(page)
     assert page.locator("[data-testid='stException']").count() == 0
 
@@ -165,7 +165,7 @@ def test_drawings_are_readable_on_the_world_and_every_flow_graph(page, demo_app)
     assert "run-company-profile" in runs and len(runs) > 1
     in_app = {}
     for graph, owner in (("world", "acme"), ("flow", "run-company-profile")):
-        path = f"draw?graph={graph}" + (f"&run={owner}" if graph == "flow" else "")
+        path = f"graphs?graph={graph}" + (f"&run={owner}" if graph == "flow" else "")
         goto(page, path)
         assert page.get_by_role("radio", name=re.compile(graph.capitalize())).is_checked(), path
         drawn(page)
@@ -187,7 +187,7 @@ def test_double_click_explores_from_an_entity_and_closes_again(page):
     """Explore by expanding (issue #25): a double-click on an entity of the whole graph makes it the focus
     (?entity=); a double-click on a neighbour opens its neighbours (?expand=) and a second closes them. The
     page draws only the graph the reader may see (R20)."""
-    goto(page, "draw")
+    goto(page, "graphs")
     body = page.frame_locator("iframe").first.locator("body")
     drawn(page)
     whole = drawn_nodes(page)
@@ -227,7 +227,7 @@ def test_double_click_explores_from_an_entity_and_closes_again(page):
 
 def test_graph_filters_survive_leaving_the_page(page):
     """Issue #25: the Graphs page's filters are as they were when the reader comes back from another page."""
-    goto(page, "draw?graph=world")
+    goto(page, "graphs?graph=world")
     cap = page.get_by_label("Entity cap")
     cap.fill("15")
     cap.press("Enter")
@@ -248,7 +248,7 @@ def test_the_overview_moment_carries_over_to_graphs(page, moments):
     goto(page, f"home?at={cp1}")
     assert moment_shown(page) == moments.place(cp1)
     page.locator("[data-testid='stSidebarNav']").get_by_text("Graphs").first.click()
-    page.wait_for_function("() => location.pathname.endsWith('/draw')", timeout=30_000)
+    page.wait_for_function("() => location.pathname.endsWith('/graphs')", timeout=30_000)
     settle(page)
     page.get_by_text(re.compile(rf"Showing \d+ entities and \d+ facts .* after moment {cp1}\b")).first.wait_for(
         timeout=30_000
@@ -260,7 +260,7 @@ def test_graphs_at_a_past_moment_and_with_a_diff(page, moments):
     """Issue #17, point 4: Graphs opened at a past moment draws the graph as it stood, and with a
     comparison draws what changed on it (added green, weights moved orange with ↑↓, gone dashed grey)."""
     cp1 = moments.end["cp-1"]
-    goto(page, f"draw?at={cp1}")
+    goto(page, f"graphs?at={cp1}")
     page.get_by_text(
         re.compile(rf"Showing \d+ entities and \d+ facts of the \d+ facts in this graph after moment {cp1}\b")
     ).first.wait_for(timeout=30_000)
@@ -274,7 +274,7 @@ def test_graphs_at_a_past_moment_and_with_a_diff(page, moments):
     assert page.locator("[data-testid='stException']").count() == 0
     # cw-1 taught, then cw-2 replaced it: facts added, one gone, one weight moved.
     cw1, cw2 = moments.end["cw-1"], moments.end["cw-2"]
-    goto(page, f"draw?at={cw2}&from={cw1}")
+    goto(page, f"graphs?at={cw2}&from={cw1}")
     page.get_by_text(re.compile(rf"World · Acme Robotics, from moment {cw1}\b")).first.wait_for(timeout=30_000)
     page.get_by_text(re.compile(r"fact gone")).first.wait_for(timeout=30_000)
     edges = drawn_edges(page)
@@ -296,7 +296,7 @@ def test_graphs_at_a_past_moment_and_with_a_diff(page, moments):
         page.get_by_text(re.compile(rf"World · Acme Robotics, from moment {cw1}\b")).first,
     )
     first, last = moments.corrections  # five disputes and a retraction: weights down, no fact added
-    goto(page, f"draw?at={last}&from={first}")
+    goto(page, f"graphs?at={last}&from={first}")
     page.get_by_text(re.compile(rf"World · Acme Robotics, from moment {first}\b")).first.wait_for(timeout=30_000)
     moved = [e for e in drawn_edges(page) if e["color"] == "#ff7f0e"]
     assert moved and all("↓" in e["title"] for e in moved)
@@ -307,7 +307,7 @@ def test_names_never_overlap_in_a_narrower_frame(page):
     """At a 1024 px window the fit draws the drawing smaller: names are made 10.5 px and the lighter of two
     that touch goes to its tooltip (issue #25: names readable and apart at any width)."""
     page.set_viewport_size({"width": 1024, "height": 900})
-    goto(page, "draw?graph=flow&run=run-company-profile")
+    goto(page, "graphs?graph=flow&run=run-company-profile")
     drawn(page)
     body = page.frame_locator("iframe").first.locator("body")
     for _ in range(100):  # until the names that touched are handed to their tooltips (a few frames)

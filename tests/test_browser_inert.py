@@ -16,11 +16,11 @@ from served import served
 pytestmark = marks(postgres_pass=True)  # the PostgreSQL pass is the shorter
 PATHS = ["", *list(PAGES)[1:]]  # the Overview at `/`
 LINKED = [
-    f"rulebook?rule={urllib.parse.quote(P)}",
+    f"rules?rule={urllib.parse.quote(P)}",
     "?at=4&from=2",
-    "draw?at=4&from=2",
-    f"runlog?run={urllib.parse.quote('r2' + P)}",
-    "facts?graph=user",
+    "graphs?at=4&from=2",
+    f"runs?run={urllib.parse.quote('r2' + P)}",
+    "fact-weights?graph=user",
 ]
 
 

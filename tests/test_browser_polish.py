@@ -126,12 +126,13 @@ def shot(pg, name: str) -> Path:
 VIEWS = {
     # name: (path, a text drawn last, whether its World grid leads with Weight and Status)
     "overview": ("", "Sample scenarios", True),
-    "facts": ("facts?status=active,disputed,retracted", "Its weight through time", True),  # every status's chip
-    "runs": ("runlog?run={run}&record={record}", "(linked) is first", False),
-    "settings": ("preferences", "What the runs would do", False),
-    "graphs": ("draw?status=active,disputed,retracted", "Focus on an entity", False),
-    "notebook-empty": ("cells", "Load a sample or upload", False),
-    "notebook": ("cells?sample=demo.json", "Jump to", False),
+    # every status's chip
+    "fact-weights": ("fact-weights?status=active,disputed,retracted", "Its weight through time", True),
+    "runs": ("runs?run={run}&record={record}", "(linked) is first", False),
+    "settings": ("settings", "What the runs would do", False),
+    "graphs": ("graphs?status=active,disputed,retracted", "Focus on an entity", False),
+    "notebook-empty": ("notebook", "Load a sample or upload", False),
+    "notebook": ("notebook?sample=demo.json", "Jump to", False),
 }
 
 
@@ -164,14 +165,14 @@ def test_nothing_a_reader_needs_is_cut(tabs, app_url, demo, view):
             if world:
                 leading = [g[:2] for g in measured["grids"] if "Subject" in g]
                 assert leading and all(g == ["Weight", "Status"] for g in leading), (width, measured["grids"])
-            if view in ("facts", "runs"):  # its causes, evidence and records wrap in tables
+            if view in ("fact-weights", "runs"):  # its causes, evidence and records wrap in tables
                 assert measured["tables"] >= 2, width
     finally:
         pg.close()
 
 
 def test_a_cell_comparison_wraps_its_statuses_and_why(tabs, app_url):
-    pg = opened(tabs, app_url[0], WIDTHS[0], "cells?sample=disputes_and_retraction.json", "Jump to")
+    pg = opened(tabs, app_url[0], WIDTHS[0], "notebook?sample=disputes_and_retraction.json", "Jump to")
     try:
         pg.get_by_role("button", name="Run all").click()
         settle(pg)
@@ -193,7 +194,7 @@ def test_a_cell_comparison_wraps_its_statuses_and_why(tabs, app_url):
 
 def test_jump_to_names_the_cell_now_at_its_place_after_a_delete(tabs, app_url):
     """The box kept its old text when the cells changed under the same number (#25)."""
-    pg = opened(tabs, app_url[0], 1400, "cells?sample=completed_failed_cancelled.json", "Jump to")
+    pg = opened(tabs, app_url[0], 1400, "notebook?sample=completed_failed_cancelled.json", "Jump to")
     try:
         jump = pg.locator("[data-testid='stSelectbox']").filter(has_text="Jump to").locator("input")
         jump.click()
@@ -221,16 +222,16 @@ def test_jump_to_names_the_cell_now_at_its_place_after_a_delete(tabs, app_url):
 
 
 def test_a_rule_link_opens_in_the_same_tab_and_session(tabs, app_url, demo):
-    pg = opened(tabs, app_url[0], 1400, f"facts?as={demo['member']}", "The arithmetic")
+    pg = opened(tabs, app_url[0], 1400, f"fact-weights?as={demo['member']}", "The arithmetic")
     try:
         acting = pg.locator("[data-testid='stSidebar']").get_by_text("You act as").first.inner_text()
-        link = pg.locator("a[href*='rulebook?rule=R26']").first
+        link = pg.locator("a[href*='rules?rule=R26']").first
         assert link.get_attribute("title").startswith("R26: ")  # its title on hover
         link.click()
         pg.get_by_text("The rule you followed a link to").first.wait_for(timeout=60_000)
         settle(pg)
         assert len(pg.context.pages) == 1  # no new tab
-        assert re.search(r"/rulebook\?(.*&)?rule=R26", pg.url), pg.url
+        assert re.search(r"/rules\?(.*&)?rule=R26", pg.url), pg.url
         again = pg.locator("[data-testid='stSidebar']").get_by_text("You act as").first.inner_text()
         assert again == acting  # the same session: the person chosen is still the one acting
         top = pg.get_by_text("The rule you followed a link to").first.evaluate("e => e.getBoundingClientRect().top")

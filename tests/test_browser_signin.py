@@ -154,7 +154,7 @@ def test_sign_in_act_only_as_that_person_and_sign_out(pg, site):
     shot(pg, "signin-signed-in")
     assert box.get_by_text("Act as").count() == 0 and box.get_by_text("Organization").count() == 0
     # a link that names another person or organization changes nothing: Lee, in Acme, a member
-    pg.goto(f"{app}/preferences?as=dana&org=globex")
+    pg.goto(f"{app}/settings?as=dana&org=globex")
     pg.get_by_role("heading", name="Settings").wait_for(timeout=60_000)
     idle(pg)
     assert "only the owner of Acme Robotics reads and changes" in pg.inner_text("body")
@@ -165,7 +165,7 @@ def test_sign_in_act_only_as_that_person_and_sign_out(pg, site):
     pg.get_by_role("button", name="End session").click()
     pg.wait_for_url(f"{app}/**", timeout=60_000)
     pg.get_by_role("heading", name="Sign in").wait_for(timeout=60_000)
-    pg.goto(f"{app}/preferences")  # the identity cookie is gone: no page of memory
+    pg.goto(f"{app}/settings")  # the identity cookie is gone: no page of memory
     pg.get_by_role("heading", name="Sign in").wait_for(timeout=60_000)
     assert pg.get_by_text("Acme Robotics").count() == 0
 
@@ -173,10 +173,10 @@ def test_sign_in_act_only_as_that_person_and_sign_out(pg, site):
 def test_the_owner_signs_in_as_the_owner(pg, site):
     app, issuer, _ = site
     # a link opened signed out opens its page once signed in, past the provider's round trip to `/`
-    sign_in(pg, app, issuer, sub="dana-1", link="preferences")
+    sign_in(pg, app, issuer, sub="dana-1", link="settings")
     pg.get_by_role("heading", name="Sign-in").wait_for(timeout=60_000)
     idle(pg)
-    assert urlsplit(pg.url).path == "/preferences"
+    assert urlsplit(pg.url).path == "/settings"
     assert "Dana Whitfield (owner) in Acme Robotics" in sidebar(pg).inner_text()
     # the organization's links, the owner's to see and change
     shot(pg, "signin-owner-settings", at=pg.get_by_role("button", name="Unlink", exact=True))
@@ -195,7 +195,7 @@ def test_an_unlinked_identity_is_refused(pg, site):
     assert "no person of this memory is linked to" in body and "not_member" in body and "stranger-7" in body
     assert pg.get_by_role("link", name="R20").count() >= 1  # the rule that refused, a link to it
     assert pg.get_by_text("Acme Robotics").count() == 0 and sidebar(pg).count() == 0
-    pg.goto(f"{app}/runlog")  # no page of memory by its address either, and no "page not found"
+    pg.goto(f"{app}/runs")  # no page of memory by its address either, and no "page not found"
     pg.get_by_role("heading", name="Not linked").wait_for(timeout=60_000)
     assert pg.get_by_role("heading", name="Runs").count() == 0 and pg.get_by_text("Acme Robotics").count() == 0
     assert pg.get_by_text("Page not found").count() == 0
@@ -235,7 +235,7 @@ def test_a_link_opened_signed_out_opens_its_page_after_the_token_sign_in(tabs, t
         svc.engine.dispose()
         pg = tabs.new_page()
         try:
-            pg.goto(f"{app}/facts?graph=user")
+            pg.goto(f"{app}/fact-weights?graph=user")
             pg.get_by_role("heading", name="Sign in").wait_for(timeout=60_000)
             idle(pg)
             assert pg.get_by_text("Page not found").count() == 0 and pg.get_by_text("Acme Robotics").count() == 0
@@ -244,7 +244,7 @@ def test_a_link_opened_signed_out_opens_its_page_after_the_token_sign_in(tabs, t
                 pg.get_by_role("button", name="Sign in").click()
                 pg.get_by_role("heading", name="Fact weights").wait_for(timeout=60_000)
                 idle(pg)
-                assert urlsplit(pg.url).path == "/facts"
+                assert urlsplit(pg.url).path == "/fact-weights"
                 assert pg.get_by_role("radio", name=re.compile("User")).is_checked(), pg.url
                 assert "Lee Okafor (member) in Acme Robotics" in sidebar(pg).inner_text()
                 pg.reload()

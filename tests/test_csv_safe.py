@@ -109,7 +109,7 @@ def test_fact_weights_csv_downloads_neutralise_formulas_and_the_json_stays_exact
     monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path / "notebooks"))
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.switch_page("pages/facts_page.py").run()
+    at.switch_page("pages/fact_weights_page.py").run()
     facts = at.selectbox(key="w_fact")
     facts.select_index(next(i for i, o in enumerate(facts.options) if o.startswith(LINK))).run()
     assert not at.exception and not at.error

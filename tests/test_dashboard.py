@@ -13,11 +13,13 @@ import pytest
 from backend import NOTEBOOK_ONLY, PAGE_LAYOUT, SERVER, built_url, fresh_url
 from helpers import PAGES as SCRIPTS
 from streamlit.testing.v1 import AppTest
+from streamlit.util import calc_hash
 
-from memory_core import MemoryService, load, make_engine, replay
+from memory_core import MemoryService, load, make_engine, parse, replay
 from memory_core.views import notebook as nbk
 from memory_core.views import viz
 from pages._history import WINDOW
+from pages._links import OLD_ADDRESSES
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = list(SCRIPTS)
@@ -129,14 +131,14 @@ def test_overview_shows_map_people_runs_settings_and_samples(app):
 def test_sidebar_survives_reruns_and_page_switch(app):
     app.sidebar.selectbox(key="person").set_value("lee").run()
     app.run().run()
-    page(app, "facts")
+    page(app, "fact-weights")
     assert app.sidebar.selectbox(key="person").value == "lee"
     assert app.sidebar.selectbox(key="org").value == "acme"
     assert any("Database:" in c.value for c in app.sidebar.caption)
 
 
 def open_sample(at: AppTest, name: str) -> AppTest:
-    page(at, "cells")
+    page(at, "notebook")
     at.selectbox(key="sample_pick").set_value(name).run()
     at.button(key="load_sample").click().run()
     ok(at)
@@ -165,7 +167,7 @@ def test_notebook_runs_cells_and_shows_what_they_taught(app):
     assert "Teaches nothing" not in shown
     refusals = "\n".join(e.value for e in at.error) or shown
     assert "(`turn_not_open`)" in refusals and "Refused: turn_not_open" not in refusals  # the sentence first (#25)
-    assert "A failed or cancelled turn teaches nothing" in shown and "rulebook?rule=R2" in shown
+    assert "A failed or cancelled turn teaches nothing" in shown and "rules?rule=R2" in shown
 
 
 @NOTEBOOK_ONLY
@@ -229,7 +231,7 @@ def test_notebook_form_is_drawn_from_the_event_models_for_every_kind(app):
 
 
 def test_settings_owner_changes_and_member_is_refused(app):
-    at = page(app, "preferences")
+    at = page(app, "settings")
     toggle = at.toggle(key="set-acme-LearnFromUsers")
     assert not toggle.disabled
     toggle.set_value(False).run()
@@ -250,7 +252,7 @@ def test_settings_owner_changes_and_member_is_refused(app):
 @NOTEBOOK_ONLY
 def test_settings_what_if_on_a_notebook_starts_unflipped_and_marks_differences(app):
     at = open_sample(app, "learn_from_users.json")
-    page(at, "preferences")
+    page(at, "settings")
     at.radio(key="wi_source").set_value("notebook").run()
     ok(at)
     org = at.selectbox(key="wi_org").value
@@ -278,7 +280,7 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
     the current ones; behaviour per rule; World by default; applying is one owner action."""
     svc = live()
     before = svc.get_settings("acme")
-    at = page(app, "preferences")
+    at = page(app, "settings")
     assert at.radio(key="wi_source").value == "live"
     assert all(at.toggle(key=f"wi-live-acme-{k}").value == v for k, v in before.items())  # unflipped
     behaviour = _behaviour(at)
@@ -318,16 +320,16 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
 def test_settings_what_if_is_the_owners(app):
     """The what-if starts from the settings now, which only the owner reads (R15)."""
     app.sidebar.selectbox(key="person").set_value("lee").run()
-    at = page(app, "preferences")
+    at = page(app, "settings")
     ok(at)
     assert not any(b.key == "wi_apply" for b in at.button) and not at.toggle
     app.sidebar.selectbox(key="person").set_value("dana").run()
-    at = page(app, "preferences")
+    at = page(app, "settings")
     assert at.toggle(key="wi-live-acme-LearnFromUsers") is not None
 
 
 def test_weights_breakdown_of_a_fact(app):
-    at = page(app, "facts")
+    at = page(app, "fact-weights")
     assert at.radio(key="w_graphs").value == "world"  # World first (#15)
     assert at.selectbox(key="w_fact").value is not None
     labels = [m.label for m in at.metric]
@@ -351,7 +353,7 @@ def test_weights_breakdown_of_a_fact(app):
     [raw] = [t.value for t in at.table if "Excerpt" in t.value.columns]
     linked = [s for s in b["supports"] if s["record"]]
     assert all(
-        f"runlog?run={s['run']}&record={s['record'].replace('#', '%23')}" in " ".join(raw["Record"]) for s in linked
+        f"runs?run={s['run']}&record={s['record'].replace('#', '%23')}" in " ".join(raw["Record"]) for s in linked
     )
     assert "None" not in set(evidence["Record"])  # an erased pointer: said, never "None" (#25)
 
@@ -369,21 +371,21 @@ def test_weights_evidence_of_an_erased_run_has_no_link_and_says_why(app):
     )
     if erased is None:
         pytest.skip("the demo holds no World fact with an erased support")
-    at = page(app, "facts")
+    at = page(app, "fact-weights")
     at.selectbox(key="w_fact").set_value(erased).run()
     ok(at)
     [evidence] = tables(at, "Excerpt", "Record")
     gone = evidence[evidence["Record"] == "erased (R29)"]
     assert len(gone)
     [raw] = [t.value for t in at.table if "Excerpt" in t.value.columns]
-    assert not [r for r in raw["Record"] if "runlog?" in r and "erased" in r]  # said, not linked
+    assert not [r for r in raw["Record"] if "runs?" in r and "erased" in r]  # said, not linked
 
 
 def test_weights_flow_is_a_choice_with_its_reason(app):
-    at = page(app, "facts")
+    at = page(app, "fact-weights")
     at.radio(key="w_graphs").set_value("flow").run()
     ok(at)
-    assert "keeps every claim" in texts(at) and "rulebook?rule=R7" in texts(at)
+    assert "keeps every claim" in texts(at) and "rules?rule=R7" in texts(at)
     table = next(d.value for d in at.dataframe if "Subject" in d.value.columns)
     runs = {r["id"] for r in live().runs("acme")}
     assert "Run" in table.columns and set(table["Run"]) <= runs
@@ -396,12 +398,12 @@ def test_weights_disputed_fact_has_no_margin_and_says_why(app):
     if not disputed:
         pytest.skip("the demo holds no disputed World fact")
     fact = disputed[0]
-    at = page(app, "facts")
+    at = page(app, "fact-weights")
     at.selectbox(key="w_fact").set_value(fact["id"]).run()
     ok(at)
     margin = next(m for m in at.metric if m.label == "Margin to shortcut")
     assert margin.value == "none"
-    assert "rulebook?rule=R28" in texts(at) and ("never" in texts(at) or "not served" in texts(at))
+    assert "rules?rule=R28" in texts(at) and ("never" in texts(at) or "not served" in texts(at))
     disputes = [d.value for d in at.dataframe if "Disputed by" in d.value.columns]
     if fact["disputes"]:
         assert len(disputes[0]) == fact["disputes"] and "Weight without it" in disputes[0].columns
@@ -415,7 +417,7 @@ def test_weights_view_is_a_link(app):
     world = svc.facts_table("acme", graphs=("world",))
     target = world[len(world) // 2]["id"]
     app.query_params["fact"] = str(target)
-    at = page(app, "facts")
+    at = page(app, "fact-weights")
     assert at.selectbox(key="w_fact").value == target
     assert at.query_params["fact"] == str(target)
 
@@ -443,7 +445,7 @@ def test_weights_link_to_a_fact_past_the_heaviest_listed_opens_that_fact(tmp_pat
     at.query_params["fact"] = str(target["id"])
     at.query_params["graph"] = "world"
     at.run()
-    page(at, "facts")
+    page(at, "fact-weights")
     assert at.selectbox(key="w_fact").value == target["id"]
     assert target["subject"] in at.selectbox(key="w_fact").format_func(target["id"])
     assert any("Listed last: the linked fact" in c.value for c in at.caption)
@@ -464,7 +466,7 @@ def test_weights_link_to_a_fact_past_the_heaviest_listed_opens_that_fact(tmp_pat
 
 
 @pytest.mark.parametrize(
-    ("name", "param"), [("facts", "fact"), ("overview", "at"), ("draw", "at"), ("overview", "from")]
+    ("name", "param"), [("fact-weights", "fact"), ("overview", "at"), ("graphs", "at"), ("overview", "from")]
 )
 def test_an_id_past_what_a_column_holds_is_a_mangled_link_on_both_backends(app, name, param):
     """#26, point 9: PostgreSQL's integer columns hold 32 bits; 2^31 in a link is not used, as on
@@ -479,13 +481,13 @@ def test_an_id_past_what_a_column_holds_is_a_mangled_link_on_both_backends(app, 
 @pytest.mark.parametrize(
     ("name", "params", "said"),
     [
-        ("facts", {"graph": "bogus"}, "graph=bogus names nothing here: the page shows the World graph"),
-        ("draw", {"graph": "bogus"}, "graph=bogus names nothing here"),
-        ("draw", {"graph": "flow", "run": "nosuch"}, "run=nosuch names nothing here"),
-        ("draw", {"graph": "world", "rel": "zzz"}, "rel=zzz names nothing here: the page shows none of it"),
+        ("fact-weights", {"graph": "bogus"}, "graph=bogus names nothing here: the page shows the World graph"),
+        ("graphs", {"graph": "bogus"}, "graph=bogus names nothing here"),
+        ("graphs", {"graph": "flow", "run": "nosuch"}, "run=nosuch names nothing here"),
+        ("graphs", {"graph": "world", "rel": "zzz"}, "rel=zzz names nothing here: the page shows none of it"),
         ("overview", {"at": "100000"}, "at=100000 names nothing here: the page shows now (moment"),
-        ("runlog", {"record": "garbage"}, "record=garbage names nothing here"),
-        ("erase", {"org": "nosuch"}, "org=nosuch names nothing here: the page shows Acme Robotics instead"),
+        ("runs", {"record": "garbage"}, "record=garbage names nothing here"),
+        ("erasure", {"org": "nosuch"}, "org=nosuch names nothing here: the page shows Acme Robotics instead"),
     ],
 )
 def test_a_link_that_names_nothing_here_says_so_and_opens_the_first_choice(app, name, params, said):
@@ -506,7 +508,7 @@ def test_reads_page_probes_and_nested_refusal(app):
     org = next(e["org"] for e in events if e["do"] == "start_run" and e["run"] == events[opened]["run"])
     person = next(e["person"] for e in events if e["do"] == "start_run" and e["run"] == events[opened]["run"])
     at.button(key=f"to-{opened}").click().run()
-    page(at, "probe")
+    page(at, "reads")
     at.sidebar.selectbox(key="org").set_value(org).run()
     at.sidebar.selectbox(key="person").set_value(person).run()  # reads go through one's own turn (R19, R20)
     at.text_input(key="r_name").input("Kestrel Metals").run()
@@ -519,14 +521,14 @@ def test_reads_page_probes_and_nested_refusal(app):
 
 
 def test_erasure_deletes_run_and_flow_graph_is_gone(app):
-    at = page(app, "erase")
+    at = page(app, "erasure")
     run_id = at.selectbox(key="e_run").value
     assert at.button(key="e_delete_run").disabled  # nothing is erased without saying so
     at.checkbox(key=f"e_sure_run_{run_id}").check().run()
     at.button(key="e_delete_run").click().run()
     ok(at)
     assert any("Before and after" in h.value for h in at.subheader)
-    page(at, "draw")
+    page(at, "graphs")
     at.radio(key="g_which").set_value("flow").run()
     assert run_id not in at.selectbox(key="g_run").options
 
@@ -537,7 +539,7 @@ def rule_headings(at: AppTest) -> list[str]:
 
 @PAGE_LAYOUT
 def test_rules_page_shows_every_rule_of_the_doc(app):
-    at = page(app, "rulebook")
+    at = page(app, "rules")
     assert rule_headings(at) == [f"R{n}" for n in range(1, 35)]
     assert "Refusals, by reason" in [h.value for h in at.header]
     assert at.expander, "the rules' links to docs/decisions.md"
@@ -545,7 +547,7 @@ def test_rules_page_shows_every_rule_of_the_doc(app):
 
 @PAGE_LAYOUT
 def test_rules_page_shows_a_linked_rule_first(app):
-    app.switch_page("pages/rulebook_page.py")
+    app.switch_page("pages/rules_page.py")
     app.query_params["rule"] = "R7"
     at = app.run()
     ok(at)
@@ -558,7 +560,7 @@ def test_rules_page_shows_a_linked_rule_first(app):
 
 @PAGE_LAYOUT
 def test_rules_page_search_by_word_and_number(app):
-    at = page(app, "rulebook")
+    at = page(app, "rules")
     at.text_input(key="rules_query").set_value("budget_exhausted").run()
     ok(at)
     assert rule_headings(at) == ["R21"]
@@ -579,7 +581,7 @@ def test_graph_html_references_no_outside_url(demo_db):
 
 
 def test_erasure_deletes_only_the_acting_persons_account(app):
-    at = page(app, "erase")
+    at = page(app, "erasure")
     at.sidebar.selectbox(key="person").set_value("lee").run()
     at.radio(key="e_what").set_value("an account").run()
     assert "you act as **lee**" in texts(at)
@@ -598,13 +600,13 @@ def test_notebook_record_cells_say_what_they_add_and_outside_changes_are_flagged
     events = nb.scenario["events"]
     opened = next(i for i, e in enumerate(events) if e["do"] == "open_turn")
     at.button(key=f"to-{opened}").click().run()
-    page(at, "preferences")
+    page(at, "settings")
     org = at.sidebar.selectbox(key="org").value
     owner = next(o["owner"] for o in at.session_state["notebook"].service.organizations() if o["id"] == org)
     at.sidebar.selectbox(key="person").set_value(owner).run()  # the identity is never changed behind one's back
     at.toggle(key=f"set-{org}-NoMemoryShortcuts").set_value(True).run()
     at.button(key="save_settings").click().run()
-    page(at, "cells")
+    page(at, "notebook")
     assert any("changed outside its cells" in w.value for w in at.warning)
 
 
@@ -670,10 +672,10 @@ def test_graphs_page_legend_escapes_a_kind(app):
     text = text.replace('"Morning meetings"', json.dumps(EVIL_NAME))
     app.session_state["notebook"] = nbk.new(json.loads(text))
     app.session_state["_pending_source"] = "notebook"
-    at = page(app, "cells")
+    at = page(app, "notebook")
     at.button(key="run_all").click().run()
     at.sidebar.selectbox(key="person").set_value("tom").run()
-    at = page(at, "draw")
+    at = page(at, "graphs")
     at.radio(key="g_which").set_value("user").run()
     ok(at)
     html_shown = [m.value for m in at.markdown if getattr(m.proto, "allow_html", False)]
@@ -740,10 +742,10 @@ def test_signed_in_member_acts_as_themself_only(app, monkeypatch):
     assert not any(s.key in ("person", "org") for s in at.sidebar.selectbox)
     assert any("Signed in as **Lee Okafor** (member) in **Acme Robotics**" in m.value for m in at.sidebar.markdown)
     at.session_state["person"] = "dana"  # a stale demo choice changes nothing
-    at = page(at, "preferences")
+    at = page(at, "settings")
     assert not at.toggle and "only the owner of Acme Robotics reads and changes" in texts(at)
     assert "Ask the owner" in texts(at)
-    at = page(at, "erase")
+    at = page(at, "erasure")
     assert "you act as lee (a member)" in texts(at)
 
 
@@ -757,12 +759,12 @@ def test_signed_in_member_reads_only_through_their_own_turns(app, monkeypatch):
         monkeypatch.setenv("MEMORY_SIGN_IN", "1")
         lee = sign_in(fresh_app(), issue("lee", "acme"))
         lee.query_params["turn"] = "t-dana-reads"
-        lee = page(lee, "probe")
+        lee = page(lee, "reads")
         ok(lee)
         assert not [s for s in lee.selectbox if s.key == "r_turn_id"] and not [b for b in lee.button if b.key == "r_go"]
-        assert "No open turn of yours" in texts(lee) and "rulebook?rule=R20" in texts(lee)
+        assert "No open turn of yours" in texts(lee) and "rules?rule=R20" in texts(lee)
         assert svc.turn_view("t-dana-reads")["probes_used"] == 0
-        dana = page(sign_in(fresh_app(), issue("dana", "acme")), "probe")
+        dana = page(sign_in(fresh_app(), issue("dana", "acme")), "reads")
         ok(dana)
         assert dana.selectbox(key="r_turn_id").value == "t-dana-reads"
     finally:
@@ -772,7 +774,7 @@ def test_signed_in_member_reads_only_through_their_own_turns(app, monkeypatch):
 def test_signed_in_owner_changes_settings_and_revocation_signs_out(app, monkeypatch):
     monkeypatch.setenv("MEMORY_SIGN_IN", "1")
     token = issue("dana", "acme")
-    at = page(sign_in(fresh_app(), token), "preferences")
+    at = page(sign_in(fresh_app(), token), "settings")
     at.toggle(key="set-acme-LearnFromUsers").set_value(False).run()
     at.button(key="save_settings").click().run()
     ok(at)
@@ -803,9 +805,9 @@ def test_every_page_shows_names_from_memory_as_text(app):
     doc["organizations"][0]["name"] = EVIL_NAME
     app.session_state["notebook"] = nbk.new(doc)
     app.session_state["_pending_source"] = "notebook"
-    at = page(app, "cells")
+    at = page(app, "notebook")
     at.button(key="run_all").click().run()
-    for name in ("overview", "preferences", "erase", "probe", "draw", "facts", "cells"):
+    for name in ("overview", "settings", "erasure", "reads", "graphs", "fact-weights", "notebook"):
         at = page(at, name)
         shown = texts(at) + "\n" + "\n".join(str(t.value) for t in at.title)
         assert "](http" not in shown and "<a href" not in shown, (name, shown)
@@ -820,11 +822,11 @@ def test_runs_page_lists_failed_and_cancelled_turns_records_as_evidence(app):
     detail = svc.run_detail("acme", run["id"])
     failed = next(t for t in detail["turns"] if t["status"] in ("failed", "cancelled") and t["records"])
     app.query_params["run"] = run["id"]
-    at = page(app, "runlog")
+    at = page(app, "runs")
     assert at.selectbox(key="runs_run").value == run["id"]
     records = {rec for table in tables(at, "Excerpt", "Record") for rec in table["Record"]}
     assert {r["id"] for r in failed["records"]} <= records
-    assert "teaches nothing" in texts(at) and "rulebook?rule=R2" in texts(at)
+    assert "teaches nothing" in texts(at) and "rules?rule=R2" in texts(at)
     table = next(d.value for d in at.dataframe if "Stored as ephemeral" in d.value.columns)
     assert set(table["Stored as ephemeral"]) <= {"on", "off"} and len(table) == len(runs)
 
@@ -842,7 +844,7 @@ def test_runs_page_shows_claims_kept_out_with_their_rule(app):
     if hit is None:
         pytest.skip("the demo keeps no claim out in acme")
     app.query_params["run"] = hit[0]
-    at = page(app, "runlog")
+    at = page(app, "runs")
     kept_out = tables(at, "Rule", "Claim")
     rows = {(row["Record"], row["Rule"]) for table in kept_out for row in table.to_dict("records")}
     assert {(k["record"], k["rule"]) for k in hit[1]["skipped"]} <= rows
@@ -855,13 +857,13 @@ def test_runs_page_opens_a_linked_record_first(app):
     records = [rec["id"] for t in svc.run_detail("acme", run["id"])["turns"] for rec in t["records"]]
     app.query_params["run"] = run["id"]
     app.query_params["record"] = records[-1]
-    at = page(app, "runlog")
+    at = page(app, "runs")
     assert any(records[-1] in plain(s.value) for s in at.success)
     first = [t for t in tables(at, "Excerpt", "Record") if records[-1] in set(t["Record"])]
     assert first[0]["Record"].iloc[0] == records[-1]
 
 
-HUMAN_PAGES = ["overview", "facts", "runlog", "erase", "draw"]
+HUMAN_PAGES = ["overview", "fact-weights", "runs", "erasure", "graphs"]
 
 
 @PAGE_LAYOUT
@@ -893,7 +895,7 @@ def test_act_as_keeps_the_person_and_offers_outsiders(app):
     assert any("not a member here" in o for o in app.sidebar.selectbox(key="person").options)
     assert any("a visitor" in o for o in app.sidebar.selectbox(key="person").options)
     assert any("not a member here" in plain(c.value) and "You act as" in c.value for c in app.sidebar.caption)
-    at = page(app, "preferences")
+    at = page(app, "settings")
     assert "not a member" in texts(at)
     assert at.query_params["as"] == "lee" and at.query_params["org"] == org_id
     # A person gone from the memory in use (their account deleted): a visitor, said so, not someone else.
@@ -912,7 +914,7 @@ def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
     app.query_params.update(
         {"as": "lee", "turn": open_turns[-1], "call": "GraphExpand", "name": "Acme Robotics", "kind": "organization"}
     )  # Lee reads through Lee's own turn (R19, R20)
-    at = page(app, "probe")
+    at = page(app, "reads")
     assert at.selectbox(key="r_turn_id").value == open_turns[-1]
     assert at.text_input(key="r_name").value == "Acme Robotics"
     at.button(key="r_go").click().run()
@@ -924,7 +926,7 @@ def test_reads_page_answer_reads_as_people_write_and_the_view_is_a_link(app):
 
 @PAGE_LAYOUT
 def test_graphs_page_names_the_filter_that_empties_the_drawing(app):
-    at = page(app, "draw")
+    at = page(app, "graphs")
     at.slider(key="g_minw").set_value(1.0).run()
     ok(at)
     said = [plain(i.value) for i in at.info if "Nothing to draw" in i.value]
@@ -935,14 +937,14 @@ def test_graphs_page_names_the_filter_that_empties_the_drawing(app):
 
 
 def test_graphs_page_opens_a_drawn_facts_weight(app):
-    at = page(app, "draw")
+    at = page(app, "graphs")
     box = at.selectbox(key="g_open_fact")
     svc = live()
     facts = {f["id"]: f for f in svc.graph("world", "acme", ids=True)["facts"]}
     assert box.options and int(box.value) in facts
     assert box.options[0] == viz.fact_label(facts[int(box.value)])
     link = next(p for p in at.get("page_link") if p.proto.label == "Why this weight?")
-    assert link.proto.page.endswith("facts") or "weights" in link.proto.page
+    assert link.proto.page.endswith("fact-weights") or "weights" in link.proto.page
     assert f"fact={box.value}" in link.proto.query_string and "graph=world" in link.proto.query_string
     other = next(i for i, f in facts.items() if viz.fact_label(f) == box.options[-1])
     box.set_value(other).run()
@@ -956,7 +958,7 @@ def test_graphs_view_is_a_link(app):
     app.query_params.update(
         {"graph": "World", "kinds": "place,nonsense", "entity": "organization:Acme Robotics", "minw": "0.6"}
     )
-    at = page(app, "draw")
+    at = page(app, "graphs")
     assert at.radio(key="g_which").value == "world"  # ?graph=World still opens (#25: links say world)
     assert at.multiselect(key="g_kinds").value == ["place"]  # a choice that is no option is dropped
     assert at.selectbox(key="g_focus").value == ("Acme Robotics", "organization")
@@ -973,11 +975,11 @@ def test_links_name_graphs_lowercase_and_the_capitalized_spelling_still_opens(ap
     """Issue #25: `graph=flow` drew the World graph without a word. Links say world, user, flow on Graphs
     and Fact weights alike; the capitalized spelling of older links opens the same graph."""
     app.query_params.update({"graph": spelled, "run": "run-company-profile"})
-    at = page(app, "draw")
+    at = page(app, "graphs")
     assert at.radio(key="g_which").value == "flow" and at.query_params["graph"] == "flow"
     app.query_params.clear()
     app.query_params.update({"graph": spelled})
-    at = page(app, "facts")
+    at = page(app, "fact-weights")
     assert at.radio(key="w_graphs").value == "flow" and at.query_params["graph"] == "flow"
 
 
@@ -995,15 +997,15 @@ def test_notebook_every_cell_says_what_it_did(app):
     at = open_sample(app, "completed_failed_cancelled.json")
     at.button(key="run_all").click().run()
     shown = whole_story(at)
-    assert "The turn starts with the map" in shown and "rulebook?rule=R18" in shown
-    assert "as evidence: nothing is written to memory yet" in shown and "rulebook?rule=R6" in shown
+    assert "The turn starts with the map" in shown and "rules?rule=R18" in shown
+    assert "as evidence: nothing is written to memory yet" in shown and "rules?rule=R6" in shown
     failed = next(i for i, e in enumerate(cells_of(at)) if e["do"] == "end_turn" and e["status"] == "failed")
     turn = cells_of(at)[failed]["turn"]
     kept = [r["detail"]["record"] for r in at.session_state["notebook"].results.values() if r["do"] == "record"]
     kept = [k for k in kept if k.startswith(f"{turn}#")]
     at.selectbox(key="nb_jump").set_value(failed).run()
     said = next(m.value for m in at.markdown if "Records kept as evidence" in m.value)
-    assert kept and all(plain(k) in plain(said) for k in kept) and "rulebook?rule=R2" in said
+    assert kept and all(plain(k) in plain(said) for k in kept) and "rules?rule=R2" in said
     read = next(i for i, e in enumerate(cells_of(at)) if e["do"] == "read")
     at.selectbox(key="nb_jump").set_value(read).run()
     answers = [d.value for d in at.dataframe if {"fact", "weight"} <= set(d.value.columns)]  # GraphExpand's facts
@@ -1020,7 +1022,7 @@ def test_two_tabs_on_one_notebook_run_on_its_latest_state_and_are_told(app):
     nb_id = a.session_state["notebook"].id
     b = fresh_app()
     b.query_params.update({"nb": nb_id, "mem": "notebook"})
-    b = page(b, "cells")
+    b = page(b, "notebook")
     assert b.session_state["notebook"].id == nb_id
     a.button(key="run_next").click().run()
     a.button(key="run_next").click().run()
@@ -1162,7 +1164,7 @@ def test_notebook_reload_reopens_it_with_its_edits_and_cursor(app):
     again.query_params["nb"] = nb_id
     again.query_params["cell"] = "1"
     again.run()
-    again.switch_page("pages/cells_page.py")
+    again.switch_page("pages/notebook_page.py")
     again.query_params["nb"] = nb_id
     again.query_params["cell"] = "1"
     again.run()
@@ -1176,7 +1178,7 @@ def test_notebook_reload_reopens_it_with_its_edits_and_cursor(app):
     again.button(key="run_all").click().run()
     assert not again.exception and again.session_state["notebook"].cursor == len(cells_of(again))
     gone = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    gone.switch_page("pages/cells_page.py")
+    gone.switch_page("pages/notebook_page.py")
     gone.query_params["nb"] = "0" * 32
     gone.run()
     assert "No notebook is kept under this link" in texts(gone) and "notebook" not in gone.session_state
@@ -1243,7 +1245,7 @@ def test_notebook_run_all_checks_the_scenario_once(app, monkeypatch):
 @NOTEBOOK_ONLY
 def test_notebook_view_is_a_link_to_a_sample_and_a_cell(app):
     """?sample= opens a sample (where no notebook is kept under ?nb=), ?cell= the window at that cell."""
-    app.switch_page("pages/cells_page.py")
+    app.switch_page("pages/notebook_page.py")
     app.query_params["sample"] = "completed_failed_cancelled.json"
     app.query_params["cell"] = "5"
     at = app.run()
@@ -1276,7 +1278,7 @@ UNLINKED = re.compile(r"(?<![\w\[/=#?.-])R([1-9]\d?)[a-d]?(?![\w\]])")
 @pytest.mark.parametrize("name", PAGES)
 def test_every_rule_number_a_page_writes_leads_to_its_rule(app, name):
     """#15, point 1: a rule number in a page's text is a link to the Rules page (tables aside)."""
-    if name == "cells":
+    if name == "notebook":
         at = open_sample(app, "completed_failed_cancelled.json")
         at.button(key="run_all").click().run()
     else:
@@ -1284,7 +1286,7 @@ def test_every_rule_number_a_page_writes_leads_to_its_rule(app, name):
     for kind in ("markdown", "caption", "info", "success", "warning", "error"):
         for element in [*getattr(at, kind), *getattr(at.sidebar, kind)]:
             text = re.sub(r"\[[^\]]*\]\([^)]*\)|`[^`]*`", "", str(element.value))  # links and code set aside
-            if name == "rulebook":
+            if name == "rules":
                 continue  # the rulebook states the rules themselves
             assert not UNLINKED.search(text), (name, kind, element.value[:300])
 
@@ -1294,7 +1296,7 @@ def test_settings_toggles_follow_an_applied_what_if_and_a_later_save_changes_onl
     the next Save undid the applied change behind the owner's back."""
     svc = live()
     before = svc.get_settings("acme")
-    at = page(app, "preferences")
+    at = page(app, "settings")
     at.toggle(key="wi-live-acme-LearnFromUsers").set_value(not before["LearnFromUsers"]).run()
     at.button(key="wi_apply").click().run()
     at.button(key="wi_apply_yes").click().run()
@@ -1315,14 +1317,14 @@ def test_a_link_made_on_a_notebook_opens_that_notebook_on_any_page(app, tmp_path
     """Found in a trial: a page's link left the notebook out, so a copied link showed the database."""
     at = open_sample(app, "completed_failed_cancelled.json")
     at.button(key="run_all").click().run()
-    page(at, "draw")
+    page(at, "graphs")
     link = dict(at.query_params)
     assert link.get("mem") == "notebook" and link.get("nb")
     facts = [m.value for m in at.markdown if "Showing" in m.value]
     fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     fresh.query_params.update({k: v[0] if isinstance(v, list) else v for k, v in link.items()})
     fresh.run()
-    fresh.switch_page("pages/draw_page.py").run()
+    fresh.switch_page("pages/graphs_page.py").run()
     ok(fresh)
     assert fresh.sidebar.radio(key="memory_source").value == "notebook"
     assert [m.value for m in fresh.markdown if "Showing" in m.value] == facts
@@ -1374,7 +1376,7 @@ def test_the_live_history_replays_turns_in_the_order_they_opened_across_runs(tmp
     assert order.index(("open_turn", "r2t1")) < order.index(("open_turn", "r1t2"))
     assert order.index(("start_run", "r2")) < order.index(("open_turn", "r2t1"))
     assert order[-1] == ("end_run", "r1") and not gaps
-    state = whatif.replay_state(doc)
+    state = replay(parse(json.dumps(doc)), MemoryService.at("sqlite://"))[0].state()
     assert state["organizations"]["o"]["world"] == svc.export_state()["organizations"]["o"]["world"]
     assert state["runs"]["r1"]["turns"]["r1t2"]["map"] == svc.export_state()["runs"]["r1"]["turns"]["r1t2"]["map"]
 
@@ -1533,7 +1535,7 @@ def test_weights_follows_a_fact_through_time_with_each_cause(app):
     svc.dispute(org="acme", by="lee", fact=fact_ref)
     (fact,) = [f for f in svc.graph("world", "acme", ids=True)["facts"] if f["relation"] == "mascot"]
     app.query_params.update({"graph": "world", "fact": str(fact["id"])})
-    at = page(app, "facts")
+    at = page(app, "fact-weights")
     [table] = tables(at, "Cause")
     assert list(table["Cause"]) == [
         "support from web a.example (ui-w1 in ui-w)",
@@ -1575,7 +1577,7 @@ def test_notebook_compare_reads_history_and_applies_a_later_erasure(app):
     table = next(iter(tables(at, "Weight A → B")), pd.DataFrame(columns=["Owner"]))  # its World facts, if any
     assert not set(table["Owner"]) & erased  # but its Flow graph is gone from every moment (R33)
     words = next(c.value for c in at.caption if "history at the moment each cell left" in c.value)
-    assert "rulebook?rule=R33" in words
+    assert "rules?rule=R33" in words
 
 
 def test_weights_through_time_withholds_another_organizations_evidence(app):
@@ -1592,7 +1594,7 @@ def test_weights_through_time_withholds_another_organizations_evidence(app):
     (fact,) = [f for f in svc.facts_table("acme", person="ines", graphs=("user",)) if f["relation"] == "reads_best"]
     app.sidebar.selectbox(key="person").set_value("ines").run()
     app.query_params.update({"graph": "user", "fact": str(fact["id"])})
-    at = page(app, "facts")
+    at = page(app, "fact-weights")
     [table] = tables(at, "Cause")
     (cause,) = list(table["Cause"])
     assert cause == "support from web (another organization's run, withheld (R23))"
@@ -1641,7 +1643,7 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
     svc = live()
     acme = [0] + [m["n"] for m in svc.moments(org="acme")]
     overview = app.select_slider(key="ov_at").options
-    at = page(app, "draw")
+    at = page(app, "graphs")
     slider = at.select_slider(key="g_at")
     assert slider.value == acme[-1] and "at" not in at.query_params  # now, by default: the present read
     assert slider.options == overview  # the Overview's moments, labelled alike
@@ -1679,7 +1681,7 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
 @PAGE_LAYOUT
 def test_graphs_plays_moment_by_moment_and_stops_at_now(app):
     acme = [0] + [m["n"] for m in live().moments(org="acme")]
-    at = page(app, "draw")
+    at = page(app, "graphs")
     at.select_slider(key="g_at").set_value(acme[-3]).run()
     at.button(key="g_play").click().run()
     ok(at)
@@ -1697,7 +1699,7 @@ def test_graphs_diff_draws_what_was_added_and_lists_it(app):
     svc = live()
     a, b = svc.resolve_moment("cp-1"), svc.resolve_moment("cp-2")
     app.query_params.update({"at": str(b), "from": str(a)})
-    at = page(app, "draw")
+    at = page(app, "graphs")
     assert at.select_slider(key="g_at").value == b and at.selectbox(key="g_from").value == a
     added = shown(svc, "world", "acme", b) - shown(svc, "world", "acme", a)
     edges = drawn_edges(at)
@@ -1717,7 +1719,7 @@ def test_graphs_diff_draws_what_was_added_and_lists_it(app):
 def test_graphs_diff_draws_a_weight_moved_and_a_fact_gone(app):
     svc = live()
     disputed = next(m["n"] for m in svc.moments(org="acme") if m["what"] == "dispute")
-    at = page(app, "draw")
+    at = page(app, "graphs")
     at.select_slider(key="g_at").set_value(disputed).run()
     at.selectbox(key="g_from").set_value(disputed - 1).run()
     ok(at)
@@ -1755,7 +1757,7 @@ def test_graphs_diff_draws_a_weight_moved_and_a_fact_gone(app):
 
 
 def test_runs_page_opens_a_run_in_the_notebook(app):
-    at = page(app, "runlog")
+    at = page(app, "runs")
     run_id = at.selectbox(key="runs_run").value
     at.button(key="runs_notebook").click().run()
     ok(at)
@@ -1770,7 +1772,7 @@ def test_runs_page_opens_a_run_in_the_notebook(app):
     ok(at)
     assert all(r["status"] == "ok" for r in at.session_state["notebook"].results.values())
     # back on Runs, or the Overview, the page says at once it reads the notebook's memory now, and how to go back
-    for name in ("overview", "runlog"):
+    for name in ("overview", "runs"):
         at = page(at, name)
         said = [
             plain(c.value)
@@ -1783,7 +1785,7 @@ def test_runs_page_opens_a_run_in_the_notebook(app):
 
 
 def test_runs_page_says_what_cannot_be_written_back(app):
-    at = page(app, "runlog")
+    at = page(app, "runs")
     sams = [r for r in live().runs("acme") if r["person"] == "sam"]
     assert sams
     live().set_settings("acme", by="dana", settings={"LearnFromUsers": False})  # an event, but none of the run's
@@ -1803,7 +1805,7 @@ def test_runs_shows_an_agent_s_open_turn_as_it_goes_and_its_client(app):
     agent.agent_session_opened("ses-test", server="srv-test", client="my-agent 0.1", transport="http", now=0.0)
     agent.start_run("run-agent", org="acme", person="dana", workflow="company_profile", session="ses-test")
     agent.open_turn("turn-agent", run="run-agent", request={"text": "Profile Nordic Servo", "claims": []})
-    page(app, "runlog")
+    page(app, "runs")
     said = plain(texts(app))
     assert "turn-agent in run-agent (via MCP: my-agent 0.1): open, 1 record, 0 of 8 MemoryProbes used" in said
     claim = {
@@ -1828,7 +1830,7 @@ def test_a_live_page_reruns_only_when_memory_moved(app):
     """The fragment compares memory's version with the one the page was drawn at: it stays the same
     while nothing changes (no redraw), and moves with a change made in another process's way."""
     for _ in range(20):  # on PostgreSQL memory's version is the server's: another database's commit moves it too
-        page(app, "runlog")
+        page(app, "runs")
         drawn = app.session_state["live_drawn"]
         app.run()
         if app.session_state["live_drawn"] == drawn:  # nothing changed: the fragment would redraw nothing
@@ -1843,7 +1845,7 @@ def test_a_live_page_reruns_only_when_memory_moved(app):
 @PAGE_LAYOUT
 def test_runs_page_names_each_run_s_person(app):
     """#25: the Person column and the chosen run's line say a person's name, not their id."""
-    at = page(app, "runlog")
+    at = page(app, "runs")
     people = {p["id"]: p["name"] for p in live().people()}
     runs = live().runs("acme")
     table = next(d for d in at.dataframe if "Person" in d.value.columns).value
@@ -1862,11 +1864,11 @@ def test_the_overview_moment_and_comparison_carry_over_to_graphs(app):
     at.selectbox(key="ov_from").set_value(m).run()
     ok(at)
     at.query_params.clear()  # the sidebar's link to Graphs names no moment
-    at = page(at, "draw")
+    at = page(at, "graphs")
     assert at.select_slider(key="g_at").value == n and at.selectbox(key="g_from").value == m
     assert (at.query_params.get("at"), at.query_params.get("from")) == (str(n), str(m))  # and its link says so
     at.selectbox(key="g_from").set_value(None).run()  # a comparison dropped here stays dropped
-    at = page(page(at, "overview"), "draw")
+    at = page(page(at, "overview"), "graphs")
     assert at.selectbox(key="g_from").value is None
 
 
@@ -1875,12 +1877,12 @@ def test_a_member_cannot_open_a_run_in_the_notebook_which_would_show_the_setting
     events), the owner's alone to read (R15). A member's Runs page does not open it, and says why."""
     monkeypatch.setenv("MEMORY_SIGN_IN", "1")
     at = sign_in(fresh_app(), issue("lee", "acme"))
-    at = page(at, "runlog")
+    at = page(at, "runs")
     at.selectbox(key="runs_run").set_value("run-supplier-scan").run()
     assert at.button(key="runs_notebook").disabled
     assert "Only the owner opens a run in the Notebook" in texts(at) and "R15" in texts(at)
     owner = sign_in(fresh_app(), issue("dana", "acme"))
-    assert not page(owner, "runlog").button(key="runs_notebook").disabled
+    assert not page(owner, "runs").button(key="runs_notebook").disabled
 
 
 def test_a_page_added_to_the_navigation_is_served_and_linked(app, tmp_path, monkeypatch):
@@ -1896,4 +1898,17 @@ def test_a_page_added_to_the_navigation_is_served_and_linked(app, tmp_path, monk
     ok(at)
     assert [t.value for t in at.title] == ["Hello from a new page"]
     same_tab = [e.proto.body for e in at.get("html") if "__memorySameTab" in e.proto.body]
-    assert same_tab and '"hello"]' in same_tab[0]
+    assert same_tab and '"hello"' in same_tab[0]
+
+
+@pytest.mark.parametrize("old", list(OLD_ADDRESSES))
+def test_a_link_under_an_old_address_opens_its_page_with_its_choices(app, old):
+    """#37: a link shared under a page's former address (`/facts?org=globex`) opens the page the
+    address names now (pages/_links.OLD_ADDRESSES), with the link's choices."""
+    app.query_params["org"] = "globex"
+    app._page_hash = calc_hash(old)  # AppTest opens a page by its file; a browser's request, by its address
+    ok(app.run())
+    assert app.sidebar.selectbox(key="org").value == "globex"
+    opened = [t.value for t in app.title]
+    new = OLD_ADDRESSES[old]
+    assert opened and opened == [t.value for t in page(app, "overview" if new == "_overview" else new).title]

@@ -82,7 +82,7 @@ def teach(svc: MemoryService, run: str, place: str) -> None:
 
 def test_a_rerun_that_changed_nothing_reads_nothing_again(app, reads):
     at, _ = app
-    for name in ("draw", "facts", "runlog", "overview", "preferences", "probe", "erase"):
+    for name in ("graphs", "fact_weights", "runs", "overview", "settings", "memory_reads", "erasure"):
         ok(at.switch_page(f"pages/{name}_page.py").run())
         reads.clear()
         ok(at.run())
@@ -91,7 +91,7 @@ def test_a_rerun_that_changed_nothing_reads_nothing_again(app, reads):
 
 def test_a_turn_taught_behind_the_page_is_drawn_and_listed_at_the_next_rerun(app, reads):
     at, behind = app
-    ok(at.switch_page("pages/draw_page.py").run())
+    ok(at.switch_page("pages/graphs_page.py").run())
     before = facts_in_graph(at)
     teach(behind, "r-cache", "Atlantis")
     reads.clear()
@@ -103,25 +103,25 @@ def test_a_turn_taught_behind_the_page_is_drawn_and_listed_at_the_next_rerun(app
     reads.clear()
     ok(at.run())
     assert reads["graph_drawing"] == 0  # and kept again
-    ok(at.switch_page("pages/facts_page.py").run())
+    ok(at.switch_page("pages/fact_weights_page.py").run())
     assert "Zephyr Cache Co" in set(at.dataframe[0].value["Subject"])
 
 
 def test_a_deletion_behind_the_page_is_shown_at_the_next_rerun(app):
     at, behind = app
     teach(behind, "r-doomed", "Lemuria")
-    ok(at.switch_page("pages/runlog_page.py").run())
+    ok(at.switch_page("pages/runs_page.py").run())
     assert "r-doomed" in at.selectbox(key="runs_run").options
     behind.delete_run("r-doomed", by="dana")
     ok(at.run())
     assert "r-doomed" not in at.selectbox(key="runs_run").options
-    ok(at.switch_page("pages/erase_page.py").run())
+    ok(at.switch_page("pages/erasure_page.py").run())
     assert "r-doomed" not in at.selectbox(key="e_run").options
 
 
 def test_a_change_by_another_process_is_shown_at_the_next_rerun(app):
     at, _ = app
-    ok(at.switch_page("pages/preferences_page.py").run())
+    ok(at.switch_page("pages/settings_page.py").run())
     assert at.toggle(key="set-acme-NoMemoryShortcuts").value is False
     code = (
         "import os; from memory_core import MemoryService, make_engine; "
@@ -137,7 +137,7 @@ def test_a_change_by_another_process_is_shown_at_the_next_rerun(app):
 def test_a_change_made_on_the_page_is_shown_after_it(app):
     """The page's own change (an owner's Save) is a change like any other."""
     at, _ = app
-    ok(at.switch_page("pages/preferences_page.py").run())
+    ok(at.switch_page("pages/settings_page.py").run())
     at.toggle(key="set-acme-LearnFromUsers").set_value(False).run()
     ok(at.button(key="save_settings").click().run())
     assert at.toggle(key="set-acme-LearnFromUsers").value is False
@@ -152,7 +152,7 @@ def test_a_click_on_a_live_page_holds_while_memory_moves_as_the_page_draws(app, 
     page's watch compares versions on its own later runs, never in the page's run: rerunning the
     page from there dropped the press, one click in two under an agent's writes)."""
     at, behind = app
-    ok(at.switch_page("pages/runlog_page.py").run())
+    ok(at.switch_page("pages/runs_page.py").run())
     version, moves = MemoryService.version, [True, False] * 3
 
     def moving(self: MemoryService) -> str | None:

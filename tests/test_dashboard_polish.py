@@ -54,7 +54,7 @@ def test_overview_says_its_world_table_counts_every_status_beside_the_maps_activ
 
 
 def test_what_if_counts_say_every_status_and_the_maps_active_ones(app):
-    at = page(app, "preferences")
+    at = page(app, "settings")
     metric = next(m for m in at.metric if m.label.startswith("World facts, every status"))
     base, alt = (int(x.replace(",", "")) for x in metric.value.split(" → "))
     said = next(c for c in captions(at) if c.startswith("World facts now:"))
@@ -70,7 +70,7 @@ def test_what_if_counts_say_every_status_and_the_maps_active_ones(app):
 
 def test_what_if_on_a_scenario_names_its_settings_and_counts_an_ephemeral_runs_kept_out_claims(app):
     at = open_sample(app, "ephemeral_runs.json")
-    page(at, "preferences")
+    page(at, "settings")
     at.radio(key="wi_source").set_value("notebook").run()
     ok(at)
     org = at.selectbox(key="wi_org").value
@@ -99,10 +99,10 @@ def test_what_if_on_a_scenario_names_its_settings_and_counts_an_ephemeral_runs_k
 def test_what_if_says_when_no_run_asked_to_be_ephemeral(app):
     svc = live()
     assert not [r for r in svc.runs("acme") if r["requested_ephemeral"]]
-    at = page(app, "preferences")
+    at = page(app, "settings")
     said = next(c for c in captions(at) if "asked to be ephemeral" in c)
     assert said.startswith("No run of Acme Robotics asked to be ephemeral")
-    assert "rulebook?rule=R11" in texts(at) and "rulebook?rule=R12" in texts(at)
+    assert "rules?rule=R11" in texts(at) and "rules?rule=R12" in texts(at)
 
 
 # --- 4. the notebook: saved, and its records linked ---------------------------------------------
@@ -149,11 +149,11 @@ def test_records_kept_as_evidence_link_to_runs_on_the_notebooks_memory(app):
     failed = next(i for i, e in enumerate(cells_of(at)) if e["do"] == "end_turn" and e["status"] != "completed")
     at.selectbox(key="nb_jump").set_value(failed).run()
     said = next(m.value for m in at.markdown if m.value.startswith("Records kept as evidence"))
-    links = re.findall(r"\]\((runlog\?run=[^)]+)\)", said)
+    links = re.findall(r"\]\((runs\?run=[^)]+)\)", said)
     assert links and all(f"&mem=notebook&nb={nb.id}" in link for link in links)
     run, record = re.search(r"run=([^&]+)&record=([^&]+)", links[0]).groups()
     at.query_params.update({"run": run, "record": record.replace("%23", "#")})
-    page(at, "runlog")
+    page(at, "runs")
     assert any("(linked) is first" in plain(s.value) for s in at.success)
 
 
@@ -163,18 +163,18 @@ def test_records_kept_as_evidence_link_to_runs_on_the_notebooks_memory(app):
 def test_rules_in_table_cells_are_links_and_in_grids_titled(app):
     at = page(app, "overview")
     [settings] = [t.value for t in at.table if any("Rule" in str(c) for c in t.value.columns)]
-    assert all("](rulebook?rule=R" in r for r in settings[settings.columns[-1]])
+    assert all("](rules?rule=R" in r for r in settings[settings.columns[-1]])
     live().delete_account("lee")  # a run whose person is gone: "erased (R30)" in the runs' grid
     at = page(app, "overview")
     runs = next(d for d in at.dataframe if "Person" in d.value.columns)
     assert "erased (R30)" in set(runs.value["Person"])
     config = json.loads(runs.proto.columns)
-    assert config["Person"]["help"].startswith("[R30](rulebook?rule=R30") and ": " in config["Person"]["help"]
-    at = page(app, "facts")
+    assert config["Person"]["help"].startswith("[R30](rules?rule=R30") and ": " in config["Person"]["help"]
+    at = page(app, "fact-weights")
     threshold = next(n for n in at.number_input if n.key == "w_threshold")
-    assert "rulebook?rule=R22" in threshold.label
+    assert "rules?rule=R22" in threshold.label
     sources = next(m for m in at.metric if m.label == "Independent sources")
-    assert "R25" in sources.help and "rulebook?rule=R25" in sources.help
+    assert "R25" in sources.help and "rules?rule=R25" in sources.help
 
 
 # --- 6. what a notebook keeps, and the author's scrub -------------------------------------------

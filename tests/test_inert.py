@@ -105,12 +105,12 @@ def test_every_page_shows_memory_s_markdown_as_text(app, name):
 @pytest.mark.parametrize(
     ("name", "params"),
     [
-        ("rulebook", {"rule": P}),  # a link's text: /rulebook?rule=![i](http://…)[Sign in again](http://…)
+        ("rules", {"rule": P}),  # a link's text: /rules?rule=![i](http://…)[Sign in again](http://…)
         ("overview", {"at": "4", "from": "2"}),  # two moments compared
-        ("draw", {"at": "4", "from": "2"}),  # the diff's heading names the organization
-        ("runlog", {"run": f"r2{P}"}),
-        ("facts", {"graph": "user"}),
-        ("probe", {"turn": f"t3{P}", "call": "GraphResolve", "name": P}),
+        ("graphs", {"at": "4", "from": "2"}),  # the diff's heading names the organization
+        ("runs", {"run": f"r2{P}"}),
+        ("fact-weights", {"graph": "user"}),
+        ("reads", {"turn": f"t3{P}", "call": "GraphResolve", "name": P}),
     ],
 )
 def test_linked_views_show_memory_s_markdown_as_text(app, name, params):
@@ -123,8 +123,8 @@ def test_the_notebook_of_such_a_scenario_shows_it_as_text(app):
     nb = nbk.new(payload_scenario(), "payload.json")
     nb.run_all()
     nb.save()
-    at = visit(app, "cells", {"nb": nb.id, "mem": "notebook"})
+    at = visit(app, "notebook", {"nb": nb.id, "mem": "notebook"})
     assert at.session_state["notebook"].id == nb.id
     assert leaks(at) == []
-    for other in ("overview", "runlog", "draw"):
+    for other in ("overview", "runs", "graphs"):
         assert leaks(visit(at, other)) == [], other

@@ -80,7 +80,7 @@ def test_a_file_kept_before_generations_reopens_and_runs_its_cells_again(kept):
     assert re.fullmatch(rf".*/{nb_id}\.[1-9]\d*\.db", nb.db)  # a generation of its own (a file there is not reused)
 
 
-@pytest.mark.parametrize("page", ["pages/cells_page.py", None])  # the Notebook, and the default page
+@pytest.mark.parametrize("page", ["pages/notebook_page.py", None])  # the Notebook, and the default page
 def test_a_link_to_a_damaged_notebook_says_so_on_every_page(kept, tmp_path, monkeypatch, page):
     from streamlit.testing.v1 import AppTest
 

@@ -71,7 +71,7 @@ def test_an_unlinked_identity_sees_only_a_page_that_says_so():
     assert titles(at) == ["Not linked"] and not at.sidebar.selectbox
     [refused] = [e.value for e in at.error]
     assert "no person of this memory is linked to" in refused and "(`not_member`)" in refused
-    assert "rulebook?rule=R20" in refused  # the rule that refused, linked
+    assert "rules?rule=R20" in refused  # the rule that refused, linked
     assert "stranger-1" in plain(texts(at)) and "stranger@elsewhere.example" in plain(texts(at))
     assert any("identity link PERSON --org ORG" in c.value and "--subject stranger-1" in c.value for c in at.code)
     assert "Acme Robotics" not in texts(at)
@@ -98,9 +98,9 @@ def test_a_linked_member_acts_as_themself_only():
         for m in at.sidebar.markdown
     )
     at.session_state["person"] = "dana"  # a stale demo choice changes nothing
-    at = page(at, "preferences")
+    at = page(at, "settings")
     assert not at.toggle and "only the owner of Acme Robotics reads and changes" in texts(at)
-    at = page(at, "erase")
+    at = page(at, "erasure")
     assert "you act as lee (a member)" in texts(at)
     at.button(key="sign_out").click().run()
     assert at.user == {"is_logged_in": False} and titles(at.run()) == ["Sign in"]
@@ -121,7 +121,7 @@ def test_an_identity_linked_in_two_organizations_picks_among_them_only():
 
 def test_the_owner_links_a_member_on_settings_and_bad_input_changes_nothing():
     live().link_identity("dana", org="acme", issuer=ISS, subject="dana-1")
-    owner = page(session(claims("dana-1")), "preferences")
+    owner = page(session(claims("dana-1")), "settings")
     assert owner.text_input(key="id_issuer").value == ISS  # the configured provider's issuer, from its discovery URL
     owner.selectbox(key="id_person").set_value("lee")
     owner.radio(key="id_how").set_value("email").run()
@@ -147,7 +147,7 @@ def test_the_owner_links_a_member_on_settings_and_bad_input_changes_nothing():
 
 def test_a_member_cannot_see_or_make_links():
     live().link_identity("lee", org="acme", email="lee@acme.example")
-    at = page(session(claims("lee-1", "lee@acme.example")), "preferences")
+    at = page(session(claims("lee-1", "lee@acme.example")), "settings")
     assert not [b for b in at.button if b.key == "id_link"] and "Sign-in" not in [h.value for h in at.subheader]
 
 
@@ -160,7 +160,7 @@ def test_an_erased_account_is_signed_out_at_its_next_run():
     at.run()
     assert titles(at) == ["Not linked"]
     [said] = [e.value for e in at.error]
-    assert "the account 'lee' you were signed in as was deleted" in said and "rulebook?rule=R30" in said
+    assert "the account 'lee' you were signed in as was deleted" in said and "rules?rule=R30" in said
     assert "(`unknown_person`)" in said
     assert "Acme Robotics" not in texts(at) and not at.sidebar.selectbox
     again = session(claims("lee-1"))  # a new session of the same identity: refused too

@@ -188,7 +188,7 @@ def test_edges_carry_fact_ids_and_the_click_opens_the_weight(demo):
     assert {e["fact"] for e in edges} == {e["fact"] for e in p.edges} <= {f["id"] for f in data["facts"]}
     assert (
         'network.on("click"' in page
-        and '"facts?"' in page
+        and '"fact-weights?"' in page
         and 'var GRAPH = "user", FONT = ' in page
         and 'network.on("doubleClick"' in page
     )

@@ -1,6 +1,6 @@
 """What a notebook cell is and did, for people: a line that says what it does, its result as kept,
 the outcome its note was written for, a failed turn's evidence (R2), and the memory compared
-between two cells from its history (R32, R33). No Streamlit here (pages/cells_page.py draws it).
+between two cells from its history (R32, R33). No Streamlit here (pages/notebook_page.py draws it).
 """
 
 from __future__ import annotations

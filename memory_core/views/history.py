@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..plain import Obj
-from ..rules.weights import score
+from ..rules.weights import Score, score
 from ..rules.wording import fact_label
 from .compare import fact_key
 
@@ -165,13 +165,7 @@ def weight_through_time(
     steps = _causes(supports, disputes, retracted_at, moments=moments, names=names)
     out = []
     for n in sorted(steps):
-        live = [
-            (s["origin"], s["key"], s["contribution"])
-            for s in supports
-            if s["since"] <= n and (s["until"] is None or s["until"] > n)
-        ]
-        votes = [d["contribution"] for d in disputes if d["since"] <= n]
-        sc = score(live, votes, retracted=retracted_at is not None and retracted_at <= n)
+        sc = _score_at(n, supports, disputes, retracted_at)
         row = moments.get(n)
         out.append(
             {
@@ -185,6 +179,17 @@ def weight_through_time(
             }
         )
     return out
+
+
+def _score_at(n: int, supports: Sequence[Row], disputes: Sequence[Row], retracted_at: int | None) -> Score:
+    """A fact's score after moment `n`: the supports live then, the disputes made by then (R25-R28)."""
+    live = [
+        (s["origin"], s["key"], s["contribution"])
+        for s in supports
+        if s["since"] <= n and (s["until"] is None or s["until"] > n)
+    ]
+    votes = [d["contribution"] for d in disputes if d["since"] <= n]
+    return score(live, votes, retracted=retracted_at is not None and retracted_at <= n)
 
 
 def _causes(
@@ -261,12 +266,15 @@ def diff_lines(out: Obj) -> list[str]:
         lines.append(f"{name}: {len(g['added'])} added, {len(g['gone'])} gone, {len(g['changed'])} changed")
         lines += [f"  + {f['fact']}  {f['weight']:.3f} {f['status']}  ({', '.join(f['supports'])})" for f in g["added"]]
         lines += [f"  - {f['fact']}  was {f['weight']:.3f} {f['status']}" for f in g["gone"]]
-        for f in g["changed"]:
-            (w0, w1), (s0, s1) = f["weight"], f["status"]
-            why = [*(f"+ {v}" for v in f["supports_added"]), *(f"- {v}" for v in f["supports_withdrawn"])]
-            if f["disputes_added"]:
-                n = f["disputes_added"]
-                why.append(f"{n:+d} dispute" + ("" if abs(n) == 1 else "s"))
-            status = s1 if s0 == s1 else f"{s0} -> {s1}"
-            lines.append(f"  ~ {f['fact']}  {w0:.3f} {arrow(w0, w1)} {w1:.3f} {status}  ({', '.join(why)})")
+        lines += [_changed_line(f) for f in g["changed"]]
     return lines
+
+
+def _changed_line(f: Obj) -> str:
+    """`diff`: a fact that changed, its weight and status both ways, and why (supports, disputes)."""
+    (w0, w1), (s0, s1) = f["weight"], f["status"]
+    why = [*(f"+ {v}" for v in f["supports_added"]), *(f"- {v}" for v in f["supports_withdrawn"])]
+    if n := f["disputes_added"]:
+        why.append(f"{n:+d} dispute" + ("" if abs(n) == 1 else "s"))
+    status = s1 if s0 == s1 else f"{s0} -> {s1}"
+    return f"  ~ {f['fact']}  {w0:.3f} {arrow(w0, w1)} {w1:.3f} {status}  ({', '.join(why)})"

@@ -61,19 +61,27 @@ def arrange(
     names = sorted(set(nodes))
     if not names:
         return Drawing({}, FONT)
-    sizes = sizes or {}
-    labels = labels or {}
+    g, comps = _components(names, edges)
+    radius, chars = _extents(names, sizes or {}, labels or {})
+    index = {n: i for i, n in enumerate(names)}
+    shapes = [_shape(g, c, radius[[index[n] for n in c]], relation) for c in comps]
+    out = _pack(comps, shapes, index, radius, chars, FONT)
+    return Drawing({n: (round(float(out[i, 0]), 1), round(float(out[i, 1]), 1)) for i, n in enumerate(names)}, FONT)
+
+
+def _extents(names: list[str], sizes: Mapping[str, float], labels: Mapping[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """Each name's radius (DEFAULT_SIZE unless given) and the characters of its label."""
+    radius = np.array([float(sizes.get(n, DEFAULT_SIZE)) for n in names])
+    return radius, np.array([len(labels.get(n, "") or "") for n in names], dtype=float)
+
+
+def _components(names: list[str], edges: Iterable[tuple[str, str]]) -> tuple[nx.Graph, list[list[str]]]:
+    """The graph of the names (edges to itself or to a name not drawn left out) and its components,
+    the largest first."""
     g = nx.Graph()
     g.add_nodes_from(names)
     g.add_edges_from(sorted({(a, b) if a <= b else (b, a) for a, b in edges if a != b and a in g and b in g}))
-    comps = sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
-    radius = np.array([float(sizes.get(n, DEFAULT_SIZE)) for n in names])
-    chars = np.array([len(labels.get(n, "") or "") for n in names], dtype=float)
-    index = {n: i for i, n in enumerate(names)}
-    shapes = [_shape(g, c, radius[[index[n] for n in c]], relation) for c in comps]
-    font = FONT
-    out = _pack(comps, shapes, index, radius, chars, font)
-    return Drawing({n: (round(float(out[i, 0]), 1), round(float(out[i, 1]), 1)) for i, n in enumerate(names)}, font)
+    return g, sorted((sorted(c) for c in nx.connected_components(g)), key=lambda c: (-len(c), c[0]))
 
 
 def _shape(g: nx.Graph, comp: list[str], radius: np.ndarray, relation: float = 0.0) -> np.ndarray:

@@ -101,15 +101,13 @@ def parse(text: str) -> Rulebook:
             sections[-1][2][-1][2].append(line)
         else:
             sections[-1][1].append(line)
-    out = []
-    for title, intro, rules in sections:
-        parsed = []
-        for number, rule_title, body in rules:
-            markdown, links = _split_pointer(body)
-            parsed.append(Rule(number, rule_title, title, markdown, links))
-        intro_md, intro_links = _split_pointer(intro)
-        out.append(Section(title, intro_md, intro_links, tuple(parsed)))
-    return Rulebook("\n".join(preamble).strip(), tuple(out))
+    return Rulebook("\n".join(preamble).strip(), tuple(_section(*section) for section in sections))
+
+
+def _section(title: str, intro: list[str], rules: list[tuple[str, str, list[str]]]) -> Section:
+    """A section of docs/rules.md, its introduction and each rule split from their pointers."""
+    parsed = tuple(Rule(number, rule_title, title, *_split_pointer(body)) for number, rule_title, body in rules)
+    return Section(title, *_split_pointer(intro), parsed)
 
 
 def rule_number(query: str) -> str | None:
@@ -175,7 +173,7 @@ CITATION = re.compile(r"(?<![\w\[/=#?.-])R([1-9]\d?)([a-d])?(?![\w\]])")
 _CODE_OR_LINK = re.compile(r"(`[^`]*`|\[[^\]]*\]\([^)]*\))")
 
 
-def link_rules(markdown: str, titles: dict[str, str], page: str = "rulebook") -> str:
+def link_rules(markdown: str, titles: dict[str, str], page: str = "rules") -> str:
     """Every rule a page's text cites becomes a link to it on the Rules page (`page?rule=R7`), its
     title shown on hover; code spans and existing links are left as they are, as is a number that
     names no rule (`titles` holds the rules' titles by number, "R7")."""

@@ -66,7 +66,7 @@ def library(folder: str, name: str) -> str:
     return (Path(folder) / name).read_text(encoding="utf-8")
 
 
-#: Clicking a fact's edge opens its "Why this weight?" on the Fact weights page (`facts?fact=ID`).
+#: Clicking a fact's edge opens its "Why this weight?" on the Fact weights page (`fact-weights?fact=ID`).
 #: The drawing's iframe may not navigate the top window itself (Streamlit's sandbox has no
 #: allow-top-navigation), but it is same-origin: it moves the app's own history and tells the app,
 #: as the browser's back button would, so the session (memory in use, notebook) is kept.
@@ -80,7 +80,7 @@ CLICK_SCRIPT = """<script>
     ["org", "as"].forEach(function (k) { if (here.searchParams.get(k)) q.set(k, here.searchParams.get(k)); });
     q.set("graph", GRAPH);
     q.set("fact", String(fact));
-    return new URL("facts?" + q.toString(), here);
+    return new URL("fact-weights?" + q.toString(), here);
   }
   function go(url) {
     try {

@@ -8,6 +8,7 @@ import html
 import io
 import json
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -53,9 +54,7 @@ def color_of(kind: str) -> str:
 
 
 def _node_id(e: Obj) -> str:
-    if "value" in e:
-        return f"value:{e['value']}"
-    return f"{e['kind']}:{e['name']}"
+    return f"value:{e['value']}" if "value" in e else f"{e['kind']}:{e['name']}"
 
 
 @dataclass
@@ -130,22 +129,19 @@ def _neighbourhood(facts: list[Obj], focus: str, depth: int, expanded: Iterable[
     entity that is drawn (an entity opened from a neighbour since collapsed is not)."""
     keep, frontier = {focus}, {focus}
     for _ in range(depth):
-        nxt = set()
-        for f in facts:
-            a, b = _node_id(f["subject"]), _node_id(f["object"])
-            if a in frontier:
-                nxt.add(b)
-            if b in frontier:
-                nxt.add(a)
+        nxt = _next_to(facts, frontier)
         frontier = nxt - keep
         keep |= nxt
     for opened in expanded:
         if opened in keep:
-            for f in facts:
-                a, b = _node_id(f["subject"]), _node_id(f["object"])
-                if opened in (a, b):
-                    keep.update((a, b))
+            keep |= _next_to(facts, {opened})
     return [f for f in facts if _node_id(f["subject"]) in keep and _node_id(f["object"]) in keep]
+
+
+def _next_to(facts: list[Obj], entities: set[str]) -> set[str]:
+    """The entities one fact away from any of `entities`."""
+    ends = [(_node_id(f["subject"]), _node_id(f["object"])) for f in facts]
+    return {b for a, b in ends if a in entities} | {a for a, b in ends if b in entities}
 
 
 def _count(f: Obj, what: str) -> int:
@@ -266,13 +262,11 @@ def _edge_row(f: Obj, gone: bool, *, compare: Compare | None, many: int, marked:
 
 def _tallies(facts: list[Obj]) -> tuple[dict[str, int], dict[str, float]]:
     """Each entity's facts drawn, and their weights summed (which names are drawn)."""
-    degree: dict[str, int] = {}
+    ends = [(_node_id(e), f["weight"]) for f in facts for e in (f["subject"], f["object"])]
     heft: dict[str, float] = {}
-    for f in facts:
-        for nid in (_node_id(f["subject"]), _node_id(f["object"])):
-            degree[nid] = degree.get(nid, 0) + 1
-            heft[nid] = heft.get(nid, 0.0) + f["weight"]
-    return degree, heft
+    for nid, weight in ends:
+        heft[nid] = heft.get(nid, 0.0) + weight
+    return dict(Counter(nid for nid, _ in ends)), heft
 
 
 def plan(
@@ -287,16 +281,10 @@ def plan(
     it that the filters keep are drawn too (after the others, within the cap; with a focus, those
     touching an entity drawn)."""
     flt = flt or Filters()
-    facts = [f for f in graph["facts"] if _matches(f, flt)]
-    if flt.focus:
-        facts = _neighbourhood(facts, flt.focus, flt.depth, flt.expanded)
-    nodes: dict[str, Obj] = {}
-    chosen = _pick(facts, nodes, flt.cap)
-    gone = [g for g in (compare.gone if compare else []) if _matches(g, flt)]
-    ghosts = _pick(gone, nodes, flt.cap, both_new=not flt.focus)
+    facts, nodes, chosen, ghosts = _chosen(graph, flt, compare)
     degree, heft = _tallies(chosen + ghosts)
     opened = set(flt.expanded) if flt.focus else set()
-    named = _labelled(nodes, heft, ({flt.focus} if flt.focus else set()) | opened)
+    named = _labelled(nodes, heft, {flt.focus, *opened} if flt.focus else set())
     node_rows = [
         _node_row(nid, e, facts=degree[nid], named=nid in named, opened=nid in opened, big=len(nodes) > BIG)
         for nid, e in nodes.items()
@@ -307,6 +295,20 @@ def plan(
     reason = "" if drawn else why_empty(graph["facts"], flt)
     left_out = len({_node_id(e) for f in facts for e in (f["subject"], f["object"])} - set(nodes))
     return Plan(node_rows, edge_rows, len(facts), len(facts) - len(chosen), left_out, reason, len(ghosts))
+
+
+def _chosen(
+    graph: Mapping[str, Any], flt: Filters, compare: Compare | None
+) -> tuple[list[Obj], dict[str, Obj], list[Obj], list[Obj]]:
+    """The facts the filters keep (around the focus, if any), the entities drawn, the facts drawn
+    (the heaviest, within the cap), and the facts gone since `compare` drawn too."""
+    facts = [f for f in graph["facts"] if _matches(f, flt)]
+    if flt.focus:
+        facts = _neighbourhood(facts, flt.focus, flt.depth, flt.expanded)
+    nodes: dict[str, Obj] = {}
+    chosen = _pick(facts, nodes, flt.cap)
+    gone = [g for g in (compare.gone if compare else []) if _matches(g, flt)]
+    return facts, nodes, chosen, _pick(gone, nodes, flt.cap, both_new=not flt.focus)
 
 
 _OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
@@ -444,7 +446,5 @@ def legend_html(p: Plan) -> str:
 
 def legend(p: Plan) -> list[Obj]:
     """Kinds drawn, with their colour and count."""
-    counts: dict[str, int] = {}
-    for n in p.nodes:
-        counts[n["kind"]] = counts.get(n["kind"], 0) + 1
+    counts = Counter(n["kind"] for n in p.nodes)
     return [{"kind": k, "color": color_of(k), "entities": c} for k, c in sorted(counts.items())]

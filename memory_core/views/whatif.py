@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from collections import Counter
 
 from ..format.checks import check
 from ..format.replay import EventEngine, EventResult
@@ -45,36 +46,30 @@ def _replayed(doc: Obj) -> tuple[Obj, list[EventResult]]:
     return engine.state(), results
 
 
-def replay_state(doc: Obj) -> Obj:
-    """The state a scenario document ends in, on a fresh in-memory memory."""
-    return _replayed(doc)[0]
+def _difference(b: Obj | None, a: Obj | None) -> str:
+    """How a fact differs between the replays: `only as written` (in the first alone), `only
+    what-if` (in the second alone), its status, its weight, or nothing."""
+    if b is None or a is None:
+        return "only what-if" if b is None else "only as written"
+    return "status" if b["status"] != a["status"] else "weight" if b["weight"] != a["weight"] else ""
 
 
 def _diff(base_state: Obj, alt_state: Obj) -> list[Obj]:
-    """Each fact of either state: its weight and status both ways, and how they differ (`only
-    as written`: the fact is in the first replay alone; `only what-if`: in the second alone)."""
+    """Each fact of either state: its weight and status both ways, and how they differ."""
     base_facts, alt_facts = _facts(base_state), _facts(alt_state)
     rows = []
     for key in sorted(base_facts.keys() | alt_facts.keys()):
         b, a = base_facts.get(key), alt_facts.get(key)
-        if b is None or a is None:
-            diff = "only what-if" if b is None else "only as written"
-        elif b["status"] != a["status"]:
-            diff = "status"
-        elif b["weight"] != a["weight"]:
-            diff = "weight"
-        else:
-            diff = ""
         rows.append(
             {
                 "graph": key[0],
                 "owner": key[1],
                 "fact": key[2],
-                "as written": b["weight"] if b else None,
-                "status as written": b["status"] if b else None,
-                "what if": a["weight"] if a else None,
-                "status what if": a["status"] if a else None,
-                "difference": diff,
+                "as written": (b or {}).get("weight"),
+                "status as written": (b or {}).get("status"),
+                "what if": (a or {}).get("weight"),
+                "status what if": (a or {}).get("status"),
+                "difference": _difference(b, a),
             }
         )
     return rows
@@ -94,15 +89,22 @@ BEHAVIOUR = (
 def _counted(e: Obj, o: object, *, mine: set[str], turns: dict[str, str]) -> list[str]:
     """The rows of `behaviour` one event's outcome counts in (None: refused, it did nothing), and
     the rule that kept out each claim a turn's end skipped (R8a to R8d, R9, R10, R30)."""
-    if isinstance(o, RunStarted) and e["run"] in mine and e.get("ephemeral"):
-        return [ASKED] + ([] if o.ephemeral else ["of which stored as permanent (R11)"])
-    if isinstance(o, RunEnded) and e["run"] in mine and o.erased:
-        return ["of which erased at their end (R17)"]
+    if isinstance(o, RunStarted | RunEnded) and e["run"] in mine:
+        return _run_counted(e, o)
     if isinstance(o, StepRun) and e["turn"] in turns:
         return ["steps run" if o.shortcut is None else "steps skipped by a shortcut (R22)"]
     if isinstance(o, TurnEnded) and e["turn"] in turns:
         return [k.rule for k in o.skipped]
     return []
+
+
+def _run_counted(e: Obj, o: RunStarted | RunEnded) -> list[str]:
+    """A run of the organization: asked to be ephemeral, and stored as permanent (R11), or erased at its end (R17)."""
+    if isinstance(o, RunEnded):
+        return ["of which erased at their end (R17)"] if o.erased else []
+    if not e.get("ephemeral"):
+        return []
+    return [ASKED] + ([] if o.ephemeral else ["of which stored as permanent (R11)"])
 
 
 def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
@@ -112,19 +114,23 @@ def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
     skipped by a shortcut (R14, R22); claims kept out of World and User by each rule (R8a to R8d,
     R9, R10, R30)."""
     events = doc.get("events", [])
+    mine, turns = _runs_and_turns(events, org)
+    counted = Counter(
+        row for e, r in zip(events, results, strict=False) for row in _counted(e, r.outcome, mine=mine, turns=turns)
+    )
+    kept = sorted((row for row in counted if row not in BEHAVIOUR), key=_by_number)  # a rule: claims it kept out
+    return {row: counted[row] for row in BEHAVIOUR} | {f"claims kept out by {rule}": counted[rule] for rule in kept}
+
+
+def _runs_and_turns(events: list[Obj], org: str) -> tuple[set[str], dict[str, str]]:
+    """The organization's runs in a scenario's events, and their turns (turn -> run)."""
     mine = {e["run"] for e in events if e.get("do") == "start_run" and e.get("org") == org}
-    turns = {e["turn"]: e["run"] for e in events if e.get("do") == "open_turn" and e.get("run") in mine}
-    out = dict.fromkeys(BEHAVIOUR, 0)
-    kept: dict[str, int] = {}
-    for e, r in zip(events, results, strict=False):
-        for row in _counted(e, r.outcome, mine=mine, turns=turns):  # a rule: a claim it kept out
-            if row in out:
-                out[row] += 1
-            else:
-                kept[row] = kept.get(row, 0) + 1
-    for rule in sorted(kept, key=lambda r: (int("".join(c for c in r if c.isdigit())), r)):
-        out[f"claims kept out by {rule}"] = kept[rule]
-    return out
+    return mine, {e["turn"]: e["run"] for e in events if e.get("do") == "open_turn" and e.get("run") in mine}
+
+
+def _by_number(rule: str) -> tuple[int, str]:
+    """A rule's place in order: by its number (R8a, R8b, R9, R10)."""
+    return int("".join(c for c in rule if c.isdigit())), rule
 
 
 def _with_settings(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
@@ -163,17 +169,22 @@ def _record(r: Obj, person: str) -> Obj:
 
 def _turn_events(t: Obj, person: str) -> list[Obj]:
     """One recorded turn as the events that made it: opened with its request (record #0), its
-    records in their order (nested work called before its first record, returned after), the
-    steps' decisions, and its end."""
+    records and nested work, the steps' decisions, and its end (a replaced turn as completed)."""
     request = next((x for x in t["records"] if x["number"] == 0), None) or {}
-    out: list[Obj] = [
-        {
-            "do": "open_turn",
-            "run": t["run"],
-            "turn": t["id"],
-            "request": {"text": request.get("excerpt") or "", "claims": without_nulls(request.get("claims", []))},
-        }
-    ]
+    opened = {"text": request.get("excerpt") or "", "claims": without_nulls(request.get("claims", []))}
+    out: list[Obj] = [{"do": "open_turn", "run": t["run"], "turn": t["id"], "request": opened}]
+    out += _work_events(t, person)
+    out += [{"do": "step", "turn": t["id"], "step": step["step"]} for step in t["steps"]]
+    if t["status"] in ("completed", "failed", "cancelled", "replaced"):
+        status = "completed" if t["status"] == "replaced" else t["status"]
+        out.append({"do": "end_turn", "turn": t["id"], "status": status})
+    return out
+
+
+def _work_events(t: Obj, person: str) -> list[Obj]:
+    """A turn's records in their order, nested work called before its first record and returned
+    after every record (work that recorded nothing called where it stands)."""
+    out: list[Obj] = []
     called: set[int] = set()
     for x in t["records"]:
         if x["number"] == 0:
@@ -190,11 +201,6 @@ def _turn_events(t: Obj, person: str) -> list[Obj]:
             out.append({"do": "call", "turn": t["id"], "work": w["work"]})
         if w["status"] != "open":
             out.append({"do": "return", "turn": t["id"], "work": w["work"], "status": w["status"]})
-    out += [{"do": "step", "turn": t["id"], "step": step["step"]} for step in t["steps"]]
-    if t["status"] in ("completed", "failed", "cancelled"):
-        out.append({"do": "end_turn", "turn": t["id"], "status": t["status"]})
-    elif t["status"] == "replaced":
-        out.append({"do": "end_turn", "turn": t["id"], "status": "completed"})
     return out
 
 
@@ -214,22 +220,9 @@ ERASED = "erased-account"  # who a run of a deleted account (R30) is replayed as
 def _runs(svc: MemoryService, org: str, people: dict[str, Obj], gaps: list[str]) -> list[Obj]:
     """Every run's events: each starts right before its first turn (runs without one where they stand),
     its turns in the order they opened, and it ends, if it ended, right after its last turn."""
-    turns: list[tuple[int, Obj]] = []  # (the order it opened, the turn with its run and person)
-    starts: dict[str, Obj] = {}
-    last_of: dict[str, str | None] = {}
     runs = svc.runs(org)
     ended = {r["id"] for r in runs if r["ended"]}
-    for r in runs:
-        person = r["person"] if r["person"] in people else ERASED
-        if person == ERASED:
-            people.setdefault(person, {"id": person, "name": "An erased account", "memberships": {org: "member"}})
-        starts[r["id"]] = _started(r, org, person)
-        detail = svc.run_detail(org, r["id"])
-        last_of[r["id"]] = detail["turns"][-1]["id"] if detail["turns"] else None
-        for t in detail["turns"]:
-            turns.append((t["seq"], dict(t) | {"run": r["id"], "person": person}))
-            if t["status"] == "replaced":
-                gaps.append(f"turn {t['id']} was replaced (R3): replayed as completed, not replaced")
+    starts, last_of, turns = _recorded(svc, org, runs, people, gaps)
     events: list[Obj] = []
     for run_id, begun in starts.items():  # runs without a turn start where they stand
         if last_of[run_id] is None:
@@ -241,6 +234,28 @@ def _runs(svc: MemoryService, org: str, people: dict[str, Obj], gaps: list[str])
         if turn["id"] == last_of[turn["run"]] and turn["run"] in ended:
             events.append({"do": "end_run", "run": turn["run"]})
     return events
+
+
+def _recorded(
+    svc: MemoryService, org: str, runs: list[RunRow], people: dict[str, Obj], gaps: list[str]
+) -> tuple[dict[str, Obj], dict[str, str | None], list[tuple[int, Obj]]]:
+    """Each run's start_run event and last turn, and every turn with its run and person, by the order
+    it opened (a run of a deleted account replayed as ERASED, R30; a replaced turn said in `gaps`)."""
+    turns: list[tuple[int, Obj]] = []
+    starts: dict[str, Obj] = {}
+    last_of: dict[str, str | None] = {}
+    for r in runs:
+        person = r["person"] if r["person"] in people else ERASED
+        if person == ERASED:
+            people.setdefault(person, {"id": person, "name": "An erased account", "memberships": {org: "member"}})
+        starts[r["id"]] = _started(r, org, person)
+        detail = svc.run_detail(org, r["id"])
+        last_of[r["id"]] = detail["turns"][-1]["id"] if detail["turns"] else None
+        for t in detail["turns"]:
+            turns.append((t["seq"], dict(t) | {"run": r["id"], "person": person}))
+            if t["status"] == "replaced":
+                gaps.append(f"turn {t['id']} was replaced (R3): replayed as completed, not replaced")
+    return starts, last_of, turns
 
 
 def _corrections(svc: MemoryService, org: str, people: dict[str, Obj], owner: str, gaps: list[str]) -> list[Obj]:

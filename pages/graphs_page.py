@@ -4,6 +4,7 @@ changed since another moment drawn on the graph and listed (?at=N&from=M)."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService
@@ -181,6 +182,29 @@ def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
         st.info(f"Nothing to draw: {viz.inert(plan.reason)}.")  # names and kinds from memory made inert
 
 
+def _drawn_at(shown: Shown | None, other: int | None) -> int | None:
+    """The past moment drawn: the one shown, or the later of the two compared (what changed is drawn
+    on it); None when that is now."""
+    if shown is None:
+        return None
+    drawn_at = max(shown.n, other if other is not None else shown.n)
+    return None if drawn_at == shown.newest else drawn_at
+
+
+def _below(plan: viz.Plan, drawn: pd.DataFrame, file_name: str) -> None:
+    """Below the drawing: its GraphML, and the facts drawn as a table on request."""
+    st.download_button(
+        "Download GraphML",
+        lambda: viz.to_graphml(plan),  # made when asked for, not on every rerun
+        file_name=file_name,
+        mime="application/xml",
+        key="g_graphml",
+    )
+    # The table on request: drawn with the page, its thousands of rows held up the drawing (B8, Chromium).
+    if st.toggle(f"List the {len(plan.edges):,} facts drawn", key="g_table"):
+        st.dataframe(drawn, hide_index=True, width="stretch")
+
+
 def drawing() -> None:
     """The page below its title, in a fragment that reruns every PLAY_EVERY seconds while the time
     control plays, so the graph is drawn again moment by moment."""
@@ -188,37 +212,26 @@ def drawing() -> None:
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
         graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org))
         shown, other = _moment(ctx, org, graph)
-        # The moment drawn: the one shown, or the later of the two compared (what changed is drawn on it).
-        drawn_at = None if shown is None else max(shown.n, other if other is not None else shown.n)
-        past = shown is not None and drawn_at != shown.newest
+        drawn_at = _drawn_at(shown, other)
         changed = _changed(shown, other, graph, owner)
         cmp = compare(*changed[:3]) if changed else None  # before, after, since the earlier moment
-        data = _loaded(at, graph, owner, drawn_at if past else None, shown.clock if shown else 0)
+        data = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
         flt = filters(data)
         to_link(LINKED | {"entity": "g_entity"})
         st.session_state.pop("g_entity", None)
         taught = _taught(graph, owner)
         marked = tuple(sorted(taught))
-        then = (drawn_at if past else None, cmp.since if cmp else None)
+        then = (drawn_at, cmp.since if cmp else None)
         with st.spinner("Laying out the graph…"):
             if at is None:
                 plan, html, drawn = build(graph, data, flt, marked, cmp)
             else:
                 plan, html, drawn = kept_drawing(at, graph, owner, chosen(flt), marked, then, data, flt, cmp)
-        _say_drawn(plan, (len(data["facts"]), data["total"]), drawn_at if past else None, cmp)
+        _say_drawn(plan, (len(data["facts"]), data["total"]), drawn_at, cmp)
         _show(plan, html, taught)
         legend(plan, cmp)
         open_fact(plan, graph)
-        st.download_button(
-            "Download GraphML",
-            lambda: viz.to_graphml(plan),  # made when asked for, not on every rerun
-            file_name=f"{graph}-{owner}.graphml",
-            mime="application/xml",
-            key="g_graphml",
-        )
-        # The table on request: drawn with the page, its thousands of rows held up the drawing (B8, Chromium).
-        if st.toggle(f"List the {len(plan.edges):,} facts drawn", key="g_table"):
-            st.dataframe(drawn, hide_index=True, width="stretch")
+        _below(plan, drawn, f"{graph}-{owner}.graphml")
         if changed:
             assert shown is not None
             _changes_table(ctx, shown, graph, owner, *changed)

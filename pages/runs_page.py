@@ -16,7 +16,7 @@ import streamlit as st
 from memory_core import MemoryService, Refusal
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
-from memory_core.usecases.shapes import RunRow, TurnDetail
+from memory_core.usecases.shapes import RunDetail, RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import grid, wrapped
@@ -75,6 +75,16 @@ def _turn_said(turn: TurnDetail, cap: int | None) -> str:
     return said
 
 
+def _turn_line(run: RunDetail, turn_id: str, client: str | None) -> list[str]:
+    """A turn of the latest, as a line of the list (none when the run no longer holds it)."""
+    via = f" (via MCP: {client})" if client is not None else ""
+    return [
+        f"- {inert(t['id'])} in {inert(run['id'])}{inert(via)}: {_turn_said(t, run['cap'])}."
+        for t in run["turns"]
+        if t["id"] == turn_id
+    ]
+
+
 def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, str]) -> None:
     """The organization's most recent turns, each as it goes (the page is live): status, records so
     far, reads against the budget (R21), and what the latest record claims or the turn taught."""
@@ -86,12 +96,7 @@ def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, 
         r["id"]: read(ctx, MemoryService.run_detail, org, r["id"]) for r in {r["id"]: r for r, _ in recent}.values()
     }
     for r, t in reversed(recent):
-        run = details[r["id"]]
-        turn = next((x for x in run["turns"] if x["id"] == t["id"]), None)
-        if turn is None:
-            continue
-        via = f" (via MCP: {clients[r['id']]})" if r["id"] in clients else ""
-        lines.append(f"- {inert(turn['id'])} in {inert(r['id'])}{inert(via)}: {_turn_said(turn, run['cap'])}.")
+        lines += _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))
     st.markdown(cite("**Latest turns**, as they go:\n" + "\n".join(lines)))
 
 
@@ -169,7 +174,7 @@ with guard():
     ):
         with guard():
             open_notebook(notebook_of(exported, run_id), file_name(run_id))
-            st.switch_page("pages/cells_page.py")
+            st.switch_page("pages/notebook_page.py")
     if not owners:
         said.caption(
             cite(

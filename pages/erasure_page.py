@@ -32,10 +32,6 @@ def delete_and_compare(what: str, delete: Callable[[], object]) -> None:
     st.rerun()
 
 
-def confirmed(key: str, text: str) -> bool:
-    return st.checkbox(text, key=key, help=cite("Erasure cannot be undone (R31)."))
-
-
 def offer(
     goes: str,
     stays: str,
@@ -51,7 +47,8 @@ def offer(
     go.markdown(cite(goes))
     stay.markdown(stays)
     st.caption(note)
-    if st.button(button[0], key=button[1], type="primary", disabled=not confirmed(*sure)):
+    confirmed = st.checkbox(sure[1], key=sure[0], help=cite("Erasure cannot be undone (R31)."))
+    if st.button(button[0], key=button[1], type="primary", disabled=not confirmed):
         delete_and_compare(what, delete)
 
 
