@@ -1,10 +1,6 @@
-"""What every page shares: the memory in use, the acting person, and errors as messages.
-
-Pages read widgets, call the service, render. They never touch SQL (a test checks it).
-
-Who acts: in signed-in mode (pages/_signin.py), the person signed in or a bearer token's holder;
-otherwise "Act as" lets anyone at this machine act as anyone: a local demo, and the sidebar says so.
-"""
+"""What every page shares: the memory in use, the acting person, and errors as messages. Who acts:
+signed in (pages/_signin.py), the person signed in or a token's holder; otherwise "Act as" lets
+anyone at this machine act as anyone (a local demo, and the sidebar says so)."""
 
 from __future__ import annotations
 
@@ -324,9 +320,7 @@ Read = Callable[Concatenate[MemoryService, P], R]  # a read use case of the faca
 
 
 def version_at(svc: MemoryService, memory: str) -> Version | None:
-    """The memory and its version now: it changes with every change to memory that commits (a turn
-    taught, a read counted, a setting, a deletion), here or in another process. None when the memory
-    has no version (nothing may be kept then)."""
+    """The memory and its version now, moved by every commit here or elsewhere; None: keep nothing."""
     version = svc.version()
     return None if version is None else (memory, version)
 
