@@ -53,7 +53,7 @@ def a_run(run_id: str, person: str) -> None:
 
 def open_run(at, run_id: str):
     """The Runs page's "Open in the Notebook" on `run_id`, every cell run: the notebook."""
-    at = page(at, "runlog")
+    at = page(at, "runs")
     if at.sidebar.radio:  # a notebook is open: back to the database
         at.sidebar.radio(key="memory_source").set_value("main").run()
     at.selectbox(key="runs_run").set_value(run_id).run()
@@ -63,7 +63,7 @@ def open_run(at, run_id: str):
     return at.session_state["notebook"]
 
 
-def follow(at, nb_id: str, name: str = "preferences", **params: str):
+def follow(at, nb_id: str, name: str = "settings", **params: str):
     """A signed-in session following a link to `nb_id` on page `name`."""
     for key, value in ({"mem": "notebook", "nb": nb_id} | params).items():
         at.query_params[key] = value
@@ -83,15 +83,15 @@ def signed_in(app, monkeypatch):
 @pytest.mark.parametrize(("person", "org"), [("ivan", "globex"), ("lee", "acme")])
 def test_a_link_to_someone_else_s_notebook_is_refused_and_shows_the_database(signed_in, person, org):
     nb = open_run(signed_in("dana", "acme"), "run-supplier-scan")
-    for name in ("preferences", "runlog"):
+    for name in ("settings", "runs"):
         at = follow(signed_in(person, org), nb.id, name)
         assert REFUSED in texts(at) and "that organization's owner" in texts(at)
         assert no_notebook(at)
         assert "mem" not in at.query_params and "nb" not in at.query_params
         assert "You act as the owner of Acme Robotics" not in texts(at)
-    at = page(signed_in(person, org), "cells")
+    at = page(signed_in(person, org), "notebook")
     at.query_params["nb"] = nb.id
-    at = page(at, "cells")
+    at = page(at, "notebook")
     assert REFUSED in texts(at) and no_notebook(at)
 
 
