@@ -97,6 +97,28 @@ def test_a_connection_that_never_finishes_its_headers_is_closed(tight_server):
     assert p.poll() is None and _answers(base, within=5)
 
 
+@ABOVE_THE_STORE
+def test_a_request_whose_body_never_comes_whole_is_closed(tight_server, agent_db):
+    """#40, found by an outside attack on finding 3's fix: a token's whole headers and one byte of a
+    long body held a connection for good (150 of them reset every other caller). The server closes a
+    request whose body has not come whole at two looks HEADERS_TIMEOUT apart, and still answers."""
+    base, p, log = tight_server
+    token = agent_db[1].issue_token("dana", org="acme")
+    port = int(base.rsplit(":", 1)[1].split("/")[0])
+    head = (
+        f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {token}\r\n"
+        "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+        "Content-Length: 100000\r\n\r\n{"
+    )
+    s = socket.create_connection(("127.0.0.1", port), timeout=3 * HEADERS_TIMEOUT + 10)
+    started = time.monotonic()
+    with s:
+        s.sendall(head.encode())
+        assert s.recv(100) == b""  # closed by the server, with no answer
+    assert time.monotonic() - started < 2 * HEADERS_TIMEOUT + 10
+    assert p.poll() is None and _answers(base, within=5)
+
+
 def _half_open(base: str, n: int) -> list[socket.socket]:
     """`n` connections to the server, each sending a request line and a header, and nothing more."""
     port = int(base.rsplit(":", 1)[1].split("/")[0])

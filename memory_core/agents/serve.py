@@ -180,9 +180,10 @@ def _sessions_only(app: Any) -> Any:
 
 
 def guarded_http(most: int) -> type[Any]:
-    """uvicorn's HTTP/1.1 with two guards against half-open connections (#40 finding 3): a connection
-    past `most` is closed at once, and one without its first request's headers after HEADERS_TIMEOUT
-    seconds, so the accept loop keeps descriptors for those that speak."""
+    """uvicorn's HTTP/1.1 with two guards against slow and half-open connections (#40 finding 3): a
+    connection past `most` is closed at once, and one whose request has not come whole (no headers
+    yet, or a body still coming) at two looks HEADERS_TIMEOUT apart, so the accept loop keeps
+    descriptors for those that speak (a token's headers and one byte of a long body held it before)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class GuardedH11(H11Protocol):
@@ -191,11 +192,17 @@ def guarded_http(most: int) -> type[Any]:
             if len(self.connections) > most:
                 transport.close()
             else:
-                self.loop.call_later(HEADERS_TIMEOUT, self.headers_due)
+                self.loop.call_later(HEADERS_TIMEOUT, self.request_due, None)
 
-        def headers_due(self) -> None:
-            if self.cycle is None:
+        def request_due(self, waited: object) -> None:
+            if self.transport.is_closing():
+                return
+            cycle = self.cycle
+            coming = cycle is None or (cycle.more_body and not cycle.response_started)
+            if coming and (cycle is None or cycle is waited):
                 self.transport.close()
+            else:
+                self.loop.call_later(HEADERS_TIMEOUT, self.request_due, cycle if coming else None)
 
     return GuardedH11
 
