@@ -303,12 +303,12 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve memory to agents over MCP: one over stdio (MEMORY_TOKEN), many over HTTP (`--http`)."""
-    from .agents.serve import serve_http, serve_stdio
+    from .agents.serve import Limits, serve_http, serve_stdio
 
     service = MemoryService.at(args.db, existing=True)  # reads outside a turn from the standby, if any
     if args.http:
-        limits = {"idle_timeout": args.idle_timeout, "max_sessions_per_token": args.max_sessions_per_token}
-        return serve_http(service, host=args.host, port=args.port, **limits)
+        limits = Limits(idle_timeout=args.idle_timeout, max_sessions_per_token=args.max_sessions_per_token)
+        return serve_http(service, host=args.host, port=args.port, limits=limits)
     return serve_stdio(service, os.environ.get("MEMORY_TOKEN"), database_errors=CONNECTION_ERRORS)
 
 

@@ -18,6 +18,7 @@ import resource
 import signal
 import sys
 import threading
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -36,6 +37,14 @@ IDLE_TIMEOUT = 300.0
 MAX_SESSIONS_PER_TOKEN = 64
 #: A connection that has not sent its first request's headers in this many seconds is closed.
 HEADERS_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one HTTP server allows: how long a session may idle, and how many one token may hold."""
+
+    idle_timeout: float = IDLE_TIMEOUT
+    max_sessions_per_token: int = MAX_SESSIONS_PER_TOKEN
 
 
 def _log_to_stderr() -> None:
@@ -119,15 +128,9 @@ def _first(failed: BaseException) -> str:
     return str(failed).splitlines()[0]
 
 
-def http_app(
-    service: MemoryService,
-    *,
-    host: str,
-    port: int,
-    idle_timeout: float = IDLE_TIMEOUT,
-    max_sessions_per_token: int = MAX_SESSIONS_PER_TOKEN,
-) -> tuple[Any, MemoryAgents]:
+def http_app(service: MemoryService, *, host: str, port: int, limits: Limits = Limits()) -> tuple[Any, MemoryAgents]:
     """The Starlette app serving `/mcp`, and the server whose sessions it keeps."""
+    idle_timeout = limits.idle_timeout
     agents = MemoryAgents(service, transport="http")
     base = f"http://{host}:{port}"
     server = agents.build(
@@ -148,7 +151,7 @@ def http_app(
 
     manager._discard_session = discarded  # type: ignore[method-assign]
     manager.asgi_app = _sessions_only(manager.asgi_app)
-    cap_sessions(manager, per_token=max_sessions_per_token)
+    cap_sessions(manager, per_token=limits.max_sessions_per_token)
     return app, agents
 
 
@@ -207,23 +210,14 @@ def guarded_http(most: int) -> type[Any]:
     return GuardedH11
 
 
-def serve_http(
-    service: MemoryService,
-    *,
-    host: str,
-    port: int,
-    idle_timeout: float = IDLE_TIMEOUT,
-    max_sessions_per_token: int = MAX_SESSIONS_PER_TOKEN,
-) -> int:
+def serve_http(service: MemoryService, *, host: str, port: int, limits: Limits = Limits()) -> int:
     """Serve agents over Streamable HTTP until SIGTERM or Ctrl-C; every session's runs end then (R17)."""
     import uvicorn
 
     _log_to_stderr()
-    app, agents = http_app(
-        service, host=host, port=port, idle_timeout=idle_timeout, max_sessions_per_token=max_sessions_per_token
-    )
+    app, agents = http_app(service, host=host, port=port, limits=limits)
     agents.sessions.start()
-    log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, idle_timeout)
+    log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, limits.idle_timeout)
     # Half the descriptors for connections, a quarter for those accepted at once (the accept loop
     # takes `backlog` in a row before any is closed): the rest stays for the database and the files.
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
