@@ -50,7 +50,7 @@ def _session(url: str, page: str = "") -> list[str]:
     if url.startswith("wss://"):  # this machine's own server, by its loopback address: its certificate names another
         tls = ssl.create_default_context()
         tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
-    with connect(url, subprotocols=["streamlit"], open_timeout=5, ssl=tls) as ws:  # type: ignore[list-item]
+    with connect(url, subprotocols=["streamlit"], open_timeout=15, ssl=tls) as ws:  # type: ignore[list-item]
         run = BackMsg()
         run.rerun_script.query_string = ""
         run.rerun_script.page_name = page

@@ -59,6 +59,17 @@ def pytest_report_header(config):
     return f"memory backend: {BACKEND}"
 
 
+#: The test process's own main module. AppTest runs a page as `__main__` and leaves it there; a process
+#: spawned after it (tests/test_races.py) would run that page again as it starts, and die.
+_MAIN = sys.modules["__main__"]
+
+
+@pytest.fixture(autouse=True)
+def _main_module_kept():
+    yield
+    sys.modules["__main__"] = _MAIN
+
+
 @pytest.fixture(autouse=True)
 def _no_local_secrets(monkeypatch):
     """Tests never read a developer's .streamlit/secrets.toml: its [auth] would sign every page in with
