@@ -15,7 +15,7 @@ from memory_core.views.text import inert
 # --- a view is a link: page choices mirrored in the URL (st.query_params) --------------------
 
 
-def _encode(value: Any) -> str | None:
+def _encode(value: object) -> str | None:
     if value is None or value == "" or value == []:
         return None
     if isinstance(value, list | tuple):

@@ -36,6 +36,13 @@ def env(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": str(ROOT), **extra}
 
 
+def stdio_server(url: str, token: str, **popen: object) -> subprocess.Popen[str]:
+    """`python -m memory_core mcp` over stdio on `url` as the token's holder, its three pipes open."""
+    pipes = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE, "stderr": subprocess.PIPE}
+    command = [sys.executable, "-m", "memory_core", "mcp", "--db", url]
+    return subprocess.Popen(command, env=env(MEMORY_TOKEN=token), text=True, **pipes, **popen)  # type: ignore[call-overload]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

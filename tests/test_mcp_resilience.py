@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from agent_servers import _free_port, env
+from agent_servers import _free_port, env, stdio_server
 from backend import ABOVE_THE_STORE
 from helpers import HQ, web
 
@@ -165,15 +165,7 @@ def test_a_full_disk_as_a_stdio_client_closes_says_so_and_leaves_the_run_to_the_
     def small_disk() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (most, most))
 
-    p = subprocess.Popen(
-        [sys.executable, "-m", "memory_core", "mcp", "--db", url],
-        env=env(MEMORY_TOKEN=token),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        preexec_fn=small_disk,
-    )
+    p = stdio_server(url, token, preexec_fn=small_disk)
     assert p.stdin and p.stdout and p.stderr
     calls = iter(range(1, 10_000))
 

@@ -20,7 +20,7 @@ import anyio
 import httpx
 import httpx2
 import pytest
-from agent_servers import ROOT, env
+from agent_servers import ROOT, env, stdio_server
 from backend import ABOVE_THE_STORE
 from helpers import HQ, HQ_REF, memory_cli, web
 from mcp import Client, StdioServerParameters
@@ -326,14 +326,7 @@ def test_stdio_a_revoked_token_is_answered_then_the_server_stops_with_2(agent_db
     and exits 2 even though the client keeps its pipe open."""
     url, svc = agent_db
     token = svc.issue_token("dana", org="acme")
-    p = subprocess.Popen(
-        [sys.executable, "-m", "memory_core", "mcp", "--db", url],
-        env=env(MEMORY_TOKEN=token),
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    p = stdio_server(url, token)
     assert p.stdin and p.stdout
 
     def send(ident: int, method: str, params: Obj) -> Obj:

@@ -9,7 +9,7 @@ JSON downloads are exact and never come here."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -25,7 +25,7 @@ HELP = (
 )
 
 
-def cell(value: Any) -> Any:
+def cell(value: object) -> object:
     """A cell as the CSV writes it: text a spreadsheet would take for a formula with `'` before it;
     anything else (a number, negative or not, an empty cell) as it is."""
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):

@@ -381,7 +381,7 @@ def to_html(p: Plan, *, drawing: layout.Drawing | None = None, graph: str = "wor
     return page.replace("</body>", script + "</body>", 1)
 
 
-def _given(**values: Any) -> Obj:
+def _given(**values: object) -> Obj:
     """The values vis-network does not take as given: no empty label, no False, no None (a 0 stays)."""
     return {k: v for k, v in values.items() if not (v is None or v is False or v == "")}
 
