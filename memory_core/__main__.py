@@ -11,7 +11,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from . import identity_cli
+from . import identity_cli, setup_cli
 from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun, Unreachable
 from .format.checks import Scenario
 from .format.replay import EventFailed, EventResult, replay, replay_into
@@ -353,6 +353,7 @@ def parser() -> argparse.ArgumentParser:
     ld.add_argument("--db")
     ld.add_argument("--if-empty", action="store_true", help="do nothing (exit 0) when memory is already there")
     ld.set_defaults(run=cmd_load)
+    setup_cli.add_parser(sub)
     st = sub.add_parser("state", help="print the memory of a database as memory-state/1")
     st.add_argument("--db")
     st.add_argument(

@@ -227,8 +227,9 @@ class UnknownWorkflow(Refusal):
     reason = "unknown_workflow"
     default_rule = "R19"
 
-    def __init__(self, org_id: str, workflow_id: str) -> None:
-        super().__init__(f"organization {org_id!r} has no workflow {workflow_id!r}")
+    def __init__(self, org_id: str, workflow_id: str, *, known: Iterable[str] = ()) -> None:
+        has = ", ".join(map(repr, known)) or "none"
+        super().__init__(f"organization {org_id!r} has no workflow {workflow_id!r}; its workflows: {has}")
 
 
 class UnknownStep(Refusal):

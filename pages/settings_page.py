@@ -16,6 +16,7 @@ from pages._signin import sign_in_required
 from pages._ui import guard, inert, note_change, notebook, page, people_names, read, read_or_refusal
 from pages._whatif import Sides, compared, switches
 from pages._words import cite, on_off
+from pages._workflows import workflows_section
 
 ctx, org = page("Settings")
 AUTO_TURNS = 300  # a live what-if replays by itself up to this many turns; beyond, when asked
@@ -89,6 +90,7 @@ with guard():
         st.caption("Newest first, in your local time.")
     else:
         st.caption("No change recorded yet.")
+    workflows_section(ctx, org)
     sign_in_links(ctx, org)
 
 st.subheader("What if?")

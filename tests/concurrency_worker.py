@@ -121,6 +121,13 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
         people=[{"id": f"n{w}_{k}", "name": f"N{w}{k}", "memberships": {f"o{w}_{k}": "owner"}}],
         workflows=[],
     ),
+    "setup": lambda svc, w, k, memo: (
+        not svc.setup(  # every worker the same entries: one adds them (True)
+            organizations=[{"id": f"s{k}", "name": f"S{k}", "owner": f"so{k}"}],
+            people=[{"id": f"so{k}", "name": f"SO{k}", "memberships": {f"s{k}": "owner"}}],
+            workflows=[{"id": f"sw{k}", "org": f"s{k}", "memory_probes": 1, "steps": []}],
+        ).nothing
+    ),
     "start_run": lambda svc, w, k, memo: _do(
         svc, {"do": "start_run", "run": f"r{w}_{k}", "org": "acme", "person": f"m{w}", "workflow": "open"}
     ),

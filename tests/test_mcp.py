@@ -37,6 +37,7 @@ TOOLS = {
     "end_run",
     "dispute",
     "retract",
+    "workflows",
 }
 
 
@@ -105,7 +106,7 @@ def rec(turn: str, record: Obj) -> Obj:
     return {"turn": turn, **record}
 
 
-def test_thirteen_tools_typed_reads_read_only_no_identity_arguments(mem):
+def test_every_tool_typed_reads_read_only_no_identity_arguments(mem):
     async def script(a: Agent) -> Any:
         return (await a.client.list_tools()).tools
 
@@ -115,7 +116,8 @@ def test_thirteen_tools_typed_reads_read_only_no_identity_arguments(mem):
         assert t.output_schema and t.output_schema["type"] == "object", name
         assert t.input_schema["additionalProperties"] is False, name
         assert not {"org", "person", "by", "organization"} & set(t.input_schema["properties"]), name
-        assert t.annotations is not None and t.annotations.read_only_hint is name.startswith("Graph"), name
+        reads = name.startswith("Graph") or name == "workflows"
+        assert t.annotations is not None and t.annotations.read_only_hint is reads, name
         assert t.description
     assert tools["start_run"].input_schema["required"] == ["workflow"]
     assert set(tools["record"].input_schema["required"]) == {"turn", "origin", "claims"}

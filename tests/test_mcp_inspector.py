@@ -51,9 +51,9 @@ def test_inspector_lists_and_calls_over_stdio(inspector, agent_db, tmp_path):
     served = ["--", sys.executable, "-m", "memory_core", "mcp", "--db", url]
     token = ["-e", f"MEMORY_TOKEN={svc.issue_token('dana', org='acme')}", "-e", f"PYTHONPATH={ROOT}"]
     tools = inspect(inspector, *token, "--method", "tools/list", *served, tmp=tmp_path)["tools"]
-    assert len(tools) == 13 and {t["name"] for t in tools} >= {"start_run", "GraphResolve", "end_turn"}
+    assert len(tools) == 14 and {t["name"] for t in tools} >= {"start_run", "GraphResolve", "end_turn", "workflows"}
     reads = {t["name"]: t["annotations"].get("readOnlyHint") for t in tools}
-    assert reads["GraphSource"] is True and reads["record"] is False
+    assert reads["GraphSource"] is True and reads["record"] is False and reads["workflows"] is True
     run = inspect(
         inspector,
         *token,
@@ -98,5 +98,5 @@ def test_inspector_calls_over_http_and_sees_a_refusal(inspector, agent_http, tmp
     assert shown["structuredContent"] == {
         "reason": "unknown_workflow",
         "rule": "R19",
-        "message": "organization 'acme' has no workflow 'nope'",
+        "message": "organization 'acme' has no workflow 'nope'; its workflows: 'free', 'research'",
     }

@@ -139,7 +139,8 @@ def test_every_use_case_under_contention_loses_nothing(tmp_path):
     state = svc.export_state()
     n = WORKERS * CALLS
     assert {f"o{w}_{k}" for w in range(WORKERS) for k in range(CALLS)} <= set(state["organizations"])
-    assert _count(svc, "SELECT count(DISTINCT seq) FROM organization") == n + 1
+    assert _count(svc, "SELECT count(DISTINCT seq) FROM organization") == n + 1 + CALLS  # load_setup's, setup's
+    assert [v for _, v in results["setup"]].count(True) == CALLS  # each set up once, found by the others
     runs = state["runs"]
     assert all(f"r{w}_{k}" in runs for w in range(WORKERS) for k in range(CALLS))
     assert _count(svc, "SELECT count(DISTINCT seq) FROM run") == _count(svc, "SELECT count(*) FROM run")

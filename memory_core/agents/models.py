@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from ..format.documents import Budget
+from ..format.documents import Answers, Budget
 from ..format.events import EndStatus
 from ..format.state import ExpandFact, MapOut, ResolveHit, Shortcut, Skipped, SourceHit
 from ..usecases.results import Taught
@@ -104,3 +104,26 @@ class Refused(BaseModel):
     reason: str
     rule: str | None
     message: str
+
+
+class WorkflowStepOut(BaseModel):
+    """A workflow's step: its kind, whether it admits calls (R19), what it answers for a shortcut (R22)."""
+
+    id: str
+    kind: str
+    admits_calls: bool
+    answers: Answers | None
+
+
+class WorkflowOut(BaseModel):
+    """A workflow as the scenario file defines it: its read budget (R21; MemoryProbes null: no cap) and steps."""
+
+    id: str
+    budget: Budget
+    steps: list[WorkflowStepOut]
+
+
+class WorkflowsOut(BaseModel):
+    """The workflows of the token's organization, whose ids start_run takes."""
+
+    workflows: list[WorkflowOut]

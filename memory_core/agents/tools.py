@@ -125,6 +125,16 @@ ReadStep = Annotated[
 Within = Annotated[Work | None, Field(description="Nested work: its reads are refused, not_offered (R4)")]
 
 
+@tool(READS)
+def workflows(ctx: Context) -> M.WorkflowsOut:
+    """The workflows of your organization, whose ids start_run takes: each one's read budget (R21) and
+    steps, with what a step answers for a shortcut (R22). No turn, no budget spent."""
+    c = ToolCall.of(ctx)
+    return M.WorkflowsOut(
+        workflows=[M.WorkflowOut.model_validate({"budget": {}, **w}) for w in c.service.workflows(c.org)]
+    )
+
+
 @tool(CHANGES)
 def start_run(
     ctx: Context,

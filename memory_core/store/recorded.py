@@ -80,6 +80,13 @@ def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
     ]
 
 
+def setup_of(s: Session) -> Recorded:
+    """Every organization (settings as made), person and workflow: what a setup file is compared with."""
+    out = Recorded()
+    _orgs_and_people(s, out, org=None)
+    return out
+
+
 def _runs(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
     """The runs of the scope, in the order they started, as the scenario export opens them."""
     runs = select(Run).order_by(col(Run.seq))

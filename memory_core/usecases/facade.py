@@ -29,6 +29,7 @@ from .identities import Identities
 from .past import Past
 from .reads import Reads
 from .settings import OrgSettings
+from .setup import Setup
 from .tokens import Tokens
 from .turns import Turns
 
@@ -71,6 +72,7 @@ class MemoryService:
         self._past = Past(self.database)
         self._export = Export(self.database)
         self._agents = AgentSessions(self.database)
+        self._setup = Setup(self.database)
         self._agents.end_run = self.end_run  # a session that ends ends its runs through the facade
 
     @classmethod
@@ -142,6 +144,7 @@ class MemoryService:
 
     # Turns (turns.py)
     load_setup = delegate("_turns", Turns.load_setup)
+    setup = delegate("_setup", Setup.setup)  # setup.py: beside what memory holds
     start_run = delegate("_turns", Turns.start_run)
     open_turn = delegate("_turns", Turns.open_turn)
     record = delegate("_turns", Turns.record)

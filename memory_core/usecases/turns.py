@@ -10,6 +10,7 @@ from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.turns import may_transition, teaches
 from ..store import moments, queries
 from ..store import turns as store
+from ..store.dashboard import workflows as workflows_of
 from ..store.graph import Changes, map_counts
 from ..store.shortcuts import shortcut
 from ..store.teaching import teach
@@ -59,7 +60,7 @@ class Turns(UseCases):
             if workflow is not None:
                 wf = store.workflow(s, workflow)
                 if wf is None or wf.org_id != org:
-                    raise E.UnknownWorkflow(org, workflow)
+                    raise E.UnknownWorkflow(org, workflow, known=[w["id"] for w in workflows_of(s, org)])
                 cap = wf.memory_probes
             self._used(s, "run", run_id)
             if not is_member(queries.role(s, person, org)):

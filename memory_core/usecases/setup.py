@@ -1,0 +1,83 @@
+"""Setting up an organization without a replay: a scenario file's organizations, people and workflows
+added to a memory that may hold others (agent-tools.md, "Setting up an organization"; R32)."""
+
+from __future__ import annotations
+
+from .. import errors as E
+from ..plain import Obj
+from ..rules.settings import SETTINGS
+from ..store import moments
+from ..store import turns as store
+from ..store.recorded import setup_of
+from .base import UseCases
+from .results import Result
+
+
+class SetupAdded(Result):
+    """The ids a setup added, by kind; an entry that was there with the same definition is not among them."""
+
+    organizations: list[str]
+    people: list[str]
+    workflows: list[str]
+
+    @property
+    def nothing(self) -> bool:
+        return not (self.organizations or self.people or self.workflows)
+
+
+def _definitions(organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> dict[tuple[str, str], Obj]:
+    """Each entry's definition, by (kind, id), in one form for a file's and memory's: an organization's
+    settings with their defaults filled in, a workflow's budget as its MemoryProbes."""
+    out: dict[tuple[str, str], Obj] = {}
+    for o in organizations:
+        given = o.get("settings") or {}
+        settings = {s.name: given.get(s.name, s.default) for s in SETTINGS}
+        out["organization", o["id"]] = {"name": o["name"], "owner": o["owner"], "settings": settings}
+    for p in people:
+        out["person", p["id"]] = {"name": p["name"], "memberships": dict(p["memberships"])}
+    for w in workflows:
+        probes = w["memory_probes"] if "memory_probes" in w else (w.get("budget") or {}).get("MemoryProbes")
+        out["workflow", w["id"]] = {"org": w["org"], "MemoryProbes": probes, "steps": list(w["steps"])}
+    return out
+
+
+class Setup(UseCases):
+    """Setting up organizations, people and workflows beside what memory holds."""
+
+    def setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> SetupAdded:
+        """Add a checked scenario's organizations, people and workflows that memory does not hold, in one
+        transaction and one moment (R32, `setup`); an id held with the same definition is left as it is,
+        one held with another is refused (duplicate_id) and nothing is added."""
+        wanted = _definitions(organizations, people, workflows)
+        with self.database.transaction() as s:
+            held = setup_of(s)
+            there = _definitions(held.orgs, held.people, held.workflows)
+            for (kind, ident), definition in wanted.items():
+                if (kind, ident) in there and there[kind, ident] != definition:
+                    raise self._differs(kind, ident, there[kind, ident], definition)
+            new = {key for key in wanted if key not in there}
+            added = SetupAdded(
+                organizations=[o["id"] for o in organizations if ("organization", o["id"]) in new],
+                people=[p["id"] for p in people if ("person", p["id"]) in new],
+                workflows=[w["id"] for w in workflows if ("workflow", w["id"]) in new],
+            )
+            if added.nothing:
+                return added
+            n = moments.take_moment(s)
+            store.add_setup(
+                s,
+                organizations=[o for o in organizations if o["id"] in added.organizations],
+                people=[p for p in people if p["id"] in added.people],
+                workflows=[w for w in workflows if w["id"] in added.workflows],
+                moment=n,
+            )
+            moments.mark(s, n, "setup")
+            return added
+
+    @staticmethod
+    def _differs(kind: str, ident: str, there: Obj, given: Obj) -> E.Refusal:
+        """The refusal of an entry memory holds with another definition: it names the entry and what differs."""
+        keys = ", ".join(k for k in given if there.get(k) != given[k])
+        return E.DuplicateId.saying(
+            f"{kind} {ident!r} already exists with another definition: the file's differs in {keys}"
+        )
