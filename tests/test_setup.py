@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from agent_servers import ROOT
 from backend import SERVER, fresh_url
 from helpers import BASE, memory_cli, run, start
 from mcp import Client
+from test_dashboard import tables
 from test_mcp_transports import over_http, stdio
 
 from memory_core import MemoryService, make_engine, parse, replay
@@ -236,3 +238,47 @@ def test_workflows_over_http(agent_db, agent_http):
             return await _workflows_then_a_wrong_one(c)
 
     _check(*anyio.run(main))
+
+
+# --- the Settings page shows the owner the workflows ---------------------------------------------
+
+
+def test_settings_shows_the_owner_the_workflows_with_budget_steps_and_shortcut_answers(url, tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    assert memory_cli("setup", str(SAMPLE), "--db", url).returncode == 0
+    monkeypatch.setenv("MEMORY_DATABASE_URL", url)
+    monkeypatch.setenv("MEMORY_NOTEBOOK_DIR", str(tmp_path / "notebooks"))
+    monkeypatch.chdir(ROOT)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page("pages/settings_page.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.sidebar.selectbox(key="org").value == "northwind" and at.sidebar.selectbox(key="person").value == "ada"
+    shown = "\n".join(m.value for m in at.markdown)
+    assert "**company\\_research**: at most 10 graph reads a turn" in shown and "3 steps" in shown
+    (steps,) = tables(at, "Step", "Kind", "Shortcut answers (R22)")
+    assert steps.to_dict("records") == [
+        {"Step": "plan", "Kind": "model", "Admits calls (R19)": "yes", "Shortcut answers (R22)": "—"},
+        {
+            "Step": "find_hq",
+            "Kind": "tool",
+            "Admits calls (R19)": "no",
+            "Shortcut answers (R22)": "Globex (organization) headquartered_in, at weight 0.9 or more",
+        },
+        {"Step": "write_up", "Kind": "model", "Admits calls (R19)": "no", "Shortcut answers (R22)": "—"},
+    ]
+
+
+def test_the_readmes_five_commands_name_the_sample_its_owner_and_its_workflow(url):
+    """README's "From nothing" commands, run as written against a memory: setup, a token, the workflow."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = readme.split("### From nothing", 1)[1].split("```", 2)[1]
+    (path,) = re.findall(r"memory_core setup (\S+)", block)
+    person, org = re.findall(r"token issue (\S+) --org (\S+)\)", block)[0]
+    (workflow,) = re.findall(r"--workflow (\S+)", block)
+    assert memory_cli("setup", str(ROOT / path), "--db", url).returncode == 0
+    issued = memory_cli("token", "issue", person, "--org", org, "--db", url)
+    assert issued.returncode == 0 and issued.stdout.startswith("mem_"), issued.stderr
+    svc = MemoryService.at(url, existing=True)
+    assert workflow in [w["id"] for w in svc.workflows(org)]
+    svc.close()
