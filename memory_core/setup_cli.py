@@ -25,11 +25,10 @@ def cmd_setup(args: argparse.Namespace) -> int:
     """Add a file's organizations, people and workflows to a memory that may hold others (R32: one moment)."""
     scenario = load(args.file)
     if scenario.events:
-        n = len(scenario.events)
         raise FormatError(
             "events",
-            f"setup adds organizations, people and workflows only, and this file has {n} "
-            "events (replay or load it into an empty database); nothing was added",
+            f"setup adds organizations, people and workflows only, and this file has events ({len(scenario.events)}): "
+            "replay or load it into an empty database; nothing was added",
         )
     service = MemoryService.at(args.db)
     try:

@@ -169,7 +169,7 @@ def test_a_file_with_events_is_refused_before_any_database_is_touched(url, tmp_p
     ran = memory_cli("setup", setup_file(tmp_path, doc), "--db", url)
     assert ran.returncode == 2
     assert "events: setup adds organizations, people and workflows only" in ran.stderr
-    assert "this file has 1 events" in ran.stderr and "nothing was added" in ran.stderr
+    assert "this file has events (1): replay or load it" in ran.stderr and "nothing was added" in ran.stderr
     if not SERVER:
         assert not (tmp_path / "memory.db").exists()
     else:

@@ -55,23 +55,17 @@ class Setup(UseCases):
             for (kind, ident), definition in wanted.items():
                 if (kind, ident) in there and there[kind, ident] != definition:
                     raise self._differs(kind, ident, there[kind, ident], definition)
-            new = {key for key in wanted if key not in there}
-            added = SetupAdded(
-                organizations=[o["id"] for o in organizations if ("organization", o["id"]) in new],
-                people=[p["id"] for p in people if ("person", p["id"]) in new],
-                workflows=[w["id"] for w in workflows if ("workflow", w["id"]) in new],
+            fresh = {key for key in wanted if key not in there}
+            orgs, folks, flows = (
+                [e for e in entries if (kind, e["id"]) in fresh]
+                for kind, entries in (("organization", organizations), ("person", people), ("workflow", workflows))
             )
-            if added.nothing:
-                return added
-            n = moments.take_moment(s)
-            store.add_setup(
-                s,
-                organizations=[o for o in organizations if o["id"] in added.organizations],
-                people=[p for p in people if p["id"] in added.people],
-                workflows=[w for w in workflows if w["id"] in added.workflows],
-                moment=n,
-            )
-            moments.mark(s, n, "setup")
+            ids = {"organizations": orgs, "people": folks, "workflows": flows}
+            added = SetupAdded(**{key: [e["id"] for e in entries] for key, entries in ids.items()})
+            if not added.nothing:
+                n = moments.take_moment(s)
+                store.add_setup(s, organizations=orgs, people=folks, workflows=flows, moment=n)
+                moments.mark(s, n, "setup")
             return added
 
     @staticmethod
