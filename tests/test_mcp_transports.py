@@ -94,7 +94,7 @@ def test_stdio_serves_a_turn_and_closing_the_client_cancels_what_is_open(agent_d
 
     async def main() -> tuple[str, str, str, str]:
         async with Client(stdio(url, token)) as c:
-            assert len((await c.list_tools()).tools) == 13
+            assert len((await c.list_tools()).tools) == 14
             run, done = await open_turn(c, "a.example")
             assert (await call(c, "end_turn", {"turn": done, "status": "completed"}))["taught"]["world"] == 1
             left = (await call(c, "open_turn", {"run": run, "request": "more"}))["turn"]
