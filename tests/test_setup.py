@@ -111,6 +111,8 @@ def test_setup_beside_another_organization_leaves_it_as_it_was(url):
     assert {k: after["organizations"][k] for k in ("acme", "globex")} == before["organizations"]
     assert after["runs"] == before["runs"]
     assert moments(svc) == [*taken, "setup"]
+    assert [m["what"] for m in svc.moments(org="acme")] == taken  # a moment of Northwind's history alone
+    assert svc.moments(org="northwind")[-1]["what"] == "setup"
     assert [w["id"] for w in svc.workflows("northwind")] == ["company_research"]
     assert [w["id"] for w in svc.workflows("acme")] == ["free", "research"]
 

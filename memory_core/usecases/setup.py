@@ -46,7 +46,7 @@ class Setup(UseCases):
 
     def setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> SetupAdded:
         """Add a checked scenario's organizations, people and workflows that memory does not hold, in one
-        transaction and one moment (R32, `setup`); an id held with the same definition is left as it is,
+        transaction and one moment (R32, `setup`, about the one organization it concerns, if one); an id held with the same definition is left as it is,
         one held with another is refused (duplicate_id) and nothing is added."""
         wanted = _definitions(organizations, people, workflows)
         with self.database.transaction() as s:
@@ -65,7 +65,10 @@ class Setup(UseCases):
             if not added.nothing:
                 n = moments.take_moment(s)
                 store.add_setup(s, organizations=orgs, people=folks, workflows=flows, moment=n)
-                moments.mark(s, n, "setup")
+                about = (
+                    {o["id"] for o in orgs} | {w["org"] for w in flows} | {o for p in folks for o in p["memberships"]}
+                )
+                moments.mark(s, n, "setup", org=about.pop() if len(about) == 1 else None)  # one's history, or all's
             return added
 
     @staticmethod
