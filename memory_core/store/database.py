@@ -77,12 +77,8 @@ def _parse(url: str) -> URL:
 
 
 def make_engine(url: str | None = None, *, create: bool = True, existing: bool = False) -> Engine:
-    """An engine for `url` (default: `database_url()`); with `create`, its schema is brought up to
-    date by the migrations (a private in-memory database gets the models' tables directly). With
-    `existing`, the database must be there already with a schema: nothing is created, no file,
-    directory or table (the commands that only read or manage a database refuse a mistyped path
-    or an empty database). An unsupported scheme,
-    a missing file or a path that cannot be made raise DatabaseUnusable."""
+    """An engine for `url` (default: `database_url()`); with `create`, its schema is brought up to date by the
+    migrations (a private in-memory database gets the models' tables directly)."""
     url = url or database_url()
     path = sqlite_file(url)  # checks the scheme
     if path is not None:
@@ -218,15 +214,7 @@ def _close_quietly(dbapi: Any) -> None:
 
 @contextmanager
 def driver_connection(engine: Engine) -> Iterator[Any]:
-    """A DB-API connection for one driver use case (a read, a record, teaching), outside any
-    transaction. On a SQLite file or a PostgreSQL server (psycopg) the connection is kept for the
-    next use case: SQLAlchemy's pool checkout and check-in cost about 10 µs in Python, a third of a
-    graph read on SQLite, and its pre-ping is a round trip to the server before every use case
-    (issue #8, B2, profiled). A kept connection was made by the pool (so it has every setting the
-    engine gives) and detached from it. One left inside a transaction, in autocommit, or closed by
-    a failure is closed, never kept; a kept server connection the server has closed meanwhile is
-    dropped unused (Dialect.alive). At most KEEP are out at once; beyond that, and for the in-memory
-    SQLite memory (one shared connection), the pool serves."""
+    """A DB-API connection for one driver use case (a read, a record, teaching), outside any transaction."""
     kept = _KEPT.get(engine)
     dbapi = kept.take() if kept is not None else None
     if dbapi is None:  # the pool's connection, back to the pool after
@@ -250,9 +238,8 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
 
 @contextmanager
 def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator[Driver]:
-    """The driver on a kept connection in autocommit, so each statement is its own transaction
-    (probes.counted_read, where Dialect.one_statement_reads). The connection leaves autocommit
-    after; one that could not is not kept (Dialect.idle). `dialect`: the engine's, if at hand."""
+    """The driver on a kept connection in autocommit, so each statement is its own transaction (probes.counted_read,
+    where Dialect.one_statement_reads)."""
     with driver_connection(engine) as dbapi:
         dbapi.autocommit = True
         try:
@@ -305,10 +292,9 @@ _WATCH_LOCK = threading.Lock()
 
 
 def memory_version(engine: Engine) -> str | None:
-    """A token of what the database holds, read without scanning anything (Dialect.version_sql): it
-    changes whenever a transaction that wrote commits, in this process or another, so an answer
-    kept under it is still the answer while it stays the same. None where there is none (the
-    in-memory database is one shared connection, which writes): nothing may be kept then."""
+    """A token of what the database holds, read without scanning anything (Dialect.version_sql): it changes whenever a
+    transaction that wrote commits, in this process or another, so an answer kept under it is still the answer while it
+    stays the same."""
     sql = dialect_of(engine).version_sql
     if sql is None or isinstance(engine.pool, StaticPool):
         return None
@@ -326,17 +312,14 @@ def memory_version(engine: Engine) -> str | None:
 
 
 def checkpoint(engine: Engine) -> bool:
-    """Whatever log of the last transactions the backend keeps is in the database files now
-    (R31; Dialect.checkpoint: SQLite's write-ahead log folded and emptied). False when a reader
-    kept it busy: the log still holds what the last transactions overwrote."""
+    """Whatever log of the last transactions the backend keeps is in the database files now (R31; Dialect.checkpoint:
+    SQLite's write-ahead log folded and emptied)."""
     return dialect_of(engine).checkpoint(engine)
 
 
 def scrub(engine: Engine) -> bool:
-    """Make erased text leave the database files now (R31) and clear the markers of the deletions
-    it covers (markers.py). True when the bytes are gone; False when SQLite's log could not be
-    folded yet (a long reader; `checkpoint`), the markers then stay for the next chance. How the
-    bytes leave is the dialect's (Dialect.scrub)."""
+    """Make erased text leave the database files now (R31) and clear the markers of the deletions it covers
+    (markers.py)."""
     return dialect_of(engine).scrub(engine)
 
 

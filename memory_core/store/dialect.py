@@ -1,9 +1,4 @@
-"""SQLite and PostgreSQL: everything the two backends do differently, one object each.
-
-The rest of the store is written once for both: it asks `dialect_of(engine)` (one object per engine, made once), never
-which backend it runs on (tests/test_dialect.py checks). Each member says why the backends differ there. URL schemes
-are database.py's; migrations are as written.
-"""
+"""SQLite and PostgreSQL: everything the two backends do differently, one object each."""
 
 from __future__ import annotations
 
@@ -39,10 +34,9 @@ Rows = Callable[[str, Obj], list[tuple[Any, ...]]]
 
 
 class Locked(str):
-    """A SELECT that locks the rows it reads of table alias `of` until commit, as SQLAlchemy's
-    `with_for_update(of=..., key_share=True)`: its text is the statement both backends share, and
-    each dialect renders the lock as it writes one (Dialect.locked; SQLite runs the text as it is,
-    its writer holding the database's lock already)."""
+    """A SELECT that locks the rows it reads of table alias `of` until commit, as SQLAlchemy's `with_for_update(of=...,
+    key_share=True)`: its text is the statement both backends share, and each dialect renders the lock as it writes one
+    (Dialect.locked; SQLite runs the text as it is, its writer holding the database's lock already)."""
 
     of: str
 

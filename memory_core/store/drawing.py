@@ -1,12 +1,5 @@
-"""Facts as the dashboard draws and lists them: the heaviest, with how many supports and disputes
-each has, counted in the database.
-
-The state format's graph (snapshot.graph_json) carries each fact's supports and disputes in full;
-a drawing ("12 supports, 1 dispute" on hover) and the Fact weights table show only how many there
-are. So these reads count them and load no support row: one statement for the heaviest facts with
-their ends' names and their counts (issue #16, B8: at 120k supports the Graphs page spent most of
-its first render loading the 5,000 heaviest facts' supports, and Fact weights its 3,000's).
-"""
+"""Facts as the dashboard draws and lists them: the heaviest, with how many supports and disputes each has, counted in
+the database."""
 
 from __future__ import annotations
 
@@ -78,11 +71,10 @@ def _state_order(r: Row[Any]) -> tuple[str, ...]:
 
 
 def graph_for_drawing(s: Session, graph: str, owner: str, *, limit: int) -> Obj:
-    """A graph's `limit` heaviest facts (ties by id) as the drawing reads them: each fact's `id`,
-    subject and object (name and kind, or a value), relation, status, weight, independent
-    `sources`, and the number of its `supports` and `disputes` (counts, not rows); the entities
-    they name (by name, then kind), and `total`, the number of facts the graph holds. Facts are
-    sorted as the state format sorts them."""
+    """A graph's `limit` heaviest facts (ties by id) as the drawing reads them: each fact's `id`, subject and object
+    (name and kind, or a value), relation, status, weight, independent `sources`, and the number of its `supports` and
+    `disputes` (counts, not rows); the entities they name (by name, then kind), and `total`, the number of facts the
+    graph holds."""
     where = (col(Fact.graph) == graph) & (col(Fact.owner) == owner)
     rows = sorted(_heaviest(s, where, limit, erased=False), key=_state_order)  # a drawing does not show it
     entities = {(r.subject_name, r.subject_kind) for r in rows}

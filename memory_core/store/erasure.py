@@ -119,13 +119,7 @@ def account_preview(s: Session, person: PersonRef) -> Obj:
 
 
 def erase_account(s: Session, person: PersonRef) -> Obj:
-    """R30: the User graph and memberships go; runs stay with the person erased from them.
-
-    Decision: a deleted person's disputes stay as votes without their author, as a deleted
-    run's supports stay without their pointer (R29), so no weight changes. Nothing of their id is
-    kept: supports keyed by it (origin `person`, R25) and their records' `source` take one key
-    that names no one, `person:erased:N`, N counting deleted accounts in order, the same for all
-    of them, so R25 still counts them as one source; their API tokens and sign-in links go."""
+    """R30: the User graph and memberships go; runs stay with the person erased from them (R29, R25)."""
     summary = account_preview(s, person)
     n = int(s.exec(select(func.coalesce(func.max(ErasedAccount.n), 0))).one()) + 1
     s.add(ErasedAccount(n=n))
@@ -250,10 +244,7 @@ os.register_at_fork(after_in_child=_forget_finishers_in_child)
 
 
 def after_erasure(engine: Engine) -> bool:
-    """Right after a deletion committed: take its text out of the files (R31). A dialect that
-    scrubs inline (SQLite's checkpoint) does it now (True: gone); if it cannot yet (a reader holds
-    the log), the finisher retries. Otherwise (PostgreSQL) the finisher scrubs in the background
-    (False: not gone yet; `erasure_status` says when)."""
+    """Right after a deletion committed: take its text out of the files (R31)."""
     if dialect_of(engine).scrubs_inline:
         try:
             if scrub(engine):

@@ -1,11 +1,5 @@
-"""Graph writes on the driver, inside the caller's transaction: entities, facts, supports, and
-weight upkeep (R24 to R28).
-
-Every write keeps three things true without rescanning a graph (R27): a fact's log-odds,
-weight, sources and status follow from its own supports and disputes; an entity's
-`active_facts` counts the active facts that name it (the map reads it, R18); a fact or
-entity left with no support is gone (R3).
-"""
+"""Graph writes on the driver, inside the caller's transaction: entities, facts, supports, and weight upkeep (R24 to
+R28, R18, R3)."""
 
 from __future__ import annotations
 
@@ -19,7 +13,7 @@ from ..rules.weights import score
 from . import moments
 from .dialect import in_list
 from .driver import Driver, column_names, columns, insert, json_value
-from .graph import Changes, _chunks
+from .graph import FactChanges, _chunks
 from .models import Entity, Fact
 
 
@@ -56,7 +50,7 @@ class FactIdentity:
 
 
 @dataclass
-class FactRow(FactIdentity):
+class StoredFact(FactIdentity):
     object_key: str
     retracted: bool
     status: str
@@ -67,13 +61,13 @@ class FactRow(FactIdentity):
     retracted_at: int | None
 
 
-#: The columns of entity and fact rows, from the models' tables, in the order EntityRow and FactRow take them.
+#: The columns of entity and fact rows, from the models' tables, in the order EntityRow and StoredFact take them.
 _E_COLS, _E_COLS_OF_E = columns(Entity.__table__), columns(Entity.__table__, "e")  # type: ignore[attr-defined]
 _F_COLS, _F_COLS_OF_F = columns(Fact.__table__), columns(Fact.__table__, "f")  # type: ignore[attr-defined]
 _E_INSERT = insert(Entity.__table__)  # type: ignore[attr-defined]
 _F_INSERT = insert(Fact.__table__)  # type: ignore[attr-defined]
 assert column_names(Entity.__table__) == [*EntityRow.__dataclass_fields__][:-1]  # type: ignore[attr-defined]
-assert column_names(Fact.__table__) == [*FactRow.__dataclass_fields__]  # type: ignore[attr-defined]
+assert column_names(Fact.__table__) == [*StoredFact.__dataclass_fields__]  # type: ignore[attr-defined]
 
 
 def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
@@ -98,19 +92,19 @@ def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
     ]
 
 
-def fact_rows(db: Driver, where: str, params: Obj) -> list[FactRow]:
+def fact_rows(db: Driver, where: str, params: Obj) -> list[StoredFact]:
     return _facts(db.rows(f"SELECT {_F_COLS} FROM fact WHERE {where}", params))
 
 
-def _facts(rows: list[tuple[Any, ...]]) -> list[FactRow]:
+def _facts(rows: list[tuple[Any, ...]]) -> list[StoredFact]:
     return [
-        FactRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12], r[13], r[14])
+        StoredFact(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12], r[13], r[14])
         for r in rows
     ]
 
 
-def load_facts(db: Driver, ids: Iterable[int]) -> list[FactRow]:
-    out: list[FactRow] = []
+def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
+    out: list[StoredFact] = []
     for chunk in _chunks(sorted(set(ids))):
         params: Obj = {}
         out += fact_rows(db, f"id IN ({in_list('i', chunk, params)})", params)
@@ -126,11 +120,11 @@ class GraphWriter:
         self.db = db
         self.moment = moment  # R32: what it makes is made at this moment
         self.entities: dict[tuple[str, str, str, str], EntityRow] = {}
-        self.facts: dict[tuple[str, str, int, str, str], FactRow] = {}
+        self.facts: dict[tuple[str, str, int, str, str], StoredFact] = {}
         # Made by facts_for with their ids, written by insert_new once their weights and counters
         # are known (refresh_facts), so a new row is inserted once and never updated after.
         self.new_entities: list[EntityRow] = []
-        self.new_facts: list[FactRow] = []
+        self.new_facts: list[StoredFact] = []
 
     def load(self, claims: list[tuple[str, str, Obj]]) -> None:
         """Preload the entities and facts that these (graph, owner, claim) triples may name."""
@@ -160,7 +154,7 @@ class GraphWriter:
                 for f in _facts_named(self.db, graph, owner, fchunk):
                     self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
-    def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[FactRow]:
+    def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[StoredFact]:
         """The fact each (graph, owner, claim) names; missing entities and facts are made with their
         ids, and written by insert_new."""
         new_entities = self.new_entities
@@ -191,7 +185,7 @@ class GraphWriter:
             if fact is None:
                 value = claim["object"]["value"] if target is None else None
                 oid = None if target is None else target.id
-                fact = FactRow(
+                fact = StoredFact(
                     0,
                     graph,
                     owner,
@@ -250,7 +244,7 @@ def _entities_named(db: Driver, graph: str, owner: str, keys: list[str]) -> list
     return _entities(db.rows(*db.dialect.entities_named(_E_COLS_OF_E, graph, owner, keys)))
 
 
-def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[FactRow]:
+def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[StoredFact]:
     """A graph's facts with these (subject id, relation, object key) triples, one probe each of the
     unique index, in the statement its dialect probes best (Dialect.facts_named)."""
     return _facts(db.rows(*db.dialect.facts_named(_F_COLS_OF_F, graph, owner, triples)))
@@ -269,20 +263,16 @@ def _merge_aliases(e: EntityRow, aliases: Iterable[str], moment: int) -> None:
 
 def refresh_facts(
     db: Driver,
-    facts: list[FactRow],
-    changes: Changes,
+    facts: list[StoredFact],
+    changes: FactChanges,
     entities: Iterable[EntityRow] = (),
     *,
     moment: int,
     writer: GraphWriter | None = None,
     pending: Votes | None = None,
 ) -> None:
-    """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the
-    graph), in a few batched statements; a fact left with no support is gone, and so is an
-    entity left with no fact (R3). `entities` may hold the rows of the facts' ends already read.
-    Teaching passes its `writer`, whose new entities and facts are not written yet, and the
-    supports it is about to write (`pending`, by fact): new rows are inserted with their final
-    weights and counters, the others updated."""
+    """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the graph), in a few batched
+    statements; a fact left with no support is gone, and so is an entity left with no fact (R3)."""
     fresh_facts = {f.id for f in writer.new_facts} if writer else set()
     fresh_entities = {e.id for e in writer.new_entities} if writer else set()
     supports, disputes = _votes(db, [f.id for f in facts], fresh_facts, pending or {})
@@ -322,7 +312,7 @@ def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple
     return supports, disputes
 
 
-def _ends(db: Driver, facts: list[FactRow], entities: Iterable[EntityRow]) -> dict[int, EntityRow]:
+def _ends(db: Driver, facts: list[StoredFact], entities: Iterable[EntityRow]) -> dict[int, EntityRow]:
     """The entities the facts name, by id: those given, and the others read."""
     ends = {e.id: e for e in entities}
     missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
@@ -333,18 +323,18 @@ def _ends(db: Driver, facts: list[FactRow], entities: Iterable[EntityRow]) -> di
 
 
 def _rescore_all(
-    facts: list[FactRow],
+    facts: list[StoredFact],
     supports: Votes,
     disputes: dict[int, list[float]],
     ends: dict[int, EntityRow],
-    changes: Changes,
+    changes: FactChanges,
     *,
     counts: dict[tuple[str, str], int],
     fresh: set[int],
-) -> tuple[list[FactRow], list[Obj], dict[int, int]]:
+) -> tuple[list[StoredFact], list[Obj], dict[int, int]]:
     """Each fact scored anew and noted in `changes`: the facts gone (R3), the stored facts' updates,
     and how many active facts each end gained or lost (the world map's `counts` moved with them)."""
-    gone: list[FactRow] = []
+    gone: list[StoredFact] = []
     updates: list[Obj] = []
     shift: dict[int, int] = {}
     for fact in facts:
@@ -366,7 +356,9 @@ def _rescore_all(
     return gone, updates, shift
 
 
-def _rescore(fact: FactRow, supports: list[tuple[str, str, float]], disputes: list[float]) -> tuple[float, str] | None:
+def _rescore(
+    fact: StoredFact, supports: list[tuple[str, str, float]], disputes: list[float]
+) -> tuple[float, str] | None:
     """The fact scored anew from its own votes (R26 to R28), its (weight, status) after; None: it
     has no support left and goes (R3)."""
     if not supports:
@@ -376,7 +368,7 @@ def _rescore(fact: FactRow, supports: list[tuple[str, str, float]], disputes: li
     return sc.weight, sc.status
 
 
-def _shift(fact: FactRow, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
+def _shift(fact: StoredFact, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
     """A fact became active (+1) or stopped being (-1): its ends' active facts, and the world
     map's count of facts (R18)."""
     for eid in (fact.subject_id, fact.object_id):
@@ -421,7 +413,7 @@ def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None
             db.change("DELETE FROM entity WHERE id = :e", {"e": eid})
 
 
-def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], changes: Changes, *, moment: int) -> None:
+def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], changes: FactChanges, *, moment: int) -> None:
     """Remove these supports and recompute every fact they touched (R3); history keeps them, gone
     at this moment (R32)."""
     for chunk in _chunks(support_ids):
@@ -433,8 +425,7 @@ def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], change
 
 
 def _count(db: Driver, deltas: dict[tuple[str, str], int], moment: int) -> None:
-    """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts.
-    Each counter changed is logged as it stands after this moment (R32)."""
+    """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts (R32)."""
     rows = [
         {"o": org_id, "k": kind, "d": delta, "m": moment} for (org_id, kind), delta in sorted(deltas.items()) if delta
     ]

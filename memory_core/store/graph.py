@@ -40,7 +40,7 @@ class FactChange:
 
 
 @dataclass
-class Changes:
+class FactChanges:
     """What one use case did to facts, keyed by fact id, first `before` and last `after` kept."""
 
     facts: dict[int, FactChange] = field(default_factory=dict)
@@ -102,8 +102,7 @@ def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
 
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:
-    """Erase a whole graph: its supports, disputes, facts, aliases and entities (R29, R30), and
-    their history (R33)."""
+    """Erase a whole graph: its supports, disputes, facts, aliases and entities (R29, R30), and their history (R33)."""
     fact_ids = select(Fact.id).where(Fact.graph == graph, Fact.owner == owner)
     entity_ids = select(Entity.id).where(Entity.graph == graph, Entity.owner == owner)
     for stmt in (

@@ -1,8 +1,4 @@
-"""Finding what an action names, or refusing with the reason the format gives (`unknown_*`).
-
-A look-up hands the use case a frozen copy of what it found (`OrgRef`, `PersonRef`, `RunRef`,
-`TurnRef`), never a live row: use cases decide on these values and change memory only through the
-store's typed functions."""
+"""Finding what an action names, or refusing with the reason the format gives (`unknown_*`)."""
 
 from __future__ import annotations
 

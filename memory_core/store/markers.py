@@ -1,6 +1,5 @@
-"""R31's markers: a deletion's transaction writes one (models.ScrubDue); a scrub that took the
-erased text out of the database files removes the ones it covered. The same on both backends;
-how a scrub takes the bytes out is the dialect's (dialect.py)."""
+"""R31's markers: a deletion's transaction writes one (models.ScrubDue); a scrub that took the erased text out of the
+database files removes the ones it covered."""
 
 from __future__ import annotations
 

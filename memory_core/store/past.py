@@ -1,15 +1,4 @@
-"""Memory as it stood after a moment (R32), with every later erasure applied (R33).
-
-The past is read from the present rows and what history keeps beside them (moments.py): a row
-was there at moment `n` if it was made by then (`since <= n`) and, for what a replacement took
-away, went after (`until > n`). Erasure removed the same rows from both, so whatever was erased
-since is absent here too, and pointers nulled since are null here (R33).
-
-Weights are not logged: a fact's weight, sources and status follow from its supports and
-disputes (R25 to R28, rules/weights.score), so a fact no later moment changed (`Moment.facts`)
-is read as it stands, and only the others are recomputed from their supports at `n` (R34: the
-cost follows what is shown and what changed since, not the whole history).
-"""
+"""Memory as it stood after a moment (R32), with every later erasure applied (R33, R25 to R28, R34)."""
 
 from __future__ import annotations
 
@@ -33,7 +22,7 @@ from .snapshot import steps_json
 
 
 @dataclass
-class FactThen(FactIdentity):
+class PastFact(FactIdentity):
     """A fact as it stood at a moment: its row's identity and its score then."""
 
     status: str
@@ -100,10 +89,9 @@ def facts_at(
     owner: str | None = None,
     ids: Iterable[int] | None = None,
     votes: bool = True,
-) -> list[FactThen]:
-    """The facts of one graph (or with these ids) as they stood after moment `n`, with their
-    supports and disputes then. Without `votes`, only the facts a later moment changed have
-    theirs read (to recompute their weight); with_votes() adds them for the facts shown."""
+) -> list[PastFact]:
+    """The facts of one graph (or with these ids) as they stood after moment `n`, with their supports and disputes
+    then."""
     if ids is not None:
         ids = set(ids)
         if not ids:
@@ -123,19 +111,19 @@ def facts_at(
     return facts
 
 
-def _fact_rows(s: Session, n: int, where: str, params: Obj) -> tuple[list[FactThen], dict[int, bool], set[int]]:
+def _fact_rows(s: Session, n: int, where: str, params: Obj) -> tuple[list[PastFact], dict[int, bool], set[int]]:
     """The fact rows there at moment `n` (present and gone since), whether each was retracted by
     then, and the ids whose score must be recomputed: a later moment changed them, or they are gone."""
     live = _rows(s, f"SELECT {_FACT_COLS} FROM fact WHERE {where} AND since <= :n", params)
     gone = _rows(s, f"SELECT {_GONE_COLS} FROM factgone WHERE {where} AND since <= :n AND until > :n", params)
     later = changed_after(s, n)
-    facts = [FactThen(*r[:11]) for r in live]
+    facts = [PastFact(*r[:11]) for r in live]
     retracted = {r[0]: r[11] is not None and r[11] <= n for r in [*live, *gone]}
     redo = {f.id for f in facts if f.id in later} | {r[0] for r in gone}
-    return facts + [FactThen(*r[:11]) for r in gone], retracted, redo
+    return facts + [PastFact(*r[:11]) for r in gone], retracted, redo
 
 
-def _rescore(f: FactThen, *, retracted: bool) -> None:
+def _rescore(f: PastFact, *, retracted: bool) -> None:
     """A fact's status, weight and sources from its supports and disputes then (R25 to R28)."""
     sc = score(
         [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
@@ -146,7 +134,7 @@ def _rescore(f: FactThen, *, retracted: bool) -> None:
 
 
 def with_votes(
-    s: Session, n: int, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None = None
+    s: Session, n: int, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None = None
 ) -> None:
     """Give these facts their supports and disputes at moment `n` (by graph when they are a whole graph)."""
     if not facts:
@@ -157,12 +145,10 @@ def with_votes(
 
 
 def _votes_at(
-    s: Session, n: int, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None = None
+    s: Session, n: int, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None = None
 ) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
-    """The supports (in the order made) and disputes of these facts at moment `n`, keyed by
-    (fact id, graph, owner): a gone row names its fact's graph, as an id may be taken again.
-    With `whole` (graph, owner), the facts are that whole graph: read by graph, not by id lists.
-    Present rows come in order; a fact with a withdrawn row is merged in order."""
+    """The supports (in the order made) and disputes of these facts at moment `n`, keyed by (fact id, graph, owner): a
+    gone row names its fact's graph, as an id may be taken again."""
     supports: dict[Any, list[Obj]] = defaultdict(list)
     disputes: dict[Any, list[Obj]] = defaultdict(list)
     order: dict[Any, list[Any]] = defaultdict(list)  # the present rows' order keys, by fact
@@ -219,7 +205,7 @@ def _votes_at(
 
 
 def _vote_filters(
-    s: Session, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None
+    s: Session, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None
 ) -> tuple[str, str, str, Obj]:
     """The conditions on supports joined to facts, on gone rows, and on disputes joined to facts, and
     their parameters: by graph for a whole graph, else by these facts' ids (one `:ids` parameter)."""
@@ -250,8 +236,7 @@ def _support(r: Any) -> Obj:
 
 
 def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str] | None = None) -> dict[int, Obj]:
-    """Entities by id as they stood at `n`: name, kind, and the aliases they had by then. With
-    `whole` (graph, owner), they are read by graph rather than by id lists (a whole graph's)."""
+    """Entities by id as they stood at `n`: name, kind, and the aliases they had by then."""
     out: dict[int, Obj] = {}
     wanted = sorted(set(ids))
     cols = "id, name, kind, aliases, alias_since"

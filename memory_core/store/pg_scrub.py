@@ -1,5 +1,4 @@
-"""PostgreSQL's scrub after a deletion (R31): what was erased leaves the database's files and the planner's
-samples. SQLite's is a checkpoint of its log (store/dialect.py)."""
+"""PostgreSQL's scrub after a deletion (R31): what was erased leaves the database's files and the planner's samples."""
 
 from __future__ import annotations
 

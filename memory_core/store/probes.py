@@ -1,19 +1,4 @@
-"""Graph reads on the database driver (R19 to R23): a turn's probe is its hottest use case.
-
-A probe is a whole use case (R21's count must last, so it is a write transaction), yet the
-query it serves is one index look-up of a few dozen microseconds. Through the ORM, or even
-SQLAlchemy Core, each statement costs ten times the query (issue #8, B2, profiled), so a probe
-runs its few fixed statements on a kept driver connection directly (store/database.py): the turn check, one
-query, the count. The SQL is written once, with `:name` parameters, for both backends (the
-driver's dialect makes it ready for its driver, dialect.py), and is the same text the benchmark
-runs raw. A statement that reads the turn to check it locks its row (`for_update`): where the
-backend runs writers concurrently, the checks stay true until the use case commits. The rows a
-use case adds take their columns from the models' tables (models.py).
-
-Everything here takes a DB-API connection already inside the caller's transaction, except
-`counted_read` (Dialect.one_statement_reads), whose one statement is its own transaction
-(autocommit).
-"""
+"""Graph reads on the database driver (R19 to R23): a turn's probe is its hottest use case."""
 
 from __future__ import annotations
 
@@ -219,10 +204,9 @@ COUNTED_EXPAND = {
 
 
 def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, int | None, list[Obj]] | None:
-    """Autocommit (Dialect.one_statement_reads): a turn-level GraphResolve or GraphExpand counted
-    and served in one statement: (probes used, the cap, the answer); None when it was not counted,
-    or when the arguments are malformed (the general path checks the rules first, then fails on
-    them)."""
+    """Autocommit (Dialect.one_statement_reads): a turn-level GraphResolve or GraphExpand counted and served in one
+    statement: (probes used, the cap, the answer); None when it was not counted, or when the arguments are malformed
+    (the general path checks the rules first, then fails on them)."""
     try:
         if call == "GraphResolve":
             params: Obj = {"t": turn_id, "k": name_key(args["name"])}

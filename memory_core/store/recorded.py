@@ -1,13 +1,5 @@
-"""What memory recorded, read back as plain rows: what the scenario export writes back as events
-(usecases/export.py shapes them into `memory-scenario/1`).
-
-Memory keeps its inputs: organizations, people and workflows as they were made (settings as they
-stood when made, each later change in the settings audit), runs, turns, every record with its
-claims, nested work, the steps a turn took (and which record each kept), and a moment for every
-use case that changed memory (R32), in the order they happened. Reads are not kept (R21's count
-is, not the reads). What was erased (R17, R29, R30) is gone from all of it, as from history (R33):
-only the moments that erased it still name it.
-"""
+"""What memory recorded, read back as plain rows: what the scenario export writes back as events (usecases/export.py
+shapes them into `memory-scenario/1`) (R32, R21, R17, R29, R30, R33)."""
 
 from __future__ import annotations
 

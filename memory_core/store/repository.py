@@ -1,6 +1,5 @@
-"""The store's side of every family of use cases: the database a family takes its transactions from
-(transactions.py), and the look-ups and checks that read inside one (lookups.py). A use case hands
-the transactions it is given to typed store functions; it never names their types."""
+"""The store's side of every family of use cases: the database a family takes its transactions from (transactions.py),
+and the look-ups and checks that read inside one (lookups.py)."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ from .lookups import OrgRef
 from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
 
 if TYPE_CHECKING:
-    from .past import FactThen
+    from .past import PastFact
 
 STATE_FORMAT = "memory-state/1"
 F = TypeVar("F")
@@ -54,7 +54,7 @@ def support_json(sp: Support) -> Obj:
     }
 
 
-def fact_json(f: Fact | FactThen, ends: Mapping[Any, Obj], *, supports: list[Obj] | None, disputes: list[Obj]) -> Obj:
+def fact_json(f: Fact | PastFact, ends: Mapping[Any, Obj], *, supports: list[Obj] | None, disputes: list[Obj]) -> Obj:
     """A FACT of the state format, now or then: its ends by name and kind, its score, its supports
     (left out when None) and its disputes."""
     subj = ends[f.subject_id]
@@ -122,9 +122,8 @@ def _votes(s: Session, ids: list[int | None], *, supports: bool) -> tuple[dict[A
 
 
 def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph: its entities (by name, then kind) and its facts; with `limit`, only its heaviest
-    facts and their entities, plus `total`, the number of facts it holds. With `ids`, each fact also
-    carries its database `id` (for links to its weight); the state export never asks for it."""
+    """One graph: its entities (by name, then kind) and its facts; with `limit`, only its heaviest facts and their
+    entities, plus `total`, the number of facts it holds."""
     query = select(Fact).where(Fact.graph == graph, Fact.owner == owner)
     total = None
     if limit is None:

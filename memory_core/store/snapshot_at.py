@@ -1,9 +1,4 @@
-"""The `memory-state/1` document as memory stood after a moment (R32, R33), from past.py's reads.
-
-It is the present export's shape (snapshot.py) with two differences the contract names: every
-erasure made since is applied (erased rows are gone from history too), and each turn's
-`probes_used` is null (reads are not moments).
-"""
+"""The `memory-state/1` document as memory stood after a moment (R32, R33), from past.py's reads."""
 
 from __future__ import annotations
 
@@ -17,12 +12,12 @@ from .models import Organization, Person, Run
 from .snapshot import STATE_FORMAT, fact_json, graph_of, in_order, run_head, settings_of
 
 
-def then_json(f: past.FactThen, ends: dict[int, Obj]) -> Obj:
+def then_json(f: past.PastFact, ends: dict[int, Obj]) -> Obj:
     """A FACT of the state format as it stood at a moment (past.facts_at)."""
     return fact_json(f, ends, supports=f.supports, disputes=f.disputes)
 
 
-def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[past.FactThen], bool]) -> list[Obj]:
+def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[past.PastFact], bool]) -> list[Obj]:
     """The facts with these ids that `keep` keeps, as they stood after moment `n`: FACT objects
     with their `graph`, `owner` and `id`."""
     facts = [f for f in past.facts_at(s, n, ids=ids) if keep(f)]

@@ -1,22 +1,4 @@
-"""Reads from a hot standby (docs/scaling.md): which server a read goes to, by WAL position.
-
-With MEMORY_READ_DATABASE_URL naming a hot standby of the primary (a streaming replica, as
-`pg_basebackup -R` makes one), the database (transactions.py) sends the reads outside a turn there and every
-write, and every read inside a turn, to the primary. A read goes to the standby only when the
-standby has replayed the primary's WAL up to the process's *mark*:
-
-- after a write this process committed, the mark is the primary's WAL position taken at the next
-  read (`pg_current_wal_insert_lsn()`, at or past the write's commit record): a person sees their
-  own change at once, read from the primary until the standby has replayed past it;
-- otherwise the mark is the primary's position taken at most FRESH seconds ago, so a change made
-  by another process (a CLI, another API worker, an agent) shows within about a second, and a
-  standby that stopped replaying is read no more.
-
-Until the standby has replayed past the mark (`pg_last_wal_replay_lsn()`), reads go to the
-primary. A server that cannot be reached is left alone for DOWN_FOR seconds: with the primary down
-reads come from the standby (as it last replayed), with the standby down from the primary. The
-mark is per process, not per person (docs/decisions.md says why).
-"""
+"""Reads from a hot standby (docs/scaling.md): which server a read goes to, by WAL position."""
 
 from __future__ import annotations
 
@@ -165,8 +147,7 @@ class Standby:
         return self._failing[which]
 
     def order(self, *, fresh: bool = False) -> tuple[str, str]:
-        """The server a read goes to, then the one it goes to if that one cannot be reached. `fresh`:
-        the primary first (a read a write follows)."""
+        """The server a read goes to, then the one it goes to if that one cannot be reached."""
         if not fresh and self.caught_up():
             return STANDBY, PRIMARY
         return PRIMARY, STANDBY
@@ -208,9 +189,8 @@ class Standby:
         return answer or nothing
 
     def replayed_everything(self, timeout: float | None = 0.0) -> bool | None:
-        """Whether the standby has replayed all the primary holds now (R31: a scrub done on the
-        primary is done on the standby once it has), waiting up to `timeout` seconds for it (None:
-        REPLAY_WAIT). None when either server cannot be reached: not known."""
+        """Whether the standby has replayed all the primary holds now (R31: a scrub done on the primary is done on the
+        standby once it has), waiting up to `timeout` seconds for it (None: REPLAY_WAIT)."""
         with self._lock:
             target = self._position(PRIMARY, self._now_sql, nothing=0)
         deadline = time.monotonic() + (REPLAY_WAIT if timeout is None else timeout)

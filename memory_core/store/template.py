@@ -1,16 +1,6 @@
-"""New SQLite memories made by copy: a process that makes more than one (a notebook at each reset,
-a test suite, a benchmark) migrates a template once and copies it, instead of running every
-migration again (68 ms for a file, 17 ms for the models' tables in memory, against about 2 ms for
-a copy).
-
-A copy is the template with its own secret: the key under which used ids are kept as digests
-(`idkey`, migration 0010) is drawn anew for each file, as that migration draws it. A file is copied
-beside its final name and linked there only if the name is still free, so two processes making one
-database at once never write over each other: the one that loses opens the other's, as it would
-have opened a file migrated by another.
-
-The first memory of a process is made the usual way (a command line that makes one database pays
-nothing for a template it would not use again)."""
+"""New SQLite memories made by copy: a process that makes more than one (a notebook at each reset, a test suite, a
+benchmark) migrates a template once and copies it, instead of running every migration again (68 ms for a file, 17 ms for
+the models' tables in memory, against about 2 ms for a copy)."""
 
 from __future__ import annotations
 
@@ -100,11 +90,8 @@ def _template(migrate: Callable[[Path], None]) -> Path | None:
 
 
 def new_file(path: Path, migrate: Callable[[Path], None]) -> bool:
-    """Make the SQLite file `path`, which is not there, as a copy of this process's template (made
-    once by `migrate`, which brings a new file to the newest schema); True when `path` was made
-    here. False, and nothing left, when it is to be made the usual way: the first memory of a
-    process, a file another process made meanwhile (it is then opened as it is), or a folder this
-    process cannot write (the usual way then says so, naming the database)."""
+    """Make the SQLite file `path`, which is not there, as a copy of this process's template (made once by `migrate`,
+    which brings a new file to the newest schema); True when `path` was made here."""
     if not _second("file"):
         return False
     template = _template(migrate)

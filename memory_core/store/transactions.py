@@ -1,18 +1,4 @@
-"""One database as the use cases share it, and the one way into a transaction for a use case.
-
-A use case runs in one transaction, opened by `Database.transaction` on the ORM or `Database.driver`
-on the DB-API driver (the turn path's few fixed statements, driver.py); `write` says which server
-it runs on and how it ends. It hands the transaction to typed store functions and never sees the
-engine, a session's methods or SQL.
-
-- Writes run on the primary, committed at the end and rolled back by any error or refusal. A
-  primary that cannot be reached raises PrimaryUnreachable, a sentence (docs/scaling.md).
-- Reads take no write lock; with a standby (MEMORY_READ_DATABASE_URL, standby.py) they run there
-  once it has replayed this process's writes. A turn's read counts against its budget (R21), so it
-  is a write: on PostgreSQL one autocommitted statement (`one_statement`).
-- Inside `one_transaction` (a sandbox, or an all-or-nothing replay) every use case is a savepoint of
-  that one, and a deletion's scrub waits until it commits (R31).
-"""
+"""One database as the use cases share it, and the one way into a transaction for a use case (R21, R31)."""
 
 from __future__ import annotations
 
@@ -76,9 +62,8 @@ class Database:
 
     @classmethod
     def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> Database:
-        """The database at `url` (default: the configured one), its schema brought up to date
-        (database.make_engine; with `existing`, the database must be there already). `read`: its hot
-        standby, for reads (default: MEMORY_READ_DATABASE_URL, for the configured database)."""
+        """The database at `url` (default: the configured one), its schema brought up to date (database.make_engine;
+        with `existing`, the database must be there already)."""
         engine, standby = _opened(url, existing=existing, read=read)
         return cls(engine, standby=standby)
 
@@ -91,9 +76,8 @@ class Database:
 
     @contextmanager
     def one_transaction(self, *, commit: bool) -> Iterator[Database]:
-        """A database whose use cases all happen in one transaction: rolled back at the end, or (commit)
-        committed when the block ends and rolled back by any error in it. What a committed one erased
-        leaves the files when it commits (R31)."""
+        """A database whose use cases all happen in one transaction: rolled back at the end, or (commit) committed when
+        the block ends and rolled back by any error in it (R31)."""
         opened = self._outer(commit=commit)
         with self._on_primary(opened) if self._server else opened as s:
             inner = Database(self.engine, outer=s)
@@ -123,17 +107,14 @@ class Database:
     # The one way into a use case's transaction
 
     def transaction(self, *, write: bool = True, fresh: bool = False) -> AbstractContextManager[Tx]:
-        """A use case's transaction on the ORM. `write`: on the primary, committed at the end, rolled
-        back by any error; else a read, routed as `_placed` says (`fresh`: a read a write follows)."""
+        """A use case's transaction on the ORM."""
         return self._placed(lambda engine: self._session(engine, write=write), write=write, fresh=fresh)
 
     def driver(
         self, *, write: bool = True, fresh: bool = False, serializable: bool = False, one_statement: bool = False
     ) -> AbstractContextManager[Db]:
-        """A use case's transaction on the driver (the turn path, driver.py), as `transaction`; a read
-        is rolled back at the end. It begins as the dialect begins it (Dialect.begin: SQLite takes the
-        write lock up front; PostgreSQL runs it READ COMMITTED, or `serializable` as the ORM's writers).
-        `one_statement`: one autocommitted statement on the primary, where `one_statement_reads`."""
+        """A use case's transaction on the driver (the turn path, driver.py), as `transaction`; a read is rolled back at
+        the end."""
         if one_statement:
             return self._placed(lambda engine: statement_driver(engine, self.dialect), write=True, fresh=False)
         return self._placed(
@@ -202,8 +183,7 @@ class Database:
 
     @contextmanager
     def _on_primary(self, opened: AbstractContextManager[T]) -> Iterator[T]:
-        """A transaction on the primary. A primary that cannot be reached raises PrimaryUnreachable, a
-        sentence; a write that committed is noted, so this process's next read sees it."""
+        """A transaction on the primary."""
         ran = False
         try:
             with opened as got:
@@ -223,9 +203,8 @@ class Database:
 
     @contextmanager
     def _routed(self, opening: Callable[[Engine], AbstractContextManager[T]], *, fresh: bool) -> Iterator[T]:
-        """A read on the server the standby's bookkeeping names (Standby.order), or on the other one
-        if that one cannot be reached; a server lost mid-read makes the use case run again (ServerLost,
-        retried as a conflict). Neither reachable: NoServerReachable."""
+        """A read on the server the standby's bookkeeping names (Standby.order), or on the other one if that one cannot
+        be reached; a server lost mid-read makes the use case run again (ServerLost, retried as a conflict)."""
         standby = self.standby
         assert standby is not None
         failed: BaseException | None = None
@@ -284,10 +263,9 @@ class Database:
         return self._with_standby(erasure_status(self.engine), timeout)
 
     def _with_standby(self, status: Obj, wait: float | None) -> Obj:
-        """The standby's part of R31: after a deletion this process made or saw pending, whether the
-        standby has replayed all the primary held once its scrub was done (waiting up to `wait`);
-        with none known, only whether it can be asked (a standby merely behind says nothing of
-        erasure). None: the primary or the standby cannot be asked."""
+        """The standby's part of R31: after a deletion this process made or saw pending, whether the standby has
+        replayed all the primary held once its scrub was done (waiting up to `wait`); with none known, only whether it
+        can be asked (a standby merely behind says nothing of erasure)."""
         standby = self.standby
         if standby is None:
             return status
@@ -301,9 +279,8 @@ class Database:
         return {**status, "standby_bytes_gone": None if replayed is None else replayed or not standby.scrub_seen}
 
     def version(self) -> str | None:
-        """A token of what memory holds that changes whenever a change commits (database.memory_version);
-        None inside one transaction, where nothing should be kept under it. With a standby, the version
-        of the server reads go to now (a page keeps what it read under the version of where it read it)."""
+        """A token of what memory holds that changes whenever a change commits (database.memory_version); None inside
+        one transaction, where nothing should be kept under it."""
         if self.outer is not None:
             return None
         if self.standby is None:
@@ -354,9 +331,8 @@ def _address(engine: Engine) -> str:
 
 
 def _opened(url: str | None, *, existing: bool, read: str | None) -> tuple[Engine, Standby | None]:
-    """The engine of the database at `url` (default: the configured one) and, where it has one, its
-    standby: `read`, or MEMORY_READ_DATABASE_URL for the configured database. With a standby, a
-    primary that cannot be reached is opened without its schema checked, so reads still work."""
+    """The engine of the database at `url` (default: the configured one) and, where it has one, its standby: `read`, or
+    MEMORY_READ_DATABASE_URL for the configured database."""
     if read is None and (url is None or url == database_url()):
         read = read_database_url()
     if read is None:

@@ -1,12 +1,5 @@
-"""Runs, turns and their records in the store: what the use cases of usecases/turns.py read and
-write, as typed functions of their transaction (R1 to R10, R17, R22).
-
-The hot ones (opening, recording in and ending a turn) run on the driver (driver.py): a few fixed
-statements each, with `:name` parameters in the text both backends share. A statement that reads
-the turn to check it locks its row (`for_update`), so the checks stay true until the use case
-commits. The others take the ORM's transaction (`Tx`). A record is added one way, `add_record`,
-whichever transaction the use case runs in.
-"""
+"""Runs, turns and their records in the store: what the use cases of usecases/turns.py read and write, as typed
+functions of their transaction (R1 to R10, R17, R22)."""
 
 from __future__ import annotations
 
@@ -22,7 +15,7 @@ from .dialect import for_update
 from .driver import Driver, defaults_of, driver_of, insert
 from .erasure import erase_run
 from .facts import withdraw
-from .graph import Changes
+from .graph import FactChanges
 from .lookups import RunRef
 from .models import Membership, NestedWork, Organization, Person, Record, Run, Turn, Workflow
 
@@ -117,7 +110,7 @@ def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
     return TurnToReplaceRow._make(hit[0]) if hit else None
 
 
-def withdraw_teaching(db: Driver, turn_id: str, changes: Changes, *, moment: int) -> None:
+def withdraw_teaching(db: Driver, turn_id: str, changes: FactChanges, *, moment: int) -> None:
     """R3: the supports a replaced turn taught leave, and every fact they touched is recomputed."""
     taught = [SupportOfTurnRow._make(r) for r in db.rows(SUPPORTS_OF_TURN, {"t": turn_id})]
     withdraw(db, [r.id for r in taught], [r.fact_id for r in taught], changes, moment=moment)
@@ -177,9 +170,8 @@ def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow | None:
 
 
 def member_of_run(db: Driver, person_id: str, run_id: str) -> bool:
-    """Whether the person is a member of the run's organization: the only people a person record
-    may name; anyone else is answered as no one (#40), so a record cannot test another
-    organization's people."""
+    """Whether the person is a member of the run's organization: the only people a person record may name; anyone else
+    is answered as no one (#40), so a record cannot test another organization's people."""
     return bool(db.rows(MEMBER_OF_RUN, {"p": person_id, "r": run_id}))
 
 

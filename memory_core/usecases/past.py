@@ -119,7 +119,7 @@ class Past(UseCases):
             ids = past.changed_after(s, lo, hi)
             runs = dashboard.run_ids(s, org) if org is not None else []
 
-            def keep(f: past.FactThen) -> bool:
+            def keep(f: past.PastFact) -> bool:
                 shown = org is None or in_organization(f.graph, f.owner, org_id=org, runs=runs)
                 return shown and (graph is None or (f.graph, f.owner) == graph)
 
