@@ -13,25 +13,28 @@ from sqlmodel import col
 from ..plain import Obj
 from .models import Dispute, Entity, Fact, Support
 
+#: The fact columns the dashboard's lists and drawing read.
+_TOP = (
+    "id",
+    "graph",
+    "owner",
+    "subject_id",
+    "object_id",
+    "relation",
+    "value",
+    "status",
+    "weight",
+    "log_odds",
+    "sources",
+)
+
 
 def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None, *, erased: bool = True) -> Sequence[Row[Any]]:
     """The facts `where` holds, the `limit` heaviest (ties by id; None: all), each with its ends'
     names and kinds (a literal object: its value), and the number of its supports, disputes and
     (`erased`) supports whose run was erased (R29)."""
     top = (
-        select(
-            col(Fact.id),
-            col(Fact.graph),
-            col(Fact.owner),
-            col(Fact.subject_id),
-            col(Fact.object_id),
-            col(Fact.relation),
-            col(Fact.value),
-            col(Fact.status),
-            col(Fact.weight),
-            col(Fact.log_odds),
-            col(Fact.sources),
-        )
+        select(*(col(getattr(Fact, c)) for c in _TOP))
         .where(where)
         .order_by(col(Fact.weight).desc(), col(Fact.id))
         .limit(limit)

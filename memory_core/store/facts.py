@@ -75,21 +75,12 @@ def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
 
 
 def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
-    return [
-        EntityRow(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            r[5],
-            [] if r[6] in ("[]", []) else list(json_value(r[6])),
-            r[7],
-            r[8],
-            [] if r[9] in ("[]", []) else list(json_value(r[9])),
-        )
-        for r in rows
-    ]
+    return [EntityRow(*r[:6], _listed(r[6]), r[7], r[8], _listed(r[9])) for r in rows]  # type: ignore[arg-type,call-arg,misc]
+
+
+def _listed(value: Any) -> list[Any]:
+    """A JSON list column's value (most entities have no alias: `[]` is not decoded)."""
+    return [] if value in ("[]", []) else list(json_value(value))
 
 
 def fact_rows(db: Driver, where: str, params: Obj) -> list[StoredFact]:
@@ -97,10 +88,7 @@ def fact_rows(db: Driver, where: str, params: Obj) -> list[StoredFact]:
 
 
 def _facts(rows: list[tuple[Any, ...]]) -> list[StoredFact]:
-    return [
-        StoredFact(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12], r[13], r[14])
-        for r in rows
-    ]
+    return [StoredFact(*r[:8], bool(r[8]), *r[9:]) for r in rows]  # type: ignore[arg-type,call-arg,misc]
 
 
 def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
@@ -185,23 +173,8 @@ class GraphWriter:
             if fact is None:
                 value = claim["object"]["value"] if target is None else None
                 oid = None if target is None else target.id
-                fact = StoredFact(
-                    0,
-                    graph,
-                    owner,
-                    subject.id,
-                    claim["relation"],
-                    oid,
-                    value,
-                    okey,
-                    False,
-                    "new",
-                    0,
-                    0.5,
-                    0,
-                    self.moment,
-                    None,
-                )
+                new = (0, graph, owner, subject.id, claim["relation"], oid, value, okey, False, "new", 0, 0.5, 0)
+                fact = StoredFact(*new, self.moment, None)
                 self.facts[key] = fact
                 new_facts.append(fact)
             out.append(fact)

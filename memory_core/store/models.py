@@ -1,8 +1,5 @@
-"""Every table of memory_core. Ids chosen by scenario authors are strings; graph rows use integers.
-
-A graph is addressed by (graph, owner): `world` + organization id, `user` + person id,
-`flow` + run id. No fact or support row holds a record's excerpt or a request's text (R24).
-"""
+"""Every table of memory_core. A graph is addressed by (graph, owner): `world` + organization id, `user` + person id,
+`flow` + run id. No fact or support row holds a record's excerpt or a request's text (R24)."""
 
 from typing import Any
 
@@ -211,9 +208,8 @@ class ApiToken(SQLModel, table=True):
 
 
 class IdentityLink(SQLModel, table=True):
-    """Who signs in to the dashboard as a person, in one organization: an identity provider's
-    issuer and subject (`kind` subject), or an address it verified (`kind` email, issuer "").
-    Erased with the person (R30)."""
+    """Who signs in to the dashboard as a person, in one organization: an identity provider's issuer and subject (`kind`
+    subject), or an address it verified (`kind` email, issuer "") (R30)."""
 
     __table_args__ = (UniqueConstraint("kind", "issuer", "key", "org_id", name="uq_identitylink"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -275,20 +271,12 @@ class ErasedAccount(SQLModel, table=True):
     n: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
 
 
-# --- History (R32 to R34) ------------------------------------------------------------------------
-# The present tables above are what every read of the present uses, unchanged. History adds
-# the moment each row was made (`since`, `opened_at`, ...), a numbered moment per use case that
-# changed memory, and, for what a later use case took away without erasing it, the row as it
-# was ("gone" tables: a replacement's withdrawn supports and the facts and entities they left
-# with no support, R3), with the moment it went. Erasure deletes from these as from the present
-# (R33): nothing here outlives what it describes.
+# --- History (R32 to R34): each row's moment (`since`, ...), a moment per use case that changed memory, and the
+# "gone" rows a later use case took away without erasing (R3), with the moment they went; erasure deletes these too (R33).
 
 
 class Moment(SQLModel, table=True):
-    """R32: one use case that changed memory, numbered in the order they committed (the clock).
-    `facts` lists the ids of the facts it changed, so a view of the past or a diff finds what
-    moved without scanning the graphs. Pointers to a run deleted later are null (R33), and so is
-    the person of an account deleted later; nothing erased is named here."""
+    """R32: one use case that changed memory, numbered in the order they committed (the clock) (R33)."""
 
     id: int | None = Field(default=None, primary_key=True)
     at: str  # UTC, ISO 8601
@@ -326,8 +314,7 @@ class MapLog(SQLModel, table=True):
 
 
 class SupportGone(SQLModel, table=True):
-    """A support a replacement withdrew (R3), as it was, with the moment it went (`until`). Its
-    graph and owner are kept so erasing a graph erases its history (R33)."""
+    """A support a replacement withdrew (R3), as it was, with the moment it went (`until`) (R33)."""
 
     gid: int | None = Field(default=None, primary_key=True)
     id: int

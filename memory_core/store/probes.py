@@ -178,15 +178,9 @@ def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
     return sorted(facts.values(), key=fact_sort_key)
 
 
-# --- a turn's read in one statement (Dialect.one_statement_reads: PostgreSQL) ---------------------
-# On a server every statement is a round trip, and a read's five (BEGIN, the turn, the query, the
-# count, COMMIT) cost five times the query (issue #8, B2). A read at the turn's own level (no step,
-# no nested work: R4 and R19 offer it) is one statement there: a data-modifying WITH counts the
-# probe only where R2, R17 and R21 allow it, locking the turn's row as the UPDATE does, and the
-# query reads the owners (R20) from the counted row: the read statements above, built with the
-# counted row's columns for owners (`_COUNTED_OWNER`). An autocommitted statement is one
-# transaction. When it counts nothing, the service takes the general path, whose checks say which
-# rule refuses (or serve the read, if the turn changed in between).
+# --- a turn's read in one statement (Dialect.one_statement_reads: PostgreSQL, issue #8, B2): a data-modifying WITH
+# counts the probe where R2, R17 and R21 allow it and reads the owners (R20) from the counted row; counting nothing, the
+# service takes the general path, whose checks say which rule refuses.
 
 _COUNTED = """WITH c AS (UPDATE turn t SET probes_used = t.probes_used + 1
  FROM run r LEFT JOIN workflow w ON w.id = r.workflow_id
