@@ -10,7 +10,7 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
-from ..rules.keys import entity_key, name_key, value_key
+from ..rules.keys import name_key
 from .driver import Driver, driver_of
 from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
 
@@ -67,31 +67,6 @@ def find_entity(s: Session, graph: str, owner: str, kind: str, name: str) -> Ent
     return s.exec(
         select(Entity).where(
             Entity.graph == graph, Entity.owner == owner, Entity.kind == kind, Entity.key == name_key(name)
-        )
-    ).first()
-
-
-def find_fact(s: Session, graph: str, owner: str, ref: Obj) -> Fact | None:
-    """The fact a reference names in one graph, or None (entity identity applies)."""
-    subject = find_entity(s, graph, owner, ref["subject"]["kind"], ref["subject"]["name"])
-    if subject is None:
-        return None
-    obj = ref["object"]
-    if "value" in obj:
-        okey = value_key(obj["value"])
-    else:
-        target = find_entity(s, graph, owner, obj["kind"], obj["name"])
-        if target is None:
-            return None
-        assert target.id is not None
-        okey = entity_key(target.id)
-    return s.exec(
-        select(Fact).where(
-            Fact.graph == graph,
-            Fact.owner == owner,
-            Fact.subject_id == subject.id,
-            Fact.relation == ref["relation"],
-            Fact.object_key == okey,
         )
     ).first()
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from sqlmodel import Session
+
 from ..plain import Obj
 from ..rules.keys import name_key, value_key
 from ..rules.shortcuts import GRAPH_ORDER
 from ..rules.visibility import evidence_elsewhere
 from .dialect import for_update
-from .driver import Driver, json_value
+from .driver import Driver, driver_of, json_value
+from .facts import StoredFact, load_facts
 from .snapshot import fact_sort_key
 
 TURN = for_update(
@@ -225,21 +228,11 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
     """GraphSource: an active fact's supports, the excerpt read through each pointer (R23, R24);
     evidence from another organization's run stays there (R20)."""
     owner = seen.get(graph)
-    if owner is None:
-        return []
-    subject, obj = fact["subject"], fact["object"]
-    params: Obj = {"g": graph, "o": owner, "sk": subject["kind"], "skey": name_key(subject["name"])}
-    params["rel"] = fact["relation"]
-    if "value" in obj:
-        params["okey"] = value_key(obj["value"])
-        hit = db.rows(FACT_TO_VALUE, params)
-    else:
-        params.update(ok=obj["kind"], okey=name_key(obj["name"]))
-        hit = db.rows(FACT_TO_ENTITY, params)
-    if not hit or hit[0][1] != "active":
+    hit = None if owner is None else _fact_named(db, graph, owner, fact)
+    if hit is None or hit[1] != "active":
         return []
     out = []
-    for key, origin, contrib, srun, sturn, srec, excerpt, from_org in db.rows(SUPPORTS, {"f": hit[0][0]}):
+    for key, origin, contrib, srun, sturn, srec, excerpt, from_org in db.rows(SUPPORTS, {"f": hit[0]}):
         if evidence_elsewhere(from_org, reader_org=org_id):
             # R23, evidence elsewhere: a User fact's support taught in another organization's run
             # (erased since or not) shows origin and contribution only; its key and pointer are null.
@@ -256,3 +249,24 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
             }
         )
     return out
+
+
+def _fact_named(db: Driver, graph: str, owner: str, fact: Obj) -> tuple[int, str] | None:
+    """The id and status of the fact a reference names in one graph (entity identity applies), or None."""
+    subject, obj = fact["subject"], fact["object"]
+    params: Obj = {"g": graph, "o": owner, "sk": subject["kind"], "skey": name_key(subject["name"])}
+    params["rel"] = fact["relation"]
+    if "value" in obj:
+        params["okey"] = value_key(obj["value"])
+        hit = db.rows(FACT_TO_VALUE, params)
+    else:
+        params.update(ok=obj["kind"], okey=name_key(obj["name"]))
+        hit = db.rows(FACT_TO_ENTITY, params)
+    return (int(hit[0][0]), str(hit[0][1])) if hit else None
+
+
+def find_fact(tx: Session | Driver, graph: str, owner: str, fact: Obj) -> StoredFact | None:
+    """The fact a reference names in one graph, or None (a correction's, R28)."""
+    with driver_of(tx) as db:
+        hit = _fact_named(db, graph, owner, fact)
+        return load_facts(db, [hit[0]])[0] if hit else None

@@ -10,8 +10,8 @@ from .. import errors as E
 from ..plain import Obj
 from ..rules.permissions import is_member, may_correct, may_manage_settings
 from . import ids, queries, turns
-from .graph import find_fact
 from .lookups import Lookups, RunRef
+from .probes import find_fact
 from .transactions import Database, Db, Tx
 
 P = ParamSpec("P")
