@@ -313,10 +313,16 @@ def turns_at(s: Session, run_id: str, n: int) -> list[tuple[str, Obj]]:
 
 
 def moments(
-    s: Session, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
+    s: Session,
+    *,
+    first: int = 0,
+    last: int | None = None,
+    org: str | None = None,
+    run: str | None = None,
+    ids: Iterable[int] | None = None,
 ) -> list[Obj]:
-    """The moments in (first, last], oldest first, optionally those about one organization, or only
-    those numbered in `ids`."""
+    """The moments in (first, last], oldest first: those about one organization (and about none), or one run's and its
+    organization's settings changes (`run`, with its `org`), or only those numbered in `ids`."""
     sql = "SELECT id, at, what, org_id, run_id, turn_id, person_id, detail, facts FROM moment WHERE id > :a"
     params: Obj = {"a": first}
     if ids is not None:
@@ -327,15 +333,18 @@ def moments(
     cols = ("n", "at", "what", "org", "run", "turn", "person", "detail", "facts")
     return [
         {**dict(zip(cols, r, strict=True)), "facts": list(json_value(r[8]))}
-        for r in _rows(s, _in_scope(sql, params, last=last, org=org), params)
+        for r in _rows(s, _in_scope(sql, params, last=last, org=org, run=run), params)
     ]
 
 
-def _in_scope(sql: str, params: Obj, *, last: int | None, org: str | None) -> str:
+def _in_scope(sql: str, params: Obj, *, last: int | None, org: str | None, run: str | None = None) -> str:
     """A query of moments limited to those up to `last`, and to those about `org` (and about none), in order."""
     if last is not None:
         sql, params["b"] = sql + " AND id <= :b", last
-    if org is not None:
+    if run is not None:
+        params.update(r=run, o=org)
+        sql += " AND (run_id = :r OR (org_id = :o AND what = 'settings'))"
+    elif org is not None:
         sql, params["o"] = sql + " AND (org_id = :o OR org_id IS NULL)", org
     return sql + " ORDER BY id"
 

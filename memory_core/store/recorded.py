@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from .dashboard import record_json
 from .dashboard import workflows as workflows_of
-from .driver import driver_of, json_value
-from .models import Membership, Moment, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn
-from .past import settings_at
+from .driver import driver_of
+from .models import Membership, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn
+from .past import moments, settings_at
 from .snapshot import settings_of
 
 
@@ -46,7 +46,7 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
     out.runs = _runs(s, org=org, run=run)
     if out.runs:
         _turns(s, out, [r["id"] for r in out.runs])
-    out.moments = _moments(s, org=org, run=run)
+    out.moments = moments(s, org=org, run=run)
     for moment in out.moments:
         if moment["what"] in ("dispute", "retract") and moment["facts"]:
             out.facts[moment["n"]] = fact_at(s, moment["facts"][0], moment["n"])
@@ -109,32 +109,6 @@ def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
     ):
         assert w.id is not None
         out.work[w.id] = {"id": w.id, "turn": w.turn_id, "work": w.work, "status": w.status}
-
-
-def _moments(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
-    """The moments of the scope, oldest first: a run's own and its organization's settings changes;
-    an organization's and those about none (the setup, an account deleted); or all of them."""
-    query = select(Moment).order_by(col(Moment.id))
-    if run is not None:
-        query = query.where(
-            or_(col(Moment.run_id) == run, (col(Moment.org_id) == org) & (col(Moment.what) == "settings"))
-        )
-    elif org is not None:
-        query = query.where(or_(col(Moment.org_id) == org, col(Moment.org_id).is_(None)))
-    return [
-        {
-            "n": m.id,
-            "what": m.what,
-            "org": m.org_id,
-            "run": m.run_id,
-            "turn": m.turn_id,
-            "person": m.person_id,
-            "detail": m.detail,
-            "facts": list(json_value(m.facts)),
-        }
-        for m in s.exec(query)
-        if m.id
-    ]
 
 
 def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
