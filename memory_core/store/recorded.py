@@ -12,7 +12,7 @@ from .dashboard import record_json
 from .dashboard import workflows as workflows_of
 from .driver import driver_of
 from .models import Membership, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn
-from .past import moments, settings_at
+from .past import entities_at, moments, settings_at
 from .snapshot import settings_of
 
 
@@ -112,29 +112,20 @@ def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
 
 
 def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
-    """The fact with this id as it stood at moment `n` (a replacement may have taken it since, R3),
-    as a scenario names it: subject, relation, object; None if it was not there."""
+    """The fact with this id as it stood at moment `n` (a replacement may have taken it since, R3), as a scenario names
+    it: subject, relation, object; None if it was not there."""
     with driver_of(s) as db:
-        p = {"f": fact_id, "n": n}
         rows = db.rows(
             "SELECT subject_id, relation, object_id, value FROM fact WHERE id = :f AND since <= :n "
             "UNION ALL SELECT subject_id, relation, object_id, value FROM factgone "
             "WHERE id = :f AND since <= :n AND until > :n",
-            p,
+            {"f": fact_id, "n": n},
         )
-        if not rows:
-            return None
-        subject_id, relation, object_id, value = rows[0]
-        ends: dict[int, Obj] = {}
-        for eid in (subject_id, object_id):
-            if eid is None:
-                continue
-            for name, kind in db.rows(
-                "SELECT name, kind FROM entity WHERE id = :e AND since <= :n "
-                "UNION ALL SELECT name, kind FROM entitygone WHERE id = :e AND since <= :n AND until > :n",
-                {"e": eid, "n": n},
-            )[:1]:
-                ends[eid] = {"name": name, "kind": kind}
+    if not rows:
+        return None
+    subject_id, relation, object_id, value = rows[0]
+    named = entities_at(s, n, [i for i in (subject_id, object_id) if i is not None])
+    ends = {i: {"name": e["name"], "kind": e["kind"]} for i, e in named.items()}
     if subject_id not in ends or (object_id is not None and object_id not in ends):
         return None
     return {
