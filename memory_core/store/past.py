@@ -18,7 +18,7 @@ from .driver import driver_of, json_value
 from .facts import FactIdentity
 from .graph import map_of
 from .models import Turn
-from .snapshot import steps_json
+from .snapshot import SUPPORT, steps_json
 
 
 @dataclass
@@ -169,9 +169,7 @@ def _votes_at(
         p,
     ):
         k = (r[1], r[2], r[3])
-        supports[k].append(
-            {"key": r[4], "origin": r[5], "run": r[6], "turn": r[7], "record": r[8], "contribution": r[9]}
-        )
+        supports[k].append(dict(zip(SUPPORT, r[4:], strict=True)))
         order[k].append(r[0])
     for r in _rows(
         s,
@@ -180,7 +178,7 @@ def _votes_at(
         p,
     ):
         if (r[2], r[3]) in where:
-            late[(r[1], r[2], r[3])].append((r[0], _support(r[4:])))
+            late[(r[1], r[2], r[3])].append((r[0], dict(zip(SUPPORT, r[4:], strict=True))))
     for r in _rows(
         s,
         'SELECT d.id, d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since FROM dispute d '
@@ -228,11 +226,6 @@ def _merge(
     for k, more in extra.items():
         merged = sorted([*zip(keys.get(k, []), votes.get(k, []), strict=True), *more], key=lambda p: p[0])
         votes[k] = [v for _, v in merged]
-
-
-def _support(r: Any) -> Obj:
-    """A SUPPORT of the state format, from (key, origin, run, turn, record, contribution)."""
-    return {"key": r[0], "origin": r[1], "run": r[2], "turn": r[3], "record": r[4], "contribution": r[5]}
 
 
 def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str] | None = None) -> dict[int, Obj]:

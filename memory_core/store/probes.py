@@ -232,22 +232,13 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
     if hit is None or hit[1] != "active":
         return []
     out = []
-    for key, origin, contrib, srun, sturn, srec, excerpt, from_org in db.rows(SUPPORTS, {"f": hit[0]}):
+    for *shown, from_org in db.rows(SUPPORTS, {"f": hit[0]}):
+        item = dict(zip(("key", "origin", "contribution", "run", "turn", "record", "excerpt"), shown, strict=True))
         if evidence_elsewhere(from_org, reader_org=org_id):
             # R23, evidence elsewhere: a User fact's support taught in another organization's run
             # (erased since or not) shows origin and contribution only; its key and pointer are null.
-            key = srun = sturn = srec = excerpt = None
-        out.append(
-            {
-                "key": key,
-                "origin": origin,
-                "contribution": contrib,
-                "run": srun,
-                "turn": sturn,
-                "record": srec,
-                "excerpt": excerpt,
-            }
-        )
+            item.update(key=None, run=None, turn=None, record=None, excerpt=None)
+        out.append(item)
     return out
 
 

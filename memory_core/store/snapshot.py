@@ -27,8 +27,8 @@ def settings_of(org: Organization | OrgRef) -> dict[str, bool]:
     return {st.name: bool(getattr(org, st.column)) for st in SETTINGS}
 
 
-def entity_json(e: Entity) -> Obj:
-    return {"name": e.name, "kind": e.kind, "aliases": list(e.aliases)}
+#: A SUPPORT of the state format: its keys, in order.
+SUPPORT = ("key", "origin", "run", "turn", "record", "contribution")
 
 
 def fact_sort_key(f: Obj) -> tuple[str, ...]:
@@ -41,17 +41,6 @@ def fact_sort_key(f: Obj) -> tuple[str, ...]:
         f["subject"]["kind"],
         o.get("kind", ""),
     )
-
-
-def support_json(sp: Support) -> Obj:
-    return {
-        "key": sp.key,
-        "origin": sp.origin,
-        "run": sp.run_id,
-        "turn": sp.turn_id,
-        "record": sp.record_id,
-        "contribution": sp.contribution,
-    }
 
 
 def fact_json(f: Fact | PastFact, ends: Mapping[Any, Obj], *, supports: list[Obj] | None, disputes: list[Obj]) -> Obj:
@@ -114,7 +103,9 @@ def _votes(s: Session, ids: list[int | None], *, supports: bool) -> tuple[dict[A
     for sp in (
         s.exec(select(Support).where(col(Support.fact_id).in_(ids)).order_by(col(Support.id))) if supports else []
     ):
-        by_fact[sp.fact_id].append(support_json(sp))
+        by_fact[sp.fact_id].append(
+            dict(zip(SUPPORT, (sp.key, sp.origin, sp.run_id, sp.turn_id, sp.record_id, sp.contribution), strict=True))
+        )
     disputes: dict[Any, list[Obj]] = defaultdict(list)
     for d in s.exec(select(Dispute).where(col(Dispute.fact_id).in_(ids)).order_by(col(Dispute.id))):
         disputes[d.fact_id].append({"by": d.by, "contribution": d.contribution})
@@ -136,7 +127,12 @@ def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, 
         total = int(
             s.exec(select(func.count()).select_from(Fact).where(Fact.graph == graph, Fact.owner == owner)).one()
         )
-    return graph_of((entity_json(e) for e in entities), fact_items(s, facts), ids=ids, total=total)
+    return graph_of(
+        ({"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in entities),
+        fact_items(s, facts),
+        ids=ids,
+        total=total,
+    )
 
 
 #: What the state format shows of a step (R22); the store also keeps which record a step kept
