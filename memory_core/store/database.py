@@ -252,30 +252,33 @@ def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator
             dbapi.autocommit = False
 
 
-class Watch:
-    """The connection an engine reads its version on: made by the pool (so with every setting the
-    engine gives) and detached from it, used under a lock, never writing (SQLite's data_version
-    counts the commits of other connections only), left outside any transaction."""
+class Detached:
+    """A connection made by the pool (so with every setting the engine gives) and detached from it, this process's
+    (a forked child makes its own), used under `lock` and left outside any transaction; `name` tells each one apart."""
 
-    def __init__(self) -> None:
+    def __init__(self, engine: Engine, *, autocommit: bool = False) -> None:
+        self.engine, self.autocommit = engine, autocommit
         self.lock = threading.Lock()
         self.dbapi: Any = None
         self.pid = 0
         self.name = ""
 
-    def read(self, engine: Engine, sql: str) -> str:
-        if self.dbapi is None or self.pid != os.getpid():  # a forked child makes its own
-            proxy = engine.raw_connection()
+    def ask(self, sql: str) -> Any:
+        """The one value `sql` reads."""
+        if self.dbapi is None or self.pid != os.getpid():
+            proxy = self.engine.raw_connection()
             proxy.detach()
             self.dbapi, self.pid, self.name = proxy.dbapi_connection, os.getpid(), uuid.uuid4().hex[:12]
+            if self.autocommit:
+                self.dbapi.autocommit = True
         cur = self.dbapi.cursor()
         try:
             cur.execute(sql)
-            value = cur.fetchone()[0]
+            return cur.fetchone()[0]
         finally:
             cur.close()
-            self.dbapi.rollback()  # no transaction left open (a server would hold its snapshot)
-        return f"{self.name}:{value}"  # a new connection counts anew: its name tells them apart
+            if not self.autocommit:
+                self.dbapi.rollback()  # no transaction left open (a server would hold its snapshot)
 
     def drop(self) -> None:
         dbapi, self.dbapi = self.dbapi, None
@@ -287,28 +290,28 @@ class Watch:
             self.drop()
 
 
-_WATCH: weakref.WeakKeyDictionary[Engine, Watch] = weakref.WeakKeyDictionary()
+_WATCH: weakref.WeakKeyDictionary[Engine, Detached] = weakref.WeakKeyDictionary()
 _WATCH_LOCK = threading.Lock()
 
 
 def memory_version(engine: Engine) -> str | None:
     """A token of what the database holds, read without scanning anything (Dialect.version_sql): it changes whenever a
-    transaction that wrote commits, in this process or another, so an answer kept under it is still the answer while it
-    stays the same."""
+    transaction that wrote commits, in this process or another (None: the in-memory database, which keeps nothing)."""
     sql = dialect_of(engine).version_sql
     if sql is None or isinstance(engine.pool, StaticPool):
         return None
     with _WATCH_LOCK:
         watch = _WATCH.get(engine)
-        if watch is None:
-            watch = _WATCH[engine] = Watch()
+        if watch is None:  # never writing: SQLite's data_version counts the commits of other connections only
+            watch = _WATCH[engine] = Detached(engine)
             event.listen(engine, "engine_disposed", lambda _engine: watch.close())
     with watch.lock:
         try:
-            return watch.read(engine, sql)
+            value = watch.ask(sql)
         except Exception:  # noqa: BLE001  (a connection the server closed meanwhile: once more, on a new one)
             watch.drop()
-            return watch.read(engine, sql)
+            value = watch.ask(sql)
+        return f"{watch.name}:{value}"  # a new connection counts anew: its name tells them apart
 
 
 def checkpoint(engine: Engine) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
+from .database import Detached
 from .dialect import DIALECTS, dialect_of
 
 READ_URL_VARIABLE = "MEMORY_READ_DATABASE_URL"
@@ -60,44 +61,20 @@ def position(lsn: str | None) -> int | None:
     return (int(high, 16) << 32) | int(low, 16)
 
 
-class _Line:
-    """One connection for the standby's bookkeeping on a server: made by the pool (with the engine's
-    settings), detached from it, in autocommit, used under the Standby's lock."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.dbapi: Any = None
-        self.pid = 0
-
-    def ask(self, sql: str) -> Any:
-        """One value; a connection the server closed meanwhile (a restart) is made again, once."""
-        for attempt in (0, 1):
-            fresh = self.dbapi is None or self.pid != os.getpid()
-            try:
-                if fresh:
-                    proxy = self.engine.raw_connection()
-                    proxy.detach()
-                    self.dbapi, self.pid = proxy.dbapi_connection, os.getpid()
-                    self.dbapi.autocommit = True
-                cur = self.dbapi.cursor()
-                try:
-                    cur.execute(sql)
-                    return cur.fetchone()[0]
-                finally:
-                    cur.close()
-            except Exception as exc:
-                self.drop()
-                if fresh or attempt or not lost(exc):
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def drop(self) -> None:
-        dbapi, self.dbapi = self.dbapi, None
-        if dbapi is not None and self.pid == os.getpid():
-            try:
-                dbapi.close()
-            except Exception:  # noqa: BLE001  (a broken connection may fail to close; it is dropped either way)
-                pass
+def _ask(line: Detached, sql: str) -> Any:
+    """One value; a connection the server closed meanwhile (a restart) is made again, once."""
+    fresh = line.dbapi is None or line.pid != os.getpid()
+    try:
+        return line.ask(sql)
+    except Exception as exc:
+        line.drop()
+        if fresh or not lost(exc):
+            raise
+    try:
+        return line.ask(sql)
+    except Exception:
+        line.drop()
+        raise
 
 
 class Standby:
@@ -110,7 +87,7 @@ class Standby:
         self.engines = {PRIMARY: primary, STANDBY: engine}
         dialect = dialect_of(primary)
         self._now_sql, self._replayed_sql = dialect.wal_position_sql, dialect.replayed_sql
-        self._lines = {PRIMARY: _Line(primary), STANDBY: _Line(engine)}
+        self._lines = {PRIMARY: Detached(primary, autocommit=True), STANDBY: Detached(engine, autocommit=True)}
         self._lock = threading.Lock()
         self._mark = 0  # the primary's WAL position a read from the standby must have replayed
         self._marked = -math.inf  # when it was taken (time.monotonic)
@@ -180,7 +157,7 @@ class Standby:
         reached; any other error is raised."""
         assert sql is not None
         try:
-            answer = position(self._lines[which].ask(sql))
+            answer = position(_ask(self._lines[which], sql))
         except Exception as exc:
             if not lost(exc):
                 raise
