@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
-from .dashboard import record_json
+from .dashboard import organizations, people, record_json
 from .dashboard import workflows as workflows_of
 from .driver import driver_of
-from .models import Membership, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn
+from .models import NestedWork, Organization, Record, Run, SettingsAudit, Turn
 from .past import entities_at, moments, settings_at
 from .snapshot import settings_of
 
@@ -54,22 +54,15 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
 
 
 def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
-    """The organizations in scope with their owner, settings as made and workflows; every person
-    with their memberships."""
-    memberships = s.exec(select(Membership)).all()
-    owners = {m.org_id: m.person_id for m in memberships if m.role == "owner"}
-    roles: dict[str, dict[str, str]] = {}
-    for m in memberships:
-        roles.setdefault(m.person_id, {})[m.org_id] = m.role
-    for o in s.exec(select(Organization).order_by(col(Organization.seq))).all():
-        if org is None or o.id == org:
-            made = settings_at(s, o.id, settings_of(o), o.since)  # each later change undone (R32)
-            out.orgs.append({"id": o.id, "name": o.name, "owner": owners.get(o.id), "settings": made})
-            out.workflows += workflows_of(s, o.id)
-    out.people = [
-        {"id": p.id, "name": p.name, "memberships": roles.get(p.id, {})}
-        for p in s.exec(select(Person).order_by(col(Person.seq)))
-    ]
+    """The organizations in scope with their owner, settings as made and workflows; every person with their memberships."""
+    for o in organizations(s):
+        if org is None or o["id"] == org:
+            row = s.get(Organization, o["id"])
+            assert row is not None
+            made = settings_at(s, row.id, settings_of(row), row.since)  # each later change undone (R32)
+            out.orgs.append({**o, "settings": made})
+            out.workflows += workflows_of(s, row.id)
+    out.people = [{"id": p["id"], "name": p["name"], "memberships": p["roles"]} for p in people(s)]
 
 
 def _runs(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
