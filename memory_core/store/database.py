@@ -77,8 +77,7 @@ def _parse(url: str) -> URL:
 
 
 def make_engine(url: str | None = None, *, create: bool = True, existing: bool = False) -> Engine:
-    """An engine for `url` (default: `database_url()`); with `create`, its schema is brought up to date by the
-    migrations (a private in-memory database gets the models' tables directly)."""
+    """An engine for `url` (default: `database_url()`), with `create` its schema migrated; `existing`: must be there."""
     url = url or database_url()
     path = sqlite_file(url)  # checks the scheme
     if path is not None:
@@ -107,8 +106,7 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
 
 
 def _sqlite_file_engine(url: str, path: Path, *, create: bool, existing: bool) -> Engine:
-    """An engine on a SQLite file: with `existing`, the file must be there; its folder is made, and
-    with `create`, a new file is a copy of this process's template when it has one."""
+    """An engine on a SQLite file, its folder made; with `create`, a new file is a copy of this process's template."""
     if existing and not path.is_file():
         raise DatabaseUnusable(
             shown(url), f"no database file at {path}; nothing was created (`db upgrade --db URL` creates one)"
@@ -123,8 +121,7 @@ def _sqlite_file_engine(url: str, path: Path, *, create: bool, existing: bool) -
 
 
 def _migrated(file: Path) -> None:
-    """A new SQLite file brought to the newest schema, its log written into it: the template of the
-    files this process makes (store/template.py)."""
+    """A new SQLite file brought to the newest schema, its log folded in: the template (store/template.py)."""
     from .migrate import upgrade
 
     engine = make_engine(f"sqlite:///{file}", create=False)  # no schema yet: no template asked for
@@ -145,8 +142,7 @@ def kept_connections(engine: Engine) -> Kept:
 
 
 class Kept:
-    """An engine's kept connections, and how many of them are out (at most KEEP: beyond that a
-    use case checks one out of the pool, whose size and timeout then bound the total)."""
+    """An engine's kept connections, and how many are out (at most KEEP; beyond that the pool serves)."""
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
@@ -155,8 +151,7 @@ class Kept:
         self.lock = threading.Lock()
 
     def take(self) -> Any | None:
-        """An idle kept connection the server has not closed; `_NEW` when there is none and one
-        may be made (counted out already); None at the cap (nothing counted: the pool serves)."""
+        """An idle kept connection; `_NEW` when none is idle and one may be made; None at the cap (the pool serves)."""
         with self.lock:
             while self.idle:
                 dbapi = self.idle.pop()
@@ -238,8 +233,7 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
 
 @contextmanager
 def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator[Driver]:
-    """The driver on a kept connection in autocommit, so each statement is its own transaction (probes.counted_read,
-    where Dialect.one_statement_reads)."""
+    """The driver on a kept connection in autocommit: each statement its own transaction (probes.counted_read)."""
     with driver_connection(engine) as dbapi:
         dbapi.autocommit = True
         try:
@@ -315,20 +309,17 @@ def memory_version(engine: Engine) -> str | None:
 
 
 def checkpoint(engine: Engine) -> bool:
-    """Whatever log of the last transactions the backend keeps is in the database files now (R31; Dialect.checkpoint:
-    SQLite's write-ahead log folded and emptied)."""
+    """The backend's log of the last transactions is in the database files now (R31, Dialect.checkpoint)."""
     return dialect_of(engine).checkpoint(engine)
 
 
 def scrub(engine: Engine) -> bool:
-    """Make erased text leave the database files now (R31) and clear the markers of the deletions it covers
-    (markers.py)."""
+    """Make erased text leave the database files now and clear the markers it covers (R31, Dialect.scrub)."""
     return dialect_of(engine).scrub(engine)
 
 
 def warm_driver(url: str) -> None:
-    """Import the URL's SQLAlchemy dialect and driver now (`make run` does it while the server starts;
-    psycopg is 0.08 s of a first page on PostgreSQL). A bad URL is left to the page to report."""
+    """Import the URL's SQLAlchemy dialect and driver now, as the server starts; a bad URL is the page's to report."""
     try:
         _parse(url).get_dialect().import_dbapi()
     except Exception:  # noqa: BLE001  (the page reports it, with where and what)

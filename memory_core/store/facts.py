@@ -75,7 +75,7 @@ def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
 
 
 def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
-    return [EntityRow(*r[:6], _listed(r[6]), r[7], r[8], _listed(r[9])) for r in rows]  # type: ignore[arg-type,call-arg,misc]
+    return [EntityRow(*r[:6], _listed(r[6]), r[7], r[8], _listed(r[9])) for r in rows]  # type: ignore[call-arg]
 
 
 def _listed(value: Any) -> list[Any]:
@@ -88,7 +88,7 @@ def fact_rows(db: Driver, where: str, params: Obj) -> list[StoredFact]:
 
 
 def _facts(rows: list[tuple[Any, ...]]) -> list[StoredFact]:
-    return [StoredFact(*r[:8], bool(r[8]), *r[9:]) for r in rows]  # type: ignore[arg-type,call-arg,misc]
+    return [StoredFact(*r[:8], bool(r[8]), *r[9:]) for r in rows]  # type: ignore[call-arg]
 
 
 def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
@@ -100,9 +100,7 @@ def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
 
 
 class GraphWriter:
-    """Batched writes: every entity and fact a turn's claims name is looked up with a few IN
-    queries, new ones are inserted in one statement each, in the order the claims come (records
-    in order, claims in order, subject before object: the entity spelling rule)."""
+    """Batched writes: the entities and facts a turn's claims name, looked up and inserted a few at a time."""
 
     def __init__(self, db: Driver, moment: int) -> None:
         self.db = db
@@ -143,8 +141,7 @@ class GraphWriter:
                     self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
     def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[StoredFact]:
-        """The fact each (graph, owner, claim) names; missing entities and facts are made with their
-        ids, and written by insert_new."""
+        """The fact each (graph, owner, claim) names; missing ones get their ids (written by insert_new)."""
         new_entities = self.new_entities
 
         def entity(graph: str, owner: str, spec: Obj) -> EntityRow:
@@ -183,8 +180,7 @@ class GraphWriter:
         return out
 
     def insert_new(self) -> None:
-        """Write the new entities, aliases and facts, each in one statement, in that order (each
-        points to the one before); an existing entity's new aliases are written too."""
+        """Write the new entities, aliases (existing entities' too) and facts, one statement each, in that order."""
         none = self.db.json([])  # most new entities have no alias: one parameter for them all
         self.db.many(
             _E_INSERT,
@@ -212,14 +208,12 @@ class GraphWriter:
 
 
 def _entities_named(db: Driver, graph: str, owner: str, keys: list[str]) -> list[EntityRow]:
-    """A graph's entities with these name keys, one index probe per key (whatever the kind), in
-    the statement its dialect probes best (Dialect.entities_named)."""
+    """A graph's entities with these name keys, one index probe per key (Dialect.entities_named)."""
     return _entities(db.rows(*db.dialect.entities_named(_E_COLS_OF_E, graph, owner, keys)))
 
 
 def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[StoredFact]:
-    """A graph's facts with these (subject id, relation, object key) triples, one probe each of the
-    unique index, in the statement its dialect probes best (Dialect.facts_named)."""
+    """A graph's facts of these (subject id, relation, object key), one index probe each (Dialect.facts_named)."""
     return _facts(db.rows(*db.dialect.facts_named(_F_COLS_OF_F, graph, owner, triples)))
 
 
@@ -267,8 +261,7 @@ Votes = dict[int, list[tuple[str, str, float]]]
 
 
 def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple[Votes, dict[int, list[float]]]:
-    """Each fact's supports (origin, key, contribution) and disputes' contributions: the stored
-    ones, in a few batched reads, and the supports teaching is about to write (R26)."""
+    """Each fact's supports (origin, key, contribution) and disputes, with those teaching will write (R26)."""
     supports: Votes = {i: [] for i in ids}
     disputes: dict[int, list[float]] = {i: [] for i in ids}
     for fid, votes in pending.items():
@@ -305,8 +298,7 @@ def _rescore_all(
     counts: dict[tuple[str, str], int],
     fresh: set[int],
 ) -> tuple[list[StoredFact], list[Obj], dict[int, int]]:
-    """Each fact scored anew and noted in `changes`: the facts gone (R3), the stored facts' updates,
-    and how many active facts each end gained or lost (the world map's `counts` moved with them)."""
+    """Each fact scored anew and noted in `changes`: the facts gone (R3), the updates, each end's active facts moved."""
     gone: list[StoredFact] = []
     updates: list[Obj] = []
     shift: dict[int, int] = {}
@@ -332,8 +324,7 @@ def _rescore_all(
 def _rescore(
     fact: StoredFact, supports: list[tuple[str, str, float]], disputes: list[float]
 ) -> tuple[float, str] | None:
-    """The fact scored anew from its own votes (R26 to R28), its (weight, status) after; None: it
-    has no support left and goes (R3)."""
+    """The fact scored anew from its own votes (R26 to R28): (weight, status); None: no support left, it goes (R3)."""
     if not supports:
         return None
     sc = score(supports, disputes, retracted=fact.retracted)
@@ -342,8 +333,7 @@ def _rescore(
 
 
 def _shift(fact: StoredFact, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
-    """A fact became active (+1) or stopped being (-1): its ends' active facts, and the world
-    map's count of facts (R18)."""
+    """A fact became active (+1) or stopped being (-1): its ends' active facts, and the world map's count (R18)."""
     for eid in (fact.subject_id, fact.object_id):
         if eid is not None:
             shift[eid] = shift.get(eid, 0) + delta
@@ -354,8 +344,7 @@ def _shift(fact: StoredFact, delta: int, shift: dict[int, int], counts: dict[tup
 def _moved(
     shift: dict[int, int], ends: dict[int, EntityRow], fresh: set[int], counts: dict[tuple[str, str], int]
 ) -> list[Obj]:
-    """Entities' active facts moved by `shift`: the rows to update (not the new ones, written with
-    theirs), and the world map's count of each kind an entity joined or left (R18)."""
+    """The entities' active facts moved by `shift` (rows to update), and the world map's counts of kinds (R18)."""
     moved = []
     for eid, delta in shift.items():
         if delta:
@@ -370,8 +359,7 @@ def _moved(
 
 
 def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None:
-    """R3: facts left with no support go, and entities left in no fact; each is kept in history as
-    it was, gone at this moment (R32)."""
+    """R3: facts left with no support go, and entities left in no fact, into history at this moment (R32)."""
     for chunk in _chunks(ids):
         params: Obj = {"m": moment}
         listed = in_list("f", chunk, params)
@@ -387,8 +375,7 @@ def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None
 
 
 def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], changes: FactChanges, *, moment: int) -> None:
-    """Remove these supports and recompute every fact they touched (R3); history keeps them, gone
-    at this moment (R32)."""
+    """Remove these supports and recompute every fact they touched (R3); history keeps them (R32)."""
     for chunk in _chunks(support_ids):
         params: Obj = {"m": moment}
         listed = in_list("s", chunk, params)

@@ -272,7 +272,7 @@ class ErasedAccount(SQLModel, table=True):
 
 
 # --- History (R32 to R34): each row's moment (`since`, ...), a moment per use case that changed memory, and the
-# "gone" rows a later use case took away without erasing (R3), with the moment they went; erasure deletes these too (R33).
+# "gone" rows a later use case took away without erasing (R3), with the moment they went; erasure deletes them (R33).
 
 
 class Moment(SQLModel, table=True):

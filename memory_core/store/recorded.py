@@ -54,7 +54,7 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
 
 
 def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
-    """The organizations in scope with their owner, settings as made and workflows; every person with their memberships."""
+    """The organizations in scope (owner, settings as made, workflows); every person with their memberships."""
     for o in organizations(s):
         if org is None or o["id"] == org:
             row = s.get(Organization, o["id"])

@@ -36,8 +36,7 @@ T = TypeVar("T")
 
 
 class Database:
-    """One database's transactions for use cases, the one transaction several may share, and the
-    erasure that follows a deletion (R31)."""
+    """One database's transactions for use cases, the one transaction several may share, and erasure after (R31)."""
 
     def __init__(
         self, engine: Engine | None = None, *, outer: Tx | None = None, standby: Standby | None = None
@@ -62,8 +61,7 @@ class Database:
 
     @classmethod
     def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> Database:
-        """The database at `url` (default: the configured one), its schema brought up to date (database.make_engine;
-        with `existing`, the database must be there already)."""
+        """The database at `url` (default: the configured one), its schema brought up to date (database.make_engine)."""
         engine, standby = _opened(url, existing=existing, read=read)
         return cls(engine, standby=standby)
 
@@ -76,8 +74,7 @@ class Database:
 
     @contextmanager
     def one_transaction(self, *, commit: bool) -> Iterator[Database]:
-        """A database whose use cases all happen in one transaction: rolled back at the end, or (commit) committed when
-        the block ends and rolled back by any error in it (R31)."""
+        """A database whose use cases all run in one transaction, rolled back or (`commit`) committed (R31)."""
         opened = self._outer(commit=commit)
         with self._on_primary(opened) if self._server else opened as s:
             inner = Database(self.engine, outer=s)
@@ -100,8 +97,7 @@ class Database:
                 s.rollback()
 
     def one_load_at_a_time(self) -> AbstractContextManager[None]:
-        """Around a load into an empty database, so two loads into one run one after the other (the
-        second then finds memory there): Dialect.one_load_at_a_time."""
+        """Around a load into an empty database, so two loads into one run one after the other."""
         return self.dialect.one_load_at_a_time(self.engine)
 
     # The one way into a use case's transaction
@@ -113,8 +109,7 @@ class Database:
     def driver(
         self, *, write: bool = True, fresh: bool = False, serializable: bool = False, one_statement: bool = False
     ) -> AbstractContextManager[Db]:
-        """A use case's transaction on the driver (the turn path, driver.py), as `transaction`; a read is rolled back at
-        the end."""
+        """A use case's transaction on the driver (the turn path, driver.py), as `transaction`."""
         if one_statement:
             return self._placed(lambda engine: statement_driver(engine, self.dialect), write=True, fresh=False)
         return self._placed(
@@ -123,8 +118,7 @@ class Database:
 
     @property
     def one_statement_reads(self) -> bool:
-        """Whether a turn-level read may be one autocommitted statement here (PostgreSQL, outside one
-        transaction): Dialect.one_statement_reads."""
+        """Whether a turn-level read may be one autocommitted statement here (PostgreSQL, outside one transaction)."""
         return self.outer is None and self.dialect.one_statement_reads
 
     @contextmanager
@@ -173,8 +167,7 @@ class Database:
     def _placed(
         self, opening: Callable[[Engine], AbstractContextManager[T]], *, write: bool, fresh: bool
     ) -> AbstractContextManager[T]:
-        """A write on the primary (`_on_primary` where it is a server); a read on the primary, or
-        routed to the standby when there is one (`_routed`)."""
+        """A write on the primary (`_on_primary`); a read on the primary, or routed to the standby (`_routed`)."""
         if write:
             return self._on_primary(opening(self.engine)) if self._server else opening(self.engine)
         if self.standby is None:
@@ -203,8 +196,7 @@ class Database:
 
     @contextmanager
     def _routed(self, opening: Callable[[Engine], AbstractContextManager[T]], *, fresh: bool) -> Iterator[T]:
-        """A read on the server the standby's bookkeeping names (Standby.order), or on the other one if that one cannot
-        be reached; a server lost mid-read makes the use case run again (ServerLost, retried as a conflict)."""
+        """A read on the server Standby.order names, else the other; one lost mid-read raises ServerLost."""
         standby = self.standby
         assert standby is not None
         failed: BaseException | None = None
@@ -238,9 +230,7 @@ class Database:
     # What follows a deletion (R31), and what the database is
 
     def scrub_after(self) -> bool | None:
-        """R31, right after a deletion committed: its text leaves the files now (SQLite's checkpoint)
-        or in the background (PostgreSQL's rewrite, or a SQLite log a reader holds); the outcome
-        says which (`bytes_gone`, None inside one transaction), and `erasure_status` says when it is done."""
+        """R31, right after a deletion committed: its text leaves the files now or in the background (`bytes_gone`)."""
         if self.outer is None:
             self._erased()
             return after_erasure(self.engine)
@@ -252,20 +242,16 @@ class Database:
             self.standby.scrub_seen = True  # erasure_status waits for the standby to replay it
 
     def erasure_status(self) -> Obj:
-        """R31: whether every deletion's text is out of the database files yet; with a standby, also
-        whether the standby has replayed the scrub (`standby_bytes_gone`; None: it cannot be asked)."""
+        """R31: whether every deletion's text is out of the files yet, and the standby's (`standby_bytes_gone`)."""
         return self._with_standby(erasure_status(self.engine), 0.0)
 
     def finish_erasure(self, timeout: float | None = None) -> Obj:
-        """Wait for the background scrub of deletions (R31), and for a standby to replay it while it
-        can be reached, then say where it stands."""
+        """Wait for the background scrub (R31) and a standby's replay of it, then say where it stands."""
         finisher(self.engine).wait(timeout)
         return self._with_standby(erasure_status(self.engine), timeout)
 
     def _with_standby(self, status: Obj, wait: float | None) -> Obj:
-        """The standby's part of R31: after a deletion this process made or saw pending, whether the standby has
-        replayed all the primary held once its scrub was done (waiting up to `wait`); with none known, only whether it
-        can be asked (a standby merely behind says nothing of erasure)."""
+        """R31 on the standby: whether it replayed what the primary held once scrubbed (waiting up to `wait`)."""
         standby = self.standby
         if standby is None:
             return status
@@ -279,8 +265,7 @@ class Database:
         return {**status, "standby_bytes_gone": None if replayed is None else replayed or not standby.scrub_seen}
 
     def version(self) -> str | None:
-        """A token of what memory holds that changes whenever a change commits (database.memory_version); None inside
-        one transaction, where nothing should be kept under it."""
+        """A token of what memory holds, new at every commit (database.memory_version); None inside one transaction."""
         if self.outer is not None:
             return None
         if self.standby is None:
@@ -300,8 +285,7 @@ class Database:
         raise E.NoServerReachable(self.shown(), _address(self.standby.engine), why(failed)) from failed
 
     def reads(self) -> Obj:
-        """Where reads come from: the standby's address (None: there is none), whether the primary
-        and the standby could not be reached when last tried, and how many reads each served."""
+        """Where reads come from: the standby (None: none), which server was unreachable, how many reads each served."""
         sb = self.standby
         if sb is None:
             return {
@@ -331,8 +315,7 @@ def _address(engine: Engine) -> str:
 
 
 def _opened(url: str | None, *, existing: bool, read: str | None) -> tuple[Engine, Standby | None]:
-    """The engine of the database at `url` (default: the configured one) and, where it has one, its standby: `read`, or
-    MEMORY_READ_DATABASE_URL for the configured database."""
+    """The engine at `url` (default: the configured one) and its standby: `read`, or MEMORY_READ_DATABASE_URL."""
     if read is None and (url is None or url == database_url()):
         read = read_database_url()
     if read is None:
