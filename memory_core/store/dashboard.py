@@ -100,8 +100,7 @@ RUN_ROW = {
 
 
 def runs(s: Session, org_id: str) -> list[Obj]:
-    """The organization's stored runs with their turns' statuses, in the order they started (the
-    columns shown only: a turn's map, steps and claims kept out are not read)."""
+    """The organization's runs with their turns' statuses, in the order they started (only the columns shown)."""
     shown = core_select(*(col(c) for c in RUN_ROW.values())).where(col(Run.org_id) == org_id).order_by(col(Run.seq))
     runs = s.connection().execute(shown).all()
     by_run: dict[str, list[Obj]] = {r.id: [] for r in runs}
@@ -132,8 +131,7 @@ def facts_table(
     graphs: tuple[str, ...] = ("world", "user", "flow"),
     fact: int | None = None,
 ) -> list[Obj]:
-    """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's User
-    graph, the runs' Flow graphs (R20); or (`fact`) that one fact's row, if it is in one of them."""
+    """Rows for Fact weights of the graphs asked for (R20), or (`fact`) that one fact's row, if it is in one of them."""
     where = None
     if "world" in graphs:
         where = (col(Fact.graph) == "world") & (col(Fact.owner) == org_id)
@@ -266,8 +264,7 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
 
 
 def _records_by_turn(s: Session, run_id: str, turn_ids: list[str], work: Sequence[NestedWork]) -> dict[str, list[Obj]]:
-    """A run's records by turn, in number order, each naming its nested call and its place among
-    its turn's calls (R4, R5)."""
+    """A run's records by turn, in number order, each naming its nested call and its place among the calls (R4, R5)."""
     work_of = {w.id: w.work for w in work}
     seen: Counter[str] = Counter()
     call_of = {}  # each nested call's place among its turn's calls

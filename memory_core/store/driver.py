@@ -41,8 +41,7 @@ def defaults_of(model: Any, *, but: tuple[str, ...]) -> Obj:
 
 
 def insert(table: Any, defaults: Obj | None = None) -> str:
-    """An INSERT of every column of `table`: a `:column` parameter each, but the columns in
-    `defaults`, written as SQL literals of those values (JSON columns' as their JSON text)."""
+    """An INSERT of every column of `table`: a `:column` parameter each, but `defaults` written as SQL literals."""
     values = []
     for c in table.columns:
         if defaults is None or c.name not in defaults:
@@ -86,8 +85,7 @@ class Driver:
 
 @contextmanager
 def driver_of(s: Session | Driver) -> Iterator[Driver]:
-    """The driver of a use case's transaction: itself, or the one under an ORM session's (its pending
-    objects written first)."""
+    """The driver of a use case's transaction: itself, or the one under an ORM session's (flushed first)."""
     if isinstance(s, Driver):
         yield s
         return

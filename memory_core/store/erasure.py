@@ -71,8 +71,7 @@ def run_preview(s: Session, run: RunRef) -> Obj:
 
 
 def erase_run(s: Session, run: RunRef) -> Obj:
-    """R29: erase a run's records and Flow graph; its World and User supports keep key, origin and
-    contribution, with the pointer set to null, so no weight changes."""
+    """R29: erase a run's records and Flow graph; its other supports keep their votes, their pointers nulled."""
     summary = run_preview(s, run)
     drop_graph(s, "flow", run.id)
     of_user_fact = select(Fact.id).where(col(Fact.id) == Support.fact_id, Fact.graph == "user").exists()
@@ -133,8 +132,7 @@ def erase_account(s: Session, person: PersonRef) -> Obj:
 
 
 class Finisher:
-    """One background scrubber per engine: runs db.scrub until no marker is left, retrying with
-    backoff while SQLite's log cannot be folded or the server refuses (a lock, a lost connection)."""
+    """One background scrubber per engine: scrubs until no marker is left, retrying with backoff."""
 
     PAUSES = (0.05, 0.2, 0.5, 1.0, 2.0, 5.0)
 
@@ -224,8 +222,7 @@ def after_erasure(engine: Engine) -> bool:
 
 
 def heal(engine: Engine) -> None:
-    """On opening a database: a deletion whose scrub never finished (a process killed between the
-    commit and the scrub) is finished now or right after, in the background, as `after_erasure`."""
+    """On opening a database: a deletion whose scrub never finished is finished now or in the background (R31)."""
     try:
         if scrub_due(engine):
             after_erasure(engine)

@@ -27,8 +27,7 @@ WHAT = (
 
 
 def take_moment(tx: Session | Driver) -> int:
-    """The next moment's number, inside the use case's transaction (Dialect.new_ids: on SQLite
-    after the largest under the write lock, so moments are numbered in commit order)."""
+    """The next moment's number, inside the use case's transaction (Dialect.new_ids: in commit order)."""
     with driver_of(tx) as db:
         return db.new_ids("moment", 1)[0]
 
@@ -50,8 +49,7 @@ def mark(
     detail: str | None = None,
     facts: Iterable[int] = (),
 ) -> None:
-    """Write moment `n` (taken with take_moment): what happened, and the facts it changed, after
-    logging the turns named in `turns` as they stand (R32)."""
+    """Write moment `n` (take_moment): what happened and the facts it changed, after logging `turns` (R32)."""
     assert what in WHAT, what
     with driver_of(tx) as db:
         for turn_id in turns:

@@ -34,24 +34,20 @@ class PastFact(FactIdentity):
 
 
 def _rows(s: Session, sql: str, params: Obj) -> list[tuple[Any, ...]]:
-    """Plain rows on the driver, inside the session's transaction (a view of the past reads tens
-    of thousands of rows: SQLAlchemy's Row objects cost as much as the query)."""
+    """Plain rows on the driver, in the session's transaction (SQLAlchemy's Row objects cost as much as the query)."""
     with driver_of(s) as db:
         return db.rows(sql, params)
 
 
 def _among(s: Session, column: str, values: Iterable[int]) -> tuple[str, Obj]:
-    """`column` is one of these ids, as one parameter `:ids` (Dialect.among: an IN list of
-    thousands of parameters cost SQLite more to compile than to run)."""
+    """`column` is one of these ids, as one parameter `:ids` (Dialect.among)."""
     clause, value = dialect_of(s.get_bind()).among(column, "ids", sorted(set(values)))  # type: ignore[arg-type]
     return clause, {"ids": value}
 
 
 @contextmanager
 def bulk() -> Iterator[None]:
-    """Around reading a whole graph of the past: Python's cyclic garbage collector paused (tens of
-    thousands of small rows and dicts, none of them cyclic, made it run dozens of times: 40% of a
-    World graph's read at 56k facts, B9), then put back as it was."""
+    """Around reading a whole graph of the past: the cyclic garbage collector paused (B9: 40% at 56k facts)."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -90,8 +86,7 @@ def facts_at(
     ids: Iterable[int] | None = None,
     votes: bool = True,
 ) -> list[PastFact]:
-    """The facts of one graph (or with these ids) as they stood after moment `n`, with their supports and disputes
-    then."""
+    """The facts of one graph (or with these ids) as they stood after moment `n`, with their supports and disputes."""
     if ids is not None:
         ids = set(ids)
         if not ids:
@@ -112,8 +107,7 @@ def facts_at(
 
 
 def _fact_rows(s: Session, n: int, where: str, params: Obj) -> tuple[list[PastFact], dict[int, bool], set[int]]:
-    """The fact rows there at moment `n` (present and gone since), whether each was retracted by
-    then, and the ids whose score must be recomputed: a later moment changed them, or they are gone."""
+    """The fact rows there at `n` (present and gone since), whether each was retracted, and the ids to rescore."""
     live = _rows(s, f"SELECT {_FACT_COLS} FROM fact WHERE {where} AND since <= :n", params)
     gone = _rows(s, f"SELECT {_GONE_COLS} FROM factgone WHERE {where} AND since <= :n AND until > :n", params)
     later = changed_after(s, n)
@@ -147,8 +141,7 @@ def with_votes(
 def _votes_at(
     s: Session, n: int, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None = None
 ) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
-    """The supports (in the order made) and disputes of these facts at moment `n`, keyed by (fact id, graph, owner): a
-    gone row names its fact's graph, as an id may be taken again."""
+    """These facts' supports (in the order made) and disputes at `n`, by (fact id, graph, owner)."""
     supports: dict[Any, list[Obj]] = defaultdict(list)
     disputes: dict[Any, list[Obj]] = defaultdict(list)
     order: dict[Any, list[Any]] = defaultdict(list)  # the present rows' order keys, by fact
@@ -205,8 +198,7 @@ def _votes_at(
 def _vote_filters(
     s: Session, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None
 ) -> tuple[str, str, str, Obj]:
-    """The conditions on supports joined to facts, on gone rows, and on disputes joined to facts, and
-    their parameters: by graph for a whole graph, else by these facts' ids (one `:ids` parameter)."""
+    """The conditions on supports, gone rows and disputes, and their parameters: by graph, or by these facts' ids."""
     if whole is not None:
         joined = "f.graph = :g AND f.owner = :o"
         return joined, "graph = :g AND owner = :o", joined, {"g": whole[0], "o": whole[1]}
@@ -219,8 +211,7 @@ def _vote_filters(
 def _merge(
     votes: dict[Any, list[Obj]], keys: dict[Any, list[Any]], extra: dict[Any, list[tuple[Any, Obj]]], *, whole: object
 ) -> None:
-    """Put the withdrawn rows (`extra`, with their order keys) among the present ones, in the order
-    made; facts read by id have their present rows sorted too."""
+    """Put the withdrawn rows (`extra`, with their order keys) among the present ones, in the order made."""
     if whole is None:
         extra = {**{k: [] for k, v in votes.items() if len(v) > 1}, **extra}
     for k, more in extra.items():
@@ -343,8 +334,7 @@ def _in_scope(sql: str, params: Obj, *, last: int | None, org: str | None, run: 
 
 
 def moment_numbers(s: Session, *, last: int | None = None, org: str | None = None) -> list[int]:
-    """The numbers of the moments up to `last`, oldest first, optionally those about one organization
-    (and those about none): what a time control steps through, without their rows."""
+    """The numbers of the moments up to `last`, oldest first, optionally of one organization (and of none)."""
     params = Obj()
     sql = _in_scope("SELECT id FROM moment WHERE id > 0", params, last=last, org=org)
     return [int(r[0]) for r in _rows(s, sql, params)]
@@ -363,8 +353,7 @@ def moment_by_time(s: Session, at: str) -> int | None:
 
 
 def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int | None]:
-    """Every support and dispute a live fact ever had (withdrawn ones with `until`), and the
-    moment it was retracted: what a weight through time is computed from (views/history.py)."""
+    """Every support and dispute a live fact ever had (withdrawn ones with `until`), and when it was retracted."""
     fact = _rows(s, "SELECT graph, owner, since, retracted_at FROM fact WHERE id = :f", {"f": fact_id})
     if not fact:
         return [], [], None

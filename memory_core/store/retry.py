@@ -22,9 +22,7 @@ LONGEST_PAUSE = 0.4
 
 
 def retryable(exc: BaseException) -> bool:
-    """Whether a database error is a conflict another attempt can get past: SQLAlchemy's wrapped
-    errors, or the driver's own (the driver use cases run on the DB-API, probes.py); or a read whose
-    server went away mid-read (standby.ServerLost: the next attempt reads from the other server)."""
+    """Whether a database error is a conflict another attempt can get past, or a read whose server went away."""
     if getattr(exc, "retry", False) is True:
         return True
     orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
@@ -36,15 +34,12 @@ def retryable(exc: BaseException) -> bool:
 
 
 def pause(step: float) -> float:
-    """How long to wait before the next attempt: uniformly up to twice the step (jitter keeps
-    colliding writers from colliding again in lockstep)."""
+    """How long to wait before the next attempt: uniformly up to twice the step (jitter)."""
     return step * 2 * random.random()
 
 
 class _PipelineNoise(logging.Filter):
-    """psycopg logs "error ignored terminating <Pipeline>" when a batch inside its pipeline failed and the pipeline then
-    cannot end cleanly: the batch's own error (a conflict, retried here, or a refusal) is still raised, so this line
-    says nothing a person needs, and reads as a failure (#26)."""
+    """psycopg's "error ignored terminating <Pipeline>", logged after a failed batch whose own error is raised (#26)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args if isinstance(record.args, tuple) else ()
@@ -66,8 +61,7 @@ quiet_pipelines()
 def run_retrying(
     fn: Callable[[], T], *, on_retry: Callable[[BaseException], None] | None = None, started: float | None = None
 ) -> T:
-    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call
-    (`started`: when an earlier attempt, made by the caller, began)."""
+    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call (or `started`)."""
     deadline = (time.monotonic() if started is None else started) + DEADLINE
     step = FIRST_PAUSE
     while True:
@@ -86,8 +80,7 @@ def run_retrying(
 
 
 def run_use_case(owner: Any, call: Callable[[], T]) -> T:
-    """The one place retry is applied: every use case of the facade (usecases/facade.py delegates through it) and every
-    whole replay (format/replay.py) run here."""
+    """The one place retry is applied: every use case of the facade and every whole replay (format/replay.py)."""
     if getattr(owner, "_sandbox", None) is not None:
         return call()
     started = time.monotonic()

@@ -33,8 +33,7 @@ def read_database_url() -> str | None:
 
 
 def lost(exc: BaseException) -> bool:
-    """Whether an error says the server cannot be reached or went away (Dialect.lost), not that it
-    refused a statement: SQLAlchemy's wrapped errors, or the driver's own."""
+    """Whether an error says the server cannot be reached or went away (Dialect.lost), not that it refused."""
     orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
     return any(d.lost(orig) for d in DIALECTS)
 
@@ -47,8 +46,7 @@ def why(exc: BaseException) -> str:
 
 
 class ServerLost(Exception):
-    """A read's server went away while it ran: retried as a conflict is (retry.py), so the use case
-    runs again, on the other server."""
+    """A read's server went away while it ran: retried as a conflict is (retry.py), on the other server."""
 
     retry = True
 
@@ -78,9 +76,7 @@ def _ask(line: Detached, sql: str) -> Any:
 
 
 class Standby:
-    """A primary's hot standby, as one process reads from it: the mark its reads must have replayed,
-    how far the standby had replayed when last asked, which server is down, and how many reads each
-    served (`served`, for operators and tests). Shared by the process's threads."""
+    """A primary's hot standby as one process reads from it: its mark, its replay, servers down, reads served."""
 
     def __init__(self, primary: Engine, engine: Engine) -> None:
         self.primary, self.engine = primary, engine
@@ -103,8 +99,7 @@ class Standby:
         self._wrote = True
 
     def lost(self, which: str) -> None:
-        """A server was found unreachable: reads leave it alone for DOWN_FOR seconds, and it is said
-        to be unreachable until it is reached again (`unreachable`)."""
+        """A server was found unreachable: reads leave it alone for DOWN_FOR seconds; `unreachable` until reached."""
         self._down[which] = time.monotonic() + DOWN_FOR
         self._failing[which] = True
         if which == PRIMARY:
@@ -119,8 +114,7 @@ class Standby:
         return self._down[which] > time.monotonic()
 
     def unreachable(self, which: str) -> bool:
-        """Whether the server could not be reached the last time it was tried: what a page says, which
-        must not depend on how long the page took to draw since (DOWN_FOR is when to try again)."""
+        """Whether the server could not be reached the last time it was tried (what a page says)."""
         return self._failing[which]
 
     def order(self, *, fresh: bool = False) -> tuple[str, str]:
@@ -153,8 +147,7 @@ class Standby:
             return replayed >= self._mark
 
     def _position(self, which: str, sql: str | None, *, nothing: int) -> int | None:
-        """The log position a server answers (`nothing` when it has none), or None when it cannot be
-        reached; any other error is raised."""
+        """The log position a server answers (`nothing` when it has none), or None when it cannot be reached."""
         assert sql is not None
         try:
             answer = position(_ask(self._lines[which], sql))
@@ -166,8 +159,7 @@ class Standby:
         return answer or nothing
 
     def replayed_everything(self, timeout: float | None = 0.0) -> bool | None:
-        """Whether the standby has replayed all the primary holds now (R31: a scrub done on the primary is done on the
-        standby once it has), waiting up to `timeout` seconds for it (None: REPLAY_WAIT)."""
+        """Whether the standby replayed all the primary holds now (R31), waiting up to `timeout` (None: REPLAY_WAIT)."""
         with self._lock:
             target = self._position(PRIMARY, self._now_sql, nothing=0)
         deadline = time.monotonic() + (REPLAY_WAIT if timeout is None else timeout)
