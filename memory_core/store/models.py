@@ -182,8 +182,7 @@ class SettingsAudit(SQLModel, table=True):
 
 
 class UsedId(SQLModel, table=True):
-    """Run and turn ids ever used, erased ones included, for `duplicate_id`: each kept as a keyed
-    digest (store/ids.py), never the id itself (R33)."""
+    """Run and turn ids ever used, erased ones included, for `duplicate_id`: a keyed digest each (ids.py, R33)."""
 
     kind: str = Field(primary_key=True)  # run | turn
     id: str = Field(primary_key=True)  # HMAC-SHA256 of kind and id under IdKey.key, in hex
@@ -222,8 +221,7 @@ class IdentityLink(SQLModel, table=True):
 
 
 class AgentServer(SQLModel, table=True):
-    """An MCP server process (agents/): it notes `seen_at` every few seconds while it serves, so the
-    next server to start tells a killed server's sessions from a live one's (store/agents.py)."""
+    """An MCP server process (agents/), noting `seen_at` while it serves, so a killed one's sessions are told apart."""
 
     id: str = Field(primary_key=True)
     host: str
@@ -247,8 +245,7 @@ class AgentSession(SQLModel, table=True):
 
 
 class MapCount(SQLModel, table=True):
-    """The map of a World graph kept as counters (R18): entities of active facts per kind, and
-    active facts under the kind "" — updated with each fact whose status changes, read in O(kinds)."""
+    """The map of a World graph as counters (R18): entities of active facts per kind, and active facts (kind "")."""
 
     org_id: str = Field(primary_key=True)
     kind: str = Field(primary_key=True)
@@ -265,8 +262,7 @@ class ScrubDue(SQLModel, table=True):
 
 
 class ErasedAccount(SQLModel, table=True):
-    """R30: one row per deleted account, numbered in deletion order: `person:erased:N` is the key
-    that replaces the person's id on their supports. The person's id is not kept."""
+    """R30: one row per deleted account, in deletion order: `person:erased:N` replaces the person's id on supports."""
 
     n: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
 
@@ -290,8 +286,7 @@ class Moment(SQLModel, table=True):
 
 
 class TurnLog(SQLModel, table=True):
-    """A turn as the state shows it, after each moment that changed it after it opened (a step,
-    its end, its replacement): status, taught, skipped, steps. Erased with its run (R33)."""
+    """A turn as the state shows it after each moment that changed it after it opened (R33: erased with its run)."""
 
     turn_id: str = Field(primary_key=True)
     moment: int = Field(primary_key=True)
@@ -304,8 +299,7 @@ class TurnLog(SQLModel, table=True):
 
 
 class MapLog(SQLModel, table=True):
-    """R18 through time: an organization's map counter (kind; "" counts active facts) after each
-    moment that changed it. The map as of a moment reads one row per kind (R34)."""
+    """R18 through time: an organization's map counter (kind; "" counts active facts) after each moment (R34)."""
 
     org_id: str = Field(primary_key=True)
     kind: str = Field(primary_key=True)
@@ -333,8 +327,7 @@ class SupportGone(SQLModel, table=True):
 
 
 class GoneBase(SQLModel):
-    """The first columns of a fact's or an entity's row kept in history (R32): its own key, the id
-    the row had, and its graph and owner (so erasing a graph erases its history, R33)."""
+    """The first columns of a fact's or an entity's row kept in history (R32): its key, id, graph and owner (R33)."""
 
     gid: int | None = Field(default=None, primary_key=True)
     id: int = Field(index=True)

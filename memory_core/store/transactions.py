@@ -287,18 +287,11 @@ class Database:
     def reads(self) -> Obj:
         """Where reads come from: the standby (None: none), which server was unreachable, how many reads each served."""
         sb = self.standby
-        if sb is None:
-            return {
-                "standby": None,
-                "primary_down": False,
-                "standby_down": False,
-                "served": {"primary": 0, "standby": 0},
-            }
         return {
             "standby": self._standby_shown(),
-            "primary_down": sb.unreachable(PRIMARY),
-            "standby_down": sb.unreachable(STANDBY),
-            "served": dict(sb.served),
+            "primary_down": sb is not None and sb.unreachable(PRIMARY),
+            "standby_down": sb is not None and sb.unreachable(STANDBY),
+            "served": dict(sb.served) if sb is not None else {"primary": 0, "standby": 0},
         }
 
     def shown(self) -> str:

@@ -83,13 +83,6 @@ ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
 SUPPORTS_OF_TURN = "SELECT id, fact_id FROM support WHERE turn_id = :t"
 
 
-class SupportOfTurnRow(NamedTuple):
-    """A row of SUPPORTS_OF_TURN."""
-
-    id: int
-    fact_id: int
-
-
 LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
 TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"
 SET_NEXT_RECORD = "UPDATE turn SET next_record = :n WHERE id = :t"
@@ -112,8 +105,8 @@ def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
 
 def withdraw_teaching(db: Driver, turn_id: str, changes: FactChanges, *, moment: int) -> None:
     """R3: the supports a replaced turn taught leave, and every fact they touched is recomputed."""
-    taught = [SupportOfTurnRow._make(r) for r in db.rows(SUPPORTS_OF_TURN, {"t": turn_id})]
-    withdraw(db, [r.id for r in taught], [r.fact_id for r in taught], changes, moment=moment)
+    taught = db.rows(SUPPORTS_OF_TURN, {"t": turn_id})  # (support id, fact id)
+    withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes, moment=moment)
 
 
 def mark_replaced(db: Driver, turn_id: str, *, moment: int) -> None:
