@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from sqlmodel import Session
+from sqlalchemy import func
+from sqlmodel import Session, select
 
 from .. import errors as E
 from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME
-from . import moments, queries
+from . import moments
 from .dialect import for_update
 from .driver import Driver, defaults_of, driver_of, insert
 from .erasure import erase_run
@@ -214,7 +215,7 @@ def end_taught(
 
 def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj], moment: int) -> None:
     """A checked scenario's organizations, people and workflows; an id already there is refused."""
-    base = queries.count(s, Organization)
+    base = int(s.exec(select(func.count()).select_from(Organization)).one())
     for i, o in enumerate(organizations):
         if s.get(Organization, o["id"]) is not None:
             raise E.DuplicateId.exists("organization", o["id"])
@@ -222,7 +223,7 @@ def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workfl
         for name, value in o.get("settings", {}).items():
             setattr(org, SETTING_BY_NAME[name].column, value)
         s.add(org)
-    pbase = queries.count(s, Person)
+    pbase = int(s.exec(select(func.count()).select_from(Person)).one())
     for i, p in enumerate(people):
         if s.get(Person, p["id"]) is not None:
             raise E.DuplicateId.exists("person", p["id"])
@@ -261,7 +262,8 @@ class NewRun(NamedTuple):
 
 def add_run(s: Session, run: NewRun, *, moment: int) -> None:
     """A new run, numbered after the last, started at `moment` (R32)."""
-    s.add(Run(seq=queries.next_run_seq(s), started_at=moment, **run._asdict()))
+    seq = int(s.exec(select(func.coalesce(func.max(Run.seq), -1))).one()) + 1  # an index look-up
+    s.add(Run(seq=seq, started_at=moment, **run._asdict()))
 
 
 def add_step(s: Session, turn_id: str, done: Obj) -> None:
@@ -285,12 +287,12 @@ def end_work(s: Session, nested_id: int, status: str) -> None:
 
 def open_turns(s: Session, run_id: str) -> list[tuple[str, str]]:
     """The run's open turns: (id, status)."""
-    return [(t.id, t.status) for t in queries.open_turns(s, run_id)]
+    return [(t.id, t.status) for t in s.exec(select(Turn).where(Turn.run_id == run_id, Turn.status == "open"))]
 
 
 def cancel_turn(s: Session, turn_id: str) -> None:
     """R17: an open turn of an ending run is cancelled, with its open nested work."""
-    for work in queries.open_works(s, turn_id):
+    for work in s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.status == "open")):
         work.status = "cancelled"
         s.add(work)
     turn = s.get(Turn, turn_id)
