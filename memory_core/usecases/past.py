@@ -15,7 +15,7 @@ from typing import cast
 from .. import errors as E
 from ..rules.visibility import evidence_elsewhere, in_organization
 from ..store import dashboard, past
-from ..store.snapshot_at import export_at, facts_then, graph_at
+from ..store.past import export_at, facts_then, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
 
