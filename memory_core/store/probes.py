@@ -47,8 +47,7 @@ def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
 
 
 def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
-    """R21: count one read of an open turn, within its cap; one guarded UPDATE, so concurrent reads of
-    one turn never pass the cap. False: nothing counted (the cap was reached, or the turn ended)."""
+    """R21: count one read of an open turn within its cap, one guarded UPDATE; False: nothing counted."""
     if cap is None:
         return bool(db.change(COUNT, {"t": turn_id}))
     return bool(db.change(COUNT_CAPPED, {"t": turn_id, "cap": cap}))
@@ -225,8 +224,7 @@ def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, i
 
 
 def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fact: Obj, graph: str) -> list[Obj]:
-    """GraphSource: an active fact's supports, the excerpt read through each pointer (R23, R24);
-    evidence from another organization's run stays there (R20)."""
+    """GraphSource: an active fact's supports and excerpts (R23, R24); another organization's evidence hidden (R20)."""
     owner = seen.get(graph)
     hit = None if owner is None else _fact_named(db, graph, owner, fact)
     if hit is None or hit[1] != "active":

@@ -1,5 +1,4 @@
-"""What memory recorded, read back as plain rows: what the scenario export writes back as events (usecases/export.py
-shapes them into `memory-scenario/1`) (R32, R21, R17, R29, R30, R33)."""
+"""What memory recorded, as plain rows, for the scenario export (usecases/export.py); erased is gone (R32, R33)."""
 
 from __future__ import annotations
 
@@ -33,8 +32,7 @@ class Recorded:
 
 
 def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> Recorded:
-    """What memory recorded: everything, or one organization's (`org`), or one run's (`run`, with
-    its organization's settings changes). The caller has checked that they exist."""
+    """What memory recorded: everything, one organization's (`org`) or one run's (`run`), which exist."""
     out = Recorded()
     _orgs_and_people(s, out, org=org)
     audit = select(SettingsAudit).order_by(col(SettingsAudit.moment), col(SettingsAudit.id))
@@ -105,8 +103,7 @@ def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
 
 
 def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
-    """The fact with this id as it stood at moment `n` (a replacement may have taken it since, R3), as a scenario names
-    it: subject, relation, object; None if it was not there."""
+    """The fact with this id as it stood at moment `n` (R3), as a scenario names it; None if it was not there."""
     with driver_of(s) as db:
         rows = db.rows(
             "SELECT subject_id, relation, object_id, value FROM fact WHERE id = :f AND since <= :n "

@@ -66,8 +66,7 @@ def in_order(items: Iterable[tuple[F, Obj]]) -> list[tuple[F, Obj]]:
 
 
 def graph_of(entities: Iterable[Obj], items: list[tuple[Any, Obj]], *, ids: bool, total: int | None) -> Obj:
-    """A graph of the state format from its entities and its sorted facts: with `ids`, each fact with
-    its database id; with `total`, how many facts the graph holds."""
+    """A graph of the state format from its entities and sorted facts; with `ids` each fact's id; with `total`."""
     out: Obj = {
         "entities": sorted(entities, key=lambda e: (e["name"], e["kind"])),
         "facts": [{"id": f.id, **item} if ids else item for f, item in items],
@@ -95,8 +94,7 @@ def fact_items(s: Session, facts: Sequence[Fact]) -> list[tuple[Fact, Obj]]:
 
 
 def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph: its entities (by name, then kind) and its facts; with `limit`, only its heaviest facts and their
-    entities, plus `total`, the number of facts it holds."""
+    """One graph, its entities by name then kind; with `limit`, its heaviest facts, their entities and `total`."""
     query = select(Fact).where(Fact.graph == graph, Fact.owner == owner)
     total = None
     if limit is None:

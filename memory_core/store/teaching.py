@@ -16,8 +16,7 @@ from .graph import FactChanges
 
 @dataclass(frozen=True, slots=True)
 class SkippedClaim:
-    """One claim a completed turn kept out of a graph (R10): the record and the claim's index in it,
-    the rule that kept it out (R8a to R8d, R9, R30), and what the claim says, for people."""
+    """One claim a completed turn kept out of a graph (R10): the record, the claim's index, the rule, its words."""
 
     record: str
     claim: int
@@ -91,8 +90,7 @@ def teach(
     person_id: str | None,
     moment: int,
 ) -> Teaching:
-    """R1: write everything a completed turn teaches, inside the caller's one transaction, in a few batched statements
-    on the driver (graph.py works on rows) (R16, R5, R32)."""
+    """R1: write everything a completed turn teaches, in a few batched statements on the driver (R5, R16, R32)."""
     records = [
         RecordToTeach(r[0], r[1], r[2], r[3], r[4], json_value(r[5]))
         for r in db.rows(

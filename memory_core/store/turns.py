@@ -1,5 +1,4 @@
-"""Runs, turns and their records in the store: what the use cases of usecases/turns.py read and write, as typed
-functions of their transaction (R1 to R10, R17, R22)."""
+"""Runs, turns and their records in the store, as typed functions of the transaction (R1 to R10, R17, R22)."""
 
 from __future__ import annotations
 
@@ -144,8 +143,7 @@ class NewRecord(NamedTuple):
 
 
 def add_record(tx: Session | Driver, record: NewRecord) -> str:
-    """The one way a record is added: written, and the turn's next number moved past it (in an ORM
-    transaction, its turn object learns the number)."""
+    """The one way a record is added: written, and the turn's next number moved past it."""
     with driver_of(tx) as db:
         row = record._asdict()
         row["id"] = record.id
@@ -164,8 +162,7 @@ def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow | None:
 
 
 def member_of_run(db: Driver, person_id: str, run_id: str) -> bool:
-    """Whether the person is a member of the run's organization: the only people a person record may name; anyone else
-    is answered as no one (#40), so a record cannot test another organization's people."""
+    """Whether the person is a member of the run's organization, the only people a record may name (#40)."""
     return bool(db.rows(MEMBER_OF_RUN, {"p": person_id, "r": run_id}))
 
 
