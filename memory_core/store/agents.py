@@ -1,9 +1,4 @@
-"""MCP servers and their sessions (agents/): who started which run, and which servers are alive.
-
-Typed calls on a use case's transaction (`(tx, *, ...)`); times are wall-clock seconds the caller
-gives (the store reads no clock). A server is *gone* when it said it stopped, when it ran on this
-host under a pid that no longer runs, or when it has not noted that it is alive for `stale` seconds.
-"""
+"""MCP servers and their sessions (agents/): who started which run, and which servers are alive."""
 
 from __future__ import annotations
 

@@ -100,8 +100,7 @@ RUN_ROW = {
 
 
 def runs(s: Session, org_id: str) -> list[Obj]:
-    """The organization's stored runs with their turns' statuses, in the order they started (the
-    columns shown only: a turn's map, steps and claims kept out are not read)."""
+    """The organization's runs with their turns' statuses, in the order they started (only the columns shown)."""
     shown = core_select(*(col(c) for c in RUN_ROW.values())).where(col(Run.org_id) == org_id).order_by(col(Run.seq))
     runs = s.connection().execute(shown).all()
     by_run: dict[str, list[Obj]] = {r.id: [] for r in runs}
@@ -132,8 +131,7 @@ def facts_table(
     graphs: tuple[str, ...] = ("world", "user", "flow"),
     fact: int | None = None,
 ) -> list[Obj]:
-    """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's User
-    graph, the runs' Flow graphs (R20); or (`fact`) that one fact's row, if it is in one of them."""
+    """Rows for Fact weights of the graphs asked for (R20), or (`fact`) that one fact's row, if it is in one of them."""
     where = None
     if "world" in graphs:
         where = (col(Fact.graph) == "world") & (col(Fact.owner) == org_id)
@@ -151,12 +149,10 @@ def facts_table(
 
 
 def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None) -> Obj:
-    """A weight explained: each source with key, origin, reliability, contribution, repeats folded
-    in, erased pointers and the weight without it; each support with its evidence's excerpt (R24;
-    None once its run is erased, R29); each dispute with the weight without it; the arithmetic
-    written out (R26); and the margin to the shortcut threshold, or why there is none (R22, R28).
-    Seen from organization `org`, a User fact's evidence from another organization's run stays
-    there (R20, R23): its pointer, source and excerpt are withheld (`elsewhere`)."""
+    """A weight explained: each source with key, origin, reliability, contribution, repeats folded in, erased pointers
+    and the weight without it; each support with its evidence's excerpt (R24; None once its run is erased, R29); each
+    dispute with the weight without it; the arithmetic written out (R26); and the margin to the shortcut threshold, or
+    why there is none (R22, R28, R20, R23)."""
     fact = s.get(Fact, fact_id)
     if fact is None:
         raise E.UnknownFact(fact_id)
@@ -241,11 +237,10 @@ def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
 
 
 def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
-    """One run of the organization as the Runs page shows it: the run, each turn (its status, the
-    map taken at open (R18), what it taught per graph, each claim kept out and the rule, its steps
-    run or skipped by a shortcut (R22), probes against the budget (R21), its nested work (R4, R5))
-    and every record, failed and cancelled turns' included (R2), with its claims and excerpt (R24).
-    A run of another organization is unknown here (R20)."""
+    """One run of the organization as the Runs page shows it: the run, each turn (its status, the map taken at open
+    (R18), what it taught per graph, each claim kept out and the rule, its steps run or skipped by a shortcut (R22),
+    probes against the budget (R21), its nested work (R4, R5)) and every record, failed and cancelled turns' included
+    (R2), with its claims and excerpt (R24, R20)."""
     run = s.get(Run, run_id)
     if run is None or run.org_id != org_id:
         raise E.UnknownRun(run_id)
@@ -269,8 +264,7 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
 
 
 def _records_by_turn(s: Session, run_id: str, turn_ids: list[str], work: Sequence[NestedWork]) -> dict[str, list[Obj]]:
-    """A run's records by turn, in number order, each naming its nested call and its place among
-    its turn's calls (R4, R5)."""
+    """A run's records by turn, in number order, each naming its nested call and its place among the calls (R4, R5)."""
     work_of = {w.id: w.work for w in work}
     seen: Counter[str] = Counter()
     call_of = {}  # each nested call's place among its turn's calls

@@ -77,12 +77,7 @@ def _parse(url: str) -> URL:
 
 
 def make_engine(url: str | None = None, *, create: bool = True, existing: bool = False) -> Engine:
-    """An engine for `url` (default: `database_url()`); with `create`, its schema is brought up to
-    date by the migrations (a private in-memory database gets the models' tables directly). With
-    `existing`, the database must be there already with a schema: nothing is created, no file,
-    directory or table (the commands that only read or manage a database refuse a mistyped path
-    or an empty database). An unsupported scheme,
-    a missing file or a path that cannot be made raise DatabaseUnusable."""
+    """An engine for `url` (default: `database_url()`), with `create` its schema migrated; `existing`: must be there."""
     url = url or database_url()
     path = sqlite_file(url)  # checks the scheme
     if path is not None:
@@ -111,8 +106,7 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
 
 
 def _sqlite_file_engine(url: str, path: Path, *, create: bool, existing: bool) -> Engine:
-    """An engine on a SQLite file: with `existing`, the file must be there; its folder is made, and
-    with `create`, a new file is a copy of this process's template when it has one."""
+    """An engine on a SQLite file, its folder made; with `create`, a new file is a copy of this process's template."""
     if existing and not path.is_file():
         raise DatabaseUnusable(
             shown(url), f"no database file at {path}; nothing was created (`db upgrade --db URL` creates one)"
@@ -127,8 +121,7 @@ def _sqlite_file_engine(url: str, path: Path, *, create: bool, existing: bool) -
 
 
 def _migrated(file: Path) -> None:
-    """A new SQLite file brought to the newest schema, its log written into it: the template of the
-    files this process makes (store/template.py)."""
+    """A new SQLite file brought to the newest schema, its log folded in: the template (store/template.py)."""
     from .migrate import upgrade
 
     engine = make_engine(f"sqlite:///{file}", create=False)  # no schema yet: no template asked for
@@ -149,8 +142,7 @@ def kept_connections(engine: Engine) -> Kept:
 
 
 class Kept:
-    """An engine's kept connections, and how many of them are out (at most KEEP: beyond that a
-    use case checks one out of the pool, whose size and timeout then bound the total)."""
+    """An engine's kept connections, and how many are out (at most KEEP; beyond that the pool serves)."""
 
     def __init__(self, dialect: Dialect) -> None:
         self.dialect = dialect
@@ -159,8 +151,7 @@ class Kept:
         self.lock = threading.Lock()
 
     def take(self) -> Any | None:
-        """An idle kept connection the server has not closed; `_NEW` when there is none and one
-        may be made (counted out already); None at the cap (nothing counted: the pool serves)."""
+        """An idle kept connection; `_NEW` when none is idle and one may be made; None at the cap (the pool serves)."""
         with self.lock:
             while self.idle:
                 dbapi = self.idle.pop()
@@ -218,15 +209,7 @@ def _close_quietly(dbapi: Any) -> None:
 
 @contextmanager
 def driver_connection(engine: Engine) -> Iterator[Any]:
-    """A DB-API connection for one driver use case (a read, a record, teaching), outside any
-    transaction. On a SQLite file or a PostgreSQL server (psycopg) the connection is kept for the
-    next use case: SQLAlchemy's pool checkout and check-in cost about 10 µs in Python, a third of a
-    graph read on SQLite, and its pre-ping is a round trip to the server before every use case
-    (issue #8, B2, profiled). A kept connection was made by the pool (so it has every setting the
-    engine gives) and detached from it. One left inside a transaction, in autocommit, or closed by
-    a failure is closed, never kept; a kept server connection the server has closed meanwhile is
-    dropped unused (Dialect.alive). At most KEEP are out at once; beyond that, and for the in-memory
-    SQLite memory (one shared connection), the pool serves."""
+    """A DB-API connection for one driver use case (a read, a record, teaching), outside any transaction."""
     kept = _KEPT.get(engine)
     dbapi = kept.take() if kept is not None else None
     if dbapi is None:  # the pool's connection, back to the pool after
@@ -250,9 +233,7 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
 
 @contextmanager
 def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator[Driver]:
-    """The driver on a kept connection in autocommit, so each statement is its own transaction
-    (probes.counted_read, where Dialect.one_statement_reads). The connection leaves autocommit
-    after; one that could not is not kept (Dialect.idle). `dialect`: the engine's, if at hand."""
+    """The driver on a kept connection in autocommit: each statement its own transaction (probes.counted_read)."""
     with driver_connection(engine) as dbapi:
         dbapi.autocommit = True
         try:
@@ -265,30 +246,33 @@ def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator
             dbapi.autocommit = False
 
 
-class Watch:
-    """The connection an engine reads its version on: made by the pool (so with every setting the
-    engine gives) and detached from it, used under a lock, never writing (SQLite's data_version
-    counts the commits of other connections only), left outside any transaction."""
+class Detached:
+    """A connection made by the pool (so with every setting the engine gives) and detached from it, this process's
+    (a forked child makes its own), used under `lock` and left outside any transaction; `name` tells each one apart."""
 
-    def __init__(self) -> None:
+    def __init__(self, engine: Engine, *, autocommit: bool = False) -> None:
+        self.engine, self.autocommit = engine, autocommit
         self.lock = threading.Lock()
         self.dbapi: Any = None
         self.pid = 0
         self.name = ""
 
-    def read(self, engine: Engine, sql: str) -> str:
-        if self.dbapi is None or self.pid != os.getpid():  # a forked child makes its own
-            proxy = engine.raw_connection()
+    def ask(self, sql: str) -> Any:
+        """The one value `sql` reads."""
+        if self.dbapi is None or self.pid != os.getpid():
+            proxy = self.engine.raw_connection()
             proxy.detach()
             self.dbapi, self.pid, self.name = proxy.dbapi_connection, os.getpid(), uuid.uuid4().hex[:12]
+            if self.autocommit:
+                self.dbapi.autocommit = True
         cur = self.dbapi.cursor()
         try:
             cur.execute(sql)
-            value = cur.fetchone()[0]
+            return cur.fetchone()[0]
         finally:
             cur.close()
-            self.dbapi.rollback()  # no transaction left open (a server would hold its snapshot)
-        return f"{self.name}:{value}"  # a new connection counts anew: its name tells them apart
+            if not self.autocommit:
+                self.dbapi.rollback()  # no transaction left open (a server would hold its snapshot)
 
     def drop(self) -> None:
         dbapi, self.dbapi = self.dbapi, None
@@ -300,49 +284,42 @@ class Watch:
             self.drop()
 
 
-_WATCH: weakref.WeakKeyDictionary[Engine, Watch] = weakref.WeakKeyDictionary()
+_WATCH: weakref.WeakKeyDictionary[Engine, Detached] = weakref.WeakKeyDictionary()
 _WATCH_LOCK = threading.Lock()
 
 
 def memory_version(engine: Engine) -> str | None:
-    """A token of what the database holds, read without scanning anything (Dialect.version_sql): it
-    changes whenever a transaction that wrote commits, in this process or another, so an answer
-    kept under it is still the answer while it stays the same. None where there is none (the
-    in-memory database is one shared connection, which writes): nothing may be kept then."""
+    """A token of what the database holds, read without scanning anything (Dialect.version_sql): it changes whenever a
+    transaction that wrote commits, in this process or another (None: the in-memory database, which keeps nothing)."""
     sql = dialect_of(engine).version_sql
     if sql is None or isinstance(engine.pool, StaticPool):
         return None
     with _WATCH_LOCK:
         watch = _WATCH.get(engine)
-        if watch is None:
-            watch = _WATCH[engine] = Watch()
+        if watch is None:  # never writing: SQLite's data_version counts the commits of other connections only
+            watch = _WATCH[engine] = Detached(engine)
             event.listen(engine, "engine_disposed", lambda _engine: watch.close())
     with watch.lock:
         try:
-            return watch.read(engine, sql)
+            value = watch.ask(sql)
         except Exception:  # noqa: BLE001  (a connection the server closed meanwhile: once more, on a new one)
             watch.drop()
-            return watch.read(engine, sql)
+            value = watch.ask(sql)
+        return f"{watch.name}:{value}"  # a new connection counts anew: its name tells them apart
 
 
 def checkpoint(engine: Engine) -> bool:
-    """Whatever log of the last transactions the backend keeps is in the database files now
-    (R31; Dialect.checkpoint: SQLite's write-ahead log folded and emptied). False when a reader
-    kept it busy: the log still holds what the last transactions overwrote."""
+    """The backend's log of the last transactions is in the database files now (R31, Dialect.checkpoint)."""
     return dialect_of(engine).checkpoint(engine)
 
 
 def scrub(engine: Engine) -> bool:
-    """Make erased text leave the database files now (R31) and clear the markers of the deletions
-    it covers (markers.py). True when the bytes are gone; False when SQLite's log could not be
-    folded yet (a long reader; `checkpoint`), the markers then stay for the next chance. How the
-    bytes leave is the dialect's (Dialect.scrub)."""
+    """Make erased text leave the database files now and clear the markers it covers (R31, Dialect.scrub)."""
     return dialect_of(engine).scrub(engine)
 
 
 def warm_driver(url: str) -> None:
-    """Import the URL's SQLAlchemy dialect and driver now (`make run` does it while the server starts;
-    psycopg is 0.08 s of a first page on PostgreSQL). A bad URL is left to the page to report."""
+    """Import the URL's SQLAlchemy dialect and driver now, as the server starts; a bad URL is the page's to report."""
     try:
         _parse(url).get_dialect().import_dbapi()
     except Exception:  # noqa: BLE001  (the page reports it, with where and what)

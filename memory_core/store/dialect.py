@@ -1,9 +1,4 @@
-"""SQLite and PostgreSQL: everything the two backends do differently, one object each.
-
-The rest of the store is written once for both: it asks `dialect_of(engine)` (one object per engine, made once), never
-which backend it runs on (tests/test_dialect.py checks). Each member says why the backends differ there. URL schemes
-are database.py's; migrations are as written.
-"""
+"""SQLite and PostgreSQL: everything the two backends do differently, one object each."""
 
 from __future__ import annotations
 
@@ -39,10 +34,7 @@ Rows = Callable[[str, Obj], list[tuple[Any, ...]]]
 
 
 class Locked(str):
-    """A SELECT that locks the rows it reads of table alias `of` until commit, as SQLAlchemy's
-    `with_for_update(of=..., key_share=True)`: its text is the statement both backends share, and
-    each dialect renders the lock as it writes one (Dialect.locked; SQLite runs the text as it is,
-    its writer holding the database's lock already)."""
+    """A SELECT locking the rows of table alias `of` until commit, as each dialect writes the lock."""
 
     of: str
 
@@ -234,8 +226,7 @@ class SQLite(Dialect):
         return f"{sql} WHERE {_SAME_FACT}", params
 
     def checkpoint(self, engine: Engine) -> bool:
-        """Fold the write-ahead log into the file and empty it (R31): True when done; False when an older reader kept
-        it busy past CHECKPOINT_WAIT_MS (the log still holds what was overwritten). In memory: no log."""
+        """Fold the write-ahead log into the file and empty it (R31); False when a reader kept it busy past the wait."""
         if self.in_memory:
             return True
         proxy = engine.raw_connection()  # autocommit (isolation_level None): no transaction around the PRAGMA
@@ -271,8 +262,7 @@ class SQLite(Dialect):
 
     @staticmethod
     def conflict(exc: BaseException) -> bool | None:
-        """The primary result code SQLITE_BUSY (5, and extended forms: SQLITE_BUSY_SNAPSHOT) or SQLITE_LOCKED (6); a
-        constraint failure (UNIQUE too) is never a race where writers are serialized. None: not sqlite3's (retry.py)."""
+        """SQLITE_BUSY (5, extended forms too) or SQLITE_LOCKED (6); None: not sqlite3's (retry.py)."""
         if not isinstance(exc, sqlite3.Error):
             return None
         code = getattr(exc, "sqlite_errorcode", None)
@@ -325,8 +315,7 @@ class PostgreSQL(Dialect):
         return out
 
     def locked(self, sql: Locked) -> str:
-        """The turn's row locked from the first statement: a use case ending, cancelling or erasing it concurrently
-        waits, so this one's checks hold until it commits. NO KEY: rows pointing to it are still written meanwhile."""
+        """The turn's row locked from the first statement, so this use case's checks hold until it commits (NO KEY)."""
         return f"{sql} FOR NO KEY UPDATE OF {sql.of}"
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
@@ -368,8 +357,7 @@ class PostgreSQL(Dialect):
 
     @contextmanager
     def one_load_at_a_time(self, engine: Engine) -> Iterator[None]:
-        """A session advisory lock on a connection of its own, around the load's transaction (taken before its snapshot:
-        the load sees what a load before it committed). SQLite's load holds the write lock from its start."""
+        """A session advisory lock on a connection of its own, taken before the load's transaction."""
         conn = engine.connect()
         try:
             conn.exec_driver_sql(f"SELECT pg_advisory_lock({LOAD_LOCK})")
@@ -392,8 +380,7 @@ class PostgreSQL(Dialect):
             yield conn
 
     def after_bulk_load(self, engine: Engine) -> None:
-        """The id sequences go on after the ids written; the planner learns the new sizes (ANALYZE) now, not at the
-        next autovacuum: with empty tables' statistics it walked a graph's entities for a turn's few (issue #8, B1)."""
+        """The id sequences go on after the ids written; ANALYZE now, not at the next autovacuum (issue #8, B1)."""
         with engine.begin() as conn:
             for table in ("entity", "fact", "support", "dispute"):
                 conn.exec_driver_sql(
@@ -403,8 +390,7 @@ class PostgreSQL(Dialect):
 
     @staticmethod
     def conflict(exc: BaseException) -> bool | None:
-        """SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), 23505 (unique_violation: two racing
-        inserts of one new row, the loser sees the winner's). None: not psycopg's (retry.py)."""
+        """SQLSTATE 40001, 40P01, or 23505 (two racing inserts of one new row); None: not psycopg's (retry.py)."""
         if not type(exc).__module__.startswith("psycopg"):
             return None
         code = getattr(exc, "sqlstate", None) or getattr(exc, "pgcode", None)

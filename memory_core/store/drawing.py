@@ -1,12 +1,4 @@
-"""Facts as the dashboard draws and lists them: the heaviest, with how many supports and disputes
-each has, counted in the database.
-
-The state format's graph (snapshot.graph_json) carries each fact's supports and disputes in full;
-a drawing ("12 supports, 1 dispute" on hover) and the Fact weights table show only how many there
-are. So these reads count them and load no support row: one statement for the heaviest facts with
-their ends' names and their counts (issue #16, B8: at 120k supports the Graphs page spent most of
-its first render loading the 5,000 heaviest facts' supports, and Fact weights its 3,000's).
-"""
+"""Facts as the dashboard draws and lists them: the heaviest, their supports and disputes counted in the database."""
 
 from __future__ import annotations
 
@@ -20,25 +12,26 @@ from sqlmodel import col
 from ..plain import Obj
 from .models import Dispute, Entity, Fact, Support
 
+#: The fact columns the dashboard's lists and drawing read.
+_TOP = (
+    "id",
+    "graph",
+    "owner",
+    "subject_id",
+    "object_id",
+    "relation",
+    "value",
+    "status",
+    "weight",
+    "log_odds",
+    "sources",
+)
+
 
 def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None, *, erased: bool = True) -> Sequence[Row[Any]]:
-    """The facts `where` holds, the `limit` heaviest (ties by id; None: all), each with its ends'
-    names and kinds (a literal object: its value), and the number of its supports, disputes and
-    (`erased`) supports whose run was erased (R29)."""
+    """The `limit` heaviest facts `where` holds (ties by id), their ends, and counts of their votes (R29)."""
     top = (
-        select(
-            col(Fact.id),
-            col(Fact.graph),
-            col(Fact.owner),
-            col(Fact.subject_id),
-            col(Fact.object_id),
-            col(Fact.relation),
-            col(Fact.value),
-            col(Fact.status),
-            col(Fact.weight),
-            col(Fact.log_odds),
-            col(Fact.sources),
-        )
+        select(*(col(getattr(Fact, c)) for c in _TOP))
         .where(where)
         .order_by(col(Fact.weight).desc(), col(Fact.id))
         .limit(limit)
@@ -78,11 +71,7 @@ def _state_order(r: Row[Any]) -> tuple[str, ...]:
 
 
 def graph_for_drawing(s: Session, graph: str, owner: str, *, limit: int) -> Obj:
-    """A graph's `limit` heaviest facts (ties by id) as the drawing reads them: each fact's `id`,
-    subject and object (name and kind, or a value), relation, status, weight, independent
-    `sources`, and the number of its `supports` and `disputes` (counts, not rows); the entities
-    they name (by name, then kind), and `total`, the number of facts the graph holds. Facts are
-    sorted as the state format sorts them."""
+    """A graph's `limit` heaviest facts (ties by id) as the drawing reads them, the entities they name, and `total`."""
     where = (col(Fact.graph) == graph) & (col(Fact.owner) == owner)
     rows = sorted(_heaviest(s, where, limit, erased=False), key=_state_order)  # a drawing does not show it
     entities = {(r.subject_name, r.subject_kind) for r in rows}
@@ -113,9 +102,7 @@ def graph_for_drawing(s: Session, graph: str, owner: str, *, limit: int) -> Obj:
 
 
 def fact_rows(s: Session, where: ColumnElement[bool], *, limit: int | None = None) -> list[Obj]:
-    """Rows of the Fact weights table for the facts `where` holds, the `limit` heaviest (ties by id;
-    None: all), sorted as the state format sorts facts: one a fact, with its numbers and how many
-    supports and disputes it has, and how many of its supports lost their pointer (R29)."""
+    """Fact weights' rows for the facts `where` holds, the `limit` heaviest, in the state format's order (R29)."""
     return [
         {
             "id": r.id,

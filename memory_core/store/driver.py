@@ -1,14 +1,4 @@
-"""SQL on the database driver, inside the caller's transaction: the hot use cases' statements.
-
-Graph reads, recording evidence and teaching run a handful of fixed statements each. Through
-the ORM, or even SQLAlchemy Core, each statement cost several times its own SQL (issue #8,
-B1 and B2, profiled), so they run here on the DB-API connection. SQL is written once with
-`:name` parameters, in the text both backends share; what differs between them (the driver's
-parameter style, the row lock a statement asks for with `for_update`, how a JSON value is
-passed, how new ids are taken) is the connection's dialect's (dialect.py), looked up once per
-use case. Column lists
-come from the models' tables (models.py); nothing here creates or alters a table.
-"""
+"""SQL on the database driver, inside the caller's transaction: the hot use cases' statements."""
 
 from __future__ import annotations
 
@@ -46,14 +36,12 @@ def columns(table: Any, alias: str | None = None) -> str:
 
 
 def defaults_of(model: Any, *, but: tuple[str, ...]) -> Obj:
-    """A model's defaults for a new row (models.py, the one place they are written), but the
-    columns named."""
+    """A model's defaults for a new row (models.py, the one place they are written), but the columns named."""
     return {name: f.get_default(call_default_factory=True) for name, f in model.model_fields.items() if name not in but}
 
 
 def insert(table: Any, defaults: Obj | None = None) -> str:
-    """An INSERT of every column of `table`: a `:column` parameter each, but the columns in
-    `defaults`, written as SQL literals of those values (JSON columns' as their JSON text)."""
+    """An INSERT of every column of `table`: a `:column` parameter each, but `defaults` written as SQL literals."""
     values = []
     for c in table.columns:
         if defaults is None or c.name not in defaults:
@@ -67,8 +55,7 @@ def insert(table: Any, defaults: Obj | None = None) -> str:
 
 
 class Driver:
-    """A DB-API connection inside a transaction (one cursor), with the calls the use cases make.
-    `json(obj)` is a JSON column's parameter as this driver takes it (Dialect.json)."""
+    """A DB-API connection inside a transaction (one cursor), with the calls the use cases make."""
 
     def __init__(self, dbapi: Any, dialect: Dialect) -> None:
         self.dialect = dialect
@@ -98,8 +85,7 @@ class Driver:
 
 @contextmanager
 def driver_of(s: Session | Driver) -> Iterator[Driver]:
-    """The driver of a use case's transaction: itself, or the one under an ORM session's (its pending
-    objects written first)."""
+    """The driver of a use case's transaction: itself, or the one under an ORM session's (flushed first)."""
     if isinstance(s, Driver):
         yield s
         return

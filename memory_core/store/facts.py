@@ -1,11 +1,5 @@
-"""Graph writes on the driver, inside the caller's transaction: entities, facts, supports, and
-weight upkeep (R24 to R28).
-
-Every write keeps three things true without rescanning a graph (R27): a fact's log-odds,
-weight, sources and status follow from its own supports and disputes; an entity's
-`active_facts` counts the active facts that name it (the map reads it, R18); a fact or
-entity left with no support is gone (R3).
-"""
+"""Graph writes on the driver, inside the caller's transaction: entities, facts, supports, and weight upkeep (R24 to
+R28, R18, R3)."""
 
 from __future__ import annotations
 
@@ -19,7 +13,7 @@ from ..rules.weights import score
 from . import moments
 from .dialect import in_list
 from .driver import Driver, column_names, columns, insert, json_value
-from .graph import Changes, _chunks
+from .graph import FactChanges, _chunks
 from .models import Entity, Fact
 
 
@@ -56,7 +50,7 @@ class FactIdentity:
 
 
 @dataclass
-class FactRow(FactIdentity):
+class StoredFact(FactIdentity):
     object_key: str
     retracted: bool
     status: str
@@ -67,13 +61,13 @@ class FactRow(FactIdentity):
     retracted_at: int | None
 
 
-#: The columns of entity and fact rows, from the models' tables, in the order EntityRow and FactRow take them.
+#: The columns of entity and fact rows, from the models' tables, in the order EntityRow and StoredFact take them.
 _E_COLS, _E_COLS_OF_E = columns(Entity.__table__), columns(Entity.__table__, "e")  # type: ignore[attr-defined]
 _F_COLS, _F_COLS_OF_F = columns(Fact.__table__), columns(Fact.__table__, "f")  # type: ignore[attr-defined]
 _E_INSERT = insert(Entity.__table__)  # type: ignore[attr-defined]
 _F_INSERT = insert(Fact.__table__)  # type: ignore[attr-defined]
 assert column_names(Entity.__table__) == [*EntityRow.__dataclass_fields__][:-1]  # type: ignore[attr-defined]
-assert column_names(Fact.__table__) == [*FactRow.__dataclass_fields__]  # type: ignore[attr-defined]
+assert column_names(Fact.__table__) == [*StoredFact.__dataclass_fields__]  # type: ignore[attr-defined]
 
 
 def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
@@ -81,36 +75,24 @@ def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
 
 
 def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
-    return [
-        EntityRow(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            r[5],
-            [] if r[6] in ("[]", []) else list(json_value(r[6])),
-            r[7],
-            r[8],
-            [] if r[9] in ("[]", []) else list(json_value(r[9])),
-        )
-        for r in rows
-    ]
+    return [EntityRow(*r[:6], _listed(r[6]), r[7], r[8], _listed(r[9])) for r in rows]  # type: ignore[call-arg]
 
 
-def fact_rows(db: Driver, where: str, params: Obj) -> list[FactRow]:
+def _listed(value: Any) -> list[Any]:
+    """A JSON list column's value (most entities have no alias: `[]` is not decoded)."""
+    return [] if value in ("[]", []) else list(json_value(value))
+
+
+def fact_rows(db: Driver, where: str, params: Obj) -> list[StoredFact]:
     return _facts(db.rows(f"SELECT {_F_COLS} FROM fact WHERE {where}", params))
 
 
-def _facts(rows: list[tuple[Any, ...]]) -> list[FactRow]:
-    return [
-        FactRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], bool(r[8]), r[9], r[10], r[11], r[12], r[13], r[14])
-        for r in rows
-    ]
+def _facts(rows: list[tuple[Any, ...]]) -> list[StoredFact]:
+    return [StoredFact(*r[:8], bool(r[8]), *r[9:]) for r in rows]  # type: ignore[call-arg]
 
 
-def load_facts(db: Driver, ids: Iterable[int]) -> list[FactRow]:
-    out: list[FactRow] = []
+def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
+    out: list[StoredFact] = []
     for chunk in _chunks(sorted(set(ids))):
         params: Obj = {}
         out += fact_rows(db, f"id IN ({in_list('i', chunk, params)})", params)
@@ -118,19 +100,17 @@ def load_facts(db: Driver, ids: Iterable[int]) -> list[FactRow]:
 
 
 class GraphWriter:
-    """Batched writes: every entity and fact a turn's claims name is looked up with a few IN
-    queries, new ones are inserted in one statement each, in the order the claims come (records
-    in order, claims in order, subject before object: the entity spelling rule)."""
+    """Batched writes: the entities and facts a turn's claims name, looked up and inserted a few at a time."""
 
     def __init__(self, db: Driver, moment: int) -> None:
         self.db = db
         self.moment = moment  # R32: what it makes is made at this moment
         self.entities: dict[tuple[str, str, str, str], EntityRow] = {}
-        self.facts: dict[tuple[str, str, int, str, str], FactRow] = {}
+        self.facts: dict[tuple[str, str, int, str, str], StoredFact] = {}
         # Made by facts_for with their ids, written by insert_new once their weights and counters
         # are known (refresh_facts), so a new row is inserted once and never updated after.
         self.new_entities: list[EntityRow] = []
-        self.new_facts: list[FactRow] = []
+        self.new_facts: list[StoredFact] = []
 
     def load(self, claims: list[tuple[str, str, Obj]]) -> None:
         """Preload the entities and facts that these (graph, owner, claim) triples may name."""
@@ -160,9 +140,8 @@ class GraphWriter:
                 for f in _facts_named(self.db, graph, owner, fchunk):
                     self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
-    def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[FactRow]:
-        """The fact each (graph, owner, claim) names; missing entities and facts are made with their
-        ids, and written by insert_new."""
+    def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[StoredFact]:
+        """The fact each (graph, owner, claim) names; missing ones get their ids (written by insert_new)."""
         new_entities = self.new_entities
 
         def entity(graph: str, owner: str, spec: Obj) -> EntityRow:
@@ -191,23 +170,8 @@ class GraphWriter:
             if fact is None:
                 value = claim["object"]["value"] if target is None else None
                 oid = None if target is None else target.id
-                fact = FactRow(
-                    0,
-                    graph,
-                    owner,
-                    subject.id,
-                    claim["relation"],
-                    oid,
-                    value,
-                    okey,
-                    False,
-                    "new",
-                    0,
-                    0.5,
-                    0,
-                    self.moment,
-                    None,
-                )
+                new = (0, graph, owner, subject.id, claim["relation"], oid, value, okey, False, "new", 0, 0.5, 0)
+                fact = StoredFact(*new, self.moment, None)
                 self.facts[key] = fact
                 new_facts.append(fact)
             out.append(fact)
@@ -216,8 +180,7 @@ class GraphWriter:
         return out
 
     def insert_new(self) -> None:
-        """Write the new entities, aliases and facts, each in one statement, in that order (each
-        points to the one before); an existing entity's new aliases are written too."""
+        """Write the new entities, aliases (existing entities' too) and facts, one statement each, in that order."""
         none = self.db.json([])  # most new entities have no alias: one parameter for them all
         self.db.many(
             _E_INSERT,
@@ -245,14 +208,12 @@ class GraphWriter:
 
 
 def _entities_named(db: Driver, graph: str, owner: str, keys: list[str]) -> list[EntityRow]:
-    """A graph's entities with these name keys, one index probe per key (whatever the kind), in
-    the statement its dialect probes best (Dialect.entities_named)."""
+    """A graph's entities with these name keys, one index probe per key (Dialect.entities_named)."""
     return _entities(db.rows(*db.dialect.entities_named(_E_COLS_OF_E, graph, owner, keys)))
 
 
-def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[FactRow]:
-    """A graph's facts with these (subject id, relation, object key) triples, one probe each of the
-    unique index, in the statement its dialect probes best (Dialect.facts_named)."""
+def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[StoredFact]:
+    """A graph's facts of these (subject id, relation, object key), one index probe each (Dialect.facts_named)."""
     return _facts(db.rows(*db.dialect.facts_named(_F_COLS_OF_F, graph, owner, triples)))
 
 
@@ -269,20 +230,16 @@ def _merge_aliases(e: EntityRow, aliases: Iterable[str], moment: int) -> None:
 
 def refresh_facts(
     db: Driver,
-    facts: list[FactRow],
-    changes: Changes,
+    facts: list[StoredFact],
+    changes: FactChanges,
     entities: Iterable[EntityRow] = (),
     *,
     moment: int,
     writer: GraphWriter | None = None,
     pending: Votes | None = None,
 ) -> None:
-    """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the
-    graph), in a few batched statements; a fact left with no support is gone, and so is an
-    entity left with no fact (R3). `entities` may hold the rows of the facts' ends already read.
-    Teaching passes its `writer`, whose new entities and facts are not written yet, and the
-    supports it is about to write (`pending`, by fact): new rows are inserted with their final
-    weights and counters, the others updated."""
+    """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the graph), in a few batched
+    statements; a fact left with no support is gone, and so is an entity left with no fact (R3)."""
     fresh_facts = {f.id for f in writer.new_facts} if writer else set()
     fresh_entities = {e.id for e in writer.new_entities} if writer else set()
     supports, disputes = _votes(db, [f.id for f in facts], fresh_facts, pending or {})
@@ -304,8 +261,7 @@ Votes = dict[int, list[tuple[str, str, float]]]
 
 
 def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple[Votes, dict[int, list[float]]]:
-    """Each fact's supports (origin, key, contribution) and disputes' contributions: the stored
-    ones, in a few batched reads, and the supports teaching is about to write (R26)."""
+    """Each fact's supports (origin, key, contribution) and disputes, with those teaching will write (R26)."""
     supports: Votes = {i: [] for i in ids}
     disputes: dict[int, list[float]] = {i: [] for i in ids}
     for fid, votes in pending.items():
@@ -322,7 +278,7 @@ def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple
     return supports, disputes
 
 
-def _ends(db: Driver, facts: list[FactRow], entities: Iterable[EntityRow]) -> dict[int, EntityRow]:
+def _ends(db: Driver, facts: list[StoredFact], entities: Iterable[EntityRow]) -> dict[int, EntityRow]:
     """The entities the facts name, by id: those given, and the others read."""
     ends = {e.id: e for e in entities}
     missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
@@ -333,18 +289,17 @@ def _ends(db: Driver, facts: list[FactRow], entities: Iterable[EntityRow]) -> di
 
 
 def _rescore_all(
-    facts: list[FactRow],
+    facts: list[StoredFact],
     supports: Votes,
     disputes: dict[int, list[float]],
     ends: dict[int, EntityRow],
-    changes: Changes,
+    changes: FactChanges,
     *,
     counts: dict[tuple[str, str], int],
     fresh: set[int],
-) -> tuple[list[FactRow], list[Obj], dict[int, int]]:
-    """Each fact scored anew and noted in `changes`: the facts gone (R3), the stored facts' updates,
-    and how many active facts each end gained or lost (the world map's `counts` moved with them)."""
-    gone: list[FactRow] = []
+) -> tuple[list[StoredFact], list[Obj], dict[int, int]]:
+    """Each fact scored anew and noted in `changes`: the facts gone (R3), the updates, each end's active facts moved."""
+    gone: list[StoredFact] = []
     updates: list[Obj] = []
     shift: dict[int, int] = {}
     for fact in facts:
@@ -366,9 +321,10 @@ def _rescore_all(
     return gone, updates, shift
 
 
-def _rescore(fact: FactRow, supports: list[tuple[str, str, float]], disputes: list[float]) -> tuple[float, str] | None:
-    """The fact scored anew from its own votes (R26 to R28), its (weight, status) after; None: it
-    has no support left and goes (R3)."""
+def _rescore(
+    fact: StoredFact, supports: list[tuple[str, str, float]], disputes: list[float]
+) -> tuple[float, str] | None:
+    """The fact scored anew from its own votes (R26 to R28): (weight, status); None: no support left, it goes (R3)."""
     if not supports:
         return None
     sc = score(supports, disputes, retracted=fact.retracted)
@@ -376,9 +332,8 @@ def _rescore(fact: FactRow, supports: list[tuple[str, str, float]], disputes: li
     return sc.weight, sc.status
 
 
-def _shift(fact: FactRow, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
-    """A fact became active (+1) or stopped being (-1): its ends' active facts, and the world
-    map's count of facts (R18)."""
+def _shift(fact: StoredFact, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
+    """A fact became active (+1) or stopped being (-1): its ends' active facts, and the world map's count (R18)."""
     for eid in (fact.subject_id, fact.object_id):
         if eid is not None:
             shift[eid] = shift.get(eid, 0) + delta
@@ -389,8 +344,7 @@ def _shift(fact: FactRow, delta: int, shift: dict[int, int], counts: dict[tuple[
 def _moved(
     shift: dict[int, int], ends: dict[int, EntityRow], fresh: set[int], counts: dict[tuple[str, str], int]
 ) -> list[Obj]:
-    """Entities' active facts moved by `shift`: the rows to update (not the new ones, written with
-    theirs), and the world map's count of each kind an entity joined or left (R18)."""
+    """The entities' active facts moved by `shift` (rows to update), and the world map's counts of kinds (R18)."""
     moved = []
     for eid, delta in shift.items():
         if delta:
@@ -405,8 +359,7 @@ def _moved(
 
 
 def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None:
-    """R3: facts left with no support go, and entities left in no fact; each is kept in history as
-    it was, gone at this moment (R32)."""
+    """R3: facts left with no support go, and entities left in no fact, into history at this moment (R32)."""
     for chunk in _chunks(ids):
         params: Obj = {"m": moment}
         listed = in_list("f", chunk, params)
@@ -421,9 +374,8 @@ def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None
             db.change("DELETE FROM entity WHERE id = :e", {"e": eid})
 
 
-def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], changes: Changes, *, moment: int) -> None:
-    """Remove these supports and recompute every fact they touched (R3); history keeps them, gone
-    at this moment (R32)."""
+def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], changes: FactChanges, *, moment: int) -> None:
+    """Remove these supports and recompute every fact they touched (R3); history keeps them (R32)."""
     for chunk in _chunks(support_ids):
         params: Obj = {"m": moment}
         listed = in_list("s", chunk, params)
@@ -433,8 +385,7 @@ def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], change
 
 
 def _count(db: Driver, deltas: dict[tuple[str, str], int], moment: int) -> None:
-    """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts.
-    Each counter changed is logged as it stands after this moment (R32)."""
+    """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts (R32)."""
     rows = [
         {"o": org_id, "k": kind, "d": delta, "m": moment} for (org_id, kind), delta in sorted(deltas.items()) if delta
     ]

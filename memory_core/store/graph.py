@@ -10,7 +10,7 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
-from ..rules.keys import entity_key, name_key, value_key
+from ..rules.keys import name_key
 from .driver import Driver, driver_of
 from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
 
@@ -40,7 +40,7 @@ class FactChange:
 
 
 @dataclass
-class Changes:
+class FactChanges:
     """What one use case did to facts, keyed by fact id, first `before` and last `after` kept."""
 
     facts: dict[int, FactChange] = field(default_factory=dict)
@@ -71,39 +71,13 @@ def find_entity(s: Session, graph: str, owner: str, kind: str, name: str) -> Ent
     ).first()
 
 
-def find_fact(s: Session, graph: str, owner: str, ref: Obj) -> Fact | None:
-    """The fact a reference names in one graph, or None (entity identity applies)."""
-    subject = find_entity(s, graph, owner, ref["subject"]["kind"], ref["subject"]["name"])
-    if subject is None:
-        return None
-    obj = ref["object"]
-    if "value" in obj:
-        okey = value_key(obj["value"])
-    else:
-        target = find_entity(s, graph, owner, obj["kind"], obj["name"])
-        if target is None:
-            return None
-        assert target.id is not None
-        okey = entity_key(target.id)
-    return s.exec(
-        select(Fact).where(
-            Fact.graph == graph,
-            Fact.owner == owner,
-            Fact.subject_id == subject.id,
-            Fact.relation == ref["relation"],
-            Fact.object_key == okey,
-        )
-    ).first()
-
-
 def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
     for i in range(0, len(items), size):
         yield items[i : i + size]
 
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:
-    """Erase a whole graph: its supports, disputes, facts, aliases and entities (R29, R30), and
-    their history (R33)."""
+    """Erase a whole graph: its supports, disputes, facts, aliases and entities (R29, R30), and their history (R33)."""
     fact_ids = select(Fact.id).where(Fact.graph == graph, Fact.owner == owner)
     entity_ids = select(Entity.id).where(Entity.graph == graph, Entity.owner == owner)
     for stmt in (

@@ -1,8 +1,4 @@
-"""Ids taken for good (`duplicate_id`), kept as keyed digests (issue #26, R29, R33).
-
-A run or turn id, once used, is refused forever, erased runs' included. The id itself is not kept:
-`usedid` holds HMAC-SHA256 of the kind and id under the database's own random key (`idkey`, made
-on first use), so a refusal still works while no table holds an erased run's or turn's id."""
+"""Ids taken for good (`duplicate_id`), kept as keyed digests (issue #26, R29, R33)."""
 
 from __future__ import annotations
 

@@ -1,13 +1,9 @@
-"""Finding what an action names, or refusing with the reason the format gives (`unknown_*`).
-
-A look-up hands the use case a frozen copy of what it found (`OrgRef`, `PersonRef`, `RunRef`,
-`TurnRef`), never a live row: use cases decide on these values and change memory only through the
-store's typed functions."""
+"""Finding what an action names, or refusing with the reason the format gives (`unknown_*`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
 from sqlmodel import Session
@@ -56,7 +52,7 @@ class RunRef(_Ref):
 
 
 @dataclass(frozen=True)
-class TurnRef:
+class TurnRef(_Ref):
     id: str
     run_id: str
     status: str
@@ -66,16 +62,8 @@ class TurnRef:
     steps: tuple[dict[str, Any], ...]
 
     @classmethod
-    def of(cls, row: Turn) -> TurnRef:
-        return cls(
-            id=row.id,
-            run_id=row.run_id,
-            status=row.status,
-            next_record=row.next_record,
-            probes_used=row.probes_used,
-            map=dict(row.map),
-            steps=tuple(row.steps),
-        )
+    def of(cls, row: Any) -> TurnRef:
+        return replace(super().of(row), map=dict(row.map), steps=tuple(row.steps))
 
 
 def _found(s: Session, model: type[M], ident: str, missing: Callable[[str], E.Refusal]) -> M:

@@ -1,6 +1,4 @@
-"""R31's markers: a deletion's transaction writes one (models.ScrubDue); a scrub that took the
-erased text out of the database files removes the ones it covered. The same on both backends;
-how a scrub takes the bytes out is the dialect's (dialect.py)."""
+"""R31's markers: a deletion writes one (models.ScrubDue); a scrub that took the text out removes those it covered."""
 
 from __future__ import annotations
 
@@ -13,8 +11,7 @@ from . import models  # noqa: F401  (registers every table)
 
 
 def scrub_due(engine: Engine) -> int:
-    """How many deletions may still have erased text in the database files (R31): the markers
-    their transactions wrote (models.ScrubDue). 0 for a database without the table (not migrated)."""
+    """How many deletions may still have erased text in the database files (R31); 0 without the table."""
     try:
         with engine.connect() as conn:
             return int(conn.execute(text("SELECT count(*) FROM scrubdue")).scalar() or 0)

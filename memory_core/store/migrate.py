@@ -28,10 +28,7 @@ _ONE_IN_THIS_PROCESS = threading.Lock()
 
 
 def upgrade(engine: Engine, revision: str = "head") -> None:
-    """Bring the database's schema to `revision` (the newest by default), in one transaction, one
-    migrator at a time: one thread of this process (Alembic's proxies are the process's), and one
-    process (Dialect.migrating: SQLite takes the write lock first, PostgreSQL an advisory lock), so
-    two commands or threads creating one database at once migrate it once."""
+    """Bring the schema to `revision` (the newest), in one transaction, one migrator at a time (Dialect.migrating)."""
     cfg = config()
     with _ONE_IN_THIS_PROCESS, dialect_of(engine).migrating(engine) as conn:
         cfg.attributes["connection"] = conn

@@ -1,8 +1,5 @@
-"""Every table of memory_core. Ids chosen by scenario authors are strings; graph rows use integers.
-
-A graph is addressed by (graph, owner): `world` + organization id, `user` + person id,
-`flow` + run id. No fact or support row holds a record's excerpt or a request's text (R24).
-"""
+"""Every table of memory_core. A graph is addressed by (graph, owner): `world` + organization id, `user` + person id,
+`flow` + run id. No fact or support row holds a record's excerpt or a request's text (R24)."""
 
 from typing import Any
 
@@ -185,8 +182,7 @@ class SettingsAudit(SQLModel, table=True):
 
 
 class UsedId(SQLModel, table=True):
-    """Run and turn ids ever used, erased ones included, for `duplicate_id`: each kept as a keyed
-    digest (store/ids.py), never the id itself (R33)."""
+    """Run and turn ids ever used, erased ones included, for `duplicate_id`: a keyed digest each (ids.py, R33)."""
 
     kind: str = Field(primary_key=True)  # run | turn
     id: str = Field(primary_key=True)  # HMAC-SHA256 of kind and id under IdKey.key, in hex
@@ -211,9 +207,8 @@ class ApiToken(SQLModel, table=True):
 
 
 class IdentityLink(SQLModel, table=True):
-    """Who signs in to the dashboard as a person, in one organization: an identity provider's
-    issuer and subject (`kind` subject), or an address it verified (`kind` email, issuer "").
-    Erased with the person (R30)."""
+    """Who signs in to the dashboard as a person, in one organization: an identity provider's issuer and subject (`kind`
+    subject), or an address it verified (`kind` email, issuer "") (R30)."""
 
     __table_args__ = (UniqueConstraint("kind", "issuer", "key", "org_id", name="uq_identitylink"),)
     id: int | None = Field(default=None, primary_key=True)
@@ -226,8 +221,7 @@ class IdentityLink(SQLModel, table=True):
 
 
 class AgentServer(SQLModel, table=True):
-    """An MCP server process (agents/): it notes `seen_at` every few seconds while it serves, so the
-    next server to start tells a killed server's sessions from a live one's (store/agents.py)."""
+    """An MCP server process (agents/), noting `seen_at` while it serves, so a killed one's sessions are told apart."""
 
     id: str = Field(primary_key=True)
     host: str
@@ -251,8 +245,7 @@ class AgentSession(SQLModel, table=True):
 
 
 class MapCount(SQLModel, table=True):
-    """The map of a World graph kept as counters (R18): entities of active facts per kind, and
-    active facts under the kind "" — updated with each fact whose status changes, read in O(kinds)."""
+    """The map of a World graph as counters (R18): entities of active facts per kind, and active facts (kind "")."""
 
     org_id: str = Field(primary_key=True)
     kind: str = Field(primary_key=True)
@@ -269,26 +262,17 @@ class ScrubDue(SQLModel, table=True):
 
 
 class ErasedAccount(SQLModel, table=True):
-    """R30: one row per deleted account, numbered in deletion order: `person:erased:N` is the key
-    that replaces the person's id on their supports. The person's id is not kept."""
+    """R30: one row per deleted account, in deletion order: `person:erased:N` replaces the person's id on supports."""
 
     n: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
 
 
-# --- History (R32 to R34) ------------------------------------------------------------------------
-# The present tables above are what every read of the present uses, unchanged. History adds
-# the moment each row was made (`since`, `opened_at`, ...), a numbered moment per use case that
-# changed memory, and, for what a later use case took away without erasing it, the row as it
-# was ("gone" tables: a replacement's withdrawn supports and the facts and entities they left
-# with no support, R3), with the moment it went. Erasure deletes from these as from the present
-# (R33): nothing here outlives what it describes.
+# --- History (R32 to R34): each row's moment (`since`, ...), a moment per use case that changed memory, and the
+# "gone" rows a later use case took away without erasing (R3), with the moment they went; erasure deletes them (R33).
 
 
 class Moment(SQLModel, table=True):
-    """R32: one use case that changed memory, numbered in the order they committed (the clock).
-    `facts` lists the ids of the facts it changed, so a view of the past or a diff finds what
-    moved without scanning the graphs. Pointers to a run deleted later are null (R33), and so is
-    the person of an account deleted later; nothing erased is named here."""
+    """R32: one use case that changed memory, numbered in the order they committed (the clock) (R33)."""
 
     id: int | None = Field(default=None, primary_key=True)
     at: str  # UTC, ISO 8601
@@ -302,8 +286,7 @@ class Moment(SQLModel, table=True):
 
 
 class TurnLog(SQLModel, table=True):
-    """A turn as the state shows it, after each moment that changed it after it opened (a step,
-    its end, its replacement): status, taught, skipped, steps. Erased with its run (R33)."""
+    """A turn as the state shows it after each moment that changed it after it opened (R33: erased with its run)."""
 
     turn_id: str = Field(primary_key=True)
     moment: int = Field(primary_key=True)
@@ -316,8 +299,7 @@ class TurnLog(SQLModel, table=True):
 
 
 class MapLog(SQLModel, table=True):
-    """R18 through time: an organization's map counter (kind; "" counts active facts) after each
-    moment that changed it. The map as of a moment reads one row per kind (R34)."""
+    """R18 through time: an organization's map counter (kind; "" counts active facts) after each moment (R34)."""
 
     org_id: str = Field(primary_key=True)
     kind: str = Field(primary_key=True)
@@ -326,8 +308,7 @@ class MapLog(SQLModel, table=True):
 
 
 class SupportGone(SQLModel, table=True):
-    """A support a replacement withdrew (R3), as it was, with the moment it went (`until`). Its
-    graph and owner are kept so erasing a graph erases its history (R33)."""
+    """A support a replacement withdrew (R3), as it was, with the moment it went (`until`) (R33)."""
 
     gid: int | None = Field(default=None, primary_key=True)
     id: int
@@ -346,8 +327,7 @@ class SupportGone(SQLModel, table=True):
 
 
 class GoneBase(SQLModel):
-    """The first columns of a fact's or an entity's row kept in history (R32): its own key, the id
-    the row had, and its graph and owner (so erasing a graph erases its history, R33)."""
+    """The first columns of a fact's or an entity's row kept in history (R32): its key, id, graph and owner (R33)."""
 
     gid: int | None = Field(default=None, primary_key=True)
     id: int = Field(index=True)

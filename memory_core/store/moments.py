@@ -1,13 +1,4 @@
-"""What memory keeps of its past (R32), written by each use case in its own transaction (R34).
-
-Every use case that changes memory takes the next moment: a number (the clock), the time, what
-happened, and the ids of the facts it changed. Rows are stamped with the moment they were made
-(`since`, `opened_at`, `started_at`, ...), so the present tables need no other column to answer
-for the past; what changes in place is logged where the state shows it (a turn's status and
-steps in `turnlog`, the map's counters in `maplog`), and what a replacement takes away (R3:
-supports, then the facts and entities left with none) is kept as it was in the "gone" tables,
-with the moment it went. Erasure removes all of it with what it describes (R33, erasure.py).
-"""
+"""What memory keeps of its past (R32), written by each use case in its own transaction (R34, R3, R33)."""
 
 from __future__ import annotations
 
@@ -36,8 +27,7 @@ WHAT = (
 
 
 def take_moment(tx: Session | Driver) -> int:
-    """The next moment's number, inside the use case's transaction (Dialect.new_ids: on SQLite
-    after the largest under the write lock, so moments are numbered in commit order)."""
+    """The next moment's number, inside the use case's transaction (Dialect.new_ids: in commit order)."""
     with driver_of(tx) as db:
         return db.new_ids("moment", 1)[0]
 
@@ -59,8 +49,7 @@ def mark(
     detail: str | None = None,
     facts: Iterable[int] = (),
 ) -> None:
-    """Write moment `n` (taken with take_moment): what happened, and the facts it changed, after
-    logging the turns named in `turns` as they stand (R32)."""
+    """Write moment `n` (take_moment): what happened and the facts it changed, after logging `turns` (R32)."""
     assert what in WHAT, what
     with driver_of(tx) as db:
         for turn_id in turns:

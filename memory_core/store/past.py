@@ -1,26 +1,15 @@
-"""Memory as it stood after a moment (R32), with every later erasure applied (R33).
-
-The past is read from the present rows and what history keeps beside them (moments.py): a row
-was there at moment `n` if it was made by then (`since <= n`) and, for what a replacement took
-away, went after (`until > n`). Erasure removed the same rows from both, so whatever was erased
-since is absent here too, and pointers nulled since are null here (R33).
-
-Weights are not logged: a fact's weight, sources and status follow from its supports and
-disputes (R25 to R28, rules/weights.score), so a fact no later moment changed (`Moment.facts`)
-is read as it stands, and only the others are recomputed from their supports at `n` (R34: the
-cost follows what is shown and what changed since, not the whole history).
-"""
+"""Memory as it stood after a moment (R32), with every later erasure applied (R33, R25 to R28, R34)."""
 
 from __future__ import annotations
 
 import gc
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.weights import score
@@ -28,12 +17,12 @@ from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .facts import FactIdentity
 from .graph import map_of
-from .models import Turn
-from .snapshot import steps_json
+from .models import Organization, Person, Run, Turn
+from .snapshot import STATE_FORMAT, SUPPORT, fact_json, graph_of, in_order, run_head, settings_of, steps_json
 
 
 @dataclass
-class FactThen(FactIdentity):
+class PastFact(FactIdentity):
     """A fact as it stood at a moment: its row's identity and its score then."""
 
     status: str
@@ -45,24 +34,20 @@ class FactThen(FactIdentity):
 
 
 def _rows(s: Session, sql: str, params: Obj) -> list[tuple[Any, ...]]:
-    """Plain rows on the driver, inside the session's transaction (a view of the past reads tens
-    of thousands of rows: SQLAlchemy's Row objects cost as much as the query)."""
+    """Plain rows on the driver, in the session's transaction (SQLAlchemy's Row objects cost as much as the query)."""
     with driver_of(s) as db:
         return db.rows(sql, params)
 
 
 def _among(s: Session, column: str, values: Iterable[int]) -> tuple[str, Obj]:
-    """`column` is one of these ids, as one parameter `:ids` (Dialect.among: an IN list of
-    thousands of parameters cost SQLite more to compile than to run)."""
+    """`column` is one of these ids, as one parameter `:ids` (Dialect.among)."""
     clause, value = dialect_of(s.get_bind()).among(column, "ids", sorted(set(values)))  # type: ignore[arg-type]
     return clause, {"ids": value}
 
 
 @contextmanager
 def bulk() -> Iterator[None]:
-    """Around reading a whole graph of the past: Python's cyclic garbage collector paused (tens of
-    thousands of small rows and dicts, none of them cyclic, made it run dozens of times: 40% of a
-    World graph's read at 56k facts, B9), then put back as it was."""
+    """Around reading a whole graph of the past: the cyclic garbage collector paused (B9: 40% at 56k facts)."""
     was = gc.isenabled()
     gc.disable()
     try:
@@ -100,10 +85,8 @@ def facts_at(
     owner: str | None = None,
     ids: Iterable[int] | None = None,
     votes: bool = True,
-) -> list[FactThen]:
-    """The facts of one graph (or with these ids) as they stood after moment `n`, with their
-    supports and disputes then. Without `votes`, only the facts a later moment changed have
-    theirs read (to recompute their weight); with_votes() adds them for the facts shown."""
+) -> list[PastFact]:
+    """The facts of one graph (or with these ids) as they stood after moment `n`, with their supports and disputes."""
     if ids is not None:
         ids = set(ids)
         if not ids:
@@ -123,19 +106,18 @@ def facts_at(
     return facts
 
 
-def _fact_rows(s: Session, n: int, where: str, params: Obj) -> tuple[list[FactThen], dict[int, bool], set[int]]:
-    """The fact rows there at moment `n` (present and gone since), whether each was retracted by
-    then, and the ids whose score must be recomputed: a later moment changed them, or they are gone."""
+def _fact_rows(s: Session, n: int, where: str, params: Obj) -> tuple[list[PastFact], dict[int, bool], set[int]]:
+    """The fact rows there at `n` (present and gone since), whether each was retracted, and the ids to rescore."""
     live = _rows(s, f"SELECT {_FACT_COLS} FROM fact WHERE {where} AND since <= :n", params)
     gone = _rows(s, f"SELECT {_GONE_COLS} FROM factgone WHERE {where} AND since <= :n AND until > :n", params)
     later = changed_after(s, n)
-    facts = [FactThen(*r[:11]) for r in live]
+    facts = [PastFact(*r[:11]) for r in live]
     retracted = {r[0]: r[11] is not None and r[11] <= n for r in [*live, *gone]}
     redo = {f.id for f in facts if f.id in later} | {r[0] for r in gone}
-    return facts + [FactThen(*r[:11]) for r in gone], retracted, redo
+    return facts + [PastFact(*r[:11]) for r in gone], retracted, redo
 
 
-def _rescore(f: FactThen, *, retracted: bool) -> None:
+def _rescore(f: PastFact, *, retracted: bool) -> None:
     """A fact's status, weight and sources from its supports and disputes then (R25 to R28)."""
     sc = score(
         [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
@@ -146,7 +128,7 @@ def _rescore(f: FactThen, *, retracted: bool) -> None:
 
 
 def with_votes(
-    s: Session, n: int, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None = None
+    s: Session, n: int, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None = None
 ) -> None:
     """Give these facts their supports and disputes at moment `n` (by graph when they are a whole graph)."""
     if not facts:
@@ -157,12 +139,9 @@ def with_votes(
 
 
 def _votes_at(
-    s: Session, n: int, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None = None
+    s: Session, n: int, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None = None
 ) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
-    """The supports (in the order made) and disputes of these facts at moment `n`, keyed by
-    (fact id, graph, owner): a gone row names its fact's graph, as an id may be taken again.
-    With `whole` (graph, owner), the facts are that whole graph: read by graph, not by id lists.
-    Present rows come in order; a fact with a withdrawn row is merged in order."""
+    """These facts' supports (in the order made) and disputes at `n`, by (fact id, graph, owner)."""
     supports: dict[Any, list[Obj]] = defaultdict(list)
     disputes: dict[Any, list[Obj]] = defaultdict(list)
     order: dict[Any, list[Any]] = defaultdict(list)  # the present rows' order keys, by fact
@@ -183,9 +162,7 @@ def _votes_at(
         p,
     ):
         k = (r[1], r[2], r[3])
-        supports[k].append(
-            {"key": r[4], "origin": r[5], "run": r[6], "turn": r[7], "record": r[8], "contribution": r[9]}
-        )
+        supports[k].append(dict(zip(SUPPORT, r[4:], strict=True)))
         order[k].append(r[0])
     for r in _rows(
         s,
@@ -194,7 +171,7 @@ def _votes_at(
         p,
     ):
         if (r[2], r[3]) in where:
-            late[(r[1], r[2], r[3])].append((r[0], _support(r[4:])))
+            late[(r[1], r[2], r[3])].append((r[0], dict(zip(SUPPORT, r[4:], strict=True))))
     for r in _rows(
         s,
         'SELECT d.id, d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since FROM dispute d '
@@ -219,10 +196,9 @@ def _votes_at(
 
 
 def _vote_filters(
-    s: Session, facts: list[FactThen], *, whole: tuple[str | None, str | None] | None
+    s: Session, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None
 ) -> tuple[str, str, str, Obj]:
-    """The conditions on supports joined to facts, on gone rows, and on disputes joined to facts, and
-    their parameters: by graph for a whole graph, else by these facts' ids (one `:ids` parameter)."""
+    """The conditions on supports, gone rows and disputes, and their parameters: by graph, or by these facts' ids."""
     if whole is not None:
         joined = "f.graph = :g AND f.owner = :o"
         return joined, "graph = :g AND owner = :o", joined, {"g": whole[0], "o": whole[1]}
@@ -235,8 +211,7 @@ def _vote_filters(
 def _merge(
     votes: dict[Any, list[Obj]], keys: dict[Any, list[Any]], extra: dict[Any, list[tuple[Any, Obj]]], *, whole: object
 ) -> None:
-    """Put the withdrawn rows (`extra`, with their order keys) among the present ones, in the order
-    made; facts read by id have their present rows sorted too."""
+    """Put the withdrawn rows (`extra`, with their order keys) among the present ones, in the order made."""
     if whole is None:
         extra = {**{k: [] for k, v in votes.items() if len(v) > 1}, **extra}
     for k, more in extra.items():
@@ -244,14 +219,8 @@ def _merge(
         votes[k] = [v for _, v in merged]
 
 
-def _support(r: Any) -> Obj:
-    """A SUPPORT of the state format, from (key, origin, run, turn, record, contribution)."""
-    return {"key": r[0], "origin": r[1], "run": r[2], "turn": r[3], "record": r[4], "contribution": r[5]}
-
-
 def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str] | None = None) -> dict[int, Obj]:
-    """Entities by id as they stood at `n`: name, kind, and the aliases they had by then. With
-    `whole` (graph, owner), they are read by graph rather than by id lists (a whole graph's)."""
+    """Entities by id as they stood at `n`: name, kind, and the aliases they had by then."""
     out: dict[int, Obj] = {}
     wanted = sorted(set(ids))
     cols = "id, name, kind, aliases, alias_since"
@@ -328,10 +297,16 @@ def turns_at(s: Session, run_id: str, n: int) -> list[tuple[str, Obj]]:
 
 
 def moments(
-    s: Session, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
+    s: Session,
+    *,
+    first: int = 0,
+    last: int | None = None,
+    org: str | None = None,
+    run: str | None = None,
+    ids: Iterable[int] | None = None,
 ) -> list[Obj]:
-    """The moments in (first, last], oldest first, optionally those about one organization, or only
-    those numbered in `ids`."""
+    """The moments in (first, last], oldest first: those about one organization (and about none), or one run's and its
+    organization's settings changes (`run`, with its `org`), or only those numbered in `ids`."""
     sql = "SELECT id, at, what, org_id, run_id, turn_id, person_id, detail, facts FROM moment WHERE id > :a"
     params: Obj = {"a": first}
     if ids is not None:
@@ -342,22 +317,24 @@ def moments(
     cols = ("n", "at", "what", "org", "run", "turn", "person", "detail", "facts")
     return [
         {**dict(zip(cols, r, strict=True)), "facts": list(json_value(r[8]))}
-        for r in _rows(s, _in_scope(sql, params, last=last, org=org), params)
+        for r in _rows(s, _in_scope(sql, params, last=last, org=org, run=run), params)
     ]
 
 
-def _in_scope(sql: str, params: Obj, *, last: int | None, org: str | None) -> str:
+def _in_scope(sql: str, params: Obj, *, last: int | None, org: str | None, run: str | None = None) -> str:
     """A query of moments limited to those up to `last`, and to those about `org` (and about none), in order."""
     if last is not None:
         sql, params["b"] = sql + " AND id <= :b", last
-    if org is not None:
+    if run is not None:
+        params.update(r=run, o=org)
+        sql += " AND (run_id = :r OR (org_id = :o AND what = 'settings'))"
+    elif org is not None:
         sql, params["o"] = sql + " AND (org_id = :o OR org_id IS NULL)", org
     return sql + " ORDER BY id"
 
 
 def moment_numbers(s: Session, *, last: int | None = None, org: str | None = None) -> list[int]:
-    """The numbers of the moments up to `last`, oldest first, optionally those about one organization
-    (and those about none): what a time control steps through, without their rows."""
+    """The numbers of the moments up to `last`, oldest first, optionally of one organization (and of none)."""
     params = Obj()
     sql = _in_scope("SELECT id FROM moment WHERE id > 0", params, last=last, org=org)
     return [int(r[0]) for r in _rows(s, sql, params)]
@@ -376,8 +353,7 @@ def moment_by_time(s: Session, at: str) -> int | None:
 
 
 def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int | None]:
-    """Every support and dispute a live fact ever had (withdrawn ones with `until`), and the
-    moment it was retracted: what a weight through time is computed from (views/history.py)."""
+    """Every support and dispute a live fact ever had (withdrawn ones with `until`), and when it was retracted."""
     fact = _rows(s, "SELECT graph, owner, since, retracted_at FROM fact WHERE id = :f", {"f": fact_id})
     if not fact:
         return [], [], None
@@ -402,3 +378,63 @@ def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int |
 def turn_exists(s: Session, turn_id: str) -> bool:
     """Whether a turn of that id is in memory (erased turns are not)."""
     return s.get(Turn, turn_id) is not None
+
+
+# --- the `memory-state/1` document as memory stood after a moment (R32, R33) ----------------------
+
+
+def then_json(f: PastFact, ends: dict[int, Obj]) -> Obj:
+    """A FACT of the state format as it stood at a moment (facts_at)."""
+    return fact_json(f, ends, supports=f.supports, disputes=f.disputes)
+
+
+def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[PastFact], bool]) -> list[Obj]:
+    """The facts with these ids that `keep` keeps, as they stood after moment `n`: FACT objects
+    with their `graph`, `owner` and `id`."""
+    facts = [f for f in facts_at(s, n, ids=ids) if keep(f)]
+    ends = entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
+    return [{"graph": f.graph, "owner": f.owner, "id": f.id, **then_json(f, ends)} for f in facts]
+
+
+def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
+    """One graph as it stood after moment `n`, shaped as snapshot.graph_json shapes the present:
+    entities in at least one fact, facts sorted; with `limit`, the heaviest facts then and `total`."""
+    with bulk():
+        facts = facts_at(s, n, graph=graph, owner=owner, votes=limit is None)
+        total = len(facts)
+        if limit is not None:  # the heaviest then; only they are read with their supports
+            facts = sorted(facts, key=lambda f: -f.weight)[:limit]
+            with_votes(s, n, facts)
+        named = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None}
+        ends = entities_at(s, n, named, whole=(graph, owner))
+        items = in_order((f, then_json(f, ends)) for f in facts)
+        return graph_of((ends[i] for i in named), items, ids=ids, total=None if limit is None else total)
+
+
+def export_at(s: Session, n: int) -> Obj:
+    """The whole memory as it stood after moment `n`, as `memory-state/1` without `reads` and
+    `refused`: organizations and people made by then, runs started by then and not erased since."""
+    orgs = s.exec(select(Organization).where(Organization.since <= n).order_by(col(Organization.seq))).all()
+    people = s.exec(select(Person).where(Person.since <= n).order_by(col(Person.seq))).all()
+    runs = s.exec(select(Run).where(Run.started_at <= n).order_by(col(Run.seq))).all()
+    return {
+        "format": STATE_FORMAT,
+        "organizations": {
+            o.id: {
+                "settings": settings_at(s, o.id, settings_of(o), n),
+                "map": map_at(s, o.id, n),
+                "world": graph_at(s, "world", o.id, n),
+            }
+            for o in orgs
+        },
+        "people": {p.id: {"user": graph_at(s, "user", p.id, n)} for p in people},
+        "runs": {
+            r.id: {
+                **run_head(r),
+                "ended": r.ended_at is not None and r.ended_at <= n,
+                "turns": dict(turns_at(s, r.id, n)),
+                "flow": graph_at(s, "flow", r.id, n),
+            }
+            for r in runs
+        },
+    }

@@ -1,5 +1,4 @@
-"""PostgreSQL's scrub after a deletion (R31): what was erased leaves the database's files and the planner's
-samples. SQLite's is a checkpoint of its log (store/dialect.py)."""
+"""PostgreSQL's scrub after a deletion (R31): what was erased leaves the database's files and the planner's samples."""
 
 from __future__ import annotations
 
@@ -26,9 +25,7 @@ HELD_BACK = text(
 
 
 def scrub(engine: Engine) -> bool:
-    """Every table rewritten (VACUUM FULL: new table, TOAST and index files, old ones unlinked), analyzed (samples
-    in `pg_stats` from the remaining rows; an empty table's dropped, `_drop_samples`), `pg_statistic` rewritten (its
-    old samples' dead versions), a CHECKPOINT. A standby replays all of it (docs/scaling.md)."""
+    """Every table rewritten (VACUUM FULL) and analyzed, `pg_statistic` rewritten, a CHECKPOINT (R31)."""
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         # One scrub at a time, waited for by trying again: a session blocked in pg_advisory_lock holds the snapshot
         # its statement began with, which would hold back the very rewrite it waits for (HELD_BACK).
@@ -51,8 +48,7 @@ def scrub(engine: Engine) -> bool:
 
 
 def _rewrite(conn: Any) -> bool:
-    """Every table rewritten and analyzed, then `pg_statistic`: False when an older snapshot still
-    holds deleted rows back (the scrub is tried again later)."""
+    """Every table rewritten and analyzed, then `pg_statistic`; False when an older snapshot holds deleted rows back."""
     exists = text("SELECT to_regclass(:t) IS NOT NULL")
     tables = [t for t in all_tables() if conn.execute(exists, {"t": f'"{t}"'}).scalar()]
     if not _older_snapshots_gone(conn):  # else they keep the deleted rows in the rewrite

@@ -1,31 +1,19 @@
-"""Graph reads on the database driver (R19 to R23): a turn's probe is its hottest use case.
-
-A probe is a whole use case (R21's count must last, so it is a write transaction), yet the
-query it serves is one index look-up of a few dozen microseconds. Through the ORM, or even
-SQLAlchemy Core, each statement costs ten times the query (issue #8, B2, profiled), so a probe
-runs its few fixed statements on a kept driver connection directly (store/database.py): the turn check, one
-query, the count. The SQL is written once, with `:name` parameters, for both backends (the
-driver's dialect makes it ready for its driver, dialect.py), and is the same text the benchmark
-runs raw. A statement that reads the turn to check it locks its row (`for_update`): where the
-backend runs writers concurrently, the checks stay true until the use case commits. The rows a
-use case adds take their columns from the models' tables (models.py).
-
-Everything here takes a DB-API connection already inside the caller's transaction, except
-`counted_read` (Dialect.one_statement_reads), whose one statement is its own transaction
-(autocommit).
-"""
+"""Graph reads on the database driver (R19 to R23): a turn's probe is its hottest use case."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
+from sqlmodel import Session
+
 from ..plain import Obj
 from ..rules.keys import name_key, value_key
 from ..rules.shortcuts import GRAPH_ORDER
 from ..rules.visibility import evidence_elsewhere
 from .dialect import for_update
-from .driver import Driver, json_value
+from .driver import Driver, driver_of, json_value
+from .facts import StoredFact, load_facts
 from .snapshot import fact_sort_key
 
 TURN = for_update(
@@ -59,8 +47,7 @@ def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
 
 
 def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
-    """R21: count one read of an open turn, within its cap; one guarded UPDATE, so concurrent reads of
-    one turn never pass the cap. False: nothing counted (the cap was reached, or the turn ended)."""
+    """R21: count one read of an open turn within its cap, one guarded UPDATE; False: nothing counted."""
     if cap is None:
         return bool(db.change(COUNT, {"t": turn_id}))
     return bool(db.change(COUNT_CAPPED, {"t": turn_id, "cap": cap}))
@@ -193,15 +180,9 @@ def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
     return sorted(facts.values(), key=fact_sort_key)
 
 
-# --- a turn's read in one statement (Dialect.one_statement_reads: PostgreSQL) ---------------------
-# On a server every statement is a round trip, and a read's five (BEGIN, the turn, the query, the
-# count, COMMIT) cost five times the query (issue #8, B2). A read at the turn's own level (no step,
-# no nested work: R4 and R19 offer it) is one statement there: a data-modifying WITH counts the
-# probe only where R2, R17 and R21 allow it, locking the turn's row as the UPDATE does, and the
-# query reads the owners (R20) from the counted row: the read statements above, built with the
-# counted row's columns for owners (`_COUNTED_OWNER`). An autocommitted statement is one
-# transaction. When it counts nothing, the service takes the general path, whose checks say which
-# rule refuses (or serve the read, if the turn changed in between).
+# --- a turn's read in one statement (Dialect.one_statement_reads: PostgreSQL, issue #8, B2): a data-modifying WITH
+# counts the probe where R2, R17 and R21 allow it and reads the owners (R20) from the counted row; counting nothing, the
+# service takes the general path, whose checks say which rule refuses.
 
 _COUNTED = """WITH c AS (UPDATE turn t SET probes_used = t.probes_used + 1
  FROM run r LEFT JOIN workflow w ON w.id = r.workflow_id
@@ -219,10 +200,9 @@ COUNTED_EXPAND = {
 
 
 def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, int | None, list[Obj]] | None:
-    """Autocommit (Dialect.one_statement_reads): a turn-level GraphResolve or GraphExpand counted
-    and served in one statement: (probes used, the cap, the answer); None when it was not counted,
-    or when the arguments are malformed (the general path checks the rules first, then fails on
-    them)."""
+    """Autocommit (Dialect.one_statement_reads): a turn-level GraphResolve or GraphExpand counted and served in one
+    statement: (probes used, the cap, the answer); None when it was not counted, or when the arguments are malformed
+    (the general path checks the rules first, then fails on them)."""
     try:
         if call == "GraphResolve":
             params: Obj = {"t": turn_id, "k": name_key(args["name"])}
@@ -244,11 +224,24 @@ def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, i
 
 
 def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fact: Obj, graph: str) -> list[Obj]:
-    """GraphSource: an active fact's supports, the excerpt read through each pointer (R23, R24);
-    evidence from another organization's run stays there (R20)."""
+    """GraphSource: an active fact's supports and excerpts (R23, R24); another organization's evidence hidden (R20)."""
     owner = seen.get(graph)
-    if owner is None:
+    hit = None if owner is None else _fact_named(db, graph, owner, fact)
+    if hit is None or hit[1] != "active":
         return []
+    out = []
+    for *shown, from_org in db.rows(SUPPORTS, {"f": hit[0]}):
+        item = dict(zip(("key", "origin", "contribution", "run", "turn", "record", "excerpt"), shown, strict=True))
+        if evidence_elsewhere(from_org, reader_org=org_id):
+            # R23, evidence elsewhere: a User fact's support taught in another organization's run
+            # (erased since or not) shows origin and contribution only; its key and pointer are null.
+            item.update(key=None, run=None, turn=None, record=None, excerpt=None)
+        out.append(item)
+    return out
+
+
+def _fact_named(db: Driver, graph: str, owner: str, fact: Obj) -> tuple[int, str] | None:
+    """The id and status of the fact a reference names in one graph (entity identity applies), or None."""
     subject, obj = fact["subject"], fact["object"]
     params: Obj = {"g": graph, "o": owner, "sk": subject["kind"], "skey": name_key(subject["name"])}
     params["rel"] = fact["relation"]
@@ -258,23 +251,11 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
     else:
         params.update(ok=obj["kind"], okey=name_key(obj["name"]))
         hit = db.rows(FACT_TO_ENTITY, params)
-    if not hit or hit[0][1] != "active":
-        return []
-    out = []
-    for key, origin, contrib, srun, sturn, srec, excerpt, from_org in db.rows(SUPPORTS, {"f": hit[0][0]}):
-        if evidence_elsewhere(from_org, reader_org=org_id):
-            # R23, evidence elsewhere: a User fact's support taught in another organization's run
-            # (erased since or not) shows origin and contribution only; its key and pointer are null.
-            key = srun = sturn = srec = excerpt = None
-        out.append(
-            {
-                "key": key,
-                "origin": origin,
-                "contribution": contrib,
-                "run": srun,
-                "turn": sturn,
-                "record": srec,
-                "excerpt": excerpt,
-            }
-        )
-    return out
+    return (int(hit[0][0]), str(hit[0][1])) if hit else None
+
+
+def find_fact(tx: Session | Driver, graph: str, owner: str, fact: Obj) -> StoredFact | None:
+    """The fact a reference names in one graph, or None (a correction's, R28)."""
+    with driver_of(tx) as db:
+        hit = _fact_named(db, graph, owner, fact)
+        return load_facts(db, [hit[0]])[0] if hit else None

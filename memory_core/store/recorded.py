@@ -1,26 +1,17 @@
-"""What memory recorded, read back as plain rows: what the scenario export writes back as events
-(usecases/export.py shapes them into `memory-scenario/1`).
-
-Memory keeps its inputs: organizations, people and workflows as they were made (settings as they
-stood when made, each later change in the settings audit), runs, turns, every record with its
-claims, nested work, the steps a turn took (and which record each kept), and a moment for every
-use case that changed memory (R32), in the order they happened. Reads are not kept (R21's count
-is, not the reads). What was erased (R17, R29, R30) is gone from all of it, as from history (R33):
-only the moments that erased it still name it.
-"""
+"""What memory recorded, as plain rows, for the scenario export (usecases/export.py); erased is gone (R32, R33)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sqlmodel import Session, col, or_, select
+from sqlmodel import Session, col, select
 
 from ..plain import Obj
-from .dashboard import record_json
+from .dashboard import organizations, people, record_json
 from .dashboard import workflows as workflows_of
-from .driver import driver_of, json_value
-from .models import Membership, Moment, NestedWork, Organization, Person, Record, Run, SettingsAudit, Turn
-from .past import settings_at
+from .driver import driver_of
+from .models import NestedWork, Organization, Record, Run, SettingsAudit, Turn
+from .past import entities_at, moments, settings_at
 from .snapshot import settings_of
 
 
@@ -41,8 +32,7 @@ class Recorded:
 
 
 def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> Recorded:
-    """What memory recorded: everything, or one organization's (`org`), or one run's (`run`, with
-    its organization's settings changes). The caller has checked that they exist."""
+    """What memory recorded: everything, one organization's (`org`) or one run's (`run`), which exist."""
     out = Recorded()
     _orgs_and_people(s, out, org=org)
     audit = select(SettingsAudit).order_by(col(SettingsAudit.moment), col(SettingsAudit.id))
@@ -54,7 +44,7 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
     out.runs = _runs(s, org=org, run=run)
     if out.runs:
         _turns(s, out, [r["id"] for r in out.runs])
-    out.moments = _moments(s, org=org, run=run)
+    out.moments = moments(s, org=org, run=run)
     for moment in out.moments:
         if moment["what"] in ("dispute", "retract") and moment["facts"]:
             out.facts[moment["n"]] = fact_at(s, moment["facts"][0], moment["n"])
@@ -62,22 +52,15 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
 
 
 def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
-    """The organizations in scope with their owner, settings as made and workflows; every person
-    with their memberships."""
-    memberships = s.exec(select(Membership)).all()
-    owners = {m.org_id: m.person_id for m in memberships if m.role == "owner"}
-    roles: dict[str, dict[str, str]] = {}
-    for m in memberships:
-        roles.setdefault(m.person_id, {})[m.org_id] = m.role
-    for o in s.exec(select(Organization).order_by(col(Organization.seq))).all():
-        if org is None or o.id == org:
-            made = settings_at(s, o.id, settings_of(o), o.since)  # each later change undone (R32)
-            out.orgs.append({"id": o.id, "name": o.name, "owner": owners.get(o.id), "settings": made})
-            out.workflows += workflows_of(s, o.id)
-    out.people = [
-        {"id": p.id, "name": p.name, "memberships": roles.get(p.id, {})}
-        for p in s.exec(select(Person).order_by(col(Person.seq)))
-    ]
+    """The organizations in scope (owner, settings as made, workflows); every person with their memberships."""
+    for o in organizations(s):
+        if org is None or o["id"] == org:
+            row = s.get(Organization, o["id"])
+            assert row is not None
+            made = settings_at(s, row.id, settings_of(row), row.since)  # each later change undone (R32)
+            out.orgs.append({**o, "settings": made})
+            out.workflows += workflows_of(s, row.id)
+    out.people = [{"id": p["id"], "name": p["name"], "memberships": p["roles"]} for p in people(s)]
 
 
 def setup_of(s: Session) -> Recorded:
@@ -126,56 +109,20 @@ def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
         out.work[w.id] = {"id": w.id, "turn": w.turn_id, "work": w.work, "status": w.status}
 
 
-def _moments(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
-    """The moments of the scope, oldest first: a run's own and its organization's settings changes;
-    an organization's and those about none (the setup, an account deleted); or all of them."""
-    query = select(Moment).order_by(col(Moment.id))
-    if run is not None:
-        query = query.where(
-            or_(col(Moment.run_id) == run, (col(Moment.org_id) == org) & (col(Moment.what) == "settings"))
-        )
-    elif org is not None:
-        query = query.where(or_(col(Moment.org_id) == org, col(Moment.org_id).is_(None)))
-    return [
-        {
-            "n": m.id,
-            "what": m.what,
-            "org": m.org_id,
-            "run": m.run_id,
-            "turn": m.turn_id,
-            "person": m.person_id,
-            "detail": m.detail,
-            "facts": list(json_value(m.facts)),
-        }
-        for m in s.exec(query)
-        if m.id
-    ]
-
-
 def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
-    """The fact with this id as it stood at moment `n` (a replacement may have taken it since, R3),
-    as a scenario names it: subject, relation, object; None if it was not there."""
+    """The fact with this id as it stood at moment `n` (R3), as a scenario names it; None if it was not there."""
     with driver_of(s) as db:
-        p = {"f": fact_id, "n": n}
         rows = db.rows(
             "SELECT subject_id, relation, object_id, value FROM fact WHERE id = :f AND since <= :n "
             "UNION ALL SELECT subject_id, relation, object_id, value FROM factgone "
             "WHERE id = :f AND since <= :n AND until > :n",
-            p,
+            {"f": fact_id, "n": n},
         )
-        if not rows:
-            return None
-        subject_id, relation, object_id, value = rows[0]
-        ends: dict[int, Obj] = {}
-        for eid in (subject_id, object_id):
-            if eid is None:
-                continue
-            for name, kind in db.rows(
-                "SELECT name, kind FROM entity WHERE id = :e AND since <= :n "
-                "UNION ALL SELECT name, kind FROM entitygone WHERE id = :e AND since <= :n AND until > :n",
-                {"e": eid, "n": n},
-            )[:1]:
-                ends[eid] = {"name": name, "kind": kind}
+    if not rows:
+        return None
+    subject_id, relation, object_id, value = rows[0]
+    named = entities_at(s, n, [i for i in (subject_id, object_id) if i is not None])
+    ends = {i: {"name": e["name"], "kind": e["kind"]} for i, e in named.items()}
     if subject_id not in ends or (object_id is not None and object_id not in ends):
         return None
     return {

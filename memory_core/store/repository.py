@@ -1,6 +1,4 @@
-"""The store's side of every family of use cases: the database a family takes its transactions from
-(transactions.py), and the look-ups and checks that read inside one (lookups.py). A use case hands
-the transactions it is given to typed store functions; it never names their types."""
+"""The store's side of every family of use cases: its database (transactions.py) and look-ups (lookups.py)."""
 
 from __future__ import annotations
 
@@ -11,8 +9,8 @@ from .. import errors as E
 from ..plain import Obj
 from ..rules.permissions import is_member, may_correct, may_manage_settings
 from . import ids, queries, turns
-from .graph import find_fact
 from .lookups import Lookups, RunRef
+from .probes import find_fact
 from .transactions import Database, Db, Tx
 
 P = ParamSpec("P")
@@ -20,8 +18,7 @@ R = TypeVar("R")
 
 
 class Repository(Lookups):
-    """A family of use cases over one database (its transactions: Database.transaction and
-    Database.driver), and the look-ups that refuse in the order the rules give."""
+    """A family of use cases over one database, and the look-ups that refuse in the order the rules give."""
 
     def __init__(self, database: Database) -> None:
         self.database = database
@@ -51,8 +48,7 @@ class Repository(Lookups):
         raise E.UnknownStep(step, workflow_id)
 
     def _correctable(self, s: Tx, org_id: str, by: str, fact: Obj, graph: str, *, doing: str) -> Any:
-        """The fact a correction names (R28), after the checks that come before looking it up: the
-        ids, then membership (a non-member learns nothing of what exists there)."""
+        """The fact a correction names (R28), after the ids and membership are checked (a non-member learns nothing)."""
         self._org(s, org_id)
         self._person(s, by)
         if not is_member(queries.role(s, by, org_id)):
@@ -65,8 +61,7 @@ class Repository(Lookups):
         return f
 
     def _owner_or_cli(self, s: Tx, org_id: str, by: str | None, does: str, *, person: str | None = None) -> None:
-        """The ids named exist (the organization, `by`, the person linked), then `by` is the owner
-        (R15); `by` None is the command line, which anyone holding the database runs."""
+        """The ids named exist, then `by` is the owner (R15); `by` None is the command line."""
         self._org(s, org_id)
         if by is not None:
             self._person(s, by)

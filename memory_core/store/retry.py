@@ -1,20 +1,4 @@
-"""Retries for conflicts between concurrent use cases: each attempt is a fresh transaction.
-
-What is a conflict is read from the database's error codes, never from message text, by the
-dialect whose driver raised the error (Dialect.conflict in dialect.py):
-- SQLite: the primary result code SQLITE_BUSY (5, with its extended forms such as
-  SQLITE_BUSY_SNAPSHOT) or SQLITE_LOCKED (6). A constraint failure (SQLITE_CONSTRAINT_UNIQUE
-  included) is never a race on SQLite, where writers are serialized: it surfaces at once.
-- PostgreSQL: SQLSTATE 40001 (serialization_failure), 40P01 (deadlock_detected), and 23505
-  (unique_violation: two racing inserts of one new row, the loser sees the winner's).
-
-Retries are bounded by time, not by count: a use case that keeps losing is tried again with
-jittered exponential pauses until DEADLINE seconds have passed since its first attempt, so eight
-writers on the same facts all get through however many times they collide. The loop is a few
-lines of our own: a call that succeeds at once costs 0.2 µs through it and 27 µs through
-tenacity 9.1 (measured here), as much as a SQLite graph read; the pause is "full jitter" around a
-doubling step.
-"""
+"""Retries for conflicts between concurrent use cases: each attempt is a fresh transaction."""
 
 from __future__ import annotations
 
@@ -38,9 +22,7 @@ LONGEST_PAUSE = 0.4
 
 
 def retryable(exc: BaseException) -> bool:
-    """Whether a database error is a conflict another attempt can get past: SQLAlchemy's wrapped
-    errors, or the driver's own (the driver use cases run on the DB-API, probes.py); or a read whose
-    server went away mid-read (standby.ServerLost: the next attempt reads from the other server)."""
+    """Whether a database error is a conflict another attempt can get past, or a read whose server went away."""
     if getattr(exc, "retry", False) is True:
         return True
     orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
@@ -52,16 +34,12 @@ def retryable(exc: BaseException) -> bool:
 
 
 def pause(step: float) -> float:
-    """How long to wait before the next attempt: uniformly up to twice the step (jitter keeps
-    colliding writers from colliding again in lockstep)."""
+    """How long to wait before the next attempt: uniformly up to twice the step (jitter)."""
     return step * 2 * random.random()
 
 
 class _PipelineNoise(logging.Filter):
-    """psycopg logs "error ignored terminating <Pipeline>" when a batch inside its pipeline failed
-    and the pipeline then cannot end cleanly: the batch's own error (a conflict, retried here, or
-    a refusal) is still raised, so this line says nothing a person needs, and reads as a failure
-    (#26). Only that record is dropped; psycopg's other warnings stay."""
+    """psycopg's "error ignored terminating <Pipeline>", logged after a failed batch whose own error is raised (#26)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args if isinstance(record.args, tuple) else ()
@@ -83,8 +61,7 @@ quiet_pipelines()
 def run_retrying(
     fn: Callable[[], T], *, on_retry: Callable[[BaseException], None] | None = None, started: float | None = None
 ) -> T:
-    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call
-    (`started`: when an earlier attempt, made by the caller, began)."""
+    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call (or `started`)."""
     deadline = (time.monotonic() if started is None else started) + DEADLINE
     step = FIRST_PAUSE
     while True:
@@ -103,11 +80,7 @@ def run_retrying(
 
 
 def run_use_case(owner: Any, call: Callable[[], T]) -> T:
-    """The one place retry is applied: every use case of the facade (usecases/facade.py delegates
-    through it) and every whole replay (format/replay.py) run here. `call` runs again, with jittered
-    backoff bounded by time, when it lost a race; `owner.retries` counts the attempts that lost.
-    Inside one transaction for several use cases (`owner._sandbox`) it runs once: its
-    owner retries the whole."""
+    """The one place retry is applied: every use case of the facade and every whole replay (format/replay.py)."""
     if getattr(owner, "_sandbox", None) is not None:
         return call()
     started = time.monotonic()

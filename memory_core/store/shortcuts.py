@@ -9,8 +9,7 @@ from ..rules.shortcuts import Answer, choose_shortcut
 from ..rules.visibility import visible
 from .graph import find_entity
 from .lookups import RunRef
-from .models import Fact
-from .snapshot import facts_json
+from .models import Entity, Fact
 
 
 def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_memory_shortcuts: bool) -> Obj | None:
@@ -38,12 +37,14 @@ def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_mem
     best = choose_shortcut(found, min_weight=min_weight, no_memory_shortcuts=no_memory_shortcuts)
     if best is None:
         return None
-    item = facts_json(s, [best.fact], supports=False)[0]
+    f = best.fact
+    subject, target = s.get(Entity, f.subject_id), s.get(Entity, f.object_id) if f.object_id is not None else None
+    assert subject is not None
     return {
         "fact": {
-            "subject": item["subject"],
-            "relation": item["relation"],
-            "object": item["object"],
+            "subject": {"name": subject.name, "kind": subject.kind},
+            "relation": f.relation,
+            "object": {"name": target.name, "kind": target.kind} if target else {"value": f.value},
             "graph": best.graph,
         },
         "weight": best.weight,

@@ -16,7 +16,7 @@ from .lookups import OrgRef
 from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
 
 if TYPE_CHECKING:
-    from .past import FactThen
+    from .past import PastFact
 
 STATE_FORMAT = "memory-state/1"
 F = TypeVar("F")
@@ -27,8 +27,8 @@ def settings_of(org: Organization | OrgRef) -> dict[str, bool]:
     return {st.name: bool(getattr(org, st.column)) for st in SETTINGS}
 
 
-def entity_json(e: Entity) -> Obj:
-    return {"name": e.name, "kind": e.kind, "aliases": list(e.aliases)}
+#: A SUPPORT of the state format: its keys, in order.
+SUPPORT = ("key", "origin", "run", "turn", "record", "contribution")
 
 
 def fact_sort_key(f: Obj) -> tuple[str, ...]:
@@ -43,23 +43,11 @@ def fact_sort_key(f: Obj) -> tuple[str, ...]:
     )
 
 
-def support_json(sp: Support) -> Obj:
-    return {
-        "key": sp.key,
-        "origin": sp.origin,
-        "run": sp.run_id,
-        "turn": sp.turn_id,
-        "record": sp.record_id,
-        "contribution": sp.contribution,
-    }
-
-
-def fact_json(f: Fact | FactThen, ends: Mapping[Any, Obj], *, supports: list[Obj] | None, disputes: list[Obj]) -> Obj:
-    """A FACT of the state format, now or then: its ends by name and kind, its score, its supports
-    (left out when None) and its disputes."""
+def fact_json(f: Fact | PastFact, ends: Mapping[Any, Obj], *, supports: list[Obj], disputes: list[Obj]) -> Obj:
+    """A FACT of the state format, now or then: its ends by name and kind, its score, its supports and disputes."""
     subj = ends[f.subject_id]
     target = ends[f.object_id] if f.object_id is not None else None
-    item: Obj = {
+    return {
         "subject": {"name": subj["name"], "kind": subj["kind"]},
         "relation": f.relation,
         "object": {"name": target["name"], "kind": target["kind"]} if target else {"value": f.value},
@@ -67,11 +55,9 @@ def fact_json(f: Fact | FactThen, ends: Mapping[Any, Obj], *, supports: list[Obj
         "weight": f.weight,
         "log_odds": f.log_odds,
         "sources": f.sources,
+        "supports": supports,
+        "disputes": [{"by": d["by"], "contribution": d["contribution"]} for d in disputes],
     }
-    if supports is not None:
-        item["supports"] = supports
-    item["disputes"] = [{"by": d["by"], "contribution": d["contribution"]} for d in disputes]
-    return item
 
 
 def in_order(items: Iterable[tuple[F, Obj]]) -> list[tuple[F, Obj]]:
@@ -80,8 +66,7 @@ def in_order(items: Iterable[tuple[F, Obj]]) -> list[tuple[F, Obj]]:
 
 
 def graph_of(entities: Iterable[Obj], items: list[tuple[Any, Obj]], *, ids: bool, total: int | None) -> Obj:
-    """A graph of the state format from its entities and its sorted facts: with `ids`, each fact with
-    its database id; with `total`, how many facts the graph holds."""
+    """A graph of the state format from its entities and sorted facts; with `ids` each fact's id; with `total`."""
     out: Obj = {
         "entities": sorted(entities, key=lambda e: (e["name"], e["kind"])),
         "facts": [{"id": f.id, **item} if ids else item for f, item in items],
@@ -91,40 +76,25 @@ def graph_of(entities: Iterable[Obj], items: list[tuple[Any, Obj]], *, ids: bool
     return out
 
 
-def facts_json(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> list[Obj]:
-    """FACT objects of the state format, sorted; batched look-ups, no query per fact."""
-    return [item for _, item in fact_items(s, facts, supports=supports)]
-
-
-def fact_items(s: Session, facts: Sequence[Fact], *, supports: bool = True) -> list[tuple[Fact, Obj]]:
-    """Each fact with its FACT object, sorted as the state format sorts facts."""
+def fact_items(s: Session, facts: Sequence[Fact]) -> list[tuple[Fact, Obj]]:
+    """Each fact with its FACT object, sorted as the state format sorts facts; batched look-ups, no query per fact."""
     if not facts:
         return []
     named = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
     ends = {e.id: {"name": e.name, "kind": e.kind} for e in s.exec(select(Entity).where(col(Entity.id).in_(named)))}
-    by_fact, disputes = _votes(s, [f.id for f in facts], supports=supports)
-    return in_order(
-        (f, fact_json(f, ends, supports=by_fact[f.id] if supports else None, disputes=disputes[f.id])) for f in facts
-    )
-
-
-def _votes(s: Session, ids: list[int | None], *, supports: bool) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
-    """The SUPPORT objects (with `supports`) and disputes of these facts, by fact id, in the order made."""
-    by_fact: dict[Any, list[Obj]] = defaultdict(list)
-    for sp in (
-        s.exec(select(Support).where(col(Support.fact_id).in_(ids)).order_by(col(Support.id))) if supports else []
-    ):
-        by_fact[sp.fact_id].append(support_json(sp))
+    ids = [f.id for f in facts]
+    supports: dict[Any, list[Obj]] = defaultdict(list)  # in the order made
+    for sp in s.exec(select(Support).where(col(Support.fact_id).in_(ids)).order_by(col(Support.id))):
+        votes = (sp.key, sp.origin, sp.run_id, sp.turn_id, sp.record_id, sp.contribution)
+        supports[sp.fact_id].append(dict(zip(SUPPORT, votes, strict=True)))
     disputes: dict[Any, list[Obj]] = defaultdict(list)
     for d in s.exec(select(Dispute).where(col(Dispute.fact_id).in_(ids)).order_by(col(Dispute.id))):
         disputes[d.fact_id].append({"by": d.by, "contribution": d.contribution})
-    return by_fact, disputes
+    return in_order((f, fact_json(f, ends, supports=supports[f.id], disputes=disputes[f.id])) for f in facts)
 
 
 def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph: its entities (by name, then kind) and its facts; with `limit`, only its heaviest
-    facts and their entities, plus `total`, the number of facts it holds. With `ids`, each fact also
-    carries its database `id` (for links to its weight); the state export never asks for it."""
+    """One graph, its entities by name then kind; with `limit`, its heaviest facts, their entities and `total`."""
     query = select(Fact).where(Fact.graph == graph, Fact.owner == owner)
     total = None
     if limit is None:
@@ -137,7 +107,12 @@ def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, 
         total = int(
             s.exec(select(func.count()).select_from(Fact).where(Fact.graph == graph, Fact.owner == owner)).one()
         )
-    return graph_of((entity_json(e) for e in entities), fact_items(s, facts), ids=ids, total=total)
+    return graph_of(
+        ({"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in entities),
+        fact_items(s, facts),
+        ids=ids,
+        total=total,
+    )
 
 
 #: What the state format shows of a step (R22); the store also keeps which record a step kept

@@ -1,22 +1,4 @@
-"""Reads from a hot standby (docs/scaling.md): which server a read goes to, by WAL position.
-
-With MEMORY_READ_DATABASE_URL naming a hot standby of the primary (a streaming replica, as
-`pg_basebackup -R` makes one), the database (transactions.py) sends the reads outside a turn there and every
-write, and every read inside a turn, to the primary. A read goes to the standby only when the
-standby has replayed the primary's WAL up to the process's *mark*:
-
-- after a write this process committed, the mark is the primary's WAL position taken at the next
-  read (`pg_current_wal_insert_lsn()`, at or past the write's commit record): a person sees their
-  own change at once, read from the primary until the standby has replayed past it;
-- otherwise the mark is the primary's position taken at most FRESH seconds ago, so a change made
-  by another process (a CLI, another API worker, an agent) shows within about a second, and a
-  standby that stopped replaying is read no more.
-
-Until the standby has replayed past the mark (`pg_last_wal_replay_lsn()`), reads go to the
-primary. A server that cannot be reached is left alone for DOWN_FOR seconds: with the primary down
-reads come from the standby (as it last replayed), with the standby down from the primary. The
-mark is per process, not per person (docs/decisions.md says why).
-"""
+"""Reads from a hot standby (docs/scaling.md): which server a read goes to, by WAL position."""
 
 from __future__ import annotations
 
@@ -29,6 +11,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 
+from .database import Detached
 from .dialect import DIALECTS, dialect_of
 
 READ_URL_VARIABLE = "MEMORY_READ_DATABASE_URL"
@@ -50,8 +33,7 @@ def read_database_url() -> str | None:
 
 
 def lost(exc: BaseException) -> bool:
-    """Whether an error says the server cannot be reached or went away (Dialect.lost), not that it
-    refused a statement: SQLAlchemy's wrapped errors, or the driver's own."""
+    """Whether an error says the server cannot be reached or went away (Dialect.lost), not that it refused."""
     orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
     return any(d.lost(orig) for d in DIALECTS)
 
@@ -64,8 +46,7 @@ def why(exc: BaseException) -> str:
 
 
 class ServerLost(Exception):
-    """A read's server went away while it ran: retried as a conflict is (retry.py), so the use case
-    runs again, on the other server."""
+    """A read's server went away while it ran: retried as a conflict is (retry.py), on the other server."""
 
     retry = True
 
@@ -78,57 +59,31 @@ def position(lsn: str | None) -> int | None:
     return (int(high, 16) << 32) | int(low, 16)
 
 
-class _Line:
-    """One connection for the standby's bookkeeping on a server: made by the pool (with the engine's
-    settings), detached from it, in autocommit, used under the Standby's lock."""
-
-    def __init__(self, engine: Engine) -> None:
-        self.engine = engine
-        self.dbapi: Any = None
-        self.pid = 0
-
-    def ask(self, sql: str) -> Any:
-        """One value; a connection the server closed meanwhile (a restart) is made again, once."""
-        for attempt in (0, 1):
-            fresh = self.dbapi is None or self.pid != os.getpid()
-            try:
-                if fresh:
-                    proxy = self.engine.raw_connection()
-                    proxy.detach()
-                    self.dbapi, self.pid = proxy.dbapi_connection, os.getpid()
-                    self.dbapi.autocommit = True
-                cur = self.dbapi.cursor()
-                try:
-                    cur.execute(sql)
-                    return cur.fetchone()[0]
-                finally:
-                    cur.close()
-            except Exception as exc:
-                self.drop()
-                if fresh or attempt or not lost(exc):
-                    raise
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def drop(self) -> None:
-        dbapi, self.dbapi = self.dbapi, None
-        if dbapi is not None and self.pid == os.getpid():
-            try:
-                dbapi.close()
-            except Exception:  # noqa: BLE001  (a broken connection may fail to close; it is dropped either way)
-                pass
+def _ask(line: Detached, sql: str) -> Any:
+    """One value; a connection the server closed meanwhile (a restart) is made again, once."""
+    fresh = line.dbapi is None or line.pid != os.getpid()
+    try:
+        return line.ask(sql)
+    except Exception as exc:
+        line.drop()
+        if fresh or not lost(exc):
+            raise
+    try:
+        return line.ask(sql)
+    except Exception:
+        line.drop()
+        raise
 
 
 class Standby:
-    """A primary's hot standby, as one process reads from it: the mark its reads must have replayed,
-    how far the standby had replayed when last asked, which server is down, and how many reads each
-    served (`served`, for operators and tests). Shared by the process's threads."""
+    """A primary's hot standby as one process reads from it: its mark, its replay, servers down, reads served."""
 
     def __init__(self, primary: Engine, engine: Engine) -> None:
         self.primary, self.engine = primary, engine
         self.engines = {PRIMARY: primary, STANDBY: engine}
         dialect = dialect_of(primary)
         self._now_sql, self._replayed_sql = dialect.wal_position_sql, dialect.replayed_sql
-        self._lines = {PRIMARY: _Line(primary), STANDBY: _Line(engine)}
+        self._lines = {PRIMARY: Detached(primary, autocommit=True), STANDBY: Detached(engine, autocommit=True)}
         self._lock = threading.Lock()
         self._mark = 0  # the primary's WAL position a read from the standby must have replayed
         self._marked = -math.inf  # when it was taken (time.monotonic)
@@ -144,8 +99,7 @@ class Standby:
         self._wrote = True
 
     def lost(self, which: str) -> None:
-        """A server was found unreachable: reads leave it alone for DOWN_FOR seconds, and it is said
-        to be unreachable until it is reached again (`unreachable`)."""
+        """A server was found unreachable: reads leave it alone for DOWN_FOR seconds; `unreachable` until reached."""
         self._down[which] = time.monotonic() + DOWN_FOR
         self._failing[which] = True
         if which == PRIMARY:
@@ -160,13 +114,11 @@ class Standby:
         return self._down[which] > time.monotonic()
 
     def unreachable(self, which: str) -> bool:
-        """Whether the server could not be reached the last time it was tried: what a page says, which
-        must not depend on how long the page took to draw since (DOWN_FOR is when to try again)."""
+        """Whether the server could not be reached the last time it was tried (what a page says)."""
         return self._failing[which]
 
     def order(self, *, fresh: bool = False) -> tuple[str, str]:
-        """The server a read goes to, then the one it goes to if that one cannot be reached. `fresh`:
-        the primary first (a read a write follows)."""
+        """The server a read goes to, then the one it goes to if that one cannot be reached."""
         if not fresh and self.caught_up():
             return STANDBY, PRIMARY
         return PRIMARY, STANDBY
@@ -195,11 +147,10 @@ class Standby:
             return replayed >= self._mark
 
     def _position(self, which: str, sql: str | None, *, nothing: int) -> int | None:
-        """The log position a server answers (`nothing` when it has none), or None when it cannot be
-        reached; any other error is raised."""
+        """The log position a server answers (`nothing` when it has none), or None when it cannot be reached."""
         assert sql is not None
         try:
-            answer = position(self._lines[which].ask(sql))
+            answer = position(_ask(self._lines[which], sql))
         except Exception as exc:
             if not lost(exc):
                 raise
@@ -208,9 +159,7 @@ class Standby:
         return answer or nothing
 
     def replayed_everything(self, timeout: float | None = 0.0) -> bool | None:
-        """Whether the standby has replayed all the primary holds now (R31: a scrub done on the
-        primary is done on the standby once it has), waiting up to `timeout` seconds for it (None:
-        REPLAY_WAIT). None when either server cannot be reached: not known."""
+        """Whether the standby replayed all the primary holds now (R31), waiting up to `timeout` (None: REPLAY_WAIT)."""
         with self._lock:
             target = self._position(PRIMARY, self._now_sql, nothing=0)
         deadline = time.monotonic() + (REPLAY_WAIT if timeout is None else timeout)

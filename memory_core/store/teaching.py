@@ -10,14 +10,13 @@ from ..rules.learning import RunFacts, record_teaches, skip_rule
 from ..rules.weights import contribution, independence_key, reliability_of
 from ..rules.wording import claim_label
 from .driver import Driver, json_value
-from .facts import FactRow, GraphWriter, refresh_facts
-from .graph import Changes
+from .facts import GraphWriter, StoredFact, refresh_facts
+from .graph import FactChanges
 
 
 @dataclass(frozen=True, slots=True)
 class SkippedClaim:
-    """One claim a completed turn kept out of a graph (R10): the record and the claim's index in it,
-    the rule that kept it out (R8a to R8d, R9, R30), and what the claim says, for people."""
+    """One claim a completed turn kept out of a graph (R10): the record, the claim's index, the rule, its words."""
 
     record: str
     claim: int
@@ -38,15 +37,14 @@ class Teaching:
 
     taught: dict[str, int] = field(default_factory=lambda: {"world": 0, "user": 0, "flow": 0})
     skipped: list[SkippedClaim] = field(default_factory=list)  # one per claim kept out (R10)
-    changes: Changes = field(default_factory=Changes)
+    changes: FactChanges = field(default_factory=FactChanges)
     excluded_records: list[str] = field(default_factory=list)  # R5: of failed or cancelled nested work
 
 
 def plan(
     records: list[Any], nested: dict[int, str], facts: RunFacts, *, run_id: str, org_id: str, person_id: str | None
 ) -> tuple[list[tuple[Any, Obj, str, str]], Teaching]:
-    """Pure: which claim goes into which graph (R7 to R9), which are kept out and why (R10).
-    A record is anything with `id`, `nested_id`, `origin` and `claims` (a row or a Record)."""
+    """Pure: which claim goes into which graph (R7 to R9), which are kept out and why (R10)."""
     result = Teaching()
     writes = []
     for rec in records:
@@ -66,7 +64,7 @@ def plan(
     return writes, result
 
 
-class RecordRow(NamedTuple):
+class RecordToTeach(NamedTuple):
     id: str
     nested_id: int | None
     origin: str
@@ -92,12 +90,9 @@ def teach(
     person_id: str | None,
     moment: int,
 ) -> Teaching:
-    """R1: write everything a completed turn teaches, inside the caller's one transaction, in a
-    few batched statements on the driver (graph.py works on rows). `facts` are the run's and its
-    organization's settings as they stand now (R16); `nested` the turn's nested work and how it
-    ended (R5). What it makes is stamped with the turn's end, `moment` (R32)."""
+    """R1: write everything a completed turn teaches, in a few batched statements on the driver (R5, R16, R32)."""
     records = [
-        RecordRow(r[0], r[1], r[2], r[3], r[4], json_value(r[5]))
+        RecordToTeach(r[0], r[1], r[2], r[3], r[4], json_value(r[5]))
         for r in db.rows(
             "SELECT id, nested_id, origin, source, reliability, claims FROM record WHERE turn_id = :t ORDER BY number",
             {"t": turn_id},
@@ -109,7 +104,7 @@ def teach(
     writer.load(triples)
     found = writer.facts_for(triples)
     seen: set[tuple[int, str]] = set()
-    touched: dict[int, FactRow] = {}
+    touched: dict[int, StoredFact] = {}
     rows = []
     for (rec, _, graph, _), fact in zip(writes, found, strict=True):
         if (fact.id, rec.id) in seen:

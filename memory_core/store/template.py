@@ -1,16 +1,6 @@
-"""New SQLite memories made by copy: a process that makes more than one (a notebook at each reset,
-a test suite, a benchmark) migrates a template once and copies it, instead of running every
-migration again (68 ms for a file, 17 ms for the models' tables in memory, against about 2 ms for
-a copy).
-
-A copy is the template with its own secret: the key under which used ids are kept as digests
-(`idkey`, migration 0010) is drawn anew for each file, as that migration draws it. A file is copied
-beside its final name and linked there only if the name is still free, so two processes making one
-database at once never write over each other: the one that loses opens the other's, as it would
-have opened a file migrated by another.
-
-The first memory of a process is made the usual way (a command line that makes one database pays
-nothing for a template it would not use again)."""
+"""New SQLite memories made by copy: a process that makes more than one (a notebook at each reset, a test suite, a
+benchmark) migrates a template once and copies it, instead of running every migration again (68 ms for a file, 17 ms for
+the models' tables in memory, against about 2 ms for a copy)."""
 
 from __future__ import annotations
 
@@ -36,8 +26,7 @@ _INHERITED: list[sqlite3.Connection] = []  # a parent's, after a fork: never use
 
 
 def _forget_after_fork() -> None:
-    """A forked child makes templates of its own: its parent's folder goes with the parent, and a
-    SQLite connection must not be used across a fork (nor closed: it is the parent's)."""
+    """A forked child makes templates of its own; its parent's SQLite connection is never used nor closed here."""
     global _LOCK
     _LOCK = threading.Lock()
     _INHERITED.extend(_MEMORY)
@@ -68,24 +57,21 @@ def _dead(pid: str) -> bool:
 
 
 def _clear_leftovers(path: Path) -> None:
-    """Copies of `path` that a process killed mid-copy left (kill -9 runs no cleanup):
-    `.NAME.PID.RANDOM.new` beside the database."""
+    """Copies of `path` that a process killed mid-copy left beside the database (`.NAME.PID.RANDOM.new`)."""
     for left in path.parent.glob(f".{path.name}.*.new*"):
         if _dead(left.name[len(path.name) + 2 :].split(".")[0]):
             left.unlink(missing_ok=True)
 
 
 def _clear_templates() -> None:
-    """Templates that processes killed before their exit left in the temporary folder
-    (`memory-template-PID-*`), looked for once a process, as it makes its own."""
+    """Templates that killed processes left in the temporary folder (`memory-template-PID-*`)."""
     for left in Path(tempfile.gettempdir()).glob("memory-template-*"):
         if _dead(left.name.split("-")[2]):
             shutil.rmtree(left, ignore_errors=True)
 
 
 def _template(migrate: Callable[[Path], None]) -> Path | None:
-    """This process's migrated template file, made at the first call; None when it cannot be made
-    (a temporary folder that cannot be written): files are then made the usual way."""
+    """This process's migrated template file, made at the first call; None when it cannot be made."""
     with _LOCK:
         if not _FILE:
             try:
@@ -100,11 +86,7 @@ def _template(migrate: Callable[[Path], None]) -> Path | None:
 
 
 def new_file(path: Path, migrate: Callable[[Path], None]) -> bool:
-    """Make the SQLite file `path`, which is not there, as a copy of this process's template (made
-    once by `migrate`, which brings a new file to the newest schema); True when `path` was made
-    here. False, and nothing left, when it is to be made the usual way: the first memory of a
-    process, a file another process made meanwhile (it is then opened as it is), or a folder this
-    process cannot write (the usual way then says so, naming the database)."""
+    """Make the new SQLite file `path` as a copy of this process's template (made once by `migrate`); True when made."""
     if not _second("file"):
         return False
     template = _template(migrate)
@@ -131,8 +113,7 @@ def new_file(path: Path, migrate: Callable[[Path], None]) -> bool:
 
 
 def new_memory(engine: Engine, create: Callable[[Engine], None]) -> None:
-    """Give the private in-memory database of `engine` the models' tables: the first of a process by
-    `create`, later ones as a copy of a template it made (SQLite's online backup)."""
+    """Give the in-memory database of `engine` its tables: the first by `create`, later ones copied from a template."""
     if not _second("memory"):
         create(engine)
         return

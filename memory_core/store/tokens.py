@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
-from . import queries
 from .models import ApiToken, Membership, Organization, Person
 
 
@@ -19,7 +18,7 @@ def holder_exists(s: Session, person_id: str, org_id: str) -> tuple[bool, bool, 
 
 def add_token(s: Session, token_hash: str, *, person_id: str, org_id: str, at: str) -> None:
     """A new live token for the pair; the pair's earlier ones are revoked."""
-    for old in queries.tokens_of(s, person_id, org_id):
+    for old in s.exec(select(ApiToken).where(ApiToken.person_id == person_id, ApiToken.org_id == org_id)):
         old.revoked = True
         s.add(old)
     s.add(ApiToken(token_hash=token_hash, person_id=person_id, org_id=org_id, created_at=at))
@@ -27,7 +26,7 @@ def add_token(s: Session, token_hash: str, *, person_id: str, org_id: str, at: s
 
 def revoke(s: Session, token_hash: str) -> bool:
     """End a token; False when no live token matches."""
-    row = queries.token(s, token_hash)
+    row = s.exec(select(ApiToken).where(ApiToken.token_hash == token_hash)).first()
     if row is None or row.revoked:
         return False
     row.revoked = True

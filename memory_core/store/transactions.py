@@ -1,18 +1,4 @@
-"""One database as the use cases share it, and the one way into a transaction for a use case.
-
-A use case runs in one transaction, opened by `Database.transaction` on the ORM or `Database.driver`
-on the DB-API driver (the turn path's few fixed statements, driver.py); `write` says which server
-it runs on and how it ends. It hands the transaction to typed store functions and never sees the
-engine, a session's methods or SQL.
-
-- Writes run on the primary, committed at the end and rolled back by any error or refusal. A
-  primary that cannot be reached raises PrimaryUnreachable, a sentence (docs/scaling.md).
-- Reads take no write lock; with a standby (MEMORY_READ_DATABASE_URL, standby.py) they run there
-  once it has replayed this process's writes. A turn's read counts against its budget (R21), so it
-  is a write: on PostgreSQL one autocommitted statement (`one_statement`).
-- Inside `one_transaction` (a sandbox, or an all-or-nothing replay) every use case is a savepoint of
-  that one, and a deletion's scrub waits until it commits (R31).
-"""
+"""One database as the use cases share it, and the one way into a transaction for a use case (R21, R31)."""
 
 from __future__ import annotations
 
@@ -50,8 +36,7 @@ T = TypeVar("T")
 
 
 class Database:
-    """One database's transactions for use cases, the one transaction several may share, and the
-    erasure that follows a deletion (R31)."""
+    """One database's transactions for use cases, the one transaction several may share, and erasure after (R31)."""
 
     def __init__(
         self, engine: Engine | None = None, *, outer: Tx | None = None, standby: Standby | None = None
@@ -76,9 +61,7 @@ class Database:
 
     @classmethod
     def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> Database:
-        """The database at `url` (default: the configured one), its schema brought up to date
-        (database.make_engine; with `existing`, the database must be there already). `read`: its hot
-        standby, for reads (default: MEMORY_READ_DATABASE_URL, for the configured database)."""
+        """The database at `url` (default: the configured one), its schema brought up to date (database.make_engine)."""
         engine, standby = _opened(url, existing=existing, read=read)
         return cls(engine, standby=standby)
 
@@ -91,9 +74,7 @@ class Database:
 
     @contextmanager
     def one_transaction(self, *, commit: bool) -> Iterator[Database]:
-        """A database whose use cases all happen in one transaction: rolled back at the end, or (commit)
-        committed when the block ends and rolled back by any error in it. What a committed one erased
-        leaves the files when it commits (R31)."""
+        """A database whose use cases all run in one transaction, rolled back or (`commit`) committed (R31)."""
         opened = self._outer(commit=commit)
         with self._on_primary(opened) if self._server else opened as s:
             inner = Database(self.engine, outer=s)
@@ -116,24 +97,19 @@ class Database:
                 s.rollback()
 
     def one_load_at_a_time(self) -> AbstractContextManager[None]:
-        """Around a load into an empty database, so two loads into one run one after the other (the
-        second then finds memory there): Dialect.one_load_at_a_time."""
+        """Around a load into an empty database, so two loads into one run one after the other."""
         return self.dialect.one_load_at_a_time(self.engine)
 
     # The one way into a use case's transaction
 
     def transaction(self, *, write: bool = True, fresh: bool = False) -> AbstractContextManager[Tx]:
-        """A use case's transaction on the ORM. `write`: on the primary, committed at the end, rolled
-        back by any error; else a read, routed as `_placed` says (`fresh`: a read a write follows)."""
+        """A use case's transaction on the ORM."""
         return self._placed(lambda engine: self._session(engine, write=write), write=write, fresh=fresh)
 
     def driver(
         self, *, write: bool = True, fresh: bool = False, serializable: bool = False, one_statement: bool = False
     ) -> AbstractContextManager[Db]:
-        """A use case's transaction on the driver (the turn path, driver.py), as `transaction`; a read
-        is rolled back at the end. It begins as the dialect begins it (Dialect.begin: SQLite takes the
-        write lock up front; PostgreSQL runs it READ COMMITTED, or `serializable` as the ORM's writers).
-        `one_statement`: one autocommitted statement on the primary, where `one_statement_reads`."""
+        """A use case's transaction on the driver (the turn path, driver.py), as `transaction`."""
         if one_statement:
             return self._placed(lambda engine: statement_driver(engine, self.dialect), write=True, fresh=False)
         return self._placed(
@@ -142,8 +118,7 @@ class Database:
 
     @property
     def one_statement_reads(self) -> bool:
-        """Whether a turn-level read may be one autocommitted statement here (PostgreSQL, outside one
-        transaction): Dialect.one_statement_reads."""
+        """Whether a turn-level read may be one autocommitted statement here (PostgreSQL, outside one transaction)."""
         return self.outer is None and self.dialect.one_statement_reads
 
     @contextmanager
@@ -192,8 +167,7 @@ class Database:
     def _placed(
         self, opening: Callable[[Engine], AbstractContextManager[T]], *, write: bool, fresh: bool
     ) -> AbstractContextManager[T]:
-        """A write on the primary (`_on_primary` where it is a server); a read on the primary, or
-        routed to the standby when there is one (`_routed`)."""
+        """A write on the primary (`_on_primary`); a read on the primary, or routed to the standby (`_routed`)."""
         if write:
             return self._on_primary(opening(self.engine)) if self._server else opening(self.engine)
         if self.standby is None:
@@ -202,8 +176,7 @@ class Database:
 
     @contextmanager
     def _on_primary(self, opened: AbstractContextManager[T]) -> Iterator[T]:
-        """A transaction on the primary. A primary that cannot be reached raises PrimaryUnreachable, a
-        sentence; a write that committed is noted, so this process's next read sees it."""
+        """A transaction on the primary."""
         ran = False
         try:
             with opened as got:
@@ -223,9 +196,7 @@ class Database:
 
     @contextmanager
     def _routed(self, opening: Callable[[Engine], AbstractContextManager[T]], *, fresh: bool) -> Iterator[T]:
-        """A read on the server the standby's bookkeeping names (Standby.order), or on the other one
-        if that one cannot be reached; a server lost mid-read makes the use case run again (ServerLost,
-        retried as a conflict). Neither reachable: NoServerReachable."""
+        """A read on the server Standby.order names, else the other; one lost mid-read raises ServerLost."""
         standby = self.standby
         assert standby is not None
         failed: BaseException | None = None
@@ -259,9 +230,7 @@ class Database:
     # What follows a deletion (R31), and what the database is
 
     def scrub_after(self) -> bool | None:
-        """R31, right after a deletion committed: its text leaves the files now (SQLite's checkpoint)
-        or in the background (PostgreSQL's rewrite, or a SQLite log a reader holds); the outcome
-        says which (`bytes_gone`, None inside one transaction), and `erasure_status` says when it is done."""
+        """R31, right after a deletion committed: its text leaves the files now or in the background (`bytes_gone`)."""
         if self.outer is None:
             self._erased()
             return after_erasure(self.engine)
@@ -273,21 +242,16 @@ class Database:
             self.standby.scrub_seen = True  # erasure_status waits for the standby to replay it
 
     def erasure_status(self) -> Obj:
-        """R31: whether every deletion's text is out of the database files yet; with a standby, also
-        whether the standby has replayed the scrub (`standby_bytes_gone`; None: it cannot be asked)."""
+        """R31: whether every deletion's text is out of the files yet, and the standby's (`standby_bytes_gone`)."""
         return self._with_standby(erasure_status(self.engine), 0.0)
 
     def finish_erasure(self, timeout: float | None = None) -> Obj:
-        """Wait for the background scrub of deletions (R31), and for a standby to replay it while it
-        can be reached, then say where it stands."""
+        """Wait for the background scrub (R31) and a standby's replay of it, then say where it stands."""
         finisher(self.engine).wait(timeout)
         return self._with_standby(erasure_status(self.engine), timeout)
 
     def _with_standby(self, status: Obj, wait: float | None) -> Obj:
-        """The standby's part of R31: after a deletion this process made or saw pending, whether the
-        standby has replayed all the primary held once its scrub was done (waiting up to `wait`);
-        with none known, only whether it can be asked (a standby merely behind says nothing of
-        erasure). None: the primary or the standby cannot be asked."""
+        """R31 on the standby: whether it replayed what the primary held once scrubbed (waiting up to `wait`)."""
         standby = self.standby
         if standby is None:
             return status
@@ -301,9 +265,7 @@ class Database:
         return {**status, "standby_bytes_gone": None if replayed is None else replayed or not standby.scrub_seen}
 
     def version(self) -> str | None:
-        """A token of what memory holds that changes whenever a change commits (database.memory_version);
-        None inside one transaction, where nothing should be kept under it. With a standby, the version
-        of the server reads go to now (a page keeps what it read under the version of where it read it)."""
+        """A token of what memory holds, new at every commit (database.memory_version); None inside one transaction."""
         if self.outer is not None:
             return None
         if self.standby is None:
@@ -323,21 +285,13 @@ class Database:
         raise E.NoServerReachable(self.shown(), _address(self.standby.engine), why(failed)) from failed
 
     def reads(self) -> Obj:
-        """Where reads come from: the standby's address (None: there is none), whether the primary
-        and the standby could not be reached when last tried, and how many reads each served."""
+        """Where reads come from: the standby (None: none), which server was unreachable, how many reads each served."""
         sb = self.standby
-        if sb is None:
-            return {
-                "standby": None,
-                "primary_down": False,
-                "standby_down": False,
-                "served": {"primary": 0, "standby": 0},
-            }
         return {
             "standby": self._standby_shown(),
-            "primary_down": sb.unreachable(PRIMARY),
-            "standby_down": sb.unreachable(STANDBY),
-            "served": dict(sb.served),
+            "primary_down": sb is not None and sb.unreachable(PRIMARY),
+            "standby_down": sb is not None and sb.unreachable(STANDBY),
+            "served": dict(sb.served) if sb is not None else {"primary": 0, "standby": 0},
         }
 
     def shown(self) -> str:
@@ -354,9 +308,7 @@ def _address(engine: Engine) -> str:
 
 
 def _opened(url: str | None, *, existing: bool, read: str | None) -> tuple[Engine, Standby | None]:
-    """The engine of the database at `url` (default: the configured one) and, where it has one, its
-    standby: `read`, or MEMORY_READ_DATABASE_URL for the configured database. With a standby, a
-    primary that cannot be reached is opened without its schema checked, so reads still work."""
+    """The engine at `url` (default: the configured one) and its standby: `read`, or MEMORY_READ_DATABASE_URL."""
     if read is None and (url is None or url == database_url()):
         read = read_database_url()
     if read is None:

@@ -1,28 +1,21 @@
-"""Runs, turns and their records in the store: what the use cases of usecases/turns.py read and
-write, as typed functions of their transaction (R1 to R10, R17, R22).
-
-The hot ones (opening, recording in and ending a turn) run on the driver (driver.py): a few fixed
-statements each, with `:name` parameters in the text both backends share. A statement that reads
-the turn to check it locks its row (`for_update`), so the checks stay true until the use case
-commits. The others take the ORM's transaction (`Tx`). A record is added one way, `add_record`,
-whichever transaction the use case runs in.
-"""
+"""Runs, turns and their records in the store, as typed functions of the transaction (R1 to R10, R17, R22)."""
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from sqlmodel import Session
+from sqlalchemy import func
+from sqlmodel import Session, select
 
 from .. import errors as E
 from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME
-from . import moments, queries
+from . import moments
 from .dialect import for_update
 from .driver import Driver, defaults_of, driver_of, insert
 from .erasure import erase_run
 from .facts import withdraw
-from .graph import Changes
+from .graph import FactChanges
 from .lookups import RunRef
 from .models import Membership, NestedWork, Organization, Person, Record, Run, Turn, Workflow
 
@@ -90,13 +83,6 @@ ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
 SUPPORTS_OF_TURN = "SELECT id, fact_id FROM support WHERE turn_id = :t"
 
 
-class SupportOfTurnRow(NamedTuple):
-    """A row of SUPPORTS_OF_TURN."""
-
-    id: int
-    fact_id: int
-
-
 LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
 TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"
 SET_NEXT_RECORD = "UPDATE turn SET next_record = :n WHERE id = :t"
@@ -117,10 +103,10 @@ def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
     return TurnToReplaceRow._make(hit[0]) if hit else None
 
 
-def withdraw_teaching(db: Driver, turn_id: str, changes: Changes, *, moment: int) -> None:
+def withdraw_teaching(db: Driver, turn_id: str, changes: FactChanges, *, moment: int) -> None:
     """R3: the supports a replaced turn taught leave, and every fact they touched is recomputed."""
-    taught = [SupportOfTurnRow._make(r) for r in db.rows(SUPPORTS_OF_TURN, {"t": turn_id})]
-    withdraw(db, [r.id for r in taught], [r.fact_id for r in taught], changes, moment=moment)
+    taught = db.rows(SUPPORTS_OF_TURN, {"t": turn_id})  # (support id, fact id)
+    withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes, moment=moment)
 
 
 def mark_replaced(db: Driver, turn_id: str, *, moment: int) -> None:
@@ -157,8 +143,7 @@ class NewRecord(NamedTuple):
 
 
 def add_record(tx: Session | Driver, record: NewRecord) -> str:
-    """The one way a record is added: written, and the turn's next number moved past it (in an ORM
-    transaction, its turn object learns the number)."""
+    """The one way a record is added: written, and the turn's next number moved past it."""
     with driver_of(tx) as db:
         row = record._asdict()
         row["id"] = record.id
@@ -177,9 +162,7 @@ def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow | None:
 
 
 def member_of_run(db: Driver, person_id: str, run_id: str) -> bool:
-    """Whether the person is a member of the run's organization: the only people a person record
-    may name; anyone else is answered as no one (#40), so a record cannot test another
-    organization's people."""
+    """Whether the person is a member of the run's organization, the only people a record may name (#40)."""
     return bool(db.rows(MEMBER_OF_RUN, {"p": person_id, "r": run_id}))
 
 
@@ -229,7 +212,7 @@ def end_taught(
 
 def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj], moment: int) -> None:
     """A checked scenario's organizations, people and workflows; an id already there is refused."""
-    base = queries.count(s, Organization)
+    base = int(s.exec(select(func.count()).select_from(Organization)).one())
     for i, o in enumerate(organizations):
         if s.get(Organization, o["id"]) is not None:
             raise E.DuplicateId.exists("organization", o["id"])
@@ -237,7 +220,7 @@ def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workfl
         for name, value in o.get("settings", {}).items():
             setattr(org, SETTING_BY_NAME[name].column, value)
         s.add(org)
-    pbase = queries.count(s, Person)
+    pbase = int(s.exec(select(func.count()).select_from(Person)).one())
     for i, p in enumerate(people):
         if s.get(Person, p["id"]) is not None:
             raise E.DuplicateId.exists("person", p["id"])
@@ -276,7 +259,8 @@ class NewRun(NamedTuple):
 
 def add_run(s: Session, run: NewRun, *, moment: int) -> None:
     """A new run, numbered after the last, started at `moment` (R32)."""
-    s.add(Run(seq=queries.next_run_seq(s), started_at=moment, **run._asdict()))
+    seq = int(s.exec(select(func.coalesce(func.max(Run.seq), -1))).one()) + 1  # an index look-up
+    s.add(Run(seq=seq, started_at=moment, **run._asdict()))
 
 
 def add_step(s: Session, turn_id: str, done: Obj) -> None:
@@ -300,12 +284,12 @@ def end_work(s: Session, nested_id: int, status: str) -> None:
 
 def open_turns(s: Session, run_id: str) -> list[tuple[str, str]]:
     """The run's open turns: (id, status)."""
-    return [(t.id, t.status) for t in queries.open_turns(s, run_id)]
+    return [(t.id, t.status) for t in s.exec(select(Turn).where(Turn.run_id == run_id, Turn.status == "open"))]
 
 
 def cancel_turn(s: Session, turn_id: str) -> None:
     """R17: an open turn of an ending run is cancelled, with its open nested work."""
-    for work in queries.open_works(s, turn_id):
+    for work in s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.status == "open")):
         work.status = "cancelled"
         s.add(work)
     turn = s.get(Turn, turn_id)

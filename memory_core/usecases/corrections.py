@@ -6,7 +6,7 @@ from .. import errors as E
 from ..rules.permissions import may_retract
 from ..rules.weights import DISPUTE_CONTRIBUTION
 from ..store import corrections, moments, queries
-from ..store.graph import Changes
+from ..store.graph import FactChanges
 from .base import Obj, UseCases
 from .results import Corrected
 
@@ -39,7 +39,7 @@ class Corrections(UseCases):
             return _corrected(changes)
 
 
-def _corrected(changes: Changes) -> Corrected:
+def _corrected(changes: FactChanges) -> Corrected:
     """The result of a correction: its one fact's change, and the weight and status it left."""
     listed = changes.listed()
     after = listed[0].after if listed else None

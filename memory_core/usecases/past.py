@@ -15,7 +15,7 @@ from typing import cast
 from .. import errors as E
 from ..rules.visibility import evidence_elsewhere, in_organization
 from ..store import dashboard, past
-from ..store.snapshot_at import export_at, facts_then, graph_at
+from ..store.past import export_at, facts_then, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
 
@@ -119,7 +119,7 @@ class Past(UseCases):
             ids = past.changed_after(s, lo, hi)
             runs = dashboard.run_ids(s, org) if org is not None else []
 
-            def keep(f: past.FactThen) -> bool:
+            def keep(f: past.PastFact) -> bool:
                 shown = org is None or in_organization(f.graph, f.owner, org_id=org, runs=runs)
                 return shown and (graph is None or (f.graph, f.owner) == graph)
 

@@ -11,7 +11,7 @@ from ..rules.turns import may_transition, teaches
 from ..store import moments, queries
 from ..store import turns as store
 from ..store.dashboard import workflows as workflows_of
-from ..store.graph import Changes, map_counts
+from ..store.graph import FactChanges, map_counts
 from ..store.shortcuts import shortcut
 from ..store.teaching import teach
 from ..store.turns import NewRecord, NewRun
@@ -88,7 +88,7 @@ class Turns(UseCases):
             self._used(db, "turn", turn_id)
             if run_row.ended:
                 raise E.EndedRun(run, then="it opens no more turns (R17)")
-            changes = Changes()
+            changes = FactChanges()
             n = moments.take_moment(db)
             if replaced is not None and replaces is not None:
                 if replaced.run_id != run:
