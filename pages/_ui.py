@@ -1,6 +1,5 @@
-"""What every page shares: the memory in use, the acting person, and errors as messages. Who acts:
-signed in (pages/_signin.py), the person signed in or a token's holder; otherwise "Act as" lets
-anyone at this machine act as anyone (a local demo, and the sidebar says so)."""
+"""What every page shares: the memory in use, the acting person (signed in, pages/_signin.py, or
+"Act as" in the local demo), reads kept under memory's version, and errors as messages."""
 
 from __future__ import annotations
 
@@ -41,7 +40,7 @@ class Context:
 
     @property
     def role_label(self) -> str:
-        """The acting person's role here, in words ("the owner", "a member", "someone who is not a member here")."""
+        """The acting person's role here, in words."""
         if self.person == VISITOR:
             return "a visitor, with no account"
         return {"owner": "the owner", "member": "a member"}.get(self.role or "", "someone who is not a member here")
@@ -65,8 +64,7 @@ def _keep(key: str, options: list[str]) -> None:
 
 
 def _notebook_from_link() -> nbk.Notebook | None:
-    """A link made while a notebook was the memory in use (`?mem=notebook&nb=ID`) reopens that
-    notebook, kept on disk, and makes it the memory in use again, on whichever page it names."""
+    """A link made on a notebook's memory (`?mem=notebook&nb=ID`) reopens it as the memory in use."""
     nb_id = st.query_params.get("nb")
     if not nb_id or st.query_params.get("mem") != NOTEBOOK or notebook() is not None:
         return None
@@ -86,8 +84,7 @@ def reopen_linked(nb_id: str) -> tuple[nbk.Notebook | None, str]:
 
 
 def _notebook_from_elsewhere() -> None:
-    """The session's notebook, read again when another tab or window saved it since (#26): they
-    share its scratch memory, so this one shows and runs on the latest cells, cursor and results."""
+    """The session's notebook, read again when another tab or window saved it since (#26)."""
     nb = notebook()
     if nb is None or not nb.changed_elsewhere():
         return
@@ -104,18 +101,15 @@ def _notebook_from_elsewhere() -> None:
 
 
 def watch_notebook() -> None:
-    """On the Notebook: every second, whether another tab or window saved this notebook since (a
-    run, an edit, a reset); if so the whole page runs again, reads it (`_notebook_from_elsewhere`)
-    and says so."""
+    """On the Notebook: every second, the page runs again if another tab or window saved the notebook."""
     every(1.0, lambda: (nb := notebook()) is not None and nb.changed_elsewhere())
 
 
 def every(seconds: float, changed: Callable[[], bool]) -> None:
-    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so. Its
-    first run is the page's own: it compares nothing there. A rerun of the whole page from it would
-    drop the click the page is running for (a button's press lasts one run): under an agent's
-    writes, one click in two on "Open in the Notebook" did nothing."""
-    with_the_page = [True]  # cleared by the first run: the fragment's later runs are its own
+    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so."""
+    # Its first run is the page's own and compares nothing: a rerun from it would drop the click the
+    # page runs for (under an agent's writes, one click in two on "Open in the Notebook" did nothing).
+    with_the_page = [True]
 
     @st.fragment(run_every=seconds)
     def watch() -> None:
@@ -127,8 +121,7 @@ def every(seconds: float, changed: Callable[[], bool]) -> None:
     watch()
 
 
-#: A notice kept until a run of the page reaches its end (app.py drops it there, `told`): the click
-#: whose run found the change often reruns the page (Run next), and what that run drew is replaced.
+#: A notice kept until a run of the page reaches its end (`told`): a rerun would replace what it drew.
 TOLD = "_nb_changed_elsewhere"
 
 
@@ -186,8 +179,7 @@ def sidebar() -> None:
 
 
 def _read_servers(svc: MemoryService) -> None:
-    """With a standby (MEMORY_READ_DATABASE_URL): where these pages read, and a primary that cannot be
-    reached said plainly (reads go on from the standby; changes are refused, each in a sentence)."""
+    """With a standby (MEMORY_READ_DATABASE_URL): where these pages read, or that the primary is down."""
     servers = svc.read_servers()
     if servers["standby"] is None:
         return
@@ -206,12 +198,9 @@ SIDEBAR_LINK = {"org": "org", "as": "person"}
 
 
 def _act_as(svc: MemoryService, memory: str) -> None:
-    """The demo's choices: any organization, and anyone, member or not. The person chosen stays
-    when the organization changes (shown as "not a member here"). Another memory opened without them
-    (a notebook's) makes you its owner, said so; gone from the same memory (an erased account), you
-    act as a visitor until you pick someone, never silently as someone else."""
+    """The demo's choices: any organization, and anyone, member or not (#25: never silently someone else)."""
     at = version_at(svc, memory)
-    org_names = {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
+    org_names = _orgs(svc, at)
     if org_names and st.session_state.get("org") not in org_names:
         dropped("org", f"{inert(next(iter(org_names.values())))} instead")
     _keep("org", list(org_names))
@@ -236,8 +225,8 @@ def _people_labels(people: list[Person], org: str) -> tuple[dict[str, str], tupl
 
 
 def _settle_person(memory: str, label: dict[str, str], owner: tuple[str, str, str] | None) -> None:
-    """Before the "Act as" box: the person taken from the offer, else kept if still listed, else the
-    first member (the owner: a first visit, or another memory opened) or a visitor (someone lost)."""
+    """Before "Act as": the person offered, else kept if listed, else the owner (a first visit, another
+    memory) or a visitor (someone lost)."""
     if "_pending_person" in st.session_state:  # the offer below, taken before the selectbox is drawn
         st.session_state["person"] = st.session_state.pop("_pending_person")
     current = st.session_state.get("person")
@@ -257,8 +246,7 @@ def _settle_person(memory: str, label: dict[str, str], owner: tuple[str, str, st
 
 
 def _say_lost_or_moved(owner: tuple[str, str, str] | None) -> None:
-    """Who was not found in this memory: acting as a visitor, with an offer to act as its owner; or
-    moved to its owner, said once."""
+    """Who was not found in this memory: a visitor now, offered its owner; or moved to its owner, said once."""
     lost = st.session_state.get("identity_lost")
     if lost and st.session_state["person"] == VISITOR:
         st.warning(
@@ -281,8 +269,7 @@ def use_memory(source: str) -> None:
 
 
 def open_notebook(nb: nbk.Notebook, name: str) -> None:
-    """Make `nb` (views/notebook: new, load_text) the open notebook and the memory in use, kept on
-    disk under its id: how the Notebook page opens a file, and the Overview a sample and Runs a run."""
+    """Make `nb` the open notebook and the memory in use, kept on disk under its id."""
     nb.author = (signed_in() or (None,))[0] if sign_in_required() else None  # it opens for its author (#40)
     st.session_state["notebook"] = nb
     st.session_state["notebook_file"] = name
@@ -299,7 +286,7 @@ def context() -> Context:
     svc = service_for(source)
     memory = nb.db if source == NOTEBOOK and nb else database_url()
     at = version_at(svc, memory)
-    orgs = {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
+    orgs = _orgs(svc, at)
     org = st.session_state.get("org")
     person = st.session_state.get("person")
     if source == MAIN and sign_in_required():  # the token's person in the token's organization, nothing else
@@ -326,10 +313,8 @@ def version_at(svc: MemoryService, memory: str) -> Version | None:
 
 
 def read(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """What a read of the memory in use answers, typed as `what` declares it and kept under the
-    memory's version now: the same question of the same memory, unchanged since, is not asked again.
-    `what` is a read use case of the facade (`MemoryService.runs`) or a view function taking the
-    service first. The answer is a copy (st.cache_data): a page may change it."""
+    """`what` (a facade read or a view taking the service) of the memory in use, typed as it declares,
+    kept under memory's version: the answer is a copy (st.cache_data) a page may change."""
     return read_at(ctx.svc, version_at(ctx.svc, ctx.memory), what, *args, **kwargs)
 
 
@@ -342,8 +327,7 @@ def read_at(svc: MemoryService, at: Version | None, what: Read[P, R], /, *args: 
 
 
 def read_or_refusal(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R | Refusal:
-    """`read`, answered by the facade's refusal where the rules refuse it (R15: the settings and their
-    audit to anyone but the owner), for the page to lay out in its own words."""
+    """`read`, or the facade's refusal (R15: the settings and their audit), for the page to lay out."""
     try:
         return read(ctx, what, *args, **kwargs)
     except Refusal as refusal:
@@ -357,7 +341,11 @@ def people_names(ctx: Context) -> dict[str, str]:
 
 def org_names(ctx: Context) -> dict[str, str]:
     """Every organization's name by id (a cached read)."""
-    return {o["id"]: o["name"] for o in read(ctx, MemoryService.organizations)}
+    return _orgs(ctx.svc, version_at(ctx.svc, ctx.memory))
+
+
+def _orgs(svc: MemoryService, at: Version | None) -> dict[str, str]:
+    return {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
@@ -382,9 +370,7 @@ def guard() -> Iterator[None]:
 
 
 def memory_in_use(ctx: Context, *, always: bool = False) -> None:
-    """Under a page's title: the notebook's memory in use said at once (a page opened from the
-    Notebook, "Open in the Notebook" on Runs, reads it until the sidebar says otherwise); the
-    database's only where `always`."""
+    """Under a page's title: the notebook's memory in use said at once; the database's only where `always`."""
     if ctx.source == NOTEBOOK:
         st.caption(
             f"Memory in use: **{inert(ctx.label)}**, the notebook's own scratch memory, not the database. "
@@ -395,8 +381,7 @@ def memory_in_use(ctx: Context, *, always: bool = False) -> None:
 
 
 def page(title: str) -> tuple[Context, str]:
-    """Start a page that needs an organization: its title, the context, and the organization's id
-    (the page stops with a hint when the memory in use holds none)."""
+    """Start a page that needs an organization: its title, the context and the organization (else stop)."""
     ctx = context()
     st.title(title)
     memory_in_use(ctx)
@@ -410,11 +395,7 @@ LIVE_EVERY = 0.5
 
 
 def live(ctx: Context, *, moments: str | None = None) -> None:
-    """Keep the page live: every LIVE_EVERY seconds a fragment reads memory's version alone, and
-    redraws the whole page only when it moved since the page was drawn (nothing else runs while it
-    stands still). A page whose time control (keys `moments`_at, `moments`_newest) shows a past
-    moment is not redrawn: it says memory moved on. A change made while the page drew is seen at the
-    fragment's next run."""
+    """Redraw the page when memory's version moves, unless its time control (`moments`) shows the past."""
     drawn = version_at(ctx.svc, ctx.memory)
     if drawn is None:  # a memory without a version (in-memory): nothing to watch
         return

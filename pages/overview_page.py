@@ -5,6 +5,7 @@ the URL, ?at=N&from=M), its people, runs, settings, and the samples."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -16,21 +17,7 @@ from memory_core.rules.wording import map_paragraph
 from memory_core.usecases.shapes import OrgMap
 from memory_core.views import notebook as nbk
 from memory_core.views.counts import world_table
-from pages._history import (
-    PLAY_EVERY,
-    Shown,
-    changes,
-    compare_choice,
-    counts,
-    labelled,
-    link_moments,
-    play_control,
-    playing,
-    show_diff,
-    time_control,
-    world_at,
-    world_now,
-)
+from pages import _history
 from pages._tables import STATUS_WIDTH, grid, wrapped
 from pages._ui import (
     Context,
@@ -74,18 +61,14 @@ def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> OrgMap:
 
 
 def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map: int) -> tuple[pd.DataFrame, str]:
-    """The World facts, heaviest first, and a sentence of how many of each status beside the map's
-    count of active ones (`on_map`): read from the present when the moment is now (the Fact weights
-    page's read), from history otherwise (R32)."""
-    if n == newest:
-        rows, _ = world_now(ctx, clock, org, ROWS)
+    """The World facts, heaviest first, and how many of each status beside the map's count (R32)."""
+    table: Sequence[Mapping[str, object]]
+    if n == newest:  # the Fact weights page's read
+        rows = _history.then(ctx, clock, MemoryService.facts_table, org, limit=ROWS, graphs=("world",))
+        table = rows
         said = world_table([r["status"] for r in rows], None if len(rows) == ROWS else len(rows), on_map)
-        table = [
-            {k: r[k] for k in ("subject", "relation", "object", "status", "weight", "sources", "supports", "disputes")}
-            for r in rows
-        ]
     else:
-        g = world_at(ctx, clock, org, n, ROWS)
+        g = _history.then(ctx, clock, MemoryService.graph_at, "world", org, n, limit=ROWS)
         said = world_table([f["status"] for f in g["facts"]], g["total"], on_map)
         table = [
             {
@@ -107,9 +90,8 @@ def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map:
 
 
 def through_time(ctx: Context, org: str) -> None:
-    """The time control (R32): the organization's moments, labelled by what happened; the map and
-    the World facts as they stood then; step, play, and compare with another moment."""
-    shown = time_control(ctx, org, PREFIX)
+    """The time control (R32); the map and the World facts as they stood then; compared with another moment."""
+    shown = _history.time_control(ctx, org, PREFIX)
     clock, n, newest = shown.clock, shown.n, shown.newest
     cite_caption = cite(
         "A view of the past applies every erasure made since (R33)." if n != newest else "Memory as it stands now."
@@ -154,28 +136,22 @@ def through_time(ctx: Context, org: str) -> None:
         )
         st.caption(cite(said))
     compare_with(ctx, org, shown)
-    link_moments(PREFIX)
+    _history.link_moments(PREFIX)
 
 
-def compare_with(ctx: Context, org: str, shown: Shown) -> None:
+def compare_with(ctx: Context, org: str, shown: _history.Shown) -> None:
     """The diff between the moment shown and another (R32): facts added, gone, changed."""
-    other = compare_choice(
+    other = _history.compare_choice(
         PREFIX, shown, "What changed in the World graph and the runs' Flow graphs between the two moments."
     )
     if other is None:
         return
     lo, hi = sorted((other, shown.n))
-    d = changes(ctx, shown.clock, org, lo, hi)
-    st.markdown(
-        f"**From moment {lo}** ({inert(shown.what(lo))}) "
-        f"**to moment {hi}** ({inert(shown.what(hi))}): "
-        + (counts(d) if d else "nothing changed in these graphs")
-        + "."
-    )
-    show_diff(ctx, d)
+    d = _history.then(ctx, shown.clock, _history.changes, org, lo, hi)
+    _history.show_diff(ctx, d, shown=shown, lo=lo, hi=hi, title="From moment", nothing="these graphs")
     between = [o for o in shown.options if lo < o <= hi]
     with st.expander(f"The {plural(len(between), 'moment')} in between"):
-        listed = labelled(ctx, org, shown.clock, between[:BETWEEN])
+        listed = _history.labelled(ctx, org, shown.clock, between[:BETWEEN])
         st.dataframe(
             pd.DataFrame([(o, listed[o][1]) for o in between[:BETWEEN]], columns=["Moment", "What happened"]),
             hide_index=True,
@@ -189,8 +165,8 @@ with guard():
     if need_org(ctx):
         assert ctx.org is not None
         st.markdown(cite("### Memory through time (R32)"))
-        play_control(ctx, ctx.org, PREFIX)
-        st.fragment(run_every=PLAY_EVERY if playing(PREFIX) else None)(through_time)(ctx, ctx.org)
+        _history.play_control(ctx, ctx.org, PREFIX)
+        st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(through_time)(ctx, ctx.org)
         right, people = st.columns(2)  # the runs below them, whole width: their turns read (#25)
         runs = st.container()
         with right:
