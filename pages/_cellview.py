@@ -19,7 +19,7 @@ from memory_core.views import notebook as nbk
 from pages._links import evidence_link
 from pages._tables import wrapped
 from pages._ui import guard, inert, open_notebook
-from pages._words import cite, plural, rule_text
+from pages._words import caption, cite, plural, rule_text
 
 #: A fact change's columns, all or only where it ended (compact).
 COLUMNS = ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
@@ -60,15 +60,13 @@ def record_link(nb: nbk.Notebook | None, turn: str | None, record: str) -> str:
 
 def kept(nb: nbk.Notebook) -> None:
     """What the notebook keeps, said beside it, and the scrub of what its cells erased (#26)."""
-    st.caption(
-        cite(
-            f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the "
-            "scratch memory the sidebar names): your cells as you "
-            "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
-            "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
-            "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
-            "scrub them."
-        )
+    caption(
+        f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the "
+        "scratch memory the sidebar names): your cells as you "
+        "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
+        "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
+        "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
+        "scrub them."
     )
     said = st.session_state.pop("_nb_scrubbed", None)
     if said:
@@ -165,12 +163,10 @@ def compare(nb: nbk.Notebook) -> None:
             + "."
         )
         wrapped(table, height=TALL if len(table) > MANY else None)  # statuses and why read whole (#25)
-    st.caption(
-        cite(
-            "Read from memory's history at the moment each cell left (R32): what a later cell erased is "
-            "absent from every moment (R33). \u2191 heavier, \u2193 lighter; Why names the supports that came "
-            "(+) or were withdrawn by a replacement (R3), and the disputes (R28)."
-        )
+    caption(
+        "Read from memory's history at the moment each cell left (R32): what a later cell erased is "
+        "absent from every moment (R33). \u2191 heavier, \u2193 lighter; Why names the supports that came "
+        "(+) or were withdrawn by a replacement (R3), and the disputes (R28)."
     )
     _weight_chart(key, ran, moments, table)
 

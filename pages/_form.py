@@ -4,7 +4,6 @@ one row of the simple fields, then a compound field each (a record, a fact, sett
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -125,7 +124,7 @@ def record_fields(prefix: str) -> Obj:
     source = c[1].text_input("source", key=f"{prefix}source", help=cite("URL, document, tool or person id (R25)"))
     excerpt = c[2].text_input("excerpt", key=f"{prefix}excerpt")
     rel = c[3].text_input("reliability", key=f"{prefix}rel", help=cite("optional, strictly between 0.5 and 1 (R26)"))
-    reliability: Any = rel
+    reliability: str | float | None = rel
     try:
         reliability = float(rel) if rel else None
     except ValueError:

@@ -16,7 +16,7 @@ from memory_core.plain import Obj
 from memory_core.views import history
 from pages._links import dropped, from_link, to_link
 from pages._ui import Context, Read, inert, org_names, people_names, read, read_at
-from pages._words import cite
+from pages._words import caption
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -336,10 +336,8 @@ def show_diff(ctx: Context, d: Obj, *, shown: Shown, lo: int, hi: int, title: st
                 "Supports withdrawn": st.column_config.TextColumn(width="large"),
             },
         )
-    st.caption(
-        cite(
-            "↑ heavier, ↓ lighter. Supports come with completed turns (R1); a replacement withdraws the "
-            "supports its turn replaced (R3); disputes and retractions lower a weight (R28); what was "
-            "erased since is absent at both moments (R33)."
-        )
+    caption(
+        "↑ heavier, ↓ lighter. Supports come with completed turns (R1); a replacement withdraws the "
+        "supports its turn replaced (R3); disputes and retractions lower a weight (R28); what was "
+        "erased since is absent at both moments (R33)."
     )

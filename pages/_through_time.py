@@ -13,7 +13,7 @@ from memory_core.views.history import weight_through_time
 from pages._links import evidence_link
 from pages._tables import wrapped
 from pages._ui import Context, inert, people_names, read
-from pages._words import cite
+from pages._words import caption
 
 
 def three_places(table: pd.DataFrame, *columns: str) -> pd.DataFrame:
@@ -58,13 +58,11 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
         .encode(y="threshold:Q")
     )
     st.altair_chart(chart.properties(height=280), width="stretch")
-    st.caption(
-        cite(
-            f"Each numbered step is a moment that changed this weight (R32); the line holds to now (moment "
-            f"{now} on the memory's clock, which counts every organization's moments). "
-            f"Dashed: the shortcut threshold {threshold:.2f} (R22). What was erased since is said so: its run "
-            "or account is gone, its vote stays (R29, R30, R33)."
-        )
+    caption(
+        f"Each numbered step is a moment that changed this weight (R32); the line holds to now (moment "
+        f"{now} on the memory's clock, which counts every organization's moments). "
+        f"Dashed: the shortcut threshold {threshold:.2f} (R22). What was erased since is said so: its run "
+        "or account is gone, its vote stays (R29, R30, R33)."
     )
     table = pd.DataFrame(
         {

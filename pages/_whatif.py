@@ -16,7 +16,7 @@ from memory_core.views import whatif
 from memory_core.views.counts import by_status
 from pages._tables import wrapped
 from pages._ui import Context, guard, inert, read
-from pages._words import cite, on_off, plural
+from pages._words import caption, cite, markdown, on_off, plural
 
 
 @dataclass(frozen=True)
@@ -58,7 +58,7 @@ def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> d
         if sides.live
         else f"the settings the scenario starts {inert(sides.org_name)} with"
     )
-    st.markdown(cite(f"**What if…** The switches start at {where} ({start}): flip one to replay under it."))
+    markdown(f"**What if…** The switches start at {where} ({start}): flip one to replay under it.")
     row = st.container(horizontal=True, gap="medium")  # each setting's whole name, wrapping at a narrow width
     alt = {}
     for s in SETTINGS:
@@ -103,17 +103,13 @@ def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], base: d
     if not flipped:
         st.info("Flip a setting above to see what memory would do differently. Nothing differs yet.")
     behaviour = result["behaviour"]
-    st.markdown(
-        cite("**What the runs would do** (claims kept out per rule R8 to R10, runs R11 and R17, steps R14, R22)")
-    )
+    markdown("**What the runs would do** (claims kept out per rule R8 to R10, runs R11 and R17, steps R14, R22)")
     wrapped(_behaviour_table(behaviour, sides))
     asked = max(behaviour["base"].get(whatif.ASKED, 0), behaviour["alt"].get(whatif.ASKED, 0))
     if asked == 0:
-        st.caption(
-            cite(
-                f"No run of {inert(sides.org_name)} asked to be ephemeral, so "
-                "AllowEphemeralRuns (R11) and LearnFromEphemeralRuns (R12) change nothing here: their rows stay 0."
-            )
+        caption(
+            f"No run of {inert(sides.org_name)} asked to be ephemeral, so "
+            "AllowEphemeralRuns (R11) and LearnFromEphemeralRuns (R12) change nothing here: their rows stay 0."
         )
     rows = pd.DataFrame(result["rows"])
     graphs = st.multiselect(
@@ -132,11 +128,9 @@ def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], base: d
         width="content",
     )
     b.metric(f"Facts that would differ, in {', '.join(graphs) or 'no graph'}", len(differs), width="content")
-    st.caption(
-        cite(
-            f"World facts {sides.short}: {by_status(base_statuses)}; what if: {by_status(alt_statuses)}. "
-            "Active facts are the map's count (R18); disputed and retracted ones are not on it (R28)."
-        )
+    caption(
+        f"World facts {sides.short}: {by_status(base_statuses)}; what if: {by_status(alt_statuses)}. "
+        "Active facts are the map's count (R18); disputed and retracted ones are not on it (R28)."
     )
     if sides.live:
         beside_memory(ctx, target, base_statuses)
@@ -153,14 +147,12 @@ def beside_memory(ctx: Context, org: str, replayed_statuses: list[str]) -> None:
     held = int(read(ctx, MemoryService.org_map, org)["facts"])
     rebuilt = sum(1 for s in replayed_statuses if s == "active")
     if held != rebuilt:
-        st.caption(
-            cite(
-                f"Memory holds {plural(held, 'active World fact')} now (the map's count, R18); replayed under the "
-                f"settings it has now, its recorded history rebuilds {rebuilt:,} active ones. The replay puts back "
-                "only what the records hold: not the votes of erased runs, a replacement, or the order of "
-                "corrections among turns (listed below when there are any), nor facts written without records to "
-                "replay (a memory generated in bulk)."
-            )
+        caption(
+            f"Memory holds {plural(held, 'active World fact')} now (the map's count, R18); replayed under the "
+            f"settings it has now, its recorded history rebuilds {rebuilt:,} active ones. The replay puts back "
+            "only what the records hold: not the votes of erased runs, a replacement, or the order of "
+            "corrections among turns (listed below when there are any), nor facts written without records to "
+            "replay (a memory generated in bulk)."
         )
 
 

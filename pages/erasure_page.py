@@ -9,7 +9,7 @@ import streamlit as st
 
 from memory_core import MemoryService
 from pages._ui import guard, inert, note_change, page, read
-from pages._words import cite, plural
+from pages._words import caption, cite, markdown, plural
 
 ctx, org = page("Erasure")
 
@@ -79,11 +79,9 @@ def erase_run() -> None:
 def erase_account() -> None:
     """R30: a person deletes their own account: their User graph and memberships go, runs stay."""
     person = ctx.person or ""
-    st.markdown(
-        cite(
-            f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role_label}). "
-            "Pick another person under “Act as” to delete theirs."
-        )
+    markdown(
+        f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role_label}). "
+        "Pick another person under “Act as” to delete theirs."
     )
     p = read(ctx, MemoryService.account_erasure_preview, person)
     offer(
@@ -114,11 +112,9 @@ if last:
     )
     changed = both[(both["weight before"] != both["weight after"]) | (both["erased before"] != both["erased after"])]
     same_weights = (both["weight before"] == both["weight after"]).all()
-    st.markdown(
-        cite(
-            f"{len(both)} World facts; **{'no weight changed' if same_weights else 'some weights changed'}**; "
-            f"{len(changed)} facts lost the pointer of some supports (R29: key, origin and contribution stay)."
-        )
+    markdown(
+        f"{len(both)} World facts; **{'no weight changed' if same_weights else 'some weights changed'}**; "
+        f"{len(changed)} facts lost the pointer of some supports (R29: key, origin and contribution stay)."
     )
     cols = [*keys, "weight before", "weight after", "erased before", "erased after"]
     st.dataframe(
@@ -133,7 +129,7 @@ if last:
 # checkpoint, or PostgreSQL's rewrite of the tables in the background). Say where that stands.
 status = ctx.svc.erasure_status()
 if status["bytes_gone"]:
-    st.caption(cite("R31: the text of every deletion is out of the database files."))
+    caption("R31: the text of every deletion is out of the database files.")
 else:
     doing = "being scrubbed out now" if status["scrubbing"] else "to be scrubbed at the next chance"
     st.warning(

@@ -17,7 +17,7 @@ from pages._links import copy_link, dropped, from_link, scroll_to, to_link
 from pages._tables import STATUS_WIDTH, grid, rules_help, wrapped
 from pages._through_time import record_link, three_places, through_time
 from pages._ui import guard, inert, live, page, read
-from pages._words import cite, plural
+from pages._words import caption, cite, markdown, plural
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
 GRAPHS = {
@@ -58,11 +58,9 @@ with guard():
         help="World by default: what the organization knows.",
     )
     if graph == "flow":
-        st.caption(
-            cite(
-                "A run's Flow graph keeps every claim its completed turns made (R7), whatever the settings "
-                "keep out of World and User (R8 to R10); so a Flow copy of a World fact may weigh differently."
-            )
+        caption(
+            "A run's Flow graph keeps every claim its completed turns made (R7), whatever the settings "
+            "keep out of World and User (R8 to R10); so a Flow copy of a World fact may weigh differently."
         )
     with st.spinner("Loading facts…"):
         rows = read(ctx, MemoryService.facts_table, org, person=ctx.person, limit=ROWS, graphs=(graph,))
@@ -105,11 +103,9 @@ with guard():
         st.caption(f"The {ROWS:,} heaviest facts are listed; filter to look among them.")
     if isinstance(wanted, int) and wanted in set(df["id"]) and wanted not in set(shown["id"]):
         st.caption(f"The linked fact ({wanted}) is hidden by these filters; widen them to see it.")
-    st.caption(
-        cite(
-            f"{len(shown)} of {plural(len(df), 'fact')} listed. Independent sources count once each however often "
-            "they repeat (R25); erased pointers are supports whose run was deleted (R29), their votes kept."
-        )
+    caption(
+        f"{len(shown)} of {plural(len(df), 'fact')} listed. Independent sources count once each however often "
+        "they repeat (R25); erased pointers are supports whose run was deleted (R29), their votes kept."
     )
     cols = ["subject", "relation", "object", "status", "weight", "log_odds", "sources", "supports", "disputes"]
     cols += ["erased"] + (["owner"] if graph == "flow" else [])
@@ -164,10 +160,10 @@ with guard():
     m[2].metric("Independent sources", f["sources"], help=rules_help(["R25"]), width="content")
     margin = "none" if b["margin"] is None else f"{b['margin']:+.3f}"
     m[3].metric("Margin to shortcut", margin, help=cite(inert(b["margin_why"])), width="content")
-    st.markdown(cite(f"**The arithmetic** (R26): {inert(b['arithmetic'])}"))
-    st.caption(cite(inert(b["margin_why"])))
+    markdown(f"**The arithmetic** (R26): {inert(b['arithmetic'])}")
+    caption(inert(b["margin_why"]))
 
-    st.markdown(cite("**Each independent source** (R25: repeats of one source count once, at their largest l)"))
+    markdown("**Each independent source** (R25: repeats of one source count once, at their largest l)")
     sources = pd.DataFrame(b["sources"])
     wrapped(
         three_places(
@@ -188,7 +184,7 @@ with guard():
         )
     )
     if b["disputes"]:
-        st.markdown(cite("**Disputes** (each subtracts the l of the person reliability, 0.85, R28)"))
+        markdown("**Disputes** (each subtracts the l of the person reliability, 0.85, R28)")
         wrapped(
             pd.DataFrame(
                 [
@@ -202,7 +198,7 @@ with guard():
             )
         )
 
-    st.markdown(cite("**The evidence**: each support and the record it points to (R24), a record opens on Runs"))
+    markdown("**The evidence**: each support and the record it points to (R24), a record opens on Runs")
     evidence = [
         {
             "Origin": s["origin"],

@@ -16,7 +16,7 @@ from pages import _drawing, _history
 from pages._history import Shown
 from pages._links import copy_link, from_link, to_link
 from pages._ui import Context, Version, guard, inert, live, notebook, org_names, page, people_names, read_at, version_at
-from pages._words import cite, plural
+from pages._words import caption, cite, plural
 
 LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6, B8)
 
@@ -34,12 +34,10 @@ from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=lists, f
 def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | None]:
     """The time control and "Compare with…" for the World and Flow graphs (R32); the User graph now (R23)."""
     if graph == "user":
-        st.caption(
-            cite(
-                "The User graph is drawn as it stands now: its facts are taught in every organization "
-                "(R20, R23), so this organization's moments do not date it. World and Flow graphs "
-                "have a time control."
-            )
+        caption(
+            "The User graph is drawn as it stands now: its facts are taught in every organization "
+            "(R20, R23), so this organization's moments do not date it. World and Flow graphs "
+            "have a time control."
         )
         st.session_state[f"{PREFIX}_at_link"] = st.session_state[f"{PREFIX}_from"] = None
         _history.link_moments(PREFIX)

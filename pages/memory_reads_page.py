@@ -10,7 +10,7 @@ from memory_core.views.reads import readable_turns
 from pages._links import from_link, to_link
 from pages._tables import wrapped
 from pages._ui import guard, inert, note_change, page, read
-from pages._words import cite, probes_used, refused
+from pages._words import cite, markdown, probes_used, refused
 
 ctx, org = page("Memory reads")
 LINKED = {"turn": "r_turn_id", "call": "r_call", "name": "r_name", "kind": "r_kind", "graph": "r_graph"}
@@ -33,7 +33,7 @@ with guard():
         st.session_state["r_turn_id"] = open_turns[0][1]
     turn_id = st.selectbox("Open turn", list(run_of), key="r_turn_id", format_func=lambda t: f"{t} in run {run_of[t]}")
     view = read(ctx, MemoryService.turn_view, turn_id)
-    st.markdown(cite("**The map its instructions carry** (taken when it opened, R18)"))
+    markdown("**The map its instructions carry** (taken when it opened, R18)")
     st.info(inert(view["paragraph"]))
     cap = view["cap"]
     st.progress(

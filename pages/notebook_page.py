@@ -21,7 +21,7 @@ from pages._cellview import compare, kept, labels, load, matching, preview, reru
 from pages._form import edit_cell, event_form
 from pages._links import from_link, to_link
 from pages._ui import NOTEBOOK, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
-from pages._words import cite
+from pages._words import caption, cite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 #: How a cell is marked: not run, applied, refused.
@@ -107,7 +107,7 @@ st.session_state["nb_sample"] = nb.file if nb.file in samples else None
 scenario = nb.scenario
 st.subheader(inert(scenario.get("title") or "Untitled scenario"))
 if scenario.get("description"):
-    st.caption(cite(inert(scenario["description"])))
+    caption(inert(scenario["description"]))
 events = scenario["events"]
 org_ids = [o["id"] for o in scenario.get("organizations", [])]
 person_ids = [p["id"] for p in scenario.get("people", [])]

@@ -31,7 +31,7 @@ from pages._ui import (
     read,
     read_or_refusal,
 )
-from pages._words import cite, on_off, plural
+from pages._words import caption, cite, markdown, on_off, plural
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -134,7 +134,7 @@ def through_time(ctx: Context, org: str) -> None:
                 "Status": st.column_config.TextColumn(width=STATUS_WIDTH),
             },
         )
-        st.caption(cite(said))
+        caption(said)
     compare_with(ctx, org, shown)
     _history.link_moments(PREFIX)
 
@@ -164,13 +164,13 @@ def compare_with(ctx: Context, org: str, shown: _history.Shown) -> None:
 with guard():
     if need_org(ctx):
         assert ctx.org is not None
-        st.markdown(cite("### Memory through time (R32)"))
+        markdown("### Memory through time (R32)")
         _history.play_control(ctx, ctx.org, PREFIX)
         st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(through_time)(ctx, ctx.org)
         right, people = st.columns(2)  # the runs below them, whole width: their turns read (#25)
         runs = st.container()
         with right:
-            st.markdown(cite("**Settings** now (the owner's alone, R15)"))
+            markdown("**Settings** now (the owner's alone, R15)")
             settings = read_or_refusal(ctx, MemoryService.get_settings, ctx.org, by=ctx.person or "")
             if not isinstance(settings, Refusal):
                 wrapped(  # each setting's rule a link to it, its title on hover
@@ -179,7 +179,7 @@ with guard():
                     )
                 )
             else:
-                st.caption(cite("Only the owner reads them (R15)."))
+                caption("Only the owner reads them (R15).")
         with people:
             st.markdown("**People**")
             people_rows = [
@@ -209,7 +209,7 @@ for i, path in enumerate(files):
     title, events, description = sample(path.name, path.stat().st_mtime)
     with cols[i % 2].container(border=True):
         st.markdown(f"**{title}**  \n`{path.name}` · {events} events")
-        st.caption(cite(inert(description)))
+        caption(inert(description))
         if st.button("Open in the Notebook", key=f"open-{path.stem}"):
             with guard():
                 doc = json.loads(path.read_text(encoding="utf-8"))

@@ -15,7 +15,7 @@ from pages._identities import sign_in_links
 from pages._signin import sign_in_required
 from pages._ui import guard, inert, note_change, notebook, page, people_names, read, read_or_refusal
 from pages._whatif import Sides, compared, switches
-from pages._words import cite, on_off
+from pages._words import caption, cite, markdown, on_off
 
 ctx, org = page("Settings")
 AUTO_TURNS = 300  # a live what-if replays by itself up to this many turns; beyond, when asked
@@ -121,12 +121,10 @@ if source == "live":
     )  # the recorded history, read again only once memory changed
     target = org
     base = dict(current)
-    st.caption(
-        cite(
-            "Replays what this organization's runs recorded (every turn in the order it opened, its records, "
-            "its end, then the corrections) in a private sandbox, under the settings it has now and under the "
-            "settings you pick, as if each had always held; memory itself does not change (R16)."
-        )
+    caption(
+        "Replays what this organization's runs recorded (every turn in the order it opened, its records, "
+        "its end, then the corrections) in a private sandbox, under the settings it has now and under the "
+        "settings you pick, as if each had always held; memory itself does not change (R16)."
     )
 else:
     assert nb is not None
@@ -134,11 +132,9 @@ else:
     org_ids = [o["id"] for o in doc.get("organizations", [])]
     target = st.selectbox("Organization of the notebook", org_ids, key="wi_org")
     base = whatif.initial_settings(doc, target)
-    st.caption(
-        cite(
-            "Replays the whole notebook from its start under the settings you pick; set-settings cells in the "
-            "notebook still apply where they stand (R16)."
-        )
+    caption(
+        "Replays the whole notebook from its start under the settings you pick; set-settings cells in the "
+        "notebook still apply where they stand (R16)."
     )
 named = {o["id"]: o.get("name") or o["id"] for o in doc.get("organizations", [])}
 sides = Sides(live=source == "live", org_name=ctx.org_name if source == "live" else named.get(target, target))
@@ -147,12 +143,10 @@ flipped = [k for k in alt if alt[k] != base[k]]
 compared(ctx, doc, target, alt, base, sides)
 if gaps:
     with st.expander(f"What the replay cannot put back ({len(gaps)})"):
-        st.markdown(cite("\n".join(f"- {inert(g)}" for g in gaps)))
-        st.caption(
-            cite(
-                "Erased runs' records are gone (R17, R29), so their votes, kept in the live weights, are not in "
-                "either replay: both sides are compared without them."
-            )
+        markdown("\n".join(f"- {inert(g)}" for g in gaps))
+        caption(
+            "Erased runs' records are gone (R17, R29), so their votes, kept in the live weights, are not in "
+            "either replay: both sides are compared without them."
         )
 applied = st.session_state.pop("_wi_applied", None)
 if applied:  # said after the rerun that shows the new settings, not only in a passing toast
