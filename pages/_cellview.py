@@ -1,6 +1,5 @@
-"""The Notebook page's cells: what each cell did, said for its kind, and the memory compared
-between two cells. The notebook itself (running, editing, undo, keeping it on disk) is
-memory_core/views/notebook.py; what a cell is and did as plain data, memory_core/views/cells.py."""
+"""The Notebook page's cells: what each did, said for its kind (views/cell_said.py), and the memory
+compared between two cells; the notebook itself is memory_core/views/notebook.py."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from memory_core.views import cells, notebook_scrub
 from memory_core.views import notebook as nbk
 from pages._links import evidence_link
 from pages._tables import wrapped
-from pages._ui import guard, inert, open_notebook
+from pages._ui import guard, inert, open_notebook, said_once
 from pages._words import caption, cite, plural, rule_text
 
 #: A fact change's columns, all or only where it ended (compact).
@@ -68,9 +67,7 @@ def kept(nb: nbk.Notebook) -> None:
         "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
         "scrub them."
     )
-    said = st.session_state.pop("_nb_scrubbed", None)
-    if said:
-        st.success(said)
+    said_once("_nb_scrubbed")
     waiting = notebook_scrub.pending(nb)
     if waiting and st.button(
         "Scrub what this notebook's deletions erased from its saved results",

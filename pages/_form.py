@@ -105,11 +105,8 @@ def claim_fields(prefix: str) -> list[Obj]:
     okind = c[5].selectbox("kind", [*KINDS, "value"], key=f"{prefix}ok", index=KINDS.index("place"))
     claims = []
     if subject and relation and obj:
-        claims.append(
-            cells.claim_from(
-                graph=graph, subject=subject, subject_kind=skind, relation=relation, obj=obj, object_kind=okind
-            )
-        )
+        given = {"graph": graph, "subject": subject, "relation": relation, "obj": obj}
+        claims.append(cells.claim_from(**given, subject_kind=skind, object_kind=okind))
     more = st.text_area("more claims (JSON list)", "[]", key=f"{prefix}more", height=68)
     try:
         claims.extend(decode(more or "[]"))
@@ -129,15 +126,8 @@ def record_fields(prefix: str) -> Obj:
         reliability = float(rel) if rel else None
     except ValueError:
         pass  # the format check names the field
-    return cells.compact(
-        {
-            "origin": origin,
-            "source": source,
-            "excerpt": excerpt,
-            "reliability": reliability,
-            "claims": claim_fields(prefix),
-        }
-    )
+    given = {"origin": origin, "source": source, "excerpt": excerpt, "reliability": reliability}
+    return cells.compact(given | {"claims": claim_fields(prefix)})
 
 
 def fact_fields(prefix: str) -> Obj:

@@ -1,6 +1,5 @@
-"""Settings, for the owner: who signs in as whom with the organization's identity provider. Each
-member is linked to an identity (an issuer and subject, or a verified email address); they then
-act as themselves there, and only there (docs/signin.md)."""
+"""Settings, for the owner: each member linked to an identity of the organization's identity provider
+(an issuer and subject, or a verified email), as whom they then sign in there only (docs/signin.md)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from memory_core.views import signin
 from memory_core.views.text import inert
 from pages import _identity
 from pages._tables import wrapped
-from pages._ui import JSON, MAIN, Context, read
+from pages._ui import JSON, MAIN, Context, read, said_once
 from pages._words import caption
 
 FIELDS = {"issuer": "Issuer", "subject": "Subject", "email": "Verified email", "identity": "The identity"}
@@ -38,9 +37,7 @@ def sign_in_links(ctx: Context, org: str) -> None:
             "links made now count once it is."
         )
     )
-    said = st.session_state.pop("_identity_said", None)
-    if said:
-        st.success(said)
+    said_once("_identity_said")
     links = read(ctx, MemoryService.identity_links, org, by=ctx.person)
     if links:
         rows = [

@@ -4,18 +4,41 @@ whole (st.table), and `grid`, many rows scrolled in place (st.dataframe), its ke
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import pandas as pd
 import streamlit as st
 from streamlit.elements.lib.column_types import ColumnConfig
 
+from memory_core.views import csv_safe
 from memory_core.views.rulebook import CITATION
 from memory_core.views.text import inert
 from pages._words import cite, rule_titles
 
 #: A status column's width in pixels: "retracted" whole, whichever rows the grid measured to size it.
 STATUS_WIDTH = 80
+#: A fact's numbers as the pages head them; other columns are capitalized (`headed`).
+HEADERS = {"log_odds": "Log-odds L", "sources": "Independent sources", "erased": "Erased pointers"}
+HEADERS |= {"contribution": "Contribution l", "weight_without": "Weight without it"}
+
+
+def headed(table: pd.DataFrame, **names: str) -> pd.DataFrame:
+    """A table's columns in words: `names`, else the facts' HEADERS, else capitalized."""
+    return table.rename(columns=lambda c: names.get(c) or HEADERS.get(c) or c.capitalize())
+
+
+def three_places(table: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """Number columns written to three decimals, as every weight and l the pages show."""
+    return table.assign(**{c: table[c].map(lambda v: f"{v:.3f}") for c in columns})
+
+
+def download(
+    button: Callable[..., object], label: str, data: str | Callable[[], str], *, file_name: str, key: str
+) -> None:
+    """A download `button` (st's or a container's) for a CSV (cells safe in a spreadsheet) or JSON file."""
+    csv = file_name.endswith(".csv")
+    mime, help_ = ("text/csv", csv_safe.HELP) if csv else ("application/json", None)
+    button(label, data, file_name=file_name, mime=mime, key=key, help=help_)
 
 
 def _text(column: pd.Series) -> bool:
@@ -99,3 +122,10 @@ def grid(
             config[column]["help"] = said
     order = [c for c in first if c in table.columns] + [c for c in table.columns if c not in first]
     st.dataframe(table, hide_index=True, column_order=order, column_config=config, height=height or "auto")
+
+
+def fact_grid(table: pd.DataFrame, *, height: int | None = None, more: dict[str, ColumnConfig] | None = None) -> None:
+    """Facts in a grid, weight and status first: seen whole at any width, the rest scrolls (#25)."""
+    weight = st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f")
+    config = {"Weight": weight, "Status": st.column_config.TextColumn(width=STATUS_WIDTH)} | (more or {})
+    grid(table, first=("Weight", "Status"), column_config=config, height=height)

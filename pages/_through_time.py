@@ -16,15 +16,8 @@ from pages._ui import Context, inert, people_names, read
 from pages._words import caption
 
 
-def three_places(table: pd.DataFrame, *columns: str) -> pd.DataFrame:
-    """Number columns written to three decimals, as every weight and l on this page."""
-    return table.assign(**{c: table[c].map(lambda v: f"{v:.3f}") for c in columns})
-
-
 def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, threshold: float) -> None:
-    """The fact's weight after each moment that changed it (R32), each step numbered on the chart
-    and its cause in the table: a support (from which source, in which turn), a dispute, the
-    retraction, a support withdrawn by a replacement (R3); erased causes said so (R33)."""
+    """The fact's weight after each moment that changed it (R32), each step numbered with its cause (R3, R33)."""
     st.subheader("Its weight through time")
     h = read(ctx, MemoryService.fact_history, fid, org=org)  # as read from this organization: R23 applied by the read
     people = people_names(ctx)
@@ -83,7 +76,6 @@ ROWS, TALL = 12, 480
 
 
 def record_link(run: str | None, record: str | None, otherwise: str) -> str:
-    """A record's id as a Markdown link to its row on the Runs page, for a `wrapped` table's
-    `markdown` column; `otherwise` (made inert) when there is no pointer (an erased run, R29)."""
+    """A record's id as a Markdown link to its row on Runs (R24); `otherwise`, inert, without a pointer (R29)."""
     target = evidence_link(run, record)
     return inert(otherwise) if target is None else f"[{inert(record)}]({target})"

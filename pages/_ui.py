@@ -425,6 +425,13 @@ def need_org(ctx: Context) -> bool:
     return True
 
 
+def said_once(key: str) -> None:
+    """A success kept under `key` said after the rerun that shows it, not only in a passing toast."""
+    said = st.session_state.pop(key, None)
+    if said:
+        st.success(said)
+
+
 def note_change(ctx: Context, what: str) -> None:
     """A page changed the notebook's memory outside its cells: the Notebook will say so."""
     nb = notebook()

@@ -1,6 +1,5 @@
-"""The Settings page's what-if, below its switches: both replays compared, by what the runs did and
-by the facts they leave, every count said with what it counts and every column with the settings
-it was replayed under (#25). The replays themselves are memory_core/views/whatif.py."""
+"""The Settings page's what-if: both replays (memory_core/views/whatif.py) compared, by what the runs did
+and by the facts they leave, each count and column said with the settings it was replayed under (#25)."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ from pages._words import caption, cite, markdown, on_off, plural
 
 @dataclass(frozen=True)
 class Sides:
-    """What the two replays are called on this page: the settings the first is replayed under
-    (`base`: the organization's now, or the scenario's at its start) and the words for each."""
+    """What the two replays are called: the first under the settings now (`live`) or the scenario's."""
 
     live: bool
     org_name: str
@@ -43,15 +41,12 @@ class Sides:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def replayed(doc_json: str, target: str, alt_json: str) -> dict:
-    """Both replays, cached on the history's content and the settings compared (a rerun that
-    changed nothing replays nothing)."""
+    """Both replays, kept under the history's content and the settings compared."""
     return whatif.compare(json.loads(doc_json), target, json.loads(alt_json))
 
 
 def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> dict[str, bool]:
-    """The what-if's switches, one a setting: each starts at the settings the first replay runs
-    under (said above them, so a switch to another source is not a silent jump) and is flipped
-    to ask what if."""
+    """The what-if's switches, one a setting, starting at the first replay's settings (said above them)."""
     start = ", ".join(f"{k} {on_off(v)}" for k, v in base.items())
     where = (
         f"the settings {inert(sides.org_name)} has now"
@@ -70,18 +65,18 @@ def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> d
 
 def _behaviour_table(behaviour: dict, sides: Sides) -> pd.DataFrame:
     keys = list(dict.fromkeys([*behaviour["base"], *behaviour["alt"]]))
-    rows = []
-    for k in keys:
-        a, b = behaviour["base"].get(k, 0), behaviour["alt"].get(k, 0)
-        rows.append(
+    both = [(k, behaviour["base"].get(k, 0), behaviour["alt"].get(k, 0)) for k in keys]
+    return pd.DataFrame(
+        [
             {
                 "Behaviour": k[0].upper() + k[1:],
                 sides.base: a,
                 "What if": b,
                 "Difference": f"{b - a:+d}" if a != b else "",
             }
-        )
-    return pd.DataFrame(rows)
+            for k, a, b in both
+        ]
+    )
 
 
 def _counts(rows: pd.DataFrame, sides: Sides) -> tuple[list[str], list[str]]:
@@ -95,9 +90,8 @@ def _counts(rows: pd.DataFrame, sides: Sides) -> tuple[list[str], list[str]]:
     )
 
 
-def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], base: dict[str, bool], sides: Sides) -> bool:
-    """Both replays side by side; whether any setting is flipped."""
-    flipped = [k for k in alt if alt[k] != base[k]]
+def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], *, flipped: bool, sides: Sides) -> None:
+    """Both replays side by side."""
     with guard(), st.spinner("Replaying both ways…"):
         result = replayed(json.dumps(doc, sort_keys=True), target, json.dumps(alt, sort_keys=True))
     if not flipped:
@@ -138,12 +132,10 @@ def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], base: d
         st.caption("The same facts with the same weights and statuses, in the graphs shown.")
     else:
         facts_table(differs, shown, sides)
-    return bool(flipped)
 
 
 def beside_memory(ctx: Context, org: str, replayed_statuses: list[str]) -> None:
-    """The replay under the settings now beside memory itself, like for like (active World facts,
-    the map's count, R18), and why they differ when they do."""
+    """The replay under the settings now beside memory's active World facts (R18), and why they differ."""
     held = int(read(ctx, MemoryService.org_map, org)["facts"])
     rebuilt = sum(1 for s in replayed_statuses if s == "active")
     if held != rebuilt:
@@ -171,10 +163,9 @@ def facts_table(differs: pd.DataFrame, shown: pd.DataFrame, sides: Sides) -> Non
             "difference": "Difference",
         }
     )
-    for column in (f"Weight {sides.short}", "Weight what if"):
-        table[column] = table[column].map(lambda v: "absent" if v is None or v != v else f"{v:.3f}")
-    for column in (f"Status {sides.short}", "Status what if"):
-        table[column] = table[column].map(lambda v: "absent" if v is None or v != v else v)
+    for column in (f"Weight {sides.short}", "Weight what if", f"Status {sides.short}", "Status what if"):
+        fmt = ".3f" if column.startswith("Weight") else ""
+        table[column] = table[column].map(lambda v, fmt=fmt: "absent" if v is None or v != v else format(v, fmt))
     words = {"only as written": sides.only_base, "only what-if": "only in the what-if"}
     table["Difference"] = table["Difference"].map(lambda d: words.get(d, d))
     st.dataframe(table, hide_index=True, width="stretch")

@@ -1,6 +1,5 @@
-"""Graphs: the World graph, the acting person's User graph, or a run's Flow graph, drawn with pyvis;
-the World and Flow graphs now or as they stood at any moment, stepped or played (R32), and what
-changed since another moment drawn on the graph and listed (?at=N&from=M)."""
+"""Graphs: the World, the acting person's User or a run's Flow graph, drawn with pyvis, now or as it stood
+at any moment (R32), and what changed since another moment drawn and listed (?at=N&from=M)."""
 
 from __future__ import annotations
 
@@ -121,8 +120,7 @@ def _say_drawn(plan: viz.Plan, loaded: tuple[int, int], drawn_at: int | None, cm
 
 
 def _changed(shown: Shown | None, other: int | None, graph: str, owner: str) -> tuple[list, list, int, int] | None:
-    """With a moment to compare with (R32): the graph's changed facts as they stood at the earlier
-    moment and the later, and the two moments; else None."""
+    """With a moment to compare with (R32): the changed facts at the earlier moment and the later, and both."""
     if shown is None or other is None or other == shown.n:
         return None
     lo, hi = sorted((other, shown.n))

@@ -1,10 +1,5 @@
-"""Notebook: a scenario as cells, one event each. Run them and watch what memory learns.
-
-The page follows the story: the cell just run is highlighted at the top of a window of cells
-(cells already run are collapsed, a search filters the cells, "Jump to" moves the window). The
-notebook is kept on disk under an id carried in the URL (`?nb=`), so a reload reopens it with its
-edits and cursor; edits can be undone, and deleting a cell or loading over edits asks first.
-"""
+"""Notebook: a scenario as cells, one event each, run to watch what memory learns: a window of cells
+from the one just run, kept on disk under the URL's `?nb=` with its edits (undone, asked before lost)."""
 
 from __future__ import annotations
 
@@ -20,6 +15,7 @@ from memory_core.views.event_form import kinds
 from pages._cellview import compare, kept, labels, load, matching, preview, rerun, show_result, stale_note, with_guard
 from pages._form import edit_cell, event_form
 from pages._links import from_link, to_link
+from pages._tables import download
 from pages._ui import NOTEBOOK, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
 from pages._words import caption, cite
 
@@ -137,20 +133,10 @@ if bar.button("Undo", key="undo", disabled=not nb.edited(), help="Undo the last 
         nb.undo()
     rerun(nb)
 file_name = nb.file or st.session_state.get("notebook_file") or "scenario.json"
-bar.download_button(
-    "Download scenario",
-    lambda: json.dumps(scenario, indent=2, ensure_ascii=False),
-    file_name=file_name,
-    mime="application/json",
-    key="dl_scenario",
-)
-bar.download_button(
-    "Download state",
-    lambda: json.dumps(book.state(), indent=2, ensure_ascii=False),
-    file_name="state.json",
-    mime="application/json",
-    key="dl_state",
-)
+as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)
+download(bar.download_button, "Download scenario", as_json, file_name=file_name, key="dl_scenario")
+state = lambda: json.dumps(book.state(), indent=2, ensure_ascii=False)
+download(bar.download_button, "Download state", state, file_name="state.json", key="dl_state")
 if nb.outside:
     st.warning(
         "This notebook's memory was also changed outside its cells, so replaying the cells (or the downloaded "

@@ -1,6 +1,5 @@
-"""Overview: the organization's map as a turn sees it and its World facts, now or as they stood
-at any moment (R32: a time control, step, play, and a diff with another moment; the moment in
-the URL, ?at=N&from=M), its people, runs, settings, and the samples."""
+"""Overview: the organization's map as a turn sees it and its World facts, now or at any moment and
+compared with another (R32, ?at=N&from=M), its people, runs, settings, and the samples."""
 
 from __future__ import annotations
 
@@ -18,7 +17,7 @@ from memory_core.usecases.shapes import OrgMap
 from memory_core.views import notebook as nbk
 from memory_core.views.counts import world_table
 from pages import _history
-from pages._tables import STATUS_WIDTH, grid, wrapped
+from pages._tables import fact_grid, grid, headed, wrapped
 from pages._ui import (
     Context,
     context,
@@ -86,7 +85,7 @@ def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map:
     df = pd.DataFrame(
         table, columns=["subject", "relation", "object", "status", "weight", "sources", "supports", "disputes"]
     )
-    return df.rename(columns=str.capitalize).rename(columns={"Sources": "Independent sources"}), said
+    return headed(df), said
 
 
 def through_time(ctx: Context, org: str) -> None:
@@ -125,15 +124,7 @@ def through_time(ctx: Context, org: str) -> None:
     with right:
         table, said = _world_rows(ctx, org, clock, n, newest, int(m["facts"]))
         st.markdown(f"**World facts** {'now' if n == newest else f'as they stood after moment {n}'}, every status")
-        grid(  # weight and status first: seen whole at any width, the rest scrolls (#25)
-            table,
-            first=("Weight", "Status"),
-            height=260,
-            column_config={
-                "Weight": st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f"),
-                "Status": st.column_config.TextColumn(width=STATUS_WIDTH),
-            },
-        )
+        fact_grid(table, height=260)
         caption(said)
     compare_with(ctx, org, shown)
     _history.link_moments(PREFIX)

@@ -1,8 +1,5 @@
-"""Rules: docs/rules.md as it stands, searchable; `?rule=R7` shows that rule first.
-
-The page reads docs/rules.md (and the rows of docs/decisions.md it links) every time it renders,
-so the page and the doc cannot disagree. Other pages link a rule as `rules?rule=R7`.
-"""
+"""Rules: docs/rules.md (and the rows of docs/decisions.md it links) as it stands, read at every run,
+searchable; `?rule=R7` shows that rule first, as other pages link it."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RunDetail, RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
-from pages._tables import grid, wrapped
+from pages._tables import download, grid, wrapped
 from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import caption, cite, markdown, on_off, plural, probes_used
 
@@ -223,12 +223,7 @@ with guard():
             else:
                 st.caption("No records.")
     c1, c2 = st.columns([1, 3])
-    c1.download_button(
-        "This run as JSON",
-        json.dumps(run, ensure_ascii=False, indent=2),
-        file_name=f"run-{run_id}.json",
-        mime="application/json",
-        key="runs_json",
-    )
+    as_json = json.dumps(run, ensure_ascii=False, indent=2)
+    download(c1.download_button, "This run as JSON", as_json, file_name=f"run-{run_id}.json", key="runs_json")
     with c2.popover("Link to this run"):
         copy_link("Link to this run")
