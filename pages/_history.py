@@ -60,14 +60,6 @@ def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int
     return then(ctx, clock, _labels, clock, org, tuple(sorted(set(ids))))
 
 
-def _among(options: list[int], n: object) -> bool:
-    """Whether n is one of the (sorted) moments."""
-    if not isinstance(n, int):
-        return False
-    i = bisect.bisect_left(options, n)
-    return i < len(options) and options[i] == n
-
-
 def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
     """The `size` moments listed around moment `n` (which is listed), the newest when it is near."""
     i = bisect.bisect_left(options, n)
@@ -178,7 +170,7 @@ def time_control(ctx: Context, org: str, prefix: str) -> Shown:
 def _compared(prefix: str, options: list[int]) -> int | None:
     """The moment compared with (`?from=`), if it is one of the organization's (else no comparison)."""
     other = st.session_state.get(f"{prefix}_from")
-    if other is not None and not _among(options, other):  # a moment of another organization: no comparison
+    if other is not None and snap(options, other) != other:  # a moment of another organization: no comparison
         other = st.session_state[f"{prefix}_from"] = NO_COMPARE
     return other
 

@@ -91,14 +91,12 @@ def to_link(params: dict[str, str]) -> None:
     for param, key in params.items():
         value = _encode(st.session_state.get(key))
         if value is None:
-            if param in st.query_params:
-                del st.query_params[param]
+            st.query_params.pop(param, None)
             seen.pop(_seen(param), None)
-        elif st.query_params.get(param) != value:
+            continue
+        if st.query_params.get(param) != value:
             st.query_params[param] = value
-            seen[_seen(param)] = value
-        else:
-            seen[_seen(param)] = value
+        seen[_seen(param)] = value
 
 
 def evidence_link(run: str | None, record: str | None) -> str | None:

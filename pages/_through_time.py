@@ -11,7 +11,7 @@ from memory_core import MemoryService
 from memory_core.usecases.shapes import Breakdown
 from memory_core.views.history import weight_through_time
 from pages._links import evidence_link
-from pages._tables import wrapped
+from pages._tables import headed, three_places, wrapped
 from pages._ui import Context, inert, people_names, read
 from pages._words import caption
 
@@ -57,17 +57,8 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
         f"Dashed: the shortcut threshold {threshold:.2f} (R22). What was erased since is said so: its run "
         "or account is gone, its vote stays (R29, R30, R33)."
     )
-    table = pd.DataFrame(
-        {
-            "Step": df["step"],
-            "Moment": df["moment"],
-            "What happened": df["moment_label"],
-            "Cause": df["cause"],
-            "Weight": df["weight"].map(lambda w: f"{w:.3f}"),
-            "Status": df["status"],
-            "Independent sources": df["sources"],
-        }
-    )
+    table = df[["step", "moment", "moment_label", "cause", "weight", "status", "sources"]]
+    table = headed(three_places(table, "weight"), moment_label="What happened")
     wrapped(table, height=TALL if len(table) > ROWS else None)  # every cause read whole, wrapped (#25)
 
 

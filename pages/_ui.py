@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Concatenate, ParamSpec, TypeVar, cast
+from typing import Concatenate, ParamSpec, TypeVar
 
 import streamlit as st
 
@@ -52,11 +52,12 @@ def notebook() -> nbk.Notebook | None:
     return st.session_state.get("notebook")
 
 
-def service_for(source: str) -> MemoryService:
+def _memory(source: str) -> tuple[MemoryService, str]:
+    """The service of the memory `source` names, and that memory's URL (a notebook's scratch file, or the database)."""
     nb = notebook()
     if source == NOTEBOOK and nb is not None:
-        return nb.service
-    return main_service(database_url())
+        return nb.service, nb.db
+    return main_service(database_url()), database_url()
 
 
 def _keep(key: str, options: list[str]) -> None:
@@ -155,24 +156,20 @@ def sidebar() -> None:
             st.query_params["mem"], st.query_params["nb"] = NOTEBOOK, nb.id
         elif "mem" in st.query_params:
             del st.query_params["mem"]
-        svc = service_for(source)
-        where = nb.db if source == NOTEBOOK and nb else database_url()
+        svc, where = _memory(source)
         if caller is not None and source == MAIN:
             signed_in_box(svc, *caller)
         else:
             from_link(SIDEBAR_LINK)
             _act_as(svc, where)
             to_link(SIDEBAR_LINK)
-            if caller is not None:
-                st.caption(
-                    "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
-                    "there changes nothing in the database."
-                )
-            else:
-                st.caption(
-                    "Local demo: anyone at this machine may act as anyone. Set MEMORY_SIGN_IN=1 to require a "
-                    "bearer token (it is required when the dashboard listens beyond this machine)."
-                )
+            st.caption(
+                "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
+                "there changes nothing in the database."
+                if caller is not None
+                else "Local demo: anyone at this machine may act as anyone. Set MEMORY_SIGN_IN=1 to require a "
+                "bearer token (it is required when the dashboard listens beyond this machine)."
+            )
         st.caption(f"Scenario loaded: **{inert(title)}**" if nb else "Scenario loaded: none (open the Notebook)")
         st.caption(f"Database: `{where}`")
         same_tab()  # links to the app's own pages (a rule, a record) open in this tab and session
@@ -285,8 +282,7 @@ def context() -> Context:
     """The current choices, from session state (plain data), with the service they name."""
     nb = notebook()
     source = st.session_state.get("memory_source", MAIN)
-    svc = service_for(source)
-    memory = nb.db if source == NOTEBOOK and nb else database_url()
+    svc, memory = _memory(source)
     at = version_at(svc, memory)
     orgs = _orgs(svc, at)
     org = st.session_state.get("org")
@@ -305,6 +301,8 @@ def context() -> Context:
 # --- answers kept under the memory's version: a rerun that changed nothing reads nothing again ---------
 
 Version = tuple[str, str]  # the memory in use (its URL) and its version (MemoryService.version)
+Args = tuple[object, ...]
+Kwargs = tuple[tuple[str, object], ...]
 Read = Callable[Concatenate[MemoryService, P], R]  # a read use case of the facade, or a view taking the service first
 
 
@@ -325,7 +323,7 @@ def read_at(svc: MemoryService, at: Version | None, what: Read[P, R], /, *args: 
     if at is None:
         return what(svc, *args, **kwargs)
     name = f"{what.__module__}.{what.__qualname__}"
-    return cast(R, _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what))
+    return _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what)
 
 
 def read_or_refusal(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R | Refusal:
@@ -351,14 +349,7 @@ def _orgs(svc: MemoryService, at: Version | None) -> dict[str, str]:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _kept(
-    at: Version,
-    name: str,
-    args: tuple[object, ...],
-    kwargs: tuple[tuple[str, object], ...],
-    _svc: MemoryService,
-    _what: Callable[..., object],
-) -> object:
+def _kept(at: Version, name: str, args: Args, kwargs: Kwargs, _svc: MemoryService, _what: Callable[..., R]) -> R:
     return _what(_svc, *args, **dict(kwargs))
 
 
@@ -416,6 +407,7 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
 
 
 def need_org(ctx: Context) -> bool:
+    """Whether the memory in use holds an organization; if not, a hint where to get one."""
     if ctx.org is None:
         st.info(
             "This memory holds no organization yet. Load a scenario in the Notebook, "

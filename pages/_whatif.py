@@ -79,15 +79,13 @@ def _behaviour_table(behaviour: dict, sides: Sides) -> pd.DataFrame:
     )
 
 
-def _counts(rows: pd.DataFrame, sides: Sides) -> tuple[list[str], list[str]]:
+def _counts(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
     """The World facts each replay ends with, by status."""
     world = rows[rows["graph"] == "world"] if not rows.empty else rows
     if world.empty:
         return [], []
-    return (
-        [s for s in world["status as written"] if isinstance(s, str)],
-        [s for s in world["status what if"] if isinstance(s, str)],
-    )
+    base, alt = ([s for s in world[c] if isinstance(s, str)] for c in ("status as written", "status what if"))
+    return base, alt
 
 
 def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], *, flipped: bool, sides: Sides) -> None:
@@ -111,16 +109,11 @@ def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], *, flip
     )
     shown = rows[rows["graph"].isin(graphs)] if not rows.empty else rows
     differs = shown[shown["difference"] != ""] if not shown.empty else shown
-    base_statuses, alt_statuses = _counts(rows, sides)
+    base_statuses, alt_statuses = _counts(rows)
     a = b = st.container(horizontal=True, gap="large")  # each count with its whole label (#25)
-    a.metric(
-        f"World facts, every status: {sides.short} → what if",
-        f"{len(base_statuses):,} → {len(alt_statuses):,}",
-        help=cite(
-            "Every World fact each replay ends with, whatever its status; the map counts only active ones (R18)."
-        ),
-        width="content",
-    )
+    every = cite("Every World fact each replay ends with, whatever its status; the map counts only active ones (R18).")
+    both = f"{len(base_statuses):,} → {len(alt_statuses):,}"
+    a.metric(f"World facts, every status: {sides.short} → what if", both, help=every, width="content")
     b.metric(f"Facts that would differ, in {', '.join(graphs) or 'no graph'}", len(differs), width="content")
     caption(
         f"World facts {sides.short}: {by_status(base_statuses)}; what if: {by_status(alt_statuses)}. "
@@ -151,18 +144,9 @@ def beside_memory(ctx: Context, org: str, replayed_statuses: list[str]) -> None:
 def facts_table(differs: pd.DataFrame, shown: pd.DataFrame, sides: Sides) -> None:
     """The facts either replay leaves, each with its weight and status both ways, and what differs."""
     only = st.checkbox("Only differences", value=True, key="wi_only")
-    table = (differs if only else shown).rename(
-        columns={
-            "graph": "Graph",
-            "owner": "Owner",
-            "fact": "Fact",
-            "as written": f"Weight {sides.short}",
-            "status as written": f"Status {sides.short}",
-            "what if": "Weight what if",
-            "status what if": "Status what if",
-            "difference": "Difference",
-        }
-    )
+    short = sides.short
+    names = {"as written": f"Weight {short}", "status as written": f"Status {short}", "what if": "Weight what if"}
+    table = (differs if only else shown).rename(columns=lambda c: names.get(c, c.capitalize()))
     for column in (f"Weight {sides.short}", "Weight what if", f"Status {sides.short}", "Status what if"):
         fmt = ".3f" if column.startswith("Weight") else ""
         table[column] = table[column].map(lambda v, fmt=fmt: "absent" if v is None or v != v else format(v, fmt))

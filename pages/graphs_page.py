@@ -106,15 +106,12 @@ def _taught(graph: str, owner: str) -> set[str]:
 def _say_drawn(plan: viz.Plan, loaded: tuple[int, int], drawn_at: int | None, cmp: viz.Compare | None) -> None:
     """How much is drawn of how much was loaded (`loaded`: facts, total), at which moment, and what went."""
     facts, total = loaded
+    gone = f", and **{plural(plan.gone, 'fact')} gone** since moment {cmp.since}, dashed in grey" if cmp else ""
     st.markdown(
         f"Showing **{len(plan.nodes):,} entities** and **{len(plan.edges) - plan.gone:,} facts** "
         + (f"of the {facts:,} heaviest loaded" if total > facts else f"of the {facts:,} facts in this graph")
         + (f" after moment {drawn_at}" if drawn_at is not None else "")
-        + (
-            f", and **{plural(plan.gone, 'fact')} gone** since moment {cmp.since}, dashed in grey"
-            if cmp and plan.gone
-            else ""
-        )
+        + (gone if plan.gone else "")
         + "."
     )
 

@@ -32,6 +32,15 @@ WINDOW = 8  # cells drawn at once, from the one "Jump to" names
 
 samples = sorted(p.name for p in SAMPLES.glob("*.json"))
 
+
+def ask_or_load(text: bytes, name: str) -> None:
+    """Open `name`, or first ask, when the open notebook has edits that loading it would replace."""
+    if (nb := notebook()) is not None and nb.edited():
+        st.session_state["_nb_confirm_load"] = (name, text)
+    else:
+        load(text, name)
+
+
 # A view is a link: ?nb= reopens a notebook kept on disk, ?sample= opens a sample, ?cell= a cell.
 linked_before = st.session_state.get("nb_id")
 from_link(LINK, ints=("cell",))
@@ -50,12 +59,8 @@ if linked and linked != linked_before and ((nb := notebook()) is None or nb.id !
         else "No notebook is kept under this link on this machine (it was never saved here, or its files were removed)"
     ) + (": the sample it names is opened afresh." if st.session_state.get("nb_sample") else ".")
 if notebook() is None and st.session_state.get("nb_sample") in samples:
-    linked_cell = st.session_state.get("nb_jump")
-    load(
-        (SAMPLES / st.session_state["nb_sample"]).read_bytes(),
-        st.session_state["nb_sample"],
-        goto=linked_cell if isinstance(linked_cell, int) else 0,
-    )
+    name, cell = st.session_state["nb_sample"], st.session_state.get("nb_jump")
+    load((SAMPLES / name).read_bytes(), name, goto=cell if isinstance(cell, int) else 0)
 if "_nb_goto" in st.session_state:  # a button asked to move the window before "Jump to" is drawn
     st.session_state["nb_jump"] = st.session_state.pop("_nb_goto")
 
@@ -67,25 +72,19 @@ with st.expander("Open a scenario", expanded=nb is None):
     pick = go = st.container(horizontal=True, vertical_alignment="center")  # the button's label whole (#25)
     chosen = pick.selectbox("Sample", samples, key="sample_pick", label_visibility="collapsed")
     if go.button("Load sample", key="load_sample"):
-        if nb is not None and nb.edited():
-            st.session_state["_nb_confirm_load"] = ("sample", chosen, None)
-        else:
-            load((SAMPLES / chosen).read_bytes(), chosen)
+        ask_or_load((SAMPLES / chosen).read_bytes(), chosen)
     upload = st.file_uploader("…or upload a scenario file (memory-scenario/1)", type=["json"], key="upload")
     if upload is not None and st.button("Load upload", key="load_upload"):
-        if nb is not None and nb.edited():
-            st.session_state["_nb_confirm_load"] = ("upload", upload.name, upload.getvalue())
-        else:
-            load(upload.getvalue(), upload.name)
+        ask_or_load(upload.getvalue(), upload.name)
     pending = st.session_state.get("_nb_confirm_load")
     if pending:
         st.warning(
-            f"This notebook has edits. Loading {inert(pending[1])} replaces it; its edits stay only under its own "
+            f"This notebook has edits. Loading {inert(pending[0])} replaces it; its edits stay only under its own "
             "link (copy the address first to come back to it)."
         )
         yes, no = st.columns(2)
         if yes.button("Discard my edits and load", key="load_confirm", type="primary"):
-            load(pending[2] if pending[0] == "upload" else (SAMPLES / pending[1]).read_bytes(), pending[1])
+            load(pending[1], pending[0])
         if no.button("Keep my notebook", key="load_cancel"):
             del st.session_state["_nb_confirm_load"]
             rerun()

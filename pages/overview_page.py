@@ -50,6 +50,7 @@ live(ctx, moments="ov")  # redrawn when an agent or another tab changes memory (
 ROWS = 200  # the heaviest World facts listed at a moment
 PREFIX = "ov"  # the time control's keys: ov_at, ov_from, ov_play…
 BETWEEN = 500  # the moments in between two compared that are listed
+SAID = ["Setting", "Value", "Rule"]
 
 
 def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> OrgMap:
@@ -143,11 +144,8 @@ def compare_with(ctx: Context, org: str, shown: _history.Shown) -> None:
     between = [o for o in shown.options if lo < o <= hi]
     with st.expander(f"The {plural(len(between), 'moment')} in between"):
         listed = _history.labelled(ctx, org, shown.clock, between[:BETWEEN])
-        st.dataframe(
-            pd.DataFrame([(o, listed[o][1]) for o in between[:BETWEEN]], columns=["Moment", "What happened"]),
-            hide_index=True,
-            width="stretch",
-        )
+        table = pd.DataFrame([(o, listed[o][1]) for o in between[:BETWEEN]], columns=["Moment", "What happened"])
+        st.dataframe(table, hide_index=True)
         if len(between) > BETWEEN:
             st.caption(f"The first {BETWEEN:,} are listed; step through the rest with the time control.")
 
@@ -163,20 +161,14 @@ with guard():
         with right:
             markdown("**Settings** now (the owner's alone, R15)")
             settings = read_or_refusal(ctx, MemoryService.get_settings, ctx.org, by=ctx.person or "")
-            if not isinstance(settings, Refusal):
-                wrapped(  # each setting's rule a link to it, its title on hover
-                    pd.DataFrame(
-                        [{"Setting": s.name, "Value": on_off(settings[s.name]), "Rule": s.rule} for s in SETTINGS]
-                    )
-                )
+            if not isinstance(settings, Refusal):  # each setting's rule a link to it, its title on hover
+                wrapped(pd.DataFrame([(s.name, on_off(settings[s.name]), s.rule) for s in SETTINGS], columns=SAID))
             else:
                 caption("Only the owner reads them (R15).")
         with people:
             st.markdown("**People**")
-            people_rows = [
-                {"Name": m["name"], "Id": m["id"], "Role": m["role"]} for m in read(ctx, MemoryService.members, ctx.org)
-            ]
-            st.dataframe(pd.DataFrame(people_rows), hide_index=True, width="stretch")
+            members = pd.DataFrame(read(ctx, MemoryService.members, ctx.org), columns=["name", "id", "role"])
+            st.dataframe(members.rename(columns=str.capitalize), hide_index=True)
         with runs:
             st.markdown("**Runs** and their turns (every record: the Runs page)")
             rows = [

@@ -3,15 +3,12 @@ searchable; `?rule=R7` shows that rule first, as other pages link it."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import streamlit as st
 
 from memory_core.views import rulebook
 from memory_core.views.rulebook import Rule
 from memory_core.views.text import inert
-
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+from pages._words import DOCS
 
 book = rulebook.parse((DOCS / "rules.md").read_text(encoding="utf-8"))
 decisions = rulebook.decision_rows((DOCS / "decisions.md").read_text(encoding="utf-8"))

@@ -11,10 +11,10 @@ import streamlit as st
 from memory_core import MemoryService, Refusal
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
-from memory_core.usecases.shapes import RunDetail, RunRow, TurnDetail
+from memory_core.usecases.shapes import RecordRow, RunDetail, RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
-from pages._tables import download, grid, wrapped
+from pages._tables import download, grid, headed, wrapped
 from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import caption, cite, markdown, on_off, plural, probes_used
 
@@ -83,6 +83,55 @@ def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, 
     for r, t in reversed(recent):
         lines += _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))
     markdown("**Latest turns**, as they go:\n" + "\n".join(lines))
+
+
+def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
+    """A turn: its map (R18), what it taught (R1) or why not, reads (R21), steps, nested work, records."""
+    m = t["map"] or {}
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
+    markdown(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}.")
+    taught = t["taught"]
+    if teaches(t["status"]):
+        supports = [plural(taught[g], f"{g.capitalize()} support") for g in ("world", "user", "flow")]
+        markdown(f"**Taught** (R1, R7 to R9): {', '.join(supports)}.")
+    else:
+        markdown(f"**Taught nothing**: {WHY_NOTHING.get(t['status'], t['status'])}.")
+    if t["skipped"]:
+        markdown("**Claims kept out** of World or User, and the rule that kept each out:")
+        wrapped(headed(pd.DataFrame(t["skipped"], columns=["record", "label", "rule"]), label="Claim"))
+    markdown(f"**Reads**: {probes_used(t['probes_used'], cap)} (R21).")
+    if t["steps"]:
+        markdown("**Steps**: " + "; ".join(inert(step_text(s)) for s in t["steps"]) + ".")
+    if t["work"]:
+        work = ", ".join(f"{w['work']} ({w['status']})" for w in t["work"])
+        markdown(f"**Nested work** (R4, R5, learned from once, with its turn): {inert(work)}.")
+    if t["records"]:
+        _records(t["records"], linked)
+    else:
+        st.caption("No records.")
+
+
+def _records(records: list[RecordRow], linked: str | None) -> None:
+    """A turn's records, the linked one first (R24), each claim and excerpt read whole (#25)."""
+    rows = [
+        {
+            "Record": r["id"],
+            "Origin": r["origin"],
+            "Source": r["source"] or "",
+            "Reliability": "default (R26)" if r["reliability"] is None else f"{r['reliability']:.2f}",
+            "From nested work": r["nested"] or "",
+            "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
+            "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
+        }
+        for r in records
+    ]
+    if linked:
+        rows.sort(key=lambda row: row["Record"] != linked)
+        st.success(f"Record {inert(linked)} (linked) is first.")
+    table = pd.DataFrame(rows)
+    if not any(r["nested"] for r in records):  # no record from nested work: no column of blanks
+        table = table.drop(columns=["From nested work"])
+    wrapped(table, height=TALL if len(rows) > MANY else None)
 
 
 ctx, org = page("Runs")
@@ -170,58 +219,10 @@ with guard():
             "Every event of this run can be written back: the notebook replays it as it happened, reads aside."
         )
     for t in run["turns"]:
-        recs = t["records"]
-        head = f"{inert(t['id'])} · {STATUS.get(t['status'], t['status'])} · {plural(len(recs), 'record')}"
-        with st.expander(
-            cite(head), expanded=bool(wanted and wanted in {r["id"] for r in recs}) or len(run["turns"]) == 1
-        ):
-            m = t["map"] or {}
-            kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
-            markdown(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}.")
-            taught = t["taught"]
-            if teaches(t["status"]):
-                markdown(
-                    f"**Taught** (R1, R7 to R9): {plural(taught['world'], 'World support')}, "
-                    f"{plural(taught['user'], 'User support')}, {plural(taught['flow'], 'Flow support')}."
-                )
-            else:
-                markdown(f"**Taught nothing**: {WHY_NOTHING.get(t['status'], t['status'])}.")
-            if t["skipped"]:
-                markdown("**Claims kept out** of World or User, and the rule that kept each out:")
-                wrapped(
-                    pd.DataFrame(
-                        [{"Record": k["record"], "Claim": k["label"], "Rule": k["rule"]} for k in t["skipped"]]
-                    )
-                )
-            cap = run["cap"]
-            markdown(f"**Reads**: {probes_used(t['probes_used'], cap)} (R21).")
-            if t["steps"]:
-                markdown("**Steps**: " + "; ".join(inert(step_text(s)) for s in t["steps"]) + ".")
-            if t["work"]:
-                work = ", ".join(f"{w['work']} ({w['status']})" for w in t["work"])
-                markdown(f"**Nested work** (R4, R5, learned from once, with its turn): {inert(work)}.")
-            if recs:
-                rows = [
-                    {
-                        "Record": r["id"],
-                        "Origin": r["origin"],
-                        "Source": r["source"] or "",
-                        "Reliability": "default (R26)" if r["reliability"] is None else f"{r['reliability']:.2f}",
-                        "From nested work": r["nested"] or "",
-                        "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
-                        "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
-                    }
-                    for r in recs
-                ]
-                if wanted in {r["id"] for r in recs}:
-                    rows.sort(key=lambda row: row["Record"] != wanted)
-                    st.success(f"Record {inert(wanted)} (linked) is first.")
-                table = pd.DataFrame(rows)
-                if not any(r["nested"] for r in recs):  # no record from nested work: no column of blanks
-                    table = table.drop(columns=["From nested work"])
-                wrapped(table, height=TALL if len(rows) > MANY else None)  # claims, excerpts read whole (#25)
-            else:
-                st.caption("No records.")
+        linked = wanted if wanted in {r["id"] for r in t["records"]} else None
+        head = f"{inert(t['id'])} · {STATUS.get(t['status'], t['status'])} · {plural(len(t['records']), 'record')}"
+        with st.expander(cite(head), expanded=bool(linked) or len(run["turns"]) == 1):
+            _turn(t, run["cap"], linked)
     c1, c2 = st.columns([1, 3])
     as_json = json.dumps(run, ensure_ascii=False, indent=2)
     download(c1.download_button, "This run as JSON", as_json, file_name=f"run-{run_id}.json", key="runs_json")
