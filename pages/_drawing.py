@@ -125,9 +125,9 @@ def filters(data: Drawing | GraphJson) -> viz.Filters:
     only("g_status", STATUSES)
     # Defaults as the session's first values, not the widgets' own: a link sets them too (from_link),
     # and Streamlit warns about a widget given a default whose value the session also set.
-    for key, first in (("g_minw", 0.0), ("g_status", ["active", "disputed"]), ("g_depth", 1)):
+    defaults = {"g_minw": 0.0, "g_status": ["active", "disputed"], "g_depth": 1, "g_cap": viz.DEFAULT_CAP}
+    for key, first in defaults.items():
         st.session_state.setdefault(key, first)
-    st.session_state.setdefault("g_cap", viz.DEFAULT_CAP)
     c = [*st.columns(2), *st.columns(2)]  # two a row: a chosen status's chip whole at any width (#25)
     pick_kinds = c[0].multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")
     pick_rel = c[1].multiselect("Relations", relations, key="g_rel", placeholder="all relations")

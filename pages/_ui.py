@@ -60,7 +60,7 @@ def _memory(source: str) -> tuple[MemoryService, str]:
     return main_service(database_url()), database_url()
 
 
-def _keep(key: str, options: list[str]) -> None:
+def keep(key: str, options: list[str] | list[int]) -> None:
     """A remembered choice that is no longer an option falls back to the first one."""
     if options and st.session_state.get(key) not in options:
         st.session_state[key] = options[0]
@@ -145,7 +145,7 @@ def sidebar() -> None:
     sources = [MAIN] + ([NOTEBOOK] if nb else [])
     if "_pending_source" in st.session_state:  # a page asked to switch before the radio was drawn
         st.session_state["memory_source"] = st.session_state.pop("_pending_source")
-    _keep("memory_source", sources)
+    keep("memory_source", sources)
     title = (nb.scenario.get("title") or "untitled") if nb else None
     caller = signed_in() if sign_in_required() else None
     with st.sidebar:
@@ -202,7 +202,7 @@ def _act_as(svc: MemoryService, memory: str) -> None:
     org_names = _orgs(svc, at)
     if org_names and st.session_state.get("org") not in org_names:
         dropped("org", f"{inert(next(iter(org_names.values())))} instead")
-    _keep("org", list(org_names))
+    keep("org", list(org_names))
     if org_names:
         st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
     org: str = st.session_state.get("org") or ""

@@ -66,17 +66,8 @@ def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> d
 def _behaviour_table(behaviour: dict, sides: Sides) -> pd.DataFrame:
     keys = list(dict.fromkeys([*behaviour["base"], *behaviour["alt"]]))
     both = [(k, behaviour["base"].get(k, 0), behaviour["alt"].get(k, 0)) for k in keys]
-    return pd.DataFrame(
-        [
-            {
-                "Behaviour": k[0].upper() + k[1:],
-                sides.base: a,
-                "What if": b,
-                "Difference": f"{b - a:+d}" if a != b else "",
-            }
-            for k, a, b in both
-        ]
-    )
+    rows = [(k[0].upper() + k[1:], a, b, f"{b - a:+d}" if a != b else "") for k, a, b in both]
+    return pd.DataFrame(rows, columns=["Behaviour", sides.base, "What if", "Difference"])
 
 
 def _counts(rows: pd.DataFrame) -> tuple[list[str], list[str]]:

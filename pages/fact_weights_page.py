@@ -15,7 +15,7 @@ from memory_core.views import csv_safe
 from pages._links import copy_link, dropped, from_link, scroll_to, to_link
 from pages._tables import download, fact_grid, headed, rules_help, three_places, wrapped
 from pages._through_time import record_link, through_time
-from pages._ui import guard, inert, live, page, read
+from pages._ui import guard, inert, keep, live, page, read
 from pages._words import caption, cite, markdown, plural
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
@@ -107,8 +107,7 @@ with guard():
         + (f" in {r['owner']}" if graph == "flow" else "")
         for r in map(rows.__getitem__, shown.index)  # the rows shown, as read (the frame's index is their place)
     }
-    if st.session_state.get("w_fact") not in labels:
-        st.session_state["w_fact"] = next(iter(labels))
+    keep("w_fact", list(labels))
     fid = st.selectbox("Fact", list(labels), format_func=labels.__getitem__, key="w_fact")
     threshold = st.number_input(
         cite("Shortcut threshold (a step's min_weight, R22)"), 0.0, 1.0, DEFAULT_MIN_WEIGHT, 0.05, key="w_threshold"

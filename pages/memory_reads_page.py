@@ -9,7 +9,7 @@ from memory_core import MemoryService, Refusal
 from memory_core.views.reads import readable_turns
 from pages._links import from_link, to_link
 from pages._tables import wrapped
-from pages._ui import guard, inert, note_change, page, read
+from pages._ui import guard, inert, keep, note_change, page, read
 from pages._words import cite, markdown, probes_used, refused
 
 #: An answer's item as a row of its table, by the call that answered it.
@@ -54,8 +54,7 @@ with guard():
         )
         st.stop()
     run_of = {t: r for r, t in open_turns}
-    if st.session_state.get("r_turn_id") not in run_of:
-        st.session_state["r_turn_id"] = open_turns[0][1]
+    keep("r_turn_id", list(run_of))
     turn_id = st.selectbox("Open turn", list(run_of), key="r_turn_id", format_func=lambda t: f"{t} in run {run_of[t]}")
     view = read(ctx, MemoryService.turn_view, turn_id)
     markdown("**The map its instructions carry** (taken when it opened, R18)")

@@ -93,7 +93,6 @@ if nb is None:
     st.info("Load a sample or upload a scenario to start. Each cell is one event; run them one by one.")
     to_link(LINK)
     st.stop()
-assert nb is not None
 watch_notebook()  # another tab's run, edit or reset shows here within a second, told
 book: nbk.Notebook = nb  # as the download buttons' callbacks see it
 st.session_state["nb_id"] = nb.id
@@ -111,8 +110,7 @@ cursor = nb.cursor
 
 bar = st.container(horizontal=True, gap="small")  # the buttons flow and wrap: readable at any width
 if bar.button("Run next", key="run_next", type="primary", disabled=cursor >= len(events)):
-    with guard():
-        nb.run_next()
+    with_guard(nb.run_next)
     rerun(nb, goto=nb.last)
 if bar.button("Run all", key="run_all", disabled=cursor >= len(events)):
     progress = st.progress(0.0, text="Running cells…")
@@ -128,8 +126,7 @@ if bar.button("Reset", key="reset"):
     nb.reset()
     rerun(nb, goto=0)
 if bar.button("Undo", key="undo", disabled=not nb.edited(), help="Undo the last edit of the cells"):
-    with guard():
-        nb.undo()
+    with_guard(nb.undo)
     rerun(nb)
 file_name = nb.file or st.session_state.get("notebook_file") or "scenario.json"
 as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)
@@ -197,8 +194,7 @@ else:
             row = acts.container(horizontal=True, gap="xsmall", horizontal_alignment="right")
             a = [row, row, row, row]  # one row that wraps, not four columns: each symbol keeps its width
             if a[0].button("▶", key=f"to-{i}", help="Run to here"):
-                with guard():
-                    nb.run_to(i)
+                with_guard(nb.run_to, i)
                 rerun(nb, goto=i)
             if a[1].button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
                 if with_guard(nb.move_cell, i, -1):

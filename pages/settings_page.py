@@ -94,16 +94,11 @@ with guard():
 st.subheader("What if?")
 nb = notebook()
 sources = ["live"] + (["notebook"] if nb else [])
-source = st.radio(
-    "Replay",
-    sources,
-    format_func={
-        "live": f"the recorded history of {inert(ctx.org_name)}",
-        "notebook": "the notebook's scenario, from its start",
-    }.__getitem__,
-    horizontal=True,
-    key="wi_source",
-)
+replays = {
+    "live": f"the recorded history of {inert(ctx.org_name)}",
+    "notebook": "the notebook's scenario, from its start",
+}
+source = st.radio("Replay", sources, format_func=replays.__getitem__, horizontal=True, key="wi_source")
 gaps: list[str] = []
 if source == "live":
     turns = sum(len(r["turns"]) for r in read(ctx, MemoryService.runs, org))
