@@ -11,7 +11,7 @@ import streamlit as st
 from memory_core import MemoryService, Refusal
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
-from memory_core.usecases.shapes import RecordRow, RunDetail, RunRow, TurnDetail
+from memory_core.usecases.shapes import RunDetail, RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import download, grid, headed, wrapped
@@ -106,12 +106,12 @@ def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
         work = ", ".join(f"{w['work']} ({w['status']})" for w in t["work"])
         markdown(f"**Nested work** (R4, R5, learned from once, with its turn): {inert(work)}.")
     if t["records"]:
-        _records(t["records"], linked)
+        _records(t, linked)
     else:
         st.caption("No records.")
 
 
-def _records(records: list[RecordRow], linked: str | None) -> None:
+def _records(t: TurnDetail, linked: str | None) -> None:
     """A turn's records, the linked one first (R24), each claim and excerpt read whole (#25)."""
     rows = [
         {
@@ -123,13 +123,13 @@ def _records(records: list[RecordRow], linked: str | None) -> None:
             "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
             "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
         }
-        for r in records
+        for r in t["records"]
     ]
     if linked:
         rows.sort(key=lambda row: row["Record"] != linked)
         st.success(f"Record {inert(linked)} (linked) is first.")
     table = pd.DataFrame(rows)
-    if not any(r["nested"] for r in records):  # no record from nested work: no column of blanks
+    if not any(r["nested"] for r in t["records"]):  # no record from nested work: no column of blanks
         table = table.drop(columns=["From nested work"])
     wrapped(table, height=TALL if len(rows) > MANY else None)
 
