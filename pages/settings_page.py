@@ -63,11 +63,8 @@ with guard():
         st.session_state[f"_settings_shown_{org}"] = dict(current)
     wanted = {}
     for s in SETTINGS:
-        wanted[s.name] = st.toggle(  # its value is the session's, set above from the settings now
-            cite(f"**{s.name}** ({s.rule})"),
-            key=f"set-{org}-{s.name}",
-            help=s.meaning,
-        )
+        title = cite(f"**{s.name}** ({s.rule})")  # its value is the session's, set above from the settings now
+        wanted[s.name] = st.toggle(title, key=f"set-{org}-{s.name}", help=s.meaning)
         st.caption(f"Now **{on_off(current[s.name])}**. {s.meaning} Default: {on_off(s.default)}.")
     changes = {k: v for k, v in wanted.items() if v != current[k]}
     if st.button("Save settings", key="save_settings", type="primary", disabled=not changes):
