@@ -103,6 +103,16 @@ def rules_help(rules: list[str], before: str = "") -> str | None:
     return cite((before + "\n\n" if before else "") + "\n\n".join(said))
 
 
+def _titled(config: dict[str, ColumnConfig], column: str, cells: pd.Series) -> None:
+    """A column's header tooltip: the rules its text cells cite, in their own words, unless it has its own."""
+    rules = rules_in(cells.head(500)) if _text(cells) else None
+    said = rules_help(rules) if rules else None
+    if said is not None and column not in config:
+        config[column] = st.column_config.Column(help=said)
+    elif said is not None and not config[column].get("help"):
+        config[column]["help"] = said
+
+
 def grid(
     table: pd.DataFrame,
     *,
@@ -114,12 +124,7 @@ def grid(
     cells cite a rule titled with that rule's own words (its header's tooltip)."""
     config = dict(column_config or {})
     for column in table.columns:
-        rules = rules_in(table[column].head(500)) if _text(table[column]) else None
-        said = rules_help(rules) if rules else None
-        if said is not None and column not in config:
-            config[column] = st.column_config.Column(help=said)
-        elif said is not None and not config[column].get("help"):
-            config[column]["help"] = said
+        _titled(config, column, table[column])
     order = [c for c in first if c in table.columns] + [c for c in table.columns if c not in first]
     st.dataframe(table, hide_index=True, column_order=order, column_config=config, height=height or "auto")
 

@@ -11,7 +11,7 @@ import streamlit as st
 from memory_core import MemoryService, Refusal
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
-from memory_core.usecases.shapes import RunDetail, RunRow, TurnDetail
+from memory_core.usecases.shapes import RecordRow, RunDetail, RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import download, grid, headed, wrapped
@@ -85,8 +85,8 @@ def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, 
     markdown("**Latest turns**, as they go:\n" + "\n".join(lines))
 
 
-def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
-    """A turn: its map (R18), what it taught (R1) or why not, reads (R21), steps, nested work, records."""
+def _taught(t: TurnDetail) -> None:
+    """The map a turn took at open (R18), and what it taught (R1) or why nothing (R2, R3)."""
     m = t["map"] or {}
     kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
     markdown(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}.")
@@ -96,6 +96,11 @@ def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
         markdown(f"**Taught** (R1, R7 to R9): {', '.join(supports)}.")
     else:
         markdown(f"**Taught nothing**: {WHY_NOTHING.get(t['status'], t['status'])}.")
+
+
+def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
+    """A turn: its map (R18), what it taught (R1) or why not, reads (R21), steps, nested work, records."""
+    _taught(t)
     if t["skipped"]:
         markdown("**Claims kept out** of World or User, and the rule that kept each out:")
         wrapped(headed(pd.DataFrame(t["skipped"], columns=["record", "label", "rule"]), label="Claim"))
@@ -111,20 +116,22 @@ def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
         st.caption("No records.")
 
 
+def _record(r: RecordRow) -> dict[str, str]:
+    """A record as a row of its turn's table: its source, reliability (R26), claims and excerpt."""
+    return {
+        "Record": r["id"],
+        "Origin": r["origin"],
+        "Source": r["source"] or "",
+        "Reliability": "default (R26)" if r["reliability"] is None else f"{r['reliability']:.2f}",
+        "From nested work": r["nested"] or "",
+        "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
+        "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
+    }
+
+
 def _records(t: TurnDetail, linked: str | None) -> None:
     """A turn's records, the linked one first (R24), each claim and excerpt read whole (#25)."""
-    rows = [
-        {
-            "Record": r["id"],
-            "Origin": r["origin"],
-            "Source": r["source"] or "",
-            "Reliability": "default (R26)" if r["reliability"] is None else f"{r['reliability']:.2f}",
-            "From nested work": r["nested"] or "",
-            "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
-            "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
-        }
-        for r in t["records"]
-    ]
+    rows = [_record(r) for r in t["records"]]
     if linked:
         rows.sort(key=lambda row: row["Record"] != linked)
         st.success(f"Record {inert(linked)} (linked) is first.")
