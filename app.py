@@ -1,8 +1,5 @@
-"""Memory Explorer's dashboard: navigation and the sidebar every page shares.
-
-In signed-in mode (MEMORY_SIGN_IN=1, or listening beyond loopback) only the sign-in page is
-served until the session holds a valid bearer token; see pages/_ui.py.
-"""
+"""Memory Explorer's dashboard: navigation and the sidebar every page shares; in signed-in mode
+(pages/_signin.py) only the sign-in page, until the session acts as someone."""
 
 from __future__ import annotations
 
@@ -20,8 +17,7 @@ BY_ADDRESS = {p.address: page for p, page in zip(PAGES, NAVIGATION, strict=True)
 
 
 def opens(address: str) -> st.Page:
-    """A hidden page at an address links name (`/home?at=7`, `/facts?graph=user`) that switches to the
-    page it names now, with the link's choices (pages/_links.OLD_ADDRESSES)."""
+    """A hidden page at an old address (`/home?at=7`) that switches to the page it names now, with the link's choices."""
     target = BY_ADDRESS[OLD_ADDRESSES[address]]
     return st.Page(
         lambda: st.switch_page(target, query_params=st.query_params.to_dict()),

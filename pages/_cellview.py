@@ -1,6 +1,5 @@
-"""The Notebook page's cells: what each cell did, said for its kind, and the memory compared
-between two cells. The notebook itself (running, editing, undo, keeping it on disk) is
-memory_core/views/notebook.py; what a cell is and did as plain data, memory_core/views/cells.py."""
+"""The Notebook page's cells: what each did, said for its kind (views/cell_said.py), and the memory
+compared between two cells; the notebook itself is memory_core/views/notebook.py."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from memory_core import FormatError
+from memory_core import FormatError, MemoryService
 from memory_core.plain import Obj
 from memory_core.rules.turns import teaches
 from memory_core.rules.vocabulary import TURN_END_STATUSES
@@ -18,8 +17,8 @@ from memory_core.views import cells, notebook_scrub
 from memory_core.views import notebook as nbk
 from pages._links import evidence_link
 from pages._tables import wrapped
-from pages._ui import guard, inert, open_notebook
-from pages._words import cite, plural, rule_text
+from pages._ui import Version, guard, inert, open_notebook, read_at, said_once
+from pages._words import caption, cite, plural, rule_text
 
 #: A fact change's columns, all or only where it ended (compact).
 COLUMNS = ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
@@ -60,19 +59,15 @@ def record_link(nb: nbk.Notebook | None, turn: str | None, record: str) -> str:
 
 def kept(nb: nbk.Notebook) -> None:
     """What the notebook keeps, said beside it, and the scrub of what its cells erased (#26)."""
-    st.caption(
-        cite(
-            f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the "
-            "scratch memory the sidebar names): your cells as you "
-            "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
-            "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
-            "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
-            "scrub them."
-        )
+    caption(
+        f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the "
+        "scratch memory the sidebar names): your cells as you "
+        "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
+        "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
+        "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
+        "scrub them."
     )
-    said = st.session_state.pop("_nb_scrubbed", None)
-    if said:
-        st.success(said)
+    said_once("_nb_scrubbed")
     waiting = notebook_scrub.pending(nb)
     if waiting and st.button(
         "Scrub what this notebook's deletions erased from its saved results",
@@ -119,28 +114,13 @@ MANY, TALL = 12, 520  # a comparison of more facts than MANY scrolls in place, T
 COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A → B", "↑↓", "Status A → B", "Why"]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _compare(key: tuple[str, int, str], a: int, b: int, _moments: Obj) -> pd.DataFrame:
-    return pd.DataFrame(cells.compare(nbk.scratch_service(key[2]), _moments, a, b), columns=COMPARED)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _facts(key: tuple[str, int, str], ran: int, _moments: Obj) -> dict[int, str]:
-    return cells.facts_in_memory(nbk.scratch_service(key[2]), _moments, ran)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _series(key: tuple[str, int, str], fact: int, ran: int, _moments: Obj) -> list[float | None]:
-    return cells.weight_series(nbk.scratch_service(key[2]), fact, _moments, ran)
-
-
 def compare(nb: nbk.Notebook) -> None:
     """What differs in memory between two cells (R32, R33), and a fact's weight across them."""
     ran = nb.cursor
     if not ran:
         st.caption("Run some cells to compare the memory between two of them.")
         return
-    key = (nb.id, nb.rev, nb.db)  # what the memory is: this notebook at this revision
+    svc, at = nbk.scratch_service(nb.db), (nb.db, f"{nb.id} rev {nb.rev}")  # this notebook at this revision
     moments = nb.moments or {}
     evs = nb.scenario["events"]
     options = list(range(-1, ran))
@@ -154,7 +134,7 @@ def compare(nb: nbk.Notebook) -> None:
     left, right = st.columns(2)
     a = left.selectbox("Memory after cell A", options, format_func=label, key="nb_cmp_a")
     b = right.selectbox("\u2026compared with after cell B", options, format_func=label, key="nb_cmp_b")
-    table = _compare(key, a, b, moments)
+    table = pd.DataFrame(read_at(svc, at, cells.compare, moments, a, b), columns=COMPARED)
     if table.empty:
         st.caption("Memory is the same after both cells.")
     else:
@@ -165,19 +145,17 @@ def compare(nb: nbk.Notebook) -> None:
             + "."
         )
         wrapped(table, height=TALL if len(table) > MANY else None)  # statuses and why read whole (#25)
-    st.caption(
-        cite(
-            "Read from memory's history at the moment each cell left (R32): what a later cell erased is "
-            "absent from every moment (R33). \u2191 heavier, \u2193 lighter; Why names the supports that came "
-            "(+) or were withdrawn by a replacement (R3), and the disputes (R28)."
-        )
+    caption(
+        "Read from memory's history at the moment each cell left (R32): what a later cell erased is "
+        "absent from every moment (R33). \u2191 heavier, \u2193 lighter; Why names the supports that came "
+        "(+) or were withdrawn by a replacement (R3), and the disputes (R28)."
     )
-    _weight_chart(key, ran, moments, table)
+    _weight_chart(svc, at, ran=ran, moments=moments, table=table)
 
 
-def _weight_chart(key: tuple[str, int, str], ran: int, moments: Obj, table: pd.DataFrame) -> None:
+def _weight_chart(svc: MemoryService, at: Version, *, ran: int, moments: Obj, table: pd.DataFrame) -> None:
     """A fact's weight after each cell run, the fact first compared (or any the cells changed)."""
-    facts = _facts(key, ran, moments)
+    facts = read_at(svc, at, cells.facts_in_memory, moments, ran)
     if not facts:
         return
     if st.session_state.get("nb_fact") not in facts:
@@ -185,7 +163,7 @@ def _weight_chart(key: tuple[str, int, str], ran: int, moments: Obj, table: pd.D
         first = f"{top['Graph']} \u00b7 {top['Owner']} \u00b7 {top['Fact']}" if top is not None else None
         st.session_state["nb_fact"] = next((i for i, f in facts.items() if f == first), next(iter(facts)))
     fact = st.selectbox("A fact's weight across the cells", list(facts), format_func=facts.__getitem__, key="nb_fact")
-    series = _series(key, int(fact), ran, moments)
+    series = read_at(svc, at, cells.weight_series, int(fact), moments, ran)
     st.line_chart(
         pd.DataFrame({"cell": range(ran), "weight": series}).set_index("cell"),
         height=220,

@@ -1,11 +1,11 @@
-"""The Graphs page's drawing: a plan from the views (viz.plan), its layout and HTML, kept under
-the memory's version, the graph, the filters and the moments, so a rerun that changed none of
-them draws nothing again."""
+"""The Graphs page's drawing: a plan from the views (viz.plan), its layout and HTML, kept so a rerun
+that changed nothing draws nothing again; its filters, and its choices kept across pages."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import astuple
 from urllib.parse import unquote
 
 import pandas as pd
@@ -20,9 +20,7 @@ from pages._words import cite
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _positions(digest: str, _plan: viz.Plan) -> viz.layout.Drawing:
-    """Positions of a drawing, computed once for its entities, facts, sizes and names (the same input, the
-    same picture), kept under a digest of them (Streamlit's own hashing of thousands of pairs took longer
-    than the layout)."""
+    """Positions of a drawing, kept under a digest of its input (Streamlit's hashing took longer than the layout)."""
     return viz.layout_of(_plan)
 
 
@@ -61,13 +59,11 @@ def kept_drawing(
     _cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
     """The drawing kept under the memory's version, the graph, the filters (`choice`) and the moments
-    (`then`: the moment drawn, None for now, and the moment compared with): a rerun that changed none
-    of them lays out and builds nothing."""
+    (`then`: the moment drawn and the one compared with): a rerun that changed none draws nothing."""
     return build(graph, _data, _flt, highlight, _cmp)
 
 
-#: The Graphs page's choices, kept when the reader leaves the page and restored when they come back
-#: (Streamlit forgets a widget's value once a page without it runs): issue #25.
+#: The Graphs page's choices, kept when the reader leaves the page (Streamlit forgets them) and restored (#25).
 KEPT = ("g_which", "g_run", "g_kinds", "g_rel", "g_status", "g_minw", "g_focus", "g_depth", "g_cap", "g_expand")
 
 
@@ -86,9 +82,7 @@ def keep_choices() -> None:
 
 
 def moment_from_overview() -> None:
-    """The Overview's moment and its comparison carry over: a past moment, or a moment to compare with,
-    chosen there (and not yet brought here) is the one drawn, unless the link names its own (?at=,
-    ?from=). One chosen here stays until another is chosen there (#25)."""
+    """The Overview's moment and comparison, newly chosen there, carry over unless the link names its own (#25)."""
     for here, there, param in (("g_at", "ov_at_link", "at"), ("g_from", "ov_from", "from")):
         chosen = st.session_state.get(there)
         brought = f"_{here}_from_ov"
@@ -122,8 +116,7 @@ STATUSES = ["active", "disputed", "retracted"]
 
 
 def filters(data: Drawing | GraphJson) -> viz.Filters:
-    """The filters' widgets over the facts loaded: kinds, relations, weight, status (R28), and a focus
-    on an entity (?entity=kind:name) with its depth and the cap on entities drawn."""
+    """The filters over the facts loaded: kinds, relations, weight, status (R28), a focus (?entity=kind:name)."""
     facts = data["facts"]
     kinds = sorted({f["subject"]["kind"] for f in facts} | {f["object"].get("kind", "value") for f in facts})
     relations = sorted({f["relation"] for f in facts})
@@ -132,9 +125,9 @@ def filters(data: Drawing | GraphJson) -> viz.Filters:
     only("g_status", STATUSES)
     # Defaults as the session's first values, not the widgets' own: a link sets them too (from_link),
     # and Streamlit warns about a widget given a default whose value the session also set.
-    for key, first in (("g_minw", 0.0), ("g_status", ["active", "disputed"]), ("g_depth", 1)):
+    defaults = {"g_minw": 0.0, "g_status": ["active", "disputed"], "g_depth": 1, "g_cap": viz.DEFAULT_CAP}
+    for key, first in defaults.items():
         st.session_state.setdefault(key, first)
-    st.session_state.setdefault("g_cap", viz.DEFAULT_CAP)
     c = [*st.columns(2), *st.columns(2)]  # two a row: a chosen status's chip whole at any width (#25)
     pick_kinds = c[0].multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")
     pick_rel = c[1].multiselect("Relations", relations, key="g_rel", placeholder="all relations")
@@ -177,18 +170,8 @@ def _focus(names: list[tuple[str, str]]) -> tuple[str | None, int, int]:
 
 
 def chosen(flt: viz.Filters) -> tuple[object, ...]:
-    """The filters as a key of the kept drawing."""
-    kinds, relations = tuple(sorted(flt.kinds or ())), tuple(sorted(flt.relations or ()))
-    return (
-        kinds,
-        relations,
-        float(flt.min_weight),
-        tuple(sorted(flt.statuses)),
-        flt.focus,
-        flt.depth,
-        flt.cap,
-        flt.expanded,
-    )
+    """The filters as a key of the kept drawing (each set sorted)."""
+    return tuple(tuple(sorted(v)) if isinstance(v, set) else v for v in astuple(flt))
 
 
 def legend(plan: viz.Plan, cmp: viz.Compare | None) -> None:
@@ -218,8 +201,7 @@ CHOICES = 300  # drawn facts listed to open from the keyboard
 
 
 def open_fact(plan: viz.Plan, graph: str) -> None:
-    """The keyboard's way to a fact's weight: the heaviest drawn (a list of thousands is no choice to
-    scroll, and its labels held up the drawing in the browser, B8); a click on any edge opens the rest."""
+    """The keyboard's way to a fact's weight: the heaviest drawn (B8); a click on any edge opens the rest."""
     heaviest = sorted((e for e in plan.edges if e["fact"] is not None), key=lambda e: (-e["weight"], e["fact"]))
     linked = {e["fact"]: e["title"].split("\n")[0] for e in heaviest[:CHOICES]}
     if len(heaviest) > CHOICES:

@@ -4,7 +4,6 @@ one row of the simple fields, then a compound field each (a record, a fact, sett
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
@@ -106,11 +105,8 @@ def claim_fields(prefix: str) -> list[Obj]:
     okind = c[5].selectbox("kind", [*KINDS, "value"], key=f"{prefix}ok", index=KINDS.index("place"))
     claims = []
     if subject and relation and obj:
-        claims.append(
-            cells.claim_from(
-                graph=graph, subject=subject, subject_kind=skind, relation=relation, obj=obj, object_kind=okind
-            )
-        )
+        given = {"graph": graph, "subject": subject, "relation": relation, "obj": obj}
+        claims.append(cells.claim_from(**given, subject_kind=skind, object_kind=okind))
     more = st.text_area("more claims (JSON list)", "[]", key=f"{prefix}more", height=68)
     try:
         claims.extend(decode(more or "[]"))
@@ -125,20 +121,13 @@ def record_fields(prefix: str) -> Obj:
     source = c[1].text_input("source", key=f"{prefix}source", help=cite("URL, document, tool or person id (R25)"))
     excerpt = c[2].text_input("excerpt", key=f"{prefix}excerpt")
     rel = c[3].text_input("reliability", key=f"{prefix}rel", help=cite("optional, strictly between 0.5 and 1 (R26)"))
-    reliability: Any = rel
+    reliability: str | float | None = rel
     try:
         reliability = float(rel) if rel else None
     except ValueError:
         pass  # the format check names the field
-    return cells.compact(
-        {
-            "origin": origin,
-            "source": source,
-            "excerpt": excerpt,
-            "reliability": reliability,
-            "claims": claim_fields(prefix),
-        }
-    )
+    given = {"origin": origin, "source": source, "excerpt": excerpt, "reliability": reliability}
+    return cells.compact(given | {"claims": claim_fields(prefix)})
 
 
 def fact_fields(prefix: str) -> Obj:

@@ -1,45 +1,38 @@
-"""What the pages that look back share (R32): the memory's moments labelled as people name them,
-a graph as it stood, and what changed between two moments as a table. Reads are cached on the
-memory in use and its clock (a new moment is a new key) in the one cache every page reads through
-(pages/_ui.read), so stepping through moments or a rerun that changed nothing reads nothing again. Everything here goes through the facade and views."""
+"""What the pages that look back share (R32): the time control, the moments labelled as people name
+them, and what changed between two moments as a table; reads kept under the memory's clock."""
 
 from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import SupportsInt
+from typing import ParamSpec, SupportsInt, TypeVar
 
 import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService
 from memory_core.plain import Obj
-from memory_core.usecases.shapes import FactRow, FactThen, GraphJson
 from memory_core.views import history
 from pages._links import dropped, from_link, to_link
-from pages._ui import Context, Version, inert, org_names, people_names, read, read_at
-from pages._words import cite
+from pages._ui import Context, Read, inert, org_names, people_names, read, read_at
+from pages._words import caption
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
 Moment = tuple[int, str, str | None]
 BEFORE = "before history was kept"
 
 
-def at_clock(ctx: Context, clock: int) -> Version:
-    """History's reads are kept in the one cache every page reads through (pages/_ui.read), under
-    the memory in use and its clock: a new moment is a new key, while a read counted or another
-    database's commit (which moves the version) reads nothing again."""
-    return (ctx.memory, f"moment {clock}")
+def then(ctx: Context, clock: int, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """A read of history kept under the memory's clock: a new moment is a new key, a count is not."""
+    return read_at(ctx.svc, (ctx.memory, f"moment {clock}"), what, *args, **kwargs)
 
 
-def names(svc: MemoryService) -> dict[str, str]:
-    return {p["id"]: p["name"] for p in svc.people()}
-
-
-#: The moments the slider and "Compare with…" list: a window around the one shown (an organization may
-#: have tens of thousands; each listed is a label sent to the browser on every rerun). Back, Step, Play
-#: and "Go to moment" reach every one.
+#: The moments the slider and "Compare with…" list around the one shown (there may be tens of
+#: thousands, each a label sent on every rerun); Back, Step, Play and "Go to moment" reach every one.
 WINDOW = 200
 
 
@@ -48,9 +41,8 @@ def _numbers(svc: MemoryService, clock: int, org: str) -> list[int]:
 
 
 def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> dict[int, Moment]:
-    """The moments numbered in `ids`, labelled by what happened (an erasure is a new moment: the clock
-    keys what R33 took out of them)."""
-    people = names(svc)
+    """The moments numbered in `ids`, labelled by what happened (as R33 left them at this clock)."""
+    people = {p["id"]: p["name"] for p in svc.people()}
     out: dict[int, Moment] = {0: (0, BEFORE, None)} if 0 in ids else {}
     for m in svc.moments(org=org, last=clock, ids=[i for i in ids if i]):
         out[m["n"]] = (m["n"], history.moment_label(m, people), m["at"])
@@ -58,23 +50,14 @@ def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> d
 
 
 def moments(ctx: Context, org: str) -> tuple[int, list[int]]:
-    """The memory's clock now, and the numbers of the moments of this organization (and of no
-    organization: the setup, an account deleted), oldest first, moment 0 first."""
+    """The clock now, and the organization's moments (and those of none: setup, erasures), 0 first."""
     clock = read(ctx, MemoryService.clock)
-    return clock, read_at(ctx.svc, at_clock(ctx, clock), _numbers, clock, org)
+    return clock, then(ctx, clock, _numbers, clock, org)
 
 
 def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int, Moment]:
     """Moments by number, with what happened and when, for the moments in `ids`."""
-    return read_at(ctx.svc, at_clock(ctx, clock), _labels, clock, org, tuple(sorted(set(ids))))
-
-
-def _among(options: list[int], n: object) -> bool:
-    """Whether n is one of the (sorted) moments."""
-    if not isinstance(n, int):
-        return False
-    i = bisect.bisect_left(options, n)
-    return i < len(options) and options[i] == n
+    return then(ctx, clock, _labels, clock, org, tuple(sorted(set(ids))))
 
 
 def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
@@ -85,8 +68,7 @@ def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
 
 
 def snap(options: list[int], wanted: object) -> int:
-    """The moment to show for a wanted one: itself if listed, else the last listed before it (a
-    link may name a moment of another organization), else the first."""
+    """The moment to show for a wanted one: itself if listed, else the last before it, else the first."""
     if not isinstance(wanted, str | SupportsInt):  # None, or no number at all: the newest
         return options[-1]
     try:
@@ -97,44 +79,9 @@ def snap(options: list[int], wanted: object) -> int:
     return options[i - 1] if i else options[0]
 
 
-def world_now(ctx: Context, clock: int, org: str, limit: int) -> tuple[list[FactRow], int]:
-    """The organization's heaviest World facts now (the Fact weights page's read), and the map's
-    count of active facts; every change to memory is a new moment, so the clock keys it."""
-    return read_at(ctx.svc, at_clock(ctx, clock), _world_now, org, limit)
-
-
-def _world_now(svc: MemoryService, org: str, limit: int) -> tuple[list[FactRow], int]:
-    return svc.facts_table(org, limit=limit, graphs=("world",)), int(svc.org_map(org)["facts"])
-
-
-def world_at(ctx: Context, clock: int, org: str, n: int, limit: int) -> GraphJson:
-    """The organization's World graph as it stood after moment `n`: its heaviest facts and how many."""
-    return read_at(ctx.svc, at_clock(ctx, clock), MemoryService.graph_at, "world", org, n, limit=limit)
-
-
-def changes(ctx: Context, clock: int, org: str, a: int, b: int) -> Obj:
-    """What changed in the organization's World graph and its runs' Flow graphs from moment a to
-    moment b (the earlier first), per graph (views.history.diff over facts_between)."""
-    return read_at(ctx.svc, at_clock(ctx, clock), _changes, org, *sorted((a, b)))
-
-
-def _changes(svc: MemoryService, org: str, lo: int, hi: int) -> Obj:
-    return history.diff(*svc.facts_between(lo, hi, org=org))  # the organization's graphs only (R20)
-
-
-def graph_then(ctx: Context, clock: int, graph: str, owner: str, n: int, limit: int) -> GraphJson:
-    """One graph as it stood after moment `n`, as the Graphs page draws it: its `limit` heaviest
-    facts then, with their ids, and `total`, how many it held."""
-    return read_at(ctx.svc, at_clock(ctx, clock), MemoryService.graph_at, graph, owner, n, limit=limit, ids=True)
-
-
-def graph_changes(
-    ctx: Context, clock: int, graph: str, owner: str, a: int, b: int
-) -> tuple[list[FactThen], list[FactThen]]:
-    """The facts of one graph that some moment from a to b (the earlier first) changed, as they
-    stood at a and at b (facts_between, this graph's only): what the Graphs page draws and lists."""
-    lo, hi = sorted((a, b))
-    return read_at(ctx.svc, at_clock(ctx, clock), MemoryService.facts_between, lo, hi, graph=(graph, owner))
+def changes(svc: MemoryService, org: str, lo: int, hi: int) -> Obj:
+    """What changed in the organization's World and Flow graphs from moment lo to hi (R20: its own)."""
+    return history.diff(*svc.facts_between(lo, hi, org=org))
 
 
 # --- the time control (R32): one for every page that looks back, its keys under a page's prefix ------
@@ -155,10 +102,6 @@ class Shown:
     @property
     def newest(self) -> int:
         return self.options[-1]
-
-    @property
-    def now(self) -> bool:
-        return self.n == self.newest
 
     def what(self, n: int) -> str:
         """What happened at moment n, without its number."""
@@ -192,8 +135,7 @@ def _go(prefix: str, options: list[int]) -> None:
 
 
 def play_control(ctx: Context, org: str, prefix: str) -> None:
-    """▶ Play / ⏸ Pause, drawn above the fragment that plays (not in it): a tick of play redraws
-    the fragment every PLAY_EVERY seconds, and a click on a button it redraws could be lost (#25)."""
+    """▶ Play / ⏸ Pause, above the fragment that plays: a click on a button it redraws could be lost (#25)."""
     _, options = moments(ctx, org)
     if len(options) > 1:
         st.button(
@@ -205,12 +147,8 @@ def play_control(ctx: Context, org: str, prefix: str) -> None:
         )
 
 
-def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Shown:
-    """The time control (R32), drawn in a fragment that reruns while playing: the organization's
-    moments labelled by what happened, "now" last and chosen by default (it follows the present as
-    memory changes), Back, Step, Play, and the moment from the link (`?at=N`). The slider lists the
-    WINDOW moments around the one shown; past that many, "Go to moment" reaches any. Its widgets'
-    keys are `{prefix}_at`, `{prefix}_back`…; `link_moments(prefix)` writes the choice back to the URL."""
+def time_control(ctx: Context, org: str, prefix: str) -> Shown:
+    """The time control (R32): the moments labelled, "now" by default, Back, Step, the link's `?at=N`."""
     if st.session_state.pop(f"{prefix}_play_changed", False):
         st.rerun()  # the whole page again, so the timer starts or stops with it
     at, newest_key = f"{prefix}_at", f"{prefix}_newest"
@@ -221,8 +159,6 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
     other = _compared(prefix, options)
     found = labelled(ctx, org, clock, [*listed, *([other] if other is not None else [])])
     label = {k: f"{k} · {what}" for k, (_, what, _) in found.items()}
-    if heading:
-        st.markdown(cite(heading))
     _slider(options, listed, label, key=at)
     st.session_state[newest_key] = newest
     st.session_state[f"{prefix}_at_link"] = None if n == newest else n
@@ -234,7 +170,7 @@ def time_control(ctx: Context, org: str, prefix: str, heading: str = "") -> Show
 def _compared(prefix: str, options: list[int]) -> int | None:
     """The moment compared with (`?from=`), if it is one of the organization's (else no comparison)."""
     other = st.session_state.get(f"{prefix}_from")
-    if other is not None and not _among(options, other):  # a moment of another organization: no comparison
+    if other is not None and snap(options, other) != other:  # a moment of another organization: no comparison
         other = st.session_state[f"{prefix}_from"] = NO_COMPARE
     return other
 
@@ -254,8 +190,7 @@ def _slider(options: list[int], listed: list[int], label: dict[int, str], *, key
 
 
 def _settle(prefix: str, options: list[int]) -> int:
-    """The moment to show: the link's (?at=), else the one shown before, "now" following the present
-    as memory changes; one later while playing (stopping at the last)."""
+    """The moment to show: the link's (?at=), else the one before ("now" follows); one later while playing."""
     at, newest = f"{prefix}_at", options[-1]
     from_link({"at": at, "from": f"{prefix}_from"}, ints=("at", "from"))
     before = st.session_state.get(f"{prefix}_newest")
@@ -276,8 +211,7 @@ def _settle(prefix: str, options: list[int]) -> int:
 
 
 def _steps(prefix: str, options: list[int], n: int, *, shown: str, stamp: str | None, org_name: str) -> None:
-    """Back, Step, the moment shown (`shown`, at `stamp`) and its place, and "Go to moment" when the
-    slider lists only a window of the moments."""
+    """Back, Step, the moment shown and its place, and "Go to moment" past the slider's window."""
     newest, listed = options[-1], window(options, n)
     # One row that wraps, not columns: each button keeps its whole label at any width (#25).
     row = st.container(horizontal=True, vertical_alignment="center")
@@ -308,7 +242,7 @@ NO_COMPARE = None  # no comparison: no ?from= in the URL
 
 
 def compare_choice(prefix: str, shown: Shown, help: str) -> int | None:
-    """ "Compare with…": another of the organization's moments (`{prefix}_from`, ?from=M), or none."""
+    """ "Compare with…": another of the organization's moments (?from=M), or none."""
     other = st.session_state.get(f"{prefix}_from")  # one of the organization's moments (time_control saw to it)
     choices = [NO_COMPARE, *sorted({*shown.listed, *([other] if other is not None else [])})]
     other = st.selectbox(
@@ -345,18 +279,11 @@ DIFF_COLUMNS = [
 ]
 
 
-def graph_names(ctx: Context) -> tuple[dict[str, str], dict[str, str]]:
-    """The organizations' and the people's names, to name a diff's graphs (views.history.named_graph)."""
-    return org_names(ctx), people_names(ctx)
-
-
-def diff_table(d: Obj, names: tuple[dict[str, str], dict[str, str]] = ({}, {})) -> pd.DataFrame:
-    """A diff as one table: every fact changed, gone or added (in that order, the changes people
-    look for first), with the weight's arrow and the supports and disputes that moved it; each
-    graph named by its organization's or person's name (`names`: graph_names)."""
+def diff_table(d: Obj, orgs: dict[str, str], people: dict[str, str]) -> pd.DataFrame:
+    """A diff as one table: facts changed, gone, then added, each graph named by its owner's name."""
     rows: list[list[object]] = []
     for key, parts in d.items():
-        graph = history.named_graph(key, *names)
+        graph = history.named_graph(key, orgs, people)
         for f in parts["added"]:
             rows.append(
                 [graph, f["fact"], "added", _w(None), _w(f["weight"]), "new", "—", f["status"]]
@@ -383,11 +310,16 @@ def counts(d: Obj) -> str:
     return ", ".join(f"{v} {k}" for k, v in n.items())
 
 
-def show_diff(ctx: Context, d: Obj) -> None:
-    """A diff (views.history.diff) as the pages list it: one row a fact, and what the arrows mean."""
+def show_diff(ctx: Context, d: Obj, *, shown: Shown, lo: int, hi: int, title: str, nothing: str) -> None:
+    """What changed from moment lo to hi, as the pages list it: a row a fact, and what the arrows mean."""
+    st.markdown(
+        f"**{title} {lo}** ({inert(shown.what(lo))}) **to moment {hi}** ({inert(shown.what(hi))}): "
+        + (counts(d) if d else f"nothing changed in {nothing}")
+        + "."
+    )
     if d:
         st.dataframe(
-            diff_table(d, graph_names(ctx)),
+            diff_table(d, org_names(ctx), people_names(ctx)),
             hide_index=True,
             width="stretch",
             column_config={
@@ -396,10 +328,8 @@ def show_diff(ctx: Context, d: Obj) -> None:
                 "Supports withdrawn": st.column_config.TextColumn(width="large"),
             },
         )
-    st.caption(
-        cite(
-            "↑ heavier, ↓ lighter. Supports come with completed turns (R1); a replacement withdraws the "
-            "supports its turn replaced (R3); disputes and retractions lower a weight (R28); what was "
-            "erased since is absent at both moments (R33)."
-        )
+    caption(
+        "↑ heavier, ↓ lighter. Supports come with completed turns (R1); a replacement withdraws the "
+        "supports its turn replaced (R3); disputes and retractions lower a weight (R28); what was "
+        "erased since is absent at both moments (R33)."
     )

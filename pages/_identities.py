@@ -1,10 +1,7 @@
-"""Settings, for the owner: who signs in as whom with the organization's identity provider. Each
-member is linked to an identity (an issuer and subject, or a verified email address); they then
-act as themselves there, and only there (docs/signin.md)."""
+"""Settings, for the owner: each member linked to an identity of the organization's identity provider
+(an issuer and subject, or a verified email), as whom they then sign in there only (docs/signin.md)."""
 
 from __future__ import annotations
-
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -15,8 +12,8 @@ from memory_core.views import signin
 from memory_core.views.text import inert
 from pages import _identity
 from pages._tables import wrapped
-from pages._ui import MAIN, Context, read
-from pages._words import cite
+from pages._ui import JSON, MAIN, Context, read, said_once
+from pages._words import caption
 
 FIELDS = {"issuer": "Issuer", "subject": "Subject", "email": "Verified email", "identity": "The identity"}
 HOW = {"subject": "issuer and subject (never given to anyone else)", "email": "a verified email address"}
@@ -29,22 +26,18 @@ def sign_in_links(ctx: Context, org: str) -> None:
         st.caption("Sign-in links are kept in the database: pick it as the memory in use to see them.")
         return
     section = _identity.auth_section()
-    st.caption(
-        cite(
-            "People sign in with the organization's identity provider and act as the member linked to their "
-            "identity, here only: they see what that member sees, and the owner's rules follow the owner (R15, "
-            "R29, R30). "
-            + (
-                "This dashboard signs in with the provider set in `.streamlit/secrets.toml`."
-                if section
-                else "No identity provider is set up yet (`[auth]` in `.streamlit/secrets.toml`, docs/signin.md): "
-                "links made now count once it is."
-            )
+    caption(
+        "People sign in with the organization's identity provider and act as the member linked to their "
+        "identity, here only: they see what that member sees, and the owner's rules follow the owner (R15, "
+        "R29, R30). "
+        + (
+            "This dashboard signs in with the provider set in `.streamlit/secrets.toml`."
+            if section
+            else "No identity provider is set up yet (`[auth]` in `.streamlit/secrets.toml`, docs/signin.md): "
+            "links made now count once it is."
         )
     )
-    said = st.session_state.pop("_identity_said", None)
-    if said:
-        st.success(said)
+    said_once("_identity_said")
     links = read(ctx, MemoryService.identity_links, org, by=ctx.person)
     if links:
         rows = [
@@ -59,7 +52,7 @@ def sign_in_links(ctx: Context, org: str) -> None:
         _unlink_form(ctx, org, {x["id"]: x for x in links})
 
 
-def _link_form(ctx: Context, org: str, section: dict[str, Any]) -> None:
+def _link_form(ctx: Context, org: str, section: dict[str, JSON]) -> None:
     """Link a member to an identity: an issuer and subject, or a verified email (R15)."""
     members = {m["id"]: m["name"] for m in read(ctx, MemoryService.members, org)}
     how = st.radio(

@@ -1,13 +1,11 @@
-"""Signed in with the organization's identity provider: Streamlit's st.login (OpenID Connect), set
-up in the `[auth]` section of `.streamlit/secrets.toml` (docs/signin.md). Who signed in is the ID
-token's issuer and subject (or its verified email); whom they act as is the member linked to that
-identity, checked against the database on every run, so an unlinked identity or an erased account
-acts as no one from its next click."""
+"""Signed in with the organization's identity provider (st.login, `[auth]` in `.streamlit/secrets.toml`,
+docs/signin.md): whom an identity acts as is the member linked to it, checked on every run."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, cast
 
 import streamlit as st
 
@@ -19,15 +17,17 @@ from pages._links import addresses
 from pages._service import main_service
 from pages._words import refusal
 
+if TYPE_CHECKING:
+    from pages._ui import JSON
+
 AS_KEY = "signed_in_as"  # the (person, organization) this session last acted as
 ORG_KEY = "signed_org"  # the organization chosen among those the identity is linked in
 REFUSED_KEY = "identity_refused"
 CALLERS_KEY = "_identity_callers"  # (memory's version and the claims, whom they act as)
 BACK_KEY = "_identity_link_back"  # the link a sign-in interrupted was reopened (once a session)
 
-#: The identity provider's round trip ends at `/`, so the address a signed-out person opened (a page
-#: of the app and its choices) is kept in the tab (sessionStorage) while the sign-in page shows, and
-#: opened again, as a link of the app is (pages/_links.py), at the first run signed in (#26).
+#: The provider's round trip ends at `/`: the address a signed-out person opened is kept in the tab
+#: (sessionStorage) and opened again, as a link of the app is, at the first run signed in (#26).
 _KEEP = """<script>
 (function () {
   var pages = %s, page = location.pathname.replace(/\\/+$/, "").split("/").pop();
@@ -46,7 +46,7 @@ _BACK = """<script>
 </script>"""
 
 
-def auth_section() -> dict[str, Any]:
+def auth_section() -> dict[str, JSON]:
     """The `[auth]` section of the secrets, or {} when none is configured."""
     try:
         if not st.secrets.load_if_toml_exists() or "auth" not in st.secrets:
@@ -56,8 +56,8 @@ def auth_section() -> dict[str, Any]:
         return {}
 
 
-def _plain(value: Any) -> Any:
-    return {k: _plain(v) for k, v in value.items()} if hasattr(value, "items") else value
+def _plain(section: Mapping[str, object]) -> dict[str, JSON]:
+    return {k: _plain(v) if isinstance(v, Mapping) else cast("JSON", v) for k, v in section.items()}
 
 
 def configured() -> bool:
@@ -74,9 +74,7 @@ def claims() -> dict[str, object]:
 
 
 def callers() -> dict[str, str]:
-    """Organization -> the person the signed-in identity acts as there (none when not signed in).
-    Asked again whenever memory's version moved (any commit, here or elsewhere: a link, an
-    unlink, an erased account), not at each of the several times a run needs it."""
+    """Organization -> the person the signed-in identity acts as there, asked again once memory's version moved."""
     said = claims()
     if not said:
         return {}
@@ -92,8 +90,7 @@ def callers() -> dict[str, str]:
 
 
 def signed_in() -> tuple[str, str] | None:
-    """The (person, organization) the signed-in identity acts as, read again on every run: an
-    identity unlinked since, or an erased account (R30), acts as no one from now on, and is told."""
+    """The (person, organization) the identity acts as; unlinked or erased (R30), no one, and told."""
     found = callers()
     was = st.session_state.get(AS_KEY)
     if not found:
@@ -113,8 +110,7 @@ def signed_in() -> tuple[str, str] | None:
 
 
 def sign_in_page() -> None:
-    """Signed out: a button per provider. Signed in with an identity linked to no one: only a page
-    that says so (R20), with the identity, who can link it, and Sign out."""
+    """Signed out: a button per provider; signed in with an identity linked to no one, a page saying so (R20)."""
     section = auth_section()
     problems = signin.auth_problems(section)
     if problems:
@@ -127,7 +123,7 @@ def sign_in_page() -> None:
         _not_linked()
 
 
-def _signed_out(section: dict[str, Any]) -> None:
+def _signed_out(section: dict[str, JSON]) -> None:
     """A button per provider; the link this tab opened is kept for the run after the sign-in (#26)."""
     st.title("Sign in")
     st.markdown(
@@ -164,8 +160,7 @@ def _not_linked() -> None:
 
 
 def signed_in_box(org: str, names: dict[str, str], name: str, role: str) -> None:
-    """The sidebar when signed in with the identity provider: who, where, the organizations the
-    identity is linked in (each as the person linked there), and Sign out."""
+    """The sidebar signed in with the identity provider: who, where, the organizations linked, Sign out."""
     if not st.session_state.get(BACK_KEY):
         st.session_state[BACK_KEY] = True
         st.html(_BACK, unsafe_allow_javascript=True)

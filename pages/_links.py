@@ -1,18 +1,16 @@
-"""Links that reproduce a view: its choices read from and written to the URL's query, and the
-view's address to copy."""
+"""Links that reproduce a view: its choices read from and written to the URL's query, the view's
+address to copy, and the app's pages by address."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
+from typing import NamedTuple
 from urllib.parse import quote
 
 import streamlit as st
 
 from memory_core.format.events import MAX_INTEGER
 from memory_core.views.text import inert
-
-# --- a view is a link: page choices mirrored in the URL (st.query_params) --------------------
 
 
 def _encode(value: object) -> str | None:
@@ -24,20 +22,14 @@ def _encode(value: object) -> str | None:
 
 
 def _seen(param: str) -> str:
-    """What a link's value was last applied to or written from: the param on this page (app.py names the
-    page), so pages that share a param (`graph` on Graphs and Fact weights) do not take one another's value
-    as already seen (issue #25: Graphs wrote graph=user, and Fact weights then ignored the link's
-    graph=user and showed World). Not the widget: a page may read a param into one key and write it from
-    another (the time control's `at`)."""
+    """What a link's value was last seen as: the param on this page, not another page's (#25) nor a widget's."""
     return f"{st.session_state.get('_link_page', '')}>{param}"
 
 
 def from_link(
     params: dict[str, str], *, ints: tuple[str, ...] = (), lists: tuple[str, ...] = (), floats: tuple[str, ...] = ()
 ) -> set[str]:
-    """Before a page draws its widgets: each `?param=` of the link (params maps param -> widget
-    key) sets its widget, once per new value, so a link opens the view it was copied from. Returns
-    the params that set their widget in this run."""
+    """Before a page draws its widgets: each new `?param=` sets its widget (params: param -> key); the params set."""
     seen = st.session_state.setdefault("_link_seen", {})
     applied: set[str] = set()
     for param, key in params.items():
@@ -57,14 +49,16 @@ def from_link(
     return applied
 
 
-def _value(param: str, raw: str, *, ints: tuple[str, ...], lists: tuple[str, ...], floats: tuple[str, ...]) -> Any:
+def _value(
+    param: str, raw: str, *, ints: tuple[str, ...], lists: tuple[str, ...], floats: tuple[str, ...]
+) -> str | float | list[str]:
     """A link's value as its widget holds it."""
     if param in lists:
         return [v for v in raw.split(",") if v]
     if param in floats:
         return _within(float(raw), 1.0)
     if param in ints:
-        return _within(int(raw), MAX_INTEGER)
+        return int(_within(int(raw), MAX_INTEGER))
     return raw.lower() if param == "graph" else raw  # graphs are named lowercase; ?graph=Flow still opens (#25)
 
 
@@ -80,8 +74,7 @@ SET_BY_LINK = "_link_set"
 
 
 def dropped(key: str, instead: str) -> None:
-    """A choice a link set in this run names nothing here (no such graph, run, organization,
-    relation...): said in a sentence as the page falls back to `instead`, never silently."""
+    """A choice a link set in this run that names nothing here, said as the page falls back to `instead`."""
     came = st.session_state.get(SET_BY_LINK, {}).pop(key, None)
     if came is not None:
         st.warning(f"{_this_link(*came)} names nothing here: the page shows {instead}.")
@@ -98,14 +91,12 @@ def to_link(params: dict[str, str]) -> None:
     for param, key in params.items():
         value = _encode(st.session_state.get(key))
         if value is None:
-            if param in st.query_params:
-                del st.query_params[param]
+            st.query_params.pop(param, None)
             seen.pop(_seen(param), None)
-        elif st.query_params.get(param) != value:
+            continue
+        if st.query_params.get(param) != value:
             st.query_params[param] = value
-            seen[_seen(param)] = value
-        else:
-            seen[_seen(param)] = value
+        seen[_seen(param)] = value
 
 
 def evidence_link(run: str | None, record: str | None) -> str | None:
@@ -116,17 +107,14 @@ def evidence_link(run: str | None, record: str | None) -> str | None:
 
 
 def copy_link(label: str = "Link to this view") -> None:
-    """The view's address, to copy and share (it reopens this page with the same choices). Pages show it in
-    a popover: its code block loads the browser's syntax highlighter, 0.2 s of a first visit's main thread,
-    which a popover loads only when opened and an expander at once (B8, the Graphs page in Chromium)."""
+    """The view's address, to copy and share; shown in a popover, which loads its highlighter when opened (B8)."""
     query = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in st.query_params.to_dict().items())
     path = (getattr(st.context, "url", None) or "").split("?", 1)[0]
     st.code(f"{path}?{query}" if query else path or "(this page)", language=None)
     st.caption(f"{label}: point at it and click the copy icon at its right to share exactly this view.")
 
 
-#: A link that names what to show scrolls to it (issue #25: a fact opened by a click on the drawing opened
-#: below the fold). The app's page is same-origin with its frames, as the drawing's click relies on too.
+#: A link that names what to show scrolls to it (#25); the app's page is same-origin with its frames.
 _SCROLL = """<script>
 (function () {
   var tries = 0, timer = setInterval(function () {
@@ -144,11 +132,9 @@ def scroll_to(heading: str) -> None:
     st.iframe(_SCROLL % json.dumps(heading), height=1)
 
 
-#: A link in a page's text to another page of the app (a rule on the Rules page, a record on Runs) opens
-#: in the same tab, in the same session (#25: each rule link opened a new tab, cold, 4-5 s): the click
-#: is taken before the browser follows it, the address moved (history.pushState) and Streamlit told, as
-#: its own back button does (popstate), so it runs that page with the link's query. A click with a
-#: modifier key (a new tab asked for) and links to anywhere else are left to the browser.
+#: A link in a page's text to another page of the app opens in the same tab and session (#25: a new tab
+#: started cold, 4-5 s): the address is moved and Streamlit told, as its back button does (popstate).
+#: A click with a modifier key, and links elsewhere, are left to the browser.
 _SAME_TAB = """<script>
 (function () {
   if (window.__memorySameTab) { return; }
@@ -180,10 +166,9 @@ class Page(NamedTuple):
     address: str
 
 
-#: The app's pages in the navigation's order: app.py builds st.navigation from it, links and tests
-#: read it. A new page is its script and one line here. The first is the default, served at `/`
-#: alone (its own address names no link). A script is named for its title and differs from its
-#: address (Streamlit would otherwise serve two routes for one page, docs/decisions.md d-page-files).
+#: The app's pages in the navigation's order (app.py, links and tests read it): a new page is its script
+#: and one line here. The first is served at `/`. A script's name differs from its address
+#: (docs/decisions.md d-page-files).
 PAGES = (
     Page("pages/overview_page.py", "Overview", "_overview"),
     Page("pages/notebook_page.py", "Notebook", "notebook"),
@@ -195,9 +180,8 @@ PAGES = (
     Page("pages/erasure_page.py", "Erasure", "erasure"),
     Page("pages/rules_page.py", "Rules", "rules"),
 )
-#: Addresses that links name besides the pages' own -> the page's address: each opens that page with
-#: the link's choices (`/home?at=7`, `/facts?graph=user`; app.py). The Overview is served at `/`
-#: alone; the others are the addresses the pages had until #37, kept for the links people shared.
+#: The pages' addresses until #37 -> their address now: links people shared open that page, with their
+#: choices (`/home?at=7`, `/facts?graph=user`; app.py).
 OLD_ADDRESSES = {
     "home": "_overview",
     "overview": "_overview",
@@ -223,7 +207,6 @@ _WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: n
 
 
 def same_tab() -> None:
-    """Links to the app's own pages open in this tab and session (installed once per browser tab);
-    tables' cells wrap within their frame."""
+    """Links to the app's own pages open in this tab and session; tables' cells wrap within their frame."""
     st.html(_SAME_TAB % json.dumps(addresses()), unsafe_allow_javascript=True)
     st.html(_WRAP)

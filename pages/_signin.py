@@ -1,7 +1,5 @@
-"""Signed-in mode: who acts is the person linked to the identity signed in with the organization's
-identity provider (pages/_identity.py, when `.streamlit/secrets.toml` has an `[auth]` section), or
-else a bearer token's holder (the API's tokens), in one organization only. On when an identity
-provider is configured, when MEMORY_SIGN_IN=1, or when the dashboard listens beyond loopback."""
+"""Signed-in mode (an identity provider configured, MEMORY_SIGN_IN=1, or listening beyond loopback): who
+acts is the member linked to the identity signed in (pages/_identity.py), or else a bearer token's holder."""
 
 from __future__ import annotations
 
@@ -34,20 +32,13 @@ def listen_addresses() -> list[str]:
 
 
 def sign_in_required() -> bool:
-    """Signed-in mode: an identity provider configured, asked for (MEMORY_SIGN_IN=1), or forced by
-    listening beyond loopback."""
-    if _identity.configured():
-        return True
-    if os.environ.get("MEMORY_SIGN_IN", "").strip().lower() in {"1", "true", "yes", "on"}:
-        return True
-    return not all(_loopback(a) for a in listen_addresses())
+    """Signed-in mode: an identity provider configured, MEMORY_SIGN_IN=1, or listening beyond loopback."""
+    asked = os.environ.get("MEMORY_SIGN_IN", "").strip().lower() in {"1", "true", "yes", "on"}
+    return _identity.configured() or asked or not all(_loopback(a) for a in listen_addresses())
 
 
 def signed_in() -> tuple[str, str] | None:
-    """Who the session acts as, and where, checked against the database on every run: with an
-    identity provider, the member linked to the identity signed in (no token is taken then);
-    otherwise the session's token's holder, so a revoked or replaced token, or an erased account,
-    signs the session out."""
+    """Who the session acts as, and where, checked on every run: the identity's member, or the token's holder."""
     if _identity.configured():
         return _identity.signed_in()
     token = st.session_state.get(TOKEN_KEY)
@@ -72,8 +63,7 @@ def needs_sign_in() -> bool:
 
 
 def sign_in_page() -> None:
-    """The only page shown in signed-in mode until the session acts as someone: the identity
-    provider's sign-in, or (none configured) the token's."""
+    """The only page signed-in mode shows until the session acts as someone: the provider's or the token's."""
     if _identity.configured():
         _identity.sign_in_page()
         return

@@ -1,28 +1,44 @@
-"""Tables the pages share, drawn so nothing a reader needs is cut (#25):
-
-- `wrapped`: a table of few rows whose text is read (a cause, an excerpt, a claim, why a weight
-  moved): every cell wraps and is shown whole (st.table), its text from memory inert, and every
-  rule it cites a link to the Rules page, its title on hover.
-- `grid`: a table of many rows (st.dataframe, scrolled and sorted in place): its key columns come
-  first, so they are seen at any width, and a column whose cells cite rules says those rules in
-  their own words in its header's tooltip.
-"""
+"""Tables the pages share, drawn so nothing a reader needs is cut (#25): `wrapped`, a few rows read
+whole (st.table), and `grid`, many rows scrolled in place (st.dataframe), its key columns first."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
-from typing import Any
+from collections.abc import Callable, Iterable
 
 import pandas as pd
 import streamlit as st
+from streamlit.elements.lib.column_types import ColumnConfig
 
+from memory_core.views import csv_safe
 from memory_core.views.rulebook import CITATION
 from memory_core.views.text import inert
 from pages._words import cite, rule_titles
 
 #: A status column's width in pixels: "retracted" whole, whichever rows the grid measured to size it.
 STATUS_WIDTH = 80
+#: A fact's numbers as the pages head them; other columns are capitalized (`headed`).
+HEADERS = {"log_odds": "Log-odds L", "sources": "Independent sources", "erased": "Erased pointers"}
+HEADERS |= {"contribution": "Contribution l", "weight_without": "Weight without it"}
+
+
+def headed(table: pd.DataFrame, **names: str) -> pd.DataFrame:
+    """A table's columns in words: `names`, else the facts' HEADERS, else capitalized."""
+    return table.rename(columns=lambda c: names.get(c) or HEADERS.get(c) or c.capitalize())
+
+
+def three_places(table: pd.DataFrame, *columns: str) -> pd.DataFrame:
+    """Number columns written to three decimals, as every weight and l the pages show."""
+    return table.assign(**{c: table[c].map(lambda v: f"{v:.3f}") for c in columns})
+
+
+def download(
+    button: Callable[..., object], label: str, data: str | Callable[[], str], *, file_name: str, key: str
+) -> None:
+    """A download `button` (st's or a container's) for a CSV (cells safe in a spreadsheet) or JSON file."""
+    csv = file_name.endswith(".csv")
+    mime, help_ = ("text/csv", csv_safe.HELP) if csv else ("application/json", None)
+    button(label, data, file_name=file_name, mime=mime, key=key, help=help_)
 
 
 def _text(column: pd.Series) -> bool:
@@ -36,21 +52,19 @@ LONG = 16
 ZWSP = "\u200b"  # a zero-width space: a place to break a line, invisible, not copied as a space by the eye
 
 
+def _word(w: str) -> str:
+    if len(w) <= LONG:
+        return w
+    marked = _BREAK.sub(r"\1" + ZWSP, w)
+    return ZWSP.join(
+        part if len(part) <= LONG else ZWSP.join(part[i : i + LONG] for i in range(0, len(part), LONG))
+        for part in marked.split(ZWSP)
+    )
+
+
 def breakable(text: str) -> str:
-    """A text whose words longer than LONG may break inside (after their punctuation, or every
-    LONG characters), so a table of ids and addresses wraps within its frame; short words stay
-    whole (#25)."""
-
-    def word(w: str) -> str:
-        if len(w) <= LONG:
-            return w
-        marked = _BREAK.sub(r"\1" + ZWSP, w)
-        return ZWSP.join(
-            part if len(part) <= LONG else ZWSP.join(part[i : i + LONG] for i in range(0, len(part), LONG))
-            for part in marked.split(ZWSP)
-        )
-
-    return " ".join(word(w) for w in text.split(" "))
+    """A text whose words longer than LONG may break inside, so ids and addresses wrap (#25)."""
+    return " ".join(_word(w) for w in text.split(" "))
 
 
 def _cell(value: object) -> object:
@@ -62,10 +76,8 @@ def _cell(value: object) -> object:
 
 
 def wrapped(table: pd.DataFrame, *, height: int | None = None, markdown: tuple[str, ...] = ()) -> None:
-    """A table whose every cell wraps and is shown whole, as text (st.table renders Markdown: text
-    from memory is made inert; the rules cited are linked). The `markdown` columns the page wrote
-    as Markdown itself (a link to another page, its text made inert): shown as they are, rules
-    linked. `height` scrolls a long one in place, its header kept."""
+    """A table every cell of which wraps, shown whole: memory's text inert, rules linked; the
+    `markdown` columns as the page wrote them; `height` scrolls a long one in place."""
     shown = table.copy()
     for column in shown.columns:
         if column in markdown:
@@ -91,36 +103,34 @@ def rules_help(rules: list[str], before: str = "") -> str | None:
     return cite((before + "\n\n" if before else "") + "\n\n".join(said))
 
 
-def _rules_said(cells: pd.Series) -> str | None:
-    """A column's header tooltip: the rules its text cells cite, in their own words (None: it cites none)."""
+def _titled(config: dict[str, ColumnConfig], column: str, cells: pd.Series) -> None:
+    """A column's header tooltip: the rules its text cells cite, in their own words, unless it has its own."""
     rules = rules_in(cells.head(500)) if _text(cells) else None
-    return rules_help(rules) if rules else None
-
-
-def _titled(config: dict[str, Any], column: str, said: str | None) -> None:
-    """A column's config given the rules' words as its tooltip, unless it has one of its own."""
-    given = config.get(column)
-    if said is None:
-        return
-    if given is None:
+    said = rules_help(rules) if rules else None
+    if said is not None and column not in config:
         config[column] = st.column_config.Column(help=said)
-    elif isinstance(given, dict) and not given.get("help"):
-        given["help"] = said
+    elif said is not None and not config[column].get("help"):
+        config[column]["help"] = said
 
 
 def grid(
     table: pd.DataFrame,
     *,
     first: tuple[str, ...] = (),
-    column_config: dict[str, Any] | None = None,
-    **kwargs: Any,
-) -> Any:
-    """st.dataframe with the `first` columns leading (seen whole at any width) and each column
-    whose cells cite a rule titled with that rule's own words (its header's tooltip)."""
-    config: dict[str, Any] = dict(column_config or {})
+    column_config: dict[str, ColumnConfig] | None = None,
+    height: int | None = None,
+) -> None:
+    """st.dataframe with the `first` columns leading (seen whole at any width) and each column whose
+    cells cite a rule titled with that rule's own words (its header's tooltip)."""
+    config = dict(column_config or {})
     for column in table.columns:
-        _titled(config, column, _rules_said(table[column]))
+        _titled(config, column, table[column])
     order = [c for c in first if c in table.columns] + [c for c in table.columns if c not in first]
-    kwargs.setdefault("hide_index", True)
-    kwargs.setdefault("width", "stretch")
-    return st.dataframe(table, column_order=order, column_config=config, **kwargs)
+    st.dataframe(table, hide_index=True, column_order=order, column_config=config, height=height or "auto")
+
+
+def fact_grid(table: pd.DataFrame, *, height: int | None = None, more: dict[str, ColumnConfig] | None = None) -> None:
+    """Facts in a grid, weight and status first: seen whole at any width, the rest scrolls (#25)."""
+    weight = st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f")
+    config = {"Weight": weight, "Status": st.column_config.TextColumn(width=STATUS_WIDTH)} | (more or {})
+    grid(table, first=("Weight", "Status"), column_config=config, height=height)

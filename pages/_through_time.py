@@ -11,20 +11,13 @@ from memory_core import MemoryService
 from memory_core.usecases.shapes import Breakdown
 from memory_core.views.history import weight_through_time
 from pages._links import evidence_link
-from pages._tables import wrapped
+from pages._tables import headed, three_places, wrapped
 from pages._ui import Context, inert, people_names, read
-from pages._words import cite
-
-
-def three_places(table: pd.DataFrame, *columns: str) -> pd.DataFrame:
-    """Number columns written to three decimals, as every weight and l on this page."""
-    return table.assign(**{c: table[c].map(lambda v: f"{v:.3f}") for c in columns})
+from pages._words import caption
 
 
 def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, threshold: float) -> None:
-    """The fact's weight after each moment that changed it (R32), each step numbered on the chart
-    and its cause in the table: a support (from which source, in which turn), a dispute, the
-    retraction, a support withdrawn by a replacement (R3); erased causes said so (R33)."""
+    """The fact's weight after each moment that changed it (R32), each step numbered with its cause (R3, R33)."""
     st.subheader("Its weight through time")
     h = read(ctx, MemoryService.fact_history, fid, org=org)  # as read from this organization: R23 applied by the read
     people = people_names(ctx)
@@ -58,25 +51,14 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
         .encode(y="threshold:Q")
     )
     st.altair_chart(chart.properties(height=280), width="stretch")
-    st.caption(
-        cite(
-            f"Each numbered step is a moment that changed this weight (R32); the line holds to now (moment "
-            f"{now} on the memory's clock, which counts every organization's moments). "
-            f"Dashed: the shortcut threshold {threshold:.2f} (R22). What was erased since is said so: its run "
-            "or account is gone, its vote stays (R29, R30, R33)."
-        )
+    caption(
+        f"Each numbered step is a moment that changed this weight (R32); the line holds to now (moment "
+        f"{now} on the memory's clock, which counts every organization's moments). "
+        f"Dashed: the shortcut threshold {threshold:.2f} (R22). What was erased since is said so: its run "
+        "or account is gone, its vote stays (R29, R30, R33)."
     )
-    table = pd.DataFrame(
-        {
-            "Step": df["step"],
-            "Moment": df["moment"],
-            "What happened": df["moment_label"],
-            "Cause": df["cause"],
-            "Weight": df["weight"].map(lambda w: f"{w:.3f}"),
-            "Status": df["status"],
-            "Independent sources": df["sources"],
-        }
-    )
+    table = df[["step", "moment", "moment_label", "cause", "weight", "status", "sources"]]
+    table = headed(three_places(table, "weight"), moment_label="What happened")
     wrapped(table, height=TALL if len(table) > ROWS else None)  # every cause read whole, wrapped (#25)
 
 
@@ -85,7 +67,6 @@ ROWS, TALL = 12, 480
 
 
 def record_link(run: str | None, record: str | None, otherwise: str) -> str:
-    """A record's id as a Markdown link to its row on the Runs page, for a `wrapped` table's
-    `markdown` column; `otherwise` (made inert) when there is no pointer (an erased run, R29)."""
+    """A record's id as a Markdown link to its row on Runs (R24); `otherwise`, inert, without a pointer (R29)."""
     target = evidence_link(run, record)
     return inert(otherwise) if target is None else f"[{inert(record)}]({target})"

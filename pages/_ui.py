@@ -1,13 +1,12 @@
-"""What every page shares: the memory in use, the acting person, and errors as messages. Who acts:
-signed in (pages/_signin.py), the person signed in or a token's holder; otherwise "Act as" lets
-anyone at this machine act as anyone (a local demo, and the sidebar says so)."""
+"""What every page shares: the memory in use, the acting person (signed in, pages/_signin.py, or
+"Act as" in the local demo), reads kept under memory's version, and errors as messages."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Concatenate, ParamSpec, TypeVar, cast
+from typing import Concatenate, ParamSpec, TypeVar
 
 import streamlit as st
 
@@ -23,6 +22,8 @@ from pages._words import refusal
 
 P = ParamSpec("P")
 R = TypeVar("R")
+#: A value as JSON holds it (the secrets' sections); until memory_core/views names one.
+JSON = str | int | float | bool | None | list["JSON"] | dict[str, "JSON"]
 
 MAIN = "main"
 NOTEBOOK = "notebook"
@@ -41,7 +42,7 @@ class Context:
 
     @property
     def role_label(self) -> str:
-        """The acting person's role here, in words ("the owner", "a member", "someone who is not a member here")."""
+        """The acting person's role here, in words."""
         if self.person == VISITOR:
             return "a visitor, with no account"
         return {"owner": "the owner", "member": "a member"}.get(self.role or "", "someone who is not a member here")
@@ -51,22 +52,22 @@ def notebook() -> nbk.Notebook | None:
     return st.session_state.get("notebook")
 
 
-def service_for(source: str) -> MemoryService:
+def _memory(source: str) -> tuple[MemoryService, str]:
+    """The service of the memory `source` names, and that memory's URL (a notebook's scratch file, or the database)."""
     nb = notebook()
     if source == NOTEBOOK and nb is not None:
-        return nb.service
-    return main_service(database_url())
+        return nb.service, nb.db
+    return main_service(database_url()), database_url()
 
 
-def _keep(key: str, options: list[str]) -> None:
+def keep(key: str, options: list[str] | list[int]) -> None:
     """A remembered choice that is no longer an option falls back to the first one."""
     if options and st.session_state.get(key) not in options:
         st.session_state[key] = options[0]
 
 
 def _notebook_from_link() -> nbk.Notebook | None:
-    """A link made while a notebook was the memory in use (`?mem=notebook&nb=ID`) reopens that
-    notebook, kept on disk, and makes it the memory in use again, on whichever page it names."""
+    """A link made on a notebook's memory (`?mem=notebook&nb=ID`) reopens it as the memory in use."""
     nb_id = st.query_params.get("nb")
     if not nb_id or st.query_params.get("mem") != NOTEBOOK or notebook() is not None:
         return None
@@ -86,8 +87,7 @@ def reopen_linked(nb_id: str) -> tuple[nbk.Notebook | None, str]:
 
 
 def _notebook_from_elsewhere() -> None:
-    """The session's notebook, read again when another tab or window saved it since (#26): they
-    share its scratch memory, so this one shows and runs on the latest cells, cursor and results."""
+    """The session's notebook, read again when another tab or window saved it since (#26)."""
     nb = notebook()
     if nb is None or not nb.changed_elsewhere():
         return
@@ -104,18 +104,15 @@ def _notebook_from_elsewhere() -> None:
 
 
 def watch_notebook() -> None:
-    """On the Notebook: every second, whether another tab or window saved this notebook since (a
-    run, an edit, a reset); if so the whole page runs again, reads it (`_notebook_from_elsewhere`)
-    and says so."""
+    """On the Notebook: every second, the page runs again if another tab or window saved the notebook."""
     every(1.0, lambda: (nb := notebook()) is not None and nb.changed_elsewhere())
 
 
 def every(seconds: float, changed: Callable[[], bool]) -> None:
-    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so. Its
-    first run is the page's own: it compares nothing there. A rerun of the whole page from it would
-    drop the click the page is running for (a button's press lasts one run): under an agent's
-    writes, one click in two on "Open in the Notebook" did nothing."""
-    with_the_page = [True]  # cleared by the first run: the fragment's later runs are its own
+    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so."""
+    # Its first run is the page's own and compares nothing: a rerun from it would drop the click the
+    # page runs for (under an agent's writes, one click in two on "Open in the Notebook" did nothing).
+    with_the_page = [True]
 
     @st.fragment(run_every=seconds)
     def watch() -> None:
@@ -127,8 +124,7 @@ def every(seconds: float, changed: Callable[[], bool]) -> None:
     watch()
 
 
-#: A notice kept until a run of the page reaches its end (app.py drops it there, `told`): the click
-#: whose run found the change often reruns the page (Run next), and what that run drew is replaced.
+#: A notice kept until a run of the page reaches its end (`told`): a rerun would replace what it drew.
 TOLD = "_nb_changed_elsewhere"
 
 
@@ -149,7 +145,7 @@ def sidebar() -> None:
     sources = [MAIN] + ([NOTEBOOK] if nb else [])
     if "_pending_source" in st.session_state:  # a page asked to switch before the radio was drawn
         st.session_state["memory_source"] = st.session_state.pop("_pending_source")
-    _keep("memory_source", sources)
+    keep("memory_source", sources)
     title = (nb.scenario.get("title") or "untitled") if nb else None
     caller = signed_in() if sign_in_required() else None
     with st.sidebar:
@@ -160,24 +156,20 @@ def sidebar() -> None:
             st.query_params["mem"], st.query_params["nb"] = NOTEBOOK, nb.id
         elif "mem" in st.query_params:
             del st.query_params["mem"]
-        svc = service_for(source)
-        where = nb.db if source == NOTEBOOK and nb else database_url()
+        svc, where = _memory(source)
         if caller is not None and source == MAIN:
             signed_in_box(svc, *caller)
         else:
             from_link(SIDEBAR_LINK)
             _act_as(svc, where)
             to_link(SIDEBAR_LINK)
-            if caller is not None:
-                st.caption(
-                    "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
-                    "there changes nothing in the database."
-                )
-            else:
-                st.caption(
-                    "Local demo: anyone at this machine may act as anyone. Set MEMORY_SIGN_IN=1 to require a "
-                    "bearer token (it is required when the dashboard listens beyond this machine)."
-                )
+            st.caption(
+                "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
+                "there changes nothing in the database."
+                if caller is not None
+                else "Local demo: anyone at this machine may act as anyone. Set MEMORY_SIGN_IN=1 to require a "
+                "bearer token (it is required when the dashboard listens beyond this machine)."
+            )
         st.caption(f"Scenario loaded: **{inert(title)}**" if nb else "Scenario loaded: none (open the Notebook)")
         st.caption(f"Database: `{where}`")
         same_tab()  # links to the app's own pages (a rule, a record) open in this tab and session
@@ -186,8 +178,7 @@ def sidebar() -> None:
 
 
 def _read_servers(svc: MemoryService) -> None:
-    """With a standby (MEMORY_READ_DATABASE_URL): where these pages read, and a primary that cannot be
-    reached said plainly (reads go on from the standby; changes are refused, each in a sentence)."""
+    """With a standby (MEMORY_READ_DATABASE_URL): where these pages read, or that the primary is down."""
     servers = svc.read_servers()
     if servers["standby"] is None:
         return
@@ -206,15 +197,12 @@ SIDEBAR_LINK = {"org": "org", "as": "person"}
 
 
 def _act_as(svc: MemoryService, memory: str) -> None:
-    """The demo's choices: any organization, and anyone, member or not. The person chosen stays
-    when the organization changes (shown as "not a member here"). Another memory opened without them
-    (a notebook's) makes you its owner, said so; gone from the same memory (an erased account), you
-    act as a visitor until you pick someone, never silently as someone else."""
+    """The demo's choices: any organization, and anyone, member or not (#25: never silently someone else)."""
     at = version_at(svc, memory)
-    org_names = {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
+    org_names = _orgs(svc, at)
     if org_names and st.session_state.get("org") not in org_names:
         dropped("org", f"{inert(next(iter(org_names.values())))} instead")
-    _keep("org", list(org_names))
+    keep("org", list(org_names))
     if org_names:
         st.selectbox("Organization", list(org_names), format_func=lambda o: f"{org_names[o]} ({o})", key="org")
     org: str = st.session_state.get("org") or ""
@@ -236,8 +224,8 @@ def _people_labels(people: list[Person], org: str) -> tuple[dict[str, str], tupl
 
 
 def _settle_person(memory: str, label: dict[str, str], owner: tuple[str, str, str] | None) -> None:
-    """Before the "Act as" box: the person taken from the offer, else kept if still listed, else the
-    first member (the owner: a first visit, or another memory opened) or a visitor (someone lost)."""
+    """Before "Act as": the person offered, else kept if listed, else the owner (a first visit, another
+    memory) or a visitor (someone lost)."""
     if "_pending_person" in st.session_state:  # the offer below, taken before the selectbox is drawn
         st.session_state["person"] = st.session_state.pop("_pending_person")
     current = st.session_state.get("person")
@@ -257,8 +245,7 @@ def _settle_person(memory: str, label: dict[str, str], owner: tuple[str, str, st
 
 
 def _say_lost_or_moved(owner: tuple[str, str, str] | None) -> None:
-    """Who was not found in this memory: acting as a visitor, with an offer to act as its owner; or
-    moved to its owner, said once."""
+    """Who was not found in this memory: a visitor now, offered its owner; or moved to its owner, said once."""
     lost = st.session_state.get("identity_lost")
     if lost and st.session_state["person"] == VISITOR:
         st.warning(
@@ -281,8 +268,7 @@ def use_memory(source: str) -> None:
 
 
 def open_notebook(nb: nbk.Notebook, name: str) -> None:
-    """Make `nb` (views/notebook: new, load_text) the open notebook and the memory in use, kept on
-    disk under its id: how the Notebook page opens a file, and the Overview a sample and Runs a run."""
+    """Make `nb` the open notebook and the memory in use, kept on disk under its id."""
     nb.author = (signed_in() or (None,))[0] if sign_in_required() else None  # it opens for its author (#40)
     st.session_state["notebook"] = nb
     st.session_state["notebook_file"] = name
@@ -296,10 +282,9 @@ def context() -> Context:
     """The current choices, from session state (plain data), with the service they name."""
     nb = notebook()
     source = st.session_state.get("memory_source", MAIN)
-    svc = service_for(source)
-    memory = nb.db if source == NOTEBOOK and nb else database_url()
+    svc, memory = _memory(source)
     at = version_at(svc, memory)
-    orgs = {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
+    orgs = _orgs(svc, at)
     org = st.session_state.get("org")
     person = st.session_state.get("person")
     if source == MAIN and sign_in_required():  # the token's person in the token's organization, nothing else
@@ -316,6 +301,8 @@ def context() -> Context:
 # --- answers kept under the memory's version: a rerun that changed nothing reads nothing again ---------
 
 Version = tuple[str, str]  # the memory in use (its URL) and its version (MemoryService.version)
+Args = tuple[object, ...]
+Kwargs = tuple[tuple[str, object], ...]
 Read = Callable[Concatenate[MemoryService, P], R]  # a read use case of the facade, or a view taking the service first
 
 
@@ -326,10 +313,8 @@ def version_at(svc: MemoryService, memory: str) -> Version | None:
 
 
 def read(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """What a read of the memory in use answers, typed as `what` declares it and kept under the
-    memory's version now: the same question of the same memory, unchanged since, is not asked again.
-    `what` is a read use case of the facade (`MemoryService.runs`) or a view function taking the
-    service first. The answer is a copy (st.cache_data): a page may change it."""
+    """`what` (a facade read or a view taking the service) of the memory in use, typed as it declares,
+    kept under memory's version: the answer is a copy (st.cache_data) a page may change."""
     return read_at(ctx.svc, version_at(ctx.svc, ctx.memory), what, *args, **kwargs)
 
 
@@ -338,12 +323,11 @@ def read_at(svc: MemoryService, at: Version | None, what: Read[P, R], /, *args: 
     if at is None:
         return what(svc, *args, **kwargs)
     name = f"{what.__module__}.{what.__qualname__}"
-    return cast(R, _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what))
+    return _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what)
 
 
 def read_or_refusal(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R | Refusal:
-    """`read`, answered by the facade's refusal where the rules refuse it (R15: the settings and their
-    audit to anyone but the owner), for the page to lay out in its own words."""
+    """`read`, or the facade's refusal (R15: the settings and their audit), for the page to lay out."""
     try:
         return read(ctx, what, *args, **kwargs)
     except Refusal as refusal:
@@ -357,18 +341,15 @@ def people_names(ctx: Context) -> dict[str, str]:
 
 def org_names(ctx: Context) -> dict[str, str]:
     """Every organization's name by id (a cached read)."""
-    return {o["id"]: o["name"] for o in read(ctx, MemoryService.organizations)}
+    return _orgs(ctx.svc, version_at(ctx.svc, ctx.memory))
+
+
+def _orgs(svc: MemoryService, at: Version | None) -> dict[str, str]:
+    return {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _kept(
-    at: Version,
-    name: str,
-    args: tuple[object, ...],
-    kwargs: tuple[tuple[str, object], ...],
-    _svc: MemoryService,
-    _what: Callable[..., object],
-) -> object:
+def _kept(at: Version, name: str, args: Args, kwargs: Kwargs, _svc: MemoryService, _what: Callable[..., R]) -> R:
     return _what(_svc, *args, **dict(kwargs))
 
 
@@ -382,9 +363,7 @@ def guard() -> Iterator[None]:
 
 
 def memory_in_use(ctx: Context, *, always: bool = False) -> None:
-    """Under a page's title: the notebook's memory in use said at once (a page opened from the
-    Notebook, "Open in the Notebook" on Runs, reads it until the sidebar says otherwise); the
-    database's only where `always`."""
+    """Under a page's title: the notebook's memory in use said at once; the database's only where `always`."""
     if ctx.source == NOTEBOOK:
         st.caption(
             f"Memory in use: **{inert(ctx.label)}**, the notebook's own scratch memory, not the database. "
@@ -395,8 +374,7 @@ def memory_in_use(ctx: Context, *, always: bool = False) -> None:
 
 
 def page(title: str) -> tuple[Context, str]:
-    """Start a page that needs an organization: its title, the context, and the organization's id
-    (the page stops with a hint when the memory in use holds none)."""
+    """Start a page that needs an organization: its title, the context and the organization (else stop)."""
     ctx = context()
     st.title(title)
     memory_in_use(ctx)
@@ -410,11 +388,7 @@ LIVE_EVERY = 0.5
 
 
 def live(ctx: Context, *, moments: str | None = None) -> None:
-    """Keep the page live: every LIVE_EVERY seconds a fragment reads memory's version alone, and
-    redraws the whole page only when it moved since the page was drawn (nothing else runs while it
-    stands still). A page whose time control (keys `moments`_at, `moments`_newest) shows a past
-    moment is not redrawn: it says memory moved on. A change made while the page drew is seen at the
-    fragment's next run."""
+    """Redraw the page when memory's version moves, unless its time control (`moments`) shows the past."""
     drawn = version_at(ctx.svc, ctx.memory)
     if drawn is None:  # a memory without a version (in-memory): nothing to watch
         return
@@ -433,6 +407,7 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
 
 
 def need_org(ctx: Context) -> bool:
+    """Whether the memory in use holds an organization; if not, a hint where to get one."""
     if ctx.org is None:
         st.info(
             "This memory holds no organization yet. Load a scenario in the Notebook, "
@@ -440,6 +415,13 @@ def need_org(ctx: Context) -> bool:
         )
         return False
     return True
+
+
+def said_once(key: str) -> None:
+    """A success kept under `key` said after the rerun that shows it, not only in a passing toast."""
+    said = st.session_state.pop(key, None)
+    if said:
+        st.success(said)
 
 
 def note_change(ctx: Context, what: str) -> None:

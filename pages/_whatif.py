@@ -1,6 +1,5 @@
-"""The Settings page's what-if, below its switches: both replays compared, by what the runs did and
-by the facts they leave, every count said with what it counts and every column with the settings
-it was replayed under (#25). The replays themselves are memory_core/views/whatif.py."""
+"""The Settings page's what-if: both replays (memory_core/views/whatif.py) compared, by what the runs did
+and by the facts they leave, each count and column said with the settings it was replayed under (#25)."""
 
 from __future__ import annotations
 
@@ -16,13 +15,12 @@ from memory_core.views import whatif
 from memory_core.views.counts import by_status
 from pages._tables import wrapped
 from pages._ui import Context, guard, inert, read
-from pages._words import cite, on_off, plural
+from pages._words import caption, cite, markdown, on_off, plural
 
 
 @dataclass(frozen=True)
 class Sides:
-    """What the two replays are called on this page: the settings the first is replayed under
-    (`base`: the organization's now, or the scenario's at its start) and the words for each."""
+    """What the two replays are called: the first under the settings now (`live`) or the scenario's."""
 
     live: bool
     org_name: str
@@ -43,22 +41,19 @@ class Sides:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def replayed(doc_json: str, target: str, alt_json: str) -> dict:
-    """Both replays, cached on the history's content and the settings compared (a rerun that
-    changed nothing replays nothing)."""
+    """Both replays, kept under the history's content and the settings compared."""
     return whatif.compare(json.loads(doc_json), target, json.loads(alt_json))
 
 
 def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> dict[str, bool]:
-    """The what-if's switches, one a setting: each starts at the settings the first replay runs
-    under (said above them, so a switch to another source is not a silent jump) and is flipped
-    to ask what if."""
+    """The what-if's switches, one a setting, starting at the first replay's settings (said above them)."""
     start = ", ".join(f"{k} {on_off(v)}" for k, v in base.items())
     where = (
         f"the settings {inert(sides.org_name)} has now"
         if sides.live
         else f"the settings the scenario starts {inert(sides.org_name)} with"
     )
-    st.markdown(cite(f"**What if…** The switches start at {where} ({start}): flip one to replay under it."))
+    markdown(f"**What if…** The switches start at {where} ({start}): flip one to replay under it.")
     row = st.container(horizontal=True, gap="medium")  # each setting's whole name, wrapping at a narrow width
     alt = {}
     for s in SETTINGS:
@@ -70,50 +65,34 @@ def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> d
 
 def _behaviour_table(behaviour: dict, sides: Sides) -> pd.DataFrame:
     keys = list(dict.fromkeys([*behaviour["base"], *behaviour["alt"]]))
-    rows = []
-    for k in keys:
-        a, b = behaviour["base"].get(k, 0), behaviour["alt"].get(k, 0)
-        rows.append(
-            {
-                "Behaviour": k[0].upper() + k[1:],
-                sides.base: a,
-                "What if": b,
-                "Difference": f"{b - a:+d}" if a != b else "",
-            }
-        )
-    return pd.DataFrame(rows)
+    both = [(k, behaviour["base"].get(k, 0), behaviour["alt"].get(k, 0)) for k in keys]
+    rows = [(k[0].upper() + k[1:], a, b, f"{b - a:+d}" if a != b else "") for k, a, b in both]
+    return pd.DataFrame(rows, columns=["Behaviour", sides.base, "What if", "Difference"])
 
 
-def _counts(rows: pd.DataFrame, sides: Sides) -> tuple[list[str], list[str]]:
+def _counts(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
     """The World facts each replay ends with, by status."""
     world = rows[rows["graph"] == "world"] if not rows.empty else rows
     if world.empty:
         return [], []
-    return (
-        [s for s in world["status as written"] if isinstance(s, str)],
-        [s for s in world["status what if"] if isinstance(s, str)],
-    )
+    base, alt = ([s for s in world[c] if isinstance(s, str)] for c in ("status as written", "status what if"))
+    return base, alt
 
 
-def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], base: dict[str, bool], sides: Sides) -> bool:
-    """Both replays side by side; whether any setting is flipped."""
-    flipped = [k for k in alt if alt[k] != base[k]]
+def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], *, flipped: bool, sides: Sides) -> None:
+    """Both replays side by side."""
     with guard(), st.spinner("Replaying both ways…"):
         result = replayed(json.dumps(doc, sort_keys=True), target, json.dumps(alt, sort_keys=True))
     if not flipped:
         st.info("Flip a setting above to see what memory would do differently. Nothing differs yet.")
     behaviour = result["behaviour"]
-    st.markdown(
-        cite("**What the runs would do** (claims kept out per rule R8 to R10, runs R11 and R17, steps R14, R22)")
-    )
+    markdown("**What the runs would do** (claims kept out per rule R8 to R10, runs R11 and R17, steps R14, R22)")
     wrapped(_behaviour_table(behaviour, sides))
     asked = max(behaviour["base"].get(whatif.ASKED, 0), behaviour["alt"].get(whatif.ASKED, 0))
     if asked == 0:
-        st.caption(
-            cite(
-                f"No run of {inert(sides.org_name)} asked to be ephemeral, so "
-                "AllowEphemeralRuns (R11) and LearnFromEphemeralRuns (R12) change nothing here: their rows stay 0."
-            )
+        caption(
+            f"No run of {inert(sides.org_name)} asked to be ephemeral, so "
+            "AllowEphemeralRuns (R11) and LearnFromEphemeralRuns (R12) change nothing here: their rows stay 0."
         )
     rows = pd.DataFrame(result["rows"])
     graphs = st.multiselect(
@@ -121,22 +100,15 @@ def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], base: d
     )
     shown = rows[rows["graph"].isin(graphs)] if not rows.empty else rows
     differs = shown[shown["difference"] != ""] if not shown.empty else shown
-    base_statuses, alt_statuses = _counts(rows, sides)
+    base_statuses, alt_statuses = _counts(rows)
     a = b = st.container(horizontal=True, gap="large")  # each count with its whole label (#25)
-    a.metric(
-        f"World facts, every status: {sides.short} → what if",
-        f"{len(base_statuses):,} → {len(alt_statuses):,}",
-        help=cite(
-            "Every World fact each replay ends with, whatever its status; the map counts only active ones (R18)."
-        ),
-        width="content",
-    )
+    every = cite("Every World fact each replay ends with, whatever its status; the map counts only active ones (R18).")
+    both = f"{len(base_statuses):,} → {len(alt_statuses):,}"
+    a.metric(f"World facts, every status: {sides.short} → what if", both, help=every, width="content")
     b.metric(f"Facts that would differ, in {', '.join(graphs) or 'no graph'}", len(differs), width="content")
-    st.caption(
-        cite(
-            f"World facts {sides.short}: {by_status(base_statuses)}; what if: {by_status(alt_statuses)}. "
-            "Active facts are the map's count (R18); disputed and retracted ones are not on it (R28)."
-        )
+    caption(
+        f"World facts {sides.short}: {by_status(base_statuses)}; what if: {by_status(alt_statuses)}. "
+        "Active facts are the map's count (R18); disputed and retracted ones are not on it (R28)."
     )
     if sides.live:
         beside_memory(ctx, target, base_statuses)
@@ -144,45 +116,31 @@ def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], base: d
         st.caption("The same facts with the same weights and statuses, in the graphs shown.")
     else:
         facts_table(differs, shown, sides)
-    return bool(flipped)
 
 
 def beside_memory(ctx: Context, org: str, replayed_statuses: list[str]) -> None:
-    """The replay under the settings now beside memory itself, like for like (active World facts,
-    the map's count, R18), and why they differ when they do."""
+    """The replay under the settings now beside memory's active World facts (R18), and why they differ."""
     held = int(read(ctx, MemoryService.org_map, org)["facts"])
     rebuilt = sum(1 for s in replayed_statuses if s == "active")
     if held != rebuilt:
-        st.caption(
-            cite(
-                f"Memory holds {plural(held, 'active World fact')} now (the map's count, R18); replayed under the "
-                f"settings it has now, its recorded history rebuilds {rebuilt:,} active ones. The replay puts back "
-                "only what the records hold: not the votes of erased runs, a replacement, or the order of "
-                "corrections among turns (listed below when there are any), nor facts written without records to "
-                "replay (a memory generated in bulk)."
-            )
+        caption(
+            f"Memory holds {plural(held, 'active World fact')} now (the map's count, R18); replayed under the "
+            f"settings it has now, its recorded history rebuilds {rebuilt:,} active ones. The replay puts back "
+            "only what the records hold: not the votes of erased runs, a replacement, or the order of "
+            "corrections among turns (listed below when there are any), nor facts written without records to "
+            "replay (a memory generated in bulk)."
         )
 
 
 def facts_table(differs: pd.DataFrame, shown: pd.DataFrame, sides: Sides) -> None:
     """The facts either replay leaves, each with its weight and status both ways, and what differs."""
     only = st.checkbox("Only differences", value=True, key="wi_only")
-    table = (differs if only else shown).rename(
-        columns={
-            "graph": "Graph",
-            "owner": "Owner",
-            "fact": "Fact",
-            "as written": f"Weight {sides.short}",
-            "status as written": f"Status {sides.short}",
-            "what if": "Weight what if",
-            "status what if": "Status what if",
-            "difference": "Difference",
-        }
-    )
-    for column in (f"Weight {sides.short}", "Weight what if"):
-        table[column] = table[column].map(lambda v: "absent" if v is None or v != v else f"{v:.3f}")
-    for column in (f"Status {sides.short}", "Status what if"):
-        table[column] = table[column].map(lambda v: "absent" if v is None or v != v else v)
+    short = sides.short
+    names = {"as written": f"Weight {short}", "status as written": f"Status {short}", "what if": "Weight what if"}
+    table = (differs if only else shown).rename(columns=lambda c: names.get(c, c.capitalize()))
+    for column in (f"Weight {sides.short}", "Weight what if", f"Status {sides.short}", "Status what if"):
+        fmt = ".3f" if column.startswith("Weight") else ""
+        table[column] = table[column].map(lambda v, fmt=fmt: "absent" if v is None or v != v else format(v, fmt))
     words = {"only as written": sides.only_base, "only what-if": "only in the what-if"}
     table["Difference"] = table["Difference"].map(lambda d: words.get(d, d))
     st.dataframe(table, hide_index=True, width="stretch")

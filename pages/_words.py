@@ -41,6 +41,16 @@ def cite(markdown: str) -> str:
     return rulebook.link_rules(markdown, rule_titles())
 
 
+def markdown(text: str) -> None:
+    """Markdown whose rules cited are linked to the Rules page."""
+    st.markdown(cite(text))
+
+
+def caption(text: str) -> None:
+    """A caption whose rules cited are linked to the Rules page."""
+    st.caption(cite(text))
+
+
 def refused(reason: str | None, message: str | None) -> str:
     """A refusal as every page says it (views/text.refused), the rule it cites linked."""
     return cite(text.refused(reason, message))

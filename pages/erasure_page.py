@@ -9,7 +9,7 @@ import streamlit as st
 
 from memory_core import MemoryService
 from pages._ui import guard, inert, note_change, page, read
-from pages._words import cite, plural
+from pages._words import caption, cite, markdown, plural
 
 ctx, org = page("Erasure")
 
@@ -17,19 +17,6 @@ ctx, org = page("Erasure")
 def world_weights() -> pd.DataFrame:
     rows = ctx.svc.facts_table(org, graphs=("world",))  # read at the deletion itself, never kept
     return pd.DataFrame(rows, columns=["subject", "relation", "object", "weight", "supports", "erased"])
-
-
-def delete_and_compare(what: str, delete: Callable[[], object]) -> None:
-    """Delete, keeping the World facts before and after to compare them."""
-    before = world_weights()
-    delete()
-    note_change(ctx, f"Erasure page: deleted {what}")
-    st.session_state["e_last"] = {
-        "what": what,
-        "before": before.to_dict("records"),
-        "after": world_weights().to_dict("records"),
-    }
-    st.rerun()
 
 
 def offer(
@@ -42,14 +29,19 @@ def offer(
     what: str,
     delete: Callable[[], object],
 ) -> None:
-    """What a deletion erases and keeps, side by side, and its button once the person confirmed (R31)."""
+    """What a deletion erases and keeps, side by side, and its button once the person confirmed (R31);
+    the World facts kept before and after it, to compare them."""
     go, stay = st.columns(2)
     go.markdown(cite(goes))
     stay.markdown(stays)
     st.caption(note)
     confirmed = st.checkbox(sure[1], key=sure[0], help=cite("Erasure cannot be undone (R31)."))
     if st.button(button[0], key=button[1], type="primary", disabled=not confirmed):
-        delete_and_compare(what, delete)
+        before = world_weights().to_dict("records")
+        delete()
+        note_change(ctx, f"Erasure page: deleted {what}")
+        st.session_state["e_last"] = {"what": what, "before": before, "after": world_weights().to_dict("records")}
+        st.rerun()
 
 
 def erase_run() -> None:
@@ -79,11 +71,9 @@ def erase_run() -> None:
 def erase_account() -> None:
     """R30: a person deletes their own account: their User graph and memberships go, runs stay."""
     person = ctx.person or ""
-    st.markdown(
-        cite(
-            f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role_label}). "
-            "Pick another person under “Act as” to delete theirs."
-        )
+    markdown(
+        f"A person deletes **their own** account (R30): you act as **{inert(person)}** ({ctx.role_label}). "
+        "Pick another person under “Act as” to delete theirs."
     )
     p = read(ctx, MemoryService.account_erasure_preview, person)
     offer(
@@ -109,31 +99,24 @@ last = st.session_state.get("e_last")
 if last:
     st.subheader(f"Before and after deleting {inert(last['what'])}")
     keys = ["subject", "relation", "object"]
-    both = pd.DataFrame(last["before"]).merge(
-        pd.DataFrame(last["after"]), on=keys, how="outer", suffixes=(" before", " after")
-    )
+    after = pd.DataFrame(last["after"])
+    both = pd.DataFrame(last["before"]).merge(after, on=keys, how="outer", suffixes=(" before", " after"))
     changed = both[(both["weight before"] != both["weight after"]) | (both["erased before"] != both["erased after"])]
     same_weights = (both["weight before"] == both["weight after"]).all()
-    st.markdown(
-        cite(
-            f"{len(both)} World facts; **{'no weight changed' if same_weights else 'some weights changed'}**; "
-            f"{len(changed)} facts lost the pointer of some supports (R29: key, origin and contribution stay)."
-        )
+    markdown(
+        f"{len(both)} World facts; **{'no weight changed' if same_weights else 'some weights changed'}**; "
+        f"{len(changed)} facts lost the pointer of some supports (R29: key, origin and contribution stay)."
     )
     cols = [*keys, "weight before", "weight after", "erased before", "erased after"]
-    st.dataframe(
-        changed[cols].rename(
-            columns=lambda c: c[0].upper() + c[1:] if c in keys else c.replace("erased", "erased pointers")
-        ),
-        hide_index=True,
-        width="stretch",
+    named = changed[cols].rename(
+        columns=lambda c: c.capitalize() if c in keys else c.replace("erased", "erased pointers")
     )
+    st.dataframe(named, hide_index=True)
 
-# R31: the rows go with the deletion; the bytes leave the database files right after (a SQLite
-# checkpoint, or PostgreSQL's rewrite of the tables in the background). Say where that stands.
+# R31: the bytes leave the database files after the rows (a SQLite checkpoint, PostgreSQL's rewrite).
 status = ctx.svc.erasure_status()
 if status["bytes_gone"]:
-    st.caption(cite("R31: the text of every deletion is out of the database files."))
+    caption("R31: the text of every deletion is out of the database files.")
 else:
     doing = "being scrubbed out now" if status["scrubbing"] else "to be scrubbed at the next chance"
     st.warning(

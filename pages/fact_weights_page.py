@@ -1,6 +1,5 @@
-"""Fact weights: the facts of one graph family with their numbers, and any weight explained down to
-each source and its evidence (R24 to R28), and followed through time, each step with its cause
-(R32). World first; User and Flow behind a choice."""
+"""Fact weights: the facts of one graph with their numbers, and any weight explained down to each source
+and its evidence (R24 to R28), and followed through time, each step with its cause (R32)."""
 
 from __future__ import annotations
 
@@ -14,31 +13,15 @@ from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
 from memory_core.views import csv_safe
 from pages._links import copy_link, dropped, from_link, scroll_to, to_link
-from pages._tables import STATUS_WIDTH, grid, rules_help, wrapped
-from pages._through_time import record_link, three_places, through_time
-from pages._ui import guard, inert, live, page, read
-from pages._words import cite, plural
+from pages._tables import download, fact_grid, headed, rules_help, three_places, wrapped
+from pages._through_time import record_link, through_time
+from pages._ui import guard, inert, keep, live, page, read
+from pages._words import caption, cite, markdown, plural
 
 ROWS = 3000  # the heaviest facts listed, so a large memory stays fast (B6)
-GRAPHS = {
-    "world": "World (the organization's)",
-    "user": "User (yours)",
-    "flow": "Flow (one run's)",
-}
+GRAPHS = {"world": "World (the organization's)", "user": "User (yours)", "flow": "Flow (one run's)"}
 LINKED = {"graph": "w_graphs", "status": "w_status", "q": "w_text", "fact": "w_fact"}
-HEADERS = {
-    "subject": "Subject",
-    "relation": "Relation",
-    "object": "Object",
-    "status": "Status",
-    "weight": "Weight",
-    "log_odds": "Log-odds L",
-    "sources": "Independent sources",
-    "supports": "Supports",
-    "disputes": "Disputes",
-    "erased": "Erased pointers",
-    "owner": "Run",
-}
+ELSEWHERE = "another organization's (R23)"
 
 
 ctx, org = page("Fact weights")
@@ -58,11 +41,9 @@ with guard():
         help="World by default: what the organization knows.",
     )
     if graph == "flow":
-        st.caption(
-            cite(
-                "A run's Flow graph keeps every claim its completed turns made (R7), whatever the settings "
-                "keep out of World and User (R8 to R10); so a Flow copy of a World fact may weigh differently."
-            )
+        caption(
+            "A run's Flow graph keeps every claim its completed turns made (R7), whatever the settings "
+            "keep out of World and User (R8 to R10); so a Flow copy of a World fact may weigh differently."
         )
     with st.spinner("Loading facts…"):
         rows = read(ctx, MemoryService.facts_table, org, person=ctx.person, limit=ROWS, graphs=(graph,))
@@ -73,9 +54,7 @@ with guard():
     }[graph]
     capped = len(rows) == ROWS  # the graph holds more than are listed
     wanted = st.session_state.get("w_fact")
-    if isinstance(wanted, int) and wanted not in {r["id"] for r in rows}:
-        # A fact chosen by a link (a click on a drawn fact, a shared address) may be past the heaviest listed:
-        # it is read and listed too, so the link opens the fact it names, never another one.
+    if isinstance(wanted, int) and wanted not in {r["id"] for r in rows}:  # a linked fact past the heaviest
         one = read(ctx, MemoryService.facts_table, org, person=ctx.person, graphs=(graph,), fact=wanted) if rows else []
         if one:
             rows = [*rows, *one]
@@ -105,32 +84,16 @@ with guard():
         st.caption(f"The {ROWS:,} heaviest facts are listed; filter to look among them.")
     if isinstance(wanted, int) and wanted in set(df["id"]) and wanted not in set(shown["id"]):
         st.caption(f"The linked fact ({wanted}) is hidden by these filters; widen them to see it.")
-    st.caption(
-        cite(
-            f"{len(shown)} of {plural(len(df), 'fact')} listed. Independent sources count once each however often "
-            "they repeat (R25); erased pointers are supports whose run was deleted (R29), their votes kept."
-        )
+    caption(
+        f"{len(shown)} of {plural(len(df), 'fact')} listed. Independent sources count once each however often "
+        "they repeat (R25); erased pointers are supports whose run was deleted (R29), their votes kept."
     )
     cols = ["subject", "relation", "object", "status", "weight", "log_odds", "sources", "supports", "disputes"]
     cols += ["erased"] + (["owner"] if graph == "flow" else [])
-    table = shown[cols].rename(columns=HEADERS)
-    grid(  # weight and status first: seen whole at any width, the rest scrolls (#25)
-        table,
-        first=("Weight", "Status"),
-        column_config={
-            "Weight": st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f"),
-            "Log-odds L": st.column_config.NumberColumn(format="%.3f"),
-            "Status": st.column_config.TextColumn(width=STATUS_WIDTH),
-        },
-    )
-    st.download_button(
-        "Download CSV",
-        lambda: csv_safe.csv_text(table),  # written when asked for, not on every rerun
-        file_name="facts.csv",
-        mime="text/csv",
-        key="w_csv",
-        help=csv_safe.HELP,
-    )
+    table = headed(shown[cols], owner="Run")
+    fact_grid(table, more={"Log-odds L": st.column_config.NumberColumn(format="%.3f")})
+    as_csv = lambda: csv_safe.csv_text(table)  # written when asked for, not on every rerun
+    download(st.download_button, "Download CSV", as_csv, file_name="facts.csv", key="w_csv")
 
     st.subheader("Why this weight?")
     if "fact" in from_link_now:
@@ -144,8 +107,7 @@ with guard():
         + (f" in {r['owner']}" if graph == "flow" else "")
         for r in map(rows.__getitem__, shown.index)  # the rows shown, as read (the frame's index is their place)
     }
-    if st.session_state.get("w_fact") not in labels:
-        st.session_state["w_fact"] = next(iter(labels))
+    keep("w_fact", list(labels))
     fid = st.selectbox("Fact", list(labels), format_func=labels.__getitem__, key="w_fact")
     threshold = st.number_input(
         cite("Shortcut threshold (a step's min_weight, R22)"), 0.0, 1.0, DEFAULT_MIN_WEIGHT, 0.05, key="w_threshold"
@@ -155,58 +117,31 @@ with guard():
     f = b["fact"]
     m = [st.container(horizontal=True, gap="medium")] * 4  # each number with its whole label, wrapping (#25)
     m[0].metric("Weight", f"{f['weight']:.3f}", help=cite("w = 1 / (1 + e^-L) (R26)"), width="content")
-    m[1].metric(
-        "Log-odds L",
-        f"{f['log_odds']:.3f}",
-        help=cite("the sum of each source's largest l, minus disputes (R26)"),
-        width="content",
-    )
+    summed = cite("the sum of each source's largest l, minus disputes (R26)")
+    m[1].metric("Log-odds L", f"{f['log_odds']:.3f}", help=summed, width="content")
     m[2].metric("Independent sources", f["sources"], help=rules_help(["R25"]), width="content")
     margin = "none" if b["margin"] is None else f"{b['margin']:+.3f}"
     m[3].metric("Margin to shortcut", margin, help=cite(inert(b["margin_why"])), width="content")
-    st.markdown(cite(f"**The arithmetic** (R26): {inert(b['arithmetic'])}"))
-    st.caption(cite(inert(b["margin_why"])))
+    markdown(f"**The arithmetic** (R26): {inert(b['arithmetic'])}")
+    caption(inert(b["margin_why"]))
 
-    st.markdown(cite("**Each independent source** (R25: repeats of one source count once, at their largest l)"))
+    markdown("**Each independent source** (R25: repeats of one source count once, at their largest l)")
     sources = pd.DataFrame(b["sources"])
-    wrapped(
-        three_places(
-            sources.assign(key=sources["key"].map(lambda k: "another organization's (R23)" if k is None else k)),
-            "contribution",
-            "reliability",
-            "weight_without",
-        ).rename(
-            columns={
-                "origin": "Origin",
-                "key": "Source",
-                "contribution": "Contribution l",
-                "reliability": "Reliability",
-                "supports": "Supports (repeats folded in)",
-                "erased": "Erased pointers",
-                "weight_without": "Weight without it",
-            }
-        )
-    )
+    sources["key"] = sources["key"].map(lambda k: ELSEWHERE if k is None else k)
+    sources = three_places(sources, "contribution", "reliability", "weight_without")
+    wrapped(headed(sources, key="Source", supports="Supports (repeats folded in)"))
     if b["disputes"]:
-        st.markdown(cite("**Disputes** (each subtracts the l of the person reliability, 0.85, R28)"))
-        wrapped(
-            pd.DataFrame(
-                [
-                    {
-                        "Disputed by": d["name"] or "erased account (R30)",
-                        "Subtracted l": f"{d['contribution']:.3f}",
-                        "Weight without it": f"{d['weight_without']:.3f}",
-                    }
-                    for d in b["disputes"]
-                ]
-            )
-        )
+        markdown("**Disputes** (each subtracts the l of the person reliability, 0.85, R28)")
+        disputes = pd.DataFrame(b["disputes"], columns=["name", "contribution", "weight_without"])
+        disputes["name"] = disputes["name"].map(lambda n: n or "erased account (R30)")
+        disputes = three_places(disputes, "contribution", "weight_without")
+        wrapped(headed(disputes, name="Disputed by", contribution="Subtracted l"))
 
-    st.markdown(cite("**The evidence**: each support and the record it points to (R24), a record opens on Runs"))
+    markdown("**The evidence**: each support and the record it points to (R24), a record opens on Runs")
     evidence = [
         {
             "Origin": s["origin"],
-            "Source": s["key"] if not s["elsewhere"] else "another organization's (R23)",
+            "Source": s["key"] if not s["elsewhere"] else ELSEWHERE,
             "Contribution l": s["contribution"],
             "Record": s["record"] or ("withheld (R23)" if s["elsewhere"] else "erased (R29)"),
             "Excerpt": s["excerpt"]
@@ -229,21 +164,10 @@ with guard():
     one.insert(0, "Fact", labels[int(fid)].rsplit("  (", 1)[0])  # the CSV says which fact, its weight and status
     one.insert(1, "Weight", f"{f['weight']:.6f}")
     one.insert(2, "Status", f["status"])
-    e1.download_button(
-        "This fact as CSV",
-        csv_safe.csv_text(one),
-        file_name=f"fact-{fid}.csv",
-        mime="text/csv",
-        key="w_fact_csv",
-        help=csv_safe.HELP,
-    )
-    e2.download_button(
-        "This fact as JSON",
-        json.dumps(b, ensure_ascii=False, indent=2, default=str),
-        file_name=f"fact-{fid}.json",
-        mime="application/json",
-        key="w_fact_json",
-    )
+    one_csv = csv_safe.csv_text(one)
+    download(e1.download_button, "This fact as CSV", one_csv, file_name=f"fact-{fid}.csv", key="w_fact_csv")
+    as_json = json.dumps(b, ensure_ascii=False, indent=2, default=str)
+    download(e2.download_button, "This fact as JSON", as_json, file_name=f"fact-{fid}.json", key="w_fact_json")
     with st.popover("Link to this fact"):
         copy_link("Link to this fact")
 

@@ -1,6 +1,5 @@
-"""Graphs: the World graph, the acting person's User graph, or a run's Flow graph, drawn with pyvis;
-the World and Flow graphs now or as they stood at any moment, stepped or played (R32), and what
-changed since another moment drawn on the graph and listed (?at=N&from=M)."""
+"""Graphs: the World, the acting person's User or a run's Flow graph, drawn with pyvis, now or as it stood
+at any moment (R32), and what changed since another moment drawn and listed (?at=N&from=M)."""
 
 from __future__ import annotations
 
@@ -12,35 +11,11 @@ from memory_core.rules.wording import possessive
 from memory_core.usecases.shapes import Drawing, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
-from pages._drawing import (
-    build,
-    chosen,
-    filters,
-    keep_choices,
-    kept_drawing,
-    legend,
-    moment_from_overview,
-    only,
-    open_fact,
-    restore_choices,
-)
-from pages._history import (
-    PLAY_EVERY,
-    Shown,
-    compare_choice,
-    counts,
-    graph_changes,
-    graph_names,
-    graph_then,
-    link_moments,
-    play_control,
-    playing,
-    show_diff,
-    time_control,
-)
+from pages import _drawing, _history
+from pages._history import Shown
 from pages._links import copy_link, from_link, to_link
-from pages._ui import Context, Version, guard, inert, live, notebook, page, read_at, version_at
-from pages._words import cite, plural
+from pages._ui import Context, Version, guard, inert, live, notebook, org_names, page, people_names, read_at, version_at
+from pages._words import caption, cite, plural
 
 LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6, B8)
 
@@ -50,57 +25,39 @@ live(ctx, moments="g")  # redrawn when an agent or another tab changes memory
 PREFIX = "g"  # the time control's keys: g_at, g_from, g_play…
 LINKED = {"graph": "g_which", "run": "g_run", "kinds": "g_kinds", "rel": "g_rel", "status": "g_status"}
 LINKED |= {"depth": "g_depth", "cap": "g_cap", "minw": "g_minw", "expand": "g_expand"}
-restore_choices()
+_drawing.restore_choices()
 lists = ("kinds", "rel", "status", "expand")
 from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=lists, floats=("minw",))
 
 
 def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | None]:
-    """The time control and "Compare with…" for the World and Flow graphs (R32); the User graph is
-    drawn as it stands now: its facts come from turns in any organization (R23), so this
-    organization's moments do not date it."""
+    """The time control and "Compare with…" for the World and Flow graphs (R32); the User graph now (R23)."""
     if graph == "user":
-        st.caption(
-            cite(
-                "The User graph is drawn as it stands now: its facts are taught in every organization "
-                "(R20, R23), so this organization's moments do not date it. World and Flow graphs "
-                "have a time control."
-            )
+        caption(
+            "The User graph is drawn as it stands now: its facts are taught in every organization "
+            "(R20, R23), so this organization's moments do not date it. World and Flow graphs "
+            "have a time control."
         )
         st.session_state[f"{PREFIX}_at_link"] = st.session_state[f"{PREFIX}_from"] = None
-        link_moments(PREFIX)
+        _history.link_moments(PREFIX)
         return None, None
-    moment_from_overview()
-    shown = time_control(ctx, org, PREFIX)
-    other = compare_choice(
+    _drawing.moment_from_overview()
+    shown = _history.time_control(ctx, org, PREFIX)
+    other = _history.compare_choice(
         PREFIX,
         shown,
         "Draw what changed in this graph between the two moments on the later one: facts added, gone, "
         "weights up or down; and list it below the drawing.",
     )
-    link_moments(PREFIX)
+    _history.link_moments(PREFIX)
     return shown, other
 
 
-def _changes_table(
-    ctx: Context, shown: Shown, graph: str, owner: str, before: list, after: list, lo: int, hi: int
-) -> None:
-    """The same changes as a table, as the Overview lists them (views.history.diff)."""
-    d = history.diff(before, after)
-    st.markdown(
-        f"**{inert(history.named_graph(history.graph_name(graph, owner), *graph_names(ctx)))}, from moment {lo}** "
-        f"({inert(shown.what(lo))}) "
-        f"**to moment {hi}** ({inert(shown.what(hi))}): " + (counts(d) if d else "nothing changed in this graph") + "."
-    )
-    show_diff(ctx, d)
-
-
 def _graph_chosen(runs: list[str]) -> tuple[str, str]:
-    """The graph drawn and its owner: the organization's World graph, the person's User graph, or a
-    run's Flow graph (R20), as the radio (or a link) chooses it."""
+    """The graph drawn and its owner: the World, the person's User or a run's Flow graph (R20)."""
     choices = ["world"] + (["user"] if ctx.person else []) + (["flow"] if runs else [])
-    only("g_which", choices)
-    only("g_run", runs)
+    _drawing.only("g_which", choices)
+    _drawing.only("g_run", runs)
     which = st.radio(
         "Graph",
         choices,
@@ -121,10 +78,11 @@ def _graph_chosen(runs: list[str]) -> tuple[str, str]:
 
 
 def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int) -> Drawing | GraphJson:
-    """The graph's heaviest facts: as they stood after moment `drawn_at` (R32), or now with what the
-    drawing shows of them (ids: a drawn fact links to its weight); a caption when it holds more."""
+    """The graph's heaviest facts, as they stood after moment `drawn_at` (R32) or now; said when it holds more."""
     if drawn_at is not None:
-        data: Drawing | GraphJson = graph_then(ctx, clock, graph, owner, drawn_at, LOADED)
+        data: Drawing | GraphJson = _history.then(
+            ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True
+        )
     else:
         data = read_at(ctx.svc, at, MemoryService.graph_drawing, graph, owner, limit=LOADED)
     if data["total"] > len(data["facts"]):
@@ -148,26 +106,22 @@ def _taught(graph: str, owner: str) -> set[str]:
 def _say_drawn(plan: viz.Plan, loaded: tuple[int, int], drawn_at: int | None, cmp: viz.Compare | None) -> None:
     """How much is drawn of how much was loaded (`loaded`: facts, total), at which moment, and what went."""
     facts, total = loaded
+    gone = f", and **{plural(plan.gone, 'fact')} gone** since moment {cmp.since}, dashed in grey" if cmp else ""
     st.markdown(
         f"Showing **{len(plan.nodes):,} entities** and **{len(plan.edges) - plan.gone:,} facts** "
         + (f"of the {facts:,} heaviest loaded" if total > facts else f"of the {facts:,} facts in this graph")
         + (f" after moment {drawn_at}" if drawn_at is not None else "")
-        + (
-            f", and **{plural(plan.gone, 'fact')} gone** since moment {cmp.since}, dashed in grey"
-            if cmp and plan.gone
-            else ""
-        )
+        + (gone if plan.gone else "")
         + "."
     )
 
 
 def _changed(shown: Shown | None, other: int | None, graph: str, owner: str) -> tuple[list, list, int, int] | None:
-    """With a moment to compare with (R32): the graph's changed facts as they stood at the earlier
-    moment and the later, and the two moments; else None."""
+    """With a moment to compare with (R32): the changed facts at the earlier moment and the later, and both."""
     if shown is None or other is None or other == shown.n:
         return None
     lo, hi = sorted((other, shown.n))
-    return (*graph_changes(ctx, shown.clock, graph, owner, lo, hi), lo, hi)
+    return (*_history.then(ctx, shown.clock, MemoryService.facts_between, lo, hi, graph=(graph, owner)), lo, hi)
 
 
 def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
@@ -183,8 +137,7 @@ def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
 
 
 def _drawn_at(shown: Shown | None, other: int | None) -> int | None:
-    """The past moment drawn: the one shown, or the later of the two compared (what changed is drawn
-    on it); None when that is now."""
+    """The past moment drawn: the one shown, or the later of the two compared; None when that is now."""
     if shown is None:
         return None
     drawn_at = max(shown.n, other if other is not None else shown.n)
@@ -206,8 +159,7 @@ def _below(plan: viz.Plan, drawn: pd.DataFrame, file_name: str) -> None:
 
 
 def drawing() -> None:
-    """The page below its title, in a fragment that reruns every PLAY_EVERY seconds while the time
-    control plays, so the graph is drawn again moment by moment."""
+    """The page below its title, in a fragment that reruns while the time control plays (R32)."""
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
         graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org))
@@ -216,7 +168,7 @@ def drawing() -> None:
         changed = _changed(shown, other, graph, owner)
         cmp = compare(*changed[:3]) if changed else None  # before, after, since the earlier moment
         data = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
-        flt = filters(data)
+        flt = _drawing.filters(data)
         to_link(LINKED | {"entity": "g_entity"})
         st.session_state.pop("g_entity", None)
         taught = _taught(graph, owner)
@@ -224,21 +176,26 @@ def drawing() -> None:
         then = (drawn_at, cmp.since if cmp else None)
         with st.spinner("Laying out the graph…"):
             if at is None:
-                plan, html, drawn = build(graph, data, flt, marked, cmp)
+                plan, html, drawn = _drawing.build(graph, data, flt, marked, cmp)
             else:
-                plan, html, drawn = kept_drawing(at, graph, owner, chosen(flt), marked, then, data, flt, cmp)
+                plan, html, drawn = _drawing.kept_drawing(
+                    at, graph, owner, _drawing.chosen(flt), marked, then, data, flt, cmp
+                )
         _say_drawn(plan, (len(data["facts"]), data["total"]), drawn_at, cmp)
         _show(plan, html, taught)
-        legend(plan, cmp)
-        open_fact(plan, graph)
+        _drawing.legend(plan, cmp)
+        _drawing.open_fact(plan, graph)
         _below(plan, drawn, f"{graph}-{owner}.graphml")
-        if changed:
-            assert shown is not None
-            _changes_table(ctx, shown, graph, owner, *changed)
+        if changed and shown:  # the same changes as a table, as the Overview lists them
+            name = history.named_graph(history.graph_name(graph, owner), org_names(ctx), people_names(ctx))
+            d, lo, hi = history.diff(*changed[:2]), changed[2], changed[3]
+            _history.show_diff(
+                ctx, d, shown=shown, lo=lo, hi=hi, title=f"{inert(name)}, from moment", nothing="this graph"
+            )
         with st.popover("Link to this view"):
             copy_link()
-        keep_choices()
+        _drawing.keep_choices()
 
 
-play_control(ctx, org, PREFIX)
-st.fragment(run_every=PLAY_EVERY if playing(PREFIX) else None)(drawing)()
+_history.play_control(ctx, org, PREFIX)
+st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(drawing)()

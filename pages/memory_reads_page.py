@@ -9,8 +9,33 @@ from memory_core import MemoryService, Refusal
 from memory_core.views.reads import readable_turns
 from pages._links import from_link, to_link
 from pages._tables import wrapped
-from pages._ui import guard, inert, note_change, page, read
-from pages._words import cite, probes_used, refused
+from pages._ui import guard, inert, keep, note_change, page, read
+from pages._words import cite, markdown, probes_used, refused
+
+#: An answer's item as a row of its table, by the call that answered it.
+ROW = {
+    "GraphSource": lambda s: {
+        "Source": s["key"] if s["key"] is not None else "another organization's (R23)",
+        "Origin": s["origin"],
+        "Contribution l": f"{s['contribution']:.3f}",
+        "Record": s["record"] or ("withheld (R23)" if s["key"] is None else "erased (R29)"),
+        "Excerpt": s["excerpt"] if s["excerpt"] is not None else "(none)",
+    },
+    "GraphExpand": lambda f: {
+        "Subject": f["subject"]["name"],
+        "Relation": f["relation"],
+        "Object": f["object"].get("name", f["object"].get("value")),
+        "Weight": f["weight"],
+        "Independent sources": f["sources"],
+        "Disputes": len(f["disputes"]),
+    },
+    "GraphResolve": lambda e: {
+        "Name": e["name"],
+        "Kind": e["kind"],
+        "Aliases": ", ".join(e["aliases"]) or "none",
+        "Graph": e["graph"],
+    },
+}
 
 ctx, org = page("Memory reads")
 LINKED = {"turn": "r_turn_id", "call": "r_call", "name": "r_name", "kind": "r_kind", "graph": "r_graph"}
@@ -29,11 +54,10 @@ with guard():
         )
         st.stop()
     run_of = {t: r for r, t in open_turns}
-    if st.session_state.get("r_turn_id") not in run_of:
-        st.session_state["r_turn_id"] = open_turns[0][1]
+    keep("r_turn_id", list(run_of))
     turn_id = st.selectbox("Open turn", list(run_of), key="r_turn_id", format_func=lambda t: f"{t} in run {run_of[t]}")
     view = read(ctx, MemoryService.turn_view, turn_id)
-    st.markdown(cite("**The map its instructions carry** (taken when it opened, R18)"))
+    markdown("**The map its instructions carry** (taken when it opened, R18)")
     st.info(inert(view["paragraph"]))
     cap = view["cap"]
     st.progress(
@@ -94,57 +118,13 @@ with guard():
                 st.session_state["r_last"] = {"call": call, "refused": exc.message, "reason": exc.reason}
         st.rerun()
     last = st.session_state.get("r_last")
-    if last:
-        if "refused" in last:
-            st.error(refused(last["reason"], f"{last.get('by', 'from nested work')}: {last['refused']}"))
-        elif not last["result"]:
-            st.info(cite("Empty: nothing there, or nothing this turn may see (R20, R23); a read reveals nothing else."))
-        elif last["call"] == "GraphSource":
-            wrapped(  # each excerpt read whole, the rules it cites linked (#25)
-                pd.DataFrame(
-                    [
-                        {
-                            "Source": s["key"] if s["key"] is not None else "another organization's (R23)",
-                            "Origin": s["origin"],
-                            "Contribution l": f"{s['contribution']:.3f}",
-                            "Record": s["record"] or ("withheld (R23)" if s["key"] is None else "erased (R29)"),
-                            "Excerpt": s["excerpt"] if s["excerpt"] is not None else "(none)",
-                        }
-                        for s in last["result"]
-                    ]
-                )
-            )
-        elif last["call"] == "GraphExpand":
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "Subject": f["subject"]["name"],
-                            "Relation": f["relation"],
-                            "Object": f["object"].get("name", f["object"].get("value")),
-                            "Weight": f["weight"],
-                            "Independent sources": f["sources"],
-                            "Disputes": len(f["disputes"]),
-                        }
-                        for f in last["result"]
-                    ]
-                ),
-                hide_index=True,
-                width="stretch",
-            )
+    if last and "refused" in last:
+        st.error(refused(last["reason"], f"{last.get('by', 'from nested work')}: {last['refused']}"))
+    elif last and not last["result"]:
+        st.info(cite("Empty: nothing there, or nothing this turn may see (R20, R23); a read reveals nothing else."))
+    elif last:
+        table = pd.DataFrame([ROW[last["call"]](x) for x in last["result"]])
+        if last["call"] == "GraphSource":
+            wrapped(table)  # each excerpt read whole, the rules it cites linked (#25)
         else:
-            st.dataframe(
-                pd.DataFrame(
-                    [
-                        {
-                            "Name": e["name"],
-                            "Kind": e["kind"],
-                            "Aliases": ", ".join(e["aliases"]) or "none",
-                            "Graph": e["graph"],
-                        }
-                        for e in last["result"]
-                    ]
-                ),
-                hide_index=True,
-                width="stretch",
-            )
+            st.dataframe(table, hide_index=True)

@@ -1,10 +1,5 @@
-"""Notebook: a scenario as cells, one event each. Run them and watch what memory learns.
-
-The page follows the story: the cell just run is highlighted at the top of a window of cells
-(cells already run are collapsed, a search filters the cells, "Jump to" moves the window). The
-notebook is kept on disk under an id carried in the URL (`?nb=`), so a reload reopens it with its
-edits and cursor; edits can be undone, and deleting a cell or loading over edits asks first.
-"""
+"""Notebook: a scenario as cells, one event each, run to watch what memory learns: a window of cells
+from the one just run, kept on disk under the URL's `?nb=` with its edits (undone, asked before lost)."""
 
 from __future__ import annotations
 
@@ -20,8 +15,9 @@ from memory_core.views.event_form import kinds
 from pages._cellview import compare, kept, labels, load, matching, preview, rerun, show_result, stale_note, with_guard
 from pages._form import edit_cell, event_form
 from pages._links import from_link, to_link
+from pages._tables import download
 from pages._ui import NOTEBOOK, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
-from pages._words import cite
+from pages._words import caption, cite
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 #: How a cell is marked: not run, applied, refused.
@@ -35,6 +31,15 @@ WINDOW = 8  # cells drawn at once, from the one "Jump to" names
 
 
 samples = sorted(p.name for p in SAMPLES.glob("*.json"))
+
+
+def ask_or_load(text: bytes, name: str) -> None:
+    """Open `name`, or first ask, when the open notebook has edits that loading it would replace."""
+    if (nb := notebook()) is not None and nb.edited():
+        st.session_state["_nb_confirm_load"] = (name, text)
+    else:
+        load(text, name)
+
 
 # A view is a link: ?nb= reopens a notebook kept on disk, ?sample= opens a sample, ?cell= a cell.
 linked_before = st.session_state.get("nb_id")
@@ -54,12 +59,8 @@ if linked and linked != linked_before and ((nb := notebook()) is None or nb.id !
         else "No notebook is kept under this link on this machine (it was never saved here, or its files were removed)"
     ) + (": the sample it names is opened afresh." if st.session_state.get("nb_sample") else ".")
 if notebook() is None and st.session_state.get("nb_sample") in samples:
-    linked_cell = st.session_state.get("nb_jump")
-    load(
-        (SAMPLES / st.session_state["nb_sample"]).read_bytes(),
-        st.session_state["nb_sample"],
-        goto=linked_cell if isinstance(linked_cell, int) else 0,
-    )
+    name, cell = st.session_state["nb_sample"], st.session_state.get("nb_jump")
+    load((SAMPLES / name).read_bytes(), name, goto=cell if isinstance(cell, int) else 0)
 if "_nb_goto" in st.session_state:  # a button asked to move the window before "Jump to" is drawn
     st.session_state["nb_jump"] = st.session_state.pop("_nb_goto")
 
@@ -71,25 +72,19 @@ with st.expander("Open a scenario", expanded=nb is None):
     pick = go = st.container(horizontal=True, vertical_alignment="center")  # the button's label whole (#25)
     chosen = pick.selectbox("Sample", samples, key="sample_pick", label_visibility="collapsed")
     if go.button("Load sample", key="load_sample"):
-        if nb is not None and nb.edited():
-            st.session_state["_nb_confirm_load"] = ("sample", chosen, None)
-        else:
-            load((SAMPLES / chosen).read_bytes(), chosen)
+        ask_or_load((SAMPLES / chosen).read_bytes(), chosen)
     upload = st.file_uploader("…or upload a scenario file (memory-scenario/1)", type=["json"], key="upload")
     if upload is not None and st.button("Load upload", key="load_upload"):
-        if nb is not None and nb.edited():
-            st.session_state["_nb_confirm_load"] = ("upload", upload.name, upload.getvalue())
-        else:
-            load(upload.getvalue(), upload.name)
+        ask_or_load(upload.getvalue(), upload.name)
     pending = st.session_state.get("_nb_confirm_load")
     if pending:
         st.warning(
-            f"This notebook has edits. Loading {inert(pending[1])} replaces it; its edits stay only under its own "
+            f"This notebook has edits. Loading {inert(pending[0])} replaces it; its edits stay only under its own "
             "link (copy the address first to come back to it)."
         )
         yes, no = st.columns(2)
         if yes.button("Discard my edits and load", key="load_confirm", type="primary"):
-            load(pending[2] if pending[0] == "upload" else (SAMPLES / pending[1]).read_bytes(), pending[1])
+            load(pending[1], pending[0])
         if no.button("Keep my notebook", key="load_cancel"):
             del st.session_state["_nb_confirm_load"]
             rerun()
@@ -98,7 +93,6 @@ if nb is None:
     st.info("Load a sample or upload a scenario to start. Each cell is one event; run them one by one.")
     to_link(LINK)
     st.stop()
-assert nb is not None
 watch_notebook()  # another tab's run, edit or reset shows here within a second, told
 book: nbk.Notebook = nb  # as the download buttons' callbacks see it
 st.session_state["nb_id"] = nb.id
@@ -107,7 +101,7 @@ st.session_state["nb_sample"] = nb.file if nb.file in samples else None
 scenario = nb.scenario
 st.subheader(inert(scenario.get("title") or "Untitled scenario"))
 if scenario.get("description"):
-    st.caption(cite(inert(scenario["description"])))
+    caption(inert(scenario["description"]))
 events = scenario["events"]
 org_ids = [o["id"] for o in scenario.get("organizations", [])]
 person_ids = [p["id"] for p in scenario.get("people", [])]
@@ -116,8 +110,7 @@ cursor = nb.cursor
 
 bar = st.container(horizontal=True, gap="small")  # the buttons flow and wrap: readable at any width
 if bar.button("Run next", key="run_next", type="primary", disabled=cursor >= len(events)):
-    with guard():
-        nb.run_next()
+    with_guard(nb.run_next)
     rerun(nb, goto=nb.last)
 if bar.button("Run all", key="run_all", disabled=cursor >= len(events)):
     progress = st.progress(0.0, text="Running cells…")
@@ -133,24 +126,13 @@ if bar.button("Reset", key="reset"):
     nb.reset()
     rerun(nb, goto=0)
 if bar.button("Undo", key="undo", disabled=not nb.edited(), help="Undo the last edit of the cells"):
-    with guard():
-        nb.undo()
+    with_guard(nb.undo)
     rerun(nb)
 file_name = nb.file or st.session_state.get("notebook_file") or "scenario.json"
-bar.download_button(
-    "Download scenario",
-    lambda: json.dumps(scenario, indent=2, ensure_ascii=False),
-    file_name=file_name,
-    mime="application/json",
-    key="dl_scenario",
-)
-bar.download_button(
-    "Download state",
-    lambda: json.dumps(book.state(), indent=2, ensure_ascii=False),
-    file_name="state.json",
-    mime="application/json",
-    key="dl_state",
-)
+as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)
+download(bar.download_button, "Download scenario", as_json, file_name=file_name, key="dl_scenario")
+state = lambda: json.dumps(book.state(), indent=2, ensure_ascii=False)
+download(bar.download_button, "Download state", state, file_name="state.json", key="dl_state")
 if nb.outside:
     st.warning(
         "This notebook's memory was also changed outside its cells, so replaying the cells (or the downloaded "
@@ -212,8 +194,7 @@ else:
             row = acts.container(horizontal=True, gap="xsmall", horizontal_alignment="right")
             a = [row, row, row, row]  # one row that wraps, not four columns: each symbol keeps its width
             if a[0].button("▶", key=f"to-{i}", help="Run to here"):
-                with guard():
-                    nb.run_to(i)
+                with_guard(nb.run_to, i)
                 rerun(nb, goto=i)
             if a[1].button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
                 if with_guard(nb.move_cell, i, -1):

@@ -1,10 +1,10 @@
-"""Overview: the organization's map as a turn sees it and its World facts, now or as they stood
-at any moment (R32: a time control, step, play, and a diff with another moment; the moment in
-the URL, ?at=N&from=M), its people, runs, settings, and the samples."""
+"""Overview: the organization's map as a turn sees it and its World facts, now or at any moment and
+compared with another (R32, ?at=N&from=M), its people, runs, settings, and the samples."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -16,22 +16,8 @@ from memory_core.rules.wording import map_paragraph
 from memory_core.usecases.shapes import OrgMap
 from memory_core.views import notebook as nbk
 from memory_core.views.counts import world_table
-from pages._history import (
-    PLAY_EVERY,
-    Shown,
-    changes,
-    compare_choice,
-    counts,
-    labelled,
-    link_moments,
-    play_control,
-    playing,
-    show_diff,
-    time_control,
-    world_at,
-    world_now,
-)
-from pages._tables import STATUS_WIDTH, grid, wrapped
+from pages import _history
+from pages._tables import fact_grid, grid, headed, wrapped
 from pages._ui import (
     Context,
     context,
@@ -44,7 +30,7 @@ from pages._ui import (
     read,
     read_or_refusal,
 )
-from pages._words import cite, on_off, plural
+from pages._words import caption, cite, markdown, on_off, plural
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -64,6 +50,7 @@ live(ctx, moments="ov")  # redrawn when an agent or another tab changes memory (
 ROWS = 200  # the heaviest World facts listed at a moment
 PREFIX = "ov"  # the time control's keys: ov_at, ov_from, ov_play…
 BETWEEN = 500  # the moments in between two compared that are listed
+SAID = ["Setting", "Value", "Rule"]
 
 
 def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> OrgMap:
@@ -74,18 +61,14 @@ def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> OrgMap:
 
 
 def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map: int) -> tuple[pd.DataFrame, str]:
-    """The World facts, heaviest first, and a sentence of how many of each status beside the map's
-    count of active ones (`on_map`): read from the present when the moment is now (the Fact weights
-    page's read), from history otherwise (R32)."""
-    if n == newest:
-        rows, _ = world_now(ctx, clock, org, ROWS)
+    """The World facts, heaviest first, and how many of each status beside the map's count (R32)."""
+    table: Sequence[Mapping[str, object]]
+    if n == newest:  # the Fact weights page's read
+        rows = _history.then(ctx, clock, MemoryService.facts_table, org, limit=ROWS, graphs=("world",))
+        table = rows
         said = world_table([r["status"] for r in rows], None if len(rows) == ROWS else len(rows), on_map)
-        table = [
-            {k: r[k] for k in ("subject", "relation", "object", "status", "weight", "sources", "supports", "disputes")}
-            for r in rows
-        ]
     else:
-        g = world_at(ctx, clock, org, n, ROWS)
+        g = _history.then(ctx, clock, MemoryService.graph_at, "world", org, n, limit=ROWS)
         said = world_table([f["status"] for f in g["facts"]], g["total"], on_map)
         table = [
             {
@@ -103,13 +86,12 @@ def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map:
     df = pd.DataFrame(
         table, columns=["subject", "relation", "object", "status", "weight", "sources", "supports", "disputes"]
     )
-    return df.rename(columns=str.capitalize).rename(columns={"Sources": "Independent sources"}), said
+    return headed(df), said
 
 
 def through_time(ctx: Context, org: str) -> None:
-    """The time control (R32): the organization's moments, labelled by what happened; the map and
-    the World facts as they stood then; step, play, and compare with another moment."""
-    shown = time_control(ctx, org, PREFIX)
+    """The time control (R32); the map and the World facts as they stood then; compared with another moment."""
+    shown = _history.time_control(ctx, org, PREFIX)
     clock, n, newest = shown.clock, shown.n, shown.newest
     cite_caption = cite(
         "A view of the past applies every erasure made since (R33)." if n != newest else "Memory as it stands now."
@@ -143,44 +125,27 @@ def through_time(ctx: Context, org: str) -> None:
     with right:
         table, said = _world_rows(ctx, org, clock, n, newest, int(m["facts"]))
         st.markdown(f"**World facts** {'now' if n == newest else f'as they stood after moment {n}'}, every status")
-        grid(  # weight and status first: seen whole at any width, the rest scrolls (#25)
-            table,
-            first=("Weight", "Status"),
-            height=260,
-            column_config={
-                "Weight": st.column_config.ProgressColumn("Weight", min_value=0, max_value=1, format="%.3f"),
-                "Status": st.column_config.TextColumn(width=STATUS_WIDTH),
-            },
-        )
-        st.caption(cite(said))
+        fact_grid(table, height=260)
+        caption(said)
     compare_with(ctx, org, shown)
-    link_moments(PREFIX)
+    _history.link_moments(PREFIX)
 
 
-def compare_with(ctx: Context, org: str, shown: Shown) -> None:
+def compare_with(ctx: Context, org: str, shown: _history.Shown) -> None:
     """The diff between the moment shown and another (R32): facts added, gone, changed."""
-    other = compare_choice(
+    other = _history.compare_choice(
         PREFIX, shown, "What changed in the World graph and the runs' Flow graphs between the two moments."
     )
     if other is None:
         return
     lo, hi = sorted((other, shown.n))
-    d = changes(ctx, shown.clock, org, lo, hi)
-    st.markdown(
-        f"**From moment {lo}** ({inert(shown.what(lo))}) "
-        f"**to moment {hi}** ({inert(shown.what(hi))}): "
-        + (counts(d) if d else "nothing changed in these graphs")
-        + "."
-    )
-    show_diff(ctx, d)
+    d = _history.then(ctx, shown.clock, _history.changes, org, lo, hi)
+    _history.show_diff(ctx, d, shown=shown, lo=lo, hi=hi, title="From moment", nothing="these graphs")
     between = [o for o in shown.options if lo < o <= hi]
     with st.expander(f"The {plural(len(between), 'moment')} in between"):
-        listed = labelled(ctx, org, shown.clock, between[:BETWEEN])
-        st.dataframe(
-            pd.DataFrame([(o, listed[o][1]) for o in between[:BETWEEN]], columns=["Moment", "What happened"]),
-            hide_index=True,
-            width="stretch",
-        )
+        listed = _history.labelled(ctx, org, shown.clock, between[:BETWEEN])
+        table = pd.DataFrame([(o, listed[o][1]) for o in between[:BETWEEN]], columns=["Moment", "What happened"])
+        st.dataframe(table, hide_index=True)
         if len(between) > BETWEEN:
             st.caption(f"The first {BETWEEN:,} are listed; step through the rest with the time control.")
 
@@ -188,28 +153,22 @@ def compare_with(ctx: Context, org: str, shown: Shown) -> None:
 with guard():
     if need_org(ctx):
         assert ctx.org is not None
-        st.markdown(cite("### Memory through time (R32)"))
-        play_control(ctx, ctx.org, PREFIX)
-        st.fragment(run_every=PLAY_EVERY if playing(PREFIX) else None)(through_time)(ctx, ctx.org)
+        markdown("### Memory through time (R32)")
+        _history.play_control(ctx, ctx.org, PREFIX)
+        st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(through_time)(ctx, ctx.org)
         right, people = st.columns(2)  # the runs below them, whole width: their turns read (#25)
         runs = st.container()
         with right:
-            st.markdown(cite("**Settings** now (the owner's alone, R15)"))
+            markdown("**Settings** now (the owner's alone, R15)")
             settings = read_or_refusal(ctx, MemoryService.get_settings, ctx.org, by=ctx.person or "")
-            if not isinstance(settings, Refusal):
-                wrapped(  # each setting's rule a link to it, its title on hover
-                    pd.DataFrame(
-                        [{"Setting": s.name, "Value": on_off(settings[s.name]), "Rule": s.rule} for s in SETTINGS]
-                    )
-                )
+            if not isinstance(settings, Refusal):  # each setting's rule a link to it, its title on hover
+                wrapped(pd.DataFrame([(s.name, on_off(settings[s.name]), s.rule) for s in SETTINGS], columns=SAID))
             else:
-                st.caption(cite("Only the owner reads them (R15)."))
+                caption("Only the owner reads them (R15).")
         with people:
             st.markdown("**People**")
-            people_rows = [
-                {"Name": m["name"], "Id": m["id"], "Role": m["role"]} for m in read(ctx, MemoryService.members, ctx.org)
-            ]
-            st.dataframe(pd.DataFrame(people_rows), hide_index=True, width="stretch")
+            members = pd.DataFrame(read(ctx, MemoryService.members, ctx.org), columns=["name", "id", "role"])
+            st.dataframe(members.rename(columns=str.capitalize), hide_index=True)
         with runs:
             st.markdown("**Runs** and their turns (every record: the Runs page)")
             rows = [
@@ -233,7 +192,7 @@ for i, path in enumerate(files):
     title, events, description = sample(path.name, path.stat().st_mtime)
     with cols[i % 2].container(border=True):
         st.markdown(f"**{title}**  \n`{path.name}` · {events} events")
-        st.caption(cite(inert(description)))
+        caption(inert(description))
         if st.button("Open in the Notebook", key=f"open-{path.stem}"):
             with guard():
                 doc = json.loads(path.read_text(encoding="utf-8"))

@@ -1,20 +1,14 @@
-"""Rules: docs/rules.md as it stands, searchable; `?rule=R7` shows that rule first.
-
-The page reads docs/rules.md (and the rows of docs/decisions.md it links) every time it renders,
-so the page and the doc cannot disagree. Other pages link a rule as `rules?rule=R7`.
-"""
+"""Rules: docs/rules.md (and the rows of docs/decisions.md it links) as it stands, read at every run,
+searchable; `?rule=R7` shows that rule first, as other pages link it."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import streamlit as st
 
 from memory_core.views import rulebook
 from memory_core.views.rulebook import Rule
 from memory_core.views.text import inert
-
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+from pages._words import DOCS
 
 book = rulebook.parse((DOCS / "rules.md").read_text(encoding="utf-8"))
 decisions = rulebook.decision_rows((DOCS / "decisions.md").read_text(encoding="utf-8"))

@@ -1,10 +1,5 @@
-"""Runs: each run of the organization, its turns, and every record its turns kept as evidence.
-
-A failed or cancelled turn teaches nothing, but its records stay as evidence (R2): they are listed
-here with the rest. `?run=r1&record=t1%232` opens a run with one record shown first (Fact weights
-links each support's record here). "Open in the Notebook" turns the run into a notebook (views/export.py),
-and says what of it could not be written back.
-"""
+"""Runs: each run of the organization, its turns, and every record its turns kept as evidence (R2,
+R24: `?run=r1&record=t1%232` shows one first), and "Open in the Notebook" (views/export.py)."""
 
 from __future__ import annotations
 
@@ -16,12 +11,12 @@ import streamlit as st
 from memory_core import MemoryService, Refusal
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
-from memory_core.usecases.shapes import RunDetail, RunRow, TurnDetail
+from memory_core.usecases.shapes import RecordRow, RunDetail, RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
-from pages._tables import grid, wrapped
+from pages._tables import download, grid, headed, wrapped
 from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
-from pages._words import cite, on_off, plural, probes_used
+from pages._words import caption, cite, markdown, on_off, plural, probes_used
 
 LINKED = {"run": "runs_run", "record": "runs_record"}
 STATUS = {
@@ -50,21 +45,14 @@ def step_text(step: dict) -> str:
     )
 
 
-LATEST = 5
-MANY, TALL = (
-    15,
-    640,
-)  # a turn of more records than MANY scrolls in place, TALL pixels high  # the organization's most recent turns, shown as they go
+LATEST = 5  # the organization's most recent turns, shown as they go
+MANY, TALL = 15, 640  # a turn of more records than MANY scrolls in place, TALL pixels high
 
 
 def _turn_said(turn: TurnDetail, cap: int | None) -> str:
-    """A turn as it goes: its status, records, reads against the budget (R21), what it taught (R1) or
-    what its latest record claims."""
-    reads = (
-        f"{turn['probes_used']} of {cap} MemoryProbes used"
-        if cap is not None
-        else f"{turn['probes_used']} reads, no cap"
-    )
+    """A turn as it goes: status, records, reads (R21), what it taught (R1), what its latest record claims."""
+    used = turn["probes_used"]
+    reads = f"{used} of {cap} MemoryProbes used" if cap is not None else f"{used} reads, no cap"
     said = f"{STATUS.get(turn['status'], turn['status'])}, {plural(len(turn['records']), 'record')}, {reads} (R21)"
     if teaches(turn["status"]):
         taught = turn["taught"]
@@ -86,27 +74,78 @@ def _turn_line(run: RunDetail, turn_id: str, client: str | None) -> list[str]:
 
 
 def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, str]) -> None:
-    """The organization's most recent turns, each as it goes (the page is live): status, records so
-    far, reads against the budget (R21), and what the latest record claims or the turn taught."""
+    """The organization's most recent turns, each as it goes (the page is live)."""
     recent = [(r, t) for r in runs for t in r["turns"]][-LATEST:]
     if not recent:
         return
     lines = []
-    details = {
-        r["id"]: read(ctx, MemoryService.run_detail, org, r["id"]) for r in {r["id"]: r for r, _ in recent}.values()
-    }
+    details = {r["id"]: read(ctx, MemoryService.run_detail, org, r["id"]) for r, _ in recent}
     for r, t in reversed(recent):
         lines += _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))
-    st.markdown(cite("**Latest turns**, as they go:\n" + "\n".join(lines)))
+    markdown("**Latest turns**, as they go:\n" + "\n".join(lines))
+
+
+def _taught(t: TurnDetail) -> None:
+    """The map a turn took at open (R18), and what it taught (R1) or why nothing (R2, R3)."""
+    m = t["map"] or {}
+    kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
+    markdown(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}.")
+    taught = t["taught"]
+    if teaches(t["status"]):
+        supports = [plural(taught[g], f"{g.capitalize()} support") for g in ("world", "user", "flow")]
+        markdown(f"**Taught** (R1, R7 to R9): {', '.join(supports)}.")
+    else:
+        markdown(f"**Taught nothing**: {WHY_NOTHING.get(t['status'], t['status'])}.")
+
+
+def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
+    """A turn: its map (R18), what it taught (R1) or why not, reads (R21), steps, nested work, records."""
+    _taught(t)
+    if t["skipped"]:
+        markdown("**Claims kept out** of World or User, and the rule that kept each out:")
+        wrapped(headed(pd.DataFrame(t["skipped"], columns=["record", "label", "rule"]), label="Claim"))
+    markdown(f"**Reads**: {probes_used(t['probes_used'], cap)} (R21).")
+    if t["steps"]:
+        markdown("**Steps**: " + "; ".join(inert(step_text(s)) for s in t["steps"]) + ".")
+    if t["work"]:
+        work = ", ".join(f"{w['work']} ({w['status']})" for w in t["work"])
+        markdown(f"**Nested work** (R4, R5, learned from once, with its turn): {inert(work)}.")
+    if t["records"]:
+        _records(t, linked)
+    else:
+        st.caption("No records.")
+
+
+def _record(r: RecordRow) -> dict[str, str]:
+    """A record as a row of its turn's table: its source, reliability (R26), claims and excerpt."""
+    return {
+        "Record": r["id"],
+        "Origin": r["origin"],
+        "Source": r["source"] or "",
+        "Reliability": "default (R26)" if r["reliability"] is None else f"{r['reliability']:.2f}",
+        "From nested work": r["nested"] or "",
+        "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
+        "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
+    }
+
+
+def _records(t: TurnDetail, linked: str | None) -> None:
+    """A turn's records, the linked one first (R24), each claim and excerpt read whole (#25)."""
+    rows = [_record(r) for r in t["records"]]
+    if linked:
+        rows.sort(key=lambda row: row["Record"] != linked)
+        st.success(f"Record {inert(linked)} (linked) is first.")
+    table = pd.DataFrame(rows)
+    if not any(r["nested"] for r in t["records"]):  # no record from nested work: no column of blanks
+        table = table.drop(columns=["From nested work"])
+    wrapped(table, height=TALL if len(rows) > MANY else None)
 
 
 ctx, org = page("Runs")
 live(ctx)  # redrawn when an agent or another tab changes memory: an open turn as it goes
-st.caption(
-    cite(
-        "Every run of this organization, its turns and what each taught, and every record its turns kept. "
-        "A failed or cancelled turn teaches nothing, but its records stay as evidence (R2)."
-    )
+caption(
+    "Every run of this organization, its turns and what each taught, and every record its turns kept. "
+    "A failed or cancelled turn teaches nothing, but its records stay as evidence (R2)."
 )
 from_link(LINKED)
 
@@ -150,16 +189,14 @@ with guard():
         dropped("runs_record", f"run {inert(run_id)} with no record shown first")
     to_link(LINKED)
 
-    st.markdown(
-        cite(
-            f"**{inert(run['id'])}**: by {inert(names.get(run['person'], run['person']) if run['person'] else 'an erased account (R30)')}, "
-            f"surface {inert(run['surface'])}, ephemeral asked {on_off(run['requested_ephemeral'])}, "
-            f"stored as ephemeral {on_off(run['ephemeral'])} (R11, R17), "
-            f"{'ended' if run['ended'] else 'not ended'}"
-            f"{'; started by an agent via MCP: ' + inert(clients[run_id]) if run_id in clients else ''}; "
-            f"{plural(len(run['turns']), 'turn')}, "
-            f"{plural(len(turn_records), 'record')}."
-        )
+    markdown(
+        f"**{inert(run['id'])}**: by {inert(names.get(run['person'], run['person']) if run['person'] else 'an erased account (R30)')}, "
+        f"surface {inert(run['surface'])}, ephemeral asked {on_off(run['requested_ephemeral'])}, "
+        f"stored as ephemeral {on_off(run['ephemeral'])} (R11, R17), "
+        f"{'ended' if run['ended'] else 'not ended'}"
+        f"{'; started by an agent via MCP: ' + inert(clients[run_id]) if run_id in clients else ''}; "
+        f"{plural(len(run['turns']), 'turn')}, "
+        f"{plural(len(turn_records), 'record')}."
     )
     exported = read(ctx, run_export, org, run_id)
     # R15: the run's scenario carries the organization's settings and their audit: the owner's alone
@@ -189,67 +226,12 @@ with guard():
             "Every event of this run can be written back: the notebook replays it as it happened, reads aside."
         )
     for t in run["turns"]:
-        recs = t["records"]
-        head = f"{inert(t['id'])} · {STATUS.get(t['status'], t['status'])} · {plural(len(recs), 'record')}"
-        with st.expander(
-            cite(head), expanded=bool(wanted and wanted in {r["id"] for r in recs}) or len(run["turns"]) == 1
-        ):
-            m = t["map"] or {}
-            kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
-            st.markdown(cite(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}."))
-            taught = t["taught"]
-            if teaches(t["status"]):
-                st.markdown(
-                    cite(
-                        f"**Taught** (R1, R7 to R9): {plural(taught['world'], 'World support')}, "
-                        f"{plural(taught['user'], 'User support')}, {plural(taught['flow'], 'Flow support')}."
-                    )
-                )
-            else:
-                st.markdown(cite(f"**Taught nothing**: {WHY_NOTHING.get(t['status'], t['status'])}."))
-            if t["skipped"]:
-                st.markdown(cite("**Claims kept out** of World or User, and the rule that kept each out:"))
-                wrapped(
-                    pd.DataFrame(
-                        [{"Record": k["record"], "Claim": k["label"], "Rule": k["rule"]} for k in t["skipped"]]
-                    )
-                )
-            cap = run["cap"]
-            st.markdown(cite(f"**Reads**: {probes_used(t['probes_used'], cap)} (R21)."))
-            if t["steps"]:
-                st.markdown(cite("**Steps**: " + "; ".join(inert(step_text(s)) for s in t["steps"]) + "."))
-            if t["work"]:
-                work = ", ".join(f"{w['work']} ({w['status']})" for w in t["work"])
-                st.markdown(cite(f"**Nested work** (R4, R5, learned from once, with its turn): {inert(work)}."))
-            if recs:
-                rows = [
-                    {
-                        "Record": r["id"],
-                        "Origin": r["origin"],
-                        "Source": r["source"] or "",
-                        "Reliability": "default (R26)" if r["reliability"] is None else f"{r['reliability']:.2f}",
-                        "From nested work": r["nested"] or "",
-                        "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
-                        "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
-                    }
-                    for r in recs
-                ]
-                if wanted in {r["id"] for r in recs}:
-                    rows.sort(key=lambda row: row["Record"] != wanted)
-                    st.success(f"Record {inert(wanted)} (linked) is first.")
-                table = pd.DataFrame(rows)
-                if not any(r["nested"] for r in recs):  # no record from nested work: no column of blanks
-                    table = table.drop(columns=["From nested work"])
-                wrapped(table, height=TALL if len(rows) > MANY else None)  # claims, excerpts read whole (#25)
-            else:
-                st.caption("No records.")
+        linked = wanted if wanted in {r["id"] for r in t["records"]} else None
+        head = f"{inert(t['id'])} · {STATUS.get(t['status'], t['status'])} · {plural(len(t['records']), 'record')}"
+        with st.expander(cite(head), expanded=bool(linked) or len(run["turns"]) == 1):
+            _turn(t, run["cap"], linked)
     c1, c2 = st.columns([1, 3])
-    c1.download_button(
-        "This run as JSON",
-        json.dumps(run, ensure_ascii=False, indent=2),
-        file_name=f"run-{run_id}.json",
-        mime="application/json",
-        key="runs_json",
-    )
+    as_json = json.dumps(run, ensure_ascii=False, indent=2)
+    download(c1.download_button, "This run as JSON", as_json, file_name=f"run-{run_id}.json", key="runs_json")
     with c2.popover("Link to this run"):
         copy_link("Link to this run")

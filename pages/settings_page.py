@@ -1,6 +1,5 @@
-"""Settings: the four organization settings, the owner's alone (R15), their audit as a log, and a
-what-if: the organization's recorded history (or the notebook's scenario) replayed in a sandbox
-under other settings, compared by behaviour and by World facts."""
+"""Settings: the organization's settings, the owner's alone (R15), their audit, and a what-if: its recorded
+history (or the notebook's scenario) replayed in a sandbox under other settings, compared (R16)."""
 
 from __future__ import annotations
 
@@ -13,9 +12,9 @@ from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
 from pages._identities import sign_in_links
 from pages._signin import sign_in_required
-from pages._ui import guard, inert, note_change, notebook, page, people_names, read, read_or_refusal
+from pages._ui import guard, inert, note_change, notebook, page, people_names, read, read_or_refusal, said_once
 from pages._whatif import Sides, compared, switches
-from pages._words import cite, on_off
+from pages._words import caption, cite, markdown, on_off
 from pages._workflows import workflows_section
 
 ctx, org = page("Settings")
@@ -36,6 +35,16 @@ def local_time(at: str) -> str:
     return (moment - timedelta(minutes=int(offset))).strftime("%Y-%m-%d %H:%M")
 
 
+def save(changes: dict[str, bool], *, note: str, done: str, key: str) -> None:
+    """Change the settings (R15), said after the rerun that shows them (`key`) and in a toast."""
+    out = ctx.svc.set_settings(org, by=ctx.person or "", settings=changes)
+    note_change(ctx, note)
+    said = f"{done}: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed)
+    st.session_state[key] = said + ". The audit below lists it."
+    st.toast(said)
+    st.rerun()
+
+
 with guard():
     current = read_or_refusal(ctx, MemoryService.get_settings, org, by=ctx.person or "")
     if isinstance(current, Refusal):  # R15, refused by the facade: said here in the page's words
@@ -48,33 +57,21 @@ with guard():
         )
         st.stop()
     st.success(cite(f"You act as the owner of {inert(ctx.org_name)}: you may change these (R15)."))
-    if st.session_state.get(f"_settings_shown_{org}") != current:
-        # The settings changed since the toggles were drawn (saved, applied from the what-if, or
-        # changed elsewhere): every toggle shows them as they are now, so a later Save changes
-        # only what is flipped after this.
+    if st.session_state.get(f"_settings_shown_{org}") != current:  # changed since: the toggles say them now
         for s in SETTINGS:
             st.session_state[f"set-{org}-{s.name}"] = current[s.name]
             st.session_state[f"wi-live-{org}-{s.name}"] = current[s.name]
         st.session_state[f"_settings_shown_{org}"] = dict(current)
     wanted = {}
     for s in SETTINGS:
-        wanted[s.name] = st.toggle(  # its value is the session's, set above from the settings now
-            cite(f"**{s.name}** ({s.rule})"),
-            key=f"set-{org}-{s.name}",
-            help=s.meaning,
-        )
+        title = cite(f"**{s.name}** ({s.rule})")  # its value is the session's, set above from the settings now
+        wanted[s.name] = st.toggle(title, key=f"set-{org}-{s.name}", help=s.meaning)
         st.caption(f"Now **{on_off(current[s.name])}**. {s.meaning} Default: {on_off(s.default)}.")
     changes = {k: v for k, v in wanted.items() if v != current[k]}
     if st.button("Save settings", key="save_settings", type="primary", disabled=not changes):
-        out = ctx.svc.set_settings(org, by=ctx.person or "", settings=changes)
-        note_change(ctx, "Settings page: " + ", ".join(f"{k} {on_off(v)}" for k, v in changes.items()))
-        said = "Saved: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed)
-        st.session_state["_settings_saved"] = said + ". The audit below lists it."
-        st.toast(said)
-        st.rerun()
-    saved = st.session_state.pop("_settings_saved", None)
-    if saved:  # said after the rerun that shows the settings saved, not only in a passing toast
-        st.success(saved)
+        note = "Settings page: " + ", ".join(f"{k} {on_off(v)}" for k, v in changes.items())
+        save(changes, note=note, done="Saved", key="_settings_saved")
+    said_once("_settings_saved")
 
     st.subheader("Audit")
     audit = read(ctx, MemoryService.audit, org, by=ctx.person)
@@ -96,16 +93,11 @@ with guard():
 st.subheader("What if?")
 nb = notebook()
 sources = ["live"] + (["notebook"] if nb else [])
-source = st.radio(
-    "Replay",
-    sources,
-    format_func={
-        "live": f"the recorded history of {inert(ctx.org_name)}",
-        "notebook": "the notebook's scenario, from its start",
-    }.__getitem__,
-    horizontal=True,
-    key="wi_source",
-)
+replays = {
+    "live": f"the recorded history of {inert(ctx.org_name)}",
+    "notebook": "the notebook's scenario, from its start",
+}
+source = st.radio("Replay", sources, format_func=replays.__getitem__, horizontal=True, key="wi_source")
 gaps: list[str] = []
 if source == "live":
     turns = sum(len(r["turns"]) for r in read(ctx, MemoryService.runs, org))
@@ -118,17 +110,13 @@ if source == "live":
             st.session_state[f"wi_go_{org}"] = True
             st.rerun()
         st.stop()
-    doc, gaps = read(
-        ctx, whatif.history_of, org, by=ctx.person
-    )  # the recorded history, read again only once memory changed
+    doc, gaps = read(ctx, whatif.history_of, org, by=ctx.person)  # read again only once memory changed
     target = org
     base = dict(current)
-    st.caption(
-        cite(
-            "Replays what this organization's runs recorded (every turn in the order it opened, its records, "
-            "its end, then the corrections) in a private sandbox, under the settings it has now and under the "
-            "settings you pick, as if each had always held; memory itself does not change (R16)."
-        )
+    caption(
+        "Replays what this organization's runs recorded (every turn in the order it opened, its records, "
+        "its end, then the corrections) in a private sandbox, under the settings it has now and under the "
+        "settings you pick, as if each had always held; memory itself does not change (R16)."
     )
 else:
     assert nb is not None
@@ -136,29 +124,23 @@ else:
     org_ids = [o["id"] for o in doc.get("organizations", [])]
     target = st.selectbox("Organization of the notebook", org_ids, key="wi_org")
     base = whatif.initial_settings(doc, target)
-    st.caption(
-        cite(
-            "Replays the whole notebook from its start under the settings you pick; set-settings cells in the "
-            "notebook still apply where they stand (R16)."
-        )
+    caption(
+        "Replays the whole notebook from its start under the settings you pick; set-settings cells in the "
+        "notebook still apply where they stand (R16)."
     )
 named = {o["id"]: o.get("name") or o["id"] for o in doc.get("organizations", [])}
 sides = Sides(live=source == "live", org_name=ctx.org_name if source == "live" else named.get(target, target))
 alt = switches(source, target, base, sides)
 flipped = [k for k in alt if alt[k] != base[k]]
-compared(ctx, doc, target, alt, base, sides)
+compared(ctx, doc, target, alt, flipped=bool(flipped), sides=sides)
 if gaps:
     with st.expander(f"What the replay cannot put back ({len(gaps)})"):
-        st.markdown(cite("\n".join(f"- {inert(g)}" for g in gaps)))
-        st.caption(
-            cite(
-                "Erased runs' records are gone (R17, R29), so their votes, kept in the live weights, are not in "
-                "either replay: both sides are compared without them."
-            )
+        markdown("\n".join(f"- {inert(g)}" for g in gaps))
+        caption(
+            "Erased runs' records are gone (R17, R29), so their votes, kept in the live weights, are not in "
+            "either replay: both sides are compared without them."
         )
-applied = st.session_state.pop("_wi_applied", None)
-if applied:  # said after the rerun that shows the new settings, not only in a passing toast
-    st.success(applied)
+said_once("_wi_applied")
 if source == "live" and flipped:  # the owner's alone: anyone else was refused above (R15)
     change = ", ".join(f"{k} {on_off(alt[k])}" for k in flipped)
     if st.button("Apply these settings: " + change, key="wi_apply", type="primary"):
@@ -174,12 +156,8 @@ if source == "live" and flipped:  # the owner's alone: anyone else was refused a
         if yes.button("Apply", key="wi_apply_yes", type="primary"):
             del st.session_state["_wi_confirm"]
             with guard():
-                out = ctx.svc.set_settings(org, by=ctx.person or "", settings={k: alt[k] for k in flipped})
-                note_change(ctx, "Settings page what-if applied: " + change)
-                said = "Applied: " + ", ".join(f"{c.setting} {on_off(c.new)}" for c in out.changed)
-                st.session_state["_wi_applied"] = said + ". The audit below lists it."
-                st.toast(said)
-                st.rerun()
+                new = {k: alt[k] for k in flipped}
+                save(new, note="Settings page what-if applied: " + change, done="Applied", key="_wi_applied")
         if no.button("Keep them as they are", key="wi_apply_no"):
             del st.session_state["_wi_confirm"]
             st.rerun()
