@@ -12,6 +12,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
+from . import reads
 from .database import scrub
 from .dialect import dialect_of
 from .graph import drop_graph
@@ -96,6 +97,7 @@ def erase_run(s: Session, run: RunRef) -> Obj:
     )
     s.exec(update(Moment).where(col(Moment.run_id) == run.id).values(run_id=None, turn_id=None))  # type: ignore[call-overload]
     s.exec(delete(Record).where(col(Record.run_id) == run.id))  # type: ignore[call-overload]
+    reads.erase(s, turn_ids)
     s.exec(delete(NestedWork).where(col(NestedWork.turn_id).in_(turn_ids)))  # type: ignore[call-overload]
     s.exec(delete(Turn).where(col(Turn.run_id) == run.id))  # type: ignore[call-overload]
     s.exec(delete(Run).where(col(Run.id) == run.id))  # type: ignore[call-overload]
@@ -149,6 +151,7 @@ def erase_account(s: Session, person: PersonRef) -> Obj:
     s.exec(delete(ApiToken).where(col(ApiToken.person_id) == person.id))  # type: ignore[call-overload]
     erase_links(s, person.id)
     s.exec(delete(Membership).where(col(Membership.person_id) == person.id))  # type: ignore[call-overload]
+    reads.erase(s, select(Turn.id).join(Run, col(Run.id) == Turn.run_id).where(Run.person_id == person.id))
     s.exec(update(Run).where(col(Run.person_id) == person.id).values(person_id=None))  # type: ignore[call-overload]
     s.exec(update(Dispute).where(col(Dispute.by) == person.id).values(by=None))  # type: ignore[call-overload]
     s.exec(update(DisputeGone).where(col(DisputeGone.by) == person.id).values(by=None))  # type: ignore[call-overload]

@@ -204,6 +204,7 @@ class MemoryService:
     fact_history = delegate("_past", Past.fact_history)
     # Export (export.py)
     export_scenario = delegate("_export", Export.export_scenario)
+    read_trace = delegate("_export", Export.read_trace)
     # AgentSessions (agents.py)
     agent_server_started = delegate("_agents", AgentSessions.agent_server_started)
     agent_server_alive = delegate("_agents", AgentSessions.agent_server_alive)

@@ -9,6 +9,7 @@ from ..rules.budget import budget_allows, read_offered
 from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
 from ..store import probes
+from ..store import reads as kept
 from ..store.graph import map_counts
 from ..store.turns import open_work
 from . import shapes as sh
@@ -25,11 +26,23 @@ class Reads(UseCases):
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
         It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
         Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
-        statement (probes.counted_read)."""
+        statement (probes.counted_read). Every read of a turn is kept with it, refused or not
+        (store/reads.py: the recall trace)."""
+        try:
+            return self._graph_read(turn_id, call=call, args=args, within=within, step=step)
+        except E.Refusal as refusal:  # its transaction undone; the refusal is kept in its own
+            with self.database.driver() as db:
+                said = (refusal.reason, refusal.message)
+                kept.keep(db, turn_id, call=call, args=args, refusal=said, step=step, within=within)
+            raise
+
+    def _graph_read(self, turn_id: str, *, call: str, args: Obj, within: str | None, step: str | None) -> ReadResult:
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
         if turn_level and self.database.one_statement_reads:
             with self.database.driver(one_statement=True) as one:
                 done = probes.counted_read(one, turn_id, call, args)
+                if done is not None:  # kept by the next statement: a crash between loses the trace only
+                    kept.keep(one, turn_id, call=call, args=args, result=done[2])
             if done is not None:
                 used, cap, result = done
                 return ReadResult(result=result, probes_used=used, cap=cap)
@@ -40,7 +53,8 @@ class Reads(UseCases):
             run_id, wf_id, cap = turn.run_id, turn.workflow_id, turn.memory_probes  # cap None: none (R21)
             spec = self._step_of(wf_id, turn.steps or [], step) if step is not None else None
             self._refuse_unless_open(turn_id, turn.status, run_id, bool(turn.ended))
-            if within is not None and open_work(db, turn_id, within) is None:
+            nested = open_work(db, turn_id, within) if within is not None else None
+            if within is not None and nested is None:
                 raise E.NestedNotOpen(within, turn_id)
             if not read_offered(within=within, step=spec):
                 raise E.NotOffered(within=within, step=step)
@@ -56,6 +70,7 @@ class Reads(UseCases):
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
+            kept.keep(db, turn_id, call=call, args=args, result=result, step=step, within=within, nested_id=nested)
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap)
 
     def org_map(self, org_id: str) -> sh.OrgMap:
