@@ -20,8 +20,8 @@ from .driver import Driver, driver_of, json_value
 from .models import TurnRead
 
 KEEP = """INSERT INTO turnread (turn_id, moment, records, nested_id, call, step, within, args, outcome, message,
- result) SELECT :t, (SELECT coalesce(max(id), 0) FROM moment), t.next_record, :nested, :call, :step, :within, :args,
- :outcome, :message, :result FROM turn t WHERE t.id = :t"""
+ result) VALUES (:t, (SELECT coalesce(max(id), 0) FROM moment), (SELECT next_record FROM turn WHERE id = :t2), :nested,
+ :call, :step, :within, :args, :outcome, :message, :result)"""
 
 
 def keep(
@@ -36,11 +36,12 @@ def keep(
     within: str | None = None,
     nested_id: int | None = None,
 ) -> None:
-    """Keep one read of a turn: its answer, or its refusal's (reason, sentence)."""
+    """Keep one read of a turn that exists: its answer, or its refusal's (reason, sentence)."""
     if call == "GraphSource" and result is not None:  # the excerpt stays in its record only (R24)
         result = [{k: v for k, v in hit.items() if k != "excerpt"} for hit in result]
     reason, message = refusal or ("ok", None)
-    params = {"t": turn_id, "nested": nested_id, "call": call, "step": step, "within": within}
+    # :t twice would be one parameter PostgreSQL deduces two types for (a column, a comparison)
+    params = {"t": turn_id, "t2": turn_id, "nested": nested_id, "call": call, "step": step, "within": within}
     params |= {"args": db.json(args), "outcome": reason, "message": message}
     db.change(KEEP, params | {"result": None if result is None else db.json(result)})
 

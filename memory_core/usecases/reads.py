@@ -31,6 +31,8 @@ class Reads(UseCases):
         try:
             return self._graph_read(turn_id, call=call, args=args, within=within, step=step)
         except E.Refusal as refusal:  # its transaction undone; the refusal is kept in its own
+            if isinstance(refusal, E.UnknownTurn):
+                raise
             with self.database.driver() as db:
                 said = (refusal.reason, refusal.message)
                 kept.keep(db, turn_id, call=call, args=args, refusal=said, step=step, within=within)
