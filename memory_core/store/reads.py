@@ -51,14 +51,11 @@ _COLS += "r.message, r.result"
 _KEPT = f"SELECT {_COLS} FROM turnread r JOIN turn t ON t.id = r.turn_id"
 
 
-def kept(s: Session | Driver, *, runs: list[str] | None = None, upto: int | None = None) -> list[Obj]:
-    """The reads kept, in the order they were made: all, or those of some runs; with `upto`, those
-    made before the moment after it (R32)."""
-    sql, params = _KEPT + " WHERE 1 = 1", dict[str, Any]()
+def kept(s: Session | Driver, *, runs: list[str] | None = None) -> list[Obj]:
+    """The reads kept, in the order they were made: all, or those of some runs."""
+    sql, params = _KEPT, dict[str, Any]()
     if runs is not None:
-        sql += f" AND t.run_id IN ({in_list('r', runs, params) or 'NULL'})"
-    if upto is not None:
-        sql, params = sql + " AND r.moment <= :upto", params | {"upto": upto}
+        sql += f" WHERE t.run_id IN ({in_list('r', runs, params) or 'NULL'})"
     with driver_of(s) as db:
         out = [_row(row) for row in db.rows(sql + " ORDER BY r.id", params)]
         _as_now(db, out)

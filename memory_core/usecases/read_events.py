@@ -66,6 +66,8 @@ def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], 
         if r["moment"] in starts and events[starts[r["moment"]]].get("turn") == turn:
             pos = starts[r["moment"]] + 1  # inside its own turn's step or opening
         pos = max(pos, max((i for n, i in after.items() if n < r["records"]), default=0))
+        while pos < len(events) and events[pos]["do"] == "return" and events[pos]["turn"] == turn:
+            pos += 1  # nested work returned after its last record: before the read, most likely
         if r["nested"] in open_at:
             first, last = open_at[r["nested"]]
             pos = min(max(pos, first), last)

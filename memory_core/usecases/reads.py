@@ -21,30 +21,41 @@ class Reads(UseCases):
     """Use cases of reading memory."""
 
     def read(
-        self, turn_id: str, *, call: str, args: Obj, within: str | None = None, step: str | None = None
+        self,
+        turn_id: str,
+        *,
+        call: str,
+        args: Obj,
+        within: str | None = None,
+        step: str | None = None,
+        given: Obj | None = None,
     ) -> ReadResult:
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
         It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
         Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
-        statement (probes.counted_read). Every read of a turn is kept with it, refused or not
-        (store/reads.py: the recall trace)."""
+        statement (probes.counted_read). Every read of a turn is kept with it, refused or not, with
+        its arguments as `given` (else `args`; store/reads.py: the recall trace)."""
         try:
-            return self._graph_read(turn_id, call=call, args=args, within=within, step=step)
+            return self._graph_read(turn_id, call=call, args=args, within=within, step=step, given=given)
         except E.Refusal as refusal:  # its transaction undone; the refusal is kept in its own
             if isinstance(refusal, E.UnknownTurn):
                 raise
             with self.database.driver() as db:
-                said = (refusal.reason, refusal.message)
-                kept.keep(db, turn_id, call=call, args=args, refusal=said, step=step, within=within)
+                said, nested = (refusal.reason, refusal.message), open_work(db, turn_id, within) if within else None
+                kept.keep(
+                    db, turn_id, call=call, args=given or args, refusal=said, step=step, within=within, nested_id=nested
+                )
             raise
 
-    def _graph_read(self, turn_id: str, *, call: str, args: Obj, within: str | None, step: str | None) -> ReadResult:
+    def _graph_read(
+        self, turn_id: str, *, call: str, args: Obj, within: str | None, step: str | None, given: Obj | None
+    ) -> ReadResult:
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
         if turn_level and self.database.one_statement_reads:
             with self.database.driver(one_statement=True) as one:
                 done = probes.counted_read(one, turn_id, call, args)
                 if done is not None:  # kept by the next statement: a crash between loses the trace only
-                    kept.keep(one, turn_id, call=call, args=args, result=done[2])
+                    kept.keep(one, turn_id, call=call, args=given or args, result=done[2])
             if done is not None:
                 used, cap, result = done
                 return ReadResult(result=result, probes_used=used, cap=cap)
@@ -72,7 +83,9 @@ class Reads(UseCases):
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
-            kept.keep(db, turn_id, call=call, args=args, result=result, step=step, within=within, nested_id=nested)
+            kept.keep(
+                db, turn_id, call=call, args=given or args, result=result, step=step, within=within, nested_id=nested
+            )
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap)
 
     def org_map(self, org_id: str) -> sh.OrgMap:
