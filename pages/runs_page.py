@@ -19,6 +19,7 @@ from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RunDetail, RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
+from pages._reads import turn_reads
 from pages._tables import grid, wrapped
 from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import cite, on_off, plural, probes_used
@@ -216,6 +217,7 @@ with guard():
                 )
             cap = run["cap"]
             st.markdown(cite(f"**Reads**: {probes_used(t['probes_used'], cap)} (R21)."))
+            turn_reads(ctx, t["id"])
             if t["steps"]:
                 st.markdown(cite("**Steps**: " + "; ".join(inert(step_text(s)) for s in t["steps"]) + "."))
             if t["work"]:

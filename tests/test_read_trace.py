@@ -14,6 +14,7 @@ from backend import SERVER, fresh_service, fresh_url
 from helpers import HQ, HQ_REF, scenario, web
 from sqlalchemy import select
 from sqlmodel import SQLModel
+from test_dashboard import app, demo_db, live, page, texts  # noqa: F401 (fixtures)
 from test_mcp import Agent, served, session
 
 from memory_core import MemoryService, make_engine, parse, replay
@@ -165,3 +166,18 @@ def test_mcp_reads_are_kept_with_their_turn():
     ]
     assert reads[0]["args"]["name"] == "globex" and reads[0]["result"][0]["name"] == "Globex"
     assert reads[1]["result"][0]["weight"] > 0.5 and reads[2]["result"] is None
+
+
+def test_runs_page_shows_what_each_turn_read_and_was_told(app):  # noqa: F811 (the fixture)
+    svc = live()
+    found = [
+        (r["id"], t["id"])
+        for r in svc.runs("acme")
+        for t in svc.run_detail("acme", r["id"])["turns"]
+        if any(k["outcome"] == "ok" and k["result"] for k in svc.turn_reads(t["id"]))
+    ]
+    assert found, "the demo's acme runs read something"
+    app.query_params["run"] = found[0][0]
+    said = texts(page(app, "runs"))
+    assert "What it read and was told" in said and "being read never supports a fact" in said
+    assert "fact-weights?q=" in said  # names link to their weights

@@ -51,11 +51,13 @@ _COLS += "r.message, r.result"
 _KEPT = f"SELECT {_COLS} FROM turnread r JOIN turn t ON t.id = r.turn_id"
 
 
-def kept(s: Session | Driver, *, runs: list[str] | None = None) -> list[Obj]:
-    """The reads kept, in the order they were made: all, or those of some runs."""
+def kept(s: Session | Driver, *, runs: list[str] | None = None, turn: str | None = None) -> list[Obj]:
+    """The reads kept, in the order they were made: all, or those of some runs, or of one turn."""
     sql, params = _KEPT, dict[str, Any]()
     if runs is not None:
         sql += f" WHERE t.run_id IN ({in_list('r', runs, params) or 'NULL'})"
+    elif turn is not None:
+        sql, params = sql + " WHERE r.turn_id = :t", {"t": turn}
     with driver_of(s) as db:
         out = [_row(row) for row in db.rows(sql + " ORDER BY r.id", params)]
         _as_now(db, out)

@@ -152,6 +152,7 @@ class MemoryService:
     end_run = delegate("_turns", Turns.end_run)
     # Reads (reads.py)
     read = delegate("_reads", Reads.read)
+    turn_reads = delegate("_reads", Reads.turn_reads)
     org_map = delegate("_reads", Reads.org_map)
     # Corrections (corrections.py)
     dispute = delegate("_corrections", Corrections.dispute)

@@ -88,6 +88,12 @@ class Reads(UseCases):
             )
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap)
 
+    def turn_reads(self, turn_id: str) -> list[Obj]:
+        """The reads a turn made, in order, with what each was told or why it was refused (the
+        recall trace); none for a turn that does not exist."""
+        with self.database.transaction(write=False) as s:
+            return kept.kept(s, turn=turn_id)
+
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
         with self.database.transaction(write=False) as s:

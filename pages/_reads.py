@@ -1,0 +1,27 @@
+"""The recall trace on the Runs page (issue #38, point 7): what a turn read and was told, in order."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+import streamlit as st
+
+from memory_core import MemoryService
+from memory_core.views.reads_trace import trace_lines
+from pages._ui import Context, inert, read
+from pages._words import cite
+
+
+def _linked(name: str) -> str:
+    """A name linked to Fact weights, filtered on it."""
+    return f"[{inert(name)}](fact-weights?q={quote(name)})"
+
+
+def turn_reads(ctx: Context, turn_id: str) -> None:
+    """The turn's reads as they were made: asked, by whom, told (names linked to their weights) or refused."""
+    reads = read(ctx, MemoryService.turn_reads, turn_id)
+    if not reads:
+        return
+    st.markdown(cite("**What it read and was told**, in order (being read never supports a fact, R25):"))
+    lines = trace_lines(reads, inert, _linked)
+    st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
