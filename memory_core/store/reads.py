@@ -18,6 +18,7 @@ from ..plain import Obj
 from .dialect import in_list
 from .driver import Driver, driver_of, json_value
 from .models import TurnRead
+from .probes import expanded, resolved
 
 KEEP = """INSERT INTO turnread (turn_id, moment, records, nested_id, call, step, within, args, outcome, message,
  result) VALUES (:t, (SELECT coalesce(max(id), 0) FROM moment), (SELECT next_record FROM turn WHERE id = :t2), :nested,
@@ -66,6 +67,9 @@ def kept(s: Session | Driver, *, runs: list[str] | None = None, turn: str | None
 
 def _row(row: tuple[Any, ...]) -> Obj:
     rid, turn, run, moment, records, nested, call, step, within, args, outcome, message, result = row
+    result = None if result is None else json_value(result)
+    if result and isinstance(result[0], list):  # the query's rows, as PostgreSQL's one statement kept them
+        result = (resolved if call == "GraphResolve" else expanded)(tuple(r) for r in result)
     return {
         "id": rid,
         "turn": turn,
@@ -79,7 +83,7 @@ def _row(row: tuple[Any, ...]) -> Obj:
         "args": json_value(args),
         "outcome": outcome,
         "message": message,
-        "result": None if result is None else json_value(result),
+        "result": result,
     }
 
 

@@ -53,9 +53,7 @@ class Reads(UseCases):
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
         if turn_level and self.database.one_statement_reads:
             with self.database.driver(one_statement=True) as one:
-                done = probes.counted_read(one, turn_id, call, args)
-                if done is not None:  # kept by the next statement: a crash between loses the trace only
-                    kept.keep(one, turn_id, call=call, args=given or args, result=done[2])
+                done = probes.counted_read(one, turn_id, call, args, kept=given or args)  # its trace kept in it
             if done is not None:
                 used, cap, result = done
                 return ReadResult(result=result, probes_used=used, cap=cap)
