@@ -25,3 +25,16 @@ def turn_reads(ctx: Context, turn_id: str) -> None:
     st.markdown(cite("**What it read and was told**, in order (being read never supports a fact, R25):"))
     lines = trace_lines(reads, inert, _linked)
     st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
+
+
+def fact_readers(ctx: Context, org: str, fact_id: int) -> None:
+    """The turns that read a fact ("read by"), each linked to its run; being read never supports it."""
+    readers = read(ctx, MemoryService.fact_readers, org, fact_id)
+    said = "; ".join(
+        f"[{inert(r['turn'])}](runs?run={quote(r['run'])}) by {r['call']}"
+        + (f" at {r['weight']:.6g}" if r["weight"] is not None else "")
+        for r in readers
+    )
+    st.markdown(
+        cite(f"**Read by**: {said or 'no turn yet'}. Being read never supports a fact: a read adds no support (R25).")
+    )

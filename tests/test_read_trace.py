@@ -61,7 +61,7 @@ def state_of(capsys, url: str, *more: str) -> dict:
 @pytest.fixture
 def story(capsys, tmp_path):
     """The story replayed into a database: its URL, and the state the replay printed."""
-    url = fresh_url("memory_reads") if SERVER else f"sqlite:///{tmp_path / 'memory.db'}"
+    url = fresh_url("memory_reads") if SERVER else f"sqlite:///{tmp_path / 'story.db'}"
     path = tmp_path / "story.json"
     path.write_text(json.dumps(scenario(EVENTS)), encoding="utf-8")
     code, out, err = cli(capsys, "replay", str(path), "--db", url, "--json")
@@ -181,3 +181,21 @@ def test_runs_page_shows_what_each_turn_read_and_was_told(app):  # noqa: F811 (t
     said = texts(page(app, "runs"))
     assert "What it read and was told" in said and "being read never supports a fact" in said
     assert "fact-weights?q=" in said  # names link to their weights
+
+
+def test_fact_weights_says_which_turns_read_a_fact_and_that_reading_never_supports_it(story, app):  # noqa: F811
+    url, _ = story
+    svc = MemoryService.at(url, existing=True)
+    try:
+        hq = next(f for f in svc.graph("world", "acme", ids=True)["facts"] if f["relation"] == "headquartered_in")
+        assert svc.fact_readers("acme", hq["id"]) == [
+            {"run": "r1", "turn": "t2", "call": "GraphSource", "weight": None}
+        ]
+        assert svc.fact_readers("globex", hq["id"]) == []
+    finally:
+        svc.close()
+    demo = live()
+    fact = next(f["id"] for f in demo.graph("world", "acme", ids=True)["facts"] if demo.fact_readers("acme", f["id"]))
+    app.query_params["fact"] = str(fact)
+    said = texts(page(app, "fact-weights"))
+    assert "Read by" in said and "runs?run=" in said and "Being read never supports a fact" in said

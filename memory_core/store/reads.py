@@ -9,6 +9,7 @@ dispute's author deleted since is null (R30). A read goes with its turn (erasure
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from sqlalchemy import delete
@@ -63,6 +64,22 @@ def kept(s: Session | Driver, *, runs: list[str] | None = None, turn: str | None
         out = [_row(row) for row in db.rows(sql + " ORDER BY r.id", params)]
         _as_now(db, out)
     return out
+
+
+def naming(s: Session, *, org: str, name: str) -> list[Obj]:
+    """The answered GraphExpand and GraphSource reads of an organization's runs whose answer or
+    arguments may name `name` (a text match, as JSON may write it), in the order they were made."""
+    params: Obj = {"o": org, "a": _like(json.dumps(name)[1:-1]), "b": _like(name)}
+    sql = _KEPT + " JOIN run ru ON ru.id = t.run_id WHERE ru.org_id = :o AND r.outcome = 'ok' "
+    sql += "AND r.call IN ('GraphExpand', 'GraphSource') AND ("
+    sql += " OR ".join(f"CAST(r.{c} AS TEXT) LIKE :{p} ESCAPE '!'" for c in ("result", "args") for p in "ab") + ")"
+    with driver_of(s) as db:
+        return [_row(row) for row in db.rows(sql + " ORDER BY r.id", params)]
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern finding `text` anywhere ('!' escapes)."""
+    return "%" + text.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
 
 
 def _row(row: tuple[Any, ...]) -> Obj:

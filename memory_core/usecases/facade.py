@@ -153,6 +153,7 @@ class MemoryService:
     # Reads (reads.py)
     read = delegate("_reads", Reads.read)
     turn_reads = delegate("_reads", Reads.turn_reads)
+    fact_readers = delegate("_reads", Reads.fact_readers)
     org_map = delegate("_reads", Reads.org_map)
     # Corrections (corrections.py)
     dispute = delegate("_corrections", Corrections.dispute)

@@ -11,10 +11,22 @@ from ..rules.wording import map_paragraph
 from ..store import probes
 from ..store import reads as kept
 from ..store.graph import map_counts
+from ..store.past import last_moment
+from ..store.recorded import fact_at
 from ..store.turns import open_work
 from . import shapes as sh
 from .base import Obj, UseCases
 from .results import ReadResult
+
+
+def same_fact(f: Obj, fact: Obj | None) -> bool:
+    """Whether a fact as a read wrote it names this fact (subject, relation, object)."""
+    if fact is None:
+        return False
+    ends = [(e.get("name"), e.get("kind"), e.get("value")) for e in (f["subject"], f["object"])]
+    return ends == [(e.get("name"), e.get("kind"), e.get("value")) for e in (fact["subject"], fact["object"])] and (
+        f["relation"] == fact["relation"]
+    )
 
 
 class Reads(UseCases):
@@ -91,6 +103,20 @@ class Reads(UseCases):
         recall trace); none for a turn that does not exist."""
         with self.database.transaction(write=False) as s:
             return kept.kept(s, turn=turn_id)
+
+    def fact_readers(self, org_id: str, fact_id: int) -> list[Obj]:
+        """The turns of an organization's runs that read a fact (told it by GraphExpand, or asked
+        GraphSource for it), in the order they read it: run, turn, call, and the weight as read."""
+        with self.database.transaction(write=False) as s:
+            fact = fact_at(s, fact_id, last_moment(s))
+            found = kept.naming(s, org=org_id, name=fact["subject"]["name"]) if fact else []
+        out = []
+        for r in found:
+            told = r["result"] if r["call"] == "GraphExpand" else [{**r["args"]["fact"], "weight": None}]
+            for f in told:
+                if same_fact(f, fact):
+                    out.append({"run": r["run"], "turn": r["turn"], "call": r["call"], "weight": f["weight"]})
+        return out
 
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
