@@ -7,7 +7,7 @@ from urllib.parse import quote
 import streamlit as st
 
 from memory_core import MemoryService
-from memory_core.views.reads_trace import trace_lines
+from memory_core.views.reads_trace import asked, trace_lines
 from pages._ui import Context, inert, read
 from pages._words import cite
 
@@ -38,3 +38,12 @@ def fact_readers(ctx: Context, org: str, fact_id: int) -> None:
     st.markdown(
         cite(f"**Read by**: {said or 'no turn yet'}. Being read never supports a fact: a read adds no support (R25).")
     )
+
+
+def reads_then(ctx: Context, org: str, n: int) -> None:
+    """The reads made up to moment `n` (R32): how many, and the latest, each with what it asked."""
+    count, latest = read(ctx, MemoryService.reads_then, org, n)
+    if not count:
+        return
+    lines = [f"{inert(r['turn'])}: {asked(r, inert)} ({inert(r['outcome'])})" for r in latest]
+    st.caption(cite(f"Reads made up to moment {n}: {count}; the latest: " + "; ".join(lines) + "."))

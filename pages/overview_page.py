@@ -31,6 +31,7 @@ from pages._history import (
     world_at,
     world_now,
 )
+from pages._reads import reads_then
 from pages._tables import STATUS_WIDTH, grid, wrapped
 from pages._ui import (
     Context,
@@ -153,6 +154,7 @@ def through_time(ctx: Context, org: str) -> None:
             },
         )
         st.caption(cite(said))
+    reads_then(ctx, org, n)
     compare_with(ctx, org, shown)
     link_moments(PREFIX)
 

@@ -199,3 +199,17 @@ def test_fact_weights_says_which_turns_read_a_fact_and_that_reading_never_suppor
     app.query_params["fact"] = str(fact)
     said = texts(page(app, "fact-weights"))
     assert "Read by" in said and "runs?run=" in said and "Being read never supports a fact" in said
+
+
+def test_r32_the_overview_at_a_moment_counts_the_reads_made_up_to_it(capsys, story):
+    url, _ = story
+    code, out, _ = cli(capsys, "history", "--db", url, "--json")
+    ended = [m["n"] for m in json.loads(out) if m["what"] == "turn_ended" and m["turn"] == "t2"][0]
+    svc = MemoryService.at(url, existing=True)
+    try:
+        count, latest = svc.reads_then("acme", ended)
+        assert count == 5 and [r["outcome"] for r in latest][0] == "budget_exhausted"  # newest first
+        assert svc.reads_then("acme", ended - 1)[0] == 0 and svc.reads_then("acme", ended + 1)[0] == 6
+        assert svc.reads_then("acme", svc.clock())[0] == 7  # now: every read so far
+    finally:
+        svc.close()

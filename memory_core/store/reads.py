@@ -77,6 +77,16 @@ def naming(s: Session, *, org: str, name: str) -> list[Obj]:
         return [_row(row) for row in db.rows(sql + " ORDER BY r.id", params)]
 
 
+def made_before(s: Session, *, org: str, moment: int, last: int) -> tuple[int, list[Obj]]:
+    """How many reads an organization's runs made before `moment` (R32), and the `last` of them, newest first."""
+    where = " JOIN run ru ON ru.id = t.run_id WHERE ru.org_id = :o AND r.moment < :m"
+    params: Obj = {"o": org, "m": moment}
+    with driver_of(s) as db:
+        n = db.rows("SELECT count(*) FROM turnread r JOIN turn t ON t.id = r.turn_id" + where, params)[0][0]
+        rows = [_row(row) for row in db.rows(f"{_KEPT}{where} ORDER BY r.id DESC LIMIT {int(last)}", params)]
+    return int(n), rows
+
+
 def _like(text: str) -> str:
     """A LIKE pattern finding `text` anywhere ('!' escapes)."""
     return "%" + text.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"

@@ -154,6 +154,7 @@ class MemoryService:
     read = delegate("_reads", Reads.read)
     turn_reads = delegate("_reads", Reads.turn_reads)
     fact_readers = delegate("_reads", Reads.fact_readers)
+    reads_then = delegate("_reads", Reads.reads_then)
     org_map = delegate("_reads", Reads.org_map)
     # Corrections (corrections.py)
     dispute = delegate("_corrections", Corrections.dispute)

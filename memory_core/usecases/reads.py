@@ -118,6 +118,14 @@ class Reads(UseCases):
                     out.append({"run": r["run"], "turn": r["turn"], "call": r["call"], "weight": f["weight"]})
         return out
 
+    def reads_then(self, org_id: str, moment: int, *, last: int = 5) -> tuple[int, list[Obj]]:
+        """How many reads the organization's turns had made as memory stood right after `moment` (R32,
+        as `state --at`: a read made after it is later; after the newest, every read so far), and the
+        `last` of them, newest first."""
+        with self.database.transaction(write=False) as s:
+            before = moment + 1 if moment >= last_moment(s) else moment
+            return kept.made_before(s, org=org_id, moment=before, last=last)
+
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
         with self.database.transaction(write=False) as s:
