@@ -4,7 +4,9 @@ transaction: its arguments as given, and what it answered or the reason it was r
 An answer is kept as the read shaped it, but for what erasure must reach elsewhere: a GraphSource
 support's excerpt is read again through its record when the trace is read (R24: the record is its
 only copy), so a run deleted since leaves that support without pointer or excerpt (R29), and a
-dispute's author deleted since is null (R30). A read goes with its turn (erasure.py).
+dispute's author deleted since is null (R30). PostgreSQL's one-statement read keeps its query's
+rows instead (probes.counted_read), shaped here by the functions that shaped its answer. A read goes
+with its turn (erasure.py).
 """
 
 from __future__ import annotations
