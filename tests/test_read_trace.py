@@ -213,3 +213,16 @@ def test_r32_the_overview_at_a_moment_counts_the_reads_made_up_to_it(capsys, sto
         assert svc.reads_then("acme", svc.clock())[0] == 7  # now: every read so far
     finally:
         svc.close()
+
+
+def test_r17_an_ephemeral_runs_reads_go_when_it_ends():
+    svc = fresh_service()
+    events = [
+        {"do": "start_run", "run": "e1", "org": "acme", "person": "dana", "workflow": "free", "ephemeral": True},
+        {"do": "open_turn", "run": "e1", "turn": "et", "request": "Quick look"},
+        {"do": "read", "turn": "et", "call": "GraphResolve", "args": {"name": SECRET}},
+    ]
+    engine, _ = replay(parse(json.dumps(scenario(events, settings={"AllowEphemeralRuns": True}))), svc)
+    assert [r["turn"] for r in svc.read_trace()["reads"]] == ["et"]
+    engine.apply(3, {"do": "end_run", "run": "e1"})
+    assert svc.read_trace()["reads"] == [] and svc.turn_reads("et") == []
