@@ -187,7 +187,7 @@ with guard():
         said.warning(cite(inert(exported["sentence"])))
     else:
         said.caption(
-            "Every event of this run can be written back: the notebook replays it as it happened, reads aside."
+            "Every event of this run can be written back: the notebook replays it as it happened, reads included."
         )
     for t in run["turns"]:
         recs = t["records"]
