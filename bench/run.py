@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, text  # noqa: E402
 
+from bench import read_trace  # noqa: E402
 from memory_core import MemoryService, make_engine  # noqa: E402
 from memory_core.generate import generate  # noqa: E402
 from memory_core.rules.keys import name_key  # noqa: E402
@@ -1485,7 +1486,7 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
     p.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
-    p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7", "b8", "b9", "b10"])
+    p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7", "b8", "b9", "b10", "b10reads"])
     p.add_argument("--out", default=None, help="default: bench/results.json (quick: bench/results-quick.json)")
     args = p.parse_args()
     if args.out is None:  # a quick run never replaces the published full figures
@@ -1502,6 +1503,7 @@ def main() -> int:
         "b8env": b8env,
         "b9": b9,
         "b10": b10,
+        "b10reads": read_trace.record,
     }
     for name in args.only:
         steps[name](b)

@@ -193,7 +193,8 @@ def cmd_state(args: argparse.Namespace) -> int:
     """A memory as memory-state/1; `--at`, as it stood right after a moment, every later erasure
     applied (R32, R33)."""
     with _memory(args.db) as service:
-        _print_json(service.export_state() if args.at is None else service.state_at(service.resolve_moment(args.at)))
+        at = None if args.at is None else service.resolve_moment(args.at)
+        _print_json({**(service.export_state() if at is None else service.state_at(at)), **service.read_trace(at)})
     return 0
 
 

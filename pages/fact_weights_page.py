@@ -13,6 +13,7 @@ from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.wording import possessive
 from memory_core.views import csv_safe
 from pages._links import copy_link, dropped, from_link, scroll_to, to_link
+from pages._reads import fact_readers
 from pages._tables import download, fact_grid, headed, rules_help, three_places, wrapped
 from pages._through_time import record_link, through_time
 from pages._ui import guard, inert, keep, live, page, read
@@ -159,6 +160,7 @@ with guard():
         for e, s in zip(evidence, b["supports"], strict=True)
     ]
     wrapped(pd.DataFrame(linked, columns=list(evidence[0]) if evidence else None), markdown=("Record",))
+    fact_readers(ctx, org, int(fid))
     e1 = e2 = st.container(horizontal=True)
     one = pd.DataFrame(evidence)
     one.insert(0, "Fact", labels[int(fid)].rsplit("  (", 1)[0])  # the CSV says which fact, its weight and status

@@ -17,6 +17,7 @@ from memory_core.usecases.shapes import OrgMap
 from memory_core.views import notebook as nbk
 from memory_core.views.counts import world_table
 from pages import _history
+from pages._reads import reads_then
 from pages._tables import fact_grid, grid, headed, wrapped
 from pages._ui import (
     Context,
@@ -127,6 +128,7 @@ def through_time(ctx: Context, org: str) -> None:
         st.markdown(f"**World facts** {'now' if n == newest else f'as they stood after moment {n}'}, every status")
         fact_grid(table, height=260)
         caption(said)
+    reads_then(ctx, org, n)
     compare_with(ctx, org, shown)
     _history.link_moments(PREFIX)
 

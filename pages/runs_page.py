@@ -14,6 +14,7 @@ from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RecordRow, RunDetail, RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
+from pages._reads import turn_reads
 from pages._tables import download, grid, headed, wrapped
 from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import caption, cite, markdown, on_off, plural, probes_used
@@ -105,6 +106,7 @@ def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
         markdown("**Claims kept out** of World or User, and the rule that kept each out:")
         wrapped(headed(pd.DataFrame(t["skipped"], columns=["record", "label", "rule"]), label="Claim"))
     markdown(f"**Reads**: {probes_used(t['probes_used'], cap)} (R21).")
+    turn_reads(ctx, t["id"])
     if t["steps"]:
         markdown("**Steps**: " + "; ".join(inert(step_text(s)) for s in t["steps"]) + ".")
     if t["work"]:
@@ -223,7 +225,7 @@ with guard():
         said.warning(cite(inert(exported["sentence"])))
     else:
         said.caption(
-            "Every event of this run can be written back: the notebook replays it as it happened, reads aside."
+            "Every event of this run can be written back: the notebook replays it as it happened, reads included."
         )
     for t in run["turns"]:
         linked = wanted if wanted in {r["id"] for r in t["records"]} else None

@@ -67,7 +67,7 @@ HANDLERS: dict[str, Callable[[MemoryService, Obj], Outcome]] = {
     "call": lambda svc, e: svc.call(e["turn"], work=e["work"]),
     "return": lambda svc, e: svc.return_work(e["turn"], work=e["work"], status=e["status"]),
     "read": lambda svc, e: svc.read(
-        e["turn"], call=e["call"], args=e["args"], within=e.get("within"), step=e.get("step")
+        e["turn"], call=e["call"], args=e["args"], within=e.get("within"), step=e.get("step"), given=e.get("args_given")
     ),
     "end_turn": lambda svc, e: svc.end_turn(e["turn"], status=e["status"]),
     "end_run": lambda svc, e: svc.end_run(e["run"]),

@@ -1,5 +1,5 @@
-"""`memory-state/1` as typed models: what `replay --json` prints (`state` prints it without `reads`
-and `refused`). Its JSON Schema is published beside the scenario's (format/documents.py)."""
+"""`memory-state/1` as typed models: what `replay --json` prints (`state --db` prints the reads kept,
+and the refused ones among them in `refused`). Its JSON Schema is published beside the scenario's (format/documents.py)."""
 
 from __future__ import annotations
 
@@ -214,7 +214,7 @@ else:
 
 
 class ReadLog(Closed):
-    """A read of this replay, with what it answered then; `result` is null when refused."""
+    """A read, with what it answered then; `result` is null when refused."""
 
     event: int = Field(ge=0)
     turn: str
@@ -234,7 +234,7 @@ class RefusedLog(Closed):
 
 
 class State(Closed):
-    """What a replay ends in (`reads` and `refused` belong to a replay; `state` prints neither)."""
+    """What a replay ends in (`state --db`: `reads` as kept, `refused` the refused reads among them)."""
 
     format: Literal["memory-state/1"]
     organizations: dict[str, OrgState]

@@ -13,6 +13,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
+from . import reads
 from .database import scrub
 from .dialect import dialect_of
 from .graph import drop_graph
@@ -88,6 +89,7 @@ def erase_run(s: Session, run: RunRef) -> Obj:
     _set(s, Moment, col(Moment.run_id) == run.id, col(Moment.what) == "turn_opened", detail=None)
     _set(s, Moment, col(Moment.run_id) == run.id, run_id=None, turn_id=None)
     _drop(s, Record, col(Record.run_id) == run.id)
+    reads.erase(s, turn_ids)
     _drop(s, NestedWork, col(NestedWork.turn_id).in_(turn_ids))
     _drop(s, Turn, col(Turn.run_id) == run.id)
     _drop(s, Run, col(Run.id) == run.id)
@@ -116,6 +118,7 @@ def erase_account(s: Session, person: PersonRef) -> Obj:
     _drop(s, ApiToken, col(ApiToken.person_id) == person.id)
     erase_links(s, person.id)
     _drop(s, Membership, col(Membership.person_id) == person.id)
+    reads.erase(s, select(Turn.id).join(Run, col(Run.id) == Turn.run_id).where(Run.person_id == person.id))
     _set(s, Run, col(Run.person_id) == person.id, person_id=None)
     _set(s, Dispute, col(Dispute.by) == person.id, by=None)
     _set(s, DisputeGone, col(DisputeGone.by) == person.id, by=None)

@@ -93,6 +93,26 @@ class Record(SQLModel, table=True):
     claims: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
 
+class TurnRead(SQLModel, table=True):
+    """A graph read of a turn, kept with its turn (the recall trace, issue #38): its arguments as
+    given, and what it answered or the refusal's reason. `moment` (the clock then) and `records`
+    (the turn's records then) place it among the events (usecases/export.py). Erased with its run
+    or account (R29, R30)."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    turn_id: str = Field(foreign_key="turn.id", index=True)
+    moment: int
+    records: int
+    nested_id: int | None = None
+    call: str
+    step: str | None = None
+    within: str | None = None
+    args: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+    outcome: str  # ok, or the refusal's reason
+    message: str | None = None
+    result: list[dict[str, Any]] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+
+
 class Entity(SQLModel, table=True):
     __table_args__ = (
         UniqueConstraint("graph", "owner", "kind", "key", name="uq_entity_identity"),

@@ -198,25 +198,52 @@ COUNTED_EXPAND = {
     (g, rel): _COUNTED.format(query=_expand_sql(rel, _COUNTED_OWNER[g])) for g in GRAPH_ORDER for rel in (False, True)
 }
 
+# The same statement keeping the read's trace (store/reads.py) in it: the answer's rows, their columns
+# named by position, kept as they are (turnread.result) and shaped when the trace is read.
+_TRACED = """WITH c AS ({update}),
+a AS (SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({{query}}) q({names}) ON true),
+k AS (INSERT INTO turnread (turn_id, moment, records, call, args, outcome, result) SELECT :t2,
+ (SELECT coalesce(max(id), 0) FROM moment), (SELECT next_record FROM turn WHERE id = :t3), :call, :args, 'ok',
+ (SELECT coalesce(json_agg(json_build_array({names})), '[]') FROM a WHERE a.v0 IS NOT NULL) FROM c)
+SELECT * FROM a"""
+_UPDATE = _COUNTED[len("WITH c AS (") : _COUNTED.index(")\nSELECT")]
 
-def counted_read(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, int | None, list[Obj]] | None:
-    """Autocommit (Dialect.one_statement_reads): a turn-level GraphResolve or GraphExpand counted and served in one
-    statement: (probes used, the cap, the answer); None when it was not counted, or when the arguments are malformed
-    (the general path checks the rules first, then fails on them)."""
+
+def _traced(width: int) -> str:
+    """_TRACED for a query of `width` columns."""
+    return _TRACED.format(update=_UPDATE, names=", ".join(f"v{i}" for i in range(width)))
+
+
+RESOLVE_WIDTH, EXPAND_WIDTH = 4, 14  # the columns of _resolve_sql's and _expand_sql's rows
+TRACED_RESOLVE = {k: _traced(RESOLVE_WIDTH).format(query=_resolve_sql(k, _COUNTED_OWNER)) for k in (False, True)}
+TRACED_EXPAND = {
+    (g, rel): _traced(EXPAND_WIDTH).format(query=_expand_sql(rel, _COUNTED_OWNER[g]))
+    for g in GRAPH_ORDER
+    for rel in (False, True)
+}
+
+
+def counted_read(
+    db: Driver, turn_id: str, call: str, args: Obj, *, kept: Obj | None = None
+) -> tuple[int, int | None, list[Obj]] | None:
+    """Autocommit (Dialect.one_statement_reads): a turn-level read counted and served in one statement (probes used,
+    the cap, the answer); None when not counted or malformed. With `kept`, the read's trace is kept too (#38)."""
     try:
         if call == "GraphResolve":
             params: Obj = {"t": turn_id, "k": name_key(args["name"])}
             if args.get("kind") is not None:
                 params["kind"] = args["kind"]
-            sql, shape = COUNTED_RESOLVE["kind" in params], resolved
+            sql, shape = (TRACED_RESOLVE if kept else COUNTED_RESOLVE)["kind" in params], resolved
         else:
             graph = args.get("graph", "world")
             if graph not in GRAPH_ORDER:
                 return None
             params = {"t": turn_id, **expand_params(args["entity"], graph, args.get("relation"))}
-            sql, shape = COUNTED_EXPAND[(graph, "rel" in params)], expanded
+            sql, shape = (TRACED_EXPAND if kept else COUNTED_EXPAND)[(graph, "rel" in params)], expanded
     except (KeyError, TypeError, AttributeError):
         return None
+    if kept is not None:
+        params |= {"t2": turn_id, "t3": turn_id, "call": call, "args": db.json(kept)}
     rows = db.rows(sql, params)
     if not rows:
         return None

@@ -8,8 +8,8 @@ are not moments: each is put inside its turn, in record-number order, right afte
 numbered before it (the request opens the turn); a record a step kept is that `step` event's own
 (the store keeps which, `turn.steps[i].record`), nested work is called right before its first
 record and returned right after its last (if it recorded nothing, right before the next call of the
-same work, else last in its turn). Replaying it gives the state the database holds, reads
-aside: reads are not stored, so none is written and each turn's `probes_used` replays as 0.
+same work, else last in its turn). Each read kept is a `read` event where it happened
+(read_events.py). Replaying it gives the state the database holds, reads and `probes_used` included.
 
 What cannot be written back is left out and named (`omitted`): runs erased (R17, R29: their
 records are gone, their supports stay without them), accounts deleted (R30: nothing of the person
@@ -26,8 +26,10 @@ from typing import Any
 from .. import errors as E
 from ..plain import Obj
 from ..store import past
+from ..store.reads import kept
 from ..store.recorded import Recorded, recorded
 from .base import UseCases
+from .read_events import place_reads, state_reads
 
 FORMAT = "memory-scenario/1"
 ERASED_KEY = "person:erased:"  # R30: what a deleted account's id became in records and supports
@@ -52,8 +54,18 @@ class Export(UseCases):
                 org = r.org_id
             rows = recorded(s, org=org, run=run)
             clock = past.last_moment(s)
+            reads = kept(s, runs=[r["id"] for r in rows.runs])
         where = where or self.database.shown()
-        return write_back(rows, org=org, run=run, where=where, clock=clock)
+        return write_back(rows, org=org, run=run, where=where, clock=clock, reads=reads)
+
+    def read_trace(self, at: int | None = None) -> Obj:
+        """The reads kept (with `at`, those made before the moment after it: R32), as `state` shows
+        them: `reads`, and the refused ones in `refused`, each numbered as the `read` event `export`
+        writes of the whole memory."""
+        with self.database.transaction(write=False) as s:
+            reads = kept(s)
+            _, index = events_of(recorded(s), reads)
+        return state_reads([r for r in reads if at is None or r["moment"] < at], index)
 
 
 def without_nulls(obj: Any) -> Any:
@@ -329,8 +341,7 @@ def _description(where: str, omitted: list[str], *, scope: str, clock: int, one_
     """What the export holds and leaves out, in sentences."""
     said = [
         f"What {where} recorded ({scope}), up to moment {clock}, as events in the order their moments were "
-        "taken, with the stored ids; records inside their turns. Reads are not stored, so none is here: each "
-        "turn's probes_used replays as 0."
+        "taken, with the stored ids; records inside their turns, reads where they were made."
     ]
     if one_run:
         said.append(
@@ -353,11 +364,22 @@ def _scope(org: str | None, run: str | None) -> str:
     return f"run {run}" if run else f"organization {org}" if org else "everything"
 
 
-def write_back(rec: Recorded, *, org: str | None, run: str | None, where: str, clock: int) -> tuple[Obj, list[str]]:
-    """The document and what it leaves out (see the module's docstring)."""
-    writer = _Writer(rec)
+def events_of(rec: Recorded, reads: list[Obj]) -> tuple[_Writer, dict[int, int]]:
+    """The writer with every event, the kept reads placed among them (read_events.py), and each
+    read's index by its id."""
+    writer, starts = _Writer(rec), dict[int, int]()
     for m in rec.moments:
-        writer.events += writer.moment(m)
+        made = writer.moment(m)
+        starts |= {m["n"]: len(writer.events)} if made else {}
+        writer.events += made
+    return writer, place_reads(writer.events, reads, starts=starts, work=rec.work)
+
+
+def write_back(
+    rec: Recorded, *, org: str | None, run: str | None, where: str, clock: int, reads: list[Obj]
+) -> tuple[Obj, list[str]]:
+    """The document and what it leaves out (see the module's docstring)."""
+    writer, _ = events_of(rec, reads)
     used = {r["workflow"] for r in rec.runs}
     doc = {
         "format": FORMAT,

@@ -9,27 +9,63 @@ from ..rules.budget import budget_allows, read_offered
 from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
 from ..store import probes
+from ..store import reads as kept
 from ..store.graph import map_counts
+from ..store.past import last_moment
+from ..store.recorded import fact_at
 from ..store.turns import open_work
 from . import shapes as sh
 from .base import Obj, UseCases
 from .results import ReadResult
 
 
+def same_fact(f: Obj, fact: Obj | None) -> bool:
+    """Whether a fact as a read wrote it names this fact (subject, relation, object)."""
+    if fact is None:
+        return False
+    ends = [(e.get("name"), e.get("kind"), e.get("value")) for e in (f["subject"], f["object"])]
+    return ends == [(e.get("name"), e.get("kind"), e.get("value")) for e in (fact["subject"], fact["object"])] and (
+        f["relation"] == fact["relation"]
+    )
+
+
 class Reads(UseCases):
     """Use cases of reading memory."""
 
     def read(
-        self, turn_id: str, *, call: str, args: Obj, within: str | None = None, step: str | None = None
+        self,
+        turn_id: str,
+        *,
+        call: str,
+        args: Obj,
+        within: str | None = None,
+        step: str | None = None,
+        given: Obj | None = None,
     ) -> ReadResult:
         """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
         It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
         Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
-        statement (probes.counted_read)."""
+        statement (probes.counted_read). Every read of a turn is kept with it, refused or not, with
+        its arguments as `given` (else `args`; store/reads.py: the recall trace)."""
+        try:
+            return self._graph_read(turn_id, call=call, args=args, within=within, step=step, given=given)
+        except E.Refusal as refusal:  # its transaction undone; the refusal is kept in its own
+            if isinstance(refusal, E.UnknownTurn):
+                raise
+            with self.database.driver() as db:
+                said, nested = (refusal.reason, refusal.message), open_work(db, turn_id, within) if within else None
+                kept.keep(
+                    db, turn_id, call=call, args=given or args, refusal=said, step=step, within=within, nested_id=nested
+                )
+            raise
+
+    def _graph_read(
+        self, turn_id: str, *, call: str, args: Obj, within: str | None, step: str | None, given: Obj | None
+    ) -> ReadResult:
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
         if turn_level and self.database.one_statement_reads:
             with self.database.driver(one_statement=True) as one:
-                done = probes.counted_read(one, turn_id, call, args)
+                done = probes.counted_read(one, turn_id, call, args, kept=given or args)  # its trace kept in it
             if done is not None:
                 used, cap, result = done
                 return ReadResult(result=result, probes_used=used, cap=cap)
@@ -40,7 +76,8 @@ class Reads(UseCases):
             run_id, wf_id, cap = turn.run_id, turn.workflow_id, turn.memory_probes  # cap None: none (R21)
             spec = self._step_of(wf_id, turn.steps or [], step) if step is not None else None
             self._refuse_unless_open(turn_id, turn.status, run_id, bool(turn.ended))
-            if within is not None and open_work(db, turn_id, within) is None:
+            nested = open_work(db, turn_id, within) if within is not None else None
+            if within is not None and nested is None:
                 raise E.NestedNotOpen(within, turn_id)
             if not read_offered(within=within, step=spec):
                 raise E.NotOffered(within=within, step=step)
@@ -56,7 +93,38 @@ class Reads(UseCases):
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
+            kept.keep(
+                db, turn_id, call=call, args=given or args, result=result, step=step, within=within, nested_id=nested
+            )
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap)
+
+    def turn_reads(self, turn_id: str) -> list[Obj]:
+        """The reads a turn made, in order, with what each was told or why it was refused (the
+        recall trace); none for a turn that does not exist."""
+        with self.database.transaction(write=False) as s:
+            return kept.kept(s, turn=turn_id)
+
+    def fact_readers(self, org_id: str, fact_id: int) -> list[Obj]:
+        """The turns of an organization's runs that read a fact (told it by GraphExpand, or asked
+        GraphSource for it), in the order they read it: run, turn, call, and the weight as read."""
+        with self.database.transaction(write=False) as s:
+            fact = fact_at(s, fact_id, last_moment(s))
+            found = kept.naming(s, org=org_id, name=fact["subject"]["name"]) if fact else []
+        out = []
+        for r in found:
+            told = r["result"] if r["call"] == "GraphExpand" else [{**r["args"]["fact"], "weight": None}]
+            for f in told:
+                if same_fact(f, fact):
+                    out.append({"run": r["run"], "turn": r["turn"], "call": r["call"], "weight": f["weight"]})
+        return out
+
+    def reads_then(self, org_id: str, moment: int, *, last: int = 5) -> tuple[int, list[Obj]]:
+        """How many reads the organization's turns had made as memory stood right after `moment` (R32,
+        as `state --at`: a read made after it is later; after the newest, every read so far), and the
+        `last` of them, newest first."""
+        with self.database.transaction(write=False) as s:
+            before = moment + 1 if moment >= last_moment(s) else moment
+            return kept.made_before(s, org=org_id, moment=before, last=last)
 
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""

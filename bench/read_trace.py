@@ -1,0 +1,63 @@
+"""B10's recall-trace row (issue #38, point 7): a read that keeps its trace (store/reads.py; on
+PostgreSQL inside its one statement, probes.counted_read) against the same read with the keeping
+switched off, which is the read as it was before, in one process, the two taken in turn so a slow
+moment of the machine falls on both sides."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from typing import Any
+
+from sqlalchemy import text
+
+from memory_core.store import probes
+from memory_core.store import reads as store_reads
+
+
+def _p50(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def _untraced(keep: Any, counted: Any) -> tuple[Any, Any]:
+    """keep and counted_read as they were before the trace: keeping nothing, PostgreSQL's one statement
+    without its INSERT."""
+    return (lambda *a, **k: None), (lambda db, t, call, args, **_: counted(db, t, call, args))
+
+
+def record(b: Any) -> None:
+    """GraphResolve and GraphExpand p50 with the trace kept vs without, at B2's size."""
+    _, svc = b.generated(b.size["reads"])
+    facts = svc.counts()["fact"]
+    svc.start_run("trace", org="bench", person="p0")
+    svc.open_turn("trace-t", run="trace", request={"text": "read", "claims": []})
+    with svc.engine.connect() as conn:
+        rows = conn.execute(
+            text("SELECT name, kind FROM entity WHERE graph='world' AND owner='bench' AND active_facts > 0 ORDER BY id")
+        ).all()
+    sample = random.Random(38).sample(list(rows), min(300, len(rows)))
+    keep, counted = store_reads.keep, probes.counted_read
+    for call in ("GraphResolve", "GraphExpand"):
+        times: dict[bool, list[float]] = {True: [], False: []}
+        for n in range(4):
+            for i, (name, kind) in enumerate(sample):
+                args = {"name": name} if call == "GraphResolve" else {"entity": {"name": name, "kind": kind}}
+                for traced in (True, False) if (n + i) % 2 else (False, True):  # the second of a pair is warmer
+                    if not traced:
+                        store_reads.keep, probes.counted_read = _untraced(keep, counted)  # type: ignore[assignment]
+                    try:
+                        t0 = time.perf_counter()
+                        svc.read("trace-t", call=call, args=args)
+                        times[traced].append(time.perf_counter() - t0)
+                    finally:
+                        store_reads.keep, probes.counted_read = keep, counted  # type: ignore[assignment]
+        kept, bare = _p50(times[True]), _p50(times[False])
+        b.record(
+            "B10",
+            f"{call} p50 ms with its trace kept vs without, {facts:,} facts",
+            kept * 1000,
+            bare * 1000,
+            "ratio <= 1.3",
+            kept / bare <= 1.3,
+        )

@@ -1,0 +1,146 @@
+"""The recall trace (issue #38): every graph read of a turn, kept with its turn in the read's own
+transaction: its arguments as given, and what it answered or the reason it was refused.
+
+An answer is kept as the read shaped it, but for what erasure must reach elsewhere: a GraphSource
+support's excerpt is read again through its record when the trace is read (R24: the record is its
+only copy), so a run deleted since leaves that support without pointer or excerpt (R29), and a
+dispute's author deleted since is null (R30). PostgreSQL's one-statement read keeps its query's
+rows instead (probes.counted_read), shaped here by the functions that shaped its answer. A read goes
+with its turn (erasure.py).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sqlalchemy import delete
+from sqlmodel import Session, col
+
+from ..plain import Obj
+from .dialect import in_list
+from .driver import Driver, driver_of, json_value
+from .models import TurnRead
+from .probes import expanded, resolved
+
+KEEP = """INSERT INTO turnread (turn_id, moment, records, nested_id, call, step, within, args, outcome, message,
+ result) VALUES (:t, (SELECT coalesce(max(id), 0) FROM moment), (SELECT next_record FROM turn WHERE id = :t2), :nested,
+ :call, :step, :within, :args, :outcome, :message, :result)"""
+
+
+def keep(
+    db: Driver,
+    turn_id: str,
+    *,
+    call: str,
+    args: Obj,
+    result: list[Obj] | None = None,
+    refusal: tuple[str, str] | None = None,
+    step: str | None = None,
+    within: str | None = None,
+    nested_id: int | None = None,
+) -> None:
+    """Keep one read of a turn that exists: its answer, or its refusal's (reason, sentence)."""
+    if call == "GraphSource" and result is not None:  # the excerpt stays in its record only (R24)
+        result = [{k: v for k, v in hit.items() if k != "excerpt"} for hit in result]
+    reason, message = refusal or ("ok", None)
+    # :t twice would be one parameter PostgreSQL deduces two types for (a column, a comparison)
+    params = {"t": turn_id, "t2": turn_id, "nested": nested_id, "call": call, "step": step, "within": within}
+    params |= {"args": db.json(args), "outcome": reason, "message": message}
+    db.change(KEEP, params | {"result": None if result is None else db.json(result)})
+
+
+_COLS = "r.id, r.turn_id, t.run_id, r.moment, r.records, r.nested_id, r.call, r.step, r.within, r.args, r.outcome, "
+_COLS += "r.message, r.result"
+_KEPT = f"SELECT {_COLS} FROM turnread r JOIN turn t ON t.id = r.turn_id"
+
+
+def kept(s: Session | Driver, *, runs: list[str] | None = None, turn: str | None = None) -> list[Obj]:
+    """The reads kept, in the order they were made: all, or those of some runs, or of one turn."""
+    sql, params = _KEPT, dict[str, Any]()
+    if runs is not None:
+        sql += f" WHERE t.run_id IN ({in_list('r', runs, params) or 'NULL'})"
+    elif turn is not None:
+        sql, params = sql + " WHERE r.turn_id = :t", {"t": turn}
+    with driver_of(s) as db:
+        out = [_row(row) for row in db.rows(sql + " ORDER BY r.id", params)]
+        _as_now(db, out)
+    return out
+
+
+def naming(s: Session, *, org: str, name: str) -> list[Obj]:
+    """The answered GraphExpand and GraphSource reads of an organization's runs whose answer or
+    arguments may name `name` (a text match, as JSON may write it), in the order they were made."""
+    params: Obj = {"o": org, "a": _like(json.dumps(name)[1:-1]), "b": _like(name)}
+    sql = _KEPT + " JOIN run ru ON ru.id = t.run_id WHERE ru.org_id = :o AND r.outcome = 'ok' "
+    sql += "AND r.call IN ('GraphExpand', 'GraphSource') AND ("
+    sql += " OR ".join(f"CAST(r.{c} AS TEXT) LIKE :{p} ESCAPE '!'" for c in ("result", "args") for p in "ab") + ")"
+    with driver_of(s) as db:
+        return [_row(row) for row in db.rows(sql + " ORDER BY r.id", params)]
+
+
+def made_before(s: Session, *, org: str, moment: int, last: int) -> tuple[int, list[Obj]]:
+    """How many reads an organization's runs made before `moment` (R32), and the `last` of them, newest first."""
+    where = " JOIN run ru ON ru.id = t.run_id WHERE ru.org_id = :o AND r.moment < :m"
+    params: Obj = {"o": org, "m": moment}
+    with driver_of(s) as db:
+        n = db.rows("SELECT count(*) FROM turnread r JOIN turn t ON t.id = r.turn_id" + where, params)[0][0]
+        rows = [_row(row) for row in db.rows(f"{_KEPT}{where} ORDER BY r.id DESC LIMIT {int(last)}", params)]
+    return int(n), rows
+
+
+def _like(text: str) -> str:
+    """A LIKE pattern finding `text` anywhere ('!' escapes)."""
+    return "%" + text.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
+
+
+def _row(row: tuple[Any, ...]) -> Obj:
+    rid, turn, run, moment, records, nested, call, step, within, args, outcome, message, result = row
+    result = None if result is None else json_value(result)
+    if result and isinstance(result[0], list):  # the query's rows, as PostgreSQL's one statement kept them
+        result = (resolved if call == "GraphResolve" else expanded)(tuple(r) for r in result)
+    return {
+        "id": rid,
+        "turn": turn,
+        "run": run,
+        "moment": moment,
+        "records": records,
+        "nested": nested,
+        "call": call,
+        "step": step,
+        "within": within,
+        "args": json_value(args),
+        "outcome": outcome,
+        "message": message,
+        "result": result,
+    }
+
+
+def _as_now(db: Driver, reads: list[Obj]) -> None:
+    """Excerpts read through their records, pointers of records erased since null (R24, R29); the
+    authors of disputes whose account was deleted since null (R30)."""
+    wanted = {h["record"] for r in reads if r["call"] == "GraphSource" for h in r["result"] or [] if h["record"]}
+    excerpts = dict(_among(db, "SELECT id, excerpt FROM record WHERE id IN ({})", wanted))
+    voters = {d["by"] for r in reads if r["call"] == "GraphExpand" for h in r["result"] or [] for d in h["disputes"]}
+    people = {p for (p,) in _among(db, "SELECT id FROM person WHERE id IN ({})", voters - {None})}
+    for r in reads:
+        for hit in r["result"] or []:
+            if r["call"] == "GraphSource":
+                gone = hit["record"] is not None and hit["record"] not in excerpts
+                if gone:
+                    hit.update(run=None, turn=None, record=None)
+                hit["excerpt"] = excerpts.get(hit["record"]) if hit["record"] else None
+            elif r["call"] == "GraphExpand":
+                for d in hit["disputes"]:
+                    d["by"] = d["by"] if d["by"] in people else None
+
+
+def _among(db: Driver, sql: str, values: set[Any]) -> list[tuple[Any, ...]]:
+    """Rows of `sql` whose IN list holds `values` (none without values)."""
+    params: Obj = {}
+    return db.rows(sql.format(in_list("v", values, params)), params) if values else []
+
+
+def erase(s: Session, turns: Any) -> None:
+    """The reads of these turns (a select of their ids) go with them (R29, R30)."""
+    s.exec(delete(TurnRead).where(col(TurnRead.turn_id).in_(turns)))  # type: ignore[call-overload]

@@ -1,0 +1,97 @@
+"""Kept reads as `read` events of an export (the recall trace, issue #38), and as a state's `reads`.
+
+A read is placed where it happened among the exported events: after the events of the moment it
+followed (inside its own turn's step or opening, right after the step, R32) and after its turn's
+record numbered before the count it saw, and, when made from nested work, between that work's
+call and return. Decision: `reads[].event` of `state --db` is the index of that `read` event in
+what `export` writes of the whole memory, so `state --db` equals the state of replaying the export.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..plain import Obj
+
+
+def read_event(r: Obj) -> Obj:
+    """A kept read as the scenario event that makes it."""
+    event = {"do": "read", "turn": r["turn"], "call": r["call"], "args": r["args"]}
+    return event | {k: r[k] for k in ("within", "step") if r[k] is not None}
+
+
+def _turn_marks(events: list[Obj], turn: str, works: list[Obj]) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
+    """Where a turn's records end (record number: index after it) and where each of its nested
+    works is open (work id: from the index after its call to the index of its return)."""
+    after: dict[int, int] = {}
+    open_at: dict[int, tuple[int, int]] = {}
+    calls: dict[str, list[int]] = {}
+    for w in works:
+        calls.setdefault(w["work"], []).append(w["id"])
+    seen: dict[str, int] = {}
+    number, current = 0, dict[str, int]()
+    for i, e in enumerate(events):
+        if e.get("turn") != turn:
+            continue
+        if e["do"] in ("open_turn", "record") or (e["do"] == "step" and "record" in e):
+            after[number] = i + 1
+            number += 1
+        elif e["do"] == "call":
+            k = seen[e["work"]] = seen.get(e["work"], -1) + 1
+            ids = calls.get(e["work"], [])
+            if k < len(ids):
+                current[e["work"]] = ids[k]
+                open_at[ids[k]] = (i + 1, len(events))
+        elif e["do"] == "return" and e["work"] in current:
+            nid = current.pop(e["work"])
+            open_at[nid] = (open_at[nid][0], i)
+    return after, open_at
+
+
+def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], work: dict[int, Obj]) -> dict[int, int]:
+    """Insert each kept read into `events` (each moment's first event index in `starts`) where it
+    happened; returns each read's index in the result, by the read's id."""
+    marks: dict[str, Any] = {}
+    moments = sorted(starts)
+    placed: list[tuple[int, int, Obj]] = []
+    for r in reads:
+        turn = r["turn"]
+        if turn not in marks:
+            marks[turn] = _turn_marks(events, turn, [w for w in work.values() if w["turn"] == turn])
+        after, open_at = marks[turn]
+        if not after:  # its turn is not in this export
+            continue
+        later = [starts[m] for m in moments if m > r["moment"]]
+        pos = later[0] if later else len(events)
+        if r["moment"] in starts and events[starts[r["moment"]]].get("turn") == turn:
+            pos = starts[r["moment"]] + 1  # inside its own turn's step or opening
+        pos = max(pos, max((i for n, i in after.items() if n < r["records"]), default=0))
+        while pos < len(events) and events[pos]["do"] == "return" and events[pos]["turn"] == turn:
+            pos += 1  # nested work returned after its last record: before the read, most likely
+        if r["nested"] in open_at:
+            first, last = open_at[r["nested"]]
+            pos = min(max(pos, first), last)
+        placed.append((pos, r["id"], read_event(r)))
+    for pos, _, event in sorted(placed, key=lambda p: (p[0], p[1]), reverse=True):
+        events.insert(pos, event)
+    return _indexes(placed)
+
+
+def _indexes(placed: list[tuple[int, int, Obj]]) -> dict[int, int]:
+    """Each read's index once all are inserted: its position plus the reads placed before it."""
+    order = sorted(placed, key=lambda p: (p[0], p[1]))
+    return {rid: pos + k for k, (pos, rid, _) in enumerate(order)}
+
+
+def state_reads(reads: list[Obj], index: dict[int, int]) -> Obj:
+    """The state's `reads` and `refused` (refused reads) as a replay of the export lists them."""
+    out: Obj = {"reads": [], "refused": []}
+    for r in sorted((r for r in reads if r["id"] in index), key=lambda r: index[r["id"]]):
+        n = index[r["id"]]
+        out["reads"].append(
+            {"event": n, "turn": r["turn"], "call": r["call"], "args": r["args"], "outcome": r["outcome"]}
+            | {"result": r["result"]}
+        )
+        if r["outcome"] != "ok":
+            out["refused"].append({"event": n, "do": "read", "reason": r["outcome"], "message": r["message"]})
+    return out

@@ -1,0 +1,58 @@
+"""A turn's recall trace in words (issue #38, point 7): what each read asked and what it was told,
+in order, for the Runs page (pages/_reads.py). Every text of a read goes through `esc` (a page's
+escaping), names through `link` (linked to their facts' weights)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..plain import Obj
+
+Words = Callable[[str], str]
+
+
+def asked(r: Obj, esc: Words) -> str:
+    """What a read asked, in a few words."""
+    a = r["args"]
+    if r["call"] == "GraphResolve":
+        return f"GraphResolve “{esc(str(a.get('name', '')))}”"
+    if r["call"] == "GraphExpand":
+        e = a.get("entity") or {}
+        return f"GraphExpand {esc(str(e.get('name', '')))} ({esc(str(e.get('kind', '')))}) in {a.get('graph', 'world')}"
+    f = a.get("fact") or {}
+    obj = f.get("object") or {}
+    said = [(f.get("subject") or {}).get("name", ""), f.get("relation", ""), obj.get("name", obj.get("value", ""))]
+    return "GraphSource " + " ".join(esc(str(w)) for w in said)
+
+
+def told(r: Obj, esc: Words, link: Words) -> str:
+    """What a read was told: names with graphs, facts with weights, supports with origins; or its refusal."""
+    if r["outcome"] != "ok":
+        return f"refused, {r['outcome']}: {esc(r['message'] or '')}"
+    hits = r["result"] or []
+    if not hits:
+        return "told nothing"
+    if r["call"] == "GraphResolve":
+        return "told " + ", ".join(f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in hits)
+    if r["call"] == "GraphExpand":
+        facts = []
+        for h in hits:
+            obj = h["object"]
+            end = link(obj["name"]) if "name" in obj else esc(str(obj.get("value", "")))
+            facts.append(f"{link(h['subject']['name'])} {esc(h['relation'])} {end} at {h['weight']:.6g}")
+        return "told " + "; ".join(facts)
+    return "told " + "; ".join(
+        f"{h['origin']} {esc(h['key'] or '(elsewhere, R23)')} {h['contribution']:+.3g}" for h in hits
+    )
+
+
+def by_whom(r: Obj, esc: Words) -> str:
+    """Who in the turn made the read (R4, R19)."""
+    if r["within"]:
+        return f"from {esc(r['within'])}"
+    return f"by step {esc(r['step'])}" if r["step"] else "by the turn's model"
+
+
+def trace_lines(reads: list[Obj], esc: Words, link: Words) -> list[str]:
+    """One line per read, in the order they were made."""
+    return [f"{asked(r, esc)} {by_whom(r, esc)}: {told(r, esc, link)}" for r in reads]
