@@ -40,7 +40,7 @@ from .text import inert, plural, probes_used, refused
 Tone = Literal["success", "info", "caption", "warning", "error", "markdown"]
 
 
-class Skipped(Result):
+class SkippedClaim(Result):
     """A claim kept out, and why (R10): one per claim, with what it says (views/cells.skipped_json)."""
 
     rule: str
@@ -72,7 +72,7 @@ class CellResult(Result):
     reason: str | None = None
     message: str | None = None
     changes: list[Change] = Field(default_factory=list)
-    skipped: list[Skipped] = Field(default_factory=list)
+    skipped: list[SkippedClaim] = Field(default_factory=list)
     detail: Outcome | None = None
     scrubbed: bool = False
 
@@ -108,20 +108,20 @@ class Said:
 
 
 @dataclass(frozen=True, slots=True)
-class Changes:
+class ChangeTable:
     """The fact changes, as a table (compact: only the fact and where it ended)."""
 
     rows: list[Change]
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class ReadAnswer:
     """A read's answer, as a table's rows (views/cells.answer_rows)."""
 
     result: Any
 
 
-Piece = Said | Changes | Answer
+Piece = Said | ChangeTable | ReadAnswer
 #: A record's id as the page shows it (a link to it on Runs when the notebook knows its run).
 RecordLink = Callable[[str], str]
 
@@ -212,7 +212,7 @@ def _delete_account(d: AccountDeleted, _link: RecordLink) -> list[Piece]:
 def _read(d: ReadResult, _link: RecordLink) -> list[Piece]:
     used = f"{probes_used(d.probes_used, d.cap)}, R21"
     if d.result:
-        return [*_caption(f"Read answered ({used}):"), Answer(d.result)]
+        return [*_caption(f"Read answered ({used}):"), ReadAnswer(d.result)]
     return _caption(f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23).")
 
 
@@ -269,7 +269,7 @@ def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | No
         return [Said("error", refused(cell.reason, cell.message))]
     out: list[Piece] = [Said("caption", SCRUBBED)] if cell.scrubbed else []
     out += _SAY[cell.do](cell.detail, link) + _beside(cell, link, evidence)
-    out += [Changes(cell.changes)] if cell.changes else []
+    out += [ChangeTable(cell.changes)] if cell.changes else []
     return out + [
         Said(
             "warning",

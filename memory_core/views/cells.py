@@ -16,7 +16,7 @@ from ..store.graph import FactChange
 from ..usecases.facade import MemoryService
 from ..usecases.results import TurnEnded
 from . import history
-from .cell_said import CellResult, Change, Skipped
+from .cell_said import CellResult, Change, SkippedClaim
 
 
 def change(c: FactChange) -> Change:
@@ -44,7 +44,7 @@ def describe(result: EventResult) -> Obj:
         reason=result.reason,
         message=result.message,
         changes=[change(c) for c in out.changes] if out else [],
-        skipped=[Skipped(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
+        skipped=[SkippedClaim(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
         detail=out,
     )
     return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})

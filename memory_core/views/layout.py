@@ -39,7 +39,7 @@ DEFAULT_SIZE = 12.0
 
 
 @dataclass(frozen=True)
-class Drawing:
+class Layout:
     """Positions in the drawing's units and the font (in the same units) names are drawn with."""
 
     positions: dict[str, tuple[float, float]]
@@ -52,7 +52,7 @@ def arrange(
     sizes: Mapping[str, float] | None = None,
     labels: Mapping[str, str] | None = None,
     relation: float = 0.0,
-) -> Drawing:
+) -> Layout:
     """Lay out each component apart, push boxes apart (names of FONT), pack the components. A larger font
     does not draw names larger at the fit: the boxes, and so the drawing, grow with it. What draws them
     larger is a denser drawing, so the boxes are pushed apart only as far as they must be. `relation`:
@@ -60,13 +60,13 @@ def arrange(
     enough to hold (their median)."""
     names = sorted(set(nodes))
     if not names:
-        return Drawing({}, FONT)
+        return Layout({}, FONT)
     g, comps = _components(names, edges)
     radius, chars = _extents(names, sizes or {}, labels or {})
     index = {n: i for i, n in enumerate(names)}
     shapes = [_shape(g, c, radius[[index[n] for n in c]], relation) for c in comps]
     out = _pack(comps, shapes, index, radius, chars, FONT)
-    return Drawing({n: (round(float(out[i, 0]), 1), round(float(out[i, 1]), 1)) for i, n in enumerate(names)}, FONT)
+    return Layout({n: (round(float(out[i, 0]), 1), round(float(out[i, 1]), 1)) for i, n in enumerate(names)}, FONT)
 
 
 def _extents(names: list[str], sizes: Mapping[str, float], labels: Mapping[str, str]) -> tuple[np.ndarray, np.ndarray]:

@@ -329,12 +329,12 @@ OPTIONS: Obj = {
 }
 
 
-def layout_of(p: Plan) -> layout.Drawing:
+def layout_of(p: Plan) -> layout.Layout:
     """Positions (in the drawing's units) and the names' font for a plan: the same plan, the same drawing."""
     return layout.arrange(*p.key_for_layout())
 
 
-def to_html(p: Plan, *, drawing: layout.Drawing | None = None, graph: str = "world", height: int = 620) -> str:
+def to_html(p: Plan, *, drawing: layout.Layout | None = None, graph: str = "world", height: int = 620) -> str:
     """Self-contained pyvis HTML: vis-network inlined, no outside URL, positions computed ahead
     (`drawing`, or computed here) and physics off, so the drawing stands still; a click on a fact
     opens its weight, a double-click on an entity opens or closes its neighbours."""
