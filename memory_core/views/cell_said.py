@@ -118,7 +118,7 @@ class ChangeTable:
 class ReadAnswer:
     """A read's answer, as a table's rows (views/cells.answer_rows)."""
 
-    result: Any
+    result: object
 
 
 Piece = Said | ChangeTable | ReadAnswer

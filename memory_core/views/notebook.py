@@ -13,7 +13,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
@@ -61,8 +61,8 @@ class Notebook(BaseModel):
     cursor: Whole = 0
     results: dict[str, Obj] = Field(default_factory=dict)
     moments: dict[str, Annotated[int, Field(strict=True)]] | None = None
-    reads: list[Any] = Field(default_factory=list)
-    refused: list[Any] = Field(default_factory=list)
+    reads: list[Obj] = Field(default_factory=list)
+    refused: list[Obj] = Field(default_factory=list)
     outside: list[Annotated[str, Field(strict=True)]] = Field(default_factory=list)
     notes: list[Obj | None]  # the outcome each note was written for (None: judged by its next outcome)
     story: Annotated[str, Field(strict=True)] = "original"  # until the first edit: notes judged by it

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from ..plain import Obj
+from .text import JSON
 
 if TYPE_CHECKING:
     from .notebook import Notebook
@@ -105,7 +106,7 @@ class _Scrubber:
         self.count += n
         return new
 
-    def walk(self, value: object) -> Any:
+    def walk(self, value: JSON) -> JSON:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list):
@@ -115,6 +116,11 @@ class _Scrubber:
         if isinstance(value, dict):
             return {k: self.walk(v) for k, v in self.unpointed(value).items()}
         return value
+
+    def rows(self, values: list[Obj]) -> list[Obj]:
+        """A list of objects walked: still a list of objects."""
+        items: list[JSON] = [*values]
+        return cast("list[Obj]", self.walk(items))
 
     def unpointed(self, value: Obj) -> Obj:
         """A support or record pointing into an erased run, its pointer cleared as memory keeps it (R29)."""
@@ -136,8 +142,8 @@ def scrub(nb: Notebook) -> int:
         results[key] = s.walk(res)
         if s.count > before:
             results[key]["scrubbed"] = True
-    nb.results, nb.reads, nb.refused = results, s.walk(nb.reads), s.walk(nb.refused)
-    nb.outside = [t or ERASED for t in s.walk(nb.outside)]
+    nb.results, nb.reads, nb.refused = results, s.rows(nb.reads), s.rows(nb.refused)
+    nb.outside = [s.text(t) or ERASED for t in nb.outside]
     return s.count
 
 

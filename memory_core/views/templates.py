@@ -8,7 +8,10 @@ import importlib.util
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 MARK = re.compile(r"<!--inline (lib/[\w./-]+)-->")
 
@@ -26,7 +29,7 @@ def pyvis_templates() -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def templates(folder: str) -> Any:
+def templates(folder: str) -> Environment:
     """pyvis's templates, compiled once a process, escaping every value they print. pyvis makes a new
     environment for every network, so its page was parsed anew for every drawing; and the libraries
     it inlines (vis-network: 700 kB) stand in the page as a mark, put in after rendering, so the
@@ -34,7 +37,7 @@ def templates(folder: str) -> Any:
     from jinja2 import Environment, FileSystemLoader
 
     class Inline(FileSystemLoader):
-        def get_source(self, environment: Any, template: str) -> tuple[str, str, Callable[[], bool]]:
+        def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
             if template.startswith("lib/"):
                 return mark(template), template, lambda: True
             return super().get_source(environment, template)

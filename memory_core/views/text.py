@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import html
 import re
+from typing import TypeAlias
+
+#: A JSON value, as a notebook keeps a cell's result and a read's answer.
+JSON: TypeAlias = dict[str, "JSON"] | list["JSON"] | str | int | float | bool | None
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
 
