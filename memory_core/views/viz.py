@@ -1,6 +1,5 @@
-"""Drawing a graph: filters, a node cap that keeps the strongest facts, pyvis HTML that renders
-offline and still (positions computed here, physics off), and GraphML. No Streamlit here: pages
-only show what this returns."""
+"""Drawing a graph: filters, a cap that keeps the strongest facts, still pyvis HTML that renders offline
+(positions from layout.py, physics off), and GraphML. No Streamlit here."""
 
 from __future__ import annotations
 
@@ -86,8 +85,7 @@ class Plan:
 
     @property
     def key(self) -> Key:
-        """What the positions depend on (and nothing else): the entities, the facts' ends, the entities'
-        sizes, the names drawn (the layout leaves room for each) and the relations' mean length on edges."""
+        """What the positions depend on: entities, the facts' ends, sizes, names drawn, the relations' mean length."""
         return (
             tuple(n["id"] for n in self.nodes),
             tuple((e["from"], e["to"]) for e in self.edges),
@@ -114,19 +112,8 @@ class Plan:
         )
 
 
-def _matches(f: Obj, flt: Filters) -> bool:
-    kinds_ok = flt.kinds is None or (f["subject"]["kind"] in flt.kinds or f["object"].get("kind", "value") in flt.kinds)
-    return (
-        f["status"] in flt.statuses
-        and f["weight"] >= flt.min_weight
-        and kinds_ok
-        and (flt.relations is None or f["relation"] in flt.relations)
-    )
-
-
 def _neighbourhood(facts: list[Obj], focus: str, depth: int, expanded: Iterable[str] = ()) -> list[Obj]:
-    """The facts among the focus's neighbourhood to `depth`, and among the neighbours of each expanded
-    entity that is drawn (an entity opened from a neighbour since collapsed is not)."""
+    """The facts among the focus's neighbourhood to `depth`, and among each drawn expanded entity's neighbours."""
     keep, frontier = {focus}, {focus}
     for _ in range(depth):
         nxt = _next_to(facts, frontier)
@@ -145,7 +132,7 @@ def _next_to(facts: list[Obj], entities: set[str]) -> set[str]:
 
 
 def _count(f: Obj, what: str) -> int:
-    """How many supports or disputes a fact has: a count (the drawing's read) or the list itself (the state format)."""
+    """How many supports or disputes a fact has: a count (the drawing's read) or the list (the state format)."""
     value = f.get(what, [])
     return value if isinstance(value, int) else len(value)
 
@@ -200,8 +187,7 @@ def _short(name: str, most: int = 22) -> str:
 
 
 def _labelled(nodes: Iterable[str], heft: dict[str, float], always: set[str]) -> set[str]:
-    """The entities whose name is drawn: all of a small drawing; else the heaviest (the weights of their
-    drawn facts summed, ties by name) and those always named (the focus, the expanded)."""
+    """The entities whose name is drawn: all of a small drawing, else the heaviest and those always named."""
     ids = list(nodes)
     if len(ids) <= LABEL_ALL:
         return set(ids)
@@ -209,8 +195,8 @@ def _labelled(nodes: Iterable[str], heft: dict[str, float], always: set[str]) ->
 
 
 def _pick(facts: Iterable[Obj], nodes: dict[str, Obj], cap: int, *, both_new: bool = True) -> list[Obj]:
-    """The facts, heaviest first, whose ends fit under the cap of entities (`nodes`, grown with them);
-    without `both_new`, only facts touching an entity already drawn."""
+    """The facts, heaviest first, whose ends fit under the cap (`nodes` grows); without `both_new`, only facts
+    touching an entity already drawn."""
     picked = []
     for f in sorted(facts, key=lambda f: -f["weight"]):
         new = [e for e in (f["subject"], f["object"]) if _node_id(e) not in nodes]
@@ -276,10 +262,8 @@ def plan(
     highlight: Iterable[str] = (),
     compare: Compare | None = None,
 ) -> Plan:
-    """Choose nodes and edges: filter, focus, then the heaviest facts until the node cap is reached.
-    With `compare`, the edges say what changed since an earlier moment, and the facts gone since
-    it that the filters keep are drawn too (after the others, within the cap; with a focus, those
-    touching an entity drawn)."""
+    """Choose nodes and edges: filter, focus, then the heaviest facts up to the cap; with `compare`, edges say what
+    changed since an earlier moment (R32), and facts gone since are drawn too, last."""
     flt = flt or Filters()
     facts, nodes, chosen, ghosts = _chosen(graph, flt, compare)
     degree, heft = _tallies(chosen + ghosts)
@@ -300,14 +284,14 @@ def plan(
 def _chosen(
     graph: Mapping[str, Any], flt: Filters, compare: Compare | None
 ) -> tuple[list[Obj], dict[str, Obj], list[Obj], list[Obj]]:
-    """The facts the filters keep (around the focus, if any), the entities drawn, the facts drawn
-    (the heaviest, within the cap), and the facts gone since `compare` drawn too."""
-    facts = [f for f in graph["facts"] if _matches(f, flt)]
+    """The facts the filters keep (around the focus), the entities drawn, the facts drawn and those gone since."""
+    tests = [keep for keep, _ in _filter_steps(flt)]
+    facts = [f for f in graph["facts"] if all(keep(f) for keep in tests)]
     if flt.focus:
         facts = _neighbourhood(facts, flt.focus, flt.depth, flt.expanded)
     nodes: dict[str, Obj] = {}
     chosen = _pick(facts, nodes, flt.cap)
-    gone = [g for g in (compare.gone if compare else []) if _matches(g, flt)]
+    gone = [g for g in (compare.gone if compare else []) if all(keep(g) for keep in tests)]
     return facts, nodes, chosen, _pick(gone, nodes, flt.cap, both_new=not flt.focus)
 
 
@@ -335,9 +319,8 @@ def layout_of(p: Plan) -> layout.Layout:
 
 
 def to_html(p: Plan, *, drawing: layout.Layout | None = None, graph: str = "world", height: int = 620) -> str:
-    """Self-contained pyvis HTML: vis-network inlined, no outside URL, positions computed ahead
-    (`drawing`, or computed here) and physics off, so the drawing stands still; a click on a fact
-    opens its weight, a double-click on an entity opens or closes its neighbours."""
+    """Self-contained pyvis HTML (no outside URL), positions given and physics off; a click on a fact opens its
+    weight, a double-click on an entity opens or closes its neighbours."""
     drawn = drawing if drawing is not None else layout_of(p)
     pos = drawn.positions
     # What vis-network takes as given is left out (no label, straight lines, no fact), and numbers are
@@ -387,8 +370,7 @@ def _given(**values: object) -> Obj:
 
 
 def _edge_color(e: Obj) -> str:
-    """Red: what the last notebook cell changed; then what changed since a moment compared with;
-    else grey for a fact not active, dark for an active one."""
+    """Red: what the last notebook cell changed; then what changed since the moment compared; else by status."""
     if e["highlight"]:
         return "#d62728"
     change = e.get("change", "")
@@ -406,12 +388,8 @@ PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_me
 
 
 def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
-    """pyvis's page (its template, as `pyvis.network.Network` fills it for a directed network with
-    these nodes, edges and OPTIONS, its libraries inlined), the template escaping every value it
-    prints. pyvis's own generate_html switches to a tooltip that sets innerHTML from a node's title
-    whenever a title contains "href"; memory's names and kinds reach titles, so that switch stays
-    off here: vis-network then shows titles as plain text. The libraries are put in after
-    rendering, and the Network object itself is not needed (importing it imports IPython)."""
+    """pyvis's template filled as its Network would fill it (every value escaped; no innerHTML tooltip, since memory's
+    text reaches titles), without importing Network (it imports IPython); the libraries put in after."""
     folder = pyvis_templates()
     page = str(
         templates(folder)
@@ -437,7 +415,7 @@ def to_graphml(p: Plan) -> str:
 
 
 def legend_html(p: Plan) -> str:
-    """The legend as Markdown with HTML, for the page: a coloured dot per kind, each kind made inert."""
+    """The legend as Markdown with HTML: a coloured dot per kind, each kind made inert."""
     return " ".join(
         f"<span style='color:{html.escape(x['color'], quote=True)}'>●</span> {inert(x['kind'])} ({int(x['entities'])})"
         for x in legend(p)
