@@ -1,10 +1,5 @@
-"""What a notebook cell did, typed and said (#24, point 3; #37).
-
-Read back from the notebook's file, a cell's result is a `CellResult` whose `detail` is the use
-case's own result model (usecases/results.BY_EVENT), chosen by the event's `do`. `said()` turns it
-into the pieces the Notebook page lays out (a sentence in a tone, the fact changes, a read's answer).
-Text from memory is made inert here (views/text.inert); rule numbers are left for the page to link.
-"""
+"""What a notebook cell did, typed and said (#24, #37): a kept result read back as a `CellResult` whose `detail`
+is its use case's result model (usecases/results.BY_EVENT), and `said()`, the pieces the Notebook page lays out."""
 
 from __future__ import annotations
 

@@ -1,7 +1,5 @@
-"""What a notebook cell is and did, for people: a line that says what it does, its result as kept,
-the outcome its note was written for, a failed turn's evidence (R2), and the memory compared
-between two cells from its history (R32, R33). No Streamlit here (pages/notebook_page.py draws it).
-"""
+"""What a notebook cell is and did, for people: its line, its result as kept, the outcome its note was written
+for, a failed turn's evidence (R2), and memory compared between two cells (R32, R33). No Streamlit here."""
 
 from __future__ import annotations
 

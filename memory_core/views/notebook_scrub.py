@@ -1,11 +1,5 @@
-"""A notebook's saved results scrubbed of what its own deletions erased (#26, point 5).
-
-A cell that deletes a run (R29), ends an ephemeral one (R17) or deletes an account (R30) erases from
-the notebook's memory, while the results saved before it still hold copies: the run's and its
-turns' and records' ids, excerpts and requests, its Flow graph; the account's id, name and User
-graph. `scrub` takes those out, so the saved results say what memory says now (a support into an
-erased run keeps its key, origin and contribution, as memory does); the cells stay as written.
-"""
+"""A notebook's saved results scrubbed of what its own cells erased (#26, R17, R29, R30): ids, texts, and
+Flow and User graphs go, a support into an erased run keeps its key, origin and contribution; cells stay."""
 
 from __future__ import annotations
 

@@ -1,13 +1,5 @@
-"""The rulebook: docs/rules.md read as sections and rules, for the dashboard's Rules page.
-
-Plain text handling, no database: the page reads docs/rules.md (and docs/decisions.md) when it
-renders and shows what this module finds there, so the doc and the page cannot disagree.
-
-docs/rules.md is written to a small shape this module relies on (tests/test_docs.py checks it):
-a section is a `## ` heading; a rule is a `### <a id="r7"></a>R7 · Title` heading inside one; a
-paragraph starting "In decisions.md:" links the rows of docs/decisions.md that the rule (or the
-section) touches, each row of that table opening with `<a id="d-..."></a>`.
-"""
+"""The rulebook: docs/rules.md read as sections (`## `) and rules (`### <a id="r7"></a>R7 · Title`), each with
+its "In decisions.md:" links, for the Rules page (tests/test_docs.py checks the shape)."""
 
 from __future__ import annotations
 
@@ -122,8 +114,7 @@ def cites(text: str, number: str) -> bool:
 
 
 def search(book: Rulebook, query: str) -> list[Rule]:
-    """The rules a query finds. A rule number: that rule first, then the rules that cite it.
-    Words: the rules holding every word, case ignored, in the rulebook's order."""
+    """The rules a query finds: a number's rule then those citing it; else those holding every word."""
     number = rule_number(query)
     if number:
         rule = book.find(number)
@@ -151,9 +142,7 @@ def decision_rows(text: str) -> dict[str, tuple[str, str]]:
 
 
 def for_page(markdown: str) -> str:
-    """Markdown of the docs made to read well on a dashboard page: a link to a rule opens it on
-    the Rules page (`?rule=R7`); a link to another doc names its file, which the page cannot
-    serve; links to the web stay."""
+    """Docs' Markdown for a page: links to rules open the Rules page (`?rule=R7`), other docs named by file."""
 
     def link(m: re.Match[str]) -> str:
         label, target = m.group(1), m.group(2)
@@ -174,9 +163,7 @@ _CODE_OR_LINK = re.compile(r"(`[^`]*`|\[[^\]]*\]\([^)]*\))")
 
 
 def link_rules(markdown: str, titles: dict[str, str], page: str = "rules") -> str:
-    """Every rule a page's text cites becomes a link to it on the Rules page (`page?rule=R7`), its
-    title shown on hover; code spans and existing links are left as they are, as is a number that
-    names no rule (`titles` holds the rules' titles by number, "R7")."""
+    """Each rule a text cites made a link to the Rules page with its title on hover (code and links left)."""
 
     def link(m: re.Match[str]) -> str:
         number = f"R{m.group(1)}"

@@ -1,6 +1,5 @@
-"""The dashboard's sign-in with an identity provider, shaped for people: the `[auth]` section of
-`.streamlit/secrets.toml` checked (what is missing, where), the providers it names, and a signed-in
-identity in words. Pure: the pages pass what Streamlit read (docs/signin.md)."""
+"""The dashboard's sign-in shaped for people: `[auth]` of `.streamlit/secrets.toml` checked, its providers,
+and a signed-in identity in words (docs/signin.md)."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ SECRETS = ".streamlit/secrets.toml"
 
 
 def providers(section: Mapping[str, object]) -> list[str | None]:
-    """The providers `[auth]` configures: None for one given in `[auth]` itself (st.login()), and
-    the name of each `[auth.NAME]` table (st.login(NAME))."""
+    """The providers `[auth]` configures: None for `[auth]` itself (st.login()), each `[auth.NAME]`'s name."""
     named = [k for k, v in section.items() if isinstance(v, Mapping)]
     own = [None] if any(k in section for k in OWN) or not named else []
     return [*own, *sorted(named)]
@@ -50,8 +48,7 @@ def _provider_problems(table: Mapping[str, object], name: str | None) -> list[st
 
 
 def issuer_of(section: Mapping[str, object], name: str | None = None) -> str:
-    """The issuer a provider's discovery URL names (OpenID Connect Discovery puts the document at
-    the issuer followed by /.well-known/openid-configuration), or "" when it does not end so."""
+    """The issuer a provider's discovery URL names (before /.well-known/openid-configuration), else ""."""
     table = section if name is None else section.get(name, {})
     url = str(table.get("server_metadata_url") or "") if isinstance(table, Mapping) else ""
     return url[: -len(DISCOVERY)] if url.endswith(DISCOVERY) else ""

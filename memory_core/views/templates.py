@@ -1,5 +1,4 @@
-"""pyvis's page templates, compiled once a process, with the libraries they inline put in after
-rendering (viz.to_html): the drawing's HTML without a pyvis Network object."""
+"""pyvis's page templates, compiled once a process, their libraries put in after rendering (viz.to_html)."""
 
 from __future__ import annotations
 
@@ -30,10 +29,7 @@ def pyvis_templates() -> str:
 
 @functools.lru_cache(maxsize=2)
 def templates(folder: str) -> Environment:
-    """pyvis's templates, compiled once a process, escaping every value they print. pyvis makes a new
-    environment for every network, so its page was parsed anew for every drawing; and the libraries
-    it inlines (vis-network: 700 kB) stand in the page as a mark, put in after rendering, so the
-    template engine never reads them as templates (that took most of a first drawing's HTML, B8)."""
+    """pyvis's templates compiled once, escaping every value; inlined libraries left as marks (B8)."""
     from jinja2 import Environment, FileSystemLoader
 
     class Inline(FileSystemLoader):

@@ -37,8 +37,7 @@ def _facts(state: Obj) -> dict[tuple[str, str, str], Obj]:
 
 
 def _replayed(doc: Obj) -> tuple[Obj, list[EventResult]]:
-    """The state a scenario document ends in, on a fresh in-memory memory, and each event's result
-    (what an ephemeral run did is in its results: its turns are erased with it, R17)."""
+    """The state a document ends in on a fresh memory, and each event's result (R17: ephemeral runs are erased)."""
     scenario = check(copy.deepcopy(doc))
     engine = EventEngine(MemoryService.at("sqlite://"))
     engine.setup(scenario)
@@ -47,8 +46,7 @@ def _replayed(doc: Obj) -> tuple[Obj, list[EventResult]]:
 
 
 def _difference(b: Obj | None, a: Obj | None) -> str:
-    """How a fact differs between the replays: `only as written` (in the first alone), `only
-    what-if` (in the second alone), its status, its weight, or nothing."""
+    """How a fact differs between the replays: only as written, only what-if, status, weight, or not."""
     if b is None or a is None:
         return "only what-if" if b is None else "only as written"
     return "status" if b["status"] != a["status"] else "weight" if b["weight"] != a["weight"] else ""
@@ -87,8 +85,7 @@ BEHAVIOUR = (
 
 
 def _counted(e: Obj, o: object, *, mine: set[str], turns: dict[str, str]) -> list[str]:
-    """The rows of `behaviour` one event's outcome counts in (None: refused, it did nothing), and
-    the rule that kept out each claim a turn's end skipped (R8a to R8d, R9, R10, R30)."""
+    """The rows of `behaviour` one event's outcome counts in, and the rules of claims it kept out (R8-R10, R30)."""
     if isinstance(o, RunStarted | RunEnded) and e["run"] in mine:
         return _run_counted(e, o)
     if isinstance(o, StepRun) and e["turn"] in turns:
@@ -108,11 +105,8 @@ def _run_counted(e: Obj, o: RunStarted | RunEnded) -> list[str]:
 
 
 def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
-    """What the organization's runs did in a replay, read from each event's result (an ephemeral
-    run's turns are erased with it, so its end state cannot say): runs asked to be ephemeral, and
-    of them those stored as permanent (R11) and those erased at their end (R17); steps run or
-    skipped by a shortcut (R14, R22); claims kept out of World and User by each rule (R8a to R8d,
-    R9, R10, R30)."""
+    """What the organization's runs did in a replay: ephemeral asked, kept (R11) and erased (R17), steps run or
+    skipped (R22), claims kept out by rule (R8-R10, R30)."""
     events = doc.get("events", [])
     mine, turns = _runs_and_turns(events, org)
     counted = Counter(
@@ -142,8 +136,7 @@ def _with_settings(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
 
 
 def compare(doc: Obj, org: str, settings: dict[str, bool]) -> Obj:
-    """Both replays side by side: each fact's weight and status as written and under `settings`,
-    and what the organization's runs did each way (`behaviour`)."""
+    """Both replays side by side: each fact as written and under `settings`, and the runs' `behaviour` each way."""
     alt = _with_settings(doc, org, settings)
     (base_state, base_results), (alt_state, alt_results) = _replayed(doc), _replayed(alt)
     rows = _diff(base_state, alt_state)
@@ -168,8 +161,7 @@ def _record(r: Obj, person: str) -> Obj:
 
 
 def _turn_events(t: Obj, person: str) -> list[Obj]:
-    """One recorded turn as the events that made it: opened with its request (record #0), its
-    records and nested work, the steps' decisions, and its end (a replaced turn as completed)."""
+    """One recorded turn as its events: opened, records and nested work, steps, end (replaced: completed)."""
     request = next((x for x in t["records"] if x["number"] == 0), None) or {}
     opened = {"text": request.get("excerpt") or "", "claims": without_nulls(request.get("claims", []))}
     out: list[Obj] = [{"do": "open_turn", "run": t["run"], "turn": t["id"], "request": opened}]
@@ -182,8 +174,7 @@ def _turn_events(t: Obj, person: str) -> list[Obj]:
 
 
 def _work_events(t: Obj, person: str) -> list[Obj]:
-    """A turn's records in their order, nested work called before its first record and returned
-    after every record (work that recorded nothing called where it stands)."""
+    """A turn's records in order, nested work called before its first record and returned after all."""
     out: list[Obj] = []
     called: set[int] = set()
     for x in t["records"]:
@@ -218,8 +209,7 @@ ERASED = "erased-account"  # who a run of a deleted account (R30) is replayed as
 
 
 def _runs(svc: MemoryService, org: str, people: dict[str, Obj], gaps: list[str]) -> list[Obj]:
-    """Every run's events: each starts right before its first turn (runs without one where they stand),
-    its turns in the order they opened, and it ends, if it ended, right after its last turn."""
+    """Every run's events: started before its first turn, its turns in the order they opened, ended after its last."""
     runs = svc.runs(org)
     ended = {r["id"] for r in runs if r["ended"]}
     starts, last_of, turns = _recorded(svc, org, runs, people, gaps)
@@ -239,8 +229,7 @@ def _runs(svc: MemoryService, org: str, people: dict[str, Obj], gaps: list[str])
 def _recorded(
     svc: MemoryService, org: str, runs: list[RunRow], people: dict[str, Obj], gaps: list[str]
 ) -> tuple[dict[str, Obj], dict[str, str | None], list[tuple[int, Obj]]]:
-    """Each run's start_run event and last turn, and every turn with its run and person, by the order
-    it opened (a run of a deleted account replayed as ERASED, R30; a replaced turn said in `gaps`)."""
+    """Each run's start_run and last turn, and every turn by order opened (R30: a deleted account as ERASED)."""
     turns: list[tuple[int, Obj]] = []
     starts: dict[str, Obj] = {}
     last_of: dict[str, str | None] = {}
@@ -259,8 +248,7 @@ def _recorded(
 
 
 def _corrections(svc: MemoryService, org: str, people: dict[str, Obj], owner: str, gaps: list[str]) -> list[Obj]:
-    """The disputes and retractions of the organization's World facts (R28), and what erased runs and
-    accounts took with them (R17, R29, R30) said in `gaps`."""
+    """The disputes and retractions of the organization's World facts (R28); what erasures took said in `gaps`."""
     events: list[Obj] = []
     for f in svc.facts_table(org, graphs=("world",)):
         if f["disputes"] or f["status"] == "retracted":
@@ -284,13 +272,8 @@ def _corrections(svc: MemoryService, org: str, people: dict[str, Obj], owner: st
 
 
 def history_of(svc: MemoryService, org: str, *, by: str | None = None) -> tuple[Obj, list[str]]:
-    """The organization's recorded history as a scenario, under the settings it has now, and what
-    could not be put back. Memory keeps its inputs (runs, turns in the order they opened, every
-    record with its claims, the end of each turn, nested work, disputes, retractions): replayed in
-    that order they teach what they taught. What it cannot replay: runs erased since (R17, R29: their
-    records are gone, their votes stay in the live weights), a replacement (replayed as
-    completed), and the order of corrections among turns (disputes and retractions come last).
-    Its settings are the owner's to read (R15: `by`, refused to anyone else)."""
+    """The organization's recorded history as a scenario under its settings now, and what it cannot put back
+    (R17, R29, R3: replaced turns as completed; corrections last); the settings are the owner's (R15)."""
     settings = svc.get_settings(org, by=by)
     o = next(o for o in svc.organizations() if o["id"] == org)
     members = svc.members(org)
