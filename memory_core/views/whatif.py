@@ -19,21 +19,16 @@ from .viz import fact_label
 
 def initial_settings(doc: Obj, org: str) -> dict[str, bool]:
     """An organization's settings as the scenario starts them (defaults filled in)."""
-    for o in doc.get("organizations", []):
-        if o["id"] == org:
-            return {**DEFAULT_SETTINGS, **o.get("settings", {})}
-    return dict(DEFAULT_SETTINGS)
+    return {
+        **DEFAULT_SETTINGS,
+        **next((o.get("settings", {}) for o in doc.get("organizations", []) if o["id"] == org), {}),
+    }
 
 
 def _facts(state: Obj) -> dict[tuple[str, str, str], Obj]:
-    out: dict[tuple[str, str, str], Obj] = {}
-    for org, o in state["organizations"].items():
-        out |= {("world", org, fact_label(f)): f for f in o["world"]["facts"]}
-    for person, p in state["people"].items():
-        out |= {("user", person, fact_label(f)): f for f in p["user"]["facts"]}
-    for run, r in state["runs"].items():
-        out |= {("flow", run, fact_label(f)): f for f in r["flow"]["facts"]}
-    return out
+    """Every fact of a state by its graph, owner and label."""
+    owners = {"world": "organizations", "user": "people", "flow": "runs"}
+    return {(g, k, fact_label(f)): f for g, key in owners.items() for k, o in state[key].items() for f in o[g]["facts"]}
 
 
 def _replayed(doc: Obj) -> tuple[Obj, list[EventResult]]:
