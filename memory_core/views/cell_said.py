@@ -15,7 +15,6 @@ from ..rules.wording import RULE_TEXT
 from ..usecases.results import (
     BY_EVENT,
     AccountDeleted,
-    Corrected,
     Outcome,
     ReadResult,
     RecordKept,
@@ -27,7 +26,6 @@ from ..usecases.results import (
     StepRun,
     TurnEnded,
     TurnOpened,
-    WorkCalled,
     WorkReturned,
 )
 from .text import inert, plural, probes_used, refused
@@ -232,20 +230,12 @@ def _on_off(value: bool) -> str:
     return "on" if value else "off"
 
 
-def _call(_d: WorkCalled, _link: RecordLink) -> list[Piece]:
-    return _caption("Nested work opened: it reads and writes no graph (R4).")
-
-
-def _nothing(_d: Corrected, _link: RecordLink) -> list[Piece]:
-    return []
-
-
 _SAY: dict[str, Callable[[Any, RecordLink], list[Piece]]] = {
     "start_run": _start_run,
     "open_turn": _open_turn,
     "record": _record,
     "step": _step,
-    "call": _call,
+    "call": lambda _d, _link: _caption("Nested work opened: it reads and writes no graph (R4)."),
     "return": _return,
     "read": _read,
     "end_turn": _end_turn,
@@ -253,8 +243,8 @@ _SAY: dict[str, Callable[[Any, RecordLink], list[Piece]]] = {
     "delete_run": _delete_run,
     "delete_account": _delete_account,
     "set_settings": _set_settings,
-    "dispute": _nothing,
-    "retract": _nothing,
+    "dispute": lambda _d, _link: [],  # said beside its table (CORRECTED)
+    "retract": lambda _d, _link: [],
 }
 
 

@@ -257,11 +257,6 @@ def _answer_value(key: str, value: object) -> object:
     return value
 
 
-def search_text(event: Obj, checked_event: Obj) -> str:
-    """What a search of the cells looks in: the cell's line, its note and its JSON, case-folded."""
-    return f"{event['do']} {summary(checked_event)} {json.dumps(event, ensure_ascii=False)}".casefold()
-
-
 def matching(events: list[Obj], checked: list[Obj], query: str) -> list[int]:
     """The cells holding every word of the query; `#12` is cell 12 alone, `12` also its text."""
     words = query.casefold().split()
@@ -269,7 +264,7 @@ def matching(events: list[Obj], checked: list[Obj], query: str) -> list[int]:
         return list(range(len(events)))
     out = []
     for i, (e, c) in enumerate(zip(events, checked, strict=True)):
-        hay = search_text(e, c)
+        hay = f"{e['do']} {summary(c)} {json.dumps(e, ensure_ascii=False)}".casefold()  # its line, note and JSON
         if all(w == f"#{i}" if re.fullmatch(r"#\d+", w) else (w in hay or w == str(i)) for w in words):
             out.append(i)
     return out

@@ -10,8 +10,7 @@ from .notebook_file import MadeFrom
 
 def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
     """One run as a scenario: `doc`, `omitted`, as a `sentence`, `opens` (R30) and `made_from` (R29-R31)."""
-    # for the notebook's reader (its sidebar, its heading), who need not know where the database is:
-    # not the command line's "Export of URL at TIME", "What URL recorded"
+    # named for the notebook's reader, who need not know where the database is (not `export`'s URL)
     doc, omitted = svc.export_scenario(org=org, run=run_id, where=f"the memory of {org}")
     doc = {**doc, "title": f"Run {run_id} of {org}"}
     sentence = None

@@ -323,8 +323,7 @@ def reopen(nb_id: str) -> Notebook | None:
         raise NotebookDamaged(f"{main.name}: {exc}") from None
     nb = _from_file(main.name, nb_id, data, undo_stack)
     if not scratch_path(nb_id, nb.gen).exists() or len(nb.moments or {}) != nb.cursor + 1:
-        # Its scratch memory is gone, or it was kept without the moment each cell left (R32):
-        # the cells that ran run again.
+        # its scratch memory is gone, or it was kept without each cell's moment (R32): the cells run again
         ran = nb.cursor
         nb.reset()
         nb.run_to(ran - 1)

@@ -12,9 +12,8 @@ JSON: TypeAlias = dict[str, "JSON"] | list["JSON"] | str | int | float | bool | 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
 
 
-#: GitHub's autolinks find `http://`, `www.` and `name@host` in the text Markdown leaves, after
-#: escapes and character references are read: a word joiner (U+2060, invisible, not a word
-#: character) before the colon, the dot or the at sign keeps them from being found.
+#: A word joiner (U+2060, invisible, not a word character) before the colon, dot or at sign keeps GitHub's
+#: autolinks from finding `http://`, `www.` and `name@host` once Markdown's escapes are read.
 _AUTOLINK = re.compile(r"(?i)(?<=https)(?=\\:)|(?<=http)(?=\\:)|(?<=www)(?=\\\.)|(?=@)")
 JOINER = "\u2060"
 

@@ -21,8 +21,7 @@ from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, f
 from .templates import CLICK_SCRIPT, MARK, library, mark, pyvis_templates, templates
 from .text import inert, plural  # noqa: F401  (viz.inert: pages and tests name it here too)
 
-#: What a drawing's layout depends on: entity ids, the facts' ends, sizes, names drawn and the mean length
-#: of the relations written on edges (Plan.key).
+#: What a drawing's layout depends on (Plan.key).
 Key = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[float, ...], tuple[str, ...], float]
 
 KIND_COLORS = {
@@ -36,9 +35,7 @@ KIND_COLORS = {
 }
 OTHER_COLOR = "#76b7b2"
 DEFAULT_CAP = 400
-# Names that do not pile up (docs/decisions.md, "Graph drawing"): every entity's while the drawing is
-# small; past it the heaviest (their drawn facts' weights summed) and the focus and expanded ones are
-# named, the rest on hover. The layout leaves room for each name drawn (layout.py).
+# Names that do not pile up (docs/decisions.md, "Graph drawing"): all, or the heaviest few and the focus.
 LABEL_ALL = 60
 LABEL_TOP = 60
 #: Past this many entities, dots are smaller (3 + 1.2 per root of facts): 400 large ones left names < 10 px.
@@ -64,9 +61,7 @@ class Filters:
     statuses: set[str] = field(default_factory=lambda: {"active", "disputed"})
     focus: str | None = None  # a node id: draw only its neighbourhood
     depth: int = 1
-    #: With a focus, entities whose neighbours are drawn too (double-clicked open), in the order opened:
-    #: exploring by expanding. Their neighbours come from the facts given, so from the graph the reader
-    #: may see (R20) and within the filters.
+    #: With a focus, entities double-clicked open, whose neighbours (among the facts given, R20) are drawn too.
     expanded: tuple[str, ...] = ()
     cap: int = DEFAULT_CAP
 
@@ -298,8 +293,7 @@ def _chosen(
 _OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
 GRAPHS = ("world", "user", "flow")
 
-#: vis-network's options: no physics at all, so nothing moves once drawn (positions come from
-#: layout.py); names on hover (titles) and labels outlined so crossing edges do not hide them.
+#: vis-network's options: no physics, so nothing moves once drawn; labels outlined over crossing edges.
 OPTIONS: Obj = {
     "physics": {"enabled": False},
     "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
@@ -323,8 +317,7 @@ def to_html(p: Plan, *, drawing: layout.Layout | None = None, graph: str = "worl
     weight, a double-click on an entity opens or closes its neighbours."""
     drawn = drawing if drawing is not None else layout_of(p)
     pos = drawn.positions
-    # What vis-network takes as given is left out (no label, straight lines, no fact), and numbers are
-    # rounded to what a screen shows: the page is sent on every drawing (B8).
+    # What vis-network takes as given is left out, numbers rounded to what a screen shows (B8).
     nodes = [
         _given(
             id=n["id"],

@@ -49,23 +49,16 @@ def _difference(b: Obj | None, a: Obj | None) -> str:
 
 def _diff(base_state: Obj, alt_state: Obj) -> list[Obj]:
     """Each fact of either state: its weight and status both ways, and how they differ."""
-    base_facts, alt_facts = _facts(base_state), _facts(alt_state)
-    rows = []
-    for key in sorted(base_facts.keys() | alt_facts.keys()):
-        b, a = base_facts.get(key), alt_facts.get(key)
-        rows.append(
-            {
-                "graph": key[0],
-                "owner": key[1],
-                "fact": key[2],
-                "as written": (b or {}).get("weight"),
-                "status as written": (b or {}).get("status"),
-                "what if": (a or {}).get("weight"),
-                "status what if": (a or {}).get("status"),
-                "difference": _difference(b, a),
-            }
-        )
-    return rows
+    base, alt = _facts(base_state), _facts(alt_state)
+    return [_row(key, base.get(key), alt.get(key)) for key in sorted(base.keys() | alt.keys())]
+
+
+def _row(key: tuple[str, str, str], b: Obj | None, a: Obj | None) -> Obj:
+    """A fact compared: graph, owner, fact, its weight and status as written and what if, and the difference."""
+    row: Obj = dict(zip(("graph", "owner", "fact"), key, strict=True))
+    for f, side in ((b, "as written"), (a, "what if")):
+        row |= {side: (f or {}).get("weight"), f"status {side}": (f or {}).get("status")}
+    return row | {"difference": _difference(b, a)}
 
 
 #: The behaviour a replay counts, in the order the page lists it (claims kept out follow, by rule).
