@@ -33,7 +33,7 @@ from .text import inert, plural, probes_used, refused
 Tone = Literal["success", "info", "caption", "warning", "error", "markdown"]
 
 
-class SkippedClaim(Result):
+class ClaimKeptOut(Result):
     """A claim kept out, and why (R10): one per claim, with what it says (views/cells.skipped_json)."""
 
     rule: str
@@ -65,7 +65,7 @@ class CellResult(Result):
     reason: str | None = None
     message: str | None = None
     changes: list[Change] = Field(default_factory=list)
-    skipped: list[SkippedClaim] = Field(default_factory=list)
+    skipped: list[ClaimKeptOut] = Field(default_factory=list)
     detail: Outcome | None = None
     scrubbed: bool = False
 

@@ -14,7 +14,7 @@ from ..store.graph import FactChange
 from ..usecases.facade import MemoryService
 from ..usecases.results import TurnEnded
 from . import history
-from .cell_said import CellResult, Change, SkippedClaim
+from .cell_said import CellResult, Change, ClaimKeptOut
 
 
 def change(c: FactChange) -> Change:
@@ -42,7 +42,7 @@ def describe(result: EventResult) -> Obj:
         reason=result.reason,
         message=result.message,
         changes=[change(c) for c in out.changes] if out else [],
-        skipped=[SkippedClaim(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
+        skipped=[ClaimKeptOut(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
         detail=out,
     )
     return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})
