@@ -293,18 +293,21 @@ def _chosen(
 _OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
 GRAPHS = ("world", "user", "flow")
 
-#: vis-network's options: no physics, so nothing moves once drawn; labels outlined over crossing edges.
-OPTIONS: Obj = {
-    "physics": {"enabled": False},
-    "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
-    "nodes": {"shape": "dot", "physics": False, "font": {"size": 14, "strokeWidth": 4, "strokeColor": "#ffffff"}},
-    "edges": {
-        "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-        "smooth": {"enabled": True, "type": "curvedCW", "roundness": 0.12},
-        "font": {"size": 11, "align": "middle", "strokeWidth": 3, "strokeColor": "#ffffff"},
-    },
-    "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": True},
-}
+
+def _options(font: float) -> Obj:
+    """vis-network's options: no physics, so nothing moves once drawn; labels outlined over crossing edges."""
+    edge = round(font * layout.EDGE_FONT, 1)
+    return {
+        "physics": {"enabled": False},
+        "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
+        "nodes": {"shape": "dot", "physics": False, "font": {"size": font, "strokeWidth": 4, "strokeColor": "#ffffff"}},
+        "edges": {
+            "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
+            "smooth": {"enabled": True, "type": "curvedCW", "roundness": 0.12},
+            "font": {"size": edge, "align": "middle", "strokeWidth": 3, "strokeColor": "#ffffff"},
+        },
+        "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": True},
+    }
 
 
 def layout_of(p: Plan) -> layout.Layout:
@@ -346,12 +349,7 @@ def to_html(p: Plan, *, drawing: layout.Layout | None = None, graph: str = "worl
         for i, e in enumerate(p.edges)
     ]
     font = round(drawn.font, 1)
-    options = {
-        **OPTIONS,
-        "nodes": {**OPTIONS["nodes"], "font": {**OPTIONS["nodes"]["font"], "size": font}},
-        "edges": {**OPTIONS["edges"], "font": {**OPTIONS["edges"]["font"], "size": round(font * layout.EDGE_FONT, 1)}},
-    }
-    page = _OUTSIDE.sub("", _render(nodes, edges, options, height=f"{height}px"))
+    page = _OUTSIDE.sub("", _render(nodes, edges, _options(font), height=f"{height}px"))
     script = CLICK_SCRIPT.replace("%GRAPH%", json.dumps(graph if graph in GRAPHS else "world"))
     script = script.replace("%FONT%", json.dumps(font)).replace("%EDGE%", json.dumps(layout.EDGE_FONT))
     return page.replace("</body>", script + "</body>", 1)
