@@ -7,7 +7,6 @@ import re
 from dataclasses import dataclass
 
 RULE_HEADING = re.compile(r'^### <a id="(r\d+)"></a>(R\d+) · (.+)$')
-SECTION_HEADING = re.compile(r"^## (.+)$")
 POINTER = "In decisions.md:"
 LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 DECISION_ROW = re.compile(r'^\| <a id="(d-[a-z0-9-]+)"></a>(.*?) \| (.*) \|$')
@@ -73,31 +72,26 @@ def _split_pointer(lines: list[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
 
 def parse(text: str) -> Rulebook:
     """docs/rules.md as a preamble (the title line left out) and its sections of rules."""
-    preamble: list[str] = []
-    sections: list[tuple[str, list[str], list[tuple[str, str, list[str]]]]] = []
-    for line in text.splitlines():
-        rule = RULE_HEADING.match(line)
-        section = SECTION_HEADING.match(line)
-        if rule:
-            if not sections:
-                raise ValueError(f"{rule.group(2)} stands outside any section")
+    head, *parts = re.split(r"^## (.+)$", text, flags=re.MULTILINE)
+    if stray := next(filter(None, map(RULE_HEADING.match, head.splitlines())), None):
+        raise ValueError(f"{stray.group(2)} stands outside any section")
+    preamble = "\n".join(line for line in head.splitlines() if not line.startswith("# ")).strip()
+    return Rulebook(
+        preamble, tuple(_section(t.strip(), b.splitlines()) for t, b in zip(parts[::2], parts[1::2], strict=True))
+    )
+
+
+def _section(title: str, lines: list[str]) -> Section:
+    """A section of docs/rules.md, its introduction and each rule split from their pointers."""
+    intro: list[str] = []
+    rules: list[tuple[str, str, list[str]]] = []
+    for line in lines:
+        if rule := RULE_HEADING.match(line):
             if rule.group(1) != rule.group(2).lower():
                 raise ValueError(f"{rule.group(2)}'s anchor is {rule.group(1)!r}")
-            sections[-1][2].append((rule.group(2), rule.group(3).strip(), []))
-        elif section:
-            sections.append((section.group(1).strip(), [], []))
-        elif not sections:
-            if not line.startswith("# "):
-                preamble.append(line)
-        elif sections[-1][2]:
-            sections[-1][2][-1][2].append(line)
+            rules.append((rule.group(2), rule.group(3).strip(), []))
         else:
-            sections[-1][1].append(line)
-    return Rulebook("\n".join(preamble).strip(), tuple(_section(*section) for section in sections))
-
-
-def _section(title: str, intro: list[str], rules: list[tuple[str, str, list[str]]]) -> Section:
-    """A section of docs/rules.md, its introduction and each rule split from their pointers."""
+            (rules[-1][2] if rules else intro).append(line)
     parsed = tuple(Rule(number, rule_title, title, *_split_pointer(body)) for number, rule_title, body in rules)
     return Section(title, *_split_pointer(intro), parsed)
 
