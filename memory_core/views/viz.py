@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 import networkx as nx
 
@@ -251,7 +251,7 @@ def _tallies(facts: list[Obj]) -> tuple[dict[str, int], dict[str, float]]:
 
 
 def plan(
-    graph: Mapping[str, Any],
+    graph: Mapping[str, object],
     flt: Filters | None = None,
     *,
     highlight: Iterable[str] = (),
@@ -260,7 +260,8 @@ def plan(
     """Choose nodes and edges: filter, focus, then the heaviest facts up to the cap; with `compare`, edges say what
     changed since an earlier moment (R32), and facts gone since are drawn too, last."""
     flt = flt or Filters()
-    facts, nodes, chosen, ghosts = _chosen(graph, flt, compare)
+    every = cast("list[Obj]", graph["facts"])  # a drawing's read or a state's graph: its facts as JSON
+    facts, nodes, chosen, ghosts = _chosen(every, flt, compare)
     degree, heft = _tallies(chosen + ghosts)
     opened = set(flt.expanded) if flt.focus else set()
     named = _labelled(nodes, heft, {flt.focus, *opened} if flt.focus else set())
@@ -271,17 +272,17 @@ def plan(
     drawn = [(f, False) for f in chosen] + [(f, True) for f in ghosts]
     many, marked = len(drawn), set(highlight)
     edge_rows = [_edge_row(f, gone, compare=compare, many=many, marked=marked) for f, gone in drawn]
-    reason = "" if drawn else why_empty(graph["facts"], flt)
+    reason = "" if drawn else why_empty(every, flt)
     left_out = len({_node_id(e) for f in facts for e in (f["subject"], f["object"])} - set(nodes))
     return Plan(node_rows, edge_rows, len(facts), len(facts) - len(chosen), left_out, reason, len(ghosts))
 
 
 def _chosen(
-    graph: Mapping[str, Any], flt: Filters, compare: Compare | None
+    every: list[Obj], flt: Filters, compare: Compare | None
 ) -> tuple[list[Obj], dict[str, Obj], list[Obj], list[Obj]]:
     """The facts the filters keep (around the focus), the entities drawn, the facts drawn and those gone since."""
     tests = [keep for keep, _ in _filter_steps(flt)]
-    facts = [f for f in graph["facts"] if all(keep(f) for keep in tests)]
+    facts = [f for f in every if all(keep(f) for keep in tests)]
     if flt.focus:
         facts = _neighbourhood(facts, flt.focus, flt.depth, flt.expanded)
     nodes: dict[str, Obj] = {}
