@@ -47,12 +47,6 @@ def _deleted(nb: Notebook) -> tuple[set[str], set[str]]:
     return runs, people
 
 
-def _texts(events: list[Obj], turns: set[str]) -> set[str]:
-    """The requests and excerpts of the erased turns, as the cells wrote them."""
-    texts = {_text(e) for e in events if e.get("turn") in turns}
-    return {t for t in texts if t}
-
-
 def _text(e: Obj) -> str | None:
     """An open_turn's request, a record's or step's excerpt (None for any other event)."""
     if e.get("do") == "open_turn":
@@ -67,15 +61,13 @@ def erased(nb: Notebook) -> Erased:
     runs, people = _deleted(nb)
     turns = {e["turn"] for e in events if e.get("do") == "open_turn" and e.get("run") in runs}
     names = {p.get("name") for p in nb.scenario.get("people", []) if p["id"] in people} - {None, ""}
-    texts = _texts(events, turns) | names
+    texts = {t for e in events if e.get("turn") in turns and (t := _text(e))} | names  # requests, excerpts
     return Erased(runs=runs, turns=turns, people=people, texts=texts, words=runs | turns | people | names)
 
 
 def _owned(item: Obj, gone: Erased) -> bool:
     """A fact change of an erased Flow or User graph, or a claim only an erased record held."""
-    if item.get("graph") == "flow" and item.get("owner") in gone.runs:
-        return True
-    if item.get("graph") == "user" and item.get("owner") in gone.people:
+    if item.get("owner") in {"flow": gone.runs, "user": gone.people}.get(item.get("graph") or "", set()):
         return True
     record = item.get("record")
     return "claim_text" in item and isinstance(record, str) and record.split("#", 1)[0] in gone.turns
