@@ -123,14 +123,12 @@ def _bold(record: str) -> str:
     return f"**{inert(record)}**"
 
 
-def _gone(bytes_gone: bool | None) -> str:
-    if bytes_gone is None:
-        return ""
-    return (
-        " Its text is out of the database's files (R31)."
-        if bytes_gone
-        else " Its text leaves the database's files once nothing older still reads them (R31)."
-    )
+#: What an erasure did to the text's bytes (R31): out of the files, leaving them later, or not known.
+GONE = {
+    True: " Its text is out of the database's files (R31).",
+    False: " Its text leaves the database's files once nothing older still reads them (R31).",
+    None: "",
+}
 
 
 def _caption(text: str) -> list[Piece]:
@@ -186,20 +184,20 @@ def _end_turn(d: TurnEnded, _link: RecordLink) -> list[Piece]:
 def _end_run(d: RunEnded, _link: RecordLink) -> list[Piece]:
     cancelled = f"; cancelled its open turns {', '.join(inert(c) for c in d.cancelled)} (R17)" if d.cancelled else ""
     erased = "; ephemeral, so erased with what it held (R11)." if d.erased else "."
-    return _caption(f"Run ended{cancelled}{erased}{_gone(d.bytes_gone) if d.erased else ''}")
+    return _caption(f"Run ended{cancelled}{erased}{GONE[d.bytes_gone] if d.erased else ''}")
 
 
 def _delete_run(d: RunDeleted, _link: RecordLink) -> list[Piece]:
     went = f"{plural(d.turns, 'turn')}, {plural(d.records, 'record')} and {plural(d.flow_facts, 'Flow fact')}"
     stay = f"{plural(d.supports_kept, 'support')} it gave {'stays' if d.supports_kept == 1 else 'stay'} in weights"
-    return _caption(f"Erased run {inert(d.run)} (R29): {went}; {stay} without pointing to it.{_gone(d.bytes_gone)}")
+    return _caption(f"Erased run {inert(d.run)} (R29): {went}; {stay} without pointing to it.{GONE[d.bytes_gone]}")
 
 
 def _delete_account(d: AccountDeleted, _link: RecordLink) -> list[Piece]:
     orgs = ", ".join(inert(m) for m in d.memberships) or "none"
     went = f"{plural(d.user_facts, 'User fact')}, {plural(len(d.memberships), 'membership')} ({orgs})"
     stay = f"{plural(len(d.runs_kept), 'run')} it started {'stays' if len(d.runs_kept) == 1 else 'stay'}"
-    return _caption(f"Erased the account (R30): {went}; {stay}, now by {inert(d.erased_key)}.{_gone(d.bytes_gone)}")
+    return _caption(f"Erased the account (R30): {went}; {stay}, now by {inert(d.erased_key)}.{GONE[d.bytes_gone]}")
 
 
 def _read(d: ReadResult, _link: RecordLink) -> list[Piece]:
