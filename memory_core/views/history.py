@@ -1,4 +1,5 @@
-"""History for people (R32): what each moment was, what changed between two, a weight through time. Pure."""
+"""History for people (R32): what each moment was, what changed between two, a weight through time. Pure but
+`fact_names`, which reads the facts corrections name."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from ..plain import Obj
 from ..rules.weights import Score, score
 from ..rules.wording import fact_label
+from ..usecases.facade import MemoryService
 from .compare import fact_key
 
 #: A read's row as given (a shape of usecases/shapes.py, or a plain dict): read, never changed.
@@ -60,11 +62,23 @@ _SAID: dict[str, Said] = {
 }
 
 
-def moment_label(m: Row, names: dict[str, str] | None = None) -> str:
-    """A moment as a person names it ("t3 completed in r1"); pointers erased since (R33) said so."""
+def moment_label(m: Row, names: dict[str, str] | None = None, facts: Mapping[int, str] | None = None) -> str:
+    """A moment as a person names it ("t3 completed in r1"), a correction with its fact from `facts` (R28);
+    pointers erased since (R33) said so."""
     who = (names or {}).get(m["person"] or "", m["person"]) if m["person"] else None
+    named = [facts[i] for i in m["facts"] if i in facts] if facts and m["what"] in ("dispute", "retract") else []
+    if named:
+        return f"{who or 'someone (account deleted)'} {m['what'].rstrip('e')}ed {named[0]} ({m['detail'] or 'world'})"
     said = _SAID.get(m["what"])
     return m["what"] if said is None else said(m["run"], m["turn"], m["detail"], who)
+
+
+def fact_names(svc: MemoryService, rows: Iterable[Row], *, org: str | None = None) -> dict[int, str]:
+    """The facts the corrections among `rows` name, by id, as they stood then; in `org`'s view only (R23, R28)."""
+    out: dict[int, str] = {}
+    for m in (m for m in rows if m["what"] in ("dispute", "retract")):
+        out |= {f["id"]: fact_label(f) for f in svc.facts_between(m["n"] - 1, m["n"], org=org)[1]}
+    return out
 
 
 def graph_name(graph: str, owner: str) -> str:
@@ -220,12 +234,12 @@ def _support_causes(s: Row, moments: Mapping[int, Row]) -> list[tuple[int, str]]
 # --- the look-back commands' text (`history`, `diff`) ----------------------------------------------
 
 
-def history_lines(rows: Sequence[Mapping[str, Any]], names: dict[str, str]) -> list[str]:
-    """`history`: each moment's number, time and what happened, in columns that line up."""
+def history_lines(rows: Sequence[Row], names: dict[str, str], facts: Mapping[int, str] | None = None) -> list[str]:
+    """`history`: each moment's number, time and what happened (a correction's fact named, R28), lined up."""
     width = len(str(rows[-1]["n"])) if rows else 1
     stamp = max((len(m["at"]) for m in rows), default=0)
     head = f"{0:>{width}}  {'':<{stamp}}  before history was kept"
-    return [head, *(f"{m['n']:>{width}}  {m['at']:<{stamp}}  {moment_label(m, names)}" for m in rows)]
+    return [head, *(f"{m['n']:>{width}}  {m['at']:<{stamp}}  {moment_label(m, names, facts)}" for m in rows)]
 
 
 def tidy(value: object) -> object:
@@ -262,5 +276,7 @@ def _changed_line(f: Obj) -> str:
     why = [*(f"+ {v}" for v in f["supports_added"]), *(f"- {v}" for v in f["supports_withdrawn"])]
     if n := f["disputes_added"]:
         why.append(f"{n:+d} dispute" + ("" if abs(n) == 1 else "s"))
+    if s1 == "retracted" != s0:
+        why.append("retracted by the owner, R28")
     status = s1 if s0 == s1 else f"{s0} -> {s1}"
-    return f"  ~ {f['fact']}  {w0:.3f} {arrow(w0, w1)} {w1:.3f} {status}  ({', '.join(why)})"
+    return f"  ~ {f['fact']}  {w0:.3f} {arrow(w0, w1)} {w1:.3f} {status}" + (f"  ({', '.join(why)})" if why else "")
