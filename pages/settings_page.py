@@ -124,8 +124,8 @@ if source == "live":
     st.caption(
         cite(
             "Replays this organization's memory as it is (its export: every moment in order, replaced turns "
-            "replaced, R3) in a private sandbox, and again under the settings you pick as if they had always "
-            "held; memory itself does not change (R16)."
+            "replaced, R3) in a private sandbox, and again with each setting you flip held from the start (its "
+            "recorded changes left out); memory itself does not change (R16)."
         )
     )
 else:

@@ -26,3 +26,21 @@ def test_the_what_ifs_now_is_the_overviews_count_and_a_replaced_turn_stays_repla
     replaced = {t for r in state["runs"].values() for t, v in r["turns"].items() if v["status"] == "replaced"}
     held = {t["id"] for r in svc.runs(org) for t in svc.run_detail(org, r["id"])["turns"] if t["status"] == "replaced"}
     assert replaced == held and held
+
+
+def test_the_what_if_changes_only_the_settings_flipped_and_holds_them_from_the_start(svc):
+    """Unflipped, the what-if is memory as it is, settings changes and all; a flipped setting holds from
+    the start, its recorded changes left out, the others changed where they were (R16)."""
+    replay(load(str(SAMPLES / "learn_from_users.json")), svc)
+    org = svc.organizations()[0]["id"]
+    owner = svc.organizations()[0]["owner"]
+    doc, _ = whatif.history_of(svc, org, by=owner)
+    now = svc.get_settings(org, by=owner)
+    changed = {k for e in doc["events"] if e["do"] == "set_settings" for k in e["settings"]}
+    assert changed, "the sample changes its settings"
+    same = whatif.compare(doc, org, now, always=True)
+    assert not [r for r in same["rows"] if r["difference"]] and same["behaviour"]["base"] == same["behaviour"]["alt"]
+    flip = sorted(changed)[0]
+    alt = whatif._with_settings(doc, org, now | {flip: not now[flip]}, always=True)
+    assert not any(flip in e["settings"] for e in alt["events"] if e["do"] == "set_settings")
+    assert next(o for o in alt["organizations"] if o["id"] == org)["settings"][flip] is not now[flip]

@@ -113,19 +113,31 @@ def _by_number(rule: str) -> tuple[int, str]:
 
 
 def _with_settings(doc: Obj, org: str, settings: dict[str, bool], *, always: bool) -> Obj:
-    """The document starting `org` on `settings`; `always`: its own changes of them left out too (R16)."""
+    """The document starting `org` on `settings`; `always`: only the settings that differ from where its history
+    ends are changed, held from the start, their recorded changes left out (R16)."""
     alt = copy.deepcopy(doc)
+    mine = [e for e in alt["events"] if e["do"] == "set_settings" and e["org"] == org]
+    start = initial_settings(doc, org)
+    flipped = {k: v for k, v in settings.items() if v != _folded(start, mine).get(k)} if always else settings
     for o in alt.get("organizations", []):
         if o["id"] == org:
-            o["settings"] = dict(settings)
-    if always:
-        alt["events"] = [e for e in alt["events"] if not (e["do"] == "set_settings" and e["org"] == org)]
+            o["settings"] = start | flipped if always else dict(settings)
+    for e in mine if always else []:
+        e["settings"] = {k: v for k, v in e["settings"].items() if k not in flipped}
+    alt["events"] = [e for e in alt["events"] if e not in mine or e["settings"]]
     return alt
 
 
+def _folded(start: dict[str, bool], changes: list[Obj]) -> dict[str, bool]:
+    """The settings a history ends on: its start with each change applied in order (R16)."""
+    for e in changes:
+        start = start | e["settings"]
+    return start
+
+
 def compare(doc: Obj, org: str, settings: dict[str, bool], *, always: bool = False) -> Obj:
-    """Both replays side by side: each fact as written and under `settings` (`always`: as if they had always
-    held, R16), and the runs' `behaviour` each way."""
+    """Both replays side by side: each fact as written and under `settings` (`always`: those that differ from
+    where the history ends, as if they had always held, R16), and the runs' `behaviour` each way."""
     alt = _with_settings(doc, org, settings, always=always)
     (base_state, base_results), (alt_state, alt_results) = _replayed(doc), _replayed(alt)
     rows = _diff(base_state, alt_state)
