@@ -223,13 +223,13 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _moment_named(service: MemoryService, n: int) -> Obj:
-    from .views.history import moment_label
+    from .views.history import fact_names, moment_label
 
     names = {p["id"]: p["name"] for p in service.people()}
     rows = service.moments(first=n - 1, last=n) if n else []
     if not rows:
         return {"moment": n, "at": None, "what": "before history was kept" if n == 0 else "no change"}
-    return {"moment": n, "at": rows[0]["at"], "what": moment_label(rows[0], names)}
+    return {"moment": n, "at": rows[0]["at"], "what": moment_label(rows[0], names, fact_names(service, rows))}
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
@@ -249,15 +249,16 @@ def cmd_diff(args: argparse.Namespace) -> int:
 
 def cmd_history(args: argparse.Namespace) -> int:
     """The moments of a memory (R32), oldest first: each one's number, time and what happened."""
-    from .views.history import history_lines, moment_label
+    from .views.history import fact_names, history_lines, moment_label
 
     with _memory(args.db) as service:
         names = {p["id"]: p["name"] for p in service.people()}
         rows = service.moments(org=args.org)
+        facts = fact_names(service, rows)
         if args.json:
-            _print_json([{**m, "label": moment_label(m, names)} for m in rows])
+            _print_json([{**m, "label": moment_label(m, names, facts)} for m in rows])
         else:
-            print("\n".join(history_lines(rows, names)))
+            print("\n".join(history_lines(rows, names, facts)))
     return 0
 
 

@@ -41,9 +41,9 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: nbk.Notebook | None =
     turn = event.get("turn") if event else None
     evidence = cells.evidence(nb.events(), nb.results, turn, res["index"]) if nb is not None and turn else None
     for piece in said.said(cell, link=lambda r: record_link(nb, turn, r), evidence=evidence):
-        if isinstance(piece, said.Changes):
+        if isinstance(piece, said.ChangeTable):
             _changes(piece.rows, compact=compact)
-        elif isinstance(piece, said.Answer):
+        elif isinstance(piece, said.ReadAnswer):
             st.dataframe(pd.DataFrame(cells.answer_rows(piece.result)), hide_index=True, width="stretch")
         else:
             getattr(st, piece.tone)(cite(piece.text))

@@ -19,12 +19,12 @@ from pages._words import cite
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _positions(digest: str, _plan: viz.Plan) -> viz.layout.Drawing:
+def _positions(digest: str, _plan: viz.Plan) -> viz.layout.Layout:
     """Positions of a drawing, kept under a digest of its input (Streamlit's hashing took longer than the layout)."""
     return viz.layout_of(_plan)
 
 
-def _laid_out(plan: viz.Plan) -> viz.layout.Drawing:
+def _laid_out(plan: viz.Plan) -> viz.layout.Layout:
     return _positions(hashlib.sha256(json.dumps(plan.key).encode("utf-8")).hexdigest(), plan)
 
 

@@ -44,8 +44,10 @@ def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> d
     """The moments numbered in `ids`, labelled by what happened (as R33 left them at this clock)."""
     people = {p["id"]: p["name"] for p in svc.people()}
     out: dict[int, Moment] = {0: (0, BEFORE, None)} if 0 in ids else {}
-    for m in svc.moments(org=org, last=clock, ids=[i for i in ids if i]):
-        out[m["n"]] = (m["n"], history.moment_label(m, people), m["at"])
+    rows = svc.moments(org=org, last=clock, ids=[i for i in ids if i])
+    facts = history.fact_names(svc, rows, org=org)
+    for m in rows:
+        out[m["n"]] = (m["n"], history.moment_label(m, people, facts), m["at"])
     return out
 
 

@@ -9,10 +9,10 @@ import streamlit as st
 from memory_core import FormatError, MemoryService
 from memory_core.usecases.shapes import IdentityLink
 from memory_core.views import signin
-from memory_core.views.text import inert
+from memory_core.views.text import JSON, inert
 from pages import _identity
 from pages._tables import wrapped
-from pages._ui import JSON, MAIN, Context, read, said_once
+from pages._ui import MAIN, Context, read, said_once
 from pages._words import caption
 
 FIELDS = {"issuer": "Issuer", "subject": "Subject", "email": "Verified email", "identity": "The identity"}

@@ -18,7 +18,7 @@ from pages._service import main_service
 from pages._words import refusal
 
 if TYPE_CHECKING:
-    from pages._ui import JSON
+    from memory_core.views.text import JSON
 
 AS_KEY = "signed_in_as"  # the (person, organization) this session last acted as
 ORG_KEY = "signed_org"  # the organization chosen among those the identity is linked in

@@ -22,8 +22,6 @@ from pages._words import refusal
 
 P = ParamSpec("P")
 R = TypeVar("R")
-#: A value as JSON holds it (the secrets' sections); until memory_core/views names one.
-JSON = str | int | float | bool | None | list["JSON"] | dict[str, "JSON"]
 
 MAIN = "main"
 NOTEBOOK = "notebook"

@@ -40,9 +40,10 @@ class Sides:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def replayed(doc_json: str, target: str, alt_json: str) -> dict:
-    """Both replays, kept under the history's content and the settings compared."""
-    return whatif.compare(json.loads(doc_json), target, json.loads(alt_json))
+def replayed(doc_json: str, target: str, alt_json: str, live: bool) -> dict:
+    """Both replays, cached on the history's content and the settings compared (a rerun that
+    changed nothing replays nothing)."""
+    return whatif.compare(json.loads(doc_json), target, json.loads(alt_json), always=live)
 
 
 def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> dict[str, bool]:
@@ -82,7 +83,7 @@ def _counts(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
 def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], *, flipped: bool, sides: Sides) -> None:
     """Both replays side by side."""
     with guard(), st.spinner("Replaying both ways…"):
-        result = replayed(json.dumps(doc, sort_keys=True), target, json.dumps(alt, sort_keys=True))
+        result = replayed(json.dumps(doc, sort_keys=True), target, json.dumps(alt, sort_keys=True), sides.live)
     if not flipped:
         st.info("Flip a setting above to see what memory would do differently. Nothing differs yet.")
     behaviour = result["behaviour"]
@@ -122,13 +123,17 @@ def beside_memory(ctx: Context, org: str, replayed_statuses: list[str]) -> None:
     """The replay under the settings now beside memory's active World facts (R18), and why they differ."""
     held = int(read(ctx, MemoryService.org_map, org)["facts"])
     rebuilt = sum(1 for s in replayed_statuses if s == "active")
-    if held != rebuilt:
+    said = (
+        f"Memory holds {plural(held, 'active World fact')} now (the Overview's and the map's count, R18); "
+        f"replayed as it is, it rebuilds {rebuilt:,} active ones"
+    )
+    if held == rebuilt:
+        caption(said + ", the same.")
+    else:
         caption(
-            f"Memory holds {plural(held, 'active World fact')} now (the map's count, R18); replayed under the "
-            f"settings it has now, its recorded history rebuilds {rebuilt:,} active ones. The replay puts back "
-            "only what the records hold: not the votes of erased runs, a replacement, or the order of "
-            "corrections among turns (listed below when there are any), nor facts written without records to "
-            "replay (a memory generated in bulk)."
+            said + ": the replay lacks what its export leaves out (listed below: erased runs and accounts, "
+            "whose supports stay in memory, R17, R29 to R31), and facts written without records to replay "
+            "(a memory generated in bulk)."
         )
 
 

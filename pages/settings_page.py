@@ -114,9 +114,9 @@ if source == "live":
     target = org
     base = dict(current)
     caption(
-        "Replays what this organization's runs recorded (every turn in the order it opened, its records, "
-        "its end, then the corrections) in a private sandbox, under the settings it has now and under the "
-        "settings you pick, as if each had always held; memory itself does not change (R16)."
+        "Replays this organization's memory as it is (its export: every moment in order, replaced turns "
+        "replaced, R3) in a private sandbox, and again with each setting you flip held from the start (its "
+        "recorded changes left out); memory itself does not change (R16)."
     )
 else:
     assert nb is not None

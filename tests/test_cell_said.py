@@ -90,7 +90,7 @@ def test_a_read_answers_with_a_table_and_its_budget(ran):
     reads = [said.read(r) for _, e, r in ran if e["do"] == "read" and r["status"] == "ok"]
     answered = next(c for c in reads if isinstance(c.detail, ReadResult) and c.detail.result)
     pieces = said.said(answered)
-    assert isinstance(pieces[1], said.Answer) and "R21" in texts(pieces)[0]
+    assert isinstance(pieces[1], said.ReadAnswer) and "R21" in texts(pieces)[0]
 
 
 def test_a_refusal_says_its_sentence_then_its_code():

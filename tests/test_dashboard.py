@@ -285,10 +285,13 @@ def test_settings_what_if_on_the_live_organization_shows_behaviour_and_applies(a
     assert all(at.toggle(key=f"wi-live-acme-{k}").value == v for k, v in before.items())  # unflipped
     behaviour = _behaviour(at)
     assert all(now == then for now, then in behaviour.values())
-    # The replay beside memory itself: the demo's erased run and replaced turn cannot be put back, so the
-    # replay's count differs from the map's, and the page says both and why (#16's trial: "178 vs 177").
+    # The replay beside memory itself: memory as it is (its export, the demo's replaced turn replaced, R3)
+    # rebuilds the Overview's count; what the export leaves out (the demo's erased run) is listed (#38.9).
+    held = svc.org_map("acme")["facts"]
     said = next(c.value for c in at.caption if "Memory holds" in c.value)
-    assert f"Memory holds {svc.org_map('acme')['facts']} active World facts now" in said and "erased runs" in said
+    assert f"Memory holds {held} active World facts now" in said and f"rebuilds {held} active ones, the same" in said
+    assert any(f"World facts now: {held} active" in c.value for c in at.caption)
+    assert any("What the replay cannot put back (1)" in e.label for e in at.expander)
     # NoMemoryShortcuts: the steps a shortcut skipped now run (R14, R22): a difference in behaviour,
     # even where no fact count changes.
     at.toggle(key="wi-live-acme-NoMemoryShortcuts").set_value(not before["NoMemoryShortcuts"]).run()
@@ -1350,7 +1353,7 @@ def test_notebook_failed_turn_lists_its_request_among_the_records_kept(app):
 def test_the_live_history_replays_turns_in_the_order_they_opened_across_runs(tmp_path):
     """The live what-if replays the organization's turns in the order they opened, runs interleaved
     as they happened (a later run's turn before an earlier run's second turn), and the replay under
-    the same settings teaches what memory holds when nothing was erased or replaced."""
+    the same settings teaches what memory holds (its export, #38.9)."""
     from memory_core.views import whatif
 
     svc = MemoryService(make_engine(f"sqlite:///{tmp_path / 'h.db'}"))

@@ -382,7 +382,7 @@ def test_cli_state_diff_and_history(tmp_path):
     res = memory_cli("state", "--db", db, "--at", "nonsense")
     assert res.returncode == 2 and "no moment 'nonsense'" in res.stderr
     d = json.loads(memory_cli("diff", "--db", db, "--from", "t0", "--to", "7", "--json").stdout)
-    assert d["to"]["what"] == "Lee disputed a world fact"
+    assert d["to"]["what"] == "Lee disputed Globex —headquartered_in→ Springfield (world)"  # the fact named (#38.11)
     assert d["graphs"]["World acme"]["changed"][0]["disputes_added"] == 1
     text = memory_cli("diff", "--db", db, "--from", "t0", "--to", "7").stdout
     assert "World acme: 0 added, 0 gone, 1 changed" in text and "\u2193" in text

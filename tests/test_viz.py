@@ -49,7 +49,7 @@ def demo(tmp_path_factory):
     return svc
 
 
-def geometry(p: viz.Plan, drawing: layout.Drawing) -> dict:
+def geometry(p: viz.Plan, drawing: layout.Layout) -> dict:
     """The drawing's measures (issue #25), as the browser tests take them from vis-network: entities whose
     dots overlap (centres closer than the sum of their radii), the spread (95th percentile of the
     distance to the centre over its median), names whose boxes overlap (estimated as layout.py does)."""

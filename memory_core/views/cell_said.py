@@ -1,10 +1,5 @@
-"""What a notebook cell did, typed and said (#24, point 3; #37).
-
-Read back from the notebook's file, a cell's result is a `CellResult` whose `detail` is the use
-case's own result model (usecases/results.BY_EVENT), chosen by the event's `do`. `said()` turns it
-into the pieces the Notebook page lays out (a sentence in a tone, the fact changes, a read's answer).
-Text from memory is made inert here (views/text.inert); rule numbers are left for the page to link.
-"""
+"""What a notebook cell did, typed and said (#24, #37): a kept result read back as a `CellResult` whose `detail`
+is its use case's result model (usecases/results.BY_EVENT), and `said()`, the pieces the Notebook page lays out."""
 
 from __future__ import annotations
 
@@ -20,7 +15,6 @@ from ..rules.wording import RULE_TEXT
 from ..usecases.results import (
     BY_EVENT,
     AccountDeleted,
-    Corrected,
     Outcome,
     ReadResult,
     RecordKept,
@@ -32,7 +26,6 @@ from ..usecases.results import (
     StepRun,
     TurnEnded,
     TurnOpened,
-    WorkCalled,
     WorkReturned,
 )
 from .text import inert, plural, probes_used, refused
@@ -40,7 +33,7 @@ from .text import inert, plural, probes_used, refused
 Tone = Literal["success", "info", "caption", "warning", "error", "markdown"]
 
 
-class Skipped(Result):
+class ClaimKeptOut(Result):
     """A claim kept out, and why (R10): one per claim, with what it says (views/cells.skipped_json)."""
 
     rule: str
@@ -72,7 +65,7 @@ class CellResult(Result):
     reason: str | None = None
     message: str | None = None
     changes: list[Change] = Field(default_factory=list)
-    skipped: list[Skipped] = Field(default_factory=list)
+    skipped: list[ClaimKeptOut] = Field(default_factory=list)
     detail: Outcome | None = None
     scrubbed: bool = False
 
@@ -108,20 +101,20 @@ class Said:
 
 
 @dataclass(frozen=True, slots=True)
-class Changes:
+class ChangeTable:
     """The fact changes, as a table (compact: only the fact and where it ended)."""
 
     rows: list[Change]
 
 
 @dataclass(frozen=True, slots=True)
-class Answer:
+class ReadAnswer:
     """A read's answer, as a table's rows (views/cells.answer_rows)."""
 
-    result: Any
+    result: object
 
 
-Piece = Said | Changes | Answer
+Piece = Said | ChangeTable | ReadAnswer
 #: A record's id as the page shows it (a link to it on Runs when the notebook knows its run).
 RecordLink = Callable[[str], str]
 
@@ -130,14 +123,12 @@ def _bold(record: str) -> str:
     return f"**{inert(record)}**"
 
 
-def _gone(bytes_gone: bool | None) -> str:
-    if bytes_gone is None:
-        return ""
-    return (
-        " Its text is out of the database's files (R31)."
-        if bytes_gone
-        else " Its text leaves the database's files once nothing older still reads them (R31)."
-    )
+#: What an erasure did to the text's bytes (R31): out of the files, leaving them later, or not known.
+GONE = {
+    True: " Its text is out of the database's files (R31).",
+    False: " Its text leaves the database's files once nothing older still reads them (R31).",
+    None: "",
+}
 
 
 def _caption(text: str) -> list[Piece]:
@@ -193,26 +184,26 @@ def _end_turn(d: TurnEnded, _link: RecordLink) -> list[Piece]:
 def _end_run(d: RunEnded, _link: RecordLink) -> list[Piece]:
     cancelled = f"; cancelled its open turns {', '.join(inert(c) for c in d.cancelled)} (R17)" if d.cancelled else ""
     erased = "; ephemeral, so erased with what it held (R11)." if d.erased else "."
-    return _caption(f"Run ended{cancelled}{erased}{_gone(d.bytes_gone) if d.erased else ''}")
+    return _caption(f"Run ended{cancelled}{erased}{GONE[d.bytes_gone] if d.erased else ''}")
 
 
 def _delete_run(d: RunDeleted, _link: RecordLink) -> list[Piece]:
     went = f"{plural(d.turns, 'turn')}, {plural(d.records, 'record')} and {plural(d.flow_facts, 'Flow fact')}"
     stay = f"{plural(d.supports_kept, 'support')} it gave {'stays' if d.supports_kept == 1 else 'stay'} in weights"
-    return _caption(f"Erased run {inert(d.run)} (R29): {went}; {stay} without pointing to it.{_gone(d.bytes_gone)}")
+    return _caption(f"Erased run {inert(d.run)} (R29): {went}; {stay} without pointing to it.{GONE[d.bytes_gone]}")
 
 
 def _delete_account(d: AccountDeleted, _link: RecordLink) -> list[Piece]:
     orgs = ", ".join(inert(m) for m in d.memberships) or "none"
     went = f"{plural(d.user_facts, 'User fact')}, {plural(len(d.memberships), 'membership')} ({orgs})"
     stay = f"{plural(len(d.runs_kept), 'run')} it started {'stays' if len(d.runs_kept) == 1 else 'stay'}"
-    return _caption(f"Erased the account (R30): {went}; {stay}, now by {inert(d.erased_key)}.{_gone(d.bytes_gone)}")
+    return _caption(f"Erased the account (R30): {went}; {stay}, now by {inert(d.erased_key)}.{GONE[d.bytes_gone]}")
 
 
 def _read(d: ReadResult, _link: RecordLink) -> list[Piece]:
     used = f"{probes_used(d.probes_used, d.cap)}, R21"
     if d.result:
-        return [*_caption(f"Read answered ({used}):"), Answer(d.result)]
+        return [*_caption(f"Read answered ({used}):"), ReadAnswer(d.result)]
     return _caption(f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23).")
 
 
@@ -237,20 +228,12 @@ def _on_off(value: bool) -> str:
     return "on" if value else "off"
 
 
-def _call(_d: WorkCalled, _link: RecordLink) -> list[Piece]:
-    return _caption("Nested work opened: it reads and writes no graph (R4).")
-
-
-def _nothing(_d: Corrected, _link: RecordLink) -> list[Piece]:
-    return []
-
-
 _SAY: dict[str, Callable[[Any, RecordLink], list[Piece]]] = {
     "start_run": _start_run,
     "open_turn": _open_turn,
     "record": _record,
     "step": _step,
-    "call": _call,
+    "call": lambda _d, _link: _caption("Nested work opened: it reads and writes no graph (R4)."),
     "return": _return,
     "read": _read,
     "end_turn": _end_turn,
@@ -258,8 +241,8 @@ _SAY: dict[str, Callable[[Any, RecordLink], list[Piece]]] = {
     "delete_run": _delete_run,
     "delete_account": _delete_account,
     "set_settings": _set_settings,
-    "dispute": _nothing,
-    "retract": _nothing,
+    "dispute": lambda _d, _link: [],  # said beside its table (CORRECTED)
+    "retract": lambda _d, _link: [],
 }
 
 
@@ -269,7 +252,7 @@ def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | No
         return [Said("error", refused(cell.reason, cell.message))]
     out: list[Piece] = [Said("caption", SCRUBBED)] if cell.scrubbed else []
     out += _SAY[cell.do](cell.detail, link) + _beside(cell, link, evidence)
-    out += [Changes(cell.changes)] if cell.changes else []
+    out += [ChangeTable(cell.changes)] if cell.changes else []
     return out + [
         Said(
             "warning",

@@ -1,7 +1,5 @@
-"""What a notebook cell is and did, for people: a line that says what it does, its result as kept,
-the outcome its note was written for, a failed turn's evidence (R2), and the memory compared
-between two cells from its history (R32, R33). No Streamlit here (pages/notebook_page.py draws it).
-"""
+"""What a notebook cell is and did, for people: its line, its result as kept, the outcome its note was written
+for, a failed turn's evidence (R2), and memory compared between two cells (R32, R33). No Streamlit here."""
 
 from __future__ import annotations
 
@@ -16,7 +14,7 @@ from ..store.graph import FactChange
 from ..usecases.facade import MemoryService
 from ..usecases.results import TurnEnded
 from . import history
-from .cell_said import CellResult, Change, Skipped
+from .cell_said import CellResult, Change, ClaimKeptOut
 
 
 def change(c: FactChange) -> Change:
@@ -44,7 +42,7 @@ def describe(result: EventResult) -> Obj:
         reason=result.reason,
         message=result.message,
         changes=[change(c) for c in out.changes] if out else [],
-        skipped=[Skipped(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
+        skipped=[ClaimKeptOut(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
         detail=out,
     )
     return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})
@@ -259,11 +257,6 @@ def _answer_value(key: str, value: object) -> object:
     return value
 
 
-def search_text(event: Obj, checked_event: Obj) -> str:
-    """What a search of the cells looks in: the cell's line, its note and its JSON, case-folded."""
-    return f"{event['do']} {summary(checked_event)} {json.dumps(event, ensure_ascii=False)}".casefold()
-
-
 def matching(events: list[Obj], checked: list[Obj], query: str) -> list[int]:
     """The cells holding every word of the query; `#12` is cell 12 alone, `12` also its text."""
     words = query.casefold().split()
@@ -271,7 +264,7 @@ def matching(events: list[Obj], checked: list[Obj], query: str) -> list[int]:
         return list(range(len(events)))
     out = []
     for i, (e, c) in enumerate(zip(events, checked, strict=True)):
-        hay = search_text(e, c)
+        hay = f"{e['do']} {summary(c)} {json.dumps(e, ensure_ascii=False)}".casefold()  # its line, note and JSON
         if all(w == f"#{i}" if re.fullmatch(r"#\d+", w) else (w in hay or w == str(i)) for w in words):
             out.append(i)
     return out

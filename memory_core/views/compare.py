@@ -1,5 +1,4 @@
-"""A graph drawn with what changed since an earlier moment (R32): facts added, gone (drawn as they
-stood, dashed), and weights that moved. Pure: the Graphs page passes it to viz.plan."""
+"""A graph drawn with what changed since an earlier moment (R32): facts added, gone, and weights that moved."""
 
 from __future__ import annotations
 
@@ -23,9 +22,7 @@ MOVED_COLOR = "#ff7f0e"  # a fact whose weight moved (its title says how: ↑ or
 
 @dataclass
 class Compare:
-    """What changed in a graph from an earlier moment (`since`) to the later one drawn (R32): the
-    facts added, the facts gone (as they stood then: drawn dashed, grey), and the earlier weight of
-    the facts whose weight moved."""
+    """What changed in a graph since moment `since` (R32): facts added, gone (as they stood), earlier weights moved."""
 
     since: int
     added: set[tuple[object, ...]] = field(default_factory=set)
@@ -34,8 +31,7 @@ class Compare:
 
 
 def compare(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]], since: int) -> Compare:
-    """A Compare from the facts some moment changed, as they stood at the earlier moment
-    (`before`) and the later one (`after`): the service's facts_between, one graph's."""
+    """A Compare from the facts some moment changed, as they stood before and after (one graph's facts_between)."""
     a, b = {fact_key(f): f for f in before}, {fact_key(f): f for f in after}
     return Compare(
         since,

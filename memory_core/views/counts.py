@@ -1,6 +1,4 @@
-"""Counts said with what they count (#25): where two numbers of one page differ (a map's active
-facts beside a table of every fact, a replay beside memory), the sentence under them says which
-facts each counts and why they differ, so no count stands without its word."""
+"""Counts said with what they count (#25), so two differing numbers of one page each have their word."""
 
 from __future__ import annotations
 
@@ -23,9 +21,7 @@ def by_status(statuses: Iterable[str]) -> str:
 
 
 def world_table(statuses: list[str], total: int | None, on_map: int) -> str:
-    """What a table of World facts lists beside the map's count (R18): the map counts active facts
-    only; the table lists every status. `statuses`: the status of each fact listed; `total`: how
-    many the graph holds (None when not known beyond those listed)."""
+    """What a table of World facts lists beside the map's count of active facts (R18): every status."""
     listed = len(statuses)
     if total is not None and total > listed:
         head = f"The {listed:,} heaviest of {plural(total, 'World fact')}, of every status"

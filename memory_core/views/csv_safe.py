@@ -1,11 +1,5 @@
-"""CSV that a spreadsheet opens as data, never as formulas (issue #40).
-
-Excel and LibreOffice take a cell that begins with `=`, `+`, `-`, `@`, a tab or a carriage return
-as a formula, and an agent writes the names, values, sources and excerpts a CSV holds. Such a cell
-is written after a single quote, as OWASP advises against CSV injection. A true number stays as it
-is, negative ones included (a log-odds of -1.329 is data, and a spreadsheet must still add it up);
-text is neutralised whatever it looks like (`-2+3`, and `-40` too: memory's values are text). The
-JSON downloads are exact and never come here."""
+"""CSV a spreadsheet opens as data, never as formulas (#40, OWASP's CSV injection): text starting with =, +,
+-, @, a tab or a carriage return is written after a `'`; true numbers, negative ones too, stay as they are."""
 
 from __future__ import annotations
 
@@ -26,8 +20,7 @@ HELP = (
 
 
 def cell(value: object) -> object:
-    """A cell as the CSV writes it: text a spreadsheet would take for a formula with `'` before it;
-    anything else (a number, negative or not, an empty cell) as it is."""
+    """A cell as the CSV writes it: text a spreadsheet would take for a formula after a `'`, anything else as it is."""
     if isinstance(value, str) and value.startswith(FORMULA_STARTS):
         return "'" + value
     return value

@@ -1,8 +1,5 @@
-"""The notebook's "add a cell" form, read from the scenario's event models (format/events.py), so
-a field added to an event shows up here without a page knowing of it: `fields(kind)` lists each
-field's widget (a text, a choice, a toggle, or a compound: a record, a fact, settings, JSON), whether
-the event needs it, and the help its model gives.
-"""
+"""The notebook's "add a cell" form, read from the scenario's event models (format/events.py): each field's
+widget, whether the event needs it, and its help."""
 
 from __future__ import annotations
 

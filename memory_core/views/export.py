@@ -1,11 +1,4 @@
-"""A real run opened as a notebook (issue #23): what the Runs page's "Open in the Notebook" opens.
-
-The run is exported as the command line exports it (`export --run RUN`, MemoryService.export_scenario:
-its organization, people and workflow, then its events at their moments) and opened by the
-Notebook's own loader (views/notebook.new: the check `replay` makes), so a product team replays an
-agent's real session cell by cell and what-ifs its settings. What could not be written back is said
-in a sentence.
-"""
+"""A real run opened as a notebook (#23): exported as `export --run RUN` exports it, opened by the notebook's loader."""
 
 from __future__ import annotations
 
@@ -16,12 +9,8 @@ from .notebook_file import MadeFrom
 
 
 def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
-    """One run as a scenario (`doc`), what it leaves out (`omitted`, one sentence each), those said as
-    one sentence for a page (`sentence`, None when nothing is), whether it holds any event to run
-    (`opens`: a run whose person deleted their account holds none, R30), and where it comes from
-    (`made_from`: organization, run and person, so its notebook is erased with them, R29-R31)."""
-    # for the notebook's reader (its sidebar, its heading), who need not know where the database is:
-    # not the command line's "Export of URL at TIME", "What URL recorded"
+    """One run as a scenario: `doc`, `omitted`, as a `sentence`, `opens` (R30) and `made_from` (R29-R31)."""
+    # named for the notebook's reader, who need not know where the database is (not `export`'s URL)
     doc, omitted = svc.export_scenario(org=org, run=run_id, where=f"the memory of {org}")
     doc = {**doc, "title": f"Run {run_id} of {org}"}
     sentence = None
@@ -42,6 +31,5 @@ def file_name(run_id: str) -> str:
 
 
 def notebook_of(export: Obj, run_id: str) -> nbk.Notebook:
-    """A notebook of the exported run, with a fresh scratch memory holding its setup; its cells are
-    the run's events, none run yet, and removed when the run or its person is erased (scrub_erased)."""
+    """A notebook of the exported run, none of its cells run, removed with the run or its person (scrub_erased)."""
     return nbk.new(export["doc"], file_name(run_id), made_from=MadeFrom.model_validate(export["made_from"]))

@@ -1,7 +1,5 @@
-"""History for people (R32): what each moment was, what changed between two, a weight through time.
-
-Pure functions over what the store reads (store/past.py); nothing here touches a database.
-"""
+"""History for people (R32): what each moment was, what changed between two, a weight through time. Pure but
+`fact_names`, which reads the facts corrections name."""
 
 from __future__ import annotations
 
@@ -11,6 +9,7 @@ from typing import Any
 from ..plain import Obj
 from ..rules.weights import Score, score
 from ..rules.wording import fact_label
+from ..usecases.facade import MemoryService
 from .compare import fact_key
 
 #: A read's row as given (a shape of usecases/shapes.py, or a plain dict): read, never changed.
@@ -63,12 +62,23 @@ _SAID: dict[str, Said] = {
 }
 
 
-def moment_label(m: Row, names: dict[str, str] | None = None) -> str:
-    """A moment as a person names it: "t3 completed in r1", "Dana turned LearnFromUsers off",
-    "run r2 deleted". Pointers erased since (R33) read as such; `names` maps person ids to names."""
+def moment_label(m: Row, names: dict[str, str] | None = None, facts: Mapping[int, str] | None = None) -> str:
+    """A moment as a person names it ("t3 completed in r1"), a correction with its fact from `facts` (R28);
+    pointers erased since (R33) said so."""
     who = (names or {}).get(m["person"] or "", m["person"]) if m["person"] else None
+    named = [facts[i] for i in m["facts"] if i in facts] if facts and m["what"] in ("dispute", "retract") else []
+    if named:
+        return f"{who or 'someone (account deleted)'} {m['what'].rstrip('e')}ed {named[0]} ({m['detail'] or 'world'})"
     said = _SAID.get(m["what"])
     return m["what"] if said is None else said(m["run"], m["turn"], m["detail"], who)
+
+
+def fact_names(svc: MemoryService, rows: Iterable[Row], *, org: str | None = None) -> dict[int, str]:
+    """The facts the corrections among `rows` name, by id, as they stood then; in `org`'s view only (R23, R28)."""
+    out: dict[int, str] = {}
+    for m in (m for m in rows if m["what"] in ("dispute", "retract")):
+        out |= {f["id"]: fact_label(f) for f in svc.facts_between(m["n"] - 1, m["n"], org=org)[1]}
+    return out
 
 
 def graph_name(graph: str, owner: str) -> str:
@@ -77,8 +87,7 @@ def graph_name(graph: str, owner: str) -> str:
 
 
 def named_graph(label: str, orgs: dict[str, str], people: dict[str, str]) -> str:
-    """A diff's graph as people read it (#25): the organization's or the person's name, a run's id
-    ("World · Acme Robotics", "User · Dana Whitfield", "Flow · run-1")."""
+    """A diff's graph as people read it (#25): "World · Acme Robotics", "User · Dana Whitfield", "Flow · run-1"."""
     kind, _, owner = label.partition(" ")
     names = orgs if kind == "World" else people if kind == "User" else {}
     return f"{kind} · {names.get(owner, owner)}"
@@ -123,9 +132,7 @@ def _part(old: Row | None, new: Row | None) -> tuple[str, Obj | None]:
 
 
 def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
-    """What changed between two moments, per graph: facts added, gone, and changed in weight or
-    status, each with the supports and disputes that changed. `before` and `after` are FACT
-    objects with `graph` and `owner` (the facts some moment between them changed)."""
+    """What changed between two moments per graph: facts added, gone and changed, with their supports and disputes."""
     a = {(f["graph"], f["owner"], *fact_key(f)): f for f in before}
     b = {(f["graph"], f["owner"], *fact_key(f)): f for f in after}
     graphs: dict[str, Obj] = {}
@@ -155,12 +162,7 @@ def weight_through_time(
     moments: Mapping[int, Row],
     names: dict[str, str] | None = None,
 ) -> list[Obj]:
-    """A fact's weight after each moment that changed it (R32), each step with its cause: a
-    support (from which source, in which turn; erased runs said so), a dispute (by whom; a
-    deleted account said so), the retraction, or a support withdrawn when a turn replaced the
-    one that taught it (R3). `moments` gives each moment's row (for labels). A support marked
-    `elsewhere` (evidence in another organization's run, seen from this one) is said without its
-    source, run or turn (R23); its key still counts once among the sources (R25)."""
+    """A fact's weight after each moment that changed it, with its cause (R3, R23, R25, R28, R32)."""
     names = names or {}
     steps = _causes(supports, disputes, retracted_at, moments=moments, names=names)
     out = []
@@ -214,8 +216,7 @@ def _causes(
 
 
 def _support_causes(s: Row, moments: Mapping[int, Row]) -> list[tuple[int, str]]:
-    """A support's arrival and, if a replacement withdrew it, its withdrawal (R3); said without its
-    source, run or turn when it is another organization's evidence (R23)."""
+    """A support's arrival and its withdrawal by a replacement (R3); another organization's, sourceless (R23)."""
     where = f"{s['turn']} in {s['run']}" if s["run"] else "a run erased since"
     said = f"{s['origin']} {s['key']}"
     if s.get("elsewhere"):
@@ -233,17 +234,16 @@ def _support_causes(s: Row, moments: Mapping[int, Row]) -> list[tuple[int, str]]
 # --- the look-back commands' text (`history`, `diff`) ----------------------------------------------
 
 
-def history_lines(rows: Sequence[Mapping[str, Any]], names: dict[str, str]) -> list[str]:
-    """`history`: each moment's number, time and what happened, in columns that line up."""
+def history_lines(rows: Sequence[Row], names: dict[str, str], facts: Mapping[int, str] | None = None) -> list[str]:
+    """`history`: each moment's number, time and what happened (a correction's fact named, R28), lined up."""
     width = len(str(rows[-1]["n"])) if rows else 1
     stamp = max((len(m["at"]) for m in rows), default=0)
     head = f"{0:>{width}}  {'':<{stamp}}  before history was kept"
-    return [head, *(f"{m['n']:>{width}}  {m['at']:<{stamp}}  {moment_label(m, names)}" for m in rows)]
+    return [head, *(f"{m['n']:>{width}}  {m['at']:<{stamp}}  {moment_label(m, names, facts)}" for m in rows)]
 
 
 def tidy(value: object) -> object:
-    """A diff's numbers to 12 decimal places: the float noise of a weight's arithmetic
-    (0.8999999999999999) goes, every real difference stays. `state` keeps every digit."""
+    """A diff's numbers to 12 decimal places: a weight's float noise goes, every real difference stays."""
     if isinstance(value, float):
         return round(value, 12)
     if isinstance(value, dict):
@@ -276,5 +276,7 @@ def _changed_line(f: Obj) -> str:
     why = [*(f"+ {v}" for v in f["supports_added"]), *(f"- {v}" for v in f["supports_withdrawn"])]
     if n := f["disputes_added"]:
         why.append(f"{n:+d} dispute" + ("" if abs(n) == 1 else "s"))
+    if s1 == "retracted" != s0:
+        why.append("retracted by the owner, R28")
     status = s1 if s0 == s1 else f"{s0} -> {s1}"
-    return f"  ~ {f['fact']}  {w0:.3f} {arrow(w0, w1)} {w1:.3f} {status}  ({', '.join(why)})"
+    return f"  ~ {f['fact']}  {w0:.3f} {arrow(w0, w1)} {w1:.3f} {status}" + (f"  ({', '.join(why)})" if why else "")

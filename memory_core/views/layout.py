@@ -1,14 +1,6 @@
-"""Where a drawn graph's entities sit: positions computed once, in Python, so the drawing is still.
-
-Each connected component is laid out on its own (a force layout, Fruchterman-Reingold), its entities
-and their names then pushed apart until no two boxes (a dot with the name under it) overlap; the
-components are packed in rows, largest first, at the row width that lets vis-network's fit draw the
-whole largest in the frame, so names are read at 10 px or more (docs/decisions.md, "Graph drawing").
-
-Deterministic: the same entities, facts, sizes, names and relations give the same positions, whatever
-order they come in (sorted first, a fixed seed), so a rerun redraws the same picture and a page may
-cache it.
-"""
+"""Where a drawn graph's entities sit, computed once in Python so the drawing is still: each component laid out
+by springs, its boxes (a dot, its name under it) pushed apart, the components packed in rows to fill the frame;
+deterministic (sorted input, a fixed seed), so a page may cache it (docs/decisions.md, "Graph drawing")."""
 
 from __future__ import annotations
 
@@ -21,12 +13,10 @@ import networkx as nx
 import numpy as np
 
 SEED = 7
-#: The spring layout is dense (n x n arrays; networkx's own needs scipy past 500 entities, and scipy is
-#: not a dependency): past this many in one component, its most connected are laid out by springs, the
-#: rest around them.
+#: Past this many entities in a component, its most connected are laid out by springs (n x n arrays; networkx's
+#: own needs scipy past 500, not a dependency), the rest around them.
 SPRING_LIMIT = 450
-#: The frame the Graphs page draws in (the iframe at a 1400 px window: 940 x 620 px) and its aspect,
-#: which the packed components fill.
+#: The frame the Graphs page draws in (its iframe at a 1400 px window), whose aspect the packed components fill.
 FRAME = (940.0, 620.0)
 ASPECT = FRAME[0] / FRAME[1]
 EDGE_FONT = 0.85  # relations on edges, against names
@@ -39,7 +29,7 @@ DEFAULT_SIZE = 12.0
 
 
 @dataclass(frozen=True)
-class Drawing:
+class Layout:
     """Positions in the drawing's units and the font (in the same units) names are drawn with."""
 
     positions: dict[str, tuple[float, float]]
@@ -52,21 +42,18 @@ def arrange(
     sizes: Mapping[str, float] | None = None,
     labels: Mapping[str, str] | None = None,
     relation: float = 0.0,
-) -> Drawing:
-    """Lay out each component apart, push boxes apart (names of FONT), pack the components. A larger font
-    does not draw names larger at the fit: the boxes, and so the drawing, grow with it. What draws them
-    larger is a denser drawing, so the boxes are pushed apart only as far as they must be. `relation`:
-    the mean characters of the relations written on edges (0: none), which the edges are made long
-    enough to hold (their median)."""
+) -> Layout:
+    """Lay out each component apart, push boxes apart, pack the components; `relation`: the mean length of the
+    relations written on edges (0: none), which the median edge is made long enough to hold."""
     names = sorted(set(nodes))
     if not names:
-        return Drawing({}, FONT)
+        return Layout({}, FONT)
     g, comps = _components(names, edges)
     radius, chars = _extents(names, sizes or {}, labels or {})
     index = {n: i for i, n in enumerate(names)}
     shapes = [_shape(g, c, radius[[index[n] for n in c]], relation) for c in comps]
     out = _pack(comps, shapes, index, radius, chars, FONT)
-    return Drawing({n: (round(float(out[i, 0]), 1), round(float(out[i, 1]), 1)) for i, n in enumerate(names)}, FONT)
+    return Layout({n: (round(float(out[i, 0]), 1), round(float(out[i, 1]), 1)) for i, n in enumerate(names)}, FONT)
 
 
 def _extents(names: list[str], sizes: Mapping[str, float], labels: Mapping[str, str]) -> tuple[np.ndarray, np.ndarray]:
@@ -76,8 +63,7 @@ def _extents(names: list[str], sizes: Mapping[str, float], labels: Mapping[str, 
 
 
 def _components(names: list[str], edges: Iterable[tuple[str, str]]) -> tuple[nx.Graph, list[list[str]]]:
-    """The graph of the names (edges to itself or to a name not drawn left out) and its components,
-    the largest first."""
+    """The graph of the names (loops and edges to names not drawn left out) and its components, largest first."""
     g = nx.Graph()
     g.add_nodes_from(names)
     g.add_edges_from(sorted({(a, b) if a <= b else (b, a) for a, b in edges if a != b and a in g and b in g}))
@@ -85,18 +71,15 @@ def _components(names: list[str], edges: Iterable[tuple[str, str]]) -> tuple[nx.
 
 
 def _shape(g: nx.Graph, comp: list[str], radius: np.ndarray, relation: float = 0.0) -> np.ndarray:
-    """A component's shape: positions in the unit disc (springs), opened in the middle, stretched to the
-    frame's aspect, scaled by the root of its entities (dense: the boxes are pushed apart afterwards, only
-    as far as they must; a first ellipse with room for every box drew names smaller at the fit)."""
+    """A component's positions: springs, opened in the middle, stretched to the frame's aspect, scaled by the root
+    of its entities (the boxes are pushed apart afterwards, only as far as they must)."""
     n = len(comp)
     written = 0.75 * relation * CHAR * FONT * EDGE_FONT + 2 * float(radius.mean()) + 8 if relation else 0.0
     if n == 1:
         return np.zeros((1, 2))
     if n == 2:
         return np.array([[-0.5, 0.0], [0.5, 0.0]]) * max(2 * radius.mean() + 40, written)
-    sub = nx.Graph()
-    sub.add_nodes_from(comp)
-    sub.add_edges_from(sorted(g.subgraph(comp).edges()))
+    sub = _sub(g, comp)
     pos = _spring_limited(sub)
     xy = np.array([pos[c] for c in comp], dtype=float)
     r = np.hypot(xy[:, 0], xy[:, 1])
@@ -113,27 +96,27 @@ def _shape(g: nx.Graph, comp: list[str], radius: np.ndarray, relation: float = 0
     return xy
 
 
+def _sub(g: nx.Graph, names: list[str]) -> nx.Graph:
+    """The graph among `names`, built in their order (the layout depends on it)."""
+    sub = nx.Graph()
+    sub.add_nodes_from(names)
+    sub.add_edges_from(sorted(g.subgraph(names).edges()))
+    return sub
+
+
 def _spring_limited(g: nx.Graph) -> dict[str, tuple[float, float]]:
     """Springs for a component; past SPRING_LIMIT the most connected by springs, the rest ring them."""
     names = list(g)
     if len(names) <= SPRING_LIMIT:
         return _spring(g, iterations=100 if len(names) <= 150 else 50)
-    core = sorted(sorted(names, key=lambda n: (-g.degree(n), n))[:SPRING_LIMIT])
-    core_graph = nx.Graph()
-    core_graph.add_nodes_from(core)
-    core_graph.add_edges_from(sorted(g.subgraph(core).edges()))
-    out = _spring(core_graph, iterations=50)
+    out = _spring(_sub(g, sorted(sorted(names, key=lambda n: (-g.degree(n), n))[:SPRING_LIMIT])), iterations=50)
     _around(g, out, 0.08)
     return out
 
 
 def _spring(g: nx.Graph, *, iterations: int, threshold: float = 1e-4) -> dict[str, tuple[float, float]]:
-    """networkx's spring layout (Fruchterman-Reingold, `spring_layout(method="force")`): the same
-    start (its seeded random positions), forces, cooling, stop and scale to the unit disc, computed
-    on two coordinate arrays instead of (n, n, 2) ones, in single precision: the n x n arrays take
-    half the memory and the iterations a fifth of the time at 400 entities (B8). The sums run in
-    another order and to fewer digits, and the iterations amplify that: entities sit elsewhere than
-    networkx would put them, a different picture of the same graph, as deterministic."""
+    """networkx's Fruchterman-Reingold (`spring_layout(method="force")`: its seeded start, forces, cooling, scale)
+    on two float32 coordinate arrays, not (n, n, 2) ones: half the memory, a fifth of the time (B8)."""
     a = nx.to_numpy_array(g, dtype=np.float32)
     n = a.shape[0]
     start = np.random.RandomState(SEED).rand(n, 2).astype(np.float32)
@@ -158,8 +141,7 @@ def _spring(g: nx.Graph, *, iterations: int, threshold: float = 1e-4) -> dict[st
 
 
 def _around(g: nx.Graph, out: dict[str, tuple[float, float]], step: float) -> None:
-    """Entities past the spring layout: each on a small ring around a placed neighbour (breadth
-    first from the laid-out ones); the boxes are pushed apart afterwards."""
+    """Entities past the spring layout, each on a small ring around a placed neighbour (breadth first)."""
     queue = deque(sorted(out))
     placed_around: dict[str, int] = {}
     while queue:
@@ -176,8 +158,7 @@ def _around(g: nx.Graph, out: dict[str, tuple[float, float]], step: float) -> No
 
 
 def _boxes(radius: np.ndarray, chars: np.ndarray, font: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Each entity's box around its centre: half width, half height and the box centre's offset down
-    (a name is drawn under its dot, as wide as its characters)."""
+    """Each entity's box around its dot: half width, half height, and its centre's offset down (the name)."""
     named = chars > 0
     half_w = np.maximum(radius, np.where(named, chars * CHAR * font / 2, 0.0))
     below = np.where(named, LINE * font + 2, 0.0)  # the name's line under the dot
@@ -186,12 +167,8 @@ def _boxes(radius: np.ndarray, chars: np.ndarray, font: float) -> tuple[np.ndarr
 
 
 def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> np.ndarray:
-    """Boxes pushed apart until none overlap: each overlapping pair moves apart along the line between
-    their centres, by the depth of the overlap, shared (spreading the whole drawing instead, until most
-    boxes cleared their neighbours, made names 8 px at the fit where this makes them 11, measured). Only
-    pairs near enough to overlap are compared (`_near`: a sweep along x), not every pair (B8: 400
-    entities and 4,000 facts drawn in 0.2 s; every pair took 1.1 s). Deterministic: the same boxes, the
-    same result."""
+    """Overlapping boxes pushed apart along the line between their centres, by the overlap's depth shared, comparing
+    only pairs near enough (`_near`; B8: 400 entities in 0.2 s, 1.1 s comparing every pair); deterministic."""
     xy = xy.astype(np.float64)
     if len(xy) < 2:
         return xy
@@ -220,9 +197,7 @@ def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.n
 
 
 def _near(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The pairs (i, j) whose boxes may overlap, or will once moved by up to NEAR / 2 each: a sweep along x
-    (each box against those starting after it within the widest box's reach), then kept if near along y
-    too. The caller finds them again once an entity moved further."""
+    """The pairs (i, j) whose boxes may overlap once each moved up to NEAR / 2: a sweep along x, then along y."""
     order = np.argsort(xy[:, 0], kind="stable")
     x = xy[order, 0]
     reach = half_w[order] + half_w.max() + GAP + NEAR
@@ -245,9 +220,8 @@ def _pack(
     chars: np.ndarray,
     font: float,
 ) -> np.ndarray:
-    """Each component's boxes pushed apart, then the components packed in rows (largest first), each row
-    centred, the rows as wide as lets vis-network's fit draw the whole largest in the frame (of a few
-    widths around the one that fills the frame's aspect); the drawing centred on 0."""
+    """Each component's boxes pushed apart, then the components packed in rows (largest first, each centred) as wide as
+    lets vis-network's fit draw the whole largest in the frame; the drawing centred on 0."""
     half_w, half_h, down = _boxes(radius, chars, font)
     placed: list[tuple[np.ndarray, np.ndarray, float, float]] = []  # ids, positions, width, height
     for comp, shape in zip(comps, shapes, strict=True):
@@ -277,8 +251,8 @@ def _pack(
 def _rows(
     placed: list[tuple[np.ndarray, np.ndarray, float, float]], row_width: float, margin: float, n: int
 ) -> tuple[np.ndarray, float, float]:
-    """Components (ids, positions from their box's top left, width, height) in rows of at most
-    `row_width`, in their order, each row centred; the positions, and the width and height used."""
+    """Components (ids, positions from their top left, width, height) in centred rows of at most `row_width`; the
+    positions, and the width and height used."""
     out = np.zeros((n, 2))
     rows: list[list[tuple[np.ndarray, np.ndarray, float, float]]] = [[]]
     used = 0.0

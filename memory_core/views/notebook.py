@@ -1,9 +1,5 @@
-"""The dashboard's notebook: a scenario run cell by cell against a scratch memory (#37: a model).
-
-A `Notebook` is made by `new`, `load_text` or `reopen`, and changed and saved only through its
-methods. It drives the replay's EventEngine, so running every cell ends in the state `replay` of the
-downloaded file gives; it is kept on disk beside its scratch memory, so a reload finds it again.
-"""
+"""The dashboard's notebook (#37: a model): a scenario run cell by cell on a scratch memory through the replay's
+EventEngine, changed and saved only through its methods, kept on disk so a reload finds it again."""
 
 from __future__ import annotations
 
@@ -13,7 +9,7 @@ import os
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationError
 
@@ -61,8 +57,8 @@ class Notebook(BaseModel):
     cursor: Whole = 0
     results: dict[str, Obj] = Field(default_factory=dict)
     moments: dict[str, Annotated[int, Field(strict=True)]] | None = None
-    reads: list[Any] = Field(default_factory=list)
-    refused: list[Any] = Field(default_factory=list)
+    reads: list[Obj] = Field(default_factory=list)
+    refused: list[Obj] = Field(default_factory=list)
     outside: list[Annotated[str, Field(strict=True)]] = Field(default_factory=list)
     notes: list[Obj | None]  # the outcome each note was written for (None: judged by its next outcome)
     story: Annotated[str, Field(strict=True)] = "original"  # until the first edit: notes judged by it
@@ -126,12 +122,7 @@ class Notebook(BaseModel):
     # --- running cells -------------------------------------------------------------------------
 
     def reset(self) -> Notebook:
-        """Forget every run cell: a new scratch memory with only the scenario's setup.
-
-        Two tabs on one notebook may reset at once (#26, point 12): each takes a generation no file
-        and no other tab has taken (a claim made with O_EXCL beside it), never deletes a file it did
-        not leave, and keeps the generation it leaves until the next reset, since another tab's run
-        may still be reading it; older ones go."""
+        """Forget every run cell: a new scratch memory with only the setup, in a generation no other tab took (#26)."""
         left = self.gen
         notebook_dir().mkdir(parents=True, exist_ok=True)
         self.gen, claim = _claim(self.id, left + 1)
@@ -289,8 +280,7 @@ class Notebook(BaseModel):
         self._saved = (self.rev, self._undo_rev)
 
     def opens_for(self, svc: MemoryService, person: str, org: str) -> bool:
-        """Whether it opens for `person` signed in to `org`: its author, or the owner of `org` when it
-        was made from a run of `org` (#40)."""
+        """Whether it opens for `person` signed in to `org`: its author, or the owner of the run's `org` (#40)."""
         if person == self.author:
             return True
         if self.made_from is None or self.made_from.org != org:
@@ -333,8 +323,7 @@ def reopen(nb_id: str) -> Notebook | None:
         raise NotebookDamaged(f"{main.name}: {exc}") from None
     nb = _from_file(main.name, nb_id, data, undo_stack)
     if not scratch_path(nb_id, nb.gen).exists() or len(nb.moments or {}) != nb.cursor + 1:
-        # Its scratch memory is gone, or it was kept without the moment each cell left (R32):
-        # the cells that ran run again.
+        # its scratch memory is gone, or it was kept without each cell's moment (R32): the cells run again
         ran = nb.cursor
         nb.reset()
         nb.run_to(ran - 1)
@@ -343,8 +332,7 @@ def reopen(nb_id: str) -> Notebook | None:
 
 
 def reopen_for(nb_id: str, svc: MemoryService, caller: tuple[str, str] | None) -> tuple[Notebook | None, str]:
-    """The notebook kept under this id, or why not: damaged, or not the signed-in caller's (person,
-    organization; None: the local demo, where anyone acts as anyone)."""
+    """The notebook kept under this id, or why not (`caller`: person and organization; None: the local demo)."""
     try:
         nb = reopen(nb_id)
     except NotebookDamaged as exc:

@@ -1,7 +1,5 @@
-"""A notebook's files: where they are, how each is written, and how it is read back (issue #26):
-like a scenario file (depth, numbers, keys), then each field checked to be what this version writes
-(views/notebook.Notebook); a damaged file is NotebookDamaged, said. A notebook made from a run goes,
-files and all, when the run or its person is erased (#40, R29-R31: scrub_erased)."""
+"""A notebook's files (#26): where they are, how written, and read back (a damaged one is NotebookDamaged);
+one made from a run goes with the run or its person (#40, R29-R31: scrub_erased)."""
 
 from __future__ import annotations
 
@@ -96,8 +94,7 @@ _LOOKED: weakref.WeakKeyDictionary[MemoryService, str] = weakref.WeakKeyDictiona
 
 
 def scrub_erased(svc: MemoryService) -> list[str]:
-    """R29-R31: each notebook made from a run of this memory's organizations that is erased, or whose
-    person's account is, removed with all its files (its cells are the run's text): their ids."""
+    """R29-R31: each notebook made from a run since erased, or whose person's account is, removed: their ids."""
     made = _made_from_runs()
     version = svc.version() if made else None
     if not made or (version is not None and _LOOKED.get(svc) == version):

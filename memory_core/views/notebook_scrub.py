@@ -1,19 +1,14 @@
-"""A notebook's saved results scrubbed of what its own deletions erased (#26, point 5).
-
-A cell that deletes a run (R29), ends an ephemeral one (R17) or deletes an account (R30) erases from
-the notebook's memory, while the results saved before it still hold copies: the run's and its
-turns' and records' ids, excerpts and requests, its Flow graph; the account's id, name and User
-graph. `scrub` takes those out, so the saved results say what memory says now (a support into an
-erased run keeps its key, origin and contribution, as memory does); the cells stay as written.
-"""
+"""A notebook's saved results scrubbed of what its own cells erased (#26, R17, R29, R30): ids, texts, and
+Flow and User graphs go, a support into an erased run keeps its key, origin and contribution; cells stay."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from ..plain import Obj
+from .text import JSON
 
 if TYPE_CHECKING:
     from .notebook import Notebook
@@ -52,12 +47,6 @@ def _deleted(nb: Notebook) -> tuple[set[str], set[str]]:
     return runs, people
 
 
-def _texts(events: list[Obj], turns: set[str]) -> set[str]:
-    """The requests and excerpts of the erased turns, as the cells wrote them."""
-    texts = {_text(e) for e in events if e.get("turn") in turns}
-    return {t for t in texts if t}
-
-
 def _text(e: Obj) -> str | None:
     """An open_turn's request, a record's or step's excerpt (None for any other event)."""
     if e.get("do") == "open_turn":
@@ -72,15 +61,13 @@ def erased(nb: Notebook) -> Erased:
     runs, people = _deleted(nb)
     turns = {e["turn"] for e in events if e.get("do") == "open_turn" and e.get("run") in runs}
     names = {p.get("name") for p in nb.scenario.get("people", []) if p["id"] in people} - {None, ""}
-    texts = _texts(events, turns) | names
+    texts = {t for e in events if e.get("turn") in turns and (t := _text(e))} | names  # requests, excerpts
     return Erased(runs=runs, turns=turns, people=people, texts=texts, words=runs | turns | people | names)
 
 
 def _owned(item: Obj, gone: Erased) -> bool:
     """A fact change of an erased Flow or User graph, or a claim only an erased record held."""
-    if item.get("graph") == "flow" and item.get("owner") in gone.runs:
-        return True
-    if item.get("graph") == "user" and item.get("owner") in gone.people:
+    if item.get("owner") in {"flow": gone.runs, "user": gone.people}.get(item.get("graph") or "", set()):
         return True
     record = item.get("record")
     return "claim_text" in item and isinstance(record, str) and record.split("#", 1)[0] in gone.turns
@@ -105,7 +92,7 @@ class _Scrubber:
         self.count += n
         return new
 
-    def walk(self, value: object) -> Any:
+    def walk(self, value: JSON) -> JSON:
         if isinstance(value, str):
             return self.text(value)
         if isinstance(value, list):
@@ -115,6 +102,11 @@ class _Scrubber:
         if isinstance(value, dict):
             return {k: self.walk(v) for k, v in self.unpointed(value).items()}
         return value
+
+    def rows(self, values: list[Obj]) -> list[Obj]:
+        """A list of objects walked: still a list of objects."""
+        items: list[JSON] = [*values]
+        return cast("list[Obj]", self.walk(items))
 
     def unpointed(self, value: Obj) -> Obj:
         """A support or record pointing into an erased run, its pointer cleared as memory keeps it (R29)."""
@@ -136,8 +128,8 @@ def scrub(nb: Notebook) -> int:
         results[key] = s.walk(res)
         if s.count > before:
             results[key]["scrubbed"] = True
-    nb.results, nb.reads, nb.refused = results, s.walk(nb.reads), s.walk(nb.refused)
-    nb.outside = [t or ERASED for t in s.walk(nb.outside)]
+    nb.results, nb.reads, nb.refused = results, s.rows(nb.reads), s.rows(nb.refused)
+    nb.outside = [s.text(t) or ERASED for t in nb.outside]
     return s.count
 
 

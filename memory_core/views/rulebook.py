@@ -1,13 +1,5 @@
-"""The rulebook: docs/rules.md read as sections and rules, for the dashboard's Rules page.
-
-Plain text handling, no database: the page reads docs/rules.md (and docs/decisions.md) when it
-renders and shows what this module finds there, so the doc and the page cannot disagree.
-
-docs/rules.md is written to a small shape this module relies on (tests/test_docs.py checks it):
-a section is a `## ` heading; a rule is a `### <a id="r7"></a>R7 · Title` heading inside one; a
-paragraph starting "In decisions.md:" links the rows of docs/decisions.md that the rule (or the
-section) touches, each row of that table opening with `<a id="d-..."></a>`.
-"""
+"""The rulebook: docs/rules.md read as sections (`## `) and rules (`### <a id="r7"></a>R7 · Title`), each with
+its "In decisions.md:" links, for the Rules page (tests/test_docs.py checks the shape)."""
 
 from __future__ import annotations
 
@@ -15,7 +7,6 @@ import re
 from dataclasses import dataclass
 
 RULE_HEADING = re.compile(r'^### <a id="(r\d+)"></a>(R\d+) · (.+)$')
-SECTION_HEADING = re.compile(r"^## (.+)$")
 POINTER = "In decisions.md:"
 LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 DECISION_ROW = re.compile(r'^\| <a id="(d-[a-z0-9-]+)"></a>(.*?) \| (.*) \|$')
@@ -81,31 +72,26 @@ def _split_pointer(lines: list[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
 
 def parse(text: str) -> Rulebook:
     """docs/rules.md as a preamble (the title line left out) and its sections of rules."""
-    preamble: list[str] = []
-    sections: list[tuple[str, list[str], list[tuple[str, str, list[str]]]]] = []
-    for line in text.splitlines():
-        rule = RULE_HEADING.match(line)
-        section = SECTION_HEADING.match(line)
-        if rule:
-            if not sections:
-                raise ValueError(f"{rule.group(2)} stands outside any section")
+    head, *parts = re.split(r"^## (.+)$", text, flags=re.MULTILINE)
+    if stray := next(filter(None, map(RULE_HEADING.match, head.splitlines())), None):
+        raise ValueError(f"{stray.group(2)} stands outside any section")
+    preamble = "\n".join(line for line in head.splitlines() if not line.startswith("# ")).strip()
+    return Rulebook(
+        preamble, tuple(_section(t.strip(), b.splitlines()) for t, b in zip(parts[::2], parts[1::2], strict=True))
+    )
+
+
+def _section(title: str, lines: list[str]) -> Section:
+    """A section of docs/rules.md, its introduction and each rule split from their pointers."""
+    intro: list[str] = []
+    rules: list[tuple[str, str, list[str]]] = []
+    for line in lines:
+        if rule := RULE_HEADING.match(line):
             if rule.group(1) != rule.group(2).lower():
                 raise ValueError(f"{rule.group(2)}'s anchor is {rule.group(1)!r}")
-            sections[-1][2].append((rule.group(2), rule.group(3).strip(), []))
-        elif section:
-            sections.append((section.group(1).strip(), [], []))
-        elif not sections:
-            if not line.startswith("# "):
-                preamble.append(line)
-        elif sections[-1][2]:
-            sections[-1][2][-1][2].append(line)
+            rules.append((rule.group(2), rule.group(3).strip(), []))
         else:
-            sections[-1][1].append(line)
-    return Rulebook("\n".join(preamble).strip(), tuple(_section(*section) for section in sections))
-
-
-def _section(title: str, intro: list[str], rules: list[tuple[str, str, list[str]]]) -> Section:
-    """A section of docs/rules.md, its introduction and each rule split from their pointers."""
+            (rules[-1][2] if rules else intro).append(line)
     parsed = tuple(Rule(number, rule_title, title, *_split_pointer(body)) for number, rule_title, body in rules)
     return Section(title, *_split_pointer(intro), parsed)
 
@@ -122,8 +108,7 @@ def cites(text: str, number: str) -> bool:
 
 
 def search(book: Rulebook, query: str) -> list[Rule]:
-    """The rules a query finds. A rule number: that rule first, then the rules that cite it.
-    Words: the rules holding every word, case ignored, in the rulebook's order."""
+    """The rules a query finds: a number's rule then those citing it; else those holding every word."""
     number = rule_number(query)
     if number:
         rule = book.find(number)
@@ -151,9 +136,7 @@ def decision_rows(text: str) -> dict[str, tuple[str, str]]:
 
 
 def for_page(markdown: str) -> str:
-    """Markdown of the docs made to read well on a dashboard page: a link to a rule opens it on
-    the Rules page (`?rule=R7`); a link to another doc names its file, which the page cannot
-    serve; links to the web stay."""
+    """Docs' Markdown for a page: links to rules open the Rules page (`?rule=R7`), other docs named by file."""
 
     def link(m: re.Match[str]) -> str:
         label, target = m.group(1), m.group(2)
@@ -174,9 +157,7 @@ _CODE_OR_LINK = re.compile(r"(`[^`]*`|\[[^\]]*\]\([^)]*\))")
 
 
 def link_rules(markdown: str, titles: dict[str, str], page: str = "rules") -> str:
-    """Every rule a page's text cites becomes a link to it on the Rules page (`page?rule=R7`), its
-    title shown on hover; code spans and existing links are left as they are, as is a number that
-    names no rule (`titles` holds the rules' titles by number, "R7")."""
+    """Each rule a text cites made a link to the Rules page with its title on hover (code and links left)."""
 
     def link(m: re.Match[str]) -> str:
         number = f"R{m.group(1)}"

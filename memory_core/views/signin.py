@@ -1,11 +1,10 @@
-"""The dashboard's sign-in with an identity provider, shaped for people: the `[auth]` section of
-`.streamlit/secrets.toml` checked (what is missing, where), the providers it names, and a signed-in
-identity in words. Pure: the pages pass what Streamlit read (docs/signin.md)."""
+"""The dashboard's sign-in shaped for people: `[auth]` of `.streamlit/secrets.toml` checked, its providers,
+and a signed-in identity in words (docs/signin.md)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import cast
 from urllib.parse import urlsplit
 
 from ..rules.identity import EMAIL, signed_in_identities
@@ -17,15 +16,14 @@ DISCOVERY = "/.well-known/openid-configuration"
 SECRETS = ".streamlit/secrets.toml"
 
 
-def providers(section: Mapping[str, Any]) -> list[str | None]:
-    """The providers `[auth]` configures: None for one given in `[auth]` itself (st.login()), and
-    the name of each `[auth.NAME]` table (st.login(NAME))."""
+def providers(section: Mapping[str, object]) -> list[str | None]:
+    """The providers `[auth]` configures: None for `[auth]` itself (st.login()), each `[auth.NAME]`'s name."""
     named = [k for k, v in section.items() if isinstance(v, Mapping)]
     own = [None] if any(k in section for k in OWN) or not named else []
     return [*own, *sorted(named)]
 
 
-def auth_problems(section: Mapping[str, Any]) -> list[str]:
+def auth_problems(section: Mapping[str, object]) -> list[str]:
     """What keeps `[auth]` from signing anyone in, each as where and what; [] when nothing does."""
     problems = [f"{SECRETS} [auth]: `{k}` is missing" for k in SHARED if not section.get(k)]
     redirect = str(section.get("redirect_uri") or "")
@@ -35,11 +33,11 @@ def auth_problems(section: Mapping[str, Any]) -> list[str]:
             "/oauth2callback, e.g. https://memory.example.com/oauth2callback"
         )
     for name in providers(section):
-        problems += _provider_problems(section if name is None else section[name], name)
+        problems += _provider_problems(section if name is None else cast("Mapping[str, object]", section[name]), name)
     return problems
 
 
-def _provider_problems(table: Mapping[str, Any], name: str | None) -> list[str]:
+def _provider_problems(table: Mapping[str, object], name: str | None) -> list[str]:
     """What one provider's table lacks: its own keys, and a discovery URL that is http(s)."""
     where = "[auth]" if name is None else f"[auth.{name}]"
     problems = [f"{SECRETS} {where}: `{k}` is missing" for k in OWN if not table.get(k)]
@@ -49,15 +47,14 @@ def _provider_problems(table: Mapping[str, Any], name: str | None) -> list[str]:
     return problems
 
 
-def issuer_of(section: Mapping[str, Any], name: str | None = None) -> str:
-    """The issuer a provider's discovery URL names (OpenID Connect Discovery puts the document at
-    the issuer followed by /.well-known/openid-configuration), or "" when it does not end so."""
+def issuer_of(section: Mapping[str, object], name: str | None = None) -> str:
+    """The issuer a provider's discovery URL names (before /.well-known/openid-configuration), else ""."""
     table = section if name is None else section.get(name, {})
     url = str(table.get("server_metadata_url") or "") if isinstance(table, Mapping) else ""
     return url[: -len(DISCOVERY)] if url.endswith(DISCOVERY) else ""
 
 
-def claims_of(user: Mapping[str, Any]) -> dict[str, object]:
+def claims_of(user: Mapping[str, object]) -> dict[str, object]:
     """The claims of st.user that say who signed in (the ID token's), nothing else."""
     return {k: user[k] for k in ("iss", "sub", "email", "email_verified", "name") if k in user}
 

@@ -1,5 +1,4 @@
-"""pyvis's page templates, compiled once a process, with the libraries they inline put in after
-rendering (viz.to_html): the drawing's HTML without a pyvis Network object."""
+"""pyvis's page templates, compiled once a process, their libraries put in after rendering (viz.to_html)."""
 
 from __future__ import annotations
 
@@ -8,7 +7,10 @@ import importlib.util
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 MARK = re.compile(r"<!--inline (lib/[\w./-]+)-->")
 
@@ -26,15 +28,12 @@ def pyvis_templates() -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def templates(folder: str) -> Any:
-    """pyvis's templates, compiled once a process, escaping every value they print. pyvis makes a new
-    environment for every network, so its page was parsed anew for every drawing; and the libraries
-    it inlines (vis-network: 700 kB) stand in the page as a mark, put in after rendering, so the
-    template engine never reads them as templates (that took most of a first drawing's HTML, B8)."""
+def templates(folder: str) -> Environment:
+    """pyvis's templates compiled once, escaping every value; inlined libraries left as marks (B8)."""
     from jinja2 import Environment, FileSystemLoader
 
     class Inline(FileSystemLoader):
-        def get_source(self, environment: Any, template: str) -> tuple[str, str, Callable[[], bool]]:
+        def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
             if template.startswith("lib/"):
                 return mark(template), template, lambda: True
             return super().get_source(environment, template)
@@ -44,10 +43,8 @@ def templates(folder: str) -> Any:
     return env
 
 
-#: What the drawing uses of the files pyvis inlines, where that is less than the file (B8: the page is sent
-#: to the browser on every drawing). vis-network's stylesheet is 220 kB, nearly all of it pictures for the
-#: editing and navigation buttons the drawing does not show; the drawing needs its tooltip only. pyvis's
-#: bindings serve the neighbourhood highlight and select menu, which the drawing does not turn on.
+#: The part of a file pyvis inlines that the drawing uses (B8: the page is sent on every drawing): of vis-network's
+#: 220 kB stylesheet its tooltip; none of pyvis's bindings (highlight and menus are off).
 USED = {
     "lib/bindings/utils.js": "",
     "lib/vis-9.1.2/vis-network.css": (
@@ -66,17 +63,16 @@ def library(folder: str, name: str) -> str:
     return (Path(folder) / name).read_text(encoding="utf-8")
 
 
-#: Clicking a fact's edge opens its "Why this weight?" on the Fact weights page (`fact-weights?fact=ID`).
-#: The drawing's iframe may not navigate the top window itself (Streamlit's sandbox has no
-#: allow-top-navigation), but it is same-origin: it moves the app's own history and tells the app,
-#: as the browser's back button would, so the session (memory in use, notebook) is kept.
+#: A click on a fact opens its weight (`fact-weights?fact=ID`): the same-origin iframe, which may not navigate the
+#: top window, moves the app's history and tells it as a back button would, so the session is kept.
 CLICK_SCRIPT = """<script>
 (function () {
   var GRAPH = %GRAPH%, FONT = %FONT%, EDGE = %EDGE%;
+  function page() {
+    try { return new URL(window.parent.location.href); } catch (e) { return new URL(document.referrer); }
+  }
   function factUrl(fact) {
-    var here;
-    try { here = new URL(window.parent.location.href); } catch (e) { here = new URL(document.referrer); }
-    var q = new URLSearchParams();
+    var here = page(), q = new URLSearchParams();
     ["org", "as"].forEach(function (k) { if (here.searchParams.get(k)) q.set(k, here.searchParams.get(k)); });
     q.set("graph", GRAPH);
     q.set("fact", String(fact));
@@ -92,14 +88,11 @@ CLICK_SCRIPT = """<script>
     }
   }
   function openFact(fact) { go(factUrl(fact)); }
-  // A double-click on an entity explores from it (issue #25): with no focus it becomes the focus; else
-  // its neighbours are opened (?expand=id,id), or closed again if they were. The page draws only what
-  // the reader may see (R20): the link names entities, the page reads the graph.
+  // A double-click explores (#25): the first entity is the focus, others open or close (?expand=id,id, each
+  // id's "%" and "," escaped); the page draws only what the reader may see (R20).
   function expandUrl(id) {
-    var here;
-    try { here = new URL(window.parent.location.href); } catch (e) { here = new URL(document.referrer); }
-    // ids joined by commas, each with its own "%" and "," escaped (a name may hold a comma)
-    var q = here.searchParams, open = (q.get("expand") || "").split(",").filter(Boolean).map(decodeURIComponent);
+    var here = page(), q = here.searchParams;
+    var open = (q.get("expand") || "").split(",").filter(Boolean).map(decodeURIComponent);
     if (!q.get("entity")) { q.set("entity", id); open = []; }
     else if (q.get("entity") === id) { return null; }
     else if (open.indexOf(id) >= 0) { open = open.filter(function (x) { return x !== id; }); }
@@ -114,8 +107,7 @@ CLICK_SCRIPT = """<script>
     var url = expandUrl(String(params.nodes[0]));
     if (url) { go(url); }
   });
-  // Names at least 10 px at the fit: the layout chose the font for a 940 x 620 frame; a narrower one
-  // fits the drawing smaller, and the names are then drawn larger (they may then touch).
+  // Names at least 10 px at the fit: a frame narrower than the layout's 940 x 620 draws them larger.
   function readable() {
     var s = network.getScale(), fit = {};
     if (s * FONT < 10.5) { fit.nodes = {font: {size: 10.5 / s}}; }
@@ -125,8 +117,7 @@ CLICK_SCRIPT = """<script>
       requestAnimationFrame(function () { requestAnimationFrame(apart); });  // once drawn at that size
     }
   }
-  // Names made larger may touch: the lighter of two names that touch goes to its tooltip (the larger dot,
-  // more facts drawn, keeps its name), so no two names drawn overlap at any frame's width.
+  // Of two names that touch once larger, the smaller dot's goes to its tooltip: no two names drawn overlap.
   function apart() {
     var nodes = network.body.nodes, kept = [], gone = [];
     var named = Object.keys(nodes).filter(function (id) { return (nodes[id].options.label || "").trim(); });
@@ -144,9 +135,7 @@ CLICK_SCRIPT = """<script>
   network.once("afterDrawing", readable);
   window.factUrl = factUrl;
   window.openFact = openFact;
-  // The fact whose tooltip shows is the one a click opens: in a dense drawing a click near a node reports
-  // the node (vis-network's hit test prefers nodes; a node's click does nothing here) though the tooltip,
-  // found by shape, named the edge under the pointer.
+  // A click opens the fact whose tooltip shows (vis-network's hit test reports a node near the edge pointed at).
   var shown = null;
   network.on("showPopup", function (id) { shown = network.body.data.edges.get(id) ? id : null; });
   network.on("hidePopup", function () { shown = null; });

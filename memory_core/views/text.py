@@ -1,26 +1,25 @@
-"""Text from memory, made safe for the pages' Markdown. Light on purpose: every page imports it (the
-drawing's module, viz, imports networkx)."""
+"""Text from memory made safe for the pages' Markdown; light, since every page imports it."""
 
 from __future__ import annotations
 
 import html
 import re
+from typing import TypeAlias
+
+#: A JSON value, as a notebook keeps a cell's result and a read's answer.
+JSON: TypeAlias = dict[str, "JSON"] | list["JSON"] | str | int | float | bool | None
 
 _MARKDOWN = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
 
 
-#: GitHub's autolinks find `http://`, `www.` and `name@host` in the text Markdown leaves, after
-#: escapes and character references are read: a word joiner (U+2060, invisible, not a word
-#: character) before the colon, the dot or the at sign keeps them from being found.
+#: A word joiner (U+2060, invisible, not a word character) before the colon, dot or at sign keeps GitHub's
+#: autolinks from finding `http://`, `www.` and `name@host` once Markdown's escapes are read.
 _AUTOLINK = re.compile(r"(?i)(?<=https)(?=\\:)|(?<=http)(?=\\:)|(?<=www)(?=\\\.)|(?=@)")
 JOINER = "\u2060"
 
 
 def inert(text: object) -> str:
-    """Text from memory made inert for Markdown that allows HTML (#26): Markdown's punctuation
-    backslashed (no link, image, emphasis, LaTeX or colour directive), HTML's characters escaped,
-    and what GitHub's autolinks would find (`http://`, `www.`, an e-mail address) broken by an
-    invisible word joiner. The one function every page calls on text from memory or a link."""
+    """Text made inert for Markdown with HTML (#26): punctuation backslashed, HTML escaped, autolinks broken."""
     escaped = html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False)
     return _AUTOLINK.sub(JOINER, escaped)
 
@@ -31,15 +30,13 @@ def plural(n: int, word: str, many: str | None = None) -> str:
 
 
 def probes_used(used: int, cap: int | None) -> str:
-    """A turn's reads against its workflow's budget (R21), in words: `2 of 5 probes used`, or
-    `3 probes used (the workflow sets no cap)`."""
+    """A turn's reads against its workflow's budget (R21): `2 of 5 probes used`."""
     if cap is None:
         return f"{plural(used, 'probe')} used (the workflow sets no cap)"
     return f"{used} of {plural(cap, 'probe')} used"
 
 
 def refused(reason: str | None, message: str | None) -> str:
-    """A refusal as every page says it: the sentence first, the format's reason code after it as a
-    code span (`turn_not_open`), never inside the sentence (#25); the page links the rule it cites."""
+    """A refusal as every page says it: the sentence, then the reason as a code span (#25)."""
     code = (reason or "").replace("`", "'")  # a code span shows its text as it is
     return f"Refused: {inert(message or '')} (`{code}`)"

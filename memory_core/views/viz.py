@@ -1,6 +1,5 @@
-"""Drawing a graph: filters, a node cap that keeps the strongest facts, pyvis HTML that renders
-offline and still (positions computed here, physics off), and GraphML. No Streamlit here: pages
-only show what this returns."""
+"""Drawing a graph: filters, a cap that keeps the strongest facts, still pyvis HTML that renders offline
+(positions from layout.py, physics off), and GraphML. No Streamlit here."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 import networkx as nx
 
@@ -22,8 +21,7 @@ from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, f
 from .templates import CLICK_SCRIPT, MARK, library, mark, pyvis_templates, templates
 from .text import inert, plural  # noqa: F401  (viz.inert: pages and tests name it here too)
 
-#: What a drawing's layout depends on: entity ids, the facts' ends, sizes, names drawn and the mean length
-#: of the relations written on edges (Plan.key).
+#: What a drawing's layout depends on (Plan.key).
 Key = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[float, ...], tuple[str, ...], float]
 
 KIND_COLORS = {
@@ -37,9 +35,7 @@ KIND_COLORS = {
 }
 OTHER_COLOR = "#76b7b2"
 DEFAULT_CAP = 400
-# Names that do not pile up (docs/decisions.md, "Graph drawing"): every entity's while the drawing is
-# small; past it the heaviest (their drawn facts' weights summed) and the focus and expanded ones are
-# named, the rest on hover. The layout leaves room for each name drawn (layout.py).
+# Names that do not pile up (docs/decisions.md, "Graph drawing"): all, or the heaviest few and the focus.
 LABEL_ALL = 60
 LABEL_TOP = 60
 #: Past this many entities, dots are smaller (3 + 1.2 per root of facts): 400 large ones left names < 10 px.
@@ -65,9 +61,7 @@ class Filters:
     statuses: set[str] = field(default_factory=lambda: {"active", "disputed"})
     focus: str | None = None  # a node id: draw only its neighbourhood
     depth: int = 1
-    #: With a focus, entities whose neighbours are drawn too (double-clicked open), in the order opened:
-    #: exploring by expanding. Their neighbours come from the facts given, so from the graph the reader
-    #: may see (R20) and within the filters.
+    #: With a focus, entities double-clicked open, whose neighbours (among the facts given, R20) are drawn too.
     expanded: tuple[str, ...] = ()
     cap: int = DEFAULT_CAP
 
@@ -86,8 +80,7 @@ class Plan:
 
     @property
     def key(self) -> Key:
-        """What the positions depend on (and nothing else): the entities, the facts' ends, the entities'
-        sizes, the names drawn (the layout leaves room for each) and the relations' mean length on edges."""
+        """What the positions depend on: entities, the facts' ends, sizes, names drawn, the relations' mean length."""
         return (
             tuple(n["id"] for n in self.nodes),
             tuple((e["from"], e["to"]) for e in self.edges),
@@ -114,19 +107,8 @@ class Plan:
         )
 
 
-def _matches(f: Obj, flt: Filters) -> bool:
-    kinds_ok = flt.kinds is None or (f["subject"]["kind"] in flt.kinds or f["object"].get("kind", "value") in flt.kinds)
-    return (
-        f["status"] in flt.statuses
-        and f["weight"] >= flt.min_weight
-        and kinds_ok
-        and (flt.relations is None or f["relation"] in flt.relations)
-    )
-
-
 def _neighbourhood(facts: list[Obj], focus: str, depth: int, expanded: Iterable[str] = ()) -> list[Obj]:
-    """The facts among the focus's neighbourhood to `depth`, and among the neighbours of each expanded
-    entity that is drawn (an entity opened from a neighbour since collapsed is not)."""
+    """The facts among the focus's neighbourhood to `depth`, and among each drawn expanded entity's neighbours."""
     keep, frontier = {focus}, {focus}
     for _ in range(depth):
         nxt = _next_to(facts, frontier)
@@ -145,7 +127,7 @@ def _next_to(facts: list[Obj], entities: set[str]) -> set[str]:
 
 
 def _count(f: Obj, what: str) -> int:
-    """How many supports or disputes a fact has: a count (the drawing's read) or the list itself (the state format)."""
+    """How many supports or disputes a fact has: a count (the drawing's read) or the list (the state format)."""
     value = f.get(what, [])
     return value if isinstance(value, int) else len(value)
 
@@ -200,8 +182,7 @@ def _short(name: str, most: int = 22) -> str:
 
 
 def _labelled(nodes: Iterable[str], heft: dict[str, float], always: set[str]) -> set[str]:
-    """The entities whose name is drawn: all of a small drawing; else the heaviest (the weights of their
-    drawn facts summed, ties by name) and those always named (the focus, the expanded)."""
+    """The entities whose name is drawn: all of a small drawing, else the heaviest and those always named."""
     ids = list(nodes)
     if len(ids) <= LABEL_ALL:
         return set(ids)
@@ -209,8 +190,8 @@ def _labelled(nodes: Iterable[str], heft: dict[str, float], always: set[str]) ->
 
 
 def _pick(facts: Iterable[Obj], nodes: dict[str, Obj], cap: int, *, both_new: bool = True) -> list[Obj]:
-    """The facts, heaviest first, whose ends fit under the cap of entities (`nodes`, grown with them);
-    without `both_new`, only facts touching an entity already drawn."""
+    """The facts, heaviest first, whose ends fit under the cap (`nodes` grows); without `both_new`, only facts
+    touching an entity already drawn."""
     picked = []
     for f in sorted(facts, key=lambda f: -f["weight"]):
         new = [e for e in (f["subject"], f["object"]) if _node_id(e) not in nodes]
@@ -270,18 +251,17 @@ def _tallies(facts: list[Obj]) -> tuple[dict[str, int], dict[str, float]]:
 
 
 def plan(
-    graph: Mapping[str, Any],
+    graph: Mapping[str, object],
     flt: Filters | None = None,
     *,
     highlight: Iterable[str] = (),
     compare: Compare | None = None,
 ) -> Plan:
-    """Choose nodes and edges: filter, focus, then the heaviest facts until the node cap is reached.
-    With `compare`, the edges say what changed since an earlier moment, and the facts gone since
-    it that the filters keep are drawn too (after the others, within the cap; with a focus, those
-    touching an entity drawn)."""
+    """Choose nodes and edges: filter, focus, then the heaviest facts up to the cap; with `compare`, edges say what
+    changed since an earlier moment (R32), and facts gone since are drawn too, last."""
     flt = flt or Filters()
-    facts, nodes, chosen, ghosts = _chosen(graph, flt, compare)
+    every = cast("list[Obj]", graph["facts"])  # a drawing's read or a state's graph: its facts as JSON
+    facts, nodes, chosen, ghosts = _chosen(every, flt, compare)
     degree, heft = _tallies(chosen + ghosts)
     opened = set(flt.expanded) if flt.focus else set()
     named = _labelled(nodes, heft, {flt.focus, *opened} if flt.focus else set())
@@ -292,56 +272,56 @@ def plan(
     drawn = [(f, False) for f in chosen] + [(f, True) for f in ghosts]
     many, marked = len(drawn), set(highlight)
     edge_rows = [_edge_row(f, gone, compare=compare, many=many, marked=marked) for f, gone in drawn]
-    reason = "" if drawn else why_empty(graph["facts"], flt)
+    reason = "" if drawn else why_empty(every, flt)
     left_out = len({_node_id(e) for f in facts for e in (f["subject"], f["object"])} - set(nodes))
     return Plan(node_rows, edge_rows, len(facts), len(facts) - len(chosen), left_out, reason, len(ghosts))
 
 
 def _chosen(
-    graph: Mapping[str, Any], flt: Filters, compare: Compare | None
+    every: list[Obj], flt: Filters, compare: Compare | None
 ) -> tuple[list[Obj], dict[str, Obj], list[Obj], list[Obj]]:
-    """The facts the filters keep (around the focus, if any), the entities drawn, the facts drawn
-    (the heaviest, within the cap), and the facts gone since `compare` drawn too."""
-    facts = [f for f in graph["facts"] if _matches(f, flt)]
+    """The facts the filters keep (around the focus), the entities drawn, the facts drawn and those gone since."""
+    tests = [keep for keep, _ in _filter_steps(flt)]
+    facts = [f for f in every if all(keep(f) for keep in tests)]
     if flt.focus:
         facts = _neighbourhood(facts, flt.focus, flt.depth, flt.expanded)
     nodes: dict[str, Obj] = {}
     chosen = _pick(facts, nodes, flt.cap)
-    gone = [g for g in (compare.gone if compare else []) if _matches(g, flt)]
+    gone = [g for g in (compare.gone if compare else []) if all(keep(g) for keep in tests)]
     return facts, nodes, chosen, _pick(gone, nodes, flt.cap, both_new=not flt.focus)
 
 
 _OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
 GRAPHS = ("world", "user", "flow")
 
-#: vis-network's options: no physics at all, so nothing moves once drawn (positions come from
-#: layout.py); names on hover (titles) and labels outlined so crossing edges do not hide them.
-OPTIONS: Obj = {
-    "physics": {"enabled": False},
-    "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
-    "nodes": {"shape": "dot", "physics": False, "font": {"size": 14, "strokeWidth": 4, "strokeColor": "#ffffff"}},
-    "edges": {
-        "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-        "smooth": {"enabled": True, "type": "curvedCW", "roundness": 0.12},
-        "font": {"size": 11, "align": "middle", "strokeWidth": 3, "strokeColor": "#ffffff"},
-    },
-    "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": True},
-}
+
+def _options(font: float) -> Obj:
+    """vis-network's options: no physics, so nothing moves once drawn; labels outlined over crossing edges."""
+    edge = round(font * layout.EDGE_FONT, 1)
+    return {
+        "physics": {"enabled": False},
+        "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
+        "nodes": {"shape": "dot", "physics": False, "font": {"size": font, "strokeWidth": 4, "strokeColor": "#ffffff"}},
+        "edges": {
+            "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
+            "smooth": {"enabled": True, "type": "curvedCW", "roundness": 0.12},
+            "font": {"size": edge, "align": "middle", "strokeWidth": 3, "strokeColor": "#ffffff"},
+        },
+        "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": True},
+    }
 
 
-def layout_of(p: Plan) -> layout.Drawing:
+def layout_of(p: Plan) -> layout.Layout:
     """Positions (in the drawing's units) and the names' font for a plan: the same plan, the same drawing."""
     return layout.arrange(*p.key_for_layout())
 
 
-def to_html(p: Plan, *, drawing: layout.Drawing | None = None, graph: str = "world", height: int = 620) -> str:
-    """Self-contained pyvis HTML: vis-network inlined, no outside URL, positions computed ahead
-    (`drawing`, or computed here) and physics off, so the drawing stands still; a click on a fact
-    opens its weight, a double-click on an entity opens or closes its neighbours."""
+def to_html(p: Plan, *, drawing: layout.Layout | None = None, graph: str = "world", height: int = 620) -> str:
+    """Self-contained pyvis HTML (no outside URL), positions given and physics off; a click on a fact opens its
+    weight, a double-click on an entity opens or closes its neighbours."""
     drawn = drawing if drawing is not None else layout_of(p)
     pos = drawn.positions
-    # What vis-network takes as given is left out (no label, straight lines, no fact), and numbers are
-    # rounded to what a screen shows: the page is sent on every drawing (B8).
+    # What vis-network takes as given is left out, numbers rounded to what a screen shows (B8).
     nodes = [
         _given(
             id=n["id"],
@@ -370,12 +350,7 @@ def to_html(p: Plan, *, drawing: layout.Drawing | None = None, graph: str = "wor
         for i, e in enumerate(p.edges)
     ]
     font = round(drawn.font, 1)
-    options = {
-        **OPTIONS,
-        "nodes": {**OPTIONS["nodes"], "font": {**OPTIONS["nodes"]["font"], "size": font}},
-        "edges": {**OPTIONS["edges"], "font": {**OPTIONS["edges"]["font"], "size": round(font * layout.EDGE_FONT, 1)}},
-    }
-    page = _OUTSIDE.sub("", _render(nodes, edges, options, height=f"{height}px"))
+    page = _OUTSIDE.sub("", _render(nodes, edges, _options(font), height=f"{height}px"))
     script = CLICK_SCRIPT.replace("%GRAPH%", json.dumps(graph if graph in GRAPHS else "world"))
     script = script.replace("%FONT%", json.dumps(font)).replace("%EDGE%", json.dumps(layout.EDGE_FONT))
     return page.replace("</body>", script + "</body>", 1)
@@ -387,8 +362,7 @@ def _given(**values: object) -> Obj:
 
 
 def _edge_color(e: Obj) -> str:
-    """Red: what the last notebook cell changed; then what changed since a moment compared with;
-    else grey for a fact not active, dark for an active one."""
+    """Red: what the last notebook cell changed; then what changed since the moment compared; else by status."""
     if e["highlight"]:
         return "#d62728"
     change = e.get("change", "")
@@ -406,12 +380,8 @@ PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_me
 
 
 def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
-    """pyvis's page (its template, as `pyvis.network.Network` fills it for a directed network with
-    these nodes, edges and OPTIONS, its libraries inlined), the template escaping every value it
-    prints. pyvis's own generate_html switches to a tooltip that sets innerHTML from a node's title
-    whenever a title contains "href"; memory's names and kinds reach titles, so that switch stays
-    off here: vis-network then shows titles as plain text. The libraries are put in after
-    rendering, and the Network object itself is not needed (importing it imports IPython)."""
+    """pyvis's template filled as its Network would fill it (every value escaped; no innerHTML tooltip, since memory's
+    text reaches titles), without importing Network (it imports IPython); the libraries put in after."""
     folder = pyvis_templates()
     page = str(
         templates(folder)
@@ -437,7 +407,7 @@ def to_graphml(p: Plan) -> str:
 
 
 def legend_html(p: Plan) -> str:
-    """The legend as Markdown with HTML, for the page: a coloured dot per kind, each kind made inert."""
+    """The legend as Markdown with HTML: a coloured dot per kind, each kind made inert."""
     return " ".join(
         f"<span style='color:{html.escape(x['color'], quote=True)}'>●</span> {inert(x['kind'])} ({int(x['entities'])})"
         for x in legend(p)
