@@ -11,7 +11,7 @@ from urllib.parse import unquote
 import pandas as pd
 import streamlit as st
 
-from memory_core.usecases.shapes import Drawing, GraphJson
+from memory_core.usecases.shapes import DrawingPublic, GraphJson
 from memory_core.views import viz
 from pages._links import dropped
 from pages._ui import Version
@@ -31,7 +31,11 @@ def _laid_out(plan: viz.Plan) -> viz.layout.Drawing:
 
 
 def build(
-    graph: str, data: Drawing | GraphJson, flt: viz.Filters, highlight: tuple[str, ...], cmp: viz.Compare | None = None
+    graph: str,
+    data: DrawingPublic | GraphJson,
+    flt: viz.Filters,
+    highlight: tuple[str, ...],
+    cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
     """What the page draws: the plan, its HTML and the table of the facts drawn."""
     plan = viz.plan(data, flt, highlight=highlight, compare=cmp)
@@ -56,7 +60,7 @@ def kept_drawing(
     choice: tuple,
     highlight: tuple[str, ...],
     then: tuple[int | None, int | None],
-    _data: Drawing | GraphJson,
+    _data: DrawingPublic | GraphJson,
     _flt: viz.Filters,
     _cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
@@ -121,7 +125,7 @@ def only(key: str, options: list) -> None:
 STATUSES = ["active", "disputed", "retracted"]
 
 
-def filters(data: Drawing | GraphJson) -> viz.Filters:
+def filters(data: DrawingPublic | GraphJson) -> viz.Filters:
     """The filters' widgets over the facts loaded: kinds, relations, weight, status (R28), and a focus
     on an entity (?entity=kind:name) with its depth and the cap on entities drawn."""
     facts = data["facts"]

@@ -15,7 +15,7 @@ import streamlit as st
 
 from memory_core import MemoryService
 from memory_core.plain import Obj
-from memory_core.usecases.shapes import FactRow, FactThen, GraphJson
+from memory_core.usecases.shapes import FactPublic, FactThenPublic, GraphJson
 from memory_core.views import history
 from pages._links import dropped, from_link, to_link
 from pages._ui import Context, Version, inert, org_names, people_names, read, read_at
@@ -97,13 +97,13 @@ def snap(options: list[int], wanted: object) -> int:
     return options[i - 1] if i else options[0]
 
 
-def world_now(ctx: Context, clock: int, org: str, limit: int) -> tuple[list[FactRow], int]:
+def world_now(ctx: Context, clock: int, org: str, limit: int) -> tuple[list[FactPublic], int]:
     """The organization's heaviest World facts now (the Fact weights page's read), and the map's
     count of active facts; every change to memory is a new moment, so the clock keys it."""
     return read_at(ctx.svc, at_clock(ctx, clock), _world_now, org, limit)
 
 
-def _world_now(svc: MemoryService, org: str, limit: int) -> tuple[list[FactRow], int]:
+def _world_now(svc: MemoryService, org: str, limit: int) -> tuple[list[FactPublic], int]:
     return svc.facts_table(org, limit=limit, graphs=("world",)), int(svc.org_map(org)["facts"])
 
 
@@ -130,7 +130,7 @@ def graph_then(ctx: Context, clock: int, graph: str, owner: str, n: int, limit: 
 
 def graph_changes(
     ctx: Context, clock: int, graph: str, owner: str, a: int, b: int
-) -> tuple[list[FactThen], list[FactThen]]:
+) -> tuple[list[FactThenPublic], list[FactThenPublic]]:
     """The facts of one graph that some moment from a to b (the earlier first) changed, as they
     stood at a and at b (facts_between, this graph's only): what the Graphs page draws and lists."""
     lo, hi = sorted((a, b))

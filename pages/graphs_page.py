@@ -9,7 +9,7 @@ import streamlit as st
 
 from memory_core import MemoryService
 from memory_core.rules.wording import possessive
-from memory_core.usecases.shapes import Drawing, GraphJson
+from memory_core.usecases.shapes import DrawingPublic, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages._drawing import (
@@ -120,11 +120,11 @@ def _graph_chosen(runs: list[str]) -> tuple[str, str]:
     return "flow", st.selectbox("Run", runs, key="g_run")
 
 
-def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int) -> Drawing | GraphJson:
+def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int) -> DrawingPublic | GraphJson:
     """The graph's heaviest facts: as they stood after moment `drawn_at` (R32), or now with what the
     drawing shows of them (ids: a drawn fact links to its weight); a caption when it holds more."""
     if drawn_at is not None:
-        data: Drawing | GraphJson = graph_then(ctx, clock, graph, owner, drawn_at, LOADED)
+        data: DrawingPublic | GraphJson = graph_then(ctx, clock, graph, owner, drawn_at, LOADED)
     else:
         data = read_at(ctx.svc, at, MemoryService.graph_drawing, graph, owner, limit=LOADED)
     if data["total"] > len(data["facts"]):

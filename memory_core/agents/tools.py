@@ -21,7 +21,7 @@ from ..format.documents import Budget
 from ..format.events import (
     Claim,
     EndStatus,
-    Entity,
+    EntityEntry,
     FactRef,
     Graph,
     Ident,
@@ -214,7 +214,7 @@ def GraphResolve(  # noqa: N802
 def GraphExpand(  # noqa: N802
     ctx: Context,
     turn: TurnId,
-    entity: Entity,
+    entity: EntityEntry,
     graph: Graph = "world",
     relation: Ident | None = None,
     step: ReadStep = None,

@@ -14,7 +14,7 @@ from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME, settings_problem
 from ..rules.weights import web_host
 from . import documents as doc
-from .events import EVENT_MODELS, READ_ARGS, Closed, Read, Record, Step
+from .events import EVENT_MODELS, READ_ARGS, Closed, Read, RecordEvent, Step
 from .fields import join, storable, type_name, validate
 
 FORMAT = doc.SCENARIO_FORMAT
@@ -57,7 +57,7 @@ def _plain(path: str, e: Closed, given: Obj) -> Obj:
     """An event as the event engine takes it: a record's fields as one `record`, a request as
     {text, claims}, a read's args as its call's (R23) beside the args as given."""
     out = e.model_dump(exclude={"note"})
-    if isinstance(e, Record):
+    if isinstance(e, RecordEvent):
         return {"do": "record", "turn": e.turn, "record": _record(path, out)}
     if isinstance(e, Step) and e.record is not None:
         out["record"] = _record(join(path, "record"), {**out["record"], "within": None})
@@ -95,7 +95,7 @@ def _organizations(raw: Any) -> list[Obj]:
         if problem:
             bad = next(k for k in settings if settings_problem({k: settings[k]}))
             raise FormatError(join(join(p, "settings"), bad), problem)
-        o = validate(doc.Organization, value, path=p)
+        o = validate(doc.OrganizationEntry, value, path=p)
         _unique(join(p, "id"), o.id, seen, "organization")
         out.append({"id": o.id, "name": o.name, "owner": o.owner, "settings": dict(settings)})
     return out
@@ -109,7 +109,7 @@ def _people(raw: Any, orgs: set[str]) -> list[Obj]:
         for org in memberships if isinstance(memberships, dict) else ():
             if org not in orgs:
                 raise FormatError(join(join(p, "memberships"), org), f"no organization has the id {org!r}")
-        person = validate(doc.Person, value, path=p)
+        person = validate(doc.PersonEntry, value, path=p)
         _unique(join(p, "id"), person.id, seen, "person")
         out.append({"id": person.id, "name": person.name, "memberships": dict(person.memberships or {})})
     return out
@@ -164,7 +164,7 @@ def _workflows(raw: Any, orgs: set[str]) -> list[Obj]:
             raise FormatError(
                 declared, "a workflow cannot declare an organization setting; only the owner sets them (R15)"
             )
-        w = validate(doc.Workflow, value, path=p)
+        w = validate(doc.WorkflowEntry, value, path=p)
         if w.org not in orgs:
             raise FormatError(join(p, "org"), f"no organization has the id {w.org!r}")
         steps = [_step(f"{p}.steps[{j}]", s) for j, s in enumerate(value.get("steps", []))]

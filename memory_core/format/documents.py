@@ -20,7 +20,7 @@ from pydantic_core import core_schema
 from ..rules.settings import SETTINGS
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.vocabulary import STEP_KINDS
-from .events import MAX_INTEGER, Closed, Entity, Event, Ident, Text, absent, one_of
+from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, Text, absent, one_of
 from .state import State
 
 SCENARIO_FORMAT = "memory-scenario/1"
@@ -50,7 +50,7 @@ OrgSettings = create_model(  # type: ignore[call-overload]
 )
 
 
-class Organization(Closed):
+class OrganizationEntry(Closed):
     """An organization; `owner` is the person whose memberships name it `owner`."""
 
     id: Ident
@@ -59,7 +59,7 @@ class Organization(Closed):
     settings: OrgSettings = absent()  # type: ignore[valid-type]
 
 
-class Person(Closed):
+class PersonEntry(Closed):
     """A person, and the organizations they belong to (each organization has exactly one owner)."""
 
     id: Ident
@@ -76,7 +76,7 @@ class Budget(Closed):
 class Answers(Closed):
     """What a step answers, for shortcuts (R22)."""
 
-    subject: Entity
+    subject: EntityEntry
     relation: Ident
 
 
@@ -97,7 +97,7 @@ class WorkflowStep(Closed):
     min_weight: float = Field(default=DEFAULT_MIN_WEIGHT, ge=0, le=1, description="R22")
 
 
-class Workflow(Closed):
+class WorkflowEntry(Closed):
     """A workflow of an organization; it may not declare an organization setting (R15)."""
 
     id: Ident
@@ -113,9 +113,9 @@ class ScenarioDocument(Closed):
     events: list[Event]  # type: ignore[valid-type]
     title: str = absent()
     description: str = absent()
-    organizations: list[Organization] = absent()
-    people: list[Person] = absent()
-    workflows: list[Workflow] = absent()
+    organizations: list[OrganizationEntry] = absent()
+    people: list[PersonEntry] = absent()
+    workflows: list[WorkflowEntry] = absent()
     schema_: Text = absent(alias="$schema", description="the JSON Schema an editor checks the file with")
 
 

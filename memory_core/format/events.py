@@ -82,7 +82,7 @@ class Closed(BaseModel):
 # --- the parts events share ---------------------------------------------------------------------
 
 
-class Entity(Closed):
+class EntityEntry(Closed):
     """An entity: its name and kind; aliases optional."""
 
     name: Text
@@ -90,7 +90,7 @@ class Entity(Closed):
     aliases: list[Text] = Field(default_factory=list)
 
 
-class WorldEntity(Entity):
+class WorldEntity(EntityEntry):
     """An entity of a World claim: its kind is one of the five World kinds."""
 
     kind: WorldKind  # type: ignore[assignment]
@@ -115,9 +115,9 @@ class OtherClaim(Closed):
     """A claim about a User or Flow graph: its entities may have any kind."""
 
     graph: OtherGraph
-    subject: Entity
+    subject: EntityEntry
     relation: Ident
-    object: Entity | Value
+    object: EntityEntry | Value
 
 
 Claim = Annotated[WorldClaim | OtherClaim, Field(discriminator="graph")]
@@ -126,9 +126,9 @@ Claim = Annotated[WorldClaim | OtherClaim, Field(discriminator="graph")]
 class FactRef(Closed):
     """A fact named by its subject, relation and object, as a claim names them."""
 
-    subject: Entity
+    subject: EntityEntry
     relation: Ident
-    object: Entity | Value
+    object: EntityEntry | Value
 
 
 #: A record's `source`, required unless its origin is `person` (R24).
@@ -167,7 +167,7 @@ class ResolveArgs(Closed):
 class ExpandArgs(Closed):
     """The arguments of GraphExpand."""
 
-    entity: Entity
+    entity: EntityEntry
     graph: Graph = DEFAULT_GRAPH
     relation: Ident = absent()
 
@@ -224,7 +224,7 @@ class OpenTurn(Closed):
     note: str = Note
 
 
-class Record(Closed):
+class RecordEvent(Closed):
     """Records evidence in an open turn (R24 to R26)."""
 
     model_config = ConfigDict(json_schema_extra=_SOURCE_UNLESS_PERSON)
@@ -329,7 +329,7 @@ class SetSettings(Closed):
     note: str = Note
 
 
-class Dispute(Closed):
+class DisputeEvent(Closed):
     """Disputes a fact (R28)."""
 
     do: Literal["dispute"]
@@ -340,7 +340,7 @@ class Dispute(Closed):
     note: str = Note
 
 
-class Retract(Dispute):
+class Retract(DisputeEvent):
     """Retracts a fact; the owner, for World facts (R28)."""
 
     do: Literal["retract"]  # type: ignore[assignment]
@@ -352,7 +352,7 @@ EVENT_MODELS: dict[str, type[Closed]] = {
     for m in (
         StartRun,
         OpenTurn,
-        Record,
+        RecordEvent,
         Step,
         Call,
         Return,
@@ -362,7 +362,7 @@ EVENT_MODELS: dict[str, type[Closed]] = {
         DeleteRun,
         DeleteAccount,
         SetSettings,
-        Dispute,
+        DisputeEvent,
         Retract,
     )
 }

@@ -10,7 +10,7 @@ from pydantic import Field, create_model
 from .. import errors
 from ..rules.settings import SETTINGS
 from ..rules.vocabulary import TURN_END_STATUSES
-from ..usecases.results import Taught
+from ..usecases.shapes import Taught
 from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of
 
 
@@ -102,7 +102,7 @@ class PersonState(Closed):
     user: GraphOut
 
 
-class Skipped(Closed):
+class SkippedOut(Closed):
     """A world or user claim a rule kept out (R10)."""
 
     record: str
@@ -148,7 +148,7 @@ class TurnState(Closed):
     status: TurnStatus
     map: MapOut
     taught: Taught
-    skipped: list[Skipped]
+    skipped: list[SkippedOut]
     steps: list[StepOut]
     probes_used: int | None = Field(description="R21")
 

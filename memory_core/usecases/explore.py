@@ -20,13 +20,13 @@ from .base import UseCases
 class Explore(UseCases):
     """Read-only use cases for the dashboard."""
 
-    def organizations(self) -> list[sh.Organization]:
+    def organizations(self) -> list[sh.OrganizationPublic]:
         """Every organization: id, name, owner."""
-        return cast("list[sh.Organization]", self._read(dashboard.organizations))
+        return cast("list[sh.OrganizationPublic]", self._read(dashboard.organizations))
 
-    def people(self) -> list[sh.Person]:
+    def people(self) -> list[sh.PersonPublic]:
         """Every person: id, name, and their role in each organization they belong to."""
-        return cast("list[sh.Person]", self._read(dashboard.people))
+        return cast("list[sh.PersonPublic]", self._read(dashboard.people))
 
     def members(self, org_id: str) -> list[sh.Member]:
         """The organization's people with their role (owner first)."""
@@ -54,11 +54,11 @@ class Explore(UseCases):
         `id` too, for a link to its weight (the state export stays as it is)."""
         return cast("sh.GraphJson", self._read(graph_json, graph, owner, limit=limit, ids=ids))
 
-    def graph_drawing(self, graph: str, owner: str, *, limit: int) -> sh.Drawing:
+    def graph_drawing(self, graph: str, owner: str, *, limit: int) -> sh.DrawingPublic:
         """One graph as a drawing reads it: its `limit` heaviest facts with their ids, ends, weight,
         status, sources, and how many supports and disputes each has (counted, no support loaded);
         the entities they name, and `total`, how many facts the graph holds."""
-        return cast("sh.Drawing", self._read(graph_for_drawing, graph, owner, limit=limit))
+        return cast("sh.DrawingPublic", self._read(graph_for_drawing, graph, owner, limit=limit))
 
     def facts_table(
         self,
@@ -68,11 +68,11 @@ class Explore(UseCases):
         limit: int | None = None,
         graphs: tuple[str, ...] = ("world", "user", "flow"),
         fact: int | None = None,
-    ) -> list[sh.FactRow]:
+    ) -> list[sh.FactPublic]:
         """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's
         User graph, the runs' Flow graphs; or (`fact`) that one fact's row, if it is in one of them."""
         rows = self._read(dashboard.facts_table, org_id, person=person, limit=limit, graphs=graphs, fact=fact)
-        return cast("list[sh.FactRow]", rows)
+        return cast("list[sh.FactPublic]", rows)
 
     def fact_breakdown(
         self, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None

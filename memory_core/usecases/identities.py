@@ -62,11 +62,11 @@ class Identities(UseCases):
             self._owner_or_cli(s, org, by, "unlinks people from the identities they sign in with (R15)")
             return identities.remove_link(s, identity, org)
 
-    def identity_links(self, org: str, *, by: str | None = None) -> list[sh.IdentityLink]:
+    def identity_links(self, org: str, *, by: str | None = None) -> list[sh.IdentityLinkPublic]:
         """An organization's sign-in links, for its owner (R15) or the command line."""
         with self.database.transaction(write=False) as s:
             self._owner_or_cli(s, org, by, "sees who signs in with which identity (R15)")
-            return cast(list[sh.IdentityLink], identities.links_in(s, org))
+            return cast(list[sh.IdentityLinkPublic], identities.links_in(s, org))
 
     def identity_callers(self, claims: dict[str, object]) -> dict[str, str]:
         """Whom a signed-in identity acts as (organization -> person), from its ID token's claims:

@@ -37,12 +37,12 @@ class Past(UseCases):
 
     def moments(
         self, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
-    ) -> list[sh.Moment]:
+    ) -> list[sh.MomentPublic]:
         """The moments after `first` up to `last`, oldest first: number, time, what, about what; of
         one organization (and of none), or only those numbered in `ids`."""
         with self.database.transaction(write=False) as s:
             moments = past.moments(s, first=first, last=last, org=org, ids=None if ids is None else list(ids))
-            return cast(list[sh.Moment], moments)
+            return cast(list[sh.MomentPublic], moments)
 
     def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
         """The numbers of the moments up to `last`, oldest first, of one organization (and of none):
@@ -105,7 +105,7 @@ class Past(UseCases):
 
     def facts_between(
         self, a: int, b: int, *, org: str | None = None, graph: tuple[str, str] | None = None
-    ) -> tuple[list[sh.FactThen], list[sh.FactThen]]:
+    ) -> tuple[list[sh.FactThenPublic], list[sh.FactThenPublic]]:
         """The facts some moment after `a` up to `b` changed, as they stood at `a` and at `b` (FACT
         objects with `graph`, `owner` and `id`): what a diff compares (views/history.diff). It
         reads only those facts (R34: in proportion to what changed). With `org`, only the graphs of
@@ -124,7 +124,7 @@ class Past(UseCases):
                 return shown and (graph is None or (f.graph, f.owner) == graph)
 
             out = [facts_then(s, n, ids, keep=keep) for n in (a, b)]
-            return cast(list[sh.FactThen], out[0]), cast(list[sh.FactThen], out[1])
+            return cast(list[sh.FactThenPublic], out[0]), cast(list[sh.FactThenPublic], out[1])
 
     def fact_history(self, fact_id: int, *, org: str | None = None) -> sh.FactHistory:
         """Everything a fact's weight through time is computed from: each support it ever had (a

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 from ..plain import Obj
 from ..store.graph import FactChange
 from ..store.teaching import SkippedClaim
+from .shapes import Taught
 
 
 class Result(BaseModel):
@@ -79,21 +80,6 @@ class WorkReturned(Outcome):
     """return_work: `rule` is R5 when the work failed or was cancelled (it will contribute nothing)."""
 
     rule: str | None = None
-
-
-class Taught(Result):
-    """The supports a completed turn added to each graph."""
-
-    # also the state format's `taught` (format/state.py), whose published schema it makes: closed, strict
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
-    world: int
-    user: int
-    flow: int
-
-    @property
-    def total(self) -> int:
-        return self.world + self.user + self.flow
 
 
 class TurnEnded(Outcome):
@@ -192,5 +178,6 @@ BY_EVENT: dict[str, type[Outcome]] = {
 
 #: The results a caller may name (the package re-exports them): every model above, and a skipped claim.
 __all__ = sorted(
-    [n for n, c in list(globals().items()) if isinstance(c, type) and issubclass(c, Result)] + ["SkippedClaim"]
+    [n for n, c in list(globals().items()) if isinstance(c, type) and issubclass(c, Result)]
+    + ["SkippedClaim", "Taught"]
 )

@@ -26,7 +26,7 @@ class Shape(TypedDict):
     """The base of every shape (a TypedDict of no keys)."""
 
 
-class Organization(Shape):
+class OrganizationPublic(Shape):
     id: str
     name: str
     owner: str | None
@@ -38,13 +38,13 @@ class Member(Shape):
     role: str
 
 
-class Person(Shape):
+class PersonPublic(Shape):
     id: str
     name: str
     roles: dict[str, str]
 
 
-class IdentityLink(Shape):
+class IdentityLinkPublic(Shape):
     """A person's sign-in identity in one organization (usecases/identities.py)."""
 
     id: int
@@ -85,12 +85,14 @@ class Map(Shape):
 
 
 class Taught(Shape):
+    """The supports a completed turn added to each graph."""
+
     world: int
     user: int
     flow: int
 
 
-class RecordRow(Shape):
+class RecordPublic(Shape):
     id: str
     number: int
     origin: str
@@ -112,7 +114,7 @@ class TurnDetail(Shape):
     steps: list[Obj]
     probes_used: int
     work: list[Obj]
-    records: list[RecordRow]
+    records: list[RecordPublic]
 
 
 class RunDetail(Shape):
@@ -145,7 +147,7 @@ class TurnView(Shape):
     work: list[Obj]
 
 
-class FactRow(Shape):
+class FactPublic(Shape):
     """A row of the Fact weights table."""
 
     id: int
@@ -201,7 +203,7 @@ class DisputeRow(Shape):
 class Breakdown(Shape):
     """A weight explained (R22, R25, R26): its sources, supports, disputes and the arithmetic."""
 
-    fact: FactRow
+    fact: FactPublic
     sources: list[SourceRow]
     supports: list[SupportRow]
     disputes: list[DisputeRow]
@@ -211,7 +213,7 @@ class Breakdown(Shape):
     margin_why: str
 
 
-class Moment(Shape):
+class MomentPublic(Shape):
     """R32: one moment of memory's history."""
 
     n: int
@@ -250,7 +252,7 @@ class FactHistory(Shape):
     supports: list[SupportThen]
     disputes: list[DisputeThen]
     retracted_at: int | None
-    moments: dict[int, Moment]
+    moments: dict[int, MomentPublic]
 
 
 class RunErasurePreview(Shape):
@@ -325,7 +327,7 @@ class DrawnFact(Shape):
     disputes: int
 
 
-class Drawing(Shape):
+class DrawingPublic(Shape):
     """A graph as a drawing reads it: its heaviest facts, the entities they name, and the total."""
 
     entities: list[DrawnEntity]
@@ -345,7 +347,7 @@ for _shape in [v for v in list(globals().values()) if isinstance(v, type) and is
     _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
 
 
-class FactThen(TypedDict):
+class FactThenPublic(TypedDict):
     """A fact as it stood at a moment, as a diff compares it (views/history.diff): the state
     format's fact with its graph, owner and id."""
 
@@ -363,4 +365,4 @@ class FactThen(TypedDict):
     disputes: list[Obj]
 
 
-FactThen.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
+FactThenPublic.__pydantic_config__ = STRICT  # type: ignore[attr-defined]

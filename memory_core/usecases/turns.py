@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from .. import errors as E
 from ..rules.learning import RunFacts
 from ..rules.permissions import is_member
@@ -20,13 +22,13 @@ from .results import (
     RunEnded,
     RunStarted,
     StepRun,
-    Taught,
     TurnEnded,
     TurnMap,
     TurnOpened,
     WorkCalled,
     WorkReturned,
 )
+from .shapes import Taught
 
 
 class Turns(UseCases):
@@ -240,7 +242,7 @@ class Turns(UseCases):
             )
             return TurnEnded(
                 status=status,
-                taught=Taught.model_validate(result.taught),
+                taught=cast(Taught, result.taught),
                 skipped=tuple(result.skipped),
                 excluded_records=tuple(result.excluded_records),
                 changes=result.changes.listed(),
