@@ -1,13 +1,5 @@
-"""The only door to memory: one method = one use case = one transaction.
-
-Each method checks an action in the order rules.md gives (the ids it names exist, then
-membership and role, then the state of the turn, run or nested work, then the budget),
-raises the Refusal of the first failure with nothing changed, or applies the rules' pure
-decisions and commits.
-
-The facade holds one of each family of use cases (plain classes over one shared `Database`) and
-delegates each public method to its family through `run_use_case` (store/retry.py), the one
-place retry is applied; a whole replay (format/replay.py) goes through it too."""
+"""The only door to memory: one method = one use case = one transaction, delegated to its family of use cases
+through `run_use_case` (store/retry.py), the one place retry is applied."""
 
 from __future__ import annotations
 
@@ -17,10 +9,8 @@ from contextlib import contextmanager
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
 from ..store.retry import run_use_case
-from ..store.snapshot import export, holds_memory
 from ..store.transactions import Database, Engine
 from .agents import AgentSessions
-from .base import Obj
 from .corrections import Corrections
 from .erasure import Erasure
 from .explore import Explore
@@ -41,8 +31,7 @@ NOT_USE_CASES = ("sandbox", "all_or_nothing", "loading", "at", "close")
 
 
 def delegate(family: str, method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[MemoryService, P], R]:
-    """The facade's method that runs `method` of the family held in attribute `family`, as a use
-    case (run_use_case: retried when it lost a race, once inside one transaction)."""
+    """The facade's method that runs `method` of the family in attribute `family` as a use case (run_use_case)."""
     name = method.__name__
 
     def call(self: MemoryService, /, *args: P.args, **kwargs: P.kwargs) -> R:
@@ -75,10 +64,8 @@ class MemoryService:
 
     @classmethod
     def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> MemoryService:
-        """The facade over the database at `url` (default: MEMORY_DATABASE_URL, or the SQLite file
-        under .memory/); with `existing`, a database that is not there yet is refused. `read`: a hot
-        standby of it for reads (default: MEMORY_READ_DATABASE_URL, for the configured database;
-        docs/scaling.md)."""
+        """The facade over the database at `url` (default: the configured one), which must exist with `existing`;
+        `read`: a hot standby of it for reads (default: MEMORY_READ_DATABASE_URL; docs/scaling.md)."""
         return cls(database=Database.at(url, existing=existing, read=read))
 
     def close(self) -> None:
@@ -87,8 +74,7 @@ class MemoryService:
 
     @property
     def engine(self) -> Engine:
-        """The database's engine, for what sits above the use cases and opens its own (the CLI, the
-        benchmarks): no use case reaches it."""
+        """The database's engine, for what sits above the use cases (the CLI, the benchmarks)."""
         return self.database.engine
 
     @property
@@ -98,47 +84,21 @@ class MemoryService:
 
     @contextmanager
     def sandbox(self) -> Iterator[MemoryService]:
-        """A service whose use cases all happen in one transaction that is rolled back at the end:
-        for what-ifs (what would this turn teach if it failed?) and previews, changing nothing."""
+        """A service whose use cases share one transaction rolled back at the end: what-ifs and previews."""
         with self.database.one_transaction(commit=False) as database:
             yield MemoryService(database=database)
 
     @contextmanager
     def all_or_nothing(self) -> Iterator[MemoryService]:
-        """A service whose use cases all happen in one transaction, committed when the block ends
-        and rolled back by any error in it: a replay into a database keeps all of its file or
-        none of it. SQLite holds the write lock from the first statement to the commit; a
-        conflict with another writer aborts the whole (the caller may run it again)."""
-        with self.database.one_transaction(
-            commit=True
-        ) as database:  # what it erased leaves the files at its commit (R31)
+        """A service whose use cases share one transaction, committed at the end, rolled back by any error."""
+        with self.database.one_transaction(commit=True) as database:  # what it erased leaves the files then (R31)
             yield MemoryService(database=database)
 
     @contextmanager
     def loading(self) -> Iterator[MemoryService]:
-        """all_or_nothing for a load into an empty database: two loads into one database run one
-        after the other (SQLite: the write lock; PostgreSQL: an advisory lock)."""
+        """all_or_nothing for a load into an empty database: two loads into one run one after the other."""
         with self.database.one_load_at_a_time(), self.all_or_nothing() as box:
             yield box
-
-    def _holds_memory(self) -> bool:
-        with self.database.transaction(write=False, fresh=True) as s:  # a load follows: as the primary has it
-            return holds_memory(s)
-
-    def _export_state(self) -> Obj:
-        with self.database.transaction(write=False) as s:
-            return export(s)
-
-    def holds_memory(self) -> bool:
-        """Whether the database holds an organization, person or run (a replay goes only into none)."""
-        return run_use_case(self, self._holds_memory)
-
-    def export_state(self) -> Obj:
-        """The whole memory as `memory-state/1` (without a replay's reads and refusals)."""
-        return run_use_case(self, self._export_state)
-
-    holds_memory.__use_case__ = True  # type: ignore[attr-defined]
-    export_state.__use_case__ = True  # type: ignore[attr-defined]
 
     # Turns (turns.py)
     load_setup = delegate("_turns", Turns.load_setup)
@@ -175,6 +135,8 @@ class MemoryService:
     identity_links = delegate("_identities", Identities.identity_links)
     identity_callers = delegate("_identities", Identities.identity_callers)
     # Explore (explore.py)
+    holds_memory = delegate("_explore", Explore.holds_memory)
+    export_state = delegate("_explore", Explore.export_state)
     organizations = delegate("_explore", Explore.organizations)
     members = delegate("_explore", Explore.members)
     workflows = delegate("_explore", Explore.workflows)

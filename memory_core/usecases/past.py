@@ -1,9 +1,4 @@
-"""Use cases of history (R32 to R34): memory as it stood at a moment, the moments, what changed.
-
-A moment is a number on the memory's clock: each use case that changed memory is one (0 is
-before history was kept). A person names one by its number, by a turn id (right after that
-turn ended), or by a time (the last moment at or before it).
-"""
+"""Use cases of history (R32 to R34): memory as it stood at a moment (a number on its clock), what changed."""
 
 from __future__ import annotations
 
@@ -38,20 +33,17 @@ class Past(UseCases):
     def moments(
         self, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
     ) -> list[sh.MomentPublic]:
-        """The moments after `first` up to `last`, oldest first: number, time, what, about what; of
-        one organization (and of none), or only those numbered in `ids`."""
+        """The moments after `first` up to `last`, oldest first; of one organization (and of none), or in `ids`."""
         with self.database.transaction(write=False) as s:
             moments = past.moments(s, first=first, last=last, org=org, ids=None if ids is None else list(ids))
             return cast(list[sh.MomentPublic], moments)
 
     def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
-        """The numbers of the moments up to `last`, oldest first, of one organization (and of none):
-        what a time control steps through, tens of thousands of them read without their rows."""
+        """The numbers of the moments up to `last`, oldest first, of one organization (and of none)."""
         return self._read(past.moment_numbers, last=last, org=org)
 
     def resolve_moment(self, given: str | int) -> int:
-        """The moment a person names: a number on the clock, a turn id (right after it ended), or a
-        time in ISO 8601 (the last moment at or before it; a time without a zone is UTC)."""
+        """The moment a person names: a number, a turn id (right after it ended), or a time (ISO 8601, else UTC)."""
         with self.database.transaction(write=False) as s:
             newest = past.last_moment(s)
             text = str(given).strip()
@@ -85,8 +77,7 @@ class Past(UseCases):
             raise E.UnknownMoment(str(n), f"moments run from 0 to {newest} on this memory")
 
     def state_at(self, n: int) -> Obj:
-        """The whole memory as `memory-state/1` as it stood right after moment `n`, every later
-        erasure applied (R33); turns' `probes_used` are null."""
+        """The whole memory as `memory-state/1` right after moment `n`, later erasures applied (R33)."""
         with self.database.transaction(write=False) as s:
             self._check(n, past.last_moment(s))
             return export_at(s, n)
@@ -106,11 +97,8 @@ class Past(UseCases):
     def facts_between(
         self, a: int, b: int, *, org: str | None = None, graph: tuple[str, str] | None = None
     ) -> tuple[list[sh.FactThenPublic], list[sh.FactThenPublic]]:
-        """The facts some moment after `a` up to `b` changed, as they stood at `a` and at `b` (FACT
-        objects with `graph`, `owner` and `id`): what a diff compares (views/history.diff). It
-        reads only those facts (R34: in proportion to what changed). With `org`, only the graphs of
-        that organization's view: its World graph and its runs' Flow graphs (rules/visibility.py); with
-        `graph` (graph, owner), that graph's only."""
+        """The facts changed after `a` up to `b`, as they stood at `a` and at `b`, read alone (R34); of `org`'s
+        World and Flow graphs, or of one `graph` (graph, owner)."""
         with self.database.transaction(write=False) as s:
             newest = past.last_moment(s)
             self._check(a, newest)
@@ -127,11 +115,8 @@ class Past(UseCases):
             return cast(list[sh.FactThenPublic], out[0]), cast(list[sh.FactThenPublic], out[1])
 
     def fact_history(self, fact_id: int, *, org: str | None = None) -> sh.FactHistory:
-        """Everything a fact's weight through time is computed from: each support it ever had (a
-        withdrawn one with `until`), each dispute, the retraction's moment, and the moments
-        named (R32). Read from organization `org`, a support taught in another organization's run is
-        marked `elsewhere` and a moment of another organization says only that (R23, evidence
-        elsewhere: rules/visibility.py); with no `org`, everything is shown."""
+        """A fact's supports, disputes, retraction and their moments through time (R32); from `org`, what another
+        organization taught or did is marked so (R23)."""
         with self.database.transaction(write=False) as s:
             supports, disputes, retracted_at = past.timeline_rows(s, fact_id)
             wanted = {v["since"] for v in supports} | {v["until"] for v in supports if v["until"]}

@@ -1,11 +1,5 @@
-"""What each use case returns: one frozen pydantic model per use case, every field named (#37).
-
-The same model is what the dashboard's notebook keeps for a cell (`to_json()`, views/cells.py) and
-reads back (`BY_EVENT`, views/cell_said); the API, the replay and the MCP tools read its fields.
-`changes` (the fact changes graph by graph) and the fields marked `exclude` are not kept: the cell
-keeps the changes and the claims kept out beside it. A None value is left out when kept and reads
-back as None; unknown keys are ignored when read (a later version may say more).
-"""
+"""What each use case returns: one frozen pydantic model per use case, which a notebook cell also keeps
+(`to_json()`, without `changes` and the `exclude` fields) and reads back (`BY_EVENT`)."""
 
 from __future__ import annotations
 

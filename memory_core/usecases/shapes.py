@@ -1,12 +1,5 @@
-"""The typed contract of what the facade's reads return: the shapes the pages, the views, the API
-and the MCP server consume (runs, turns, records, a fact's breakdown, moments, diffs, ...).
-
-They are TypedDicts: plain data (a page indexes `run["id"]`, `st.cache_data` pickles it, the API
-serializes it as it is) whose every key and type mypy checks where it is read, and which pydantic
-validates as they are (tests/test_shapes.py runs every read of every sample through
-`pydantic.TypeAdapter(shape)` with extra keys forbidden, so a key added, dropped or retyped in the
-store fails there). A result of a change (results.py) is a dataclass; a read is one of these.
-"""
+"""What the facade's reads return: TypedDicts (plain data mypy checks where read), held to every sample's reads
+with extra keys forbidden by tests/test_shapes.py. A change's result is a model of results.py."""
 
 from __future__ import annotations
 
@@ -17,8 +10,7 @@ from typing_extensions import TypedDict
 
 from ..plain import Obj
 
-#: Every shape forbids keys it does not name (pydantic reads this; set on each below, as a TypedDict
-#: inherits no class attribute).
+#: Every shape forbids keys it does not name (set on each at the end: a TypedDict inherits no class attribute).
 STRICT = ConfigDict(extra="forbid")
 
 
@@ -63,9 +55,7 @@ class TurnStatus(Shape):
     status: str
 
 
-class RunRow(Shape):
-    """A run as the Runs page and the time control list it."""
-
+class RunBase(Shape):
     id: str
     person: str | None
     workflow: str | None
@@ -73,6 +63,11 @@ class RunRow(Shape):
     ephemeral: bool
     requested_ephemeral: bool
     ended: bool
+
+
+class RunRow(RunBase):
+    """A run as the Runs page and the time control list it."""
+
     turns: list[TurnStatus]
     statuses: dict[str, int]
 
@@ -117,16 +112,9 @@ class TurnDetail(Shape):
     records: list[RecordPublic]
 
 
-class RunDetail(Shape):
+class RunDetail(RunBase):
     """One run with its turns and every record (R2: failed and cancelled turns' included)."""
 
-    id: str
-    person: str | None
-    workflow: str | None
-    surface: str
-    requested_ephemeral: bool
-    ephemeral: bool
-    ended: bool
     cap: int | None
     turns: list[TurnDetail]
 
@@ -271,8 +259,7 @@ class AccountErasurePreview(Shape):
 
 
 class ErasureStatus(Shape):
-    """R31: whether every deletion's text is out of the database files yet; with a standby, whether
-    it has replayed the scrub too (None: it cannot be asked now)."""
+    """R31: whether every deletion's text is out of the files yet (and the standby's: None, cannot be asked)."""
 
     bytes_gone: bool
     pending: int
@@ -290,9 +277,7 @@ class ReadServers(Shape):
     served: dict[str, int]
 
 
-class OrgMap(Shape):
-    kinds: dict[str, int]
-    facts: int
+class OrgMap(Map):
     paragraph: str
 
 
@@ -343,13 +328,8 @@ class GraphJson(Shape):
     total: NotRequired[int]
 
 
-for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
-    _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
-
-
-class FactThenPublic(TypedDict):
-    """A fact as it stood at a moment, as a diff compares it (views/history.diff): the state
-    format's fact with its graph, owner and id."""
+class FactThenPublic(Shape):
+    """A fact as it stood at a moment, as a diff compares it (views/history.diff): the state's with graph, owner, id."""
 
     graph: str
     owner: str
@@ -365,4 +345,5 @@ class FactThenPublic(TypedDict):
     disputes: list[Obj]
 
 
-FactThenPublic.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
+for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
+    _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from .. import errors as E
 from ..rules.learning import RunFacts
@@ -115,22 +115,11 @@ class Turns(UseCases):
             turn = store.turn_to_change(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
-            src: str | None = record.get("source")
-            if record["origin"] == "person":
-                src = src or turn.person_id
-                if src is None:
-                    raise E.UnknownPerson.no_source(turn.run_id)
-                if not store.member_of_run(db, src, turn.run_id):
-                    raise E.UnknownPerson(src)
+            src = _source(record, turn.person_id, turn.run_id)
+            if record["origin"] == "person" and not store.member_of_run(db, src, turn.run_id):
+                raise E.UnknownPerson(src)
             self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
-            nested_id = None
-            if record.get("within") is not None:
-                nested_id = store.open_work(db, turn_id, record["within"])
-                if nested_id is None:
-                    raise E.NestedNotOpen(record["within"], turn_id)
-            return RecordKept(
-                record=store.add_record(db, _new_record(turn_id, turn.run_id, turn.next_record, src, nested_id, record))
-            )
+            return RecordKept(record=_add_record(db, turn_id, turn.run_id, turn.next_record, src, record))
 
     def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> StepRun:
         """Run a workflow step, or skip it when memory already answers it well enough (R22)."""
@@ -152,18 +141,10 @@ class Turns(UseCases):
                 )
             kept = None
             if answer is None and record is not None:
-                src: str | None = record.get("source")
+                src = _source(record, run.person_id, run.id)
                 if record["origin"] == "person":
-                    src = src or run.person_id
-                    if src is None:
-                        raise E.UnknownPerson.no_source(run.id)
                     self._member(s, src, run.org_id)
-                nested_id = None
-                if record.get("within") is not None:
-                    nested_id = store.open_work(s, turn.id, record["within"])
-                    if nested_id is None:
-                        raise E.NestedNotOpen(record["within"], turn.id)
-                kept = store.add_record(s, _new_record(turn.id, run.id, turn.next_record, src, nested_id, record))
+                kept = _add_record(s, turn.id, run.id, turn.next_record, src, record)
             done: Obj = {"step": step, "ran": answer is None, "shortcut": answer}
             if kept is not None:  # which record the step kept: a record event keeps none (views of the state drop it)
                 done["record"] = kept
@@ -271,14 +252,24 @@ class Turns(UseCases):
         )
 
 
-def _new_record(
-    turn_id: str, run_id: str, number: int, source: str | None, nested_id: int | None, record: Obj
-) -> NewRecord:
-    """The record a `record` event or a step's record makes, numbered `number` in its turn."""
-    return NewRecord(
-        turn_id,
-        run_id,
-        number,
+def _source(record: Obj, person_id: str | None, run_id: str) -> str:
+    """A record's source: a person's record defaults to the run's person (R24, R30: none left)."""
+    src: str | None = record.get("source")
+    if record["origin"] == "person":
+        src = src or person_id
+        if src is None:
+            raise E.UnknownPerson.no_source(run_id)
+    return cast(str, src)
+
+
+def _add_record(tx: Any, turn_id: str, run_id: str, number: int, source: str, record: Obj) -> str:
+    """Keep a `record` event's or a step's record as number `number` of its turn, within its open nested work (R5)."""
+    nested_id = None
+    if record.get("within") is not None:
+        nested_id = store.open_work(tx, turn_id, record["within"])
+        if nested_id is None:
+            raise E.NestedNotOpen(record["within"], turn_id)
+    said = (
         record["origin"],
         source,
         record.get("excerpt"),
@@ -286,3 +277,4 @@ def _new_record(
         nested_id,
         record.get("claims", []),
     )
+    return store.add_record(tx, NewRecord(turn_id, run_id, number, *said))
