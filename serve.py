@@ -1,12 +1,6 @@
-"""`make run`'s server: `streamlit run app.py` (arguments go to it), with the libraries every page
-imports loaded in a background thread meanwhile. Streamlit imports a page's modules only when the
-first browser asks for it; loaded while the server starts and the browser fetches the app, they no
-longer add to the first page (issue #16, B8: the first page after `make run`).
-
-Once the server answers, a first session of its own runs the default page and leaves: Streamlit
-knows an app's pages only after a script ran (streamlit/streamlit#9992), and the first browser sent
-straight to another page (a shared link to Runs, say) saw "Page not found" over it (#25).
-"""
+"""`make run`'s server: `streamlit run app.py` with the pages' libraries loaded meanwhile (issue #16, B8), and a first
+session of its own that runs the default page, so that a first browser sent to another page finds it (#25,
+streamlit/streamlit#9992)."""
 
 from __future__ import annotations
 

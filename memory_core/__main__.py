@@ -35,8 +35,7 @@ HELD = "a reader holds SQLite's log, or on PostgreSQL a transaction older than t
 
 
 def _made_by(path: Path) -> list[Path]:
-    """What creating a SQLite file at `path` makes: the directories missing on its way, the file and
-    its log; so a load that fails can take away all it made."""
+    """What creating a SQLite file at `path` makes (missing directories, the file, its log), for a failed load to undo."""
     made = [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
     parent = path.parent
     while not parent.exists():
@@ -46,9 +45,7 @@ def _made_by(path: Path) -> list[Path]:
 
 
 def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object, EventResult | None, Obj]:
-    """Replay a scenario into the database at `url`, which must hold no memory: all or nothing (see
-    engine.replay_into). When it fails, the database is as it was before: the transaction is rolled
-    back, a SQLite log keeps none of its pages, and a SQLite file this command created is removed."""
+    """Replay a scenario into the empty database at `url`, all or nothing: a failure leaves it as it was (R31)."""
     path = sqlite_file(url)
     made = _made_by(path) if path is not None and not path.exists() else []
     engine: Engine | None = None
@@ -73,8 +70,7 @@ def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object
 
 
 def _undo(engine: Engine | None, *, path: Path | None, made: list[Path]) -> None:
-    """What a failed load leaves: rolled-back pages out of an existing SQLite file's log (R31), the
-    engine closed, and what creating the file made taken away."""
+    """After a failed load: rolled-back pages out of a SQLite log (R31), the engine closed, what it made removed."""
     if engine is not None and path is not None and not made:
         with suppress(Exception):  # a disk still full: the rolled-back pages count for nothing
             checkpoint(engine)
@@ -88,8 +84,7 @@ def _undo(engine: Engine | None, *, path: Path | None, made: list[Path]) -> None
 
 
 def _finish_erasure(service: MemoryService) -> None:
-    """R31: a command that deleted something waits, as long as its dialect says (finish_timeout), for
-    the scrub that takes the text out of the database files (PostgreSQL's, in the background), and says so."""
+    """R31: a command that deleted something waits (its dialect's finish_timeout) for the scrub, and says so."""
     status = service.erasure_status()
     if not (status["pending"] or status["scrubbing"]):
         return  # nothing deleted, or already gone (SQLite's checkpoint, inline)
@@ -165,8 +160,7 @@ def _print_json(value: object) -> None:
 
 @contextmanager
 def _memory(db: str | None) -> Iterator[MemoryService]:
-    """The memory a command reads (from the standby, if there is one: docs/scaling.md); a scrub a
-    killed process left, healed on opening, ends before the command does (R31)."""
+    """The memory a command reads (a standby's, if any); a scrub found on opening ends before the command (R31)."""
     service = MemoryService.at(db, existing=True)
     try:
         yield service
@@ -190,16 +184,14 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    """A memory as memory-state/1; `--at`, as it stood right after a moment, every later erasure
-    applied (R32, R33)."""
+    """A memory as memory-state/1; `--at`, as it stood right after a moment, later erasures applied (R32, R33)."""
     with _memory(args.db) as service:
         _print_json(service.export_state() if args.at is None else service.state_at(service.resolve_moment(args.at)))
     return 0
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """What a database recorded as a memory-scenario/1 document on standard output; what cannot be
-    written back (R17, R29 to R31) is named on standard error, one line each."""
+    """What a database recorded as memory-scenario/1; what cannot be written back (R17, R29 to R31) on stderr."""
     url = args.db or database_url()
     with _memory(args.db) as service:
         try:

@@ -1,12 +1,5 @@
-"""A believable organization at any size, deterministically, for benchmarks and demos.
-
-`python -m memory_core generate --supports N --seed S --db URL` writes people, runs, turns
-(some failed), records, all five World kinds with skewed degrees, repeats from known sources,
-Flow copies of every taught claim (R7), and disputes, in bulk. Weights, statuses and map
-counts are computed with the same pure functions the service uses (memory_core/rules/), so
-the result is the memory those turns would have taught. Memory use stays flat: rows stream
-to the database in chunks; only per-fact source maxima are kept.
-"""
+"""A believable organization of about N supports, deterministically, for benchmarks and demos: written in bulk, its
+weights, statuses and map computed by the rules the service uses (R7, R18, R25 to R28), in flat memory."""
 
 from __future__ import annotations
 
