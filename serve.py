@@ -34,8 +34,7 @@ def _stream_url() -> str:
 
 
 def _session(url: str, page: str = "") -> list[str]:
-    """One session that asks for `page` (the default page: "") as a browser's first request does, until
-    its script finished: the kinds of message the server sent it (`page_not_found` among them, or not)."""
+    """One session that asks for `page` ("": the default) until its script finished: the kinds of message it got."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from websockets.sync.client import connect
@@ -58,9 +57,7 @@ def _session(url: str, page: str = "") -> list[str]:
 
 
 def _first_session(url: str | None = None, within: float = 120) -> bool:
-    """One session that runs the default page, as a browser's first visit would, then closes: True
-    once its script finished. Tries until the server at `url` (default: this process's) answers, or
-    `within` seconds passed."""
+    """One session that runs the default page then closes, tried for `within` seconds: True once it finished."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         try:

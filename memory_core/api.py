@@ -62,16 +62,14 @@ class Problem(Exception):
 
 
 class NotJson:
-    """What a body that is not JSON becomes: it fails the body model after the token is checked
-    (so a caller without a valid token hears 401 first), and the refusal says why."""
+    """A body that is not JSON: it fails the body model after the token's check (401 first), saying why."""
 
     def __init__(self, why: str) -> None:
         self.why = why
 
 
 def parse_body(raw: bytes) -> Any:
-    """Strict JSON, read as a scenario file is (scenario.decode): UTF-8, no NaN or Infinity, no
-    key twice in one object, nested at most scenario.MAX_DEPTH levels; NotJson otherwise."""
+    """Strict JSON, read as a scenario file is (scenario.decode); NotJson otherwise."""
     try:
         return decode(raw)
     except FormatError as exc:
@@ -168,8 +166,7 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        """Starlette's answers (404, 405), with a 405's `Allow` listing every method of the path,
-        not only those of the first route that matched it."""
+        """Starlette's answers (404, 405), a 405's `Allow` listing every method of the path."""
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
             methods = {

@@ -195,8 +195,7 @@ def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
 
 @dataclass
 class Written:
-    """What is written so far and what writes next: the sink, the World entities, the next ids, the
-    World facts, the current run's Flow facts and entities (cleared run by run), and the counts."""
+    """What is written so far and what writes next (a run's Flow facts and entities are cleared run by run)."""
 
     sink: Sink
     entities: list[tuple[str, str]]

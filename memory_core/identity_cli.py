@@ -1,6 +1,4 @@
-"""`python -m memory_core identity link|unlink|list`: who signs in to the dashboard as whom, with the
-organization's identity provider (docs/signin.md). Whoever runs it holds the database, so it needs
-no owner; the owner does the same on the dashboard's Settings page."""
+"""`python -m memory_core identity link|unlink|list` (docs/signin.md): whoever holds the database needs no owner."""
 
 from __future__ import annotations
 
@@ -32,8 +30,7 @@ def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespac
 
 
 def cmd_identity(args: argparse.Namespace) -> int:
-    """Exit 0 done, 1 refused (the rule and reason on standard error) or nothing to unlink, 2 bad
-    input (the option and the problem): nothing changed but on 0."""
+    """Exit 0 done, 1 refused or nothing to unlink, 2 bad input: nothing changed but on 0."""
     if args.action == "link" and not args.person:
         print(f"identity link needs the person: {USAGE}", file=sys.stderr)
         return 2

@@ -1,7 +1,5 @@
-"""`memory-scenario/1` checked as a whole: the setup, each event, the references between them.
-
-The kinds of event and the keys of each object are the models' (format/events.py, documents.py);
-the checks here add what a schema cannot say and write the sentences a file's author reads."""
+"""`memory-scenario/1` checked as a whole by the models (events.py, documents.py), with what a schema cannot say:
+the references between ids, ids unique, one owner, a web source's host (R25), no setting in a workflow (R15)."""
 
 from __future__ import annotations
 
@@ -140,18 +138,12 @@ def _step(path: str, value: Any) -> Obj:
 
 def _declared_setting(path: str, value: Any) -> str | None:
     """The path of a `settings` key, or a key named like a setting, anywhere in a workflow."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if k == "settings" or k in SETTING_BY_NAME:
-                return join(path, k)
-            found = _declared_setting(join(path, k), v)
-            if found:
-                return found
-    if isinstance(value, list):
-        for i, v in enumerate(value):
-            found = _declared_setting(join(path, i), v)
-            if found:
-                return found
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        if isinstance(k, str) and (k == "settings" or k in SETTING_BY_NAME):
+            return join(path, k)
+        if found := _declared_setting(join(path, k), v):
+            return found
     return None
 
 

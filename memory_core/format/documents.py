@@ -1,12 +1,5 @@
-"""`memory-scenario/1` as typed models (its events are format/events.py), and the JSON Schemas of
-the two documents, the scenario and the state (format/state.py).
-
-`python -m memory_core schema [scenario|state]` prints the schemas; docs/schema/ publishes them for
-editors. The same models are the check at run time (format/checks.py, fields.py), which adds what a
-schema cannot say: the references between ids, a web source's host (R25), ids unique, a workflow
-that declares a setting anywhere (R15), one owner an organization, NUL characters and lone
-surrogates, a key written twice, a whole number written as 3.0.
-"""
+"""`memory-scenario/1` as typed models (its events are events.py) and the JSON Schemas of the scenario and the state
+(`python -m memory_core schema`, published in docs/schema/); checks.py adds what a schema cannot say."""
 
 from __future__ import annotations
 

@@ -1,14 +1,6 @@
-"""The events of `memory-scenario/1` as typed models: one a kind, told apart by `do`.
-
-These models are the format's one written contract: the JSON Schema published in docs/schema is
-generated from them (format/documents.py), they validate scenario files and the MCP tools'
-arguments at run time (format/fields.validate translates their errors into the format's paths
-and sentences), and the tools' parameters are their fields (agents/tools.py).
-
-Each model declares its required keys first, then its optional ones, in the order the check names
-them in its messages ("allowed here: ..."). A key that may be absent but not null is typed without
-None; one that may be null says so.
-"""
+"""The events of `memory-scenario/1`, one model a kind told apart by `do`: the JSON Schema, the check at run time
+(fields.validate) and the MCP tools' parameters. Each declares its required keys, then its optional ones, in the
+order the check's messages name them; a key that may be absent but not null is typed without None."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The format's models as the check: a value validated by its pydantic model, the first error
-translated into the sentence and the path (`claims[0].subject.name`) the format has always written.
-What a schema cannot say is checked here too: NUL characters and lone surrogates."""
+"""The models as the check: pydantic's first error translated into the format's path and sentence; and what a schema
+cannot say: NUL characters and lone surrogates."""
 
 from __future__ import annotations
 

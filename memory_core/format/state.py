@@ -1,5 +1,4 @@
-"""`memory-state/1` as typed models: what `replay --json` prints (`state` prints it without `reads`
-and `refused`). Its JSON Schema is published beside the scenario's (format/documents.py)."""
+"""`memory-state/1` as typed models: what `replay --json` prints (`state`, without `reads` and `refused`)."""
 
 from __future__ import annotations
 
@@ -191,19 +190,8 @@ class SourceHit(Closed):
     excerpt: str | None
 
 
-def _reasons() -> tuple[str, ...]:
-    found: list[str] = []
-    todo: list[type[errors.Refusal]] = [errors.Refusal]
-    while todo:
-        cls = todo.pop(0)
-        if cls.reason not in found and cls is not errors.Refusal:
-            found.append(cls.reason)
-        todo.extend(cls.__subclasses__())
-    return tuple(found)
-
-
-#: Every reason a refusal gives.
-REASONS = _reasons()
+#: Every reason a refusal gives (each a class of errors.py).
+REASONS = tuple(dict.fromkeys(cls.reason for cls in errors.Refusal.__subclasses__()))
 
 if TYPE_CHECKING:
     Outcome: TypeAlias = str

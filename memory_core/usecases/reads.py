@@ -22,10 +22,8 @@ class Reads(UseCases):
     def read(
         self, turn_id: str, *, call: str, args: Obj, within: str | None = None, step: str | None = None
     ) -> ReadResult:
-        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
-        It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
-        Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
-        statement (probes.counted_read)."""
+        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20), on the driver;
+        a turn-level GraphResolve or GraphExpand is one statement where the dialect has it (probes.counted_read)."""
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
         if turn_level and self.database.one_statement_reads:
             with self.database.driver(one_statement=True) as one:
@@ -45,7 +43,7 @@ class Reads(UseCases):
             if not read_offered(within=within, step=spec):
                 raise E.NotOffered(within=within, step=step)
             if not budget_allows(used=turn.probes_used, cap=cap):
-                raise self._exhausted(turn_id, cap)
+                raise E.BudgetExhausted(turn_id, cap)
             seen = owners(run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
             if call == "GraphResolve":
                 result = probes.resolve(db, seen, args["name"], args.get("kind"))
@@ -55,7 +53,7 @@ class Reads(UseCases):
                 result = probes.source(db, seen, run_id, turn.org_id, args["fact"], args.get("graph", "world"))
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
-                raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
+                raise (E.BudgetExhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap)
 
     def org_map(self, org_id: str) -> sh.OrgMap:
