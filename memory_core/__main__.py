@@ -213,10 +213,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 0
 
 
-def _moment_named(service: MemoryService, n: int) -> Obj:
+def _moment_named(service: MemoryService, n: int, names: dict[str, str]) -> Obj:
     from .views.history import moment_label
 
-    names = {p["id"]: p["name"] for p in service.people()}
     rows = service.moments(first=n - 1, last=n) if n else []
     if not rows:
         return {"moment": n, "at": None, "what": "before history was kept" if n == 0 else "no change"}
@@ -230,7 +229,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     with _memory(args.db) as service:
         a, b = service.resolve_moment(args.start), service.resolve_moment(args.end)
         before, after = service.facts_between(a, b)
-        out = {"from": _moment_named(service, a), "to": _moment_named(service, b), "graphs": diff(before, after)}
+        names = {p["id"]: p["name"] for p in service.people()}
+        out = {"from": _moment_named(service, a, names), "to": _moment_named(service, b, names)}
+        out["graphs"] = diff(before, after)
         if args.json:
             _print_json(tidy(out))
         else:
@@ -276,10 +277,10 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_token(args: argparse.Namespace) -> int:
     """`token issue PERSON --org ORG` prints a new token (only its hash is kept); `token revoke TOKEN`."""
     with _memory(args.db) as service:
-        if args.action == "issue" and not args.org:
-            print("token issue needs --org ORG", file=sys.stderr)
-            return 2
         if args.action == "issue":
+            if not args.org:
+                print("token issue needs --org ORG", file=sys.stderr)
+                return 2
             try:
                 print(service.issue_token(args.subject, org=args.org))
             except Refusal as refusal:

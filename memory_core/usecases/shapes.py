@@ -99,16 +99,19 @@ class RecordPublic(Shape):
     claims: list[Obj]
 
 
-class TurnDetail(Shape):
-    id: str
-    seq: int
+class TurnBase(Shape):
     status: str
     map: Map
+    probes_used: int
+    steps: list[Obj]
+    work: list[Obj]
+
+
+class TurnDetail(TurnBase):
+    id: str
+    seq: int
     taught: Taught
     skipped: list[Obj]
-    steps: list[Obj]
-    probes_used: int
-    work: list[Obj]
     records: list[RecordPublic]
 
 
@@ -119,20 +122,15 @@ class RunDetail(RunBase):
     turns: list[TurnDetail]
 
 
-class TurnView(Shape):
+class TurnView(TurnBase):
     """What a turn's instructions carry (R18) and its reads against its budget (R21)."""
 
     turn: str
     run: str
     org: str
     person: str | None
-    status: str
-    map: Map
     paragraph: str
-    probes_used: int
     cap: int | None
-    steps: list[Obj]
-    work: list[Obj]
 
 
 class FactPublic(Shape):
@@ -167,18 +165,21 @@ class SourceRow(Shape):
     weight_without: float
 
 
-class SupportRow(Shape):
-    """One support; evidence taught in another organization withheld (R23, `elsewhere`)."""
-
+class SupportBase(Shape):
     key: str | None
     origin: str
     contribution: float
     run: str | None
     turn: str | None
     record: str | None
+    elsewhere: bool  # taught in another organization's run than the reader's: withheld (R23)
+
+
+class SupportRow(SupportBase):
+    """One support of a fact's breakdown."""
+
     source: str | None
     excerpt: str | None
-    elsewhere: bool
 
 
 class DisputeRow(Shape):
@@ -215,17 +216,10 @@ class MomentPublic(Shape):
     facts: list[int]
 
 
-class SupportThen(Shape):
+class SupportThen(SupportBase):
     id: int
-    key: str | None
-    origin: str
-    run: str | None
-    turn: str | None
-    record: str | None
-    contribution: float
     since: int
     until: int | None
-    elsewhere: bool  # taught in another organization's run than the reader's (R23)
 
 
 class DisputeThen(Shape):
