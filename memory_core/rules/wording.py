@@ -5,13 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-_KIND_PLURALS = {
-    "person": "people",
-    "place": "places",
-    "organization": "organizations",
-    "event": "events",
-    "idea": "ideas",
-}
+_KIND_PLURALS = {"person": "people"}  # every other kind takes an s
 
 
 def _count(n: int, kind: str) -> str:
