@@ -242,7 +242,7 @@ def end_turn(ctx: Context, turn: TurnId, status: EndStatus) -> M.TurnEndedOut:
     """End a turn. Only `completed` teaches (R1), once, all of it; use it only when the work
     succeeded. `failed` and `cancelled` teach nothing (R2)."""
     out = ToolCall.of(ctx).apply("end_turn", turn=turn, status=status)
-    taught = out.taught.to_json() if out.taught is not None else {"world": 0, "user": 0, "flow": 0}
+    taught = out.taught if out.taught is not None else {"world": 0, "user": 0, "flow": 0}
     skipped = [s.to_json() for s in out.skipped]
     return M.TurnEndedOut.model_validate({"status": out.status, "taught": taught, "skipped": skipped})
 

@@ -55,10 +55,7 @@ def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "")
     if error["type"] in ("union_tag_not_found", "union_tag_invalid"):
         key, problem = _untagged(tp, error)
         parts, error = [*parts, key], {**error, "type": "raw", "msg": problem}
-    where = path
-    for part in parts:
-        where = join(where, part)
-    return FormatError(where, _message(error, tp, parts))
+    return FormatError(functools.reduce(join, parts, path), _message(error, tp, parts))
 
 
 _OWN = ("extra_forbidden", "missing")
