@@ -24,7 +24,7 @@ class SessionEnded:
 class AgentSessions(UseCases):
     """Use cases of MCP servers and sessions; a session that ends ends its runs through the facade's `end_run`."""
 
-    #: The facade's end_run, set by the facade once it holds this family.
+    #: The facade's end_run (Turns.end_run run as a use case).
     end_run: Callable[[str], RunEnded]
 
     def agent_server_started(self, server: str, *, host: str, pid: int, transport: str, now: float) -> None:

@@ -1,14 +1,12 @@
-"""The only door to memory: one method = one use case = one transaction, delegated to its family of use cases
-through `run_use_case` (store/retry.py), the one place retry is applied."""
+"""The only door to memory: one method = one use case = one transaction, a family's method run through
+`run_use_case` (store/retry.py), the one place retry is applied."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from ..store.retry import run_use_case
+from ..store.retry import use_case
 from ..store.transactions import Database, Engine
 from .agents import AgentSessions
 from .corrections import Corrections
@@ -22,45 +20,20 @@ from .settings import OrgSettings
 from .tokens import Tokens
 from .turns import Turns
 
-P = ParamSpec("P")
-R = TypeVar("R")
-
 #: Public members that are not use cases: each opens no transaction of its own that could lose a
 #: race (the use cases run inside them retry as a whole).
 NOT_USE_CASES = ("sandbox", "all_or_nothing", "loading", "at", "close")
 
 
-def delegate(family: str, method: Callable[Concatenate[Any, P], R]) -> Callable[Concatenate[MemoryService, P], R]:
-    """The facade's method that runs `method` of the family in attribute `family` as a use case (run_use_case)."""
-    name = method.__name__
-
-    def call(self: MemoryService, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        bound = getattr(getattr(self, family), name)
-        return run_use_case(self, lambda: bound(*args, **kwargs))
-
-    functools.update_wrapper(call, method)
-    call.__use_case__ = True  # type: ignore[attr-defined]
-    return call
-
-
-class MemoryService:
-    """The facade over one database. Plain data in and out; never live ORM rows."""
+class MemoryService(
+    Turns, Reads, Corrections, Erasure, OrgSettings, Tokens, Identities, Explore, Past, Export, AgentSessions
+):
+    """The facade over one database, its use cases those of its families (one file of this package each). Plain
+    data in and out; never live ORM rows."""
 
     def __init__(self, engine: Engine | None = None, *, database: Database | None = None) -> None:
         self.database = database if database is not None else Database(engine)
         self.retries = 0  # conflicts with concurrent use cases that were retried (retry.py)
-        self._turns = Turns(self.database)
-        self._reads = Reads(self.database)
-        self._corrections = Corrections(self.database)
-        self._erasure = Erasure(self.database)
-        self._settings = OrgSettings(self.database)
-        self._tokens = Tokens(self.database)
-        self._identities = Identities(self.database)
-        self._explore = Explore(self.database)
-        self._past = Past(self.database)
-        self._export = Export(self.database)
-        self._agents = AgentSessions(self.database)
-        self._agents.end_run = self.end_run  # a session that ends ends its runs through the facade
 
     @classmethod
     def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> MemoryService:
@@ -100,77 +73,9 @@ class MemoryService:
         with self.database.one_load_at_a_time(), self.all_or_nothing() as box:
             yield box
 
-    # Turns (turns.py)
-    load_setup = delegate("_turns", Turns.load_setup)
-    start_run = delegate("_turns", Turns.start_run)
-    open_turn = delegate("_turns", Turns.open_turn)
-    record = delegate("_turns", Turns.record)
-    run_step = delegate("_turns", Turns.run_step)
-    call = delegate("_turns", Turns.call)
-    return_work = delegate("_turns", Turns.return_work)
-    end_turn = delegate("_turns", Turns.end_turn)
-    end_run = delegate("_turns", Turns.end_run)
-    # Reads (reads.py)
-    read = delegate("_reads", Reads.read)
-    org_map = delegate("_reads", Reads.org_map)
-    # Corrections (corrections.py)
-    dispute = delegate("_corrections", Corrections.dispute)
-    retract = delegate("_corrections", Corrections.retract)
-    # Erasure (erasure.py)
-    erasure_status = delegate("_erasure", Erasure.erasure_status)
-    finish_erasure = delegate("_erasure", Erasure.finish_erasure)
-    delete_run = delegate("_erasure", Erasure.delete_run)
-    delete_account = delegate("_erasure", Erasure.delete_account)
-    # OrgSettings (settings.py)
-    get_settings = delegate("_settings", OrgSettings.get_settings)
-    set_settings = delegate("_settings", OrgSettings.set_settings)
-    audit = delegate("_settings", OrgSettings.audit)
-    # Tokens (tokens.py)
-    issue_token = delegate("_tokens", Tokens.issue_token)
-    token_caller = delegate("_tokens", Tokens.token_caller)
-    revoke_token = delegate("_tokens", Tokens.revoke_token)
-    # Identities (identities.py): who signs in to the dashboard as whom
-    link_identity = delegate("_identities", Identities.link_identity)
-    unlink_identity = delegate("_identities", Identities.unlink_identity)
-    identity_links = delegate("_identities", Identities.identity_links)
-    identity_callers = delegate("_identities", Identities.identity_callers)
-    # Explore (explore.py)
-    holds_memory = delegate("_explore", Explore.holds_memory)
-    export_state = delegate("_explore", Explore.export_state)
-    organizations = delegate("_explore", Explore.organizations)
-    members = delegate("_explore", Explore.members)
-    workflows = delegate("_explore", Explore.workflows)
-    people = delegate("_explore", Explore.people)
-    runs = delegate("_explore", Explore.runs)
-    run_ids = delegate("_explore", Explore.run_ids)
-    run_detail = delegate("_explore", Explore.run_detail)
-    graph = delegate("_explore", Explore.graph)
-    graph_drawing = delegate("_explore", Explore.graph_drawing)
-    facts_table = delegate("_explore", Explore.facts_table)
-    fact_breakdown = delegate("_explore", Explore.fact_breakdown)
-    turn_view = delegate("_explore", Explore.turn_view)
-    run_erasure_preview = delegate("_explore", Explore.run_erasure_preview)
-    account_erasure_preview = delegate("_explore", Explore.account_erasure_preview)
-    version = delegate("_explore", Explore.version)
-    read_servers = delegate("_explore", Explore.read_servers)
-    counts = delegate("_explore", Explore.counts)
-    # Past (past.py)
-    clock = delegate("_past", Past.clock)
-    moments = delegate("_past", Past.moments)
-    moment_numbers = delegate("_past", Past.moment_numbers)
-    resolve_moment = delegate("_past", Past.resolve_moment)
-    state_at = delegate("_past", Past.state_at)
-    graph_at = delegate("_past", Past.graph_at)
-    map_at = delegate("_past", Past.map_at)
-    facts_between = delegate("_past", Past.facts_between)
-    fact_history = delegate("_past", Past.fact_history)
-    # Export (export.py)
-    export_scenario = delegate("_export", Export.export_scenario)
-    # AgentSessions (agents.py)
-    agent_server_started = delegate("_agents", AgentSessions.agent_server_started)
-    agent_server_alive = delegate("_agents", AgentSessions.agent_server_alive)
-    agent_server_stopped = delegate("_agents", AgentSessions.agent_server_stopped)
-    agent_session_opened = delegate("_agents", AgentSessions.agent_session_opened)
-    agent_session_ended = delegate("_agents", AgentSessions.agent_session_ended)
-    end_gone_sessions = delegate("_agents", AgentSessions.end_gone_sessions)
-    run_clients = delegate("_agents", AgentSessions.run_clients)
+
+for (
+    _family
+) in MemoryService.__bases__:  # each public method of a family runs as a use case (run_use_case): retried as a whole
+    for _name in [n for n in vars(_family) if not n.startswith("_")]:
+        setattr(MemoryService, _name, use_case(getattr(_family, _name)))
