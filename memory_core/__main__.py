@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,8 @@ from .store.database import (
 )
 from .store.dialect import dialect_of
 from .usecases.facade import MemoryService
+
+Parser = argparse.ArgumentParser
 
 #: Why the text of a deletion is still in the files after the wait (R31), on either backend.
 HELD = "a reader holds SQLite's log, or on PostgreSQL a transaction older than the deletion is still open"
@@ -332,7 +334,16 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m memory_core", description="Memory Explorer's command line.")
     sub = p.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("replay", help="run a scenario and print the state it ends in")
+    db_option = argparse.ArgumentParser(add_help=False)
+    db_option.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
+
+    def command(name: str, run: Callable[[argparse.Namespace], int], about: str, *, db: bool = True) -> Parser:
+        """A subcommand that runs `run`, with --db unless `db` is False."""
+        cmd = sub.add_parser(name, help=about, parents=[db_option] if db else [])
+        cmd.set_defaults(run=run)
+        return cmd
+
+    r = command("replay", cmd_replay, "run a scenario and print the state it ends in", db=False)
     r.add_argument("file")
     r.add_argument("--json", action="store_true", help="print the state as memory-state/1 JSON")
     r.add_argument("--strict", action="store_true", help="stop at the first refusal and exit 1")
@@ -340,51 +351,35 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--at", type=int, metavar="N", help="print the state as it stood right after event N (from 0), from history"
     )
-    r.set_defaults(run=cmd_replay)
-    ld = sub.add_parser("load", help="load a scenario into the configured database")
+    ld = command("load", cmd_load, "load a scenario into the configured database")
     ld.add_argument("file")
-    ld.add_argument("--db")
     ld.add_argument("--if-empty", action="store_true", help="do nothing (exit 0) when memory is already there")
-    ld.set_defaults(run=cmd_load)
-    st = sub.add_parser("state", help="print the memory of a database as memory-state/1")
-    st.add_argument("--db")
+    st = command("state", cmd_state, "print the memory of a database as memory-state/1")
     st.add_argument(
         "--at",
         metavar="MOMENT",
         help="as it stood right after a moment: its number (`history` lists them), a turn id, or a time (ISO 8601)",
     )
-    st.set_defaults(run=cmd_state)
-    ex = sub.add_parser("export", help="what a database recorded, as a scenario that replays to its state")
-    ex.add_argument("--db")
+    ex = command("export", cmd_export, "what a database recorded, as a scenario that replays to its state")
     ex.add_argument("--org", help="only this organization: its members, workflows, runs and corrections")
     ex.add_argument(
         "--run", dest="run_id", metavar="RUN", help="only this run, with its organization, people and workflow"
     )
-    ex.set_defaults(run=cmd_export)
-    df = sub.add_parser("diff", help="what changed between two moments, per graph")
-    df.add_argument("--db")
+    df = command("diff", cmd_diff, "what changed between two moments, per graph")
     df.add_argument("--from", dest="start", required=True, metavar="MOMENT", help="a moment number, turn id or time")
     df.add_argument("--to", dest="end", required=True, metavar="MOMENT", help="a moment number, turn id or time")
     df.add_argument("--json", action="store_true", help="print the difference as JSON")
-    df.set_defaults(run=cmd_diff)
-    hi = sub.add_parser("history", help="the moments of a memory, each with what happened")
-    hi.add_argument("--db")
+    hi = command("history", cmd_history, "the moments of a memory, each with what happened")
     hi.add_argument("--org", help="only the moments about this organization (and the memory's own)")
     hi.add_argument("--json", action="store_true")
-    hi.set_defaults(run=cmd_history)
-    db = sub.add_parser("db", help="schema migrations (Alembic), and scrub: erased text out of the files now")
+    db = command("db", cmd_db, "schema migrations (Alembic), and scrub: erased text out of the files now")
     db.add_argument("action", choices=["upgrade", "current", "scrub"])
-    db.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
-    db.set_defaults(run=cmd_db)
-    tk = sub.add_parser("token", help="bearer tokens for the preferences API")
+    tk = command("token", cmd_token, "bearer tokens for the preferences API")
     tk.add_argument("action", choices=["issue", "revoke"])
     tk.add_argument("subject", help="issue: the person id; revoke: the token")
     tk.add_argument("--org", help="issue: the organization the token speaks in")
-    tk.add_argument("--db")
-    tk.set_defaults(run=cmd_token)
     identity_cli.add_parser(sub, identity_cli.cmd_identity)
-    mc = sub.add_parser("mcp", help="serve memory to agents over MCP (stdio; --http for Streamable HTTP at /mcp)")
-    mc.add_argument("--db")
+    mc = command("mcp", cmd_mcp, "serve memory to agents over MCP (stdio; --http for Streamable HTTP at /mcp)")
     mc.add_argument("--http", action="store_true", help="serve many agents over Streamable HTTP at /mcp")
     mc.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on (default: loopback only)")
     mc.add_argument("--port", type=int, default=8765)
@@ -392,15 +387,13 @@ def parser() -> argparse.ArgumentParser:
         "--idle-timeout", type=float, default=300.0, metavar="SECONDS", help="HTTP: a session idle this long ends"
     )
     mc.add_argument("--max-sessions-per-token", type=int, default=64, metavar="N", help="HTTP: open sessions per token")
-    mc.set_defaults(run=cmd_mcp)
-    gen = sub.add_parser("generate", help="a believable organization of N supports, for benchmarks")
+    gen = command("generate", cmd_generate, "a believable organization of N supports, for benchmarks")
     gen.add_argument("--supports", type=int, required=True)
     gen.add_argument("--seed", type=int, default=1)
-    gen.add_argument("--db")
-    gen.set_defaults(run=cmd_generate)
-    sc = sub.add_parser("schema", help="the JSON Schema of a scenario (memory-scenario/1) or a state (memory-state/1)")
+    sc = command(
+        "schema", cmd_schema, "the JSON Schema of a scenario (memory-scenario/1) or a state (memory-state/1)", db=False
+    )
     sc.add_argument("document", nargs="?", choices=["scenario", "state"], default="scenario")
-    sc.set_defaults(run=cmd_schema)
     return p
 
 
