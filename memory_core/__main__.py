@@ -378,7 +378,16 @@ def parser() -> argparse.ArgumentParser:
     tk.add_argument("action", choices=["issue", "revoke"])
     tk.add_argument("subject", help="issue: the person id; revoke: the token")
     tk.add_argument("--org", help="issue: the organization the token speaks in")
-    identity_cli.add_parser(sub, identity_cli.cmd_identity)
+    ident = command(
+        "identity", identity_cli.cmd_identity, "link people to the identities they sign in to the dashboard with"
+    )
+    ident.add_argument("action", choices=["link", "unlink", "list"])
+    ident.add_argument("person", nargs="?", help="link: the person's id")
+    ident.add_argument("--org", required=True, help="the organization the link speaks in")
+    ident.add_argument("--issuer", help="the identity provider's issuer URL (its discovery document's `issuer`)")
+    ident.add_argument("--subject", help="the person's subject (`sub`) at that issuer")
+    ident.add_argument("--email", help="or: an email address the identity provider verifies (`email_verified`)")
+    ident.add_argument("--json", action="store_true", help="list: as JSON")
     mc = command("mcp", cmd_mcp, "serve memory to agents over MCP (stdio; --http for Streamable HTTP at /mcp)")
     mc.add_argument("--http", action="store_true", help="serve many agents over Streamable HTTP at /mcp")
     mc.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on (default: loopback only)")

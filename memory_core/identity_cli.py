@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable
 
 from .errors import FormatError, Refusal
 from .rules.identity import identity_of
@@ -13,20 +12,6 @@ from .store.database import database_url, make_engine
 from .usecases.facade import MemoryService
 
 USAGE = "identity link PERSON --org ORG (--issuer URL --subject SUB | --email ADDRESS)"
-
-
-def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespace], int]) -> None:
-    """The `identity` command's arguments, under the command line's subcommands."""
-    ident = sub.add_parser("identity", help="link people to the identities they sign in to the dashboard with")
-    ident.add_argument("action", choices=["link", "unlink", "list"])
-    ident.add_argument("person", nargs="?", help="link: the person's id")
-    ident.add_argument("--org", required=True, help="the organization the link speaks in")
-    ident.add_argument("--issuer", help="the identity provider's issuer URL (its discovery document's `issuer`)")
-    ident.add_argument("--subject", help="the person's subject (`sub`) at that issuer")
-    ident.add_argument("--email", help="or: an email address the identity provider verifies (`email_verified`)")
-    ident.add_argument("--json", action="store_true", help="list: as JSON")
-    ident.add_argument("--db")
-    ident.set_defaults(run=run)
 
 
 def cmd_identity(args: argparse.Namespace) -> int:
