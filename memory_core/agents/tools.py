@@ -155,7 +155,7 @@ def open_turn(
     out = c.apply("open_turn", made="turn", run=run, turn=turn, request=request, replaces=replaces)
     c.session.turns.add(turn)
     budget = Budget(MemoryProbes=c.session.caps.get(run))
-    return M.TurnOpenedOut(turn=turn, map=MapOut.model_validate(out.map.model_dump()), budget=budget)
+    return M.TurnOpenedOut(turn=turn, map=MapOut.model_validate(out.map), budget=budget)
 
 
 @tool(CHANGES)

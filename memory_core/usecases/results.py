@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 from ..plain import Obj
 from ..store.graph import FactChange
 from ..store.teaching import SkippedClaim
-from .shapes import Taught
+from .shapes import Map, Taught
 
 
 class Result(BaseModel):
@@ -40,17 +40,10 @@ class RunStarted(Outcome):
     cap: int | None = Field(default=None, exclude=True)
 
 
-class TurnMap(Result):
-    """The map a turn carries (R18): active World facts and entities by kind."""
-
-    facts: int
-    kinds: dict[str, int] = Field(default_factory=dict)
-
-
 class TurnOpened(Outcome):
     """open_turn: the map the turn carries (R18); `changes` are what a replaced turn withdrew (R3)."""
 
-    map: TurnMap
+    map: Map
 
 
 class RecordKept(Outcome):

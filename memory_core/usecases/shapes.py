@@ -73,10 +73,10 @@ class RunRow(RunBase):
 
 
 class Map(Shape):
-    """R18: the map a turn takes: entities of each kind, and active facts."""
+    """R18: the map a turn takes: active facts, and entities of each kind."""
 
-    kinds: dict[str, int]
     facts: int
+    kinds: dict[str, int]
 
 
 class Taught(Shape):

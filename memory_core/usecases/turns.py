@@ -23,12 +23,11 @@ from .results import (
     RunStarted,
     StepRun,
     TurnEnded,
-    TurnMap,
     TurnOpened,
     WorkCalled,
     WorkReturned,
 )
-from .shapes import Taught
+from .shapes import Map, Taught
 
 
 class Turns(UseCases):
@@ -106,7 +105,7 @@ class Turns(UseCases):
             moments.mark(
                 db, n, "turn_opened", org=run_row.org_id, run=run, turn=turn_id, detail=replaces, facts=changes.facts
             )
-            return TurnOpened(map=TurnMap.model_validate(taken), changes=changes.listed())
+            return TurnOpened(map=cast(Map, taken), changes=changes.listed())
 
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:
         """Record evidence in an open turn, possibly within open nested work (R5). Agents record

@@ -157,8 +157,8 @@ def _start_run(d: RunStarted, _link: RecordLink) -> list[Piece]:
 
 
 def _open_turn(d: TurnOpened, _link: RecordLink) -> list[Piece]:
-    kinds = ", ".join(f"{n} {inert(k)}" for k, n in d.map.kinds.items()) or "no entity yet"
-    facts = plural(d.map.facts, "active fact")
+    kinds = ", ".join(f"{n} {inert(k)}" for k, n in d.map["kinds"].items()) or "no entity yet"
+    facts = plural(d.map["facts"], "active fact")
     return _info(f"The turn starts with the map of its organization's World graph (R18): {facts}; entities: {kinds}.")
 
 
