@@ -370,7 +370,6 @@ def default(model: type[BaseModel], key: str) -> Any:
 
 @functools.cache
 def keys(model: type[BaseModel]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A model's keys as the file writes them: the required ones, then the optional ones, each in
-    the order the model declares them."""
+    """A model's keys as the file writes them: the required ones, then the optional ones, in declared order."""
     fields = [(f.alias or name, f.is_required()) for name, f in model.model_fields.items()]
     return tuple(k for k, req in fields if req), tuple(k for k, req in fields if not req)

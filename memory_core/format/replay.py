@@ -176,8 +176,7 @@ def replay_into(
     strict: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[EventEngine, EventResult | None, Obj]:
-    """Replay a whole scenario into an empty database (`where` names it) in one transaction, all or nothing, retried
-    as a whole after a lost race; returns the engine, the strict stop, and the state."""
+    """Replay a whole scenario into the empty database `where` names, all or nothing, retried whole after a lost race."""
     last: list[EventFailed] = []
 
     def attempt() -> tuple[EventEngine, EventResult | None, Obj]:

@@ -172,8 +172,7 @@ class _Writer:
             segment.append(self._return(w))
 
     def _recordless(self, works: list[Obj], first: dict[int, int]) -> tuple[dict[int, list[Obj]], list[Obj]]:
-        """Nested work that recorded nothing: called (and returned) before the next recorded call of the same work,
-        else last in its turn; returns those by the call they precede, and the last ones."""
+        """Nested work that recorded nothing, by the recorded call of that work it precedes; and those last in a turn."""
         before: dict[int, list[Obj]] = {}
         tail: list[Obj] = []
         for w in works:

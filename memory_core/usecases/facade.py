@@ -28,8 +28,7 @@ NOT_USE_CASES = ("sandbox", "all_or_nothing", "loading", "at", "close")
 class MemoryService(
     Turns, Reads, Corrections, Erasure, OrgSettings, Tokens, Identities, Explore, Past, Export, AgentSessions
 ):
-    """The facade over one database, its use cases those of its families (one file of this package each). Plain
-    data in and out; never live ORM rows."""
+    """The facade over one database: its families' use cases, plain data in and out (never live ORM rows)."""
 
     def __init__(self, engine: Engine | None = None, *, database: Database | None = None) -> None:
         self.database = database if database is not None else Database(engine)
@@ -37,8 +36,7 @@ class MemoryService(
 
     @classmethod
     def at(cls, url: str | None = None, *, existing: bool = False, read: str | None = None) -> MemoryService:
-        """The facade over the database at `url` (default: the configured one), which must exist with `existing`;
-        `read`: a hot standby of it for reads (default: MEMORY_READ_DATABASE_URL; docs/scaling.md)."""
+        """The facade over the database at `url` (default: configured) and its standby `read` (docs/scaling.md)."""
         return cls(database=Database.at(url, existing=existing, read=read))
 
     def close(self) -> None:

@@ -97,8 +97,7 @@ class Past(UseCases):
     def facts_between(
         self, a: int, b: int, *, org: str | None = None, graph: tuple[str, str] | None = None
     ) -> tuple[list[sh.FactThenPublic], list[sh.FactThenPublic]]:
-        """The facts changed after `a` up to `b`, as they stood at `a` and at `b`, read alone (R34); of `org`'s
-        World and Flow graphs, or of one `graph` (graph, owner)."""
+        """The facts changed after `a` up to `b`, as they stood at each (R34); of `org`'s graphs, or of one `graph`."""
         with self.database.transaction(write=False) as s:
             newest = past.last_moment(s)
             self._check(a, newest)
@@ -115,8 +114,7 @@ class Past(UseCases):
             return cast(list[sh.FactThenPublic], out[0]), cast(list[sh.FactThenPublic], out[1])
 
     def fact_history(self, fact_id: int, *, org: str | None = None) -> sh.FactHistory:
-        """A fact's supports, disputes, retraction and their moments through time (R32); from `org`, what another
-        organization taught or did is marked so (R23)."""
+        """A fact's supports, disputes, retraction and their moments (R32); another organization's marked (R23)."""
         with self.database.transaction(write=False) as s:
             supports, disputes, retracted_at = past.timeline_rows(s, fact_id)
             wanted = {v["since"] for v in supports} | {v["until"] for v in supports if v["until"]}

@@ -22,8 +22,7 @@ class Reads(UseCases):
     def read(
         self, turn_id: str, *, call: str, args: Obj, within: str | None = None, step: str | None = None
     ) -> ReadResult:
-        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20), on the driver;
-        a turn-level GraphResolve or GraphExpand is one statement where the dialect has it (probes.counted_read)."""
+        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20)."""
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
         if turn_level and self.database.one_statement_reads:
             with self.database.driver(one_statement=True) as one:

@@ -34,8 +34,7 @@ class Tokens(UseCases):
             return token
 
     def token_caller(self, token: str) -> tuple[str, str] | None:
-        """The (person, organization) a live token speaks for, or None: one statement, on the standby if any, and on
-        the primary for a token the standby does not know yet (store/standby.py)."""
+        """The (person, organization) a live token speaks for, or None (a standby's first, store/standby.py)."""
         with self.database.driver(write=False) as db:
             found = agents.token_holder(db, token_hash=token_hash(token))
         if found is None and self.database.standby is not None:

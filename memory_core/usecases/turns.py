@@ -51,8 +51,7 @@ class Turns(UseCases):
         ephemeral: bool = False,
         session: str | None = None,
     ) -> RunStarted:
-        """Start a run; an ephemeral request is honoured only as R11 allows. `session` names the MCP
-        session that starts it (agents/), which ends it when the session ends."""
+        """Start a run; an ephemeral request is honoured only as R11 allows; an MCP `session` ends it when it ends."""
         with self.database.transaction() as s:
             o = self._org(s, org)
             self._person(s, person)
@@ -73,8 +72,7 @@ class Turns(UseCases):
             return RunStarted(ephemeral=stored, rule="R11" if ephemeral and not stored else None, cap=cap)
 
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
-        """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request.
-        It runs on the driver (store/turns.py), as the other use cases of a turn do."""
+        """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request."""
         with self.database.driver(serializable=True) as db:
             run_row = store.run_to_open(db, run)
             if run_row is None:
@@ -108,8 +106,7 @@ class Turns(UseCases):
             return TurnOpened(map=cast(Map, taken), changes=changes.listed())
 
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:
-        """Record evidence in an open turn, possibly within open nested work (R5). Agents record
-        all the time, so this runs on the driver (store/turns.py)."""
+        """Record evidence in an open turn, possibly within open nested work (R5)."""
         with self.database.driver() as db:
             turn = store.turn_to_change(db, turn_id)
             if turn is None:
@@ -174,8 +171,7 @@ class Turns(UseCases):
             return WorkReturned(rule=None if teaches(status) else "R5")
 
     def end_turn(self, turn_id: str, *, status: str) -> TurnEnded:
-        """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
-        driver (store/turns.py), as teaching's batched statements do."""
+        """End a turn; only a completed one teaches, once, all or nothing (R1, R2)."""
         with self.database.driver(serializable=True) as db:
             turn = store.turn_to_change(db, turn_id)
             if turn is None:
