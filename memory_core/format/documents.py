@@ -6,14 +6,13 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from ..rules.settings import SETTINGS
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.vocabulary import STEP_KINDS
-from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, Text, absent, one_of
+from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, Text, absent, one_of, settings_model
 from .state import State
 
 SCENARIO_FORMAT = "memory-scenario/1"
@@ -35,11 +34,10 @@ SCHEMA_ID = "urn:memory-explorer:schema:"
 # --- memory-scenario/1 --------------------------------------------------------------------------
 
 #: An organization's settings in a scenario: any of the four, each true or false (R11 to R14).
-OrgSettings = create_model(  # type: ignore[call-overload]
-    "OrgSettings",
-    __base__=Closed,
-    __doc__="Any of the four settings with a boolean; the others keep their defaults (R11 to R14).",
-    **{s.name: (bool, Field(default=s.default, description=f"{s.rule}: {s.meaning}")) for s in SETTINGS},
+SettingsEntry = settings_model(
+    "SettingsEntry",
+    "Any of the four settings with a boolean; the others keep their defaults (R11 to R14).",
+    defaults=True,
 )
 
 
@@ -49,7 +47,7 @@ class OrganizationEntry(Closed):
     id: Ident
     name: Text
     owner: Text
-    settings: OrgSettings = absent()  # type: ignore[valid-type]
+    settings: SettingsEntry = absent()  # type: ignore[valid-type]
 
 
 class PersonEntry(Closed):

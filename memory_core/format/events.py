@@ -9,7 +9,7 @@ import operator
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.config import JsonDict
 
 from ..rules.settings import SETTINGS
@@ -69,6 +69,14 @@ class Closed(BaseModel):
     """An object with these keys and no others (an unknown key is an error at its path)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def settings_model(name: str, doc: str | None = None, *, defaults: bool) -> Any:
+    """The four settings as a model, each a boolean (R11 to R14): each with its default, or each required."""
+    fields = {
+        s.name: (bool, Field(s.default if defaults else ..., description=f"{s.rule}: {s.meaning}")) for s in SETTINGS
+    }
+    return create_model(name, __base__=Closed, __doc__=doc, **fields)  # type: ignore[call-overload]
 
 
 # --- the parts events share ---------------------------------------------------------------------

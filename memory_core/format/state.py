@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from pydantic import Field, create_model
+from pydantic import Field
 
 from .. import errors
-from ..rules.settings import SETTINGS
 from ..rules.vocabulary import TURN_END_STATUSES
 from ..usecases.shapes import Taught
-from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of
+from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of, settings_model
 
 
 class Named(Closed):
@@ -82,9 +81,7 @@ class MapOut(Closed):
 
 
 #: An organization's four settings, each true or false (R11 to R14).
-SettingsOut = create_model(  # type: ignore[call-overload]
-    "SettingsOut", __base__=Closed, **{s.name: (bool, Field(description=f"{s.rule}: {s.meaning}")) for s in SETTINGS}
-)
+SettingsOut = settings_model("SettingsOut", defaults=False)
 
 
 class OrgState(Closed):
