@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import cast
+from typing import Any, TypeVar, cast
 
 from .. import errors as E
 from ..rules.visibility import evidence_elsewhere, in_organization
@@ -13,6 +13,8 @@ from ..store import dashboard, past
 from ..store.snapshot_at import export_at, facts_then, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
+
+R = TypeVar("R")
 
 #: A moment of another organization, as a reader in this one sees it (R23): that it happened, not what.
 ELSEWHERE = {"what": "a change in another organization (R23)", "run": None, "turn": None, "detail": None}
@@ -76,23 +78,23 @@ class Past(UseCases):
         if not 0 <= n <= newest:
             raise E.UnknownMoment(str(n), f"moments run from 0 to {newest} on this memory")
 
-    def state_at(self, n: int) -> Obj:
-        """The whole memory as `memory-state/1` right after moment `n`, later erasures applied (R33)."""
+    def _then(self, n: int, read: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+        """A store read of memory as it stood after moment `n`, which must be on the clock (R32)."""
         with self.database.transaction(write=False) as s:
             self._check(n, past.last_moment(s))
-            return export_at(s, n)
+            return read(s, *args, **kwargs)
+
+    def state_at(self, n: int) -> Obj:
+        """The whole memory as `memory-state/1` right after moment `n`, later erasures applied (R33)."""
+        return self._then(n, export_at, n)
 
     def graph_at(self, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph as it stood after moment `n` (the Graphs page's time control)."""
-        with self.database.transaction(write=False) as s:
-            self._check(n, past.last_moment(s))
-            return cast(sh.GraphJson, graph_at(s, graph, owner, n, limit=limit, ids=ids))
+        return cast(sh.GraphJson, self._then(n, graph_at, graph, owner, n, limit=limit, ids=ids))
 
     def map_at(self, org_id: str, n: int) -> sh.Map:
         """An organization's map (R18) as it stood after moment `n`."""
-        with self.database.transaction(write=False) as s:
-            self._check(n, past.last_moment(s))
-            return cast(sh.Map, past.map_at(s, org_id, n))
+        return cast(sh.Map, self._then(n, past.map_at, org_id, n))
 
     def facts_between(
         self, a: int, b: int, *, org: str | None = None, graph: tuple[str, str] | None = None
