@@ -198,16 +198,11 @@ class _Writer:
         return {"do": "return", "turn": w["turn"], "work": w["work"], "status": w["status"]}
 
     def _record(self, r: Obj, person: str) -> Obj:
-        out: Obj = {"origin": r["origin"]}
-        if r["source"] is not None:
-            out["source"] = r["source"]
-            if r["origin"] == "person" and r["source"] != person:
-                self.sources.add(r["source"])
-        for key in ("excerpt", "reliability"):
-            if r[key] is not None:
-                out[key] = r[key]
-        out["claims"] = without_nulls(r["claims"])
-        return out
+        """A record's fields as an event writes them; a person named as its source is exported too."""
+        if r["origin"] == "person" and r["source"] not in (None, person):
+            self.sources.add(r["source"])
+        given = {k: r[k] for k in ("origin", "source", "excerpt", "reliability") if r[k] is not None}
+        return given | {"claims": without_nulls(r["claims"])}
 
     def _record_left_out(self, r: Obj, turn_id: str, then: str) -> None:
         self.omitted.append(
