@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import random
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -153,11 +154,10 @@ def _disputes_and_map(engine: Engine, book: Written) -> None:
             sink.put(
                 "dispute", {"fact_id": acc.id, "by": rnd.choice(book.people[1:]), "contribution": DISPUTE_CONTRIBUTION}
             )
-    active_count: dict[int, int] = _score_facts(engine, sink, list(facts.values()))
-    kinds: dict[str, int] = {}
-    for eid, n in active_count.items():
-        if eid <= len(book.entities) and n > 0:  # World entities carry the first ids
-            kinds[book.entities[eid - 1][0]] = kinds.get(book.entities[eid - 1][0], 0) + 1
+    active_count = _score_facts(engine, sink, list(facts.values()))
+    # World entities carry the first ids
+    world = [eid for eid, n in active_count.items() if eid <= len(book.entities) and n > 0]
+    kinds = Counter(book.entities[eid - 1][0] for eid in world)
     world_active = sum(1 for acc in facts.values() if acc.active)
     for kind, n in [*kinds.items(), ("", world_active)]:
         sink.put("mapcount", {"org_id": book.org, "kind": kind, "n": n})
@@ -166,11 +166,11 @@ def _disputes_and_map(engine: Engine, book: Written) -> None:
     update_by_id(engine, "entity", "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
 
 
-def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> dict[int, int]:
+def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> Counter[int]:
     """Write the final weight of these facts (R26, R28); returns active facts per entity id."""
     sink.write()
     scores: list[dict[str, Any]] = []
-    active: dict[int, int] = {}
+    active: Counter[int] = Counter()
     for acc in accs:
         sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
         scores.append(
@@ -178,8 +178,7 @@ def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> dict[int, i
         )
         acc.active = sc.status == "active"
         if acc.active:
-            for eid in (acc.subject, acc.obj):
-                active[eid] = active.get(eid, 0) + 1
+            active.update((acc.subject, acc.obj))
     update_by_id(engine, "fact", "fid", scores)
     return active
 

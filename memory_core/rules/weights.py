@@ -112,9 +112,7 @@ def fold_sources(supports: Iterable[tuple[str, str, float]]) -> dict[tuple[str, 
     """One vote per (origin, key): a source contributes the largest l among its supports (R25, R26)."""
     best: dict[tuple[str, str], float] = {}
     for origin, key, contrib in supports:
-        k = (origin, key)
-        if k not in best or contrib > best[k]:
-            best[k] = contrib
+        best[(origin, key)] = max(best.get((origin, key), -math.inf), contrib)
     return best
 
 
