@@ -135,11 +135,8 @@ class EventEngine:
 
     def state_at(self, index: int) -> Obj:
         """The memory right after event `index` from its history (R32, R33), with the logs of events 0 to `index`."""
-        return {
-            **self.service.state_at(self.moments[index]),
-            "reads": [copy.deepcopy(r) for r in self.reads if r["event"] <= index],
-            "refused": [copy.deepcopy(r) for r in self.refused if r["event"] <= index],
-        }
+        logs = {k: [copy.deepcopy(r) for r in getattr(self, k) if r["event"] <= index] for k in ("reads", "refused")}
+        return {**self.service.state_at(self.moments[index]), **logs}
 
 
 def replay(
