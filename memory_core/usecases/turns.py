@@ -128,12 +128,9 @@ class Turns(UseCases):
             org = self._org(s, run.org_id)
             answer = None
             if spec.get("answers"):
+                least = spec.get("min_weight", DEFAULT_MIN_WEIGHT)  # R22
                 answer = shortcut(
-                    s,
-                    run,
-                    spec["answers"],
-                    min_weight=spec.get("min_weight", DEFAULT_MIN_WEIGHT),
-                    no_memory_shortcuts=org.no_memory_shortcuts,
+                    s, run, spec["answers"], min_weight=least, no_memory_shortcuts=org.no_memory_shortcuts
                 )
             kept = None
             if answer is None and record is not None:
@@ -182,10 +179,10 @@ class Turns(UseCases):
             nested = store.nested_of(db, turn_id)
             if "open" in nested.values():
                 raise E.NestedOpen.still_held(turn_id)
-            n = moments.take_moment(db)
+            n, org, run = moments.take_moment(db), turn.org_id, turn.run_id
             if not teaches(status):
                 store.end_untaught(db, turn_id, status, moment=n)
-                moments.mark(db, n, "turn_ended", org=turn.org_id, run=turn.run_id, turn=turn_id, detail=status)
+                moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status)
                 return TurnEnded(status=status, rule="R2")  # a failed or cancelled turn teaches nothing
             settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
                 surface=turn.surface,
@@ -194,28 +191,10 @@ class Turns(UseCases):
                 learn_from_ephemeral_runs=bool(turn.learn_from_ephemeral_runs),
                 learn_from_users=bool(turn.learn_from_users),
             )
-            result = teach(
-                db,
-                turn_id,
-                settings,
-                nested,
-                run_id=turn.run_id,
-                org_id=turn.org_id,
-                person_id=turn.person_id,
-                moment=n,
-            )
+            result = teach(db, turn_id, settings, nested, run_id=run, org_id=org, person_id=turn.person_id, moment=n)
             skipped = [k.stored() for k in result.skipped]  # R10, without the labels
             store.end_taught(db, turn_id, status, result.taught, skipped, moment=n)
-            moments.mark(
-                db,
-                n,
-                "turn_ended",
-                org=turn.org_id,
-                run=turn.run_id,
-                turn=turn_id,
-                detail=status,
-                facts=result.changes.facts,
-            )
+            moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status, facts=result.changes.facts)
             return TurnEnded(
                 status=status,
                 taught=cast(Taught, result.taught),
