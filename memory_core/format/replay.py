@@ -112,16 +112,8 @@ class EventEngine:
             )
         if event["do"] == "read":
             answered = result.outcome.result if isinstance(result.outcome, ReadResult) else None
-            self.reads.append(
-                {
-                    "event": index,
-                    "turn": event["turn"],
-                    "call": event["call"],
-                    "args": copy.deepcopy(event["args_given"]),
-                    "outcome": result.reason or "ok",
-                    "result": answered,
-                }
-            )
+            asked = {"turn": event["turn"], "call": event["call"], "args": copy.deepcopy(event["args_given"])}
+            self.reads.append({"event": index, **asked, "outcome": result.reason or "ok", "result": answered})
         self.moments.append(self.service.clock())
         return result
 
