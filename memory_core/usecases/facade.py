@@ -20,10 +20,6 @@ from .settings import OrgSettings
 from .tokens import Tokens
 from .turns import Turns
 
-#: Public members that are not use cases: each opens no transaction of its own that could lose a
-#: race (the use cases run inside them retry as a whole).
-NOT_USE_CASES = ("sandbox", "all_or_nothing", "loading", "at", "close")
-
 
 class MemoryService(
     Turns, Reads, Corrections, Erasure, OrgSettings, Tokens, Identities, Explore, Past, Export, AgentSessions
