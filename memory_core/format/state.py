@@ -162,10 +162,9 @@ class RunState(Closed):
     flow: GraphOut
 
 
-class ResolveHit(Named):
+class ResolveHit(EntityOut):
     """What GraphResolve answers: an entity with its graph."""
 
-    aliases: list[str]
     graph: Graph
 
 
