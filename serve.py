@@ -1,12 +1,6 @@
-"""`make run`'s server: `streamlit run app.py` (arguments go to it), with the libraries every page
-imports loaded in a background thread meanwhile. Streamlit imports a page's modules only when the
-first browser asks for it; loaded while the server starts and the browser fetches the app, they no
-longer add to the first page (issue #16, B8: the first page after `make run`).
-
-Once the server answers, a first session of its own runs the default page and leaves: Streamlit
-knows an app's pages only after a script ran (streamlit/streamlit#9992), and the first browser sent
-straight to another page (a shared link to Runs, say) saw "Page not found" over it (#25).
-"""
+"""`make run`'s server: `streamlit run app.py` with the pages' libraries loaded meanwhile (issue #16, B8), and a first
+session of its own that runs the default page, so that a first browser sent to another page finds it (#25,
+streamlit/streamlit#9992)."""
 
 from __future__ import annotations
 
@@ -40,8 +34,7 @@ def _stream_url() -> str:
 
 
 def _session(url: str, page: str = "") -> list[str]:
-    """One session that asks for `page` (the default page: "") as a browser's first request does, until
-    its script finished: the kinds of message the server sent it (`page_not_found` among them, or not)."""
+    """One session that asks for `page` ("": the default) until its script finished: the kinds of message it got."""
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
     from websockets.sync.client import connect
@@ -64,9 +57,7 @@ def _session(url: str, page: str = "") -> list[str]:
 
 
 def _first_session(url: str | None = None, within: float = 120) -> bool:
-    """One session that runs the default page, as a browser's first visit would, then closes: True
-    once its script finished. Tries until the server at `url` (default: this process's) answers, or
-    `within` seconds passed."""
+    """One session that runs the default page then closes, tried for `within` seconds: True once it finished."""
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         try:

@@ -1,9 +1,4 @@
-"""Memory Explorer's core: three graphs of facts kept between runs, and the rules that teach them.
-
-The public API: `MemoryService` (the only door to memory) and the results its use cases return
-(usecases/results.py), the `EventEngine` and `replay`, the scenario format (`parse`, `load`,
-`Scenario`), and the errors.
-"""
+"""Memory Explorer's core: the facade `MemoryService`, its results, the event engine, the scenario format, the errors."""
 
 from .errors import FormatError, MemoryCoreError, Refusal
 from .format.checks import Scenario

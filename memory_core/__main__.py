@@ -6,7 +6,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -30,13 +30,14 @@ from .store.database import (
 from .store.dialect import dialect_of
 from .usecases.facade import MemoryService
 
+Parser = argparse.ArgumentParser
+
 #: Why the text of a deletion is still in the files after the wait (R31), on either backend.
 HELD = "a reader holds SQLite's log, or on PostgreSQL a transaction older than the deletion is still open"
 
 
 def _made_by(path: Path) -> list[Path]:
-    """What creating a SQLite file at `path` makes: the directories missing on its way, the file and
-    its log; so a load that fails can take away all it made."""
+    """What creating a SQLite file at `path` makes (missing directories, the file, its log), for a failed load to undo."""
     made = [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
     parent = path.parent
     while not parent.exists():
@@ -46,9 +47,7 @@ def _made_by(path: Path) -> list[Path]:
 
 
 def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object, EventResult | None, Obj]:
-    """Replay a scenario into the database at `url`, which must hold no memory: all or nothing (see
-    engine.replay_into). When it fails, the database is as it was before: the transaction is rolled
-    back, a SQLite log keeps none of its pages, and a SQLite file this command created is removed."""
+    """Replay a scenario into the empty database at `url`, all or nothing: a failure leaves it as it was (R31)."""
     path = sqlite_file(url)
     made = _made_by(path) if path is not None and not path.exists() else []
     engine: Engine | None = None
@@ -73,8 +72,7 @@ def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object
 
 
 def _undo(engine: Engine | None, *, path: Path | None, made: list[Path]) -> None:
-    """What a failed load leaves: rolled-back pages out of an existing SQLite file's log (R31), the
-    engine closed, and what creating the file made taken away."""
+    """After a failed load: rolled-back pages out of a SQLite log (R31), the engine closed, what it made removed."""
     if engine is not None and path is not None and not made:
         with suppress(Exception):  # a disk still full: the rolled-back pages count for nothing
             checkpoint(engine)
@@ -88,8 +86,7 @@ def _undo(engine: Engine | None, *, path: Path | None, made: list[Path]) -> None
 
 
 def _finish_erasure(service: MemoryService) -> None:
-    """R31: a command that deleted something waits, as long as its dialect says (finish_timeout), for
-    the scrub that takes the text out of the database files (PostgreSQL's, in the background), and says so."""
+    """R31: a command that deleted something waits (its dialect's finish_timeout) for the scrub, and says so."""
     status = service.erasure_status()
     if not (status["pending"] or status["scrubbing"]):
         return  # nothing deleted, or already gone (SQLite's checkpoint, inline)
@@ -165,8 +162,7 @@ def _print_json(value: object) -> None:
 
 @contextmanager
 def _memory(db: str | None) -> Iterator[MemoryService]:
-    """The memory a command reads (from the standby, if there is one: docs/scaling.md); a scrub a
-    killed process left, healed on opening, ends before the command does (R31)."""
+    """The memory a command reads (a standby's, if any); a scrub found on opening ends before the command (R31)."""
     service = MemoryService.at(db, existing=True)
     try:
         yield service
@@ -190,8 +186,7 @@ def cmd_load(args: argparse.Namespace) -> int:
 
 
 def cmd_state(args: argparse.Namespace) -> int:
-    """A memory as memory-state/1; `--at`, as it stood right after a moment, every later erasure
-    applied (R32, R33)."""
+    """A memory as memory-state/1; `--at`, as it stood right after a moment, later erasures applied (R32, R33)."""
     with _memory(args.db) as service:
         at = None if args.at is None else service.resolve_moment(args.at)
         _print_json({**(service.export_state() if at is None else service.state_at(at)), **service.read_trace(at)})
@@ -199,8 +194,7 @@ def cmd_state(args: argparse.Namespace) -> int:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """What a database recorded as a memory-scenario/1 document on standard output; what cannot be
-    written back (R17, R29 to R31) is named on standard error, one line each."""
+    """What a database recorded as memory-scenario/1; what cannot be written back (R17, R29 to R31) on stderr."""
     url = args.db or database_url()
     with _memory(args.db) as service:
         try:
@@ -222,10 +216,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         return 0
 
 
-def _moment_named(service: MemoryService, n: int) -> Obj:
+def _moment_named(service: MemoryService, n: int, names: dict[str, str]) -> Obj:
     from .views.history import fact_names, moment_label
 
-    names = {p["id"]: p["name"] for p in service.people()}
     rows = service.moments(first=n - 1, last=n) if n else []
     if not rows:
         return {"moment": n, "at": None, "what": "before history was kept" if n == 0 else "no change"}
@@ -239,7 +232,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     with _memory(args.db) as service:
         a, b = service.resolve_moment(args.start), service.resolve_moment(args.end)
         before, after = service.facts_between(a, b)
-        out = {"from": _moment_named(service, a), "to": _moment_named(service, b), "graphs": diff(before, after)}
+        names = {p["id"]: p["name"] for p in service.people()}
+        out = {"from": _moment_named(service, a, names), "to": _moment_named(service, b, names)}
+        out["graphs"] = diff(before, after)
         if args.json:
             _print_json(tidy(out))
         else:
@@ -286,10 +281,10 @@ def cmd_db(args: argparse.Namespace) -> int:
 def cmd_token(args: argparse.Namespace) -> int:
     """`token issue PERSON --org ORG` prints a new token (only its hash is kept); `token revoke TOKEN`."""
     with _memory(args.db) as service:
-        if args.action == "issue" and not args.org:
-            print("token issue needs --org ORG", file=sys.stderr)
-            return 2
         if args.action == "issue":
+            if not args.org:
+                print("token issue needs --org ORG", file=sys.stderr)
+                return 2
             try:
                 print(service.issue_token(args.subject, org=args.org))
             except Refusal as refusal:
@@ -341,7 +336,16 @@ def cmd_schema(args: argparse.Namespace) -> int:
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m memory_core", description="Memory Explorer's command line.")
     sub = p.add_subparsers(dest="command", required=True)
-    r = sub.add_parser("replay", help="run a scenario and print the state it ends in")
+    db_option = argparse.ArgumentParser(add_help=False)
+    db_option.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
+
+    def command(name: str, run: Callable[[argparse.Namespace], int], about: str, *, db: bool = True) -> Parser:
+        """A subcommand that runs `run`, with --db unless `db` is False."""
+        cmd = sub.add_parser(name, help=about, parents=[db_option] if db else [])
+        cmd.set_defaults(run=run)
+        return cmd
+
+    r = command("replay", cmd_replay, "run a scenario and print the state it ends in", db=False)
     r.add_argument("file")
     r.add_argument("--json", action="store_true", help="print the state as memory-state/1 JSON")
     r.add_argument("--strict", action="store_true", help="stop at the first refusal and exit 1")
@@ -349,52 +353,45 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--at", type=int, metavar="N", help="print the state as it stood right after event N (from 0), from history"
     )
-    r.set_defaults(run=cmd_replay)
-    ld = sub.add_parser("load", help="load a scenario into the configured database")
+    ld = command("load", cmd_load, "load a scenario into the configured database")
     ld.add_argument("file")
-    ld.add_argument("--db")
     ld.add_argument("--if-empty", action="store_true", help="do nothing (exit 0) when memory is already there")
-    ld.set_defaults(run=cmd_load)
+    st = command("state", cmd_state, "print the memory of a database as memory-state/1")
     setup_cli.add_parser(sub)
-    st = sub.add_parser("state", help="print the memory of a database as memory-state/1")
-    st.add_argument("--db")
     st.add_argument(
         "--at",
         metavar="MOMENT",
         help="as it stood right after a moment: its number (`history` lists them), a turn id, or a time (ISO 8601)",
     )
-    st.set_defaults(run=cmd_state)
-    ex = sub.add_parser("export", help="what a database recorded, as a scenario that replays to its state")
-    ex.add_argument("--db")
+    ex = command("export", cmd_export, "what a database recorded, as a scenario that replays to its state")
     ex.add_argument("--org", help="only this organization: its members, workflows, runs and corrections")
     ex.add_argument(
         "--run", dest="run_id", metavar="RUN", help="only this run, with its organization, people and workflow"
     )
-    ex.set_defaults(run=cmd_export)
-    df = sub.add_parser("diff", help="what changed between two moments, per graph")
-    df.add_argument("--db")
+    df = command("diff", cmd_diff, "what changed between two moments, per graph")
     df.add_argument("--from", dest="start", required=True, metavar="MOMENT", help="a moment number, turn id or time")
     df.add_argument("--to", dest="end", required=True, metavar="MOMENT", help="a moment number, turn id or time")
     df.add_argument("--json", action="store_true", help="print the difference as JSON")
-    df.set_defaults(run=cmd_diff)
-    hi = sub.add_parser("history", help="the moments of a memory, each with what happened")
-    hi.add_argument("--db")
+    hi = command("history", cmd_history, "the moments of a memory, each with what happened")
     hi.add_argument("--org", help="only the moments about this organization (and the memory's own)")
     hi.add_argument("--json", action="store_true")
-    hi.set_defaults(run=cmd_history)
-    db = sub.add_parser("db", help="schema migrations (Alembic), and scrub: erased text out of the files now")
+    db = command("db", cmd_db, "schema migrations (Alembic), and scrub: erased text out of the files now")
     db.add_argument("action", choices=["upgrade", "current", "scrub"])
-    db.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
-    db.set_defaults(run=cmd_db)
-    tk = sub.add_parser("token", help="bearer tokens for the preferences API")
+    tk = command("token", cmd_token, "bearer tokens for the preferences API")
     tk.add_argument("action", choices=["issue", "revoke"])
     tk.add_argument("subject", help="issue: the person id; revoke: the token")
     tk.add_argument("--org", help="issue: the organization the token speaks in")
-    tk.add_argument("--db")
-    tk.set_defaults(run=cmd_token)
-    identity_cli.add_parser(sub, identity_cli.cmd_identity)
-    mc = sub.add_parser("mcp", help="serve memory to agents over MCP (stdio; --http for Streamable HTTP at /mcp)")
-    mc.add_argument("--db")
+    ident = command(
+        "identity", identity_cli.cmd_identity, "link people to the identities they sign in to the dashboard with"
+    )
+    ident.add_argument("action", choices=["link", "unlink", "list"])
+    ident.add_argument("person", nargs="?", help="link: the person's id")
+    ident.add_argument("--org", required=True, help="the organization the link speaks in")
+    ident.add_argument("--issuer", help="the identity provider's issuer URL (its discovery document's `issuer`)")
+    ident.add_argument("--subject", help="the person's subject (`sub`) at that issuer")
+    ident.add_argument("--email", help="or: an email address the identity provider verifies (`email_verified`)")
+    ident.add_argument("--json", action="store_true", help="list: as JSON")
+    mc = command("mcp", cmd_mcp, "serve memory to agents over MCP (stdio; --http for Streamable HTTP at /mcp)")
     mc.add_argument("--http", action="store_true", help="serve many agents over Streamable HTTP at /mcp")
     mc.add_argument("--host", default="127.0.0.1", help="HTTP: the address to listen on (default: loopback only)")
     mc.add_argument("--port", type=int, default=8765)
@@ -402,15 +399,13 @@ def parser() -> argparse.ArgumentParser:
         "--idle-timeout", type=float, default=300.0, metavar="SECONDS", help="HTTP: a session idle this long ends"
     )
     mc.add_argument("--max-sessions-per-token", type=int, default=64, metavar="N", help="HTTP: open sessions per token")
-    mc.set_defaults(run=cmd_mcp)
-    gen = sub.add_parser("generate", help="a believable organization of N supports, for benchmarks")
+    gen = command("generate", cmd_generate, "a believable organization of N supports, for benchmarks")
     gen.add_argument("--supports", type=int, required=True)
     gen.add_argument("--seed", type=int, default=1)
-    gen.add_argument("--db")
-    gen.set_defaults(run=cmd_generate)
-    sc = sub.add_parser("schema", help="the JSON Schema of a scenario (memory-scenario/1) or a state (memory-state/1)")
+    sc = command(
+        "schema", cmd_schema, "the JSON Schema of a scenario (memory-scenario/1) or a state (memory-state/1)", db=False
+    )
     sc.add_argument("document", nargs="?", choices=["scenario", "state"], default="scenario")
-    sc.set_defaults(run=cmd_schema)
     return p
 
 

@@ -1,16 +1,6 @@
-"""The preferences API (R15): GET and PATCH /organization/preferences, for the organization's owner.
-
-`make api` serves it with uvicorn on 127.0.0.1:8000 over MEMORY_DATABASE_URL. It calls the same
-service method as the dashboard's Settings page, so both write the same audit. With
-MEMORY_READ_DATABASE_URL naming a hot standby, GET reads there (docs/scaling.md); with the primary
-down GET still answers from the standby and PATCH is a 503 whose sentence says so.
-
-The routes are plain (sync) functions: FastAPI runs them in its thread pool, so the blocking
-database calls never stall the server. The PATCH body is a pydantic model generated from the
-settings table (rules.SETTINGS): extra keys are refused, booleans are strict. Every refusal is a
-sentence in `detail`; a body that is not JSON (malformed, NaN, too deep, too long a number) is a
-422 like any other bad body, never a 400 or a 500.
-"""
+"""The preferences API (R15): GET and PATCH /organization/preferences for the organization's owner, over the same
+use cases as the Settings page; sync routes (FastAPI's thread pool), a strict body generated from rules.SETTINGS,
+every refusal a sentence in `detail`, a body that is not JSON a 422 (docs/scaling.md for a standby)."""
 
 from __future__ import annotations
 
@@ -72,16 +62,14 @@ class Problem(Exception):
 
 
 class NotJson:
-    """What a body that is not JSON becomes: it fails the body model after the token is checked
-    (so a caller without a valid token hears 401 first), and the refusal says why."""
+    """A body that is not JSON: it fails the body model after the token's check (401 first), saying why."""
 
     def __init__(self, why: str) -> None:
         self.why = why
 
 
 def parse_body(raw: bytes) -> Any:
-    """Strict JSON, read as a scenario file is (scenario.decode): UTF-8, no NaN or Infinity, no
-    key twice in one object, nested at most scenario.MAX_DEPTH levels; NotJson otherwise."""
+    """Strict JSON, read as a scenario file is (scenario.decode); NotJson otherwise."""
     try:
         return decode(raw)
     except FormatError as exc:
@@ -178,8 +166,7 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        """Starlette's answers (404, 405), with a 405's `Allow` listing every method of the path,
-        not only those of the first route that matched it."""
+        """Starlette's answers (404, 405), a 405's `Allow` listing every method of the path."""
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
             methods = {

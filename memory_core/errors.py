@@ -1,8 +1,4 @@
-"""Errors of memory_core: one base, a format error, and one refusal class per reason.
-
-Each refusal class takes the ids it is about and builds its own sentence, so a sentence is
-written once; a reason said in several ways has a named constructor for each other way.
-"""
+"""Errors of memory_core: one base, a format error, and one refusal class per reason that builds its own sentence."""
 
 from __future__ import annotations
 
@@ -32,8 +28,7 @@ class DatabaseNotEmpty(MemoryCoreError):
 
 
 class Unreachable(MemoryCoreError):
-    """A database server that cannot be reached (docs/scaling.md): the sentence says what was not
-    done and where reads still come from; `message` is it, as a refusal's is."""
+    """A database server that cannot be reached (docs/scaling.md); `message` says what was not done."""
 
     def __init__(self, message: str) -> None:
         self.message = message
@@ -41,8 +36,7 @@ class Unreachable(MemoryCoreError):
 
 
 class PrimaryUnreachable(Unreachable):
-    """A change that could not be made: the database it is written to (the primary) cannot be
-    reached. `cut`: the connection went while the change ran, so whether it committed is unknown."""
+    """A change the primary cannot be reached for; `cut`: lost while it ran, so whether it committed is unknown."""
 
     def __init__(self, where: str, why: str, *, cut: bool = False, standby: str | None = None) -> None:
         done = (
@@ -65,12 +59,15 @@ _CITED = re.compile(r"\((R\d+[a-z]?)\b")
 
 
 class Refusal(MemoryCoreError):
-    """An action the rules do not allow. It changed nothing; `reason` is the format's code, and
-    `rule` the rule that refused: the first its sentence cites, else its class's (`default_rule`:
-    for a reference that names nothing, the rule that keeps what it would name out of reach)."""
+    """An action the rules do not allow, changing nothing: `reason` (the format's code) and `rule` (the first its
+    sentence cites, else its class's `default_rule`) are given as class keywords."""
 
     reason = "refused"
     default_rule = "R20"
+
+    def __init_subclass__(cls, *, reason: str, rule: str = "R20", **kw: Any) -> None:
+        super().__init_subclass__(**kw)
+        cls.reason, cls.default_rule = reason, rule
 
     def __init__(self, message: str) -> None:
         self.message = message
@@ -86,49 +83,30 @@ class Refusal(MemoryCoreError):
         return refusal
 
     def __reduce__(self) -> tuple[Any, ...]:  # a refusal crosses processes with its sentence
-        return (_rebuilt, (type(self), self.message))
+        return (type(self).saying, (self.message,))
 
 
-def _rebuilt(cls: type[Refusal], message: str) -> Refusal:
-    return cls.saying(message)
-
-
-class NotOffered(Refusal):
-    """Refused with `not_offered` (R4, R19)."""
-
-    reason = "not_offered"
-
+class NotOffered(Refusal, reason="not_offered"):
     def __init__(self, *, within: str | None = None, step: str | None = None) -> None:
         who = f"nested work {within!r}" if within else f"step {step!r} (not a model step admitting calls)"
         super().__init__(f"graph reads are not offered to {who} (R4, R19)")
         self.rule = "R4" if within else "R19"
 
 
-class BudgetExhausted(Refusal):
-    """Refused with `budget_exhausted` (R21)."""
-
-    reason = "budget_exhausted"
-    default_rule = "R21"
-
+class BudgetExhausted(Refusal, reason="budget_exhausted", rule="R21"):
     def __init__(self, turn_id: str, cap: int | None) -> None:
         super().__init__(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
 
 
-class NotOwner(Refusal):
-    """Refused with `not_owner`: what only the owner does (R15, R28)."""
-
-    reason = "not_owner"
-    default_rule = "R15"
+class NotOwner(Refusal, reason="not_owner", rule="R15"):
+    """What only the owner does (R15, R28)."""
 
     def __init__(self, org_id: str, *, does: str) -> None:
         super().__init__(f"only the owner of {org_id!r} {does}")
 
 
-class NotAllowed(Refusal):
-    """Refused with `not_allowed`: each way is a named constructor."""
-
-    reason = "not_allowed"
-    default_rule = "R28"
+class NotAllowed(Refusal, reason="not_allowed", rule="R28"):
+    """Each way is a named constructor."""
 
     @classmethod
     def replacing_across_runs(cls, turn_id: str, *, its_run: str, run: str) -> Self:
@@ -162,11 +140,8 @@ class NotAllowed(Refusal):
         )
 
 
-class NotMember(Refusal):
-    """Refused with `not_member`; `so` says what membership was needed for."""
-
-    reason = "not_member"
-    default_rule = "R20"
+class NotMember(Refusal, reason="not_member"):
+    """`so` says what membership was needed for."""
 
     def __init__(self, person_id: str, org_id: str, *, so: str) -> None:
         super().__init__(f"{person_id!r} is not a member of {org_id!r}{so}")
@@ -180,28 +155,17 @@ class NotMember(Refusal):
         )
 
 
-class InvalidSetting(Refusal):
-    """Refused with `invalid_setting`: the problem rules.settings.settings_problem found (R15)."""
-
-    reason = "invalid_setting"
-    default_rule = "R15"
+class InvalidSetting(Refusal, reason="invalid_setting", rule="R15"):
+    """The problem rules.settings.settings_problem found (R15)."""
 
 
-class UnknownOrg(Refusal):
-    """Refused with `unknown_org`."""
-
-    reason = "unknown_org"
-    default_rule = "R20"
-
+class UnknownOrg(Refusal, reason="unknown_org"):
     def __init__(self, org_id: str) -> None:
         super().__init__(f"no organization has the id {org_id!r}")
 
 
-class UnknownPerson(Refusal):
-    """Refused with `unknown_person` (R30: a deleted account names no one)."""
-
-    reason = "unknown_person"
-    default_rule = "R30"
+class UnknownPerson(Refusal, reason="unknown_person", rule="R30"):
+    """R30: a deleted account names no one."""
 
     def __init__(self, person_id: str, *, maybe_deleted: bool = True) -> None:
         hint = " (or their account was deleted, R30)" if maybe_deleted else ""
@@ -221,54 +185,29 @@ class UnknownPerson(Refusal):
         return cls.saying(f"run {run_id!r} has no person any more to default the source to (R30)")
 
 
-class UnknownWorkflow(Refusal):
-    """Refused with `unknown_workflow`."""
-
-    reason = "unknown_workflow"
-    default_rule = "R19"
-
+class UnknownWorkflow(Refusal, reason="unknown_workflow", rule="R19"):
     def __init__(self, org_id: str, workflow_id: str, *, known: Iterable[str] = ()) -> None:
         has = ", ".join(map(repr, known)) or "none"
         super().__init__(f"organization {org_id!r} has no workflow {workflow_id!r}; its workflows: {has}")
 
 
-class UnknownStep(Refusal):
-    """Refused with `unknown_step`."""
-
-    reason = "unknown_step"
-    default_rule = "R19"
-
+class UnknownStep(Refusal, reason="unknown_step", rule="R19"):
     def __init__(self, step: str, workflow_id: str | None) -> None:
         where = f"workflow {workflow_id!r}" if workflow_id else "no workflow (the run was started without one)"
         super().__init__(f"step {step!r} is not in the run's {where}")
 
 
-class UnknownRun(Refusal):
-    """Refused with `unknown_run` (R29: a deleted run names nothing)."""
-
-    reason = "unknown_run"
-    default_rule = "R20"
-
+class UnknownRun(Refusal, reason="unknown_run"):
     def __init__(self, run_id: str) -> None:
         super().__init__(f"no run has the id {run_id!r} (or it was deleted, R29)")
 
 
-class UnknownTurn(Refusal):
-    """Refused with `unknown_turn` (R29: a deleted run's turns name nothing)."""
-
-    reason = "unknown_turn"
-    default_rule = "R20"
-
+class UnknownTurn(Refusal, reason="unknown_turn"):
     def __init__(self, turn_id: str) -> None:
         super().__init__(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
 
 
-class UnknownFact(Refusal):
-    """Refused with `unknown_fact`."""
-
-    reason = "unknown_fact"
-    default_rule = "R28"
-
+class UnknownFact(Refusal, reason="unknown_fact", rule="R28"):
     def __init__(self, fact_id: int) -> None:
         super().__init__(f"no fact has the id {fact_id}")
 
@@ -278,11 +217,8 @@ class UnknownFact(Refusal):
         return cls.saying(f"{where} has no such fact")
 
 
-class DuplicateId(Refusal):
-    """Refused with `duplicate_id`: ids are never used twice, erased ones included."""
-
-    reason = "duplicate_id"
-    default_rule = "R29"
+class DuplicateId(Refusal, reason="duplicate_id", rule="R29"):
+    """Ids are never used twice, erased ones included (R29)."""
 
     def __init__(self, kind: str, ident: str) -> None:
         super().__init__(f"the {kind} id {ident!r} is already used in this memory, perhaps by an erased {kind}")
@@ -296,12 +232,7 @@ class DuplicateId(Refusal):
 _NOT_OPEN = {"completed": "a turn ends and teaches once (R1)", "replaced": "a replaced turn teaches nothing (R3)"}
 
 
-class TurnNotOpen(Refusal):
-    """Refused with `turn_not_open` (R1 to R3)."""
-
-    reason = "turn_not_open"
-    default_rule = "R1"
-
+class TurnNotOpen(Refusal, reason="turn_not_open", rule="R1"):
     def __init__(self, turn_id: str, status: str) -> None:
         why = _NOT_OPEN.get(status, "an ended turn takes no more events (R2)")
         super().__init__(f"turn {turn_id!r} is {status}, not open: {why}")
@@ -311,11 +242,8 @@ class TurnNotOpen(Refusal):
         return cls.saying(f"turn {turn_id!r} ended (R2)")
 
 
-class EndedRun(Refusal):
-    """Refused with `run_ended` (R17); `then` says what an ended run no longer does."""
-
-    reason = "run_ended"
-    default_rule = "R17"
+class EndedRun(Refusal, reason="run_ended", rule="R17"):
+    """R17; `then` says what an ended run no longer does."""
 
     def __init__(self, run_id: str, *, then: str = "nothing more happens in it (R17)") -> None:
         super().__init__(f"run {run_id!r} has ended; {then}")
@@ -325,12 +253,7 @@ class EndedRun(Refusal):
         return cls.saying(f"run {run_id!r} has already ended (R17)")
 
 
-class NestedOpen(Refusal):
-    """Refused with `nested_open` (R5)."""
-
-    reason = "nested_open"
-    default_rule = "R5"
-
+class NestedOpen(Refusal, reason="nested_open", rule="R5"):
     def __init__(self, work: str, turn_id: str) -> None:
         super().__init__(f"{work!r} is already open in turn {turn_id!r}; return it first (R5)")
 
@@ -339,19 +262,13 @@ class NestedOpen(Refusal):
         return cls.saying(f"turn {turn_id!r} still holds open nested work; return it first (R5)")
 
 
-class NestedNotOpen(Refusal):
-    """Refused with `nested_not_open` (R5)."""
-
-    reason = "nested_not_open"
-    default_rule = "R5"
-
+class NestedNotOpen(Refusal, reason="nested_not_open", rule="R5"):
     def __init__(self, work: str, turn_id: str) -> None:
         super().__init__(f"{work!r} is not open in turn {turn_id!r} (R5)")
 
 
 class UnknownMoment(MemoryCoreError):
-    """A moment of history (R32) that names nothing: its sentence says what was given and what is
-    there (`state --at`, `diff --from/--to`, the dashboard's links)."""
+    """A moment of history (R32) that names nothing: what was given and what is there."""
 
     def __init__(self, given: str, problem: str) -> None:
         self.given = given

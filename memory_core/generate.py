@@ -1,18 +1,12 @@
-"""A believable organization at any size, deterministically, for benchmarks and demos.
-
-`python -m memory_core generate --supports N --seed S --db URL` writes people, runs, turns
-(some failed), records, all five World kinds with skewed degrees, repeats from known sources,
-Flow copies of every taught claim (R7), and disputes, in bulk. Weights, statuses and map
-counts are computed with the same pure functions the service uses (memory_core/rules/), so
-the result is the memory those turns would have taught. Memory use stays flat: rows stream
-to the database in chunks; only per-fact source maxima are kept.
-"""
+"""A believable organization of about N supports, deterministically, for benchmarks and demos: written in bulk, its
+weights, statuses and map computed by the rules the service uses (R7, R18, R25 to R28), in flat memory."""
 
 from __future__ import annotations
 
 import math
 import random
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -160,11 +154,10 @@ def _disputes_and_map(engine: Engine, book: Written) -> None:
             sink.put(
                 "dispute", {"fact_id": acc.id, "by": rnd.choice(book.people[1:]), "contribution": DISPUTE_CONTRIBUTION}
             )
-    active_count: dict[int, int] = _score_facts(engine, sink, list(facts.values()))
-    kinds: dict[str, int] = {}
-    for eid, n in active_count.items():
-        if eid <= len(book.entities) and n > 0:  # World entities carry the first ids
-            kinds[book.entities[eid - 1][0]] = kinds.get(book.entities[eid - 1][0], 0) + 1
+    active_count = _score_facts(engine, sink, list(facts.values()))
+    # World entities carry the first ids
+    world = [eid for eid, n in active_count.items() if eid <= len(book.entities) and n > 0]
+    kinds = Counter(book.entities[eid - 1][0] for eid in world)
     world_active = sum(1 for acc in facts.values() if acc.active)
     for kind, n in [*kinds.items(), ("", world_active)]:
         sink.put("mapcount", {"org_id": book.org, "kind": kind, "n": n})
@@ -173,11 +166,11 @@ def _disputes_and_map(engine: Engine, book: Written) -> None:
     update_by_id(engine, "entity", "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
 
 
-def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> dict[int, int]:
+def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> Counter[int]:
     """Write the final weight of these facts (R26, R28); returns active facts per entity id."""
     sink.write()
     scores: list[dict[str, Any]] = []
-    active: dict[int, int] = {}
+    active: Counter[int] = Counter()
     for acc in accs:
         sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
         scores.append(
@@ -185,8 +178,7 @@ def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> dict[int, i
         )
         acc.active = sc.status == "active"
         if acc.active:
-            for eid in (acc.subject, acc.obj):
-                active[eid] = active.get(eid, 0) + 1
+            active.update((acc.subject, acc.obj))
     update_by_id(engine, "fact", "fid", scores)
     return active
 
@@ -202,8 +194,7 @@ def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
 
 @dataclass
 class Written:
-    """What is written so far and what writes next: the sink, the World entities, the next ids, the
-    World facts, the current run's Flow facts and entities (cleared run by run), and the counts."""
+    """What is written so far and what writes next (a run's Flow facts and entities are cleared run by run)."""
 
     sink: Sink
     entities: list[tuple[str, str]]

@@ -1,13 +1,10 @@
-"""`python -m memory_core identity link|unlink|list`: who signs in to the dashboard as whom, with the
-organization's identity provider (docs/signin.md). Whoever runs it holds the database, so it needs
-no owner; the owner does the same on the dashboard's Settings page."""
+"""`python -m memory_core identity link|unlink|list` (docs/signin.md): whoever holds the database needs no owner."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Callable
 
 from .errors import FormatError, Refusal
 from .rules.identity import identity_of
@@ -17,23 +14,8 @@ from .usecases.facade import MemoryService
 USAGE = "identity link PERSON --org ORG (--issuer URL --subject SUB | --email ADDRESS)"
 
 
-def add_parser(sub: argparse._SubParsersAction, run: Callable[[argparse.Namespace], int]) -> None:
-    """The `identity` command's arguments, under the command line's subcommands."""
-    ident = sub.add_parser("identity", help="link people to the identities they sign in to the dashboard with")
-    ident.add_argument("action", choices=["link", "unlink", "list"])
-    ident.add_argument("person", nargs="?", help="link: the person's id")
-    ident.add_argument("--org", required=True, help="the organization the link speaks in")
-    ident.add_argument("--issuer", help="the identity provider's issuer URL (its discovery document's `issuer`)")
-    ident.add_argument("--subject", help="the person's subject (`sub`) at that issuer")
-    ident.add_argument("--email", help="or: an email address the identity provider verifies (`email_verified`)")
-    ident.add_argument("--json", action="store_true", help="list: as JSON")
-    ident.add_argument("--db")
-    ident.set_defaults(run=run)
-
-
 def cmd_identity(args: argparse.Namespace) -> int:
-    """Exit 0 done, 1 refused (the rule and reason on standard error) or nothing to unlink, 2 bad
-    input (the option and the problem): nothing changed but on 0."""
+    """Exit 0 done, 1 refused or nothing to unlink, 2 bad input: nothing changed but on 0."""
     if args.action == "link" and not args.person:
         print(f"identity link needs the person: {USAGE}", file=sys.stderr)
         return 2

@@ -11,7 +11,7 @@ from urllib.parse import unquote
 import pandas as pd
 import streamlit as st
 
-from memory_core.usecases.shapes import Drawing, GraphJson
+from memory_core.usecases.shapes import DrawingPublic, GraphJson
 from memory_core.views import viz
 from pages._links import dropped
 from pages._ui import Version
@@ -29,7 +29,11 @@ def _laid_out(plan: viz.Plan) -> viz.layout.Layout:
 
 
 def build(
-    graph: str, data: Drawing | GraphJson, flt: viz.Filters, highlight: tuple[str, ...], cmp: viz.Compare | None = None
+    graph: str,
+    data: DrawingPublic | GraphJson,
+    flt: viz.Filters,
+    highlight: tuple[str, ...],
+    cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
     """What the page draws: the plan, its HTML and the table of the facts drawn."""
     plan = viz.plan(data, flt, highlight=highlight, compare=cmp)
@@ -54,7 +58,7 @@ def kept_drawing(
     choice: tuple,
     highlight: tuple[str, ...],
     then: tuple[int | None, int | None],
-    _data: Drawing | GraphJson,
+    _data: DrawingPublic | GraphJson,
     _flt: viz.Filters,
     _cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
@@ -115,7 +119,7 @@ def only(key: str, options: list) -> None:
 STATUSES = ["active", "disputed", "retracted"]
 
 
-def filters(data: Drawing | GraphJson) -> viz.Filters:
+def filters(data: DrawingPublic | GraphJson) -> viz.Filters:
     """The filters over the facts loaded: kinds, relations, weight, status (R28), a focus (?entity=kind:name)."""
     facts = data["facts"]
     kinds = sorted({f["subject"]["kind"] for f in facts} | {f["object"].get("kind", "value") for f in facts})

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import FormatError, MemoryService
-from memory_core.usecases.shapes import IdentityLink
+from memory_core.usecases.shapes import IdentityLinkPublic
 from memory_core.views import signin
 from memory_core.views.text import JSON, inert
 from pages import _identity
@@ -73,7 +73,7 @@ def _link_form(ctx: Context, org: str, section: dict[str, JSON]) -> None:
         _link(ctx, org, person, given, members.get(person, person))
 
 
-def _unlink_form(ctx: Context, org: str, by_id: dict[int, IdentityLink]) -> None:
+def _unlink_form(ctx: Context, org: str, by_id: dict[int, IdentityLinkPublic]) -> None:
     """Unlink one of the organization's identities (R15): a session signed in with it acts as no one."""
     gone = st.container(horizontal=True, vertical_alignment="bottom")
     chosen = gone.selectbox(

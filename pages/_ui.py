@@ -11,7 +11,7 @@ from typing import Concatenate, ParamSpec, TypeVar
 import streamlit as st
 
 from memory_core import MemoryCoreError, MemoryService, Refusal, database_url
-from memory_core.usecases.shapes import Person
+from memory_core.usecases.shapes import PersonPublic
 from memory_core.views import notebook as nbk
 from memory_core.views.notebook_file import scrub_erased
 from memory_core.views.text import inert
@@ -212,7 +212,7 @@ def _act_as(svc: MemoryService, memory: str) -> None:
     st.caption(f"You act as **{inert(label[chosen])}** in {inert(org_names.get(org, org or ''))}.")
 
 
-def _people_labels(people: list[Person], org: str) -> tuple[dict[str, str], tuple[str, str, str] | None]:
+def _people_labels(people: list[PersonPublic], org: str) -> tuple[dict[str, str], tuple[str, str, str] | None]:
     """Everyone "Act as" offers (members, the owner first; others; a visitor), and the owner (id, name, role)."""
     members = sorted((p for p in people if org in p["roles"]), key=lambda p: p["roles"][org] != "owner")
     label = {p["id"]: f"{p['name']} ({p['roles'][org]})" for p in members}

@@ -8,7 +8,7 @@ import streamlit as st
 
 from memory_core import MemoryService
 from memory_core.rules.wording import possessive
-from memory_core.usecases.shapes import Drawing, GraphJson
+from memory_core.usecases.shapes import DrawingPublic, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages import _drawing, _history
@@ -77,10 +77,10 @@ def _graph_chosen(runs: list[str]) -> tuple[str, str]:
     return "flow", st.selectbox("Run", runs, key="g_run")
 
 
-def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int) -> Drawing | GraphJson:
+def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int) -> DrawingPublic | GraphJson:
     """The graph's heaviest facts, as they stood after moment `drawn_at` (R32) or now; said when it holds more."""
     if drawn_at is not None:
-        data: Drawing | GraphJson = _history.then(
+        data: DrawingPublic | GraphJson = _history.then(
             ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True
         )
     else:

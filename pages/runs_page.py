@@ -11,7 +11,7 @@ import streamlit as st
 from memory_core import MemoryService, Refusal
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
-from memory_core.usecases.shapes import RecordRow, RunDetail, RunRow, TurnDetail
+from memory_core.usecases.shapes import RecordPublic, RunDetail, RunRow, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._reads import turn_reads
@@ -118,7 +118,7 @@ def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
         st.caption("No records.")
 
 
-def _record(r: RecordRow) -> dict[str, str]:
+def _record(r: RecordPublic) -> dict[str, str]:
     """A record as a row of its turn's table: its source, reliability (R26), claims and excerpt."""
     return {
         "Record": r["id"],

@@ -272,13 +272,17 @@ def test_refusal_order_a_non_member_correcting_learns_nothing_of_what_exists(do,
 
 def test_r22_choice_is_the_heaviest_allowed_answer_and_world_wins_a_tie():
     """The pure R22 choice: weight first; on a tie World, then User, then Flow; R14 switches it off."""
-    from memory_core.rules.shortcuts import Answer, choose_shortcut
+    from memory_core.rules.shortcuts import Candidate, choose_shortcut
 
-    flow, world_, user = Answer("flow", 0.95, "active"), Answer("world", 0.95, "active"), Answer("user", 0.95, "active")
+    flow, world_, user = (
+        Candidate("flow", 0.95, "active"),
+        Candidate("world", 0.95, "active"),
+        Candidate("user", 0.95, "active"),
+    )
     assert choose_shortcut([flow, user, world_], min_weight=0.9, no_memory_shortcuts=False) is world_
     assert choose_shortcut([flow, user], min_weight=0.9, no_memory_shortcuts=False) is user
-    heavier = Answer("flow", 0.97, "active")
+    heavier = Candidate("flow", 0.97, "active")
     assert choose_shortcut([world_, heavier], min_weight=0.9, no_memory_shortcuts=False) is heavier
     assert choose_shortcut([world_], min_weight=0.96, no_memory_shortcuts=False) is None
-    assert choose_shortcut([Answer("world", 0.99, "disputed")], min_weight=0.9, no_memory_shortcuts=False) is None
+    assert choose_shortcut([Candidate("world", 0.99, "disputed")], min_weight=0.9, no_memory_shortcuts=False) is None
     assert choose_shortcut([world_], min_weight=0.9, no_memory_shortcuts=True) is None

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from ..format.documents import Answers, Budget
 from ..format.events import EndStatus
-from ..format.state import ExpandFact, MapOut, ResolveHit, Shortcut, Skipped, SourceHit
+from ..format.state import ExpandFact, MapOut, ResolveHit, Shortcut, SkippedOut, SourceHit
 from ..usecases.results import Taught
 
 
@@ -79,7 +79,7 @@ class TurnEndedOut(BaseModel):
 
     status: EndStatus
     taught: Taught
-    skipped: list[Skipped]
+    skipped: list[SkippedOut]
 
 
 class RunEndedOut(BaseModel):

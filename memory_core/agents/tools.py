@@ -21,7 +21,7 @@ from ..format.documents import Budget
 from ..format.events import (
     Claim,
     EndStatus,
-    Entity,
+    EntityEntry,
     FactRef,
     Graph,
     Ident,
@@ -165,7 +165,7 @@ def open_turn(
     out = c.apply("open_turn", made="turn", run=run, turn=turn, request=request, replaces=replaces)
     c.session.turns.add(turn)
     budget = Budget(MemoryProbes=c.session.caps.get(run))
-    return M.TurnOpenedOut(turn=turn, map=MapOut.model_validate(out.map.model_dump()), budget=budget)
+    return M.TurnOpenedOut(turn=turn, map=MapOut.model_validate(out.map), budget=budget)
 
 
 @tool(CHANGES)
@@ -224,7 +224,7 @@ def GraphResolve(  # noqa: N802
 def GraphExpand(  # noqa: N802
     ctx: Context,
     turn: TurnId,
-    entity: Entity,
+    entity: EntityEntry,
     graph: Graph = "world",
     relation: Ident | None = None,
     step: ReadStep = None,
@@ -252,7 +252,7 @@ def end_turn(ctx: Context, turn: TurnId, status: EndStatus) -> M.TurnEndedOut:
     """End a turn. Only `completed` teaches (R1), once, all of it; use it only when the work
     succeeded. `failed` and `cancelled` teach nothing (R2)."""
     out = ToolCall.of(ctx).apply("end_turn", turn=turn, status=status)
-    taught = out.taught.to_json() if out.taught is not None else {"world": 0, "user": 0, "flow": 0}
+    taught = out.taught if out.taught is not None else {"world": 0, "user": 0, "flow": 0}
     skipped = [s.to_json() for s in out.skipped]
     return M.TurnEndedOut.model_validate({"status": out.status, "taught": taught, "skipped": skipped})
 

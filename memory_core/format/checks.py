@@ -1,7 +1,5 @@
-"""`memory-scenario/1` checked as a whole: the setup, each event, the references between them.
-
-The kinds of event and the keys of each object are the models' (format/events.py, documents.py);
-the checks here add what a schema cannot say and write the sentences a file's author reads."""
+"""`memory-scenario/1` checked as a whole by the models (events.py, documents.py), with what a schema cannot say:
+the references between ids, ids unique, one owner, a web source's host (R25), no setting in a workflow (R15)."""
 
 from __future__ import annotations
 
@@ -14,7 +12,7 @@ from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME, settings_problem
 from ..rules.weights import web_host
 from . import documents as doc
-from .events import EVENT_MODELS, READ_ARGS, Closed, Read, Record, Step
+from .events import EVENT_MODELS, READ_ARGS, Closed, Read, RecordEvent, Step
 from .fields import join, storable, type_name, validate
 
 FORMAT = doc.SCENARIO_FORMAT
@@ -57,7 +55,7 @@ def _plain(path: str, e: Closed, given: Obj) -> Obj:
     """An event as the event engine takes it: a record's fields as one `record`, a request as
     {text, claims}, a read's args as its call's (R23) beside the args as given."""
     out = e.model_dump(exclude={"note"})
-    if isinstance(e, Record):
+    if isinstance(e, RecordEvent):
         return {"do": "record", "turn": e.turn, "record": _record(path, out)}
     if isinstance(e, Step) and e.record is not None:
         out["record"] = _record(join(path, "record"), {**out["record"], "within": None})
@@ -95,7 +93,7 @@ def _organizations(raw: Any) -> list[Obj]:
         if problem:
             bad = next(k for k in settings if settings_problem({k: settings[k]}))
             raise FormatError(join(join(p, "settings"), bad), problem)
-        o = validate(doc.Organization, value, path=p)
+        o = validate(doc.OrganizationEntry, value, path=p)
         _unique(join(p, "id"), o.id, seen, "organization")
         out.append({"id": o.id, "name": o.name, "owner": o.owner, "settings": dict(settings)})
     return out
@@ -109,7 +107,7 @@ def _people(raw: Any, orgs: set[str]) -> list[Obj]:
         for org in memberships if isinstance(memberships, dict) else ():
             if org not in orgs:
                 raise FormatError(join(join(p, "memberships"), org), f"no organization has the id {org!r}")
-        person = validate(doc.Person, value, path=p)
+        person = validate(doc.PersonEntry, value, path=p)
         _unique(join(p, "id"), person.id, seen, "person")
         out.append({"id": person.id, "name": person.name, "memberships": dict(person.memberships or {})})
     return out
@@ -140,18 +138,12 @@ def _step(path: str, value: Any) -> Obj:
 
 def _declared_setting(path: str, value: Any) -> str | None:
     """The path of a `settings` key, or a key named like a setting, anywhere in a workflow."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            if k == "settings" or k in SETTING_BY_NAME:
-                return join(path, k)
-            found = _declared_setting(join(path, k), v)
-            if found:
-                return found
-    if isinstance(value, list):
-        for i, v in enumerate(value):
-            found = _declared_setting(join(path, i), v)
-            if found:
-                return found
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list) else ()
+    for k, v in items:
+        if isinstance(k, str) and (k == "settings" or k in SETTING_BY_NAME):
+            return join(path, k)
+        if found := _declared_setting(join(path, k), v):
+            return found
     return None
 
 
@@ -164,7 +156,7 @@ def _workflows(raw: Any, orgs: set[str]) -> list[Obj]:
             raise FormatError(
                 declared, "a workflow cannot declare an organization setting; only the owner sets them (R15)"
             )
-        w = validate(doc.Workflow, value, path=p)
+        w = validate(doc.WorkflowEntry, value, path=p)
         if w.org not in orgs:
             raise FormatError(join(p, "org"), f"no organization has the id {w.org!r}")
         steps = [_step(f"{p}.steps[{j}]", s) for j, s in enumerate(value.get("steps", []))]

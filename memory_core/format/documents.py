@@ -1,26 +1,18 @@
-"""`memory-scenario/1` as typed models (its events are format/events.py), and the JSON Schemas of
-the two documents, the scenario and the state (format/state.py).
-
-`python -m memory_core schema [scenario|state]` prints the schemas; docs/schema/ publishes them for
-editors. The same models are the check at run time (format/checks.py, fields.py), which adds what a
-schema cannot say: the references between ids, a web source's host (R25), ids unique, a workflow
-that declares a setting anywhere (R15), one owner an organization, NUL characters and lone
-surrogates, a key written twice, a whole number written as 3.0.
-"""
+"""`memory-scenario/1` as typed models (its events are events.py) and the JSON Schemas of the scenario and the state
+(`python -m memory_core schema`, published in docs/schema/); checks.py adds what a schema cannot say."""
 
 from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, create_model
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
-from ..rules.settings import SETTINGS
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.vocabulary import STEP_KINDS
-from .events import MAX_INTEGER, Closed, Entity, Event, Ident, Text, absent, one_of
+from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, Text, absent, one_of, settings_model
 from .state import State
 
 SCENARIO_FORMAT = "memory-scenario/1"
@@ -42,24 +34,23 @@ SCHEMA_ID = "urn:memory-explorer:schema:"
 # --- memory-scenario/1 --------------------------------------------------------------------------
 
 #: An organization's settings in a scenario: any of the four, each true or false (R11 to R14).
-OrgSettings = create_model(  # type: ignore[call-overload]
-    "OrgSettings",
-    __base__=Closed,
-    __doc__="Any of the four settings with a boolean; the others keep their defaults (R11 to R14).",
-    **{s.name: (bool, Field(default=s.default, description=f"{s.rule}: {s.meaning}")) for s in SETTINGS},
+SettingsEntry = settings_model(
+    "SettingsEntry",
+    "Any of the four settings with a boolean; the others keep their defaults (R11 to R14).",
+    defaults=True,
 )
 
 
-class Organization(Closed):
+class OrganizationEntry(Closed):
     """An organization; `owner` is the person whose memberships name it `owner`."""
 
     id: Ident
     name: Text
     owner: Text
-    settings: OrgSettings = absent()  # type: ignore[valid-type]
+    settings: SettingsEntry = absent()  # type: ignore[valid-type]
 
 
-class Person(Closed):
+class PersonEntry(Closed):
     """A person, and the organizations they belong to (each organization has exactly one owner)."""
 
     id: Ident
@@ -76,7 +67,7 @@ class Budget(Closed):
 class Answers(Closed):
     """What a step answers, for shortcuts (R22)."""
 
-    subject: Entity
+    subject: EntityEntry
     relation: Ident
 
 
@@ -97,7 +88,7 @@ class WorkflowStep(Closed):
     min_weight: float = Field(default=DEFAULT_MIN_WEIGHT, ge=0, le=1, description="R22")
 
 
-class Workflow(Closed):
+class WorkflowEntry(Closed):
     """A workflow of an organization; it may not declare an organization setting (R15)."""
 
     id: Ident
@@ -113,9 +104,9 @@ class ScenarioDocument(Closed):
     events: list[Event]  # type: ignore[valid-type]
     title: str = absent()
     description: str = absent()
-    organizations: list[Organization] = absent()
-    people: list[Person] = absent()
-    workflows: list[Workflow] = absent()
+    organizations: list[OrganizationEntry] = absent()
+    people: list[PersonEntry] = absent()
+    workflows: list[WorkflowEntry] = absent()
     schema_: Text = absent(alias="$schema", description="the JSON Schema an editor checks the file with")
 
 

@@ -1,14 +1,6 @@
-"""The events of `memory-scenario/1` as typed models: one a kind, told apart by `do`.
-
-These models are the format's one written contract: the JSON Schema published in docs/schema is
-generated from them (format/documents.py), they validate scenario files and the MCP tools'
-arguments at run time (format/fields.validate translates their errors into the format's paths
-and sentences), and the tools' parameters are their fields (agents/tools.py).
-
-Each model declares its required keys first, then its optional ones, in the order the check names
-them in its messages ("allowed here: ..."). A key that may be absent but not null is typed without
-None; one that may be null says so.
-"""
+"""The events of `memory-scenario/1`, one model a kind told apart by `do`: the JSON Schema, the check at run time
+(fields.validate) and the MCP tools' parameters. Each declares its required keys, then its optional ones, in the
+order the check's messages name them; a key that may be absent but not null is typed without None."""
 
 from __future__ import annotations
 
@@ -17,7 +9,7 @@ import operator
 import re
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeAlias, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.config import JsonDict
 
 from ..rules.settings import SETTINGS
@@ -79,10 +71,18 @@ class Closed(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
 
+def settings_model(name: str, doc: str | None = None, *, defaults: bool) -> Any:
+    """The four settings as a model, each a boolean (R11 to R14): each with its default, or each required."""
+    fields = {
+        s.name: (bool, Field(s.default if defaults else ..., description=f"{s.rule}: {s.meaning}")) for s in SETTINGS
+    }
+    return create_model(name, __base__=Closed, __doc__=doc, **fields)  # type: ignore[call-overload]
+
+
 # --- the parts events share ---------------------------------------------------------------------
 
 
-class Entity(Closed):
+class EntityEntry(Closed):
     """An entity: its name and kind; aliases optional."""
 
     name: Text
@@ -90,7 +90,7 @@ class Entity(Closed):
     aliases: list[Text] = Field(default_factory=list)
 
 
-class WorldEntity(Entity):
+class WorldEntity(EntityEntry):
     """An entity of a World claim: its kind is one of the five World kinds."""
 
     kind: WorldKind  # type: ignore[assignment]
@@ -115,9 +115,9 @@ class OtherClaim(Closed):
     """A claim about a User or Flow graph: its entities may have any kind."""
 
     graph: OtherGraph
-    subject: Entity
+    subject: EntityEntry
     relation: Ident
-    object: Entity | Value
+    object: EntityEntry | Value
 
 
 Claim = Annotated[WorldClaim | OtherClaim, Field(discriminator="graph")]
@@ -126,9 +126,9 @@ Claim = Annotated[WorldClaim | OtherClaim, Field(discriminator="graph")]
 class FactRef(Closed):
     """A fact named by its subject, relation and object, as a claim names them."""
 
-    subject: Entity
+    subject: EntityEntry
     relation: Ident
-    object: Entity | Value
+    object: EntityEntry | Value
 
 
 #: A record's `source`, required unless its origin is `person` (R24).
@@ -167,7 +167,7 @@ class ResolveArgs(Closed):
 class ExpandArgs(Closed):
     """The arguments of GraphExpand."""
 
-    entity: Entity
+    entity: EntityEntry
     graph: Graph = DEFAULT_GRAPH
     relation: Ident = absent()
 
@@ -224,7 +224,7 @@ class OpenTurn(Closed):
     note: str = Note
 
 
-class Record(Closed):
+class RecordEvent(Closed):
     """Records evidence in an open turn (R24 to R26)."""
 
     model_config = ConfigDict(json_schema_extra=_SOURCE_UNLESS_PERSON)
@@ -329,7 +329,7 @@ class SetSettings(Closed):
     note: str = Note
 
 
-class Dispute(Closed):
+class DisputeEvent(Closed):
     """Disputes a fact (R28)."""
 
     do: Literal["dispute"]
@@ -340,7 +340,7 @@ class Dispute(Closed):
     note: str = Note
 
 
-class Retract(Dispute):
+class Retract(DisputeEvent):
     """Retracts a fact; the owner, for World facts (R28)."""
 
     do: Literal["retract"]  # type: ignore[assignment]
@@ -352,7 +352,7 @@ EVENT_MODELS: dict[str, type[Closed]] = {
     for m in (
         StartRun,
         OpenTurn,
-        Record,
+        RecordEvent,
         Step,
         Call,
         Return,
@@ -362,7 +362,7 @@ EVENT_MODELS: dict[str, type[Closed]] = {
         DeleteRun,
         DeleteAccount,
         SetSettings,
-        Dispute,
+        DisputeEvent,
         Retract,
     )
 }
@@ -378,7 +378,6 @@ def default(model: type[BaseModel], key: str) -> Any:
 
 @functools.cache
 def keys(model: type[BaseModel]) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """A model's keys as the file writes them: the required ones, then the optional ones, each in
-    the order the model declares them."""
+    """A model's keys as the file writes them: the required ones, then the optional ones, in declared order."""
     fields = [(f.alias or name, f.is_required()) for name, f in model.model_fields.items()]
     return tuple(k for k, req in fields if req), tuple(k for k, req in fields if not req)

@@ -1,6 +1,5 @@
-"""The format's models as the check: a value validated by its pydantic model, the first error
-translated into the sentence and the path (`claims[0].subject.name`) the format has always written.
-What a schema cannot say is checked here too: NUL characters and lone surrogates."""
+"""The models as the check: pydantic's first error translated into the format's path and sentence; and what a schema
+cannot say: NUL characters and lone surrogates."""
 
 from __future__ import annotations
 
@@ -56,10 +55,7 @@ def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "")
     if error["type"] in ("union_tag_not_found", "union_tag_invalid"):
         key, problem = _untagged(tp, error)
         parts, error = [*parts, key], {**error, "type": "raw", "msg": problem}
-    where = path
-    for part in parts:
-        where = join(where, part)
-    return FormatError(where, _message(error, tp, parts))
+    return FormatError(functools.reduce(join, parts, path), _message(error, tp, parts))
 
 
 _OWN = ("extra_forbidden", "missing")

@@ -1,5 +1,4 @@
-"""The event engine: applies scenario events to the service. The replay command and the
-dashboard's notebook share it, so a notebook and a replay of its file end in the same state."""
+"""The event engine: applies scenario events to the service, for the replay, the notebook and the MCP tools alike."""
 
 from __future__ import annotations
 
@@ -18,8 +17,7 @@ from .events import default
 
 
 class EventFailed(Exception):
-    """An error no check could foresee (a disk full, a lost server) while an event ran; `index` is
-    None for the scenario's setup (organizations, people, workflows)."""
+    """An error no check could foresee (a disk full, a lost server) while an event ran; `index` None: the setup."""
 
     def __init__(self, index: int | None, do: str, error: BaseException, *, where: str | None = None) -> None:
         cause = error
@@ -47,8 +45,7 @@ class EventResult:
         return self.reason is not None
 
 
-#: The table of events to use cases: each `do` to its facade method, the event's fields as the
-#: call's arguments. The replay, the MCP tools (agents/tools.py) and the notebook apply events by it.
+#: The one table of events to use cases: each `do` to its facade method, the event's fields as its arguments.
 HANDLERS: dict[str, Callable[[MemoryService, Obj], Outcome]] = {
     "start_run": lambda svc, e: svc.start_run(
         e["run"],
@@ -115,16 +112,8 @@ class EventEngine:
             )
         if event["do"] == "read":
             answered = result.outcome.result if isinstance(result.outcome, ReadResult) else None
-            self.reads.append(
-                {
-                    "event": index,
-                    "turn": event["turn"],
-                    "call": event["call"],
-                    "args": copy.deepcopy(event["args_given"]),
-                    "outcome": result.reason or "ok",
-                    "result": answered,
-                }
-            )
+            asked = {"turn": event["turn"], "call": event["call"], "args": copy.deepcopy(event["args_given"])}
+            self.reads.append({"event": index, **asked, "outcome": result.reason or "ok", "result": answered})
         self.moments.append(self.service.clock())
         return result
 
@@ -137,13 +126,9 @@ class EventEngine:
         }
 
     def state_at(self, index: int) -> Obj:
-        """The memory as it stood right after event `index`, read from its history (R32), every
-        later erasure applied (R33), with the reads and refusals of events 0 to `index`."""
-        return {
-            **self.service.state_at(self.moments[index]),
-            "reads": [copy.deepcopy(r) for r in self.reads if r["event"] <= index],
-            "refused": [copy.deepcopy(r) for r in self.refused if r["event"] <= index],
-        }
+        """The memory right after event `index` from its history (R32, R33), with the logs of events 0 to `index`."""
+        logs = {k: [copy.deepcopy(r) for r in getattr(self, k) if r["event"] <= index] for k in ("reads", "refused")}
+        return {**self.service.state_at(self.moments[index]), **logs}
 
 
 def replay(
@@ -180,11 +165,7 @@ def replay_into(
     strict: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[EventEngine, EventResult | None, Obj]:
-    """Replay a whole scenario into a database that holds no memory (`where` names it in
-    messages), all or nothing: one transaction, committed once the last event ran, so an error
-    while events run (EventFailed) leaves the database as it was. Two loads into one empty database
-    at once run one after the other (SQLite: the write lock; PostgreSQL: an advisory lock), and the
-    second finds memory there (DatabaseNotEmpty). Returns the engine, the strict stop, and the state."""
+    """Replay a whole scenario into the empty database `where` names, all or nothing, retried whole after a lost race."""
     last: list[EventFailed] = []
 
     def attempt() -> tuple[EventEngine, EventResult | None, Obj]:

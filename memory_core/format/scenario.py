@@ -135,9 +135,7 @@ def _at(source: str, offset: int, problem: str) -> FormatError:
 
 
 def decode(source: str | bytes) -> Any:
-    """The JSON value of a scenario's text, as the format reads it: UTF-8, nested at most
-    MAX_DEPTH levels, finite numbers only (no NaN or Infinity), no key twice in one object.
-    A problem is a FormatError naming its line and column (for bad UTF-8, its byte)."""
+    """A scenario's JSON: UTF-8, at most MAX_DEPTH deep, finite numbers, no key twice; else a FormatError at its place."""
     source = _utf8(source)
     end = len(source)
     if _deepest(source) > MAX_DEPTH:
@@ -186,8 +184,7 @@ def _loads(source: str, end: int) -> Any:
 
 
 def parse(source: str | bytes) -> Scenario:
-    """Parse and check scenario text; bad JSON names its line and column, bad UTF-8 its byte,
-    the rest its JSON path."""
+    """Parse and check scenario text."""
     return check(decode(source))
 
 

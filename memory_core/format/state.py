@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from pydantic import Field, create_model
+from pydantic import Field
 
 from .. import errors
-from ..rules.settings import SETTINGS
 from ..rules.vocabulary import TURN_END_STATUSES
-from ..usecases.results import Taught
-from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of
+from ..usecases.shapes import Taught
+from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of, settings_model
 
 
 class Named(Closed):
@@ -83,9 +82,7 @@ class MapOut(Closed):
 
 
 #: An organization's four settings, each true or false (R11 to R14).
-SettingsOut = create_model(  # type: ignore[call-overload]
-    "SettingsOut", __base__=Closed, **{s.name: (bool, Field(description=f"{s.rule}: {s.meaning}")) for s in SETTINGS}
-)
+SettingsOut = settings_model("SettingsOut", defaults=False)
 
 
 class OrgState(Closed):
@@ -102,7 +99,7 @@ class PersonState(Closed):
     user: GraphOut
 
 
-class Skipped(Closed):
+class SkippedOut(Closed):
     """A world or user claim a rule kept out (R10)."""
 
     record: str
@@ -148,7 +145,7 @@ class TurnState(Closed):
     status: TurnStatus
     map: MapOut
     taught: Taught
-    skipped: list[Skipped]
+    skipped: list[SkippedOut]
     steps: list[StepOut]
     probes_used: int | None = Field(description="R21")
 
@@ -166,10 +163,9 @@ class RunState(Closed):
     flow: GraphOut
 
 
-class ResolveHit(Named):
+class ResolveHit(EntityOut):
     """What GraphResolve answers: an entity with its graph."""
 
-    aliases: list[str]
     graph: Graph
 
 
@@ -191,19 +187,8 @@ class SourceHit(Closed):
     excerpt: str | None
 
 
-def _reasons() -> tuple[str, ...]:
-    found: list[str] = []
-    todo: list[type[errors.Refusal]] = [errors.Refusal]
-    while todo:
-        cls = todo.pop(0)
-        if cls.reason not in found and cls is not errors.Refusal:
-            found.append(cls.reason)
-        todo.extend(cls.__subclasses__())
-    return tuple(found)
-
-
-#: Every reason a refusal gives.
-REASONS = _reasons()
+#: Every reason a refusal gives (each a class of errors.py).
+REASONS = tuple(dict.fromkeys(cls.reason for cls in errors.Refusal.__subclasses__()))
 
 if TYPE_CHECKING:
     Outcome: TypeAlias = str

@@ -1,9 +1,5 @@
-"""Who an identity provider's identity speaks for (the dashboard's sign-in with OpenID Connect).
-
-An identity is an issuer and a subject (`sub`: stable, never reassigned), or a verified email
-address. A link names a person in one organization, as a token does (R15 to R30 then follow that
-person there). These functions check and compare identities as given; they decide, the store keeps.
-"""
+"""Who an identity provider's identity (an issuer and subject, or a verified email) speaks for: a link names a person
+in one organization, as a token does (R15 to R30 follow). These decide; the store keeps."""
 
 from __future__ import annotations
 
@@ -90,8 +86,7 @@ def _email_problem(email: str) -> str | None:
 
 
 def identity_problem(issuer: str | None, subject: str | None, email: str | None) -> tuple[str, str] | None:
-    """Where and what is wrong with an identity as given (`issuer` and `subject`, or `email`), or
-    None: (the field, the problem)."""
+    """(field, problem) of an identity as given (`issuer` and `subject`, or `email`), or None."""
     given = {k for k, v in (("issuer", issuer), ("subject", subject), ("email", email)) if v is not None}
     if email is not None and given & {"issuer", "subject"}:
         return "email", "give an issuer and a subject, or an email address, not both"
@@ -119,8 +114,7 @@ def identity_of(issuer: str | None, subject: str | None, email: str | None) -> I
 
 
 def signed_in_identities(claims: dict[str, object]) -> list[Identity]:
-    """The identities an ID token's claims prove, strongest first: its issuer and subject, then
-    its email address when the provider says it verified it (`email_verified` true), never else."""
+    """The identities an ID token's claims prove: its issuer and subject, then its email if `email_verified`."""
     found: list[Identity] = []
     iss, sub = claims.get("iss"), claims.get("sub")
     if isinstance(iss, str) and isinstance(sub, str) and iss and sub:
@@ -132,9 +126,7 @@ def signed_in_identities(claims: dict[str, object]) -> list[Identity]:
 
 
 def speaks_for(links: list[tuple[str, str, str]]) -> dict[str, str]:
-    """Whom a signed-in identity acts as, in each organization it is linked in: from its links
-    (kind, person, organization), a subject link before an email link in the same organization
-    (a subject is never given to someone else; an address may be). Organization -> person."""
+    """Organization -> person a signed-in identity acts as, from its links (kind, person, org): a subject's first."""
     chosen: dict[str, tuple[int, str]] = {}
     for kind, person, org in links:
         rank = 0 if kind == SUBJECT else 1

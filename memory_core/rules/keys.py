@@ -26,10 +26,8 @@ def _digest(text: str) -> str:
 
 @functools.lru_cache(maxsize=1 << 16)
 def name_key(name: str) -> str:
-    """Identity of a name: case-folded, trimmed, inner spacing made one space (pure, so cached:
-    a turn's teaching asks for the same names many times). A key longer than KEY_BYTES is its
-    first 64 characters, two spaces and its SHA-256: a folded name never holds two spaces in a
-    row, so no short name's key can equal a long one's."""
+    """A name's identity: case-folded, trimmed, spacing one space; past KEY_BYTES, 64 characters, two spaces (never
+    in a short key) and its SHA-256."""
     key = _SPACING.sub(" ", name.strip()).casefold()
     if len(key.encode("utf-8")) <= KEY_BYTES:
         return key
@@ -37,14 +35,12 @@ def name_key(name: str) -> str:
 
 
 def value_key(value: str) -> str:
-    """The indexed key of a literal object: `v:` and the value as given, or `h:` and its SHA-256
-    when it is longer than KEY_BYTES (values are compared exactly, not folded)."""
+    """A literal object's key: `v:` and the value as given, or past KEY_BYTES `h:` and its SHA-256."""
     if len(value.encode("utf-8")) <= KEY_BYTES:
         return "v:" + value
     return "h:" + _digest(value)
 
 
 def entity_key(entity_id: int) -> str:
-    """The object key of a fact whose object is an entity: `e:` and the entity's id (a value's is
-    value_key's, so the two never collide in the unique index)."""
+    """The object key of a fact whose object is an entity: `e:` and its id (never a value_key)."""
     return f"e:{entity_id}"

@@ -1,8 +1,4 @@
-"""Permissions (R15, R28 to R30): who may do what, from their role in the organization.
-
-A role is "owner", "member" or None (not a member). Each function says whether the action is
-allowed; the use case refuses with the reason rules.md gives when it is not.
-"""
+"""Permissions (R15, R28 to R30): who may do what, from their role ("owner", "member" or None)."""
 
 from __future__ import annotations
 

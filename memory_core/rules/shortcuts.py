@@ -15,8 +15,8 @@ GRAPH_ORDER = {"world": 0, "user": 1, "flow": 2}
 
 
 @dataclass(frozen=True)
-class Answer:
-    """A fact that answers a step: its graph, weight and status, and what the caller keeps of it."""
+class Candidate:
+    """A fact that may answer a step: its graph, weight and status, and what the caller keeps of it."""
 
     graph: str
     weight: float
@@ -29,10 +29,10 @@ def shortcut_allowed(*, no_memory_shortcuts: bool, weight: float, min_weight: fl
     return not no_memory_shortcuts and status == "active" and at_least(weight, min_weight)
 
 
-def choose_shortcut(answers: Iterable[Answer], *, min_weight: float, no_memory_shortcuts: bool) -> Answer | None:
+def choose_shortcut(answers: Iterable[Candidate], *, min_weight: float, no_memory_shortcuts: bool) -> Candidate | None:
     """R22: the heaviest allowed answer; between equal weights World, then User, then Flow, then the
     first found; None when no answer is allowed (or R14 switched shortcuts off)."""
-    best: Answer | None = None
+    best: Candidate | None = None
     for a in answers:
         allowed = shortcut_allowed(
             no_memory_shortcuts=no_memory_shortcuts, weight=a.weight, min_weight=min_weight, status=a.status

@@ -31,12 +31,7 @@ _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:", re.I)
 
 @functools.lru_cache(maxsize=1 << 14)
 def web_host(url: str) -> str | None:
-    """The host of a web source (R25): lower-cased, no port, no leading `www.`; None if it has none.
-
-    `https://www.a.example/x` and `a.example/x` have the host `a.example`; `not a url`,
-    `urn:isbn:1` and `mailto:x@y.example` have none. A name is keyed in its ASCII form, so
-    `bücher.example` and `xn--bcher-kva.example` are one host, and `example.com.` (a fully
-    qualified name) is `example.com`; an IPv6 literal keeps its zone (`fe80::1%eth0`)."""
+    """The host of a web source (R25): lower-cased, ASCII, no port, final dot or `www.`; None if it has none."""
     text = url.strip()
     if "://" not in text and not text.startswith("//"):
         if _SCHEME.match(text) and not re.match(r"^[^/:]+:\d+(/|$)", text):
@@ -117,9 +112,7 @@ def fold_sources(supports: Iterable[tuple[str, str, float]]) -> dict[tuple[str, 
     """One vote per (origin, key): a source contributes the largest l among its supports (R25, R26)."""
     best: dict[tuple[str, str], float] = {}
     for origin, key, contrib in supports:
-        k = (origin, key)
-        if k not in best or contrib > best[k]:
-            best[k] = contrib
+        best[(origin, key)] = max(best.get((origin, key), -math.inf), contrib)
     return best
 
 
@@ -198,8 +191,7 @@ def _num(x: float) -> str:
 
 
 def written_out(sources: Sequence[float], disputes: Sequence[float], *, status: str) -> str:
-    """R26's arithmetic for one fact as a person checks it by hand: each independent source's
-    largest l, minus each dispute's (R28), then the logistic; with the status it gives (R28)."""
+    """R26's arithmetic for one fact as a person checks it by hand, with the status it gives (R28)."""
     terms = " + ".join(_num(c) for c in sources) or "0"
     if disputes:
         terms += "".join(f" \u2212 {_num(d)}" for d in disputes)

@@ -5,13 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-_KIND_PLURALS = {
-    "person": "people",
-    "place": "places",
-    "organization": "organizations",
-    "event": "events",
-    "idea": "ideas",
-}
+_KIND_PLURALS = {"person": "people"}  # every other kind takes an s
 
 
 def _count(n: int, kind: str) -> str:
@@ -39,9 +33,8 @@ def map_paragraph(org_name: str, kinds: Mapping[str, int], facts: int) -> str:
     parts = [_count(kinds[k], k) for k in sorted(kinds)]
     if not parts and not facts:
         return f"{owner} world graph is empty: it holds no entities and no facts yet."
-    fact_text = f"{facts} fact" if facts == 1 else f"{facts} facts"
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return f"{owner} world graph holds {listed}, and {fact_text}."
+    return f"{owner} world graph holds {listed}, and {_count(facts, 'fact')}."
 
 
 #: One sentence per rule a claim or an action can be stopped by, for explanations.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from sqlmodel import Session, select
 
 from ..plain import Obj
-from ..rules.shortcuts import Answer, choose_shortcut
+from ..rules.shortcuts import Candidate, choose_shortcut
 from ..rules.visibility import visible
 from .graph import find_entity
 from .lookups import RunRef
@@ -16,14 +16,14 @@ def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_mem
     """R22: the heaviest visible active answer at or above the step's minimum weight, or None."""
     if no_memory_shortcuts:  # R14: every step runs
         return None
-    found: list[Answer] = []
+    found: list[Candidate] = []
     subject = answers["subject"]
     for graph, owner in visible(run_id=run.id, org_id=run.org_id, person_id=run.person_id):
         e = find_entity(s, graph, owner, subject["kind"], subject["name"])
         if e is None:
             continue
         found += [
-            Answer(graph=graph, weight=f.weight, status=f.status, fact=f)
+            Candidate(graph=graph, weight=f.weight, status=f.status, fact=f)
             for f in s.exec(
                 select(Fact).where(
                     Fact.graph == graph,

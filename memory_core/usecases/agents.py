@@ -1,10 +1,5 @@
-"""Use cases of the MCP server's sessions (agents/): servers alive or gone, sessions opened and ended.
-
-A session that ends is marked ended, then ends its runs as `end_run` ends them (R17: open turns
-cancelled, teaching nothing, R2; an ephemeral run erased), one run a use case. The sweep ends the
-runs of sessions marked ended too: a run started as its session ended (#40 finding 6), or left by
-a crash mid-way, is ended the next time.
-"""
+"""Use cases of the MCP server's sessions: servers alive or gone, sessions opened and ended, a session's runs ended
+one use case each as `end_run` ends them (R17), by the sweep too (#40 finding 6)."""
 
 from __future__ import annotations
 
@@ -27,10 +22,9 @@ class SessionEnded:
 
 
 class AgentSessions(UseCases):
-    """Use cases of MCP servers and sessions. A session that ends ends its runs through `end_run`,
-    the facade's own use case (retried as every use case is)."""
+    """Use cases of MCP servers and sessions; a session that ends ends its runs through the facade's `end_run`."""
 
-    #: The facade's end_run, set by the facade once it holds this family.
+    #: The facade's end_run (Turns.end_run run as a use case).
     end_run: Callable[[str], RunEnded]
 
     def agent_server_started(self, server: str, *, host: str, pid: int, transport: str, now: float) -> None:

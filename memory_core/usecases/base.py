@@ -1,5 +1,4 @@
-"""The base of every family of use cases: the store's repository (transactions, look-ups that refuse) and the
-refusals of a turn's state and budget."""
+"""The base of every family of use cases: the store's repository and the refusals of a turn's state (R1, R2, R17)."""
 
 from __future__ import annotations
 
@@ -13,9 +12,7 @@ __all__ = ["Obj", "UseCases"]
 
 
 class UseCases(Repository):
-    """A family of use cases: plain methods over the database's transactions (store/repository.py), each
-    handed on to typed store functions. The facade (facade.py) holds one of each family and
-    delegates to them."""
+    """A family of use cases: methods over the database's transactions (store/repository.py) and typed store calls."""
 
     @classmethod
     def _require_open(cls, turn: TurnRef, run: RunRef) -> None:
@@ -27,7 +24,3 @@ class UseCases(Repository):
             raise E.EndedRun(run_id)
         if not takes_events(status):
             raise E.TurnNotOpen(turn_id, status)
-
-    @staticmethod
-    def _exhausted(turn_id: str, cap: int | None) -> E.Refusal:
-        return E.BudgetExhausted(turn_id, cap)

@@ -1,7 +1,4 @@
-"""Plain-data views of memory for the dashboard: lists, tables, breakdowns and previews.
-
-A family of MemoryService: each method is one read-only use case in one transaction.
-"""
+"""Read-only use cases for the dashboard: lists, tables, breakdowns and previews."""
 
 from __future__ import annotations
 
@@ -12,7 +9,7 @@ from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..store import dashboard
 from ..store.drawing import graph_for_drawing
 from ..store.erasure import account_preview, run_preview
-from ..store.snapshot import graph_json
+from ..store.snapshot import export, graph_json, holds_memory
 from . import shapes as sh
 from .base import UseCases
 
@@ -20,13 +17,23 @@ from .base import UseCases
 class Explore(UseCases):
     """Read-only use cases for the dashboard."""
 
-    def organizations(self) -> list[sh.Organization]:
-        """Every organization: id, name, owner."""
-        return cast("list[sh.Organization]", self._read(dashboard.organizations))
+    def holds_memory(self) -> bool:
+        """Whether the database holds an organization, person or run (a replay goes only into none)."""
+        with self.database.transaction(write=False, fresh=True) as s:  # a load follows: as the primary has it
+            return holds_memory(s)
 
-    def people(self) -> list[sh.Person]:
+    def export_state(self) -> Obj:
+        """The whole memory as `memory-state/1` (without a replay's reads and refusals)."""
+        with self.database.transaction(write=False) as s:
+            return export(s)
+
+    def organizations(self) -> list[sh.OrganizationPublic]:
+        """Every organization: id, name, owner."""
+        return cast("list[sh.OrganizationPublic]", self._read(dashboard.organizations))
+
+    def people(self) -> list[sh.PersonPublic]:
         """Every person: id, name, and their role in each organization they belong to."""
-        return cast("list[sh.Person]", self._read(dashboard.people))
+        return cast("list[sh.PersonPublic]", self._read(dashboard.people))
 
     def members(self, org_id: str) -> list[sh.Member]:
         """The organization's people with their role (owner first)."""
@@ -49,16 +56,12 @@ class Explore(UseCases):
         return cast("sh.RunDetail", self._read(dashboard.run_detail, org_id, run_id))
 
     def graph(self, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
-        """One graph's entities and facts, as in the state format; with `limit`, its heaviest facts only
-        (and `total`, how many it holds), so a page stays fast on a large graph; with `ids`, each fact's
-        `id` too, for a link to its weight (the state export stays as it is)."""
+        """One graph as in the state format; with `limit`, its heaviest facts only (and `total`); with `ids`, fact ids."""
         return cast("sh.GraphJson", self._read(graph_json, graph, owner, limit=limit, ids=ids))
 
-    def graph_drawing(self, graph: str, owner: str, *, limit: int) -> sh.Drawing:
-        """One graph as a drawing reads it: its `limit` heaviest facts with their ids, ends, weight,
-        status, sources, and how many supports and disputes each has (counted, no support loaded);
-        the entities they name, and `total`, how many facts the graph holds."""
-        return cast("sh.Drawing", self._read(graph_for_drawing, graph, owner, limit=limit))
+    def graph_drawing(self, graph: str, owner: str, *, limit: int) -> sh.DrawingPublic:
+        """One graph as a drawing reads it: its `limit` heaviest facts, the entities they name, and `total`."""
+        return cast("sh.DrawingPublic", self._read(graph_for_drawing, graph, owner, limit=limit))
 
     def facts_table(
         self,
@@ -68,17 +71,15 @@ class Explore(UseCases):
         limit: int | None = None,
         graphs: tuple[str, ...] = ("world", "user", "flow"),
         fact: int | None = None,
-    ) -> list[sh.FactRow]:
-        """Rows for the Fact weights table, of the graphs asked for: the World graph, the person's
-        User graph, the runs' Flow graphs; or (`fact`) that one fact's row, if it is in one of them."""
+    ) -> list[sh.FactPublic]:
+        """Rows for the Fact weights table of the graphs asked for; or (`fact`) that one fact's row, if there."""
         rows = self._read(dashboard.facts_table, org_id, person=person, limit=limit, graphs=graphs, fact=fact)
-        return cast("list[sh.FactRow]", rows)
+        return cast("list[sh.FactPublic]", rows)
 
     def fact_breakdown(
         self, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None
     ) -> sh.Breakdown:
-        """A weight explained: each source with key, origin, reliability, contribution, repeats folded
-        in, erased pointers, the weight without it, and the margin to the shortcut threshold (R22, R26)."""
+        """A weight explained: each source, the weight without it, and the margin to a shortcut (R22, R25, R26)."""
         return cast("sh.Breakdown", self._read(dashboard.fact_breakdown, fact_id, min_weight=min_weight, org=org))
 
     def turn_view(self, turn_id: str) -> sh.TurnView:
@@ -98,15 +99,11 @@ class Explore(UseCases):
             return cast("sh.AccountErasurePreview", account_preview(s, self._person(s, person_id)))
 
     def version(self) -> str | None:
-        """A token of what memory holds that changes whenever a change to it commits (a turn taught,
-        a read counted, a setting, a deletion: any write, of this process or another), read without
-        scanning: a page keeps an answer under it. None inside a box, or on the in-memory database:
-        keep nothing then."""
+        """A token that changes whenever any write commits, for a page's cache; None where nothing may be kept."""
         return self.database.version()
 
     def read_servers(self) -> sh.ReadServers:
-        """Where reads come from (store/standby.py): the standby's address, or None without one; whether
-        the primary or the standby could not be reached when last tried; how many reads each served."""
+        """Where reads come from (store/standby.py): the standby, which server was down, how many reads each served."""
         return cast("sh.ReadServers", self.database.reads())
 
     def counts(self) -> sh.Counts:

@@ -1,21 +1,7 @@
-"""The scenario export (issue #23): what memory recorded, written back as `memory-scenario/1`.
-
-The document holds the organizations (with their settings as they were made), the people with
-their memberships, the workflows with their steps and budget, then every event in the order its
-moment was taken (R32), with the stored ids: runs started and ended, turns opened (with the request
-and the turn they replace) and ended, steps, settings changes, disputes and retractions. Records
-are not moments: each is put inside its turn, in record-number order, right after the record
-numbered before it (the request opens the turn); a record a step kept is that `step` event's own
-(the store keeps which, `turn.steps[i].record`), nested work is called right before its first
-record and returned right after its last (if it recorded nothing, right before the next call of the
-same work, else last in its turn). Each read kept is a `read` event where it happened
-(read_events.py). Replaying it gives the state the database holds, reads and `probes_used` included.
-
-What cannot be written back is left out and named (`omitted`): runs erased (R17, R29: their
-records are gone, their supports stay without them), accounts deleted (R30: nothing of the person
-is kept) with their runs, disputes and records, and settings changes by them. A replay of such an
-export lacks what those gave the weights.
-"""
+"""The scenario export (issue #23): what memory recorded, written back as `memory-scenario/1` that replays to its
+state, reads and `probes_used` included (each kept read a `read` event where it happened, read_events.py); events
+in the order of their moments (R32), records inside their turns; what cannot be written back (R17, R29, R30) is
+left out and named (docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -41,9 +27,7 @@ class Export(UseCases):
     def export_scenario(
         self, org: str | None = None, run: str | None = None, *, where: str | None = None
     ) -> tuple[Obj, list[str]]:
-        """What memory recorded as a `memory-scenario/1` document, and one sentence for each thing it
-        could not write back. `org` limits it to one organization (its members), `run` to one run
-        (with its organization, its people and its workflow); `where` names the memory in the title."""
+        """The document and a sentence for each thing left out; of one `org` or one `run`; `where` names the memory."""
         with self.database.transaction(write=False) as s:
             if org is not None:
                 self._org(s, org)
@@ -156,8 +140,7 @@ class _Writer:
     # --- a turn: its opening, its records, steps and nested work, placed by record number ----------
 
     def plan_turn(self, n: int, turn_id: str, replaces: str | None) -> list[Obj]:
-        """The turn's events, by segment: its opening (with the records right after it), each step
-        (a record it kept inside it, the records numbered after it right after); returns the opening's."""
+        """The turn's events by segment (its opening, then each step), records placed by number; returns the opening's."""
         t = self.turns[turn_id]
         records = self.rec.records.get(turn_id, [])
         segments: dict[int, list[Obj]] = {-1: [self.at(n, _opening(turn_id, records, run=t["run"], replaces=replaces))]}
@@ -188,8 +171,7 @@ class _Writer:
     def _place(
         self, r: Obj, segment: list[Obj], *, turn_id: str, person: str, bounds: tuple[dict, dict], before: dict
     ) -> None:
-        """A record in its segment, with its nested work called before its first record and returned
-        after its last."""
+        """A record in its segment, its nested work called before its first record and returned after its last."""
         first, last = bounds
         w = self.rec.work.get(r["nested"]) if r["nested"] is not None else None
         if w is not None and first[w["id"]] == r["number"]:
@@ -203,9 +185,7 @@ class _Writer:
             segment.append(self._return(w))
 
     def _recordless(self, works: list[Obj], first: dict[int, int]) -> tuple[dict[int, list[Obj]], list[Obj]]:
-        """Where nested work that recorded nothing is called (and returned): right before the next call
-        of the same work that recorded something (a work is returned before it is called again), else
-        last in its turn. Returns those calls by the recorded call they precede, and the last ones."""
+        """Nested work that recorded nothing, by the recorded call of that work it precedes; and those last in a turn."""
         before: dict[int, list[Obj]] = {}
         tail: list[Obj] = []
         for w in works:
@@ -222,8 +202,7 @@ class _Writer:
         return before, tail
 
     def _returned(self, w: Obj) -> bool:
-        """Whether nested work was returned by an event: all but the last call of a work were (it is
-        called again only once returned); the last, unless end_run cancelled it with its turn."""
+        """Whether nested work was returned by an event: not when end_run cancelled its last call with its turn."""
         cancelled_with_turn = w["status"] == "cancelled" and w["turn"] in self.by_end_run
         return w["status"] != "open" and (w["id"] in self.again or not cancelled_with_turn)
 
@@ -232,16 +211,11 @@ class _Writer:
         return {"do": "return", "turn": w["turn"], "work": w["work"], "status": w["status"]}
 
     def _record(self, r: Obj, person: str) -> Obj:
-        out: Obj = {"origin": r["origin"]}
-        if r["source"] is not None:
-            out["source"] = r["source"]
-            if r["origin"] == "person" and r["source"] != person:
-                self.sources.add(r["source"])
-        for key in ("excerpt", "reliability"):
-            if r[key] is not None:
-                out[key] = r[key]
-        out["claims"] = without_nulls(r["claims"])
-        return out
+        """A record's fields as an event writes them; a person named as its source is exported too."""
+        if r["origin"] == "person" and r["source"] not in (None, person):
+            self.sources.add(r["source"])
+        given = {k: r[k] for k in ("origin", "source", "excerpt", "reliability") if r[k] is not None}
+        return given | {"claims": without_nulls(r["claims"])}
 
     def _record_left_out(self, r: Obj, turn_id: str, then: str) -> None:
         self.omitted.append(
@@ -319,8 +293,7 @@ class _Writer:
 
 
 def _people(rec: Recorded, writer: _Writer, *, org: str | None, run: str | None) -> list[Obj]:
-    """Everyone; or an organization's members; or a run's person and the organization's owner; with
-    the people records name as their source. Memberships are those of the organizations exported."""
+    """The people exported and those records name as their source, with the exported organizations' memberships."""
     orgs = {o["id"] for o in rec.orgs}
     wanted = _wanted(rec, org=org, run=run)
     return [

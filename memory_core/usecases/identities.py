@@ -1,7 +1,4 @@
-"""Sign-in identities: who signs in to the dashboard as whom, with the organization's identity provider.
-
-A link names a person in one organization, as a token does: the owner makes it on the Settings
-page (R15, by decision) or anyone holding the database with the command line (`by` None)."""
+"""Sign-in identities: who signs in to the dashboard as whom, linked by the owner (R15) or the command line (`by` None)."""
 
 from __future__ import annotations
 
@@ -36,10 +33,8 @@ class Identities(UseCases):
     """Link, unlink and list sign-in identities; find whom a signed-in identity speaks for."""
 
     def link_identity(self, person: str, *, org: str, by: str | None = None, **given: Unpack[IdentityGiven]) -> bool:
-        """Link a member of an organization to an identity (an issuer and subject, or a verified
-        email); True when linked, False when it already was. Checked in the rules' order: the
-        identity as given, the ids, the owner (R15), membership, then an identity that speaks for
-        someone else there (R20)."""
+        """Link a member to an identity; False when it already was. Checked: the identity, the ids, the owner (R15),
+        membership, an identity that speaks for someone else there (R20)."""
         identity = _identity(given)
         with self.database.transaction() as s:
             self._owner_or_cli(s, org, by, "links people to the identities they sign in with (R15)", person=person)
@@ -55,23 +50,20 @@ class Identities(UseCases):
             return True
 
     def unlink_identity(self, *, org: str, by: str | None = None, **given: Unpack[IdentityGiven]) -> bool:
-        """Remove an identity's link in an organization: whoever signs in with it is signed out at
-        their next click. False when it was linked to no one there."""
+        """Remove an identity's link in an organization (signed out at the next click); False when there was none."""
         identity = _identity(given)
         with self.database.transaction() as s:
             self._owner_or_cli(s, org, by, "unlinks people from the identities they sign in with (R15)")
             return identities.remove_link(s, identity, org)
 
-    def identity_links(self, org: str, *, by: str | None = None) -> list[sh.IdentityLink]:
+    def identity_links(self, org: str, *, by: str | None = None) -> list[sh.IdentityLinkPublic]:
         """An organization's sign-in links, for its owner (R15) or the command line."""
         with self.database.transaction(write=False) as s:
             self._owner_or_cli(s, org, by, "sees who signs in with which identity (R15)")
-            return cast(list[sh.IdentityLink], identities.links_in(s, org))
+            return cast(list[sh.IdentityLinkPublic], identities.links_in(s, org))
 
     def identity_callers(self, claims: dict[str, object]) -> dict[str, str]:
-        """Whom a signed-in identity acts as (organization -> person), from its ID token's claims:
-        its issuer and subject, or its email when verified; a subject link before an email link;
-        only where the person is still a member (an erased account has no link left, R30)."""
+        """Whom a signed-in identity acts as (organization -> person), from its ID token's claims (R30: none erased)."""
         proven = [(i.kind, i.issuer, i.key) for i in signed_in_identities(claims)]
         if not proven:
             return {}

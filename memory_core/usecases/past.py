@@ -1,16 +1,11 @@
-"""Use cases of history (R32 to R34): memory as it stood at a moment, the moments, what changed.
-
-A moment is a number on the memory's clock: each use case that changed memory is one (0 is
-before history was kept). A person names one by its number, by a turn id (right after that
-turn ended), or by a time (the last moment at or before it).
-"""
+"""Use cases of history (R32 to R34): memory as it stood at a moment (a number on its clock), what changed."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
-from typing import cast
+from typing import Any, TypeVar, cast
 
 from .. import errors as E
 from ..rules.visibility import evidence_elsewhere, in_organization
@@ -18,6 +13,8 @@ from ..store import dashboard, past
 from ..store.past import export_at, facts_then, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
+
+R = TypeVar("R")
 
 #: A moment of another organization, as a reader in this one sees it (R23): that it happened, not what.
 ELSEWHERE = {"what": "a change in another organization (R23)", "run": None, "turn": None, "detail": None}
@@ -37,21 +34,18 @@ class Past(UseCases):
 
     def moments(
         self, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
-    ) -> list[sh.Moment]:
-        """The moments after `first` up to `last`, oldest first: number, time, what, about what; of
-        one organization (and of none), or only those numbered in `ids`."""
+    ) -> list[sh.MomentPublic]:
+        """The moments after `first` up to `last`, oldest first; of one organization (and of none), or in `ids`."""
         with self.database.transaction(write=False) as s:
             moments = past.moments(s, first=first, last=last, org=org, ids=None if ids is None else list(ids))
-            return cast(list[sh.Moment], moments)
+            return cast(list[sh.MomentPublic], moments)
 
     def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
-        """The numbers of the moments up to `last`, oldest first, of one organization (and of none):
-        what a time control steps through, tens of thousands of them read without their rows."""
+        """The numbers of the moments up to `last`, oldest first, of one organization (and of none)."""
         return self._read(past.moment_numbers, last=last, org=org)
 
     def resolve_moment(self, given: str | int) -> int:
-        """The moment a person names: a number on the clock, a turn id (right after it ended), or a
-        time in ISO 8601 (the last moment at or before it; a time without a zone is UTC)."""
+        """The moment a person names: a number, a turn id (right after it ended), or a time (ISO 8601, else UTC)."""
         with self.database.transaction(write=False) as s:
             newest = past.last_moment(s)
             text = str(given).strip()
@@ -84,33 +78,28 @@ class Past(UseCases):
         if not 0 <= n <= newest:
             raise E.UnknownMoment(str(n), f"moments run from 0 to {newest} on this memory")
 
-    def state_at(self, n: int) -> Obj:
-        """The whole memory as `memory-state/1` as it stood right after moment `n`, every later
-        erasure applied (R33); turns' `probes_used` are null."""
+    def _then(self, n: int, read: Callable[..., R], *args: Any, **kwargs: Any) -> R:
+        """A store read of memory as it stood after moment `n`, which must be on the clock (R32)."""
         with self.database.transaction(write=False) as s:
             self._check(n, past.last_moment(s))
-            return export_at(s, n)
+            return read(s, *args, **kwargs)
+
+    def state_at(self, n: int) -> Obj:
+        """The whole memory as `memory-state/1` right after moment `n`, later erasures applied (R33)."""
+        return self._then(n, export_at, n)
 
     def graph_at(self, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph as it stood after moment `n` (the Graphs page's time control)."""
-        with self.database.transaction(write=False) as s:
-            self._check(n, past.last_moment(s))
-            return cast(sh.GraphJson, graph_at(s, graph, owner, n, limit=limit, ids=ids))
+        return cast(sh.GraphJson, self._then(n, graph_at, graph, owner, n, limit=limit, ids=ids))
 
     def map_at(self, org_id: str, n: int) -> sh.Map:
         """An organization's map (R18) as it stood after moment `n`."""
-        with self.database.transaction(write=False) as s:
-            self._check(n, past.last_moment(s))
-            return cast(sh.Map, past.map_at(s, org_id, n))
+        return cast(sh.Map, self._then(n, past.map_at, org_id, n))
 
     def facts_between(
         self, a: int, b: int, *, org: str | None = None, graph: tuple[str, str] | None = None
-    ) -> tuple[list[sh.FactThen], list[sh.FactThen]]:
-        """The facts some moment after `a` up to `b` changed, as they stood at `a` and at `b` (FACT
-        objects with `graph`, `owner` and `id`): what a diff compares (views/history.diff). It
-        reads only those facts (R34: in proportion to what changed). With `org`, only the graphs of
-        that organization's view: its World graph and its runs' Flow graphs (rules/visibility.py); with
-        `graph` (graph, owner), that graph's only."""
+    ) -> tuple[list[sh.FactThenPublic], list[sh.FactThenPublic]]:
+        """The facts changed after `a` up to `b`, as they stood at each (R34); of `org`'s graphs, or of one `graph`."""
         with self.database.transaction(write=False) as s:
             newest = past.last_moment(s)
             self._check(a, newest)
@@ -124,14 +113,10 @@ class Past(UseCases):
                 return shown and (graph is None or (f.graph, f.owner) == graph)
 
             out = [facts_then(s, n, ids, keep=keep) for n in (a, b)]
-            return cast(list[sh.FactThen], out[0]), cast(list[sh.FactThen], out[1])
+            return cast(list[sh.FactThenPublic], out[0]), cast(list[sh.FactThenPublic], out[1])
 
     def fact_history(self, fact_id: int, *, org: str | None = None) -> sh.FactHistory:
-        """Everything a fact's weight through time is computed from: each support it ever had (a
-        withdrawn one with `until`), each dispute, the retraction's moment, and the moments
-        named (R32). Read from organization `org`, a support taught in another organization's run is
-        marked `elsewhere` and a moment of another organization says only that (R23, evidence
-        elsewhere: rules/visibility.py); with no `org`, everything is shown."""
+        """A fact's supports, disputes, retraction and their moments (R32); another organization's marked (R23)."""
         with self.database.transaction(write=False) as s:
             supports, disputes, retracted_at = past.timeline_rows(s, fact_id)
             wanted = {v["since"] for v in supports} | {v["until"] for v in supports if v["until"]}

@@ -42,11 +42,8 @@ class Reads(UseCases):
         step: str | None = None,
         given: Obj | None = None,
     ) -> ReadResult:
-        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20).
-        It runs on the driver (probes.py): the turn check, one query, the count, one transaction.
-        Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
-        statement (probes.counted_read). Every read of a turn is kept with it, refused or not, with
-        its arguments as `given` (else `args`; store/reads.py: the recall trace)."""
+        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20); kept with
+        its turn, refused or not, its arguments as `given` (store/reads.py: the recall trace, #38)."""
         try:
             return self._graph_read(turn_id, call=call, args=args, within=within, step=step, given=given)
         except E.Refusal as refusal:  # its transaction undone; the refusal is kept in its own
@@ -82,7 +79,7 @@ class Reads(UseCases):
             if not read_offered(within=within, step=spec):
                 raise E.NotOffered(within=within, step=step)
             if not budget_allows(used=turn.probes_used, cap=cap):
-                raise self._exhausted(turn_id, cap)
+                raise E.BudgetExhausted(turn_id, cap)
             seen = owners(run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
             if call == "GraphResolve":
                 result = probes.resolve(db, seen, args["name"], args.get("kind"))
@@ -92,7 +89,7 @@ class Reads(UseCases):
                 result = probes.source(db, seen, run_id, turn.org_id, args["fact"], args.get("graph", "world"))
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
-                raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
+                raise (E.BudgetExhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
             kept.keep(
                 db, turn_id, call=call, args=given or args, result=result, step=step, within=within, nested_id=nested
             )

@@ -1,11 +1,5 @@
-"""What each use case returns: one frozen pydantic model per use case, every field named (#37).
-
-The same model is what the dashboard's notebook keeps for a cell (`to_json()`, views/cells.py) and
-reads back (`BY_EVENT`, views/cell_said); the API, the replay and the MCP tools read its fields.
-`changes` (the fact changes graph by graph) and the fields marked `exclude` are not kept: the cell
-keeps the changes and the claims kept out beside it. A None value is left out when kept and reads
-back as None; unknown keys are ignored when read (a later version may say more).
-"""
+"""What each use case returns: one frozen pydantic model per use case, which a notebook cell also keeps
+(`to_json()`, without `changes` and the `exclude` fields) and reads back (`BY_EVENT`)."""
 
 from __future__ import annotations
 
@@ -16,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 from ..plain import Obj
 from ..store.graph import FactChange
 from ..store.teaching import SkippedClaim
+from .shapes import Map, Taught
 
 
 class Result(BaseModel):
@@ -45,17 +40,10 @@ class RunStarted(Outcome):
     cap: int | None = Field(default=None, exclude=True)
 
 
-class TurnMap(Result):
-    """The map a turn carries (R18): active World facts and entities by kind."""
-
-    facts: int
-    kinds: dict[str, int] = Field(default_factory=dict)
-
-
 class TurnOpened(Outcome):
     """open_turn: the map the turn carries (R18); `changes` are what a replaced turn withdrew (R3)."""
 
-    map: TurnMap
+    map: Map
 
 
 class RecordKept(Outcome):
@@ -79,21 +67,6 @@ class WorkReturned(Outcome):
     """return_work: `rule` is R5 when the work failed or was cancelled (it will contribute nothing)."""
 
     rule: str | None = None
-
-
-class Taught(Result):
-    """The supports a completed turn added to each graph."""
-
-    # also the state format's `taught` (format/state.py), whose published schema it makes: closed, strict
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
-
-    world: int
-    user: int
-    flow: int
-
-    @property
-    def total(self) -> int:
-        return self.world + self.user + self.flow
 
 
 class TurnEnded(Outcome):
@@ -192,5 +165,6 @@ BY_EVENT: dict[str, type[Outcome]] = {
 
 #: The results a caller may name (the package re-exports them): every model above, and a skipped claim.
 __all__ = sorted(
-    [n for n, c in list(globals().items()) if isinstance(c, type) and issubclass(c, Result)] + ["SkippedClaim"]
+    [n for n, c in list(globals().items()) if isinstance(c, type) and issubclass(c, Result)]
+    + ["SkippedClaim", "Taught"]
 )

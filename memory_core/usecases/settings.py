@@ -43,8 +43,7 @@ class OrgSettings(UseCases):
             return SettingsChanged(settings=settings_of(self._org(s, org_id)), changed=tuple(changed))
 
     def audit(self, org_id: str, *, by: str | None = None) -> list[sh.AuditRow]:
-        """R15: every settings change of an organization (who, when, from, to), for its owner (or the
-        command line, `by` None)."""
+        """R15: every settings change of an organization (who, when, from, to), for its owner (or the CLI)."""
         with self.database.transaction(write=False) as s:
             self._owner_or_cli(s, org_id, by, "reads its settings' audit (R15)")
             rows = queries.audit_rows(s, org_id)

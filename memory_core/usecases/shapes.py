@@ -1,12 +1,5 @@
-"""The typed contract of what the facade's reads return: the shapes the pages, the views, the API
-and the MCP server consume (runs, turns, records, a fact's breakdown, moments, diffs, ...).
-
-They are TypedDicts: plain data (a page indexes `run["id"]`, `st.cache_data` pickles it, the API
-serializes it as it is) whose every key and type mypy checks where it is read, and which pydantic
-validates as they are (tests/test_shapes.py runs every read of every sample through
-`pydantic.TypeAdapter(shape)` with extra keys forbidden, so a key added, dropped or retyped in the
-store fails there). A result of a change (results.py) is a dataclass; a read is one of these.
-"""
+"""What the facade's reads return: TypedDicts (plain data mypy checks where read), held to every sample's reads
+with extra keys forbidden by tests/test_shapes.py. A change's result is a model of results.py."""
 
 from __future__ import annotations
 
@@ -17,8 +10,7 @@ from typing_extensions import TypedDict
 
 from ..plain import Obj
 
-#: Every shape forbids keys it does not name (pydantic reads this; set on each below, as a TypedDict
-#: inherits no class attribute).
+#: Every shape forbids keys it does not name (set on each at the end: a TypedDict inherits no class attribute).
 STRICT = ConfigDict(extra="forbid")
 
 
@@ -26,7 +18,7 @@ class Shape(TypedDict):
     """The base of every shape (a TypedDict of no keys)."""
 
 
-class Organization(Shape):
+class OrganizationPublic(Shape):
     id: str
     name: str
     owner: str | None
@@ -38,13 +30,13 @@ class Member(Shape):
     role: str
 
 
-class Person(Shape):
+class PersonPublic(Shape):
     id: str
     name: str
     roles: dict[str, str]
 
 
-class IdentityLink(Shape):
+class IdentityLinkPublic(Shape):
     """A person's sign-in identity in one organization (usecases/identities.py)."""
 
     id: int
@@ -63,9 +55,7 @@ class TurnStatus(Shape):
     status: str
 
 
-class RunRow(Shape):
-    """A run as the Runs page and the time control list it."""
-
+class RunBase(Shape):
     id: str
     person: str | None
     workflow: str | None
@@ -73,24 +63,31 @@ class RunRow(Shape):
     ephemeral: bool
     requested_ephemeral: bool
     ended: bool
+
+
+class RunRow(RunBase):
+    """A run as the Runs page and the time control list it."""
+
     turns: list[TurnStatus]
     statuses: dict[str, int]
 
 
 class Map(Shape):
-    """R18: the map a turn takes: entities of each kind, and active facts."""
+    """R18: the map a turn takes: active facts, and entities of each kind."""
 
-    kinds: dict[str, int]
     facts: int
+    kinds: dict[str, int]
 
 
 class Taught(Shape):
+    """The supports a completed turn added to each graph."""
+
     world: int
     user: int
     flow: int
 
 
-class RecordRow(Shape):
+class RecordPublic(Shape):
     id: str
     number: int
     origin: str
@@ -102,50 +99,41 @@ class RecordRow(Shape):
     claims: list[Obj]
 
 
-class TurnDetail(Shape):
-    id: str
-    seq: int
+class TurnBase(Shape):
     status: str
     map: Map
+    probes_used: int
+    steps: list[Obj]
+    work: list[Obj]
+
+
+class TurnDetail(TurnBase):
+    id: str
+    seq: int
     taught: Taught
     skipped: list[Obj]
-    steps: list[Obj]
-    probes_used: int
-    work: list[Obj]
-    records: list[RecordRow]
+    records: list[RecordPublic]
 
 
-class RunDetail(Shape):
+class RunDetail(RunBase):
     """One run with its turns and every record (R2: failed and cancelled turns' included)."""
 
-    id: str
-    person: str | None
-    workflow: str | None
-    surface: str
-    requested_ephemeral: bool
-    ephemeral: bool
-    ended: bool
     cap: int | None
     turns: list[TurnDetail]
 
 
-class TurnView(Shape):
+class TurnView(TurnBase):
     """What a turn's instructions carry (R18) and its reads against its budget (R21)."""
 
     turn: str
     run: str
     org: str
     person: str | None
-    status: str
-    map: Map
     paragraph: str
-    probes_used: int
     cap: int | None
-    steps: list[Obj]
-    work: list[Obj]
 
 
-class FactRow(Shape):
+class FactPublic(Shape):
     """A row of the Fact weights table."""
 
     id: int
@@ -177,18 +165,21 @@ class SourceRow(Shape):
     weight_without: float
 
 
-class SupportRow(Shape):
-    """One support; evidence taught in another organization withheld (R23, `elsewhere`)."""
-
+class SupportBase(Shape):
     key: str | None
     origin: str
     contribution: float
     run: str | None
     turn: str | None
     record: str | None
+    elsewhere: bool  # taught in another organization's run than the reader's: withheld (R23)
+
+
+class SupportRow(SupportBase):
+    """One support of a fact's breakdown."""
+
     source: str | None
     excerpt: str | None
-    elsewhere: bool
 
 
 class DisputeRow(Shape):
@@ -201,7 +192,7 @@ class DisputeRow(Shape):
 class Breakdown(Shape):
     """A weight explained (R22, R25, R26): its sources, supports, disputes and the arithmetic."""
 
-    fact: FactRow
+    fact: FactPublic
     sources: list[SourceRow]
     supports: list[SupportRow]
     disputes: list[DisputeRow]
@@ -211,7 +202,7 @@ class Breakdown(Shape):
     margin_why: str
 
 
-class Moment(Shape):
+class MomentPublic(Shape):
     """R32: one moment of memory's history."""
 
     n: int
@@ -225,17 +216,10 @@ class Moment(Shape):
     facts: list[int]
 
 
-class SupportThen(Shape):
+class SupportThen(SupportBase):
     id: int
-    key: str | None
-    origin: str
-    run: str | None
-    turn: str | None
-    record: str | None
-    contribution: float
     since: int
     until: int | None
-    elsewhere: bool  # taught in another organization's run than the reader's (R23)
 
 
 class DisputeThen(Shape):
@@ -250,7 +234,7 @@ class FactHistory(Shape):
     supports: list[SupportThen]
     disputes: list[DisputeThen]
     retracted_at: int | None
-    moments: dict[int, Moment]
+    moments: dict[int, MomentPublic]
 
 
 class RunErasurePreview(Shape):
@@ -269,8 +253,7 @@ class AccountErasurePreview(Shape):
 
 
 class ErasureStatus(Shape):
-    """R31: whether every deletion's text is out of the database files yet; with a standby, whether
-    it has replayed the scrub too (None: it cannot be asked now)."""
+    """R31: whether every deletion's text is out of the files yet (and the standby's: None, cannot be asked)."""
 
     bytes_gone: bool
     pending: int
@@ -288,9 +271,7 @@ class ReadServers(Shape):
     served: dict[str, int]
 
 
-class OrgMap(Shape):
-    kinds: dict[str, int]
-    facts: int
+class OrgMap(Map):
     paragraph: str
 
 
@@ -325,7 +306,7 @@ class DrawnFact(Shape):
     disputes: int
 
 
-class Drawing(Shape):
+class DrawingPublic(Shape):
     """A graph as a drawing reads it: its heaviest facts, the entities they name, and the total."""
 
     entities: list[DrawnEntity]
@@ -341,13 +322,8 @@ class GraphJson(Shape):
     total: NotRequired[int]
 
 
-for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
-    _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
-
-
-class FactThen(TypedDict):
-    """A fact as it stood at a moment, as a diff compares it (views/history.diff): the state
-    format's fact with its graph, owner and id."""
+class FactThenPublic(Shape):
+    """A fact as it stood at a moment, as a diff compares it (views/history.diff): the state's with graph, owner, id."""
 
     graph: str
     owner: str
@@ -363,4 +339,5 @@ class FactThen(TypedDict):
     disputes: list[Obj]
 
 
-FactThen.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
+for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
+    _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]

@@ -34,11 +34,7 @@ class Tokens(UseCases):
             return token
 
     def token_caller(self, token: str) -> tuple[str, str] | None:
-        """The (person, organization) a live token speaks for, or None: one statement (the MCP server
-        asks at every call). With a standby it is asked there as every read
-        is (store/standby.py: a revocation by this process at once, by another within about a
-        second), and a token the standby does not know yet is asked of the primary, so a token
-        issued a moment ago, anywhere, works at once."""
+        """The (person, organization) a live token speaks for, or None (a standby's first, store/standby.py)."""
         with self.database.driver(write=False) as db:
             found = agents.token_holder(db, token_hash=token_hash(token))
         if found is None and self.database.standby is not None:

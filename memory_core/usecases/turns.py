@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from .. import errors as E
 from ..rules.learning import RunFacts
 from ..rules.permissions import is_member
@@ -21,13 +23,12 @@ from .results import (
     RunEnded,
     RunStarted,
     StepRun,
-    Taught,
     TurnEnded,
-    TurnMap,
     TurnOpened,
     WorkCalled,
     WorkReturned,
 )
+from .shapes import Map, Taught
 
 
 class Turns(UseCases):
@@ -51,8 +52,7 @@ class Turns(UseCases):
         ephemeral: bool = False,
         session: str | None = None,
     ) -> RunStarted:
-        """Start a run; an ephemeral request is honoured only as R11 allows. `session` names the MCP
-        session that starts it (agents/), which ends it when the session ends."""
+        """Start a run; an ephemeral request is honoured only as R11 allows; an MCP `session` ends it when it ends."""
         with self.database.transaction() as s:
             o = self._org(s, org)
             self._person(s, person)
@@ -73,8 +73,7 @@ class Turns(UseCases):
             return RunStarted(ephemeral=stored, rule="R11" if ephemeral and not stored else None, cap=cap)
 
     def open_turn(self, turn_id: str, *, run: str, request: Obj, replaces: str | None = None) -> TurnOpened:
-        """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request.
-        It runs on the driver (store/turns.py), as the other use cases of a turn do."""
+        """Open a turn: withdraw the turn it replaces (R3), take the map (R18), record the request."""
         with self.database.driver(serializable=True) as db:
             run_row = store.run_to_open(db, run)
             if run_row is None:
@@ -105,31 +104,19 @@ class Turns(UseCases):
             moments.mark(
                 db, n, "turn_opened", org=run_row.org_id, run=run, turn=turn_id, detail=replaces, facts=changes.facts
             )
-            return TurnOpened(map=TurnMap.model_validate(taken), changes=changes.listed())
+            return TurnOpened(map=cast(Map, taken), changes=changes.listed())
 
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:
-        """Record evidence in an open turn, possibly within open nested work (R5). Agents record
-        all the time, so this runs on the driver (store/turns.py)."""
+        """Record evidence in an open turn, possibly within open nested work (R5)."""
         with self.database.driver() as db:
             turn = store.turn_to_change(db, turn_id)
             if turn is None:
                 raise E.UnknownTurn(turn_id)
-            src: str | None = record.get("source")
-            if record["origin"] == "person":
-                src = src or turn.person_id
-                if src is None:
-                    raise E.UnknownPerson.no_source(turn.run_id)
-                if not store.member_of_run(db, src, turn.run_id):
-                    raise E.UnknownPerson(src)
+            src = _source(record, turn.person_id, turn.run_id)
+            if record["origin"] == "person" and not store.member_of_run(db, src, turn.run_id):
+                raise E.UnknownPerson(src)
             self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
-            nested_id = None
-            if record.get("within") is not None:
-                nested_id = store.open_work(db, turn_id, record["within"])
-                if nested_id is None:
-                    raise E.NestedNotOpen(record["within"], turn_id)
-            return RecordKept(
-                record=store.add_record(db, _new_record(turn_id, turn.run_id, turn.next_record, src, nested_id, record))
-            )
+            return RecordKept(record=_add_record(db, turn_id, turn.run_id, turn.next_record, src, record))
 
     def run_step(self, turn_id: str, *, step: str, record: Obj | None = None) -> StepRun:
         """Run a workflow step, or skip it when memory already answers it well enough (R22)."""
@@ -142,27 +129,16 @@ class Turns(UseCases):
             org = self._org(s, run.org_id)
             answer = None
             if spec.get("answers"):
+                least = spec.get("min_weight", DEFAULT_MIN_WEIGHT)  # R22
                 answer = shortcut(
-                    s,
-                    run,
-                    spec["answers"],
-                    min_weight=spec.get("min_weight", DEFAULT_MIN_WEIGHT),
-                    no_memory_shortcuts=org.no_memory_shortcuts,
+                    s, run, spec["answers"], min_weight=least, no_memory_shortcuts=org.no_memory_shortcuts
                 )
             kept = None
             if answer is None and record is not None:
-                src: str | None = record.get("source")
+                src = _source(record, run.person_id, run.id)
                 if record["origin"] == "person":
-                    src = src or run.person_id
-                    if src is None:
-                        raise E.UnknownPerson.no_source(run.id)
                     self._member(s, src, run.org_id)
-                nested_id = None
-                if record.get("within") is not None:
-                    nested_id = store.open_work(s, turn.id, record["within"])
-                    if nested_id is None:
-                        raise E.NestedNotOpen(record["within"], turn.id)
-                kept = store.add_record(s, _new_record(turn.id, run.id, turn.next_record, src, nested_id, record))
+                kept = _add_record(s, turn.id, run.id, turn.next_record, src, record)
             done: Obj = {"step": step, "ran": answer is None, "shortcut": answer}
             if kept is not None:  # which record the step kept: a record event keeps none (views of the state drop it)
                 done["record"] = kept
@@ -193,8 +169,7 @@ class Turns(UseCases):
             return WorkReturned(rule=None if teaches(status) else "R5")
 
     def end_turn(self, turn_id: str, *, status: str) -> TurnEnded:
-        """End a turn; only a completed one teaches, once, all or nothing (R1, R2). It runs on the
-        driver (store/turns.py), as teaching's batched statements do."""
+        """End a turn; only a completed one teaches, once, all or nothing (R1, R2)."""
         with self.database.driver(serializable=True) as db:
             turn = store.turn_to_change(db, turn_id)
             if turn is None:
@@ -205,10 +180,10 @@ class Turns(UseCases):
             nested = store.nested_of(db, turn_id)
             if "open" in nested.values():
                 raise E.NestedOpen.still_held(turn_id)
-            n = moments.take_moment(db)
+            n, org, run = moments.take_moment(db), turn.org_id, turn.run_id
             if not teaches(status):
                 store.end_untaught(db, turn_id, status, moment=n)
-                moments.mark(db, n, "turn_ended", org=turn.org_id, run=turn.run_id, turn=turn_id, detail=status)
+                moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status)
                 return TurnEnded(status=status, rule="R2")  # a failed or cancelled turn teaches nothing
             settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
                 surface=turn.surface,
@@ -217,31 +192,13 @@ class Turns(UseCases):
                 learn_from_ephemeral_runs=bool(turn.learn_from_ephemeral_runs),
                 learn_from_users=bool(turn.learn_from_users),
             )
-            result = teach(
-                db,
-                turn_id,
-                settings,
-                nested,
-                run_id=turn.run_id,
-                org_id=turn.org_id,
-                person_id=turn.person_id,
-                moment=n,
-            )
+            result = teach(db, turn_id, settings, nested, run_id=run, org_id=org, person_id=turn.person_id, moment=n)
             skipped = [k.stored() for k in result.skipped]  # R10, without the labels
             store.end_taught(db, turn_id, status, result.taught, skipped, moment=n)
-            moments.mark(
-                db,
-                n,
-                "turn_ended",
-                org=turn.org_id,
-                run=turn.run_id,
-                turn=turn_id,
-                detail=status,
-                facts=result.changes.facts,
-            )
+            moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status, facts=result.changes.facts)
             return TurnEnded(
                 status=status,
-                taught=Taught.model_validate(result.taught),
+                taught=cast(Taught, result.taught),
                 skipped=tuple(result.skipped),
                 excluded_records=tuple(result.excluded_records),
                 changes=result.changes.listed(),
@@ -270,14 +227,24 @@ class Turns(UseCases):
         )
 
 
-def _new_record(
-    turn_id: str, run_id: str, number: int, source: str | None, nested_id: int | None, record: Obj
-) -> NewRecord:
-    """The record a `record` event or a step's record makes, numbered `number` in its turn."""
-    return NewRecord(
-        turn_id,
-        run_id,
-        number,
+def _source(record: Obj, person_id: str | None, run_id: str) -> str:
+    """A record's source: a person's record defaults to the run's person (R24, R30: none left)."""
+    src: str | None = record.get("source")
+    if record["origin"] == "person":
+        src = src or person_id
+        if src is None:
+            raise E.UnknownPerson.no_source(run_id)
+    return cast(str, src)
+
+
+def _add_record(tx: Any, turn_id: str, run_id: str, number: int, source: str, record: Obj) -> str:
+    """Keep a `record` event's or a step's record as number `number` of its turn, within its open nested work (R5)."""
+    nested_id = None
+    if record.get("within") is not None:
+        nested_id = store.open_work(tx, turn_id, record["within"])
+        if nested_id is None:
+            raise E.NestedNotOpen(record["within"], turn_id)
+    said = (
         record["origin"],
         source,
         record.get("excerpt"),
@@ -285,3 +252,4 @@ def _new_record(
         nested_id,
         record.get("claims", []),
     )
+    return store.add_record(tx, NewRecord(turn_id, run_id, number, *said))

@@ -148,8 +148,8 @@ def _start_run(d: RunStarted, _link: RecordLink) -> list[Piece]:
 
 
 def _open_turn(d: TurnOpened, _link: RecordLink) -> list[Piece]:
-    kinds = ", ".join(f"{n} {inert(k)}" for k, n in d.map.kinds.items()) or "no entity yet"
-    facts = plural(d.map.facts, "active fact")
+    kinds = ", ".join(f"{n} {inert(k)}" for k, n in d.map["kinds"].items()) or "no entity yet"
+    facts = plural(d.map["facts"], "active fact")
     return _info(f"The turn starts with the map of its organization's World graph (R18): {facts}; entities: {kinds}.")
 
 
@@ -176,7 +176,7 @@ def _return(d: WorkReturned, _link: RecordLink) -> list[Piece]:
 
 def _end_turn(d: TurnEnded, _link: RecordLink) -> list[Piece]:
     t, records = d.taught, ", ".join(inert(r) for r in d.excluded_records)
-    taught = f"Taught {t.world} World, {t.user} User and {t.flow} Flow supports (R1, R7 to R9)." if t else ""
+    taught = f"Taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports (R1, R7 to R9)." if t else ""
     nested = f"Records {records} came from nested work that failed or was cancelled: they teach nothing (R5)."
     return ([Said("success", taught)] if t else []) + _rule(d.rule) + (_info(nested) if records else [])
 
