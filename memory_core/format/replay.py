@@ -125,6 +125,8 @@ class EventEngine:
                     "result": answered,
                 }
             )
+            if isinstance(result.outcome, ReadResult) and result.outcome.near is not None:
+                self.reads[-1]["near"] = result.outcome.near  # beside `result`, which it is not part of (R23)
         self.moments.append(self.service.clock())
         return result
 

@@ -6,7 +6,7 @@ A graph is addressed by (graph, owner): `world` + organization id, `user` + pers
 
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -118,6 +118,15 @@ class Alias(SQLModel, table=True):
 
     entity_id: int = Field(foreign_key="entity.id", primary_key=True)
     key: str = Field(primary_key=True, index=True)
+
+
+class Word(SQLModel, table=True):
+    """A word of an entity's name or alias, folded (rules/words.py), so GraphResolve's `match: "words"`
+    finds entities by the beginnings of their words through an index (a prefix is a range of `word`,
+    compared by code point: collation "C" on PostgreSQL, SQLite's own). Gone with its entity."""
+
+    word: str = Field(sa_column=Column(String().with_variant(String(collation="C"), "postgresql"), primary_key=True))
+    entity_id: int = Field(foreign_key="entity.id", ondelete="CASCADE", primary_key=True, index=True)
 
 
 class Fact(SQLModel, table=True):

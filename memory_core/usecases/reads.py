@@ -8,7 +8,7 @@ from .. import errors as E
 from ..rules.budget import budget_allows, read_offered
 from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
-from ..store import probes
+from ..store import probes, words
 from ..store.graph import map_counts
 from ..store.turns import open_work
 from . import shapes as sh
@@ -27,12 +27,14 @@ class Reads(UseCases):
         Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
         statement (probes.counted_read)."""
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
+        turn_level = turn_level and args.get("match") != "words"
         if turn_level and self.database.one_statement_reads:
             with self.database.driver(one_statement=True) as one:
                 done = probes.counted_read(one, turn_id, call, args)
             if done is not None:
                 used, cap, result = done
-                return ReadResult(result=result, probes_used=used, cap=cap)
+                near = (self._near(turn_id, args) or None) if call == "GraphResolve" and not result else None
+                return ReadResult(result=result, probes_used=used, cap=cap, near=near)
         with self.database.driver() as db:
             turn = probes.turn_to_read(db, turn_id)
             if turn is None:
@@ -47,8 +49,9 @@ class Reads(UseCases):
             if not budget_allows(used=turn.probes_used, cap=cap):
                 raise self._exhausted(turn_id, cap)
             seen = owners(run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
+            near = None
             if call == "GraphResolve":
-                result = probes.resolve(db, seen, args["name"], args.get("kind"))
+                result, near = words.resolve_read(db, seen, args)
             elif call == "GraphExpand":
                 result = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
             else:
@@ -56,7 +59,16 @@ class Reads(UseCases):
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (self._exhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
-            return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap)
+            return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap, near=near)
+
+    def _near(self, turn_id: str, args: Obj) -> list[Obj]:
+        """The `near` of an exact GraphResolve counted in one statement that found nothing (R20, R23)."""
+        with self.database.driver() as db:
+            turn = probes.turn_to_read(db, turn_id)
+            if turn is None:
+                return []
+            seen = owners(run_id=turn.run_id, org_id=turn.org_id, person_id=turn.person_id)
+            return words.near(db, seen, args["name"], args.get("kind"))
 
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
