@@ -27,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from b10_words import b10_words  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from memory_core import MemoryService, make_engine  # noqa: E402
@@ -1502,6 +1503,7 @@ def main() -> int:
         "b8env": b8env,
         "b9": b9,
         "b10": b10,
+        "b10words": b10_words,
     }
     for name in args.only:
         steps[name](b)

@@ -122,9 +122,12 @@ class Alias(SQLModel, table=True):
 
 class Word(SQLModel, table=True):
     """A word of an entity's name or alias, folded (rules/words.py), so GraphResolve's `match: "words"`
-    finds entities by the beginnings of their words through an index (a prefix is a range of `word`,
-    compared by code point: collation "C" on PostgreSQL, SQLite's own). Gone with its entity."""
+    finds entities by the beginnings of their words through an index, in the graphs a turn sees (a
+    prefix is a range of `word` within its entity's graph, compared by code point: collation "C" on
+    PostgreSQL, SQLite's own). Gone with its entity."""
 
+    graph: str = Field(primary_key=True)
+    owner: str = Field(primary_key=True)
     word: str = Field(sa_column=Column(String().with_variant(String(collation="C"), "postgresql"), primary_key=True))
     entity_id: int = Field(foreign_key="entity.id", ondelete="CASCADE", primary_key=True, index=True)
 

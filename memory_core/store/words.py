@@ -9,7 +9,7 @@ rules.words.matches decides, so a word cut at WORD_CHARS never answers wrongly.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import Protocol
 
 from sqlalchemy import Connection, text
 
@@ -22,36 +22,36 @@ from .probes import resolve, resolved
 #: How many entities `near` names at most (agent-tools.md, Version 2).
 NEAR = 5
 
-_ADD = "INSERT INTO word (word, entity_id) VALUES (:w, :e) ON CONFLICT DO NOTHING"
+_ADD = "INSERT INTO word (graph, owner, word, entity_id) VALUES (:g, :o, :w, :e) ON CONFLICT DO NOTHING"
+_EVERY = "SELECT id, graph, owner, name, aliases FROM entity WHERE id > :i ORDER BY id LIMIT :n"
 
 
 class Named(Protocol):
-    """An entity as the index takes it: its id, name and aliases."""
+    """An entity as the index takes it."""
 
     id: int
+    graph: str
+    owner: str
     name: str
     aliases: list[str]
 
 
+def rows_of(entity: int, graph: str, owner: str, texts: Iterable[str]) -> list[Obj]:
+    """The index's rows of one entity: a row per word of its name and aliases."""
+    return [{"g": graph, "o": owner, "w": w, "e": entity} for w in sorted({w for t in texts for w in indexed(t)})]
+
+
 def index(db: Driver, *groups: Iterable[Named]) -> None:
     """Index the words of these entities' names and aliases (those already kept are left as they are)."""
-    rows = {(w, e.id) for group in groups for e in group for text in (e.name, *e.aliases) for w in indexed(text)}
-    db.many(_ADD, [{"w": w, "e": e} for w, e in sorted(rows)])
+    db.many(_ADD, [r for g in groups for e in g for r in rows_of(e.id, e.graph, e.owner, [e.name, *e.aliases])])
 
 
 def index_all(conn: Connection, *, chunk: int = 5000) -> None:
     """Index every entity (after the generator's bulk load), a chunk of ids at a time."""
-    last, add = 0, text(_ADD)
+    last = 0
     while batch := conn.execute(text(_EVERY), {"i": last, "n": chunk}).all():
-        conn.execute(add, [{"w": w, "e": i} for i, n, a in batch for w in sorted({*indexed(n), *_alias_words(a)})])
+        conn.execute(text(_ADD), [r for i, g, o, n, a in batch for r in rows_of(i, g, o, [n, *json_value(a)])])
         last = batch[-1][0]
-
-
-_EVERY = "SELECT id, name, aliases FROM entity WHERE id > :i ORDER BY id LIMIT :n"
-
-
-def _alias_words(aliases: Any) -> set[str]:
-    return {w for a in json_value(aliases) or [] for w in indexed(a)}
 
 
 def _next(word: str) -> str:
@@ -67,17 +67,19 @@ def find(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = 
     if not asked or not graphs:
         return []
     params: Obj = {} if kind is None else {"kind": kind}
-    for i, w in enumerate(asked):
-        params |= {f"lo{i}": w, f"hi{i}": _next(w)}
     for i, (g, o) in enumerate(graphs):
         params |= {f"g{i}": g, f"o{i}": o}
-    hits = " INTERSECT ".join(
-        f"SELECT entity_id FROM word WHERE word >= :lo{i} AND word < :hi{i}" for i in range(len(asked))
-    )
-    visible = " OR ".join(f"(e.graph = :g{i} AND e.owner = :o{i})" for i in range(len(graphs)))
+    wheres = []
+    for i, w in enumerate(asked):
+        params |= {f"lo{i}": w, f"hi{i}": _next(w)}
+        scans = (f"SELECT entity_id FROM word WHERE graph = :g{j} AND owner = :o{j}" for j in range(len(graphs)))
+        wheres.append(
+            f"e.id IN ({' UNION ALL '.join(f'{scan} AND word >= :lo{i} AND word < :hi{i}' for scan in scans)})"
+        )
+    # Each word a range of the index in each graph the turn sees (R20): nothing of another graph is read.
     sql = (
-        f"SELECT e.name, e.kind, e.aliases, e.graph FROM entity e WHERE e.id IN ({hits}) AND e.active_facts > 0 "
-        f"AND ({visible}){'' if kind is None else ' AND e.kind = :kind'}"
+        f"SELECT e.name, e.kind, e.aliases, e.graph FROM entity e WHERE {' AND '.join(wheres)} AND e.active_facts > 0"
+        f"{'' if kind is None else ' AND e.kind = :kind'}"
     )
     found = resolved(r for r in db.rows(sql, params) if matches(name, [r[0], *json_value(r[2])]))
     key = name_key(name)
