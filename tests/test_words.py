@@ -226,6 +226,8 @@ def test_r29_an_erased_run_takes_its_entities_words_with_it():
             text("SELECT count(*) FROM word w LEFT JOIN entity e ON e.id = w.entity_id WHERE e.id IS NULL")
         )
         assert orphans.scalar() == 0
+        astray = "SELECT count(*) FROM word w JOIN entity e ON e.id = w.entity_id WHERE w.graph <> e.graph OR w.owner <> e.owner"
+        assert conn.execute(text(astray)).scalar() == 0
 
 
 def test_the_index_proposes_and_the_rule_decides_on_every_name():

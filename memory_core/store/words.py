@@ -42,8 +42,10 @@ def rows_of(entity: int, graph: str, owner: str, texts: Iterable[str]) -> list[O
 
 
 def index(db: Driver, *groups: Iterable[Named]) -> None:
-    """Index the words of these entities' names and aliases (those already kept are left as they are)."""
-    db.many(_ADD, [r for g in groups for e in g for r in rows_of(e.id, e.graph, e.owner, [e.name, *e.aliases])])
+    """Index the words of these entities' names and aliases (those already kept are left as they are), in
+    the index's order, so two writers of the same rows wait for each other rather than deadlock."""
+    rows = [r for g in groups for e in g for r in rows_of(e.id, e.graph, e.owner, [e.name, *e.aliases])]
+    db.many(_ADD, sorted(rows, key=lambda r: (r["g"], r["o"], r["w"], r["e"])))
 
 
 def index_all(conn: Connection, *, chunk: int = 5000) -> None:
