@@ -21,6 +21,8 @@ from .probes import resolve, resolved
 
 #: How many entities `near` names at most (agent-tools.md, Version 2).
 NEAR = 5
+#: How many of the asked words the index narrows by (a statement of bounded size); the rule checks them all.
+INDEXED_WORDS = 16
 
 _ADD = "INSERT INTO word (graph, owner, word, entity_id) VALUES (:g, :o, :w, :e) ON CONFLICT DO NOTHING"
 _EVERY = "SELECT id, graph, owner, name, aliases FROM entity WHERE id > :i ORDER BY id LIMIT :n"
@@ -65,7 +67,8 @@ def _next(word: str) -> str:
 def find(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
     """GraphResolve by words: entities of active facts in the graphs `seen` names (R20, R23) whose name
     or an alias matches `name` by words (rules.words.matches), exact matches first."""
-    asked, graphs = [w[:WORD_CHARS] for w in words(name)], [(g, o) for g, o in seen.items() if o is not None]
+    asked = [w[:WORD_CHARS] for w in words(name)[:INDEXED_WORDS]]
+    graphs = [(g, o) for g, o in seen.items() if o is not None]
     if not asked or not graphs:
         return []
     params: Obj = {} if kind is None else {"kind": kind}
