@@ -2,8 +2,10 @@
 written where entities and aliases are (facts.GraphWriter, the generator's bulk load, migration 0013),
 gone with their entity (ON DELETE CASCADE). GraphResolve's `match: "words"` and its `near` read it.
 
-A word's prefix is a range of the index (`word >= 'brig' AND word < 'brih'`); the index proposes,
-rules.words.matches decides, so a word cut at WORD_CHARS never answers wrongly.
+A word's prefix is a range of the index (`word >= 'brig' AND word < 'brih'`), so the statement says
+what rules.words.matches says (tests/test_words.py holds them to each other) but where it sees only
+a part of the asked words (past INDEXED_WORDS, or cut at WORD_CHARS): there it proposes and the rule
+decides.
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ def _next(word: str) -> str:
 def find(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
     """GraphResolve by words: entities of active facts in the graphs `seen` names (R20, R23) whose name
     or an alias matches `name` by words (rules.words.matches), exact matches first."""
-    asked = [w[:WORD_CHARS] for w in words(name)[:INDEXED_WORDS]]
+    every = words(name)
+    asked = [w[:WORD_CHARS] for w in every[:INDEXED_WORDS]]
     graphs = [(g, o) for g, o in seen.items() if o is not None]
     if not asked or not graphs:
         return []
@@ -86,7 +89,10 @@ def find(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = 
         f"SELECT e.name, e.kind, e.aliases, e.graph FROM entity e WHERE {' AND '.join(wheres)} AND e.active_facts > 0"
         f"{'' if kind is None else ' AND e.kind = :kind'}"
     )
-    found = resolved(r for r in db.rows(sql, params) if matches(name, [r[0], *json_value(r[2])]))
+    rows = db.rows(sql, params)
+    if asked != every:  # the index narrowed by a part of the words only: the rule decides on them all
+        rows = [r for r in rows if matches(name, [r[0], *json_value(r[2])])]
+    found = resolved(rows)
     key = name_key(name)
     return sorted(found, key=lambda e: all(name_key(t) != key for t in (e["name"], *e["aliases"])))
 
