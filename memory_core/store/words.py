@@ -11,13 +11,14 @@ decides.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Protocol
+from typing import Any, Protocol
 
 from sqlalchemy import Connection, text
 
 from ..plain import Obj
 from ..rules.keys import name_key
 from ..rules.words import WORD_CHARS, indexed, matches, words
+from . import probes
 from .driver import Driver, json_value
 from .probes import resolve, resolved
 
@@ -69,32 +70,53 @@ def _next(word: str) -> str:
 def find(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
     """GraphResolve by words: entities of active facts in the graphs `seen` names (R20, R23) whose name
     or an alias matches `name` by words (rules.words.matches), exact matches first."""
-    every = words(name)
-    asked = [w[:WORD_CHARS] for w in every[:INDEXED_WORDS]]
     graphs = [(g, o) for g, o in seen.items() if o is not None]
-    if not asked or not graphs:
+    if not words(name) or not graphs:
         return []
+    sql, params = _find_sql(name, {g: f":o{j}" for j, (g, _) in enumerate(graphs)}, kind)
+    return _found(name, db.rows(sql, params | {f"o{j}": o for j, (_, o) in enumerate(graphs)}))
+
+
+def counted_find(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, int | None, list[Obj]] | None:
+    """probes.counted_read's for a turn-level GraphResolve by words (Dialect.one_statement_reads): counted
+    and served in one statement, the owners read from the counted row (R20, R21); None: not counted."""
+    if not words(args["name"]):
+        return None
+    # probes' one counted statement, with the owners its counted row gives (store-private, one package)
+    sql, params = _find_sql(args["name"], probes._COUNTED_OWNER, args.get("kind"))
+    rows = db.rows(probes._COUNTED.format(query=sql), {"t": turn_id, **params})
+    if not rows:
+        return None
+    return rows[0][0], rows[0][1], _found(args["name"], [r[2:] for r in rows if r[2] is not None])
+
+
+def _find_sql(name: str, owners: dict[str, str], kind: str | None) -> tuple[str, Obj]:
+    """The statement of a words resolve in the graphs `owners` names (each owner an SQL expression): each
+    asked word a range of the index in each of those graphs (R20), nothing of another graph read."""
     params: Obj = {} if kind is None else {"kind": kind}
-    for i, (g, o) in enumerate(graphs):
-        params |= {f"g{i}": g, f"o{i}": o}
     wheres = []
-    for i, w in enumerate(asked):
+    for i, w in enumerate(w[:WORD_CHARS] for w in words(name)[:INDEXED_WORDS]):
         params |= {f"lo{i}": w, f"hi{i}": _next(w)}
-        scans = (f"SELECT entity_id FROM word WHERE graph = :g{j} AND owner = :o{j}" for j in range(len(graphs)))
+        scans = (f"SELECT entity_id FROM word WHERE graph = '{g}' AND owner = {o}" for g, o in owners.items())
         wheres.append(
             f"e.id IN ({' UNION ALL '.join(f'{scan} AND word >= :lo{i} AND word < :hi{i}' for scan in scans)})"
         )
-    # Each word a range of the index in each graph the turn sees (R20): nothing of another graph is read.
     sql = (
         f"SELECT e.name, e.kind, e.aliases, e.graph FROM entity e WHERE {' AND '.join(wheres)} AND e.active_facts > 0"
         f"{'' if kind is None else ' AND e.kind = :kind'}"
     )
-    rows = db.rows(sql, params)
-    if asked != every:  # the index narrowed by a part of the words only: the rule decides on them all
+    return sql, params
+
+
+def _found(name: str, rows: list[tuple[Any, ...]]) -> list[Obj]:
+    """The answer from the statement's rows, exact matches first. The statement says what rules.words.matches
+    says but where it saw only a part of the asked words (past INDEXED_WORDS, or cut at WORD_CHARS): there
+    the rule decides."""
+    every = words(name)
+    if len(every) > INDEXED_WORDS or any(len(w) > WORD_CHARS for w in every):
         rows = [r for r in rows if matches(name, [r[0], *json_value(r[2])])]
-    found = resolved(rows)
     key = name_key(name)
-    return sorted(found, key=lambda e: all(name_key(t) != key for t in (e["name"], *e["aliases"])))
+    return sorted(resolved(rows), key=lambda e: all(name_key(t) != key for t in (e["name"], *e["aliases"])))
 
 
 def near(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:

@@ -27,10 +27,10 @@ class Reads(UseCases):
         Where the dialect has it (PostgreSQL), a turn-level GraphResolve or GraphExpand is one
         statement (probes.counted_read)."""
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
-        turn_level = turn_level and args.get("match") != "words"
+        counted = words.counted_find if args.get("match") == "words" else probes.counted_read
         if turn_level and self.database.one_statement_reads:
             with self.database.driver(one_statement=True) as one:
-                done = probes.counted_read(one, turn_id, call, args)
+                done = counted(one, turn_id, call, args)
             if done is not None:
                 used, cap, result = done
                 near = (self._near(turn_id, args) or None) if call == "GraphResolve" and not result else None
