@@ -294,7 +294,7 @@ def test_mcp_graphresolve_by_words_and_near_over_stdio(agent_db):
         apply(svc, checked("", e))
     token = svc.issue_token("dana", org="acme")
 
-    async def main() -> tuple[Obj, Obj, Obj, Obj, str]:
+    async def main() -> tuple[Obj, Obj, Obj, Obj, Obj, str]:
         async with Client(stdio(url, token)) as c:
             tool = next(t for t in (await c.list_tools()).tools if t.name == "GraphResolve")
             r = await call(c, "start_run", {"workflow": "research"})  # MemoryProbes 2
@@ -302,9 +302,17 @@ def test_mcp_graphresolve_by_words_and_near_over_stdio(agent_db):
             near = await call(c, "GraphResolve", {"turn": turn, "name": "Brightwater"})
             words_read = await call(c, "GraphResolve", {"turn": turn, "name": "BRIGHTWÄTER la", "match": "words"})
             spent = await c.call_tool("GraphResolve", {"turn": turn, "name": "x"})
-            return tool.input_schema, near, words_read, spent.structured_content or {}, tool.description or ""
+            r = await call(c, "start_run", {"workflow": "free"})  # no cap
+            turn = (await call(c, "open_turn", {"run": r["run"], "request": "Bright what?"}))["turn"]
+            mine = await call(c, "GraphResolve", {"turn": turn, "name": "Bright"})
+            return tool.input_schema, near, words_read, spent.structured_content or {}, mine, tool.description or ""
 
-    schema, near, words_read, spent, description = anyio.run(main)
+    schema, near, words_read, spent, mine, description = anyio.run(main)
+    # never globex's Brightgear Motors, lee's Brightlee Diary, nor r2's Brightflow Draft (R20)
+    assert {(e["name"], e["graph"]) for e in mine["near"]} == {
+        ("Brightwater Labs", "world"),
+        ("Brightdana Notes", "user"),
+    }
     assert schema["properties"]["match"]["enum"] == ["exact", "words"] and "partial" in description
     assert near["result"] == [] and {(e["name"], e["graph"]) for e in near["near"]} == {("Brightwater Labs", "world")}
     assert [(e["name"], e["graph"]) for e in words_read["result"]] == [("Brightwater Labs", "world")]

@@ -90,6 +90,20 @@ def counted_find(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, i
     return rows[0][0], rows[0][1], _found(args["name"], [r[2:] for r in rows if r[2] is not None])
 
 
+#: The owners of the graphs a turn sees (R20), as probes' counted row names them, for one statement.
+_SEEN_BY_TURN = """WITH c AS (SELECT r.org_id AS world, r.person_id AS usr, r.id AS flow FROM turn t
+ JOIN run r ON r.id = t.run_id WHERE t.id = :t) SELECT q.* FROM c CROSS JOIN LATERAL ({query}) q"""
+
+
+def turn_near(db: Driver, turn_id: str, args: Obj) -> list[Obj]:
+    """Autocommit (Dialect.one_statement_reads): the `near` of a counted exact GraphResolve that found
+    nothing, in one statement that reads the graphs' owners from the turn's run (R20)."""
+    if not words(args["name"]):
+        return []
+    sql, params = _find_sql(args["name"], probes._COUNTED_OWNER, args.get("kind"))
+    return _near_of(_found(args["name"], db.rows(_SEEN_BY_TURN.format(query=sql), {"t": turn_id, **params})))
+
+
 def _find_sql(name: str, owners: dict[str, str], kind: str | None) -> tuple[str, Obj]:
     """The statement of a words resolve in the graphs `owners` names (each owner an SQL expression): each
     asked word a range of the index in each of those graphs (R20), nothing of another graph read."""
@@ -122,7 +136,11 @@ def _found(name: str, rows: list[tuple[Any, ...]]) -> list[Obj]:
 def near(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
     """What an exact resolve that found nothing carries: up to NEAR entities the same read sees whose
     names match by words, as {name, kind, graph} (R20: nothing the turn may not see)."""
-    return [{"name": e["name"], "kind": e["kind"], "graph": e["graph"]} for e in find(db, seen, name, kind)[:NEAR]]
+    return _near_of(find(db, seen, name, kind))
+
+
+def _near_of(found: list[Obj]) -> list[Obj]:
+    return [{"name": e["name"], "kind": e["kind"], "graph": e["graph"]} for e in found[:NEAR]]
 
 
 def resolve_read(db: Driver, seen: dict[str, str | None], args: Obj) -> tuple[list[Obj], list[Obj] | None]:

@@ -63,12 +63,8 @@ class Reads(UseCases):
 
     def _near(self, turn_id: str, args: Obj) -> list[Obj]:
         """The `near` of an exact GraphResolve counted in one statement that found nothing (R20, R23)."""
-        with self.database.driver() as db:
-            turn = probes.turn_to_read(db, turn_id)
-            if turn is None:
-                return []
-            seen = owners(run_id=turn.run_id, org_id=turn.org_id, person_id=turn.person_id)
-            return words.near(db, seen, args["name"], args.get("kind"))
+        with self.database.driver(one_statement=True) as one:
+            return words.turn_near(one, turn_id, args)
 
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""
