@@ -91,7 +91,7 @@ def counted_find(db: Driver, turn_id: str, call: str, args: Obj) -> tuple[int, i
 
 
 #: The owners of the graphs a turn sees (R20), as probes' counted row names them, for one statement.
-_SEEN_BY_TURN = """WITH c AS (SELECT r.org_id AS world, r.person_id AS usr, r.id AS flow FROM turn t
+_SEEN_BY_TURN = """WITH c AS MATERIALIZED (SELECT r.org_id AS world, r.person_id AS usr, r.id AS flow FROM turn t
  JOIN run r ON r.id = t.run_id WHERE t.id = :t) SELECT q.* FROM c CROSS JOIN LATERAL ({query}) q"""
 
 
