@@ -27,6 +27,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from b10_words import b10_words  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 
 from bench import read_trace  # noqa: E402
@@ -1504,6 +1505,7 @@ def main() -> int:
         "b9": b9,
         "b10": b10,
         "b10reads": read_trace.record,
+        "b10words": b10_words,
     }
     for name in args.only:
         steps[name](b)

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from ..format.documents import Answers, Budget
 from ..format.events import EndStatus
-from ..format.state import ExpandFact, MapOut, ResolveHit, Shortcut, SkippedOut, SourceHit
+from ..format.state import ExpandFact, MapOut, NearHit, ResolveHit, Shortcut, SkippedOut, SourceHit
 from ..usecases.results import Taught
 
 
@@ -57,9 +57,11 @@ class ReturnOut(BaseModel):
 
 
 class ResolveOut(BaseModel):
-    """GraphResolve's answer: entities of the visible graphs (R20, R23); empty when nothing matches."""
+    """GraphResolve's answer: entities of the visible graphs (R20, R23); empty when nothing matches,
+    and then (an exact resolve) `near`: what matches by words."""
 
     result: list[ResolveHit]
+    near: list[NearHit] | None = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class ExpandOut(BaseModel):

@@ -25,6 +25,7 @@ from ..format.events import (
     FactRef,
     Graph,
     Ident,
+    Match,
     Origin,
     Request,
     StepRecord,
@@ -211,13 +212,22 @@ def return_work(ctx: Context, turn: TurnId, work: Work, status: EndStatus) -> M.
 
 @tool(READS)
 def GraphResolve(  # noqa: N802
-    ctx: Context, turn: TurnId, name: Text, kind: Ident | None = None, step: ReadStep = None, within: Within = None
+    ctx: Context,
+    turn: TurnId,
+    name: Text,
+    kind: Ident | None = None,
+    step: ReadStep = None,
+    within: Within = None,
+    match: Annotated[Match, Field(description='"words": each word of name begins a word of a name')] = "exact",
 ) -> M.ResolveOut:
     """Entities whose name or alias matches, in the graphs the turn sees, each with its graph
-    (R20, R23). One read of the budget (R21)."""
-    args = given(name=name, kind=kind)
+    (R20, R23). Names must be whole (case and spacing aside) unless match="words": then names may
+    be partial, every word you give beginning a word of the name or an alias, any case or accent,
+    exact matches first. An exact resolve that finds nothing carries `near`: up to 5 entities
+    whose names match by words. One read of the budget (R21), `near` included."""
+    args = given(name=name, kind=kind, match=None if match == "exact" else match)
     out = ToolCall.of(ctx).apply("read", turn=turn, call="GraphResolve", args=args, step=step, within=within)
-    return M.ResolveOut.model_validate({"result": out.result})
+    return M.ResolveOut.model_validate({"result": out.result, "near": out.near})
 
 
 @tool(READS)

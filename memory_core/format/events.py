@@ -45,6 +45,7 @@ if TYPE_CHECKING:  # to the type checker these are texts; to pydantic, the words
     WorldKind: TypeAlias = str
     Surface: TypeAlias = str
     ReadCall: TypeAlias = str
+    Match: TypeAlias = str
 else:
     Graph = one_of(GRAPHS)
     OtherGraph = one_of(tuple(g for g in GRAPHS if g != "world"))
@@ -53,6 +54,7 @@ else:
     WorldKind = one_of(WORLD_KINDS)
     Surface = one_of(SURFACES)
     ReadCall = one_of(READ_CALLS)
+    Match = one_of(("exact", "words"))
 
 #: The graph a fact reference names unless it says another.
 DEFAULT_GRAPH = "world"
@@ -162,6 +164,7 @@ class ResolveArgs(Closed):
 
     name: Text
     kind: Ident = absent()
+    match: Match = absent(description='"exact" (the default) or "words": every word begins a word of a name (R23)')
 
 
 class ExpandArgs(Closed):

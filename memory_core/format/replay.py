@@ -114,6 +114,8 @@ class EventEngine:
             answered = result.outcome.result if isinstance(result.outcome, ReadResult) else None
             asked = {"turn": event["turn"], "call": event["call"], "args": copy.deepcopy(event["args_given"])}
             self.reads.append({"event": index, **asked, "outcome": result.reason or "ok", "result": answered})
+            if isinstance(result.outcome, ReadResult) and result.outcome.near is not None:
+                self.reads[-1]["near"] = result.outcome.near  # beside `result`, which it is not part of (R23)
         self.moments.append(self.service.clock())
         return result
 

@@ -169,6 +169,12 @@ class ResolveHit(EntityOut):
     graph: Graph
 
 
+class NearHit(Named):
+    """What an exact GraphResolve that found nothing names near: an entity matching by words, with its graph."""
+
+    graph: Graph
+
+
 class ExpandFact(WeightedFact):
     """What GraphExpand answers: a fact without its supports."""
 
@@ -207,6 +213,7 @@ class ReadLog(Closed):
     args: dict[str, Any] = Field(description="the read's arguments as written")
     outcome: Outcome
     result: list[ResolveHit] | list[ExpandFact] | list[SourceHit] | None
+    near: list[NearHit] = absent(description="an exact GraphResolve that found nothing: names matching by words")
 
 
 class RefusedLog(Closed):

@@ -10,6 +10,7 @@ from sqlmodel import SQLModel
 
 from . import models  # noqa: F401  (registers every table)
 from .dialect import dialect_of
+from .words import index_all
 
 CHUNK = 5000
 #: The tables the generator writes, by name, in foreign-key order (the models' metadata sorts them).
@@ -53,4 +54,6 @@ def update_by_id(engine: Engine, table: str, id_key: str, rows: list[dict[str, A
 def after_bulk_load(engine: Engine) -> None:
     """After the rows were written with ids of their own: Dialect.after_bulk_load (PostgreSQL's
     id sequences continue after them, and its planner learns the tables' new sizes)."""
+    with engine.begin() as conn:
+        index_all(conn)  # the word index of the entities written (GraphResolve by words)
     dialect_of(engine).after_bulk_load(engine)

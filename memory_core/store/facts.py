@@ -10,7 +10,7 @@ from typing import Any
 from ..plain import Obj
 from ..rules.keys import display_name, entity_key, name_key, value_key
 from ..rules.weights import score
-from . import moments
+from . import moments, words
 from .dialect import in_list
 from .driver import Driver, column_names, columns, insert, json_value
 from .graph import FactChanges, _chunks
@@ -191,6 +191,7 @@ class GraphWriter:
                 for e in self.new_entities
             ],
         )
+        words.index(self.db, self.new_entities, [e for e in self.entities.values() if e.fresh_aliases])
         new = set(map(id, self.new_entities))
         rows, changed = [], []
         for e in self.entities.values():

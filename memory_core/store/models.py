@@ -3,7 +3,7 @@
 
 from typing import Any
 
-from sqlalchemy import JSON, Column, Index, UniqueConstraint
+from sqlalchemy import JSON, Column, Index, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
@@ -111,6 +111,7 @@ class TurnRead(SQLModel, table=True):
     outcome: str  # ok, or the refusal's reason
     message: str | None = None
     result: list[dict[str, Any]] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    near: list[dict[str, Any]] | None = Field(default=None, sa_column=Column(JSON, nullable=True))  # R23, #38
 
 
 class Entity(SQLModel, table=True):
@@ -135,6 +136,18 @@ class Alias(SQLModel, table=True):
 
     entity_id: int = Field(foreign_key="entity.id", primary_key=True)
     key: str = Field(primary_key=True, index=True)
+
+
+class Word(SQLModel, table=True):
+    """A word of an entity's name or alias, folded (rules/words.py), so GraphResolve's `match: "words"`
+    finds entities by the beginnings of their words through an index, in the graphs a turn sees (a
+    prefix is a range of `word` within its entity's graph, compared by code point: collation "C" on
+    PostgreSQL, SQLite's own). Gone with its entity."""
+
+    graph: str = Field(primary_key=True)
+    owner: str = Field(primary_key=True)
+    word: str = Field(sa_column=Column(String().with_variant(String(collation="C"), "postgresql"), primary_key=True))
+    entity_id: int = Field(foreign_key="entity.id", ondelete="CASCADE", primary_key=True, index=True)
 
 
 class Fact(SQLModel, table=True):

@@ -24,8 +24,8 @@ from .models import TurnRead
 from .probes import expanded, resolved
 
 KEEP = """INSERT INTO turnread (turn_id, moment, records, nested_id, call, step, within, args, outcome, message,
- result) VALUES (:t, (SELECT coalesce(max(id), 0) FROM moment), (SELECT next_record FROM turn WHERE id = :t2), :nested,
- :call, :step, :within, :args, :outcome, :message, :result)"""
+ result, near) VALUES (:t, (SELECT coalesce(max(id), 0) FROM moment), (SELECT next_record FROM turn WHERE id = :t2),
+ :nested, :call, :step, :within, :args, :outcome, :message, :result, :near)"""
 
 
 def keep(
@@ -35,6 +35,7 @@ def keep(
     call: str,
     args: Obj,
     result: list[Obj] | None = None,
+    near: list[Obj] | None = None,
     refusal: tuple[str, str] | None = None,
     step: str | None = None,
     within: str | None = None,
@@ -47,11 +48,18 @@ def keep(
     # :t twice would be one parameter PostgreSQL deduces two types for (a column, a comparison)
     params = {"t": turn_id, "t2": turn_id, "nested": nested_id, "call": call, "step": step, "within": within}
     params |= {"args": db.json(args), "outcome": reason, "message": message}
+    params |= {"near": None if near is None else db.json(near)}
     db.change(KEEP, params | {"result": None if result is None else db.json(result)})
 
 
+def add_near(db: Driver, turn_id: str, near: list[Obj]) -> None:
+    """The `near` of a turn's newest read, which one statement answered and kept before `near` was read (R23)."""
+    sql = "UPDATE turnread SET near = :n WHERE id = (SELECT max(id) FROM turnread WHERE turn_id = :t)"
+    db.change(sql, {"n": db.json(near), "t": turn_id})
+
+
 _COLS = "r.id, r.turn_id, t.run_id, r.moment, r.records, r.nested_id, r.call, r.step, r.within, r.args, r.outcome, "
-_COLS += "r.message, r.result"
+_COLS += "r.message, r.result, r.near"
 _KEPT = f"SELECT {_COLS} FROM turnread r JOIN turn t ON t.id = r.turn_id"
 
 
@@ -95,7 +103,7 @@ def _like(text: str) -> str:
 
 
 def _row(row: tuple[Any, ...]) -> Obj:
-    rid, turn, run, moment, records, nested, call, step, within, args, outcome, message, result = row
+    rid, turn, run, moment, records, nested, call, step, within, args, outcome, message, result, near = row
     result = None if result is None else json_value(result)
     if result and isinstance(result[0], list):  # the query's rows, as PostgreSQL's one statement kept them
         result = (resolved if call == "GraphResolve" else expanded)(tuple(r) for r in result)
@@ -113,6 +121,7 @@ def _row(row: tuple[Any, ...]) -> Obj:
         "outcome": outcome,
         "message": message,
         "result": result,
+        "near": None if near is None else json_value(near),
     }
 
 

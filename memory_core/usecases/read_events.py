@@ -91,6 +91,7 @@ def state_reads(reads: list[Obj], index: dict[int, int]) -> Obj:
         out["reads"].append(
             {"event": n, "turn": r["turn"], "call": r["call"], "args": r["args"], "outcome": r["outcome"]}
             | {"result": r["result"]}
+            | ({"near": r["near"]} if r["near"] else {})
         )
         if r["outcome"] != "ok":
             out["refused"].append({"event": n, "do": "read", "reason": r["outcome"], "message": r["message"]})

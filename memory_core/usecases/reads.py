@@ -8,7 +8,7 @@ from .. import errors as E
 from ..rules.budget import budget_allows, read_offered
 from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
-from ..store import probes
+from ..store import probes, words
 from ..store import reads as kept
 from ..store.graph import map_counts
 from ..store.past import last_moment
@@ -59,13 +59,16 @@ class Reads(UseCases):
     def _graph_read(
         self, turn_id: str, *, call: str, args: Obj, within: str | None, step: str | None, given: Obj | None
     ) -> ReadResult:
+        # a words resolve takes the general path, where its trace is kept in its transaction
         turn_level = within is None and step is None and call in ("GraphResolve", "GraphExpand")
+        turn_level = turn_level and args.get("match") != "words"
         if turn_level and self.database.one_statement_reads:
             with self.database.driver(one_statement=True) as one:
                 done = probes.counted_read(one, turn_id, call, args, kept=given or args)  # its trace kept in it
             if done is not None:
                 used, cap, result = done
-                return ReadResult(result=result, probes_used=used, cap=cap)
+                near = (self._near(turn_id, args) or None) if call == "GraphResolve" and not result else None
+                return ReadResult(result=result, probes_used=used, cap=cap, near=near)
         with self.database.driver() as db:
             turn = probes.turn_to_read(db, turn_id)
             if turn is None:
@@ -81,8 +84,9 @@ class Reads(UseCases):
             if not budget_allows(used=turn.probes_used, cap=cap):
                 raise E.BudgetExhausted(turn_id, cap)
             seen = owners(run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
+            near = None
             if call == "GraphResolve":
-                result = probes.resolve(db, seen, args["name"], args.get("kind"))
+                result, near = words.resolve_read(db, seen, args)
             elif call == "GraphExpand":
                 result = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
             else:
@@ -91,9 +95,26 @@ class Reads(UseCases):
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (E.BudgetExhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
             kept.keep(
-                db, turn_id, call=call, args=given or args, result=result, step=step, within=within, nested_id=nested
+                db,
+                turn_id,
+                call=call,
+                args=given or args,
+                result=result,
+                near=near,
+                step=step,
+                within=within,
+                nested_id=nested,
             )
-            return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap)
+            return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap, near=near)
+
+    def _near(self, turn_id: str, args: Obj) -> list[Obj]:
+        """The `near` of an exact GraphResolve counted in one statement that found nothing (R20, R23), kept
+        with its read (store/reads.py)."""
+        with self.database.driver(one_statement=True) as one:
+            near = words.turn_near(one, turn_id, args)
+            if near:
+                kept.add_near(one, turn_id, near)
+            return near
 
     def turn_reads(self, turn_id: str) -> list[Obj]:
         """The reads a turn made, in order, with what each was told or why it was refused (the

@@ -121,6 +121,7 @@ class ReadResult(Outcome):
     result: SkipValidation[list[Obj]]
     probes_used: int
     cap: int | None = None
+    near: SkipValidation[list[Obj]] | None = None  # an exact GraphResolve that found nothing (R23)
 
 
 class SettingChange(Result):

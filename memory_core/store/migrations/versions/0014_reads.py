@@ -1,7 +1,7 @@
 """reads kept: every graph read of a turn, with what it answered (the recall trace, issue #38)
 
 Revision ID: 0014
-Revises: 0012
+Revises: 0013
 Create Date: 2026-12-06 14:30:00
 
 A turn's GraphResolve, GraphExpand and GraphSource are kept with their arguments, the moment and
@@ -16,7 +16,7 @@ import sqlmodel
 from alembic import op
 
 revision: str = "0014"
-down_revision: str | None = "0012"
+down_revision: str | None = "0013"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -38,6 +38,7 @@ def upgrade() -> None:
         sa.Column("outcome", _TEXT(), nullable=False),
         sa.Column("message", _TEXT(), nullable=True),
         sa.Column("result", sa.JSON(), nullable=True),
+        sa.Column("near", sa.JSON(), nullable=True),
         sa.ForeignKeyConstraint(["turn_id"], ["turn.id"]),
         sa.PrimaryKeyConstraint("id"),
     )

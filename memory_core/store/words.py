@@ -1,0 +1,141 @@
+"""The word index (models.Word): the words of entities' names and aliases as rules/words.py folds them,
+written where entities and aliases are (facts.GraphWriter, the generator's bulk load, migration 0013),
+gone with their entity (ON DELETE CASCADE). GraphResolve's `match: "words"` and its `near` read it.
+
+A word's prefix is a range of the index (`word >= 'brig' AND word < 'brih'`), so the statement says
+what rules.words.matches says (tests/test_words.py holds them to each other) but where it sees only
+a part of the asked words (past INDEXED_WORDS, or cut at WORD_CHARS): there it proposes and the rule
+decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+from sqlalchemy import Connection, text
+
+from ..plain import Obj
+from ..rules.keys import name_key
+from ..rules.words import WORD_CHARS, indexed, matches, words
+from . import probes
+from .driver import Driver, json_value
+from .probes import resolve, resolved
+
+#: How many entities `near` names at most (agent-tools.md, Version 2).
+NEAR = 5
+#: How many of the asked words the index narrows by (a statement of bounded size); the rule checks them all.
+INDEXED_WORDS = 16
+
+_ADD = "INSERT INTO word (graph, owner, word, entity_id) VALUES (:g, :o, :w, :e) ON CONFLICT DO NOTHING"
+_EVERY = "SELECT id, graph, owner, name, aliases FROM entity WHERE id > :i ORDER BY id LIMIT :n"
+
+
+class Named(Protocol):
+    """An entity as the index takes it."""
+
+    id: int
+    graph: str
+    owner: str
+    name: str
+    aliases: list[str]
+
+
+def rows_of(entity: int, graph: str, owner: str, texts: Iterable[str]) -> list[Obj]:
+    """The index's rows of one entity: a row per word of its name and aliases."""
+    return [{"g": graph, "o": owner, "w": w, "e": entity} for w in sorted({w for t in texts for w in indexed(t)})]
+
+
+def index(db: Driver, *groups: Iterable[Named]) -> None:
+    """Index the words of these entities' names and aliases (those already kept are left as they are), in
+    the index's order, so two writers of the same rows wait for each other rather than deadlock."""
+    rows = [r for g in groups for e in g for r in rows_of(e.id, e.graph, e.owner, [e.name, *e.aliases])]
+    db.many(_ADD, sorted(rows, key=lambda r: (r["g"], r["o"], r["w"], r["e"])))
+
+
+def index_all(conn: Connection, *, chunk: int = 5000) -> None:
+    """Index every entity (after the generator's bulk load), a chunk of ids at a time."""
+    last = 0
+    while batch := conn.execute(text(_EVERY), {"i": last, "n": chunk}).all():
+        conn.execute(text(_ADD), [r for i, g, o, n, a in batch for r in rows_of(i, g, o, [n, *json_value(a)])])
+        last = batch[-1][0]
+
+
+def _next(word: str) -> str:
+    """The first text after every text that begins with `word` (by code point, skipping surrogates)."""
+    after = ord(word[-1]) + 1
+    return word[:-1] + chr(0xE000 if 0xD800 <= after < 0xE000 else after)
+
+
+def find(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
+    """GraphResolve by words: entities of active facts in the graphs `seen` names (R20, R23) whose name
+    or an alias matches `name` by words (rules.words.matches), exact matches first."""
+    graphs = [(g, o) for g, o in seen.items() if o is not None]
+    if not words(name) or not graphs:
+        return []
+    sql, params = _find_sql(name, {g: f":o{j}" for j, (g, _) in enumerate(graphs)}, kind)
+    return _found(name, db.rows(sql, params | {f"o{j}": o for j, (_, o) in enumerate(graphs)}))
+
+
+#: The owners of the graphs a turn sees (R20), as probes' counted row names them, for one statement.
+_SEEN_BY_TURN = """WITH c AS MATERIALIZED (SELECT r.org_id AS world, r.person_id AS usr, r.id AS flow FROM turn t
+ JOIN run r ON r.id = t.run_id WHERE t.id = :t) SELECT q.* FROM c CROSS JOIN LATERAL ({query}) q"""
+
+
+def turn_near(db: Driver, turn_id: str, args: Obj) -> list[Obj]:
+    """Autocommit (Dialect.one_statement_reads): the `near` of a counted exact GraphResolve that found
+    nothing, in one statement that reads the graphs' owners from the turn's run (R20)."""
+    if not words(args["name"]):
+        return []
+    sql, params = _find_sql(args["name"], probes._COUNTED_OWNER, args.get("kind"))
+    return _near_of(_found(args["name"], db.rows(_SEEN_BY_TURN.format(query=sql), {"t": turn_id, **params})))
+
+
+def _find_sql(name: str, owners: dict[str, str], kind: str | None) -> tuple[str, Obj]:
+    """The statement of a words resolve in the graphs `owners` names (each owner an SQL expression): each
+    asked word a range of the index in each of those graphs (R20), nothing of another graph read."""
+    params: Obj = {} if kind is None else {"kind": kind}
+    wheres = []
+    for i, w in enumerate(w[:WORD_CHARS] for w in words(name)[:INDEXED_WORDS]):
+        params |= {f"lo{i}": w, f"hi{i}": _next(w)}
+        scans = (f"SELECT entity_id FROM word WHERE graph = '{g}' AND owner = {o}" for g, o in owners.items())
+        wheres.append(
+            f"e.id IN ({' UNION ALL '.join(f'{scan} AND word >= :lo{i} AND word < :hi{i}' for scan in scans)})"
+        )
+    sql = (
+        f"SELECT e.name, e.kind, e.aliases, e.graph FROM entity e WHERE {' AND '.join(wheres)} AND e.active_facts > 0"
+        f"{'' if kind is None else ' AND e.kind = :kind'}"
+    )
+    return sql, params
+
+
+def _found(name: str, rows: list[tuple[Any, ...]]) -> list[Obj]:
+    """The answer from the statement's rows, exact matches first. The statement says what rules.words.matches
+    says but where it saw only a part of the asked words (past INDEXED_WORDS, or cut at WORD_CHARS): there
+    the rule decides."""
+    every = words(name)
+    if len(every) > INDEXED_WORDS or any(len(w) > WORD_CHARS for w in every):
+        rows = [r for r in rows if matches(name, [r[0], *json_value(r[2])])]
+    key = name_key(name)
+    return sorted(resolved(rows), key=lambda e: all(name_key(t) != key for t in (e["name"], *e["aliases"])))
+
+
+def near(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
+    """What an exact resolve that found nothing carries: up to NEAR entities the same read sees whose
+    names match by words, as {name, kind, graph} (R20: nothing the turn may not see)."""
+    return _near_of(find(db, seen, name, kind))
+
+
+def _near_of(found: list[Obj]) -> list[Obj]:
+    return [{"name": e["name"], "kind": e["kind"], "graph": e["graph"]} for e in found[:NEAR]]
+
+
+def resolve_read(db: Driver, seen: dict[str, str | None], args: Obj) -> tuple[list[Obj], list[Obj] | None]:
+    """A GraphResolve as its `match` asks (exact by default), and its `near`: None but for an exact
+    resolve that found nothing while something matches by words (an empty `near` is left out, so a
+    state written before `near` existed reads the same)."""
+    name, kind = args["name"], args.get("kind")
+    if args.get("match") == "words":
+        return find(db, seen, name, kind), None
+    result = resolve(db, seen, name, kind)
+    return result, (None if result else near(db, seen, name, kind) or None)
