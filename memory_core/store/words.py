@@ -20,7 +20,6 @@ from ..rules.keys import name_key
 from ..rules.words import WORD_CHARS, indexed, matches, words
 from . import probes
 from .driver import Driver, json_value
-from .probes import resolve, resolved
 
 #: How many entities `near` names at most (agent-tools.md, Version 2).
 NEAR = 5
@@ -117,7 +116,7 @@ def _found(name: str, rows: list[tuple[Any, ...]]) -> list[Obj]:
     if len(every) > INDEXED_WORDS or any(len(w) > WORD_CHARS for w in every):
         rows = [r for r in rows if matches(name, [r[0], *json_value(r[2])])]
     key = name_key(name)
-    return sorted(resolved(rows), key=lambda e: all(name_key(t) != key for t in (e["name"], *e["aliases"])))
+    return sorted(probes.resolved(rows), key=lambda e: all(name_key(t) != key for t in (e["name"], *e["aliases"])))
 
 
 def near(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
@@ -137,5 +136,5 @@ def resolve_read(db: Driver, seen: dict[str, str | None], args: Obj) -> tuple[li
     name, kind = args["name"], args.get("kind")
     if args.get("match") == "words":
         return find(db, seen, name, kind), None
-    result = resolve(db, seen, name, kind)
+    result = probes.resolve(db, seen, name, kind)
     return result, (None if result else near(db, seen, name, kind) or None)
