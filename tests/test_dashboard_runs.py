@@ -2,10 +2,11 @@
 newest, filters by person and by client, each turn titled by its request, the latest turns (on Runs
 and the Overview) linked to their turn, and a turn's link opening that run with that turn open."""
 
+# ruff: noqa: F811  (the fixtures come from test_dashboard: each test names `app` as its argument)
 from __future__ import annotations
 
 import pytest
-from test_dashboard import _dispose_engines, app, demo_db, live, ok, page, plain, texts  # noqa: F401
+from test_dashboard import _dispose_engines, app, demo_db, live, ok, page, plain, texts  # noqa: F401  (the fixtures)
 
 ASKED = "Profile Nordic Servo AB, the Swedish maker of servo drives, and every supplier it names on its site"
 
