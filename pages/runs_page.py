@@ -104,7 +104,8 @@ caption(
     "Every run of this organization, its turns and what each taught, and every record its turns kept. "
     "A failed or cancelled turn teaches nothing, but its records stay as evidence (R2)."
 )
-from_link(LINKED, lists=("person", "via"))
+if from_link(LINKED, lists=("person", "via")) & {"run", "person", "via"} == {"run"}:  # a link to a run: unfiltered
+    st.session_state["runs_people"] = st.session_state["runs_via"] = []
 
 with guard():
     runs = read(ctx, MemoryService.runs, org)[::-1]  # newest first: agents' runs are what people come to see

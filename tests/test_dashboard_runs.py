@@ -47,6 +47,9 @@ def test_runs_filtered_by_person_and_by_client(app):
     assert at.query_params["person"] == "sam"
     at.multiselect(key="runs_via").set_value(["MCP: my-agent 0.1"]).run()  # sam started no agent's run
     assert "No run matches these filters." in texts(at)
+    at.query_params["run"] = sams[-1]  # a link to a run (a latest turn's) shows it, whatever the filters
+    at.run()
+    assert at.selectbox(key="runs_run").value == sams[-1] and len(runs_table(at)) == len(live().runs("acme"))
 
 
 def test_each_turn_titled_by_its_request(app):
