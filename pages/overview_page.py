@@ -18,6 +18,7 @@ from memory_core.views import notebook as nbk
 from memory_core.views.counts import world_table
 from pages import _history
 from pages._reads import reads_then
+from pages._runs_latest import latest_turns
 from pages._tables import fact_grid, grid, headed, wrapped
 from pages._ui import (
     Context,
@@ -172,6 +173,7 @@ with guard():
             members = pd.DataFrame(read(ctx, MemoryService.members, ctx.org), columns=["name", "id", "role"])
             st.dataframe(members.rename(columns=str.capitalize), hide_index=True)
         with runs:
+            latest_turns(ctx, ctx.org)  # each linked to its turn on the Runs page (#38.8)
             st.markdown("**Runs** and their turns (every record: the Runs page)")
             rows = [
                 {

@@ -11,22 +11,16 @@ import streamlit as st
 from memory_core import MemoryService, Refusal
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
-from memory_core.usecases.shapes import RecordPublic, RunDetail, RunRow, TurnDetail
+from memory_core.usecases.shapes import RecordPublic, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._reads import turn_reads
+from pages._runs_latest import STATUS, latest_turns, titled
 from pages._tables import download, grid, headed, wrapped
-from pages._ui import Context, guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
+from pages._ui import guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import caption, cite, markdown, on_off, plural, probes_used
 
-LINKED = {"run": "runs_run", "record": "runs_record"}
-STATUS = {
-    "open": "open",
-    "completed": "completed",
-    "failed": "failed: teaches nothing (R2)",
-    "cancelled": "cancelled: teaches nothing (R2)",
-    "replaced": "replaced: what it taught was withdrawn (R3)",
-}
+LINKED = {"run": "runs_run", "record": "runs_record", "turn": "runs_turn", "person": "runs_people", "via": "runs_via"}
 WHY_NOTHING = {
     "open": "it is still open; a turn teaches when it completes (R1)",
     "failed": "it failed (R2)",
@@ -46,44 +40,7 @@ def step_text(step: dict) -> str:
     )
 
 
-LATEST = 5  # the organization's most recent turns, shown as they go
 MANY, TALL = 15, 640  # a turn of more records than MANY scrolls in place, TALL pixels high
-
-
-def _turn_said(turn: TurnDetail, cap: int | None) -> str:
-    """A turn as it goes: status, records, reads (R21), what it taught (R1), what its latest record claims."""
-    used = turn["probes_used"]
-    reads = f"{used} of {cap} MemoryProbes used" if cap is not None else f"{used} reads, no cap"
-    said = f"{STATUS.get(turn['status'], turn['status'])}, {plural(len(turn['records']), 'record')}, {reads} (R21)"
-    if teaches(turn["status"]):
-        taught = turn["taught"]
-        said += f"; taught {plural(taught['world'], 'World support')}, {plural(taught['flow'], 'Flow support')} (R1)"
-    if turn["records"] and turn["records"][-1]["claims"]:
-        claims = "; ".join(claim_label(c) for c in turn["records"][-1]["claims"][:3])
-        said += f"; latest record claims {inert(claims)}"
-    return said
-
-
-def _turn_line(run: RunDetail, turn_id: str, client: str | None) -> list[str]:
-    """A turn of the latest, as a line of the list (none when the run no longer holds it)."""
-    via = f" (via MCP: {client})" if client is not None else ""
-    return [
-        f"- {inert(t['id'])} in {inert(run['id'])}{inert(via)}: {_turn_said(t, run['cap'])}."
-        for t in run["turns"]
-        if t["id"] == turn_id
-    ]
-
-
-def latest_turns(ctx: Context, org: str, runs: list[RunRow], clients: dict[str, str]) -> None:
-    """The organization's most recent turns, each as it goes (the page is live)."""
-    recent = [(r, t) for r in runs for t in r["turns"]][-LATEST:]
-    if not recent:
-        return
-    lines = []
-    details = {r["id"]: read(ctx, MemoryService.run_detail, org, r["id"]) for r, _ in recent}
-    for r, t in reversed(recent):
-        lines += _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))
-    markdown("**Latest turns**, as they go:\n" + "\n".join(lines))
 
 
 def _taught(t: TurnDetail) -> None:
@@ -149,37 +106,54 @@ caption(
     "Every run of this organization, its turns and what each taught, and every record its turns kept. "
     "A failed or cancelled turn teaches nothing, but its records stay as evidence (R2)."
 )
-from_link(LINKED)
+if from_link(LINKED, lists=("person", "via")) & {"run", "person", "via"} == {"run"}:  # a link to a run: unfiltered
+    st.session_state["runs_people"] = st.session_state["runs_via"] = []
 
 with guard():
-    runs = read(ctx, MemoryService.runs, org)
+    runs = read(ctx, MemoryService.runs, org)[::-1]  # newest first: agents' runs are what people come to see
     if not runs:
         st.info("No runs yet in this organization: run a scenario in the Notebook.")
         st.stop()
-    ids = [r["id"] for r in runs]
-    clients = read(ctx, MemoryService.run_clients, ids)  # runs an agent started over MCP: its client's name
+    clients = read(ctx, MemoryService.run_clients, [r["id"] for r in runs])  # runs an agent started over MCP
+    via = {r["id"]: f"MCP: {clients[r['id']]}" if r["id"] in clients else "not via MCP" for r in runs}
     names = people_names(ctx)
-    latest_turns(ctx, org, runs, clients)
+    latest_turns(ctx, org)
+    people = sorted({r["person"] or "" for r in runs})
+    by, through = st.columns(2)
+    who = by.multiselect(
+        "Person",
+        people,
+        key="runs_people",
+        format_func=lambda p: names.get(p, p) or "erased (R30)",
+        placeholder="Anyone",
+    )
+    chosen = through.multiselect("Via", sorted(set(via.values())), key="runs_via", placeholder="Any client")
+    runs = [r for r in runs if (r["person"] or "") in (who or people) and via[r["id"]] in (chosen or via.values())]
+    ids = [r["id"] for r in runs]
+    if not runs:
+        to_link(LINKED)
+        st.info("No run matches these filters.")
+        st.stop()
     if st.session_state.get("runs_run") not in ids:
         if "run" in st.query_params:
-            st.warning(f"There is no run {inert(st.query_params['run'])!s} here: it was deleted (R29), or never was.")
+            st.warning(f"No run {inert(st.query_params['run'])!s} here: filtered out, deleted (R29), or never was.")
         st.session_state["runs_run"] = ids[0]
     overview = pd.DataFrame(
         [
             {
                 "Run": r["id"],
                 "Person": names.get(r["person"], r["person"]) if r["person"] else "erased (R30)",
+                "Via": via[r["id"]],
                 "Surface": r["surface"],
                 "Ephemeral asked": on_off(r["requested_ephemeral"]),
                 "Stored as ephemeral": on_off(r["ephemeral"]),
                 "Ended": "yes" if r["ended"] else "no",
-                "Via": f"MCP: {clients[r['id']]}" if r["id"] in clients else "",
                 "Turns": ", ".join(f"{t['id']} {t['status']}" for t in r["turns"]) or "none",
             }
             for r in runs
         ]
     )
-    grid(overview, first=("Run", "Turns"))
+    grid(overview, first=("Run", "Person", "Via"), column_config={"Via": st.column_config.TextColumn(width="medium")})
     run_id = st.selectbox(
         "Run", ids, key="runs_run", format_func=lambda i: f"{i} · via MCP: {clients[i]}" if i in clients else i
     )
@@ -189,6 +163,9 @@ with guard():
     if wanted and wanted not in turn_records:
         st.session_state["runs_record"] = None
         dropped("runs_record", f"run {inert(run_id)} with no record shown first")
+    if st.session_state.get("runs_turn") not in {t["id"] for t in run["turns"]}:
+        st.session_state["runs_turn"] = None
+        dropped("runs_turn", f"run {inert(run_id)} with no turn open")
     to_link(LINKED)
 
     markdown(
@@ -212,8 +189,9 @@ with guard():
         "cell by cell and what-if its settings. The database is not changed.",
     ):
         with guard():
-            open_notebook(notebook_of(exported, run_id), file_name(run_id))
-            st.switch_page("pages/notebook_page.py")
+            nb = notebook_of(exported, run_id)
+            open_notebook(nb, file_name(run_id))
+            st.switch_page("pages/notebook_page.py", query_params={"mem": "notebook", "nb": nb.id})
     if not owners:
         said.caption(
             cite(
@@ -229,8 +207,11 @@ with guard():
         )
     for t in run["turns"]:
         linked = wanted if wanted in {r["id"] for r in t["records"]} else None
-        head = f"{inert(t['id'])} · {STATUS.get(t['status'], t['status'])} · {plural(len(t['records']), 'record')}"
-        with st.expander(cite(head), expanded=bool(linked) or len(run["turns"]) == 1):
+        opened = t["id"] == st.session_state["runs_turn"]  # a link's turn: a title of its own, so it opens
+        head = f"{inert(titled(t))} · {STATUS.get(t['status'], t['status'])} · {plural(len(t['records']), 'record')}"
+        with st.expander(
+            cite(head + (" · linked" if opened else "")), expanded=bool(linked) or opened or len(run["turns"]) == 1
+        ):
             _turn(t, run["cap"], linked)
     c1, c2 = st.columns([1, 3])
     as_json = json.dumps(run, ensure_ascii=False, indent=2)

@@ -1810,7 +1810,10 @@ def test_runs_shows_an_agent_s_open_turn_as_it_goes_and_its_client(app):
     agent.open_turn("turn-agent", run="run-agent", request={"text": "Profile Nordic Servo", "claims": []})
     page(app, "runs")
     said = plain(texts(app))
-    assert "turn-agent in run-agent (via MCP: my-agent 0.1): open, 1 record, 0 of 8 MemoryProbes used" in said
+    line = (
+        "[Profile Nordic Servo (turn-agent)](runs?run=run-agent&turn=turn-agent) in run-agent (via MCP: my-agent 0.1)"
+    )
+    assert f"{line}: open, 1 record, 0 of 8 MemoryProbes used" in said  # titled by its request, linked (#38.8)
     claim = {
         "graph": "world",
         "subject": {"name": "Nordic Servo AB", "kind": "organization"},
@@ -1852,7 +1855,7 @@ def test_runs_page_names_each_run_s_person(app):
     people = {p["id"]: p["name"] for p in live().people()}
     runs = live().runs("acme")
     table = next(d for d in at.dataframe if "Person" in d.value.columns).value
-    assert list(table["Person"]) == [people[r["person"]] if r["person"] else "erased (R30)" for r in runs]
+    assert list(table["Person"]) == [people[r["person"]] if r["person"] else "erased (R30)" for r in runs[::-1]]
     run = next(r for r in runs if r["id"] == at.selectbox(key="runs_run").value)
     assert run["person"] != people[run["person"]]  # the demo's ids are not its names
     assert f"by {people[run['person']]}," in " ".join(m.value for m in at.markdown)
