@@ -1,10 +1,23 @@
 """Runs for agents (#38.8) in Chromium: "Open in the Notebook" moves the address to the Notebook's
 (it reopens that notebook), and a latest turn's link on the Overview opens Runs on its run with that
-turn open. Screenshots: artifacts/screenshots/runs-agents-*.png."""
+turn open; an agent's reads appear on its turn as it reads (#38.7). Screenshots: artifacts/screenshots/runs-*.png."""
 
 from __future__ import annotations
 
-from chromium import goto, marks, settle, shot
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import anyio
+import httpx2
+from chromium import ROOT, goto, marks, settle, shot
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from served import free_port
 
 from memory_core import MemoryService, make_engine
 
@@ -40,3 +53,64 @@ def test_a_latest_turn_s_link_opens_its_run_with_that_turn_open(page, demo_app):
     opened.first.wait_for(timeout=30_000)
     assert [t for t in opened.all_inner_texts() if "(turn-agent)" in t and "linked" in t], opened.all_inner_texts()
     shot(page, "runs-agents-linked-turn")
+
+
+def test_an_agent_s_reads_appear_on_runs_as_it_reads(page, demo_app):
+    """#38 point 7, the recall trace live: Runs open on an agent's run, the agent reads over MCP (HTTP);
+    each read appears in its turn, with what it was told, without a reload; a refused read says why."""
+    svc = MemoryService(make_engine(demo_app.db))
+    token = svc.issue_token("lee", org="acme")
+    svc.engine.dispose()
+    port = free_port()
+    mcp = subprocess.Popen(
+        [sys.executable, "-m", "memory_core", "mcp", "--http", "--port", str(port), "--db", demo_app.db],
+        cwd=ROOT,
+        stderr=subprocess.DEVNULL,
+    )
+    opened, first_shown, done = threading.Event(), threading.Event(), threading.Event()
+    seen: dict[str, str] = {}
+
+    async def agent() -> None:
+        http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
+        async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as c:
+            run = (await c.call_tool("start_run", {"workflow": "competitor_watch"})).structured_content or {}
+            turn = await c.call_tool("open_turn", {"run": run["run"], "request": "Who are our competitors?"})
+            seen["turn"] = (turn.structured_content or {})["turn"]
+            opened.set()
+            await anyio.to_thread.run_sync(lambda: first_shown.wait(60))
+            await c.call_tool("GraphResolve", {"turn": seen["turn"], "name": "Acme Robotics"})
+            for _ in range(4):  # competitor_watch allows 4 probes (R21): the fifth read is refused
+                await c.call_tool("GraphResolve", {"turn": seen["turn"], "name": "Orbital", "match": "words"})
+            done.set()
+            await anyio.to_thread.run_sync(lambda: first_shown.wait(60))
+
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/mcp", timeout=1)
+            except urllib.error.HTTPError:
+                break  # it answers (401 without a token)
+            except OSError:
+                time.sleep(0.05)
+        worker = threading.Thread(target=lambda: anyio.run(agent), daemon=True)
+        worker.start()
+        assert opened.wait(60)
+        goto(page, "runs")  # the agent's run is the newest: selected, its one turn open
+        page.get_by_text(re.compile(r"\(" + re.escape(seen["turn"]) + r"\)")).first.wait_for(timeout=30_000)
+        first_shown.set()
+        assert done.wait(60)
+        page.get_by_text(re.compile("GraphResolve “Acme Robotics” by the turn's model: told")).first.wait_for(
+            timeout=30_000
+        )
+        page.get_by_text(re.compile("refused, budget_exhausted")).first.wait_for(timeout=30_000)
+        lines = [
+            t for t in page.locator("[data-testid='stMarkdownContainer']").all_inner_texts() if "GraphResolve" in t
+        ]
+        assert any("Orbital Motion" in t for t in lines), lines
+        assert page.locator("[data-testid='stException']").count() == 0
+        shot(page, "runs-agent-reads-live")
+        worker.join(30)
+    finally:
+        mcp.terminate()
+        mcp.wait(30)
