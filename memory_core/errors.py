@@ -70,7 +70,7 @@ class Refusal(MemoryCoreError):
     for a reference that names nothing, the rule that keeps what it would name out of reach)."""
 
     reason = "refused"
-    default_rule = "R20"
+    default_rule: str | None = "R20"
 
     def __init__(self, message: str) -> None:
         self.message = message
@@ -225,7 +225,7 @@ class UnknownWorkflow(Refusal):
     """Refused with `unknown_workflow`."""
 
     reason = "unknown_workflow"
-    default_rule = "R19"
+    default_rule = None
 
     def __init__(self, org_id: str, workflow_id: str) -> None:
         super().__init__(f"organization {org_id!r} has no workflow {workflow_id!r}")
@@ -235,7 +235,7 @@ class UnknownStep(Refusal):
     """Refused with `unknown_step`."""
 
     reason = "unknown_step"
-    default_rule = "R19"
+    default_rule = None
 
     def __init__(self, step: str, workflow_id: str | None) -> None:
         where = f"workflow {workflow_id!r}" if workflow_id else "no workflow (the run was started without one)"
@@ -246,7 +246,7 @@ class UnknownRun(Refusal):
     """Refused with `unknown_run` (R29: a deleted run names nothing)."""
 
     reason = "unknown_run"
-    default_rule = "R20"
+    default_rule = None
 
     def __init__(self, run_id: str) -> None:
         super().__init__(f"no run has the id {run_id!r} (or it was deleted, R29)")
@@ -256,10 +256,20 @@ class UnknownTurn(Refusal):
     """Refused with `unknown_turn` (R29: a deleted run's turns name nothing)."""
 
     reason = "unknown_turn"
-    default_rule = "R20"
+    default_rule = None
 
     def __init__(self, turn_id: str) -> None:
         super().__init__(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+
+
+class NotThisSession(Refusal):
+    """Refused with `not_this_session`: a run or turn another session of the same person started."""
+
+    reason = "not_this_session"
+    default_rule = None
+
+    def __init__(self, kind: str, ident: str) -> None:
+        super().__init__(f"{kind} {ident!r} was started by another session of yours; each session ends its own runs")
 
 
 class UnknownFact(Refusal):

@@ -212,3 +212,4 @@ class MemoryService:
     agent_session_ended = delegate("_agents", AgentSessions.agent_session_ended)
     end_gone_sessions = delegate("_agents", AgentSessions.end_gone_sessions)
     run_clients = delegate("_agents", AgentSessions.run_clients)
+    started_by = delegate("_agents", AgentSessions.started_by)
