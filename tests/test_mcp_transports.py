@@ -211,7 +211,12 @@ def test_http_401_without_a_live_token(agent_http):
     for headers in ({}, {"Authorization": "Bearer mem_nobody"}, {"Authorization": "Basic x"}):
         r = httpx.post(base, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
         assert r.status_code == 401, headers
-        assert r.headers["www-authenticate"].startswith("Bearer")
+        assert (
+            r.headers["www-authenticate"].startswith("Bearer")
+            and "resource_metadata" not in r.headers["www-authenticate"]
+        )
+    for metadata in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+        assert httpx.get(base.removesuffix("/mcp") + metadata).status_code == 404, metadata  # no OAuth (#38.5)
 
 
 def test_http_serves_each_session_its_own_runs_and_a_deleted_session_ends_them(agent_http):

@@ -135,8 +135,9 @@ def http_app(service: MemoryService, *, host: str, port: int, limits: Limits = L
     base = f"http://{host}:{port}"
     server = agents.build(
         token_verifier=agents,
-        # Our tokens are the API's, not OAuth ones bound to an audience: the verifier checks them itself.
-        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False),  # type: ignore[arg-type]
+        # Our tokens are the API's, not OAuth ones: the verifier checks them itself, and no protected-resource
+        # metadata names an authorization server, as none exists (a 401 says `Bearer`, #38.5).
+        auth=AuthSettings(issuer_url=base, resource_server_url=None, validate_token_resource=False),  # type: ignore[arg-type]
         log_level="WARNING",
     )
     app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host)
