@@ -482,3 +482,26 @@ def test_the_next_server_ends_the_sessions_of_a_server_killed_with_kill_9(mem, c
     state = mem.export_state()
     assert state["runs"]["run-killed"]["turns"]["turn-killed"]["status"] == "cancelled"
     assert state["organizations"]["acme"]["world"]["facts"] == []  # a crashed agent teaches nothing
+
+
+def test_weights_are_answered_rounded_and_the_shortcut_compares_them_so(mem):
+    """#38.4: one tool source weighs 0.8999999999999999 in the state (numbers are not rounded there);
+    every MCP answer says 0.9, and a step asking 0.9 (R22's default) is skipped on that same rounding."""
+    tool = {"origin": "tool", "source": "geo-api", "excerpt": "HQ: Springfield", "claims": [HQ]}
+
+    async def script(a: Agent) -> tuple[Obj, Obj, Obj]:
+        run, turn = await a.turn()
+        await a.ok("record", rec(turn, tool))
+        await a.ok("end_turn", {"turn": turn, "status": "completed"})
+        turn = (await a.ok("open_turn", {"run": run, "request": "And Globex?"}))["turn"]
+        expand = await a.ok("GraphExpand", {"turn": turn, "entity": entity("Globex")})
+        skipped = await a.ok("step", {"turn": turn, "step": "find_hq_default"})
+        (fact,) = mem.export_state()["organizations"]["acme"]["world"]["facts"]
+        assert fact["weight"] == 0.8999999999999999  # the state as computed
+        return expand, skipped, await a.ok("dispute", {"fact": HQ_REF})
+
+    expand, skipped, disputed = session(served(mem), script)
+    (fact,) = mem.export_state()["organizations"]["acme"]["world"]["facts"]
+    assert expand["result"][0]["weight"] == 0.9 and repr(expand["result"][0]["weight"]) == "0.9"
+    assert skipped["ran"] is False and skipped["shortcut"]["weight"] == 0.9  # R22 on the rounding the agent sees
+    assert disputed["weight"] == round(fact["weight"], 6) and len(repr(disputed["weight"])) <= len("0.123456")
