@@ -383,7 +383,8 @@ def parser() -> argparse.ArgumentParser:
     db.add_argument("action", choices=["upgrade", "current", "scrub"])
     db.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
     db.set_defaults(run=cmd_db)
-    tk = sub.add_parser("token", help="bearer tokens for the preferences API")
+    said = "bearer tokens: for the MCP server (MEMORY_TOKEN, Authorization: Bearer), the dashboard's sign-in and the preferences API"
+    tk = sub.add_parser("token", help=said, description=said)
     tk.add_argument("action", choices=["issue", "revoke"])
     tk.add_argument("subject", help="issue: the person id; revoke: the token")
     tk.add_argument("--org", help="issue: the organization the token speaks in")

@@ -30,7 +30,7 @@ from starlette.responses import JSONResponse
 
 from .. import errors as E
 from ..errors import FormatError
-from ..format.events import keys
+from ..format.events import EVENT_MODELS, keys
 from ..format.fields import format_error, storable
 from ..rules.weights import WEIGHT_DECIMALS
 from ..usecases.facade import MemoryService
@@ -271,10 +271,13 @@ def rounded(value: Any) -> Any:
 
 
 def _tool(name: str, fn: Callable[..., Any], annotations: Any) -> Tool:
-    """A tool as the SDK makes it from its function, taking no argument beyond its own, whose output
-    schema admits what an error result carries too ({reason, rule, message})."""
+    """A tool as the SDK makes it from its function, taking no argument beyond its own and saying what
+    its scenario event's schema says across them (#38.3), whose output schema admits what an error
+    result carries too ({reason, rule, message})."""
     tool = Tool.from_function(fn, name=name, annotations=annotations)
     tool.parameters["additionalProperties"] = False
+    event = EVENT_MODELS[name].model_json_schema() if name in EVENT_MODELS else {}
+    tool.parameters.update({k: v for k, v in event.items() if k in ("if", "then", "else")})  # `source` by origin
     made = tool.fn_metadata
     tool.fn_metadata = AsGiven(
         arg_model=made.arg_model,

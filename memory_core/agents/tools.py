@@ -31,6 +31,7 @@ from ..format.events import (
     Surface,
     Text,
     Work,
+    absent,
 )
 from ..format.replay import apply
 from ..format.state import MapOut, Shortcut
@@ -170,7 +171,7 @@ def record(
     turn: TurnId,
     origin: Origin,
     claims: Annotated[list[Claim], Field(description="Proposed facts, each with its target graph")],  # type: ignore[valid-type]
-    source: Annotated[str | None, Field(description="URL, document or tool; a person's id for origin person")] = None,
+    source: Text = absent(description="URL, document or tool (required unless origin is person); a person's id"),
     excerpt: str | None = None,
     reliability: Annotated[StrictFloat | None, Field(gt=0.5, lt=1, description="Overrides the origin's (R26)")] = None,
     within: Annotated[Work | None, Field(description="The open nested work it came from (R5)")] = None,
