@@ -31,20 +31,17 @@ from .server import MemoryAgents, cap_sessions
 
 log = logging.getLogger("memory_core.agents")
 
-#: An HTTP session with no request in flight (and no open stream) for this long ends (its runs, R17).
-IDLE_TIMEOUT = 300.0
-#: The open HTTP sessions one token may hold (the server holds 10,000 in all).
-MAX_SESSIONS_PER_TOKEN = 64
 #: A connection that has not sent its first request's headers in this many seconds is closed.
 HEADERS_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one HTTP server allows: how long a session may idle, and how many one token may hold."""
+    """What one HTTP server allows: how long a session with no request in flight (and no open stream)
+    may idle before it ends (its runs, R17), and how many open sessions one token may hold (of 10,000)."""
 
-    idle_timeout: float = IDLE_TIMEOUT
-    max_sessions_per_token: int = MAX_SESSIONS_PER_TOKEN
+    idle_timeout: float = 300.0
+    max_sessions_per_token: int = 64
 
 
 def _log_to_stderr() -> None:
