@@ -35,7 +35,7 @@ run: $(VENV)/.base
 		--browser.gatherUsageStats false
 
 api: $(VENV)/.base
-	$(VENV)/bin/uvicorn memory_core.api:app --host 127.0.0.1 --port 8000
+	$(VENV)/bin/uvicorn memory_core.api:app --host 127.0.0.1 --port $(or $(API_PORT),8000)
 
 # Memory for agents over MCP (Streamable HTTP at http://127.0.0.1:8765/mcp), on the same database as `make run`.
 mcp: $(VENV)/.base

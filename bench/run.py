@@ -1368,6 +1368,52 @@ def b10(b: Bench) -> None:
         proc.wait(30)
 
 
+def b10rss(b: Bench) -> None:
+    """B10 (#38.10): one stdio session of one run, 5,000 turns opened and completed through the SDK's
+    client: how much the server's resident memory grows after its first 500 turns (a session keeps
+    only what it has not ended). Quick: 1,500 turns, reported only."""
+    import anyio
+    from mcp import Client, StdioServerParameters
+
+    url, svc = b.generated(b.size["small"])
+    svc.load_setup(organizations=[], people=[], workflows=[B10_WORKFLOW])
+    turns = 5000 if b.mode == "full" else 1500
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "MEMORY_TOKEN": svc.issue_token("p0", org="bench")}
+    server = StdioServerParameters(command=sys.executable, args=["-m", "memory_core", "mcp", "--db", url], env=env)
+    rss: dict[int, float] = {}
+
+    def resident() -> float:  # MiB of the one `memory_core mcp` process serving `url`
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and url.encode() in (proc / "cmdline").read_bytes():
+                    status = (proc / "status").read_text()
+                    return int(status.split("VmRSS:", 1)[1].split()[0]) / 1024
+            except OSError:
+                continue
+        raise RuntimeError("no MCP server process found")
+
+    async def session() -> None:
+        async with Client(server) as c:
+            run = ((await c.call_tool("start_run", {"workflow": "bench-wf"})).structured_content or {})["run"]
+            for i in range(1, turns + 1):
+                opened = await c.call_tool("open_turn", {"run": run, "request": f"turn {i}"})
+                turn = (opened.structured_content or {})["turn"]
+                await c.call_tool("end_turn", {"turn": turn, "status": "completed"})
+                if i in (500, turns):
+                    rss[i] = resident()
+
+    anyio.run(session)
+    grown = rss[turns] - rss[500]
+    b.record(
+        "B10",
+        f"a stdio session of {turns:,} turns: RSS growth MiB after its first 500",
+        grown,
+        None,
+        "<= 2 MiB" if turns == 5000 else "report",
+        grown <= 2 or turns != 5000,
+    )
+
+
 def _b10_over_http(
     b: Bench, svc: MemoryService, base: str, tokens: dict[str, str], names: list[str], facts: int, d50: float
 ) -> None:
@@ -1487,7 +1533,7 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--quick", action="store_true")
     p.add_argument("--backend", choices=["sqlite", "postgresql"], default="sqlite")
-    p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7", "b8", "b9", "b10", "b10reads"])
+    p.add_argument("--only", nargs="*", default=["b1", "b2", "b4", "b6", "b7", "b8", "b9", "b10", "b10reads", "b10rss"])
     p.add_argument("--out", default=None, help="default: bench/results.json (quick: bench/results-quick.json)")
     args = p.parse_args()
     if args.out is None:  # a quick run never replaces the published full figures
@@ -1506,6 +1552,7 @@ def main() -> int:
         "b10": b10,
         "b10reads": read_trace.record,
         "b10words": b10_words,
+        "b10rss": b10rss,
     }
     for name in args.only:
         steps[name](b)

@@ -377,7 +377,9 @@ def parser() -> argparse.ArgumentParser:
     hi.add_argument("--json", action="store_true")
     db = command("db", cmd_db, "schema migrations (Alembic), and scrub: erased text out of the files now")
     db.add_argument("action", choices=["upgrade", "current", "scrub"])
-    tk = command("token", cmd_token, "bearer tokens for the preferences API")
+    said = "bearer tokens: for the MCP server (MEMORY_TOKEN, Authorization: Bearer), the dashboard's sign-in and the preferences API"
+    tk = command("token", cmd_token, said)
+    tk.description = said
     tk.add_argument("action", choices=["issue", "revoke"])
     tk.add_argument("subject", help="issue: the person id; revoke: the token")
     tk.add_argument("--org", help="issue: the organization the token speaks in")

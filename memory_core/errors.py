@@ -63,9 +63,9 @@ class Refusal(MemoryCoreError):
     sentence cites, else its class's `default_rule`) are given as class keywords."""
 
     reason = "refused"
-    default_rule = "R20"
+    default_rule: str | None = "R20"
 
-    def __init_subclass__(cls, *, reason: str, rule: str = "R20", **kw: Any) -> None:
+    def __init_subclass__(cls, *, reason: str, rule: str | None = "R20", **kw: Any) -> None:
         super().__init_subclass__(**kw)
         cls.reason, cls.default_rule = reason, rule
 
@@ -185,26 +185,31 @@ class UnknownPerson(Refusal, reason="unknown_person", rule="R30"):
         return cls.saying(f"run {run_id!r} has no person any more to default the source to (R30)")
 
 
-class UnknownWorkflow(Refusal, reason="unknown_workflow", rule="R19"):
+class UnknownWorkflow(Refusal, reason="unknown_workflow", rule=None):
     def __init__(self, org_id: str, workflow_id: str, *, known: Iterable[str] = ()) -> None:
         has = ", ".join(map(repr, known)) or "none"
         super().__init__(f"organization {org_id!r} has no workflow {workflow_id!r}; its workflows: {has}")
 
 
-class UnknownStep(Refusal, reason="unknown_step", rule="R19"):
+class UnknownStep(Refusal, reason="unknown_step", rule=None):
     def __init__(self, step: str, workflow_id: str | None) -> None:
         where = f"workflow {workflow_id!r}" if workflow_id else "no workflow (the run was started without one)"
         super().__init__(f"step {step!r} is not in the run's {where}")
 
 
-class UnknownRun(Refusal, reason="unknown_run"):
+class UnknownRun(Refusal, reason="unknown_run", rule=None):
     def __init__(self, run_id: str) -> None:
         super().__init__(f"no run has the id {run_id!r} (or it was deleted, R29)")
 
 
-class UnknownTurn(Refusal, reason="unknown_turn"):
+class UnknownTurn(Refusal, reason="unknown_turn", rule=None):
     def __init__(self, turn_id: str) -> None:
         super().__init__(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
+
+
+class NotThisSession(Refusal, reason="not_this_session", rule=None):
+    def __init__(self, kind: str, ident: str) -> None:
+        super().__init__(f"{kind} {ident!r} was started by another session of yours; each session ends its own runs")
 
 
 class UnknownFact(Refusal, reason="unknown_fact", rule="R28"):

@@ -10,6 +10,7 @@ import streamlit as st
 
 from memory_core import MemoryService
 from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
+from memory_core.rules.weights import WEIGHT_DECIMALS
 from memory_core.rules.wording import possessive
 from memory_core.views import csv_safe
 from pages._links import copy_link, dropped, from_link, scroll_to, to_link
@@ -121,7 +122,7 @@ with guard():
     summed = cite("the sum of each source's largest l, minus disputes (R26)")
     m[1].metric("Log-odds L", f"{f['log_odds']:.3f}", help=summed, width="content")
     m[2].metric("Independent sources", f["sources"], help=rules_help(["R25"]), width="content")
-    margin = "none" if b["margin"] is None else f"{b['margin']:+.3f}"
+    margin = "none" if b["margin"] is None else f"{round(b['margin'], WEIGHT_DECIMALS) + 0.0:+.3f}"  # never -0.000
     m[3].metric("Margin to shortcut", margin, help=cite(inert(b["margin_why"])), width="content")
     markdown(f"**The arithmetic** (R26): {inert(b['arithmetic'])}")
     caption(inert(b["margin_why"]))

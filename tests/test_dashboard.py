@@ -395,6 +395,17 @@ def test_weights_flow_is_a_choice_with_its_reason(app):
     assert at.query_params["graph"] == "flow"
 
 
+def test_weights_margin_is_on_the_rounding_the_shortcut_compares(app):
+    """#38.4: a fact of one tool source (0.8999999999999999) stands at the 0.9 threshold: "+0.000"
+    beside "At or above 0.9", never "-0.000"."""
+    fact = next(r for r in live().facts_table("acme", graphs=("world",)) if 0.8999 < r["weight"] < 0.9)
+    at = page(app, "fact-weights")
+    at.selectbox(key="w_fact").set_value(fact["id"]).run()
+    ok(at)
+    assert next(m for m in at.metric if m.label == "Margin to shortcut").value == "+0.000"
+    assert "At or above" in texts(at)
+
+
 def test_weights_disputed_fact_has_no_margin_and_says_why(app):
     svc = live()
     disputed = [r for r in svc.facts_table("acme", graphs=("world",)) if r["status"] != "active"]

@@ -28,7 +28,8 @@ ALLOWED = {
     # the event engine replays a document through the facade, one load at a time, retrying the whole
     "format": {"rules", "usecases", "store.retry"},
     "views": {"rules", "format", "usecases", "store.graph"},  # FactChange, a fact's change as the store reports it
-    "agents": {"format", "usecases"},  # the MCP server: an adapter over the facade, arguments checked by the format
+    # the MCP server: an adapter over the facade, arguments checked by the format, weights rounded as R22 rounds them
+    "agents": {"format", "usecases", "rules.weights"},
 }
 
 

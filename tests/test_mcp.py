@@ -332,21 +332,51 @@ def test_r17_runs_the_session_started_end_with_it(mem):
 
 
 def test_a_session_names_only_its_own_runs_and_turns(mem):
+    """Another session of the same person is told `not_this_session`; a stranger (Lee, of the same
+    organization) the very answer of an id that never existed (R20: nothing revealed)."""
     theirs: dict[str, str] = {}
 
     async def first(a: Agent) -> None:
         theirs["run"], theirs["turn"] = await a.turn()
+        run, turn = theirs["run"], theirs["turn"]
 
         async with Client(served(mem).build()) as other:  # a second session of the same person
             b = Agent(other)
+            out = await b.refused("open_turn", {"run": run, "request": "x"}, "not_this_session")
+            assert out["rule"] is None and "each session ends its own runs" in out["message"], out
+            await b.refused("record", rec(turn, web("https://a.example/", HQ)), "not_this_session")
+            await b.refused("end_run", {"run": run}, "not_this_session")
+        async with Client(served(mem, "lee").build()) as stranger:
+            b = Agent(stranger)
             ghost = await b.refused("open_turn", {"run": "run-000000000000", "request": "x"}, "unknown_run")
-            out = await b.refused("open_turn", {"run": theirs["run"], "request": "x"}, "unknown_run")
-            assert out["message"] == ghost["message"].replace("run-000000000000", theirs["run"])  # nothing revealed
-            await b.refused("record", rec(theirs["turn"], web("https://a.example/", HQ)), "unknown_turn")
-            await b.refused("end_run", {"run": theirs["run"]}, "unknown_run")
-        await a.ok("record", rec(theirs["turn"], web("https://a.example/", HQ)))
+            out = await b.refused("open_turn", {"run": run, "request": "x"}, "unknown_run")
+            assert out["message"] == ghost["message"].replace("run-000000000000", run) and out["rule"] is None
+            await b.refused("record", rec(turn, web("https://a.example/", HQ)), "unknown_turn")
+            await b.refused("end_run", {"run": run}, "unknown_run")
+        await a.ok("record", rec(turn, web("https://a.example/", HQ)))
 
     session(served(mem), first)
+
+
+def test_a_session_keeps_only_what_it_has_not_ended(mem):
+    """#38.10: a session forgets the turns that ended and the runs it ended (ids kept stay bounded),
+    and what it forgot is still its own: an ended run answers run_ended, never another's answer."""
+    agents = served(mem)
+
+    async def script(a: Agent) -> None:
+        run = (await a.ok("start_run", {"workflow": "research"}))["run"]
+        kept = next(iter(agents.sessions._open.values()))
+        for _ in range(30):
+            turn = (await a.ok("open_turn", {"run": run, "request": "x"}))["turn"]
+            await a.ok("end_turn", {"turn": turn, "status": "completed"})
+            assert len(kept.turns) == 0 and len(kept.runs) == 1
+        await a.refused("end_turn", {"turn": turn, "status": "completed"}, "turn_not_open", "R1")
+        await a.ok("open_turn", {"run": run, "request": "x", "replaces": turn})
+        await a.ok("end_run", {"run": run})
+        assert kept.runs == {} and kept.turns == {}
+        await a.refused("open_turn", {"run": run, "request": "x"}, "run_ended", "R17")
+
+    session(agents, script)
 
 
 def test_a_person_record_names_no_one_outside_the_runs_organization(mem):
@@ -454,3 +484,26 @@ def test_the_next_server_ends_the_sessions_of_a_server_killed_with_kill_9(mem, c
     state = mem.export_state()
     assert state["runs"]["run-killed"]["turns"]["turn-killed"]["status"] == "cancelled"
     assert state["organizations"]["acme"]["world"]["facts"] == []  # a crashed agent teaches nothing
+
+
+def test_weights_are_answered_rounded_and_the_shortcut_compares_them_so(mem):
+    """#38.4: one tool source weighs 0.8999999999999999 in the state (numbers are not rounded there);
+    every MCP answer says 0.9, and a step asking 0.9 (R22's default) is skipped on that same rounding."""
+    tool = {"origin": "tool", "source": "geo-api", "excerpt": "HQ: Springfield", "claims": [HQ]}
+
+    async def script(a: Agent) -> tuple[Obj, Obj, Obj]:
+        run, turn = await a.turn()
+        await a.ok("record", rec(turn, tool))
+        await a.ok("end_turn", {"turn": turn, "status": "completed"})
+        turn = (await a.ok("open_turn", {"run": run, "request": "And Globex?"}))["turn"]
+        expand = await a.ok("GraphExpand", {"turn": turn, "entity": entity("Globex")})
+        skipped = await a.ok("step", {"turn": turn, "step": "find_hq_default"})
+        (fact,) = mem.export_state()["organizations"]["acme"]["world"]["facts"]
+        assert fact["weight"] == 0.8999999999999999  # the state as computed
+        return expand, skipped, await a.ok("dispute", {"fact": HQ_REF})
+
+    expand, skipped, disputed = session(served(mem), script)
+    (fact,) = mem.export_state()["organizations"]["acme"]["world"]["facts"]
+    assert expand["result"][0]["weight"] == 0.9 and repr(expand["result"][0]["weight"]) == "0.9"
+    assert skipped["ran"] is False and skipped["shortcut"]["weight"] == 0.9  # R22 on the rounding the agent sees
+    assert disputed["weight"] == round(fact["weight"], 6) and len(repr(disputed["weight"])) <= len("0.123456")

@@ -97,6 +97,24 @@ def test_inspector_calls_over_http_and_sees_a_refusal(inspector, agent_http, tmp
     assert shown["isError"] is True
     assert shown["structuredContent"] == {
         "reason": "unknown_workflow",
-        "rule": "R19",
+        "rule": None,
         "message": "organization 'acme' has no workflow 'nope'; its workflows: 'free', 'research'",
     }
+
+
+def test_inspector_one_shot_calls_are_told_not_this_session(inspector, agent_http, tmp_path):
+    """#38.2: each Inspector CLI call is a session of its own; the next call of the same token on the
+    run the last one started is told so (not an id that never existed)."""
+    base, svc, _ = agent_http
+    header = ["--header", f"Authorization: Bearer {svc.issue_token('dana', org='acme')}"]
+
+    def call(tool: str, *args: str) -> dict:
+        return inspect(
+            inspector, *header, "--method", "tools/call", "--tool-name", tool, *args, "--", base, tmp=tmp_path
+        )
+
+    run = call("start_run", "--tool-arg", "workflow=research")["structuredContent"]["run"]
+    shown = call("open_turn", "--tool-arg", f"run={run}", "--tool-arg", "request=Where is Globex?")
+    assert shown["isError"] is True
+    assert shown["structuredContent"]["reason"] == "not_this_session" and shown["structuredContent"]["rule"] is None
+    assert "each session ends its own runs" in shown["structuredContent"]["message"]

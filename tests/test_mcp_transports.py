@@ -54,6 +54,22 @@ async def open_turn(c: Client, claim_host: str | None = None) -> tuple[str, str]
     return run, turn
 
 
+async def elsewhere(c: Client, run: str, turn: str, reason: str) -> None:
+    """Another session names a run and a turn it did not start: `not_this_session` for the same
+    person's (rule null, a sentence saying each session ends its own runs), else as an unknown id."""
+    for tool, args, kind in (
+        ("record", {"turn": turn, **web("https://b.example/", HQ)}, "turn"),
+        ("end_run", {"run": run}, "run"),
+    ):
+        r = await c.call_tool(tool, args)
+        out = r.structured_content or {}
+        assert r.is_error and out["rule"] is None, out
+        if reason == "not_this_session":
+            assert out["reason"] == reason and "each session ends its own runs" in out["message"], out
+        else:
+            assert out["reason"] == f"unknown_{kind}" and out["message"].startswith(f"no {kind} has the id"), out
+
+
 def turn_status(svc: MemoryService, run: str, turn: str) -> str:
     return svc.export_state()["runs"][run]["turns"][turn]["status"]
 
@@ -107,6 +123,24 @@ def test_stdio_serves_a_turn_and_closing_the_client_cancels_what_is_open(agent_d
     assert ended(svc, run, left) == "cancelled"  # the client closed: its open turn teaches nothing (R17)
     (fact,) = svc.export_state()["organizations"]["acme"]["world"]["facts"]
     assert fact["sources"] == 1
+
+
+def test_stdio_another_session_of_the_same_person_is_told_so_a_stranger_is_not(agent_db):
+    """#38.2: a one-shot client's next session (same token) learns the run is its person's, in
+    another session; another person learns nothing (R20)."""
+    url, svc = agent_db
+    token = svc.issue_token("dana", org="acme")
+
+    async def main() -> None:
+        async with Client(stdio(url, token)) as c:
+            run, turn = await open_turn(c)
+            async with Client(stdio(url, token)) as other:
+                await elsewhere(other, run, turn, "not_this_session")
+            async with Client(stdio(url, svc.issue_token("lee", org="acme"))) as stranger:
+                await elsewhere(stranger, run, turn, "unknown")
+            await call(c, "end_run", {"run": run})
+
+    anyio.run(main)
 
 
 def _server_pid(marker: str) -> int:
@@ -177,7 +211,12 @@ def test_http_401_without_a_live_token(agent_http):
     for headers in ({}, {"Authorization": "Bearer mem_nobody"}, {"Authorization": "Basic x"}):
         r = httpx.post(base, json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
         assert r.status_code == 401, headers
-        assert r.headers["www-authenticate"].startswith("Bearer")
+        assert (
+            r.headers["www-authenticate"].startswith("Bearer")
+            and "resource_metadata" not in r.headers["www-authenticate"]
+        )
+    for metadata in ("/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"):
+        assert httpx.get(base.removesuffix("/mcp") + metadata).status_code == 404, metadata  # no OAuth (#38.5)
 
 
 def test_http_serves_each_session_its_own_runs_and_a_deleted_session_ends_them(agent_http):
@@ -187,9 +226,10 @@ def test_http_serves_each_session_its_own_runs_and_a_deleted_session_ends_them(a
     async def main() -> tuple[str, str]:
         async with over_http(base, token) as c:
             run, turn = await open_turn(c, "a.example")
-            async with over_http(base, token) as other:
-                r = await other.call_tool("record", {"turn": turn, **web("https://b.example/", HQ)})
-                assert r.is_error and (r.structured_content or {})["reason"] == "unknown_turn"
+            async with over_http(base, token) as other:  # the same person's other session
+                await elsewhere(other, run, turn, "not_this_session")
+            async with over_http(base, svc.issue_token("lee", org="acme")) as stranger:
+                await elsewhere(stranger, run, turn, "unknown")
             return run, turn
 
     run, turn = anyio.run(main)

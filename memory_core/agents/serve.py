@@ -31,20 +31,17 @@ from .server import MemoryAgents, cap_sessions
 
 log = logging.getLogger("memory_core.agents")
 
-#: An HTTP session with no request in flight (and no open stream) for this long ends (its runs, R17).
-IDLE_TIMEOUT = 300.0
-#: The open HTTP sessions one token may hold (the server holds 10,000 in all).
-MAX_SESSIONS_PER_TOKEN = 64
 #: A connection that has not sent its first request's headers in this many seconds is closed.
 HEADERS_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one HTTP server allows: how long a session may idle, and how many one token may hold."""
+    """What one HTTP server allows: how long a session with no request in flight (and no open stream)
+    may idle before it ends (its runs, R17), and how many open sessions one token may hold (of 10,000)."""
 
-    idle_timeout: float = IDLE_TIMEOUT
-    max_sessions_per_token: int = MAX_SESSIONS_PER_TOKEN
+    idle_timeout: float = 300.0
+    max_sessions_per_token: int = 64
 
 
 def _log_to_stderr() -> None:
@@ -135,8 +132,9 @@ def http_app(service: MemoryService, *, host: str, port: int, limits: Limits = L
     base = f"http://{host}:{port}"
     server = agents.build(
         token_verifier=agents,
-        # Our tokens are the API's, not OAuth ones bound to an audience: the verifier checks them itself.
-        auth=AuthSettings(issuer_url=base, resource_server_url=f"{base}/mcp", validate_token_resource=False),  # type: ignore[arg-type]
+        # Our tokens are the API's, not OAuth ones: the verifier checks them itself, and no protected-resource
+        # metadata names an authorization server, as none exists (a 401 says `Bearer`, #38.5).
+        auth=AuthSettings(issuer_url=base, resource_server_url=None, validate_token_resource=False),  # type: ignore[arg-type]
         log_level="WARNING",
     )
     app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host)

@@ -25,13 +25,14 @@ from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import CallToolResult, TextContent
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.responses import JSONResponse
 
 from .. import errors as E
 from ..errors import FormatError
-from ..format.events import keys
+from ..format.events import EVENT_MODELS, keys
 from ..format.fields import format_error, storable
+from ..rules.weights import WEIGHT_DECIMALS
 from ..usecases.facade import MemoryService
 from . import models as M
 from .sessions import OpenSession, Sessions
@@ -248,17 +249,35 @@ def cap_sessions(manager: StreamableHTTPSessionManager, *, per_token: int) -> No
 
 class AsGiven(FuncMetadata):
     """A tool's arguments as the JSON gave them: a text is never decoded again as JSON (an excerpt
-    or a person's words may look like JSON, and stay the text they are)."""
+    or a person's words may look like JSON, and stay the text they are); its answer's numbers as
+    people read them, rounded as R22 compares them (0.9, never 0.8999999999999999)."""
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
         return data
 
+    def convert_result(self, result: Any) -> Any:
+        if isinstance(result, BaseModel):
+            result = rounded(result.model_dump(mode="json", by_alias=True))
+        return super().convert_result(result)
+
+
+def rounded(value: Any) -> Any:
+    """A JSON value with every number that is not whole rounded to WEIGHT_DECIMALS places."""
+    if isinstance(value, float):
+        return round(value, WEIGHT_DECIMALS)
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    return [rounded(v) for v in value] if isinstance(value, list) else value
+
 
 def _tool(name: str, fn: Callable[..., Any], annotations: Any) -> Tool:
-    """A tool as the SDK makes it from its function, taking no argument beyond its own, whose output
-    schema admits what an error result carries too ({reason, rule, message})."""
+    """A tool as the SDK makes it from its function, taking no argument beyond its own and saying what
+    its scenario event's schema says across them (#38.3), whose output schema admits what an error
+    result carries too ({reason, rule, message})."""
     tool = Tool.from_function(fn, name=name, annotations=annotations)
     tool.parameters["additionalProperties"] = False
+    event = EVENT_MODELS[name].model_json_schema() if name in EVENT_MODELS else {}
+    tool.parameters.update({k: v for k, v in event.items() if k in ("if", "then", "else")})  # `source` by origin
     made = tool.fn_metadata
     tool.fn_metadata = AsGiven(
         arg_model=made.arg_model,

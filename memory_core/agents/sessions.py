@@ -33,15 +33,23 @@ SWEEP = 30.0  # seconds between a live server's looks for gone servers' sessions
 
 @dataclass
 class OpenSession:
-    """One session: its id in the database, its client, and what it started."""
+    """One session: its id in the database, its client, and what it started and has not ended: each
+    run with its MemoryProbes (R21), each turn with its run. What ended is forgotten (the database
+    still says who started it: tools.ToolCall asks it about an id not kept here)."""
 
     id: str
     client: str
     transport: str
     token: str | None  # the token that opened it (its id, never the token): no other speaks on it
-    runs: set[str] = field(default_factory=set)
-    turns: set[str] = field(default_factory=set)
-    caps: dict[str, int | None] = field(default_factory=dict)  # each run's MemoryProbes (R21)
+    runs: dict[str, int | None] = field(default_factory=dict)
+    turns: dict[str, str] = field(default_factory=dict)
+
+    def forget(self, *, run: str | None = None, turn: str | None = None) -> None:
+        """Forget a turn that ended, or a run that ended with its turns."""
+        self.turns.pop(turn or "", None)
+        if run is not None:
+            self.runs.pop(run, None)
+            self.turns = {t: r for t, r in self.turns.items() if r != run}
 
 
 #: The servers this process runs (a test may run several): a server noted under this process's pid

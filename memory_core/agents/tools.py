@@ -32,6 +32,7 @@ from ..format.events import (
     Surface,
     Text,
     Work,
+    absent,
 )
 from ..format.replay import apply
 from ..format.state import MapOut, Shortcut
@@ -90,16 +91,23 @@ class ToolCall:
 
     def apply(self, do: str, *, made: str = "", **fields: Any) -> Any:
         """The event these fields make, checked as a scenario's (R25), on runs and turns this session
-        owns (else unknown_run, unknown_turn), applied as its use case (format/replay.apply)."""
+        started, applied as its use case (format/replay.apply)."""
         event = checked("", {"do": do, **given(**fields)})
-        for key, owned, refusal in (
-            ("run", self.session.runs, E.UnknownRun),
-            ("turn", self.session.turns, E.UnknownTurn),
-            ("replaces", self.session.turns, E.UnknownTurn),
-        ):
-            if key != made and event.get(key) is not None and event[key] not in owned:
-                raise refusal(event[key])
+        for key, kind in (("run", "run"), ("turn", "turn"), ("replaces", "turn")):
+            ident = event.get(key)
+            if key != made and ident is not None and ident not in getattr(self.session, kind + "s"):
+                self.started_here(kind, ident)
         return apply(self.service, {**event, "session": self.session.id})
+
+    def started_here(self, kind: str, ident: str) -> None:
+        """Pass a run or turn this session started and ended (its use case says so); refuse another
+        session's of the same person `not_this_session`, anyone else's as an id that never existed."""
+        started = self.service.started_by(**{kind: ident})
+        if started is not None and started[1] == self.session.id:
+            return
+        if started is not None and started[1] is not None and started[0] == self.person:
+            raise E.NotThisSession(kind, ident)
+        raise E.UnknownRun(ident) if kind == "run" else E.UnknownTurn(ident)
 
 
 def given(**fields: Any) -> Obj:
@@ -148,8 +156,7 @@ def start_run(
     c, run = ToolCall.of(ctx), new_id("run-")
     fields = {"workflow": workflow, "surface": surface, "ephemeral": ephemeral}
     out = c.apply("start_run", made="run", run=run, org=c.org, person=c.person, **fields)
-    c.session.runs.add(run)
-    c.session.caps[run] = out.cap
+    c.session.runs[run] = out.cap
     return M.RunStartedOut(run=run, ephemeral=out.ephemeral)
 
 
@@ -164,8 +171,8 @@ def open_turn(
     budget (R21). Nothing is written while the turn is open (R6)."""
     c, turn = ToolCall.of(ctx), new_id("turn-")
     out = c.apply("open_turn", made="turn", run=run, turn=turn, request=request, replaces=replaces)
-    c.session.turns.add(turn)
-    budget = Budget(MemoryProbes=c.session.caps.get(run))
+    c.session.turns[turn] = run
+    budget = Budget(MemoryProbes=c.session.runs.get(run))
     return M.TurnOpenedOut(turn=turn, map=MapOut.model_validate(out.map), budget=budget)
 
 
@@ -175,7 +182,7 @@ def record(
     turn: TurnId,
     origin: Origin,
     claims: Annotated[list[Claim], Field(description="Proposed facts, each with its target graph")],  # type: ignore[valid-type]
-    source: Annotated[str | None, Field(description="URL, document or tool; a person's id for origin person")] = None,
+    source: Text = absent(description="URL, document or tool (required unless origin is person); a person's id"),
     excerpt: str | None = None,
     reliability: Annotated[StrictFloat | None, Field(gt=0.5, lt=1, description="Overrides the origin's (R26)")] = None,
     within: Annotated[Work | None, Field(description="The open nested work it came from (R5)")] = None,
@@ -261,7 +268,9 @@ def GraphSource(  # noqa: N802
 def end_turn(ctx: Context, turn: TurnId, status: EndStatus) -> M.TurnEndedOut:
     """End a turn. Only `completed` teaches (R1), once, all of it; use it only when the work
     succeeded. `failed` and `cancelled` teach nothing (R2)."""
-    out = ToolCall.of(ctx).apply("end_turn", turn=turn, status=status)
+    c = ToolCall.of(ctx)
+    out = c.apply("end_turn", turn=turn, status=status)
+    c.session.forget(turn=turn)
     taught = out.taught if out.taught is not None else {"world": 0, "user": 0, "flow": 0}
     skipped = [s.to_json() for s in out.skipped]
     return M.TurnEndedOut.model_validate({"status": out.status, "taught": taught, "skipped": skipped})
@@ -270,7 +279,9 @@ def end_turn(ctx: Context, turn: TurnId, status: EndStatus) -> M.TurnEndedOut:
 @tool(CHANGES)
 def end_run(ctx: Context, run: RunId) -> M.RunEndedOut:
     """End a run: its open turns are cancelled; an ephemeral run is erased (R17)."""
-    out = ToolCall.of(ctx).apply("end_run", run=run)
+    c = ToolCall.of(ctx)
+    out = c.apply("end_run", run=run)
+    c.session.forget(run=run)
     return M.RunEndedOut(cancelled=list(out.cancelled), erased=out.erased)
 
 

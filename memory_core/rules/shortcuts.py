@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .weights import at_least
+from .weights import WEIGHT_DECIMALS, at_least
 
 DEFAULT_MIN_WEIGHT = 0.9  # R22: a step's minimum weight when it names none (the format's default too)
 
@@ -26,7 +26,7 @@ class Candidate:
 
 def shortcut_allowed(*, no_memory_shortcuts: bool, weight: float, min_weight: float, status: str) -> bool:
     """R22: an active answer at or above the step's minimum weight, shortcuts not switched off (R14)."""
-    return not no_memory_shortcuts and status == "active" and at_least(weight, min_weight)
+    return not no_memory_shortcuts and status == "active" and at_least(round(weight, WEIGHT_DECIMALS), min_weight)
 
 
 def choose_shortcut(answers: Iterable[Candidate], *, min_weight: float, no_memory_shortcuts: bool) -> Candidate | None:

@@ -124,6 +124,9 @@ class Score:
     status: str
 
 
+#: Weights as answers give them and R22 compares them: rounded to this many decimals (0.9, never 0.8999999999999999).
+WEIGHT_DECIMALS = 6
+
 #: Weights are computed in floating point: 1 / (1 + e^-ln 9) comes out as 0.8999999999999999.
 #: Comparisons against a threshold (0.5 for R28, a step's min_weight for R22) allow this much.
 TOLERANCE = 1e-9

@@ -9,7 +9,7 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from .driver import Driver
-from .models import AgentServer, AgentSession, Run
+from .models import AgentServer, AgentSession, Run, Turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +117,14 @@ def clients_of(tx: Session, *, runs: list[str]) -> dict[str, str]:
         .where(col(Run.id).in_(runs))
     )
     return {run: client for run, client in tx.exec(q)}
+
+
+def started_by(tx: Session, *, run: str | None = None, turn: str | None = None) -> tuple[str | None, str | None] | None:
+    """The person and the MCP session that started a run, or a turn's run; None when it names none."""
+    q = select(Run.person_id, Run.session_id)
+    q = q.where(Run.id == run) if turn is None else q.join(Turn).where(Turn.id == turn)
+    row = tx.exec(q).first()
+    return None if row is None else (row[0], row[1])
 
 
 #: A token's holder, in one statement on the driver: checked at every MCP call, so without the ORM.

@@ -73,3 +73,8 @@ class AgentSessions(UseCases):
         """The MCP client that started each of these runs, for runs started through the MCP server."""
         with self.database.transaction(write=False) as s:
             return agents.clients_of(s, runs=runs)
+
+    def started_by(self, *, run: str | None = None, turn: str | None = None) -> tuple[str | None, str | None] | None:
+        """The person and the MCP session that started a run, or a turn's run (None: it names none)."""
+        with self.database.transaction(write=False, fresh=True) as s:
+            return agents.started_by(s, run=run, turn=turn)
