@@ -17,7 +17,7 @@ from memory_core.usecases.shapes import OrgMap
 from memory_core.views import notebook as nbk
 from memory_core.views.counts import world_table
 from pages import _history
-from pages._reads import reads_then
+from pages._recall import reads_then
 from pages._runs_latest import latest_turns
 from pages._tables import fact_grid, grid, headed, wrapped
 from pages._ui import (

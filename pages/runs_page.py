@@ -14,7 +14,7 @@ from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RecordPublic, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
-from pages._reads import turn_reads
+from pages._recall import turn_reads
 from pages._runs_latest import STATUS, latest_turns, titled
 from pages._tables import download, grid, headed, wrapped
 from pages._ui import guard, inert, live, open_notebook, page, people_names, read, read_or_refusal

@@ -18,6 +18,7 @@ from streamlit.util import calc_hash
 from memory_core import MemoryService, load, make_engine, parse, replay
 from memory_core.views import notebook as nbk
 from memory_core.views import viz
+from pages import _links
 from pages._history import WINDOW
 from pages._links import OLD_ADDRESSES
 
@@ -111,6 +112,15 @@ def texts(at: AppTest) -> str:
         m.value for kind in ("markdown", "caption", "info", "success", "warning", "error") for m in getattr(at, kind)
     ]
     return "\n".join(str(p) for p in parts)
+
+
+def test_no_page_helper_is_named_like_a_page():
+    """Streamlit names a page by its file, a leading underscore dropped: a helper `pages/_reads.py` took the
+    name of the Memory reads page (/reads), which then drew nothing in AppTest (#38)."""
+    names = {p.address for p in _links.PAGES} | set(OLD_ADDRESSES)
+    names |= {Path(p.script).stem.removesuffix("_page") for p in _links.PAGES}
+    clashes = [f.name for f in (ROOT / "pages").glob("_*.py") if f.stem.lstrip("_") in names]
+    assert clashes == []
 
 
 @pytest.mark.parametrize("name", PAGES)

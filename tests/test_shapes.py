@@ -89,7 +89,7 @@ def test_a_key_the_contract_does_not_name_fails_and_so_does_a_wrong_type():
 
 #: Reads that answer parts of the scenario and state documents, whose contract is the format's JSON
 #: Schema (`python -m memory_core schema`), not a shape.
-DOCUMENTS = ("export_state", "state_at", "export_scenario", "workflows")
+DOCUMENTS = ("export_state", "state_at", "export_scenario", "workflows", "read_trace")
 
 
 def test_every_read_the_pages_use_declares_a_shape():

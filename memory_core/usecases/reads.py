@@ -116,13 +116,13 @@ class Reads(UseCases):
                 kept.add_near(one, turn_id, near)
             return near
 
-    def turn_reads(self, turn_id: str) -> list[Obj]:
+    def turn_reads(self, turn_id: str) -> list[sh.KeptRead]:
         """The reads a turn made, in order, with what each was told or why it was refused (the
         recall trace); none for a turn that does not exist."""
         with self.database.transaction(write=False) as s:
-            return kept.kept(s, turn=turn_id)
+            return cast("list[sh.KeptRead]", kept.kept(s, turn=turn_id))
 
-    def fact_readers(self, org_id: str, fact_id: int) -> list[Obj]:
+    def fact_readers(self, org_id: str, fact_id: int) -> list[sh.FactReader]:
         """The turns of an organization's runs that read a fact (told it by GraphExpand, or asked
         GraphSource for it), in the order they read it: run, turn, call, and the weight as read."""
         with self.database.transaction(write=False) as s:
@@ -134,15 +134,15 @@ class Reads(UseCases):
             for f in told:
                 if same_fact(f, fact):
                     out.append({"run": r["run"], "turn": r["turn"], "call": r["call"], "weight": f["weight"]})
-        return out
+        return cast("list[sh.FactReader]", out)
 
-    def reads_then(self, org_id: str, moment: int, *, last: int = 5) -> tuple[int, list[Obj]]:
+    def reads_then(self, org_id: str, moment: int, *, last: int = 5) -> tuple[int, list[sh.KeptRead]]:
         """How many reads the organization's turns had made as memory stood right after `moment` (R32,
         as `state --at`: a read made after it is later; after the newest, every read so far), and the
         `last` of them, newest first."""
         with self.database.transaction(write=False) as s:
             before = moment + 1 if moment >= last_moment(s) else moment
-            return kept.made_before(s, org=org_id, moment=before, last=last)
+            return cast("tuple[int, list[sh.KeptRead]]", kept.made_before(s, org=org_id, moment=before, last=last))
 
     def org_map(self, org_id: str) -> sh.OrgMap:
         """R18: the map of an organization's World graph now, with the paragraph a turn carries."""

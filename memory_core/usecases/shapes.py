@@ -341,3 +341,31 @@ class FactThenPublic(Shape):
 
 for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
     _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
+
+
+class KeptRead(Shape):
+    """A read of a turn as the recall trace keeps it (#38): who asked what, and what it was told or why it was refused."""
+
+    id: int
+    turn: str
+    run: str
+    moment: int
+    records: int
+    nested: int | None
+    call: str
+    step: str | None
+    within: str | None
+    args: Obj
+    outcome: str  # ok, or the refusal's reason
+    message: str | None
+    result: list[Obj] | None
+    near: list[Obj] | None
+
+
+class FactReader(Shape):
+    """A turn that read a fact (told it by GraphExpand, or asked GraphSource for it); being read never supports it."""
+
+    run: str
+    turn: str
+    call: str
+    weight: float | None

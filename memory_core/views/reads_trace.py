@@ -1,17 +1,17 @@
 """A turn's recall trace in words (issue #38, point 7): what each read asked and what it was told,
-in order, for the Runs page (pages/_reads.py). Every text of a read goes through `esc` (a page's
+in order, for the Runs page (pages/_recall.py). Every text of a read goes through `esc` (a page's
 escaping), names through `link` (linked to their facts' weights)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..plain import Obj
+from ..usecases.shapes import KeptRead
 
 Words = Callable[[str], str]
 
 
-def asked(r: Obj, esc: Words) -> str:
+def asked(r: KeptRead, esc: Words) -> str:
     """What a read asked, in a few words."""
     a = r["args"]
     if r["call"] == "GraphResolve":
@@ -25,7 +25,7 @@ def asked(r: Obj, esc: Words) -> str:
     return "GraphSource " + " ".join(esc(str(w)) for w in said)
 
 
-def told(r: Obj, esc: Words, link: Words) -> str:
+def told(r: KeptRead, esc: Words, link: Words) -> str:
     """What a read was told: names with graphs, facts with weights, supports with origins; or its refusal."""
     if r["outcome"] != "ok":
         return f"refused, {r['outcome']}: {esc(r['message'] or '')}"
@@ -46,13 +46,13 @@ def told(r: Obj, esc: Words, link: Words) -> str:
     )
 
 
-def by_whom(r: Obj, esc: Words) -> str:
+def by_whom(r: KeptRead, esc: Words) -> str:
     """Who in the turn made the read (R4, R19)."""
     if r["within"]:
         return f"from {esc(r['within'])}"
     return f"by step {esc(r['step'])}" if r["step"] else "by the turn's model"
 
 
-def trace_lines(reads: list[Obj], esc: Words, link: Words) -> list[str]:
+def trace_lines(reads: list[KeptRead], esc: Words, link: Words) -> list[str]:
     """One line per read, in the order they were made."""
     return [f"{asked(r, esc)} {by_whom(r, esc)}: {told(r, esc, link)}" for r in reads]
