@@ -49,3 +49,28 @@ def test_a_page_that_reads_what_the_use_case_answers_passes_mypy(tmp_path):
 )
 def test_a_wrong_key_or_argument_on_a_page_fails_mypy(tmp_path, line, error):
     assert error in mypy(tmp_path, line)
+
+
+def any_in_signatures(files: list[Path]) -> list[str]:
+    """Each function of `files` whose parameters or return are annotated with `Any`."""
+    import ast
+
+    found = []
+    for f in files:
+        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+                notes = [a.annotation for a in args if a.annotation] + ([node.returns] if node.returns else [])
+                if any("Any" in ast.unparse(n) for n in notes):
+                    found.append(f"{f.parent.name}/{f.name}:{node.lineno} {node.name}")
+    return found
+
+
+def test_no_any_in_the_signatures_of_views_and_pages(tmp_path):
+    """#37: views and pages speak in the use cases' shapes (or `JSON`, `Mapping[str, object]`), never `Any`;
+    a function written with `Any` is found."""
+    files = sorted((ROOT / "memory_core" / "views").glob("*.py")) + sorted((ROOT / "pages").glob("*.py"))
+    assert any_in_signatures(files) == []
+    bad = tmp_path / "bad.py"
+    bad.write_text("from typing import Any\n\n\ndef f(x: dict[str, Any]) -> None:\n    pass\n")
+    assert any_in_signatures([bad]) == [f"{tmp_path.name}/bad.py:4 f"]

@@ -30,7 +30,7 @@ _ADD = "INSERT INTO word (graph, owner, word, entity_id) VALUES (:g, :o, :w, :e)
 _EVERY = "SELECT id, graph, owner, name, aliases FROM entity WHERE id > :i ORDER BY id LIMIT :n"
 
 
-class Named(Protocol):
+class HasNames(Protocol):
     """An entity as the index takes it."""
 
     id: int
@@ -45,7 +45,7 @@ def rows_of(entity: int, graph: str, owner: str, texts: Iterable[str]) -> list[O
     return [{"g": graph, "o": owner, "w": w, "e": entity} for w in sorted({w for t in texts for w in indexed(t)})]
 
 
-def index(db: Driver, *groups: Iterable[Named]) -> None:
+def index(db: Driver, *groups: Iterable[HasNames]) -> None:
     """Index the words of these entities' names and aliases (those already kept are left as they are), in
     the index's order, so two writers of the same rows wait for each other rather than deadlock."""
     rows = [r for g in groups for e in g for r in rows_of(e.id, e.graph, e.owner, [e.name, *e.aliases])]

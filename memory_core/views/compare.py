@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import cast
 
 from ..plain import Obj
 
 
-def fact_key(f: Mapping[str, Any]) -> tuple[object, ...]:
+def fact_key(f: Mapping[str, object]) -> tuple[object, ...]:
     """A fact as two moments both name it: its subject, relation and object (ids may differ)."""
-    o = f["object"]
-    return (f["subject"]["name"], f["subject"]["kind"], f["relation"], o.get("name"), o.get("kind"), o.get("value"))
+    s, o = cast("Obj", f["subject"]), cast("Obj", f["object"])
+    return (s["name"], s["kind"], f["relation"], o.get("name"), o.get("kind"), o.get("value"))
 
 
 ADDED_COLOR = "#2ca02c"  # a fact added since the earlier moment
@@ -30,14 +30,14 @@ class Compare:
     weights: dict[tuple[object, ...], float] = field(default_factory=dict)
 
 
-def compare(before: Iterable[Mapping[str, Any]], after: Iterable[Mapping[str, Any]], since: int) -> Compare:
+def compare(before: Iterable[Mapping[str, object]], after: Iterable[Mapping[str, object]], since: int) -> Compare:
     """A Compare from the facts some moment changed, as they stood before and after (one graph's facts_between)."""
     a, b = {fact_key(f): f for f in before}, {fact_key(f): f for f in after}
     return Compare(
         since,
         added={k for k in b if k not in a},
         gone=[dict(a[k]) for k in a if k not in b],
-        weights={k: a[k]["weight"] for k in a if k in b and a[k]["weight"] != b[k]["weight"]},
+        weights={k: cast(float, a[k]["weight"]) for k in a if k in b and a[k]["weight"] != b[k]["weight"]},
     )
 
 
