@@ -347,3 +347,26 @@ def test_no_module_is_over_the_limit_and_the_package_shows_its_layers():
     }
     assert long == {}
     assert {p.name for p in CORE.iterdir() if (p / "__init__.py").exists()} == set(ALLOWED)
+
+
+def classes_defined_twice(files: list[Path]) -> dict[str, list[str]]:
+    """Class names defined in more than one place among `files` (top-level classes)."""
+    import ast
+
+    where: dict[str, list[str]] = {}
+    for f in files:
+        for node in ast.parse(f.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                where.setdefault(node.name, []).append(f"{f.parent.name}/{f.name}")
+    return {name: places for name, places in where.items() if len(places) > 1}
+
+
+def test_each_class_name_is_defined_once(tmp_path):
+    """#37: one model family per concept: a table keeps the plain name, a format entry is `...Entry`, a read's
+    shape `...Public`; a second class of a name already taken is found."""
+    product = [ROOT / "app.py", ROOT / "serve.py", *sorted((ROOT / "pages").glob("*.py"))]
+    product += [f for f in sorted((ROOT / "memory_core").rglob("*.py")) if "migrations" not in f.parts]
+    assert classes_defined_twice(product) == {}
+    again = tmp_path / "again.py"
+    again.write_text("class Moment:\n    pass\n")
+    assert classes_defined_twice([*product, again])["Moment"][-1] == f"{tmp_path.name}/again.py"
