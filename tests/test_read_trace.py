@@ -226,3 +226,26 @@ def test_r17_an_ephemeral_runs_reads_go_when_it_ends():
     assert [r["turn"] for r in svc.read_trace()["reads"]] == ["et"]
     engine.apply(3, {"do": "end_run", "run": "e1"})
     assert svc.read_trace()["reads"] == [] and svc.turn_reads("et") == []
+
+
+def test_the_runs_page_says_what_an_exact_miss_was_told_near_and_a_words_read():
+    """A new author's trial (#38): an exact GraphResolve that found nothing was told `near` names, and the
+    trace must say so (not "told nothing"); a words read says it matched by words."""
+    from memory_core.views.reads_trace import trace_lines
+
+    def read(args: dict, result: list, near: list | None) -> dict:
+        said = {"call": "GraphResolve", "args": args, "outcome": "ok", "message": None, "result": result}
+        return said | {"near": near, "within": None, "step": None}
+
+    hit = {"name": "Acme Robotics", "kind": "organization", "graph": "world"}
+    lines = trace_lines(
+        [read({"name": "Acme"}, [], [hit]), read({"name": "acme rob", "match": "words"}, [hit | {"aliases": []}], None)]
+        + [read({"name": "Nobody"}, [], None)],
+        str,
+        lambda name: f"[{name}]",
+    )
+    assert lines[0] == (
+        "GraphResolve “Acme” by the turn's model: told nothing by that name; near: [Acme Robotics] (organization, world)"
+    )
+    assert lines[1].startswith("GraphResolve “acme rob” by words by the turn's model: told [Acme Robotics]")
+    assert lines[2].endswith("told nothing")

@@ -15,7 +15,8 @@ def asked(r: KeptRead, esc: Words) -> str:
     """What a read asked, in a few words."""
     a = r["args"]
     if r["call"] == "GraphResolve":
-        return f"GraphResolve “{esc(str(a.get('name', '')))}”"
+        words = " by words" if a.get("match") == "words" else ""
+        return f"GraphResolve “{esc(str(a.get('name', '')))}”{words}"
     if r["call"] == "GraphExpand":
         e = a.get("entity") or {}
         return f"GraphExpand {esc(str(e.get('name', '')))} ({esc(str(e.get('kind', '')))}) in {a.get('graph', 'world')}"
@@ -30,6 +31,10 @@ def told(r: KeptRead, esc: Words, link: Words) -> str:
     if r["outcome"] != "ok":
         return f"refused, {r['outcome']}: {esc(r['message'] or '')}"
     hits = r["result"] or []
+    if not hits and r["near"]:  # an exact resolve that found nothing was told what is near (R23)
+        return "told nothing by that name; near: " + ", ".join(
+            f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in r["near"]
+        )
     if not hits:
         return "told nothing"
     if r["call"] == "GraphResolve":
