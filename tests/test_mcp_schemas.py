@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import jsonschema
 import pytest
-from backend import ABOVE_THE_STORE, fresh_service
+from backend import ABOVE_THE_STORE, SERVER, fresh_url
 from helpers import scenario
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -79,12 +79,16 @@ def arguments(schema: Obj) -> st.SearchStrategy[Obj]:
 
 
 @pytest.fixture(scope="module")
-def agents() -> Iterator[MemoryAgents]:
-    svc: MemoryService = fresh_service()
+def agents(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryAgents]:
+    # a file, not SQLite in memory (one connection for every thread): the sessions' sweeper and the tools'
+    # worker threads each take their own connection, as in a served memory (a shared one failed under load)
+    url = fresh_url() if SERVER else f"sqlite:///{tmp_path_factory.mktemp('schemas') / 'memory.db'}"
+    svc: MemoryService = MemoryService.at(url)
     replay(parse(json.dumps(scenario([]))), svc)
     agents = served(svc)
     yield agents
     agents.sessions.stop()
+    svc.close()
 
 
 def tool_schemas() -> dict[str, Obj]:
