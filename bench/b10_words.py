@@ -12,8 +12,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import text
-
 ROOT = Path(__file__).resolve().parent.parent
 WORKFLOW = {"id": "bench-words", "org": "bench", "memory_probes": None, "steps": []}
 
@@ -33,10 +31,7 @@ def b10_words(b: Any) -> None:
     url, svc = b.generated(b.size["reads"])
     svc.load_setup(organizations=[], people=[], workflows=[WORKFLOW])
     facts = svc.counts()["fact"]
-    with svc.engine.connect() as conn:
-        rows = conn.execute(
-            text("SELECT name FROM entity WHERE graph='world' AND owner='bench' AND active_facts > 0 ORDER BY id")
-        ).all()
+    rows = b.world_entities(svc)
     names = [r[0] for r in random.Random(11).sample(rows, min(200, len(rows)))]
     server = StdioServerParameters(
         command=sys.executable,

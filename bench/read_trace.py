@@ -10,8 +10,6 @@ import statistics
 import time
 from typing import Any
 
-from sqlalchemy import text
-
 from memory_core.store import probes
 from memory_core.store import reads as store_reads
 
@@ -32,11 +30,8 @@ def record(b: Any) -> None:
     facts = svc.counts()["fact"]
     svc.start_run("trace", org="bench", person="p0")
     svc.open_turn("trace-t", run="trace", request={"text": "read", "claims": []})
-    with svc.engine.connect() as conn:
-        rows = conn.execute(
-            text("SELECT name, kind FROM entity WHERE graph='world' AND owner='bench' AND active_facts > 0 ORDER BY id")
-        ).all()
-    sample = random.Random(38).sample(list(rows), min(300, len(rows)))
+    rows = b.world_entities(svc)
+    sample = [(name, kind) for name, kind, _ in random.Random(38).sample(rows, min(300, len(rows)))]
     keep, counted = store_reads.keep, probes.counted_read
     for call in ("GraphResolve", "GraphExpand"):
         times: dict[bool, list[float]] = {True: [], False: []}

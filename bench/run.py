@@ -106,6 +106,14 @@ class Bench:
             flush=True,
         )
 
+    @staticmethod
+    def world_entities(svc: MemoryService) -> list[tuple[str, str, int]]:
+        """The generated World graph's entities of active facts, in id order: name, kind, active facts (what B2
+        and B10 sample their reads from)."""
+        sql = "SELECT name, kind, active_facts FROM entity WHERE graph='world' AND owner='bench' AND active_facts > 0"
+        with svc.engine.connect() as conn:
+            return [(r[0], r[1], r[2]) for r in conn.execute(text(sql + " ORDER BY id"))]
+
     def generated(self, supports: int) -> tuple[str, MemoryService]:
         url = self.url()
         engine = make_engine(url)
@@ -387,13 +395,7 @@ def b2_b5(b: Bench) -> None:
     facts = svc.counts()["fact"]
     svc.start_run("reader", org="bench", person="p0")
     svc.open_turn("reader-t", run="reader", request={"text": "read", "claims": []})
-    with svc.engine.connect() as conn:
-        rows = conn.execute(
-            text(
-                "SELECT name, kind, active_facts FROM entity WHERE graph='world' AND owner='bench' "
-                "AND active_facts > 0 ORDER BY id"
-            )
-        ).all()
+    rows = b.world_entities(svc)
     rnd = random.Random(5)
     uniform = [(n, k) for n, k, _ in rnd.sample(rows, min(300, len(rows)))]
     hubs = [(n, k) for n, k, _ in sorted(rows, key=lambda r: -r[2])[:30]]
@@ -1294,10 +1296,7 @@ def b10(b: Bench) -> None:
     url, svc = b.generated(b.size["reads"])
     svc.load_setup(organizations=[], people=[], workflows=[B10_WORKFLOW])
     facts = svc.counts()["fact"]
-    with svc.engine.connect() as conn:
-        rows = conn.execute(
-            text("SELECT name FROM entity WHERE graph='world' AND owner='bench' AND active_facts > 0 ORDER BY id")
-        ).all()
+    rows = b.world_entities(svc)
     names = [r[0] for r in random.Random(10).sample(rows, min(200, len(rows)))]
     tokens = {p: svc.issue_token(p, org="bench") for p in (f"p{i}" for i in range(8))}
     svc.start_run("b10-direct", org="bench", person="p0", workflow="bench-wf")

@@ -99,3 +99,30 @@ def running(
         except subprocess.TimeoutExpired:
             proc.kill()
         log.close()
+
+
+@contextmanager
+def mcp_http(url: str) -> Iterator[str]:
+    """`python -m memory_core mcp --http` over `url` on a free port, answering (401 without a token): its /mcp address."""
+    import urllib.error
+
+    port = free_port()
+    base = f"http://127.0.0.1:{port}/mcp"
+    server = subprocess.Popen(
+        [sys.executable, "-m", "memory_core", "mcp", "--http", "--port", str(port), "--db", url],
+        cwd=ROOT,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(base, timeout=1)
+            except urllib.error.HTTPError:
+                break  # it answers
+            except OSError:
+                time.sleep(0.05)
+        yield base
+    finally:
+        server.terminate()
+        server.wait(30)

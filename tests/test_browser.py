@@ -7,12 +7,8 @@ covers (tests/test_dashboard.py) is not repeated here.
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
@@ -20,7 +16,6 @@ import anyio
 import httpx2
 import pytest
 from chromium import (
-    ROOT,
     PlaywrightTimeout,
     goto,
     marks,
@@ -31,7 +26,7 @@ from chromium import (
 )
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from served import free_port
+from served import mcp_http
 
 from memory_core import MemoryService, make_engine
 from pages._links import OLD_ADDRESSES
@@ -271,18 +266,12 @@ def test_runs_shows_an_agent_teaching_over_http_without_a_reload(page, demo_app)
     url = demo_app.db
     svc = MemoryService(make_engine(url))
     token = svc.issue_token("lee", org="acme")
-    port = free_port()
-    mcp = subprocess.Popen(
-        [sys.executable, "-m", "memory_core", "mcp", "--http", "--port", str(port), "--db", url],
-        cwd=ROOT,
-        stderr=subprocess.DEVNULL,
-    )
     seen: dict[str, Any] = {}
     recorded, shown, ended = threading.Event(), threading.Event(), threading.Event()
 
-    async def agent() -> None:
+    async def agent(base: str) -> None:
         http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
-        async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as c:
+        async with Client(streamable_http_client(base, http_client=http)) as c:
             run = (await c.call_tool("start_run", {"workflow": "company_profile"})).structured_content or {}
             opened = await c.call_tool("open_turn", {"run": run["run"], "request": "Who supplies our servos?"})
             seen["turn"] = turn = (opened.structured_content or {})["turn"]
@@ -296,36 +285,29 @@ def test_runs_shows_an_agent_teaching_over_http_without_a_reload(page, demo_app)
             ended.set()
 
     try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/mcp", timeout=1)
-            except urllib.error.HTTPError:
-                break  # it answers (401 without a token)
-            except OSError:
-                time.sleep(0.05)
-        goto(page, "runs")
-        worker = threading.Thread(target=lambda: anyio.run(agent), daemon=True)  # Playwright owns this thread's loop
-        worker.start()
-        assert recorded.wait(60)
-        turn = seen["turn"]
-        page.get_by_text(re.compile(f"{turn}.*open, 2 records")).wait_for(timeout=30_000)
-        seen["shown"] = time.monotonic()
-        shown.set()
-        assert ended.wait(60)
-        page.get_by_text(re.compile(f"{turn}.*completed.*taught 1 World support")).wait_for(timeout=30_000)
-        print(
-            f"an agent's record shown {seen['shown'] - seen['recorded']:.2f} s after it committed; "
-            f"its teaching {time.monotonic() - seen['ended']:.2f} s after the turn ended"
-        )
-        worker.join(30)
-        said = page.locator("[data-testid='stMarkdownContainer']").all_inner_texts()
-        assert any("via MCP: mcp 0.1.0" in t and "Nordic Servo AB" in t for t in said)
-        assert page.locator("[data-testid='stException']").count() == 0
-        shot(page, "runs-live-agent")
+        with mcp_http(url) as base:
+            goto(page, "runs")
+            worker = threading.Thread(
+                target=lambda: anyio.run(agent, base), daemon=True
+            )  # Playwright owns this thread's loop
+            worker.start()
+            assert recorded.wait(60)
+            turn = seen["turn"]
+            page.get_by_text(re.compile(f"{turn}.*open, 2 records")).wait_for(timeout=30_000)
+            seen["shown"] = time.monotonic()
+            shown.set()
+            assert ended.wait(60)
+            page.get_by_text(re.compile(f"{turn}.*completed.*taught 1 World support")).wait_for(timeout=30_000)
+            print(
+                f"an agent's record shown {seen['shown'] - seen['recorded']:.2f} s after it committed; "
+                f"its teaching {time.monotonic() - seen['ended']:.2f} s after the turn ended"
+            )
+            worker.join(30)
+            said = page.locator("[data-testid='stMarkdownContainer']").all_inner_texts()
+            assert any("via MCP: mcp 0.1.0" in t and "Nordic Servo AB" in t for t in said)
+            assert page.locator("[data-testid='stException']").count() == 0
+            shot(page, "runs-live-agent")
     finally:
-        mcp.terminate()
-        mcp.wait(30)
         svc.engine.dispose()
 
 

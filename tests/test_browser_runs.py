@@ -5,19 +5,14 @@ turn open; an agent's reads appear on its turn as it reads (#38.7). Screenshots:
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 import threading
-import time
-import urllib.error
-import urllib.request
 
 import anyio
 import httpx2
-from chromium import ROOT, goto, marks, settle, shot
+from chromium import goto, marks, settle, shot
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from served import free_port
+from served import mcp_http
 
 from memory_core import MemoryService, make_engine
 
@@ -61,18 +56,12 @@ def test_an_agent_s_reads_appear_on_runs_as_it_reads(page, demo_app):
     svc = MemoryService(make_engine(demo_app.db))
     token = svc.issue_token("lee", org="acme")
     svc.engine.dispose()
-    port = free_port()
-    mcp = subprocess.Popen(
-        [sys.executable, "-m", "memory_core", "mcp", "--http", "--port", str(port), "--db", demo_app.db],
-        cwd=ROOT,
-        stderr=subprocess.DEVNULL,
-    )
     opened, first_shown, done = threading.Event(), threading.Event(), threading.Event()
     seen: dict[str, str] = {}
 
-    async def agent() -> None:
+    async def agent(base: str) -> None:
         http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"})
-        async with Client(streamable_http_client(f"http://127.0.0.1:{port}/mcp", http_client=http)) as c:
+        async with Client(streamable_http_client(base, http_client=http)) as c:
             run = (await c.call_tool("start_run", {"workflow": "competitor_watch"})).structured_content or {}
             turn = await c.call_tool("open_turn", {"run": run["run"], "request": "Who are our competitors?"})
             seen["turn"] = (turn.structured_content or {})["turn"]
@@ -82,18 +71,9 @@ def test_an_agent_s_reads_appear_on_runs_as_it_reads(page, demo_app):
             for _ in range(4):  # competitor_watch allows 4 probes (R21): the fifth read is refused
                 await c.call_tool("GraphResolve", {"turn": seen["turn"], "name": "Orbital", "match": "words"})
             done.set()
-            await anyio.to_thread.run_sync(lambda: first_shown.wait(60))
 
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/mcp", timeout=1)
-            except urllib.error.HTTPError:
-                break  # it answers (401 without a token)
-            except OSError:
-                time.sleep(0.05)
-        worker = threading.Thread(target=lambda: anyio.run(agent), daemon=True)
+    with mcp_http(demo_app.db) as base:
+        worker = threading.Thread(target=lambda: anyio.run(agent, base), daemon=True)
         worker.start()
         assert opened.wait(60)
         goto(page, "runs")  # the agent's run is the newest: selected, its one turn open
@@ -111,6 +91,3 @@ def test_an_agent_s_reads_appear_on_runs_as_it_reads(page, demo_app):
         assert page.locator("[data-testid='stException']").count() == 0
         shot(page, "runs-agent-reads-live")
         worker.join(30)
-    finally:
-        mcp.terminate()
-        mcp.wait(30)

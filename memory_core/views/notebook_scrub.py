@@ -103,7 +103,7 @@ class _Scrubber:
             return {k: self.walk(v) for k, v in self.unpointed(value).items()}
         return value
 
-    def rows(self, values: list[Obj]) -> list[Obj]:
+    def objects(self, values: list[Obj]) -> list[Obj]:
         """A list of objects walked: still a list of objects."""
         items: list[JSON] = [*values]
         return cast("list[Obj]", self.walk(items))
@@ -121,16 +121,16 @@ def scrub(nb: Notebook) -> int:
     gone = erased(nb)
     if not gone:
         return 0
-    s = _Scrubber(gone)
+    scrubber = _Scrubber(gone)
     results: Obj = {}
     for key, res in nb.results.items():
-        before = s.count
-        results[key] = s.walk(res)
-        if s.count > before:
+        before = scrubber.count
+        results[key] = scrubber.walk(res)
+        if scrubber.count > before:
             results[key]["scrubbed"] = True
-    nb.results, nb.reads, nb.refused = results, s.rows(nb.reads), s.rows(nb.refused)
-    nb.outside = [s.text(t) or ERASED for t in nb.outside]
-    return s.count
+    nb.results, nb.reads, nb.refused = results, scrubber.objects(nb.reads), scrubber.objects(nb.refused)
+    nb.outside = [scrubber.text(t) or ERASED for t in nb.outside]
+    return scrubber.count
 
 
 def pending(nb: Notebook) -> int:
