@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+import syntax
 
 from memory_core import make_engine
 from memory_core.store import probes
@@ -34,7 +35,7 @@ def _branches(rel: str, source: str) -> list[str]:
     """Where a module asks which backend it runs on: `dialect.name`/`dialect.driver` of an engine, a
     `.postgres`/`.postgresql`/`.sqlite` flag, a comparison with a backend's name, or a driver's
     own types (importing sqlite3 or psycopg, a module name starting with one)."""
-    tree = ast.parse(source)
+    tree = syntax.tree(source)
     found = []
 
     def visit(node: ast.AST, function: str) -> None:

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
+import syntax
 
 pytestmark = pytest.mark.backend_free  # no test database: the same on every backend
 
@@ -42,7 +43,7 @@ def imported(path: Path) -> set[str]:
     package = list(path.relative_to(ROOT).with_suffix("").parts)
     package = package[:-1]
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(syntax.tree(path)):
         if isinstance(node, ast.Import):
             names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -203,7 +204,7 @@ def database_touches(path: Path, name: str | None = None) -> list[str]:
     """Where a file outside the store reaches a database itself: a database library or a store's
     internal module (imported, reached by attribute or imported by name at run time), the handle
     the use cases take their transactions from, or SQL text (behind a comment too)."""
-    tree = ast.parse(path.read_text())
+    tree = syntax.tree(path)
     annotations = type_checking_only(tree)
     names = aliases(path, tree)
     allowed = may_import(path)
@@ -355,7 +356,7 @@ def classes_defined_twice(files: list[Path]) -> dict[str, list[str]]:
 
     where: dict[str, list[str]] = {}
     for f in files:
-        for node in ast.parse(f.read_text(encoding="utf-8")).body:
+        for node in syntax.tree(f).body:
             if isinstance(node, ast.ClassDef):
                 where.setdefault(node.name, []).append(f"{f.parent.name}/{f.name}")
     return {name: places for name, places in where.items() if len(places) > 1}

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import syntax
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = """
@@ -57,7 +58,7 @@ def any_in_signatures(files: list[Path]) -> list[str]:
 
     found = []
     for f in files:
-        for node in ast.walk(ast.parse(f.read_text(encoding="utf-8"))):
+        for node in ast.walk(syntax.tree(f)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
                 notes = [a.annotation for a in args if a.annotation] + ([node.returns] if node.returns else [])
