@@ -83,7 +83,7 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
     if path is not None:
         engine = _sqlite_file_engine(url, path, create=create, existing=existing)
     elif url.startswith("sqlite"):
-        engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=StaticPool)
+        engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=OneConnection)
     else:
         engine = create_engine(url, pool_pre_ping=True)
     dialect = dialect_of(engine)
@@ -103,6 +103,47 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
                 )
             upgrade(engine)
     return engine
+
+
+class _Turns:
+    """Who holds an in-memory database's one connection: a thread from its checkout to its checkin, again and
+    again (a read inside a read); other threads wait their turn, since two transactions cannot share it."""
+
+    def __init__(self) -> None:
+        self._free = threading.Condition()
+        self._holder: int | None = None
+        self._depth = 0
+
+    def take(self) -> None:
+        me = threading.get_ident()
+        with self._free:
+            self._free.wait_for(lambda: self._holder in (None, me))
+            self._holder, self._depth = me, self._depth + 1
+
+    def give_back(self) -> None:
+        with self._free:
+            self._depth -= 1
+            if self._depth <= 0:
+                self._holder, self._depth = None, 0
+                self._free.notify_all()
+
+
+class OneConnection(StaticPool):
+    """In memory, one connection serves every thread: a thread holds it from checkout to checkin (again
+    and again: a read inside a read), others wait their turn, since two transactions cannot share it
+    (an agent server's heartbeat beside its tools' threads once began a transaction inside another's)."""
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self._turns = _Turns()
+
+    def _do_get(self) -> Any:
+        self._turns.take()
+        return super()._do_get()
+
+    def _do_return_conn(self, record: Any) -> None:
+        super()._do_return_conn(record)
+        self._turns.give_back()
 
 
 def _sqlite_file_engine(url: str, path: Path, *, create: bool, existing: bool) -> Engine:
