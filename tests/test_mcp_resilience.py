@@ -119,6 +119,31 @@ def test_a_request_whose_body_never_comes_whole_is_closed(tight_server, agent_db
     assert p.poll() is None and _answers(base, within=5)
 
 
+@ABOVE_THE_STORE
+def test_a_next_request_that_never_comes_whole_on_a_kept_connection_is_closed(tight_server):
+    """#40: after one whole request, a kept-alive connection that sends part of a second request's
+    headers and nothing more was held for good (uvicorn's keep-alive timer stops at the first byte).
+    The server closes it as it closes a first request that never came whole."""
+    base, p, log = tight_server
+    port = int(base.rsplit(":", 1)[1].split("/")[0])
+    s = socket.create_connection(("127.0.0.1", port), timeout=4 * HEADERS_TIMEOUT + 10)
+    with s:
+        s.sendall(f"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Length: 2\r\n\r\n{{}}".encode())
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += s.recv(4096)
+        assert answer.startswith(b"HTTP/1.1 401"), answer
+        length = int(next(h.split(b":")[1] for h in answer.split(b"\r\n") if h.lower().startswith(b"content-length")))
+        body = answer.split(b"\r\n\r\n", 1)[1]
+        while len(body) < length:
+            body += s.recv(4096)
+        started = time.monotonic()
+        s.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and nothing more
+        assert s.recv(100) == b""  # closed by the server, with no answer
+    assert time.monotonic() - started < 3 * HEADERS_TIMEOUT + 10
+    assert p.poll() is None and _answers(base, within=5)
+
+
 def _half_open(base: str, n: int) -> list[socket.socket]:
     """`n` connections to the server, each sending a request line and a header, and nothing more."""
     port = int(base.rsplit(":", 1)[1].split("/")[0])

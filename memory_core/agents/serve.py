@@ -183,7 +183,8 @@ def _sessions_only(app: Any) -> Any:
 def guarded_http(most: int) -> type[Any]:
     """uvicorn's HTTP/1.1 with two guards against slow and half-open connections (#40 finding 3): a
     connection past `most` is closed at once, and one whose request has not come whole (no headers
-    yet, or a body still coming) at two looks HEADERS_TIMEOUT apart, so the accept loop keeps
+    yet, a body still coming, or part of a next request on a kept-alive connection) at two looks
+    HEADERS_TIMEOUT apart, so the accept loop keeps
     descriptors for those that speak (a token's headers and one byte of a long body held it before)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
@@ -200,6 +201,7 @@ def guarded_http(most: int) -> type[Any]:
                 return
             cycle = self.cycle
             coming = cycle is None or (cycle.more_body and not cycle.response_started)
+            coming = coming or (cycle.response_complete and bool(self.conn.trailing_data[0]))  # a next request's part
             if coming and (cycle is None or cycle is waited):
                 self.transport.close()
             else:
