@@ -22,6 +22,26 @@ def _warm() -> None:
     warm_driver(database_url())  # the database's SQLAlchemy dialect and driver
 
 
+def _scrub_notebooks(every: float = 1.0) -> None:
+    """Notebooks made from runs erased anywhere (an agent, another tab, a script) go within a second while the
+    dashboard runs, not at the next page run (R29-R31); the database is opened once such a notebook exists."""
+    from memory_core import MemoryService
+    from memory_core.store.database import database_url, sqlite_file
+    from memory_core.views.notebook_file import notebook_dir, scrub_erased
+
+    url, service = database_url(), None
+    if url.startswith("sqlite") and sqlite_file(url) is None:
+        return  # in memory: each process's pages hold a memory of their own
+    while True:
+        try:
+            if service is not None or any(notebook_dir().glob("*.run.json")):
+                service = service or MemoryService.at(url)
+                scrub_erased(service)
+        except Exception:  # noqa: BLE001  (the database not there yet, or gone a moment: look again)
+            pass
+        time.sleep(every)
+
+
 def _stream_url() -> str:
     """The server's session endpoint, from Streamlit's options as the command line set them."""
     from streamlit import config
@@ -73,6 +93,7 @@ if __name__ == "__main__":
     from streamlit.web import cli  # before the first session's thread, which imports from it (one import at a time)
 
     threading.Thread(target=_first_session, name="first-session", daemon=True).start()
+    threading.Thread(target=_scrub_notebooks, name="scrub-notebooks", daemon=True).start()
 
     sys.argv = ["streamlit", "run", "app.py", *sys.argv[1:]]
     sys.exit(cli.main(prog_name="streamlit"))
