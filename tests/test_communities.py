@@ -88,11 +88,11 @@ def test_other_folds_the_smallest_communities_past_the_limit(svc):
 
 
 def test_past_the_core_each_entity_joins_the_community_it_has_most_facts_with(svc, monkeypatch):
-    """Louvain groups the CORE most connected; the rest join by their links, chains included; a part no core entity
-    reaches is grouped apart."""
+    """Louvain groups the most connected entities with CORE links between them; the rest join by their links, chains
+    included; a part no core entity reaches is grouped apart."""
     periphery = [("A1", "X1"), ("X1", "X2"), ("X2", "X3"), ("Y1", "A2"), ("Y1", "B2"), ("Y1", "B3")]
     run(linked(*cliques("A4", "B4"), ("A1", "B1"), *periphery, ("Z1", "Z2")), service=svc)
-    monkeypatch.setattr(communities, "CORE", 8)  # the two cliques; Y1 (3 facts) is the ninth most connected
+    monkeypatch.setattr(communities, "CORE", 13)  # the two cliques and their bridge; Y1 (3 facts) ranks ninth
     view = overview(svc.communities("world", "acme"))
     of = {m: c.id for c in view.communities for m in c.members}
     assert of["X3"] == of["X2"] == of["X1"] == of["A1"] != of["B1"]

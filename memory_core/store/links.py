@@ -3,34 +3,29 @@
 from __future__ import annotations
 
 from collections import Counter
-from typing import cast
-
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-from sqlmodel import col
 
 from ..plain import Obj
-from .models import Entity, Fact
+from .driver import Driver
+
+#: A graph's facts between two entities, each pair as (lower id, higher id); a literal value is no entity, a
+#: retracted fact no link (R28). Counted in Python: SQLite's GROUP BY took three times as long (112k facts).
+_LINKS = """SELECT CASE WHEN subject_id < object_id THEN subject_id ELSE object_id END,
+CASE WHEN subject_id < object_id THEN object_id ELSE subject_id END
+FROM fact WHERE graph = :graph AND owner = :owner AND object_id IS NOT NULL AND subject_id <> object_id
+AND status <> 'retracted'"""
+_NAMES = "SELECT id, name FROM entity WHERE graph = :graph AND owner = :owner ORDER BY id"
 
 
-def entity_links(s: Session, graph: str, owner: str) -> Obj:
-    """The entities a fact links to another entity, with their degree (facts to others), and the facts between each
-    pair (ids a < b), in id order; a literal value is no entity, a retracted fact no link (R28)."""
-    subject, target = col(Fact.subject_id), col(Fact.object_id)
-    linking = (
-        select(subject, target)
-        .where(col(Fact.graph) == graph, col(Fact.owner) == owner, target.is_not(None), subject != target)
-        .where(col(Fact.status) != "retracted")
-    )
-    pairs = cast("list[tuple[int, int]]", s.connection().execute(linking).all())
-    counted = Counter((min(a, b), max(a, b)) for a, b in pairs)  # counted here: SQLite's GROUP BY took 3x as long
+def entity_links(db: Driver, graph: str, owner: str) -> Obj:
+    """The entities a fact links to another entity, with their degree (facts to others), in id order, and the facts
+    between each pair (ids a < b); on the driver: the ORM's rows cost twice the CPU at 112k facts."""
+    where = {"graph": graph, "owner": owner}
+    counted = Counter(db.rows(_LINKS, where))
     degree: Counter[int] = Counter()
     for (a, b), n in counted.items():
         degree[a] += n
         degree[b] += n
-    named = select(col(Entity.id), col(Entity.name)).where(col(Entity.graph) == graph, col(Entity.owner) == owner)
-    names = cast("list[tuple[int, str]]", s.connection().execute(named.order_by(col(Entity.id))).all())
     return {
-        "entities": [{"id": i, "name": name, "degree": degree[i]} for i, name in names if i in degree],
+        "entities": [{"id": i, "name": name, "degree": degree[i]} for i, name in db.rows(_NAMES, where) if i in degree],
         "links": sorted((a, b, n) for (a, b), n in counted.items()),
     }

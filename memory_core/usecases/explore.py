@@ -113,4 +113,5 @@ class Explore(UseCases):
 
     def communities(self, graph: str, owner: str) -> sh.EntityLinks:
         """A graph's entities linked to others, with their degree, and the facts between each pair (issue #39)."""
-        return cast("sh.EntityLinks", self._read(entity_links, graph, owner))
+        with self.database.driver(write=False) as db:
+            return cast("sh.EntityLinks", entity_links(db, graph, owner))
