@@ -21,6 +21,8 @@ SEED = 1
 
 @dataclass(frozen=True)
 class Community:
+    """Entities of a graph that facts link more among themselves than to others, named by the most connected."""
+
     id: int  # stable for one memory version: communities ordered by size desc, then label
     label: str  # its two or three most connected entities' names, "Acme, Helios +40"
     size: int  # entities in it
@@ -30,6 +32,8 @@ class Community:
 
 @dataclass(frozen=True)
 class Overview:
+    """A graph as its communities and the facts between them; `entities` and `facts` count what was grouped."""
+
     communities: tuple[Community, ...]  # at most `limit`; the rest folded into one "Other" entry, the last
     links: tuple[tuple[int, int, int], ...]  # (community a, community b, facts between them), a < b
     entities: int
@@ -37,8 +41,8 @@ class Overview:
 
 
 def overview(links: sh.EntityLinks, *, limit: int = 40) -> Overview:
-    """A graph as its communities, largest first: past `limit`, the smallest folded into one "Other"; and the facts
-    between each two of them."""
+    """A graph as its communities, largest first: past `limit` (1 or more), the smallest folded into one "Other"; and
+    the facts between each two of them."""
     names = {e["id"]: e["name"] for e in links["entities"]}
     degree = {e["id"]: e["degree"] for e in links["entities"]}
     ranked = sorted(names, key=lambda n: (-degree[n], names[n], n))  # most connected first
