@@ -233,6 +233,7 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "run_detail": _reading(lambda svc, w, k: bool(svc.run_detail("acme", f"r{w}_{k}"))),
     "graph": _reading(lambda svc, w, k: bool(svc.graph("world", "acme"))),
     "graph_drawing": _reading(lambda svc, w, k: bool(svc.graph_drawing("world", "acme", limit=50)["facts"])),
+    "communities": _reading(lambda svc, w, k: bool(svc.communities("world", "acme")["links"])),
     "facts_table": _reading(lambda svc, w, k: bool(svc.facts_table("acme"))),
     "fact_breakdown": _reading(lambda svc, w, k: bool(svc.fact_breakdown(_fact_id(svc, k)))),
     "turn_view": _reading(lambda svc, w, k: bool(svc.turn_view(f"t{w}_{k}"))),

@@ -9,6 +9,7 @@ from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..store import dashboard
 from ..store.drawing import graph_for_drawing
 from ..store.erasure import account_preview, run_preview
+from ..store.links import entity_links
 from ..store.snapshot import export, graph_json, holds_memory
 from . import shapes as sh
 from .base import UseCases
@@ -109,3 +110,8 @@ class Explore(UseCases):
     def counts(self) -> sh.Counts:
         """How much the database holds: for the sidebar and progress."""
         return cast("sh.Counts", self._read(dashboard.counts))
+
+    def communities(self, graph: str, owner: str) -> sh.EntityLinks:
+        """A graph's entities linked to others, with their degree, and the facts between each pair (issue #39)."""
+        with self.database.driver(write=False) as db:
+            return cast("sh.EntityLinks", entity_links(db, graph, owner))

@@ -369,3 +369,23 @@ class FactReader(Shape):
     turn: str
     call: str
     weight: float | None
+
+
+class LinkedEntity(Shape):
+    """An entity of a graph's communities: its degree is the facts linking it to other entities."""
+
+    id: int
+    name: str
+    degree: int
+
+
+class EntityLinks(Shape):
+    """A graph's entities linked to others and the facts between each pair, (a, b, facts) with a < b: its communities'
+    input (views/communities.py)."""
+
+    entities: list[LinkedEntity]
+    links: list[tuple[int, int, int]]
+
+
+LinkedEntity.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
+EntityLinks.__pydantic_config__ = STRICT  # type: ignore[attr-defined]

@@ -1,0 +1,77 @@
+"""B8's overview row (issue #39, item 4): a graph's communities at B2's size (about 112k facts): the read
+(`MemoryService.communities`) and the grouping (`views.communities.overview`), against the read the Graphs page made
+before (`graph_drawing(limit=5000)`), in one process and in turn, so a slow moment of the machine falls on both.
+
+    python bench/communities.py [--backend postgresql] [--quick]
+
+PostgreSQL needs MEMORY_TEST_DATABASE_URL (`bash .ci/with-postgres python bench/communities.py --backend
+postgresql`). It prints its rows; bench/run.py can run `b8_communities(b)` as a part of its own."""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from memory_core.views.communities import overview  # noqa: E402
+
+ROUNDS = 7
+
+
+def b8_communities(b: Any) -> None:
+    """The overview's read and grouping, median of ROUNDS, against the drawing's read of 5,000 facts (< 1 s above)."""
+    url, svc = b.generated(b.size["reads"])
+    facts = svc.counts()["fact"]
+    times: dict[str, list[float]] = {"drawing": [], "read": [], "overview": []}
+    cpu: dict[str, list[float]] = {"drawing": [], "read": [], "overview": []}
+    for _ in range(ROUNDS):
+        t0, c0 = time.perf_counter(), time.process_time()
+        svc.graph_drawing("world", "bench", limit=5000)
+        t1, c1 = time.perf_counter(), time.process_time()
+        links = svc.communities("world", "bench")
+        t2, c2 = time.perf_counter(), time.process_time()
+        view = overview(links)
+        t3, c3 = time.perf_counter(), time.process_time()
+        for part, dt, dc in (("drawing", t1 - t0, c1 - c0), ("read", t2 - t1, c2 - c1), ("overview", t3 - t2, c3 - c2)):
+            times[part].append(dt)
+            cpu[part].append(dc)
+    drawing, read, grouped = (statistics.median(times[k]) for k in ("drawing", "read", "overview"))
+    whole = statistics.median(r + o for r, o in zip(times["read"], times["overview"], strict=True))
+    print(
+        f"{view.entities:,} linked entities, {view.facts:,} facts between them, {len(view.communities)} communities "
+        f"(sizes {[c.size for c in view.communities][:8]}), {len(view.links)} links between them; this process's "
+        f"CPU, median s: {', '.join(f'{k} {statistics.median(v):.3f}' for k, v in cpu.items())}"
+    )
+    b.record(
+        "B8",
+        f"the Graphs overview (communities + overview) at {facts:,} facts, s, vs graph_drawing(limit=5000)",
+        whole,
+        drawing,
+        "< 1 s above the floor",
+        whole - drawing < 1,
+        part="communities",
+    )
+    b.record("B8", f"communities (the read) at {facts:,} facts, s", read, drawing, "report", True, part="communities")
+    b.record("B8", f"overview (Louvain) at {facts:,} facts, s", grouped, drawing, "report", True, part="communities")
+
+
+def main() -> int:
+    from run import Bench
+
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    p.add_argument("--quick", action="store_true", help="B2's quick size (12k supports) instead of 120k")
+    args = p.parse_args()
+    b8_communities(Bench(args.backend, "quick" if args.quick else "full"))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
