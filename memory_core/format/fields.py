@@ -143,17 +143,12 @@ def _chosen(members: dict[str, Any], value: Any, parent: Any) -> str | None:
     names = list(members)
     if "Value" in names:
         return "Value" if isinstance(value, dict) and "value" in value else names[0]
-    if set(names) == {m.__name__ for m in READ_ARGS.values()}:
-        return _args_of_call(parent)
+    if set(names) == {m.__name__ for m in READ_ARGS.values()}:  # the args model of the read's call (R23), if named
+        call = parent.get("call") if isinstance(parent, dict) else None
+        return READ_ARGS[call].__name__ if call in READ_ARGS else None
     if "str" in names:
         return next(n for n in names if n != "str") if isinstance(value, dict) else "str"
     return None
-
-
-def _args_of_call(read: Any) -> str | None:
-    """The args model of a read's call (R23), if it names one."""
-    call = read.get("call") if isinstance(read, dict) else None
-    return READ_ARGS[call].__name__ if call in READ_ARGS else None
 
 
 def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
@@ -161,13 +156,12 @@ def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
     as for any object, an unknown key first, then a missing one, then the discriminator's value."""
     members = _members(tp)
     model = next(iter(members.values()))
-    required, optional = keys(model)
     value = error["input"] if isinstance(error["input"], dict) else {}
     tag = error.get("ctx", {}).get("discriminator", "").strip("'")
     for key in value:
-        if key not in required + optional:
-            return key, f"unknown key (allowed here: {', '.join((*required, *optional))})"
-    for key in required:
+        if key not in sum(keys(model), ()):
+            return key, _unknown_key(model)
+    for key in keys(model)[0]:
         if key not in value:
             return key, "missing (required)"
     return tag, f"expected one of {', '.join(members)}"
@@ -176,8 +170,10 @@ def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
 def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     """The format's sentence for one pydantic error of a value of type `tp`."""
     kind, value, key = error["type"], error.get("input"), parts[-1] if parts else ""
-    if kind in ("raw", "extra_forbidden", "missing"):
-        return _key_problem(error, tp)
+    if kind == "extra_forbidden":
+        return _unknown_key(_bare(tp))
+    if kind in ("raw", "missing"):
+        return "missing (required)" if kind == "missing" else error["msg"]
     if key == "MemoryProbes":
         return f"expected a whole number from 0 to {MAX_INTEGER:,} (R21)"
     if kind.startswith(("greater", "less", "float")) and type(value) in (int, float):
@@ -191,11 +187,9 @@ def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     return _text(value, max_length=error.get("ctx", {}).get("max_length"))
 
 
-def _key_problem(error: ErrorDetails, tp: Any) -> str:
-    """An object's key unknown or missing, or the sentence already written (`raw`)."""
-    if error["type"] == "extra_forbidden":
-        return f"unknown key (allowed here: {', '.join(sum(keys(_bare(tp)), ()))})"
-    return "missing (required)" if error["type"] == "missing" else error["msg"]
+def _unknown_key(model: Any) -> str:
+    """What the format says of a key the object `model` does not have."""
+    return f"unknown key (allowed here: {', '.join(sum(keys(model), ()))})"
 
 
 def _number(value: float, *, key: str | int) -> str | None:
