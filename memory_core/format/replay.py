@@ -7,6 +7,7 @@ import functools
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import get_type_hints
 
 from .. import errors as E
 from ..plain import Obj
@@ -49,6 +50,11 @@ class EventResult:
 #: The one table of events to use cases: each `do` to its facade method, which takes the event's fields by name
 #: (its first, positional one named with `_id`) and the arguments of a read as given as `given`.
 HANDLERS = {do: {"step": "run_step", "return": "return_work"}.get(do, do) for do in ev.EVENT_MODELS}
+
+#: The result each kind of event returns (its use case's), as the notebook reads it back.
+BY_EVENT: dict[str, type[Outcome]] = {
+    do: get_type_hints(inspect.unwrap(getattr(MemoryService, method)))["return"] for do, method in HANDLERS.items()
+}
 
 
 @functools.cache
