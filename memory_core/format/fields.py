@@ -54,7 +54,7 @@ def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "")
     parts, tp, error = _first(exc, kind=kind, value=value)
     if error["type"] in ("union_tag_not_found", "union_tag_invalid"):
         key, problem = _untagged(tp, error)
-        parts, error = [*parts, key], {**error, "type": "raw", "msg": problem}
+        return FormatError(functools.reduce(join, [*parts, key], path), problem)
     return FormatError(functools.reduce(join, parts, path), _message(error, tp, parts))
 
 
@@ -143,12 +143,17 @@ def _chosen(members: dict[str, Any], value: Any, parent: Any) -> str | None:
     names = list(members)
     if "Value" in names:
         return "Value" if isinstance(value, dict) and "value" in value else names[0]
-    if set(names) == {m.__name__ for m in READ_ARGS.values()}:  # the args model of the read's call (R23), if named
-        call = parent.get("call") if isinstance(parent, dict) else None
-        return READ_ARGS[call].__name__ if call in READ_ARGS else None
+    if set(names) == {m.__name__ for m in READ_ARGS.values()}:
+        return _args_of_call(parent)
     if "str" in names:
         return next(n for n in names if n != "str") if isinstance(value, dict) else "str"
     return None
+
+
+def _args_of_call(read: Any) -> str | None:
+    """The args model of a read's call (R23), if it names one."""
+    call = read.get("call") if isinstance(read, dict) else None
+    return READ_ARGS[call].__name__ if call in READ_ARGS else None
 
 
 def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
@@ -160,7 +165,7 @@ def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
     tag = error.get("ctx", {}).get("discriminator", "").strip("'")
     for key in value:
         if key not in sum(keys(model), ()):
-            return key, _unknown_key(model)
+            return key, _key_problem("extra_forbidden", model)
     for key in keys(model)[0]:
         if key not in value:
             return key, "missing (required)"
@@ -170,10 +175,8 @@ def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
 def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     """The format's sentence for one pydantic error of a value of type `tp`."""
     kind, value, key = error["type"], error.get("input"), parts[-1] if parts else ""
-    if kind == "extra_forbidden":
-        return _unknown_key(_bare(tp))
-    if kind in ("raw", "missing"):
-        return "missing (required)" if kind == "missing" else error["msg"]
+    if kind in ("extra_forbidden", "missing"):
+        return _key_problem(kind, _bare(tp))
     if key == "MemoryProbes":
         return f"expected a whole number from 0 to {MAX_INTEGER:,} (R21)"
     if kind.startswith(("greater", "less", "float")) and type(value) in (int, float):
@@ -187,8 +190,10 @@ def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     return _text(value, max_length=error.get("ctx", {}).get("max_length"))
 
 
-def _unknown_key(model: Any) -> str:
-    """What the format says of a key the object `model` does not have."""
+def _key_problem(kind: str, model: Any) -> str:
+    """What the format says of a key the object `model` does not have (`extra_forbidden`), or of one missing."""
+    if kind == "missing":
+        return "missing (required)"
     return f"unknown key (allowed here: {', '.join(sum(keys(model), ()))})"
 
 
