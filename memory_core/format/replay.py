@@ -59,7 +59,7 @@ BY_EVENT: dict[str, type[Outcome]] = {
 
 @functools.cache
 def _parameters(method: str) -> tuple[str, tuple[str, ...]]:
-    """The event field a facade method takes first (None: none), and those it takes by name."""
+    """The event field a facade method takes first ("": none), and those it takes by name."""
     params = inspect.signature(getattr(MemoryService, method)).parameters.values()
     first = [p.name.removesuffix("_id") for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.name != "self"]
     return (first or [""])[0], tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY)
