@@ -124,7 +124,9 @@ def cmd_replay(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(state)
     else:
-        _summary(f"{scenario.title or args.file}: {len(scenario.events)} events, {len(refused)} refused", state)
+        print(f"{scenario.title or args.file}: {len(scenario.events)} events, {len(refused)} refused")
+        for org_id, org in state["organizations"].items():  # each organization's active World facts (R18)
+            print(f"  {org_id}: {org['map']['facts']} active world facts")
     if stopped is not None:
         print(f"--strict: stopped at events[{stopped.index}]", file=sys.stderr)
         return 1
@@ -145,13 +147,6 @@ def _replayed(scenario: Scenario, *, db: str | None, strict: bool) -> tuple[Any,
         return _into(db, scenario, strict=strict)
     engine, stopped = replay(scenario, MemoryService(make_engine("sqlite://")), strict=strict)
     return engine, stopped, engine.state()
-
-
-def _summary(title: str, state: Obj) -> None:
-    """A replay's state in lines: the scenario, then each organization's active World facts (R18)."""
-    print(title)
-    for org_id, org in state["organizations"].items():
-        print(f"  {org_id}: {org['map']['facts']} active world facts")
 
 
 def _print_json(value: object) -> None:

@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from functools import cache
 from typing import Any, cast
 
-from fastapi import Depends, FastAPI, Request, Response
+from fastapi import Depends, FastAPI, HTTPException, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.routing import APIRoute
@@ -24,6 +24,9 @@ from .rules.settings import SETTINGS, settings_problem
 from .usecases.facade import MemoryService
 
 EXAMPLE = '{"workflow": {"LearnFromUsers": false}}'
+ISSUE = "python -m memory_core token issue PERSON --org ORG"
+#: What a 401 asks for (RFC 6750).
+BEARER = {"WWW-Authenticate": "Bearer"}
 
 
 class ProblemBody(BaseModel):
@@ -52,13 +55,6 @@ class Settings(BaseModel):
     """The four settings, each true or false."""
 
     workflow: dict[str, bool]
-
-
-class Problem(Exception):
-    """An answer other than 200: status and a sentence that says what to do."""
-
-    def __init__(self, status: int, detail: str) -> None:
-        self.status, self.detail = status, detail
 
 
 class NotJson:
@@ -137,23 +133,16 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
     def owner(creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> tuple[str, str]:
         """The token's person, who must own the token's organization (401, then 403)."""
         if creds is None or creds.scheme.lower() != "bearer" or not creds.credentials:
-            raise Problem(
-                401, "Send `Authorization: Bearer TOKEN` (python -m memory_core token issue PERSON --org ORG)."
-            )
+            raise HTTPException(401, f"Send `Authorization: Bearer TOKEN` ({ISSUE}).", headers=BEARER)
         caller = svc().token_caller(creds.credentials)
         if caller is None:
-            raise Problem(401, "This token is unknown or revoked; issue a new one.")
+            raise HTTPException(401, "This token is unknown or revoked; issue a new one.", headers=BEARER)
         person, org = caller
         try:
             svc().get_settings(org, by=person)
         except E.Refusal as refusal:
-            raise Problem(403, f"{refusal.message}") from None
+            raise HTTPException(403, refusal.message) from None
         return person, org
-
-    @app.exception_handler(Problem)
-    async def problem(_: Request, exc: Problem) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse({"detail": exc.detail}, status_code=exc.status, headers=headers)
 
     @app.exception_handler(E.Unreachable)
     async def unreachable(_: Request, exc: E.Unreachable) -> JSONResponse:
@@ -202,7 +191,7 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
         try:
             out = svc().set_settings(org, by=person, settings=changes)
         except E.Refusal as refusal:
-            raise Problem(422 if refusal.reason == "invalid_setting" else 403, refusal.message) from None
+            raise HTTPException(422 if refusal.reason == "invalid_setting" else 403, refusal.message) from None
         return {"workflow": out.settings}
 
     return app

@@ -103,7 +103,9 @@ def generate(
     flow_count = 0
     while book.written < supports:
         book.run(progress=lambda: progress(min(book.written, supports), supports) if progress else None)
-        flow_count += _finish_flow(engine, sink, book.flow_facts)  # a run's Flow graph is complete: free it
+        flow_count += len(book.flow_facts)
+        _score_facts(engine, sink, list(book.flow_facts.values()))  # a run's Flow graph is complete: free it
+        book.flow_facts.clear()
         book.flow_entities.clear()
     sink.write()
     _disputes_and_map(engine, book)
@@ -163,11 +165,10 @@ def _disputes_and_map(engine: Engine, book: Written) -> None:
         sink.put("mapcount", {"org_id": book.org, "kind": kind, "n": n})
         sink.put("maplog", {"org_id": book.org, "kind": kind, "moment": 0, "n": n})  # R32: made before moment 1
     sink.write()
-    update_by_id(engine, "entity", "eid", [{"eid": k, "active_facts": v} for k, v in active_count.items()])
 
 
 def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> Counter[int]:
-    """Write the final weight of these facts (R26, R28); returns active facts per entity id."""
+    """Write the final weight of these facts (R26, R28) and their entities' counts; returns active facts per entity id."""
     sink.write()
     scores: list[dict[str, Any]] = []
     active: Counter[int] = Counter()
@@ -180,16 +181,8 @@ def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> Counter[int
         if acc.active:
             active.update((acc.subject, acc.obj))
     update_by_id(engine, "fact", "fid", scores)
-    return active
-
-
-def _finish_flow(engine: Engine, sink: Sink, flow_facts: dict) -> int:
-    """Score one run's Flow facts, set their entities' counts, and forget them (memory stays flat)."""
-    active = _score_facts(engine, sink, list(flow_facts.values()))
     update_by_id(engine, "entity", "eid", [{"eid": k, "active_facts": v} for k, v in active.items()])
-    n = len(flow_facts)
-    flow_facts.clear()
-    return n
+    return active
 
 
 @dataclass

@@ -1,6 +1,5 @@
-"""`python -m memory_core setup FILE [--db URL]`: an organization set up for agents without a replay. A
-scenario file's organizations, people and workflows (and no events) are added beside what memory holds;
-then `token issue` and `mcp` as before (README, "Connect an agent")."""
+"""`python -m memory_core setup FILE [--db URL]`: a file's organizations, people and workflows (no events) added
+beside what memory holds, for agents without a replay; then `token issue` and `mcp` (README, "Connect an agent")."""
 
 from __future__ import annotations
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from memory_core.format.events import EVENT_MODELS
-from memory_core.usecases.results import BY_EVENT, ReadResult
+from memory_core.format.replay import BY_EVENT
+from memory_core.usecases.results import ReadResult
 from memory_core.views import cell_said as said
 from memory_core.views import notebook as nbk
 

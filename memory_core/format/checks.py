@@ -4,6 +4,8 @@ the references between ids, ids unique, one owner, a web source's host (R25), no
 from __future__ import annotations
 
 import copy
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,40 +79,38 @@ def _record(path: str, r: Obj) -> Obj:
     return {k: r.get(k) for k in ("origin", "source", "excerpt", "reliability", "within", "claims")}
 
 
-def _unique(path: str, name: str, seen: set[str], what: str) -> str:
-    if name in seen:
-        raise FormatError(path, f"{what} id {name!r} is used twice")
-    seen.add(name)
-    return name
-
-
-def _organizations(raw: Any) -> list[Obj]:
+def _entries(raw: Any, section: str, entry: Callable[[str, Any], Obj]) -> list[Obj]:
+    """A section's entries, each checked by `entry` at its path, each id used once."""
     out, seen = [], set[str]()
-    for i, value in enumerate(validate(list[Any], raw, path="organizations")):
-        p = f"organizations[{i}]"
-        settings = value.get("settings", {}) if isinstance(value, dict) else {}
-        problem = settings_problem(settings) if isinstance(settings, dict) else None
-        if problem:
-            bad = next(k for k in settings if settings_problem({k: settings[k]}))
-            raise FormatError(join(join(p, "settings"), bad), problem)
-        o = validate(doc.OrganizationEntry, value, path=p)
-        _unique(join(p, "id"), o.id, seen, "organization")
-        out.append({"id": o.id, "name": o.name, "owner": o.owner, "settings": dict(settings)})
+    for i, value in enumerate(validate(list[Any], raw, path=section)):
+        made = entry(f"{section}[{i}]", value)
+        if made["id"] in seen:
+            raise FormatError(f"{section}[{i}].id", f"{_WHAT[section]} id {made['id']!r} is used twice")
+        seen.add(made["id"])
+        out.append(made)
     return out
 
 
-def _people(raw: Any, orgs: set[str]) -> list[Obj]:
-    out, seen = [], set[str]()
-    for i, value in enumerate(validate(list[Any], raw, path="people")):
-        p = f"people[{i}]"
-        memberships = value.get("memberships", {}) if isinstance(value, dict) else {}
-        for org in memberships if isinstance(memberships, dict) else ():
-            if org not in orgs:
-                raise FormatError(join(join(p, "memberships"), org), f"no organization has the id {org!r}")
-        person = validate(doc.PersonEntry, value, path=p)
-        _unique(join(p, "id"), person.id, seen, "person")
-        out.append({"id": person.id, "name": person.name, "memberships": dict(person.memberships or {})})
-    return out
+_WHAT = {"organizations": "organization", "people": "person", "workflows": "workflow"}
+
+
+def _organization(p: str, value: Any) -> Obj:
+    settings = value.get("settings", {}) if isinstance(value, dict) else {}
+    problem = settings_problem(settings) if isinstance(settings, dict) else None
+    if problem:
+        bad = next(k for k in settings if settings_problem({k: settings[k]}))
+        raise FormatError(join(join(p, "settings"), bad), problem)
+    o = validate(doc.OrganizationEntry, value, path=p)
+    return {"id": o.id, "name": o.name, "owner": o.owner, "settings": dict(settings)}
+
+
+def _person(p: str, value: Any, *, orgs: set[str]) -> Obj:
+    memberships = value.get("memberships", {}) if isinstance(value, dict) else {}
+    for org in memberships if isinstance(memberships, dict) else ():
+        if org not in orgs:
+            raise FormatError(join(join(p, "memberships"), org), f"no organization has the id {org!r}")
+    person = validate(doc.PersonEntry, value, path=p)
+    return {"id": person.id, "name": person.name, "memberships": dict(person.memberships or {})}
 
 
 def _check_owners(orgs: list[Obj], people: list[Obj]) -> None:
@@ -147,37 +147,30 @@ def _declared_setting(path: str, value: Any) -> str | None:
     return None
 
 
-def _workflows(raw: Any, orgs: set[str]) -> list[Obj]:
-    out, seen = [], set[str]()
-    for i, value in enumerate(validate(list[Any], raw, path="workflows")):
-        p = f"workflows[{i}]"
-        declared = _declared_setting(p, value)
-        if declared:
-            raise FormatError(
-                declared, "a workflow cannot declare an organization setting; only the owner sets them (R15)"
-            )
-        w = validate(doc.WorkflowEntry, value, path=p)
-        if w.org not in orgs:
-            raise FormatError(join(p, "org"), f"no organization has the id {w.org!r}")
-        steps = [_step(f"{p}.steps[{j}]", s) for j, s in enumerate(value.get("steps", []))]
-        ids = [s["id"] for s in steps]
-        for j, sid in enumerate(ids):
-            if sid in ids[:j]:
-                raise FormatError(f"{p}.steps[{j}].id", f"step id {sid!r} is used twice in this workflow")
-        probes = w.budget.MemoryProbes if w.budget is not None else None
-        _unique(join(p, "id"), w.id, seen, "workflow")
-        out.append({"id": w.id, "org": w.org, "memory_probes": probes, "steps": steps})
-    return out
+def _workflow(p: str, value: Any, *, orgs: set[str]) -> Obj:
+    declared = _declared_setting(p, value)
+    if declared:
+        raise FormatError(declared, "a workflow cannot declare an organization setting; only the owner sets them (R15)")
+    w = validate(doc.WorkflowEntry, value, path=p)
+    if w.org not in orgs:
+        raise FormatError(join(p, "org"), f"no organization has the id {w.org!r}")
+    steps = [_step(f"{p}.steps[{j}]", s) for j, s in enumerate(value.get("steps", []))]
+    ids = [s["id"] for s in steps]
+    for j, sid in enumerate(ids):
+        if sid in ids[:j]:
+            raise FormatError(f"{p}.steps[{j}].id", f"step id {sid!r} is used twice in this workflow")
+    probes = w.budget.MemoryProbes if w.budget is not None else None
+    return {"id": w.id, "org": w.org, "memory_probes": probes, "steps": steps}
 
 
 def check(data: Any) -> Scenario:
     """Check a parsed scenario as a whole; the first problem raises FormatError with its path."""
     top, head = _head(data)
-    orgs = _organizations(top.get("organizations", []))
+    orgs = _entries(top.get("organizations", []), "organizations", _organization)
     org_ids = {o["id"] for o in orgs}
-    people = _people(top.get("people", []), org_ids)
+    people = _entries(top.get("people", []), "people", functools.partial(_person, orgs=org_ids))
     _check_owners(orgs, people)
-    workflows = _workflows(top.get("workflows", []), org_ids)
+    workflows = _entries(top.get("workflows", []), "workflows", functools.partial(_workflow, orgs=org_ids))
     events = [event(f"events[{i}]", e) for i, e in enumerate(validate(list[Any], top["events"], path="events"))]
     return Scenario(head.title or "", head.description or "", orgs, people, workflows, events)
 

@@ -349,25 +349,11 @@ class Retract(DisputeEvent):
     do: Literal["retract"]  # type: ignore[assignment]
 
 
-#: Every kind of event, by its `do`, in the order the format lists them.
+#: Every kind of event, by its `do`, in the order the format lists them (the order of the models above).
 EVENT_MODELS: dict[str, type[Closed]] = {
     get_args(m.model_fields["do"].annotation)[0]: m
-    for m in (
-        StartRun,
-        OpenTurn,
-        RecordEvent,
-        Step,
-        Call,
-        Return,
-        Read,
-        EndTurn,
-        EndRun,
-        DeleteRun,
-        DeleteAccount,
-        SetSettings,
-        DisputeEvent,
-        Retract,
-    )
+    for m in list(globals().values())
+    if isinstance(m, type) and issubclass(m, Closed) and "do" in m.model_fields
 }
 
 #: One event: the model its `do` names.

@@ -54,7 +54,7 @@ def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "")
     parts, tp, error = _first(exc, kind=kind, value=value)
     if error["type"] in ("union_tag_not_found", "union_tag_invalid"):
         key, problem = _untagged(tp, error)
-        parts, error = [*parts, key], {**error, "type": "raw", "msg": problem}
+        return FormatError(functools.reduce(join, [*parts, key], path), problem)
     return FormatError(functools.reduce(join, parts, path), _message(error, tp, parts))
 
 
@@ -161,13 +161,12 @@ def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
     as for any object, an unknown key first, then a missing one, then the discriminator's value."""
     members = _members(tp)
     model = next(iter(members.values()))
-    required, optional = keys(model)
     value = error["input"] if isinstance(error["input"], dict) else {}
     tag = error.get("ctx", {}).get("discriminator", "").strip("'")
     for key in value:
-        if key not in required + optional:
-            return key, f"unknown key (allowed here: {', '.join((*required, *optional))})"
-    for key in required:
+        if key not in sum(keys(model), ()):
+            return key, _key_problem("extra_forbidden", model)
+    for key in keys(model)[0]:
         if key not in value:
             return key, "missing (required)"
     return tag, f"expected one of {', '.join(members)}"
@@ -176,8 +175,8 @@ def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
 def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     """The format's sentence for one pydantic error of a value of type `tp`."""
     kind, value, key = error["type"], error.get("input"), parts[-1] if parts else ""
-    if kind in ("raw", "extra_forbidden", "missing"):
-        return _key_problem(error, tp)
+    if kind in ("extra_forbidden", "missing"):
+        return _key_problem(kind, _bare(tp))
     if key == "MemoryProbes":
         return f"expected a whole number from 0 to {MAX_INTEGER:,} (R21)"
     if kind.startswith(("greater", "less", "float")) and type(value) in (int, float):
@@ -191,11 +190,11 @@ def _message(error: ErrorDetails, tp: Any, parts: list[str | int]) -> str:
     return _text(value, max_length=error.get("ctx", {}).get("max_length"))
 
 
-def _key_problem(error: ErrorDetails, tp: Any) -> str:
-    """An object's key unknown or missing, or the sentence already written (`raw`)."""
-    if error["type"] == "extra_forbidden":
-        return f"unknown key (allowed here: {', '.join(sum(keys(_bare(tp)), ()))})"
-    return "missing (required)" if error["type"] == "missing" else error["msg"]
+def _key_problem(kind: str, model: Any) -> str:
+    """What the format says of a key the object `model` does not have (`extra_forbidden`), or of one missing."""
+    if kind == "missing":
+        return "missing (required)"
+    return f"unknown key (allowed here: {', '.join(sum(keys(model), ()))})"
 
 
 def _number(value: float, *, key: str | int) -> str | None:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import functools
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import get_type_hints
 
 from .. import errors as E
 from ..plain import Obj
@@ -13,7 +16,6 @@ from ..usecases.facade import MemoryService
 from ..usecases.results import Outcome, ReadResult
 from . import events as ev
 from .checks import Scenario
-from .events import default
 
 
 class EventFailed(Exception):
@@ -45,44 +47,31 @@ class EventResult:
         return self.reason is not None
 
 
-#: The one table of events to use cases: each `do` to its facade method, the event's fields as its arguments.
-HANDLERS: dict[str, Callable[[MemoryService, Obj], Outcome]] = {
-    "start_run": lambda svc, e: svc.start_run(
-        e["run"],
-        org=e["org"],
-        person=e["person"],
-        workflow=e.get("workflow"),
-        surface=e.get("surface", default(ev.StartRun, "surface")),
-        ephemeral=e.get("ephemeral", default(ev.StartRun, "ephemeral")),
-        session=e.get("session"),
-    ),
-    "open_turn": lambda svc, e: svc.open_turn(
-        e["turn"], run=e["run"], request=e["request"], replaces=e.get("replaces")
-    ),
-    "record": lambda svc, e: svc.record(e["turn"], record=e["record"]),
-    "step": lambda svc, e: svc.run_step(e["turn"], step=e["step"], record=e.get("record")),
-    "call": lambda svc, e: svc.call(e["turn"], work=e["work"]),
-    "return": lambda svc, e: svc.return_work(e["turn"], work=e["work"], status=e["status"]),
-    "read": lambda svc, e: svc.read(
-        e["turn"], call=e["call"], args=e["args"], within=e.get("within"), step=e.get("step"), given=e.get("args_given")
-    ),
-    "end_turn": lambda svc, e: svc.end_turn(e["turn"], status=e["status"]),
-    "end_run": lambda svc, e: svc.end_run(e["run"]),
-    "delete_run": lambda svc, e: svc.delete_run(e["run"], by=e["by"]),
-    "delete_account": lambda svc, e: svc.delete_account(e["person"]),
-    "set_settings": lambda svc, e: svc.set_settings(e["org"], by=e["by"], settings=e["settings"]),
-    "dispute": lambda svc, e: svc.dispute(
-        org=e["org"], by=e["by"], fact=e["fact"], graph=e.get("graph", ev.DEFAULT_GRAPH)
-    ),
-    "retract": lambda svc, e: svc.retract(
-        org=e["org"], by=e["by"], fact=e["fact"], graph=e.get("graph", ev.DEFAULT_GRAPH)
-    ),
+#: The one table of events to use cases: each `do` to its facade method, which takes the event's fields by name
+#: (its first, positional one named with `_id`) and the arguments of a read as given as `given`.
+HANDLERS = {do: {"step": "run_step", "return": "return_work"}.get(do, do) for do in ev.EVENT_MODELS}
+
+#: The result each kind of event returns (its use case's), as the notebook reads it back.
+BY_EVENT: dict[str, type[Outcome]] = {
+    do: get_type_hints(inspect.unwrap(getattr(MemoryService, method)))["return"] for do, method in HANDLERS.items()
 }
+
+
+@functools.cache
+def _parameters(method: str) -> tuple[str, tuple[str, ...]]:
+    """The event field a facade method takes first ("": none), and those it takes by name."""
+    params = inspect.signature(getattr(MemoryService, method)).parameters.values()
+    first = [p.name.removesuffix("_id") for p in params if p.kind is p.POSITIONAL_OR_KEYWORD and p.name != "self"]
+    return (first or [""])[0], tuple(p.name for p in params if p.kind is p.KEYWORD_ONLY)
 
 
 def apply(service: MemoryService, event: Obj) -> Outcome:
     """Apply one checked event (format/checks.event) as its use case; a refusal raises E.Refusal."""
-    return HANDLERS[event["do"]](service, event)
+    method = HANDLERS[event["do"]]
+    first, named = _parameters(method)
+    fields = {"given" if k == "args_given" else k: v for k, v in event.items()}
+    args = [fields[first]] if first else []
+    return getattr(service, method)(*args, **{k: fields[k] for k in named if k in fields})
 
 
 @dataclass

@@ -1,10 +1,5 @@
-"""Matching a name by its words (GraphResolve's `match: "words"`, R23): written once here; the store's
-word index (store/words.py) finds the candidates and this decides.
-
-A name matches by words when every word of the asked name begins a word of the entity's name or of
-one of its aliases, case and accents ignored: "brig mot" and "Zurich" find "Brightgear Motors" and
-"Zürich Öl AG".
-"""
+"""Matching a name by its words (GraphResolve's `match: "words"`, R23): the store's word index (store/words.py)
+finds the candidates and `matches` decides ("brig mot" and "Zurich" find "Brightgear Motors" and "Zürich Öl AG")."""
 
 from __future__ import annotations
 

@@ -43,9 +43,8 @@ class Export(UseCases):
         return write_back(rows, org=org, run=run, where=where, clock=clock, reads=reads)
 
     def read_trace(self, at: int | None = None) -> Obj:
-        """The reads kept (with `at`, those made before the moment after it: R32), as `state` shows
-        them: `reads`, and the refused ones in `refused`, each numbered as the `read` event `export`
-        writes of the whole memory."""
+        """The reads kept (with `at`, those before the moment after it: R32) as `state` shows them, refused ones in
+        `refused`, each numbered as the `read` event `export` writes of the whole memory."""
         with self.database.transaction(write=False) as s:
             reads = kept(s)
             _, index = events_of(recorded(s), reads)

@@ -108,8 +108,7 @@ class Reads(UseCases):
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap, near=near)
 
     def _near(self, turn_id: str, args: Obj) -> list[Obj]:
-        """The `near` of an exact GraphResolve counted in one statement that found nothing (R20, R23), kept
-        with its read (store/reads.py)."""
+        """The `near` of an exact GraphResolve in one statement that found nothing (R20, R23), kept with its read."""
         with self.database.driver(one_statement=True) as one:
             near = words.turn_near(one, turn_id, args)
             if near:
@@ -117,14 +116,12 @@ class Reads(UseCases):
             return near
 
     def turn_reads(self, turn_id: str) -> list[sh.KeptRead]:
-        """The reads a turn made, in order, with what each was told or why it was refused (the
-        recall trace); none for a turn that does not exist."""
+        """The reads a turn made, in order, with what each was told or why it was refused (the recall trace)."""
         with self.database.transaction(write=False) as s:
             return cast("list[sh.KeptRead]", kept.kept(s, turn=turn_id))
 
     def fact_readers(self, org_id: str, fact_id: int) -> list[sh.FactReader]:
-        """The turns of an organization's runs that read a fact (told it by GraphExpand, or asked
-        GraphSource for it), in the order they read it: run, turn, call, and the weight as read."""
+        """The turns of an organization that read a fact (told by GraphExpand, asked of GraphSource), in order."""
         with self.database.transaction(write=False) as s:
             fact = fact_at(s, fact_id, last_moment(s))
             found = kept.naming(s, org=org_id, name=fact["subject"]["name"]) if fact else []
@@ -137,8 +134,7 @@ class Reads(UseCases):
         return cast("list[sh.FactReader]", out)
 
     def reads_then(self, org_id: str, moment: int, *, last: int = 5) -> tuple[int, list[sh.KeptRead]]:
-        """How many reads the organization's turns had made as memory stood right after `moment` (R32,
-        as `state --at`: a read made after it is later; after the newest, every read so far), and the
+        """How many reads the organization's turns had made right after `moment` (R32, as `state --at`), and the
         `last` of them, newest first."""
         with self.database.transaction(write=False) as s:
             before = moment + 1 if moment >= last_moment(s) else moment

@@ -1,5 +1,5 @@
 """What each use case returns: one frozen pydantic model per use case, which a notebook cell also keeps
-(`to_json()`, without `changes` and the `exclude` fields) and reads back (`BY_EVENT`)."""
+(`to_json()`, without `changes` and the `exclude` fields) and reads back (format/replay.BY_EVENT)."""
 
 from __future__ import annotations
 
@@ -145,24 +145,6 @@ class Corrected(Outcome):
     weight: float | None = Field(default=None, exclude=True)
     status: str | None = Field(default=None, exclude=True)
 
-
-#: The result each kind of event (the scenario's `do`) returns, as the notebook reads it back.
-BY_EVENT: dict[str, type[Outcome]] = {
-    "start_run": RunStarted,
-    "open_turn": TurnOpened,
-    "record": RecordKept,
-    "step": StepRun,
-    "call": WorkCalled,
-    "return": WorkReturned,
-    "read": ReadResult,
-    "end_turn": TurnEnded,
-    "end_run": RunEnded,
-    "delete_run": RunDeleted,
-    "delete_account": AccountDeleted,
-    "set_settings": SettingsChanged,
-    "dispute": Corrected,
-    "retract": Corrected,
-}
 
 #: The results a caller may name (the package re-exports them): every model above, and a skipped claim.
 __all__ = sorted(

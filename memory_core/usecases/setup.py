@@ -45,9 +45,8 @@ class Setup(UseCases):
     """Setting up organizations, people and workflows beside what memory holds."""
 
     def setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> SetupAdded:
-        """Add a checked scenario's organizations, people and workflows that memory does not hold, in one
-        transaction and one moment (R32, `setup`, about the one organization it concerns, if one); an id held with the same definition is left as it is,
-        one held with another is refused (duplicate_id) and nothing is added."""
+        """Add the entries memory does not hold in one moment (R32, `setup`, of its one organization if one); an id held
+        alike is left as it is, one held with another definition refused (duplicate_id) and nothing added."""
         wanted = _definitions(organizations, people, workflows)
         with self.database.transaction() as s:
             held = setup_of(s)

@@ -18,16 +18,7 @@ from ..store.shortcuts import shortcut
 from ..store.teaching import teach
 from ..store.turns import NewRecord, NewRun
 from .base import Obj, UseCases
-from .results import (
-    RecordKept,
-    RunEnded,
-    RunStarted,
-    StepRun,
-    TurnEnded,
-    TurnOpened,
-    WorkCalled,
-    WorkReturned,
-)
+from .results import RecordKept, RunEnded, RunStarted, StepRun, TurnEnded, TurnOpened, WorkCalled, WorkReturned
 from .shapes import Map, Taught
 
 

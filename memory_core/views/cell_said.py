@@ -1,5 +1,5 @@
 """What a notebook cell did, typed and said (#24, #37): a kept result read back as a `CellResult` whose `detail`
-is its use case's result model (usecases/results.BY_EVENT), and `said()`, the pieces the Notebook page lays out."""
+is its use case's result model (format/replay.BY_EVENT), and `said()`, the pieces the Notebook page lays out."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_serializer
 
+from ..format.replay import BY_EVENT
 from ..plain import Obj
 from ..rules.wording import RULE_TEXT
 from ..usecases.results import (
-    BY_EVENT,
     AccountDeleted,
     Outcome,
     ReadResult,
