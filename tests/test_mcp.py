@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from backend import fresh_service
+from backend import SERVER, fresh_url
 from helpers import HQ, HQ_REF, PREFERS, entity, scenario, web
 from mcp import Client
 from mcp.server.mcpserver import Context
@@ -42,10 +44,13 @@ TOOLS = {
 
 
 @pytest.fixture
-def mem() -> MemoryService:
-    svc = fresh_service()
+def mem(tmp_path: Path) -> Iterator[MemoryService]:
+    # a file, not SQLite in memory (one connection for every thread): the sessions' sweeper and the tools'
+    # worker threads each take their own connection, as in a served memory (a shared one failed under load)
+    svc = MemoryService.at(fresh_url() if SERVER else f"sqlite:///{tmp_path / 'memory.db'}")
     replay(parse(json.dumps(scenario([], settings={"AllowEphemeralRuns": True}))), svc)
-    return svc
+    yield svc
+    svc.close()
 
 
 class Agent:

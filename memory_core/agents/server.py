@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from typing import Any, cast
 
 import anyio
+import pydantic_core
 from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.auth.provider import AccessToken
@@ -256,9 +257,13 @@ class AsGiven(FuncMetadata):
         return data
 
     def convert_result(self, result: Any) -> Any:
-        if isinstance(result, BaseModel):
-            result = rounded(result.model_dump(mode="json", by_alias=True))
-        return super().convert_result(result)
+        if not isinstance(result, BaseModel):
+            return super().convert_result(result)
+        # the SDK's own answer (its text, the structured content), without validating again what the
+        # tool's model validated (the output's model): a call's overhead counts (issue #38, B10)
+        out = rounded(result.model_dump(mode="json", by_alias=True))
+        text = pydantic_core.to_json(out, fallback=str, indent=2).decode()
+        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
 
 
 def rounded(value: Any) -> Any:
