@@ -19,8 +19,9 @@ LANE = 30  # pixels a run's row
 
 def clicked(key: str) -> tuple[str, str] | None:
     """The run and turn of the bar clicked in the chart under `key`, if one is."""
-    chosen = ((st.session_state.get(key) or {}).get("selection") or {}).get("turn") or []
-    return (chosen[0]["run"], chosen[0]["turn"]) if chosen else None
+    selected = ((st.session_state.get(key) or {}).get("selection") or {}).values()
+    chosen = next((points[0] for points in selected if points), None)  # a bar's, or a record's or read's in it
+    return (chosen["run"], chosen["turn"]) if chosen else None
 
 
 def timeline(ctx: Context, org: str, *, key: str, on_click: Callable[[], None]) -> None:
@@ -31,7 +32,6 @@ def timeline(ctx: Context, org: str, *, key: str, on_click: Callable[[], None]) 
         return
     y = alt.Y("lane:N", sort=lanes, title=None, axis=alt.Axis(labelLimit=260))
     x = alt.X("x:Q", title="Turns, in the order they opened", axis=None)
-    turn = alt.selection_point(name="turn", fields=["run", "turn"], on="click")
     status = alt.Color(
         "status:N",
         title="Turn",
@@ -42,33 +42,35 @@ def timeline(ctx: Context, org: str, *, key: str, on_click: Callable[[], None]) 
     drawn = (
         alt.Chart(pd.DataFrame(bars))
         .mark_bar(height={"band": 0.7}, cursor="pointer")
+        .properties(name="turns")  # its marks, one a turn, are `g.turns_marks` in the SVG (tests count them)
         .encode(x=x, x2="x2:Q", y=y, color=status, tooltip=tips)
-        .add_params(turn)
+        .add_params(alt.selection_point(name="turn", fields=["run", "turn"], on="click"))
     )
-    kinds = alt.Color(
-        "kind:N",
-        title="Inside a turn",
-        scale=alt.Scale(domain=["record", "read"], range=["#212121", "#7b1fa2"]),
-        legend=alt.Legend(orient="top", symbolType="triangle-down"),
-    )
-    # a record's tick lets a click through to its bar; a read's mark, above the bar, says what it read on hover
+
+    def kinds(*, legend: bool) -> alt.Color:  # one legend names both (each layer's colours are its own)
+        scale = alt.Scale(domain=["record", "read"], range=["#212121", "#7b1fa2"])
+        shown = alt.Legend(orient="top", symbolType="triangle-down") if legend else None
+        return alt.Color("kind:N", title="Inside a turn", scale=scale, legend=shown)
+
+    # a click on a record's tick or a read's mark (above the bar) opens its turn too; each says what it was on hover
     marks = {
-        "record": alt.MarkDef("tick", thickness=1, size=LANE * 0.4, interactive=False),
-        "read": alt.MarkDef("point", shape="triangle-down", filled=True, size=50, yOffset=-LANE * 0.42),
+        "record": alt.MarkDef("tick", thickness=1, size=LANE * 0.4, cursor="pointer"),
+        "read": alt.MarkDef(
+            "point", shape="triangle-down", filled=True, size=50, yOffset=-LANE * 0.42, cursor="pointer"
+        ),
     }
     inside = [
-        alt.Chart(pd.DataFrame(shown), mark=mark).encode(
-            x=x, y=y, color=kinds, tooltip=alt.Tooltip("what:N", title="What")
-        )
+        alt.Chart(pd.DataFrame(shown), mark=mark)
+        .encode(x=x, y=y, color=kinds(legend=kind == "read"), tooltip=alt.Tooltip("what:N", title="What"))
+        .add_params(alt.selection_point(name=kind, fields=["run", "turn"], on="click"))
         for kind, mark in marks.items()
         if (shown := [t for t in ticks if t["kind"] == kind])
     ]
-    if inside:
-        drawn = alt.layer(drawn, alt.layer(*inside))
+    drawn = alt.layer(drawn, *inside)
     chart = drawn.resolve_scale(color="independent").properties(
         height=LANE * len(lanes) + 20, usermeta={"embedOptions": {"renderer": "svg"}}
     )
-    st.altair_chart(chart, on_select=on_click, selection_mode="turn", key=key, width="stretch")
+    st.altair_chart(chart, on_select=on_click, key=key, width="stretch")
     caption(
         "A bar a turn, in the order the turns opened: green completed, blue open, red failed, grey cancelled, "
         "yellow replaced (R1 to R3); inside it a dark tick a record and a purple mark a read, in the order they came. "
