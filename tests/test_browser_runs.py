@@ -9,7 +9,7 @@ import threading
 
 import anyio
 import httpx2
-from chromium import ROOT, goto, marks, painted, settle, shot
+from chromium import ARTIFACTS, goto, marks, painted, settle, shot
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from served import mcp_http
@@ -150,8 +150,8 @@ def test_a_new_turn_appears_on_the_timeline_as_the_agent_opens_it(page, demo_app
     chart = page.locator("[data-testid='stVegaLiteChart']").first
     chart.scroll_into_view_if_needed()
     painted(page)
-    chart.screenshot(path=str(ROOT / "docs" / "img" / "runs-timeline.png"))
-    shot(page, "runs-timeline")
+    chart.screenshot(path=str(ARTIFACTS / "runs-timeline.png"))  # docs/img/runs-timeline.png, the README's
+    shot(page, "runs-timeline-page")
 
 
 def test_a_past_moment_on_the_overview_is_said_changed_by_a_change_not_by_a_heartbeat(page, demo_app):
