@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory_core import MemoryService, parse, replay
-from memory_core.views.timeline import GAP, STATUSES, capped, rows, titled
+from memory_core.views.timeline import GAP, STATUSES, capped, chart, rows, titled
 
 DEMO = Path(__file__).resolve().parent.parent / "sample_data" / "demo.json"
 
@@ -111,3 +111,17 @@ def test_a_turn_is_titled_by_its_request_cut_on_one_line():
     assert titled("t1", "Who\nsupplies   us?") == "Who supplies us? (t1)"
     long = titled("t1", "word " * 30)
     assert long.endswith("… (t1)") and len(long) == 60 + len(" (t1)")
+
+
+def test_the_chart_draws_a_bar_a_turn_each_click_selecting_its_run_and_turn():
+    spec = chart(TIMELINE, {})
+    layers = {layer["name"]: layer for layer in spec["layer"]}
+    assert list(layers) == ["turns", "record", "read"]
+    assert [b["turn"] for b in layers["turns"]["data"]["values"]] == ["b1", "a1", "a2"]
+    assert len(layers["record"]["data"]["values"]) == 6 and len(layers["read"]["data"]["values"]) == 3
+    for name, layer in layers.items():
+        [param] = layer["params"]
+        assert param == {"name": name, "select": {"type": "point", "fields": ["run", "turn"], "on": "click"}}
+    colour = layers["turns"]["encoding"]["color"]
+    assert colour["scale"] == {"domain": list(STATUSES), "range": list(STATUSES.values())} and colour["legend"]
+    assert layers["turns"]["encoding"]["y"]["sort"] == ["r2 · lee", "r1 · erased (R30)"]

@@ -1,6 +1,7 @@
-"""Runs at a glance (issue #39.5), as a chart's data: a bar a turn, coloured by its status, placed in the order
-the turns opened on its run's row (newest run on top), with a tick a record and a tick a read inside it, in the
-order they came. Pure: the facade's `timeline` in, rows out."""
+"""Runs at a glance (issue #39.5), as a Vega-Lite chart: a bar a turn, coloured by its status, placed in the order
+the turns opened on its run's row (newest run on top), with a tick a record and a mark a read inside it, in the
+order they came; a click on any of them selects its run and turn. Pure: the facade's `timeline` in, the spec out
+(drawn by Streamlit without Altair, whose import would cost the Overview, the first page, 0.3 s)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ STATUSES = {
     "replaced": "#f9a825",
 }
 GAP = 0.12  # of a turn's place left empty on each side of its bar
+LANE = 30  # pixels a run's row
+KINDS = {"record": "#212121", "read": "#7b1fa2"}  # the ticks' colours
 SHORT = 60  # a request in a turn's title is cut here, an ellipsis after
 
 
@@ -92,3 +95,54 @@ def capped(t: Timeline) -> str:
     if turns < t["turns_total"]:
         said.append(f"their {turns} newest turns of {t['turns_total']:,}")
     return ("Drawn: " + " and ".join(said) + "; the Runs table lists every run.") if said else ""
+
+
+def _layer(name: str, values: list[Obj], mark: Obj, encoding: Obj) -> Obj:
+    """A layer of the chart, a click on one of its marks selecting that mark's run and turn (`name`)."""
+    select = {"name": name, "select": {"type": "point", "fields": ["run", "turn"], "on": "click"}}
+    return {
+        "name": name,
+        "data": {"values": values},
+        "mark": mark | {"cursor": "pointer"},
+        "params": [select],
+        "encoding": encoding,
+    }
+
+
+def _tip(field: str, title: str) -> Obj:
+    return {"field": field, "type": "nominal", "title": title}
+
+
+def chart(t: Timeline, names: dict[str, str]) -> Obj:
+    """The Vega-Lite spec of the timeline: one layer of bars (`turns`), one of records' ticks, one of reads' marks."""
+    bars, ticks, lanes = rows(t, names)
+    x = {"field": "x", "type": "quantitative", "title": "Turns, in the order they opened", "axis": None}
+    y = {"field": "lane", "type": "nominal", "sort": lanes, "title": None, "axis": {"labelLimit": 260}}
+    legend = {"orient": "top"}
+    status: Obj = {"field": "status", "type": "nominal", "title": "Turn status", "legend": legend}
+    status["scale"] = {"domain": list(STATUSES), "range": list(STATUSES.values())}
+    tips = [_tip("title", "Turn"), _tip("status", "Status"), _tip("records", "Records"), _tip("reads", "Reads")]
+    along = {"x": x, "x2": {"field": "x2"}, "y": y, "color": status, "tooltip": tips}
+    layers = [_layer("turns", bars, {"type": "bar", "height": {"band": 0.7}}, along)]
+    marks = {
+        "record": {"type": "tick", "thickness": 1, "size": LANE * 0.4},
+        "read": {"type": "point", "shape": "triangle-down", "filled": True, "size": 50, "yOffset": -LANE * 0.42},
+    }
+    # a tick sent as its turn, place and words (hundreds a redraw): its run and row looked up from its bar
+    lookup = {"lookup": "turn", "from": {"data": {"values": bars}, "key": "turn", "fields": ["run", "lane"]}}
+    for kind, mark in marks.items():  # one legend names both kinds (each layer's colours are its own)
+        kinds: Obj = {"datum": kind, "type": "nominal", "title": "Inside a turn"}
+        kinds |= {"scale": {"domain": list(KINDS), "range": list(KINDS.values())}}
+        kinds["legend"] = legend | {"symbolType": "triangle-down"} if kind == "read" else None
+        shown = [{k: tick[k] for k in ("turn", "what", "x")} for tick in ticks if tick["kind"] == kind]
+        if shown:
+            tip = [_tip("what", "What")]
+            layers.append(
+                _layer(kind, shown, mark, {"x": x, "y": y, "color": kinds, "tooltip": tip}) | {"transform": [lookup]}
+            )
+    return {
+        "layer": layers,
+        "resolve": {"scale": {"color": "independent"}},
+        "height": LANE * len(lanes) + 20,
+        "usermeta": {"embedOptions": {"renderer": "svg"}},  # its marks in the page: one a turn (tests count them)
+    }
