@@ -116,7 +116,8 @@ def _tip(field: str, title: str) -> Obj:
 def chart(t: Timeline, names: dict[str, str]) -> Obj:
     """The Vega-Lite spec of the timeline: one layer of bars (`turns`), one of records' ticks, one of reads' marks."""
     bars, ticks, lanes = rows(t, names)
-    x = {"field": "x", "type": "quantitative", "title": "Turns, in the order they opened", "axis": None}
+    x: Obj = {"field": "x", "type": "quantitative", "title": "Turns, in the order they opened", "axis": None}
+    x["scale"] = {"domain": [0, len(bars)], "nice": False, "zero": True}  # every bar whole, the last at the right
     y = {"field": "lane", "type": "nominal", "sort": lanes, "title": None, "axis": {"labelLimit": 260}}
     legend = {"orient": "top"}
     status: Obj = {"field": "status", "type": "nominal", "title": "Turn status", "legend": legend}
