@@ -22,15 +22,10 @@ KINDS = {"record": "#212121", "read": "#7b1fa2"}  # the ticks' colours
 SHORT = 60  # a request in a turn's title is cut here, an ellipsis after
 
 
-def short(text: str | None) -> str:
-    """A request on one line, cut at SHORT characters."""
-    said = " ".join((text or "").split())
-    return said if len(said) <= SHORT else said[: SHORT - 1].rstrip() + "…"
-
-
 def titled(turn_id: str, request: str | None) -> str:
-    """A turn by its request (R24: its record #0), shortened, its id beside it; its id alone without one."""
-    said = short(request)
+    """A turn by its request (R24: its record #0) on one line, cut at SHORT characters, its id beside it."""
+    said = " ".join((request or "").split())
+    said = said if len(said) <= SHORT else said[: SHORT - 1].rstrip() + "…"
     return f"{said} ({turn_id})" if said else turn_id
 
 
@@ -81,7 +76,7 @@ def rows(t: Timeline, names: dict[str, str]) -> tuple[list[Obj], list[Obj], list
             width = 1 - 2 * GAP
             for k, (kind, what) in enumerate(events):
                 at = x + GAP + width * (k + 0.5) / len(events)
-                ticks.append({"run": run["id"], "turn": turn["id"], "lane": lane, "kind": kind, "what": what, "x": at})
+                ticks.append({"turn": turn["id"], "kind": kind, "what": what, "x": at})  # its run and row: its bar's
     return bars, ticks, lanes
 
 
@@ -129,13 +124,14 @@ def chart(t: Timeline, names: dict[str, str]) -> Obj:
         "record": {"type": "tick", "thickness": 1, "size": LANE * 0.4},
         "read": {"type": "point", "shape": "triangle-down", "filled": True, "size": 50, "yOffset": -LANE * 0.42},
     }
-    # a tick sent as its turn, place and words (hundreds a redraw): its run and row looked up from its bar
-    lookup = {"lookup": "turn", "from": {"data": {"values": bars}, "key": "turn", "fields": ["run", "lane"]}}
+    # a tick is sent as its turn, place and words (hundreds a redraw): its run and row looked up from its bar
+    where = [{k: bar[k] for k in ("turn", "run", "lane")} for bar in bars]
+    lookup = {"lookup": "turn", "from": {"data": {"values": where}, "key": "turn", "fields": ["run", "lane"]}}
     for kind, mark in marks.items():  # one legend names both kinds (each layer's colours are its own)
         kinds: Obj = {"datum": kind, "type": "nominal", "title": "Inside a turn"}
         kinds |= {"scale": {"domain": list(KINDS), "range": list(KINDS.values())}}
         kinds["legend"] = legend | {"symbolType": "triangle-down"} if kind == "read" else None
-        shown = [{k: tick[k] for k in ("turn", "what", "x")} for tick in ticks if tick["kind"] == kind]
+        shown = [tick for tick in ticks if tick["kind"] == kind]
         if shown:
             tip = [_tip("what", "What")]
             layers.append(
