@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from memory_core import MemoryService, parse, replay
+from memory_core.views.history import weight_through_time
 from memory_core.views.timeline import GAP, STATUSES, capped, chart, rows, titled
 
 DEMO = Path(__file__).resolve().parent.parent / "sample_data" / "demo.json"
@@ -125,3 +126,19 @@ def test_the_chart_draws_a_bar_a_turn_each_click_selecting_its_run_and_turn():
     colour = layers["turns"]["encoding"]["color"]
     assert colour["scale"] == {"domain": list(STATUSES), "range": list(STATUSES.values())} and colour["legend"]
     assert layers["turns"]["encoding"]["y"]["sort"] == ["r2 · lee", "r1 · erased (R30)"]
+
+
+def test_each_step_of_a_weight_through_time_is_marked_by_its_cause(svc):
+    """#39.5 on Fact weights: each moment that changed a weight is marked by the kind of its cause."""
+    from pages._through_time import CAUSES, cause_kind
+
+    demo(svc)
+    seen = set()
+    for row in svc.facts_table("acme"):
+        h = svc.fact_history(row["id"], org="acme")
+        for step in weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"]):
+            seen.add(cause_kind(step["cause"]))
+    assert {"record (R1)", "correction (R28)"} <= seen <= set(CAUSES)  # the demo's: taught, then disputed
+    assert cause_kind("support from web x (t1 in r1); dispute by Dana (R28)") == "correction (R28)"
+    assert cause_kind("support from web x (a run erased since)") == "erasure since (R29, R30)"
+    assert cause_kind("support from web x withdrawn when t2 replaced t1") == "replacement (R3)"
