@@ -9,11 +9,11 @@ from memory_core import MemoryService
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label
 from memory_core.usecases.shapes import RunDetail, TurnDetail
+from memory_core.views.timeline import titled as by_request
 from pages._ui import Context, inert, read
 from pages._words import markdown, plural
 
 LATEST = 5  # the organization's most recent turns, shown as they go
-SHORT = 60  # a request in a turn's title is cut here, an ellipsis after
 STATUS = {
     "open": "open",
     "completed": "completed",
@@ -25,10 +25,7 @@ STATUS = {
 
 def titled(turn: TurnDetail) -> str:
     """A turn by its request (the person's record, `TURN#0`, R24), shortened, its id beside it."""
-    text = " ".join(next((r["excerpt"] or "" for r in turn["records"] if r["number"] == 0), "").split())
-    if not text:
-        return turn["id"]
-    return f"{text if len(text) <= SHORT else text[: SHORT - 1].rstrip() + '…'} ({turn['id']})"
+    return by_request(turn["id"], next((r["excerpt"] for r in turn["records"] if r["number"] == 0), None))
 
 
 def turn_link(run: str, turn: str) -> str:

@@ -397,7 +397,8 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
             return False
         shown = st.session_state.get(f"{moments}_at") if moments else None
         if shown is not None and shown != st.session_state.get(f"{moments}_newest"):
-            st.caption("Memory has changed since this moment was drawn: go to now to see it.")
+            if ctx.svc.clock() != st.session_state.get(f"{moments}_clock"):  # a new moment, not a heartbeat (#39.8)
+                st.caption("Memory has changed since this moment was drawn: go to now to see it.")
             return False
         return True
 

@@ -20,6 +20,7 @@ from pages import _history
 from pages._recall import reads_then
 from pages._runs_latest import latest_turns
 from pages._tables import fact_grid, grid, headed, wrapped
+from pages._timeline import clicked, timeline
 from pages._ui import (
     Context,
     context,
@@ -44,6 +45,13 @@ def sample(name: str, mtime: float) -> tuple[str, int, str]:
     return doc.get("title") or Path(name).stem, len(doc.get("events", [])), doc.get("description", "")
 
 
+def _open_clicked() -> None:
+    """A bar of the timeline clicked: its turn is opened on Runs, once this run of the page begins."""
+    st.session_state["_ov_open"] = clicked("ov_timeline")
+
+
+if opened := st.session_state.pop("_ov_open", None):
+    st.switch_page("pages/runs_page.py", query_params={"run": opened[0], "turn": opened[1]})
 ctx = context()
 st.title(inert(ctx.org_name) if ctx.org_name else "Memory Explorer")
 memory_in_use(ctx, always=True)
@@ -173,6 +181,7 @@ with guard():
             members = pd.DataFrame(read(ctx, MemoryService.members, ctx.org), columns=["name", "id", "role"])
             st.dataframe(members.rename(columns=str.capitalize), hide_index=True)
         with runs:
+            timeline(ctx, ctx.org, key="ov_timeline", on_click=_open_clicked)
             latest_turns(ctx, ctx.org)  # each linked to its turn on the Runs page (#38.8)
             st.markdown("**Runs** and their turns (every record: the Runs page)")
             rows = [

@@ -17,6 +17,7 @@ from pages._links import copy_link, dropped, from_link, to_link
 from pages._recall import turn_reads
 from pages._runs_latest import STATUS, latest_turns, titled
 from pages._tables import download, grid, headed, wrapped
+from pages._timeline import clicked, timeline
 from pages._ui import guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import caption, cite, markdown, on_off, plural, probes_used
 
@@ -100,6 +101,14 @@ def _records(t: TurnDetail, linked: str | None) -> None:
     wrapped(table, height=TALL if len(rows) > MANY else None)
 
 
+def _open_clicked() -> None:
+    """A bar of the timeline clicked: its run chosen, whatever the filters (as a link to it), its turn open."""
+    chosen = clicked("runs_timeline")
+    if chosen:
+        st.session_state["runs_run"], st.session_state["runs_turn"] = chosen
+        st.session_state.update(runs_people=[], runs_via=[], runs_record=None)
+
+
 ctx, org = page("Runs")
 live(ctx)  # redrawn when an agent or another tab changes memory: an open turn as it goes
 caption(
@@ -114,6 +123,7 @@ with guard():
     if not runs:
         st.info("No runs yet in this organization: run a scenario in the Notebook.")
         st.stop()
+    timeline(ctx, org, key="runs_timeline", on_click=_open_clicked)
     clients = read(ctx, MemoryService.run_clients, [r["id"] for r in runs])  # runs an agent started over MCP
     via = {r["id"]: f"MCP: {clients[r['id']]}" if r["id"] in clients else "not via MCP" for r in runs}
     names = people_names(ctx)

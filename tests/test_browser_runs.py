@@ -9,7 +9,7 @@ import threading
 
 import anyio
 import httpx2
-from chromium import goto, marks, settle, shot
+from chromium import ARTIFACTS, goto, marks, painted, settle, shot
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from served import mcp_http
@@ -91,3 +91,83 @@ def test_an_agent_s_reads_appear_on_runs_as_it_reads(page, demo_app):
         assert page.locator("[data-testid='stException']").count() == 0
         shot(page, "runs-agent-reads-live")
         worker.join(30)
+
+
+# --- runs at a glance (#39.5): a bar a turn, a click opens it, live; the Overview's past moment (#39.8) ----------
+
+BARS = "[data-testid='stVegaLiteChart'] g.turns_marks path"
+
+
+def bars(page) -> list[str]:
+    """The timeline's bars as drawn (SVG), each by its description (its turn's title among it)."""
+    page.locator(BARS).first.wait_for(timeout=30_000)
+    return page.locator(BARS).evaluate_all("ps => ps.map(p => p.getAttribute('aria-label') || '')")
+
+
+def shown_turns(db: str) -> list[str]:
+    svc = MemoryService(make_engine(db))
+    try:
+        return [t["id"] for r in svc.timeline("acme")["runs"] for t in r["turns"]]
+    finally:
+        svc.engine.dispose()
+
+
+def test_runs_and_the_overview_draw_a_bar_a_turn_and_a_click_opens_it(page, demo_app):
+    turns = shown_turns(demo_app.db)
+    for where in ("runs", ""):
+        goto(page, where)
+        drawn = bars(page)
+        assert len(drawn) == len(turns), (where, len(drawn), len(turns))
+        assert all(any(f"({t})" in d for d in drawn) for t in turns), drawn
+    bar = page.locator(f"{BARS}[aria-label*='(cw-1)']").first  # on the Overview: opens Runs on it
+    bar.click()
+    page.wait_for_function("() => location.pathname.endsWith('/runs')", timeout=30_000)
+    settle(page)
+    assert "turn=cw-1" in page.evaluate(HERE), page.evaluate(HERE)
+    opened = page.locator("[data-testid='stExpander'] details[open] summary")
+    opened.first.wait_for(timeout=30_000)
+    assert any("(cw-1)" in t and "linked" in t for t in opened.all_inner_texts()), opened.all_inner_texts()
+    page.locator(f"{BARS}[aria-label*='(ms-1)']").first.click()  # on Runs: that run chosen, that turn open
+    page.wait_for_function("() => location.search.includes('turn=ms-1')", timeout=30_000)
+    settle(page)
+    assert "run=run-market-sizing" in page.evaluate(HERE)
+    assert any("(ms-1)" in t for t in opened.all_inner_texts()), opened.all_inner_texts()
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_a_new_turn_appears_on_the_timeline_as_the_agent_opens_it(page, demo_app):
+    goto(page, "runs")
+    before = len(bars(page))
+    svc = MemoryService(make_engine(demo_app.db))
+    try:
+        svc.start_run("run-live", org="acme", person="lee", workflow="company_profile")
+        svc.open_turn("turn-live", run="run-live", request={"text": "Who makes our grippers?", "claims": []})
+    finally:
+        svc.engine.dispose()
+    page.wait_for_function(f"() => document.querySelectorAll({BARS!r}).length === {before + 1}", timeout=30_000)
+    assert any("Who makes our grippers? (turn-live)" in d and "open" in d for d in bars(page))
+    settle(page)
+    chart = page.locator("[data-testid='stVegaLiteChart']").first
+    chart.scroll_into_view_if_needed()
+    painted(page)
+    chart.screenshot(path=str(ARTIFACTS / "runs-timeline.png"))  # docs/img/runs-timeline.png, the README's
+    shot(page, "runs-timeline-page")
+
+
+def test_a_past_moment_on_the_overview_is_said_changed_by_a_change_not_by_a_heartbeat(page, demo_app):
+    """#39.8: an MCP server's heartbeat (every 5 s) moves memory's version and is no moment: a past moment
+    opened on the Overview said "Memory has changed since this moment was drawn" within seconds."""
+    goto(page, "?at=5")
+    changed = page.get_by_text("Memory has changed since this moment was drawn")
+    svc = MemoryService(make_engine(demo_app.db))
+    try:
+        svc.agent_server_started("srv-beat", host="elsewhere", pid=1, transport="http", now=0.0)
+        svc.agent_server_alive("srv-beat", now=5.0)
+        page.wait_for_timeout(
+            2_000
+        )  # four of the live fragment's looks (pages/_ui.LIVE_EVERY): no condition to wait on
+        assert changed.count() == 0
+        svc.set_settings("acme", by="dana", settings={"LearnFromUsers": False})  # a moment
+        changed.first.wait_for(timeout=30_000)
+    finally:
+        svc.engine.dispose()

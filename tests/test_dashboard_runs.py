@@ -5,6 +5,8 @@ and the Overview) linked to their turn, and a turn's link opening that run with 
 # ruff: noqa: F811  (the fixtures come from test_dashboard: each test names `app` as its argument)
 from __future__ import annotations
 
+import json
+
 import pytest
 from test_dashboard import _dispose_engines, app, demo_db, live, ok, page, plain, texts  # noqa: F401  (the fixtures)
 
@@ -93,3 +95,27 @@ def test_a_turn_s_link_opens_its_run_with_that_turn_open(app):
     app.query_params.update(run=run["id"], turn="no-such-turn")
     at = page(app, "runs")
     assert "names nothing here" in texts(at) and not [e for e in at.expander if e.proto.expanded]
+
+
+def timeline_bars(at, key: str) -> list[dict]:
+    """The bars of the timeline under `key`, as the chart's spec holds them (one a turn)."""
+    chart = next(e for e in at.get("vega_lite_chart") if key in e.proto.id)
+    layer = next(lay for lay in json.loads(chart.proto.spec)["layer"] if lay["name"] == "turns")
+    return layer["data"]["values"]
+
+
+@pytest.mark.parametrize(("name", "key"), [("runs", "runs_timeline"), ("overview", "ov_timeline")])
+def test_runs_and_the_overview_draw_a_bar_a_turn_live(app, name, key):
+    """#39.5: a bar a turn of the runs shown, coloured by status, each titled by its request; a new turn is
+    drawn when the page runs again (as the live fragment makes it do when memory's version moved)."""
+    at = page(app, name)
+    shown = live().timeline("acme")
+    turns = [(r["id"], t["id"], t["status"]) for r in shown["runs"] for t in r["turns"]]
+    assert sorted((b["run"], b["turn"], b["status"]) for b in timeline_bars(at, key)) == sorted(turns)
+    agent_run(live())
+    at.run()
+    ok(at)
+    bars = {b["turn"]: b for b in timeline_bars(at, key)}
+    assert len(bars) == len(turns) + 1 and bars["turn-agent"]["status"] == "open"
+    assert bars["turn-agent"]["title"] == short(ASKED) + " (turn-agent)"
+    assert "Click a bar to open its turn" in texts(at)

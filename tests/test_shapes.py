@@ -44,6 +44,7 @@ def calls(svc: MemoryService) -> dict[str, object]:
         o = org["id"]
         add("members", svc.members(o))
         add("runs", svc.runs(o))
+        add("timeline", svc.timeline(o))
         add("audit", svc.audit(o))
         owner = next(m["id"] for m in svc.members(o) if m["role"] == "owner")
         svc.link_identity(owner, org=o, issuer="https://id.example/", subject=f"{owner}-sub")

@@ -11,6 +11,7 @@ from ..store.drawing import graph_for_drawing
 from ..store.erasure import account_preview, run_preview
 from ..store.links import entity_links
 from ..store.snapshot import export, graph_json, holds_memory
+from ..store.timeline import timeline
 from . import shapes as sh
 from .base import UseCases
 
@@ -51,6 +52,10 @@ class Explore(UseCases):
     def runs(self, org_id: str) -> list[sh.RunRow]:
         """The organization's stored runs with their turns' statuses, in the order they started."""
         return cast("list[sh.RunRow]", self._read(dashboard.runs, org_id))
+
+    def timeline(self, org_id: str, *, runs: int = 20, turns: int = 120) -> sh.Timeline:
+        """Runs at a glance (#39.5): the `runs` newest runs, their `turns` newest turns with records and reads."""
+        return cast("sh.Timeline", self._read(timeline, org_id, runs=runs, turns=turns))
 
     def run_detail(self, org_id: str, run_id: str) -> sh.RunDetail:
         """One run with its turns and every record, failed and cancelled turns' included (R2)."""

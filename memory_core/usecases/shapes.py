@@ -339,6 +339,36 @@ class FactThenPublic(Shape):
     disputes: list[Obj]
 
 
+class TimelineRead(Shape):
+    records: int  # the turn's records when it read: it came after them
+    call: str
+    outcome: str
+
+
+class TimelineTurn(Shape):
+    id: str
+    seq: int
+    status: str
+    records: int
+    request: str | None  # the person's request (its record #0)
+    reads: list[TimelineRead]
+
+
+class TimelineRun(Shape):
+    id: str
+    person: str | None
+    ended: bool
+    turns: list[TimelineTurn]
+
+
+class Timeline(Shape):
+    """Runs at a glance (#39.5): the newest runs, newest first, their newest turns, and how many there are."""
+
+    runs: list[TimelineRun]
+    runs_total: int
+    turns_total: int  # of the runs shown
+
+
 for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
     _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
 
