@@ -16,7 +16,7 @@ from ..rules.visibility import evidence_elsewhere
 from ..rules.weights import SourceBreakdown, breakdown, without_each_dispute, written_out
 from ..rules.wording import claim_label, map_paragraph
 from .drawing import fact_rows
-from .lookups import RunRef, TurnRef
+from .lookups import RunRef, TurnRef, picked
 from .models import (
     Dispute,
     Entity,
@@ -251,13 +251,7 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
     ).all()
     by_turn = _records_by_turn(s, run_id, [t.id for t in turns], work)
     return {
-        "id": run.id,
-        "person": run.person_id,
-        "workflow": run.workflow_id,
-        "surface": run.surface,
-        "requested_ephemeral": run.requested_ephemeral,
-        "ephemeral": run.ephemeral,
-        "ended": run.ended,
+        **picked(run, "id person=person_id workflow=workflow_id surface requested_ephemeral ephemeral ended"),
         "cap": wf.memory_probes if wf else None,
         "turns": [_turn_detail(t, by_turn[t.id], [w for w in work if w.turn_id == t.id]) for t in turns],
     }
@@ -282,10 +276,7 @@ def _records_by_turn(s: Session, run_id: str, turn_ids: list[str], work: Sequenc
 def _turn_detail(t: Turn, records: list[Obj], work: list[NestedWork]) -> Obj:
     """One turn as the Runs page shows it (run_detail)."""
     return {
-        "id": t.id,
-        "seq": t.seq,
-        "status": t.status,
-        "map": t.map,
+        **picked(t, "id seq status map"),
         "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
         "skipped": [_kept_out(k, records) for k in t.skipped],
         "steps": list(t.steps),

@@ -55,19 +55,13 @@ def _drop(s: Session, model: type, *where: Any) -> None:
 
 def run_preview(s: Session, run: RunRef) -> Obj:
     """What deleting a run erases and what stays (the dashboard's preview)."""
+    not_flow = select(Fact.id).where(Fact.graph != "flow")
     return {
         "run": run.id,
         "turns": _count(s, Turn, Turn.run_id == run.id),
         "records": _count(s, Record, Record.run_id == run.id),
         "flow_facts": _count(s, Fact, Fact.graph == "flow", Fact.owner == run.id),
-        "supports_kept": int(
-            s.exec(
-                select(func.count())
-                .select_from(Support)
-                .join(Fact, col(Fact.id) == Support.fact_id)
-                .where(Support.run_id == run.id, Fact.graph != "flow")
-            ).one()
-        ),
+        "supports_kept": _count(s, Support, col(Support.run_id) == run.id, col(Support.fact_id).in_(not_flow)),
     }
 
 

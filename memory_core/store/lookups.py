@@ -15,6 +15,11 @@ R = TypeVar("R", bound="_Ref")
 M = TypeVar("M")
 
 
+def picked(row: Any, names: str) -> dict[str, Any]:
+    """A row's attributes by name, in order: each of `names` a key, `key=attribute` where the two differ."""
+    return {k: getattr(row, a or k) for k, _, a in (n.partition("=") for n in names.split())}
+
+
 class _Ref:
     """A frozen copy of a row: the dataclass's fields, read from the row of the same names."""
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from ..plain import Obj
 from ..rules.settings import SETTINGS
 from .graph import map_counts
-from .lookups import OrgRef
+from .lookups import OrgRef, picked
 from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
 
 if TYPE_CHECKING:
@@ -33,14 +33,8 @@ SUPPORT = ("key", "origin", "run", "turn", "record", "contribution")
 
 def fact_sort_key(f: Obj) -> tuple[str, ...]:
     """Facts are sorted by subject name, relation, then object name or value."""
-    o = f["object"]
-    return (
-        f["subject"]["name"],
-        f["relation"],
-        o.get("name", o.get("value", "")),
-        f["subject"]["kind"],
-        o.get("kind", ""),
-    )
+    s, o = f["subject"], f["object"]
+    return (s["name"], f["relation"], o.get("name", o.get("value", "")), s["kind"], o.get("kind", ""))
 
 
 def fact_json(f: Fact | PastFact, ends: Mapping[Any, Obj], *, supports: list[Obj], disputes: list[Obj]) -> Obj:
@@ -136,19 +130,9 @@ def turn_json(t: Turn) -> Obj:
     }
 
 
-#: What the state format shows of a run before its end, turns and Flow graph: each key's column.
-RUN_HEAD = {
-    "org": "org_id",
-    "person": "person_id",
-    "surface": "surface",
-    "requested_ephemeral": "requested_ephemeral",
-    "ephemeral": "ephemeral",
-}
-
-
 def run_head(run: Run) -> Obj:
-    """A run's RUN_HEAD, as the state format shows it now and then."""
-    return {key: getattr(run, column) for key, column in RUN_HEAD.items()}
+    """What the state format shows of a run before its end, turns and Flow graph, now and then."""
+    return picked(run, "org=org_id person=person_id surface requested_ephemeral ephemeral")
 
 
 def run_json(s: Session, run: Run) -> Obj:
