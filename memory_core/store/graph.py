@@ -1,4 +1,4 @@
-"""The three graphs through the ORM: fact changes, finding an entity or a fact, the map counts (R18)."""
+"""The three graphs through the ORM: fact changes, a graph erased, the map counts (R18), shortcuts (R22)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,10 @@ from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.keys import name_key
+from ..rules.shortcuts import Candidate, choose_shortcut
+from ..rules.visibility import visible
 from .driver import Driver, driver_of
+from .lookups import RunRef
 from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
 
 
@@ -61,14 +64,6 @@ class FactChanges:
 
     def listed(self) -> list[FactChange]:
         return [c for c in self.facts.values() if c.kind != "unchanged"]
-
-
-def find_entity(s: Session, graph: str, owner: str, kind: str, name: str) -> Entity | None:
-    return s.exec(
-        select(Entity).where(
-            Entity.graph == graph, Entity.owner == owner, Entity.kind == kind, Entity.key == name_key(name)
-        )
-    ).first()
 
 
 def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
@@ -121,3 +116,43 @@ def counted_map(s: Session, org_id: str) -> Obj:
         .where(Fact.graph == "world", Fact.owner == org_id, Fact.status == "active")
     ).one()
     return {"kinds": {k: n for k, n in sorted(rows)}, "facts": int(facts)}
+
+
+def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_memory_shortcuts: bool) -> Obj | None:
+    """R22: the heaviest visible active answer at or above the step's minimum weight (R20: the graphs a turn sees)."""
+    if no_memory_shortcuts:  # R14: every step runs
+        return None
+    found: list[Candidate] = []
+    subject = answers["subject"]
+    for graph, owner in visible(run_id=run.id, org_id=run.org_id, person_id=run.person_id):
+        here = (Entity.graph == graph, Entity.owner == owner, Entity.kind == subject["kind"])
+        e = s.exec(select(Entity).where(*here, Entity.key == name_key(subject["name"]))).first()
+        if e is None:
+            continue
+        found += [
+            Candidate(graph=graph, weight=f.weight, status=f.status, fact=f)
+            for f in s.exec(
+                select(Fact).where(
+                    Fact.graph == graph,
+                    Fact.owner == owner,
+                    Fact.subject_id == e.id,
+                    Fact.relation == answers["relation"],
+                    Fact.status == "active",
+                )
+            )
+        ]
+    best = choose_shortcut(found, min_weight=min_weight, no_memory_shortcuts=no_memory_shortcuts)
+    if best is None:
+        return None
+    f = best.fact
+    subject, target = s.get(Entity, f.subject_id), s.get(Entity, f.object_id) if f.object_id is not None else None
+    assert subject is not None
+    return {
+        "fact": {
+            "subject": {"name": subject.name, "kind": subject.kind},
+            "relation": f.relation,
+            "object": {"name": target.name, "kind": target.kind} if target else {"value": f.value},
+            "graph": best.graph,
+        },
+        "weight": best.weight,
+    }
