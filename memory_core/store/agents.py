@@ -66,8 +66,7 @@ def open_runs_of(tx: Session, *, session: str) -> list[str]:
 def gone_sessions(
     tx: Session, *, now: float, stale: float, host: str, alive: Callable[[str, int], bool]
 ) -> list[GoneSession]:
-    """Sessions not yet ended whose server is gone (see the module's docstring), and sessions ended
-    with a run still open (one it started as it ended, #40 finding 6), each with its open runs."""
+    """Sessions whose server is gone, and ended ones with a run still open (#40 finding 6), each with its open runs."""
     servers = {s.id: s for s in tx.exec(select(AgentServer))}
     out = []
     q = select(AgentSession).where(col(AgentSession.ended_at).is_(None)).order_by(col(AgentSession.opened_at))

@@ -149,10 +149,7 @@ def facts_table(
 
 
 def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None) -> Obj:
-    """A weight explained: each source with key, origin, reliability, contribution, repeats folded in, erased pointers
-    and the weight without it; each support with its evidence's excerpt (R24; None once its run is erased, R29); each
-    dispute with the weight without it; the arithmetic written out (R26); and the margin to the shortcut threshold, or
-    why there is none (R22, R28, R20, R23)."""
+    """A weight explained: sources, supports, disputes, each weight without it, the arithmetic (R26, R24, R29, R22)."""
     fact = s.get(Fact, fact_id)
     if fact is None:
         raise E.UnknownFact(fact_id)
@@ -237,10 +234,7 @@ def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
 
 
 def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
-    """One run of the organization as the Runs page shows it: the run, each turn (its status, the map taken at open
-    (R18), what it taught per graph, each claim kept out and the rule, its steps run or skipped by a shortcut (R22),
-    probes against the budget (R21), its nested work (R4, R5)) and every record, failed and cancelled turns' included
-    (R2), with its claims and excerpt (R24, R20)."""
+    """One run of the organization as the Runs page shows it, every turn and record (R2, R4, R5, R18, R21, R22, R24)."""
     run = s.get(Run, run_id)
     if run is None or run.org_id != org_id:
         raise E.UnknownRun(run_id)

@@ -247,8 +247,7 @@ def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator
 
 
 class Detached:
-    """A connection made by the pool (so with every setting the engine gives) and detached from it, this process's
-    (a forked child makes its own), used under `lock` and left outside any transaction; `name` tells each one apart."""
+    """A connection the pool made (every setting the engine gives), detached, this process's, used under `lock`."""
 
     def __init__(self, engine: Engine, *, autocommit: bool = False) -> None:
         self.engine, self.autocommit = engine, autocommit
@@ -289,8 +288,7 @@ _WATCH_LOCK = threading.Lock()
 
 
 def memory_version(engine: Engine) -> str | None:
-    """A token of what the database holds, read without scanning anything (Dialect.version_sql): it changes whenever a
-    transaction that wrote commits, in this process or another (None: the in-memory database, which keeps nothing)."""
+    """A token of what the database holds, new at every commit of any process (Dialect.version_sql; None: in memory)."""
     sql = dialect_of(engine).version_sql
     if sql is None or isinstance(engine.pool, StaticPool):
         return None

@@ -58,8 +58,7 @@ def links_in(s: Session, org_id: str) -> list[Obj]:
 
 
 def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    """The (kind, person, organization) each of these identities (kind, issuer, key) is linked to,
-    where the person is still a member there."""
+    """The (kind, person, organization) these (kind, issuer, key) are linked to, where the person is a member."""
     if not identities:
         return []
     matches = [

@@ -92,8 +92,7 @@ class Lookups:
 
     @staticmethod
     def _member(s: Session, person_id: str, org_id: str) -> None:
-        """A person a record names: a member of the run's organization, or refused as someone who
-        does not exist, word for word (#40: no answer tells another organization's people apart)."""
+        """A person a record names: a member of the run's organization, else unknown_person, word for word (#40)."""
         if s.get(Membership, (person_id, org_id)) is None:
             raise E.UnknownPerson(person_id)
 

@@ -305,8 +305,7 @@ def moments(
     run: str | None = None,
     ids: Iterable[int] | None = None,
 ) -> list[Obj]:
-    """The moments in (first, last], oldest first: those about one organization (and about none), or one run's and its
-    organization's settings changes (`run`, with its `org`), or only those numbered in `ids`."""
+    """The moments in (first, last], oldest first: of `org` (and of none), of a `run` (and its settings), or `ids`."""
     sql = "SELECT id, at, what, org_id, run_id, turn_id, person_id, detail, facts FROM moment WHERE id > :a"
     params: Obj = {"a": first}
     if ids is not None:
@@ -389,16 +388,14 @@ def then_json(f: PastFact, ends: dict[int, Obj]) -> Obj:
 
 
 def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[PastFact], bool]) -> list[Obj]:
-    """The facts with these ids that `keep` keeps, as they stood after moment `n`: FACT objects
-    with their `graph`, `owner` and `id`."""
+    """The facts with these ids that `keep` keeps, as they stood after `n`: FACTs with `graph`, `owner` and `id`."""
     facts = [f for f in facts_at(s, n, ids=ids) if keep(f)]
     ends = entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
     return [{"graph": f.graph, "owner": f.owner, "id": f.id, **then_json(f, ends)} for f in facts]
 
 
 def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph as it stood after moment `n`, shaped as snapshot.graph_json shapes the present:
-    entities in at least one fact, facts sorted; with `limit`, the heaviest facts then and `total`."""
+    """One graph as it stood after moment `n`, as snapshot.graph_json shapes the present (R32)."""
     with bulk():
         facts = facts_at(s, n, graph=graph, owner=owner, votes=limit is None)
         total = len(facts)
@@ -412,8 +409,7 @@ def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = 
 
 
 def export_at(s: Session, n: int) -> Obj:
-    """The whole memory as it stood after moment `n`, as `memory-state/1` without `reads` and
-    `refused`: organizations and people made by then, runs started by then and not erased since."""
+    """The whole memory as it stood after moment `n`, as `memory-state/1` without `reads` and `refused` (R32, R33)."""
     orgs = s.exec(select(Organization).where(Organization.since <= n).order_by(col(Organization.seq))).all()
     people = s.exec(select(Person).where(Person.since <= n).order_by(col(Person.seq))).all()
     runs = s.exec(select(Run).where(Run.started_at <= n).order_by(col(Run.seq))).all()

@@ -226,8 +226,7 @@ TRACED_EXPAND = {
 def counted_read(
     db: Driver, turn_id: str, call: str, args: Obj, *, kept: Obj | None = None
 ) -> tuple[int, int | None, list[Obj]] | None:
-    """Autocommit (Dialect.one_statement_reads): a turn-level read counted and served in one statement (probes used,
-    the cap, the answer); None when not counted or malformed. With `kept`, the read's trace is kept too (#38)."""
+    """A turn-level read counted and served in one statement (used, cap, answer; R21), `kept` its trace; None: not."""
     try:
         if call == "GraphResolve":
             params: Obj = {"t": turn_id, "k": name_key(args["name"])}
