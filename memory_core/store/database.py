@@ -7,7 +7,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -201,10 +201,8 @@ os.register_at_fork(after_in_child=_forget_kept_in_child)
 
 
 def _close_quietly(dbapi: Any) -> None:
-    try:
+    with suppress(Exception):  # a broken connection may fail to close; it is dropped either way
         dbapi.close()
-    except Exception:  # noqa: BLE001  (a broken connection may fail to close; it is dropped either way)
-        pass
 
 
 @contextmanager
@@ -213,11 +211,8 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
     kept = _KEPT.get(engine)
     dbapi = kept.take() if kept is not None else None
     if dbapi is None:  # the pool's connection, back to the pool after
-        proxy = engine.raw_connection()
-        try:
+        with closing(engine.raw_connection()) as proxy:
             yield proxy.dbapi_connection
-        finally:
-            proxy.close()
         return
     assert kept is not None
     try:
@@ -237,11 +232,8 @@ def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator
     with driver_connection(engine) as dbapi:
         dbapi.autocommit = True
         try:
-            db = Driver(dbapi, dialect or dialect_of(engine))
-            try:
+            with closing(Driver(dbapi, dialect or dialect_of(engine))) as db:
                 yield db
-            finally:
-                db.close()
         finally:
             dbapi.autocommit = False
 
@@ -318,7 +310,5 @@ def scrub(engine: Engine) -> bool:
 
 def warm_driver(url: str) -> None:
     """Import the URL's SQLAlchemy dialect and driver now, as the server starts; a bad URL is the page's to report."""
-    try:
+    with suppress(Exception):  # the page reports it, with where and what
         _parse(url).get_dialect().import_dbapi()
-    except Exception:  # noqa: BLE001  (the page reports it, with where and what)
-        pass

@@ -6,6 +6,7 @@ import os
 import threading
 import time
 import weakref
+from contextlib import suppress
 from typing import Any
 
 from sqlalchemy import delete, func, update
@@ -209,11 +210,9 @@ os.register_at_fork(after_in_child=_forget_finishers_in_child)
 def after_erasure(engine: Engine) -> bool:
     """Right after a deletion committed: take its text out of the files (R31)."""
     if dialect_of(engine).scrubs_inline:
-        try:
+        with suppress(Exception):  # the deletion has committed; never run it again: the finisher retries
             if scrub(engine):
                 return True
-        except Exception:  # noqa: BLE001  (the deletion has committed; never run it again: the finisher retries)
-            pass
     finisher(engine).kick()
     return False
 
