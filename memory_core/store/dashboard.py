@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from sqlalchemy import func
+from sqlalchemy import func, or_
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
@@ -132,17 +132,16 @@ def facts_table(
     fact: int | None = None,
 ) -> list[Obj]:
     """Rows for Fact weights of the graphs asked for (R20), or (`fact`) that one fact's row, if it is in one of them."""
-    where = None
+    parts = []
     if "world" in graphs:
-        where = (col(Fact.graph) == "world") & (col(Fact.owner) == org_id)
+        parts.append((col(Fact.graph) == "world") & (col(Fact.owner) == org_id))
     if person and "user" in graphs:
-        mine = (col(Fact.graph) == "user") & (col(Fact.owner) == person)
-        where = mine if where is None else where | mine
+        parts.append((col(Fact.graph) == "user") & (col(Fact.owner) == person))
     if "flow" in graphs:
-        flows = (col(Fact.graph) == "flow") & col(Fact.owner).in_(select(Run.id).where(Run.org_id == org_id))
-        where = flows if where is None else where | flows
-    if where is None:
+        parts.append((col(Fact.graph) == "flow") & col(Fact.owner).in_(select(Run.id).where(Run.org_id == org_id)))
+    if not parts:
         return []
+    where = or_(*parts)
     if fact is not None:
         where = where & (col(Fact.id) == fact)
     return fact_rows(s, where, limit=limit or None)  # the heaviest, their supports counted, not loaded
@@ -199,17 +198,9 @@ def _sources(rows: list[SourceBreakdown], sups: list[Support], shown: list[Obj])
 def _support(p: Support, excerpt: str | None, source: str | None, run_org: str | None, org: str | None) -> Obj:
     """One support as Fact weights shows it; evidence of another organization's run withheld (R23)."""
     elsewhere = evidence_elsewhere(run_org or p.erased_run_org, reader_org=org)
-    return {
-        "key": None if elsewhere else p.key,
-        "origin": p.origin,
-        "contribution": p.contribution,
-        "run": None if elsewhere else p.run_id,
-        "turn": None if elsewhere else p.turn_id,
-        "record": None if elsewhere else p.record_id,
-        "source": None if elsewhere else source,
-        "excerpt": None if elsewhere else excerpt,
-        "elsewhere": elsewhere,
-    }
+    hidden = dict.fromkeys(("key", "run", "turn", "record", "source", "excerpt")) if elsewhere else {}
+    shown = picked(p, "key origin contribution run=run_id turn=turn_id record=record_id")
+    return {**shown, "source": source, "excerpt": excerpt, **hidden, "elsewhere": elsewhere}
 
 
 def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
@@ -219,12 +210,9 @@ def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
     work = s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id).order_by(col(NestedWork.id))).all()
     assert org is not None
     return {
-        "turn": turn.id,
-        "run": run.id,
-        "org": run.org_id,
-        "person": run.person_id,
-        "status": turn.status,
-        "map": turn.map,
+        **picked(turn, "turn=id"),
+        **picked(run, "run=id org=org_id person=person_id"),
+        **picked(turn, "status map"),
         "paragraph": map_paragraph(org.name, turn.map.get("kinds", {}), turn.map.get("facts", 0)),
         "probes_used": turn.probes_used,
         "cap": wf.memory_probes if wf else None,

@@ -267,9 +267,9 @@ def settings_at(s: Session, org_id: str, present: dict[str, bool], n: int) -> di
     return out
 
 
-def turns_at(s: Session, run_id: str, n: int) -> list[tuple[str, Obj]]:
+def turns_at(s: Session, run_id: str, n: int) -> dict[str, Obj]:
     """A run's turns opened by moment `n`, each as the state shows it then (probes_used: null)."""
-    out = []
+    out = {}
     for tid, taken in _rows(
         s, "SELECT id, map FROM turn WHERE run_id = :r AND opened_at <= :n ORDER BY seq", {"r": run_id, "n": n}
     ):
@@ -280,19 +280,14 @@ def turns_at(s: Session, run_id: str, n: int) -> list[tuple[str, Obj]]:
             {"t": tid, "n": n},
         )
         status, w, u, f, skipped, steps = log[0] if log else ("open", 0, 0, 0, [], [])
-        out.append(
-            (
-                tid,
-                {
-                    "status": status,
-                    "map": json_value(taken),
-                    "taught": {"world": w, "user": u, "flow": f},
-                    "skipped": list(json_value(skipped)),
-                    "steps": steps_json(json_value(steps)),
-                    "probes_used": None,
-                },
-            )
-        )
+        out[tid] = {
+            "status": status,
+            "map": json_value(taken),
+            "taught": {"world": w, "user": u, "flow": f},
+            "skipped": list(json_value(skipped)),
+            "steps": steps_json(json_value(steps)),
+            "probes_used": None,
+        }
     return out
 
 
@@ -428,7 +423,7 @@ def export_at(s: Session, n: int) -> Obj:
             r.id: {
                 **run_head(r),
                 "ended": r.ended_at is not None and r.ended_at <= n,
-                "turns": dict(turns_at(s, r.id, n)),
+                "turns": turns_at(s, r.id, n),
                 "flow": graph_at(s, "flow", r.id, n),
             }
             for r in runs

@@ -89,8 +89,8 @@ def fact_items(s: Session, facts: Sequence[Fact]) -> list[tuple[Fact, Obj]]:
 
 def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
     """One graph, its entities by name then kind; with `limit`, its heaviest facts, their entities and `total`."""
-    query = select(Fact).where(Fact.graph == graph, Fact.owner == owner)
-    total = None
+    here = (Fact.graph == graph, Fact.owner == owner)
+    query, total = select(Fact).where(*here), None
     if limit is None:
         entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
         facts = s.exec(query).all()
@@ -98,9 +98,7 @@ def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, 
         facts = s.exec(query.order_by(col(Fact.weight).desc()).limit(limit)).all()
         ends = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
         entities = s.exec(select(Entity).where(col(Entity.id).in_(ends))).all() if ends else []
-        total = int(
-            s.exec(select(func.count()).select_from(Fact).where(Fact.graph == graph, Fact.owner == owner)).one()
-        )
+        total = int(s.exec(select(func.count()).select_from(Fact).where(*here)).one())
     return graph_of(
         ({"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in entities),
         fact_items(s, facts),
