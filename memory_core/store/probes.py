@@ -163,15 +163,9 @@ def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
     disputes: dict[int, list[tuple[int, Obj]]] = {}
     for fid, rel, value, status, weight, log_odds, sources, sn, sk, on, ok, did, by, dc in rows:
         if fid not in facts:
-            facts[fid] = {
-                "subject": {"name": sn, "kind": sk},
-                "relation": rel,
-                "object": {"name": on, "kind": ok} if on is not None else {"value": value},
-                "status": status,
-                "weight": weight,
-                "log_odds": log_odds,
-                "sources": sources,
-            }
+            target = {"name": on, "kind": ok} if on is not None else {"value": value}
+            score = {"status": status, "weight": weight, "log_odds": log_odds, "sources": sources}
+            facts[fid] = {"subject": {"name": sn, "kind": sk}, "relation": rel, "object": target, **score}
             disputes[fid] = []
         if did is not None:
             disputes[fid].append((did, {"by": by, "contribution": dc}))
