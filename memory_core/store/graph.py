@@ -17,6 +17,9 @@ from .driver import Driver, driver_of
 from .lookups import RunRef
 from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
 
+#: A fact's weight and status; None where it did not exist.
+Score = tuple[float, str] | None
+
 
 @dataclass
 class FactChange:
@@ -25,8 +28,8 @@ class FactChange:
     graph: str
     owner: str
     fact: Obj  # {"subject", "relation", "object"} as in the state format
-    before: tuple[float, str] | None
-    after: tuple[float, str] | None
+    before: Score
+    after: Score
 
     @property
     def kind(self) -> str:
@@ -48,15 +51,7 @@ class FactChanges:
 
     facts: dict[int, FactChange] = field(default_factory=dict)
 
-    def note(
-        self,
-        graph: str,
-        owner: str,
-        fact: Obj,
-        fid: int,
-        before: tuple[float, str] | None,
-        after: tuple[float, str] | None,
-    ) -> None:
+    def note(self, graph: str, owner: str, fact: Obj, fid: int, before: Score, after: Score) -> None:
         if fid in self.facts:
             self.facts[fid].after = after
         else:

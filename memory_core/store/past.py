@@ -33,6 +33,12 @@ class PastFact(FactIdentity):
     disputes: list[Obj] = field(default_factory=list)
 
 
+#: A whole graph (graph, owner) the votes are read by, or None: by the facts' ids.
+Whole = tuple[str | None, str | None] | None
+#: Supports or disputes by (fact id, graph, owner).
+ByFact = dict[Any, list[Obj]]
+
+
 def _rows(s: Session, sql: str, params: Obj) -> list[tuple[Any, ...]]:
     """Plain rows on the driver, in the session's transaction (SQLAlchemy's Row objects cost as much as the query)."""
     with driver_of(s) as db:
@@ -127,9 +133,7 @@ def _rescore(f: PastFact, *, retracted: bool) -> None:
     f.status, f.weight, f.log_odds, f.sources = sc.status, sc.weight, sc.log_odds, sc.sources
 
 
-def with_votes(
-    s: Session, n: int, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None = None
-) -> None:
+def with_votes(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None) -> None:
     """Give these facts their supports and disputes at moment `n` (by graph when they are a whole graph)."""
     if not facts:
         return
@@ -138,12 +142,10 @@ def with_votes(
         f.supports, f.disputes = supports.get((f.id, f.graph, f.owner), []), disputes.get((f.id, f.graph, f.owner), [])
 
 
-def _votes_at(
-    s: Session, n: int, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None = None
-) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
+def _votes_at(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None) -> tuple[ByFact, ByFact]:
     """These facts' supports (in the order made) and disputes at `n`, by (fact id, graph, owner)."""
-    supports: dict[Any, list[Obj]] = defaultdict(list)
-    disputes: dict[Any, list[Obj]] = defaultdict(list)
+    supports: ByFact = defaultdict(list)
+    disputes: ByFact = defaultdict(list)
     order: dict[Any, list[Any]] = defaultdict(list)  # the present rows' order keys, by fact
     dorder: dict[Any, list[Any]] = defaultdict(list)
     late: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
@@ -195,9 +197,7 @@ def _votes_at(
     return supports, disputes
 
 
-def _vote_filters(
-    s: Session, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None
-) -> tuple[str, str, str, Obj]:
+def _vote_filters(s: Session, facts: list[PastFact], *, whole: Whole) -> tuple[str, str, str, Obj]:
     """The conditions on supports, gone rows and disputes, and their parameters: by graph, or by these facts' ids."""
     if whole is not None:
         joined = "f.graph = :g AND f.owner = :o"
@@ -209,7 +209,7 @@ def _vote_filters(
 
 
 def _merge(
-    votes: dict[Any, list[Obj]], keys: dict[Any, list[Any]], extra: dict[Any, list[tuple[Any, Obj]]], *, whole: object
+    votes: ByFact, keys: dict[Any, list[Any]], extra: dict[Any, list[tuple[Any, Obj]]], *, whole: object
 ) -> None:
     """Put the withdrawn rows (`extra`, with their order keys) among the present ones, in the order made."""
     if whole is None:
