@@ -165,13 +165,9 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
         .where(Dispute.fact_id == fact_id)
         .order_by(col(Dispute.id))
     ).all()
-    disputes = [d for d, _ in voted]
-    rows = breakdown(
-        [(p.origin, p.key, p.contribution, p.record_id is None) for p, *_ in sups],
-        [d.contribution for d in disputes],
-    )
+    against = [d.contribution for d, _ in voted]
+    rows = breakdown([(p.origin, p.key, p.contribution, p.record_id is None) for p, *_ in sups], against)
     folded = [r.contribution for r in rows]
-    against = [d.contribution for d in disputes]
     margin, margin_why = shortcut_margin(status=fact.status, weight=fact.weight, min_weight=min_weight)
     supports = [_support(p, excerpt, source, run_org, org) for p, excerpt, source, run_org in sups]
     return {

@@ -177,8 +177,7 @@ class Kept:
 
     def close(self) -> None:
         with self.lock:
-            idle = self.idle[:]
-            self.idle.clear()
+            idle, self.idle = self.idle, []
         for dbapi in idle:
             _close_quietly(dbapi)
 

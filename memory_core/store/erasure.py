@@ -166,14 +166,12 @@ class Finisher:
                 self.error = None
             except Exception as exc:  # noqa: BLE001  (the marker stays; the next try or opening finishes)
                 gone, self.error = False, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            if not gone or scrub_due(self.engine):  # failed, or a deletion committed meanwhile: once more
+                with self.lock:
+                    self.again = True
             if gone:
                 tries = 0
-                if scrub_due(self.engine):  # a deletion committed meanwhile: once more
-                    with self.lock:
-                        self.again = True
                 continue
-            with self.lock:
-                self.again = True
             time.sleep(self.PAUSES[min(tries, len(self.PAUSES) - 1)])
             tries += 1
 

@@ -221,26 +221,22 @@ def _merge(
 
 def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str] | None = None) -> dict[int, Obj]:
     """Entities by id as they stood at `n`: name, kind, and the aliases they had by then."""
-    out: dict[int, Obj] = {}
-    wanted = sorted(set(ids))
-    cols = "id, name, kind, aliases, alias_since"
-    if not wanted:
-        return out
+    keep, cols = set(ids), "id, name, kind, aliases, alias_since"
+    if not keep:
+        return {}
     p: Obj
     if whole is not None:
         where, p = "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1]}
     else:
-        where, p = _among(s, "id", wanted)
+        where, p = _among(s, "id", keep)
     p["n"] = n
-    keep = set(wanted)
     rows = _rows(s, f"SELECT {cols} FROM entity WHERE {where} AND since <= :n", p)
     rows += _rows(s, f"SELECT {cols} FROM entitygone WHERE {where} AND since <= :n AND until > :n", p)
+    out: dict[int, Obj] = {}
     for eid, name, kind, aliases, since in rows:
-        if eid not in keep:
-            continue
-        names, stamps = json_value(aliases), json_value(since)
-        kept = [a for a, m in zip(names, stamps, strict=False) if m <= n]
-        out[eid] = {"name": name, "kind": kind, "aliases": kept}
+        if eid in keep:
+            kept = [a for a, m in zip(json_value(aliases), json_value(since), strict=False) if m <= n]
+            out[eid] = {"name": name, "kind": kind, "aliases": kept}
     return out
 
 
