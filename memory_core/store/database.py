@@ -177,7 +177,8 @@ class Kept:
 
     def close(self) -> None:
         with self.lock:
-            idle, self.idle = self.idle, []
+            idle = self.idle[:]
+            self.idle.clear()
         for dbapi in idle:
             _close_quietly(dbapi)
 
