@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlmodel import Session, col, select
 
@@ -66,30 +65,20 @@ def open_runs_of(tx: Session, *, session: str) -> list[str]:
 def gone_sessions(
     tx: Session, *, now: float, stale: float, host: str, alive: Callable[[str, int], bool]
 ) -> list[GoneSession]:
-    """Sessions not yet ended whose server is gone (see the module's docstring), and sessions ended
-    with a run still open (one it started as it ended, #40 finding 6), each with its open runs."""
+    """Sessions whose server is gone, and ended ones with a run still open (#40 finding 6), each with its open runs."""
     servers = {s.id: s for s in tx.exec(select(AgentServer))}
-    out = []
     q = select(AgentSession).where(col(AgentSession.ended_at).is_(None)).order_by(col(AgentSession.opened_at))
-    for sess in tx.exec(q):
-        why = _gone(servers.get(sess.server_id), now=now, stale=stale, host=host, alive=alive)
-        if why is not None:
-            runs = tuple(open_runs_of(tx, session=sess.id))
-            out.append(GoneSession(sess.id, sess.client, sess.server_id, why, runs))
-    for sess in tx.exec(_ended_with_open_runs()):
-        runs = tuple(open_runs_of(tx, session=sess.id))
-        out.append(GoneSession(sess.id, sess.client, sess.server_id, f"it ended ({sess.ended_why})", runs))
-    return out
-
-
-def _ended_with_open_runs() -> Any:
-    """The sessions marked ended that started a run not yet ended, oldest first."""
+    gone = [
+        (sess, _gone(servers.get(sess.server_id), now=now, stale=stale, host=host, alive=alive)) for sess in tx.exec(q)
+    ]
     started = select(Run.session_id).where(col(Run.ended).is_(False), col(Run.session_id).is_not(None))
-    return (
-        select(AgentSession)
-        .where(col(AgentSession.ended_at).is_not(None), col(AgentSession.id).in_(started))
-        .order_by(col(AgentSession.opened_at))
-    )
+    q = select(AgentSession).where(col(AgentSession.ended_at).is_not(None), col(AgentSession.id).in_(started))
+    gone += [(sess, f"it ended ({sess.ended_why})") for sess in tx.exec(q.order_by(col(AgentSession.opened_at)))]
+    return [
+        GoneSession(sess.id, sess.client, sess.server_id, why, tuple(open_runs_of(tx, session=sess.id)))
+        for sess, why in gone
+        if why is not None
+    ]
 
 
 def _gone(

@@ -52,8 +52,7 @@ def update_by_id(engine: Engine, table: str, id_key: str, rows: list[dict[str, A
 
 
 def after_bulk_load(engine: Engine) -> None:
-    """After the rows were written with ids of their own: Dialect.after_bulk_load (PostgreSQL's
-    id sequences continue after them, and its planner learns the tables' new sizes)."""
+    """After the rows were written with ids of their own: the word index, then Dialect.after_bulk_load."""
     with engine.begin() as conn:
         index_all(conn)  # the word index of the entities written (GraphResolve by words)
     dialect_of(engine).after_bulk_load(engine)

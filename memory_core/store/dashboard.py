@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from sqlalchemy import func
+from sqlalchemy import func, or_
 from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
@@ -16,7 +16,7 @@ from ..rules.visibility import evidence_elsewhere
 from ..rules.weights import SourceBreakdown, breakdown, without_each_dispute, written_out
 from ..rules.wording import claim_label, map_paragraph
 from .drawing import fact_rows
-from .lookups import RunRef, TurnRef
+from .lookups import RunRef, TurnRef, picked
 from .models import (
     Dispute,
     Entity,
@@ -132,27 +132,23 @@ def facts_table(
     fact: int | None = None,
 ) -> list[Obj]:
     """Rows for Fact weights of the graphs asked for (R20), or (`fact`) that one fact's row, if it is in one of them."""
-    where = None
+    parts = []
     if "world" in graphs:
-        where = (col(Fact.graph) == "world") & (col(Fact.owner) == org_id)
+        parts.append((col(Fact.graph) == "world") & (col(Fact.owner) == org_id))
     if person and "user" in graphs:
-        mine = (col(Fact.graph) == "user") & (col(Fact.owner) == person)
-        where = mine if where is None else where | mine
+        parts.append((col(Fact.graph) == "user") & (col(Fact.owner) == person))
     if "flow" in graphs:
-        flows = (col(Fact.graph) == "flow") & col(Fact.owner).in_(select(Run.id).where(Run.org_id == org_id))
-        where = flows if where is None else where | flows
-    if where is None:
+        parts.append((col(Fact.graph) == "flow") & col(Fact.owner).in_(select(Run.id).where(Run.org_id == org_id)))
+    if not parts:
         return []
+    where = or_(*parts)
     if fact is not None:
         where = where & (col(Fact.id) == fact)
     return fact_rows(s, where, limit=limit or None)  # the heaviest, their supports counted, not loaded
 
 
 def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_WEIGHT, org: str | None = None) -> Obj:
-    """A weight explained: each source with key, origin, reliability, contribution, repeats folded in, erased pointers
-    and the weight without it; each support with its evidence's excerpt (R24; None once its run is erased, R29); each
-    dispute with the weight without it; the arithmetic written out (R26); and the margin to the shortcut threshold, or
-    why there is none (R22, R28, R20, R23)."""
+    """A weight explained: sources, supports, disputes, each weight without it, the arithmetic (R26, R24, R29, R22)."""
     fact = s.get(Fact, fact_id)
     if fact is None:
         raise E.UnknownFact(fact_id)
@@ -169,13 +165,9 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
         .where(Dispute.fact_id == fact_id)
         .order_by(col(Dispute.id))
     ).all()
-    disputes = [d for d, _ in voted]
-    rows = breakdown(
-        [(p.origin, p.key, p.contribution, p.record_id is None) for p, *_ in sups],
-        [d.contribution for d in disputes],
-    )
+    against = [d.contribution for d, _ in voted]
+    rows = breakdown([(p.origin, p.key, p.contribution, p.record_id is None) for p, *_ in sups], against)
     folded = [r.contribution for r in rows]
-    against = [d.contribution for d in disputes]
     margin, margin_why = shortcut_margin(status=fact.status, weight=fact.weight, min_weight=min_weight)
     supports = [_support(p, excerpt, source, run_org, org) for p, excerpt, source, run_org in sups]
     return {
@@ -202,17 +194,9 @@ def _sources(rows: list[SourceBreakdown], sups: list[Support], shown: list[Obj])
 def _support(p: Support, excerpt: str | None, source: str | None, run_org: str | None, org: str | None) -> Obj:
     """One support as Fact weights shows it; evidence of another organization's run withheld (R23)."""
     elsewhere = evidence_elsewhere(run_org or p.erased_run_org, reader_org=org)
-    return {
-        "key": None if elsewhere else p.key,
-        "origin": p.origin,
-        "contribution": p.contribution,
-        "run": None if elsewhere else p.run_id,
-        "turn": None if elsewhere else p.turn_id,
-        "record": None if elsewhere else p.record_id,
-        "source": None if elsewhere else source,
-        "excerpt": None if elsewhere else excerpt,
-        "elsewhere": elsewhere,
-    }
+    hidden = dict.fromkeys(("key", "run", "turn", "record", "source", "excerpt")) if elsewhere else {}
+    shown = picked(p, "key origin contribution run=run_id turn=turn_id record=record_id")
+    return {**shown, "source": source, "excerpt": excerpt, **hidden, "elsewhere": elsewhere}
 
 
 def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
@@ -222,12 +206,9 @@ def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
     work = s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id).order_by(col(NestedWork.id))).all()
     assert org is not None
     return {
-        "turn": turn.id,
-        "run": run.id,
-        "org": run.org_id,
-        "person": run.person_id,
-        "status": turn.status,
-        "map": turn.map,
+        **picked(turn, "turn=id"),
+        **picked(run, "run=id org=org_id person=person_id"),
+        **picked(turn, "status map"),
         "paragraph": map_paragraph(org.name, turn.map.get("kinds", {}), turn.map.get("facts", 0)),
         "probes_used": turn.probes_used,
         "cap": wf.memory_probes if wf else None,
@@ -237,10 +218,7 @@ def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
 
 
 def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
-    """One run of the organization as the Runs page shows it: the run, each turn (its status, the map taken at open
-    (R18), what it taught per graph, each claim kept out and the rule, its steps run or skipped by a shortcut (R22),
-    probes against the budget (R21), its nested work (R4, R5)) and every record, failed and cancelled turns' included
-    (R2), with its claims and excerpt (R24, R20)."""
+    """One run of the organization as the Runs page shows it, every turn and record (R2, R4, R5, R18, R21, R22, R24)."""
     run = s.get(Run, run_id)
     if run is None or run.org_id != org_id:
         raise E.UnknownRun(run_id)
@@ -251,13 +229,7 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
     ).all()
     by_turn = _records_by_turn(s, run_id, [t.id for t in turns], work)
     return {
-        "id": run.id,
-        "person": run.person_id,
-        "workflow": run.workflow_id,
-        "surface": run.surface,
-        "requested_ephemeral": run.requested_ephemeral,
-        "ephemeral": run.ephemeral,
-        "ended": run.ended,
+        **picked(run, "id person=person_id workflow=workflow_id surface requested_ephemeral ephemeral ended"),
         "cap": wf.memory_probes if wf else None,
         "turns": [_turn_detail(t, by_turn[t.id], [w for w in work if w.turn_id == t.id]) for t in turns],
     }
@@ -282,10 +254,7 @@ def _records_by_turn(s: Session, run_id: str, turn_ids: list[str], work: Sequenc
 def _turn_detail(t: Turn, records: list[Obj], work: list[NestedWork]) -> Obj:
     """One turn as the Runs page shows it (run_detail)."""
     return {
-        "id": t.id,
-        "seq": t.seq,
-        "status": t.status,
-        "map": t.map,
+        **picked(t, "id seq status map"),
         "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
         "skipped": [_kept_out(k, records) for k in t.skipped],
         "steps": list(t.steps),

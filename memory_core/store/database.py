@@ -7,7 +7,7 @@ import threading
 import uuid
 import weakref
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -242,10 +242,8 @@ os.register_at_fork(after_in_child=_forget_kept_in_child)
 
 
 def _close_quietly(dbapi: Any) -> None:
-    try:
+    with suppress(Exception):  # a broken connection may fail to close; it is dropped either way
         dbapi.close()
-    except Exception:  # noqa: BLE001  (a broken connection may fail to close; it is dropped either way)
-        pass
 
 
 @contextmanager
@@ -254,11 +252,8 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
     kept = _KEPT.get(engine)
     dbapi = kept.take() if kept is not None else None
     if dbapi is None:  # the pool's connection, back to the pool after
-        proxy = engine.raw_connection()
-        try:
+        with closing(engine.raw_connection()) as proxy:
             yield proxy.dbapi_connection
-        finally:
-            proxy.close()
         return
     assert kept is not None
     try:
@@ -278,18 +273,14 @@ def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator
     with driver_connection(engine) as dbapi:
         dbapi.autocommit = True
         try:
-            db = Driver(dbapi, dialect or dialect_of(engine))
-            try:
+            with closing(Driver(dbapi, dialect or dialect_of(engine))) as db:
                 yield db
-            finally:
-                db.close()
         finally:
             dbapi.autocommit = False
 
 
 class Detached:
-    """A connection made by the pool (so with every setting the engine gives) and detached from it, this process's
-    (a forked child makes its own), used under `lock` and left outside any transaction; `name` tells each one apart."""
+    """A connection the pool made (every setting the engine gives), detached, this process's, used under `lock`."""
 
     def __init__(self, engine: Engine, *, autocommit: bool = False) -> None:
         self.engine, self.autocommit = engine, autocommit
@@ -330,8 +321,7 @@ _WATCH_LOCK = threading.Lock()
 
 
 def memory_version(engine: Engine) -> str | None:
-    """A token of what the database holds, read without scanning anything (Dialect.version_sql): it changes whenever a
-    transaction that wrote commits, in this process or another (None: the in-memory database, which keeps nothing)."""
+    """A token of what the database holds, new at every commit of any process (Dialect.version_sql; None: in memory)."""
     sql = dialect_of(engine).version_sql
     if sql is None or isinstance(engine.pool, StaticPool):
         return None
@@ -361,7 +351,5 @@ def scrub(engine: Engine) -> bool:
 
 def warm_driver(url: str) -> None:
     """Import the URL's SQLAlchemy dialect and driver now, as the server starts; a bad URL is the page's to report."""
-    try:
+    with suppress(Exception):  # the page reports it, with where and what
         _parse(url).get_dialect().import_dbapi()
-    except Exception:  # noqa: BLE001  (the page reports it, with where and what)
-        pass

@@ -8,7 +8,7 @@ import sqlite3
 import time
 import weakref
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager, suppress
 from typing import Any
 
 from sqlalchemy import event, text
@@ -51,11 +51,9 @@ def for_update(sql: str, *, of: str) -> Locked:
 
 def in_list(prefix: str, values: Iterable[Any], params: Obj) -> str:
     """`:p0, :p1, …` for an IN list, the values added to `params`."""
-    names = []
-    for i, v in enumerate(values):
-        params[f"{prefix}{i}"] = v
-        names.append(f":{prefix}{i}")
-    return ", ".join(names)
+    named = {f"{prefix}{i}": v for i, v in enumerate(values)}
+    params.update(named)
+    return ", ".join(f":{name}" for name in named)
 
 
 class Dialect:
@@ -229,8 +227,7 @@ class SQLite(Dialect):
         """Fold the write-ahead log into the file and empty it (R31); False when a reader kept it busy past the wait."""
         if self.in_memory:
             return True
-        proxy = engine.raw_connection()  # autocommit (isolation_level None): no transaction around the PRAGMA
-        try:
+        with closing(engine.raw_connection()) as proxy:  # autocommit (isolation_level None): no transaction around it
             cur = proxy.dbapi_connection.cursor()  # type: ignore[union-attr]
             cur.execute(f"PRAGMA busy_timeout={int(CHECKPOINT_WAIT_MS)}")
             try:
@@ -238,8 +235,6 @@ class SQLite(Dialect):
             finally:
                 cur.execute("PRAGMA busy_timeout=10000")
                 cur.close()
-        finally:
-            proxy.close()
         return busy == 0
 
     def scrub(self, engine: Engine) -> bool:
@@ -364,13 +359,10 @@ class PostgreSQL(Dialect):
             conn.commit()
             yield
         finally:
-            try:
+            with suppress(Exception):  # a lost connection has released its lock already
                 conn.exec_driver_sql(f"SELECT pg_advisory_unlock({LOAD_LOCK})")
                 conn.commit()
-            except Exception:  # noqa: BLE001  (a lost connection has released its lock already)
-                pass
-            finally:
-                conn.close()
+            conn.close()
 
     @contextmanager
     def migrating(self, engine: Engine) -> Iterator[Connection]:

@@ -10,22 +10,11 @@ from sqlalchemy.orm import Session, aliased
 from sqlmodel import col
 
 from ..plain import Obj
+from .lookups import picked
 from .models import Dispute, Entity, Fact, Support
 
 #: The fact columns the dashboard's lists and drawing read.
-_TOP = (
-    "id",
-    "graph",
-    "owner",
-    "subject_id",
-    "object_id",
-    "relation",
-    "value",
-    "status",
-    "weight",
-    "log_odds",
-    "sources",
-)
+_TOP = "id graph owner subject_id object_id relation value status weight log_odds sources".split()
 
 
 def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None, *, erased: bool = True) -> Sequence[Row[Any]]:
@@ -89,9 +78,7 @@ def graph_for_drawing(s: Session, graph: str, owner: str, *, limit: int) -> Obj:
                 "object": {"name": r.object_name, "kind": r.object_kind}
                 if r.object_kind is not None
                 else {"value": r.value},
-                "status": r.status,
-                "weight": r.weight,
-                "sources": r.sources,
+                **picked(r, "status weight sources"),
                 "supports": int(r.supports),
                 "disputes": int(r.disputes),
             }
@@ -105,18 +92,10 @@ def fact_rows(s: Session, where: ColumnElement[bool], *, limit: int | None = Non
     """Fact weights' rows for the facts `where` holds, the `limit` heaviest, in the state format's order (R29)."""
     return [
         {
-            "id": r.id,
-            "graph": r.graph,
-            "owner": r.owner,
-            "subject": r.subject_name,
-            "subject_kind": r.subject_kind,
-            "relation": r.relation,
+            **picked(r, "id graph owner subject=subject_name subject_kind relation"),
             "object": r.object_name if r.object_kind is not None else r.value,
             "object_kind": r.object_kind if r.object_kind is not None else "value",
-            "status": r.status,
-            "weight": r.weight,
-            "log_odds": r.log_odds,
-            "sources": r.sources,
+            **picked(r, "status weight log_odds sources"),
             "supports": int(r.supports),
             "disputes": int(r.disputes),
             "erased": int(r.erased),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from typing import Any
 
 from sqlmodel import Session
@@ -90,8 +90,6 @@ def driver_of(s: Session | Driver) -> Iterator[Driver]:
         yield s
         return
     s.flush()
-    db = Driver(s.connection().connection.dbapi_connection, dialect_of(s.get_bind()))  # type: ignore[arg-type]
-    try:
+    dbapi = s.connection().connection.dbapi_connection
+    with closing(Driver(dbapi, dialect_of(s.get_bind()))) as db:  # type: ignore[arg-type]
         yield db
-    finally:
-        db.close()

@@ -6,6 +6,7 @@ import os
 import threading
 import time
 import weakref
+from contextlib import suppress
 from typing import Any
 
 from sqlalchemy import delete, func, update
@@ -55,19 +56,13 @@ def _drop(s: Session, model: type, *where: Any) -> None:
 
 def run_preview(s: Session, run: RunRef) -> Obj:
     """What deleting a run erases and what stays (the dashboard's preview)."""
+    not_flow = select(Fact.id).where(Fact.graph != "flow")
     return {
         "run": run.id,
         "turns": _count(s, Turn, Turn.run_id == run.id),
         "records": _count(s, Record, Record.run_id == run.id),
         "flow_facts": _count(s, Fact, Fact.graph == "flow", Fact.owner == run.id),
-        "supports_kept": int(
-            s.exec(
-                select(func.count())
-                .select_from(Support)
-                .join(Fact, col(Fact.id) == Support.fact_id)
-                .where(Support.run_id == run.id, Fact.graph != "flow")
-            ).one()
-        ),
+        "supports_kept": _count(s, Support, col(Support.run_id) == run.id, col(Support.fact_id).in_(not_flow)),
     }
 
 
@@ -171,14 +166,12 @@ class Finisher:
                 self.error = None
             except Exception as exc:  # noqa: BLE001  (the marker stays; the next try or opening finishes)
                 gone, self.error = False, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+            if not gone or scrub_due(self.engine):  # failed, or a deletion committed meanwhile: once more
+                with self.lock:
+                    self.again = True
             if gone:
                 tries = 0
-                if scrub_due(self.engine):  # a deletion committed meanwhile: once more
-                    with self.lock:
-                        self.again = True
                 continue
-            with self.lock:
-                self.again = True
             time.sleep(self.PAUSES[min(tries, len(self.PAUSES) - 1)])
             tries += 1
 
@@ -215,11 +208,9 @@ os.register_at_fork(after_in_child=_forget_finishers_in_child)
 def after_erasure(engine: Engine) -> bool:
     """Right after a deletion committed: take its text out of the files (R31)."""
     if dialect_of(engine).scrubs_inline:
-        try:
+        with suppress(Exception):  # the deletion has committed; never run it again: the finisher retries
             if scrub(engine):
                 return True
-        except Exception:  # noqa: BLE001  (the deletion has committed; never run it again: the finisher retries)
-            pass
     finisher(engine).kick()
     return False
 

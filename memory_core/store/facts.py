@@ -1,5 +1,4 @@
-"""Graph writes on the driver, inside the caller's transaction: entities, facts, supports, and weight upkeep (R24 to
-R28, R18, R3)."""
+"""Graph writes on the driver, in the caller's transaction: entities, facts, supports, weights (R24 to R28, R18, R3)."""
 
 from __future__ import annotations
 
@@ -239,8 +238,7 @@ def refresh_facts(
     writer: GraphWriter | None = None,
     pending: Votes | None = None,
 ) -> None:
-    """Recompute facts from their own supports and disputes only (R26 to R28, R27: never the graph), in a few batched
-    statements; a fact left with no support is gone, and so is an entity left with no fact (R3)."""
+    """Recompute facts from their own votes only (R26 to R28), batched; a fact or entity left with nothing goes (R3)."""
     fresh_facts = {f.id for f in writer.new_facts} if writer else set()
     fresh_entities = {e.id for e in writer.new_entities} if writer else set()
     supports, disputes = _votes(db, [f.id for f in facts], fresh_facts, pending or {})

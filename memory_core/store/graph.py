@@ -1,4 +1,4 @@
-"""The three graphs through the ORM: fact changes, finding an entity or a fact, the map counts (R18)."""
+"""The three graphs through the ORM: fact changes, a graph erased, the map counts (R18), shortcuts (R22)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,14 @@ from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.keys import name_key
+from ..rules.shortcuts import Candidate, choose_shortcut
+from ..rules.visibility import visible
 from .driver import Driver, driver_of
+from .lookups import RunRef
 from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
+
+#: A fact's weight and status; None where it did not exist.
+Score = tuple[float, str] | None
 
 
 @dataclass
@@ -22,8 +28,8 @@ class FactChange:
     graph: str
     owner: str
     fact: Obj  # {"subject", "relation", "object"} as in the state format
-    before: tuple[float, str] | None
-    after: tuple[float, str] | None
+    before: Score
+    after: Score
 
     @property
     def kind(self) -> str:
@@ -45,15 +51,7 @@ class FactChanges:
 
     facts: dict[int, FactChange] = field(default_factory=dict)
 
-    def note(
-        self,
-        graph: str,
-        owner: str,
-        fact: Obj,
-        fid: int,
-        before: tuple[float, str] | None,
-        after: tuple[float, str] | None,
-    ) -> None:
+    def note(self, graph: str, owner: str, fact: Obj, fid: int, before: Score, after: Score) -> None:
         if fid in self.facts:
             self.facts[fid].after = after
         else:
@@ -61,14 +59,6 @@ class FactChanges:
 
     def listed(self) -> list[FactChange]:
         return [c for c in self.facts.values() if c.kind != "unchanged"]
-
-
-def find_entity(s: Session, graph: str, owner: str, kind: str, name: str) -> Entity | None:
-    return s.exec(
-        select(Entity).where(
-            Entity.graph == graph, Entity.owner == owner, Entity.kind == kind, Entity.key == name_key(name)
-        )
-    ).first()
 
 
 def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
@@ -95,8 +85,7 @@ def drop_graph(s: Session, graph: str, owner: str) -> None:
 
 
 def map_counts(tx: Session | Driver, org_id: str) -> Obj:
-    """R18: entities of active facts by kind, and active facts, from the map's counters: a few
-    rows, however large the graph (counted_map recounts them from the graph, for checks)."""
+    """R18: entities of active facts by kind, and active facts, from the map's counters (a few rows)."""
     with driver_of(tx) as db:
         return map_of(
             {str(k): int(n) for k, n in db.rows("SELECT kind, n FROM mapcount WHERE org_id = :o", {"o": org_id})}
@@ -121,3 +110,43 @@ def counted_map(s: Session, org_id: str) -> Obj:
         .where(Fact.graph == "world", Fact.owner == org_id, Fact.status == "active")
     ).one()
     return {"kinds": {k: n for k, n in sorted(rows)}, "facts": int(facts)}
+
+
+def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_memory_shortcuts: bool) -> Obj | None:
+    """R22: the heaviest visible active answer at or above the step's minimum weight (R20: the graphs a turn sees)."""
+    if no_memory_shortcuts:  # R14: every step runs
+        return None
+    found: list[Candidate] = []
+    subject = answers["subject"]
+    for graph, owner in visible(run_id=run.id, org_id=run.org_id, person_id=run.person_id):
+        here = (Entity.graph == graph, Entity.owner == owner, Entity.kind == subject["kind"])
+        e = s.exec(select(Entity).where(*here, Entity.key == name_key(subject["name"]))).first()
+        if e is None:
+            continue
+        found += [
+            Candidate(graph=graph, weight=f.weight, status=f.status, fact=f)
+            for f in s.exec(
+                select(Fact).where(
+                    Fact.graph == graph,
+                    Fact.owner == owner,
+                    Fact.subject_id == e.id,
+                    Fact.relation == answers["relation"],
+                    Fact.status == "active",
+                )
+            )
+        ]
+    best = choose_shortcut(found, min_weight=min_weight, no_memory_shortcuts=no_memory_shortcuts)
+    if best is None:
+        return None
+    f = best.fact
+    subject, target = s.get(Entity, f.subject_id), s.get(Entity, f.object_id) if f.object_id is not None else None
+    assert subject is not None
+    return {
+        "fact": {
+            "subject": {"name": subject.name, "kind": subject.kind},
+            "relation": f.relation,
+            "object": {"name": target.name, "kind": target.kind} if target else {"value": f.value},
+            "graph": best.graph,
+        },
+        "weight": best.weight,
+    }

@@ -9,32 +9,24 @@ from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.identity import Identity
+from .lookups import picked
 from .models import IdentityLink, Membership, Person
 
 
 def _shown(link: IdentityLink, name: str) -> Obj:
     """A link as the Settings page and the command line show it."""
     return {
-        "id": link.id,
-        "kind": link.kind,
-        "issuer": link.issuer,
-        "key": link.key,
+        **picked(link, "id kind issuer key"),
         "identity": Identity(link.kind, link.issuer, link.key).words,
-        "person": link.person_id,
+        **picked(link, "person=person_id"),
         "person_name": name,
-        "org": link.org_id,
-        "linked_at": link.created_at,
+        **picked(link, "org=org_id linked_at=created_at"),
     }
 
 
 def _is(identity: Identity, org_id: str) -> list[Any]:
     """The link of this identity in this organization, as a WHERE clause."""
-    return [
-        col(IdentityLink.kind) == identity.kind,
-        col(IdentityLink.issuer) == identity.issuer,
-        col(IdentityLink.key) == identity.key,
-        col(IdentityLink.org_id) == org_id,
-    ]
+    return [col(getattr(IdentityLink, k)) == v for k, v in {**vars(identity), "org_id": org_id}.items()]
 
 
 def linked(s: Session, identity: Identity, org_id: str) -> str | None:
@@ -66,8 +58,7 @@ def links_in(s: Session, org_id: str) -> list[Obj]:
 
 
 def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    """The (kind, person, organization) each of these identities (kind, issuer, key) is linked to,
-    where the person is still a member there."""
+    """The (kind, person, organization) these (kind, issuer, key) are linked to, where the person is a member."""
     if not identities:
         return []
     matches = [

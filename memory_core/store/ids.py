@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from contextlib import closing
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -45,9 +46,5 @@ def key_for(engine: Engine) -> str:
     """The database's key, in a transaction of its own (for writers that bypass the use cases: the generator)."""
     from .dialect import dialect_of
 
-    with engine.begin() as conn:
-        db = Driver(conn.connection.dbapi_connection, dialect_of(engine))
-        try:
-            return key_of(db)
-        finally:
-            db.close()
+    with engine.begin() as conn, closing(Driver(conn.connection.dbapi_connection, dialect_of(engine))) as db:
+        return key_of(db)

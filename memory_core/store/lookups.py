@@ -15,6 +15,11 @@ R = TypeVar("R", bound="_Ref")
 M = TypeVar("M")
 
 
+def picked(row: Any, names: str) -> dict[str, Any]:
+    """A row's attributes by name, in order: each of `names` a key, `key=attribute` where the two differ."""
+    return {k: getattr(row, a or k) for k, _, a in (n.partition("=") for n in names.split())}
+
+
 class _Ref:
     """A frozen copy of a row: the dataclass's fields, read from the row of the same names."""
 
@@ -87,8 +92,7 @@ class Lookups:
 
     @staticmethod
     def _member(s: Session, person_id: str, org_id: str) -> None:
-        """A person a record names: a member of the run's organization, or refused as someone who
-        does not exist, word for word (#40: no answer tells another organization's people apart)."""
+        """A person a record names: a member of the run's organization, else unknown_person, word for word (#40)."""
         if s.get(Membership, (person_id, org_id)) is None:
             raise E.UnknownPerson(person_id)
 

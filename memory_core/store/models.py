@@ -94,10 +94,7 @@ class Record(SQLModel, table=True):
 
 
 class TurnRead(SQLModel, table=True):
-    """A graph read of a turn, kept with its turn (the recall trace, issue #38): its arguments as
-    given, and what it answered or the refusal's reason. `moment` (the clock then) and `records`
-    (the turn's records then) place it among the events (usecases/export.py). Erased with its run
-    or account (R29, R30)."""
+    """A graph read of a turn (the recall trace, #38): arguments, answer or refusal; erased with its run (R29, R30)."""
 
     id: int | None = Field(default=None, primary_key=True)
     turn_id: str = Field(foreign_key="turn.id", index=True)
@@ -139,10 +136,7 @@ class Alias(SQLModel, table=True):
 
 
 class Word(SQLModel, table=True):
-    """A word of an entity's name or alias, folded (rules/words.py), so GraphResolve's `match: "words"`
-    finds entities by the beginnings of their words through an index, in the graphs a turn sees (a
-    prefix is a range of `word` within its entity's graph, compared by code point: collation "C" on
-    PostgreSQL, SQLite's own). Gone with its entity."""
+    """A folded word of an entity's name or alias, for GraphResolve's `match: "words"` (prefixes by code point)."""
 
     graph: str = Field(primary_key=True)
     owner: str = Field(primary_key=True)
@@ -286,9 +280,7 @@ class MapCount(SQLModel, table=True):
 
 
 class ScrubDue(SQLModel, table=True):
-    """A deletion whose erased text may still be in the database files (R31): written in the
-    deletion's own transaction, removed once a scrub has taken the bytes out (db.scrub_due), so a
-    process killed in between leaves it for the next opening to finish. It names nothing erased."""
+    """A deletion whose erased text may still be in the files (R31), removed by the scrub; it names nothing erased."""
 
     id: int | None = Field(default=None, primary_key=True)
     reason: str  # delete_run | end_run | delete_account

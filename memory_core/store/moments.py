@@ -26,6 +26,12 @@ WHAT = (
 )
 
 
+ADD_MOMENT = (
+    "INSERT INTO moment (id, at, what, org_id, run_id, turn_id, person_id, detail, facts) "
+    "VALUES (:n, :at, :what, :org, :run, :turn, :person, :detail, :facts)"
+)
+
+
 def take_moment(tx: Session | Driver) -> int:
     """The next moment's number, inside the use case's transaction (Dialect.new_ids: in commit order)."""
     with driver_of(tx) as db:
@@ -54,21 +60,8 @@ def mark(
     with driver_of(tx) as db:
         for turn_id in turns:
             log_turn(db, turn_id, n)
-        db.change(
-            "INSERT INTO moment (id, at, what, org_id, run_id, turn_id, person_id, detail, facts) "
-            "VALUES (:n, :at, :what, :o, :r, :t, :p, :d, :f)",
-            {
-                "n": n,
-                "at": now(),
-                "what": what,
-                "o": org,
-                "r": run,
-                "t": turn,
-                "p": person,
-                "d": detail,
-                "f": db.json(sorted(set(facts))),
-            },
-        )
+        row = dict(n=n, at=now(), what=what, org=org, run=run, turn=turn, person=person, detail=detail)
+        db.change(ADD_MOMENT, {**row, "facts": db.json(sorted(set(facts)))})
 
 
 def log_turn(db: Driver, turn_id: str, moment: int) -> None:

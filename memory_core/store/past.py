@@ -33,6 +33,12 @@ class PastFact(FactIdentity):
     disputes: list[Obj] = field(default_factory=list)
 
 
+#: A whole graph (graph, owner) the votes are read by, or None: by the facts' ids.
+Whole = tuple[str | None, str | None] | None
+#: Supports or disputes by (fact id, graph, owner).
+ByFact = dict[Any, list[Obj]]
+
+
 def _rows(s: Session, sql: str, params: Obj) -> list[tuple[Any, ...]]:
     """Plain rows on the driver, in the session's transaction (SQLAlchemy's Row objects cost as much as the query)."""
     with driver_of(s) as db:
@@ -127,9 +133,7 @@ def _rescore(f: PastFact, *, retracted: bool) -> None:
     f.status, f.weight, f.log_odds, f.sources = sc.status, sc.weight, sc.log_odds, sc.sources
 
 
-def with_votes(
-    s: Session, n: int, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None = None
-) -> None:
+def with_votes(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None) -> None:
     """Give these facts their supports and disputes at moment `n` (by graph when they are a whole graph)."""
     if not facts:
         return
@@ -138,12 +142,10 @@ def with_votes(
         f.supports, f.disputes = supports.get((f.id, f.graph, f.owner), []), disputes.get((f.id, f.graph, f.owner), [])
 
 
-def _votes_at(
-    s: Session, n: int, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None = None
-) -> tuple[dict[Any, list[Obj]], dict[Any, list[Obj]]]:
+def _votes_at(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None) -> tuple[ByFact, ByFact]:
     """These facts' supports (in the order made) and disputes at `n`, by (fact id, graph, owner)."""
-    supports: dict[Any, list[Obj]] = defaultdict(list)
-    disputes: dict[Any, list[Obj]] = defaultdict(list)
+    supports: ByFact = defaultdict(list)
+    disputes: ByFact = defaultdict(list)
     order: dict[Any, list[Any]] = defaultdict(list)  # the present rows' order keys, by fact
     dorder: dict[Any, list[Any]] = defaultdict(list)
     late: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
@@ -195,9 +197,7 @@ def _votes_at(
     return supports, disputes
 
 
-def _vote_filters(
-    s: Session, facts: list[PastFact], *, whole: tuple[str | None, str | None] | None
-) -> tuple[str, str, str, Obj]:
+def _vote_filters(s: Session, facts: list[PastFact], *, whole: Whole) -> tuple[str, str, str, Obj]:
     """The conditions on supports, gone rows and disputes, and their parameters: by graph, or by these facts' ids."""
     if whole is not None:
         joined = "f.graph = :g AND f.owner = :o"
@@ -209,7 +209,7 @@ def _vote_filters(
 
 
 def _merge(
-    votes: dict[Any, list[Obj]], keys: dict[Any, list[Any]], extra: dict[Any, list[tuple[Any, Obj]]], *, whole: object
+    votes: ByFact, keys: dict[Any, list[Any]], extra: dict[Any, list[tuple[Any, Obj]]], *, whole: object
 ) -> None:
     """Put the withdrawn rows (`extra`, with their order keys) among the present ones, in the order made."""
     if whole is None:
@@ -221,26 +221,22 @@ def _merge(
 
 def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str] | None = None) -> dict[int, Obj]:
     """Entities by id as they stood at `n`: name, kind, and the aliases they had by then."""
-    out: dict[int, Obj] = {}
-    wanted = sorted(set(ids))
-    cols = "id, name, kind, aliases, alias_since"
-    if not wanted:
-        return out
+    keep, cols = set(ids), "id, name, kind, aliases, alias_since"
+    if not keep:
+        return {}
     p: Obj
     if whole is not None:
         where, p = "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1]}
     else:
-        where, p = _among(s, "id", wanted)
+        where, p = _among(s, "id", keep)
     p["n"] = n
-    keep = set(wanted)
     rows = _rows(s, f"SELECT {cols} FROM entity WHERE {where} AND since <= :n", p)
     rows += _rows(s, f"SELECT {cols} FROM entitygone WHERE {where} AND since <= :n AND until > :n", p)
+    out: dict[int, Obj] = {}
     for eid, name, kind, aliases, since in rows:
-        if eid not in keep:
-            continue
-        names, stamps = json_value(aliases), json_value(since)
-        kept = [a for a, m in zip(names, stamps, strict=False) if m <= n]
-        out[eid] = {"name": name, "kind": kind, "aliases": kept}
+        if eid in keep:
+            kept = [a for a, m in zip(json_value(aliases), json_value(since), strict=False) if m <= n]
+            out[eid] = {"name": name, "kind": kind, "aliases": kept}
     return out
 
 
@@ -267,9 +263,9 @@ def settings_at(s: Session, org_id: str, present: dict[str, bool], n: int) -> di
     return out
 
 
-def turns_at(s: Session, run_id: str, n: int) -> list[tuple[str, Obj]]:
+def turns_at(s: Session, run_id: str, n: int) -> dict[str, Obj]:
     """A run's turns opened by moment `n`, each as the state shows it then (probes_used: null)."""
-    out = []
+    out = {}
     for tid, taken in _rows(
         s, "SELECT id, map FROM turn WHERE run_id = :r AND opened_at <= :n ORDER BY seq", {"r": run_id, "n": n}
     ):
@@ -280,19 +276,14 @@ def turns_at(s: Session, run_id: str, n: int) -> list[tuple[str, Obj]]:
             {"t": tid, "n": n},
         )
         status, w, u, f, skipped, steps = log[0] if log else ("open", 0, 0, 0, [], [])
-        out.append(
-            (
-                tid,
-                {
-                    "status": status,
-                    "map": json_value(taken),
-                    "taught": {"world": w, "user": u, "flow": f},
-                    "skipped": list(json_value(skipped)),
-                    "steps": steps_json(json_value(steps)),
-                    "probes_used": None,
-                },
-            )
-        )
+        out[tid] = {
+            "status": status,
+            "map": json_value(taken),
+            "taught": {"world": w, "user": u, "flow": f},
+            "skipped": list(json_value(skipped)),
+            "steps": steps_json(json_value(steps)),
+            "probes_used": None,
+        }
     return out
 
 
@@ -305,8 +296,7 @@ def moments(
     run: str | None = None,
     ids: Iterable[int] | None = None,
 ) -> list[Obj]:
-    """The moments in (first, last], oldest first: those about one organization (and about none), or one run's and its
-    organization's settings changes (`run`, with its `org`), or only those numbered in `ids`."""
+    """The moments in (first, last], oldest first: of `org` (and of none), of a `run` (and its settings), or `ids`."""
     sql = "SELECT id, at, what, org_id, run_id, turn_id, person_id, detail, facts FROM moment WHERE id > :a"
     params: Obj = {"a": first}
     if ids is not None:
@@ -389,16 +379,14 @@ def then_json(f: PastFact, ends: dict[int, Obj]) -> Obj:
 
 
 def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[PastFact], bool]) -> list[Obj]:
-    """The facts with these ids that `keep` keeps, as they stood after moment `n`: FACT objects
-    with their `graph`, `owner` and `id`."""
+    """The facts with these ids that `keep` keeps, as they stood after `n`: FACTs with `graph`, `owner` and `id`."""
     facts = [f for f in facts_at(s, n, ids=ids) if keep(f)]
     ends = entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
     return [{"graph": f.graph, "owner": f.owner, "id": f.id, **then_json(f, ends)} for f in facts]
 
 
 def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph as it stood after moment `n`, shaped as snapshot.graph_json shapes the present:
-    entities in at least one fact, facts sorted; with `limit`, the heaviest facts then and `total`."""
+    """One graph as it stood after moment `n`, as snapshot.graph_json shapes the present (R32)."""
     with bulk():
         facts = facts_at(s, n, graph=graph, owner=owner, votes=limit is None)
         total = len(facts)
@@ -412,8 +400,7 @@ def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = 
 
 
 def export_at(s: Session, n: int) -> Obj:
-    """The whole memory as it stood after moment `n`, as `memory-state/1` without `reads` and
-    `refused`: organizations and people made by then, runs started by then and not erased since."""
+    """The whole memory as it stood after moment `n`, as `memory-state/1` without `reads` and `refused` (R32, R33)."""
     orgs = s.exec(select(Organization).where(Organization.since <= n).order_by(col(Organization.seq))).all()
     people = s.exec(select(Person).where(Person.since <= n).order_by(col(Person.seq))).all()
     runs = s.exec(select(Run).where(Run.started_at <= n).order_by(col(Run.seq))).all()
@@ -432,7 +419,7 @@ def export_at(s: Session, n: int) -> Obj:
             r.id: {
                 **run_head(r),
                 "ended": r.ended_at is not None and r.ended_at <= n,
-                "turns": dict(turns_at(s, r.id, n)),
+                "turns": turns_at(s, r.id, n),
                 "flow": graph_at(s, "flow", r.id, n),
             }
             for r in runs

@@ -163,15 +163,9 @@ def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
     disputes: dict[int, list[tuple[int, Obj]]] = {}
     for fid, rel, value, status, weight, log_odds, sources, sn, sk, on, ok, did, by, dc in rows:
         if fid not in facts:
-            facts[fid] = {
-                "subject": {"name": sn, "kind": sk},
-                "relation": rel,
-                "object": {"name": on, "kind": ok} if on is not None else {"value": value},
-                "status": status,
-                "weight": weight,
-                "log_odds": log_odds,
-                "sources": sources,
-            }
+            target = {"name": on, "kind": ok} if on is not None else {"value": value}
+            score = {"status": status, "weight": weight, "log_odds": log_odds, "sources": sources}
+            facts[fid] = {"subject": {"name": sn, "kind": sk}, "relation": rel, "object": target, **score}
             disputes[fid] = []
         if did is not None:
             disputes[fid].append((did, {"by": by, "contribution": dc}))
@@ -226,8 +220,7 @@ TRACED_EXPAND = {
 def counted_read(
     db: Driver, turn_id: str, call: str, args: Obj, *, kept: Obj | None = None
 ) -> tuple[int, int | None, list[Obj]] | None:
-    """Autocommit (Dialect.one_statement_reads): a turn-level read counted and served in one statement (probes used,
-    the cap, the answer); None when not counted or malformed. With `kept`, the read's trace is kept too (#38)."""
+    """A turn-level read counted and served in one statement (used, cap, answer; R21), `kept` its trace; None: not."""
     try:
         if call == "GraphResolve":
             params: Obj = {"t": turn_id, "k": name_key(args["name"])}

@@ -1,10 +1,14 @@
-"""The use cases' ORM statements, each named for what it asks; the rows come back as model objects."""
+"""The use cases' small ORM statements, named for what they ask: roles, settings (R16), tokens, corrections (R28)."""
 
 from __future__ import annotations
 
 from sqlmodel import Session, col, select
 
-from .models import Dispute, Membership, SettingsAudit
+from ..rules.settings import SETTING_BY_NAME
+from .driver import driver_of
+from .facts import load_facts, refresh_facts
+from .graph import FactChanges
+from .models import ApiToken, Dispute, Fact, Membership, Organization, Person, SettingsAudit
 
 
 def role(s: Session, person_id: str, org_id: str) -> str | None:
@@ -25,3 +29,73 @@ def has_disputed(s: Session, fact_id: int, by: str) -> bool:
 
 def audit_rows(s: Session, org_id: str) -> list[SettingsAudit]:
     return list(s.exec(select(SettingsAudit).where(SettingsAudit.org_id == org_id).order_by(col(SettingsAudit.id))))
+
+
+def change_setting(s: Session, org_id: str, name: str, value: bool, *, by: str, at: str, moment: int) -> bool:
+    """Set one setting; True (and audited: who, when, from, to) when it changed (R15, R16)."""
+    org = s.get(Organization, org_id)
+    assert org is not None
+    column = SETTING_BY_NAME[name].column
+    old = bool(getattr(org, column))
+    if old == value:
+        return False
+    setattr(org, column, value)
+    s.add(org)
+    s.add(SettingsAudit(org_id=org_id, by=by, at=at, setting=name, old=old, new=value, moment=moment))
+    return True
+
+
+# --- API tokens: only a hash of each is kept; one live token per person and organization
+
+
+def holder_exists(s: Session, person_id: str, org_id: str) -> tuple[bool, bool, bool]:
+    """Whether the organization, the person, and the membership exist."""
+    return (
+        s.get(Organization, org_id) is not None,
+        s.get(Person, person_id) is not None,
+        s.get(Membership, (person_id, org_id)) is not None,
+    )
+
+
+def add_token(s: Session, token_hash: str, *, person_id: str, org_id: str, at: str) -> None:
+    """A new live token for the pair; the pair's earlier ones are revoked."""
+    for old in s.exec(select(ApiToken).where(ApiToken.person_id == person_id, ApiToken.org_id == org_id)):
+        old.revoked = True
+        s.add(old)
+    s.add(ApiToken(token_hash=token_hash, person_id=person_id, org_id=org_id, created_at=at))
+
+
+def revoke(s: Session, token_hash: str) -> bool:
+    """End a token; False when no live token matches."""
+    row = s.exec(select(ApiToken).where(ApiToken.token_hash == token_hash)).first()
+    if row is None or row.revoked:
+        return False
+    row.revoked = True
+    s.add(row)
+    return True
+
+
+# --- corrections (R28): a dispute added, a fact retracted, and the fact recomputed in the same transaction
+
+
+def add_dispute(s: Session, fact_id: int, *, by: str, contribution: float, moment: int) -> FactChanges:
+    """A person's dispute of a fact, and the fact recomputed (R26, R28)."""
+    s.add(Dispute(fact_id=fact_id, by=by, contribution=contribution, since=moment))
+    return _refresh(s, fact_id, moment)
+
+
+def retract(s: Session, fact_id: int, *, moment: int) -> FactChanges:
+    """The fact retracted at `moment`: never served again (R28)."""
+    f = s.get(Fact, fact_id)
+    assert f is not None
+    f.retracted = True
+    f.retracted_at = moment
+    s.add(f)
+    return _refresh(s, fact_id, moment)
+
+
+def _refresh(s: Session, fact_id: int, moment: int) -> FactChanges:
+    changes = FactChanges()
+    with driver_of(s) as db:  # writes what is pending first
+        refresh_facts(db, load_facts(db, [fact_id]), changes, moment=moment)
+    return changes

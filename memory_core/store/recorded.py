@@ -10,6 +10,7 @@ from ..plain import Obj
 from .dashboard import organizations, people, record_json
 from .dashboard import workflows as workflows_of
 from .driver import driver_of
+from .lookups import picked
 from .models import NestedWork, Organization, Record, Run, SettingsAudit, Turn
 from .past import entities_at, moments, settings_at
 from .snapshot import settings_of
@@ -78,14 +79,7 @@ def _runs(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
     elif org is not None:
         runs = runs.where(Run.org_id == org)
     return [
-        {
-            "id": r.id,
-            "org": r.org_id,
-            "person": r.person_id,
-            "workflow": r.workflow_id,
-            "surface": r.surface,
-            "requested_ephemeral": r.requested_ephemeral,
-        }
+        picked(r, "id org=org_id person=person_id workflow=workflow_id surface requested_ephemeral")
         for r in s.exec(runs)
     ]
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, col, select
 from ..plain import Obj
 from ..rules.settings import SETTINGS
 from .graph import map_counts
-from .lookups import OrgRef
+from .lookups import OrgRef, picked
 from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
 
 if TYPE_CHECKING:
@@ -33,14 +33,8 @@ SUPPORT = ("key", "origin", "run", "turn", "record", "contribution")
 
 def fact_sort_key(f: Obj) -> tuple[str, ...]:
     """Facts are sorted by subject name, relation, then object name or value."""
-    o = f["object"]
-    return (
-        f["subject"]["name"],
-        f["relation"],
-        o.get("name", o.get("value", "")),
-        f["subject"]["kind"],
-        o.get("kind", ""),
-    )
+    s, o = f["subject"], f["object"]
+    return (s["name"], f["relation"], o.get("name", o.get("value", "")), s["kind"], o.get("kind", ""))
 
 
 def fact_json(f: Fact | PastFact, ends: Mapping[Any, Obj], *, supports: list[Obj], disputes: list[Obj]) -> Obj:
@@ -95,8 +89,8 @@ def fact_items(s: Session, facts: Sequence[Fact]) -> list[tuple[Fact, Obj]]:
 
 def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
     """One graph, its entities by name then kind; with `limit`, its heaviest facts, their entities and `total`."""
-    query = select(Fact).where(Fact.graph == graph, Fact.owner == owner)
-    total = None
+    here = (Fact.graph == graph, Fact.owner == owner)
+    query, total = select(Fact).where(*here), None
     if limit is None:
         entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
         facts = s.exec(query).all()
@@ -104,9 +98,7 @@ def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, 
         facts = s.exec(query.order_by(col(Fact.weight).desc()).limit(limit)).all()
         ends = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
         entities = s.exec(select(Entity).where(col(Entity.id).in_(ends))).all() if ends else []
-        total = int(
-            s.exec(select(func.count()).select_from(Fact).where(Fact.graph == graph, Fact.owner == owner)).one()
-        )
+        total = int(s.exec(select(func.count()).select_from(Fact).where(*here)).one())
     return graph_of(
         ({"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in entities),
         fact_items(s, facts),
@@ -136,19 +128,9 @@ def turn_json(t: Turn) -> Obj:
     }
 
 
-#: What the state format shows of a run before its end, turns and Flow graph: each key's column.
-RUN_HEAD = {
-    "org": "org_id",
-    "person": "person_id",
-    "surface": "surface",
-    "requested_ephemeral": "requested_ephemeral",
-    "ephemeral": "ephemeral",
-}
-
-
 def run_head(run: Run) -> Obj:
-    """A run's RUN_HEAD, as the state format shows it now and then."""
-    return {key: getattr(run, column) for key, column in RUN_HEAD.items()}
+    """What the state format shows of a run before its end, turns and Flow graph, now and then."""
+    return picked(run, "org=org_id person=person_id surface requested_ephemeral ephemeral")
 
 
 def run_json(s: Session, run: Run) -> Obj:

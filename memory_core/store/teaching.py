@@ -105,28 +105,19 @@ def teach(
     found = writer.facts_for(triples)
     seen: set[tuple[int, str]] = set()
     touched: dict[int, StoredFact] = {}
+    pending: dict[int, list[tuple[str, str, float]]] = {}  # each fact's new votes (origin, key, contribution)
     rows = []
     for (rec, _, graph, _), fact in zip(writes, found, strict=True):
         if (fact.id, rec.id) in seen:
             continue  # one record, one support per fact
         seen.add((fact.id, rec.id))
-        rows.append(
-            {
-                "fact_id": fact.id,
-                "key": independence_key(rec.origin, rec.source, run_id=run_id),
-                "origin": rec.origin,
-                "contribution": contribution(reliability_of(rec.origin, rec.reliability)),
-                "run_id": run_id,
-                "turn_id": turn_id,
-                "record_id": rec.id,
-                "since": moment,
-            }
-        )
+        key = independence_key(rec.origin, rec.source, run_id=run_id)
+        weight = contribution(reliability_of(rec.origin, rec.reliability))
+        pending.setdefault(fact.id, []).append((rec.origin, key, weight))
+        row = dict(fact_id=fact.id, key=key, origin=rec.origin, contribution=weight, record_id=rec.id)
+        rows.append({**row, "run_id": run_id, "turn_id": turn_id, "since": moment})
         result.taught[graph] += 1
         touched[fact.id] = fact
-    pending: dict[int, list[tuple[str, str, float]]] = {}
-    for row in rows:
-        pending.setdefault(row["fact_id"], []).append((row["origin"], row["key"], row["contribution"]))
     refresh_facts(
         db,
         list(touched.values()),

@@ -12,6 +12,7 @@ import sqlite3
 import tempfile
 import threading
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 
 from sqlalchemy import create_engine
@@ -96,13 +97,10 @@ def new_file(path: Path, migrate: Callable[[Path], None]) -> bool:
     try:
         _clear_leftovers(path)
         shutil.copyfile(template, copy)
-        conn = sqlite3.connect(copy)
-        try:
+        with closing(sqlite3.connect(copy)) as conn:
             conn.execute("UPDATE idkey SET key = ? WHERE id = 1", (secrets.token_hex(32),))
             conn.commit()
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        finally:
-            conn.close()
         os.link(copy, path)  # only where the name is free: never over another process's file
         return True
     except (OSError, sqlite3.Error):  # taken meanwhile, a folder not writable, no links: the usual way
@@ -123,8 +121,5 @@ def new_memory(engine: Engine, create: Callable[[Engine], None]) -> None:
             made = create_engine("sqlite://", creator=lambda: template, poolclass=StaticPool)
             create(made)
             _MEMORY.append(template)
-        raw = engine.raw_connection()
-        try:
+        with closing(engine.raw_connection()) as raw:
             _MEMORY[0].backup(raw.driver_connection)  # type: ignore[arg-type]
-        finally:
-            raw.close()

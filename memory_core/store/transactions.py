@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
 from typing import TypeVar
 
 from sqlmodel import Session
@@ -195,7 +195,9 @@ class Database:
             self.standby.wrote()
 
     @contextmanager
-    def _routed(self, opening: Callable[[Engine], AbstractContextManager[T]], *, fresh: bool) -> Iterator[T]:
+    def _routed(
+        self, opening: Callable[[Engine], AbstractContextManager[T]], *, fresh: bool, count: bool = True
+    ) -> Iterator[T]:
         """A read on the server Standby.order names, else the other; one lost mid-read raises ServerLost."""
         standby = self.standby
         assert standby is not None
@@ -215,7 +217,7 @@ class Database:
                 continue
             with stack:
                 standby.reached(which)
-                standby.served[which] += 1
+                standby.served[which] += count
                 try:
                     yield got
                 except Exception as exc:
@@ -270,19 +272,8 @@ class Database:
             return None
         if self.standby is None:
             return memory_version(self.engine)
-        failed: BaseException | None = None
-        for which in self.standby.order():
-            try:
-                version = memory_version(self.standby.engines[which])
-                self.standby.reached(which)
-                return version
-            except Exception as exc:
-                if not lost(exc):
-                    raise
-                self.standby.lost(which)
-                failed = exc
-        assert failed is not None
-        raise E.NoServerReachable(self.shown(), _address(self.standby.engine), why(failed)) from failed
+        with self._routed(lambda engine: nullcontext(memory_version(engine)), fresh=False, count=False) as version:
+            return version
 
     def reads(self) -> Obj:
         """Where reads come from: the standby (None: none), which server was unreachable, how many reads each served."""

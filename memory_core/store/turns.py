@@ -46,7 +46,7 @@ class TurnToChangeRow(NamedTuple):
 
 
 NESTED_WORK = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
-TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :w, taught_user = :u, taught_flow = :f,
+TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :world, taught_user = :user, taught_flow = :flow,
  skipped = :skipped WHERE id = :t"""
 
 RUN_TO_OPEN = "SELECT org_id, person_id, ended FROM run WHERE id = :r"
@@ -193,17 +193,7 @@ def end_taught(
     db: Driver, turn_id: str, status: str, taught: dict[str, int], skipped: list[Any], *, moment: int
 ) -> None:
     """A completed end: what it taught per graph and the claims it skipped (R10, stored without labels)."""
-    db.change(
-        TURN_TAUGHT,
-        {
-            "t": turn_id,
-            "st": status,
-            "w": taught["world"],
-            "u": taught["user"],
-            "f": taught["flow"],
-            "skipped": db.json(skipped),
-        },
-    )
+    db.change(TURN_TAUGHT, {**taught, "t": turn_id, "st": status, "skipped": db.json(skipped)})
     moments.log_turn(db, turn_id, moment)
 
 

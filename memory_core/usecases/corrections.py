@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import errors as E
 from ..rules.permissions import may_retract
 from ..rules.weights import DISPUTE_CONTRIBUTION
-from ..store import corrections, moments, queries
+from ..store import moments, queries
 from ..store.graph import FactChanges
 from .base import Obj, UseCases
 from .results import Corrected
@@ -21,7 +21,7 @@ class Corrections(UseCases):
             if queries.has_disputed(s, f.id, by):
                 raise E.NotAllowed.disputing_again(by)
             n = moments.take_moment(s)
-            changes = corrections.add_dispute(s, f.id, by=by, contribution=DISPUTE_CONTRIBUTION, moment=n)
+            changes = queries.add_dispute(s, f.id, by=by, contribution=DISPUTE_CONTRIBUTION, moment=n)
             moments.mark(s, n, "dispute", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 
@@ -34,7 +34,7 @@ class Corrections(UseCases):
             if f.retracted:  # accepted, and changes nothing (a decision beside R28)
                 return Corrected(changes=[], weight=f.weight, status=f.status)
             n = moments.take_moment(s)
-            changes = corrections.retract(s, f.id, moment=n)
+            changes = queries.retract(s, f.id, moment=n)
             moments.mark(s, n, "retract", org=org, person=by, detail=graph, facts=changes.facts)
             return _corrected(changes)
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 from .. import errors as E
 from ..rules.settings import SETTING_BY_NAME, settings_problem
-from ..store import moments, organizations, queries
+from ..store import moments, queries
 from ..store.snapshot import settings_of
 from . import shapes as sh
 from .base import Obj, UseCases
@@ -35,7 +35,7 @@ class OrgSettings(UseCases):
             n = moments.take_moment(s)
             for name, value in settings.items():
                 old = bool(getattr(org, SETTING_BY_NAME[name].column))
-                if organizations.change_setting(s, org_id, name, value, by=by, at=at, moment=n):
+                if queries.change_setting(s, org_id, name, value, by=by, at=at, moment=n):
                     changed.append(SettingChange(setting=name, old=old, new=value))
             if changed:  # R32: a change of settings is a moment; asking for what already holds is not
                 detail = ", ".join(f"{c.setting} {'on' if c.new else 'off'}" for c in changed)

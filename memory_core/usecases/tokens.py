@@ -7,7 +7,7 @@ import secrets
 from datetime import UTC, datetime
 
 from .. import errors as E
-from ..store import agents, tokens
+from ..store import agents, queries
 from .base import UseCases
 
 
@@ -21,7 +21,7 @@ class Tokens(UseCases):
     def issue_token(self, person: str, *, org: str) -> str:
         """A new token for a member of an organization; it replaces the pair's earlier one."""
         with self.database.transaction() as s:
-            org_there, person_there, member = tokens.holder_exists(s, person, org)
+            org_there, person_there, member = queries.holder_exists(s, person, org)
             if not org_there:
                 raise E.UnknownOrg(org)
             if not person_there:
@@ -30,7 +30,7 @@ class Tokens(UseCases):
                 raise E.NotMember(person, org, so="; a token speaks for a member")
             token = "mem_" + secrets.token_urlsafe(32)
             at = datetime.now(UTC).isoformat(timespec="seconds")
-            tokens.add_token(s, token_hash(token), person_id=person, org_id=org, at=at)
+            queries.add_token(s, token_hash(token), person_id=person, org_id=org, at=at)
             return token
 
     def token_caller(self, token: str) -> tuple[str, str] | None:
@@ -45,4 +45,4 @@ class Tokens(UseCases):
     def revoke_token(self, token: str) -> bool:
         """End a token; False when no live token matches."""
         with self.database.transaction() as s:
-            return tokens.revoke(s, token_hash(token))
+            return queries.revoke(s, token_hash(token))

@@ -13,8 +13,7 @@ from ..rules.turns import may_transition, teaches
 from ..store import moments, queries
 from ..store import turns as store
 from ..store.dashboard import workflows as workflows_of
-from ..store.graph import FactChanges, map_counts
-from ..store.shortcuts import shortcut
+from ..store.graph import FactChanges, map_counts, shortcut
 from ..store.teaching import teach
 from ..store.turns import NewRecord, NewRun
 from .base import Obj, UseCases
