@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -284,5 +285,38 @@ def test_an_excerpt_copied_from_a_table_is_the_source_s_text(tabs, app_url):
             pg.get_by_role("button", name="This fact as CSV").click()
         rows = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text(encoding="utf-8-sig"))))
         assert [r["Excerpt"] for r in rows] == excerpts
+    finally:
+        pg.close()
+
+
+def test_an_idle_live_page_hears_nothing_until_memory_moves(tabs, app_url):
+    """#39, B8: a live page's fragment asked for memory's version every half second, from every tab, and
+    each tick kept the server and the browser busy (five idle tabs took a sixth's shared link from 1.5 to
+    2.0 s). One thread per memory asks now and reruns the tabs that drew another version: an idle tab
+    hears nothing from the server, and a write (here a token issued) redraws it, the same page."""
+    frames: list[float] = []
+    pg = tabs.new_page()
+    pg.on("websocket", lambda ws: ws.on("framereceived", lambda _: frames.append(time.monotonic())))
+    try:
+        pg.goto(f"{app_url[0]}/fact-weights?graph=world")
+        pg.get_by_text("The arithmetic").first.wait_for(timeout=60_000)
+        settle(pg)
+        heard = len(frames)
+        pg.wait_for_timeout(2_000)  # four of the old fragment's ticks
+        assert len(frames) == heard
+        engine = make_engine(app_url[1])
+        svc = MemoryService(engine)
+        try:
+            member = next(m["id"] for m in svc.members("acme"))
+            svc.revoke_token(svc.issue_token(member, org="acme"))
+        finally:
+            engine.dispose()
+        deadline = time.monotonic() + 30
+        while len(frames) == heard:
+            assert time.monotonic() < deadline, "the page was not redrawn after memory moved"
+            pg.wait_for_timeout(50)
+        settle(pg)
+        assert pg.locator("h1").first.inner_text().startswith("Fact weights")  # the same page, at its address
+        assert "graph=world" in pg.url
     finally:
         pg.close()
