@@ -3,19 +3,12 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import partial
 from typing import Concatenate, ParamSpec, TypeVar
 
 import streamlit as st
-from streamlit.proto.ClientState_pb2 import ClientState
-from streamlit.runtime import Runtime
-from streamlit.runtime.app_session import AppSession
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from memory_core import MemoryCoreError, MemoryService, Refusal, database_url
 from memory_core.usecases.shapes import PersonPublic
@@ -23,6 +16,7 @@ from memory_core.views import notebook as nbk
 from memory_core.views.notebook_file import scrub_erased
 from memory_core.views.text import inert
 from pages._links import dropped, from_link, same_tab, to_link
+from pages._live import LIVE_EVERY, every, follow, unfollow
 from pages._service import main_service
 from pages._signin import sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
@@ -113,22 +107,6 @@ def watch_notebook() -> None:
     every(1.0, lambda: (nb := notebook()) is not None and nb.changed_elsewhere())
 
 
-def every(seconds: float, changed: Callable[[], bool]) -> None:
-    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so."""
-    # Its first run is the page's own and compares nothing: a rerun from it would drop the click the
-    # page runs for (under an agent's writes, one click in two on "Open in the Notebook" did nothing).
-    with_the_page = [True]
-
-    @st.fragment(run_every=seconds)
-    def watch() -> None:
-        if with_the_page:
-            with_the_page.clear()
-        elif changed():
-            st.rerun(scope="app")
-
-    watch()
-
-
 #: A notice kept until a run of the page reaches its end (`told`): a rerun would replace what it drew.
 TOLD = "_nb_changed_elsewhere"
 
@@ -142,7 +120,7 @@ def told() -> None:
 
 def sidebar() -> None:
     """Draw the shared sidebar; the choices live in session state and hold across pages and reruns."""
-    _unfollow()
+    unfollow()
     scrub_erased(main_service(database_url()))  # notebooks of runs erased since (R29-R31)
     _notebook_from_elsewhere()
     if TOLD in st.session_state:
@@ -389,10 +367,6 @@ def page(title: str) -> tuple[Context, str]:
     return ctx, ctx.org
 
 
-#: How often a page looks whether memory changed elsewhere (an agent over MCP, another tab, a replay).
-LIVE_EVERY = 0.5
-
-
 def live(ctx: Context, *, moments: str | None = None) -> None:
     """Redraw the page when memory's version moves, unless its time control (`moments`) shows the past."""
     drawn = version_at(ctx.svc, ctx.memory)
@@ -400,7 +374,7 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
         return
     st.session_state["live_drawn"] = drawn
     past = moments and st.session_state.get(f"{moments}_at") not in (None, st.session_state.get(f"{moments}_newest"))
-    if not past and _follow(ctx, drawn):
+    if not past and follow(ctx.svc, ctx.memory, drawn):
         return
 
     def moved() -> bool:
@@ -413,72 +387,6 @@ def live(ctx: Context, *, moments: str | None = None) -> None:
         return True
 
     every(LIVE_EVERY, moved)
-
-
-# --- live tabs (B8): one thread per memory asks its version for every tab that shows it, and reruns a tab
-# that drew another. A fragment a tab asking every half second kept idle tabs and their browser busy: five of
-# them took a sixth tab's shared link from 1.5 to 2.0 s. At a past moment, or without a server (AppTest), the
-# page asks by itself (`every`). Every run of a page leaves (`_unfollow`, in the sidebar); a live page follows.
-
-Tab = tuple[Version, str]  # the version a tab drew, and its page (script hash)
-_FOLLOWED: dict[str, dict[str, Tab]] = {}  # memory: session id: its tab
-_FOLLOWING = threading.Lock()
-
-
-def _follow(ctx: Context, drawn: Version) -> bool:
-    """This tab rerun once `ctx.memory`'s version moves past `drawn`; False without a server to rerun it."""
-    run = get_script_run_ctx()
-    if run is None or not Runtime.exists():
-        return False
-    with _FOLLOWING:
-        if ctx.memory not in _FOLLOWED:
-            _FOLLOWED[ctx.memory] = {}
-            threading.Thread(target=_watch, args=(ctx.svc, ctx.memory), name="live", daemon=True).start()
-        _FOLLOWED[ctx.memory][run.session_id] = (drawn, run.page_script_hash)
-    return True
-
-
-def _unfollow() -> None:
-    """This tab no longer rerun when memory moves (a page's run: a live page follows again)."""
-    run = get_script_run_ctx()
-    with _FOLLOWING:
-        for tabs in _FOLLOWED.values():
-            tabs.pop(run.session_id if run else "", None)
-
-
-def _watch(svc: MemoryService, memory: str) -> None:
-    """Every LIVE_EVERY seconds while a tab follows `memory`: each that drew another version is rerun."""
-    while True:
-        time.sleep(LIVE_EVERY)
-        try:
-            now = version_at(svc, memory)
-        except Exception:  # noqa: BLE001  (a notebook's memory gone with its files: its tabs are rerun)
-            now = None
-        with _FOLLOWING:
-            tabs = _FOLLOWED[memory]
-            for session, tab in list(tabs.items()):
-                app = Runtime.instance().get_app_session(session) if Runtime.exists() else None
-                if app is None:  # closed, or the server stopped
-                    del tabs[session]
-                elif tab[0] != now:
-                    app._call_soon_on_event_loop(partial(_rerun, app, memory, session, tab))
-            if not tabs:
-                del _FOLLOWED[memory]
-                return
-
-
-def _rerun(app: AppSession, memory: str, session: str, tab: Tab) -> None:
-    """On the server's event loop: the tab's page run again with its address, as Streamlit reruns it when its
-    source changed; not while it runs (a click's run: rerunning it would drop the click), the next look then."""
-    with _FOLLOWING:
-        tabs = _FOLLOWED.get(memory, {})
-        if app._scriptrunner is not None or tabs.get(session) != tab:  # running, or left or followed again
-            return
-        del tabs[session]
-    again = ClientState()
-    again.CopyFrom(app._client_state)  # its address (a fragment's run leaves the app's script as its page)
-    again.page_script_hash = tab[1]
-    app.request_rerun(again)
 
 
 def need_org(ctx: Context) -> bool:
