@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -285,6 +286,10 @@ def test_an_excerpt_copied_from_a_table_is_the_source_s_text(tabs, app_url):
             pg.get_by_role("button", name="This fact as CSV").click()
         rows = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text(encoding="utf-8-sig"))))
         assert [r["Excerpt"] for r in rows] == excerpts
+        with pg.expect_download() as got:
+            pg.get_by_role("button", name="This fact as JSON").click()
+        supports = json.loads(Path(got.value.path()).read_text(encoding="utf-8"))["supports"]
+        assert [s["excerpt"] for s in supports] == excerpts
     finally:
         pg.close()
 
