@@ -78,9 +78,13 @@ def _session(url: str, page: str = "") -> list[str]:
 
 def _first_session(url: str | None = None, within: float = 120) -> bool:
     """One session that runs the default page then closes, tried for `within` seconds: True once it finished."""
+    from streamlit.runtime import Runtime
+
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         try:
+            if url is None and not Runtime.exists():  # options read before Streamlit read the command line's: stale
+                raise ConnectionError("not started")  # (and Streamlit, reading them again, warned "please restart")
             _session(url or _stream_url())
             return True
         except Exception:  # noqa: BLE001  (not listening yet, or went away: try again, at worst nothing changes)

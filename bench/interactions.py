@@ -29,7 +29,7 @@ QUIET = 0.25
 REPEAT = 5
 #: The one row measured against a cold open of the one-line page rather than its rerun.
 SHARED = "a shared link opened in a fresh browser context"
-#: The same, while TABS other tabs stay open on the Overview, a live page (pages/_ui.live).
+#: The same, while TABS other tabs stay open on the Overview, a live page (pages/_live.py).
 TABS = 5
 SHARED_BESIDE = f"a shared link opened in a fresh browser context, {TABS} live tabs open beside it"
 
@@ -76,8 +76,8 @@ def clicked_to_settled(page: Any, click: Callable[[], None]) -> float:
     """Seconds from `click()` to the page settled after the rerun it caused (see the module's doc).
     The click waits until the app has stood still for QUIET seconds (a click sooner can land on a button
     being redrawn, or in a rerun the page asked for itself). A live page (the Overview, Runs, Graphs,
-    Fact weights) asks the server for its memory's version every half second, so no page stands still
-    much longer than that: QUIET is shorter."""
+    Fact weights) is rerun by the server when memory's version moves (pages/_live.py), at most every half
+    second: QUIET is shorter."""
     _idle(page)
     deadline = time.perf_counter() + 120
     while _still_for(page, QUIET, 0.0) is None:
@@ -221,8 +221,8 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
 
 
 def beside_live_tabs(new_page: Callable[[], Any], address: str) -> list[float]:
-    """A shared link opened cold while TABS tabs stay open on the Overview, each asking for memory's
-    version every half second (a person with many tabs open); the tabs closed after."""
+    """A shared link opened cold while TABS tabs stay open on the Overview, each rerun when memory's version
+    moves (a person with many tabs open); the tabs closed after."""
     tabs = [new_page() for _ in range(TABS)]
     try:
         for tab in tabs:

@@ -202,8 +202,8 @@ def addresses() -> tuple[str, ...]:
     return (*(page.address for page in PAGES[1:]), *OLD_ADDRESSES)
 
 
-#: A table's cells wrap at their spaces, and inside a long word where pages/_tables.py marked it (#25).
-_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; }</style>"
+#: A table's cells wrap at their spaces, and inside a word too long for its column (#25), the text unchanged (#39).
+_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; overflow-wrap: anywhere !important; }</style>"
 
 
 def same_tab() -> None:

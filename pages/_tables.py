@@ -3,7 +3,6 @@ whole (st.table), and `grid`, many rows scrolled in place (st.dataframe), its ke
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 
 import pandas as pd
@@ -46,30 +45,9 @@ def _text(column: pd.Series) -> bool:
     return pd.api.types.is_object_dtype(column) or pd.api.types.is_string_dtype(column)
 
 
-#: Where a long word may break: after these, and every LONG characters of a word without them.
-_BREAK = re.compile(r"([/:\-_.#@,;=&?+|\\])(?=\S)")
-LONG = 16
-ZWSP = "\u200b"  # a zero-width space: a place to break a line, invisible, not copied as a space by the eye
-
-
-def _word(w: str) -> str:
-    if len(w) <= LONG:
-        return w
-    marked = _BREAK.sub(r"\1" + ZWSP, w)
-    return ZWSP.join(
-        part if len(part) <= LONG else ZWSP.join(part[i : i + LONG] for i in range(0, len(part), LONG))
-        for part in marked.split(ZWSP)
-    )
-
-
-def breakable(text: str) -> str:
-    """A text whose words longer than LONG may break inside, so ids and addresses wrap (#25)."""
-    return " ".join(_word(w) for w in text.split(" "))
-
-
 def _cell(value: object) -> object:
     if isinstance(value, str):
-        return cite(inert(breakable(value)))
+        return cite(inert(value))
     if value is None or (isinstance(value, float) and value != value):
         return ""
     return value

@@ -16,6 +16,7 @@ from memory_core.views import notebook as nbk
 from memory_core.views.notebook_file import scrub_erased
 from memory_core.views.text import inert
 from pages._links import dropped, from_link, same_tab, to_link
+from pages._live import LIVE_EVERY, every, follow, unfollow
 from pages._service import main_service
 from pages._signin import sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
@@ -106,22 +107,6 @@ def watch_notebook() -> None:
     every(1.0, lambda: (nb := notebook()) is not None and nb.changed_elsewhere())
 
 
-def every(seconds: float, changed: Callable[[], bool]) -> None:
-    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so."""
-    # Its first run is the page's own and compares nothing: a rerun from it would drop the click the
-    # page runs for (under an agent's writes, one click in two on "Open in the Notebook" did nothing).
-    with_the_page = [True]
-
-    @st.fragment(run_every=seconds)
-    def watch() -> None:
-        if with_the_page:
-            with_the_page.clear()
-        elif changed():
-            st.rerun(scope="app")
-
-    watch()
-
-
 #: A notice kept until a run of the page reaches its end (`told`): a rerun would replace what it drew.
 TOLD = "_nb_changed_elsewhere"
 
@@ -135,6 +120,7 @@ def told() -> None:
 
 def sidebar() -> None:
     """Draw the shared sidebar; the choices live in session state and hold across pages and reruns."""
+    unfollow()
     scrub_erased(main_service(database_url()))  # notebooks of runs erased since (R29-R31)
     _notebook_from_elsewhere()
     if TOLD in st.session_state:
@@ -381,16 +367,15 @@ def page(title: str) -> tuple[Context, str]:
     return ctx, ctx.org
 
 
-#: How often a page looks whether memory changed elsewhere (an agent over MCP, another tab, a replay).
-LIVE_EVERY = 0.5
-
-
 def live(ctx: Context, *, moments: str | None = None) -> None:
     """Redraw the page when memory's version moves, unless its time control (`moments`) shows the past."""
     drawn = version_at(ctx.svc, ctx.memory)
     if drawn is None:  # a memory without a version (in-memory): nothing to watch
         return
     st.session_state["live_drawn"] = drawn
+    past = moments and st.session_state.get(f"{moments}_at") not in (None, st.session_state.get(f"{moments}_newest"))
+    if not past and follow(ctx.svc, ctx.memory, drawn):
+        return
 
     def moved() -> bool:
         if version_at(ctx.svc, ctx.memory) == st.session_state.get("live_drawn"):

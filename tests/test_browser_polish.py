@@ -6,7 +6,11 @@ of each view go to artifacts/screenshots/polish-*.png. Waits are on conditions, 
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
@@ -237,5 +241,87 @@ def test_a_rule_link_opens_in_the_same_tab_and_session(tabs, app_url, demo):
         top = pg.get_by_text("The rule you followed a link to").first.evaluate("e => e.getBoundingClientRect().top")
         assert 0 <= top < pg.viewport_size["height"]  # opened at its top, not where the last page was scrolled
         shot(pg, "rule-link-same-tab")
+    finally:
+        pg.close()
+
+
+#: Each cell of a table's column headed `name`, as the browser holds it (its text) and as a reader
+#: copies it (the cell selected whole: what the clipboard receives as plain text).
+COLUMN_CELLS = """(name) => {
+  const t = [...document.querySelectorAll('[data-testid="stTable"]')].find(
+    t => [...t.querySelectorAll('th')].some(th => th.innerText.trim() === name));
+  const at = [...t.querySelectorAll('thead th')].findIndex(th => th.innerText.trim() === name);
+  return [...t.querySelectorAll('tbody tr')].map(tr => {
+    const td = tr.querySelectorAll('td, th')[at];
+    const range = document.createRange();
+    range.selectNodeContents(td);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    return {text: td.textContent, copied: getSelection().toString()};
+  });
+}"""
+
+
+def test_an_excerpt_copied_from_a_table_is_the_source_s_text(tabs, app_url):
+    """#39: a table's long words wrapped by zero-width spaces put into its cells, so a quote copied from
+    the evidence was not the source's text; the cells wrap by CSS now, at 1024 px too, and the CSV
+    download says the same."""
+    engine = make_engine(app_url[1])
+    svc = MemoryService(engine)
+    try:
+        facts = svc.facts_table("acme", graphs=("world",))
+        fact = next(r for r in facts if r["object"] == "Robots-as-a-Service pricing")
+        excerpts = [s["excerpt"] for s in svc.fact_breakdown(int(fact["id"]), org="acme")["supports"]]
+    finally:
+        engine.dispose()
+    assert any(len(w) > 16 for e in excerpts for w in e.split())  # "Robots-as-a-Service": a long word
+    pg = opened(tabs, app_url[0], WIDTHS[0], f"fact-weights?graph=world&fact={fact['id']}", "The evidence")
+    try:
+        pg.locator("[data-testid='stTable']").filter(has_text="Excerpt").first.wait_for(timeout=60_000)
+        cells = pg.evaluate(COLUMN_CELLS, "Excerpt")
+        assert [c["text"] for c in cells] == excerpts
+        assert [" ".join(c["copied"].split()) for c in cells] == excerpts  # the selection's line breaks aside
+        assert pg.evaluate(MEASURE)["sideways"] == []  # still wrapped within the frame
+        with pg.expect_download() as got:
+            pg.get_by_role("button", name="This fact as CSV").click()
+        rows = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text(encoding="utf-8-sig"))))
+        assert [r["Excerpt"] for r in rows] == excerpts
+        with pg.expect_download() as got:
+            pg.get_by_role("button", name="This fact as JSON").click()
+        supports = json.loads(Path(got.value.path()).read_text(encoding="utf-8"))["supports"]
+        assert [s["excerpt"] for s in supports] == excerpts
+    finally:
+        pg.close()
+
+
+def test_an_idle_live_page_hears_nothing_until_memory_moves(tabs, app_url):
+    """#39, B8: a live page's fragment asked for memory's version every half second, from every tab, and
+    each tick kept the server and the browser busy (five idle tabs took a sixth's shared link from 1.5 to
+    2.0 s). One thread per memory asks now and reruns the tabs that drew another version: an idle tab
+    hears nothing from the server, and a write (here a token issued) redraws it, the same page."""
+    frames: list[float] = []
+    pg = tabs.new_page()
+    pg.on("websocket", lambda ws: ws.on("framereceived", lambda _: frames.append(time.monotonic())))
+    try:
+        pg.goto(f"{app_url[0]}/fact-weights?graph=world")
+        pg.get_by_text("The arithmetic").first.wait_for(timeout=60_000)
+        settle(pg)
+        heard = len(frames)
+        pg.wait_for_timeout(2_000)  # four of the old fragment's ticks
+        assert len(frames) == heard
+        engine = make_engine(app_url[1])
+        svc = MemoryService(engine)
+        try:
+            member = next(m["id"] for m in svc.members("acme"))
+            svc.revoke_token(svc.issue_token(member, org="acme"))
+        finally:
+            engine.dispose()
+        deadline = time.monotonic() + 30
+        while len(frames) == heard:
+            assert time.monotonic() < deadline, "the page was not redrawn after memory moved"
+            pg.wait_for_timeout(50)
+        settle(pg)
+        assert pg.locator("h1").first.inner_text().startswith("Fact weights")  # the same page, at its address
+        assert "graph=world" in pg.url
     finally:
         pg.close()

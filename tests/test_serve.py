@@ -79,3 +79,38 @@ def test_serve_s_first_session_reaches_a_server_that_speaks_tls(tmp_path):
     with running(command, tmp_path / "streamlit.log", healthy, what="streamlit", cwd=ROOT, env=app_env(tmp_path)):
         assert serve._first_session(stream, within=30)
         assert "page_not_found" not in serve._session(stream, "runlog")
+
+
+def test_make_run_starts_without_a_warning(tmp_path):
+    """#39: every `make run` printed "An update to the [server] config option section was detected ... please
+    restart streamlit": serve.py's first session read Streamlit's options before Streamlit read the command
+    line's (the default port, 8501), and Streamlit, reading them again, saw the server's options change."""
+    import os
+    import signal
+    import time
+    import urllib.request
+
+    from served import app_env, free_port
+
+    import serve
+
+    port, log = free_port(), tmp_path / "run.log"
+    env = {k: v for k, v in app_env(tmp_path).items() if k not in ("MEMORY_LISTEN", "STREAMLIT_SERVER_ADDRESS")}
+    command = ["make", "-s", "-o", ".venv/.base", "run", f"PY={sys.executable}", f"PORT={port}"]  # -o: no install
+    with open(log, "w") as out:
+        make = subprocess.Popen(
+            command, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    try:
+        deadline = time.monotonic() + 90
+        while "URL: " not in log.read_text():
+            assert make.poll() is None and time.monotonic() < deadline, log.read_text()
+            time.sleep(0.2)
+        assert urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=10).read() == b"ok"
+        assert "script_finished" in serve._session(f"ws://127.0.0.1:{port}/_stcore/stream")
+    finally:
+        os.killpg(make.pid, signal.SIGTERM)
+        make.wait(timeout=30)
+    said = log.read_text()
+    assert "Uvicorn server started" in said
+    assert not [line for line in said.splitlines() if "warning" in line.lower() or "restart" in line.lower()], said
