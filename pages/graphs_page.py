@@ -1,14 +1,18 @@
-"""Graphs: the World, the acting person's User or a run's Flow graph, drawn with pyvis, now or as it stood
-at any moment (R32), and what changed since another moment drawn and listed (?at=N&from=M)."""
+"""Graphs: the World, the acting person's User or a run's Flow graph, drawn from a focus found by name (#39)
+with pyvis, walked by clicking, now or as it stood at any moment (R32), and what changed since another moment
+drawn and listed (?at=N&from=M)."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService
+from memory_core.plain import Obj
 from memory_core.rules.wording import possessive
-from memory_core.usecases.shapes import DrawingPublic, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages import _drawing, _history
@@ -17,17 +21,19 @@ from pages._links import copy_link, from_link, to_link
 from pages._ui import Context, Version, guard, inert, live, notebook, org_names, page, people_names, read_at, version_at
 from pages._words import caption, cite, plural
 
-LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6, B8)
+LOADED = 5000  # facts read of a past moment: the heaviest, so a large graph stays fast (B6, B8)
 
 
 ctx, org = page("Graphs")
 live(ctx, moments="g")  # redrawn when an agent or another tab changes memory
 PREFIX = "g"  # the time control's keys: g_at, g_from, g_play…
 LINKED = {"graph": "g_which", "run": "g_run", "kinds": "g_kinds", "rel": "g_rel", "status": "g_status"}
-LINKED |= {"depth": "g_depth", "cap": "g_cap", "minw": "g_minw", "expand": "g_expand"}
+LINKED |= {"depth": "g_depth", "minw": "g_minw", "focus": "g_focus"}
 _drawing.restore_choices()
-lists = ("kinds", "rel", "status", "expand")
-from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=lists, floats=("minw",))
+from_link(LINKED | {"entity": "g_entity"}, ints=("depth",), lists=("kinds", "rel", "status"), floats=("minw",))
+if ":" in (st.session_state.get("g_entity") or ""):  # a link from before #39: ?entity=kind:name
+    st.session_state["g_focus"] = st.session_state.pop("g_entity").split(":", 1)[1]
+st.query_params.pop("entity", None)  # the link says ?focus= now
 
 
 def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | None]:
@@ -77,21 +83,62 @@ def _graph_chosen(runs: list[str]) -> tuple[str, str]:
     return "flow", st.selectbox("Run", runs, key="g_run")
 
 
-def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int) -> DrawingPublic | GraphJson:
-    """The graph's heaviest facts, as they stood after moment `drawn_at` (R32) or now; said when it holds more."""
+def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int) -> tuple[Mapping, str | None]:
+    """The facts around the focus asked for (or the most connected entity) now, or the graph's heaviest as they
+    stood after moment `drawn_at` (R32); and the focus's node id, if found."""
+    name = st.session_state.get("g_focus") or None
     if drawn_at is not None:
-        data: DrawingPublic | GraphJson = _history.then(
-            ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True
-        )
-    else:
-        data = read_at(ctx.svc, at, MemoryService.graph_drawing, graph, owner, limit=LOADED)
-    if data["total"] > len(data["facts"]):
-        st.caption(
-            f"This graph {'held' if drawn_at is not None else 'holds'} {data['total']:,} facts"
-            + (f" after moment {drawn_at}" if drawn_at is not None else "")
-            + f"; the {len(data['facts']):,} heaviest are loaded for filtering and drawing."
-        )
-    return data
+        past = _history.then(ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True)
+        ends = (e for f in past["facts"] for e in (f["subject"], f["object"]) if "kind" in e)
+        return past, next((viz.node_id(e) for e in ends if e["name"] == name), None)
+    depth = int(st.session_state.get("g_depth") or 1)
+    now: Obj = read_at(ctx.svc, at, MemoryService.focus, graph, owner, name, depth=depth)
+    return now, viz.node_id(now["focus"]) if now["focus"] else None
+
+
+def _search(graph: str, owner: str) -> None:
+    """Entities found by part of their name (GraphResolve's words matching, #38) in the graphs the reader sees,
+    with kind, graph and facts; choosing one focuses it."""
+    text = st.text_input("Find an entity", key="g_find", placeholder="part of a name, any case or accent")
+    if not text:
+        return
+    seen = {"world": org} | ({"user": ctx.person} if ctx.person else {}) | ({graph: owner} if graph == "flow" else {})
+    found = ctx.svc.find_entities(seen, text)
+    if not found:
+        st.caption(f"No entity's name matches “{viz.inert(text)}” in these graphs.")
+        return
+    st.session_state["_g_found"] = found
+    st.pills(
+        "Entities found: choose one to focus on it",
+        range(len(found)),
+        key="g_found",
+        format_func=lambda i: (
+            f"{found[i]['name']} · {found[i]['kind']} · {found[i]['graph']} · {plural(found[i]['facts'], 'fact')}"
+        ),
+        on_change=_chosen,
+    )
+
+
+def _chosen() -> None:
+    """A found entity chosen: its graph drawn around it (#39)."""
+    i, found = st.session_state.get("g_found"), st.session_state.get("_g_found") or []
+    if i is not None and i < len(found):
+        st.session_state["g_which"], st.session_state["g_focus"] = found[i]["graph"], found[i]["name"]
+        st.session_state["g_find"], st.session_state["g_found"] = "", None
+
+
+def _trail(graph: str, plan: viz.Plan, asked: bool) -> None:
+    """Where the reader walked from (#39): each entity focused in this graph, a link back to it."""
+    name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
+    trail = [t for t in st.session_state.get("_g_trail", []) if t[0] == graph]
+    if name is not None:
+        trail = trail[: [t[1] for t in trail].index(name)] if name in [t[1] for t in trail] else trail
+        trail.append((graph, name))
+    st.session_state["_g_trail"] = trail[-8:]
+    steps = [f"[{viz.inert(n)}](graphs?{urlencode({'graph': g, 'focus': n})})" for g, n in trail[:-1]]
+    said = "" if asked or name is None else f"Opened on **{viz.inert(name)}**, the most connected entity here. "
+    if said or steps:
+        caption(said + ("Walked from: " + " → ".join(steps) if steps else "Search above for another entity."))
 
 
 def _taught(graph: str, owner: str) -> set[str]:
@@ -103,15 +150,15 @@ def _taught(graph: str, owner: str) -> set[str]:
     return {ch["fact"] for ch in last.get("changes", []) if ch["graph"] == graph and ch["owner"] == owner}
 
 
-def _say_drawn(plan: viz.Plan, loaded: tuple[int, int], drawn_at: int | None, cmp: viz.Compare | None) -> None:
-    """How much is drawn of how much was loaded (`loaded`: facts, total), at which moment, and what went."""
-    facts, total = loaded
+def _say_drawn(plan: viz.Plan, drawn_at: int | None, cmp: viz.Compare | None) -> None:
+    """How much is drawn around the focus, at which moment, and what went."""
+    entities = sum(1 for n in plan.nodes if n["ring"] >= 0)
     gone = f", and **{plural(plan.gone, 'fact')} gone** since moment {cmp.since}, dashed in grey" if cmp else ""
     st.markdown(
-        f"Showing **{len(plan.nodes):,} entities** and **{len(plan.edges) - plan.gone:,} facts** "
-        + (f"of the {facts:,} heaviest loaded" if total > facts else f"of the {facts:,} facts in this graph")
+        f"Showing **{entities:,} entities** and **{len(plan.edges) - plan.gone:,} facts**"
         + (f" after moment {drawn_at}" if drawn_at is not None else "")
         + (gone if plan.gone else "")
+        + (f"; {plural(plan.hidden, 'neighbour')} more open on a click" if plan.hidden else "")
         + "."
     )
 
@@ -126,8 +173,6 @@ def _changed(shown: Shown | None, other: int | None, graph: str, owner: str) -> 
 
 def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
     """The drawing, or why there is nothing to draw, with what the layout left out."""
-    if plan.note:
-        st.warning(plan.note)
     if taught:
         st.caption(f"In red: the {len(taught)} facts the last notebook cell changed.")
     if plan.nodes:
@@ -162,27 +207,33 @@ def drawing() -> None:
     """The page below its title, in a fragment that reruns while the time control plays (R32)."""
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
-        graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org))
+        bar = st.columns([3, 3, 1, 1], vertical_alignment="bottom")  # the compact bar (#39)
+        with bar[0]:
+            graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org))
+        with bar[1]:
+            _search(graph, owner)
+        bar[2].number_input("Depth", 1, 3, key="g_depth", help="Rings of neighbours drawn around the focus.")
+        popover = bar[3].popover("Filters")
         shown, other = _moment(ctx, org, graph)
         drawn_at = _drawn_at(shown, other)
         changed = _changed(shown, other, graph, owner)
         cmp = compare(*changed[:3]) if changed else None  # before, after, since the earlier moment
-        data = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
-        flt = _drawing.filters(data)
-        to_link(LINKED | {"entity": "g_entity"})
-        st.session_state.pop("g_entity", None)
+        data, focus = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
+        with popover:
+            flt = _drawing.filters(data)
+        asked = bool(st.session_state.get("g_focus"))
+        to_link(LINKED)
         taught = _taught(graph, owner)
         marked = tuple(sorted(taught))
         then = (drawn_at, cmp.since if cmp else None)
-        with st.spinner("Laying out the graph…"):
-            if at is None:
-                plan, html, drawn = _drawing.build(graph, data, flt, marked, cmp)
-            else:
-                plan, html, drawn = _drawing.kept_drawing(
-                    at, graph, owner, _drawing.chosen(flt), marked, then, data, flt, cmp
-                )
-        _say_drawn(plan, (len(data["facts"]), data["total"]), drawn_at, cmp)
+        if at is None:
+            plan, html, drawn = _drawing.build(graph, data, focus, flt, marked, cmp)
+        else:
+            choice = (focus, *_drawing.chosen(flt))
+            plan, html, drawn = _drawing.kept_drawing(at, graph, owner, choice, marked, then, data, flt, cmp)
+        _trail(graph, plan, asked)
         _show(plan, html, taught)
+        _say_drawn(plan, drawn_at, cmp)
         _drawing.legend(plan, cmp)
         _drawing.open_fact(plan, graph)
         _below(plan, drawn, f"{graph}-{owner}.graphml")

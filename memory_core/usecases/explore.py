@@ -6,7 +6,7 @@ from typing import cast
 
 from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
-from ..store import dashboard
+from ..store import dashboard, neighbours
 from ..store.drawing import graph_for_drawing
 from ..store.erasure import account_preview, run_preview
 from ..store.snapshot import export, graph_json, holds_memory
@@ -109,3 +109,11 @@ class Explore(UseCases):
     def counts(self) -> sh.Counts:
         """How much the database holds: for the sidebar and progress."""
         return cast("sh.Counts", self._read(dashboard.counts))
+
+    def focus(self, graph: str, owner: str, name: str | None, *, depth: int) -> Obj:
+        """An entity named (or the graph's most connected) and its facts to `depth` and one ring more (#39)."""
+        return cast("Obj", self._read(neighbours.focus_read, graph, owner, name, depth=depth))
+
+    def find_entities(self, graphs: dict[str, str], text: str) -> list[Obj]:
+        """Entities of these graphs (graph -> owner) whose names match `text` by words, as GraphResolve finds them."""
+        return self._read(neighbours.find_read, graphs, text)
