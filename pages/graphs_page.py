@@ -5,6 +5,7 @@ drawn and listed (?at=N&from=M)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 from urllib.parse import urlencode
 
 import pandas as pd
@@ -13,6 +14,7 @@ import streamlit as st
 from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.rules.wording import possessive
+from memory_core.rules.words import matches
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages import _drawing, _history
@@ -92,8 +94,8 @@ def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, cl
         ends = (e for f in past["facts"] for e in (f["subject"], f["object"]) if "kind" in e)
         return past, next((viz.node_id(e) for e in ends if e["name"] == name), None)
     depth = int(st.session_state.get("g_depth") or 1)
-    now: Obj = read_at(ctx.svc, at, MemoryService.focus, graph, owner, name, depth=depth)
-    return now, viz.node_id(now["focus"]) if now["focus"] else None
+    now = read_at(ctx.svc, at, MemoryService.focus, graph, owner, name, depth=depth)
+    return now, viz.node_id(cast("Obj", now["focus"])) if now["focus"] else None
 
 
 def _search(graph: str, owner: str) -> None:
@@ -127,7 +129,7 @@ def _chosen() -> None:
         st.session_state["g_find"], st.session_state["g_found"] = "", None
 
 
-def _trail(graph: str, plan: viz.Plan, asked: bool) -> None:
+def _trail(graph: str, plan: viz.Plan, asked: str | None) -> None:
     """Where the reader walked from (#39): each entity focused in this graph, a link back to it."""
     name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
     trail = [t for t in st.session_state.get("_g_trail", []) if t[0] == graph]
@@ -136,7 +138,19 @@ def _trail(graph: str, plan: viz.Plan, asked: bool) -> None:
         trail.append((graph, name))
     st.session_state["_g_trail"] = trail[-8:]
     steps = [f"[{viz.inert(n)}](graphs?{urlencode({'graph': g, 'focus': n})})" for g, n in trail[:-1]]
-    said = "" if asked or name is None else f"Opened on **{viz.inert(name)}**, the most connected entity here. "
+    said = ""
+    if name is not None and asked != name:
+        here = f"**{viz.inert(name)}**, the most connected entity here. "
+        said = (
+            f"Opened on {here}"
+            if not asked
+            else f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. "
+        )
+        said = (
+            f"No entity here matches “{viz.inert(asked)}”: opened on {here}"
+            if asked and not matches(asked, [name])
+            else said
+        )
     if said or steps:
         caption(said + ("Walked from: " + " → ".join(steps) if steps else "Search above for another entity."))
 
@@ -221,7 +235,7 @@ def drawing() -> None:
         data, focus = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
         with popover:
             flt = _drawing.filters(data)
-        asked = bool(st.session_state.get("g_focus"))
+        asked = st.session_state.get("g_focus") or None
         to_link(LINKED)
         taught = _taught(graph, owner)
         marked = tuple(sorted(taught))

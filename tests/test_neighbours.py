@@ -26,7 +26,8 @@ def test_the_store_reads_a_focus_by_name_by_words_or_the_most_connected():
     assert all(whole[f["id"]] == f for f in hub["facts"])  # as the drawing reads facts
     ring = {viz.node_id(e) for f in hub["facts"] for e in (f["subject"], f["object"]) if "kind" in e}
     assert len(ring) > 20 and hub["facts"] != [f for f in hub["facts"] if "Acme Robotics" in viz.fact_label(f)]
-    assert svc.focus("world", "acme", "no such thing at all", depth=1) == {"focus": None, "facts": []}
+    assert svc.focus("world", "acme", "no such thing at all", depth=1) == hub  # the most connected instead
+    assert svc.focus("user", "nobody", None, depth=1) == {"focus": None, "facts": []}
     found = svc.find_entities({"world": "acme"}, "robo")
     assert found[0] == {
         "name": "Acme Robotics",

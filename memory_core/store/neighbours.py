@@ -46,14 +46,14 @@ def _fact(r: tuple[Any, ...]) -> Obj:
 
 
 def focus_of(db: Driver, graph: str, owner: str, name: str | None) -> Obj | None:
-    """The entity named (its most connected kind), else the first found by words; with no name, the graph's most
-    connected entity: {id, name, kind, facts}."""
+    """The entity named (its most connected kind), else the first found by words; with no name or none found, the
+    graph's most connected entity: {id, name, kind, facts}."""
     params = {"g": graph, "o": owner}
     if name:
         rows = sorted(db.rows(_ONE, params | {"k": name_key(name)}), key=lambda r: -r[3])
         if not rows and (found := find(db, graph, owner, name)):
             rows = db.rows(_ONE, params | {"k": name_key(found[0]["name"])})
-    else:
+    if not name or not rows:
         rows = db.rows(_TOP + " LIMIT 1", params)
     return {"id": rows[0][0], "name": rows[0][1], "kind": rows[0][2], "facts": rows[0][3]} if rows else None
 

@@ -110,10 +110,10 @@ class Explore(UseCases):
         """How much the database holds: for the sidebar and progress."""
         return cast("sh.Counts", self._read(dashboard.counts))
 
-    def focus(self, graph: str, owner: str, name: str | None, *, depth: int) -> Obj:
+    def focus(self, graph: str, owner: str, name: str | None, *, depth: int) -> sh.FocusPublic:
         """An entity named (or the graph's most connected) and its facts to `depth` and one ring more (#39)."""
-        return cast("Obj", self._read(neighbours.focus_read, graph, owner, name, depth=depth))
+        return cast("sh.FocusPublic", self._read(neighbours.focus_read, graph, owner, name, depth=depth))
 
-    def find_entities(self, graphs: dict[str, str], text: str) -> list[Obj]:
+    def find_entities(self, graphs: dict[str, str], text: str) -> list[sh.FoundEntity]:
         """Entities of these graphs (graph -> owner) whose names match `text` by words, as GraphResolve finds them."""
-        return self._read(neighbours.find_read, graphs, text)
+        return cast("list[sh.FoundEntity]", self._read(neighbours.find_read, graphs, text))

@@ -369,3 +369,28 @@ class FactReader(Shape):
     turn: str
     call: str
     weight: float | None
+
+
+class FocusEntity(Shape):
+    """The entity a drawing is centred on (#39)."""
+
+    id: int
+    name: str
+    kind: str
+    facts: int
+
+
+class FocusPublic(Shape):
+    """A focus and its neighbourhood's facts, as a drawing reads them (#39)."""
+
+    focus: FocusEntity | None
+    facts: list[DrawnFact]
+
+
+class FoundEntity(Shape):
+    """An entity the Graphs page's search finds by words (#39)."""
+
+    name: str
+    kind: str
+    graph: str
+    facts: int
