@@ -10,6 +10,7 @@ from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from memory_core import MemoryService
 from memory_core.plain import Obj
@@ -38,8 +39,9 @@ if ":" in (st.session_state.get("g_entity") or ""):  # a link from before #39: ?
 st.query_params.pop("entity", None)  # the link says ?focus= now
 
 
-def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | None]:
-    """The time control and "Compare with…" for the World and Flow graphs (R32); the User graph now (R23)."""
+def _moment(ctx: Context, org: str, graph: str, filters: DeltaGenerator) -> tuple[Shown | None, int | None]:
+    """The time control, and "Compare with…" among the filters, for the World and Flow graphs (R32); the User
+    graph now (R23)."""
     if graph == "user":
         caption(
             "The User graph is drawn as it stands now: its facts are taught in every organization "
@@ -51,18 +53,19 @@ def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | Non
         return None, None
     _drawing.moment_from_overview()
     shown = _history.time_control(ctx, org, PREFIX)
-    other = _history.compare_choice(
-        PREFIX,
-        shown,
-        "Draw what changed in this graph between the two moments on the later one: facts added, gone, "
-        "weights up or down; and list it below the drawing.",
-    )
+    with filters:
+        other = _history.compare_choice(
+            PREFIX,
+            shown,
+            "Draw what changed in this graph between the two moments on the later one: facts added, gone, "
+            "weights up or down; and list it below the drawing.",
+        )
     _history.link_moments(PREFIX)
     return shown, other
 
 
-def _graph_chosen(runs: list[str]) -> tuple[str, str]:
-    """The graph drawn and its owner: the World, the person's User or a run's Flow graph (R20)."""
+def _graph_chosen(runs: list[str], run: DeltaGenerator) -> tuple[str, str]:
+    """The graph drawn and its owner: the World, the person's User or a run's Flow graph (R20), its run in `run`."""
     choices = ["world"] + (["user"] if ctx.person else []) + (["flow"] if runs else [])
     _drawing.only("g_which", choices)
     _drawing.only("g_run", runs)
@@ -72,17 +75,16 @@ def _graph_chosen(runs: list[str]) -> tuple[str, str]:
         horizontal=True,
         key="g_which",
         format_func=str.capitalize,  # the link says world, user, flow
-        captions=[
-            cite(f"{viz.inert(possessive(ctx.org_name))} (R20)"),  # captions are Markdown: memory's text made inert
-            cite(f"{viz.inert(ctx.person)}'s, in every organization (R20)"),
-            cite("one run's, erased with it (R29)"),
-        ][: len(choices)],
+        help=cite(  # Markdown: memory's text made inert
+            f"World: {viz.inert(possessive(ctx.org_name))} (R20). User: {viz.inert(ctx.person)}'s, in every "
+            "organization (R20). Flow: one run's, erased with it (R29)."
+        ),
     )
     if which == "world":
         return "world", org
     if which == "user":
         return "user", ctx.person or ""
-    return "flow", st.selectbox("Run", runs, key="g_run")
+    return "flow", run.selectbox("Run", runs, key="g_run")
 
 
 def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int) -> tuple[Mapping, str | None]:
@@ -221,14 +223,15 @@ def drawing() -> None:
     """The page below its title, in a fragment that reruns while the time control plays (R32)."""
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
-        bar = st.columns([3, 3, 1, 1], vertical_alignment="bottom")  # the compact bar (#39)
+        flow = st.session_state.get("g_which") == "flow"  # the compact bar (#39), a run's beside a Flow graph
+        *bar, find, depth, filters = st.columns([2, 2, 3, 1, 1] if flow else [2, 5, 1, 1], vertical_alignment="bottom")
         with bar[0]:
-            graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org))
-        with bar[1]:
+            graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org), bar[-1])
+        with find:
             _search(graph, owner)
-        bar[2].number_input("Depth", 1, 3, key="g_depth", help="Rings of neighbours drawn around the focus.")
-        popover = bar[3].popover("Filters")
-        shown, other = _moment(ctx, org, graph)
+        depth.number_input("Depth", 1, 3, key="g_depth", help="Rings of neighbours drawn around the focus.")
+        popover = filters.popover("Filters")
+        shown, other = _moment(ctx, org, graph, popover)
         drawn_at = _drawn_at(shown, other)
         changed = _changed(shown, other, graph, owner)
         cmp = compare(*changed[:3]) if changed else None  # before, after, since the earlier moment
@@ -245,8 +248,8 @@ def drawing() -> None:
         else:
             choice = (focus, *_drawing.chosen(flt))
             plan, html, drawn = _drawing.kept_drawing(at, graph, owner, choice, marked, then, data, flt, cmp)
-        _trail(graph, plan, asked)
         _show(plan, html, taught)
+        _trail(graph, plan, asked)
         _say_drawn(plan, drawn_at, cmp)
         _drawing.legend(plan, cmp)
         _drawing.open_fact(plan, graph)

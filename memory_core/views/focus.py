@@ -85,14 +85,18 @@ _SCRIPT = """<script>
     edges.add(SPARE.edges.filter(function (e) { return nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id); }));
     window.opened = (window.opened || 0) + places.length;
   }
+  // A click opens the fact whose tooltip shows, even where vis-network's hit test reports a node (#16).
+  var shown = null;
+  network.on("showPopup", function (id) { shown = edges.get(id) ? id : null; });
+  network.on("hidePopup", function () { shown = null; });
   network.on("click", function (params) {
-    if (params.nodes.length) {
+    if (params.nodes.length && shown === null) {
       var node = nodes.get(params.nodes[0]);
       if (node && node.more) { open(node.more[0], node.more[1]); nodes.remove(node.id); }
       else if (node && node.name) { open(node.id, null); }
       return;
     }
-    var edge = params.edges.length ? edges.get(params.edges[0]) : null;
+    var id = shown !== null ? shown : params.edges[0], edge = id === undefined ? null : edges.get(id);
     if (edge && edge.fact !== null && edge.fact !== undefined) { go(factUrl(edge.fact)); }
   });
   network.on("doubleClick", function (params) {
