@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import cast
-from urllib.parse import urlencode
 
 import pandas as pd
 import streamlit as st
@@ -139,22 +138,23 @@ def _trail(graph: str, plan: viz.Plan, asked: str | None) -> None:
         trail = trail[: [t[1] for t in trail].index(name)] if name in [t[1] for t in trail] else trail
         trail.append((graph, name))
     st.session_state["_g_trail"] = trail[-8:]
-    steps = [f"[{viz.inert(n)}](graphs?{urlencode({'graph': g, 'focus': n})})" for g, n in trail[:-1]]
     said = ""
     if name is not None and asked != name:
         here = f"**{viz.inert(name)}**, the most connected entity here. "
-        said = (
-            f"Opened on {here}"
-            if not asked
-            else f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. "
-        )
+        said = f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. " if asked else ""
         said = (
             f"No entity here matches “{viz.inert(asked)}”: opened on {here}"
             if asked and not matches(asked, [name])
             else said
         )
-    if said or steps:
-        caption(said + ("Walked from: " + " → ".join(steps) if steps else "Search above for another entity."))
+        said = said or f"Opened on {here}Search above for another entity."
+    if said:
+        caption(said)
+    if len(trail) > 1:  # each step a link back, in this session (a page link keeps the organization and identity)
+        with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+            st.caption("Walked from:")
+            for g, n in trail[:-1]:
+                st.page_link("pages/graphs_page.py", label=viz.inert(n), query_params={"graph": g, "focus": n})
 
 
 def _taught(graph: str, owner: str) -> set[str]:
