@@ -3,17 +3,20 @@ that changed nothing draws nothing again; its filters, and its choices kept acro
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import astuple
 from typing import Any
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from memory_core.views import viz
+from memory_core import MemoryService
+from memory_core.views import groups, viz
 from pages._links import dropped
-from pages._ui import Version
-from pages._words import cite
+from pages._ui import Context, Version, read_at
+from pages._words import caption, cite, plural
 
 
 def build(
@@ -166,3 +169,48 @@ def open_fact(plan: viz.Plan, graph: str) -> None:
         c3[1].page_link(
             "pages/fact_weights_page.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph}
         )
+
+
+def _overview(ctx: Context, at: Version | None, shown: tuple[str, str]) -> Any:
+    """The graph as its communities (views/communities.py, MemoryService.communities), kept under the version."""
+    links = read_at(ctx.svc, at, getattr(MemoryService, "communities"), *shown)  # noqa: B009 (until merged)
+    return importlib.import_module("memory_core.views.communities").overview(links)
+
+
+def communities(
+    ctx: Context, at: Version | None, shown: tuple[str, str], where: DeltaGenerator, show: Callable[..., None]
+) -> bool:
+    """With "Communities" on (?view=communities), the whole graph as its communities (#39); True when drawn."""
+    if not hasattr(MemoryService, "communities"):
+        return False
+    view = st.query_params.get("view")
+    if st.session_state.get("_g_view") != view:  # a link's view, once
+        st.session_state["_g_view"], st.session_state["g_comm"] = view, view == "communities"
+    on = where.toggle("Communities", key="g_comm", help="The whole graph, each community one node (Louvain).")
+    st.session_state["_g_view"] = "communities" if on else None
+    if not on:
+        st.query_params.pop("view", None)
+        return False
+    st.query_params["view"] = "communities"
+    ov = _overview(ctx, at, shown)
+    plan = groups.plan(ov)
+    caption(
+        f"{plural(len(ov.communities), 'community', 'communities')} of {ov.entities:,} entities and {ov.facts:,} facts, as they "
+        "stand now (networkx's Louvain, seeded: the same memory, the same communities). Each is named by its most "
+        "connected entities and joined to the two it shares most facts with; click one to open it around its most "
+        "connected entity."
+    )
+    show(plan, viz.to_html(plan, graph=shown[0]) if plan.nodes else "", set())
+    return True
+
+
+def members(ctx: Context, at: Version | None, shown: tuple[str, str]) -> None:
+    """Opened from the communities (?community=N): that community's members listed."""
+    which = st.query_params.get("community")
+    if not (which and which.isdigit() and hasattr(MemoryService, "communities")):
+        return
+    found = [c for c in _overview(ctx, at, shown).communities if c.id == int(which)]
+    if found:
+        c = found[0]
+        more = f" and {c.size - len(c.members):,} more" if c.size > len(c.members) else ""
+        caption(f"Community **{viz.inert(c.label)}**: " + ", ".join(viz.inert(m) for m in c.members) + more + ".")

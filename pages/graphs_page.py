@@ -224,13 +224,16 @@ def drawing() -> None:
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
         flow = st.session_state.get("g_which") == "flow"  # the compact bar (#39), a run's beside a Flow graph
-        *bar, find, depth, filters = st.columns([2, 2, 3, 1, 1] if flow else [2, 5, 1, 1], vertical_alignment="bottom")
+        widths = [2, 2, 3, 1, 1, 1.4] if flow else [2, 4, 1, 1, 1.4]
+        *bar, find, depth, filters, grouped = st.columns(widths, vertical_alignment="bottom")
         with bar[0]:
             graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org), bar[-1])
         with find:
             _search(graph, owner)
         depth.number_input("Depth", 1, 3, key="g_depth", help="Rings of neighbours drawn around the focus.")
         popover = filters.popover("Filters")
+        if _drawing.communities(ctx, at, (graph, owner), grouped, _show):
+            return
         shown, other = _moment(ctx, org, graph, popover)
         drawn_at = _drawn_at(shown, other)
         changed = _changed(shown, other, graph, owner)
@@ -250,6 +253,7 @@ def drawing() -> None:
             plan, html, drawn = _drawing.kept_drawing(at, graph, owner, choice, marked, then, data, flt, cmp)
         _show(plan, html, taught)
         _trail(graph, plan, asked)
+        _drawing.members(ctx, at, (graph, owner))
         _say_drawn(plan, drawn_at, cmp)
         _drawing.legend(plan, cmp)
         _drawing.open_fact(plan, graph)

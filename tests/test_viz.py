@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections import namedtuple
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from memory_core import MemoryService, load, make_engine, replay
-from memory_core.views import layout, viz
+from memory_core.views import focus, groups, layout, viz
 from memory_core.views.compare import compare
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,7 +54,7 @@ def demo(tmp_path_factory):
 
 def crowded(p: viz.Plan) -> tuple[int, int]:
     """The drawing's measures as layout.py takes them: node boxes that overlap, relations that touch anything."""
-    pos = layout.arrange(p.focus, p.nodes, p.edges, boxes := {n["id"]: viz._box(n) for n in p.nodes})
+    pos = layout.arrange(p.focus, p.nodes, p.edges, boxes := {n["id"]: focus.box(n) for n in p.nodes})
     ids = [n["id"] for n in p.nodes]
     xy = np.array([pos[i] for i in ids])
     hw, hh, down = (np.array([boxes[i][k] for i in ids]) for k in range(3))
@@ -74,9 +75,11 @@ def crowded(p: viz.Plan) -> tuple[int, int]:
 
 def test_a_focus_is_drawn_in_the_middle_marked_and_at_most_60_nodes():
     p = viz.plan(star(120), "person:Hub")
-    focus = next(n for n in p.nodes if n["id"] == "person:Hub")
+    centre = next(n for n in p.nodes if n["id"] == "person:Hub")
     others = [n for n in p.nodes if n["id"] != "person:Hub"]
-    assert focus["ring"] == 0 and focus["color"] == viz.FOCUS_COLOR and focus["size"] > max(n["size"] for n in others)
+    assert (
+        centre["ring"] == 0 and centre["color"] == viz.FOCUS_COLOR and centre["size"] > max(n["size"] for n in others)
+    )
     assert all(n["color"] != viz.FOCUS_COLOR for n in others)
     assert len(p.nodes) <= viz.FIRST + viz.MORE <= viz.MOST
     more = [n for n in p.nodes if n["kind"] == "more"]
@@ -86,7 +89,7 @@ def test_a_focus_is_drawn_in_the_middle_marked_and_at_most_60_nodes():
         and p.spare["nodes"]
         and all(e["from"] in p.spare["nodes"] or e["to"] in p.spare["nodes"] for e in p.spare["edges"])
     )
-    pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: viz._box(n) for n in p.nodes})
+    pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: focus.box(n) for n in p.nodes})
     assert pos["person:Hub"] == (0.0, 0.0)
 
 
@@ -101,7 +104,7 @@ def test_every_name_whole_every_relation_written_and_nothing_overlaps(demo):
     p = viz.plan(graph, "person:Hub")
     node = next(n for n in p.nodes if n["name"] == long)
     assert node["label"].replace("\n", " ") == long and all(len(x) <= viz.WRAP for x in node["label"].split("\n"))
-    assert all(e["label"] for e in p.edges if not e["to"].startswith("values:"))
+    assert all(e["label"] for e in p.edges if not e["to"].startswith(("values:", "more:")))
     assert crowded(p) == (0, 0)
     for graph_, owner in (("world", "acme"), ("user", "dana")):
         data = demo.focus(graph_, owner, None, depth=1)
@@ -125,7 +128,7 @@ def test_values_are_drawn_beside_their_subject_not_as_entities():
 
 def test_positions_are_stable_and_a_walk_keeps_the_trail_out_of_the_layout():
     p = viz.plan(star(30), "person:P003")
-    boxes = {n["id"]: viz._box(n) for n in p.nodes}
+    boxes = {n["id"]: focus.box(n) for n in p.nodes}
     assert layout.arrange(p.focus, p.nodes, p.edges, boxes) == layout.arrange(p.focus, p.nodes, p.edges, boxes)
     assert viz.plan(star(30), "person:P003", viz.Filters(depth=2)).nodes[0]["id"] == "person:P003"
 
@@ -137,7 +140,8 @@ def test_edges_carry_fact_ids_and_the_click_opens_the_weight(demo):
     p = viz.plan(data, "organization:Acme Robotics")
     page = viz.to_html(p, graph="user")
     edges = json.loads(re.search(r"edges = new vis\.DataSet\((\[.*?\])\);", page).group(1))  # type: ignore[union-attr]
-    assert {e["fact"] for e in edges} == {e["fact"] for e in p.edges} <= {f["id"] for f in data["facts"]}
+    facts = {e["fact"] for e in p.edges} - {None}  # a "+N more" box's line is no fact
+    assert {e.get("fact") for e in edges} - {None} == facts <= {f["id"] for f in data["facts"]}
     assert (
         'network.on("click"' in page
         and '"fact-weights?"' in page
@@ -255,3 +259,22 @@ def test_a_comparison_colours_added_and_moved_facts_and_draws_gone_ones_dashed()
     # No comparison: the drawing is as before, no change said.
     plain = viz.plan({"facts": after})
     assert plain.gone == 0 and all(e["change"] == "" for e in plain.edges)
+
+
+def test_communities_are_drawn_one_node_each_and_a_click_opens_one():
+    """#39 item 4: each community one node sized by its entities, named, joined to the two it shares most facts with;
+    its node carries its most connected entity, which a click focuses (focus.py)."""
+    community = namedtuple("community", "id label size central members")
+    overview = namedtuple("overview", "communities links entities facts")
+    ov = overview(
+        tuple(community(i, f"C{i}, D{i} +{9 - i}", 11 - i, f"C{i}", (f"C{i}", f"D{i}")) for i in range(6)),
+        ((0, 1, 9), (0, 2, 4), (1, 2, 7), (3, 4, 1), (2, 5, 2), (0, 5, 1)),
+        51,
+        80,
+    )
+    p = groups.plan(ov)
+    assert [n["central"] for n in p.nodes] == [f"C{i}" for i in range(6)] and p.focus == "community:0"
+    assert [n["size"] for n in p.nodes] == sorted((n["size"] for n in p.nodes), reverse=True)
+    assert all(e["label"].endswith(("fact", "facts")) for e in p.edges) and len(p.edges) <= len(ov.links)
+    assert crowded(p) == (0, 0) and '"central":"C1"' in viz.to_html(p) and "node.central" in viz.to_html(p)
+    assert groups.plan(overview((), (), 0, 0)).reason

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import html
 import io
-import json
-import re
 import textwrap
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
@@ -18,10 +16,8 @@ import networkx as nx
 
 from ..plain import Obj
 from ..rules.wording import fact_label
-from . import focus as walk
-from . import layout
 from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, fact_key  # noqa: F401  (viz.* for pages)
-from .templates import MARK, library, mark, pyvis_templates, templates
+from .focus import to_html  # noqa: F401  (viz.to_html: pages and tests name it here)
 from .text import inert, plural  # noqa: F401  (viz.inert: pages and tests name it here too)
 
 KIND_COLORS = {
@@ -124,7 +120,7 @@ def most_connected(facts: Iterable[Obj]) -> str | None:
     return min(counts, key=lambda n: (-counts[n], n)) if counts else None
 
 
-def _wrapped(text: str, width: int = WRAP) -> str:
+def wrapped(text: str, width: int = WRAP) -> str:
     """A name on lines of at most `width` characters, whole (a word longer than a line is split, not cut)."""
     return "\n".join(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or text
 
@@ -135,7 +131,7 @@ def _entity(nid: str, e: Obj, *, ring: int, facts: int) -> Obj:
     return {
         "id": nid,
         "name": name,
-        "label": _wrapped(name),
+        "label": wrapped(name),
         "kind": kind,
         "ring": ring,
         "color": FOCUS_COLOR if ring == 0 else color_of(kind),
@@ -168,7 +164,7 @@ def _edge(f: Obj, gone: bool, *, to: str, compare: Compare | None, marked: set[s
 
 def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
     """An entity's literal values (amounts, dates) as one box beside it, not entities of their own (#39)."""
-    lines = [_wrapped(f"{f['relation']}: {f['object']['value']}", 30) for f, _ in owned]
+    lines = [wrapped(f"{f['relation']}: {f['object']['value']}", 30) for f, _ in owned]
     more = f"\n+{len(lines) - VALUES} more on hover" if len(lines) > VALUES else ""
     return {
         "id": f"values:{nid}",
@@ -187,6 +183,24 @@ def _more(hidden: Mapping[str, list[tuple[str, Obj]]]) -> list[Obj]:
     """The "+N more" boxes: each entity's neighbours not drawn by relation, the largest groups first, MORE at most."""
     groups = [(n, r, c) for n in hidden for r, c in Counter(f["relation"] for _, f in hidden[n]).most_common()]
     return [_more_box(n, r, c) for n, r, c in groups[:MORE]]
+
+
+def _tie(box: Obj) -> Obj:
+    """A box's thin dashed line to its entity (its text says what it holds): no fact, no label."""
+    return {
+        "from": box["of"],
+        "to": box["id"],
+        "fact": None,
+        "relation": "",
+        "label": "",
+        "weight": 0.0,
+        "status": "active",
+        "width": 1,
+        "dashes": True,
+        "highlight": False,
+        "change": "",
+        "title": box["title"],
+    }
 
 
 def _more_box(nid: str, relation: str, n: int) -> Obj:
@@ -272,7 +286,9 @@ def plan(
                 for f, gone in g.values[n]
             ]
     hidden = {n: [(b, f) for b, f, _ in g.near[n] if b not in rings] for n in rings}
-    nodes += _more(hidden)
+    more = _more(hidden)
+    nodes += more
+    edges += [_tie(box) for box in more]
     spare_nodes = {b: _entity(b, g.ends[b], ring=9, facts=len(g.near[b])) for n in rings for b, _ in hidden[n]}
     spare_edges = [
         _edge(f, gone, to=node_id(f["object"]), compare=compare, marked=marked)
@@ -303,123 +319,6 @@ def _merged(edges: list[Obj]) -> list[Obj]:
         for i, e in enumerate(group):
             e["label"] = "\n".join(labels) if i == 0 else ""
     return [e for group in by_pair.values() for e in group]
-
-
-_OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
-GRAPHS = ("world", "user", "flow")
-
-
-_SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation written, however small the fit
-
-
-def _options() -> Obj:
-    """vis-network's options: no physics, so nothing moves once drawn; straight edges, relations written level."""
-    return {
-        "physics": {"enabled": False},
-        "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
-        "nodes": {"shape": "dot", "physics": False, "font": {"size": layout.FONT, "strokeWidth": 0}, **_SHOWN},
-        "edges": {
-            "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-            "smooth": False,
-            "font": {"size": layout.EDGE, "align": "horizontal", "strokeWidth": 0, "background": "#ffffff"},
-            **_SHOWN,
-        },
-        "interaction": {"hover": True, "tooltipDelay": 120},
-    }
-
-
-def _box(n: Obj) -> layout.Box:
-    """A node's drawn extent around its position: half width, half height, and its centre's offset down."""
-    lines = n["label"].split("\n")
-    w, h = max(map(len, lines)) * layout.CHAR * layout.FONT / 2, len(lines) * layout.LINE * layout.FONT / 2
-    if not n["size"]:  # a box: its text inside, with its margin
-        return w + 6, h + 6, 0.0
-    r = n["size"]
-    return max(r, w), r + h + 1, h + 1
-
-
-def to_html(p: Plan, *, graph: str = "world", height: int = 620) -> str:
-    """Self-contained pyvis HTML (no outside URL), positions given and physics off; a click on a fact opens its
-    weight, a click on an entity opens its neighbours around it, a double-click focuses on it."""
-    pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: _box(n) for n in p.nodes})
-    nodes = [_vis_node(n, pos[n["id"]]) for n in p.nodes]
-    edges = [_vis_edge(e, i) for i, e in enumerate(p.edges)]
-    spare = {
-        "nodes": {k: _vis_node(n, None) for k, n in p.spare.get("nodes", {}).items()},
-        "edges": [_vis_edge(e, i + len(edges)) for i, e in enumerate(p.spare.get("edges", []))],
-    }
-    page = _OUTSIDE.sub("", _render(nodes, edges, _options(), height=f"{height}px"))
-    return page.replace(
-        "</body>", walk.script(graph if graph in GRAPHS else "world", p.focus, spare, MOST) + "</body>", 1
-    )
-
-
-def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
-    boxed = not n["size"]
-    return _given(
-        id=n["id"],
-        name=n["name"],
-        label=n["label"],
-        title=n["title"],
-        color=n["color"],
-        size=n["size"] or None,
-        shape="box" if boxed else None,
-        font={"size": layout.EDGE} if boxed else None,
-        borderWidth=4 if n["ring"] == 0 else None,
-        more=[n["of"], n["relation"]] if n["kind"] == "more" else None,
-        x=at[0] if at else None,
-        y=at[1] if at else None,
-    )
-
-
-def _vis_edge(e: Obj, i: int) -> Obj:
-    return _given(
-        id=f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
-        to=e["to"],
-        fact=e["fact"],
-        title=e["title"],
-        label=e["label"],
-        width=round(e["width"], 2),
-        dashes=e["dashes"],
-        color=_edge_color(e),
-        **{"from": e["from"]},
-    )
-
-
-def _given(**values: object) -> Obj:
-    """The values vis-network does not take as given: no empty label, no False, no None (a 0 stays)."""
-    return {k: v for k, v in values.items() if not (v is None or v is False or v == "")}
-
-
-def _edge_color(e: Obj) -> str:
-    """Red: what the last notebook cell changed; then what changed since the moment compared; else by status."""
-    if e["highlight"]:
-        return "#d62728"
-    change = e.get("change", "")
-    if change:
-        return {"added": ADDED_COLOR, "gone": GONE_COLOR}.get(change, MOVED_COLOR)
-    return "#999999" if e["status"] != "active" else "#555555"
-
-
-#: pyvis's template besides the drawing: a white page, no heading, physics, DOT, menus or highlight.
-PYVIS_PAGE: Obj = {"width": "100%", "heading": "", "bgcolor": "#ffffff", "cdn_resources": "in_line", "dot_lang": ""}
-PYVIS_PAGE |= dict.fromkeys(("physics_enabled", "use_DOT", "widget", "conf", "tooltip_link"), False)
-PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_menu", "notebook"), False)
-
-
-def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
-    """pyvis's template filled as its Network would fill it (every value escaped; no innerHTML tooltip, since memory's
-    text reaches titles), without importing Network (it imports IPython); the libraries put in after."""
-    folder = pyvis_templates()
-    page = str(
-        templates(folder)
-        .get_template("template.html")
-        .render(height=height, nodes=nodes, edges=edges, options=json.dumps(options), **PYVIS_PAGE)
-    )
-    head, body = page.split("</head>", 1) if "</head>" in page else (page, None)
-    for name in dict.fromkeys(MARK.findall(head)):  # each library once, in the head only (memory's text is below)
-        head = head.replace(mark(name), library(folder, name), 1)
-    return head if body is None else head + "</head>" + body
 
 
 def to_graphml(p: Plan) -> str:
