@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
 from chromium import (
     ARTIFACTS,
     ROOT,
@@ -351,3 +352,25 @@ def test_names_never_overlap_in_a_narrower_frame(page):
     goto(page, "graphs?graph=flow&run=run-company-profile")
     readable("1024", measured(page))
     shot(page, "graph-1024", page.locator("iframe").first)
+
+
+def test_communities_open_as_a_focus_with_their_members(page):
+    """#39 item 4: the World graph as its communities (each one node, named, sized by its entities); a click on one
+    opens it around its most connected entity and lists its members. Runs once MemoryService.communities is there."""
+    pytest.importorskip("memory_core.views.communities")
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    goto(page, "graphs?view=communities")
+    page.get_by_text(re.compile(r"\d+ communities of \d+ entities")).first.wait_for(timeout=60_000)
+    top_half(page)
+    m = measured(page)
+    assert 1 < m["nodes"] <= 60 and m["named"] and m["hits"] == [] and m["outside"] == [], m
+    no_tooltip(page)
+    page.screenshot(path=str(Path(ROOT) / "docs" / "img" / "graph-communities.png"))
+    body = page.frame_locator("iframe").first.locator("body")
+    central = body.evaluate("() => network.body.data.nodes.get()[1].central")
+    node = body.evaluate("() => network.body.data.nodes.get()[1].id")
+    body.evaluate("(_, id) => network.emit('click', {nodes: [id], edges: []})", node)
+    page.wait_for_function("(n) => new URL(location.href).searchParams.get('focus') === n", arg=central, timeout=30_000)
+    settle(page)
+    page.get_by_text(re.compile(r"^Community ")).first.wait_for(timeout=30_000)
+    readable(central, measured(page))
