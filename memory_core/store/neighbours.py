@@ -14,9 +14,9 @@ from . import words
 from .driver import Driver, driver_of
 
 #: Facts read per entity, heaviest first: more than a drawing of 60 nodes shows, so "+N more" opens some.
-PER = 60
+PER = 30
 #: Entities of a ring whose own facts are read (the heaviest first): as many as a drawing holds.
-RING = 60
+RING = 24
 #: Entities a search lists.
 FOUND = 12
 

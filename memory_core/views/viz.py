@@ -33,6 +33,7 @@ OTHER_COLOR = "#76b7b2"
 FOCUS_COLOR = "#ffd400"  # the focus's alone, as is its size (#39)
 MOST = 60  # nodes drawn at once (#39)
 FIRST = 20  # nodes a focus opens with: the rest of MOST is for clicks
+SPARE = 12  # neighbours of each drawn entity a click opens, the heaviest (sent with the page)
 MORE = 6  # "+N more" nodes at most
 VALUES = 6  # values written in a subject's box; the rest on hover
 WRAP = 18  # characters a line of a name
@@ -289,12 +290,13 @@ def plan(
     more = _more(hidden)
     nodes += more
     edges += [_tie(box) for box in more]
-    spare_nodes = {b: _entity(b, g.ends[b], ring=9, facts=len(g.near[b])) for n in rings for b, _ in hidden[n]}
+    opens = {n: dict.fromkeys(b for b, _ in hidden[n][:SPARE]) for n in rings}  # what a click on each opens
+    spare_nodes = {b: _entity(b, g.ends[b], ring=9, facts=len(g.near[b])) for n in rings for b in opens[n]}
     spare_edges = [
         _edge(f, gone, to=node_id(f["object"]), compare=compare, marked=marked)
-        for n in spare_nodes
+        for n in rings
         for b, f, gone in g.near[n]
-        if b in rings or b in spare_nodes
+        if b in opens[n]
     ]
     spare = {"nodes": spare_nodes, "edges": _unique(spare_edges)}
     gone = sum(1 for e in edges if e["change"] == "gone")
