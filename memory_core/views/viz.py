@@ -291,6 +291,8 @@ def plan(
     nodes += more
     edges += [_tie(box) for box in more]
     opens = {n: dict.fromkeys(b for b, _ in hidden[n][:SPARE]) for n in rings}  # what a click on each opens
+    for box in more:  # and on each "+N more"
+        opens[box["of"]] |= dict.fromkeys([b for b, f in hidden[box["of"]] if f["relation"] == box["relation"]][:SPARE])
     spare_nodes = {b: _entity(b, g.ends[b], ring=9, facts=len(g.near[b])) for n in rings for b in opens[n]}
     spare_edges = [
         _edge(f, gone, to=node_id(f["object"]), compare=compare, marked=marked)
