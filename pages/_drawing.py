@@ -1,43 +1,35 @@
-"""The Graphs page's drawing: a plan from the views (viz.plan), its layout and HTML, kept so a rerun
+"""The Graphs page's drawing: a plan around a focus from the views (viz.plan), its HTML, kept so a rerun
 that changed nothing draws nothing again; its filters, and its choices kept across pages."""
 
 from __future__ import annotations
 
-import hashlib
-import json
+from collections.abc import Callable, Mapping
 from dataclasses import astuple
-from urllib.parse import unquote
 
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
-from memory_core.usecases.shapes import DrawingPublic, GraphJson
-from memory_core.views import viz
+from memory_core import MemoryService
+from memory_core.usecases.shapes import FocusPublic, GraphJson
+from memory_core.views import groups, viz
+from memory_core.views.communities import Overview, overview
 from pages._links import dropped
-from pages._ui import Version
-from pages._words import cite
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _positions(digest: str, _plan: viz.Plan) -> viz.layout.Layout:
-    """Positions of a drawing, kept under a digest of its input (Streamlit's hashing took longer than the layout)."""
-    return viz.layout_of(_plan)
-
-
-def _laid_out(plan: viz.Plan) -> viz.layout.Layout:
-    return _positions(hashlib.sha256(json.dumps(plan.key).encode("utf-8")).hexdigest(), plan)
+from pages._ui import Context, Version, read_at
+from pages._words import caption, cite, plural
 
 
 def build(
     graph: str,
-    data: DrawingPublic | GraphJson,
+    data: Mapping[str, object],
+    focus: str | None,
     flt: viz.Filters,
     highlight: tuple[str, ...],
     cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
-    """What the page draws: the plan, its HTML and the table of the facts drawn."""
-    plan = viz.plan(data, flt, highlight=highlight, compare=cmp)
-    html = viz.to_html(plan, drawing=_laid_out(plan), graph=graph) if plan.nodes else ""
+    """What the page draws around `focus`: the plan, its HTML and the table of the facts drawn."""
+    plan = viz.plan(data, focus, flt, highlight=highlight, compare=cmp)
+    html = viz.to_html(plan, graph=graph) if plan.nodes else ""
     table = pd.DataFrame(
         [
             {"Fact": e["title"].split("\n")[0], "Weight": e["weight"], "Status": e["status"], "Change": e["change"]}
@@ -58,17 +50,17 @@ def kept_drawing(
     choice: tuple,
     highlight: tuple[str, ...],
     then: tuple[int | None, int | None],
-    _data: DrawingPublic | GraphJson,
+    _data: Mapping[str, object],
     _flt: viz.Filters,
     _cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
-    """The drawing kept under the memory's version, the graph, the filters (`choice`) and the moments
-    (`then`: the moment drawn and the one compared with): a rerun that changed none draws nothing."""
-    return build(graph, _data, _flt, highlight, _cmp)
+    """The drawing kept under the memory's version, the graph, the focus and filters (`choice`) and the moments
+    (`then`: the moment drawn and the one compared with): a rerun that changed none draws nothing again."""
+    return build(graph, _data, choice[0], _flt, highlight, _cmp)
 
 
 #: The Graphs page's choices, kept when the reader leaves the page (Streamlit forgets them) and restored (#25).
-KEPT = ("g_which", "g_run", "g_kinds", "g_rel", "g_status", "g_minw", "g_focus", "g_depth", "g_cap", "g_expand")
+KEPT = ("g_which", "g_run", "g_kinds", "g_rel", "g_status", "g_minw", "g_focus", "g_depth")
 
 
 def restore_choices() -> None:
@@ -95,15 +87,6 @@ def moment_from_overview() -> None:
         st.session_state[brought] = chosen
 
 
-def expanded(focus: str | None) -> tuple[str, ...]:
-    """The entities opened by a double-click (?expand=), closed all when the focus changes."""
-    if st.session_state.get("_g_focus_was", focus) != focus:
-        st.session_state["g_expand"] = []
-    st.session_state["_g_focus_was"] = focus
-    value = st.session_state.get("g_expand") or []  # each id with its "%" and "," escaped (templates.py)
-    return tuple(unquote(v) for v in value) if focus else ()
-
-
 def only(key: str, options: list) -> None:
     """A choice from a link that is not an option here is dropped, not an error."""
     value = st.session_state.get(key)
@@ -119,8 +102,8 @@ def only(key: str, options: list) -> None:
 STATUSES = ["active", "disputed", "retracted"]
 
 
-def filters(data: DrawingPublic | GraphJson) -> viz.Filters:
-    """The filters over the facts loaded: kinds, relations, weight, status (R28), a focus (?entity=kind:name)."""
+def filters(data: FocusPublic | GraphJson) -> viz.Filters:
+    """The filters over the facts read: kinds, relations, weight, status (R28)."""
     facts = data["facts"]
     kinds = sorted({f["subject"]["kind"] for f in facts} | {f["object"].get("kind", "value") for f in facts})
     relations = sorted({f["relation"] for f in facts})
@@ -129,48 +112,21 @@ def filters(data: DrawingPublic | GraphJson) -> viz.Filters:
     only("g_status", STATUSES)
     # Defaults as the session's first values, not the widgets' own: a link sets them too (from_link),
     # and Streamlit warns about a widget given a default whose value the session also set.
-    defaults = {"g_minw": 0.0, "g_status": ["active", "disputed"], "g_depth": 1, "g_cap": viz.DEFAULT_CAP}
-    for key, first in defaults.items():
+    for key, first in {"g_minw": 0.0, "g_status": ["active", "disputed"]}.items():
         st.session_state.setdefault(key, first)
-    c = [*st.columns(2), *st.columns(2)]  # two a row: a chosen status's chip whole at any width (#25)
+    c = [st.container() for _ in range(4)]  # in the Filters popover, one under another
     pick_kinds = c[0].multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")
     pick_rel = c[1].multiselect("Relations", relations, key="g_rel", placeholder="all relations")
     min_w = c[2].slider("Minimum weight", 0.0, 1.0, step=0.05, key="g_minw")
     help_ = cite("Retracted facts are hidden unless asked for (R28).")
     statuses = c[3].multiselect("Status", STATUSES, key="g_status", help=help_)
-    focus, depth, cap = _focus(sorted({(e["name"], e["kind"]) for e in data["entities"]}))
-    flt = viz.Filters(
+    return viz.Filters(
         kinds=set(pick_kinds) or None,
         relations=set(pick_rel) or None,
         min_weight=min_w,
         statuses=set(statuses),
-        focus=focus,
-        depth=depth,
-        cap=cap,
-        expanded=expanded(focus),
+        depth=int(st.session_state.get("g_depth") or 1),
     )
-    st.session_state["g_entity"] = flt.focus  # the focus as ?entity=kind:name
-    return flt
-
-
-def _focus(names: list[tuple[str, str]]) -> tuple[str | None, int, int]:
-    """An entity to draw with its neighbourhood (its id, kind:name, or None), the depth, and the cap."""
-    linked = st.session_state.pop("g_entity", None)  # ?entity=kind:name, from a link
-    if linked and ":" in linked:
-        kind_, name_ = linked.split(":", 1)
-        if (name_, kind_) in names:
-            st.session_state["g_focus"] = (name_, kind_)
-    only("g_focus", [None, *names])
-    c2 = st.columns([3, 1, 1])
-    focus = c2[0].selectbox(
-        "Focus on an entity and its neighbourhood",
-        [None, *names],
-        key="g_focus",
-        format_func=lambda e: "(whole graph)" if e is None else f"{e[0]} ({e[1]})",
-    )
-    depth = c2[1].number_input("Depth", 1, 4, key="g_depth")
-    cap = c2[2].number_input("Entity cap", 10, 2000, step=50, key="g_cap")
-    return (f"{focus[1]}:{focus[0]}" if focus else None), int(depth), int(cap)
 
 
 def chosen(flt: viz.Filters) -> tuple[object, ...]:
@@ -183,14 +139,10 @@ def legend(plan: viz.Plan, cmp: viz.Compare | None) -> None:
     if viz.legend(plan):
         st.markdown(viz.legend_html(plan), unsafe_allow_html=True)  # kinds escaped there
         st.caption(
-            "Nodes sized by their facts; edges as wide as their weight; disputed facts dashed. "
-            + (
-                "Every name is shown. "
-                if len(plan.nodes) <= viz.LABEL_ALL
-                else f"The {viz.LABEL_TOP} heaviest entities are named; point at any other for its name. "
-            )
-            + "Click a fact's edge to open its weight; double-click an entity to explore from it, to open "
-            "its neighbours, or to close them again."
+            "The focus is the large yellow dot; edges as wide as their weight (on hover), disputed facts dashed; "
+            "values (amounts, dates) in grey boxes beside their entity. Click an entity to open its neighbours "
+            "around it, or a “+N more” box to open those; double-click an entity to walk to it; click a fact's "
+            "edge to open its weight."
         )
     if cmp is not None:
         st.markdown(
@@ -217,3 +169,45 @@ def open_fact(plan: viz.Plan, graph: str) -> None:
         c3[1].page_link(
             "pages/fact_weights_page.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph}
         )
+
+
+def _overview(ctx: Context, at: Version | None, shown: tuple[str, str]) -> Overview:
+    """The graph as its communities (views/communities.py, MemoryService.communities), kept under the version."""
+    return overview(read_at(ctx.svc, at, MemoryService.communities, *shown))
+
+
+def communities(
+    ctx: Context, at: Version | None, shown: tuple[str, str], where: DeltaGenerator, show: Callable[..., None]
+) -> bool:
+    """With "Communities" on (?view=communities), the whole graph as its communities (#39); True when drawn."""
+    view = st.query_params.get("view")
+    if st.session_state.get("_g_view") != view:  # a link's view, once
+        st.session_state["_g_view"], st.session_state["g_comm"] = view, view == "communities"
+    on = where.toggle("Communities", key="g_comm", help="The whole graph, each community one node (Louvain).")
+    st.session_state["_g_view"] = "communities" if on else None
+    if not on:
+        st.query_params.pop("view", None)
+        return False
+    st.query_params["view"] = "communities"
+    ov = _overview(ctx, at, shown)
+    plan = groups.plan(ov)
+    caption(
+        f"{plural(len(ov.communities), 'community', 'communities')} of {ov.entities:,} entities and {ov.facts:,} facts, as they "
+        "stand now (networkx's Louvain, seeded: the same memory, the same communities). Each is named by its most "
+        "connected entities and joined to the two it shares most facts with; click one to open it around its most "
+        "connected entity."
+    )
+    show(plan, viz.to_html(plan, graph=shown[0]) if plan.nodes else "", set())
+    return True
+
+
+def members(ctx: Context, at: Version | None, shown: tuple[str, str]) -> None:
+    """Opened from the communities (?community=N): that community's members listed."""
+    which = st.query_params.get("community")
+    if not (which and which.isdigit() and hasattr(MemoryService, "communities")):
+        return
+    found = [c for c in _overview(ctx, at, shown).communities if c.id == int(which)]
+    if found:
+        c = found[0]
+        more = f" and {c.size - len(c.members):,} more" if c.size > len(c.members) else ""
+        caption(f"Community **{viz.inert(c.label)}**: " + ", ".join(viz.inert(m) for m in c.members) + more + ".")

@@ -1,14 +1,20 @@
-"""Graphs: the World, the acting person's User or a run's Flow graph, drawn with pyvis, now or as it stood
-at any moment (R32), and what changed since another moment drawn and listed (?at=N&from=M)."""
+"""Graphs: the World, the acting person's User or a run's Flow graph, drawn from a focus found by name (#39)
+with pyvis, walked by clicking, now or as it stood at any moment (R32), and what changed since another moment
+drawn and listed (?at=N&from=M)."""
 
 from __future__ import annotations
 
+from typing import cast
+
 import pandas as pd
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from memory_core import MemoryService
+from memory_core.plain import Obj
 from memory_core.rules.wording import possessive
-from memory_core.usecases.shapes import DrawingPublic, GraphJson
+from memory_core.rules.words import matches
+from memory_core.usecases.shapes import FocusPublic, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages import _drawing, _history
@@ -17,21 +23,24 @@ from pages._links import copy_link, from_link, to_link
 from pages._ui import Context, Version, guard, inert, live, notebook, org_names, page, people_names, read_at, version_at
 from pages._words import caption, cite, plural
 
-LOADED = 5000  # facts loaded for a page: the heaviest, so a large graph stays fast (B6, B8)
+LOADED = 5000  # facts read of a past moment: the heaviest, so a large graph stays fast (B6, B8)
 
 
 ctx, org = page("Graphs")
 live(ctx, moments="g")  # redrawn when an agent or another tab changes memory
 PREFIX = "g"  # the time control's keys: g_at, g_from, g_play…
 LINKED = {"graph": "g_which", "run": "g_run", "kinds": "g_kinds", "rel": "g_rel", "status": "g_status"}
-LINKED |= {"depth": "g_depth", "cap": "g_cap", "minw": "g_minw", "expand": "g_expand"}
+LINKED |= {"depth": "g_depth", "minw": "g_minw", "focus": "g_focus"}
 _drawing.restore_choices()
-lists = ("kinds", "rel", "status", "expand")
-from_link(LINKED | {"entity": "g_entity"}, ints=("depth", "cap"), lists=lists, floats=("minw",))
+from_link(LINKED | {"entity": "g_entity"}, ints=("depth",), lists=("kinds", "rel", "status"), floats=("minw",))
+if ":" in (st.session_state.get("g_entity") or ""):  # a link from before #39: ?entity=kind:name
+    st.session_state["g_focus"] = st.session_state.pop("g_entity").split(":", 1)[1]
+st.query_params.pop("entity", None)  # the link says ?focus= now
 
 
-def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | None]:
-    """The time control and "Compare with…" for the World and Flow graphs (R32); the User graph now (R23)."""
+def _moment(ctx: Context, org: str, graph: str, filters: DeltaGenerator) -> tuple[Shown | None, int | None]:
+    """The time control, and "Compare with…" among the filters, for the World and Flow graphs (R32); the User
+    graph now (R23)."""
     if graph == "user":
         caption(
             "The User graph is drawn as it stands now: its facts are taught in every organization "
@@ -43,18 +52,19 @@ def _moment(ctx: Context, org: str, graph: str) -> tuple[Shown | None, int | Non
         return None, None
     _drawing.moment_from_overview()
     shown = _history.time_control(ctx, org, PREFIX)
-    other = _history.compare_choice(
-        PREFIX,
-        shown,
-        "Draw what changed in this graph between the two moments on the later one: facts added, gone, "
-        "weights up or down; and list it below the drawing.",
-    )
+    with filters:
+        other = _history.compare_choice(
+            PREFIX,
+            shown,
+            "Draw what changed in this graph between the two moments on the later one: facts added, gone, "
+            "weights up or down; and list it below the drawing.",
+        )
     _history.link_moments(PREFIX)
     return shown, other
 
 
-def _graph_chosen(runs: list[str]) -> tuple[str, str]:
-    """The graph drawn and its owner: the World, the person's User or a run's Flow graph (R20)."""
+def _graph_chosen(runs: list[str], run: DeltaGenerator) -> tuple[str, str]:
+    """The graph drawn and its owner: the World, the person's User or a run's Flow graph (R20), its run in `run`."""
     choices = ["world"] + (["user"] if ctx.person else []) + (["flow"] if runs else [])
     _drawing.only("g_which", choices)
     _drawing.only("g_run", runs)
@@ -64,34 +74,89 @@ def _graph_chosen(runs: list[str]) -> tuple[str, str]:
         horizontal=True,
         key="g_which",
         format_func=str.capitalize,  # the link says world, user, flow
-        captions=[
-            cite(f"{viz.inert(possessive(ctx.org_name))} (R20)"),  # captions are Markdown: memory's text made inert
-            cite(f"{viz.inert(ctx.person)}'s, in every organization (R20)"),
-            cite("one run's, erased with it (R29)"),
-        ][: len(choices)],
+        help=cite(  # Markdown: memory's text made inert
+            f"World: {viz.inert(possessive(ctx.org_name))} (R20). User: {viz.inert(ctx.person)}'s, in every "
+            "organization (R20). Flow: one run's, erased with it (R29)."
+        ),
     )
     if which == "world":
         return "world", org
     if which == "user":
         return "user", ctx.person or ""
-    return "flow", st.selectbox("Run", runs, key="g_run")
+    return "flow", run.selectbox("Run", runs, key="g_run")
 
 
-def _loaded(at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int) -> DrawingPublic | GraphJson:
-    """The graph's heaviest facts, as they stood after moment `drawn_at` (R32) or now; said when it holds more."""
+def _loaded(
+    at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int
+) -> tuple[FocusPublic | GraphJson, str | None]:
+    """The facts around the focus asked for (or the most connected entity) now, or the graph's heaviest as they
+    stood after moment `drawn_at` (R32); and the focus's node id, if found."""
+    name = st.session_state.get("g_focus") or None
     if drawn_at is not None:
-        data: DrawingPublic | GraphJson = _history.then(
-            ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True
+        past = _history.then(ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True)
+        ends = (e for f in past["facts"] for e in (f["subject"], f["object"]) if "kind" in e)
+        return past, next((viz.node_id(e) for e in ends if e["name"] == name), None)
+    depth = int(st.session_state.get("g_depth") or 1)
+    now = read_at(ctx.svc, at, MemoryService.focus, graph, owner, name, depth=depth)
+    return now, viz.node_id(cast("Obj", now["focus"])) if now["focus"] else None
+
+
+def _search(graph: str, owner: str) -> None:
+    """Entities found by part of their name (GraphResolve's words matching, #38) in the graphs the reader sees,
+    with kind, graph and facts; choosing one focuses it."""
+    text = st.text_input("Find an entity", key="g_find", placeholder="part of a name, any case or accent")
+    if not text:
+        return
+    seen = {"world": org} | ({"user": ctx.person} if ctx.person else {}) | ({graph: owner} if graph == "flow" else {})
+    found = ctx.svc.find_entities(seen, text)
+    if not found:
+        st.caption(f"No entity's name matches “{viz.inert(text)}” in these graphs.")
+        return
+    st.session_state["_g_found"] = found
+    st.pills(
+        "Entities found: choose one to focus on it",
+        range(len(found)),
+        key="g_found",
+        format_func=lambda i: (
+            f"{found[i]['name']} · {found[i]['kind']} · {found[i]['graph']} · {plural(found[i]['facts'], 'fact')}"
+        ),
+        on_change=_chosen,
+    )
+
+
+def _chosen() -> None:
+    """A found entity chosen: its graph drawn around it (#39)."""
+    i, found = st.session_state.get("g_found"), st.session_state.get("_g_found") or []
+    if i is not None and i < len(found):
+        st.session_state["g_which"], st.session_state["g_focus"] = found[i]["graph"], found[i]["name"]
+        st.session_state["g_find"], st.session_state["g_found"] = "", None
+
+
+def _trail(graph: str, plan: viz.Plan, asked: str | None) -> None:
+    """Where the reader walked from (#39): each entity focused in this graph, a link back to it."""
+    name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
+    trail = [t for t in st.session_state.get("_g_trail", []) if t[0] == graph]
+    if name is not None:
+        trail = trail[: [t[1] for t in trail].index(name)] if name in [t[1] for t in trail] else trail
+        trail.append((graph, name))
+    st.session_state["_g_trail"] = trail[-8:]
+    said = ""
+    if name is not None and asked != name:
+        here = f"**{viz.inert(name)}**, the most connected entity here. "
+        said = f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. " if asked else ""
+        said = (
+            f"No entity here matches “{viz.inert(asked)}”: opened on {here}"
+            if asked and not matches(asked, [name])
+            else said
         )
-    else:
-        data = read_at(ctx.svc, at, MemoryService.graph_drawing, graph, owner, limit=LOADED)
-    if data["total"] > len(data["facts"]):
-        st.caption(
-            f"This graph {'held' if drawn_at is not None else 'holds'} {data['total']:,} facts"
-            + (f" after moment {drawn_at}" if drawn_at is not None else "")
-            + f"; the {len(data['facts']):,} heaviest are loaded for filtering and drawing."
-        )
-    return data
+        said = said or f"Opened on {here}Search above for another entity."
+    if said:
+        caption(said)
+    if len(trail) > 1:  # each step a link back, in this session (a page link keeps the organization and identity)
+        with st.container(horizontal=True, gap="small", vertical_alignment="center"):
+            st.caption("Walked from:")
+            for g, n in trail[:-1]:
+                st.page_link("pages/graphs_page.py", label=viz.inert(n), query_params={"graph": g, "focus": n})
 
 
 def _taught(graph: str, owner: str) -> set[str]:
@@ -103,15 +168,15 @@ def _taught(graph: str, owner: str) -> set[str]:
     return {ch["fact"] for ch in last.get("changes", []) if ch["graph"] == graph and ch["owner"] == owner}
 
 
-def _say_drawn(plan: viz.Plan, loaded: tuple[int, int], drawn_at: int | None, cmp: viz.Compare | None) -> None:
-    """How much is drawn of how much was loaded (`loaded`: facts, total), at which moment, and what went."""
-    facts, total = loaded
+def _say_drawn(plan: viz.Plan, drawn_at: int | None, cmp: viz.Compare | None) -> None:
+    """How much is drawn around the focus, at which moment, and what went."""
+    entities = sum(1 for n in plan.nodes if n["ring"] >= 0)
     gone = f", and **{plural(plan.gone, 'fact')} gone** since moment {cmp.since}, dashed in grey" if cmp else ""
     st.markdown(
-        f"Showing **{len(plan.nodes):,} entities** and **{len(plan.edges) - plan.gone:,} facts** "
-        + (f"of the {facts:,} heaviest loaded" if total > facts else f"of the {facts:,} facts in this graph")
+        f"Showing **{entities:,} entities** and **{len(plan.edges) - plan.gone:,} facts**"
         + (f" after moment {drawn_at}" if drawn_at is not None else "")
         + (gone if plan.gone else "")
+        + (f"; {plural(plan.hidden, 'neighbour')} more open on a click" if plan.hidden else "")
         + "."
     )
 
@@ -126,8 +191,6 @@ def _changed(shown: Shown | None, other: int | None, graph: str, owner: str) -> 
 
 def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
     """The drawing, or why there is nothing to draw, with what the layout left out."""
-    if plan.note:
-        st.warning(plan.note)
     if taught:
         st.caption(f"In red: the {len(taught)} facts the last notebook cell changed.")
     if plan.nodes:
@@ -162,27 +225,38 @@ def drawing() -> None:
     """The page below its title, in a fragment that reruns while the time control plays (R32)."""
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
-        graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org))
-        shown, other = _moment(ctx, org, graph)
+        flow = st.session_state.get("g_which") == "flow"  # the compact bar (#39), a run's beside a Flow graph
+        widths = [2, 2, 3, 1, 1, 1.4] if flow else [2, 4, 1, 1, 1.4]
+        *bar, find, depth, filters, grouped = st.columns(widths, vertical_alignment="bottom")
+        with bar[0]:
+            graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org), bar[-1])
+        with find:
+            _search(graph, owner)
+        depth.number_input("Depth", 1, 3, key="g_depth", help="Rings of neighbours drawn around the focus.")
+        popover = filters.popover("Filters")
+        if _drawing.communities(ctx, at, (graph, owner), grouped, _show):
+            return
+        shown, other = _moment(ctx, org, graph, popover)
         drawn_at = _drawn_at(shown, other)
         changed = _changed(shown, other, graph, owner)
         cmp = compare(*changed[:3]) if changed else None  # before, after, since the earlier moment
-        data = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
-        flt = _drawing.filters(data)
-        to_link(LINKED | {"entity": "g_entity"})
-        st.session_state.pop("g_entity", None)
+        data, focus = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
+        with popover:
+            flt = _drawing.filters(data)
+        asked = st.session_state.get("g_focus") or None
+        to_link(LINKED)
         taught = _taught(graph, owner)
         marked = tuple(sorted(taught))
         then = (drawn_at, cmp.since if cmp else None)
-        with st.spinner("Laying out the graph…"):
-            if at is None:
-                plan, html, drawn = _drawing.build(graph, data, flt, marked, cmp)
-            else:
-                plan, html, drawn = _drawing.kept_drawing(
-                    at, graph, owner, _drawing.chosen(flt), marked, then, data, flt, cmp
-                )
-        _say_drawn(plan, (len(data["facts"]), data["total"]), drawn_at, cmp)
+        if at is None:
+            plan, html, drawn = _drawing.build(graph, data, focus, flt, marked, cmp)
+        else:
+            choice = (focus, *_drawing.chosen(flt))
+            plan, html, drawn = _drawing.kept_drawing(at, graph, owner, choice, marked, then, data, flt, cmp)
         _show(plan, html, taught)
+        _trail(graph, plan, asked)
+        _drawing.members(ctx, at, (graph, owner))
+        _say_drawn(plan, drawn_at, cmp)
         _drawing.legend(plan, cmp)
         _drawing.open_fact(plan, graph)
         _below(plan, drawn, f"{graph}-{owner}.graphml")

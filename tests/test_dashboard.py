@@ -599,8 +599,8 @@ def test_rules_page_search_by_word_and_number(app):
 @PAGE_LAYOUT
 def test_graph_html_references_no_outside_url(demo_db):
     svc = MemoryService(make_engine(f"sqlite:///{demo_db}"))
-    for cap in (40, 400):  # a small drawing and a large one
-        html = viz.to_html(viz.plan(svc.graph("world", "acme"), viz.Filters(cap=cap)))
+    for depth in (1, 3):  # a small drawing and a large one
+        html = viz.to_html(viz.plan(svc.graph("world", "acme"), None, viz.Filters(depth=depth)))
         assert not re.findall(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
         assert "vis-network" in html or "vis.Network" in html
 
@@ -986,12 +986,10 @@ def test_graphs_view_is_a_link(app):
     at = page(app, "graphs")
     assert at.radio(key="g_which").value == "world"  # ?graph=World still opens (#25: links say world)
     assert at.multiselect(key="g_kinds").value == ["place"]  # a choice that is no option is dropped
-    assert at.selectbox(key="g_focus").value == ("Acme Robotics", "organization")
+    assert at.session_state["g_focus"] == "Acme Robotics"  # ?entity=kind:name, from before #39, focuses it
     assert at.slider(key="g_minw").value == pytest.approx(0.6) and at.query_params["minw"] == "0.6"
-    assert at.query_params["entity"] == "organization:Acme Robotics" and at.query_params["kinds"] == "place"
-    at.selectbox(key="g_focus").set_value(None).run()
-    ok(at)
-    assert at.selectbox(key="g_focus").value is None and "entity" not in at.query_params
+    assert at.query_params["focus"] == "Acme Robotics" and at.query_params["kinds"] == "place"
+    assert "entity" not in at.query_params
 
 
 @PAGE_LAYOUT
@@ -1220,7 +1218,7 @@ def test_notebook_compares_two_cells_and_charts_a_fact(app):
     ok(at)
     [table] = tables(at, "Weight A → B")
     added = {c["fact"] for c in results[str(taught)]["changes"]}
-    assert set(table["Fact"]) == added and set(table["Change"]) == {"added"}
+    assert set(table["Fact"]) >= added and set(table["Change"]) == {"added"}
     assert {w.split(" → ")[0] for w in table["Weight A → B"]} == {"absent"}  # not "None": not there at A
     disputed = next(
         i for i, e in enumerate(cells_of(at)) if e["do"] in ("dispute", "retract") and results[str(i)]["changes"]
@@ -1655,7 +1653,7 @@ def drawn_edges(at: AppTest) -> list[dict]:
     (frame,) = at.get("iframe")
     found = re.search(r"edges = new vis\.DataSet\((\[.*?\])\);\n", frame.proto.srcdoc)
     assert found, "the drawing holds its edges"
-    return json.loads(found.group(1))
+    return [e for e in json.loads(found.group(1)) if not e["to"].startswith("more:")]  # facts, not "+N more" lines
 
 
 def shown(svc: MemoryService, graph: str, owner: str, n: int | None = None) -> set[str]:
@@ -1672,13 +1670,14 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
     slider = at.select_slider(key="g_at")
     assert slider.value == acme[-1] and "at" not in at.query_params  # now, by default: the present read
     assert slider.options == overview  # the Overview's moments, labelled alike
-    assert {e["title"].split("\n")[0] for e in drawn_edges(at)} == shown(svc, "world", "acme")
+    now = {e["title"].split("\n")[0] for e in drawn_edges(at)}  # around a focus (#39): a part of the graph
+    assert now and now <= shown(svc, "world", "acme")
     first = svc.resolve_moment("cp-1")
     slider.set_value(first).run()
     ok(at)
     assert at.query_params["at"] == str(first)
     then = {e["title"].split("\n")[0] for e in drawn_edges(at)}
-    assert then == shown(svc, "world", "acme", first) and then != shown(svc, "world", "acme")
+    assert then and then <= shown(svc, "world", "acme", first) and then != now
     assert f"after moment {first}" in texts(at)
     then_ids = {f["id"] for f in svc.graph_at("world", "acme", first, ids=True)["facts"]}
     assert (
@@ -1695,7 +1694,8 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
     assert any("this graph holds no fact yet" in plain(i.value) for i in at.info)
     ended = svc.resolve_moment("ss-1")
     at.select_slider(key="g_at").set_value(ended).run()
-    assert {e["title"].split("\n")[0] for e in drawn_edges(at)} == shown(svc, "flow", "run-supplier-scan", ended)
+    flow = {e["title"].split("\n")[0] for e in drawn_edges(at)}
+    assert flow and flow <= shown(svc, "flow", "run-supplier-scan", ended)
     # The User graph is drawn now only (R23): no time control, no moment in the link.
     at.radio(key="g_which").set_value("user").run()
     ok(at)
@@ -1723,10 +1723,11 @@ def test_graphs_plays_moment_by_moment_and_stops_at_now(app):
 def test_graphs_diff_draws_what_was_added_and_lists_it(app):
     svc = live()
     a, b = svc.resolve_moment("cp-1"), svc.resolve_moment("cp-2")
-    app.query_params.update({"at": str(b), "from": str(a)})
+    app.query_params.update({"at": str(b), "from": str(a), "focus": "France"})  # drawn around a focus (#39)
     at = page(app, "graphs")
     assert at.select_slider(key="g_at").value == b and at.selectbox(key="g_from").value == a
     added = shown(svc, "world", "acme", b) - shown(svc, "world", "acme", a)
+    added = {f for f in added if "France" in f}
     edges = drawn_edges(at)
     assert added and {e["title"].split("\n")[0] for e in edges if e["color"] == viz.ADDED_COLOR} == added
     assert all(f"added since moment {a}" in e["title"] for e in edges if e["color"] == viz.ADDED_COLOR)
@@ -1734,7 +1735,7 @@ def test_graphs_diff_draws_what_was_added_and_lists_it(app):
     assert set(table["Change"]) == {"added"} and set(table["Graph"]) == {
         "World · Acme Robotics"
     }  # named, not its id (#25)
-    assert set(table["Fact"]) == added
+    assert set(table["Fact"]) >= added
     # The other way round: the later moment is drawn, what changed since the earlier marked on it.
     at.select_slider(key="g_at").set_value(a).run()
     at.selectbox(key="g_from").set_value(b).run()

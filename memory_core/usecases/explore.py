@@ -6,7 +6,7 @@ from typing import cast
 
 from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
-from ..store import dashboard
+from ..store import dashboard, neighbours
 from ..store.drawing import graph_for_drawing
 from ..store.erasure import account_preview, run_preview
 from ..store.links import entity_links
@@ -120,3 +120,11 @@ class Explore(UseCases):
         """A graph's entities linked to others, with their degree, and the facts between each pair (issue #39)."""
         with self.database.driver(write=False) as db:
             return cast("sh.EntityLinks", entity_links(db, graph, owner))
+
+    def focus(self, graph: str, owner: str, name: str | None, *, depth: int) -> sh.FocusPublic:
+        """An entity named (or the graph's most connected) and its facts to `depth` and one ring more (#39)."""
+        return cast("sh.FocusPublic", self._read(neighbours.focus_read, graph, owner, name, depth=depth))
+
+    def find_entities(self, graphs: dict[str, str], text: str) -> list[sh.FoundEntity]:
+        """Entities of these graphs (graph -> owner) whose names match `text` by words, as GraphResolve finds them."""
+        return cast("list[sh.FoundEntity]", self._read(neighbours.find_read, graphs, text))

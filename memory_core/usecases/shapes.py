@@ -369,10 +369,6 @@ class Timeline(Shape):
     turns_total: int  # of the runs shown
 
 
-for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
-    _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
-
-
 class KeptRead(Shape):
     """A read of a turn as the recall trace keeps it (#38): who asked what, and what it was told or why it was refused."""
 
@@ -417,5 +413,30 @@ class EntityLinks(Shape):
     links: list[tuple[int, int, int]]
 
 
-LinkedEntity.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
-EntityLinks.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
+class FocusEntity(Shape):
+    """The entity a drawing is centred on (#39)."""
+
+    id: int
+    name: str
+    kind: str
+    facts: int
+
+
+class FocusPublic(Shape):
+    """A focus and its neighbourhood's facts, as a drawing reads them (#39)."""
+
+    focus: FocusEntity | None
+    facts: list[DrawnFact]
+
+
+class FoundEntity(Shape):
+    """An entity the Graphs page's search finds by words (#39)."""
+
+    name: str
+    kind: str
+    graph: str
+    facts: int
+
+
+for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
+    _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]

@@ -1,13 +1,13 @@
-"""Drawing a graph: filters, a cap that keeps the strongest facts, still pyvis HTML that renders offline
-(positions from layout.py, physics off), and GraphML. No Streamlit here."""
+"""Drawing a graph from a focus (#39): the focus and its neighbours to a depth, at most MOST nodes, literal
+values beside their subject, "+N more" grouped by relation; still pyvis HTML that renders offline (positions
+from layout.py, physics off) whose clicks open more around a node; and GraphML. No Streamlit here."""
 
 from __future__ import annotations
 
 import html
 import io
-import json
-import re
-from collections import Counter
+import textwrap
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import cast
@@ -16,13 +16,9 @@ import networkx as nx
 
 from ..plain import Obj
 from ..rules.wording import fact_label
-from . import layout
 from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, fact_key  # noqa: F401  (viz.* for pages)
-from .templates import CLICK_SCRIPT, MARK, library, mark, pyvis_templates, templates
+from .focus import to_html  # noqa: F401  (viz.to_html: pages and tests name it here)
 from .text import inert, plural  # noqa: F401  (viz.inert: pages and tests name it here too)
-
-#: What a drawing's layout depends on (Plan.key).
-Key = tuple[tuple[str, ...], tuple[tuple[str, str], ...], tuple[float, ...], tuple[str, ...], float]
 
 KIND_COLORS = {
     "person": "#4e79a7",
@@ -34,23 +30,21 @@ KIND_COLORS = {
     "value": "#bab0ab",
 }
 OTHER_COLOR = "#76b7b2"
-DEFAULT_CAP = 400
-# Names that do not pile up (docs/decisions.md, "Graph drawing"): all, or the heaviest few and the focus.
-LABEL_ALL = 60
-LABEL_TOP = 60
-#: Past this many entities, dots are smaller (3 + 1.2 per root of facts): 400 large ones left names < 10 px.
-BIG = 150
-EDGE_LABELS = 40  # a drawing of at most this many facts names each relation on its edge; else on hover
-#: Past this many facts drawn, edges are thin (0.5 + 2 x weight) and faint: 4,000 full ones hid 400 dots.
-THIN = 600
+FOCUS_COLOR = "#ffd400"  # the focus's alone, as is its size (#39)
+MOST = 60  # nodes drawn at once (#39)
+FIRST = 20  # nodes a focus opens with: the rest of MOST is for clicks
+SPARE = 12  # neighbours of each drawn entity a click opens, the heaviest (sent with the page)
+MORE = 6  # "+N more" nodes at most
+VALUES = 6  # values written in a subject's box; the rest on hover
+WRAP = 18  # characters a line of a name
 
 
 def color_of(kind: str) -> str:
     return KIND_COLORS.get(kind, OTHER_COLOR)
 
 
-def _node_id(e: Obj) -> str:
-    return f"value:{e['value']}" if "value" in e else f"{e['kind']}:{e['name']}"
+def node_id(e: Obj) -> str:
+    return f"{e['kind']}:{e['name']}"
 
 
 @dataclass
@@ -59,71 +53,20 @@ class Filters:
     relations: set[str] | None = None
     min_weight: float = 0.0
     statuses: set[str] = field(default_factory=lambda: {"active", "disputed"})
-    focus: str | None = None  # a node id: draw only its neighbourhood
     depth: int = 1
-    #: With a focus, entities double-clicked open, whose neighbours (among the facts given, R20) are drawn too.
-    expanded: tuple[str, ...] = ()
-    cap: int = DEFAULT_CAP
 
 
 @dataclass
 class Plan:
-    """What will be drawn: nodes, edges, and what was left out and why."""
+    """What will be drawn around `focus`: nodes, edges, what a click opens (`spare`), and why nothing is drawn."""
 
     nodes: list[Obj]
     edges: list[Obj]
-    matching_facts: int
-    left_out_facts: int
-    left_out_nodes: int
+    focus: str = ""
+    spare: Obj = field(default_factory=dict)
     reason: str = ""  # when nothing is drawn: the filter that emptied the drawing, in words
-    gone: int = 0  # of the edges, the facts gone since the moment compared with (drawn last, dashed)
-
-    @property
-    def key(self) -> Key:
-        """What the positions depend on: entities, the facts' ends, sizes, names drawn, the relations' mean length."""
-        return (
-            tuple(n["id"] for n in self.nodes),
-            tuple((e["from"], e["to"]) for e in self.edges),
-            tuple(round(n["size"], 1) for n in self.nodes),
-            tuple(n["label"] for n in self.nodes),
-            round(sum(len(e["label"]) for e in self.edges) / max(1, len(self.edges)), 1),
-        )
-
-    def key_for_layout(
-        self,
-    ) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...], dict[str, float], dict[str, str], float]:
-        """The key as layout.arrange takes it."""
-        ids, ends, sizes, labels, relation = self.key
-        return ids, ends, dict(zip(ids, sizes, strict=True)), dict(zip(ids, labels, strict=True)), relation
-
-    @property
-    def note(self) -> str:
-        if not self.left_out_facts:
-            return ""
-        return (
-            f"Showing the strongest {len(self.edges)} of {self.matching_facts} matching facts; "
-            f"{self.left_out_facts} facts and {self.left_out_nodes} entities were left out to stay under "
-            f"the cap of drawn entities."
-        )
-
-
-def _neighbourhood(facts: list[Obj], focus: str, depth: int, expanded: Iterable[str] = ()) -> list[Obj]:
-    """The facts among the focus's neighbourhood to `depth`, and among each drawn expanded entity's neighbours."""
-    keep, frontier = {focus}, {focus}
-    for _ in range(depth):
-        nxt = _next_to(facts, frontier)
-        frontier = nxt - keep
-        keep |= nxt
-    for opened in expanded:
-        if opened in keep:
-            keep |= _next_to(facts, {opened})
-    return [f for f in facts if _node_id(f["subject"]) in keep and _node_id(f["object"]) in keep]
-
-
-def _next_to(facts: list[Obj], entities: set[str]) -> set[str]:
-    """The entities one fact away from any of `entities`."""
-    ends = [(_node_id(f["subject"]), _node_id(f["object"])) for f in facts]
-    return {b for a, b in ends if a in entities} | {a for a, b in ends if b in entities}
+    gone: int = 0  # of the edges, the facts gone since the moment compared with (dashed)
+    hidden: int = 0  # neighbours of drawn entities not drawn (behind "+N more" or a click)
 
 
 def _count(f: Obj, what: str) -> int:
@@ -136,7 +79,7 @@ def _words(values: Iterable[str]) -> str:
     return ", ".join(sorted(values))
 
 
-def why_empty(facts: list[Obj], flt: Filters) -> str:
+def why_empty(facts: list[Obj], flt: Filters, focus: str | None) -> str:
     """The filter that leaves nothing to draw, found by applying the filters one at a time."""
     if not facts:
         return "this graph holds no fact yet"
@@ -146,11 +89,7 @@ def why_empty(facts: list[Obj], flt: Filters) -> str:
         if not kept:
             return words + (f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else "")
         left = kept
-    if flt.focus:
-        focus = flt.focus.split(":", 1)
-        others = " that the other filters keep" if len(left) < len(facts) else ""
-        return f"the focus entity {focus[1]} ({focus[0]}) has no facts within depth {flt.depth}{others}"
-    return f"the entity cap {flt.cap} is below the two entities a fact needs"
+    return f"the focus {focus} has no fact the filters keep"
 
 
 def _filter_steps(flt: Filters) -> list[tuple[Callable[[Obj], bool], str]]:
@@ -176,62 +115,45 @@ def _filter_steps(flt: Filters) -> list[tuple[Callable[[Obj], bool], str]]:
     ]
 
 
-def _short(name: str, most: int = 22) -> str:
-    """A name as drawn under its dot: cut after `most` characters (the whole name is on hover)."""
-    return name if len(name) <= most else name[: most - 1].rstrip() + "…"
+def most_connected(facts: Iterable[Obj]) -> str | None:
+    """The entity named by most facts (ties by name): where a graph opens with no focus (#39)."""
+    counts = Counter(node_id(e) for f in facts for e in (f["subject"], f["object"]) if "kind" in e)
+    return min(counts, key=lambda n: (-counts[n], n)) if counts else None
 
 
-def _labelled(nodes: Iterable[str], heft: dict[str, float], always: set[str]) -> set[str]:
-    """The entities whose name is drawn: all of a small drawing, else the heaviest and those always named."""
-    ids = list(nodes)
-    if len(ids) <= LABEL_ALL:
-        return set(ids)
-    return set(sorted(ids, key=lambda n: (-heft[n], n))[:LABEL_TOP]) | (always & set(ids))
+def wrapped(text: str, width: int = WRAP) -> str:
+    """A name on lines of at most `width` characters, whole (a word longer than a line is split, not cut)."""
+    return "\n".join(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or text
 
 
-def _pick(facts: Iterable[Obj], nodes: dict[str, Obj], cap: int, *, both_new: bool = True) -> list[Obj]:
-    """The facts, heaviest first, whose ends fit under the cap (`nodes` grows); without `both_new`, only facts
-    touching an entity already drawn."""
-    picked = []
-    for f in sorted(facts, key=lambda f: -f["weight"]):
-        new = [e for e in (f["subject"], f["object"]) if _node_id(e) not in nodes]
-        if (not both_new and len(new) == 2) or len(nodes) + len(new) > cap:
-            continue
-        nodes |= {_node_id(e): e for e in new}
-        picked.append(f)
-    return picked
-
-
-def _node_row(nid: str, e: Obj, *, facts: int, named: bool, opened: bool, big: bool) -> Obj:
-    """An entity as drawn: its name (under its dot when `named`), kind, colour, size by its facts."""
-    name, kind = str(e.get("name", e.get("value"))), e.get("kind", "value")
+def _entity(nid: str, e: Obj, *, ring: int, facts: int) -> Obj:
+    """An entity as drawn: its name in full on wrapped lines; the focus larger and of its own colour."""
+    name, kind = e["name"], e["kind"]
     return {
         "id": nid,
         "name": name,
-        "label": _short(name) if named else "",
+        "label": wrapped(name),
         "kind": kind,
-        "facts": facts,
-        "color": color_of(kind),
-        "size": 3 + 1.2 * facts**0.5 if big else 10 + 4 * facts**0.5,
-        "title": f"{name} ({kind})\n{facts} facts drawn" + ("\n(open: double-click to close)" if opened else ""),
-        "open": opened,  # the focus or an entity expanded: drawn with a thick border
+        "ring": ring,
+        "color": FOCUS_COLOR if ring == 0 else color_of(kind),
+        "size": 26.0 if ring == 0 else 12.0,
+        "title": f"{name} ({kind})\n{plural(facts, 'fact')} read"
+        + ("" if ring == 0 else "\nclick: open its neighbours · double-click: focus on it"),
     }
 
 
-def _edge_row(f: Obj, gone: bool, *, compare: Compare | None, many: int, marked: set[str]) -> Obj:
-    """A fact as drawn among `many`: its ends, weight, status, what changed (R32), and its title."""
+def _edge(f: Obj, gone: bool, *, to: str, compare: Compare | None, marked: set[str]) -> Obj:
+    """A fact as drawn: its ends, relation, weight (on hover), status, and what changed since a moment (R32)."""
     change, said = change_of(f, compare, gone)
-    thin = many > THIN
     return {
-        "from": _node_id(f["subject"]),
-        "to": _node_id(f["object"]),
+        "from": node_id(f["subject"]),
+        "to": to,
         "fact": None if gone else f.get("id"),  # the fact's database id when read with ids: a link to its weight
         "relation": f["relation"],
-        "label": f["relation"] if many <= EDGE_LABELS else "",
+        "label": f["relation"],
         "weight": f["weight"],
         "status": f["status"],
-        "width": 0.5 + 2 * f["weight"] if thin else 1 + 6 * f["weight"],
-        "thin": thin,
+        "width": 1 + 4 * f["weight"],
         "dashes": f["status"] == "disputed" or gone,
         "highlight": fact_label(f) in marked,
         "change": change,
@@ -241,157 +163,166 @@ def _edge_row(f: Obj, gone: bool, *, compare: Compare | None, many: int, marked:
     }
 
 
-def _tallies(facts: list[Obj]) -> tuple[dict[str, int], dict[str, float]]:
-    """Each entity's facts drawn, and their weights summed (which names are drawn)."""
-    ends = [(_node_id(e), f["weight"]) for f in facts for e in (f["subject"], f["object"])]
-    heft: dict[str, float] = {}
-    for nid, weight in ends:
-        heft[nid] = heft.get(nid, 0.0) + weight
-    return dict(Counter(nid for nid, _ in ends)), heft
+def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
+    """An entity's literal values (amounts, dates) as one box beside it, not entities of their own (#39)."""
+    lines = [wrapped(f"{f['relation']}: {f['object']['value']}", 30) for f, _ in owned]
+    more = f"\n+{len(lines) - VALUES} more on hover" if len(lines) > VALUES else ""
+    return {
+        "id": f"values:{nid}",
+        "name": "",
+        "label": "\n".join(lines[:VALUES]) + more,
+        "kind": "value",
+        "ring": -1,
+        "of": nid,
+        "color": KIND_COLORS["value"],
+        "size": 0.0,
+        "title": "\n".join(fact_label(f) for f, _ in owned),
+    }
+
+
+def _more(hidden: Mapping[str, list[tuple[str, Obj]]]) -> list[Obj]:
+    """The "+N more" boxes: each entity's neighbours not drawn by relation, the largest groups first, MORE at most."""
+    groups = [(n, r, c) for n in hidden for r, c in Counter(f["relation"] for _, f in hidden[n]).most_common()]
+    return [_more_box(n, r, c) for n, r, c in groups[:MORE]]
+
+
+def _tie(box: Obj) -> Obj:
+    """A box's thin dashed line to its entity (its text says what it holds): no fact, no label."""
+    return {
+        "from": box["of"],
+        "to": box["id"],
+        "fact": None,
+        "relation": "",
+        "label": "",
+        "weight": 0.0,
+        "status": "active",
+        "width": 1,
+        "dashes": True,
+        "highlight": False,
+        "change": "",
+        "title": box["title"],
+    }
+
+
+def _more_box(nid: str, relation: str, n: int) -> Obj:
+    """Neighbours not drawn, of one relation: a click opens them (#39)."""
+    return {
+        "id": f"more:{relation}:{nid}",
+        "name": "",
+        "label": f"+{n} more\n{relation}",
+        "kind": "more",
+        "ring": -2,
+        "of": nid,
+        "relation": relation,
+        "color": "#eeeeee",
+        "size": 0.0,
+        "title": f"{plural(n, 'neighbour')} by {relation} not drawn: click to open",
+    }
+
+
+class _Graph:
+    """The facts kept, as each entity's neighbours (entity to entity) and literal values."""
+
+    def __init__(self, rows: list[tuple[Obj, bool]]) -> None:
+        self.near: dict[str, list[tuple[str, Obj, bool]]] = defaultdict(list)
+        self.values: dict[str, list[tuple[Obj, bool]]] = defaultdict(list)
+        self.ends: dict[str, Obj] = {}
+        for f, gone in sorted(rows, key=lambda r: (-r[0]["weight"], fact_key(r[0]))):
+            a = node_id(f["subject"])
+            self.ends[a] = f["subject"]
+            if "kind" not in f["object"]:
+                self.values[a].append((f, gone))
+                continue
+            b = node_id(f["object"])
+            self.ends[b] = f["object"]
+            self.near[a].append((b, f, gone))
+            self.near[b].append((a, f, gone))
+
+    def rings(self, focus: str, depth: int) -> dict[str, int]:
+        """The entities drawn and their ring: breadth first from the focus, heaviest facts first, FIRST at most."""
+        drawn, ring = {focus: 0}, [focus]
+        for k in range(1, depth + 1):
+            nxt = []
+            for n in ring:
+                for b, _, _ in self.near[n]:
+                    if b not in drawn and len(drawn) + sum(1 for n in drawn if self.values.get(n)) < FIRST:
+                        drawn[b] = k
+                        nxt.append(b)
+            ring = nxt
+        return drawn
 
 
 def plan(
     graph: Mapping[str, object],
+    focus: str | None = None,
     flt: Filters | None = None,
     *,
     highlight: Iterable[str] = (),
     compare: Compare | None = None,
 ) -> Plan:
-    """Choose nodes and edges: filter, focus, then the heaviest facts up to the cap; with `compare`, edges say what
-    changed since an earlier moment (R32), and facts gone since are drawn too, last."""
+    """The focus (a node id; None: the most connected) and its rings to `flt.depth`: at most FIRST nodes, literal
+    values in a box beside their subject, "+N more" by relation; facts gone since `compare`'s moment dashed (R32)."""
     flt = flt or Filters()
     every = cast("list[Obj]", graph["facts"])  # a drawing's read or a state's graph: its facts as JSON
-    facts, nodes, chosen, ghosts = _chosen(every, flt, compare)
-    degree, heft = _tallies(chosen + ghosts)
-    opened = set(flt.expanded) if flt.focus else set()
-    named = _labelled(nodes, heft, {flt.focus, *opened} if flt.focus else set())
-    node_rows = [
-        _node_row(nid, e, facts=degree[nid], named=nid in named, opened=nid in opened, big=len(nodes) > BIG)
-        for nid, e in nodes.items()
-    ]
-    drawn = [(f, False) for f in chosen] + [(f, True) for f in ghosts]
-    many, marked = len(drawn), set(highlight)
-    edge_rows = [_edge_row(f, gone, compare=compare, many=many, marked=marked) for f, gone in drawn]
-    reason = "" if drawn else why_empty(every, flt)
-    left_out = len({_node_id(e) for f in facts for e in (f["subject"], f["object"])} - set(nodes))
-    return Plan(node_rows, edge_rows, len(facts), len(facts) - len(chosen), left_out, reason, len(ghosts))
-
-
-def _chosen(
-    every: list[Obj], flt: Filters, compare: Compare | None
-) -> tuple[list[Obj], dict[str, Obj], list[Obj], list[Obj]]:
-    """The facts the filters keep (around the focus), the entities drawn, the facts drawn and those gone since."""
     tests = [keep for keep, _ in _filter_steps(flt)]
-    facts = [f for f in every if all(keep(f) for keep in tests)]
-    if flt.focus:
-        facts = _neighbourhood(facts, flt.focus, flt.depth, flt.expanded)
-    nodes: dict[str, Obj] = {}
-    chosen = _pick(facts, nodes, flt.cap)
-    gone = [g for g in (compare.gone if compare else []) if all(keep(g) for keep in tests)]
-    return facts, nodes, chosen, _pick(gone, nodes, flt.cap, both_new=not flt.focus)
-
-
-_OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
-GRAPHS = ("world", "user", "flow")
-
-
-def _options(font: float) -> Obj:
-    """vis-network's options: no physics, so nothing moves once drawn; labels outlined over crossing edges."""
-    edge = round(font * layout.EDGE_FONT, 1)
-    return {
-        "physics": {"enabled": False},
-        "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
-        "nodes": {"shape": "dot", "physics": False, "font": {"size": font, "strokeWidth": 4, "strokeColor": "#ffffff"}},
-        "edges": {
-            "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-            "smooth": {"enabled": True, "type": "curvedCW", "roundness": 0.12},
-            "font": {"size": edge, "align": "middle", "strokeWidth": 3, "strokeColor": "#ffffff"},
-        },
-        "interaction": {"hover": True, "tooltipDelay": 120, "hideEdgesOnDrag": True},
-    }
-
-
-def layout_of(p: Plan) -> layout.Layout:
-    """Positions (in the drawing's units) and the names' font for a plan: the same plan, the same drawing."""
-    return layout.arrange(*p.key_for_layout())
-
-
-def to_html(p: Plan, *, drawing: layout.Layout | None = None, graph: str = "world", height: int = 620) -> str:
-    """Self-contained pyvis HTML (no outside URL), positions given and physics off; a click on a fact opens its
-    weight, a double-click on an entity opens or closes its neighbours."""
-    drawn = drawing if drawing is not None else layout_of(p)
-    pos = drawn.positions
-    # What vis-network takes as given is left out, numbers rounded to what a screen shows (B8).
-    nodes = [
-        _given(
-            id=n["id"],
-            label=n["label"],  # "" draws no name: it is in the title, shown on hover
-            title=n["title"],
-            color=n["color"],
-            size=round(n["size"], 1),
-            borderWidth=4 if n.get("open") else None,
-            x=pos[n["id"]][0],  # the layout fills the frame's aspect itself (layout.py)
-            y=pos[n["id"]][1],
-        )
-        for n in p.nodes
-    ]
+    kept = [f for f in every if all(keep(f) for keep in tests)]
+    ghosts = [g for g in (compare.gone if compare else []) if all(keep(g) for keep in tests)]
+    g = _Graph([(f, False) for f in kept] + [(f, True) for f in ghosts])
+    focus = focus if focus in g.ends else most_connected(kept)
+    if focus is None:
+        return Plan([], [], reason=why_empty(every, flt, focus))
+    rings, marked = g.rings(focus, flt.depth), set(highlight)
+    nodes = [_entity(n, g.ends[n], ring=k, facts=len(g.near[n]) + len(g.values[n])) for n, k in rings.items()]
     edges = [
-        _given(
-            id=f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
-            to=e["to"],
-            fact=e["fact"],
-            title=e["title"],
-            label=e["label"],
-            width=round(e["width"], 2),
-            dashes=e["dashes"],
-            color=_edge_color(e),
-            **{"from": e["from"]},
-        )
-        for i, e in enumerate(p.edges)
+        _edge(f, gone, to=node_id(f["object"]), compare=compare, marked=marked)
+        for n in rings
+        for b, f, gone in g.near[n]
+        if b in rings and node_id(f["subject"]) == n
     ]
-    font = round(drawn.font, 1)
-    page = _OUTSIDE.sub("", _render(nodes, edges, _options(font), height=f"{height}px"))
-    script = CLICK_SCRIPT.replace("%GRAPH%", json.dumps(graph if graph in GRAPHS else "world"))
-    script = script.replace("%FONT%", json.dumps(font)).replace("%EDGE%", json.dumps(layout.EDGE_FONT))
-    return page.replace("</body>", script + "</body>", 1)
+    for n in rings:
+        if g.values.get(n):
+            nodes.append(_values_box(n, g.values[n]))
+            edges += [
+                _edge(f, gone, to=f"values:{n}", compare=compare, marked=marked) | {"label": ""}
+                for f, gone in g.values[n]
+            ]
+    hidden = {n: [(b, f) for b, f, _ in g.near[n] if b not in rings] for n in rings}
+    more = _more(hidden)
+    nodes += more
+    edges += [_tie(box) for box in more]
+    opens = {n: dict.fromkeys(b for b, _ in hidden[n][:SPARE]) for n in rings}  # what a click on each opens
+    for box in more:  # and on each "+N more"
+        opens[box["of"]] |= dict.fromkeys([b for b, f in hidden[box["of"]] if f["relation"] == box["relation"]][:SPARE])
+    spare_nodes = {b: _entity(b, g.ends[b], ring=9, facts=len(g.near[b])) for n in rings for b in opens[n]}
+    spare_edges = [
+        _edge(f, gone, to=node_id(f["object"]), compare=compare, marked=marked)
+        for n in rings
+        for b, f, gone in g.near[n]
+        if b in opens[n]
+    ]
+    spare = {"nodes": spare_nodes, "edges": _unique(spare_edges)}
+    gone = sum(1 for e in edges if e["change"] == "gone")
+    return Plan(nodes, _merged(edges), focus, spare, "", gone, len(spare_nodes))
 
 
-def _given(**values: object) -> Obj:
-    """The values vis-network does not take as given: no empty label, no False, no None (a 0 stays)."""
-    return {k: v for k, v in values.items() if not (v is None or v is False or v == "")}
+def _unique(edges: list[Obj]) -> list[Obj]:
+    """Each fact once, heaviest first."""
+    seen: dict[tuple[str, str, str], Obj] = {}
+    for e in edges:
+        seen.setdefault((e["from"], e["to"], e["relation"]), e)
+    return sorted(seen.values(), key=lambda e: -e["weight"])
 
 
-def _edge_color(e: Obj) -> str:
-    """Red: what the last notebook cell changed; then what changed since the moment compared; else by status."""
-    if e["highlight"]:
-        return "#d62728"
-    change = e.get("change", "")
-    if change:
-        return {"added": ADDED_COLOR, "gone": GONE_COLOR}.get(change, MOVED_COLOR)
-    if e.get("thin"):  # a thin edge (THIN): drawn faint, so thousands of them do not hide the dots and names
-        return "rgba(120,120,120,0.35)" if e["status"] != "active" else "rgba(70,70,70,0.35)"
-    return "#999999" if e["status"] != "active" else "#555555"
-
-
-#: pyvis's template besides the drawing: a white page, no heading, physics, DOT, menus or highlight.
-PYVIS_PAGE: Obj = {"width": "100%", "heading": "", "bgcolor": "#ffffff", "cdn_resources": "in_line", "dot_lang": ""}
-PYVIS_PAGE |= dict.fromkeys(("physics_enabled", "use_DOT", "widget", "conf", "tooltip_link"), False)
-PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_menu", "notebook"), False)
-
-
-def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
-    """pyvis's template filled as its Network would fill it (every value escaped; no innerHTML tooltip, since memory's
-    text reaches titles), without importing Network (it imports IPython); the libraries put in after."""
-    folder = pyvis_templates()
-    page = str(
-        templates(folder)
-        .get_template("template.html")
-        .render(height=height, nodes=nodes, edges=edges, options=json.dumps(options), **PYVIS_PAGE)
-    )
-    head, body = page.split("</head>", 1) if "</head>" in page else (page, None)
-    for name in dict.fromkeys(MARK.findall(head)):  # each library once, in the head only (memory's text is below)
-        head = head.replace(mark(name), library(folder, name), 1)
-    return head if body is None else head + "</head>" + body
+def _merged(edges: list[Obj]) -> list[Obj]:
+    """Facts between the same two entities: the first edge names every relation (one label, not two on one spot)."""
+    by_pair: dict[frozenset[str], list[Obj]] = defaultdict(list)
+    for e in _unique(edges):
+        by_pair[frozenset((e["from"], e["to"]))].append(e)
+    for group in by_pair.values():
+        labels = [e["label"] for e in group if e["label"]]
+        for i, e in enumerate(group):
+            e["label"] = "\n".join(labels) if i == 0 else ""
+    return [e for group in by_pair.values() for e in group]
 
 
 def to_graphml(p: Plan) -> str:
@@ -416,5 +347,5 @@ def legend_html(p: Plan) -> str:
 
 def legend(p: Plan) -> list[Obj]:
     """Kinds drawn, with their colour and count."""
-    counts = Counter(n["kind"] for n in p.nodes)
+    counts = Counter(n["kind"] for n in p.nodes if n["ring"] >= 0)
     return [{"kind": k, "color": color_of(k), "entities": c} for k, c in sorted(counts.items())]

@@ -1,0 +1,100 @@
+"""A focus's neighbourhood as the Graphs page draws it (#39): an entity found by name or words, its
+facts and its neighbours' to a depth, each entity's heaviest only (indexes ix_fact_subject and
+ix_fact_object), never the whole graph."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session
+
+from ..plain import Obj
+from ..rules.keys import name_key
+from . import words
+from .driver import Driver, driver_of
+
+#: Facts read per entity, heaviest first: more than a drawing of 60 nodes shows, so "+N more" opens some.
+PER = 30
+#: Entities of a ring whose own facts are read (the heaviest first): as many as a drawing holds.
+RING = 24
+#: Entities a search lists.
+FOUND = 12
+
+_ENDS = """SELECT f.id, f.relation, f.value, f.status, f.weight, f.sources, s.name, s.kind, o.name, o.kind,
+ (SELECT count(*) FROM support u WHERE u.fact_id = f.id), (SELECT count(*) FROM dispute d WHERE d.fact_id = f.id),
+ s.id, o.id FROM fact f JOIN entity s ON s.id = f.subject_id LEFT JOIN entity o ON o.id = f.object_id
+ WHERE f.id IN (SELECT id FROM fact WHERE {end} = :e AND graph = :g AND owner = :o AND status IN ('active', 'disputed')
+ ORDER BY weight DESC, id LIMIT :n)"""
+_ONE = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND owner = :o AND key = :k"
+_TOP = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND owner = :o ORDER BY active_facts DESC, id"
+
+
+def _fact(r: tuple[Any, ...]) -> Obj:
+    """A row as the drawing reads a fact (store/drawing.py's shape)."""
+    obj = {"name": r[8], "kind": r[9]} if r[9] is not None else {"value": r[2]}
+    return {
+        "id": r[0],
+        "subject": {"name": r[6], "kind": r[7]},
+        "relation": r[1],
+        "object": obj,
+        "status": r[3],
+        "weight": r[4],
+        "sources": r[5],
+        "supports": int(r[10]),
+        "disputes": int(r[11]),
+    }
+
+
+def focus_of(db: Driver, graph: str, owner: str, name: str | None) -> Obj | None:
+    """The entity named (its most connected kind), else the first found by words; with no name or none found, the
+    graph's most connected entity: {id, name, kind, facts}."""
+    params = {"g": graph, "o": owner}
+    if name:
+        rows = sorted(db.rows(_ONE, params | {"k": name_key(name)}), key=lambda r: -r[3])
+        if not rows and (found := find(db, graph, owner, name)):
+            rows = db.rows(_ONE, params | {"k": name_key(found[0]["name"])})
+    if not name or not rows:
+        rows = db.rows(_TOP + " LIMIT 1", params)
+    return {"id": rows[0][0], "name": rows[0][1], "kind": rows[0][2], "facts": rows[0][3]} if rows else None
+
+
+def neighbourhood(db: Driver, graph: str, owner: str, focus: Obj, *, depth: int) -> list[Obj]:
+    """The facts of the focus and of its neighbours to `depth` (one ring more than drawn, for a click to open),
+    each entity's PER heaviest in each direction; literal values stay with their subject."""
+    facts: dict[int, Obj] = {}
+    seen, ring = {focus["id"]}, [focus["id"]]
+    for _ in range(depth + 1):
+        nxt: list[int] = []
+        for e in ring:
+            for end in ("subject_id", "object_id"):
+                for r in db.rows(_ENDS.format(end=end), {"e": e, "g": graph, "o": owner, "n": PER}):
+                    facts.setdefault(r[0], _fact(r))
+                    nxt += [i for i in (r[12], r[13]) if i is not None and i not in seen]
+                    seen.update(nxt)
+        ring = nxt[:RING]
+    return sorted(facts.values(), key=lambda f: (-f["weight"], f["id"]))
+
+
+def find(db: Driver, graph: str, owner: str, text: str) -> list[Obj]:
+    """GraphResolve's words matching (store/words.py) in one graph: up to FOUND entities with their facts counted."""
+    found = words.find(db, {graph: owner}, text)[:FOUND]
+    counts = {
+        (r[1], r[2]): r[3] for e in found for r in db.rows(_ONE, {"g": graph, "o": owner, "k": name_key(e["name"])})
+    }
+    return [
+        {"name": e["name"], "kind": e["kind"], "graph": graph, "facts": counts.get((e["name"], e["kind"]), 0)}
+        for e in found
+    ]
+
+
+def focus_read(s: Session, graph: str, owner: str, name: str | None, *, depth: int) -> Obj:
+    """The focus (`focus_of`) and its neighbourhood's facts, in the use case's transaction."""
+    with driver_of(s) as db:
+        focus = focus_of(db, graph, owner, name)
+        return {"focus": focus, "facts": neighbourhood(db, graph, owner, focus, depth=depth) if focus else []}
+
+
+def find_read(s: Session, graphs: dict[str, str], text: str) -> list[Obj]:
+    """`find` in each of these graphs (graph -> owner), in the use case's transaction."""
+    with driver_of(s) as db:
+        return [e for g, o in graphs.items() for e in find(db, g, o, text)]

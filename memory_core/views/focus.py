@@ -1,0 +1,250 @@
+"""A focus's drawing as still pyvis HTML that renders offline (positions from layout.py, physics off), and its
+script (#39): the focus centred, a click on an entity opening its neighbours around
+it (nothing drawn moves), a click on "+N more" opening that relation's, a double-click focusing on an entity
+(the page's link, its trail kept by the page), a click on a fact opening its weight."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+from ..plain import Obj
+from . import layout
+from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR
+from .templates import MARK, library, mark, pyvis_templates, templates
+
+if TYPE_CHECKING:
+    from .viz import Plan
+
+_SCRIPT = """<script>
+(function () {
+  var GRAPH = %GRAPH%, FOCUS = %FOCUS%, SPARE = %SPARE%, MOST = %MOST%;
+  var nodes = network.body.data.nodes, edges = network.body.data.edges;
+  function page() {
+    try { return new URL(window.parent.location.href); } catch (e) { return new URL(document.referrer); }
+  }
+  function go(url) {
+    try {
+      var app = window.parent;
+      app.history.pushState({}, "", url.pathname + url.search);
+      app.dispatchEvent(new app.PopStateEvent("popstate"));
+    } catch (e) { window.top.location.href = url.href; }
+  }
+  function factUrl(fact) {
+    var here = page(), q = new URLSearchParams();
+    ["org", "as"].forEach(function (k) { if (here.searchParams.get(k)) { q.set(k, here.searchParams.get(k)); } });
+    q.set("graph", GRAPH);
+    q.set("fact", String(fact));
+    return new URL("fact-weights?" + q.toString(), here);
+  }
+  function focusUrl(name) {
+    var here = page();
+    ["entity", "expand", "view", "community"].forEach(function (k) { here.searchParams.delete(k); });
+    here.searchParams.set("focus", name);
+    return here;
+  }
+  // The focus in the frame's middle, everything drawn in the frame (names and relations too).
+  function centre() {
+    var f = network.getPositions([FOCUS])[FOCUS], ex = 1, ey = 1;
+    nodes.getIds().forEach(function (id) {
+      var b = network.getBoundingBox(id);
+      ex = Math.max(ex, Math.abs(b.left - f.x), Math.abs(b.right - f.x));
+      ey = Math.max(ey, Math.abs(b.top - f.y), Math.abs(b.bottom - f.y));
+    });
+    Object.values(network.body.edges).forEach(function (e) {
+      var s = e.labelModule.size;
+      if (!e.options.label) { return; }
+      ex = Math.max(ex, Math.abs(s.left - f.x), Math.abs(s.left + s.width - f.x));
+      ey = Math.max(ey, Math.abs(s.top - f.y), Math.abs(s.top + s.height - f.y));
+    });
+    var el = document.getElementById("mynetwork");
+    var scale = 0.96 * Math.min(el.clientWidth / 2 / ex, el.clientHeight / 2 / ey);
+    network.moveTo({position: f, scale: scale});
+  }
+  network.once("afterDrawing", function () { centre(); window.centred = true; });
+  network.redraw();
+  // Around a node, outward from the focus: free places for the neighbours a click opens.
+  function around(id, n) {
+    var all = network.getPositions(), c = all[id], f = all[FOCUS] || {x: 0, y: 0}, out = [];
+    var base = (c.x === f.x && c.y === f.y) ? Math.PI / 2 : Math.atan2(c.y - f.y, c.x - f.x);
+    var taken = Object.values(all);
+    for (var k = 0; out.length < n && k < 400; k++) {
+      var ring = 1 + Math.floor(k / 12), a = base + ((k % 12) - 5.5) * 0.32;
+      var p = {x: c.x + 170 * ring * Math.cos(a), y: c.y + 170 * ring * Math.sin(a)};
+      if (taken.every(function (q) { return Math.abs(q.x - p.x) > 130 || Math.abs(q.y - p.y) > 70; })) {
+        out.push(p);
+        taken.push(p);
+      }
+    }
+    return out;
+  }
+  function open(id, relation) {
+    var wanted = [], seen = {};
+    SPARE.edges.forEach(function (e) {
+      if (relation && e.label.split("\\n").indexOf(relation) < 0) { return; }
+      var other = e.from === id ? e.to : (e.to === id ? e.from : null);
+      if (other && !nodes.get(other) && !seen[other] && SPARE.nodes[other]) { seen[other] = 1; wanted.push(other); }
+    });
+    wanted = wanted.slice(0, Math.max(0, MOST - nodes.length));
+    var places = around(id, wanted.length);
+    nodes.add(wanted.slice(0, places.length).map(function (w, i) {
+      return Object.assign({}, SPARE.nodes[w], {x: places[i].x, y: places[i].y});
+    }));
+    edges.add(SPARE.edges.filter(function (e) { return nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id); }));
+    window.opened = (window.opened || 0) + places.length;
+  }
+  // A click opens the fact whose tooltip shows, even where vis-network's hit test reports a node (#16).
+  var shown = null;
+  network.on("showPopup", function (id) { shown = edges.get(id) ? id : null; });
+  network.on("hidePopup", function () { shown = null; });
+  network.on("click", function (params) {
+    if (params.nodes.length && shown === null) {
+      var node = nodes.get(params.nodes[0]);
+      if (node && node.central) {  // a community: opened around its most connected entity, its members listed
+        var u = focusUrl(node.central);
+        u.searchParams.set("community", node.id.split(":")[1]);
+        go(u);
+      } else if (node && node.more) { open(node.more[0], node.more[1]); nodes.remove(node.id); }
+      else if (node && node.name) { open(node.id, null); }
+      return;
+    }
+    var id = shown !== null ? shown : params.edges[0], edge = id === undefined ? null : edges.get(id);
+    if (edge && edge.fact !== null && edge.fact !== undefined) { go(factUrl(edge.fact)); }
+  });
+  network.on("doubleClick", function (params) {
+    var node = params.nodes.length ? nodes.get(params.nodes[0]) : null;
+    if (node && node.name && node.id !== FOCUS) { go(focusUrl(node.name)); }
+  });
+  window.factUrl = factUrl;
+  window.focusUrl = focusUrl;
+  window.openAround = open;
+})();
+</script>
+"""
+
+
+def script(graph: str, focus: str, spare: Obj, most: int) -> str:
+    """The drawing's script, its data as JSON (memory's text only as data: <, > and & escaped, so no tag shows)."""
+    values = {"%GRAPH%": graph, "%FOCUS%": focus, "%SPARE%": spare, "%MOST%": most}
+    out = _SCRIPT
+    for key, value in values.items():
+        text = json.dumps(value, ensure_ascii=False)
+        out = out.replace(key, text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+    return out
+
+
+_OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
+GRAPHS = ("world", "user", "flow")
+
+
+_SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation written, however small the fit
+
+
+def _options() -> Obj:
+    """vis-network's options: no physics, so nothing moves once drawn; straight edges, relations written level."""
+    return {
+        "physics": {"enabled": False},
+        "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
+        "nodes": {"shape": "dot", "physics": False, "font": {"size": layout.FONT, "strokeWidth": 0}, **_SHOWN},
+        "edges": {
+            "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
+            "smooth": False,
+            "font": {"size": layout.EDGE, "align": "horizontal", "strokeWidth": 0, "background": "#ffffff"},
+            **_SHOWN,
+        },
+        "interaction": {"hover": True, "tooltipDelay": 120},
+    }
+
+
+def box(n: Obj) -> layout.Box:
+    """A node's drawn extent around its position: half width, half height, and its centre's offset down."""
+    lines = n["label"].split("\n")
+    w, h = max(map(len, lines)) * layout.CHAR * layout.FONT / 2, len(lines) * layout.LINE * layout.FONT / 2
+    if not n["size"]:  # a box: its text inside, with its margin
+        return w + 6, h + 6, 0.0
+    r = n["size"]
+    return max(r, w), r + h + 1, h + 1
+
+
+def to_html(p: Plan, *, graph: str = "world", height: int = 620, most: int = 60) -> str:
+    """Self-contained pyvis HTML (no outside URL), positions given and physics off; a click on a fact opens its
+    weight, a click on an entity opens its neighbours around it, a double-click focuses on it."""
+    pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: box(n) for n in p.nodes})
+    nodes = [_vis_node(n, pos[n["id"]]) for n in p.nodes]
+    edges = [_vis_edge(e, i) for i, e in enumerate(p.edges)]
+    spare = {
+        "nodes": {k: _vis_node(n, None) for k, n in p.spare.get("nodes", {}).items()},
+        "edges": [_vis_edge(e, i + len(edges)) for i, e in enumerate(p.spare.get("edges", []))],
+    }
+    page = _OUTSIDE.sub("", _render(nodes, edges, _options(), height=f"{height}px"))
+    return page.replace("</body>", script(graph if graph in GRAPHS else "world", p.focus, spare, most) + "</body>", 1)
+
+
+def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
+    boxed = not n["size"]
+    return _given(
+        id=n["id"],
+        name=n["name"],
+        label=n["label"],
+        title=n["title"],
+        color=n["color"],
+        size=n["size"] or None,
+        shape="box" if boxed else None,
+        font={"size": layout.EDGE} if boxed else None,
+        borderWidth=4 if n["ring"] == 0 else None,
+        more=[n["of"], n["relation"]] if n["kind"] == "more" else None,
+        central=n.get("central"),
+        x=at[0] if at else None,
+        y=at[1] if at else None,
+    )
+
+
+def _vis_edge(e: Obj, i: int) -> Obj:
+    return _given(
+        id=f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
+        to=e["to"],
+        fact=e["fact"],
+        title=e["title"],
+        label=e["label"],
+        width=round(e["width"], 2),
+        dashes=e["dashes"],
+        color=_edge_color(e),
+        **{"from": e["from"]},
+    )
+
+
+def _given(**values: object) -> Obj:
+    """The values vis-network does not take as given: no empty label, no False, no None (a 0 stays)."""
+    return {k: v for k, v in values.items() if not (v is None or v is False or v == "")}
+
+
+def _edge_color(e: Obj) -> str:
+    """Red: what the last notebook cell changed; then what changed since the moment compared; else by status."""
+    if e["highlight"]:
+        return "#d62728"
+    change = e.get("change", "")
+    if change:
+        return {"added": ADDED_COLOR, "gone": GONE_COLOR}.get(change, MOVED_COLOR)
+    return "#999999" if e["status"] != "active" else "#555555"
+
+
+#: pyvis's template besides the drawing: a white page, no heading, physics, DOT, menus or highlight.
+PYVIS_PAGE: Obj = {"width": "100%", "heading": "", "bgcolor": "#ffffff", "cdn_resources": "in_line", "dot_lang": ""}
+PYVIS_PAGE |= dict.fromkeys(("physics_enabled", "use_DOT", "widget", "conf", "tooltip_link"), False)
+PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_menu", "notebook"), False)
+
+
+def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
+    """pyvis's template filled as its Network would fill it (every value escaped; no innerHTML tooltip, since memory's
+    text reaches titles), without importing Network (it imports IPython); the libraries put in after."""
+    folder = pyvis_templates()
+    page = str(
+        templates(folder)
+        .get_template("template.html")
+        .render(height=height, nodes=nodes, edges=edges, options=json.dumps(options), **PYVIS_PAGE)
+    )
+    head, body = page.split("</head>", 1) if "</head>" in page else (page, None)
+    for name in dict.fromkeys(MARK.findall(head)):  # each library once, in the head only (memory's text is below)
+        head = head.replace(mark(name), library(folder, name), 1)
+    return head if body is None else head + "</head>" + body

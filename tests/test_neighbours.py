@@ -1,0 +1,37 @@
+"""The store's read of a focus's neighbourhood for the Graphs page (memory_core/store/neighbours.py, #39):
+found by name, by words or as the most connected entity, its facts as the drawing reads them; every backend."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from backend import fresh_service
+
+from memory_core import load, replay
+from memory_core.views import viz
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_store_reads_a_focus_by_name_by_words_or_the_most_connected():
+    svc = fresh_service()
+    replay(load(str(ROOT / "sample_data" / "demo.json")), svc)
+    hub = svc.focus("world", "acme", None, depth=1)
+    assert hub["focus"]["name"] == "Acme Robotics" and hub["focus"]["facts"] > 20
+    named = svc.focus("world", "acme", "acme robotics", depth=1)
+    assert named["focus"] == hub["focus"] and {f["id"] for f in named["facts"]} == {f["id"] for f in hub["facts"]}
+    worded = svc.focus("world", "acme", "ROBOT", depth=1)
+    assert worded["focus"]["name"] == "Acme Robotics"
+    whole = {f["id"]: f for f in svc.graph_drawing("world", "acme", limit=5000)["facts"]}
+    assert all(whole[f["id"]] == f for f in hub["facts"])  # as the drawing reads facts
+    ring = {viz.node_id(e) for f in hub["facts"] for e in (f["subject"], f["object"]) if "kind" in e}
+    assert len(ring) > 20 and hub["facts"] != [f for f in hub["facts"] if "Acme Robotics" in viz.fact_label(f)]
+    assert svc.focus("world", "acme", "no such thing at all", depth=1) == hub  # the most connected instead
+    assert svc.focus("user", "nobody", None, depth=1) == {"focus": None, "facts": []}
+    found = svc.find_entities({"world": "acme"}, "robo")
+    assert found[0] == {
+        "name": "Acme Robotics",
+        "kind": "organization",
+        "graph": "world",
+        "facts": hub["focus"]["facts"],
+    }
