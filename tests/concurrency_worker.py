@@ -16,7 +16,7 @@ from typing import Any
 from memory_core import MemoryService, make_engine
 from memory_core.errors import Refusal
 from memory_core.format.checks import event as check_event
-from memory_core.format.replay import HANDLERS
+from memory_core.format.replay import apply
 from memory_core.rules.settings import SETTINGS as RULE_SETTINGS
 
 Obj = dict[str, Any]
@@ -84,7 +84,7 @@ def setup_doc() -> Obj:
 
 def _do(svc: MemoryService, raw: Obj) -> Any:
     """Run one event as the replay does: checked as the file check does, then its use case."""
-    return HANDLERS[raw["do"]](svc, check_event("event", raw))
+    return apply(svc, check_event("event", raw))
 
 
 def _busy(svc: MemoryService, w: int, k: int) -> None:
@@ -234,6 +234,9 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "graph": _reading(lambda svc, w, k: bool(svc.graph("world", "acme"))),
     "graph_drawing": _reading(lambda svc, w, k: bool(svc.graph_drawing("world", "acme", limit=50)["facts"])),
     "communities": _reading(lambda svc, w, k: bool(svc.communities("world", "acme")["links"])),
+    "focus": _reading(lambda svc, w, k: svc.focus("world", "acme", None, depth=1)["focus"] is not None),
+    "find_entities": _reading(lambda svc, w, k: isinstance(svc.find_entities({"world": "acme"}, "acme"), list)),
+    "timeline": _reading(lambda svc, w, k: bool(svc.timeline("acme")["runs"])),
     "facts_table": _reading(lambda svc, w, k: bool(svc.facts_table("acme"))),
     "fact_breakdown": _reading(lambda svc, w, k: bool(svc.fact_breakdown(_fact_id(svc, k)))),
     "turn_view": _reading(lambda svc, w, k: bool(svc.turn_view(f"t{w}_{k}"))),

@@ -21,7 +21,7 @@ from test_erasure import _all_text, _pg_dump_everything
 
 from memory_core import MemoryService, parse, replay
 from memory_core.errors import UnknownMoment
-from memory_core.format.replay import HANDLERS, EventEngine
+from memory_core.format.replay import EventEngine, apply
 from memory_core.store.database import make_engine
 from memory_core.views.history import diff, moment_label, weight_through_time
 
@@ -41,7 +41,7 @@ def _later_erasures(svc: MemoryService, doc: dict, n: int, refused: set[int]) ->
             continue  # started later: absent from the prefix anyway
         if e["do"] == "end_run" and not runs[e["run"]]["ephemeral"]:
             continue  # only an ephemeral run's end erases
-        HANDLERS[e["do"]](svc, e)
+        apply(svc, e)
 
 
 def _looked_back(svc: MemoryService, engine: EventEngine) -> dict:

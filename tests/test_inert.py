@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PLAIN = re.compile(
     r"(^|\.)(selectbox|multiselect)\.(options|rawValues?|default|value)|text(input|area)\.(value|default)|arrowDataFrame|json\.body|\.id$|\.url$"
     r"|unknownelement\.srcdoc"  # the drawing's own HTML page in its frame: labels drawn on a canvas (test_viz)
+    r"|unknownelement\.spec"  # the runs timeline's Vega-Lite data: drawn as text by Vega, tooltips HTML-escaped
 )
 #: A link or image to the other host, raw HTML, or what an autolink would find (`http://`, even backslashed).
 LIVE = re.compile(r"(?<!\\)\]\((?:https?:)?//" + re.escape(EVIL) + r"|<img|https?\\?://" + re.escape(EVIL))
