@@ -1,7 +1,9 @@
 """Where a focus's drawing sits (#39), computed once in Python so the drawing is still: the focus in the middle,
-its neighbours on a ring grouped by relation, farther rings beside the entity they hang from, values and "+N more"
-boxes beside their entity; boxes (a dot and its wrapped name) pushed apart, then the whole spread until no relation
-written on an edge touches another, a node or an arrowhead. Deterministic, so a page may cache it."""
+its neighbours in a column each side grouped by relation (the frame is wide: the fit stays large enough to read),
+each with its values and "+N more" boxes below it, farther rings beside the entity they hang from (communities,
+joined among themselves, on a ring); boxes (a dot and its wrapped name) pushed apart, then what stands too near
+moved outward until no relation written on an edge touches another, a node or an arrowhead. Deterministic, so a
+page may cache it."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ CHAR = 0.6  # a character's width per font size (Arial, vis-network's font, with
 LINE = 1.25  # a line's height per font size
 GAP = 6.0  # room between two boxes
 NEAR = 48.0  # how near two boxes count as near (`_near`), so the pairs found serve several steps
-RADIUS = 140.0  # the first ring's radius, at least
+RADIUS = 140.0  # the first ring's radius (the columns' distance), at least, and a farther ring's step
 ARROW = 7.0  # an arrowhead's half size
 STEP = 8.0  # how far a crowded relation's far end moves outward at a time
 #: A box: half width, half height, and its centre's offset down from the node's position.
@@ -83,6 +85,8 @@ def _rings(
     first = _side_by_side(sorted((n for n in by if ring[n] == 1 or parent.get(n) == focus), key=by.__getitem__), edges)
     across = any(e["from"] in first and e["to"] in first for e in edges)  # communities: joined among themselves
     r1 = max(RADIUS, len(first) * 55 / (2 * math.pi)) if across else RADIUS
+    if not across:  # a neighbour's boxes (its values, "+N more") in its column just below it
+        first = [m for n in first for m in (n, *(b for b in by if ring[b] < 0 and parent[b] == n != focus))]
     pos = {focus: (0.0, 0.0)} | (_circle(first, r1) if across else _columns(focus, first, edges, boxes))
     for k in range(2, 1 + max([*ring.values(), 1])):
         _beside(pos, [n["id"] for n in nodes if ring[n["id"]] == k], parent, r1)

@@ -128,7 +128,7 @@ def wrapped(text: str, width: int = WRAP) -> str:
     return "\n".join(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or text
 
 
-def _entity(nid: str, e: Obj, *, ring: int, facts: int, values: Iterable[tuple[Obj, bool]] = ()) -> Obj:
+def _entity(nid: str, e: Obj, *, ring: int, facts: int) -> Obj:
     """An entity as drawn: its name in full on wrapped lines; the focus larger and of its own colour."""
     name, kind = e["name"], e["kind"]
     return {
@@ -140,7 +140,6 @@ def _entity(nid: str, e: Obj, *, ring: int, facts: int, values: Iterable[tuple[O
         "color": FOCUS_COLOR if ring == 0 else color_of(kind),
         "size": 26.0 if ring == 0 else 12.0,
         "title": f"{name} ({kind})\n{plural(facts, 'fact')} read"
-        + "".join(f"\n{f['relation']}: {f['object']['value']}" for f, _ in values)
         + ("" if ring == 0 else "\nclick: open its neighbours · double-click: focus on it"),
     }
 
@@ -279,10 +278,7 @@ def plan(
     if focus is None:
         return Plan([], [], reason=why_empty(every, flt, focus))
     rings, marked = g.rings(focus, flt.depth), set(highlight)
-    nodes = [
-        _entity(n, g.ends[n], ring=k, facts=len(g.near[n]) + len(g.values[n]), values=g.values[n] if k else ())
-        for n, k in rings.items()
-    ]
+    nodes = [_entity(n, g.ends[n], ring=k, facts=len(g.near[n]) + len(g.values[n])) for n, k in rings.items()]
     up = {b: next(a for a, _, _ in g.near[b] if rings.get(a) == k - 1) for b, k in rings.items() if k}
     joined = [(n, b, f, gone) for n in rings for b, f, gone in g.near[n] if b in rings and node_id(f["subject"]) == n]
     edges = [  # each entity joined to the one it hangs from; the facts across, once a click opens either end
@@ -290,12 +286,13 @@ def plan(
         for n, b, f, gone in joined
         if n == up.get(b) or b == up.get(n)
     ]
-    if g.values.get(focus):  # the focus's values beside it; another entity's on hover (its title)
-        nodes.append(_values_box(focus, g.values[focus]))
-        edges += [
-            _edge(f, gone, to=f"values:{focus}", compare=compare, marked=marked) | {"label": ""}
-            for f, gone in g.values[focus]
-        ]
+    for n in rings:
+        if g.values.get(n):
+            nodes.append(_values_box(n, g.values[n]))
+            edges += [
+                _edge(f, gone, to=f"values:{n}", compare=compare, marked=marked) | {"label": ""}
+                for f, gone in g.values[n]
+            ]
     hidden = {n: [(b, f) for b, f, _ in g.near[n] if b not in rings] for n in rings}
     more = _more(hidden)
     nodes += more
