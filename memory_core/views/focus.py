@@ -145,11 +145,17 @@ _SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation
 
 
 def _options() -> Obj:
-    """vis-network's options: no physics, so nothing moves once drawn; straight edges, relations written level."""
+    """vis-network's options: no physics, so nothing moves once drawn; straight edges, relations written level; names
+    and relations on white, so no edge crosses them (vis-network draws edges first)."""
     return {
         "physics": {"enabled": False},
         "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
-        "nodes": {"shape": "dot", "physics": False, "font": {"size": layout.FONT, "strokeWidth": 0}, **_SHOWN},
+        "nodes": {
+            "shape": "dot",
+            "physics": False,
+            "font": {"size": layout.FONT, "strokeWidth": 0, "background": "#ffffff"},
+            **_SHOWN,
+        },
         "edges": {
             "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
             "smooth": False,
@@ -194,7 +200,7 @@ def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
         color=n["color"],
         size=n["size"] or None,
         shape="box" if boxed else None,
-        font={"size": layout.EDGE if n["ring"] else layout.FONT} if boxed else None,
+        font={"size": layout.EDGE if n["ring"] else layout.FONT, "background": "none"} if boxed else None,
         borderWidth=4 if n["ring"] == 0 else None,
         more=[n["of"], n["relation"]] if n["kind"] == "more" else None,
         central=n.get("central"),
