@@ -278,3 +278,16 @@ def test_communities_are_drawn_one_node_each_and_a_click_opens_one():
     assert all(e["label"].endswith(("fact", "facts")) for e in p.edges) and len(p.edges) <= len(ov.links)
     assert crowded(p) == (0, 0) and '"central":"C1"' in viz.to_html(p) and "node.central" in viz.to_html(p)
     assert groups.plan(overview((), (), 0, 0)).reason
+
+
+def test_a_fact_between_two_neighbours_waits_for_a_click_and_the_neighbours_stand_in_two_columns():
+    """#39: a focus opens with the facts that join each entity to the one it hangs from (a fact across the drawing
+    would cross the middle and crowd it, so the fit would be too small to read); a click on either end opens it.
+    The neighbours stand in a column each side of the focus, so the drawing fills the wide frame."""
+    graph = {"facts": [fact("person:Hub", "knows", f"person:P{i}", id=i + 1) for i in range(6)]}
+    graph["facts"].append(fact("person:P0", "likes", "person:P1", id=99))
+    p = viz.plan(graph, "person:Hub")
+    assert {(e["from"], e["to"]) for e in p.edges} == {("person:Hub", f"person:P{i}") for i in range(6)}
+    assert [e["fact"] for e in p.spare["edges"]] == [99]
+    pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: focus.box(n) for n in p.nodes})
+    assert sorted({x for x, _ in pos.values()}) == [-pos["person:P0"][0], 0.0, pos["person:P0"][0]]

@@ -91,7 +91,10 @@ _SCRIPT = """<script>
     nodes.add(wanted.slice(0, places.length).map(function (w, i) {
       return Object.assign({}, SPARE.nodes[w], {x: places[i].x, y: places[i].y});
     }));
-    edges.add(SPARE.edges.filter(function (e) { return nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id); }));
+    var near = function (n) { return n === id || seen[n]; };  // the facts of the node clicked and of those it opened
+    edges.add(SPARE.edges.filter(function (e) {
+      return (near(e.from) || near(e.to)) && nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id);
+    }));
     window.opened = (window.opened || 0) + places.length;
   }
   // A click opens the fact whose tooltip shows, even where vis-network's hit test reports a node (#16).
@@ -142,11 +145,17 @@ _SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation
 
 
 def _options() -> Obj:
-    """vis-network's options: no physics, so nothing moves once drawn; straight edges, relations written level."""
+    """vis-network's options: no physics, so nothing moves once drawn; straight edges, relations written level; names
+    and relations on white, so no edge crosses them (vis-network draws edges first)."""
     return {
         "physics": {"enabled": False},
         "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
-        "nodes": {"shape": "dot", "physics": False, "font": {"size": layout.FONT, "strokeWidth": 0}, **_SHOWN},
+        "nodes": {
+            "shape": "dot",
+            "physics": False,
+            "font": {"size": layout.FONT, "strokeWidth": 0, "background": "#ffffff"},
+            **_SHOWN,
+        },
         "edges": {
             "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
             "smooth": False,
@@ -159,9 +168,9 @@ def _options() -> Obj:
 
 def box(n: Obj) -> layout.Box:
     """A node's drawn extent around its position: half width, half height, and its centre's offset down."""
-    lines = n["label"].split("\n")
-    w, h = max(map(len, lines)) * layout.CHAR * layout.FONT / 2, len(lines) * layout.LINE * layout.FONT / 2
-    if not n["size"]:  # a box: its text inside, with its margin
+    lines, font = n["label"].split("\n"), layout.FONT if n["size"] else layout.EDGE
+    w, h = max(map(len, lines)) * layout.CHAR * font / 2, len(lines) * layout.LINE * font / 2
+    if not n["size"] or not n["ring"]:  # a box (the focus too: no edge crosses its name): its text inside, a margin
         return w + 6, h + 6, 0.0
     r = n["size"]
     return max(r, w), r + h + 1, h + 1
@@ -182,7 +191,7 @@ def to_html(p: Plan, *, graph: str = "world", height: int = 620, most: int = 60)
 
 
 def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
-    boxed = not n["size"]
+    boxed = not n["size"] or not n["ring"]
     return _given(
         id=n["id"],
         name=n["name"],
@@ -191,7 +200,7 @@ def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
         color=n["color"],
         size=n["size"] or None,
         shape="box" if boxed else None,
-        font={"size": layout.EDGE} if boxed else None,
+        font={"size": layout.EDGE if n["ring"] else layout.FONT, "background": "none"} if boxed else None,
         borderWidth=4 if n["ring"] == 0 else None,
         more=[n["of"], n["relation"]] if n["kind"] == "more" else None,
         central=n.get("central"),

@@ -1,7 +1,9 @@
 """Where a focus's drawing sits (#39), computed once in Python so the drawing is still: the focus in the middle,
-its neighbours on a ring grouped by relation, farther rings beside the entity they hang from, values and "+N more"
-boxes beside their entity; boxes (a dot and its wrapped name) pushed apart, then the whole spread until no relation
-written on an edge touches another, a node or an arrowhead. Deterministic, so a page may cache it."""
+its neighbours in a column each side grouped by relation (the frame is wide: the fit stays large enough to read),
+each with its values and "+N more" boxes below it, farther rings beside the entity they hang from (communities,
+joined among themselves, on a ring); boxes (a dot and its wrapped name) pushed apart, then what stands too near
+moved outward until no relation written on an edge touches another, a node or an arrowhead. Deterministic, so a
+page may cache it."""
 
 from __future__ import annotations
 
@@ -19,8 +21,9 @@ CHAR = 0.6  # a character's width per font size (Arial, vis-network's font, with
 LINE = 1.25  # a line's height per font size
 GAP = 6.0  # room between two boxes
 NEAR = 48.0  # how near two boxes count as near (`_near`), so the pairs found serve several steps
-RADIUS = 140.0  # the first ring's radius, at least
+RADIUS = 140.0  # the first ring's radius (the columns' distance), at least, and a farther ring's step
 ARROW = 7.0  # an arrowhead's half size
+STEP = 8.0  # how far a crowded relation's far end moves outward at a time
 #: A box: half width, half height, and its centre's offset down from the node's position.
 Box = tuple[float, float, float]
 
@@ -32,8 +35,10 @@ def arrange(
     if not nodes:
         return {}
     ids = [n["id"] for n in nodes]
-    xy = _rings(focus, nodes, edges)
+    xy, parent = _rings(focus, nodes, edges, boxes)
     at = {n: i for i, n in enumerate(ids)}
+    up = np.array([at.get(parent.get(n, focus), -1) for n in ids])  # the node each hangs from, if not the focus
+    up[up == at[focus]] = -1
     hw, hh, down = (np.array([boxes[n][k] for n in ids]) for k in range(3))
     ends = np.array([(at[e["from"]], at[e["to"]]) for e in edges], dtype=int).reshape(-1, 2)
     named = np.array([bool(e["label"]) for e in edges], dtype=bool)
@@ -46,9 +51,16 @@ def arrange(
         crowded = _crowded(xy, (hw, hh, down), ends[named], sizes[named], (ends, target))
         if not crowded.size:
             break
-        far = ends[named][crowded]  # each crowded relation's edge: its end farther from the focus moved outward
-        far = np.where(np.hypot(*xy[far[:, 0]].T) > np.hypot(*xy[far[:, 1]].T), far[:, 0], far[:, 1])
-        xy[np.unique(far[far != f])] *= 1.05
+        pair = ends[named][crowded]  # each crowded relation's edge: its end farther from the focus moved away
+        out = np.hypot(*xy[pair[:, 0]].T) > np.hypot(*xy[pair[:, 1]].T)
+        far = np.where(out, pair[:, 0], pair[:, 1])
+        far = np.unique(far[far != f])
+        step = np.zeros_like(xy)
+        step[far] = xy[far] / np.maximum(np.hypot(*xy[far].T), 1e-6)[:, None] * STEP  # outward, by a step
+        moved = step
+        for _ in range(3):  # what hangs from a node moved moves with it
+            moved = step + np.where(up[:, None] >= 0, moved[up], 0.0)
+        xy += moved
     return {n: (round(float(xy[i, 0]), 1), round(float(xy[i, 1]), 1)) for i, n in enumerate(ids)}
 
 
@@ -57,8 +69,11 @@ def _label_size(label: str) -> tuple[float, float]:
     return max(map(len, lines)) * CHAR * EDGE / 2 + 2, len(lines) * LINE * EDGE / 2 + 1
 
 
-def _rings(focus: str, nodes: Sequence[Obj], edges: Sequence[Obj]) -> np.ndarray:
-    """First positions: the focus at 0, its ring grouped by relation, each other node beside the one it hangs from."""
+def _rings(
+    focus: str, nodes: Sequence[Obj], edges: Sequence[Obj], boxes: Mapping[str, Box]
+) -> tuple[np.ndarray, dict[str, str]]:
+    """First positions: the focus at 0, its neighbours in two columns grouped by relation, each other node beside the
+    one it hangs from (and which that is)."""
     ring = {n["id"]: n["ring"] for n in nodes}
     rel = {e["to"] if e["from"] == focus else e["from"]: e["relation"] for e in edges if focus in (e["from"], e["to"])}
     parent: dict[str, str] = {n["id"]: n["of"] for n in nodes if "of" in n}
@@ -66,20 +81,67 @@ def _rings(focus: str, nodes: Sequence[Obj], edges: Sequence[Obj]) -> np.ndarray
         for a, b in ((e["from"], e["to"]), (e["to"], e["from"])):
             if ring[a] > 1 and ring[b] == ring[a] - 1:
                 parent.setdefault(a, b)
-    first = sorted(
-        (n for n in nodes if ring[n["id"]] == 1 or parent.get(n["id"]) == focus),
-        key=lambda n: (n["ring"] < 0, rel.get(n["id"], n.get("relation", "")), n["id"]),
-    )
-    pos: dict[str, tuple[float, float]] = {focus: (0.0, 0.0)}
-    r1 = max(RADIUS, len(first) * 55 / (2 * math.pi))
-    for i, n in enumerate(first):
-        a = -math.pi / 2 + 2 * math.pi * i / len(first)
-        r = r1 * (1.0 + 0.3 * (i % 3) if len(first) > 10 else 1.0)
-        pos[n["id"]] = (r * math.cos(a), r * math.sin(a))
+    by = {n["id"]: (rel.get(n["id"], n.get("relation", "")), n["id"]) for n in nodes}  # "+N more" by its relation's
+    first = _side_by_side(sorted((n for n in by if ring[n] == 1 or parent.get(n) == focus), key=by.__getitem__), edges)
+    across = any(e["from"] in first and e["to"] in first for e in edges)  # communities: joined among themselves
+    r1 = max(RADIUS, len(first) * 55 / (2 * math.pi)) if across else RADIUS
+    if not across:  # a neighbour's boxes (its values, "+N more") in its column just below it
+        first = [m for n in first for m in (n, *(b for b in by if ring[b] < 0 and parent[b] == n != focus))]
+    pos = {focus: (0.0, 0.0)} | (_circle(first, r1) if across else _columns(focus, first, edges, boxes))
     for k in range(2, 1 + max([*ring.values(), 1])):
         _beside(pos, [n["id"] for n in nodes if ring[n["id"]] == k], parent, r1)
     _beside(pos, [n["id"] for n in nodes if n["id"] not in pos], parent, r1 * 0.6)
-    return np.array([pos.get(n["id"], (0.0, 0.0)) for n in nodes], dtype=float)
+    return np.array([pos.get(n["id"], (0.0, 0.0)) for n in nodes], dtype=float), parent
+
+
+def _circle(first: list[str], r1: float) -> dict[str, tuple[float, float]]:
+    """The first ring on a circle, every other node a little farther out when they are many."""
+    pos = {}
+    for i, n in enumerate(first):
+        a = -math.pi / 2 + 2 * math.pi * i / len(first)
+        r = r1 * (1.0 + 0.3 * (i % 3) if len(first) > 10 else 1.0)
+        pos[n] = (r * math.cos(a), r * math.sin(a))
+    return pos
+
+
+def _columns(
+    focus: str, first: list[str], edges: Sequence[Obj], boxes: Mapping[str, Box]
+) -> dict[str, tuple[float, float]]:
+    """The focus's neighbours in a column each side, far enough out that each relation stands between the focus and
+    its neighbour, and rows far enough apart that the relations (half way up) stand apart too."""
+    label = {n: (0.0, 0.0) for n in first}
+    for e in edges:
+        if focus in (e["from"], e["to"]) and e["label"]:
+            label[e["to"] if e["from"] == focus else e["from"]] = _label_size(e["label"])
+    half = (len(first) + 1) // 2
+    pos: dict[str, tuple[float, float]] = {}
+    for side, column in ((1.0, first[:half]), (-1.0, first[half:][::-1])):
+        words, wide = max([label[n][0] for n in column] + [0]), max([boxes[n][0] for n in column] + [0])
+        across = 2 * max(boxes[focus][0] + words, words + wide) + 2 * GAP
+        y, ys, prev = 0.0, [], None
+        for n in column:
+            if prev is not None:
+                (_, ph, pd), (_, h, d) = boxes[prev], boxes[n]
+                y += max(2 * (label[prev][1] + label[n][1] + GAP), ph + h + GAP + pd - d)
+            ys.append(y)
+            prev = n
+        top = min((yy + boxes[n][2] - boxes[n][1] for n, yy in zip(column, ys, strict=True)), default=0.0)
+        bottom = max((yy + boxes[n][2] + boxes[n][1] for n, yy in zip(column, ys, strict=True)), default=0.0)
+        pos |= {n: (side * max(across, RADIUS), yy - (top + bottom) / 2) for n, yy in zip(column, ys, strict=True)}
+    return pos
+
+
+def _side_by_side(first: list[str], edges: Sequence[Obj]) -> list[str]:
+    """The first ring's order with the nodes an edge joins side by side, so no edge between two crosses the middle."""
+    linked: dict[str, list[str]] = {}
+    for e in edges:
+        if e["from"] in first and e["to"] in first:
+            linked.setdefault(e["from"], []).append(e["to"])
+            linked.setdefault(e["to"], []).append(e["from"])
+    order: dict[str, None] = {}
+    for n in first:
+        order |= dict.fromkeys([n, *linked.get(n, [])])
+    return list(order)
 
 
 def _beside(pos: dict[str, tuple[float, float]], ids: list[str], parent: Mapping[str, str], step: float) -> None:

@@ -32,10 +32,12 @@ KIND_COLORS = {
 OTHER_COLOR = "#76b7b2"
 FOCUS_COLOR = "#ffd400"  # the focus's alone, as is its size (#39)
 MOST = 60  # nodes drawn at once (#39)
-FIRST = 20  # nodes a focus opens with: the rest of MOST is for clicks
+FIRST = (
+    13  # entities a focus opens with (itself and 12 neighbours), so the fit is readable: the rest of MOST for clicks
+)
 SPARE = 12  # neighbours of each drawn entity a click opens, the heaviest (sent with the page)
 MORE = 6  # "+N more" nodes at most
-VALUES = 6  # values written in a subject's box; the rest on hover
+VALUES = 3  # values written in a subject's box; the rest on hover
 WRAP = 18  # characters a line of a name
 
 
@@ -165,7 +167,7 @@ def _edge(f: Obj, gone: bool, *, to: str, compare: Compare | None, marked: set[s
 
 def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
     """An entity's literal values (amounts, dates) as one box beside it, not entities of their own (#39)."""
-    lines = [wrapped(f"{f['relation']}: {f['object']['value']}", 30) for f, _ in owned]
+    lines = [wrapped(f"{f['relation']}: {f['object']['value']}", 24) for f, _ in owned]
     more = f"\n+{len(lines) - VALUES} more on hover" if len(lines) > VALUES else ""
     return {
         "id": f"values:{nid}",
@@ -182,7 +184,11 @@ def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
 
 def _more(hidden: Mapping[str, list[tuple[str, Obj]]]) -> list[Obj]:
     """The "+N more" boxes: each entity's neighbours not drawn by relation, the largest groups first, MORE at most."""
-    groups = [(n, r, c) for n in hidden for r, c in Counter(f["relation"] for _, f in hidden[n]).most_common()]
+    groups = [
+        (n, r, c)
+        for i, n in enumerate(hidden)  # the focus first, by each relation; each other entity by its largest
+        for r, c in Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1)
+    ]
     return [_more_box(n, r, c) for n, r, c in groups[:MORE]]
 
 
@@ -245,7 +251,7 @@ class _Graph:
             nxt = []
             for n in ring:
                 for b, _, _ in self.near[n]:
-                    if b not in drawn and len(drawn) + sum(1 for n in drawn if self.values.get(n)) < FIRST:
+                    if b not in drawn and len(drawn) < FIRST:
                         drawn[b] = k
                         nxt.append(b)
             ring = nxt
@@ -273,11 +279,12 @@ def plan(
         return Plan([], [], reason=why_empty(every, flt, focus))
     rings, marked = g.rings(focus, flt.depth), set(highlight)
     nodes = [_entity(n, g.ends[n], ring=k, facts=len(g.near[n]) + len(g.values[n])) for n, k in rings.items()]
-    edges = [
-        _edge(f, gone, to=node_id(f["object"]), compare=compare, marked=marked)
-        for n in rings
-        for b, f, gone in g.near[n]
-        if b in rings and node_id(f["subject"]) == n
+    up = {b: next(a for a, _, _ in g.near[b] if rings.get(a) == k - 1) for b, k in rings.items() if k}
+    joined = [(n, b, f, gone) for n in rings for b, f, gone in g.near[n] if b in rings and node_id(f["subject"]) == n]
+    edges = [  # each entity joined to the one it hangs from; the facts across, once a click opens either end
+        _edge(f, gone, to=b, compare=compare, marked=marked)
+        for n, b, f, gone in joined
+        if n == up.get(b) or b == up.get(n)
     ]
     for n in rings:
         if g.values.get(n):
@@ -299,6 +306,11 @@ def plan(
         for n in rings
         for b, f, gone in g.near[n]
         if b in opens[n]
+    ]
+    spare_edges += [
+        _edge(f, gone, to=b, compare=compare, marked=marked)
+        for n, b, f, gone in joined
+        if n != up.get(b) and b != up.get(n)
     ]
     spare = {"nodes": spare_nodes, "edges": _unique(spare_edges)}
     gone = sum(1 for e in edges if e["change"] == "gone")
