@@ -176,19 +176,23 @@ def _overview(ctx: Context, at: Version | None, shown: tuple[str, str]) -> Overv
     return overview(read_at(ctx.svc, at, MemoryService.communities, *shown))
 
 
-def communities(
-    ctx: Context, at: Version | None, shown: tuple[str, str], where: DeltaGenerator, show: Callable[..., None]
-) -> bool:
-    """With "Communities" on (?view=communities), the whole graph as its communities (#39); True when drawn."""
+def view_toggle(where: DeltaGenerator) -> None:
+    """ "Communities" (?view=communities), beside Play above the drawing: the whole graph as its communities (#39)."""
     view = st.query_params.get("view")
     if st.session_state.get("_g_view") != view:  # a link's view, once
         st.session_state["_g_view"], st.session_state["g_comm"] = view, view == "communities"
     on = where.toggle("Communities", key="g_comm", help="The whole graph, each community one node (Louvain).")
     st.session_state["_g_view"] = "communities" if on else None
-    if not on:
+    if on:
+        st.query_params["view"] = "communities"
+    else:
         st.query_params.pop("view", None)
+
+
+def communities(ctx: Context, at: Version | None, shown: tuple[str, str], show: Callable[..., None]) -> bool:
+    """With "Communities" on, the whole graph as its communities (#39); True when drawn."""
+    if not st.session_state.get("g_comm"):
         return False
-    st.query_params["view"] = "communities"
     ov = _overview(ctx, at, shown)
     plan = groups.plan(ov)
     caption(

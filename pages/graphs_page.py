@@ -226,15 +226,15 @@ def drawing() -> None:
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
         flow = st.session_state.get("g_which") == "flow"  # the compact bar (#39), a run's beside a Flow graph
-        widths = [2, 2, 3, 1, 1, 1.4] if flow else [2, 4, 1, 1, 1.4]
-        *bar, find, depth, filters, grouped = st.columns(widths, vertical_alignment="bottom")
+        widths = [2, 2, 3, 1.1, 1.3] if flow else [2.3, 3.4, 1.1, 1.3]
+        *bar, find, depth, filters = st.columns(widths, vertical_alignment="bottom")
         with bar[0]:
             graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org), bar[-1])
         with find:
             _search(graph, owner)
         depth.number_input("Depth", 1, 3, key="g_depth", help="Rings of neighbours drawn around the focus.")
         popover = filters.popover("Filters")
-        if _drawing.communities(ctx, at, (graph, owner), grouped, _show):
+        if _drawing.communities(ctx, at, (graph, owner), _show):
             return
         shown, other = _moment(ctx, org, graph, popover)
         drawn_at = _drawn_at(shown, other)
@@ -271,5 +271,8 @@ def drawing() -> None:
         _drawing.keep_choices()
 
 
-_history.play_control(ctx, org, PREFIX)
+top = st.columns([1, 1], vertical_alignment="center")
+with top[0]:
+    _history.play_control(ctx, org, PREFIX)
+_drawing.view_toggle(top[1])
 st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(drawing)()

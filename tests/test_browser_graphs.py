@@ -9,12 +9,10 @@ without a browser is tests/test_viz.py's.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from chromium import (
     ARTIFACTS,
-    ROOT,
     drawn,
     drawn_edges,
     drawn_nodes,
@@ -103,9 +101,8 @@ def test_a_focus_is_drawn_whole_readable_and_in_the_top_half(page):
     top_half(page)
     legible("world", measured(page))
     no_tooltip(page)
-    shot(page, "graph-focus")
-    (Path(ROOT) / "docs" / "img").mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(Path(ROOT) / "docs" / "img" / "graph-focus.png"))
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "graph-focus.png"))  # the window, as docs/img/graph-focus.png shows it
     find = page.get_by_label("Find an entity")
     find.fill("nordic")
     find.press("Enter")
@@ -149,8 +146,7 @@ def test_a_click_opens_neighbours_in_place_a_double_click_walks_and_the_trail_le
     scale = body.evaluate("() => network.getScale()")
     assert took < 1.0 and moved * scale < 20 and len(after) <= 60, (took, moved)
     no_tooltip(page)
-    shot(page, "graph-walk")
-    page.screenshot(path=str(Path(ROOT) / "docs" / "img" / "graph-walk.png"))
+    page.screenshot(path=str(ARTIFACTS / "graph-walk.png"))  # docs/img/graph-walk.png
     more = body.evaluate("() => (network.body.data.nodes.get().find(n => n.more) || {}).id || null")
     if more:
         count = body.evaluate("() => network.body.data.nodes.length")
@@ -374,7 +370,7 @@ def test_communities_open_as_a_focus_with_their_members(page):
     m = measured(page)
     assert 1 < m["nodes"] <= 60 and m["named"] and m["hits"] == [] and m["outside"] == [], m
     no_tooltip(page)
-    page.screenshot(path=str(Path(ROOT) / "docs" / "img" / "graph-communities.png"))
+    page.screenshot(path=str(ARTIFACTS / "graph-communities.png"))  # docs/img/graph-communities.png
     body = page.frame_locator("iframe").first.locator("body")
     central = body.evaluate("() => network.body.data.nodes.get()[1].central")
     node = body.evaluate("() => network.body.data.nodes.get()[1].id")
