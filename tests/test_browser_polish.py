@@ -156,7 +156,9 @@ def test_nothing_a_reader_needs_is_cut(tabs, app_url, demo, view):
     pg = opened(tabs, app_url[0], WIDTHS[0], path.format(**demo), last)
     try:
         for width in narrow_then_wide(pg):
-            if view == "graphs":  # the drawing and its bar (the statuses the link chose are in the Filters popover, #39)
+            if (
+                view == "graphs"
+            ):  # the drawing and its bar (the statuses the link chose are in the Filters popover, #39)
                 pg.frame_locator("iframe").first.locator("canvas").first.wait_for(timeout=30_000)
                 pg.get_by_text("Communities", exact=True).first.wait_for(timeout=30_000)
             if world:  # the grid's headers are written once its canvas is drawn
