@@ -59,12 +59,22 @@ else:
 #: The graph a fact reference names unless it says another.
 DEFAULT_GRAPH = "world"
 
+#: A character that is not blank in every engine that checks the published schema: `\S` alone differs between
+#: Python's re (blank: also \x1c-\x1f), pydantic's Rust regex (\x85) and a client's ECMA-262 (\ufeff), so
+#: the class names the union and all three agree (a name of only \x1f passed the server and failed a client's check).
+BLANKS = r"\s\x1c-\x1f\x85\ufeff"
+NOT_BLANK = f"[^{BLANKS}]"
 #: A text with a character that is not white space.
-Text = Annotated[str, Field(pattern=r"\S")]
+Text = Annotated[str, Field(pattern=NOT_BLANK)]
 #: An id, kind, relation or work name: a text of at most MAX_NAME characters.
-Ident = Annotated[str, Field(pattern=r"\S", max_length=MAX_NAME)]
+Ident = Annotated[str, Field(pattern=NOT_BLANK, max_length=MAX_NAME)]
 #: Nested work: workflow:NAME, agent:NAME or debater:NAME.
-Work = Annotated[str, Field(pattern="^(?:" + "|".join(map(re.escape, WORK_PREFIXES)) + r")\s*\S", max_length=MAX_NAME)]
+Work = Annotated[
+    str,
+    Field(
+        pattern="^(?:" + "|".join(map(re.escape, WORK_PREFIXES)) + ")" + f"[{BLANKS}]*{NOT_BLANK}", max_length=MAX_NAME
+    ),
+]
 
 
 class Closed(BaseModel):

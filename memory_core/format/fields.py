@@ -14,7 +14,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from ..errors import FormatError
-from .events import MAX_INTEGER, MAX_NAME, READ_ARGS, keys
+from .events import MAX_INTEGER, MAX_NAME, NOT_BLANK, READ_ARGS, keys
 
 __all__ = ["MAX_INTEGER", "MAX_NAME", "format_error", "join", "storable", "type_name", "validate"]
 
@@ -230,7 +230,7 @@ def _text(value: Any, *, max_length: int | None = None) -> str:
 
 
 def _pattern(value: Any, error: ErrorDetails) -> str:
-    if not value.strip() or error.get("ctx", {}).get("pattern") == r"\S":
+    if not value.strip() or error.get("ctx", {}).get("pattern") == NOT_BLANK:
         return "must not be empty"
     return "expected workflow:NAME, agent:NAME or debater:NAME"
 
