@@ -17,10 +17,9 @@ from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import SQLModel, create_engine
 
-from . import models, template  # noqa: F401  (models: registers every table)
+from . import models, retry, template  # noqa: F401  (models: registers every table; retry: psycopg's noise dropped)
 from .dialect import Dialect, dialect_of
 from .driver import Driver
-from .retry import quiet_pipelines  # noqa: F401  (psycopg's pipeline noise, dropped on import)
 
 DEFAULT_URL = "sqlite:///.memory/memory.db"
 
@@ -30,9 +29,7 @@ def database_url() -> str:
     return os.environ.get("MEMORY_DATABASE_URL") or DEFAULT_URL
 
 
-#: The database URLs this product runs on: SQLite (a file, or private in memory) and PostgreSQL
-#: through psycopg 3.
-SCHEMES = ("sqlite", "postgresql+psycopg")
+#: The database URLs this product runs on: SQLite (a file, or private in memory) and PostgreSQL through psycopg 3.
 SUPPORTED = "sqlite:///PATH (a file), sqlite:// (in memory), postgresql+psycopg://USER@HOST:PORT/NAME"
 
 
@@ -105,45 +102,31 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
     return engine
 
 
-class _Turns:
-    """Who holds an in-memory database's one connection: a thread from its checkout to its checkin, again and
-    again (a read inside a read); other threads wait their turn, since two transactions cannot share it."""
+class OneConnection(StaticPool):
+    """In memory, one connection serves every thread: a thread holds it from checkout to checkin (again and again: a
+    read inside a read), others wait their turn, since two transactions cannot share it (a heartbeat's thread once
+    began a transaction inside a tool's)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
         self._free = threading.Condition()
         self._holder: int | None = None
         self._depth = 0
 
-    def take(self) -> None:
+    def _do_get(self) -> Any:
         me = threading.get_ident()
         with self._free:
             self._free.wait_for(lambda: self._holder in (None, me))
             self._holder, self._depth = me, self._depth + 1
+        return super()._do_get()
 
-    def give_back(self) -> None:
+    def _do_return_conn(self, record: Any) -> None:
+        super()._do_return_conn(record)
         with self._free:
             self._depth -= 1
             if self._depth <= 0:
                 self._holder, self._depth = None, 0
                 self._free.notify_all()
-
-
-class OneConnection(StaticPool):
-    """In memory, one connection serves every thread: a thread holds it from checkout to checkin (again
-    and again: a read inside a read), others wait their turn, since two transactions cannot share it
-    (an agent server's heartbeat beside its tools' threads once began a transaction inside another's)."""
-
-    def __init__(self, *args: Any, **kw: Any) -> None:
-        super().__init__(*args, **kw)
-        self._turns = _Turns()
-
-    def _do_get(self) -> Any:
-        self._turns.take()
-        return super()._do_get()
-
-    def _do_return_conn(self, record: Any) -> None:
-        super()._do_return_conn(record)
-        self._turns.give_back()
 
 
 def _sqlite_file_engine(url: str, path: Path, *, create: bool, existing: bool) -> Engine:
@@ -246,6 +229,13 @@ def _close_quietly(dbapi: Any) -> None:
         dbapi.close()
 
 
+def _detached(engine: Engine) -> Any:
+    """A DB-API connection the pool made (every setting the engine gives), no longer the pool's."""
+    proxy = engine.raw_connection()
+    proxy.detach()
+    return proxy.dbapi_connection
+
+
 @contextmanager
 def driver_connection(engine: Engine) -> Iterator[Any]:
     """A DB-API connection for one driver use case (a read, a record, teaching), outside any transaction."""
@@ -258,10 +248,8 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
     assert kept is not None
     try:
         if dbapi is _NEW:
-            dbapi = None
-            proxy = engine.raw_connection()
-            proxy.detach()
-            dbapi = proxy.dbapi_connection
+            dbapi = None  # given back as None if making it fails
+            dbapi = _detached(engine)
         yield dbapi
     finally:
         kept.give_back(dbapi)
@@ -290,21 +278,29 @@ class Detached:
         self.name = ""
 
     def ask(self, sql: str) -> Any:
-        """The one value `sql` reads."""
+        """The one value `sql` reads; a connection the server closed meanwhile (a restart) is made again, once."""
+        again = self.dbapi is not None and self.pid == os.getpid()
+        while True:
+            try:
+                return self._one(sql)
+            except Exception:
+                self.drop()
+                if not again:
+                    raise
+                again = False
+
+    def _one(self, sql: str) -> Any:
         if self.dbapi is None or self.pid != os.getpid():
-            proxy = self.engine.raw_connection()
-            proxy.detach()
-            self.dbapi, self.pid, self.name = proxy.dbapi_connection, os.getpid(), uuid.uuid4().hex[:12]
+            self.dbapi, self.pid, self.name = _detached(self.engine), os.getpid(), uuid.uuid4().hex[:12]
             if self.autocommit:
                 self.dbapi.autocommit = True
-        cur = self.dbapi.cursor()
-        try:
-            cur.execute(sql)
-            return cur.fetchone()[0]
-        finally:
-            cur.close()
-            if not self.autocommit:
-                self.dbapi.rollback()  # no transaction left open (a server would hold its snapshot)
+        with closing(self.dbapi.cursor()) as cur:
+            try:
+                cur.execute(sql)
+                return cur.fetchone()[0]
+            finally:
+                if not self.autocommit:
+                    self.dbapi.rollback()  # no transaction left open (a server would hold its snapshot)
 
     def drop(self) -> None:
         dbapi, self.dbapi = self.dbapi, None
@@ -331,11 +327,7 @@ def memory_version(engine: Engine) -> str | None:
             watch = _WATCH[engine] = Detached(engine)
             event.listen(engine, "engine_disposed", lambda _engine: watch.close())
     with watch.lock:
-        try:
-            value = watch.ask(sql)
-        except Exception:  # noqa: BLE001  (a connection the server closed meanwhile: once more, on a new one)
-            watch.drop()
-            value = watch.ask(sql)
+        value = watch.ask(sql)
         return f"{watch.name}:{value}"  # a new connection counts anew: its name tells them apart
 
 

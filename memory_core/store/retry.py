@@ -38,31 +38,19 @@ def pause(step: float) -> float:
     return step * 2 * random.random()
 
 
-class _PipelineNoise(logging.Filter):
-    """psycopg's "error ignored terminating <Pipeline>", logged after a failed batch whose own error is raised (#26)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args if isinstance(record.args, tuple) else ()
-        return not (
-            record.msg == "error ignored terminating %r: %s" and args and type(args[0]).__name__.endswith("Pipeline")
-        )
+def _no_pipeline_noise(record: logging.LogRecord) -> bool:
+    """False for psycopg's "error ignored terminating <Pipeline>", logged after a failed batch whose error is raised (#26)."""
+    args = record.args if isinstance(record.args, tuple) else ()
+    noise = record.msg == "error ignored terminating %r: %s" and args and type(args[0]).__name__.endswith("Pipeline")
+    return not noise
 
 
-def quiet_pipelines() -> None:
-    """Drop psycopg's pipeline-termination noise (once per process)."""
-    log = logging.getLogger("psycopg")
-    if not any(isinstance(f, _PipelineNoise) for f in log.filters):
-        log.addFilter(_PipelineNoise())
+logging.getLogger("psycopg").addFilter(_no_pipeline_noise)  # once: at this module's import
 
 
-quiet_pipelines()
-
-
-def run_retrying(
-    fn: Callable[[], T], *, on_retry: Callable[[BaseException], None] | None = None, started: float | None = None
-) -> T:
-    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call (or `started`)."""
-    deadline = (time.monotonic() if started is None else started) + DEADLINE
+def run_retrying(fn: Callable[[], T], *, counter: Any = None) -> T:
+    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call; `counter.retries` counts."""
+    deadline = time.monotonic() + DEADLINE
     step = FIRST_PAUSE
     while True:
         try:
@@ -73,8 +61,8 @@ def run_retrying(
             wait = pause(step)
             if time.monotonic() + wait > deadline:
                 raise
-            if on_retry is not None:
-                on_retry(exc)
+            if counter is not None:
+                counter.retries = getattr(counter, "retries", 0) + 1
             time.sleep(wait)
             step = min(step * 2, LONGEST_PAUSE)
 
@@ -83,20 +71,7 @@ def run_use_case(owner: Any, call: Callable[[], T]) -> T:
     """The one place retry is applied: every use case of the facade and every whole replay (format/replay.py)."""
     if getattr(owner, "_sandbox", None) is not None:
         return call()
-    started = time.monotonic()
-    try:
-        return call()  # the hot path: no retry loop is built for a call that wins
-    except Exception as exc:
-        if not retryable(exc):
-            raise
-        first = exc
-
-    def counted(_: BaseException) -> None:
-        owner.retries = getattr(owner, "retries", 0) + 1
-
-    counted(first)
-    time.sleep(pause(FIRST_PAUSE))  # the first attempt lost a race: wait as the loop would
-    return run_retrying(call, on_retry=counted, started=started)
+    return run_retrying(call, counter=owner)
 
 
 def use_case(fn: F) -> F:

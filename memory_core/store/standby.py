@@ -6,7 +6,6 @@ import math
 import os
 import threading
 import time
-from typing import Any
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
@@ -57,22 +56,6 @@ def position(lsn: str | None) -> int | None:
         return None
     high, low = lsn.split("/")
     return (int(high, 16) << 32) | int(low, 16)
-
-
-def _ask(line: Detached, sql: str) -> Any:
-    """One value; a connection the server closed meanwhile (a restart) is made again, once."""
-    fresh = line.dbapi is None or line.pid != os.getpid()
-    try:
-        return line.ask(sql)
-    except Exception as exc:
-        line.drop()
-        if fresh or not lost(exc):
-            raise
-    try:
-        return line.ask(sql)
-    except Exception:
-        line.drop()
-        raise
 
 
 class Standby:
@@ -150,7 +133,7 @@ class Standby:
         """The log position a server answers (`nothing` when it has none), or None when it cannot be reached."""
         assert sql is not None
         try:
-            answer = position(_ask(self._lines[which], sql))
+            answer = position(self._lines[which].ask(sql))
         except Exception as exc:
             if not lost(exc):
                 raise

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager, nullcontext
+from contextlib import AbstractContextManager, ExitStack, closing, contextmanager, nullcontext
 from typing import TypeVar
 
 from sqlmodel import Session
@@ -75,26 +75,12 @@ class Database:
     @contextmanager
     def one_transaction(self, *, commit: bool) -> Iterator[Database]:
         """A database whose use cases all run in one transaction, rolled back or (`commit`) committed (R31)."""
-        opened = self._outer(commit=commit)
-        with self._on_primary(opened) if self._server else opened as s:
+        with self._placed(lambda _: _own_session(self._writer, commit=commit), write=True, fresh=False) as s:
             inner = Database(self.engine, outer=s)
             yield inner
         if commit and inner.erased:
             self._erased()
             after_erasure(self.engine)
-
-    @contextmanager
-    def _outer(self, *, commit: bool) -> Iterator[Session]:
-        with Session(self._writer, expire_on_commit=False) as s:
-            try:
-                yield s
-            except BaseException:
-                s.rollback()
-                raise
-            if commit:
-                s.commit()
-            else:
-                s.rollback()
 
     def one_load_at_a_time(self) -> AbstractContextManager[None]:
         """Around a load into an empty database, so two loads into one run one after the other."""
@@ -124,43 +110,29 @@ class Database:
     @contextmanager
     def _session(self, engine: Engine, *, write: bool) -> Iterator[Session]:
         if self.outer is not None:
-            if not write:
-                yield self.outer
-                return
-            with self.outer.begin_nested():  # a refusal rolls back this use case only
+            with self.outer.begin_nested() if write else nullcontext():  # a refusal rolls back this use case only
                 yield self.outer
             return
-        with Session(self._writer if write else engine, expire_on_commit=False) as s:
+        with _own_session(self._writer if write else engine, commit=write) as s:
             yield s
-            if write:
-                s.commit()
 
     @contextmanager
     def _driver(self, engine: Engine, *, write: bool, serializable: bool) -> Iterator[Driver]:
         if self.outer is not None:
-            if not write:
-                with driver_of(self.outer) as db:
-                    yield db
-                return
-            with self.outer.begin_nested(), driver_of(self.outer) as db:  # a refusal rolls back this use case only
+            with self.outer.begin_nested() if write else nullcontext(), driver_of(self.outer) as db:
                 yield db
-            self.outer.expire_all()  # rows changed under the session's objects
+            if write:
+                self.outer.expire_all()  # rows changed under the session's objects
             return
-        with driver_connection(engine) as dbapi:
-            db = Driver(dbapi, self.dialect)
+        with driver_connection(engine) as dbapi, closing(Driver(dbapi, self.dialect)) as db:
             try:
                 if write:
                     self.dialect.begin(db.cur, serializable=serializable)
                 yield db
-            except BaseException:
-                db.close()
-                dbapi.rollback()
-                raise
-            db.close()
-            if write:
-                dbapi.commit()
-            else:
-                dbapi.rollback()
+                if write:
+                    dbapi.commit()
+            finally:
+                dbapi.rollback()  # a read's, or what failed: no transaction left open (after a commit, nothing)
 
     # Where a transaction runs: the primary for writes, a standby's reads routed (standby.py)
 
@@ -291,6 +263,15 @@ class Database:
 
     def _standby_shown(self) -> str | None:
         return _address(self.standby.engine) if self.standby else None
+
+
+@contextmanager
+def _own_session(bind: Engine, *, commit: bool) -> Iterator[Session]:
+    """A session of its own, committed at the end if `commit` (else rolled back as it closes)."""
+    with Session(bind, expire_on_commit=False) as s:
+        yield s
+        if commit:
+            s.commit()
 
 
 def _address(engine: Engine) -> str:
