@@ -7,9 +7,10 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from ..plain import Obj
 from ..rules.weights import score
@@ -17,8 +18,8 @@ from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .facts import FactIdentity
 from .graph import map_of
-from .models import Organization, Person, Run, Turn
-from .snapshot import STATE_FORMAT, SUPPORT, fact_json, graph_of, in_order, run_head, settings_of, steps_json
+from .models import Turn
+from .snapshot import SUPPORT, document, fact_json, graph_of, in_order, settings_of, steps_json
 
 
 @dataclass
@@ -79,6 +80,8 @@ def changed_after(s: Session, n: int, upto: int | None = None) -> set[int]:
     return out
 
 
+_SUPPORT_COLS = 'id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution'
+_DISPUTE_COLS = 'gid, fact_id, graph, owner, "by", contribution, since'
 _FACT_COLS = "id, graph, owner, subject_id, relation, object_id, value, status, weight, log_odds, sources, retracted_at"
 _GONE_COLS = "id, graph, owner, subject_id, relation, object_id, value, NULL, 0.0, 0.0, 0, retracted_at"
 
@@ -144,56 +147,34 @@ def with_votes(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None
 
 def _votes_at(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None) -> tuple[ByFact, ByFact]:
     """These facts' supports (in the order made) and disputes at `n`, by (fact id, graph, owner)."""
-    supports: ByFact = defaultdict(list)
-    disputes: ByFact = defaultdict(list)
-    order: dict[Any, list[Any]] = defaultdict(list)  # the present rows' order keys, by fact
-    dorder: dict[Any, list[Any]] = defaultdict(list)
-    late: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
-    dlate: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
-    where = {(f.graph, f.owner) for f in facts}
+    graphs = {(f.graph, f.owner) for f in facts}
     joined, plain, djoined, p = _vote_filters(s, facts, whole=whole)
     p["n"] = n
     # A whole graph is read in order; a few facts by id are sorted here (ORDER BY made SQLite walk
     # the support table in id order rather than probe each fact's supports: 84x for a 999-turn diff).
     ordered, dordered = (" ORDER BY s.id", " ORDER BY d.since, d.id") if whole is not None else ("", "")
-    for r in _rows(
-        s,
-        'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.run_id, s.turn_id, s.record_id, '
-        "s.contribution FROM support s JOIN fact f ON f.id = s.fact_id "
-        f"WHERE {joined} AND s.since <= :n{ordered}",
-        p,
-    ):
-        k = (r[1], r[2], r[3])
-        supports[k].append(dict(zip(SUPPORT, r[4:], strict=True)))
-        order[k].append(r[0])
-    for r in _rows(
-        s,
-        'SELECT id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution '
-        f"FROM supportgone WHERE {plain} AND since <= :n AND until > :n",
-        p,
-    ):
-        if (r[2], r[3]) in where:
-            late[(r[1], r[2], r[3])].append((r[0], dict(zip(SUPPORT, r[4:], strict=True))))
-    for r in _rows(
-        s,
-        'SELECT d.id, d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since FROM dispute d '
-        f"JOIN fact f ON f.id = d.fact_id WHERE {djoined} AND d.since <= :n "
-        f"{dordered}",
-        p,
-    ):
-        k = (r[1], r[2], r[3])
-        disputes[k].append({"by": r[4], "contribution": r[5]})
-        dorder[k].append((r[6], r[0]))
-    for r in _rows(
-        s,
-        'SELECT gid, fact_id, graph, owner, "by", contribution, since FROM disputegone '
-        f"WHERE {plain} AND since <= :n AND until > :n",
-        p,
-    ):
-        if (r[2], r[3]) in where:
-            dlate[(r[1], r[2], r[3])].append(((r[6], r[0]), {"by": r[4], "contribution": r[5]}))
-    _merge(supports, order, late, whole=whole)
-    _merge(disputes, dorder, dlate, whole=whole)
+    supports = _in_order(
+        _rows(
+            s,
+            'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.run_id, s.turn_id, s.record_id, '
+            f"s.contribution FROM support s JOIN fact f ON f.id = s.fact_id WHERE {joined} AND s.since <= :n{ordered}",
+            p,
+        ),
+        _rows(s, f"SELECT {_SUPPORT_COLS} FROM supportgone WHERE {plain} AND since <= :n AND until > :n", p),
+        graphs,
+        lambda r: (r[0], dict(zip(SUPPORT, r[4:], strict=True))),
+    )
+    disputes = _in_order(
+        _rows(
+            s,
+            'SELECT d.id, d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since FROM dispute d '
+            f"JOIN fact f ON f.id = d.fact_id WHERE {djoined} AND d.since <= :n{dordered}",
+            p,
+        ),
+        _rows(s, f"SELECT {_DISPUTE_COLS} FROM disputegone WHERE {plain} AND since <= :n AND until > :n", p),
+        graphs,
+        lambda r: ((r[6], r[0]), {"by": r[4], "contribution": r[5]}),
+    )
     return supports, disputes
 
 
@@ -208,15 +189,16 @@ def _vote_filters(s: Session, facts: list[PastFact], *, whole: Whole) -> tuple[s
     return joined, plain, djoined, p
 
 
-def _merge(
-    votes: ByFact, keys: dict[Any, list[Any]], extra: dict[Any, list[tuple[Any, Obj]]], *, whole: object
-) -> None:
-    """Put the withdrawn rows (`extra`, with their order keys) among the present ones, in the order made."""
-    if whole is None:
-        extra = {**{k: [] for k, v in votes.items() if len(v) > 1}, **extra}
-    for k, more in extra.items():
-        merged = sorted([*zip(keys.get(k, []), votes.get(k, []), strict=True), *more], key=lambda p: p[0])
-        votes[k] = [v for _, v in merged]
+def _in_order(
+    live: list[tuple[Any, ...]], gone: list[tuple[Any, ...]], graphs: set[Any], pair: Callable[[Any], tuple[Any, Obj]]
+) -> ByFact:
+    """Votes by (fact id, graph, owner): the present and the withdrawn (`gone`, of these graphs), in the order made."""
+    out: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
+    for r in [*live, *(r for r in gone if (r[2], r[3]) in graphs)]:
+        out[(r[1], r[2], r[3])].append(pair(r))
+    for pairs in out.values():
+        pairs.sort(key=itemgetter(0))  # stable: the present first where an order key is shared
+    return {k: [v for _, v in pairs] for k, pairs in out.items()}
 
 
 def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str] | None = None) -> dict[int, Obj]:
@@ -373,16 +355,14 @@ def turn_exists(s: Session, turn_id: str) -> bool:
 # --- the `memory-state/1` document as memory stood after a moment (R32, R33) ----------------------
 
 
-def then_json(f: PastFact, ends: dict[int, Obj]) -> Obj:
-    """A FACT of the state format as it stood at a moment (facts_at)."""
-    return fact_json(f, ends, supports=f.supports, disputes=f.disputes)
-
-
 def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[PastFact], bool]) -> list[Obj]:
     """The facts with these ids that `keep` keeps, as they stood after `n`: FACTs with `graph`, `owner` and `id`."""
     facts = [f for f in facts_at(s, n, ids=ids) if keep(f)]
     ends = entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
-    return [{"graph": f.graph, "owner": f.owner, "id": f.id, **then_json(f, ends)} for f in facts]
+    return [
+        {"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends, supports=f.supports, disputes=f.disputes)}
+        for f in facts
+    ]
 
 
 def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
@@ -395,33 +375,16 @@ def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = 
             with_votes(s, n, facts)
         named = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None}
         ends = entities_at(s, n, named, whole=(graph, owner))
-        items = in_order((f, then_json(f, ends)) for f in facts)
+        items = in_order((f, fact_json(f, ends, supports=f.supports, disputes=f.disputes)) for f in facts)
         return graph_of((ends[i] for i in named), items, ids=ids, total=None if limit is None else total)
 
 
 def export_at(s: Session, n: int) -> Obj:
     """The whole memory as it stood after moment `n`, as `memory-state/1` without `reads` and `refused` (R32, R33)."""
-    orgs = s.exec(select(Organization).where(Organization.since <= n).order_by(col(Organization.seq))).all()
-    people = s.exec(select(Person).where(Person.since <= n).order_by(col(Person.seq))).all()
-    runs = s.exec(select(Run).where(Run.started_at <= n).order_by(col(Run.seq))).all()
-    return {
-        "format": STATE_FORMAT,
-        "organizations": {
-            o.id: {
-                "settings": settings_at(s, o.id, settings_of(o), n),
-                "map": map_at(s, o.id, n),
-                "world": graph_at(s, "world", o.id, n),
-            }
-            for o in orgs
-        },
-        "people": {p.id: {"user": graph_at(s, "user", p.id, n)} for p in people},
-        "runs": {
-            r.id: {
-                **run_head(r),
-                "ended": r.ended_at is not None and r.ended_at <= n,
-                "turns": turns_at(s, r.id, n),
-                "flow": graph_at(s, "flow", r.id, n),
-            }
-            for r in runs
-        },
-    }
+    return document(
+        s,
+        n,
+        org=lambda o: {"settings": settings_at(s, o.id, settings_of(o), n), "map": map_at(s, o.id, n)},
+        graph=lambda graph, owner: graph_at(s, graph, owner, n),
+        run=lambda r: {"ended": r.ended_at is not None and r.ended_at <= n, "turns": turns_at(s, r.id, n)},
+    )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import func
@@ -117,46 +117,56 @@ def steps_json(steps: Sequence[Obj]) -> list[Obj]:
     return [{k: v for k, v in step.items() if k in STEP_SHOWN} for step in steps]
 
 
-def turn_json(t: Turn) -> Obj:
+def turns_json(s: Session, run_id: str) -> dict[str, Obj]:
+    """A run's turns as the state format shows them now."""
     return {
-        "status": t.status,
-        "map": t.map,
-        "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
-        "skipped": list(t.skipped),
-        "steps": steps_json(t.steps),
-        "probes_used": t.probes_used,
+        t.id: {
+            "status": t.status,
+            "map": t.map,
+            "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
+            "skipped": list(t.skipped),
+            "steps": steps_json(t.steps),
+            "probes_used": t.probes_used,
+        }
+        for t in s.exec(select(Turn).where(Turn.run_id == run_id).order_by(col(Turn.seq)))
     }
 
 
-def run_head(run: Run) -> Obj:
-    """What the state format shows of a run before its end, turns and Flow graph, now and then."""
-    return picked(run, "org=org_id person=person_id surface requested_ephemeral ephemeral")
+_RUN = "org=org_id person=person_id surface requested_ephemeral ephemeral"  # a run's head, now and then
 
 
-def run_json(s: Session, run: Run) -> Obj:
-    turns = s.exec(select(Turn).where(Turn.run_id == run.id).order_by(col(Turn.seq))).all()
+def document(
+    s: Session,
+    n: int | None,
+    *,
+    org: Callable[[Organization], Obj],
+    graph: Callable[[str, str], Obj],
+    run: Callable[[Run], Obj],
+) -> Obj:
+    """`memory-state/1` without `reads` and `refused`: of now (`n` None) or of what there was after moment `n` (R32)."""
+
+    def rows(model: Any, since: Any) -> Sequence[Any]:
+        return s.exec(select(model).where(*(() if n is None else (since <= n,))).order_by(col(model.seq))).all()
+
     return {
-        **run_head(run),
-        "ended": run.ended,
-        "turns": {t.id: turn_json(t) for t in turns},
-        "flow": graph_json(s, "flow", run.id),
+        "format": STATE_FORMAT,
+        "organizations": {
+            o.id: {**org(o), "world": graph("world", o.id)} for o in rows(Organization, Organization.since)
+        },
+        "people": {p.id: {"user": graph("user", p.id)} for p in rows(Person, Person.since)},
+        "runs": {r.id: {**picked(r, _RUN), **run(r), "flow": graph("flow", r.id)} for r in rows(Run, Run.started_at)},
     }
 
 
 def export(s: Session) -> Obj:
     """The whole memory as `memory-state/1`, without the replay's `reads` and `refused` logs."""
-    orgs = s.exec(select(Organization).order_by(col(Organization.seq))).all()
-    people = s.exec(select(Person).order_by(col(Person.seq))).all()
-    runs = s.exec(select(Run).order_by(col(Run.seq))).all()
-    return {
-        "format": STATE_FORMAT,
-        "organizations": {
-            o.id: {"settings": settings_of(o), "map": map_counts(s, o.id), "world": graph_json(s, "world", o.id)}
-            for o in orgs
-        },
-        "people": {p.id: {"user": graph_json(s, "user", p.id)} for p in people},
-        "runs": {r.id: run_json(s, r) for r in runs},
-    }
+    return document(
+        s,
+        None,
+        org=lambda o: {"settings": settings_of(o), "map": map_counts(s, o.id)},
+        graph=lambda graph, owner: graph_json(s, graph, owner),
+        run=lambda r: {"ended": r.ended, "turns": turns_json(s, r.id)},
+    )
 
 
 def holds_memory(s: Session) -> bool:
