@@ -20,7 +20,7 @@ from memory_core.store import dialect as dialect_module
 from memory_core.store import pg_scrub
 from memory_core.store import transactions as store_transactions
 from memory_core.store.database import scrub
-from memory_core.store.markers import all_tables
+from memory_core.store.pg_scrub import all_tables
 
 BASE_PEOPLE = BASE["people"]
 SECRET = "Globex quietly moved to Shelbyville in 2031"

@@ -106,7 +106,6 @@ INTERNALS = {
     "pg_scrub",
     "migrate",
     "bulk",
-    "markers",
     "standby",
 }
 #: The use cases take their transactions from the database's handle (the facade makes it, the

@@ -14,10 +14,10 @@ from typing import Any
 from sqlalchemy import event, text
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import OperationalError, ProgrammingError
 
 from ..plain import Obj
 from . import pg_scrub
-from .markers import clear_markers, scrub_due, top_marker
 
 #: SQLite folds its write-ahead log into the file every WAL_PAGES pages, not 1,000: a turn rewrites the same hot
 #: pages in each use case and a checkpoint copies a page once (issue #8, B1: end_turn 2.9 -> 2.2 ms). R31 empties it.
@@ -239,14 +239,14 @@ class SQLite(Dialect):
 
     def scrub(self, engine: Engine) -> bool:
         """secure_delete overwrote the rows; a checkpoint folds the log in and empties it (False: a reader held it)."""
-        if self.in_memory:
-            clear_markers(self.writer(engine), None)
-            return True
-        top = top_marker(engine) if scrub_due(engine) else 0  # 0 also for a database not migrated yet
-        if not self.checkpoint(engine):
+        top = None if self.in_memory else scrub_due(engine, top=True)  # 0 also for a database not migrated yet
+        if top is not None and not self.checkpoint(engine):
             return False
+        if top != 0:  # the markers it covered go (in memory: all)
+            where, params = ("", {}) if top is None else (" WHERE id <= :top", {"top": top})
+            with self.writer(engine).begin() as conn:
+                conn.execute(text(f"DELETE FROM scrubdue{where}"), params)
         if top:
-            clear_markers(self.writer(engine), top)
             self.checkpoint(engine)  # the markers' own removal: no erased text, but leave the log empty
         return True
 
@@ -400,6 +400,18 @@ class PostgreSQL(Dialect):
 
 DIALECTS = (SQLite, PostgreSQL)
 _OF: weakref.WeakKeyDictionary[Any, Dialect] = weakref.WeakKeyDictionary()
+
+
+def scrub_due(engine: Engine, *, top: bool = False) -> int:
+    """How many deletions may still have erased text in the files (R31), or the newest marker (`top`); 0: no table."""
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(text(f"SELECT {TOP if top else 'count(*)'} FROM scrubdue")).scalar() or 0)
+    except (OperationalError, ProgrammingError):
+        return 0
+
+
+TOP = "coalesce(max(id), 0)"  # a scrub that starts now covers the newest marker and every one before it
 
 
 def dialect_of(engine: Engine) -> Dialect:

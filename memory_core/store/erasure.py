@@ -16,11 +16,10 @@ from sqlmodel import Session, col, select
 from ..plain import Obj
 from . import reads
 from .database import scrub
-from .dialect import dialect_of
+from .dialect import dialect_of, scrub_due
 from .graph import drop_graph
 from .identities import erase_links
 from .lookups import PersonRef, RunRef
-from .markers import scrub_due
 from .models import (
     ApiToken,
     Dispute,
