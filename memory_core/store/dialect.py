@@ -84,11 +84,11 @@ class Dialect:
 
     def idle(self, dbapi: Any) -> bool:
         """A DB-API connection outside any transaction, as the pool made it: fit to be kept."""
-        raise NotImplementedError
+        return not dbapi.in_transaction
 
     def alive(self, dbapi: Any) -> bool:
-        """A kept connection may serve the next use case."""
-        return self.idle(dbapi)
+        """A kept connection may serve the next use case (a file has no other end to close it)."""
+        return True
 
     def for_driver(self, sql: str) -> str:
         """SQL written with `:name` parameters (driver.py), ready for this driver."""
@@ -136,8 +136,8 @@ class Dialect:
 
     @contextmanager
     def migrating(self, engine: Engine) -> Iterator[Connection]:
-        """One transaction for the migrations, one migrator at a time (migrate.upgrade)."""
-        with engine.begin() as conn:
+        """One transaction for the migrations, one migrator at a time (migrate.upgrade): the writer's lock first."""
+        with self.writer(engine).begin() as conn:
             yield conn
 
     def after_bulk_load(self, engine: Engine) -> None:
@@ -193,12 +193,6 @@ class SQLite(Dialect):
         """Writers take the write lock at BEGIN (`_begin`), so concurrent teachers queue."""
         return engine.execution_options(writer=True)
 
-    def idle(self, dbapi: Any) -> bool:
-        return not dbapi.in_transaction
-
-    def alive(self, dbapi: Any) -> bool:
-        return True  # a file has no other end to close it
-
     def begin(self, cur: Any, *, serializable: bool) -> None:
         # The write lock up front: the checks stay true until commit, as a row lock makes them (`locked` adds nothing).
         cur.execute("BEGIN IMMEDIATE")
@@ -249,11 +243,6 @@ class SQLite(Dialect):
         if top:
             self.checkpoint(engine)  # the markers' own removal: no erased text, but leave the log empty
         return True
-
-    @contextmanager
-    def migrating(self, engine: Engine) -> Iterator[Connection]:
-        with self.writer(engine).begin() as conn:  # the write lock first (BEGIN IMMEDIATE)
-            yield conn
 
     @staticmethod
     def conflict(exc: BaseException) -> bool | None:

@@ -7,6 +7,12 @@ from sqlalchemy import JSON, Column, Index, String, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 
+class Numbered(SQLModel):
+    """A table's first column: an id the database numbers."""
+
+    id: int | None = Field(default=None, primary_key=True)
+
+
 class Organization(SQLModel, table=True):
     id: str = Field(primary_key=True)
     seq: int = 0
@@ -69,10 +75,9 @@ class Turn(SQLModel, table=True):
     opened_at: int = 0  # R32: the moment it opened; what changed after is in turnlog
 
 
-class NestedWork(SQLModel, table=True):
+class NestedWork(Numbered, table=True):
     """One call of nested work inside a turn (R4, R5). The same work may be called again."""
 
-    id: int | None = Field(default=None, primary_key=True)
     turn_id: str = Field(foreign_key="turn.id", index=True)
     work: str
     status: str = "open"
@@ -93,10 +98,9 @@ class Record(SQLModel, table=True):
     claims: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
 
-class TurnRead(SQLModel, table=True):
+class TurnRead(Numbered, table=True):
     """A graph read of a turn (the recall trace, #38): arguments, answer or refusal; erased with its run (R29, R30)."""
 
-    id: int | None = Field(default=None, primary_key=True)
     turn_id: str = Field(foreign_key="turn.id", index=True)
     moment: int
     records: int
@@ -111,12 +115,11 @@ class TurnRead(SQLModel, table=True):
     near: list[dict[str, Any]] | None = Field(default=None, sa_column=Column(JSON, nullable=True))  # R23, #38
 
 
-class Entity(SQLModel, table=True):
+class Entity(Numbered, table=True):
     __table_args__ = (
         UniqueConstraint("graph", "owner", "kind", "key", name="uq_entity_identity"),
         Index("ix_entity_graph_key", "graph", "owner", "key"),  # name look-ups whatever the kind
     )
-    id: int | None = Field(default=None, primary_key=True)
     graph: str
     owner: str
     kind: str
@@ -144,9 +147,8 @@ class Word(SQLModel, table=True):
     entity_id: int = Field(foreign_key="entity.id", ondelete="CASCADE", primary_key=True, index=True)
 
 
-class Fact(SQLModel, table=True):
+class Fact(Numbered, table=True):
     __table_args__ = (UniqueConstraint("graph", "owner", "subject_id", "relation", "object_key", name="uq_fact"),)
-    id: int | None = Field(default=None, primary_key=True)
     graph: str
     owner: str
     subject_id: int = Field(foreign_key="entity.id")
@@ -171,10 +173,9 @@ Index("ix_fact_subject", Fact.subject_id, Fact.graph, Fact.owner, Fact.status)  
 Index("ix_fact_object", Fact.object_id, Fact.graph, Fact.owner, Fact.status)  # type: ignore[arg-type]
 
 
-class Support(SQLModel, table=True):
+class Support(Numbered, table=True):
     """A record's vote for a fact: key, origin and frozen contribution, and a pointer (R24 to R26)."""
 
-    id: int | None = Field(default=None, primary_key=True)
     fact_id: int = Field(foreign_key="fact.id", index=True)
     key: str
     origin: str
@@ -188,17 +189,15 @@ class Support(SQLModel, table=True):
     since: int = 0  # R32: the moment it was made
 
 
-class Dispute(SQLModel, table=True):
+class Dispute(Numbered, table=True):
     __table_args__ = (UniqueConstraint("fact_id", "by", name="uq_dispute_person"),)
-    id: int | None = Field(default=None, primary_key=True)
     fact_id: int = Field(foreign_key="fact.id", index=True)
     by: str | None = Field(default=None, index=True)  # null once the disputer's account is deleted; the vote stays
     contribution: float
     since: int = 0  # R32
 
 
-class SettingsAudit(SQLModel, table=True):
-    id: int | None = Field(default=None, primary_key=True)
+class SettingsAudit(Numbered, table=True):
     org_id: str = Field(index=True)
     by: str | None = None
     at: str
@@ -222,10 +221,9 @@ class IdKey(SQLModel, table=True):
     key: str  # 256 random bits, in hex
 
 
-class ApiToken(SQLModel, table=True):
+class ApiToken(Numbered, table=True):
     """A bearer token of one person in one organization; only its SHA-256 is stored."""
 
-    id: int | None = Field(default=None, primary_key=True)
     token_hash: str = Field(unique=True, index=True)
     person_id: str = Field(foreign_key="person.id", index=True)
     org_id: str = Field(foreign_key="organization.id")
@@ -233,12 +231,10 @@ class ApiToken(SQLModel, table=True):
     revoked: bool = False
 
 
-class IdentityLink(SQLModel, table=True):
-    """Who signs in to the dashboard as a person, in one organization: an identity provider's issuer and subject (`kind`
-    subject), or an address it verified (`kind` email, issuer "") (R30)."""
+class IdentityLink(Numbered, table=True):
+    """Who signs in to the dashboard as a person in one organization: a provider's subject, or an address it verified (R30)."""
 
     __table_args__ = (UniqueConstraint("kind", "issuer", "key", "org_id", name="uq_identitylink"),)
-    id: int | None = Field(default=None, primary_key=True)
     kind: str  # subject | email
     issuer: str  # without a final slash; "" for an email link
     key: str  # the subject as given, or the address case-folded
@@ -279,10 +275,9 @@ class MapCount(SQLModel, table=True):
     n: int = 0
 
 
-class ScrubDue(SQLModel, table=True):
+class ScrubDue(Numbered, table=True):
     """A deletion whose erased text may still be in the files (R31), removed by the scrub; it names nothing erased."""
 
-    id: int | None = Field(default=None, primary_key=True)
     reason: str  # delete_run | end_run | delete_account
 
 
@@ -296,10 +291,9 @@ class ErasedAccount(SQLModel, table=True):
 # "gone" rows a later use case took away without erasing (R3), with the moment they went; erasure deletes them (R33).
 
 
-class Moment(SQLModel, table=True):
+class Moment(Numbered, table=True):
     """R32: one use case that changed memory, numbered in the order they committed (the clock) (R33)."""
 
-    id: int | None = Field(default=None, primary_key=True)
     at: str  # UTC, ISO 8601
     what: str  # see store/moments.WHAT
     org_id: str | None = Field(default=None, index=True)

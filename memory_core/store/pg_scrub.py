@@ -13,10 +13,9 @@ from . import models  # noqa: F401  (registers every table)
 
 SCRUB_LOCK = 7_310_031  # a PostgreSQL advisory lock key: one scrub of a database at a time
 SNAPSHOT_WAIT_S = 10.0  # how long a try waits for older transactions, as SQLite's checkpoint waits for readers
-#: Whether a deleted row may still be copied into VACUUM FULL's new files (R31): a transaction begun before `:now`
-#: still runs anywhere on the server (the rewrite's own snapshot counts those of every database: they hold its
-#: horizon back), or a session of this database holds a snapshot from before it (a reader, an ANALYZE). An
-#: autovacuum VACUUM holds back nothing (PostgreSQL leaves it out of every horizon).
+#: Whether VACUUM FULL may still copy a deleted row into its new files (R31): a transaction begun before `:now` runs
+#: anywhere on the server (measured: one in another database kept a deleted row), or a session of this database holds
+#: an older snapshot (a reader, an ANALYZE); an autovacuum VACUUM holds back nothing (left out of every horizon).
 HELD_BACK = text(
     "SELECT pg_snapshot_xmin(pg_current_snapshot()) < CAST(CAST(:now AS text) AS xid8) OR EXISTS ("
     "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
@@ -72,10 +71,7 @@ def _rewrite(conn: Any) -> bool:
 
 
 def _older_snapshots_gone(conn: Any) -> bool:
-    """Nothing that began before now still holds rows back (HELD_BACK), waited for up to SNAPSHOT_WAIT_S: VACUUM FULL
-    copies a row deleted after a transaction still running (RECENTLY_DEAD) into the new file, and that transaction
-    may be in any database of the server (measured: a transaction open in another database kept a deleted row
-    through VACUUM FULL; ended, the row went). False: the scrub is tried again later (the marker stays)."""
+    """Nothing begun before now holds deleted rows back any more (HELD_BACK), waited for up to SNAPSHOT_WAIT_S (R31)."""
     now = int(conn.exec_driver_sql("SELECT CAST(pg_snapshot_xmax(pg_current_snapshot()) AS text)").scalar())
     deadline = time.monotonic() + SNAPSHOT_WAIT_S
     while conn.execute(HELD_BACK, {"now": now, "x": now % 2**32}).scalar():
