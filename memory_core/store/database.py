@@ -174,8 +174,8 @@ class Kept:
         self.out = 0
         self.lock = threading.Lock()
 
-    def take(self) -> Any | None:
-        """An idle kept connection; `_NEW` when none is idle and one may be made; None at the cap (the pool serves)."""
+    def take(self, engine: Engine) -> Any | None:
+        """An idle kept connection, else a new one; None at the cap (the pool serves)."""
         with self.lock:
             while self.idle:
                 dbapi = self.idle.pop()
@@ -186,7 +186,11 @@ class Kept:
             if self.out >= KEEP:
                 return None
             self.out += 1
-            return _NEW
+        try:
+            return _detached(engine)
+        except BaseException:
+            self.give_back(None)
+            raise
 
     def give_back(self, dbapi: Any) -> None:
         """A connection taken is back: kept if clean, else closed (None: making one failed)."""
@@ -205,9 +209,6 @@ class Kept:
             self.idle.clear()
         for dbapi in idle:
             _close_quietly(dbapi)
-
-
-_NEW = object()
 
 
 def _keep_connections(engine: Engine, dialect: Dialect) -> None:
@@ -240,16 +241,12 @@ def _detached(engine: Engine) -> Any:
 def driver_connection(engine: Engine) -> Iterator[Any]:
     """A DB-API connection for one driver use case (a read, a record, teaching), outside any transaction."""
     kept = _KEPT.get(engine)
-    dbapi = kept.take() if kept is not None else None
-    if dbapi is None:  # the pool's connection, back to the pool after
+    dbapi = kept.take(engine) if kept is not None else None
+    if kept is None or dbapi is None:  # the pool's connection, back to the pool after
         with closing(engine.raw_connection()) as proxy:
             yield proxy.dbapi_connection
         return
-    assert kept is not None
     try:
-        if dbapi is _NEW:
-            dbapi = None  # given back as None if making it fails
-            dbapi = _detached(engine)
         yield dbapi
     finally:
         kept.give_back(dbapi)

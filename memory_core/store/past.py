@@ -148,16 +148,21 @@ def with_votes(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None
 def _votes_at(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None) -> tuple[ByFact, ByFact]:
     """These facts' supports (in the order made) and disputes at `n`, by (fact id, graph, owner)."""
     graphs = {(f.graph, f.owner) for f in facts}
-    joined, plain, djoined, p = _vote_filters(s, facts, whole=whole)
+    p: Obj
+    if whole is not None:
+        joined, plain, p = "f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1]}
+    else:
+        joined, p = _among(s, "x.fact_id", [f.id for f in facts])
+        plain = _among(s, "fact_id", [])[0]  # the same :ids parameter, of another column
     p["n"] = n
     # A whole graph is read in order; a few facts by id are sorted here (ORDER BY made SQLite walk
     # the support table in id order rather than probe each fact's supports: 84x for a 999-turn diff).
-    ordered, dordered = (" ORDER BY s.id", " ORDER BY d.since, d.id") if whole is not None else ("", "")
+    ordered, dordered = (" ORDER BY x.id", " ORDER BY x.since, x.id") if whole is not None else ("", "")
     supports = _in_order(
         _rows(
             s,
-            'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.run_id, s.turn_id, s.record_id, '
-            f"s.contribution FROM support s JOIN fact f ON f.id = s.fact_id WHERE {joined} AND s.since <= :n{ordered}",
+            'SELECT x.id, x.fact_id, f.graph, f.owner, x."key", x.origin, x.run_id, x.turn_id, x.record_id, '
+            f"x.contribution FROM support x JOIN fact f ON f.id = x.fact_id WHERE {joined} AND x.since <= :n{ordered}",
             p,
         ),
         _rows(s, f"SELECT {_SUPPORT_COLS} FROM supportgone WHERE {plain} AND since <= :n AND until > :n", p),
@@ -167,8 +172,8 @@ def _votes_at(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None)
     disputes = _in_order(
         _rows(
             s,
-            'SELECT d.id, d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since FROM dispute d '
-            f"JOIN fact f ON f.id = d.fact_id WHERE {djoined} AND d.since <= :n{dordered}",
+            'SELECT x.id, x.fact_id, f.graph, f.owner, x."by", x.contribution, x.since FROM dispute x '
+            f"JOIN fact f ON f.id = x.fact_id WHERE {joined} AND x.since <= :n{dordered}",
             p,
         ),
         _rows(s, f"SELECT {_DISPUTE_COLS} FROM disputegone WHERE {plain} AND since <= :n AND until > :n", p),
@@ -176,17 +181,6 @@ def _votes_at(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None)
         lambda r: ((r[6], r[0]), {"by": r[4], "contribution": r[5]}),
     )
     return supports, disputes
-
-
-def _vote_filters(s: Session, facts: list[PastFact], *, whole: Whole) -> tuple[str, str, str, Obj]:
-    """The conditions on supports, gone rows and disputes, and their parameters: by graph, or by these facts' ids."""
-    if whole is not None:
-        joined = "f.graph = :g AND f.owner = :o"
-        return joined, "graph = :g AND owner = :o", joined, {"g": whole[0], "o": whole[1]}
-    joined, p = _among(s, "s.fact_id", [f.id for f in facts])
-    plain, _ = _among(s, "fact_id", [])  # the same :ids parameter, of another column
-    djoined, _ = _among(s, "d.fact_id", [])
-    return joined, plain, djoined, p
 
 
 def _in_order(
