@@ -94,10 +94,6 @@ class Dialect:
         """SQL written with `:name` parameters (driver.py), ready for this driver."""
         return sql
 
-    def locked(self, sql: Locked) -> str:
-        """A statement that locks the rows it reads (Locked), as this backend writes the lock."""
-        return str(sql)
-
     def begin(self, cur: Any, *, serializable: bool) -> None:
         """Begin a driver use case's transaction on a kept connection (Database.driver)."""
 
@@ -194,7 +190,7 @@ class SQLite(Dialect):
         return engine.execution_options(writer=True)
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
-        # The write lock up front: the checks stay true until commit, as a row lock makes them (`locked` adds nothing).
+        # The write lock up front: the checks stay true until commit, as a row lock makes them (Locked adds nothing).
         cur.execute("BEGIN IMMEDIATE")
 
     def new_ids(self, rows: Rows, table: str, n: int) -> list[int]:
@@ -294,13 +290,10 @@ class PostgreSQL(Dialect):
         """psycopg wants `%(name)s`; made once a statement (a dictionary look-up after)."""
         out = self._SQL.get(sql)
         if out is None:
-            written = self.locked(sql) if isinstance(sql, Locked) else sql
+            # A Locked read locks the turn's row from the first statement: the use case's checks hold until commit.
+            written = f"{sql} FOR NO KEY UPDATE OF {sql.of}" if isinstance(sql, Locked) else sql
             out = self._SQL[sql] = str(text(written).compile(dialect=self._psycopg))  # `%(name)s`, `%` as `%%`
         return out
-
-    def locked(self, sql: Locked) -> str:
-        """The turn's row locked from the first statement, so this use case's checks hold until it commits (NO KEY)."""
-        return f"{sql} FOR NO KEY UPDATE OF {sql.of}"
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
         # READ COMMITTED (guarded UPDATEs keep counts right), or as the ORM's writers where teachers must lose nothing.

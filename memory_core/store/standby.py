@@ -65,7 +65,10 @@ class Standby:
         self.primary, self.engine = primary, engine
         self.engines = {PRIMARY: primary, STANDBY: engine}
         dialect = dialect_of(primary)
-        self._now_sql, self._replayed_sql = dialect.wal_position_sql, dialect.replayed_sql
+        self._sql = {
+            PRIMARY: dialect.wal_position_sql,
+            STANDBY: dialect.replayed_sql,
+        }  # where the log is, how far replayed
         self._lines = {PRIMARY: Detached(primary, autocommit=True), STANDBY: Detached(engine, autocommit=True)}
         self._lock = threading.Lock()
         self._mark = 0  # the primary's WAL position a read from the standby must have replayed
@@ -73,32 +76,28 @@ class Standby:
         self._wrote = False  # this process committed a write since the mark was taken
         self._replayed = -1  # how far the standby had replayed when last asked
         self._down = {PRIMARY: -math.inf, STANDBY: -math.inf}  # until when a server is not tried
-        self._failing = {PRIMARY: False, STANDBY: False}  # the last time a server was tried, it could not be reached
+        self.failing = {PRIMARY: False, STANDBY: False}  # the last time a server was tried, it could not be reached
         self.served = {PRIMARY: 0, STANDBY: 0}
         self.scrub_seen = False  # a deletion (R31) the standby may not have replayed the scrub of yet
 
     def wrote(self) -> None:
-        """A write of this process committed on the primary: the next read must see it."""
-        self._wrote = True
+        """A write of this process committed on the primary (reached): the next read must see it."""
+        self.failing[PRIMARY], self._wrote = False, True
 
     def lost(self, which: str) -> None:
         """A server was found unreachable: reads leave it alone for DOWN_FOR seconds; `unreachable` until reached."""
         self._down[which] = time.monotonic() + DOWN_FOR
-        self._failing[which] = True
+        self.failing[which] = True
         if which == PRIMARY:
             self._marked = -math.inf  # once it is back, take the mark again before trusting the standby
 
     def reached(self, which: str) -> None:
         """A server answered: it is not said to be unreachable any more."""
-        self._failing[which] = False
+        self.failing[which] = False
 
     def down(self, which: str) -> bool:
         """Whether reads leave the server alone now (for DOWN_FOR seconds after it was lost)."""
         return self._down[which] > time.monotonic()
-
-    def unreachable(self, which: str) -> bool:
-        """Whether the server could not be reached the last time it was tried (what a page says)."""
-        return self._failing[which]
 
     def order(self, *, fresh: bool = False) -> tuple[str, str]:
         """The server a read goes to, then the one it goes to if that one cannot be reached."""
@@ -115,22 +114,22 @@ class Standby:
         with self._lock:
             if self._wrote or time.monotonic() - self._marked > FRESH:
                 self._wrote = False  # before the mark is taken: a commit after it sets it again
-                mark = self._position(PRIMARY, self._now_sql, nothing=0)
+                mark = self._position(PRIMARY)
                 if mark is None:
                     self.lost(PRIMARY)
                     return True
                 self._mark, self._marked = max(self._mark, mark), time.monotonic()
             if self._replayed >= self._mark:
                 return True
-            replayed = self._position(STANDBY, self._replayed_sql, nothing=-1)
+            replayed = self._position(STANDBY)
             if replayed is None:
                 self.lost(STANDBY)
                 return False
-            self._replayed = replayed
             return replayed >= self._mark
 
-    def _position(self, which: str, sql: str | None, *, nothing: int) -> int | None:
-        """The log position a server answers (`nothing` when it has none), or None when it cannot be reached."""
+    def _position(self, which: str) -> int | None:
+        """The primary's log position, or how far the standby replayed it (-1: none); None when it cannot be reached."""
+        sql = self._sql[which]
         assert sql is not None
         try:
             answer = position(self._lines[which].ask(sql))
@@ -139,19 +138,20 @@ class Standby:
                 raise
             return None
         self.reached(which)
-        return answer or nothing
+        if which == STANDBY:
+            self._replayed = answer or -1
+        return answer or (0 if which == PRIMARY else -1)
 
     def replayed_everything(self, timeout: float | None = 0.0) -> bool | None:
         """Whether the standby replayed all the primary holds now (R31), waiting up to `timeout` (None: REPLAY_WAIT)."""
         with self._lock:
-            target = self._position(PRIMARY, self._now_sql, nothing=0)
+            target = self._position(PRIMARY)
         deadline = time.monotonic() + (REPLAY_WAIT if timeout is None else timeout)
         while target is not None:
             with self._lock:
-                replayed = self._position(STANDBY, self._replayed_sql, nothing=-1)
+                replayed = self._position(STANDBY)
                 if replayed is None:
                     return None
-                self._replayed = replayed
                 if replayed >= target:
                     return True
             if time.monotonic() >= deadline:

@@ -163,7 +163,6 @@ class Database:
                 self.standby.lost(PRIMARY)
             raise E.PrimaryUnreachable(self.shown(), why(exc), cut=ran, standby=self._standby_shown()) from exc
         if self.standby is not None:
-            self.standby.reached(PRIMARY)
             self.standby.wrote()
 
     @contextmanager
@@ -252,8 +251,8 @@ class Database:
         sb = self.standby
         return {
             "standby": self._standby_shown(),
-            "primary_down": sb is not None and sb.unreachable(PRIMARY),
-            "standby_down": sb is not None and sb.unreachable(STANDBY),
+            "primary_down": sb is not None and sb.failing[PRIMARY],
+            "standby_down": sb is not None and sb.failing[STANDBY],
             "served": dict(sb.served) if sb is not None else {"primary": 0, "standby": 0},
         }
 
