@@ -57,7 +57,7 @@ def in_list(prefix: str, values: Iterable[Any], params: Obj) -> str:
 
 
 class Dialect:
-    """What the store asks of a backend; SQLite and PostgreSQL answer."""
+    """What the store asks of a backend, answered as SQLite does; PostgreSQL answers otherwise where it differs."""
 
     name = ""
     AMONG = "{column} IN (SELECT value FROM json_each(:{name}))"  # among(): SQLite's JSON table function
@@ -79,8 +79,8 @@ class Dialect:
         """What every connection of a new engine needs (make_engine)."""
 
     def writer(self, engine: Engine) -> Engine:
-        """The same engine, for the ORM's use cases that write (transactions.Database)."""
-        return engine
+        """The engine for the ORM's use cases that write: they take the write lock at BEGIN (SQLite._begin), and queue."""
+        return engine.execution_options(writer=True)
 
     def idle(self, dbapi: Any) -> bool:
         """A DB-API connection outside any transaction, as the pool made it: fit to be kept."""
@@ -96,6 +96,8 @@ class Dialect:
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
         """Begin a driver use case's transaction on a kept connection (Database.driver)."""
+        # The write lock up front: the checks stay true until commit, as a row lock makes them (Locked adds nothing).
+        cur.execute("BEGIN IMMEDIATE")
 
     def json(self, obj: Any) -> Any:
         """A JSON column's parameter on the driver: the text json.dumps(obj) gives by default, as the ORM stores it."""
@@ -103,11 +105,15 @@ class Dialect:
 
     def new_ids(self, rows: Rows, table: str, n: int) -> list[int]:
         """Ids for `n` (> 0) new rows of `table`, in order, inside the driver's transaction (`rows`: Driver.rows)."""
-        raise NotImplementedError
+        # Numbered after the largest id, as SQLite would itself (the write lock is held since BEGIN IMMEDIATE).
+        start = int(rows(f"SELECT coalesce(max(id), 0) FROM {table}", {})[0][0]) + 1
+        return list(range(start, start + n))
 
     def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
         """A graph's entities (`cols` of alias e) with these name keys: one index probe per key."""
-        raise NotImplementedError
+        params: Obj = {"g": graph, "o": owner}
+        where = f'e.graph = :g AND e.owner = :o AND e."key" IN ({in_list("k", keys, params)})'
+        return f"SELECT {cols} FROM entity e WHERE {where}", params
 
     def among(self, column: str, name: str, values: list[int]) -> tuple[str, Any]:
         """`column` is one of many ids, one JSON parameter `:name` (thousands of IN parameters: slow to compile, B9)."""
@@ -115,7 +121,14 @@ class Dialect:
 
     def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
         """A graph's facts (`cols` of alias f) of these (subject id, relation, object key): one index probe each."""
-        raise NotImplementedError
+        # A VALUES list as the outer loop (CROSS JOIN): IN lists probed their cross product, a row-value IN the graph.
+        params: Obj = {"g": graph, "o": owner}
+        values = []
+        for i, (sid, rel, okey) in enumerate(triples):
+            params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
+            values.append(f"(:s{i}, :r{i}, :x{i})")
+        sql = f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {cols} FROM w CROSS JOIN fact f"
+        return f"{sql} WHERE {_SAME_FACT}", params
 
     def checkpoint(self, engine: Engine) -> bool:
         """Whatever log the backend keeps of the last transactions is in the database files (R31)."""
@@ -184,34 +197,6 @@ class SQLite(Dialect):
     def _begin(conn: Any) -> None:
         # Writers BEGIN IMMEDIATE: two queue on the lock rather than fail when a reader upgrades; readers never block.
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writer") else "BEGIN")
-
-    def writer(self, engine: Engine) -> Engine:
-        """Writers take the write lock at BEGIN (`_begin`), so concurrent teachers queue."""
-        return engine.execution_options(writer=True)
-
-    def begin(self, cur: Any, *, serializable: bool) -> None:
-        # The write lock up front: the checks stay true until commit, as a row lock makes them (Locked adds nothing).
-        cur.execute("BEGIN IMMEDIATE")
-
-    def new_ids(self, rows: Rows, table: str, n: int) -> list[int]:
-        # Numbered after the largest id, as SQLite would itself (the write lock is held since BEGIN IMMEDIATE).
-        start = int(rows(f"SELECT coalesce(max(id), 0) FROM {table}", {})[0][0]) + 1
-        return list(range(start, start + n))
-
-    def entities_named(self, cols: str, graph: str, owner: str, keys: list[str]) -> tuple[str, Obj]:
-        params: Obj = {"g": graph, "o": owner}
-        where = f'e.graph = :g AND e.owner = :o AND e."key" IN ({in_list("k", keys, params)})'
-        return f"SELECT {cols} FROM entity e WHERE {where}", params
-
-    def facts_named(self, cols: str, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> tuple[str, Obj]:
-        # A VALUES list as the outer loop (CROSS JOIN): IN lists probed their cross product, a row-value IN the graph.
-        params: Obj = {"g": graph, "o": owner}
-        values = []
-        for i, (sid, rel, okey) in enumerate(triples):
-            params.update({f"s{i}": sid, f"r{i}": rel, f"x{i}": okey})
-            values.append(f"(:s{i}, :r{i}, :x{i})")
-        sql = f"WITH w(s, r, x) AS (VALUES {', '.join(values)}) SELECT {cols} FROM w CROSS JOIN fact f"
-        return f"{sql} WHERE {_SAME_FACT}", params
 
     def checkpoint(self, engine: Engine) -> bool:
         """Fold the write-ahead log into the file and empty it (R31); False when a reader kept it busy past the wait."""
