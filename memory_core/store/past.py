@@ -104,24 +104,36 @@ def facts_at(
     else:
         where, params = "graph = :g AND owner = :o", {"g": graph, "o": owner}
     params["n"] = n
-    live = _rows(s, f"SELECT {_FACT_COLS} FROM fact WHERE {where} AND since <= :n", params)
-    gone = _rows(s, f"SELECT {_GONE_COLS} FROM factgone WHERE {where} AND since <= :n AND until > :n", params)
-    later = changed_after(s, n)
-    facts = [PastFact(*r[:11]) for r in [*live, *gone]]
-    retracted = {r[0]: r[11] is not None and r[11] <= n for r in [*live, *gone]}
-    redo = {r[0] for r in live if r[0] in later} | {r[0] for r in gone}  # rescored from their votes then
+    facts, retracted, redo = _fact_rows(s, n, where, params)
     if votes:
         with_votes(s, n, facts, whole=(graph, owner) if ids is None else None)
     else:
         with_votes(s, n, [f for f in facts if f.id in redo])
-    for f in (f for f in facts if f.id in redo):  # R25 to R28: status, weight and sources from the votes then
-        sc = score(
-            [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
-            [d["contribution"] for d in f.disputes],
-            retracted=retracted[f.id],
-        )
-        f.status, f.weight, f.log_odds, f.sources = sc.status, sc.weight, sc.log_odds, sc.sources
+    for f in facts:
+        if f.id in redo:
+            _rescore(f, retracted=retracted[f.id])
     return facts
+
+
+def _fact_rows(s: Session, n: int, where: str, params: Obj) -> tuple[list[PastFact], dict[int, bool], set[int]]:
+    """The fact rows there at `n` (present and gone since), whether each was retracted, and the ids to rescore."""
+    live = _rows(s, f"SELECT {_FACT_COLS} FROM fact WHERE {where} AND since <= :n", params)
+    gone = _rows(s, f"SELECT {_GONE_COLS} FROM factgone WHERE {where} AND since <= :n AND until > :n", params)
+    later = changed_after(s, n)
+    facts = [PastFact(*r[:11]) for r in live]
+    retracted = {r[0]: r[11] is not None and r[11] <= n for r in [*live, *gone]}
+    redo = {f.id for f in facts if f.id in later} | {r[0] for r in gone}
+    return facts + [PastFact(*r[:11]) for r in gone], retracted, redo
+
+
+def _rescore(f: PastFact, *, retracted: bool) -> None:
+    """A fact's status, weight and sources from its supports and disputes then (R25 to R28)."""
+    sc = score(
+        [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
+        [d["contribution"] for d in f.disputes],
+        retracted=retracted,
+    )
+    f.status, f.weight, f.log_odds, f.sources = sc.status, sc.weight, sc.log_odds, sc.sources
 
 
 def with_votes(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None) -> None:
