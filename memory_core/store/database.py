@@ -103,9 +103,7 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
 
 
 class OneConnection(StaticPool):
-    """In memory, one connection serves every thread: a thread holds it from checkout to checkin (again and again: a
-    read inside a read), others wait their turn, since two transactions cannot share it (a heartbeat's thread once
-    began a transaction inside a tool's)."""
+    """In memory, the one connection is held by one thread at a time, from checkout to checkin (re-entrant) (#38)."""
 
     def __init__(self, *args: Any, **kw: Any) -> None:
         super().__init__(*args, **kw)
