@@ -8,7 +8,19 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
+from .driver import Driver
 from .models import Record, Run, Turn, TurnRead
+
+#: What live pages show moves with it (#39): a moment (every use case that changes memory, R32: none is deleted), a
+#: record in an open turn, a read kept, an MCP session opened or ended; an MCP server's heartbeat (agentserver) with
+#: none. Counts, not largest ids: PostgreSQL's sequences commit out of order.
+_SHOWN = """SELECT (SELECT count(*) FROM moment), (SELECT count(*) FROM record), (SELECT count(*) FROM turnread),
+(SELECT count(*) FROM agentsession), (SELECT count(ended_at) FROM agentsession)"""
+
+
+def shown(db: Driver) -> str:
+    """A token of what live pages show: moves with a change they show, not with an MCP server's heartbeat (#39)."""
+    return ":".join(str(n) for n in db.rows(_SHOWN, {})[0])
 
 
 def timeline(s: Session, org_id: str, *, runs: int, turns: int) -> Obj:
