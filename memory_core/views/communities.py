@@ -76,16 +76,21 @@ def groups(links: list[tuple[int, int, int]], ranked: list[int]) -> list[set[int
     of = {n: i for i, group in enumerate(found) for n in group}
     neighbours: dict[int, list[tuple[int, int]]] = {n: [] for n in ranked[size:]}
     for a, b, n in links:
-        if place[a] >= size:
-            neighbours[a].append((b, n))
-        if place[b] >= size:
-            neighbours[b].append((a, n))
-    rest = ranked[size:]
-    while rest:
-        left = [n for n in rest if not _join(n, neighbours[n], of)]
-        if len(left) == len(rest):
-            break
-        rest = left
+        for one, other in ((a, b), (b, a)):
+            if place[one] >= size:
+                neighbours[one].append((other, n))
+    rest, before = ranked[size:], -1
+    while len(rest) != before:  # rounds until one joins none: each the first community it has most facts with
+        before, left, rest = len(rest), rest, []
+        for n in left:
+            votes: Counter[int] = Counter()
+            for m, facts in neighbours[n]:
+                if m in of:
+                    votes[of[m]] += facts
+            if votes:
+                of[n] = min(votes, key=lambda c: (-votes[c], c))
+            else:
+                rest.append(n)
     for n, i in of.items():
         found[i].add(n)
     return found + _louvain(rest, [(n, m, k) for n in rest for m, k in neighbours[n] if m not in of])
@@ -93,23 +98,10 @@ def groups(links: list[tuple[int, int, int]], ranked: list[int]) -> list[set[int
 
 def _louvain(nodes: list[int], links: list[tuple[int, int, int]]) -> list[set[int]]:
     """networkx's Louvain, seeded, on `nodes` and `links` (between them)."""
-    if not nodes:
-        return []
     graph = nx.Graph()
     graph.add_nodes_from(nodes)
     graph.add_weighted_edges_from(links)
-    return list(nx.community.louvain_communities(graph, weight="weight", seed=SEED))
-
-
-def _join(n: int, neighbours: list[tuple[int, int]], of: dict[int, int]) -> bool:
-    """Put `n` in the community it has most facts with (the first of a tie); False if it has none yet."""
-    votes: Counter[int] = Counter()
-    for m, facts in neighbours:
-        if m in of:
-            votes[of[m]] += facts
-    if votes:
-        of[n] = min(votes, key=lambda c: (-votes[c], c))
-    return bool(votes)
+    return list(nx.community.louvain_communities(graph, weight="weight", seed=SEED)) if nodes else []
 
 
 def _label(names: list[str], size: int) -> str:
