@@ -18,7 +18,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,11 +73,8 @@ def _idle(page: Any) -> None:
 
 
 def clicked_to_settled(page: Any, click: Callable[[], None]) -> float:
-    """Seconds from `click()` to the page settled after the rerun it caused (see the module's doc).
-    The click waits until the app has stood still for QUIET seconds (a click sooner can land on a button
-    being redrawn, or in a rerun the page asked for itself). A live page (the Overview, Runs, Graphs,
-    Fact weights) is rerun by the server when memory's version moves (pages/_live.py), at most every half
-    second: QUIET is shorter."""
+    """Seconds from `click()` to the page settled after the rerun it caused (the module's doc), clicked once the app
+    stood still for QUIET s (sooner can land on a button being redrawn, or in a rerun the page asked for)."""
     _idle(page)
     deadline = time.perf_counter() + 120
     while _still_for(page, QUIET, 0.0) is None:
@@ -102,11 +99,11 @@ def heading(page: Any, text: str) -> Any:
     return page.locator("h1").filter(has_text=text).first
 
 
-def opened_to_settled(page: Any, url: str, text: str) -> float:
-    """Seconds from navigating to `url` until its title reads `text` and the script has run (a new tab, a link)."""
+def opened_to_settled(page: Any, url: str, title: str, *, text: str | None = None) -> float:
+    """Seconds from navigating to `url` until its title reads `title` (or `text` shows) and the script has run."""
     t0 = time.perf_counter()
     page.goto(url, wait_until="commit")
-    heading(page, text).wait_for(timeout=120_000)
+    (page.get_by_text(text).first if text else heading(page, title)).wait_for(timeout=120_000)
     _idle(page)
     return time.perf_counter() - t0
 
@@ -120,20 +117,10 @@ def sidebar(page: Any, title: str) -> Callable[[], None]:
     return lambda: page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
 
 
-def median_of(measure: Callable[[], float], n: int = REPEAT) -> tuple[float, list[float]]:
-    values = [measure() for _ in range(n)]
-    return statistics.median(values), values
-
-
-class Floors(NamedTuple):
-    rerun: list[float]  # a click on a one-line page's button, to its rerun settled
-    opened: list[float]  # the one-line page opened by its address in a fresh browser context
-
-
 def floor(
     new_page: Callable[[], Any], serve: Callable[..., Any], stop: Callable[[Any], None], tmp: Path, url: str
-) -> Floors:
-    """Streamlit's floors in this browser, on a one-line page: a click's rerun, and a cold open."""
+) -> dict[str, list[float]]:
+    """Streamlit's floors in this browser, on a one-line page: a click's rerun, and a cold open in a fresh context."""
     script = tmp / "floor_app.py"
     script.write_text(FLOOR_APP)
     server, address, _ = serve(script, url, tmp)
@@ -141,9 +128,10 @@ def floor(
         page = watched(new_page())
         page.goto(address, wait_until="commit")
         page.get_by_text("one line").first.wait_for(timeout=120_000)
-        _, rerun = median_of(lambda: clicked_to_settled(page, lambda: page.get_by_role("button", name="again").click()))
+        again = page.get_by_role("button", name="again")
+        rerun = [clicked_to_settled(page, lambda: again.click()) for _ in range(REPEAT)]
         page.context.close()
-        return Floors(rerun, shared_links(new_page, address, "", text="one line"))
+        return {"rerun": rerun, "opened": shared_links(new_page, address, "", text="one line")}
     finally:
         stop(server)
 
@@ -152,18 +140,15 @@ def shared_links(new_page: Callable[[], Any], url: str, title: str, *, text: str
     """REPEAT times: `url` opened in a fresh browser context (no cache, a new session) until its title reads
     `title` (or `text` shows) and its script has run; each context closed after, so no page left open
     keeps the server or the two cores busy."""
-    values = []
-    for _ in range(REPEAT):
-        page = new_page()
-        try:
-            t0 = time.perf_counter()
-            page.goto(url, wait_until="commit")
-            (page.get_by_text(text).first if text else heading(page, title)).wait_for(timeout=120_000)
-            _idle(page)
-            values.append(time.perf_counter() - t0)
-        finally:
-            page.context.close()
-    return values
+    return [_cold(new_page, url, title, text=text) for _ in range(REPEAT)]
+
+
+def _cold(new_page: Callable[[], Any], url: str, title: str, *, text: str | None = None) -> float:
+    page = new_page()
+    try:
+        return opened_to_settled(page, url, title, text=text)
+    finally:
+        page.context.close()
 
 
 def from_the_overview(page: Any, address: str, text: str, click: Callable[[], None]) -> list[float]:
@@ -215,22 +200,25 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
         undos.append(clicked_to_settled(page, lambda: key(page, "undo").click()))
     out["Undo in the notebook"] = undos
     out["a rule link clicked on the Overview"] = rule_links(page, address, "Acme Robotics")
-    out[SHARED] = shared_links(new_page, f"{address}/fact-weights?graph=world", "Fact weights")
-    out[SHARED_BESIDE] = beside_live_tabs(new_page, address)
+    out[SHARED], out[SHARED_BESIDE] = beside_live_tabs(new_page, address)
     return out
 
 
-def beside_live_tabs(new_page: Callable[[], Any], address: str) -> list[float]:
-    """A shared link opened cold while TABS tabs stay open on the Overview, each rerun when memory's version
-    moves (a person with many tabs open); the tabs closed after."""
-    tabs = [new_page() for _ in range(TABS)]
-    try:
-        for tab in tabs:
-            opened_to_settled(tab, address, "Acme Robotics")
-        return shared_links(new_page, f"{address}/fact-weights?graph=world", "Fact weights")
-    finally:
-        for tab in tabs:
-            tab.context.close()
+def beside_live_tabs(new_page: Callable[[], Any], address: str) -> tuple[list[float], list[float]]:
+    """REPEAT times, in turn: a shared link opened cold alone, then while TABS tabs stay open on the Overview, each
+    rerun when what it shows moves (a person with many tabs open; pages/_live.py), closed after."""
+    alone, beside = [], []
+    for _ in range(REPEAT):
+        alone.append(_cold(new_page, f"{address}/fact-weights?graph=world", "Fact weights"))
+        tabs = [new_page() for _ in range(TABS)]
+        try:
+            for tab in tabs:
+                opened_to_settled(tab, address, "Acme Robotics")
+            beside.append(_cold(new_page, f"{address}/fact-weights?graph=world", "Fact weights"))
+        finally:
+            for tab in tabs:
+                tab.context.close()
+    return alone, beside
 
 
 def big_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
@@ -246,14 +234,11 @@ def big_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, 
 def record(
     b: Any, new_page: Callable[[], Any], serve: Callable[..., Any], stop: Callable[[Any], None], *, demo: str, big: str
 ) -> None:
-    """B8's interaction rows (`part` "clicks"), each the median of REPEAT, on a server of its own per memory:
-    each interaction on the demo (target: < 1 s above the floor) and at the reads size (< 2 s above it).
-    The floor is Streamlit's for the same gesture on a one-line page, in the same browser and run: a
-    click's rerun for a click, a cold open in a fresh context for a shared link (a new session loads
-    Streamlit's whole frontend, which no page of ours can go under)."""
+    """B8's interaction rows (`part` "clicks"), each the median of REPEAT on a server of its own per memory, < 1 s above
+    Streamlit's floor for the same gesture (`floor`) on the demo and < 2 s at the reads size."""
     floors = floor(new_page, serve, stop, b.tmp, b.url())
-    rerun, opened = statistics.median(floors.rerun), statistics.median(floors.opened)
-    for kind, values in floors._asdict().items():
+    rerun, opened = statistics.median(floors["rerun"]), statistics.median(floors["opened"])
+    for kind, values in floors.items():
         print(f"B8 {b.backend}: the floor ({kind}) " + ", ".join(f"{v:.2f}" for v in values), file=sys.stderr)
     for where, url, measure, above in (("the demo", demo, demo_rows, 1.0), ("the reads size", big, big_rows, 2.0)):
         server, address, _ = serve(ROOT / "app.py", url, b.tmp)

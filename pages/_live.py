@@ -18,8 +18,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from memory_core import MemoryService
 
-#: How often memory's version is asked (an agent over MCP, another tab, a replay may have moved it).
-LIVE_EVERY = 0.5
+LIVE_EVERY = 0.5  # seconds between looks at memory's version (an agent over MCP, another tab, a replay move it)
 
 Drawn = tuple[str, str]  # memory's version (MemoryService.version) and what pages show (MemoryService.shown)
 _DRAWN: dict[str, Drawn] = {}  # memory (its URL): the last asked
@@ -40,9 +39,8 @@ def drawn(svc: MemoryService, memory: str) -> Drawn | None:
 
 
 def every(seconds: float, changed: Callable[[], bool]) -> None:
-    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so."""
-    # Its first run is the page's own and compares nothing: a rerun from it would drop the click the
-    # page runs for (under an agent's writes, one click in two on "Open in the Notebook" did nothing).
+    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so; not in its first run,
+    the page's own: a rerun from it would drop the page's click (one in two under an agent's writes)."""
     with_the_page = [True]
 
     @st.fragment(run_every=seconds)
