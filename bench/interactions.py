@@ -1,15 +1,9 @@
-"""B8's interaction rows (issue #25, part 3): what a person waits for in Chromium, from the click to the
-page settled, beside Streamlit's own floor measured in the same browser in the same run.
+"""B8's interaction rows (issues #25, #39): what a person waits for in Chromium, from the click to the page settled,
+beside Streamlit's own floor (a one-line page) in the same browser and run; run by `bench/run.py --only b8clicks`.
 
-"Settled" is read off what the app's server sends and Streamlit's own running indicator: after the
-click, messages came (the rerun's elements, then its "script finished"), and for QUIET seconds since
-the last of them none came and the app says it is not running (`data-test-script-state`), so a rerun
-the click asks for (`st.rerun()`) is waited for too. The time is from the click to the last message.
-(The indicator alone cannot tell: a fast rerun's "running" never reaches the page's DOM.)
-The floor is the same measure on a one-line page: a click on its button, its rerun.
-
-Run by bench/run.py (B8); here so that file stays readable. Tests never assert on time.
-"""
+"Settled": after the click the server's messages came (the rerun's elements, its "script finished"), then none for
+QUIET s and the app says it is not running (`data-test-script-state`), so a rerun the click asks for is waited for
+too (a fast rerun's "running" never reaches the DOM). The time is from the click to the last message."""
 
 from __future__ import annotations
 
@@ -167,31 +161,26 @@ def rule_links(page: Any, address: str, text: str) -> list[float]:
 
 
 def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
-    """Each interaction on the demo, measured REPEAT times: the Settings page opened from the sidebar,
-    a what-if flip, Apply (after its question), the notebook's Run next and Undo, a rule link and a
-    shared link opened in a fresh browser context."""
+    """Each interaction on the demo, REPEAT times: Settings from the sidebar, a what-if flip, Apply (after its
+    question), the notebook's Run next and Undo, a rule link, a shared link opened cold alone and beside live tabs."""
     out: dict[str, list[float]] = {}
     opened_to_settled(watched(page), address, "Acme Robotics")
     out["Settings opened from the sidebar"] = from_the_overview(
         page, address, "Acme Robotics", sidebar(page, "Settings")
     )
-    toggle = "wi-live-acme-NoMemoryShortcuts"
-    out["a what-if flip on the live organization"] = [
-        clicked_to_settled(page, lambda: key(page, toggle, "label").click()) for _ in range(REPEAT)
-    ]
+    flip = key(page, "wi-live-acme-NoMemoryShortcuts", "label")
+    out["a what-if flip on the live organization"] = [clicked_to_settled(page, flip.click) for _ in range(REPEAT)]
     applies = []
     for _ in range(REPEAT):
         if not page.locator(".st-key-wi_apply button").count():  # a what-if unlike the settings now
-            clicked_to_settled(page, lambda: key(page, toggle, "label").click())
+            clicked_to_settled(page, flip.click)
         clicked_to_settled(page, lambda: key(page, "wi_apply").click())  # its question
         applies.append(clicked_to_settled(page, lambda: key(page, "wi_apply_yes").click()))
     out["Apply a what-if (after its question)"] = applies
     page.goto(f"{address}/notebook", wait_until="commit")
     key(page, "load_sample").wait_for(timeout=120_000)  # the sample chosen first: the demo
     clicked_to_settled(page, lambda: key(page, "load_sample").click())
-    out["Run next in the notebook"] = [
-        clicked_to_settled(page, lambda: key(page, "run_next").click()) for _ in range(REPEAT)
-    ]
+    out["Run next in the notebook"] = [clicked_to_settled(page, key(page, "run_next").click) for _ in range(REPEAT)]
     undos = []
     delete = "[class*='st-key-del-']:not([class*='st-key-del-yes-']):not([class*='st-key-del-no-']) button"
     for _ in range(REPEAT):  # an edit to undo: a cell in view deleted

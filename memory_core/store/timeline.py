@@ -38,10 +38,8 @@ def timeline(s: Session, org_id: str, *, runs: int, turns: int) -> Obj:
     asked = select(Record.turn_id, Record.excerpt).where(col(Record.turn_id).in_(shown), Record.number == 0)
     request = dict(s.exec(asked).all())
     reads: dict[str, list[Obj]] = {t: [] for t in shown}
-    made = select(TurnRead.turn_id, TurnRead.records, TurnRead.call, TurnRead.outcome)
-    for turn_id, records, call, outcome in s.exec(
-        made.where(col(TurnRead.turn_id).in_(shown)).order_by(col(TurnRead.id))
-    ):
+    made = select(TurnRead.turn_id, TurnRead.records, TurnRead.call, TurnRead.outcome).order_by(col(TurnRead.id))
+    for turn_id, records, call, outcome in s.exec(made.where(col(TurnRead.turn_id).in_(shown))):
         reads[turn_id].append({"records": records, "call": call, "outcome": outcome})
     by_run: dict[str, list[Obj]] = {str(i): [] for i in ids}
     for t in reversed(rows):  # oldest first within a run
