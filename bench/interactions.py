@@ -16,15 +16,10 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: How long the app must stand still after a rerun to count as settled: longer than the gap between a
-#: script's end and a rerun it asked for (`st.rerun()`), which the frontend starts within a few ms.
-QUIET = 0.25
-#: How many times each interaction is measured (the row is the median).
-REPEAT = 5
-#: The one row measured against a cold open of the one-line page rather than its rerun.
-SHARED = "a shared link opened in a fresh browser context"
-#: The same, while TABS other tabs stay open on the Overview, a live page (pages/_live.py).
-TABS = 5
+QUIET = 0.25  # s the app stands still to be settled: more than a script's end to the rerun it asks (a few ms)
+REPEAT = 5  # measures of each interaction (the row: their median)
+SHARED = "a shared link opened in a fresh browser context"  # measured against the one-line page's cold open
+TABS = 5  # live tabs open on the Overview beside the shared link (pages/_live.py)
 SHARED_BESIDE = f"a shared link opened in a fresh browser context, {TABS} live tabs open beside it"
 
 FLOOR_APP = """import streamlit as st
@@ -47,23 +42,20 @@ def watched(page: Any) -> Any:
     return page
 
 
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
 def _still_for(page: Any, seconds: float, since: float) -> float | None:
-    """The last message's arrival once `seconds` passed without one and the app is not running,
-    counting only messages after `since`; None until then."""
+    """The last message after `since` once `seconds` passed without one and the app is not running; else None."""
     frames = [f for f in _FRAMES[id(page)] if f > since]
     last = frames[-1] if frames else None
-    quiet_from = last if last is not None else since
-    if time.perf_counter() - quiet_from < seconds or not _not_running(page):
+    if time.perf_counter() - (last or since) < seconds or not page.locator(IDLE).count():
         return None
     return last
 
 
-def _not_running(page: Any) -> bool:
-    return bool(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").count())
-
-
 def _idle(page: Any) -> None:
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=120_000)
+    page.wait_for_selector(IDLE, timeout=120_000)
 
 
 def clicked_to_settled(page: Any, click: Callable[[], None]) -> float:
@@ -131,13 +123,12 @@ def floor(
 
 
 def shared_links(new_page: Callable[[], Any], url: str, title: str, *, text: str | None = None) -> list[float]:
-    """REPEAT times: `url` opened in a fresh browser context (no cache, a new session) until its title reads
-    `title` (or `text` shows) and its script has run; each context closed after, so no page left open
-    keeps the server or the two cores busy."""
+    """REPEAT times: `url` opened cold until its title reads `title` (or `text` shows) and its script has run."""
     return [_cold(new_page, url, title, text=text) for _ in range(REPEAT)]
 
 
 def _cold(new_page: Callable[[], Any], url: str, title: str, *, text: str | None = None) -> float:
+    """`url` opened in a fresh browser context (no cache, a new session), closed after: no page left keeps cores busy."""
     page = new_page()
     try:
         return opened_to_settled(page, url, title, text=text)
