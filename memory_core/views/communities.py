@@ -10,13 +10,11 @@ import networkx as nx
 
 from ..usecases import shapes as sh
 
-#: The entities a community keeps by name, most connected first.
-MEMBERS = 60
+MEMBERS = 60  # the entities a community keeps by name, most connected first
 #: Louvain groups the most connected entities with at most this many links between them; each other one joins the
 #: community it has most facts with (at 112k facts, Louvain on all 50,000 links took 0.7 to 1.2 s of CPU).
 CORE = 12_000
-#: Louvain's seed: the same links always give the same communities.
-SEED = 1
+SEED = 1  # Louvain's: the same links always give the same communities
 
 
 @dataclass(frozen=True)
@@ -57,12 +55,11 @@ def overview(links: sh.EntityLinks, *, limit: int = 40) -> Overview:
         for i, (label, g) in enumerate(found)
     )
     of = {n: i for i, (_, g) in enumerate(found) for n in g}
-    between: Counter[tuple[int, int]] = Counter()
+    between: Counter[tuple[int, int]] = Counter()  # within one community too: (c, c)
     for a, b, n in links["links"]:
-        if of[a] != of[b]:
-            between[(min(of[a], of[b]), max(of[a], of[b]))] += n
-    total = sum(n for _, _, n in links["links"])
-    return Overview(communities, tuple((a, b, n) for (a, b), n in sorted(between.items())), len(names), total)
+        between[(min(of[a], of[b]), max(of[a], of[b]))] += n
+    apart = tuple((a, b, n) for (a, b), n in sorted(between.items()) if a != b)
+    return Overview(communities, apart, len(names), sum(between.values()))
 
 
 def groups(links: list[tuple[int, int, int]], ranked: list[int]) -> list[set[int]]:
