@@ -1,6 +1,5 @@
-"""`make run`'s server: `streamlit run app.py` with the pages' libraries loaded meanwhile (issue #16, B8), and a first
-session of its own that runs the default page, so that a first browser sent to another page finds it (#25,
-streamlit/streamlit#9992)."""
+"""`make run`'s server: `streamlit run app.py` with the pages' libraries loaded meanwhile (#16, B8), and a first session
+of its own that runs the default page, so that a first browser sent to another page finds it (#25, streamlit#9992)."""
 
 from __future__ import annotations
 

@@ -80,8 +80,7 @@ def clicked_to_settled(page: Any, click: Callable[[], None]) -> float:
 
 
 def heading(page: Any, text: str) -> Any:
-    """The page's title (its first heading) once it reads `text` ("" for any): the sidebar names every
-    page, so a page's name elsewhere is there before the page is."""
+    """The page's title (its first heading) reading `text` ("" any): the sidebar names every page before it shows."""
     return page.locator("h1").filter(has_text=text).first
 
 
@@ -140,8 +139,7 @@ def from_the_overview(page: Any, address: str, text: str, click: Callable[[], No
     """REPEAT times: the Overview opened (it shows `text`), then `click()` measured to the page settled."""
     values = []
     for _ in range(REPEAT):
-        page.goto(address, wait_until="commit")
-        heading(page, text).wait_for(timeout=120_000)
+        opened_to_settled(page, address, text)  # the Overview, then the click
         values.append(clicked_to_settled(page, click))
     return values
 
@@ -152,8 +150,7 @@ def rule_links(page: Any, address: str, text: str) -> list[float]:
 
 
 def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
-    """Each interaction on the demo, REPEAT times: Settings from the sidebar, a what-if flip, Apply (after its
-    question), the notebook's Run next and Undo, a rule link, a shared link opened cold alone and beside live tabs."""
+    """Each interaction on the demo REPEAT times (Settings, a what-if, Apply, Run next, Undo, a rule, a shared link)."""
     out: dict[str, list[float]] = {}
     opened_to_settled(watched(page), address, "Acme Robotics")
     out["Settings opened from the sidebar"] = from_the_overview(
@@ -185,8 +182,7 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
 
 
 def beside_live_tabs(new_page: Callable[[], Any], address: str) -> tuple[list[float], list[float]]:
-    """REPEAT times, in turn: a shared link opened cold alone, then while TABS tabs stay open on the Overview, each
-    rerun when what it shows moves (a person with many tabs open; pages/_live.py), closed after."""
+    """REPEAT times in turn: a shared link opened cold alone, then while TABS tabs stay open on the Overview."""
     alone, beside = [], []
     for _ in range(REPEAT):
         alone.append(_cold(new_page, f"{address}/fact-weights?graph=world", "Fact weights"))
@@ -232,12 +228,5 @@ def record(
             value = statistics.median(values)
             base, gesture = (opened, "opening the link") if name.startswith(SHARED) else (rerun, "the click")
             print(f"B8 {b.backend}: {name} on {where}: " + ", ".join(f"{v:.2f}" for v in values), file=sys.stderr)
-            b.record(
-                "B8",
-                f"{name} on {where}, in Chromium: s from {gesture} to the page settled (median of {len(values)})",
-                value,
-                base,
-                f"< {above:g} s above the floor",
-                value - base < above,
-                part="clicks",
-            )
+            said = f"{name} on {where}, in Chromium: s from {gesture} to the page settled (median of {len(values)})"
+            b.record("B8", said, value, base, f"< {above:g} s above the floor", value - base < above, part="clicks")

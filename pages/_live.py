@@ -103,8 +103,7 @@ def _watch(svc: MemoryService, memory: str) -> None:
 
 
 def _rerun(app: AppSession, memory: str, session: str, tab: Tab) -> None:
-    """On the server's event loop: the tab's page run again with its address, as Streamlit reruns it when its
-    source changed; not while it runs (a click's run: rerunning it would drop the click), the next look then."""
+    """On the server's event loop: the tab's page rerun at its address; not while it runs (its click): next look."""
     with _FOLLOWING:
         tabs = _FOLLOWED.get(memory, {})
         if app._scriptrunner is not None or tabs.get(session) != tab:  # running, or left or followed again
