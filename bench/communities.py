@@ -1,11 +1,7 @@
-"""B8's overview row (issue #39, item 4): a graph's communities at B2's size (about 112k facts): the read
-(`MemoryService.communities`) and the grouping (`views.communities.overview`), against the read the Graphs page made
-before (`graph_drawing(limit=5000)`), in one process and in turn, so a slow moment of the machine falls on both.
-
-    python bench/communities.py [--backend postgresql] [--quick]
-
-PostgreSQL needs MEMORY_TEST_DATABASE_URL (`bash .ci/with-postgres python bench/communities.py --backend
-postgresql`). Its rows (`part` "communities") replace their like in bench/results.json (--quick: results-quick.json)."""
+"""B8's overview row (#39.4) at B2's size (112k facts): the communities' read and grouping against the Graphs page's
+old read (`graph_drawing(limit=5000)`), in one process and in turn, so a slow moment of the machine falls on both.
+`python bench/communities.py [--quick]`, `bash .ci/with-postgres .venv/bin/python bench/communities.py --backend
+postgresql`: its rows (`part` "communities") replace their like in bench/results.json (--quick: results-quick.json)."""
 
 from __future__ import annotations
 

@@ -188,8 +188,9 @@ def beside_live_tabs(new_page: Callable[[], Any], address: str) -> tuple[list[fl
         alone.append(_cold(new_page, f"{address}/fact-weights?graph=world", "Fact weights"))
         tabs = [new_page() for _ in range(TABS)]
         try:
-            for tab in tabs:
+            for tab in tabs:  # each opened and its charts drawn: beside tabs left open, not while they draw
                 opened_to_settled(tab, address, "Acme Robotics")
+                tab.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
             beside.append(_cold(new_page, f"{address}/fact-weights?graph=world", "Fact weights"))
         finally:
             for tab in tabs:
