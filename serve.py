@@ -1,6 +1,5 @@
-"""`make run`'s server: `streamlit run app.py` with the pages' libraries loaded meanwhile (issue #16, B8), and a first
-session of its own that runs the default page, so that a first browser sent to another page finds it (#25,
-streamlit/streamlit#9992)."""
+"""`make run`'s server: `streamlit run app.py` with the pages' libraries loaded meanwhile (#16, B8), and a first session
+of its own that runs the default page, so that a first browser sent to another page finds it (#25, streamlit#9992)."""
 
 from __future__ import annotations
 
@@ -8,6 +7,7 @@ import ssl
 import sys
 import threading
 import time
+from contextlib import suppress
 
 
 def _warm() -> None:
@@ -30,15 +30,11 @@ def _scrub_notebooks(every: float = 1.0) -> None:
     from memory_core.views.notebook_file import notebook_dir, scrub_erased
 
     url, service = database_url(), None
-    if url.startswith("sqlite") and sqlite_file(url) is None:
-        return  # in memory: each process's pages hold a memory of their own
-    while True:
-        try:
+    while not url.startswith("sqlite") or sqlite_file(url) is not None:  # in memory: each process's pages their own
+        with suppress(Exception):  # the database not there yet, or gone a moment: look again
             if service is not None or any(notebook_dir().glob("*.run.json")):
                 service = service or MemoryService.at(url)
                 scrub_erased(service)
-        except Exception:  # noqa: BLE001  (the database not there yet, or gone a moment: look again)
-            pass
         time.sleep(every)
 
 
@@ -65,15 +61,13 @@ def _session(url: str, page: str = "") -> list[str]:
         tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
     with connect(url, subprotocols=["streamlit"], open_timeout=15, ssl=tls) as ws:  # type: ignore[list-item]
         run = BackMsg()
-        run.rerun_script.query_string = ""
-        run.rerun_script.page_name = page
+        run.rerun_script.query_string, run.rerun_script.page_name = "", page
         ws.send(run.SerializeToString())
-        kinds: list[str] = []
-        while not kinds or kinds[-1] != "script_finished":
-            said = ForwardMsg()
-            said.ParseFromString(ws.recv(timeout=60))
+        kinds = [""]
+        while kinds[-1] != "script_finished":
+            said = ForwardMsg.FromString(ws.recv(timeout=60))
             kinds.append(str(said.WhichOneof("type")))
-        return kinds
+        return kinds[1:]
 
 
 def _first_session(url: str | None = None, within: float = 120) -> bool:

@@ -1,11 +1,7 @@
-"""B8's overview row (issue #39, item 4): a graph's communities at B2's size (about 112k facts): the read
-(`MemoryService.communities`) and the grouping (`views.communities.overview`), against the read the Graphs page made
-before (`graph_drawing(limit=5000)`), in one process and in turn, so a slow moment of the machine falls on both.
-
-    python bench/communities.py [--backend postgresql] [--quick]
-
-PostgreSQL needs MEMORY_TEST_DATABASE_URL (`bash .ci/with-postgres python bench/communities.py --backend
-postgresql`). It prints its rows; bench/run.py can run `b8_communities(b)` as a part of its own."""
+"""B8's overview row (#39.4) at B2's size (112k facts): the communities' read and grouping against the Graphs page's
+old read (`graph_drawing(limit=5000)`), in one process and in turn, so a slow moment of the machine falls on both.
+`python bench/communities.py [--quick]`, `bash .ci/with-postgres .venv/bin/python bench/communities.py --backend
+postgresql`: its rows (`part` "communities") replace their like in bench/results.json (--quick: results-quick.json)."""
 
 from __future__ import annotations
 
@@ -44,10 +40,11 @@ def b8_communities(b: Any) -> None:
             cpu[part].append(dc)
     drawing, read, grouped = (statistics.median(times[k]) for k in ("drawing", "read", "overview"))
     whole = statistics.median(r + o for r, o in zip(times["read"], times["overview"], strict=True))
+    spread = ", ".join(f"{k} {min(v):.3f}-{max(v):.3f}" for k, v in times.items())
     print(
         f"{view.entities:,} linked entities, {view.facts:,} facts between them, {len(view.communities)} communities "
         f"(sizes {[c.size for c in view.communities][:8]}), {len(view.links)} links between them; this process's "
-        f"CPU, median s: {', '.join(f'{k} {statistics.median(v):.3f}' for k, v in cpu.items())}"
+        f"CPU, median s: {', '.join(f'{k} {statistics.median(v):.3f}' for k, v in cpu.items())}; wall s: {spread}"
     )
     b.record(
         "B8",
@@ -63,13 +60,15 @@ def b8_communities(b: Any) -> None:
 
 
 def main() -> int:
-    from run import Bench
+    from run import RESULTS, Bench, write
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     p.add_argument("--quick", action="store_true", help="B2's quick size (12k supports) instead of 120k")
     args = p.parse_args()
-    b8_communities(Bench(args.backend, "quick" if args.quick else "full"))
+    b = Bench(args.backend, "quick" if args.quick else "full")
+    b8_communities(b)
+    write(b.results, RESULTS.with_name("results-quick.json") if args.quick else RESULTS)
     return 0
 
 

@@ -1,15 +1,9 @@
-"""B8's interaction rows (issue #25, part 3): what a person waits for in Chromium, from the click to the
-page settled, beside Streamlit's own floor measured in the same browser in the same run.
+"""B8's interaction rows (issues #25, #39): what a person waits for in Chromium, from the click to the page settled,
+beside Streamlit's own floor (a one-line page) in the same browser and run; run by `bench/run.py --only b8clicks`.
 
-"Settled" is read off what the app's server sends and Streamlit's own running indicator: after the
-click, messages came (the rerun's elements, then its "script finished"), and for QUIET seconds since
-the last of them none came and the app says it is not running (`data-test-script-state`), so a rerun
-the click asks for (`st.rerun()`) is waited for too. The time is from the click to the last message.
-(The indicator alone cannot tell: a fast rerun's "running" never reaches the page's DOM.)
-The floor is the same measure on a one-line page: a click on its button, its rerun.
-
-Run by bench/run.py (B8); here so that file stays readable. Tests never assert on time.
-"""
+"Settled": after the click the server's messages came (the rerun's elements, its "script finished"), then none for
+QUIET s and the app says it is not running (`data-test-script-state`), so a rerun the click asks for is waited for
+too (a fast rerun's "running" never reaches the DOM). The time is from the click to the last message."""
 
 from __future__ import annotations
 
@@ -18,19 +12,14 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: How long the app must stand still after a rerun to count as settled: longer than the gap between a
-#: script's end and a rerun it asked for (`st.rerun()`), which the frontend starts within a few ms.
-QUIET = 0.25
-#: How many times each interaction is measured (the row is the median).
-REPEAT = 5
-#: The one row measured against a cold open of the one-line page rather than its rerun.
-SHARED = "a shared link opened in a fresh browser context"
-#: The same, while TABS other tabs stay open on the Overview, a live page (pages/_live.py).
-TABS = 5
+QUIET = 0.25  # s the app stands still to be settled: more than a script's end to the rerun it asks (a few ms)
+REPEAT = 5  # measures of each interaction (the row: their median)
+SHARED = "a shared link opened in a fresh browser context"  # measured against the one-line page's cold open
+TABS = 5  # live tabs open on the Overview beside the shared link (pages/_live.py)
 SHARED_BESIDE = f"a shared link opened in a fresh browser context, {TABS} live tabs open beside it"
 
 FLOOR_APP = """import streamlit as st
@@ -53,31 +42,25 @@ def watched(page: Any) -> Any:
     return page
 
 
+IDLE = "[data-testid='stApp'][data-test-script-state='notRunning']"
+
+
 def _still_for(page: Any, seconds: float, since: float) -> float | None:
-    """The last message's arrival once `seconds` passed without one and the app is not running,
-    counting only messages after `since`; None until then."""
+    """The last message after `since` once `seconds` passed without one and the app is not running; else None."""
     frames = [f for f in _FRAMES[id(page)] if f > since]
     last = frames[-1] if frames else None
-    quiet_from = last if last is not None else since
-    if time.perf_counter() - quiet_from < seconds or not _not_running(page):
+    if time.perf_counter() - (last or since) < seconds or not page.locator(IDLE).count():
         return None
     return last
 
 
-def _not_running(page: Any) -> bool:
-    return bool(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']").count())
-
-
 def _idle(page: Any) -> None:
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=120_000)
+    page.wait_for_selector(IDLE, timeout=120_000)
 
 
 def clicked_to_settled(page: Any, click: Callable[[], None]) -> float:
-    """Seconds from `click()` to the page settled after the rerun it caused (see the module's doc).
-    The click waits until the app has stood still for QUIET seconds (a click sooner can land on a button
-    being redrawn, or in a rerun the page asked for itself). A live page (the Overview, Runs, Graphs,
-    Fact weights) is rerun by the server when memory's version moves (pages/_live.py), at most every half
-    second: QUIET is shorter."""
+    """Seconds from `click()` to the page settled after the rerun it caused (the module's doc), clicked once the app
+    stood still for QUIET s (sooner can land on a button being redrawn, or in a rerun the page asked for)."""
     _idle(page)
     deadline = time.perf_counter() + 120
     while _still_for(page, QUIET, 0.0) is None:
@@ -97,16 +80,15 @@ def clicked_to_settled(page: Any, click: Callable[[], None]) -> float:
 
 
 def heading(page: Any, text: str) -> Any:
-    """The page's title (its first heading) once it reads `text` ("" for any): the sidebar names every
-    page, so a page's name elsewhere is there before the page is."""
+    """The page's title (its first heading) reading `text` ("" any): the sidebar names every page before it shows."""
     return page.locator("h1").filter(has_text=text).first
 
 
-def opened_to_settled(page: Any, url: str, text: str) -> float:
-    """Seconds from navigating to `url` until its title reads `text` and the script has run (a new tab, a link)."""
+def opened_to_settled(page: Any, url: str, title: str, *, text: str | None = None) -> float:
+    """Seconds from navigating to `url` until its title reads `title` (or `text` shows) and the script has run."""
     t0 = time.perf_counter()
     page.goto(url, wait_until="commit")
-    heading(page, text).wait_for(timeout=120_000)
+    (page.get_by_text(text).first if text else heading(page, title)).wait_for(timeout=120_000)
     _idle(page)
     return time.perf_counter() - t0
 
@@ -120,20 +102,10 @@ def sidebar(page: Any, title: str) -> Callable[[], None]:
     return lambda: page.locator("[data-testid='stSidebarNav'] a", has_text=title).first.click()
 
 
-def median_of(measure: Callable[[], float], n: int = REPEAT) -> tuple[float, list[float]]:
-    values = [measure() for _ in range(n)]
-    return statistics.median(values), values
-
-
-class Floors(NamedTuple):
-    rerun: list[float]  # a click on a one-line page's button, to its rerun settled
-    opened: list[float]  # the one-line page opened by its address in a fresh browser context
-
-
 def floor(
     new_page: Callable[[], Any], serve: Callable[..., Any], stop: Callable[[Any], None], tmp: Path, url: str
-) -> Floors:
-    """Streamlit's floors in this browser, on a one-line page: a click's rerun, and a cold open."""
+) -> dict[str, list[float]]:
+    """Streamlit's floors in this browser, on a one-line page: a click's rerun, and a cold open in a fresh context."""
     script = tmp / "floor_app.py"
     script.write_text(FLOOR_APP)
     server, address, _ = serve(script, url, tmp)
@@ -141,37 +113,33 @@ def floor(
         page = watched(new_page())
         page.goto(address, wait_until="commit")
         page.get_by_text("one line").first.wait_for(timeout=120_000)
-        _, rerun = median_of(lambda: clicked_to_settled(page, lambda: page.get_by_role("button", name="again").click()))
+        again = page.get_by_role("button", name="again")
+        rerun = [clicked_to_settled(page, lambda: again.click()) for _ in range(REPEAT)]
         page.context.close()
-        return Floors(rerun, shared_links(new_page, address, "", text="one line"))
+        return {"rerun": rerun, "opened": shared_links(new_page, address, "", text="one line")}
     finally:
         stop(server)
 
 
 def shared_links(new_page: Callable[[], Any], url: str, title: str, *, text: str | None = None) -> list[float]:
-    """REPEAT times: `url` opened in a fresh browser context (no cache, a new session) until its title reads
-    `title` (or `text` shows) and its script has run; each context closed after, so no page left open
-    keeps the server or the two cores busy."""
-    values = []
-    for _ in range(REPEAT):
-        page = new_page()
-        try:
-            t0 = time.perf_counter()
-            page.goto(url, wait_until="commit")
-            (page.get_by_text(text).first if text else heading(page, title)).wait_for(timeout=120_000)
-            _idle(page)
-            values.append(time.perf_counter() - t0)
-        finally:
-            page.context.close()
-    return values
+    """REPEAT times: `url` opened cold until its title reads `title` (or `text` shows) and its script has run."""
+    return [_cold(new_page, url, title, text=text) for _ in range(REPEAT)]
+
+
+def _cold(new_page: Callable[[], Any], url: str, title: str, *, text: str | None = None) -> float:
+    """`url` opened in a fresh browser context (no cache, a new session), closed after: no page left keeps cores busy."""
+    page = new_page()
+    try:
+        return opened_to_settled(page, url, title, text=text)
+    finally:
+        page.context.close()
 
 
 def from_the_overview(page: Any, address: str, text: str, click: Callable[[], None]) -> list[float]:
     """REPEAT times: the Overview opened (it shows `text`), then `click()` measured to the page settled."""
     values = []
     for _ in range(REPEAT):
-        page.goto(address, wait_until="commit")
-        heading(page, text).wait_for(timeout=120_000)
+        opened_to_settled(page, address, text)  # the Overview, then the click
         values.append(clicked_to_settled(page, click))
     return values
 
@@ -182,31 +150,25 @@ def rule_links(page: Any, address: str, text: str) -> list[float]:
 
 
 def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
-    """Each interaction on the demo, measured REPEAT times: the Settings page opened from the sidebar,
-    a what-if flip, Apply (after its question), the notebook's Run next and Undo, a rule link and a
-    shared link opened in a fresh browser context."""
+    """Each interaction on the demo REPEAT times (Settings, a what-if, Apply, Run next, Undo, a rule, a shared link)."""
     out: dict[str, list[float]] = {}
     opened_to_settled(watched(page), address, "Acme Robotics")
     out["Settings opened from the sidebar"] = from_the_overview(
         page, address, "Acme Robotics", sidebar(page, "Settings")
     )
-    toggle = "wi-live-acme-NoMemoryShortcuts"
-    out["a what-if flip on the live organization"] = [
-        clicked_to_settled(page, lambda: key(page, toggle, "label").click()) for _ in range(REPEAT)
-    ]
+    flip = key(page, "wi-live-acme-NoMemoryShortcuts", "label")
+    out["a what-if flip on the live organization"] = [clicked_to_settled(page, flip.click) for _ in range(REPEAT)]
     applies = []
     for _ in range(REPEAT):
         if not page.locator(".st-key-wi_apply button").count():  # a what-if unlike the settings now
-            clicked_to_settled(page, lambda: key(page, toggle, "label").click())
+            clicked_to_settled(page, flip.click)
         clicked_to_settled(page, lambda: key(page, "wi_apply").click())  # its question
         applies.append(clicked_to_settled(page, lambda: key(page, "wi_apply_yes").click()))
     out["Apply a what-if (after its question)"] = applies
     page.goto(f"{address}/notebook", wait_until="commit")
     key(page, "load_sample").wait_for(timeout=120_000)  # the sample chosen first: the demo
     clicked_to_settled(page, lambda: key(page, "load_sample").click())
-    out["Run next in the notebook"] = [
-        clicked_to_settled(page, lambda: key(page, "run_next").click()) for _ in range(REPEAT)
-    ]
+    out["Run next in the notebook"] = [clicked_to_settled(page, key(page, "run_next").click) for _ in range(REPEAT)]
     undos = []
     delete = "[class*='st-key-del-']:not([class*='st-key-del-yes-']):not([class*='st-key-del-no-']) button"
     for _ in range(REPEAT):  # an edit to undo: a cell in view deleted
@@ -215,22 +177,25 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
         undos.append(clicked_to_settled(page, lambda: key(page, "undo").click()))
     out["Undo in the notebook"] = undos
     out["a rule link clicked on the Overview"] = rule_links(page, address, "Acme Robotics")
-    out[SHARED] = shared_links(new_page, f"{address}/fact-weights?graph=world", "Fact weights")
-    out[SHARED_BESIDE] = beside_live_tabs(new_page, address)
+    out[SHARED], out[SHARED_BESIDE] = beside_live_tabs(new_page, address)
     return out
 
 
-def beside_live_tabs(new_page: Callable[[], Any], address: str) -> list[float]:
-    """A shared link opened cold while TABS tabs stay open on the Overview, each rerun when memory's version
-    moves (a person with many tabs open); the tabs closed after."""
-    tabs = [new_page() for _ in range(TABS)]
-    try:
-        for tab in tabs:
-            opened_to_settled(tab, address, "Acme Robotics")
-        return shared_links(new_page, f"{address}/fact-weights?graph=world", "Fact weights")
-    finally:
-        for tab in tabs:
-            tab.context.close()
+def beside_live_tabs(new_page: Callable[[], Any], address: str) -> tuple[list[float], list[float]]:
+    """REPEAT times in turn: a shared link opened cold alone, then while TABS tabs stay open on the Overview."""
+    alone, beside = [], []
+    for _ in range(REPEAT):
+        alone.append(_cold(new_page, f"{address}/fact-weights?graph=world", "Fact weights"))
+        tabs = [new_page() for _ in range(TABS)]
+        try:
+            for tab in tabs:  # each opened and its charts drawn: beside tabs left open, not while they draw
+                opened_to_settled(tab, address, "Acme Robotics")
+                tab.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            beside.append(_cold(new_page, f"{address}/fact-weights?graph=world", "Fact weights"))
+        finally:
+            for tab in tabs:
+                tab.context.close()
+    return alone, beside
 
 
 def big_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
@@ -246,14 +211,11 @@ def big_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, 
 def record(
     b: Any, new_page: Callable[[], Any], serve: Callable[..., Any], stop: Callable[[Any], None], *, demo: str, big: str
 ) -> None:
-    """B8's interaction rows (`part` "clicks"), each the median of REPEAT, on a server of its own per memory:
-    each interaction on the demo (target: < 1 s above the floor) and at the reads size (< 2 s above it).
-    The floor is Streamlit's for the same gesture on a one-line page, in the same browser and run: a
-    click's rerun for a click, a cold open in a fresh context for a shared link (a new session loads
-    Streamlit's whole frontend, which no page of ours can go under)."""
+    """B8's interaction rows (`part` "clicks"), each the median of REPEAT on a server of its own per memory, < 1 s above
+    Streamlit's floor for the same gesture (`floor`) on the demo and < 2 s at the reads size."""
     floors = floor(new_page, serve, stop, b.tmp, b.url())
-    rerun, opened = statistics.median(floors.rerun), statistics.median(floors.opened)
-    for kind, values in floors._asdict().items():
+    rerun, opened = statistics.median(floors["rerun"]), statistics.median(floors["opened"])
+    for kind, values in floors.items():
         print(f"B8 {b.backend}: the floor ({kind}) " + ", ".join(f"{v:.2f}" for v in values), file=sys.stderr)
     for where, url, measure, above in (("the demo", demo, demo_rows, 1.0), ("the reads size", big, big_rows, 2.0)):
         server, address, _ = serve(ROOT / "app.py", url, b.tmp)
@@ -267,12 +229,5 @@ def record(
             value = statistics.median(values)
             base, gesture = (opened, "opening the link") if name.startswith(SHARED) else (rerun, "the click")
             print(f"B8 {b.backend}: {name} on {where}: " + ", ".join(f"{v:.2f}" for v in values), file=sys.stderr)
-            b.record(
-                "B8",
-                f"{name} on {where}, in Chromium: s from {gesture} to the page settled (median of {len(values)})",
-                value,
-                base,
-                f"< {above:g} s above the floor",
-                value - base < above,
-                part="clicks",
-            )
+            said = f"{name} on {where}, in Chromium: s from {gesture} to the page settled (median of {len(values)})"
+            b.record("B8", said, value, base, f"< {above:g} s above the floor", value - base < above, part="clicks")

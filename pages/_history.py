@@ -162,7 +162,7 @@ def time_control(ctx: Context, org: str, prefix: str) -> Shown:
     found = labelled(ctx, org, clock, [*listed, *([other] if other is not None else [])])
     label = {k: f"{k} · {what}" for k, (_, what, _) in found.items()}
     _slider(options, listed, label, key=at)
-    st.session_state[newest_key], st.session_state[f"{prefix}_clock"] = newest, clock  # `live` compares the clock
+    st.session_state[newest_key] = newest
     st.session_state[f"{prefix}_at_link"] = None if n == newest else n
     shown = f"**{inert(label[n])}**" + (" (now)" if n == newest else "")
     _steps(prefix, options, n, shown=shown, stamp=found[n][2], org_name=ctx.org_name)

@@ -1,8 +1,7 @@
-"""Live pages (B8): redrawn when memory's version moves, by one thread per memory that asks it for every tab
-showing it and reruns a tab that drew another. A fragment in each tab asking every half second kept idle tabs
-and their browser busy: five of them took a sixth tab's shared link from 1.5 to 2.0 s. At a past moment, or
-without a server (AppTest), a page asks by itself (`every`). Every run of a page leaves (`unfollow`, in the
-sidebar); a live page follows (pages/_ui.live)."""
+"""Live pages (B8, #39): one thread per memory asks its version every LIVE_EVERY s for every tab showing it, and
+when it moved reruns the tabs whose page drew something else than pages show now (`drawn`): an MCP server's
+heartbeat moves the version and nothing shown. At a past moment, or without a server (AppTest), a page asks by
+itself (`every`). Every run of a page leaves (`unfollow`, in the sidebar); a live page follows (pages/_ui.live)."""
 
 from __future__ import annotations
 
@@ -19,16 +18,29 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from memory_core import MemoryService
 
-#: How often memory's version is asked (an agent over MCP, another tab, a replay may have moved it).
-LIVE_EVERY = 0.5
+LIVE_EVERY = 0.5  # seconds between looks at memory's version (an agent over MCP, another tab, a replay move it)
 
-Version = tuple[str, str | None]  # the memory (its URL) and its version (MemoryService.version)
+Drawn = tuple[str, str]  # memory's version (MemoryService.version) and what pages show (MemoryService.shown)
+_DRAWN: dict[str, Drawn] = {}  # memory (its URL): the last asked
+
+
+def drawn(svc: MemoryService, memory: str) -> Drawn | None:
+    """What a page of `memory` draws now, asked again only when the version moved; None: nothing to watch."""
+    version = ""
+    for _ in range(3):
+        version, kept = svc.version() or "", _DRAWN.get(memory)
+        if not version or (kept is not None and kept[0] == version):
+            return kept if version else None
+        shown = svc.shown()
+        if svc.version() == version:  # nothing committed meanwhile: `shown` is what that version holds
+            _DRAWN[memory] = (version, shown)
+            return _DRAWN[memory]
+    return (version, "")  # moving as it is asked: what it shows is not known, so a tab that drew it is rerun
 
 
 def every(seconds: float, changed: Callable[[], bool]) -> None:
-    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so."""
-    # Its first run is the page's own and compares nothing: a rerun from it would drop the click the
-    # page runs for (under an agent's writes, one click in two on "Open in the Notebook" did nothing).
+    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so; not in its first run,
+    the page's own: a rerun from it would drop the page's click (one in two under an agent's writes)."""
     with_the_page = [True]
 
     @st.fragment(run_every=seconds)
@@ -41,13 +53,13 @@ def every(seconds: float, changed: Callable[[], bool]) -> None:
     watch()
 
 
-Tab = tuple[Version, str]  # the version a tab drew, and its page (script hash)
+Tab = tuple[Drawn, str]  # what a tab drew, and its page (script hash)
 _FOLLOWED: dict[str, dict[str, Tab]] = {}  # memory: session id: its tab
 _FOLLOWING = threading.Lock()
 
 
-def follow(svc: MemoryService, memory: str, drawn: Version) -> bool:
-    """This tab rerun once `memory`'s version moves past `drawn`; False without a server to rerun it."""
+def follow(svc: MemoryService, memory: str, shown: Drawn) -> bool:
+    """This tab rerun once what `memory`'s pages show moves past `shown`; False without a server to rerun it."""
     run = get_script_run_ctx()
     if run is None or not Runtime.exists():
         return False
@@ -55,7 +67,7 @@ def follow(svc: MemoryService, memory: str, drawn: Version) -> bool:
         if memory not in _FOLLOWED:
             _FOLLOWED[memory] = {}
             threading.Thread(target=_watch, args=(svc, memory), name="live", daemon=True).start()
-        _FOLLOWED[memory][run.session_id] = (drawn, run.page_script_hash)
+        _FOLLOWED[memory][run.session_id] = (shown, run.page_script_hash)
     return True
 
 
@@ -68,11 +80,11 @@ def unfollow() -> None:
 
 
 def _watch(svc: MemoryService, memory: str) -> None:
-    """Every LIVE_EVERY seconds while a tab follows `memory`: each that drew another version is rerun."""
+    """Every LIVE_EVERY seconds while a tab follows `memory`: each that drew what pages no longer show is rerun."""
     while True:
         time.sleep(LIVE_EVERY)
         try:
-            now = (memory, svc.version())
+            now = drawn(svc, memory)
         except Exception:  # noqa: BLE001  (a notebook's memory gone with its files: its tabs are rerun)
             now = None
         with _FOLLOWING:
@@ -81,16 +93,17 @@ def _watch(svc: MemoryService, memory: str) -> None:
                 app = Runtime.instance().get_app_session(session) if Runtime.exists() else None
                 if app is None:  # closed, or the server stopped
                     del tabs[session]
-                elif tab[0] != now:
+                elif now is None or not now[1] or tab[0][1] != now[1]:
                     app._call_soon_on_event_loop(partial(_rerun, app, memory, session, tab))
+                else:  # the same shown under another version (a heartbeat): not rerun
+                    tabs[session] = (now, tab[1])
             if not tabs:
                 del _FOLLOWED[memory]
                 return
 
 
 def _rerun(app: AppSession, memory: str, session: str, tab: Tab) -> None:
-    """On the server's event loop: the tab's page run again with its address, as Streamlit reruns it when its
-    source changed; not while it runs (a click's run: rerunning it would drop the click), the next look then."""
+    """On the server's event loop: the tab's page rerun at its address; not while it runs (its click): next look."""
     with _FOLLOWING:
         tabs = _FOLLOWED.get(memory, {})
         if app._scriptrunner is not None or tabs.get(session) != tab:  # running, or left or followed again

@@ -16,7 +16,7 @@ from memory_core.views import notebook as nbk
 from memory_core.views.notebook_file import scrub_erased
 from memory_core.views.text import inert
 from pages._links import dropped, from_link, same_tab, to_link
-from pages._live import LIVE_EVERY, every, follow, unfollow
+from pages._live import LIVE_EVERY, drawn, every, follow, unfollow
 from pages._service import main_service
 from pages._signin import sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
@@ -368,22 +368,22 @@ def page(title: str) -> tuple[Context, str]:
 
 
 def live(ctx: Context, *, moments: str | None = None) -> None:
-    """Redraw the page when memory's version moves, unless its time control (`moments`) shows the past."""
-    drawn = version_at(ctx.svc, ctx.memory)
-    if drawn is None:  # a memory without a version (in-memory): nothing to watch
+    """Redraw the page when what it shows moves (pages/_live.drawn), unless its time control (`moments`) shows the past."""
+    shown = drawn(ctx.svc, ctx.memory)
+    if shown is None:  # a memory without a version (in-memory): nothing to watch
         return
-    st.session_state["live_drawn"] = drawn
-    past = moments and st.session_state.get(f"{moments}_at") not in (None, st.session_state.get(f"{moments}_newest"))
-    if not past and follow(ctx.svc, ctx.memory, drawn):
+    st.session_state["live_drawn"] = shown
+    at = st.session_state.get(f"{moments}_at", st.query_params.get("at")) if moments else None  # first: the link's
+    past = at not in (None, st.session_state.get(f"{moments}_newest"))
+    if not past and follow(ctx.svc, ctx.memory, shown):
         return
 
     def moved() -> bool:
-        if version_at(ctx.svc, ctx.memory) == st.session_state.get("live_drawn"):
+        now = drawn(ctx.svc, ctx.memory)
+        if now is not None and now[1] and now[1] == st.session_state.get("live_drawn", ("", ""))[1]:
             return False
-        shown = st.session_state.get(f"{moments}_at") if moments else None
-        if shown is not None and shown != st.session_state.get(f"{moments}_newest"):
-            if ctx.svc.clock() != st.session_state.get(f"{moments}_clock"):  # a new moment, not a heartbeat (#39.8)
-                st.caption("Memory has changed since this moment was drawn: go to now to see it.")
+        if past:
+            st.caption("Memory has changed since this moment was drawn: go to now to see it.")
             return False
         return True
 

@@ -8,7 +8,19 @@ from sqlalchemy import select as core_select
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
+from .driver import Driver
 from .models import Record, Run, Turn, TurnRead
+
+#: What live pages show moves with it (#39): a moment (every use case that changes memory, R32: none is deleted), a
+#: record in an open turn, a read kept, an MCP session opened or ended; an MCP server's heartbeat (agentserver) with
+#: none. Counts, not largest ids: PostgreSQL's sequences commit out of order.
+_SHOWN = """SELECT (SELECT count(*) FROM moment), (SELECT count(*) FROM record), (SELECT count(*) FROM turnread),
+(SELECT count(*) FROM agentsession), (SELECT count(ended_at) FROM agentsession)"""
+
+
+def shown(db: Driver) -> str:
+    """A token of what live pages show: moves with a change they show, not with an MCP server's heartbeat (#39)."""
+    return ":".join(str(n) for n in db.rows(_SHOWN, {})[0])
 
 
 def timeline(s: Session, org_id: str, *, runs: int, turns: int) -> Obj:
@@ -26,10 +38,8 @@ def timeline(s: Session, org_id: str, *, runs: int, turns: int) -> Obj:
     asked = select(Record.turn_id, Record.excerpt).where(col(Record.turn_id).in_(shown), Record.number == 0)
     request = dict(s.exec(asked).all())
     reads: dict[str, list[Obj]] = {t: [] for t in shown}
-    made = select(TurnRead.turn_id, TurnRead.records, TurnRead.call, TurnRead.outcome)
-    for turn_id, records, call, outcome in s.exec(
-        made.where(col(TurnRead.turn_id).in_(shown)).order_by(col(TurnRead.id))
-    ):
+    made = select(TurnRead.turn_id, TurnRead.records, TurnRead.call, TurnRead.outcome).order_by(col(TurnRead.id))
+    for turn_id, records, call, outcome in s.exec(made.where(col(TurnRead.turn_id).in_(shown))):
         reads[turn_id].append({"records": records, "call": call, "outcome": outcome})
     by_run: dict[str, list[Obj]] = {str(i): [] for i in ids}
     for t in reversed(rows):  # oldest first within a run

@@ -11,7 +11,7 @@ from ..store.drawing import graph_for_drawing
 from ..store.erasure import account_preview, run_preview
 from ..store.links import entity_links
 from ..store.snapshot import export, graph_json, holds_memory
-from ..store.timeline import timeline
+from ..store.timeline import shown, timeline
 from . import shapes as sh
 from .base import UseCases
 
@@ -107,6 +107,11 @@ class Explore(UseCases):
     def version(self) -> str | None:
         """A token that changes whenever any write commits, for a page's cache; None where nothing may be kept."""
         return self.database.version()
+
+    def shown(self) -> str:
+        """A token of what live pages show, moved by a moment, record, read or session, not by a heartbeat (#39)."""
+        with self.database.driver(write=False) as db:
+            return shown(db)
 
     def read_servers(self) -> sh.ReadServers:
         """Where reads come from (store/standby.py): the standby, which server was down, how many reads each served."""

@@ -10,13 +10,11 @@ import networkx as nx
 
 from ..usecases import shapes as sh
 
-#: The entities a community keeps by name, most connected first.
-MEMBERS = 60
+MEMBERS = 60  # the entities a community keeps by name, most connected first
 #: Louvain groups the most connected entities with at most this many links between them; each other one joins the
 #: community it has most facts with (at 112k facts, Louvain on all 50,000 links took 0.7 to 1.2 s of CPU).
 CORE = 12_000
-#: Louvain's seed: the same links always give the same communities.
-SEED = 1
+SEED = 1  # Louvain's: the same links always give the same communities
 
 
 @dataclass(frozen=True)
@@ -57,12 +55,11 @@ def overview(links: sh.EntityLinks, *, limit: int = 40) -> Overview:
         for i, (label, g) in enumerate(found)
     )
     of = {n: i for i, (_, g) in enumerate(found) for n in g}
-    between: Counter[tuple[int, int]] = Counter()
+    between: Counter[tuple[int, int]] = Counter()  # within one community too: (c, c)
     for a, b, n in links["links"]:
-        if of[a] != of[b]:
-            between[(min(of[a], of[b]), max(of[a], of[b]))] += n
-    total = sum(n for _, _, n in links["links"])
-    return Overview(communities, tuple((a, b, n) for (a, b), n in sorted(between.items())), len(names), total)
+        between[(min(of[a], of[b]), max(of[a], of[b]))] += n
+    apart = tuple((a, b, n) for (a, b), n in sorted(between.items()) if a != b)
+    return Overview(communities, apart, len(names), sum(between.values()))
 
 
 def groups(links: list[tuple[int, int, int]], ranked: list[int]) -> list[set[int]]:
@@ -76,16 +73,21 @@ def groups(links: list[tuple[int, int, int]], ranked: list[int]) -> list[set[int
     of = {n: i for i, group in enumerate(found) for n in group}
     neighbours: dict[int, list[tuple[int, int]]] = {n: [] for n in ranked[size:]}
     for a, b, n in links:
-        if place[a] >= size:
-            neighbours[a].append((b, n))
-        if place[b] >= size:
-            neighbours[b].append((a, n))
-    rest = ranked[size:]
-    while rest:
-        left = [n for n in rest if not _join(n, neighbours[n], of)]
-        if len(left) == len(rest):
-            break
-        rest = left
+        for one, other in ((a, b), (b, a)):
+            if place[one] >= size:
+                neighbours[one].append((other, n))
+    rest, before = ranked[size:], -1
+    while len(rest) != before:  # rounds until one joins none: each the first community it has most facts with
+        before, left, rest = len(rest), rest, []
+        for n in left:
+            votes: Counter[int] = Counter()
+            for m, facts in neighbours[n]:
+                if m in of:
+                    votes[of[m]] += facts
+            if votes:
+                of[n] = min(votes, key=lambda c: (-votes[c], c))
+            else:
+                rest.append(n)
     for n, i in of.items():
         found[i].add(n)
     return found + _louvain(rest, [(n, m, k) for n in rest for m, k in neighbours[n] if m not in of])
@@ -93,23 +95,10 @@ def groups(links: list[tuple[int, int, int]], ranked: list[int]) -> list[set[int
 
 def _louvain(nodes: list[int], links: list[tuple[int, int, int]]) -> list[set[int]]:
     """networkx's Louvain, seeded, on `nodes` and `links` (between them)."""
-    if not nodes:
-        return []
     graph = nx.Graph()
     graph.add_nodes_from(nodes)
     graph.add_weighted_edges_from(links)
-    return list(nx.community.louvain_communities(graph, weight="weight", seed=SEED))
-
-
-def _join(n: int, neighbours: list[tuple[int, int]], of: dict[int, int]) -> bool:
-    """Put `n` in the community it has most facts with (the first of a tie); False if it has none yet."""
-    votes: Counter[int] = Counter()
-    for m, facts in neighbours:
-        if m in of:
-            votes[of[m]] += facts
-    if votes:
-        of[n] = min(votes, key=lambda c: (-votes[c], c))
-    return bool(votes)
+    return list(nx.community.louvain_communities(graph, weight="weight", seed=SEED)) if nodes else []
 
 
 def _label(names: list[str], size: int) -> str:
