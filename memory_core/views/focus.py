@@ -44,25 +44,25 @@ _SCRIPT = """<script>
     here.searchParams.set("focus", name);
     return here;
   }
-  // The focus in the frame's middle, everything drawn in the frame (names and relations too).
-  function centre() {
-    var f = network.getPositions([FOCUS])[FOCUS], ex = 1, ey = 1;
-    nodes.getIds().forEach(function (id) {
-      var b = network.getBoundingBox(id);
-      ex = Math.max(ex, Math.abs(b.left - f.x), Math.abs(b.right - f.x));
-      ey = Math.max(ey, Math.abs(b.top - f.y), Math.abs(b.bottom - f.y));
-    });
+  // Everything drawn in the frame (names and relations too): the focus within 8% of its middle (#39); after a
+  // click (`loose`), wherever what is drawn needs, moved to smoothly; the nodes themselves stay where they are.
+  function fit(loose) {
+    var f = network.getPositions([FOCUS])[FOCUS], b = {l: f.x, r: f.x, t: f.y, b: f.y};
+    function add(l, t, r, btm) { b.l = Math.min(b.l, l); b.r = Math.max(b.r, r); b.t = Math.min(b.t, t); b.b = Math.max(b.b, btm); }
+    nodes.getIds().forEach(function (id) { var x = network.getBoundingBox(id); add(x.left, x.top, x.right, x.bottom); });
     Object.values(network.body.edges).forEach(function (e) {
       var s = e.labelModule.size;
-      if (!e.options.label) { return; }
-      ex = Math.max(ex, Math.abs(s.left - f.x), Math.abs(s.left + s.width - f.x));
-      ey = Math.max(ey, Math.abs(s.top - f.y), Math.abs(s.top + s.height - f.y));
+      if (e.options.label) { add(s.left, s.top, s.left + s.width, s.top + s.height); }
     });
-    var el = document.getElementById("mynetwork");
-    var scale = 0.96 * Math.min(el.clientWidth / 2 / ex, el.clientHeight / 2 / ey);
-    network.moveTo({position: f, scale: scale});
+    var el = document.getElementById("mynetwork"), W = 0.98 * el.clientWidth, H = 0.98 * el.clientHeight;
+    var off = loose ? Infinity : 0.08, k = 0.5 + off;
+    var s = Math.min(W / (b.r - b.l), H / (b.b - b.t), k * W / (b.r - f.x), k * W / (f.x - b.l),
+                     k * H / (b.b - f.y), k * H / (f.y - b.t));
+    function near(c, at, room) { return Math.max(at - room, Math.min(at + room, c)); }
+    var at = {x: near((b.l + b.r) / 2, f.x, off * W / s), y: near((b.t + b.b) / 2, f.y, off * H / s)};
+    network.moveTo({position: at, scale: s, animation: loose ? {duration: 300, easingFunction: "easeInOutQuad"} : false});
   }
-  network.once("afterDrawing", function () { centre(); window.centred = true; });
+  network.once("afterDrawing", function () { fit(false); window.centred = true; });
   network.redraw();
   // Around a node, outward from the focus: free places for the neighbours a click opens.
   function around(id, n) {
@@ -96,6 +96,11 @@ _SCRIPT = """<script>
       return (near(e.from) || near(e.to)) && nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id);
     }));
     window.opened = (window.opened || 0) + places.length;
+    window.fitted = false;  // once drawn, the view moves to show what opened
+    network.once("afterDrawing", function () {
+      network.once("animationFinished", function () { window.fitted = true; });
+      fit(true);
+    });
   }
   // A click opens the fact whose tooltip shows, even where vis-network's hit test reports a node (#16).
   var shown = null;

@@ -10,6 +10,7 @@ import textwrap
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import cast
 
 import networkx as nx
@@ -36,6 +37,7 @@ FIRST = (
     13  # entities a focus opens with (itself and 12 neighbours), so the fit is readable: the rest of MOST for clicks
 )
 SPARE = 12  # neighbours of each drawn entity a click opens, the heaviest (sent with the page)
+KIDS = 4  # entities past the first ring that one entity opens with (the rest behind "+N more")
 MORE = 6  # "+N more" nodes at most
 VALUES = 3  # values written in a subject's box; the rest on hover
 WRAP = 18  # characters a line of a name
@@ -167,7 +169,7 @@ def _edge(f: Obj, gone: bool, *, to: str, compare: Compare | None, marked: set[s
 
 def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
     """An entity's literal values (amounts, dates) as one box beside it, not entities of their own (#39)."""
-    lines = [wrapped(f"{f['relation']}: {f['object']['value']}", 24) for f, _ in owned]
+    lines = [wrapped(f"{f['relation']}: {f['object']['value']}") for f, _ in owned]
     more = f"\n+{len(lines) - VALUES} more on hover" if len(lines) > VALUES else ""
     return {
         "id": f"values:{nid}",
@@ -227,13 +229,14 @@ def _more_box(nid: str, relation: str, n: int) -> Obj:
 
 
 class _Graph:
-    """The facts kept, as each entity's neighbours (entity to entity) and literal values."""
+    """The facts kept, as each entity's neighbours (entity to entity) and literal values, and how each is drawn."""
 
-    def __init__(self, rows: list[tuple[Obj, bool]]) -> None:
+    def __init__(self, rows: list[tuple[Obj, bool]], draw: Callable[..., Obj]) -> None:
+        self.draw = draw  # a fact as an edge (`_edge` with the comparison and the facts marked)
         self.near: dict[str, list[tuple[str, Obj, bool]]] = defaultdict(list)
         self.values: dict[str, list[tuple[Obj, bool]]] = defaultdict(list)
         self.ends: dict[str, Obj] = {}
-        for f, gone in sorted(rows, key=lambda r: (-r[0]["weight"], fact_key(r[0]))):
+        for f, gone in sorted(rows, key=lambda r: -r[0]["weight"]):  # stable: the read's order breaks ties
             a = node_id(f["subject"])
             self.ends[a] = f["subject"]
             if "kind" not in f["object"]:
@@ -245,17 +248,60 @@ class _Graph:
             self.near[b].append((a, f, gone))
 
     def rings(self, focus: str, depth: int) -> dict[str, int]:
-        """The entities drawn and their ring: breadth first from the focus, heaviest facts first, FIRST at most."""
+        """The entities drawn and their ring: breadth first from the focus, heaviest facts first, FIRST at most; past
+        depth 1 the nearer rings hold fewer and each entity of a ring opens KIDS at most, in turns (#39)."""
         drawn, ring = {focus: 0}, [focus]
         for k in range(1, depth + 1):
-            nxt = []
-            for n in ring:
-                for b, _, _ in self.near[n]:
-                    if b not in drawn and len(drawn) < FIRST:
-                        drawn[b] = k
-                        nxt.append(b)
-            ring = nxt
+            room = (FIRST - 1) // depth if k < depth else FIRST - len(drawn)
+            queues = [[b for b, _, _ in self.near[n] if b not in drawn] for n in ring]
+            turns = dict.fromkeys(b for i in range(FIRST if k == 1 else KIDS) for q in queues for b in q[i : i + 1])
+            ring = [b for b in turns if b not in drawn][:room]
+            drawn |= dict.fromkeys(ring, k)
         return drawn
+
+    def plan(self, focus: str, depth: int) -> Plan:
+        """The focus's rings to `depth`, each entity joined to the one it hangs from; values and "+N more" boxes."""
+        rings = self.rings(focus, depth)
+        up = {b: next(a for a, _, _ in self.near[b] if rings.get(a) == k - 1) for b, k in rings.items() if k}
+        nodes = [self.entity(n, ring=k, up=up.get(n)) for n, k in rings.items()]
+        joined = [(n, b, f, gone) for n in rings for b, f, gone in self.near[n] if b in rings and _subject(f) == n]
+        tree = [(n, b, f, gone) for n, b, f, gone in joined if n == up.get(b) or b == up.get(n)]
+        edges = [self.draw(f, gone, to=b) for _, b, f, gone in tree]
+        for n in (n for n in rings if self.values[n]):
+            nodes.append(_values_box(n, self.values[n]))
+            edges += [self.draw(f, gone, to=f"values:{n}") | {"label": ""} for f, gone in self.values[n]]
+        hidden = {n: [(b, f) for b, f, _ in self.near[n] if b not in rings] for n in rings}
+        more = _more(hidden)
+        spare = self.spare(rings, hidden, more, [j for j in joined if j not in tree])
+        gone = sum(1 for e in edges if e["change"] == "gone")
+        edges += [_tie(box) for box in more]
+        return Plan(nodes + more, _merged(edges), focus, spare, "", gone, len(spare["nodes"]))
+
+    def entity(self, n: str, *, ring: int, up: str | None = None) -> Obj:
+        return _entity(n, self.ends[n], ring=ring, facts=len(self.near[n]) + len(self.values[n])) | (
+            {"of": up} if up else {}
+        )
+
+    def spare(
+        self, rings: Mapping[str, int], hidden: Mapping[str, list[tuple[str, Obj]]], more: list[Obj], across: list
+    ) -> Obj:
+        """What a click opens: each drawn entity's SPARE heaviest neighbours not drawn (and each "+N more" box's), and
+        the facts across the drawing, between two entities neither hangs from."""
+        opens = {n: dict.fromkeys(b for b, _ in hidden[n][:SPARE]) for n in rings}
+        for box in more:
+            opens[box["of"]] |= dict.fromkeys(
+                [b for b, f in hidden[box["of"]] if f["relation"] == box["relation"]][:SPARE]
+            )
+        nodes = {b: _entity(b, self.ends[b], ring=9, facts=len(self.near[b])) for n in rings for b in opens[n]}
+        edges = [
+            self.draw(f, gone, to=node_id(f["object"])) for n in rings for b, f, gone in self.near[n] if b in opens[n]
+        ]
+        edges += [self.draw(f, gone, to=b) for _, b, f, gone in across]
+        return {"nodes": nodes, "edges": _unique(edges)}
+
+
+def _subject(f: Obj) -> str:
+    return node_id(f["subject"])
 
 
 def plan(
@@ -266,55 +312,17 @@ def plan(
     highlight: Iterable[str] = (),
     compare: Compare | None = None,
 ) -> Plan:
-    """The focus (a node id; None: the most connected) and its rings to `flt.depth`: at most FIRST nodes, literal
+    """The focus (a node id; None: the most connected) and its rings to `flt.depth`: at most FIRST entities, literal
     values in a box beside their subject, "+N more" by relation; facts gone since `compare`'s moment dashed (R32)."""
     flt = flt or Filters()
     every = cast("list[Obj]", graph["facts"])  # a drawing's read or a state's graph: its facts as JSON
     tests = [keep for keep, _ in _filter_steps(flt)]
     kept = [f for f in every if all(keep(f) for keep in tests)]
     ghosts = [g for g in (compare.gone if compare else []) if all(keep(g) for keep in tests)]
-    g = _Graph([(f, False) for f in kept] + [(f, True) for f in ghosts])
+    draw = partial(_edge, compare=compare, marked=set(highlight))
+    g = _Graph([(f, False) for f in kept] + [(f, True) for f in ghosts], draw)
     focus = focus if focus in g.ends else most_connected(kept)
-    if focus is None:
-        return Plan([], [], reason=why_empty(every, flt, focus))
-    rings, marked = g.rings(focus, flt.depth), set(highlight)
-    nodes = [_entity(n, g.ends[n], ring=k, facts=len(g.near[n]) + len(g.values[n])) for n, k in rings.items()]
-    up = {b: next(a for a, _, _ in g.near[b] if rings.get(a) == k - 1) for b, k in rings.items() if k}
-    joined = [(n, b, f, gone) for n in rings for b, f, gone in g.near[n] if b in rings and node_id(f["subject"]) == n]
-    edges = [  # each entity joined to the one it hangs from; the facts across, once a click opens either end
-        _edge(f, gone, to=b, compare=compare, marked=marked)
-        for n, b, f, gone in joined
-        if n == up.get(b) or b == up.get(n)
-    ]
-    for n in rings:
-        if g.values.get(n):
-            nodes.append(_values_box(n, g.values[n]))
-            edges += [
-                _edge(f, gone, to=f"values:{n}", compare=compare, marked=marked) | {"label": ""}
-                for f, gone in g.values[n]
-            ]
-    hidden = {n: [(b, f) for b, f, _ in g.near[n] if b not in rings] for n in rings}
-    more = _more(hidden)
-    nodes += more
-    edges += [_tie(box) for box in more]
-    opens = {n: dict.fromkeys(b for b, _ in hidden[n][:SPARE]) for n in rings}  # what a click on each opens
-    for box in more:  # and on each "+N more"
-        opens[box["of"]] |= dict.fromkeys([b for b, f in hidden[box["of"]] if f["relation"] == box["relation"]][:SPARE])
-    spare_nodes = {b: _entity(b, g.ends[b], ring=9, facts=len(g.near[b])) for n in rings for b in opens[n]}
-    spare_edges = [
-        _edge(f, gone, to=node_id(f["object"]), compare=compare, marked=marked)
-        for n in rings
-        for b, f, gone in g.near[n]
-        if b in opens[n]
-    ]
-    spare_edges += [
-        _edge(f, gone, to=b, compare=compare, marked=marked)
-        for n, b, f, gone in joined
-        if n != up.get(b) and b != up.get(n)
-    ]
-    spare = {"nodes": spare_nodes, "edges": _unique(spare_edges)}
-    gone = sum(1 for e in edges if e["change"] == "gone")
-    return Plan(nodes, _merged(edges), focus, spare, "", gone, len(spare_nodes))
+    return g.plan(focus, flt.depth) if focus else Plan([], [], reason=why_empty(every, flt, focus))
 
 
 def _unique(edges: list[Obj]) -> list[Obj]:
