@@ -13,7 +13,6 @@ from streamlit.delta_generator import DeltaGenerator
 from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.rules.wording import possessive
-from memory_core.rules.words import matches
 from memory_core.usecases.shapes import FocusPublic, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
@@ -88,17 +87,18 @@ def _graph_chosen(runs: list[str], run: DeltaGenerator) -> tuple[str, str]:
 
 def _loaded(
     at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int
-) -> tuple[FocusPublic | GraphJson, str | None]:
+) -> tuple[FocusPublic | GraphJson, str | None, str]:
     """The facts around the focus asked for (or the most connected entity) now, or the graph's heaviest as they
-    stood after moment `drawn_at` (R32); and the focus's node id, if found."""
+    stood after moment `drawn_at` (R32); the focus's node id, if found, and how it was found (#39)."""
     name = st.session_state.get("g_focus") or None
     if drawn_at is not None:
         past = _history.then(ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True)
         ends = (e for f in past["facts"] for e in (f["subject"], f["object"]) if "kind" in e)
-        return past, next((viz.node_id(e) for e in ends if e["name"] == name), None)
+        found = next((viz.node_id(e) for e in ends if e["name"] == name), None)
+        return past, found, "name" if found else "run" if graph == "flow" and not name else "most connected"
     depth = int(st.session_state.get("g_depth") or 1)
     now = read_at(ctx.svc, at, MemoryService.focus, graph, owner, name, depth=depth)
-    return now, viz.node_id(cast("Obj", now["focus"])) if now["focus"] else None
+    return now, viz.node_id(cast("Obj", now["focus"])) if now["focus"] else None, now["by"]
 
 
 def _search(graph: str, owner: str) -> None:
@@ -132,26 +132,22 @@ def _chosen() -> None:
         st.session_state["g_find"], st.session_state["g_found"] = "", None
 
 
-def _trail(graph: str, plan: viz.Plan, asked: str | None) -> None:
+def _said(name: str | None, asked: str | None, by: str) -> None:
+    """How the focus was found (`by`: name, words, most connected, run), when not as asked (#39)."""
+    if name is not None and asked != name:
+        here = f"**{viz.inert(name)}**, the most connected entity here. "
+        found = f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. " if asked else ""
+        missed = f"No entity here matches “{viz.inert(asked)}”: opened on {here}" if asked else ""
+        caption((found if by in ("name", "words") else missed) or f"Opened on {here}Search above for another entity.")
+
+
+def _trail(graph: str, name: str | None) -> None:
     """Where the reader walked from (#39): each entity focused in this graph, a link back to it."""
-    name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
     trail = [t for t in st.session_state.get("_g_trail", []) if t[0] == graph]
     if name is not None:
         trail = trail[: [t[1] for t in trail].index(name)] if name in [t[1] for t in trail] else trail
         trail.append((graph, name))
     st.session_state["_g_trail"] = trail[-8:]
-    said = ""
-    if name is not None and asked != name:
-        here = f"**{viz.inert(name)}**, the most connected entity here. "
-        said = f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. " if asked else ""
-        said = (
-            f"No entity here matches “{viz.inert(asked)}”: opened on {here}"
-            if asked and not matches(asked, [name])
-            else said
-        )
-        said = said or f"Opened on {here}Search above for another entity."
-    if said:
-        caption(said)
     if len(trail) > 1:  # each step a link back, in this session (a page link keeps the organization and identity)
         with st.container(horizontal=True, gap="small", vertical_alignment="center"):
             st.caption("Walked from:")
@@ -240,7 +236,7 @@ def drawing() -> None:
         drawn_at = _drawn_at(shown, other)
         changed = _changed(shown, other, graph, owner)
         cmp = compare(*changed[:3]) if changed else None  # before, after, since the earlier moment
-        data, focus = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
+        data, focus, by = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
         with popover:
             flt = _drawing.filters(data)
         asked = st.session_state.get("g_focus") or None
@@ -254,7 +250,9 @@ def drawing() -> None:
             choice = (focus, *_drawing.chosen(flt))
             plan, html, drawn = _drawing.kept_drawing(at, graph, owner, choice, marked, then, data, flt, cmp)
         _show(plan, html, taught)
-        _trail(graph, plan, asked)
+        name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
+        _said(name, asked, by)
+        _trail(graph, name)
         _drawing.members(ctx, at, (graph, owner))
         _say_drawn(plan, drawn_at, cmp)
         _drawing.legend(plan, cmp)

@@ -45,17 +45,16 @@ def _fact(r: tuple[Any, ...]) -> Obj:
     }
 
 
-def focus_of(db: Driver, graph: str, owner: str, name: str | None) -> Obj | None:
+def focus_of(db: Driver, graph: str, owner: str, name: str | None) -> tuple[Obj | None, str]:
     """The entity named (its most connected kind), else the first found by words; with no name or none found, the
-    graph's most connected entity: {id, name, kind, facts}."""
-    params = {"g": graph, "o": owner}
-    if name:
-        rows = sorted(db.rows(_ONE, params | {"k": name_key(name)}), key=lambda r: -r[3])
-        if not rows and (found := find(db, graph, owner, name)):
-            rows = db.rows(_ONE, params | {"k": name_key(found[0]["name"])})
-    if not name or not rows:
-        rows = db.rows(_TOP + " LIMIT 1", params)
-    return {"id": rows[0][0], "name": rows[0][1], "kind": rows[0][2], "facts": rows[0][3]} if rows else None
+    graph's most connected entity (a Flow graph with no name: its run's): {id, name, kind, facts}, and how found."""
+    params, by = {"g": graph, "o": owner}, "name"
+    rows = sorted(db.rows(_ONE, params | {"k": name_key(name)}), key=lambda r: -r[3]) if name else []
+    if name and not rows and (found := find(db, graph, owner, name)):
+        rows, by = db.rows(_ONE, params | {"k": name_key(found[0]["name"])}), "words"
+    if not rows:
+        rows, by = db.rows(_TOP + " LIMIT 1", params), "run" if graph == "flow" and not name else "most connected"
+    return ({"id": rows[0][0], "name": rows[0][1], "kind": rows[0][2], "facts": rows[0][3]} if rows else None), by
 
 
 def neighbourhood(db: Driver, graph: str, owner: str, focus: Obj, *, depth: int) -> list[Obj]:
@@ -88,10 +87,10 @@ def find(db: Driver, graph: str, owner: str, text: str) -> list[Obj]:
 
 
 def focus_read(s: Session, graph: str, owner: str, name: str | None, *, depth: int) -> Obj:
-    """The focus (`focus_of`) and its neighbourhood's facts, in the use case's transaction."""
+    """The focus (`focus_of`), how it was found (`by`) and its neighbourhood's facts, in the use case's transaction."""
     with driver_of(s) as db:
-        focus = focus_of(db, graph, owner, name)
-        return {"focus": focus, "facts": neighbourhood(db, graph, owner, focus, depth=depth) if focus else []}
+        focus, by = focus_of(db, graph, owner, name)
+        return {"focus": focus, "by": by, "facts": neighbourhood(db, graph, owner, focus, depth=depth) if focus else []}
 
 
 def find_read(s: Session, graphs: dict[str, str], text: str) -> list[Obj]:
