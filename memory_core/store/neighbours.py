@@ -4,6 +4,7 @@ ix_fact_object), never the whole graph."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from sqlmodel import Session
@@ -22,9 +23,10 @@ FOUND = 12
 
 _ENDS = """SELECT f.id, f.relation, f.value, f.status, f.weight, f.sources, s.name, s.kind, o.name, o.kind,
  (SELECT count(*) FROM support u WHERE u.fact_id = f.id), (SELECT count(*) FROM dispute d WHERE d.fact_id = f.id),
- s.id, o.id FROM fact f JOIN entity s ON s.id = f.subject_id LEFT JOIN entity o ON o.id = f.object_id
- WHERE f.id IN (SELECT id FROM fact WHERE {end} = :e AND graph = :g AND owner = :o AND status IN ('active', 'disputed')
- ORDER BY weight DESC, id LIMIT :n)"""
+ s.id, o.id, t.e FROM (SELECT id, {end} AS e, ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY weight DESC, id) AS k
+ FROM fact WHERE {end} IN ({ids}) AND graph = :g AND owner = :o AND status IN ('active', 'disputed')) t
+ JOIN fact f ON f.id = t.id JOIN entity s ON s.id = f.subject_id LEFT JOIN entity o ON o.id = f.object_id
+ WHERE t.k <= :n ORDER BY t.e, f.weight DESC, f.id"""
 _ONE = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND owner = :o AND key = :k"
 _TOP = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND owner = :o ORDER BY active_facts DESC, id"
 
@@ -63,15 +65,24 @@ def neighbourhood(db: Driver, graph: str, owner: str, focus: Obj, *, depth: int)
     facts: dict[int, Obj] = {}
     seen, ring = {focus["id"]}, [focus["id"]]
     for _ in range(depth + 1):
-        nxt: list[int] = []
-        for e in ring:
-            for end in ("subject_id", "object_id"):
-                for r in db.rows(_ENDS.format(end=end), {"e": e, "g": graph, "o": owner, "n": PER}):
-                    facts.setdefault(r[0], _fact(r))
-                    nxt += [i for i in (r[12], r[13]) if i is not None and i not in seen]
-                    seen.update(nxt)
-        ring = nxt[:RING]
+        nxt: dict[int, None] = {}
+        for r in _ring(db, graph, owner, ring):
+            facts.setdefault(r[0], _fact(r))
+            nxt |= dict.fromkeys(i for i in (r[12], r[13]) if i is not None and i not in seen)
+        seen |= nxt.keys()
+        ring = list(nxt)[:RING]
     return sorted(facts.values(), key=lambda f: (-f["weight"], f["id"]))
+
+
+def _ring(db: Driver, graph: str, owner: str, ring: list[int]) -> list[tuple[Any, ...]]:
+    """Each entity's PER heaviest facts as subject, then as object, in the ring's order: one query a direction."""
+    params = {"g": graph, "o": owner, "n": PER} | {f"e{i}": e for i, e in enumerate(ring)}
+    ids = ", ".join(f":e{i}" for i in range(len(ring)))
+    by: dict[tuple[str, int], list[tuple[Any, ...]]] = defaultdict(list)
+    for end in ("subject_id", "object_id"):
+        for r in db.rows(_ENDS.format(end=end, ids=ids), params):
+            by[end, r[14]].append(r)
+    return [r for e in ring for end in ("subject_id", "object_id") for r in by[end, e]]
 
 
 def find(db: Driver, graph: str, owner: str, text: str) -> list[Obj]:
