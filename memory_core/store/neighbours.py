@@ -16,8 +16,8 @@ from .driver import Driver, driver_of
 
 #: Facts read per entity, heaviest first: more than a drawing of 60 nodes shows, so "+N more" opens some.
 PER = 30
-#: Entities of a ring whose own facts are read (the heaviest first): as many as a drawing holds.
-RING = 24
+#: Entities of a ring whose own facts are read (by their heaviest fact): those a drawing holds, and a few more.
+RING = 16
 #: Entities a search lists.
 FOUND = 12
 
@@ -66,7 +66,7 @@ def neighbourhood(db: Driver, graph: str, owner: str, focus: Obj, *, depth: int)
     seen, ring = {focus["id"]}, [focus["id"]]
     for _ in range(depth + 1):
         nxt: dict[int, None] = {}
-        for r in _ring(db, graph, owner, ring):
+        for r in sorted(_ring(db, graph, owner, ring), key=lambda r: (-r[4], r[0])):  # the next ring, heaviest first
             facts.setdefault(r[0], _fact(r))
             nxt |= dict.fromkeys(i for i in (r[12], r[13]) if i is not None and i not in seen)
         seen |= nxt.keys()

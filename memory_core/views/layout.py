@@ -62,20 +62,26 @@ def arrange(focus: str, nodes: Sequence[Obj], edges: Sequence[Obj], boxes: Mappi
 
 def _columns(xy: np.ndarray, col: np.ndarray, hw: np.ndarray, clear: Callable[[np.ndarray], bool]) -> None:
     """Each column's x (`col`: 0 the focus's, k the k-th ring on the right, -k on the left), outward one at a time,
-    the nearest to the column before at which every relation written among the columns placed stands clear."""
+    near the column before where every relation written among the columns placed stands clear (by halving)."""
     xy[:, 0] = col * 1e6  # the columns not yet placed, far away
     for side in (1, -1):
         x = 0.0
         for k in range(1, int(np.abs(col).max()) + 1):
-            here, before = col == side * k, col == side * (k - 1)
+            here, placed = col == side * k, (col * side >= 0) & (np.abs(col) <= k)
             if not here.any():
                 break
-            least = hw[before].max() + hw[here].max() + GAP
-            for d in np.arange(least, least + 2000, 4.0):
-                xy[here, 0] = side * (x + d)
-                if clear((col * side >= 0) & (np.abs(col) <= k)):
-                    break
-            x += d
+            lo = hi = hw[col == side * (k - 1)].max() + hw[here].max() + GAP
+            while not _at(xy, here, side * (x + hi), clear, placed) and hi < 4000:
+                lo, hi = hi, hi * 2
+            while hi - lo > 4:
+                mid = (lo + hi) / 2
+                lo, hi = (lo, mid) if _at(xy, here, side * (x + mid), clear, placed) else (mid, hi)
+            xy[here, 0], x = side * (x + hi), x + hi
+
+
+def _at(xy: np.ndarray, here: np.ndarray, x: float, clear: Callable[[np.ndarray], bool], placed: np.ndarray) -> bool:
+    xy[here, 0] = x
+    return clear(placed)
 
 
 def _outward(xy: np.ndarray, pairs: np.ndarray, focus: int, up: np.ndarray) -> np.ndarray:
