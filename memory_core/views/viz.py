@@ -33,9 +33,7 @@ KIND_COLORS = {
 OTHER_COLOR = "#76b7b2"
 FOCUS_COLOR = "#ffd400"  # the focus's alone, as is its size (#39)
 MOST = 60  # nodes drawn at once (#39)
-FIRST = (
-    13  # entities a focus opens with (itself and 12 neighbours), so the fit is readable: the rest of MOST for clicks
-)
+FIRST = 13  # entities a focus opens with (itself and 12), so its fit is readable: the rest of MOST for clicks
 SPARE = 12  # neighbours of each drawn entity a click opens, the heaviest (sent with the page)
 KIDS = 4  # entities past the first ring that one entity opens with (the rest behind "+N more")
 MORE = 6  # "+N more" nodes at most
@@ -130,102 +128,68 @@ def wrapped(text: str, width: int = WRAP) -> str:
     return "\n".join(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or text
 
 
+def node(nid: str, label: str, kind: str, ring: int, title: str, **more: object) -> Obj:
+    """A node as drawn: an entity (the focus at ring 0, larger, of its own colour) or a box of values (-1) or of
+    neighbours not drawn (-2), its text inside."""
+    color = FOCUS_COLOR if ring == 0 else "#eeeeee" if kind == "more" else color_of(kind)
+    size = 26.0 if ring == 0 else 12.0 if ring > 0 else 0.0
+    return dict(id=nid, name="", label=label, kind=kind, ring=ring, color=color, size=size, title=title) | more
+
+
 def _entity(nid: str, e: Obj, *, ring: int, facts: int) -> Obj:
-    """An entity as drawn: its name in full on wrapped lines; the focus larger and of its own colour."""
-    name, kind = e["name"], e["kind"]
-    return {
-        "id": nid,
-        "name": name,
-        "label": wrapped(name),
-        "kind": kind,
-        "ring": ring,
-        "color": FOCUS_COLOR if ring == 0 else color_of(kind),
-        "size": 26.0 if ring == 0 else 12.0,
-        "title": f"{name} ({kind})\n{plural(facts, 'fact')} read"
-        + ("" if ring == 0 else "\nclick: open its neighbours · double-click: focus on it"),
-    }
+    """An entity as drawn: its name in full on wrapped lines."""
+    hint = "" if ring == 0 else "\nclick: open its neighbours · double-click: focus on it"
+    title = f"{e['name']} ({e['kind']})\n{plural(facts, 'fact')} read{hint}"
+    return node(nid, wrapped(e["name"]), e["kind"], ring, title, name=e["name"])
+
+
+def line(a: str, b: str, title: str, **more: object) -> Obj:
+    """An edge as drawn: a fact's (`_edge`) or, as given here, a box's thin dashed tie to its entity (no fact, no
+    label: its text says what it holds)."""
+    line = dict(to=b, fact=None, relation="", label="", weight=0.0, status="active", width=1.0, dashes=True)
+    return {"from": a, **line, "highlight": False, "change": "", "title": title} | more
 
 
 def _edge(f: Obj, gone: bool, *, to: str, compare: Compare | None, marked: set[str]) -> Obj:
-    """A fact as drawn: its ends, relation, weight (on hover), status, and what changed since a moment (R32)."""
+    """A fact as drawn: its ends, relation, weight (on hover), status, and what changed since a moment (R32); its
+    database id when read with ids (a link to its weight)."""
     change, said = change_of(f, compare, gone)
-    return {
-        "from": node_id(f["subject"]),
-        "to": to,
-        "fact": None if gone else f.get("id"),  # the fact's database id when read with ids: a link to its weight
-        "relation": f["relation"],
-        "label": f["relation"],
-        "weight": f["weight"],
-        "status": f["status"],
-        "width": 1 + 4 * f["weight"],
-        "dashes": f["status"] == "disputed" or gone,
-        "highlight": fact_label(f) in marked,
-        "change": change,
-        "title": f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n"
-        f"{plural(f['sources'], 'independent source')}, {plural(_count(f, 'supports'), 'support')}, "
-        f"{plural(_count(f, 'disputes'), 'dispute')}" + said,
-    }
+    title = (
+        f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n{plural(f['sources'], 'independent source')}, "
+        f"{plural(_count(f, 'supports'), 'support')}, {plural(_count(f, 'disputes'), 'dispute')}{said}"
+    )
+    drawn = dict(fact=None if gone else f.get("id"), relation=f["relation"], label=f["relation"], weight=f["weight"])
+    drawn |= dict(status=f["status"], width=1 + 4 * f["weight"], dashes=f["status"] == "disputed" or gone)
+    return line(node_id(f["subject"]), to, title, **drawn, highlight=fact_label(f) in marked, change=change)
 
 
 def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
     """An entity's literal values (amounts, dates) as one box beside it, not entities of their own (#39)."""
     lines = [wrapped(f"{f['relation']}: {f['object']['value']}") for f, _ in owned]
     more = f"\n+{len(lines) - VALUES} more on hover" if len(lines) > VALUES else ""
-    return {
-        "id": f"values:{nid}",
-        "name": "",
-        "label": "\n".join(lines[:VALUES]) + more,
-        "kind": "value",
-        "ring": -1,
-        "of": nid,
-        "color": KIND_COLORS["value"],
-        "size": 0.0,
-        "title": "\n".join(fact_label(f) for f, _ in owned),
-    }
+    title = "\n".join(fact_label(f) for f, _ in owned)
+    return node(f"values:{nid}", "\n".join(lines[:VALUES]) + more, "value", -1, title, of=nid)
 
 
 def _more(hidden: Mapping[str, list[tuple[str, Obj]]]) -> list[Obj]:
-    """The "+N more" boxes: each entity's neighbours not drawn by relation, the largest groups first, MORE at most."""
-    groups = [
-        (n, r, c)
-        for i, n in enumerate(hidden)  # the focus first, by each relation; each other entity by its largest
-        for r, c in Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1)
+    """The "+N more" boxes: each entity's neighbours not drawn by relation (a click opens them), the largest groups
+    first, MORE at most: the focus's by each relation, each other entity's by its largest."""
+    counts = [
+        Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1) for i, n in enumerate(hidden)
     ]
-    return [_more_box(n, r, c) for n, r, c in groups[:MORE]]
-
-
-def _tie(box: Obj) -> Obj:
-    """A box's thin dashed line to its entity (its text says what it holds): no fact, no label."""
-    return {
-        "from": box["of"],
-        "to": box["id"],
-        "fact": None,
-        "relation": "",
-        "label": "",
-        "weight": 0.0,
-        "status": "active",
-        "width": 1,
-        "dashes": True,
-        "highlight": False,
-        "change": "",
-        "title": box["title"],
-    }
-
-
-def _more_box(nid: str, relation: str, n: int) -> Obj:
-    """Neighbours not drawn, of one relation: a click opens them (#39)."""
-    return {
-        "id": f"more:{relation}:{nid}",
-        "name": "",
-        "label": f"+{n} more\n{relation}",
-        "kind": "more",
-        "ring": -2,
-        "of": nid,
-        "relation": relation,
-        "color": "#eeeeee",
-        "size": 0.0,
-        "title": f"{plural(n, 'neighbour')} by {relation} not drawn: click to open",
-    }
+    return [
+        node(
+            f"more:{r}:{n}",
+            f"+{c} more\n{r}",
+            "more",
+            -2,
+            f"{plural(c, 'neighbour')} by {r} not drawn: click to open",
+            of=n,
+            relation=r,
+        )
+        for n, groups in zip(hidden, counts, strict=True)
+        for r, c in groups
+    ][:MORE]
 
 
 class _Graph:
@@ -274,7 +238,7 @@ class _Graph:
         more = _more(hidden)
         spare = self.spare(rings, hidden, more, [j for j in joined if j not in tree])
         gone = sum(1 for e in edges if e["change"] == "gone")
-        edges += [_tie(box) for box in more]
+        edges += [line(box["of"], box["id"], box["title"]) for box in more]
         return Plan(nodes + more, _merged(edges), focus, spare, "", gone, len(spare["nodes"]))
 
     def entity(self, n: str, *, ring: int, up: str | None = None) -> Obj:
