@@ -7,7 +7,7 @@ another, a node or an arrowhead. Deterministic, so a page may cache it."""
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -33,68 +33,79 @@ def arrange(focus: str, nodes: Sequence[Obj], edges: Sequence[Obj], boxes: Mappi
         return {}
     ids = [n["id"] for n in nodes]
     parent = {n["id"]: n["of"] for n in nodes if "of" in n}  # the node each hangs from (a ring's: the focus)
-    at = {n: i for i, n in enumerate(ids)}
-    up = np.array([at[parent[n]] if parent.get(n, focus) != focus else -1 for n in ids])
-    hw, hh, down = (np.array([boxes[n][k] for n in ids]) for k in range(3))
-    ends = np.array([(at[e["from"]], at[e["to"]]) for e in edges], dtype=int).reshape(-1, 2)
-    named = np.array([bool(e["label"]) for e in edges], dtype=bool)
-    sizes = np.array([_label_size(e["label"]) for e in edges]).reshape(-1, 2)
-    target = np.array([max(hw[at[e["to"]]], 1.0) if not boxes[e["to"]][2] else 12.0 for e in edges]).reshape(-1)
-    crowded = lambda xy, on: _crowded(xy, (hw, hh, down), ends[named & on], sizes[named & on], (ends[on], target[on]))
+    d = _Drawn(ids, edges, boxes)
     first = [n for n in ids if parent.get(n, focus) == focus and n != focus]
     if any(e["from"] in first and e["to"] in first for e in edges):  # communities, joined among themselves
-        pos = {focus: (0.0, 0.0)} | _circle(_side_by_side(first, edges))
+        pos = {focus: (0.0, 0.0)} | _circle(first, edges)
         xy = np.array([pos.get(n, (0.0, 0.0)) for n in ids], dtype=float)
     else:
         ys, col = _Tree(focus, nodes, edges, boxes, parent).place()
-        xy = np.array([(0.0, ys[n]) for n in ids])
-        _columns(xy, np.array([col[n] for n in ids]), hw, lambda on: crowded(xy, on[ends].all(axis=1)).size == 0)
-    f, every = at[focus], np.ones(len(ends), dtype=bool)
-    for _ in range(200):
-        xy = _separate(xy, hw, hh, down)
-        xy -= xy[f]
-        touch = crowded(xy, every)
-        if not touch.size:
-            break
-        xy += _outward(xy, ends[named][touch], f, up)
+        xy = d.columns(np.array([(0.0, ys[n]) for n in ids]), np.array([col[n] for n in ids]))
+    up = np.array([d.at[parent[n]] if parent.get(n, focus) != focus else -1 for n in ids])
+    xy = d.spread(xy, d.at[focus], up)
     return {n: (round(float(xy[i, 0]), 1), round(float(xy[i, 1]), 1)) for i, n in enumerate(ids)}
 
 
-def _columns(xy: np.ndarray, col: np.ndarray, hw: np.ndarray, clear: Callable[[np.ndarray], bool]) -> None:
-    """Each column's x (`col`: 0 the focus's, k the k-th ring on the right, -k on the left), outward one at a time,
-    near the column before where every relation written among the columns placed stands clear (by halving)."""
-    xy[:, 0] = col * 1e6  # the columns not yet placed, far away
-    for side in (1, -1):
-        x = 0.0
-        for k in range(1, int(np.abs(col).max()) + 1):
-            here, placed = col == side * k, (col * side >= 0) & (np.abs(col) <= k)
-            if not here.any():
+class _Drawn:
+    """A drawing's nodes' boxes and its edges as arrays: what touches what, and moves that part them."""
+
+    def __init__(self, ids: list[str], edges: Sequence[Obj], boxes: Mapping[str, Box]) -> None:
+        self.at = {n: i for i, n in enumerate(ids)}
+        self.hw, self.hh, self.down = (np.array([boxes[n][k] for n in ids]) for k in range(3))
+        self.ends = np.array([(self.at[e["from"]], self.at[e["to"]]) for e in edges], dtype=int).reshape(-1, 2)
+        self.named = np.array([bool(e["label"]) for e in edges], dtype=bool)
+        self.sizes = np.array([_label_size(e["label"]) for e in edges]).reshape(-1, 2)
+        self.target = np.array([max(boxes[e["to"]][0], 1.0) if not boxes[e["to"]][2] else 12.0 for e in edges])
+
+    def crowded(self, xy: np.ndarray, placed: np.ndarray | None = None) -> np.ndarray:
+        """The relations written on edges (among the nodes `placed`) that touch another, a box or an arrowhead."""
+        on = np.ones(len(self.ends), dtype=bool) if placed is None else placed[self.ends].all(axis=1)
+        named = on & self.named
+        boxes = (self.hw, self.hh, self.down)
+        return _crowded(xy, boxes, self.ends[named], self.sizes[named], (self.ends[on], self.target[on]))
+
+    def clear(self, xy: np.ndarray, here: np.ndarray, x: float, placed: np.ndarray) -> bool:
+        """Whether, the column `here` at `x`, every relation among the nodes `placed` stands clear."""
+        xy[here, 0] = x
+        return not self.crowded(xy, placed).size
+
+    def columns(self, xy: np.ndarray, col: np.ndarray) -> np.ndarray:
+        """Each column's x (`col`: 0 the focus's, k the k-th ring on the right, -k on the left), outward one at a
+        time, near the one before where every relation among the columns placed stands clear (found by halving)."""
+        xy[:, 0] = col * 1e6  # the columns not yet placed, far away
+        for side in (1, -1):
+            x = 0.0
+            for k in range(1, int(np.abs(col).max()) + 1):
+                here, placed = col == side * k, (col * side >= 0) & (np.abs(col) <= k)
+                if not here.any():
+                    break
+                lo = hi = self.hw[col == side * (k - 1)].max() + self.hw[here].max() + GAP
+                while not self.clear(xy, here, side * (x + hi), placed) and hi < 4000:
+                    lo, hi = hi, hi * 2
+                while hi - lo > 4:
+                    mid = (lo + hi) / 2
+                    lo, hi = (lo, mid) if self.clear(xy, here, side * (x + mid), placed) else (mid, hi)
+                xy[here, 0], x = side * (x + hi), x + hi
+        return xy
+
+    def spread(self, xy: np.ndarray, focus: int, up: np.ndarray) -> np.ndarray:
+        """Boxes pushed apart, then each crowded relation's end farther from the focus moved outward by a step, with
+        what hangs from it, until every relation stands clear."""
+        for _ in range(200):
+            xy = _separate(xy, self.hw, self.hh, self.down)
+            xy -= xy[focus]
+            pairs = self.ends[self.named][self.crowded(xy)]
+            if not pairs.size:
                 break
-            lo = hi = hw[col == side * (k - 1)].max() + hw[here].max() + GAP
-            while not _at(xy, here, side * (x + hi), clear, placed) and hi < 4000:
-                lo, hi = hi, hi * 2
-            while hi - lo > 4:
-                mid = (lo + hi) / 2
-                lo, hi = (lo, mid) if _at(xy, here, side * (x + mid), clear, placed) else (mid, hi)
-            xy[here, 0], x = side * (x + hi), x + hi
-
-
-def _at(xy: np.ndarray, here: np.ndarray, x: float, clear: Callable[[np.ndarray], bool], placed: np.ndarray) -> bool:
-    xy[here, 0] = x
-    return clear(placed)
-
-
-def _outward(xy: np.ndarray, pairs: np.ndarray, focus: int, up: np.ndarray) -> np.ndarray:
-    """Each crowded relation's end farther from the focus moved outward by a step, with what hangs from it."""
-    out = np.hypot(*xy[pairs[:, 0]].T) > np.hypot(*xy[pairs[:, 1]].T)
-    far = np.where(out, pairs[:, 0], pairs[:, 1])
-    far = np.unique(far[far != focus])
-    step = np.zeros_like(xy)
-    step[far] = xy[far] / np.maximum(np.hypot(*xy[far].T), 1e-6)[:, None] * STEP
-    moved = step
-    for _ in range(3):
-        moved = step + np.where(up[:, None] >= 0, moved[up], 0.0)
-    return moved
+            far = np.where(np.hypot(*xy[pairs[:, 0]].T) > np.hypot(*xy[pairs[:, 1]].T), pairs[:, 0], pairs[:, 1])
+            far = np.unique(far[far != focus])
+            step = np.zeros_like(xy)
+            step[far] = xy[far] / np.maximum(np.hypot(*xy[far].T), 1e-6)[:, None] * STEP
+            moved = step
+            for _ in range(3):
+                moved = step + np.where(up[:, None] >= 0, moved[up], 0.0)
+            xy += moved
+        return xy
 
 
 def _label_size(label: str) -> tuple[float, float]:
@@ -102,28 +113,18 @@ def _label_size(label: str) -> tuple[float, float]:
     return max(map(len, lines)) * CHAR * EDGE / 2 + 2, len(lines) * LINE * EDGE / 2 + 1
 
 
-def _circle(first: list[str]) -> dict[str, Point]:
-    """The first ring on a circle, every other node a little farther out when they are many."""
-    r1 = max(RADIUS, len(first) * 55 / (2 * math.pi))
-    pos = {}
-    for i, n in enumerate(first):
-        a = -math.pi / 2 + 2 * math.pi * i / len(first)
-        r = r1 * (1.0 + 0.3 * (i % 3) if len(first) > 10 else 1.0)
-        pos[n] = (r * math.cos(a), r * math.sin(a))
-    return pos
-
-
-def _side_by_side(first: list[str], edges: Sequence[Obj]) -> list[str]:
-    """The first ring's order with the nodes an edge joins side by side, so no edge between two crosses the middle."""
-    linked: dict[str, list[str]] = {}
-    for e in edges:
-        if e["from"] in first and e["to"] in first:
-            linked.setdefault(e["from"], []).append(e["to"])
-            linked.setdefault(e["to"], []).append(e["from"])
-    order: dict[str, None] = {}
-    for n in first:
-        order |= dict.fromkeys([n, *linked.get(n, [])])
-    return list(order)
+def _circle(first: list[str], edges: Sequence[Obj]) -> dict[str, Point]:
+    """The first ring on a circle, the nodes an edge joins side by side (so no edge between two crosses the middle),
+    every other node a little farther out when they are many."""
+    linked: dict[str, list[str]] = {n: [n] for n in first}
+    for e in (e for e in edges if e["from"] in first and e["to"] in first):
+        linked[e["from"]].append(e["to"])
+        linked[e["to"]].append(e["from"])
+    order = list(dict.fromkeys(m for n in first for m in linked[n]))
+    r1 = max(RADIUS, len(order) * 55 / (2 * math.pi))
+    radius = [r1 * (1.0 + 0.3 * (i % 3) if len(order) > 10 else 1.0) for i in range(len(order))]
+    angle = [-math.pi / 2 + 2 * math.pi * i / len(order) for i in range(len(order))]
+    return {n: (r * math.cos(a), r * math.sin(a)) for n, r, a in zip(order, radius, angle, strict=True)}
 
 
 class _Tree:
