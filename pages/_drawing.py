@@ -1,5 +1,4 @@
-"""The Graphs page's drawing: a plan around a focus from the views (viz.plan), its HTML, kept so a rerun
-that changed nothing draws nothing again; its filters, and its choices kept across pages."""
+"""The Graphs page's drawing, kept so a rerun that changed nothing draws nothing again; its filters and choices."""
 
 from __future__ import annotations
 
@@ -54,8 +53,7 @@ def kept_drawing(
     _flt: viz.Filters,
     _cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
-    """The drawing kept under the memory's version, the graph, the focus and filters (`choice`) and the moments
-    (`then`: the moment drawn and the one compared with): a rerun that changed none draws nothing again."""
+    """The drawing kept under the version, graph, focus, filters (`choice`) and moments (`then`)."""
     return build(graph, _data, choice[0], _flt, highlight, _cmp)
 
 

@@ -1,6 +1,4 @@
-"""Graphs: the World, the acting person's User or a run's Flow graph, drawn from a focus found by name (#39)
-with pyvis, walked by clicking, now or as it stood at any moment (R32), and what changed since another moment
-drawn and listed (?at=N&from=M)."""
+"""Graphs: World, User or Flow drawn from a focus (#39), walked by clicking, at any moment (R32)."""
 
 from __future__ import annotations
 
@@ -38,8 +36,7 @@ st.query_params.pop("entity", None)  # the link says ?focus= now
 
 
 def _moment(ctx: Context, org: str, graph: str, filters: DeltaGenerator) -> tuple[Shown | None, int | None]:
-    """The time control, and "Compare with…" among the filters, for the World and Flow graphs (R32); the User
-    graph now (R23)."""
+    """The time control, and "Compare with…" among the filters (R32); the User graph now (R23)."""
     if graph == "user":
         caption(
             "The User graph is drawn as it stands now: its facts are taught in every organization "
@@ -88,8 +85,7 @@ def _graph_chosen(runs: list[str], run: DeltaGenerator) -> tuple[str, str]:
 def _loaded(
     at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int
 ) -> tuple[FocusPublic | GraphJson, str | None, str]:
-    """The facts around the focus asked for (or the most connected entity) now, or the graph's heaviest as they
-    stood after moment `drawn_at` (R32); the focus's node id, if found, and how it was found (#39)."""
+    """The facts around the focus now, or as they stood after `drawn_at` (R32); its node id and how found (#39)."""
     name = st.session_state.get("g_focus") or None
     if drawn_at is not None:
         past = _history.then(ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True)
@@ -102,8 +98,7 @@ def _loaded(
 
 
 def _search(graph: str, owner: str) -> None:
-    """Entities found by part of their name (GraphResolve's words matching, #38) in the graphs the reader sees,
-    with kind, graph and facts; choosing one focuses it."""
+    """Entities found by part of their name (#38) in the graphs the reader sees; choosing one focuses it (#39)."""
     text = st.text_input("Find an entity", key="g_find", placeholder="part of a name, any case or accent")
     if not text:
         return

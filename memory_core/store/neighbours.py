@@ -1,6 +1,4 @@
-"""A focus's neighbourhood as the Graphs page draws it (#39): an entity found by name or words, its
-facts and its neighbours' to a depth, each entity's heaviest only (indexes ix_fact_subject and
-ix_fact_object), never the whole graph."""
+"""A focus's neighbourhood as the Graphs page draws it (#39): each entity's heaviest facts, never the whole."""
 
 from __future__ import annotations
 
@@ -48,8 +46,7 @@ def _fact(r: tuple[Any, ...]) -> Obj:
 
 
 def focus_of(db: Driver, graph: str, owner: str, name: str | None) -> tuple[Obj | None, str]:
-    """The entity named (its most connected kind), else the first found by words; with no name or none found, the
-    graph's most connected entity (a Flow graph with no name: its run's): {id, name, kind, facts}, and how found."""
+    """The entity named, else found by words, else the most connected (a Flow graph's: its run's); how found."""
     params, by = {"g": graph, "o": owner}, "name"
     rows = sorted(db.rows(_ONE, params | {"k": name_key(name)}), key=lambda r: -r[3]) if name else []
     if name and not rows and (found := find(db, graph, owner, name)):
@@ -60,8 +57,7 @@ def focus_of(db: Driver, graph: str, owner: str, name: str | None) -> tuple[Obj 
 
 
 def neighbourhood(db: Driver, graph: str, owner: str, focus: Obj, *, depth: int) -> list[Obj]:
-    """The facts of the focus and of its neighbours to `depth` (one ring more than drawn, for a click to open),
-    each entity's PER heaviest in each direction; literal values stay with their subject."""
+    """The facts of the focus and its rings to `depth` and one more (for a click), each entity's PER heaviest."""
     facts: dict[int, Obj] = {}
     seen, ring = {focus["id"]}, [focus["id"]]
     for _ in range(depth + 1):

@@ -1,7 +1,4 @@
-"""A focus's drawing as still pyvis HTML that renders offline (positions from layout.py, physics off), and its
-script (#39): the focus centred, a click on an entity opening its neighbours around
-it (nothing drawn moves), a click on "+N more" opening that relation's, a double-click focusing on an entity
-(the page's link, its trail kept by the page), a click on a fact opening its weight."""
+"""A focus's drawing as still, offline pyvis HTML and its script: click to open, double-click to walk (#39)."""
 
 from __future__ import annotations
 
@@ -150,8 +147,7 @@ _SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation
 
 
 def _options() -> Obj:
-    """vis-network's options: no physics, so nothing moves once drawn; straight edges, relations written level; names
-    and relations on white, so no edge crosses them (vis-network draws edges first)."""
+    """vis-network's options: no physics (nothing moves), straight edges, relations level, text on white."""
     return {
         "physics": {"enabled": False},
         "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
@@ -182,8 +178,7 @@ def box(n: Obj) -> layout.Box:
 
 
 def to_html(p: Plan, *, graph: str = "world", height: int = 620, most: int = 60) -> str:
-    """Self-contained pyvis HTML (no outside URL), positions given and physics off; a click on a fact opens its
-    weight, a click on an entity opens its neighbours around it, a double-click focuses on it."""
+    """Self-contained pyvis HTML (no outside URL), positions given, physics off, with the drawing's script."""
     pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: box(n) for n in p.nodes})
     nodes = [_vis_node(n, pos[n["id"]]) for n in p.nodes]
     edges = [_vis_edge(e, i) for i, e in enumerate(p.edges)]
@@ -250,8 +245,7 @@ PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_me
 
 
 def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
-    """pyvis's template filled as its Network would fill it (every value escaped; no innerHTML tooltip, since memory's
-    text reaches titles), without importing Network (it imports IPython); the libraries put in after."""
+    """pyvis's template filled as its Network would (values escaped), without importing it (IPython)."""
     folder = pyvis_templates()
     page = str(
         templates(folder)

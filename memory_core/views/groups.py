@@ -1,5 +1,4 @@
-"""A graph's communities drawn (#39): one node a community (views/communities.py computes them), sized by its
-entities, the facts between two written on their edge; a click opens a community around its most connected."""
+"""A graph's communities drawn (#39): one node a community, the facts between two on their edge."""
 
 from __future__ import annotations
 
@@ -10,8 +9,7 @@ from .viz import KIND_COLORS, Plan, line, node, wrapped
 
 
 def plan(ov: Overview, *, most: int = 2) -> Plan:
-    """A graph's communities (views/communities.Overview) drawn as one node each, sized by its entities, the largest in
-    the middle, each joined to the `most` others it has most facts with; a click opens one around its most connected."""
+    """A graph's communities, the largest in the middle, each joined to the `most` it shares most facts with (#39)."""
     colors = list(KIND_COLORS.values())
     nodes = [
         node(

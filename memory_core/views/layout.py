@@ -1,8 +1,4 @@
-"""Where a focus's drawing sits (#39), computed once in Python so the drawing is still: the focus in the middle
-with its values below it, each farther ring a column each side (the frame is wide), each entity beside the one it
-hangs from with its values and "+N more" boxes just below it (communities, joined among themselves, on a ring);
-then boxes pushed apart and what stands too near moved outward until no relation written on an edge touches
-another, a node or an arrowhead. Deterministic, so a page may cache it."""
+"""Where a focus's drawing sits (#39): a tree of columns, each relation clear of every box; deterministic."""
 
 from __future__ import annotations
 
@@ -70,8 +66,7 @@ class _Drawn:
         return not self.crowded(xy, placed).size
 
     def columns(self, xy: np.ndarray, col: np.ndarray) -> np.ndarray:
-        """Each column's x (`col`: 0 the focus's, k the k-th ring on the right, -k on the left), outward one at a
-        time, near the one before where every relation among the columns placed stands clear (found by halving)."""
+        """Each column's x (`col`: ring, signed by side), the nearest where the relations placed stand clear."""
         xy[:, 0] = col * 1e6  # the columns not yet placed, far away
         for side in (1, -1):
             x = 0.0
@@ -89,8 +84,7 @@ class _Drawn:
         return xy
 
     def spread(self, xy: np.ndarray, focus: int, up: np.ndarray) -> np.ndarray:
-        """Boxes pushed apart, then each crowded relation's end farther from the focus moved outward by a step, with
-        what hangs from it, until every relation stands clear."""
+        """Boxes apart, and each crowded relation's far end moved outward with what hangs from it, until none is."""
         for _ in range(200):
             xy = _separate(xy, self.hw, self.hh, self.down)
             xy -= xy[focus]
@@ -114,8 +108,7 @@ def _label_size(label: str) -> tuple[float, float]:
 
 
 def _circle(first: list[str], edges: Sequence[Obj]) -> dict[str, Point]:
-    """The first ring on a circle, the nodes an edge joins side by side (so no edge between two crosses the middle),
-    every other node a little farther out when they are many."""
+    """The first ring on a circle, the nodes an edge joins side by side, farther out by turns when many."""
     linked: dict[str, list[str]] = {n: [n] for n in first}
     for e in (e for e in edges if e["from"] in first and e["to"] in first):
         linked[e["from"]].append(e["to"])
@@ -128,8 +121,7 @@ def _circle(first: list[str], edges: Sequence[Obj]) -> dict[str, Point]:
 
 
 class _Tree:
-    """A focus's nodes as a tree laid out sideways: each ring a column each side, an entity level with the middle of
-    what hangs from it, its boxes (values, "+N more") stacked just below it; the focus's values below the focus."""
+    """A focus's tree sideways: a column a ring each side, each entity level with its children, its boxes below it."""
 
     def __init__(
         self,
@@ -182,8 +174,7 @@ class _Tree:
         return max(own, sum(self._height(k) for k in self.kids.get(n, [])))
 
     def _put(self, n: str, col: int, free: dict[int, tuple[float, ...]]) -> float:
-        """`n` and what hangs from it placed in column `col` and beyond: level with the middle of its children, below
-        what stands above it (`free`: each column's lowest box, and its last node's y and relation's half height)."""
+        """`n` and what hangs from it in column `col` and beyond, below what stands above (`free`); its y."""
         out = 1 if col > 0 else -1
         kids = [self._put(k, col + out, free) for k in self.kids.get(n, [])]
         bottom, above, words = free.get(col, (-math.inf, -math.inf, 0.0))
@@ -246,8 +237,7 @@ def _crowded(
 
 
 def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> np.ndarray:
-    """Overlapping boxes pushed apart along the line between their centres, by the overlap's depth shared (at most
-    a drawing's 60 nodes and its boxes, so every pair is compared); deterministic."""
+    """Overlapping boxes pushed apart along the line between their centres, every pair compared; deterministic."""
     i, j = np.triu_indices(len(xy), 1)
     for _ in range(2000):
         cx, cy = xy[:, 0], xy[:, 1] + down

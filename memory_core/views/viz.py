@@ -1,6 +1,4 @@
-"""Drawing a graph from a focus (#39): the focus and its neighbours to a depth, at most MOST nodes, literal
-values beside their subject, "+N more" grouped by relation; still pyvis HTML that renders offline (positions
-from layout.py, physics off) whose clicks open more around a node; and GraphML. No Streamlit here."""
+"""Drawing a graph from a focus (#39): its rings, values beside their subject, "+N more" by relation; GraphML."""
 
 from __future__ import annotations
 
@@ -129,8 +127,7 @@ def wrapped(text: str, width: int = WRAP) -> str:
 
 
 def node(nid: str, label: str, kind: str, ring: int, title: str, **more: object) -> Obj:
-    """A node as drawn: an entity (the focus at ring 0, larger, of its own colour) or a box of values (-1) or of
-    neighbours not drawn (-2), its text inside."""
+    """A node as drawn: an entity (the focus: ring 0, larger, its own colour), a box of values (-1), "+N more" (-2)."""
     color = FOCUS_COLOR if ring == 0 else "#eeeeee" if kind == "more" else color_of(kind)
     size = 26.0 if ring == 0 else 12.0 if ring > 0 else 0.0
     return dict(id=nid, name="", label=label, kind=kind, ring=ring, color=color, size=size, title=title) | more
@@ -144,15 +141,13 @@ def _entity(nid: str, e: Obj, *, ring: int, facts: int) -> Obj:
 
 
 def line(a: str, b: str, title: str, **more: object) -> Obj:
-    """An edge as drawn: a fact's (`_edge`) or, as given here, a box's thin dashed tie to its entity (no fact, no
-    label: its text says what it holds)."""
+    """An edge as drawn: a fact's (`_edge`), or a box's dashed tie to its entity (no fact, no label)."""
     line = dict(to=b, fact=None, relation="", label="", weight=0.0, status="active", width=1.0, dashes=True)
     return {"from": a, **line, "highlight": False, "change": "", "title": title} | more
 
 
 def _edge(f: Obj, gone: bool, *, to: str, compare: Compare | None, marked: set[str]) -> Obj:
-    """A fact as drawn: its ends, relation, weight (on hover), status, and what changed since a moment (R32); its
-    database id when read with ids (a link to its weight)."""
+    """A fact as drawn: ends, relation, weight (on hover), status, its id (a link), its change since a moment (R32)."""
     change, said = change_of(f, compare, gone)
     title = (
         f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n{plural(f['sources'], 'independent source')}, "
@@ -172,8 +167,7 @@ def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
 
 
 def _more(hidden: Mapping[str, list[tuple[str, Obj]]]) -> list[Obj]:
-    """The "+N more" boxes: each entity's neighbours not drawn by relation (a click opens them), the largest groups
-    first, MORE at most: the focus's by each relation, each other entity's by its largest."""
+    """The "+N more" boxes, MORE at most: the focus's by each relation, each other entity's by its largest (#39)."""
     counts = [
         Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1) for i, n in enumerate(hidden)
     ]
@@ -212,8 +206,7 @@ class _Graph:
             self.near[b].append((a, f, gone))
 
     def rings(self, focus: str, depth: int) -> dict[str, int]:
-        """The entities drawn and their ring: breadth first from the focus, heaviest facts first, FIRST at most; past
-        depth 1 the nearer rings hold fewer and each entity of a ring opens KIDS at most, in turns (#39)."""
+        """The entities drawn and their ring, heaviest first, FIRST at most; past depth 1 KIDS each, in turns (#39)."""
         drawn, ring = {focus: 0}, [focus]
         for k in range(1, depth + 1):
             room = (FIRST - 1) // depth if k < depth else FIRST - len(drawn)
@@ -249,8 +242,7 @@ class _Graph:
     def spare(
         self, rings: Mapping[str, int], hidden: Mapping[str, list[tuple[str, Obj]]], more: list[Obj], across: list
     ) -> Obj:
-        """What a click opens: each drawn entity's SPARE heaviest neighbours not drawn (and each "+N more" box's), and
-        the facts across the drawing, between two entities neither hangs from."""
+        """What a click opens: each drawn entity's SPARE heaviest not drawn (and its "+N more"), the facts across."""
         opens = {n: dict.fromkeys(b for b, _ in hidden[n][:SPARE]) for n in rings}
         for box in more:
             opens[box["of"]] |= dict.fromkeys(
@@ -276,8 +268,7 @@ def plan(
     highlight: Iterable[str] = (),
     compare: Compare | None = None,
 ) -> Plan:
-    """The focus (a node id; None: the most connected) and its rings to `flt.depth`: at most FIRST entities, literal
-    values in a box beside their subject, "+N more" by relation; facts gone since `compare`'s moment dashed (R32)."""
+    """The focus (a node id; None: the most connected) and its rings to `flt.depth` (#39); gone facts dashed (R32)."""
     flt = flt or Filters()
     every = cast("list[Obj]", graph["facts"])  # a drawing's read or a state's graph: its facts as JSON
     tests = [keep for keep, _ in _filter_steps(flt)]
