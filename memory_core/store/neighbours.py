@@ -32,17 +32,8 @@ _TOP = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND own
 def _fact(r: tuple[Any, ...]) -> Obj:
     """A row as the drawing reads a fact (store/drawing.py's shape)."""
     obj = {"name": r[8], "kind": r[9]} if r[9] is not None else {"value": r[2]}
-    return {
-        "id": r[0],
-        "subject": {"name": r[6], "kind": r[7]},
-        "relation": r[1],
-        "object": obj,
-        "status": r[3],
-        "weight": r[4],
-        "sources": r[5],
-        "supports": int(r[10]),
-        "disputes": int(r[11]),
-    }
+    fact = dict(id=r[0], subject={"name": r[6], "kind": r[7]}, relation=r[1], object=obj, status=r[3])
+    return fact | dict(weight=r[4], sources=r[5], supports=int(r[10]), disputes=int(r[11]))
 
 
 def focus_of(db: Driver, graph: str, owner: str, name: str | None) -> tuple[Obj | None, str]:

@@ -92,7 +92,6 @@ _SCRIPT = """<script>
     edges.add(SPARE.edges.filter(function (e) {
       return (near(e.from) || near(e.to)) && nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id);
     }));
-    window.opened = (window.opened || 0) + places.length;
     window.fitted = false;  // once drawn, the view moves to show what opened
     network.once("afterDrawing", function () {
       network.once("animationFinished", function () { window.fitted = true; });
@@ -121,9 +120,6 @@ _SCRIPT = """<script>
     var node = params.nodes.length ? nodes.get(params.nodes[0]) : null;
     if (node && node.name && node.id !== FOCUS) { go(focusUrl(node.name)); }
   });
-  window.factUrl = factUrl;
-  window.focusUrl = focusUrl;
-  window.openAround = open;
 })();
 </script>
 """
@@ -148,21 +144,13 @@ _SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation
 
 def _options() -> Obj:
     """vis-network's options: no physics (nothing moves), straight edges, relations level, text on white."""
+    text, arrows = {"strokeWidth": 0, "background": "#ffffff"}, {"to": {"enabled": True, "scaleFactor": 0.5}}
     return {
         "physics": {"enabled": False},
         "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
-        "nodes": {
-            "shape": "dot",
-            "physics": False,
-            "font": {"size": layout.FONT, "strokeWidth": 0, "background": "#ffffff"},
-            **_SHOWN,
-        },
-        "edges": {
-            "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-            "smooth": False,
-            "font": {"size": layout.EDGE, "align": "horizontal", "strokeWidth": 0, "background": "#ffffff"},
-            **_SHOWN,
-        },
+        "nodes": {"shape": "dot", "physics": False, "font": {"size": layout.FONT, **text}, **_SHOWN},
+        "edges": {"arrows": arrows, "smooth": False, "font": {"size": layout.EDGE, "align": "horizontal", **text}}
+        | _SHOWN,
         "interaction": {"hover": True, "tooltipDelay": 120},
     }
 
@@ -191,36 +179,18 @@ def to_html(p: Plan, *, graph: str = "world", height: int = 620, most: int = 60)
 
 
 def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
-    boxed = not n["size"] or not n["ring"]
-    return _given(
-        id=n["id"],
-        name=n["name"],
-        label=n["label"],
-        title=n["title"],
-        color=n["color"],
-        size=n["size"] or None,
-        shape="box" if boxed else None,
-        font={"size": layout.EDGE if n["ring"] else layout.FONT, "background": "none"} if boxed else None,
-        borderWidth=4 if n["ring"] == 0 else None,
-        more=[n["of"], n["relation"]] if n["kind"] == "more" else None,
-        central=n.get("central"),
-        x=at[0] if at else None,
-        y=at[1] if at else None,
-    )
+    """A node as vis-network takes it: a box (values, "+N more", the focus) with its text inside, else a dot."""
+    drawn = {k: n.get(k) for k in ("id", "name", "label", "title", "color", "central")} | {"size": n["size"] or None}
+    if not n["size"] or not n["ring"]:
+        drawn |= {"shape": "box", "font": {"size": layout.EDGE if n["ring"] else layout.FONT, "background": "none"}}
+    more = [n["of"], n["relation"]] if n["kind"] == "more" else None
+    return _given(**drawn, borderWidth=4 if n["ring"] == 0 else None, more=more, x=at and at[0], y=at and at[1])
 
 
 def _vis_edge(e: Obj, i: int) -> Obj:
-    return _given(
-        id=f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
-        to=e["to"],
-        fact=e["fact"],
-        title=e["title"],
-        label=e["label"],
-        width=round(e["width"], 2),
-        dashes=e["dashes"],
-        color=_edge_color(e),
-        **{"from": e["from"]},
-    )
+    key = f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}"  # stable across reloads
+    drawn = {k: e[k] for k in ("from", "to", "fact", "title", "label", "dashes")}
+    return _given(id=key, **drawn, width=round(e["width"], 2), color=_edge_color(e))
 
 
 def _given(**values: object) -> Obj:
