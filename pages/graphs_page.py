@@ -75,11 +75,9 @@ def _graph_chosen(runs: list[str], run: DeltaGenerator) -> tuple[str, str]:
             "organization (R20). Flow: one run's, erased with it (R29)."
         ),
     )
-    if which == "world":
-        return "world", org
-    if which == "user":
-        return "user", ctx.person or ""
-    return "flow", run.selectbox("Run", runs, key="g_run")
+    if which == "flow":
+        return "flow", run.selectbox("Run", runs, key="g_run")
+    return which, org if which == "world" else ctx.person or ""
 
 
 def _loaded(
@@ -108,15 +106,9 @@ def _search(graph: str, owner: str) -> None:
         st.caption(f"No entity's name matches “{viz.inert(text)}” in these graphs.")
         return
     st.session_state["_g_found"] = found
-    st.pills(
-        "Entities found: choose one to focus on it",
-        range(len(found)),
-        key="g_found",
-        format_func=lambda i: (
-            f"{found[i]['name']} · {found[i]['kind']} · {found[i]['graph']} · {plural(found[i]['facts'], 'fact')}"
-        ),
-        on_change=_chosen,
-    )
+    said = [f"{e['name']} · {e['kind']} · {e['graph']} · {plural(e['facts'], 'fact')}" for e in found]
+    pills = "Entities found: choose one to focus on it"
+    st.pills(pills, range(len(found)), key="g_found", format_func=said.__getitem__, on_change=_chosen)
 
 
 def _chosen() -> None:

@@ -35,7 +35,7 @@ def arrange(focus: str, nodes: Sequence[Obj], edges: Sequence[Obj], boxes: Mappi
         pos = {focus: (0.0, 0.0)} | _circle(first, edges)
         xy = np.array([pos.get(n, (0.0, 0.0)) for n in ids], dtype=float)
     else:
-        ys, col = _Tree(focus, nodes, edges, boxes, parent).place()
+        ys, col = _Tree(focus, nodes, edges, boxes).place()
         xy = d.columns(np.array([(0.0, ys[n]) for n in ids]), np.array([col[n] for n in ids]))
     up = np.array([d.at[parent[n]] if parent.get(n, focus) != focus else -1 for n in ids])
     xy = d.spread(xy, d.at[focus], up)
@@ -123,14 +123,8 @@ def _circle(first: list[str], edges: Sequence[Obj]) -> dict[str, Point]:
 class _Tree:
     """A focus's tree sideways: a column a ring each side, each entity level with its children, its boxes below it."""
 
-    def __init__(
-        self,
-        focus: str,
-        nodes: Sequence[Obj],
-        edges: Sequence[Obj],
-        boxes: Mapping[str, Box],
-        parent: Mapping[str, str],
-    ) -> None:
+    def __init__(self, focus: str, nodes: Sequence[Obj], edges: Sequence[Obj], boxes: Mapping[str, Box]) -> None:
+        parent = {n["id"]: n["of"] for n in nodes if "of" in n}
         self.focus, self.boxes = focus, boxes
         self.label = {n["id"]: (0.0, 0.0) for n in nodes}
         rel = {n["id"]: n.get("relation", "") for n in nodes}
