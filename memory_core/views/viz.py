@@ -94,24 +94,20 @@ def why_empty(facts: list[Obj], flt: Filters, focus: str | None) -> str:
 
 def _filter_steps(flt: Filters) -> list[tuple[Callable[[Obj], bool], str]]:
     """Each filter, as a test of a fact and the words for when it leaves none."""
+    kinds, relations, least = flt.kinds, flt.relations, flt.min_weight
+    none = "no status is chosen, so the status filter excludes all"
+    status = f"the status filter ({_words(flt.statuses)}) excludes all" if flt.statuses else none
     return [
+        (lambda f: f["status"] in flt.statuses, status),
         (
-            lambda f: f["status"] in flt.statuses,
-            f"the status filter ({_words(flt.statuses)}) excludes all"
-            if flt.statuses
-            else "no status is chosen, so the status filter excludes all",
+            lambda f: kinds is None or f["subject"]["kind"] in kinds or f["object"].get("kind", "value") in kinds,
+            f"there is no fact of kinds {_words(kinds or ())}",
         ),
         (
-            lambda f: (
-                flt.kinds is None or f["subject"]["kind"] in flt.kinds or f["object"].get("kind", "value") in flt.kinds
-            ),
-            f"there is no fact of kinds {_words(flt.kinds or ())}",
+            lambda f: relations is None or f["relation"] in relations,
+            f"there is no fact with relations {_words(relations or ())}",
         ),
-        (
-            lambda f: flt.relations is None or f["relation"] in flt.relations,
-            f"there is no fact with relations {_words(flt.relations or ())}",
-        ),
-        (lambda f: f["weight"] >= flt.min_weight, f"the minimum weight {flt.min_weight:.2f} leaves no fact"),
+        (lambda f: f["weight"] >= least, f"the minimum weight {least:.2f} leaves no fact"),
     ]
 
 
