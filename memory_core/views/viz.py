@@ -215,20 +215,25 @@ class _Graph:
     def plan(self, focus: str, depth: int) -> Plan:
         """The focus's rings to `depth`, each entity joined to the one it hangs from; values and "+N more" boxes."""
         rings = self.rings(focus, depth)
-        up = {b: next(a for a, _, _ in self.near[b] if rings.get(a) == k - 1) for b, k in rings.items() if k}
+        up, tree, across = self.joins(rings)
+        owners = [n for n in rings if self.values[n]]
         nodes = [self.entity(n, ring=k, up=up.get(n)) for n, k in rings.items()]
-        joined = [(n, b, f, gone) for n in rings for b, f, gone in self.near[n] if b in rings and _subject(f) == n]
-        tree = [(n, b, f, gone) for n, b, f, gone in joined if n == up.get(b) or b == up.get(n)]
+        nodes += [_values_box(n, self.values[n]) for n in owners]
         edges = [self.draw(f, gone, to=b) for _, b, f, gone in tree]
-        for n in (n for n in rings if self.values[n]):
-            nodes.append(_values_box(n, self.values[n]))
-            edges += [self.draw(f, gone, to=f"values:{n}") | {"label": ""} for f, gone in self.values[n]]
+        edges += [self.draw(f, gone, to=f"values:{n}") | {"label": ""} for n in owners for f, gone in self.values[n]]
         hidden = {n: [(b, f) for b, f, _ in self.near[n] if b not in rings] for n in rings}
         more = _more(hidden)
-        spare = self.spare(rings, hidden, more, [j for j in joined if j not in tree])
+        spare = self.spare(rings, hidden, more, across)
         gone = sum(1 for e in edges if e["change"] == "gone")
         edges += [line(box["of"], box["id"], box["title"]) for box in more]
         return Plan(nodes + more, _merged(edges), focus, spare, "", gone, len(spare["nodes"]))
+
+    def joins(self, rings: Mapping[str, int]) -> tuple[dict[str, str], list, list]:
+        """The entity each hangs from; the facts joining the two (drawn) and the other facts between those drawn."""
+        up = {b: next(a for a, _, _ in self.near[b] if rings.get(a) == k - 1) for b, k in rings.items() if k}
+        joined = [(n, b, f, gone) for n in rings for b, f, gone in self.near[n] if b in rings and _subject(f) == n]
+        tree = [(n, b, f, gone) for n, b, f, gone in joined if n == up.get(b) or b == up.get(n)]
+        return up, tree, [j for j in joined if j not in tree]
 
     def entity(self, n: str, *, ring: int, up: str | None = None) -> Obj:
         return _entity(n, self.ends[n], ring=ring, facts=len(self.near[n]) + len(self.values[n])) | (
