@@ -49,12 +49,8 @@ def _moment(ctx: Context, org: str, graph: str, filters: DeltaGenerator) -> tupl
     _drawing.moment_from_overview()
     shown = _history.time_control(ctx, org, PREFIX)
     with filters:
-        other = _history.compare_choice(
-            PREFIX,
-            shown,
-            "Draw what changed in this graph between the two moments on the later one: facts added, gone, "
-            "weights up or down; and list it below the drawing.",
-        )
+        said = "Draw what changed in this graph between the two moments on the later one: facts added, gone, "
+        other = _history.compare_choice(PREFIX, shown, said + "weights up or down; and list it below the drawing.")
     _history.link_moments(PREFIX)
     return shown, other
 
@@ -192,13 +188,8 @@ def _drawn_at(shown: Shown | None, other: int | None) -> int | None:
 
 def _below(plan: viz.Plan, drawn: pd.DataFrame, file_name: str) -> None:
     """Below the drawing: its GraphML, and the facts drawn as a table on request."""
-    st.download_button(
-        "Download GraphML",
-        lambda: viz.to_graphml(plan),  # made when asked for, not on every rerun
-        file_name=file_name,
-        mime="application/xml",
-        key="g_graphml",
-    )
+    graphml = lambda: viz.to_graphml(plan)  # made when asked for, not on every rerun
+    st.download_button("Download GraphML", graphml, file_name=file_name, mime="application/xml", key="g_graphml")
     # The table on request: drawn with the page, its thousands of rows held up the drawing (B8, Chromium).
     if st.toggle(f"List the {len(plan.edges):,} facts drawn", key="g_table"):
         st.dataframe(drawn, hide_index=True, width="stretch")

@@ -315,9 +315,9 @@ def to_graphml(p: Plan) -> str:
 
 def legend_html(p: Plan) -> str:
     """The legend as Markdown with HTML: a coloured dot per kind, each kind made inert."""
+    dot = "<span style='color:{}'>●</span> {} ({})"
     return " ".join(
-        f"<span style='color:{html.escape(x['color'], quote=True)}'>●</span> {inert(x['kind'])} ({int(x['entities'])})"
-        for x in legend(p)
+        dot.format(html.escape(x["color"], quote=True), inert(x["kind"]), int(x["entities"])) for x in legend(p)
     )
 
 
