@@ -1,5 +1,4 @@
-"""The Graphs page's drawing: a plan around a focus from the views (viz.plan), its HTML, kept so a rerun
-that changed nothing draws nothing again; its filters, and its choices kept across pages."""
+"""The Graphs page's drawing, kept so a rerun that changed nothing draws nothing again; its filters and choices."""
 
 from __future__ import annotations
 
@@ -30,16 +29,9 @@ def build(
     """What the page draws around `focus`: the plan, its HTML and the table of the facts drawn."""
     plan = viz.plan(data, focus, flt, highlight=highlight, compare=cmp)
     html = viz.to_html(plan, graph=graph) if plan.nodes else ""
-    table = pd.DataFrame(
-        [
-            {"Fact": e["title"].split("\n")[0], "Weight": e["weight"], "Status": e["status"], "Change": e["change"]}
-            for e in plan.edges
-        ],
-        columns=["Fact", "Weight", "Status", "Change"],
-    )
-    if cmp is None:
-        table = table.drop(columns="Change")
-    return plan, html, table
+    rows = [(e["title"].split("\n")[0], e["weight"], e["status"], e["change"]) for e in plan.edges]
+    table = pd.DataFrame(rows, columns=["Fact", "Weight", "Status", "Change"])
+    return plan, html, table if cmp else table.drop(columns="Change")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -54,8 +46,7 @@ def kept_drawing(
     _flt: viz.Filters,
     _cmp: viz.Compare | None = None,
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
-    """The drawing kept under the memory's version, the graph, the focus and filters (`choice`) and the moments
-    (`then`: the moment drawn and the one compared with): a rerun that changed none draws nothing again."""
+    """The drawing kept under the version, graph, focus, filters (`choice`) and moments (`then`)."""
     return build(graph, _data, choice[0], _flt, highlight, _cmp)
 
 
@@ -68,9 +59,6 @@ def restore_choices() -> None:
     for key, value in st.session_state.get("_g_kept", {}).items():
         if key not in st.session_state:
             st.session_state[key] = value
-    which = st.session_state.get("g_which")
-    if isinstance(which, str) and which != which.lower():  # kept by a session from before #25 ("Flow")
-        st.session_state["g_which"] = which.lower()
 
 
 def keep_choices() -> None:
@@ -208,7 +196,7 @@ def communities(ctx: Context, at: Version | None, shown: tuple[str, str], show: 
 def members(ctx: Context, at: Version | None, shown: tuple[str, str]) -> None:
     """Opened from the communities (?community=N): that community's members listed."""
     which = st.query_params.get("community")
-    if not (which and which.isdigit() and hasattr(MemoryService, "communities")):
+    if not (which and which.isdigit()):
         return
     found = [c for c in _overview(ctx, at, shown).communities if c.id == int(which)]
     if found:

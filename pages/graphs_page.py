@@ -1,6 +1,4 @@
-"""Graphs: the World, the acting person's User or a run's Flow graph, drawn from a focus found by name (#39)
-with pyvis, walked by clicking, now or as it stood at any moment (R32), and what changed since another moment
-drawn and listed (?at=N&from=M)."""
+"""Graphs: World, User or Flow drawn from a focus (#39), walked by clicking, at any moment (R32)."""
 
 from __future__ import annotations
 
@@ -13,7 +11,6 @@ from streamlit.delta_generator import DeltaGenerator
 from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.rules.wording import possessive
-from memory_core.rules.words import matches
 from memory_core.usecases.shapes import FocusPublic, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
@@ -39,8 +36,7 @@ st.query_params.pop("entity", None)  # the link says ?focus= now
 
 
 def _moment(ctx: Context, org: str, graph: str, filters: DeltaGenerator) -> tuple[Shown | None, int | None]:
-    """The time control, and "Compare with…" among the filters, for the World and Flow graphs (R32); the User
-    graph now (R23)."""
+    """The time control, and "Compare with…" among the filters (R32); the User graph now (R23)."""
     if graph == "user":
         caption(
             "The User graph is drawn as it stands now: its facts are taught in every organization "
@@ -53,12 +49,8 @@ def _moment(ctx: Context, org: str, graph: str, filters: DeltaGenerator) -> tupl
     _drawing.moment_from_overview()
     shown = _history.time_control(ctx, org, PREFIX)
     with filters:
-        other = _history.compare_choice(
-            PREFIX,
-            shown,
-            "Draw what changed in this graph between the two moments on the later one: facts added, gone, "
-            "weights up or down; and list it below the drawing.",
-        )
+        said = "Draw what changed in this graph between the two moments on the later one: facts added, gone, "
+        other = _history.compare_choice(PREFIX, shown, said + "weights up or down; and list it below the drawing.")
     _history.link_moments(PREFIX)
     return shown, other
 
@@ -79,31 +71,28 @@ def _graph_chosen(runs: list[str], run: DeltaGenerator) -> tuple[str, str]:
             "organization (R20). Flow: one run's, erased with it (R29)."
         ),
     )
-    if which == "world":
-        return "world", org
-    if which == "user":
-        return "user", ctx.person or ""
-    return "flow", run.selectbox("Run", runs, key="g_run")
+    if which == "flow":
+        return "flow", run.selectbox("Run", runs, key="g_run")
+    return which, org if which == "world" else ctx.person or ""
 
 
 def _loaded(
     at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int
-) -> tuple[FocusPublic | GraphJson, str | None]:
-    """The facts around the focus asked for (or the most connected entity) now, or the graph's heaviest as they
-    stood after moment `drawn_at` (R32); and the focus's node id, if found."""
+) -> tuple[FocusPublic | GraphJson, str | None, str]:
+    """The facts around the focus now, or as they stood after `drawn_at` (R32); its node id and how found (#39)."""
     name = st.session_state.get("g_focus") or None
     if drawn_at is not None:
         past = _history.then(ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True)
         ends = (e for f in past["facts"] for e in (f["subject"], f["object"]) if "kind" in e)
-        return past, next((viz.node_id(e) for e in ends if e["name"] == name), None)
+        found = next((viz.node_id(e) for e in ends if e["name"] == name), None)
+        return past, found, "name" if found else "run" if graph == "flow" and not name else "most connected"
     depth = int(st.session_state.get("g_depth") or 1)
     now = read_at(ctx.svc, at, MemoryService.focus, graph, owner, name, depth=depth)
-    return now, viz.node_id(cast("Obj", now["focus"])) if now["focus"] else None
+    return now, viz.node_id(cast("Obj", now["focus"])) if now["focus"] else None, now["by"]
 
 
 def _search(graph: str, owner: str) -> None:
-    """Entities found by part of their name (GraphResolve's words matching, #38) in the graphs the reader sees,
-    with kind, graph and facts; choosing one focuses it."""
+    """Entities found by part of their name (#38) in the graphs the reader sees; choosing one focuses it (#39)."""
     text = st.text_input("Find an entity", key="g_find", placeholder="part of a name, any case or accent")
     if not text:
         return
@@ -113,15 +102,9 @@ def _search(graph: str, owner: str) -> None:
         st.caption(f"No entity's name matches “{viz.inert(text)}” in these graphs.")
         return
     st.session_state["_g_found"] = found
-    st.pills(
-        "Entities found: choose one to focus on it",
-        range(len(found)),
-        key="g_found",
-        format_func=lambda i: (
-            f"{found[i]['name']} · {found[i]['kind']} · {found[i]['graph']} · {plural(found[i]['facts'], 'fact')}"
-        ),
-        on_change=_chosen,
-    )
+    said = [f"{e['name']} · {e['kind']} · {e['graph']} · {plural(e['facts'], 'fact')}" for e in found]
+    pills = "Entities found: choose one to focus on it"
+    st.pills(pills, range(len(found)), key="g_found", format_func=said.__getitem__, on_change=_chosen)
 
 
 def _chosen() -> None:
@@ -132,26 +115,22 @@ def _chosen() -> None:
         st.session_state["g_find"], st.session_state["g_found"] = "", None
 
 
-def _trail(graph: str, plan: viz.Plan, asked: str | None) -> None:
+def _said(name: str | None, asked: str | None, by: str) -> None:
+    """How the focus was found (`by`: name, words, most connected, run), when not as asked (#39)."""
+    if name is not None and asked != name:
+        here = f"**{viz.inert(name)}**, the most connected entity here. "
+        found = f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. " if asked else ""
+        missed = f"No entity here matches “{viz.inert(asked)}”: opened on {here}" if asked else ""
+        caption((found if by in ("name", "words") else missed) or f"Opened on {here}Search above for another entity.")
+
+
+def _trail(graph: str, name: str | None) -> None:
     """Where the reader walked from (#39): each entity focused in this graph, a link back to it."""
-    name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
     trail = [t for t in st.session_state.get("_g_trail", []) if t[0] == graph]
     if name is not None:
         trail = trail[: [t[1] for t in trail].index(name)] if name in [t[1] for t in trail] else trail
         trail.append((graph, name))
     st.session_state["_g_trail"] = trail[-8:]
-    said = ""
-    if name is not None and asked != name:
-        here = f"**{viz.inert(name)}**, the most connected entity here. "
-        said = f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. " if asked else ""
-        said = (
-            f"No entity here matches “{viz.inert(asked)}”: opened on {here}"
-            if asked and not matches(asked, [name])
-            else said
-        )
-        said = said or f"Opened on {here}Search above for another entity."
-    if said:
-        caption(said)
     if len(trail) > 1:  # each step a link back, in this session (a page link keeps the organization and identity)
         with st.container(horizontal=True, gap="small", vertical_alignment="center"):
             st.caption("Walked from:")
@@ -209,13 +188,8 @@ def _drawn_at(shown: Shown | None, other: int | None) -> int | None:
 
 def _below(plan: viz.Plan, drawn: pd.DataFrame, file_name: str) -> None:
     """Below the drawing: its GraphML, and the facts drawn as a table on request."""
-    st.download_button(
-        "Download GraphML",
-        lambda: viz.to_graphml(plan),  # made when asked for, not on every rerun
-        file_name=file_name,
-        mime="application/xml",
-        key="g_graphml",
-    )
+    graphml = lambda: viz.to_graphml(plan)  # made when asked for, not on every rerun
+    st.download_button("Download GraphML", graphml, file_name=file_name, mime="application/xml", key="g_graphml")
     # The table on request: drawn with the page, its thousands of rows held up the drawing (B8, Chromium).
     if st.toggle(f"List the {len(plan.edges):,} facts drawn", key="g_table"):
         st.dataframe(drawn, hide_index=True, width="stretch")
@@ -240,7 +214,7 @@ def drawing() -> None:
         drawn_at = _drawn_at(shown, other)
         changed = _changed(shown, other, graph, owner)
         cmp = compare(*changed[:3]) if changed else None  # before, after, since the earlier moment
-        data, focus = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
+        data, focus, by = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
         with popover:
             flt = _drawing.filters(data)
         asked = st.session_state.get("g_focus") or None
@@ -254,7 +228,9 @@ def drawing() -> None:
             choice = (focus, *_drawing.chosen(flt))
             plan, html, drawn = _drawing.kept_drawing(at, graph, owner, choice, marked, then, data, flt, cmp)
         _show(plan, html, taught)
-        _trail(graph, plan, asked)
+        name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
+        _said(name, asked, by)
+        _trail(graph, name)
         _drawing.members(ctx, at, (graph, owner))
         _say_drawn(plan, drawn_at, cmp)
         _drawing.legend(plan, cmp)

@@ -17,17 +17,19 @@ def test_the_store_reads_a_focus_by_name_by_words_or_the_most_connected():
     svc = fresh_service()
     replay(load(str(ROOT / "sample_data" / "demo.json")), svc)
     hub = svc.focus("world", "acme", None, depth=1)
-    assert hub["focus"]["name"] == "Acme Robotics" and hub["focus"]["facts"] > 20
+    assert hub["focus"]["name"] == "Acme Robotics" and hub["focus"]["facts"] > 20 and hub["by"] == "most connected"
     named = svc.focus("world", "acme", "acme robotics", depth=1)
     assert named["focus"] == hub["focus"] and {f["id"] for f in named["facts"]} == {f["id"] for f in hub["facts"]}
     worded = svc.focus("world", "acme", "ROBOT", depth=1)
-    assert worded["focus"]["name"] == "Acme Robotics"
+    assert worded["focus"]["name"] == "Acme Robotics" and (named["by"], worded["by"]) == ("name", "words")
     whole = {f["id"]: f for f in svc.graph_drawing("world", "acme", limit=5000)["facts"]}
     assert all(whole[f["id"]] == f for f in hub["facts"])  # as the drawing reads facts
     ring = {viz.node_id(e) for f in hub["facts"] for e in (f["subject"], f["object"]) if "kind" in e}
     assert len(ring) > 20 and hub["facts"] != [f for f in hub["facts"] if "Acme Robotics" in viz.fact_label(f)]
     assert svc.focus("world", "acme", "no such thing at all", depth=1) == hub  # the most connected instead
-    assert svc.focus("user", "nobody", None, depth=1) == {"focus": None, "facts": []}
+    assert svc.focus("user", "nobody", None, depth=1) == {"focus": None, "by": "most connected", "facts": []}
+    run = svc.runs("acme")[0]["id"]
+    assert svc.focus("flow", run, None, depth=1)["by"] == "run"  # a Flow graph opens on its run (#39)
     found = svc.find_entities({"world": "acme"}, "robo")
     assert found[0] == {
         "name": "Acme Robotics",

@@ -121,9 +121,18 @@ def test_values_are_drawn_beside_their_subject_not_as_entities():
     ]
     p = viz.plan(graph, "person:Hub")
     box = next(n for n in p.nodes if n["id"] == "values:person:Hub")
-    assert "founded_in: 2014" in box["label"] and "revenue: EUR 80 million" in box["label"] and box["ring"] < 0
+    text = box["label"].replace("\n", " ")  # wrapped as names are
+    assert "founded_in: 2014" in text and "revenue: EUR 80 million" in text and box["ring"] < 0
     assert not any(n["id"].startswith("value:") for n in p.nodes) and "value" not in {x["kind"] for x in viz.legend(p)}
     assert {e["fact"] for e in p.edges if e["to"] == box["id"]} == {50, 51}
+    graph["facts"].append({**fact("person:P001", "born", "idea:x", id=52), "object": {"value": "1990"}})
+    p = viz.plan(graph, "person:Hub")
+    boxes = {n["id"]: focus.box(n) for n in p.nodes}
+    pos = layout.arrange(p.focus, p.nodes, p.edges, boxes)
+    for subject in ("person:Hub", "person:P001"):  # each values box just below its subject, the focus's too (#39)
+        (x, y), (bx, by), (_, h, down) = pos[subject], pos[f"values:{subject}"], boxes[subject]
+        assert bx == x and y + down + h < by - boxes[f"values:{subject}"][1] < y + down + h + 3 * layout.GAP
+    assert crowded(p) == (0, 0)
 
 
 def test_positions_are_stable_and_a_walk_keeps_the_trail_out_of_the_layout():

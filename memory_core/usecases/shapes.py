@@ -426,6 +426,7 @@ class FocusPublic(Shape):
     """A focus and its neighbourhood's facts, as a drawing reads them (#39)."""
 
     focus: FocusEntity | None
+    by: str  # how the focus was found: name, words, most connected, run (#39)
     facts: list[DrawnFact]
 
 

@@ -1,7 +1,4 @@
-"""A focus's drawing as still pyvis HTML that renders offline (positions from layout.py, physics off), and its
-script (#39): the focus centred, a click on an entity opening its neighbours around
-it (nothing drawn moves), a click on "+N more" opening that relation's, a double-click focusing on an entity
-(the page's link, its trail kept by the page), a click on a fact opening its weight."""
+"""A focus's drawing as still, offline pyvis HTML and its script: click to open, double-click to walk (#39)."""
 
 from __future__ import annotations
 
@@ -44,25 +41,25 @@ _SCRIPT = """<script>
     here.searchParams.set("focus", name);
     return here;
   }
-  // The focus in the frame's middle, everything drawn in the frame (names and relations too).
-  function centre() {
-    var f = network.getPositions([FOCUS])[FOCUS], ex = 1, ey = 1;
-    nodes.getIds().forEach(function (id) {
-      var b = network.getBoundingBox(id);
-      ex = Math.max(ex, Math.abs(b.left - f.x), Math.abs(b.right - f.x));
-      ey = Math.max(ey, Math.abs(b.top - f.y), Math.abs(b.bottom - f.y));
-    });
+  // Everything drawn in the frame (names and relations too): the focus within 8% of its middle (#39); after a
+  // click (`loose`), wherever what is drawn needs, moved to smoothly; the nodes themselves stay where they are.
+  function fit(loose) {
+    var f = network.getPositions([FOCUS])[FOCUS], b = {l: f.x, r: f.x, t: f.y, b: f.y};
+    function add(l, t, r, btm) { b.l = Math.min(b.l, l); b.r = Math.max(b.r, r); b.t = Math.min(b.t, t); b.b = Math.max(b.b, btm); }
+    nodes.getIds().forEach(function (id) { var x = network.getBoundingBox(id); add(x.left, x.top, x.right, x.bottom); });
     Object.values(network.body.edges).forEach(function (e) {
       var s = e.labelModule.size;
-      if (!e.options.label) { return; }
-      ex = Math.max(ex, Math.abs(s.left - f.x), Math.abs(s.left + s.width - f.x));
-      ey = Math.max(ey, Math.abs(s.top - f.y), Math.abs(s.top + s.height - f.y));
+      if (e.options.label) { add(s.left, s.top, s.left + s.width, s.top + s.height); }
     });
-    var el = document.getElementById("mynetwork");
-    var scale = 0.96 * Math.min(el.clientWidth / 2 / ex, el.clientHeight / 2 / ey);
-    network.moveTo({position: f, scale: scale});
+    var el = document.getElementById("mynetwork"), W = 0.98 * el.clientWidth, H = 0.98 * el.clientHeight;
+    var off = loose ? Infinity : 0.08, k = 0.5 + off;
+    var s = Math.min(W / (b.r - b.l), H / (b.b - b.t), k * W / (b.r - f.x), k * W / (f.x - b.l),
+                     k * H / (b.b - f.y), k * H / (f.y - b.t));
+    function near(c, at, room) { return Math.max(at - room, Math.min(at + room, c)); }
+    var at = {x: near((b.l + b.r) / 2, f.x, off * W / s), y: near((b.t + b.b) / 2, f.y, off * H / s)};
+    network.moveTo({position: at, scale: s, animation: loose ? {duration: 300, easingFunction: "easeInOutQuad"} : false});
   }
-  network.once("afterDrawing", function () { centre(); window.centred = true; });
+  network.once("afterDrawing", function () { fit(false); window.centred = true; });
   network.redraw();
   // Around a node, outward from the focus: free places for the neighbours a click opens.
   function around(id, n) {
@@ -95,7 +92,11 @@ _SCRIPT = """<script>
     edges.add(SPARE.edges.filter(function (e) {
       return (near(e.from) || near(e.to)) && nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id);
     }));
-    window.opened = (window.opened || 0) + places.length;
+    window.fitted = false;  // once drawn, the view moves to show what opened
+    network.once("afterDrawing", function () {
+      network.once("animationFinished", function () { window.fitted = true; });
+      fit(true);
+    });
   }
   // A click opens the fact whose tooltip shows, even where vis-network's hit test reports a node (#16).
   var shown = null;
@@ -119,9 +120,6 @@ _SCRIPT = """<script>
     var node = params.nodes.length ? nodes.get(params.nodes[0]) : null;
     if (node && node.name && node.id !== FOCUS) { go(focusUrl(node.name)); }
   });
-  window.factUrl = factUrl;
-  window.focusUrl = focusUrl;
-  window.openAround = open;
 })();
 </script>
 """
@@ -145,23 +143,14 @@ _SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation
 
 
 def _options() -> Obj:
-    """vis-network's options: no physics, so nothing moves once drawn; straight edges, relations written level; names
-    and relations on white, so no edge crosses them (vis-network draws edges first)."""
+    """vis-network's options: no physics (nothing moves), straight edges, relations level, text on white."""
+    text, arrows = {"strokeWidth": 0, "background": "#ffffff"}, {"to": {"enabled": True, "scaleFactor": 0.5}}
     return {
         "physics": {"enabled": False},
         "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
-        "nodes": {
-            "shape": "dot",
-            "physics": False,
-            "font": {"size": layout.FONT, "strokeWidth": 0, "background": "#ffffff"},
-            **_SHOWN,
-        },
-        "edges": {
-            "arrows": {"to": {"enabled": True, "scaleFactor": 0.5}},
-            "smooth": False,
-            "font": {"size": layout.EDGE, "align": "horizontal", "strokeWidth": 0, "background": "#ffffff"},
-            **_SHOWN,
-        },
+        "nodes": {"shape": "dot", "physics": False, "font": {"size": layout.FONT, **text}, **_SHOWN},
+        "edges": {"arrows": arrows, "smooth": False, "font": {"size": layout.EDGE, "align": "horizontal", **text}}
+        | _SHOWN,
         "interaction": {"hover": True, "tooltipDelay": 120},
     }
 
@@ -177,8 +166,7 @@ def box(n: Obj) -> layout.Box:
 
 
 def to_html(p: Plan, *, graph: str = "world", height: int = 620, most: int = 60) -> str:
-    """Self-contained pyvis HTML (no outside URL), positions given and physics off; a click on a fact opens its
-    weight, a click on an entity opens its neighbours around it, a double-click focuses on it."""
+    """Self-contained pyvis HTML (no outside URL), positions given, physics off, with the drawing's script."""
     pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: box(n) for n in p.nodes})
     nodes = [_vis_node(n, pos[n["id"]]) for n in p.nodes]
     edges = [_vis_edge(e, i) for i, e in enumerate(p.edges)]
@@ -191,36 +179,18 @@ def to_html(p: Plan, *, graph: str = "world", height: int = 620, most: int = 60)
 
 
 def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
-    boxed = not n["size"] or not n["ring"]
-    return _given(
-        id=n["id"],
-        name=n["name"],
-        label=n["label"],
-        title=n["title"],
-        color=n["color"],
-        size=n["size"] or None,
-        shape="box" if boxed else None,
-        font={"size": layout.EDGE if n["ring"] else layout.FONT, "background": "none"} if boxed else None,
-        borderWidth=4 if n["ring"] == 0 else None,
-        more=[n["of"], n["relation"]] if n["kind"] == "more" else None,
-        central=n.get("central"),
-        x=at[0] if at else None,
-        y=at[1] if at else None,
-    )
+    """A node as vis-network takes it: a box (values, "+N more", the focus) with its text inside, else a dot."""
+    drawn = {k: n.get(k) for k in ("id", "name", "label", "title", "color", "central")} | {"size": n["size"] or None}
+    if not n["size"] or not n["ring"]:
+        drawn |= {"shape": "box", "font": {"size": layout.EDGE if n["ring"] else layout.FONT, "background": "none"}}
+    more = [n["of"], n["relation"]] if n["kind"] == "more" else None
+    return _given(**drawn, borderWidth=4 if n["ring"] == 0 else None, more=more, x=at and at[0], y=at and at[1])
 
 
 def _vis_edge(e: Obj, i: int) -> Obj:
-    return _given(
-        id=f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}",  # stable across reloads
-        to=e["to"],
-        fact=e["fact"],
-        title=e["title"],
-        label=e["label"],
-        width=round(e["width"], 2),
-        dashes=e["dashes"],
-        color=_edge_color(e),
-        **{"from": e["from"]},
-    )
+    key = f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}"  # stable across reloads
+    drawn = {k: e[k] for k in ("from", "to", "fact", "title", "label", "dashes")}
+    return _given(id=key, **drawn, width=round(e["width"], 2), color=_edge_color(e))
 
 
 def _given(**values: object) -> Obj:
@@ -245,8 +215,7 @@ PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_me
 
 
 def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
-    """pyvis's template filled as its Network would fill it (every value escaped; no innerHTML tooltip, since memory's
-    text reaches titles), without importing Network (it imports IPython); the libraries put in after."""
+    """pyvis's template filled as its Network would (values escaped), without importing it (IPython)."""
     folder = pyvis_templates()
     page = str(
         templates(folder)

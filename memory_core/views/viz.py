@@ -1,6 +1,4 @@
-"""Drawing a graph from a focus (#39): the focus and its neighbours to a depth, at most MOST nodes, literal
-values beside their subject, "+N more" grouped by relation; still pyvis HTML that renders offline (positions
-from layout.py, physics off) whose clicks open more around a node; and GraphML. No Streamlit here."""
+"""Drawing a graph from a focus (#39): its rings, values beside their subject, "+N more" by relation; GraphML."""
 
 from __future__ import annotations
 
@@ -10,6 +8,7 @@ import textwrap
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import cast
 
 import networkx as nx
@@ -32,10 +31,9 @@ KIND_COLORS = {
 OTHER_COLOR = "#76b7b2"
 FOCUS_COLOR = "#ffd400"  # the focus's alone, as is its size (#39)
 MOST = 60  # nodes drawn at once (#39)
-FIRST = (
-    13  # entities a focus opens with (itself and 12 neighbours), so the fit is readable: the rest of MOST for clicks
-)
+FIRST = 13  # entities a focus opens with (itself and 12), so its fit is readable: the rest of MOST for clicks
 SPARE = 12  # neighbours of each drawn entity a click opens, the heaviest (sent with the page)
+KIDS = 4  # entities past the first ring that one entity opens with (the rest behind "+N more")
 MORE = 6  # "+N more" nodes at most
 VALUES = 3  # values written in a subject's box; the rest on hover
 WRAP = 18  # characters a line of a name
@@ -96,24 +94,20 @@ def why_empty(facts: list[Obj], flt: Filters, focus: str | None) -> str:
 
 def _filter_steps(flt: Filters) -> list[tuple[Callable[[Obj], bool], str]]:
     """Each filter, as a test of a fact and the words for when it leaves none."""
+    kinds, relations, least = flt.kinds, flt.relations, flt.min_weight
+    none = "no status is chosen, so the status filter excludes all"
+    status = f"the status filter ({_words(flt.statuses)}) excludes all" if flt.statuses else none
     return [
+        (lambda f: f["status"] in flt.statuses, status),
         (
-            lambda f: f["status"] in flt.statuses,
-            f"the status filter ({_words(flt.statuses)}) excludes all"
-            if flt.statuses
-            else "no status is chosen, so the status filter excludes all",
+            lambda f: kinds is None or f["subject"]["kind"] in kinds or f["object"].get("kind", "value") in kinds,
+            f"there is no fact of kinds {_words(kinds or ())}",
         ),
         (
-            lambda f: (
-                flt.kinds is None or f["subject"]["kind"] in flt.kinds or f["object"].get("kind", "value") in flt.kinds
-            ),
-            f"there is no fact of kinds {_words(flt.kinds or ())}",
+            lambda f: relations is None or f["relation"] in relations,
+            f"there is no fact with relations {_words(relations or ())}",
         ),
-        (
-            lambda f: flt.relations is None or f["relation"] in flt.relations,
-            f"there is no fact with relations {_words(flt.relations or ())}",
-        ),
-        (lambda f: f["weight"] >= flt.min_weight, f"the minimum weight {flt.min_weight:.2f} leaves no fact"),
+        (lambda f: f["weight"] >= least, f"the minimum weight {least:.2f} leaves no fact"),
     ]
 
 
@@ -128,112 +122,75 @@ def wrapped(text: str, width: int = WRAP) -> str:
     return "\n".join(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or text
 
 
+def node(nid: str, label: str, kind: str, ring: int, title: str, **more: object) -> Obj:
+    """A node as drawn: an entity (the focus: ring 0, larger, its own colour), a box of values (-1), "+N more" (-2)."""
+    color = FOCUS_COLOR if ring == 0 else "#eeeeee" if kind == "more" else color_of(kind)
+    size = 26.0 if ring == 0 else 12.0 if ring > 0 else 0.0
+    return dict(id=nid, name="", label=label, kind=kind, ring=ring, color=color, size=size, title=title) | more
+
+
 def _entity(nid: str, e: Obj, *, ring: int, facts: int) -> Obj:
-    """An entity as drawn: its name in full on wrapped lines; the focus larger and of its own colour."""
-    name, kind = e["name"], e["kind"]
-    return {
-        "id": nid,
-        "name": name,
-        "label": wrapped(name),
-        "kind": kind,
-        "ring": ring,
-        "color": FOCUS_COLOR if ring == 0 else color_of(kind),
-        "size": 26.0 if ring == 0 else 12.0,
-        "title": f"{name} ({kind})\n{plural(facts, 'fact')} read"
-        + ("" if ring == 0 else "\nclick: open its neighbours · double-click: focus on it"),
-    }
+    """An entity as drawn: its name in full on wrapped lines."""
+    hint = "" if ring == 0 else "\nclick: open its neighbours · double-click: focus on it"
+    title = f"{e['name']} ({e['kind']})\n{plural(facts, 'fact')} read{hint}"
+    return node(nid, wrapped(e["name"]), e["kind"], ring, title, name=e["name"])
+
+
+def line(a: str, b: str, title: str, **more: object) -> Obj:
+    """An edge as drawn: a fact's (`_edge`), or a box's dashed tie to its entity (no fact, no label)."""
+    line = dict(to=b, fact=None, relation="", label="", weight=0.0, status="active", width=1.0, dashes=True)
+    return {"from": a, **line, "highlight": False, "change": "", "title": title} | more
 
 
 def _edge(f: Obj, gone: bool, *, to: str, compare: Compare | None, marked: set[str]) -> Obj:
-    """A fact as drawn: its ends, relation, weight (on hover), status, and what changed since a moment (R32)."""
+    """A fact as drawn: ends, relation, weight (on hover), status, its id (a link), its change since a moment (R32)."""
     change, said = change_of(f, compare, gone)
-    return {
-        "from": node_id(f["subject"]),
-        "to": to,
-        "fact": None if gone else f.get("id"),  # the fact's database id when read with ids: a link to its weight
-        "relation": f["relation"],
-        "label": f["relation"],
-        "weight": f["weight"],
-        "status": f["status"],
-        "width": 1 + 4 * f["weight"],
-        "dashes": f["status"] == "disputed" or gone,
-        "highlight": fact_label(f) in marked,
-        "change": change,
-        "title": f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n"
-        f"{plural(f['sources'], 'independent source')}, {plural(_count(f, 'supports'), 'support')}, "
-        f"{plural(_count(f, 'disputes'), 'dispute')}" + said,
-    }
+    title = (
+        f"{fact_label(f)}\nweight {f['weight']:.3f} ({f['status']})\n{plural(f['sources'], 'independent source')}, "
+        f"{plural(_count(f, 'supports'), 'support')}, {plural(_count(f, 'disputes'), 'dispute')}{said}"
+    )
+    drawn = dict(fact=None if gone else f.get("id"), relation=f["relation"], label=f["relation"], weight=f["weight"])
+    drawn |= dict(status=f["status"], width=1 + 4 * f["weight"], dashes=f["status"] == "disputed" or gone)
+    return line(node_id(f["subject"]), to, title, **drawn, highlight=fact_label(f) in marked, change=change)
 
 
 def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
     """An entity's literal values (amounts, dates) as one box beside it, not entities of their own (#39)."""
-    lines = [wrapped(f"{f['relation']}: {f['object']['value']}", 24) for f, _ in owned]
+    lines = [wrapped(f"{f['relation']}: {f['object']['value']}") for f, _ in owned]
     more = f"\n+{len(lines) - VALUES} more on hover" if len(lines) > VALUES else ""
-    return {
-        "id": f"values:{nid}",
-        "name": "",
-        "label": "\n".join(lines[:VALUES]) + more,
-        "kind": "value",
-        "ring": -1,
-        "of": nid,
-        "color": KIND_COLORS["value"],
-        "size": 0.0,
-        "title": "\n".join(fact_label(f) for f, _ in owned),
-    }
+    title = "\n".join(fact_label(f) for f, _ in owned)
+    return node(f"values:{nid}", "\n".join(lines[:VALUES]) + more, "value", -1, title, of=nid)
 
 
 def _more(hidden: Mapping[str, list[tuple[str, Obj]]]) -> list[Obj]:
-    """The "+N more" boxes: each entity's neighbours not drawn by relation, the largest groups first, MORE at most."""
-    groups = [
-        (n, r, c)
-        for i, n in enumerate(hidden)  # the focus first, by each relation; each other entity by its largest
-        for r, c in Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1)
+    """The "+N more" boxes, MORE at most: the focus's by each relation, each other entity's by its largest (#39)."""
+    counts = [
+        Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1) for i, n in enumerate(hidden)
     ]
-    return [_more_box(n, r, c) for n, r, c in groups[:MORE]]
-
-
-def _tie(box: Obj) -> Obj:
-    """A box's thin dashed line to its entity (its text says what it holds): no fact, no label."""
-    return {
-        "from": box["of"],
-        "to": box["id"],
-        "fact": None,
-        "relation": "",
-        "label": "",
-        "weight": 0.0,
-        "status": "active",
-        "width": 1,
-        "dashes": True,
-        "highlight": False,
-        "change": "",
-        "title": box["title"],
-    }
-
-
-def _more_box(nid: str, relation: str, n: int) -> Obj:
-    """Neighbours not drawn, of one relation: a click opens them (#39)."""
-    return {
-        "id": f"more:{relation}:{nid}",
-        "name": "",
-        "label": f"+{n} more\n{relation}",
-        "kind": "more",
-        "ring": -2,
-        "of": nid,
-        "relation": relation,
-        "color": "#eeeeee",
-        "size": 0.0,
-        "title": f"{plural(n, 'neighbour')} by {relation} not drawn: click to open",
-    }
+    return [
+        node(
+            f"more:{r}:{n}",
+            f"+{c} more\n{r}",
+            "more",
+            -2,
+            f"{plural(c, 'neighbour')} by {r} not drawn: click to open",
+            of=n,
+            relation=r,
+        )
+        for n, groups in zip(hidden, counts, strict=True)
+        for r, c in groups
+    ][:MORE]
 
 
 class _Graph:
-    """The facts kept, as each entity's neighbours (entity to entity) and literal values."""
+    """The facts kept, as each entity's neighbours (entity to entity) and literal values, and how each is drawn."""
 
-    def __init__(self, rows: list[tuple[Obj, bool]]) -> None:
+    def __init__(self, rows: list[tuple[Obj, bool]], draw: Callable[..., Obj]) -> None:
+        self.draw = draw  # a fact as an edge (`_edge` with the comparison and the facts marked)
         self.near: dict[str, list[tuple[str, Obj, bool]]] = defaultdict(list)
         self.values: dict[str, list[tuple[Obj, bool]]] = defaultdict(list)
         self.ends: dict[str, Obj] = {}
-        for f, gone in sorted(rows, key=lambda r: (-r[0]["weight"], fact_key(r[0]))):
+        for f, gone in sorted(rows, key=lambda r: -r[0]["weight"]):  # stable: the read's order breaks ties
             a = node_id(f["subject"])
             self.ends[a] = f["subject"]
             if "kind" not in f["object"]:
@@ -245,17 +202,63 @@ class _Graph:
             self.near[b].append((a, f, gone))
 
     def rings(self, focus: str, depth: int) -> dict[str, int]:
-        """The entities drawn and their ring: breadth first from the focus, heaviest facts first, FIRST at most."""
+        """The entities drawn and their ring, heaviest first, FIRST at most; past depth 1 KIDS each, in turns (#39)."""
         drawn, ring = {focus: 0}, [focus]
         for k in range(1, depth + 1):
-            nxt = []
-            for n in ring:
-                for b, _, _ in self.near[n]:
-                    if b not in drawn and len(drawn) < FIRST:
-                        drawn[b] = k
-                        nxt.append(b)
-            ring = nxt
+            room = (FIRST - 1) // depth if k < depth else FIRST - len(drawn)
+            queues = [[b for b, _, _ in self.near[n] if b not in drawn] for n in ring]
+            turns = dict.fromkeys(b for i in range(FIRST if k == 1 else KIDS) for q in queues for b in q[i : i + 1])
+            ring = [b for b in turns if b not in drawn][:room]
+            drawn |= dict.fromkeys(ring, k)
         return drawn
+
+    def plan(self, focus: str, depth: int) -> Plan:
+        """The focus's rings to `depth`, each entity joined to the one it hangs from; values and "+N more" boxes."""
+        rings = self.rings(focus, depth)
+        up, tree, across = self.joins(rings)
+        owners = [n for n in rings if self.values[n]]
+        nodes = [self.entity(n, ring=k, up=up.get(n)) for n, k in rings.items()]
+        nodes += [_values_box(n, self.values[n]) for n in owners]
+        edges = [self.draw(f, gone, to=b) for _, b, f, gone in tree]
+        edges += [self.draw(f, gone, to=f"values:{n}") | {"label": ""} for n in owners for f, gone in self.values[n]]
+        hidden = {n: [(b, f) for b, f, _ in self.near[n] if b not in rings] for n in rings}
+        more = _more(hidden)
+        spare = self.spare(rings, hidden, more, across)
+        gone = sum(1 for e in edges if e["change"] == "gone")
+        edges += [line(box["of"], box["id"], box["title"]) for box in more]
+        return Plan(nodes + more, _merged(edges), focus, spare, "", gone, len(spare["nodes"]))
+
+    def joins(self, rings: Mapping[str, int]) -> tuple[dict[str, str], list, list]:
+        """The entity each hangs from; the facts joining the two (drawn) and the other facts between those drawn."""
+        up = {b: next(a for a, _, _ in self.near[b] if rings.get(a) == k - 1) for b, k in rings.items() if k}
+        joined = [(n, b, f, gone) for n in rings for b, f, gone in self.near[n] if b in rings and _subject(f) == n]
+        tree = [(n, b, f, gone) for n, b, f, gone in joined if n == up.get(b) or b == up.get(n)]
+        return up, tree, [j for j in joined if j not in tree]
+
+    def entity(self, n: str, *, ring: int, up: str | None = None) -> Obj:
+        return _entity(n, self.ends[n], ring=ring, facts=len(self.near[n]) + len(self.values[n])) | (
+            {"of": up} if up else {}
+        )
+
+    def spare(
+        self, rings: Mapping[str, int], hidden: Mapping[str, list[tuple[str, Obj]]], more: list[Obj], across: list
+    ) -> Obj:
+        """What a click opens: each drawn entity's SPARE heaviest not drawn (and its "+N more"), the facts across."""
+        opens = {n: dict.fromkeys(b for b, _ in hidden[n][:SPARE]) for n in rings}
+        for box in more:
+            opens[box["of"]] |= dict.fromkeys(
+                [b for b, f in hidden[box["of"]] if f["relation"] == box["relation"]][:SPARE]
+            )
+        nodes = {b: _entity(b, self.ends[b], ring=9, facts=len(self.near[b])) for n in rings for b in opens[n]}
+        edges = [
+            self.draw(f, gone, to=node_id(f["object"])) for n in rings for b, f, gone in self.near[n] if b in opens[n]
+        ]
+        edges += [self.draw(f, gone, to=b) for _, b, f, gone in across]
+        return {"nodes": nodes, "edges": _unique(edges)}
+
+
+def _subject(f: Obj) -> str:
+    return node_id(f["subject"])
 
 
 def plan(
@@ -266,55 +269,16 @@ def plan(
     highlight: Iterable[str] = (),
     compare: Compare | None = None,
 ) -> Plan:
-    """The focus (a node id; None: the most connected) and its rings to `flt.depth`: at most FIRST nodes, literal
-    values in a box beside their subject, "+N more" by relation; facts gone since `compare`'s moment dashed (R32)."""
+    """The focus (a node id; None: the most connected) and its rings to `flt.depth` (#39); gone facts dashed (R32)."""
     flt = flt or Filters()
     every = cast("list[Obj]", graph["facts"])  # a drawing's read or a state's graph: its facts as JSON
     tests = [keep for keep, _ in _filter_steps(flt)]
     kept = [f for f in every if all(keep(f) for keep in tests)]
     ghosts = [g for g in (compare.gone if compare else []) if all(keep(g) for keep in tests)]
-    g = _Graph([(f, False) for f in kept] + [(f, True) for f in ghosts])
+    draw = partial(_edge, compare=compare, marked=set(highlight))
+    g = _Graph([(f, False) for f in kept] + [(f, True) for f in ghosts], draw)
     focus = focus if focus in g.ends else most_connected(kept)
-    if focus is None:
-        return Plan([], [], reason=why_empty(every, flt, focus))
-    rings, marked = g.rings(focus, flt.depth), set(highlight)
-    nodes = [_entity(n, g.ends[n], ring=k, facts=len(g.near[n]) + len(g.values[n])) for n, k in rings.items()]
-    up = {b: next(a for a, _, _ in g.near[b] if rings.get(a) == k - 1) for b, k in rings.items() if k}
-    joined = [(n, b, f, gone) for n in rings for b, f, gone in g.near[n] if b in rings and node_id(f["subject"]) == n]
-    edges = [  # each entity joined to the one it hangs from; the facts across, once a click opens either end
-        _edge(f, gone, to=b, compare=compare, marked=marked)
-        for n, b, f, gone in joined
-        if n == up.get(b) or b == up.get(n)
-    ]
-    for n in rings:
-        if g.values.get(n):
-            nodes.append(_values_box(n, g.values[n]))
-            edges += [
-                _edge(f, gone, to=f"values:{n}", compare=compare, marked=marked) | {"label": ""}
-                for f, gone in g.values[n]
-            ]
-    hidden = {n: [(b, f) for b, f, _ in g.near[n] if b not in rings] for n in rings}
-    more = _more(hidden)
-    nodes += more
-    edges += [_tie(box) for box in more]
-    opens = {n: dict.fromkeys(b for b, _ in hidden[n][:SPARE]) for n in rings}  # what a click on each opens
-    for box in more:  # and on each "+N more"
-        opens[box["of"]] |= dict.fromkeys([b for b, f in hidden[box["of"]] if f["relation"] == box["relation"]][:SPARE])
-    spare_nodes = {b: _entity(b, g.ends[b], ring=9, facts=len(g.near[b])) for n in rings for b in opens[n]}
-    spare_edges = [
-        _edge(f, gone, to=node_id(f["object"]), compare=compare, marked=marked)
-        for n in rings
-        for b, f, gone in g.near[n]
-        if b in opens[n]
-    ]
-    spare_edges += [
-        _edge(f, gone, to=b, compare=compare, marked=marked)
-        for n, b, f, gone in joined
-        if n != up.get(b) and b != up.get(n)
-    ]
-    spare = {"nodes": spare_nodes, "edges": _unique(spare_edges)}
-    gone = sum(1 for e in edges if e["change"] == "gone")
-    return Plan(nodes, _merged(edges), focus, spare, "", gone, len(spare_nodes))
+    return g.plan(focus, flt.depth) if focus else Plan([], [], reason=why_empty(every, flt, focus))
 
 
 def _unique(edges: list[Obj]) -> list[Obj]:
@@ -351,9 +315,9 @@ def to_graphml(p: Plan) -> str:
 
 def legend_html(p: Plan) -> str:
     """The legend as Markdown with HTML: a coloured dot per kind, each kind made inert."""
+    dot = "<span style='color:{}'>●</span> {} ({})"
     return " ".join(
-        f"<span style='color:{html.escape(x['color'], quote=True)}'>●</span> {inert(x['kind'])} ({int(x['entities'])})"
-        for x in legend(p)
+        dot.format(html.escape(x["color"], quote=True), inert(x["kind"]), int(x["entities"])) for x in legend(p)
     )
 
 
