@@ -10,7 +10,7 @@ from memory_core import FormatError, MemoryService
 from memory_core.usecases.shapes import IdentityLinkPublic
 from memory_core.views import signin
 from memory_core.views.text import JSON, inert
-from pages import _identity
+from pages._signin import auth_section
 from pages._tables import wrapped
 from pages._ui import MAIN, Context, read, said_once
 from pages._words import caption
@@ -25,7 +25,7 @@ def sign_in_links(ctx: Context, org: str) -> None:
     if ctx.source != MAIN:
         st.caption("Sign-in links are kept in the database: pick it as the memory in use to see them.")
         return
-    section = _identity.auth_section()
+    section = auth_section()
     caption(
         "People sign in with the organization's identity provider and act as the member linked to their "
         "identity, here only: they see what that member sees, and the owner's rules follow the owner (R15, "

@@ -17,8 +17,7 @@ from memory_core.views.notebook_file import scrub_erased
 from memory_core.views.text import inert
 from pages._links import dropped, from_link, same_tab, to_link
 from pages._live import LIVE_EVERY, every, follow, unfollow
-from pages._service import main_service
-from pages._signin import sign_in_required, signed_in, signed_in_box
+from pages._signin import main_service, sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
 
 P = ParamSpec("P")
