@@ -15,7 +15,7 @@ from memory_core.views import whatif
 from pages._identities import sign_in_links
 from pages._signin import sign_in_required
 from pages._tables import wrapped
-from pages._ui import guard, inert, note_change, notebook, page, people_names, read, read_or_refusal, said_once
+from pages._ui import ask, guard, inert, note_change, notebook, page, people_names, read, read_or_refusal, said_once
 from pages._whatif import Sides, compared, switches
 from pages._words import caption, cite, markdown, on_off, plural
 
@@ -172,19 +172,14 @@ if source == "live" and flipped:  # the owner's alone: anyone else was refused a
     change = ", ".join(f"{k} {on_off(alt[k])}" for k in flipped)
     if st.button("Apply these settings: " + change, key="wi_apply", type="primary"):
         st.session_state["_wi_confirm"] = change
-    if st.session_state.get("_wi_confirm") == change:
-        st.warning(
-            cite(
-                f"Apply {change} to {inert(ctx.org_name)} now? Every turn that ends from now on learns under "
-                "them (R11 to R14); the audit keeps who changed what (R15)."
-            )
-        )
-        yes, no = st.columns(2)
-        if yes.button("Apply", key="wi_apply_yes", type="primary"):
-            del st.session_state["_wi_confirm"]
-            with guard():
-                new = {k: alt[k] for k in flipped}
-                save(new, note="Settings page what-if applied: " + change, done="Applied", key="_wi_applied")
-        if no.button("Keep them as they are", key="wi_apply_no"):
-            del st.session_state["_wi_confirm"]
-            st.rerun()
+    question = cite(
+        f"Apply {change} to {inert(ctx.org_name)} now? Every turn that ends from now on learns under "
+        "them (R11 to R14); the audit keeps who changed what (R15)."
+    )
+    if st.session_state.get("_wi_confirm") == change and ask(
+        "_wi_confirm", question, ("Apply", "wi_apply_yes"), ("Keep them as they are", "wi_apply_no")
+    ):
+        del st.session_state["_wi_confirm"]
+        with guard():
+            new = {k: alt[k] for k in flipped}
+            save(new, note="Settings page what-if applied: " + change, done="Applied", key="_wi_applied")
