@@ -21,7 +21,7 @@ from memory_core.views import cell_said as said
 from memory_core.views import cells, notebook_scrub
 from memory_core.views import notebook as nbk
 from memory_core.views.event_form import FormField, fields
-from pages._links import evidence_link
+from pages._links import record_link
 from pages._tables import wrapped
 from pages._ui import Version, guard, inert, open_notebook, read_at, said_once
 from pages._words import caption, cite, plural, rule_text
@@ -46,7 +46,7 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: nbk.Notebook | None =
     cell = said.read(res)
     turn = event.get("turn") if event else None
     evidence = cells.evidence(nb.events(), nb.results, turn, res["index"]) if nb is not None and turn else None
-    for piece in said.said(cell, link=lambda r: record_link(nb, turn, r), evidence=evidence):
+    for piece in said.said(cell, link=lambda r: _record_link(nb, turn, r), evidence=evidence):
         if isinstance(piece, said.ChangeTable):
             _changes(piece.rows, compact=compact)
         elif isinstance(piece, said.ReadAnswer):
@@ -55,12 +55,12 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: nbk.Notebook | None =
             getattr(st, piece.tone)(cite(piece.text))
 
 
-def record_link(nb: nbk.Notebook | None, turn: str | None, record: str) -> str:
+def _record_link(nb: nbk.Notebook | None, turn: str | None, record: str) -> str:
     """A record's id as a link to its row on Runs, on this notebook's memory; else bold."""
     run = cells.run_of(nb.events(), turn) if nb is not None and turn else None
     if nb is None or run is None:
         return f"**{inert(record)}**"
-    return f"[{inert(record)}]({evidence_link(run, record)}&mem=notebook&nb={nb.id})"
+    return record_link(run, record, record, query=f"&mem=notebook&nb={nb.id}")
 
 
 def kept(nb: nbk.Notebook) -> None:

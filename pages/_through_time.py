@@ -10,9 +10,8 @@ import streamlit as st
 from memory_core import MemoryService
 from memory_core.usecases.shapes import Breakdown
 from memory_core.views.history import weight_through_time
-from pages._links import evidence_link
 from pages._tables import headed, three_places, wrapped
-from pages._ui import Context, inert, people_names, read
+from pages._ui import Context, people_names, read
 from pages._words import caption
 
 #: What changed a weight, as the line marks it: each kind's shape (the cause in words on hover).
@@ -81,9 +80,3 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
 
 #: A table of causes taller than ROWS rows scrolls in place, TALL pixels high.
 ROWS, TALL = 12, 480
-
-
-def record_link(run: str | None, record: str | None, otherwise: str) -> str:
-    """A record's id as a Markdown link to its row on Runs (R24); `otherwise`, inert, without a pointer (R29)."""
-    target = evidence_link(run, record)
-    return inert(otherwise) if target is None else f"[{inert(record)}]({target})"

@@ -203,7 +203,7 @@ def _people_labels(people: list[PersonPublic], org: str) -> tuple[dict[str, str]
 
 
 def _settle_person(memory: str, label: dict[str, str], owner: tuple[str, str, str] | None) -> None:
-    """Before "Act as": the person offered, else kept if listed, else the owner (a first visit, another memory) or a visitor."""
+    """Before "Act as": the person offered, else kept if listed, else the owner (a first visit) or a visitor."""
     if "_pending_person" in st.session_state:  # the offer below, taken before the selectbox is drawn
         st.session_state["person"] = st.session_state.pop("_pending_person")
     current = st.session_state.get("person")
@@ -289,7 +289,7 @@ def version_at(svc: MemoryService, memory: str) -> Version | None:
 
 
 def read(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """`what` (a facade read or a view taking the service) of the memory in use, typed, kept under memory's version (a copy)."""
+    """`what` (a facade read, or a view taking the service) of the memory in use, typed, kept under its version."""
     return read_at(ctx.svc, version_at(ctx.svc, ctx.memory), what, *args, **kwargs)
 
 

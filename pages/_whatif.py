@@ -27,7 +27,7 @@ class Sides:
 
     @property
     def settings(self) -> str:
-        """The settings the first replay ran under: `With …` heads its column, `only with …` a fact only it leaves."""
+        """The settings the first replay ran under (`With …` heads its column)."""
         return "the settings now" if self.live else "the scenario's settings"
 
     @property
@@ -37,7 +37,7 @@ class Sides:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def replayed(doc_json: str, target: str, alt_json: str, live: bool) -> dict:
-    """Both replays, cached on the history's content and the settings compared: a rerun that changed nothing replays nothing."""
+    """Both replays, cached on the history's content and the settings compared (a rerun replays nothing)."""
     return whatif.compare(json.loads(doc_json), target, json.loads(alt_json), always=live)
 
 
@@ -142,6 +142,7 @@ def facts_table(differs: pd.DataFrame, shown: pd.DataFrame, sides: Sides) -> Non
     st.dataframe(table, hide_index=True, width="stretch")
     st.caption(
         f"Difference: **status** or **weight** when the fact is in both replays and that differs; "
-        f"**only with {sides.settings}** when only the replay with {sides.settings} leaves the fact (the what-if's settings "
-        "keep it out, or it has no support left there); **only in the what-if** when only the what-if leaves it."
+        f"**only with {sides.settings}** when only the replay with {sides.settings} leaves the fact (the what-if's "
+        "settings keep it out, or it has no support left there); **only in the what-if** when only the what-if "
+        "leaves it."
     )

@@ -22,6 +22,10 @@ def on_off(value: bool) -> str:
     return "on" if value else "off"
 
 
+def yes_no(value: bool) -> str:
+    return "yes" if value else "no"
+
+
 def rule_text(rule: str) -> str:
     return cite(f"{rule}: {RULE_TEXT.get(rule, '')}")
 

@@ -45,7 +45,7 @@ def _answers(step: Obj) -> str:
 
 
 def workflows_section() -> None:
-    """The organization's workflows (the setup file's), whose ids an agent's start_run takes (the MCP tool `workflows`)."""
+    """The organization's workflows (its setup file's), whose ids an agent's start_run takes (R21, R22)."""
     st.subheader("Workflows")
     flows = read(ctx, MemoryService.workflows, org)
     if not flows:
