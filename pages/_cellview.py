@@ -144,12 +144,9 @@ def compare(nb: nbk.Notebook) -> None:
     if table.empty:
         st.caption("Memory is the same after both cells.")
     else:
-        counts = table["Change"].value_counts()
-        st.markdown(
-            f"**{plural(len(table), 'fact')} differ** between after {label(min(a, b))} and after {label(max(a, b))}: "
-            + ", ".join(f"{n} {what}" for what, n in counts.items())
-            + "."
-        )
+        counts = ", ".join(f"{n} {what}" for what, n in table["Change"].value_counts().items())
+        between = f"between after {label(min(a, b))} and after {label(max(a, b))}"
+        st.markdown(f"**{plural(len(table), 'fact')} differ** {between}: {counts}.")
         wrapped(table, height=TALL if len(table) > MANY else None)  # statuses and why read whole (#25)
     caption(
         "Read from memory's history at the moment each cell left (R32): what a later cell erased is "

@@ -231,18 +231,11 @@ def _not_linked() -> None:
 
 
 def signed_in_box(svc: MemoryService, person: str, org: str) -> None:
-    """The sidebar of a signed-in session: who, where, the organizations linked, how, and Sign out (no "Act as")."""
+    """The sidebar of a signed-in session: who, where, how, and Sign out (no "Act as")."""
     names = {o["id"]: o["name"] for o in svc.organizations()}
     member = next((m for m in svc.members(org) if m["id"] == person), {"name": person, "role": "member"})
     provider = bool(auth_section())
-    if provider and not st.session_state.get(BACK_KEY):
-        st.session_state[BACK_KEY] = True
-        st.html(_BACK, unsafe_allow_javascript=True)
-    found = _callers() if provider else {}
-    if len(found) > 1:
-        st.session_state[ORG_KEY] = org
-        st.selectbox("Organization", list(found), format_func=lambda o: f"{names.get(o, o)} ({o})", key=ORG_KEY)
-    how = f"with your identity provider as {inert(signin.shown_as(_claims()))}" if provider else "by your token"
+    how = _provider_box(org, names) if provider else "by your token"
     st.markdown(
         f"Signed in as **{inert(member['name'])}** ({inert(member['role'])}) in **{inert(names.get(org, org))}** "
         f"(`{inert(org)}`), {how}."
@@ -253,3 +246,15 @@ def signed_in_box(svc: MemoryService, person: str, org: str) -> None:
             return
         del st.session_state[TOKEN_KEY]
         st.rerun()
+
+
+def _provider_box(org: str, names: dict[str, str]) -> str:
+    """Signed in with the identity provider: the link the sign-in interrupted reopened, the organizations linked."""
+    if not st.session_state.get(BACK_KEY):
+        st.session_state[BACK_KEY] = True
+        st.html(_BACK, unsafe_allow_javascript=True)
+    found = _callers()
+    if len(found) > 1:
+        st.session_state[ORG_KEY] = org
+        st.selectbox("Organization", list(found), format_func=lambda o: f"{names.get(o, o)} ({o})", key=ORG_KEY)
+    return f"with your identity provider as {inert(signin.shown_as(_claims()))}"

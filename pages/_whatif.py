@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService
+from memory_core.plain import Obj
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
 from memory_core.views.counts import by_status
@@ -36,7 +37,7 @@ class Sides:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def replayed(doc_json: str, target: str, alt_json: str, live: bool) -> dict:
+def replayed(doc_json: str, target: str, alt_json: str, live: bool) -> Obj:
     """Both replays, cached on the history's content and the settings compared (a rerun replays nothing)."""
     return whatif.compare(json.loads(doc_json), target, json.loads(alt_json), always=live)
 
@@ -56,7 +57,7 @@ def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> d
     return alt
 
 
-def _behaviour_table(behaviour: dict, sides: Sides) -> pd.DataFrame:
+def _behaviour_table(behaviour: Obj, sides: Sides) -> pd.DataFrame:
     keys = list(dict.fromkeys([*behaviour["base"], *behaviour["alt"]]))
     both = [(k, behaviour["base"].get(k, 0), behaviour["alt"].get(k, 0)) for k in keys]
     rows = [(k[0].upper() + k[1:], a, b, f"{b - a:+d}" if a != b else "") for k, a, b in both]
@@ -72,7 +73,7 @@ def _counts(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
     return base, alt
 
 
-def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], *, flipped: bool, sides: Sides) -> None:
+def compared(ctx: Context, doc: Obj, target: str, alt: dict[str, bool], *, flipped: bool, sides: Sides) -> None:
     """Both replays side by side."""
     with guard(), st.spinner("Replaying both ways…"):
         result = replayed(json.dumps(doc, sort_keys=True), target, json.dumps(alt, sort_keys=True), sides.live)

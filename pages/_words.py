@@ -12,6 +12,7 @@ from memory_core.views import rulebook, text
 from memory_core.views.text import inert
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+SAMPLES = DOCS.parent / "sample_data"
 
 
 plural = text.plural  # one way to count in words, shared with the views

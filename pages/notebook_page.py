@@ -4,7 +4,6 @@ from the one just run, kept on disk under the URL's `?nb=` with its edits (undon
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import streamlit as st
 
@@ -16,9 +15,8 @@ from pages import _cellview as cv
 from pages._links import from_link, to_link
 from pages._tables import download
 from pages._ui import NOTEBOOK, ask, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
-from pages._words import caption, cite
+from pages._words import SAMPLES, caption, cite
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 #: How a cell is marked: not run, applied, refused.
 MARKS = {
     None: ":material/radio_button_unchecked:",
@@ -47,8 +45,7 @@ linked = st.session_state.get("nb_id")
 if linked and linked != linked_before and ((nb := notebook()) is None or nb.id != linked):
     reopened, damaged = reopen_linked(linked)  # damaged, or not the signed-in caller's (#40)
     if reopened is not None:
-        st.session_state["notebook"] = reopened
-        st.session_state["notebook_file"] = reopened.file or "scenario.json"
+        st.session_state.update(notebook=reopened, notebook_file=reopened.file or "scenario.json")
         use_memory(NOTEBOOK)
         cv.rerun(goto=st.session_state.get("nb_jump", reopened.last or 0))
     st.session_state["nb_id"] = None

@@ -31,9 +31,7 @@ from pages._ui import (
     read,
     read_or_refusal,
 )
-from pages._words import caption, cite, markdown, on_off, plural, yes_no
-
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+from pages._words import SAMPLES, caption, cite, markdown, on_off, plural, yes_no
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

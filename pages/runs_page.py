@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService, Refusal
+from memory_core.plain import Obj
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RecordPublic, TurnDetail
@@ -29,7 +30,7 @@ WHY_NOTHING = {
 }
 
 
-def step_text(step: dict) -> str:
+def step_text(step: Obj) -> str:
     sc = step.get("shortcut")
     if step.get("ran", True) or not sc:
         return f"{step['step']}: ran"
