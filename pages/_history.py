@@ -46,9 +46,7 @@ def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> d
     out: dict[int, Moment] = {0: (0, BEFORE, None)} if 0 in ids else {}
     rows = svc.moments(org=org, last=clock, ids=[i for i in ids if i])
     facts = history.fact_names(svc, rows, org=org)
-    for m in rows:
-        out[m["n"]] = (m["n"], history.moment_label(m, people, facts), m["at"])
-    return out
+    return out | {m["n"]: (m["n"], history.moment_label(m, people, facts), m["at"]) for m in rows}
 
 
 def moments(ctx: Context, org: str) -> tuple[int, list[int]]:
