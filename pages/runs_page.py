@@ -130,13 +130,8 @@ with guard():
     latest_turns(ctx, org)
     people = sorted({r["person"] or "" for r in runs})
     by, through = st.columns(2)
-    who = by.multiselect(
-        "Person",
-        people,
-        key="runs_people",
-        format_func=lambda p: names.get(p, p) or "erased (R30)",
-        placeholder="Anyone",
-    )
+    named = lambda p: names.get(p, p) or "erased (R30)"
+    who = by.multiselect("Person", people, key="runs_people", format_func=named, placeholder="Anyone")
     chosen = through.multiselect("Via", sorted(set(via.values())), key="runs_via", placeholder="Any client")
     runs = [r for r in runs if (r["person"] or "") in (who or people) and via[r["id"]] in (chosen or via.values())]
     ids = [r["id"] for r in runs]
