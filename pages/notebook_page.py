@@ -184,18 +184,18 @@ else:
             head.markdown(f"{mark} `[{i}]` **{event['do']}** · {inert(cells.summary(checked_events[i]))}")
             if event.get("note"):
                 head.caption(cite(inert(event["note"])))
+            # one row that wraps, not four columns: each symbol keeps its width
             row = acts.container(horizontal=True, gap="xsmall", horizontal_alignment="right")
-            a = [row, row, row, row]  # one row that wraps, not four columns: each symbol keeps its width
-            if a[0].button("▶", key=f"to-{i}", help="Run to here"):
+            if row.button("▶", key=f"to-{i}", help="Run to here"):
                 cv.with_guard(nb.run_to, i)
                 cv.rerun(nb, goto=i)
-            if a[1].button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
+            if row.button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
                 if cv.with_guard(nb.move_cell, i, -1):
                     cv.rerun(nb, goto=i - 1)
-            if a[2].button("↓", key=f"down-{i}", help="Move down", disabled=i == len(events) - 1):
+            if row.button("↓", key=f"down-{i}", help="Move down", disabled=i == len(events) - 1):
                 if cv.with_guard(nb.move_cell, i, 1):
                     cv.rerun(nb)
-            if a[3].button("✕", key=f"del-{i}", help="Delete this cell"):
+            if row.button("✕", key=f"del-{i}", help="Delete this cell"):
                 st.session_state["_nb_confirm_del"] = i
             question = f"Delete cell [{i}] ({event['do']})? Undo can bring it back."
             if st.session_state.get("_nb_confirm_del") == i and ask(
