@@ -23,6 +23,11 @@ CAUSES = {
 }
 
 
+#: A step's tooltip, field by field; its weight (three places) is inserted before its status.
+TIPS = [("step:O", "Step"), ("moment:Q", "Moment"), ("moment_label:N", "What happened"), ("kind:N", "Kind of cause")]
+TIPS += [("cause:N", "Cause"), ("status:N", "Status")]
+
+
 def cause_kind(cause: str) -> str:
     """The kind of a step's cause, the first of CAUSES its words name (a correction before a record's support)."""
     return next((kind for kind, (_, words) in CAUSES.items() if any(w in cause for w in words)), "record (R1)")
@@ -44,15 +49,8 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
     y = alt.Y(
         "weight:Q", title="Weight", scale=alt.Scale(domain=[0, 1.1]), axis=alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1])
     )
-    tips = [
-        alt.Tooltip("step:O", title="Step"),
-        alt.Tooltip("moment:Q", title="Moment"),
-        alt.Tooltip("moment_label:N", title="What happened"),
-        alt.Tooltip("kind:N", title="Kind of cause"),
-        alt.Tooltip("cause:N", title="Cause"),
-        alt.Tooltip("weight:Q", title="Weight", format=".3f"),
-        alt.Tooltip("status:N", title="Status"),
-    ]
+    tips = [alt.Tooltip(field, title=title) for field, title in TIPS]
+    tips.insert(-1, alt.Tooltip("weight:Q", title="Weight", format=".3f"))
     shapes = alt.Scale(domain=list(CAUSES), range=[shape for shape, _ in CAUSES.values()])
     causes = alt.Shape("kind:N", title="Cause", scale=shapes)
     chart = (
