@@ -46,9 +46,7 @@ def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> d
     out: dict[int, Moment] = {0: (0, BEFORE, None)} if 0 in ids else {}
     rows = svc.moments(org=org, last=clock, ids=[i for i in ids if i])
     facts = history.fact_names(svc, rows, org=org)
-    for m in rows:
-        out[m["n"]] = (m["n"], history.moment_label(m, people, facts), m["at"])
-    return out
+    return out | {m["n"]: (m["n"], history.moment_label(m, people, facts), m["at"]) for m in rows}
 
 
 def moments(ctx: Context, org: str) -> tuple[int, list[int]]:
@@ -266,19 +264,9 @@ def _w(weight: float | None) -> str:
     return "absent" if weight is None else f"{weight:.3f}"
 
 
-DIFF_COLUMNS = [
-    "Graph",
-    "Fact",
-    "Change",
-    "Weight before",
-    "Weight after",
-    "↑↓",
-    "Status before",
-    "Status after",
-    "Supports that came",
-    "Supports withdrawn",
-    "Disputes",
-]
+DIFF_COLUMNS = ["Graph", "Fact", "Change", "Weight before", "Weight after", "↑↓", "Status before", "Status after"]
+DIFF_COLUMNS += ["Supports that came", "Supports withdrawn", "Disputes"]
+WIDE = ("Fact", "Supports that came", "Supports withdrawn")  # read whole: their column is large
 
 
 def diff_table(d: Obj, orgs: dict[str, str], people: dict[str, str]) -> pd.DataFrame:
@@ -324,11 +312,7 @@ def show_diff(ctx: Context, d: Obj, *, shown: Shown, lo: int, hi: int, title: st
             diff_table(d, org_names(ctx), people_names(ctx)),
             hide_index=True,
             width="stretch",
-            column_config={
-                "Fact": st.column_config.TextColumn(width="large"),
-                "Supports that came": st.column_config.TextColumn(width="large"),
-                "Supports withdrawn": st.column_config.TextColumn(width="large"),
-            },
+            column_config={c: st.column_config.TextColumn(width="large") for c in WIDE},
         )
     caption(
         "↑ heavier, ↓ lighter. Supports come with completed turns (R1); a replacement withdraws the "

@@ -10,7 +10,7 @@ from memory_core import FormatError, MemoryService
 from memory_core.usecases.shapes import IdentityLinkPublic
 from memory_core.views import signin
 from memory_core.views.text import JSON, inert
-from pages import _identity
+from pages._signin import auth_section
 from pages._tables import wrapped
 from pages._ui import MAIN, Context, read, said_once
 from pages._words import caption
@@ -25,7 +25,7 @@ def sign_in_links(ctx: Context, org: str) -> None:
     if ctx.source != MAIN:
         st.caption("Sign-in links are kept in the database: pick it as the memory in use to see them.")
         return
-    section = _identity.auth_section()
+    section = auth_section()
     caption(
         "People sign in with the organization's identity provider and act as the member linked to their "
         "identity, here only: they see what that member sees, and the owner's rules follow the owner (R15, "
@@ -40,11 +40,8 @@ def sign_in_links(ctx: Context, org: str) -> None:
     said_once("_identity_said")
     links = read(ctx, MemoryService.identity_links, org, by=ctx.person)
     if links:
-        rows = [
-            {"Person": f"{x['person_name']} ({x['person']})", "Identity": x["identity"], "Linked": x["linked_at"]}
-            for x in links
-        ]
-        wrapped(pd.DataFrame(rows))
+        rows = [(f"{x['person_name']} ({x['person']})", x["identity"], x["linked_at"]) for x in links]
+        wrapped(pd.DataFrame(rows, columns=["Person", "Identity", "Linked"]))
     else:
         st.caption("No one is linked yet.")
     _link_form(ctx, org, section)
@@ -76,12 +73,8 @@ def _link_form(ctx: Context, org: str, section: dict[str, JSON]) -> None:
 def _unlink_form(ctx: Context, org: str, by_id: dict[int, IdentityLinkPublic]) -> None:
     """Unlink one of the organization's identities (R15): a session signed in with it acts as no one."""
     gone = st.container(horizontal=True, vertical_alignment="bottom")
-    chosen = gone.selectbox(
-        "Linked identity",
-        list(by_id),
-        format_func=lambda i: f"{by_id[i]['person_name']}: {by_id[i]['identity']}",
-        key="id_unlink_pick",
-    )
+    said = {i: f"{x['person_name']}: {x['identity']}" for i, x in by_id.items()}
+    chosen = gone.selectbox("Linked identity", list(said), format_func=said.__getitem__, key="id_unlink_pick")
     if gone.button("Unlink", key="id_unlink"):
         x = by_id[chosen]
         given = {"email": x["key"]} if x["kind"] == "email" else {"issuer": x["issuer"], "subject": x["key"]}
@@ -100,9 +93,10 @@ def _link(ctx: Context, org: str, person: str, given: dict[str, str], name: str)
         st.error(f"Not linked: {FIELDS.get(exc.path, exc.path)} {inert(exc.problem)}. Nothing was changed.")
         return
     words = inert(", ".join(f"{k} {v}" for k, v in given.items()))
-    st.session_state["_identity_said"] = (
+    said = (
         f"Linked: {inert(name)} signs in here with {words}."
         if done
         else f"{inert(name)} already signs in with {words}."
     )
+    st.session_state["_identity_said"] = said
     st.rerun()

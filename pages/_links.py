@@ -99,11 +99,16 @@ def to_link(params: dict[str, str]) -> None:
         seen[_seen(param)] = value
 
 
-def evidence_link(run: str | None, record: str | None) -> str | None:
-    """A record's row on the Runs page (R24), as a link's target; None without a pointer."""
+def runs_link(run: str, **also: str) -> str:
+    """The Runs page on a run (and a turn open, or a record first, R24), as a link's target."""
+    return "runs?" + "&".join(f"{k}={quote(v, safe='')}" for k, v in {"run": run, **also}.items())
+
+
+def record_link(run: str | None, record: str | None, otherwise: str, *, query: str = "") -> str:
+    """A record's id as a Markdown link to its row on Runs (R24); `otherwise`, inert, without a pointer (R29)."""
     if run is None or record is None:
-        return None
-    return f"runs?run={quote(run, safe='')}&record={quote(record, safe='')}"
+        return inert(otherwise)
+    return f"[{inert(record)}]({runs_link(run, record=record)}{query})"
 
 
 def copy_link(label: str = "Link to this view") -> None:

@@ -1,20 +1,70 @@
-"""Signed-in mode (an identity provider configured, MEMORY_SIGN_IN=1, or listening beyond loopback): who
-acts is the member linked to the identity signed in (pages/_identity.py), or else a bearer token's holder."""
+"""Signed-in mode (an identity provider configured, `[auth]` in `.streamlit/secrets.toml`, docs/signin.md;
+MEMORY_SIGN_IN=1; or listening beyond loopback): who acts is the member linked to the identity signed in,
+checked on every run, or else a bearer token's holder."""
 
 from __future__ import annotations
 
 import ipaddress
+import json
 import os
+from collections.abc import Mapping
+from typing import cast
 
 import streamlit as st
 
 from memory_core import MemoryService, database_url
-from memory_core.views.text import inert
-from pages import _identity
-from pages._service import main_service
+from memory_core.errors import NotMember, UnknownPerson
+from memory_core.views import signin
+from memory_core.views.text import JSON, inert
+from pages._links import addresses
+from pages._words import refusal
 
 TOKEN_KEY = "signed_in_token"
 ISSUE = "python -m memory_core token issue PERSON --org ORG"
+AS_KEY = "signed_in_as"  # the (person, organization) this session last acted as
+ORG_KEY = "signed_org"  # the organization chosen among those the identity is linked in
+REFUSED_KEY = "identity_refused"
+CALLERS_KEY = "_identity_callers"  # (memory's version and the claims, whom they act as)
+BACK_KEY = "_identity_link_back"  # the link a sign-in interrupted was reopened (once a session)
+
+#: The provider's round trip ends at `/`: the address a signed-out person opened is kept in the tab
+#: (sessionStorage) and opened again, as a link of the app is, at the first run signed in (#26).
+_KEEP = """<script>
+(function () {
+  var pages = %s, page = location.pathname.replace(/\\/+$/, "").split("/").pop();
+  if (pages.indexOf(page) >= 0) { sessionStorage.setItem("memory-explorer-link", location.pathname + location.search); }
+  else { sessionStorage.removeItem("memory-explorer-link"); }
+})();
+</script>"""
+_BACK = """<script>
+(function () {
+  var link = sessionStorage.getItem("memory-explorer-link");
+  sessionStorage.removeItem("memory-explorer-link");
+  if (!link || link === location.pathname + location.search) { return; }
+  window.history.replaceState(null, "", link);
+  window.dispatchEvent(new PopStateEvent("popstate"));
+})();
+</script>"""
+
+
+@st.cache_resource(show_spinner=False)
+def main_service(url: str) -> MemoryService:
+    """The engine of the configured database, one per process (a cached resource every page shares)."""
+    return MemoryService.at(url)
+
+
+def auth_section() -> dict[str, JSON]:
+    """The `[auth]` section of the secrets, or {} when none is configured."""
+    try:
+        if not st.secrets.load_if_toml_exists() or "auth" not in st.secrets:
+            return {}
+        return _plain(st.secrets["auth"])
+    except Exception:  # noqa: BLE001  (a secrets file Streamlit cannot read: it logs why; no provider)
+        return {}
+
+
+def _plain(section: Mapping[str, object]) -> dict[str, JSON]:
+    return {k: _plain(v) if isinstance(v, Mapping) else cast("JSON", v) for k, v in section.items()}
 
 
 def _loopback(address: str) -> bool:
@@ -26,21 +76,62 @@ def _loopback(address: str) -> bool:
         return False
 
 
-def listen_addresses() -> list[str]:
-    """Where the dashboard says it listens: MEMORY_LISTEN and Streamlit's server.address (none: every interface)."""
-    return [os.environ.get("MEMORY_LISTEN", "127.0.0.1"), str(st.get_option("server.address") or "")]
-
-
 def sign_in_required() -> bool:
-    """Signed-in mode: an identity provider configured, MEMORY_SIGN_IN=1, or listening beyond loopback."""
+    """Signed-in mode: an identity provider configured, MEMORY_SIGN_IN=1, or listening beyond loopback
+    (MEMORY_LISTEN and Streamlit's server.address, none: every interface)."""
     asked = os.environ.get("MEMORY_SIGN_IN", "").strip().lower() in {"1", "true", "yes", "on"}
-    return _identity.configured() or asked or not all(_loopback(a) for a in listen_addresses())
+    listens = [os.environ.get("MEMORY_LISTEN", "127.0.0.1"), str(st.get_option("server.address") or "")]
+    return bool(auth_section()) or asked or not all(_loopback(a) for a in listens)
+
+
+def _logged_in() -> bool:
+    """Whether the browser holds the identity provider's sign-in (Streamlit's identity cookie)."""
+    return st.user.to_dict().get("is_logged_in") is True
+
+
+def _claims() -> dict[str, object]:
+    return signin.claims_of(st.user.to_dict()) if _logged_in() else {}
+
+
+def _callers() -> dict[str, str]:
+    """Organization -> the person the signed-in identity acts as there, asked again once memory's version moved."""
+    said = _claims()
+    if not said:
+        return {}
+    svc = main_service(database_url())
+    version = svc.version()
+    key = (version, sorted((k, repr(v)) for k, v in said.items()))
+    kept = st.session_state.get(CALLERS_KEY)
+    if version is not None and kept is not None and kept[0] == key:
+        return dict(kept[1])
+    found = svc.identity_callers(said)
+    st.session_state[CALLERS_KEY] = (key, found)
+    return dict(found)
+
+
+def _identity_signed_in() -> tuple[str, str] | None:
+    """The (person, organization) the identity acts as; unlinked or erased (R30), no one, and told."""
+    found = _callers()
+    was = st.session_state.get(AS_KEY)
+    if not found:
+        if was:
+            del st.session_state[AS_KEY]
+            erased = was[0] not in {p["id"] for p in main_service(database_url()).people()}
+            gone = UnknownPerson.signed_out(was[0]) if erased else NotMember.unlinked(signin.identity_words(_claims()))
+            st.session_state[REFUSED_KEY] = refusal(gone)
+        return None
+    org = st.session_state.get(ORG_KEY)
+    if org not in found:
+        org = was[1] if was and was[1] in found else next(iter(found))
+    st.session_state[AS_KEY] = (found[org], org)
+    st.session_state.pop(REFUSED_KEY, None)
+    return found[org], org
 
 
 def signed_in() -> tuple[str, str] | None:
     """Who the session acts as, and where, checked on every run: the identity's member, or the token's holder."""
-    if _identity.configured():
-        return _identity.signed_in()
+    if auth_section():
+        return _identity_signed_in()
     token = st.session_state.get(TOKEN_KEY)
     if not token:
         return None
@@ -64,9 +155,22 @@ def needs_sign_in() -> bool:
 
 def sign_in_page() -> None:
     """The only page signed-in mode shows until the session acts as someone: the provider's or the token's."""
-    if _identity.configured():
-        _identity.sign_in_page()
-        return
+    section = auth_section()
+    problems = signin.auth_problems(section) if section else []
+    if problems:
+        st.title("Sign in")
+        st.error("Sign-in with the identity provider is not set up:\n\n" + "\n".join(f"- {p}" for p in problems))
+        st.caption("The operator fixes `.streamlit/secrets.toml` and restarts the dashboard (docs/signin.md).")
+    elif not section:
+        _token_page()
+    elif not _logged_in():
+        _signed_out(section)
+    else:
+        _not_linked()
+
+
+def _token_page() -> None:
+    """A bearer token, the preferences API's, signs in as its holder in its organization."""
     st.title("Sign in")
     st.markdown(
         "This dashboard requires a bearer token: the same tokens as the preferences API. "
@@ -86,22 +190,71 @@ def sign_in_page() -> None:
             st.session_state[TOKEN_KEY] = token.strip()
             st.session_state.pop("sign_in_refused", None)
             st.rerun()
-    refused = st.session_state.get("sign_in_refused")
-    if refused:
+    if refused := st.session_state.get("sign_in_refused"):
         st.error(refused)
+
+
+def _signed_out(section: dict[str, JSON]) -> None:
+    """A button per provider; the link this tab opened is kept for the run after the sign-in (#26)."""
+    st.title("Sign in")
+    st.markdown(
+        "This dashboard signs you in with your organization's identity provider. You then act as the "
+        "person your organization's owner linked to your identity, in that organization only."
+    )
+    st.html(_KEEP % json.dumps(addresses()), unsafe_allow_javascript=True)
+    for name in signin.providers(section):
+        label = "Sign in" if name is None else f"Sign in with {name}"
+        if st.button(label, type="primary", key=f"login_{name or 'default'}"):
+            st.login(name)
+
+
+def _not_linked() -> None:
+    """Signed in with an identity linked to no one (R20): who it is, who can link it, and Sign out."""
+    said = _claims()
+    st.title("Not linked")
+    st.error(st.session_state.get(REFUSED_KEY) or refusal(NotMember.unlinked(signin.identity_words(said))))
+    verified = said.get("email_verified") is True
+    st.markdown(
+        f"You signed in as **{inert(said.get('name') or said.get('sub') or 'someone')}**: issuer "
+        f"{inert(said.get('iss', ''))}, subject {inert(said.get('sub', ''))}"
+        + (f", email {inert(said['email'])} ({'verified' if verified else 'not verified'})" if "email" in said else "")
+        + ". Give these to your organization's owner, who links you on the Settings page (Sign-in), or ask "
+        "whoever runs this dashboard to run:"
+    )
+    st.code(
+        f"python -m memory_core identity link PERSON --org ORG --issuer {said.get('iss', 'ISSUER')} "
+        f"--subject {said.get('sub', 'SUBJECT')}",
+        language="bash",
+    )
+    if st.button("Sign out", key="sign_out_identity"):
+        st.logout()
 
 
 def signed_in_box(svc: MemoryService, person: str, org: str) -> None:
     """The sidebar of a signed-in session: who, where, how, and Sign out (no "Act as")."""
     names = {o["id"]: o["name"] for o in svc.organizations()}
     member = next((m for m in svc.members(org) if m["id"] == person), {"name": person, "role": "member"})
-    if _identity.configured():
-        _identity.signed_in_box(org, names, member["name"], member["role"])
-        return
+    provider = bool(auth_section())
+    how = _provider_box(org, names) if provider else "by your token"
     st.markdown(
         f"Signed in as **{inert(member['name'])}** ({inert(member['role'])}) in **{inert(names.get(org, org))}** "
-        f"(`{inert(org)}`), by your token."
+        f"(`{inert(org)}`), {how}."
     )
     if st.button("Sign out", key="sign_out"):
+        if provider:
+            st.logout()
+            return
         del st.session_state[TOKEN_KEY]
         st.rerun()
+
+
+def _provider_box(org: str, names: dict[str, str]) -> str:
+    """Signed in with the identity provider: the link the sign-in interrupted reopened, the organizations linked."""
+    if not st.session_state.get(BACK_KEY):
+        st.session_state[BACK_KEY] = True
+        st.html(_BACK, unsafe_allow_javascript=True)
+    found = _callers()
+    if len(found) > 1:
+        st.session_state[ORG_KEY] = org
+        st.selectbox("Organization", list(found), format_func=lambda o: f"{names.get(o, o)} ({o})", key=ORG_KEY)
+    return f"with your identity provider as {inert(signin.shown_as(_claims()))}"

@@ -10,9 +10,8 @@ import streamlit as st
 from memory_core import MemoryService
 from memory_core.usecases.shapes import Breakdown
 from memory_core.views.history import weight_through_time
-from pages._links import evidence_link
 from pages._tables import headed, three_places, wrapped
-from pages._ui import Context, inert, people_names, read
+from pages._ui import Context, people_names, read
 from pages._words import caption
 
 #: What changed a weight, as the line marks it: each kind's shape (the cause in words on hover).
@@ -22,6 +21,11 @@ CAUSES = {
     "erasure since (R29, R30)": ("cross", ("erased since", "a deleted account")),
     "record (R1)": ("circle", ("support from",)),
 }
+
+
+#: A step's tooltip, field by field; its weight (three places) is inserted before its status.
+TIPS = [("step:O", "Step"), ("moment:Q", "Moment"), ("moment_label:N", "What happened"), ("kind:N", "Kind of cause")]
+TIPS += [("cause:N", "Cause"), ("status:N", "Status")]
 
 
 def cause_kind(cause: str) -> str:
@@ -45,15 +49,8 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
     y = alt.Y(
         "weight:Q", title="Weight", scale=alt.Scale(domain=[0, 1.1]), axis=alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1])
     )
-    tips = [
-        alt.Tooltip("step:O", title="Step"),
-        alt.Tooltip("moment:Q", title="Moment"),
-        alt.Tooltip("moment_label:N", title="What happened"),
-        alt.Tooltip("kind:N", title="Kind of cause"),
-        alt.Tooltip("cause:N", title="Cause"),
-        alt.Tooltip("weight:Q", title="Weight", format=".3f"),
-        alt.Tooltip("status:N", title="Status"),
-    ]
+    tips = [alt.Tooltip(field, title=title) for field, title in TIPS]
+    tips.insert(-1, alt.Tooltip("weight:Q", title="Weight", format=".3f"))
     shapes = alt.Scale(domain=list(CAUSES), range=[shape for shape, _ in CAUSES.values()])
     causes = alt.Shape("kind:N", title="Cause", scale=shapes)
     chart = (
@@ -81,9 +78,3 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
 
 #: A table of causes taller than ROWS rows scrolls in place, TALL pixels high.
 ROWS, TALL = 12, 480
-
-
-def record_link(run: str | None, record: str | None, otherwise: str) -> str:
-    """A record's id as a Markdown link to its row on Runs (R24); `otherwise`, inert, without a pointer (R29)."""
-    target = evidence_link(run, record)
-    return inert(otherwise) if target is None else f"[{inert(record)}]({target})"

@@ -17,8 +17,7 @@ from memory_core.views.notebook_file import scrub_erased
 from memory_core.views.text import inert
 from pages._links import dropped, from_link, same_tab, to_link
 from pages._live import LIVE_EVERY, drawn, every, follow, unfollow
-from pages._service import main_service
-from pages._signin import sign_in_required, signed_in, signed_in_box
+from pages._signin import main_service, sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
 
 P = ParamSpec("P")
@@ -75,8 +74,8 @@ def _notebook_from_link() -> nbk.Notebook | None:
         st.warning(f"The notebook this link names was not reopened: {why}.")
     if reopened is None:  # the page shows the database
         del st.query_params["mem"], st.query_params["nb"]
-        return None
-    st.session_state.update(notebook=reopened, nb_id=nb_id, memory_source=NOTEBOOK)
+    else:
+        st.session_state.update(notebook=reopened, nb_id=nb_id, memory_source=NOTEBOOK)
     return reopened
 
 
@@ -113,9 +112,7 @@ TOLD = "_nb_changed_elsewhere"
 
 def told() -> None:
     """After the page ran to its end: the notice it showed was seen; a toast says it once more."""
-    said = st.session_state.pop(TOLD, None)
-    if said:
-        st.toast(said)
+    said_once(TOLD, st.toast)
 
 
 def sidebar() -> None:
@@ -164,14 +161,12 @@ def sidebar() -> None:
 def _read_servers(svc: MemoryService) -> None:
     """With a standby (MEMORY_READ_DATABASE_URL): where these pages read, or that the primary is down."""
     servers = svc.read_servers()
-    if servers["standby"] is None:
-        return
-    if servers["primary_down"]:
+    if servers["standby"] is not None and servers["primary_down"]:
         st.warning(
             "The primary database cannot be reached: these pages show memory as its standby holds it, and "
             "nothing can be changed until the primary is back."
         )
-    else:
+    elif servers["standby"] is not None:
         st.caption(f"Reads from the standby `{inert(servers['standby'])}` once it holds your changes.")
 
 
@@ -208,8 +203,7 @@ def _people_labels(people: list[PersonPublic], org: str) -> tuple[dict[str, str]
 
 
 def _settle_person(memory: str, label: dict[str, str], owner: tuple[str, str, str] | None) -> None:
-    """Before "Act as": the person offered, else kept if listed, else the owner (a first visit, another
-    memory) or a visitor (someone lost)."""
+    """Before "Act as": the person offered, else kept if listed, else the owner (a first visit) or a visitor."""
     if "_pending_person" in st.session_state:  # the offer below, taken before the selectbox is drawn
         st.session_state["person"] = st.session_state.pop("_pending_person")
     current = st.session_state.get("person")
@@ -254,9 +248,7 @@ def use_memory(source: str) -> None:
 def open_notebook(nb: nbk.Notebook, name: str) -> None:
     """Make `nb` the open notebook and the memory in use, kept on disk under its id."""
     nb.author = (signed_in() or (None,))[0] if sign_in_required() else None  # it opens for its author (#40)
-    st.session_state["notebook"] = nb
-    st.session_state["notebook_file"] = name
-    st.session_state["nb_id"] = nb.id
+    st.session_state.update(notebook=nb, notebook_file=name, nb_id=nb.id)
     st.session_state.pop("_nb_confirm_load", None)
     use_memory(NOTEBOOK)
     nb.save()
@@ -297,8 +289,7 @@ def version_at(svc: MemoryService, memory: str) -> Version | None:
 
 
 def read(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
-    """`what` (a facade read or a view taking the service) of the memory in use, typed as it declares,
-    kept under memory's version: the answer is a copy (st.cache_data) a page may change."""
+    """`what` (a facade read, or a view taking the service) of the memory in use, typed, kept under its version."""
     return read_at(ctx.svc, version_at(ctx.svc, ctx.memory), what, *args, **kwargs)
 
 
@@ -362,8 +353,9 @@ def page(title: str) -> tuple[Context, str]:
     ctx = context()
     st.title(title)
     memory_in_use(ctx)
-    if not need_org(ctx) or ctx.org is None:
+    if not need_org(ctx):
         st.stop()
+    assert ctx.org is not None
     return ctx, ctx.org
 
 
@@ -397,15 +389,23 @@ def need_org(ctx: Context) -> bool:
             "This memory holds no organization yet. Load a scenario in the Notebook, "
             "or run `make run`, which loads the demo into an empty database."
         )
-        return False
-    return True
+    return ctx.org is not None
 
 
-def said_once(key: str) -> None:
+def said_once(key: str, say: Callable[[str], object] = st.success) -> None:
     """A success kept under `key` said after the rerun that shows it, not only in a passing toast."""
-    said = st.session_state.pop(key, None)
-    if said:
-        st.success(said)
+    if said := st.session_state.pop(key, None):
+        say(said)
+
+
+def ask(key: str, question: str, yes: tuple[str, str], no: tuple[str, str]) -> bool:
+    """A question under `key`, asked until answered: True once confirmed (`yes`: label, key); `no` forgets it."""
+    st.warning(question)
+    left, right = st.columns(2)
+    if right.button(no[0], key=no[1]):
+        del st.session_state[key]
+        st.rerun()
+    return left.button(yes[0], key=yes[1], type="primary")
 
 
 def note_change(ctx: Context, what: str) -> None:

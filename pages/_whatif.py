@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService
+from memory_core.plain import Obj
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
 from memory_core.views.counts import by_status
@@ -26,34 +27,26 @@ class Sides:
     org_name: str
 
     @property
-    def base(self) -> str:
-        """The first replay's column: the settings it ran under."""
-        return "With the settings now" if self.live else "With the scenario's settings"
+    def settings(self) -> str:
+        """The settings the first replay ran under (`With …` heads its column)."""
+        return "the settings now" if self.live else "the scenario's settings"
 
     @property
     def short(self) -> str:
         return "now" if self.live else "scenario's"
 
-    @property
-    def only_base(self) -> str:
-        return "only with the settings now" if self.live else "only with the scenario's settings"
-
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def replayed(doc_json: str, target: str, alt_json: str, live: bool) -> dict:
-    """Both replays, cached on the history's content and the settings compared (a rerun that
-    changed nothing replays nothing)."""
+def replayed(doc_json: str, target: str, alt_json: str, live: bool) -> Obj:
+    """Both replays, cached on the history's content and the settings compared (a rerun replays nothing)."""
     return whatif.compare(json.loads(doc_json), target, json.loads(alt_json), always=live)
 
 
 def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> dict[str, bool]:
     """The what-if's switches, one a setting, starting at the first replay's settings (said above them)."""
     start = ", ".join(f"{k} {on_off(v)}" for k, v in base.items())
-    where = (
-        f"the settings {inert(sides.org_name)} has now"
-        if sides.live
-        else f"the settings the scenario starts {inert(sides.org_name)} with"
-    )
+    name = inert(sides.org_name)
+    where = f"the settings {name} has now" if sides.live else f"the settings the scenario starts {name} with"
     markdown(f"**What if…** The switches start at {where} ({start}): flip one to replay under it.")
     row = st.container(horizontal=True, gap="medium")  # each setting's whole name, wrapping at a narrow width
     alt = {}
@@ -64,23 +57,23 @@ def switches(source: str, target: str, base: dict[str, bool], sides: Sides) -> d
     return alt
 
 
-def _behaviour_table(behaviour: dict, sides: Sides) -> pd.DataFrame:
+def _behaviour_table(behaviour: Obj, sides: Sides) -> pd.DataFrame:
     keys = list(dict.fromkeys([*behaviour["base"], *behaviour["alt"]]))
     both = [(k, behaviour["base"].get(k, 0), behaviour["alt"].get(k, 0)) for k in keys]
     rows = [(k[0].upper() + k[1:], a, b, f"{b - a:+d}" if a != b else "") for k, a, b in both]
-    return pd.DataFrame(rows, columns=["Behaviour", sides.base, "What if", "Difference"])
+    return pd.DataFrame(rows, columns=["Behaviour", f"With {sides.settings}", "What if", "Difference"])
 
 
 def _counts(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
     """The World facts each replay ends with, by status."""
-    world = rows[rows["graph"] == "world"] if not rows.empty else rows
-    if world.empty:
+    if rows.empty:
         return [], []
+    world = rows[rows["graph"] == "world"]
     base, alt = ([s for s in world[c] if isinstance(s, str)] for c in ("status as written", "status what if"))
     return base, alt
 
 
-def compared(ctx: Context, doc: dict, target: str, alt: dict[str, bool], *, flipped: bool, sides: Sides) -> None:
+def compared(ctx: Context, doc: Obj, target: str, alt: dict[str, bool], *, flipped: bool, sides: Sides) -> None:
     """Both replays side by side."""
     with guard(), st.spinner("Replaying both ways…"):
         result = replayed(json.dumps(doc, sort_keys=True), target, json.dumps(alt, sort_keys=True), sides.live)
@@ -127,14 +120,13 @@ def beside_memory(ctx: Context, org: str, replayed_statuses: list[str]) -> None:
         f"Memory holds {plural(held, 'active World fact')} now (the Overview's and the map's count, R18); "
         f"replayed as it is, it rebuilds {rebuilt:,} active ones"
     )
-    if held == rebuilt:
-        caption(said + ", the same.")
-    else:
-        caption(
-            said + ": the replay lacks what its export leaves out (listed below: erased runs and accounts, "
-            "whose supports stay in memory, R17, R29 to R31), and facts written without records to replay "
-            "(a memory generated in bulk)."
-        )
+    caption(
+        said + ", the same."
+        if held == rebuilt
+        else said + ": the replay lacks what its export leaves out (listed below: erased runs and accounts, "
+        "whose supports stay in memory, R17, R29 to R31), and facts written without records to replay "
+        "(a memory generated in bulk)."
+    )
 
 
 def facts_table(differs: pd.DataFrame, shown: pd.DataFrame, sides: Sides) -> None:
@@ -143,14 +135,15 @@ def facts_table(differs: pd.DataFrame, shown: pd.DataFrame, sides: Sides) -> Non
     short = sides.short
     names = {"as written": f"Weight {short}", "status as written": f"Status {short}", "what if": "Weight what if"}
     table = (differs if only else shown).rename(columns=lambda c: names.get(c, c.capitalize()))
-    for column in (f"Weight {sides.short}", "Weight what if", f"Status {sides.short}", "Status what if"):
+    for column in (f"Weight {short}", "Weight what if", f"Status {short}", "Status what if"):
         fmt = ".3f" if column.startswith("Weight") else ""
         table[column] = table[column].map(lambda v, fmt=fmt: "absent" if v is None or v != v else format(v, fmt))
-    words = {"only as written": sides.only_base, "only what-if": "only in the what-if"}
+    words = {"only as written": f"only with {sides.settings}", "only what-if": "only in the what-if"}
     table["Difference"] = table["Difference"].map(lambda d: words.get(d, d))
     st.dataframe(table, hide_index=True, width="stretch")
     st.caption(
         f"Difference: **status** or **weight** when the fact is in both replays and that differs; "
-        f"**{sides.only_base}** when only the replay {sides.base.lower()} leaves the fact (the what-if's settings "
-        "keep it out, or it has no support left there); **only in the what-if** when only the what-if leaves it."
+        f"**only with {sides.settings}** when only the replay with {sides.settings} leaves the fact (the what-if's "
+        "settings keep it out, or it has no support left there); **only in the what-if** when only the what-if "
+        "leaves it."
     )

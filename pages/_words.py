@@ -12,6 +12,7 @@ from memory_core.views import rulebook, text
 from memory_core.views.text import inert
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
+SAMPLES = DOCS.parent / "sample_data"
 
 
 plural = text.plural  # one way to count in words, shared with the views
@@ -20,6 +21,10 @@ probes_used = text.probes_used
 
 def on_off(value: bool) -> str:
     return "on" if value else "off"
+
+
+def yes_no(value: bool) -> str:
+    return "yes" if value else "no"
 
 
 def rule_text(rule: str) -> str:

@@ -19,24 +19,15 @@ def world_weights() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["subject", "relation", "object", "weight", "supports", "erased"])
 
 
-def offer(
-    goes: str,
-    stays: str,
-    *,
-    note: str,
-    sure: tuple[str, str],
-    button: tuple[str, str],
-    what: str,
-    delete: Callable[[], object],
-) -> None:
-    """What a deletion erases and keeps, side by side, and its button once the person confirmed (R31);
-    the World facts kept before and after it, to compare them."""
+def offer(goes: str, stays: str, *, note: str, sure: tuple[str, str], what: str, delete: Callable[[], object]) -> None:
+    """What a deletion erases and keeps, side by side, its button once confirmed (R31), and the World facts kept."""
     go, stay = st.columns(2)
     go.markdown(cite(goes))
     stay.markdown(stays)
     st.caption(note)
     confirmed = st.checkbox(sure[1], key=sure[0], help=cite("Erasure cannot be undone (R31)."))
-    if st.button(button[0], key=button[1], type="primary", disabled=not confirmed):
+    kind = what.split(" ", 1)[0]  # run or account
+    if st.button(f"Delete this {kind}", key=f"e_delete_{kind}", type="primary", disabled=not confirmed):
         before = world_weights().to_dict("records")
         delete()
         note_change(ctx, f"Erasure page: deleted {what}")
@@ -62,7 +53,6 @@ def erase_run() -> None:
             f"e_sure_run_{run_id}",
             f"I understand that run {inert(run_id)}'s records and Flow graph are erased for good",
         ),
-        button=("Delete this run", "e_delete_run"),
         what=f"run {run_id}",
         delete=lambda: ctx.svc.delete_run(run_id, by=ctx.person or ""),
     )
@@ -83,7 +73,6 @@ def erase_account() -> None:
         "and every weight they contributed to.",
         note=cite("An owner's account cannot be deleted (R30)."),
         sure=(f"e_sure_acct_{person}", f"I understand that {inert(person)}'s User graph and memberships go for good"),
-        button=("Delete this account", "e_delete_account"),
         what=f"account {person}",
         delete=lambda: ctx.svc.delete_account(person),
     )

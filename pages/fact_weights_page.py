@@ -13,10 +13,10 @@ from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.weights import WEIGHT_DECIMALS
 from memory_core.rules.wording import possessive
 from memory_core.views import csv_safe
-from pages._links import copy_link, dropped, from_link, scroll_to, to_link
-from pages._recall import fact_readers
+from pages._links import copy_link, dropped, from_link, record_link, scroll_to, to_link
 from pages._tables import download, fact_grid, headed, rules_help, three_places, wrapped
-from pages._through_time import record_link, through_time
+from pages._through_time import through_time
+from pages._turns import fact_readers
 from pages._ui import guard, inert, keep, live, page, read
 from pages._words import caption, cite, markdown, plural
 
@@ -163,11 +163,9 @@ with guard():
     wrapped(pd.DataFrame(linked, columns=list(evidence[0]) if evidence else None), markdown=("Record",))
     fact_readers(ctx, org, int(fid))
     e1 = e2 = st.container(horizontal=True)
-    one = pd.DataFrame(evidence)
-    one.insert(0, "Fact", labels[int(fid)].rsplit("  (", 1)[0])  # the CSV says which fact, its weight and status
-    one.insert(1, "Weight", f"{f['weight']:.6f}")
-    one.insert(2, "Status", f["status"])
-    one_csv = csv_safe.csv_text(one)
+    said = {"Fact": labels[int(fid)].rsplit("  (", 1)[0], "Weight": f"{f['weight']:.6f}", "Status": f["status"]}
+    one = pd.DataFrame(evidence)  # the CSV says which fact, its weight and status, then its evidence
+    one_csv = csv_safe.csv_text(pd.concat([pd.DataFrame(said, index=one.index), one], axis=1))
     download(e1.download_button, "This fact as CSV", one_csv, file_name=f"fact-{fid}.csv", key="w_fact_csv")
     as_json = json.dumps(b, ensure_ascii=False, indent=2, default=str)
     download(e2.download_button, "This fact as JSON", as_json, file_name=f"fact-{fid}.json", key="w_fact_json")

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService, Refusal
+from memory_core.plain import Obj
 from memory_core.views.reads import readable_turns
 from pages._links import from_link, to_link
 from pages._tables import wrapped
@@ -80,7 +81,7 @@ with guard():
     graph = c[2].selectbox("Graph", ["world", "user", "flow"], key="r_graph", disabled=call == "GraphResolve")
     name = st.text_input("Entity name", key="r_name")
     kind = st.text_input("Kind (optional for GraphResolve)", key="r_kind")
-    args: dict = {}
+    args: Obj
     if call == "GraphResolve":
         args = {"name": name} | ({"kind": kind} if kind else {})
     elif call == "GraphExpand":

@@ -4,7 +4,6 @@ from the one just run, kept on disk under the URL's `?nb=` with its edits (undon
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import streamlit as st
 
@@ -12,14 +11,12 @@ from memory_core import FormatError
 from memory_core.views import cells
 from memory_core.views import notebook as nbk
 from memory_core.views.event_form import kinds
-from pages._cellview import compare, kept, labels, load, matching, preview, rerun, show_result, stale_note, with_guard
-from pages._form import edit_cell, event_form
+from pages import _cellview as cv
 from pages._links import from_link, to_link
 from pages._tables import download
-from pages._ui import NOTEBOOK, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
-from pages._words import caption, cite
+from pages._ui import NOTEBOOK, ask, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
+from pages._words import SAMPLES, caption, cite
 
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 #: How a cell is marked: not run, applied, refused.
 MARKS = {
     None: ":material/radio_button_unchecked:",
@@ -38,7 +35,7 @@ def ask_or_load(text: bytes, name: str) -> None:
     if (nb := notebook()) is not None and nb.edited():
         st.session_state["_nb_confirm_load"] = (name, text)
     else:
-        load(text, name)
+        cv.load(text, name)
 
 
 # A view is a link: ?nb= reopens a notebook kept on disk, ?sample= opens a sample, ?cell= a cell.
@@ -48,10 +45,9 @@ linked = st.session_state.get("nb_id")
 if linked and linked != linked_before and ((nb := notebook()) is None or nb.id != linked):
     reopened, damaged = reopen_linked(linked)  # damaged, or not the signed-in caller's (#40)
     if reopened is not None:
-        st.session_state["notebook"] = reopened
-        st.session_state["notebook_file"] = reopened.file or "scenario.json"
+        st.session_state.update(notebook=reopened, notebook_file=reopened.file or "scenario.json")
         use_memory(NOTEBOOK)
-        rerun(goto=st.session_state.get("nb_jump", reopened.last or 0))
+        cv.rerun(goto=st.session_state.get("nb_jump", reopened.last or 0))
     st.session_state["nb_id"] = None
     st.session_state["_nb_link_lost"] = (
         f"The notebook this link names was not reopened: {damaged}"
@@ -60,7 +56,7 @@ if linked and linked != linked_before and ((nb := notebook()) is None or nb.id !
     ) + (": the sample it names is opened afresh." if st.session_state.get("nb_sample") else ".")
 if notebook() is None and st.session_state.get("nb_sample") in samples:
     name, cell = st.session_state["nb_sample"], st.session_state.get("nb_jump")
-    load((SAMPLES / name).read_bytes(), name, goto=cell if isinstance(cell, int) else 0)
+    cv.load((SAMPLES / name).read_bytes(), name, goto=cell if isinstance(cell, int) else 0)
 if "_nb_goto" in st.session_state:  # a button asked to move the window before "Jump to" is drawn
     st.session_state["nb_jump"] = st.session_state.pop("_nb_goto")
 
@@ -77,17 +73,14 @@ with st.expander("Open a scenario", expanded=nb is None):
     if upload is not None and st.button("Load upload", key="load_upload"):
         ask_or_load(upload.getvalue(), upload.name)
     pending = st.session_state.get("_nb_confirm_load")
-    if pending:
-        st.warning(
-            f"This notebook has edits. Loading {inert(pending[0])} replaces it; its edits stay only under its own "
-            "link (copy the address first to come back to it)."
-        )
-        yes, no = st.columns(2)
-        if yes.button("Discard my edits and load", key="load_confirm", type="primary"):
-            load(pending[1], pending[0])
-        if no.button("Keep my notebook", key="load_cancel"):
-            del st.session_state["_nb_confirm_load"]
-            rerun()
+    if pending and ask(
+        "_nb_confirm_load",
+        f"This notebook has edits. Loading {inert(pending[0])} replaces it; its edits stay only under its own "
+        "link (copy the address first to come back to it).",
+        ("Discard my edits and load", "load_confirm"),
+        ("Keep my notebook", "load_cancel"),
+    ):
+        cv.load(pending[1], pending[0])
 
 if nb is None:
     st.info("Load a sample or upload a scenario to start. Each cell is one event; run them one by one.")
@@ -110,8 +103,8 @@ cursor = nb.cursor
 
 bar = st.container(horizontal=True, gap="small")  # the buttons flow and wrap: readable at any width
 if bar.button("Run next", key="run_next", type="primary", disabled=cursor >= len(events)):
-    with_guard(nb.run_next)
-    rerun(nb, goto=nb.last)
+    cv.with_guard(nb.run_next)
+    cv.rerun(nb, goto=nb.last)
 if bar.button("Run all", key="run_all", disabled=cursor >= len(events)):
     progress = st.progress(0.0, text="Running cells…")
     with guard():
@@ -121,13 +114,13 @@ if bar.button("Run all", key="run_all", disabled=cursor >= len(events)):
                 progress.progress(ran / len(events), text=f"Cell {ran} of {len(events)}")
 
         nb.run_all(told)
-    rerun(nb, goto=nb.last)
+    cv.rerun(nb, goto=nb.last)
 if bar.button("Reset", key="reset"):
     nb.reset()
-    rerun(nb, goto=0)
+    cv.rerun(nb, goto=0)
 if bar.button("Undo", key="undo", disabled=not nb.edited(), help="Undo the last edit of the cells"):
-    with_guard(nb.undo)
-    rerun(nb)
+    cv.with_guard(nb.undo)
+    cv.rerun(nb)
 file_name = nb.file or st.session_state.get("notebook_file") or "scenario.json"
 as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)
 download(bar.download_button, "Download scenario", as_json, file_name=file_name, key="dl_scenario")
@@ -143,7 +136,7 @@ st.caption(
     "the other pages show it while it is selected in the sidebar. The notebook is kept on this machine: "
     "this page's address reopens it, with its edits and cursor."
 )
-kept(nb)
+cv.kept(nb)
 
 
 # --- follow the story: a window of cells from the one "Jump to" names ------------------------
@@ -151,8 +144,8 @@ kept(nb)
 digest = nb.digest()
 find, jump = st.columns([2, 3])
 query = find.text_input("Search cells", key="nb_search", placeholder="a turn, a name, a kind of event, #12…")
-shown = matching(digest, query, events, checked_events)
-names = labels(digest, events, checked_events)
+shown = cv.matching(digest, query, events, checked_events)
+names = cv.labels(digest, events, checked_events)
 if not shown:
     st.info("No cell holds all these words.")
 else:
@@ -169,9 +162,9 @@ else:
     window = shown[pos : pos + WINDOW]
     nav = st.columns([1, 1, 4])
     if nav[0].button("◀ Earlier", key="nb_prev", disabled=pos == 0):
-        rerun(goto=shown[max(0, pos - WINDOW)])
+        cv.rerun(goto=shown[max(0, pos - WINDOW)])
     if nav[1].button("Later ▶", key="nb_next", disabled=pos + WINDOW >= len(shown)):
-        rerun(goto=shown[pos + WINDOW])
+        cv.rerun(goto=shown[pos + WINDOW])
     nav[2].caption(
         f"Showing {len(window)} cell{'s' if len(window) != 1 else ''}, [{window[0]}] to [{window[-1]}],"
         + (f" of the {len(shown)} that match" if query.strip() else f" of {len(events)}")
@@ -191,46 +184,43 @@ else:
             head.markdown(f"{mark} `[{i}]` **{event['do']}** · {inert(cells.summary(checked_events[i]))}")
             if event.get("note"):
                 head.caption(cite(inert(event["note"])))
+            # one row that wraps, not four columns: each symbol keeps its width
             row = acts.container(horizontal=True, gap="xsmall", horizontal_alignment="right")
-            a = [row, row, row, row]  # one row that wraps, not four columns: each symbol keeps its width
-            if a[0].button("▶", key=f"to-{i}", help="Run to here"):
-                with_guard(nb.run_to, i)
-                rerun(nb, goto=i)
-            if a[1].button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
-                if with_guard(nb.move_cell, i, -1):
-                    rerun(nb, goto=i - 1)
-            if a[2].button("↓", key=f"down-{i}", help="Move down", disabled=i == len(events) - 1):
-                if with_guard(nb.move_cell, i, 1):
-                    rerun(nb)
-            if a[3].button("✕", key=f"del-{i}", help="Delete this cell"):
+            if row.button("▶", key=f"to-{i}", help="Run to here"):
+                cv.with_guard(nb.run_to, i)
+                cv.rerun(nb, goto=i)
+            if row.button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
+                if cv.with_guard(nb.move_cell, i, -1):
+                    cv.rerun(nb, goto=i - 1)
+            if row.button("↓", key=f"down-{i}", help="Move down", disabled=i == len(events) - 1):
+                if cv.with_guard(nb.move_cell, i, 1):
+                    cv.rerun(nb)
+            if row.button("✕", key=f"del-{i}", help="Delete this cell"):
                 st.session_state["_nb_confirm_del"] = i
-            if st.session_state.get("_nb_confirm_del") == i:
-                st.warning(f"Delete cell [{i}] ({event['do']})? Undo can bring it back.")
-                yes, no = st.columns(2)
-                if yes.button("Delete", key=f"del-yes-{i}", type="primary"):
-                    del st.session_state["_nb_confirm_del"]
-                    if with_guard(nb.delete_cell, i):
-                        rerun(nb)
-                if no.button("Keep", key=f"del-no-{i}"):
-                    del st.session_state["_nb_confirm_del"]
-                    rerun()
-            stale_note(nb, i, event)
+            question = f"Delete cell [{i}] ({event['do']})? Undo can bring it back."
+            if st.session_state.get("_nb_confirm_del") == i and ask(
+                "_nb_confirm_del", question, ("Delete", f"del-yes-{i}"), ("Keep", f"del-no-{i}")
+            ):
+                del st.session_state["_nb_confirm_del"]
+                if cv.with_guard(nb.delete_cell, i):
+                    cv.rerun(nb)
+            cv.stale_note(nb, i, event)
             if res is not None and just_run:
-                show_result(res, event=event, nb=nb)
+                cv.show_result(res, event=event, nb=nb)
             elif res is not None:
                 with st.expander("What it did", expanded=False):
-                    show_result(res, event=event, nb=nb)
+                    cv.show_result(res, event=event, nb=nb)
             elif (
                 event["do"] == "end_turn"
                 and i == cursor
                 and st.toggle("Preview: completed vs failed vs cancelled", key=f"preview-{i}")
             ):
                 with guard():
-                    preview(nb, event["turn"])
-            edit_cell(nb, i, event, orgs=org_ids, people=person_ids)
+                    cv.preview(nb, event["turn"])
+            cv.edit_cell(nb, i, event, orgs=org_ids, people=person_ids)
 
 with st.expander("Compare two cells", expanded=False):
-    compare(nb)
+    cv.compare(nb)
 
 # --- add a cell ------------------------------------------------------------------------------
 
@@ -238,7 +228,7 @@ st.subheader("Add a cell")
 kind = st.selectbox(
     "Event", kinds(), key="new_kind", format_func=lambda k: {"open_turn": "open_turn (or replace a turn)"}.get(k, k)
 )
-event = event_form(kind, orgs=org_ids, people=person_ids)
+event = cv.event_form(kind, orgs=org_ids, people=person_ids)
 note = st.text_input("note (shown under the cell)", key="f_note")
 if note:
     event["note"] = note
@@ -251,7 +241,7 @@ if st.button("Add cell", key="add_cell", type="primary"):
     else:
         for key in [k for k in st.session_state if str(k).startswith("f_")]:
             del st.session_state[key]  # a fresh form, its position at the new end
-        rerun(nb, goto=int(where))
+        cv.rerun(nb, goto=int(where))
 
 nb.save()
 to_link(LINK)

@@ -4,7 +4,6 @@ compared with another (R32, ?at=N&from=M), its people, runs, settings, and the s
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -17,10 +16,9 @@ from memory_core.usecases.shapes import OrgMap
 from memory_core.views import notebook as nbk
 from memory_core.views.counts import world_table
 from pages import _history
-from pages._recall import reads_then
-from pages._runs_latest import latest_turns
 from pages._tables import fact_grid, grid, headed, wrapped
 from pages._timeline import clicked, timeline
+from pages._turns import latest_turns, reads_then, turns_said
 from pages._ui import (
     Context,
     context,
@@ -33,9 +31,7 @@ from pages._ui import (
     read,
     read_or_refusal,
 )
-from pages._words import caption, cite, markdown, on_off, plural
-
-SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+from pages._words import SAMPLES, caption, cite, markdown, on_off, plural, yes_no
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -61,6 +57,8 @@ ROWS = 200  # the heaviest World facts listed at a moment
 PREFIX = "ov"  # the time control's keys: ov_at, ov_from, ov_play…
 BETWEEN = 500  # the moments in between two compared that are listed
 SAID = ["Setting", "Value", "Rule"]
+RUNS = ["Run", "Person", "Surface", "Ephemeral", "Ended", "Turns"]
+WORLD = ["subject", "relation", "object", "status", "weight", "sources", "supports", "disputes"]
 
 
 def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> OrgMap:
@@ -72,40 +70,23 @@ def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> OrgMap:
 
 def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map: int) -> tuple[pd.DataFrame, str]:
     """The World facts, heaviest first, and how many of each status beside the map's count (R32)."""
-    table: Sequence[Mapping[str, object]]
     if n == newest:  # the Fact weights page's read
         rows = _history.then(ctx, clock, MemoryService.facts_table, org, limit=ROWS, graphs=("world",))
-        table = rows
         said = world_table([r["status"] for r in rows], None if len(rows) == ROWS else len(rows), on_map)
-    else:
-        g = _history.then(ctx, clock, MemoryService.graph_at, "world", org, n, limit=ROWS)
-        said = world_table([f["status"] for f in g["facts"]], g["total"], on_map)
-        table = [
-            {
-                "subject": f["subject"]["name"],
-                "relation": f["relation"],
-                "object": f["object"].get("name", f["object"].get("value")),
-                "status": f["status"],
-                "weight": f["weight"],
-                "sources": f["sources"],
-                "supports": len(f["supports"]),
-                "disputes": len(f["disputes"]),
-            }
-            for f in sorted(g["facts"], key=lambda f: -f["weight"])
-        ]
-    df = pd.DataFrame(
-        table, columns=["subject", "relation", "object", "status", "weight", "sources", "supports", "disputes"]
-    )
-    return headed(df), said
+        return headed(pd.DataFrame(rows, columns=WORLD)), said
+    g = _history.then(ctx, clock, MemoryService.graph_at, "world", org, n, limit=ROWS)
+    then = [
+        (f["subject"]["name"], f["relation"], f["object"].get("name", f["object"].get("value")), f["status"])
+        + (f["weight"], f["sources"], len(f["supports"]), len(f["disputes"]))
+        for f in sorted(g["facts"], key=lambda f: -f["weight"])
+    ]
+    return headed(pd.DataFrame(then, columns=WORLD)), world_table([f["status"] for f in g["facts"]], g["total"], on_map)
 
 
 def through_time(ctx: Context, org: str) -> None:
     """The time control (R32); the map and the World facts as they stood then; compared with another moment."""
     shown = _history.time_control(ctx, org, PREFIX)
     clock, n, newest = shown.clock, shown.n, shown.newest
-    cite_caption = cite(
-        "A view of the past applies every erasure made since (R33)." if n != newest else "Memory as it stands now."
-    )
     m = _map_now_or_then(ctx, org, n, newest)
     st.markdown(cite("#### The map every root turn carries (R18)") + ("" if n == newest else f", after moment {n}"))
     st.info(inert(m["paragraph"]))
@@ -125,12 +106,12 @@ def through_time(ctx: Context, org: str) -> None:
                 height=220,
                 width="stretch",
             )
-        st.caption(
-            cite(
-                "Entities of active facts by kind, and active facts; disputed and retracted facts "
-                "are not on the map (R18, R28). "
-            )
-            + cite_caption
+        past = (
+            "A view of the past applies every erasure made since (R33)." if n != newest else "Memory as it stands now."
+        )
+        caption(
+            "Entities of active facts by kind, and active facts; disputed and retracted facts are not on the map "
+            f"(R18, R28). {past}"
         )
     with right:
         table, said = _world_rows(ctx, org, clock, n, newest, int(m["facts"]))
@@ -185,17 +166,11 @@ with guard():
             latest_turns(ctx, ctx.org)  # each linked to its turn on the Runs page (#38.8)
             st.markdown("**Runs** and their turns (every record: the Runs page)")
             rows = [
-                {
-                    "Run": r["id"],
-                    "Person": r["person"] or "erased (R30)",
-                    "Surface": r["surface"],
-                    "Ephemeral": on_off(r["ephemeral"]),
-                    "Ended": "yes" if r["ended"] else "no",
-                    "Turns": ", ".join(f"{t['id']} {t['status']}" for t in r["turns"]) or "none",
-                }
+                (r["id"], r["person"] or "erased (R30)", r["surface"], on_off(r["ephemeral"]), yes_no(r["ended"]))
+                + (turns_said(r),)
                 for r in read(ctx, MemoryService.runs, ctx.org)
             ]
-            grid(pd.DataFrame(rows), first=("Run", "Turns"))
+            grid(pd.DataFrame(rows, columns=RUNS), first=("Run", "Turns"))
 
 st.subheader("Sample scenarios")
 st.caption("Each is a story about one memory rule. Open one in the Notebook and run it cell by cell.")

@@ -9,17 +9,17 @@ import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService, Refusal
+from memory_core.plain import Obj
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RecordPublic, TurnDetail
 from memory_core.views.export import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
-from pages._recall import turn_reads
-from pages._runs_latest import STATUS, latest_turns, titled
 from pages._tables import download, grid, headed, wrapped
 from pages._timeline import clicked, timeline
+from pages._turns import STATUS, latest_turns, titled, turn_reads, turns_said
 from pages._ui import guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
-from pages._words import caption, cite, markdown, on_off, plural, probes_used
+from pages._words import caption, cite, markdown, on_off, plural, probes_used, yes_no
 
 LINKED = {"run": "runs_run", "record": "runs_record", "turn": "runs_turn", "person": "runs_people", "via": "runs_via"}
 WHY_NOTHING = {
@@ -30,7 +30,7 @@ WHY_NOTHING = {
 }
 
 
-def step_text(step: dict) -> str:
+def step_text(step: Obj) -> str:
     sc = step.get("shortcut")
     if step.get("ran", True) or not sc:
         return f"{step['step']}: ran"
@@ -130,13 +130,8 @@ with guard():
     latest_turns(ctx, org)
     people = sorted({r["person"] or "" for r in runs})
     by, through = st.columns(2)
-    who = by.multiselect(
-        "Person",
-        people,
-        key="runs_people",
-        format_func=lambda p: names.get(p, p) or "erased (R30)",
-        placeholder="Anyone",
-    )
+    named = lambda p: names.get(p, p) or "erased (R30)"
+    who = by.multiselect("Person", people, key="runs_people", format_func=named, placeholder="Anyone")
     chosen = through.multiselect("Via", sorted(set(via.values())), key="runs_via", placeholder="Any client")
     runs = [r for r in runs if (r["person"] or "") in (who or people) and via[r["id"]] in (chosen or via.values())]
     ids = [r["id"] for r in runs]
@@ -157,8 +152,8 @@ with guard():
                 "Surface": r["surface"],
                 "Ephemeral asked": on_off(r["requested_ephemeral"]),
                 "Stored as ephemeral": on_off(r["ephemeral"]),
-                "Ended": "yes" if r["ended"] else "no",
-                "Turns": ", ".join(f"{t['id']} {t['status']}" for t in r["turns"]) or "none",
+                "Ended": yes_no(r["ended"]),
+                "Turns": turns_said(r),
             }
             for r in runs
         ]

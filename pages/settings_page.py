@@ -3,19 +3,21 @@ history (or the notebook's scenario) replayed in a sandbox under other settings,
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
+import pandas as pd
 import streamlit as st
 
 from memory_core import MemoryService, Refusal
+from memory_core.plain import Obj
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
 from pages._identities import sign_in_links
 from pages._signin import sign_in_required
-from pages._ui import guard, inert, note_change, notebook, page, people_names, read, read_or_refusal, said_once
+from pages._tables import wrapped
+from pages._ui import ask, guard, inert, note_change, notebook, page, people_names, read, read_or_refusal, said_once
 from pages._whatif import Sides, compared, switches
-from pages._words import caption, cite, markdown, on_off
-from pages._workflows import workflows_section
+from pages._words import caption, cite, markdown, on_off, plural
 
 ctx, org = page("Settings")
 AUTO_TURNS = 300  # a live what-if replays by itself up to this many turns; beyond, when asked
@@ -27,12 +29,37 @@ def local_time(at: str) -> str:
         moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
     except ValueError:
         return at
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
     offset = st.context.timezone_offset  # minutes behind UTC, as the browser says (None in tests)
     if offset is None:
         return moment.strftime("%Y-%m-%d %H:%M UTC")
     return (moment - timedelta(minutes=int(offset))).strftime("%Y-%m-%d %H:%M")
+
+
+def _answers(step: Obj) -> str:
+    """What a step answers for a shortcut (R22), or a dash: its subject, relation and threshold."""
+    answers = step.get("answers")
+    if not answers:
+        return "—"
+    subject = answers["subject"]
+    return f"{subject['name']} ({subject['kind']}) {answers['relation']}, at weight {step['min_weight']:g} or more"
+
+
+def workflows_section() -> None:
+    """The organization's workflows (its setup file's), whose ids an agent's start_run takes (R21, R22)."""
+    st.subheader("Workflows")
+    flows = read(ctx, MemoryService.workflows, org)
+    if not flows:
+        st.caption("No workflow yet: `python -m memory_core setup FILE` adds them.")
+        return
+    for w in flows:
+        probes = (w.get("budget") or {}).get("MemoryProbes")
+        budget = "no cap on graph reads" if probes is None else f"at most {plural(probes, 'graph read')} a turn"
+        markdown(f"**{inert(w['id'])}**: {budget} (R21), {plural(len(w['steps']), 'step')}")
+        columns = ["Step", "Kind", "Admits calls (R19)", "Shortcut answers (R22)"]
+        rows = [(s["id"], s["kind"], "yes" if s.get("admits_calls") else "no", _answers(s)) for s in w["steps"]]
+        if rows:
+            wrapped(pd.DataFrame(rows, columns=columns))
+    st.caption("An agent lists these with the MCP tool `workflows` and starts a run of one with `start_run`.")
 
 
 def save(changes: dict[str, bool], *, note: str, done: str, key: str) -> None:
@@ -87,7 +114,7 @@ with guard():
         st.caption("Newest first, in your local time.")
     else:
         st.caption("No change recorded yet.")
-    workflows_section(ctx, org)
+    workflows_section()
     sign_in_links(ctx, org)
 
 st.subheader("What if?")
@@ -145,19 +172,14 @@ if source == "live" and flipped:  # the owner's alone: anyone else was refused a
     change = ", ".join(f"{k} {on_off(alt[k])}" for k in flipped)
     if st.button("Apply these settings: " + change, key="wi_apply", type="primary"):
         st.session_state["_wi_confirm"] = change
-    if st.session_state.get("_wi_confirm") == change:
-        st.warning(
-            cite(
-                f"Apply {change} to {inert(ctx.org_name)} now? Every turn that ends from now on learns under "
-                "them (R11 to R14); the audit keeps who changed what (R15)."
-            )
-        )
-        yes, no = st.columns(2)
-        if yes.button("Apply", key="wi_apply_yes", type="primary"):
-            del st.session_state["_wi_confirm"]
-            with guard():
-                new = {k: alt[k] for k in flipped}
-                save(new, note="Settings page what-if applied: " + change, done="Applied", key="_wi_applied")
-        if no.button("Keep them as they are", key="wi_apply_no"):
-            del st.session_state["_wi_confirm"]
-            st.rerun()
+    question = cite(
+        f"Apply {change} to {inert(ctx.org_name)} now? Every turn that ends from now on learns under "
+        "them (R11 to R14); the audit keeps who changed what (R15)."
+    )
+    if st.session_state.get("_wi_confirm") == change and ask(
+        "_wi_confirm", question, ("Apply", "wi_apply_yes"), ("Keep them as they are", "wi_apply_no")
+    ):
+        del st.session_state["_wi_confirm"]
+        with guard():
+            new = {k: alt[k] for k in flipped}
+            save(new, note="Settings page what-if applied: " + change, done="Applied", key="_wi_applied")

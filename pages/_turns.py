@@ -1,17 +1,21 @@
-"""Runs as people look for them (#38.8): a turn titled by its request, and the organization's latest
-turns, each a link that opens its run on the Runs page with that turn open (`?run=R&turn=T`)."""
+"""Runs as people look for them (#38.8, #38.7): a turn titled by its request, the organization's latest turns,
+each a link that opens its run on the Runs page with that turn open (`?run=R&turn=T`), and what turns read."""
 
 from __future__ import annotations
 
 from urllib.parse import quote
 
+import streamlit as st
+
 from memory_core import MemoryService
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label
-from memory_core.usecases.shapes import RunDetail, TurnDetail
+from memory_core.usecases.shapes import RunDetail, RunRow, TurnDetail
+from memory_core.views.reads_trace import asked, trace_lines
 from memory_core.views.timeline import titled as by_request
+from pages._links import runs_link
 from pages._ui import Context, inert, read
-from pages._words import markdown, plural
+from pages._words import cite, markdown, plural
 
 LATEST = 5  # the organization's most recent turns, shown as they go
 STATUS = {
@@ -23,14 +27,14 @@ STATUS = {
 }
 
 
+def turns_said(run: RunRow) -> str:
+    """A run's turns in a cell of a table of runs: each turn's id and status."""
+    return ", ".join(f"{t['id']} {t['status']}" for t in run["turns"]) or "none"
+
+
 def titled(turn: TurnDetail) -> str:
     """A turn by its request (the person's record, `TURN#0`, R24), shortened, its id beside it."""
     return by_request(turn["id"], next((r["excerpt"] for r in turn["records"] if r["number"] == 0), None))
-
-
-def turn_link(run: str, turn: str) -> str:
-    """A turn on the Runs page, as a link's target: its run chosen, the turn open."""
-    return f"runs?run={quote(run, safe='')}&turn={quote(turn, safe='')}"
 
 
 def _turn_said(turn: TurnDetail, cap: int | None) -> str:
@@ -51,7 +55,7 @@ def _turn_line(run: RunDetail, turn_id: str, client: str | None) -> list[str]:
     """A turn of the latest, as a line of the list linked to it (none when the run no longer holds it)."""
     via = f" (via MCP: {client})" if client is not None else ""
     return [
-        f"- [{inert(titled(t))}]({turn_link(run['id'], t['id'])}) in {inert(run['id'])}{inert(via)}: "
+        f"- [{inert(titled(t))}]({runs_link(run['id'], turn=t['id'])}) in {inert(run['id'])}{inert(via)}: "
         f"{_turn_said(t, run['cap'])}."
         for t in run["turns"]
         if t["id"] == turn_id
@@ -70,3 +74,43 @@ def latest_turns(ctx: Context, org: str) -> None:
     for r, t in reversed(recent):
         lines += _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))
     markdown("**Latest turns**, as they go:\n" + "\n".join(lines))
+
+
+# --- what turns read (#38.7): a turn's reads in order, a fact's readers, the reads up to a moment ---
+
+
+def _linked(name: str) -> str:
+    """A name linked to Fact weights, filtered on it."""
+    return f"[{inert(name)}](fact-weights?q={quote(name)})"
+
+
+def turn_reads(ctx: Context, turn_id: str) -> None:
+    """The turn's reads as they were made: asked, by whom, told (names linked to their weights) or refused."""
+    reads = read(ctx, MemoryService.turn_reads, turn_id)
+    if not reads:
+        return
+    st.markdown(cite("**What it read and was told**, in order (being read never supports a fact, R25):"))
+    lines = trace_lines(reads, inert, _linked)
+    st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
+
+
+def fact_readers(ctx: Context, org: str, fact_id: int) -> None:
+    """The turns that read a fact ("read by"), each linked to its run; being read never supports it."""
+    readers = read(ctx, MemoryService.fact_readers, org, fact_id)
+    said = "; ".join(
+        f"[{inert(r['turn'])}]({runs_link(r['run'])}) by {r['call']}"
+        + (f" at {r['weight']:.6g}" if r["weight"] is not None else "")
+        for r in readers
+    )
+    st.markdown(
+        cite(f"**Read by**: {said or 'no turn yet'}. Being read never supports a fact: a read adds no support (R25).")
+    )
+
+
+def reads_then(ctx: Context, org: str, n: int) -> None:
+    """The reads made up to moment `n` (R32): how many, and the latest, each with what it asked."""
+    count, latest = read(ctx, MemoryService.reads_then, org, n)
+    if not count:
+        return
+    lines = [f"{inert(r['turn'])}: {asked(r, inert)} ({inert(r['outcome'])})" for r in latest]
+    st.caption(cite(f"Reads made up to moment {n}: {count}; the latest: " + "; ".join(lines) + "."))
