@@ -14,29 +14,25 @@ from ..plain import Obj
 STRICT = ConfigDict(extra="forbid")
 
 
-class Shape(TypedDict):
-    """The base of every shape (a TypedDict of no keys)."""
-
-
-class OrganizationPublic(Shape):
+class OrganizationPublic(TypedDict):
     id: str
     name: str
     owner: str | None
 
 
-class Member(Shape):
+class Member(TypedDict):
     id: str
     name: str
     role: str
 
 
-class PersonPublic(Shape):
+class PersonPublic(TypedDict):
     id: str
     name: str
     roles: dict[str, str]
 
 
-class IdentityLinkPublic(Shape):
+class IdentityLinkPublic(TypedDict):
     """A person's sign-in identity in one organization (usecases/identities.py)."""
 
     id: int
@@ -50,12 +46,12 @@ class IdentityLinkPublic(Shape):
     linked_at: str
 
 
-class TurnStatus(Shape):
+class TurnStatus(TypedDict):
     id: str
     status: str
 
 
-class RunBase(Shape):
+class RunBase(TypedDict):
     id: str
     person: str | None
     workflow: str | None
@@ -72,14 +68,14 @@ class RunRow(RunBase):
     statuses: dict[str, int]
 
 
-class Map(Shape):
+class Map(TypedDict):
     """R18: the map a turn takes: active facts, and entities of each kind."""
 
     facts: int
     kinds: dict[str, int]
 
 
-class Taught(Shape):
+class Taught(TypedDict):
     """The supports a completed turn added to each graph."""
 
     world: int
@@ -87,7 +83,7 @@ class Taught(Shape):
     flow: int
 
 
-class RecordPublic(Shape):
+class RecordPublic(TypedDict):
     id: str
     number: int
     origin: str
@@ -99,7 +95,7 @@ class RecordPublic(Shape):
     claims: list[Obj]
 
 
-class TurnBase(Shape):
+class TurnBase(TypedDict):
     status: str
     map: Map
     probes_used: int
@@ -133,7 +129,7 @@ class TurnView(TurnBase):
     cap: int | None
 
 
-class FactPublic(Shape):
+class FactPublic(TypedDict):
     """A row of the Fact weights table."""
 
     id: int
@@ -153,7 +149,7 @@ class FactPublic(Shape):
     erased: int
 
 
-class SourceRow(Shape):
+class SourceRow(TypedDict):
     """One independent source of a fact (R25), its supports folded in (R26)."""
 
     origin: str
@@ -165,7 +161,7 @@ class SourceRow(Shape):
     weight_without: float
 
 
-class SupportBase(Shape):
+class SupportBase(TypedDict):
     key: str | None
     origin: str
     contribution: float
@@ -182,14 +178,14 @@ class SupportRow(SupportBase):
     excerpt: str | None
 
 
-class DisputeRow(Shape):
+class DisputeRow(TypedDict):
     by: str
     name: str | None  # the person's name; None once their account is erased (R30)
     contribution: float
     weight_without: float
 
 
-class Breakdown(Shape):
+class Breakdown(TypedDict):
     """A weight explained (R22, R25, R26): its sources, supports, disputes and the arithmetic."""
 
     fact: FactPublic
@@ -202,7 +198,7 @@ class Breakdown(Shape):
     margin_why: str
 
 
-class MomentPublic(Shape):
+class MomentPublic(TypedDict):
     """R32: one moment of memory's history."""
 
     n: int
@@ -222,13 +218,13 @@ class SupportThen(SupportBase):
     until: int | None
 
 
-class DisputeThen(Shape):
+class DisputeThen(TypedDict):
     by: str
     contribution: float
     since: int
 
 
-class FactHistory(Shape):
+class FactHistory(TypedDict):
     """A fact's supports and disputes through time, and the moments that changed it (R32)."""
 
     supports: list[SupportThen]
@@ -237,7 +233,7 @@ class FactHistory(Shape):
     moments: dict[int, MomentPublic]
 
 
-class RunErasurePreview(Shape):
+class RunErasurePreview(TypedDict):
     run: str
     turns: int
     records: int
@@ -245,14 +241,14 @@ class RunErasurePreview(Shape):
     supports_kept: int
 
 
-class AccountErasurePreview(Shape):
+class AccountErasurePreview(TypedDict):
     person: str
     user_facts: int
     memberships: list[str]
     runs_kept: list[str]
 
 
-class ErasureStatus(Shape):
+class ErasureStatus(TypedDict):
     """R31: whether every deletion's text is out of the files yet (and the standby's: None, cannot be asked)."""
 
     bytes_gone: bool
@@ -262,7 +258,7 @@ class ErasureStatus(Shape):
     standby_bytes_gone: NotRequired[bool | None]
 
 
-class ReadServers(Shape):
+class ReadServers(TypedDict):
     """Where reads come from (docs/scaling.md)."""
 
     standby: str | None
@@ -280,7 +276,7 @@ class OrgMap(Map):
 AuditRow = TypedDict("AuditRow", {"by": str | None, "at": str, "setting": str, "from": bool, "to": bool})
 
 
-class Counts(Shape):
+class Counts(TypedDict):
     organization: int
     person: int
     run: int
@@ -289,12 +285,12 @@ class Counts(Shape):
     support: int
 
 
-class DrawnEntity(Shape):
+class DrawnEntity(TypedDict):
     name: str
     kind: str
 
 
-class DrawnFact(Shape):
+class DrawnFact(TypedDict):
     id: int
     subject: DrawnEntity
     relation: str
@@ -306,7 +302,7 @@ class DrawnFact(Shape):
     disputes: int
 
 
-class DrawingPublic(Shape):
+class DrawingPublic(TypedDict):
     """A graph as a drawing reads it: its heaviest facts, the entities they name, and the total."""
 
     entities: list[DrawnEntity]
@@ -314,7 +310,7 @@ class DrawingPublic(Shape):
     total: int
 
 
-class GraphJson(Shape):
+class GraphJson(TypedDict):
     """A graph as the state format writes it; `total` with a limit, `id` on facts when asked."""
 
     entities: list[Obj]
@@ -322,7 +318,7 @@ class GraphJson(Shape):
     total: NotRequired[int]
 
 
-class FactThenPublic(Shape):
+class FactThenPublic(TypedDict):
     """A fact as it stood at a moment, as a diff compares it (views/history.diff): the state's with graph, owner, id."""
 
     graph: str
@@ -339,13 +335,13 @@ class FactThenPublic(Shape):
     disputes: list[Obj]
 
 
-class TimelineRead(Shape):
+class TimelineRead(TypedDict):
     records: int  # the turn's records when it read: it came after them
     call: str
     outcome: str
 
 
-class TimelineTurn(Shape):
+class TimelineTurn(TypedDict):
     id: str
     seq: int
     status: str
@@ -354,14 +350,14 @@ class TimelineTurn(Shape):
     reads: list[TimelineRead]
 
 
-class TimelineRun(Shape):
+class TimelineRun(TypedDict):
     id: str
     person: str | None
     ended: bool
     turns: list[TimelineTurn]
 
 
-class Timeline(Shape):
+class Timeline(TypedDict):
     """Runs at a glance (#39.5): the newest runs, newest first, their newest turns, and how many there are."""
 
     runs: list[TimelineRun]
@@ -369,7 +365,7 @@ class Timeline(Shape):
     turns_total: int  # of the runs shown
 
 
-class KeptRead(Shape):
+class KeptRead(TypedDict):
     """A read of a turn as the recall trace keeps it (#38): who asked what, and what it was told or why it was refused."""
 
     id: int
@@ -388,7 +384,7 @@ class KeptRead(Shape):
     near: list[Obj] | None
 
 
-class FactReader(Shape):
+class FactReader(TypedDict):
     """A turn that read a fact (told it by GraphExpand, or asked GraphSource for it); being read never supports it."""
 
     run: str
@@ -397,7 +393,7 @@ class FactReader(Shape):
     weight: float | None
 
 
-class LinkedEntity(Shape):
+class LinkedEntity(TypedDict):
     """An entity of a graph's communities: its degree is the facts linking it to other entities."""
 
     id: int
@@ -405,7 +401,7 @@ class LinkedEntity(Shape):
     degree: int
 
 
-class EntityLinks(Shape):
+class EntityLinks(TypedDict):
     """A graph's entities linked to others and the facts between each pair, (a, b, facts) with a < b: its communities'
     input (views/communities.py)."""
 
@@ -413,27 +409,23 @@ class EntityLinks(Shape):
     links: list[tuple[int, int, int]]
 
 
-class FocusEntity(Shape):
+class FocusEntity(DrawnEntity):
     """The entity a drawing is centred on (#39)."""
 
     id: int
-    name: str
-    kind: str
     facts: int
 
 
-class FocusPublic(Shape):
+class FocusPublic(TypedDict):
     """A focus and its neighbourhood's facts, as a drawing reads them (#39)."""
 
     focus: FocusEntity | None
     facts: list[DrawnFact]
 
 
-class FoundEntity(Shape):
+class FoundEntity(DrawnEntity):
     """An entity the Graphs page's search finds by words (#39)."""
 
-    name: str
-    kind: str
     graph: str
     facts: int
 

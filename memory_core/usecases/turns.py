@@ -234,12 +234,5 @@ def _add_record(tx: Any, turn_id: str, run_id: str, number: int, source: str, re
         nested_id = store.open_work(tx, turn_id, record["within"])
         if nested_id is None:
             raise E.NestedNotOpen(record["within"], turn_id)
-    said = (
-        record["origin"],
-        source,
-        record.get("excerpt"),
-        record.get("reliability"),
-        nested_id,
-        record.get("claims", []),
-    )
-    return store.add_record(tx, NewRecord(turn_id, run_id, number, *said))
+    said = (record["origin"], source, record.get("excerpt"), record.get("reliability"), nested_id)
+    return store.add_record(tx, NewRecord(turn_id, run_id, number, *said, record.get("claims", [])))
