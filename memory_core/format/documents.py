@@ -121,17 +121,13 @@ class _Generator(GenerateJsonSchema):
 
     def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
         out = super().default_schema(schema)
-        if out.get("default", 0) is None and not _admits_null(out):
+        if out.get("default", 0) is None and not any(s.get("type") == "null" for s in out.get("anyOf", ())):
             out = {k: v for k, v in out.items() if k != "default"}
         return out
 
     def generate(self, schema: core_schema.CoreSchema, mode: Any = "validation") -> JsonSchemaValue:
         out = super().generate(schema, mode=mode)
         return {"$schema": self.schema_dialect, **out}
-
-
-def _admits_null(schema: JsonSchemaValue) -> bool:
-    return any(s.get("type") == "null" for s in schema.get("anyOf", ()))
 
 
 #: Each document's model, by the name the command takes.
