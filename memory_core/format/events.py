@@ -328,11 +328,6 @@ EVENT_MODELS: dict[str, type[Closed]] = {
 Event = Annotated[functools.reduce(operator.or_, EVENT_MODELS.values()), Field(discriminator="do")]  # type: ignore[valid-type]
 
 
-def default(model: type[BaseModel], key: str) -> Any:
-    """What a model's key holds when the file leaves it out."""
-    return model.model_fields[key].get_default(call_default_factory=True)
-
-
 @functools.cache
 def keys(model: type[BaseModel]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A model's keys as the file writes them: the required ones, then the optional ones, in declared order."""

@@ -115,7 +115,7 @@ class Turns(UseCases):
             spec = self._step(s, run, step)
             if record is not None and record["origin"] == "person" and record.get("source"):
                 self._member(s, record["source"], run.org_id)
-            self._require_open(turn, run)
+            self._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
             org = self._org(s, run.org_id)
             answer = None
             if spec.get("answers"):
@@ -141,7 +141,7 @@ class Turns(UseCases):
         """Open nested work inside a turn; it reads and writes no graph (R4)."""
         with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
-            self._require_open(turn, run)
+            self._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
             if store.open_work(s, turn_id, work) is not None:
                 raise E.NestedOpen(work, turn_id)
             store.add_work(s, turn_id, work)
@@ -151,7 +151,7 @@ class Turns(UseCases):
         """End nested work; failed or cancelled work will contribute nothing (R5)."""
         with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
-            self._require_open(turn, run)
+            self._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
             nested = store.open_work(s, turn_id, work)
             if nested is None:
                 raise E.NestedNotOpen(work, turn_id)
