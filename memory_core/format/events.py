@@ -213,9 +213,10 @@ def _args_fit_the_call(schema: JsonDict) -> None:
 Note = absent(description="a text the Notebook shows beside the event")
 
 
-def _event(name: str, do: str, doc: str, **fields: Any) -> type[Closed]:
-    """An event's model: `do`, its fields in the order given (a type alone: required, else (type, default)), `note`."""
+def _event(do: str, doc: str, *, named: str = "", **fields: Any) -> type[Closed]:
+    """An event's model (`named` or `do` in CamelCase): `do`, the fields given (a type, or (type, default)), `note`."""
     given: dict[str, Any] = {k: v if isinstance(v, tuple) else (v, ...) for k, v in fields.items()}
+    name = named or do.title().replace("_", "")
     return create_model(name, __base__=Closed, __doc__=doc, do=(one_of((do,)), ...), **given, note=(str, Note))
 
 
@@ -269,8 +270,8 @@ class Step(Closed):
     note: str = Note
 
 
-Call = _event("Call", "call", "Opens nested work.", turn=Ident, work=Work)
-Return = _event("Return", "return", "Ends nested work (R5).", turn=Ident, work=Work, status=EndStatus)
+Call = _event("call", "Opens nested work.", turn=Ident, work=Work)
+Return = _event("return", "Ends nested work (R5).", turn=Ident, work=Work, status=EndStatus)
 
 
 class Read(Closed):
@@ -287,16 +288,10 @@ class Read(Closed):
     note: str = Note
 
 
-EndTurn = _event(
-    "EndTurn", "end_turn", "Ends a turn; a completed one teaches (R1, R7 to R10).", turn=Ident, status=EndStatus
-)
-EndRun = _event(
-    "EndRun", "end_run", "Ends a run and cancels its open turns; an ephemeral run is erased (R17).", run=Ident
-)
-DeleteRun = _event(
-    "DeleteRun", "delete_run", "The run's person or the owner deletes the run (R29).", run=Ident, by=Ident
-)
-DeleteAccount = _event("DeleteAccount", "delete_account", "Deletes an account (R30).", person=Ident)
+EndTurn = _event("end_turn", "Ends a turn; a completed one teaches (R1, R7 to R10).", turn=Ident, status=EndStatus)
+EndRun = _event("end_run", "Ends a run and cancels its open turns; an ephemeral run is erased (R17).", run=Ident)
+DeleteRun = _event("delete_run", "The run's person or the owner deletes the run (R29).", run=Ident, by=Ident)
+DeleteAccount = _event("delete_account", "Deletes an account (R30).", person=Ident)
 
 
 class SetSettings(Closed):
@@ -313,8 +308,8 @@ class SetSettings(Closed):
 
 #: What a correction names (R28).
 _CORRECTION: dict[str, Any] = {"org": Ident, "by": Ident, "fact": FactRef, "graph": (Graph, DEFAULT_GRAPH)}
-DisputeEvent = _event("DisputeEvent", "dispute", "Disputes a fact (R28).", **_CORRECTION)
-Retract = _event("Retract", "retract", "Retracts a fact; the owner, for World facts (R28).", **_CORRECTION)
+DisputeEvent = _event("dispute", "Disputes a fact (R28).", named="DisputeEvent", **_CORRECTION)
+Retract = _event("retract", "Retracts a fact; the owner, for World facts (R28).", **_CORRECTION)
 
 
 #: Every kind of event, by its `do`, in the order the format lists them (the order of the models above).

@@ -200,15 +200,11 @@ class Turns(UseCases):
             run = self._run(s, run_id)
             if run.ended:
                 raise E.EndedRun.already(run_id)
-            cancelled = []
-            for turn_id, status in store.open_turns(s, run_id):
-                if not may_transition(status, "cancelled"):  # the turn state machine (R17: open turns end)
-                    continue
+            # the turn state machine (R17: open turns end)
+            cancelled = [t for t, status in store.open_turns(s, run_id) if may_transition(status, "cancelled")]
+            for turn_id in cancelled:
                 store.cancel_turn(s, turn_id)
-                cancelled.append(turn_id)
-            n = moments.take_moment(s)
-            erased = run.ephemeral
-            org_id = run.org_id
+            n, erased, org_id = moments.take_moment(s), run.ephemeral, run.org_id
             store.end_run(s, run_id, moment=n, erase=erased)
             logged, run_named, detail = ([], None, "erased") if erased else (cancelled, run_id, None)  # R33
             moments.mark(s, n, "run_ended", turns=logged, org=org_id, run=run_named, detail=detail)
