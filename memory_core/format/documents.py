@@ -4,28 +4,18 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
-from ..rules.vocabulary import STEP_KINDS
-from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, Text, absent, one_of, settings_model
+from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, Role, StepKind, Text, absent, settings_model
 from .state import State
 
 SCENARIO_FORMAT = "memory-scenario/1"
 STATE_FORMAT = "memory-state/1"
-
-#: What a membership makes a person of an organization.
-ROLES = ("owner", "member")
-
-if TYPE_CHECKING:
-    Role: TypeAlias = str
-    StepKind: TypeAlias = str
-else:
-    Role, StepKind = one_of(ROLES), one_of(STEP_KINDS)
 
 #: The name each schema gives itself (`$id`); docs/schema publishes it as NAME.schema.json.
 SCHEMA_ID = "urn:memory-explorer:schema:"
