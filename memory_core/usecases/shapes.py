@@ -129,21 +129,26 @@ class TurnView(TurnBase):
     cap: int | None
 
 
-class FactPublic(TypedDict):
-    """A row of the Fact weights table."""
+class FactWeighed(TypedDict):
+    """What every read of a fact says of it: its id, relation, status, weight and independent sources (R25 to R28)."""
 
     id: int
+    relation: str
+    status: str
+    weight: float
+    sources: int
+
+
+class FactPublic(FactWeighed):
+    """A row of the Fact weights table."""
+
     graph: str
     owner: str
     subject: str
     subject_kind: str
-    relation: str
     object: str
     object_kind: str | None
-    status: str
-    weight: float
     log_odds: float
-    sources: int
     supports: int
     disputes: int
     erased: int
@@ -290,14 +295,9 @@ class DrawnEntity(TypedDict):
     kind: str
 
 
-class DrawnFact(TypedDict):
-    id: int
+class DrawnFact(FactWeighed):
     subject: DrawnEntity
-    relation: str
     object: Obj
-    status: str
-    weight: float
-    sources: int
     supports: int
     disputes: int
 
@@ -318,19 +318,14 @@ class GraphJson(TypedDict):
     total: NotRequired[int]
 
 
-class FactThenPublic(TypedDict):
+class FactThenPublic(FactWeighed):
     """A fact as it stood at a moment, as a diff compares it (views/history.diff): the state's with graph, owner, id."""
 
     graph: str
     owner: str
-    id: int
     subject: Obj
-    relation: str
     object: Obj
-    status: str
-    weight: float
     log_odds: float
-    sources: int
     supports: list[Obj]
     disputes: list[Obj]
 
@@ -338,13 +333,11 @@ class FactThenPublic(TypedDict):
 class TimelineRead(TypedDict):
     records: int  # the turn's records when it read: it came after them
     call: str
-    outcome: str
+    outcome: str  # ok, or the refusal's reason
 
 
-class TimelineTurn(TypedDict):
-    id: str
+class TimelineTurn(TurnStatus):
     seq: int
-    status: str
     records: int
     request: str | None  # the person's request (its record #0)
     reads: list[TimelineRead]
@@ -365,20 +358,17 @@ class Timeline(TypedDict):
     turns_total: int  # of the runs shown
 
 
-class KeptRead(TypedDict):
+class KeptRead(TimelineRead):
     """A read of a turn as the recall trace keeps it (#38): who asked what, and what it was told or why it was refused."""
 
     id: int
     turn: str
     run: str
     moment: int
-    records: int
     nested: int | None
-    call: str
     step: str | None
     within: str | None
     args: Obj
-    outcome: str  # ok, or the refusal's reason
     message: str | None
     result: list[Obj] | None
     near: list[Obj] | None
