@@ -77,8 +77,7 @@ class Turns(UseCases):
             self._used(db, "turn", turn_id)
             if run_row.ended:
                 raise E.EndedRun(run, then="it opens no more turns (R17)")
-            changes = FactChanges()
-            n = moments.take_moment(db)
+            changes, n = FactChanges(), moments.take_moment(db)
             if replaced is not None and replaces is not None:
                 if replaced.run_id != run:
                     raise E.NotAllowed.replacing_across_runs(replaces, its_run=replaced.run_id, run=run)
@@ -87,13 +86,11 @@ class Turns(UseCases):
                 if teaches(replaced.status):
                     store.withdraw_teaching(db, replaces, changes, moment=n)
                 store.mark_replaced(db, replaces, moment=n)
-            taken = map_counts(db, run_row.org_id)
+            org, taken = run_row.org_id, map_counts(db, run_row.org_id)
             store.add_turn(db, turn_id=turn_id, run_id=run, taken=taken, opened_at=n)
             claims = request.get("claims", [])
             store.add_record(db, NewRecord(turn_id, run, 0, "person", person_id, request["text"], None, None, claims))
-            moments.mark(
-                db, n, "turn_opened", org=run_row.org_id, run=run, turn=turn_id, detail=replaces, facts=changes.facts
-            )
+            moments.mark(db, n, "turn_opened", org=org, run=run, turn=turn_id, detail=replaces, facts=changes.facts)
             return TurnOpened(map=cast(Map, taken), changes=changes.listed())
 
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:
