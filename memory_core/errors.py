@@ -60,30 +60,26 @@ _CITED = re.compile(r"\((R\d+[a-z]?)\b")
 
 class Refusal(MemoryCoreError):
     """An action the rules do not allow, changing nothing: `reason` (the format's code) and `rule` (the first its
-    sentence cites, else its class's `default_rule`) are class keywords; `says` formats its sentence."""
+    sentence cites, else its class's `default_rule`) are given as class keywords."""
 
     reason = "refused"
     default_rule: str | None = "R20"
-    says = "{}"
 
     def __init_subclass__(cls, *, reason: str, rule: str | None = "R20", **kw: Any) -> None:
         super().__init_subclass__(**kw)
         cls.reason, cls.default_rule = reason, rule
 
-    def __init__(self, *args: object, **kw: object) -> None:
-        self._say(self.says.format(*args, **kw))
-
-    def _say(self, message: str) -> None:
+    def __init__(self, message: str) -> None:
         self.message = message
         cited = _CITED.search(message)
         self.rule = cited.group(1) if cited else self.default_rule
-        MemoryCoreError.__init__(self, f"{self.reason}: {message}")
+        super().__init__(f"{self.reason}: {message}")
 
     @classmethod
     def saying(cls, message: str) -> Self:
         """The refusal with a sentence its named constructor built (not its class's own)."""
         refusal = cls.__new__(cls)
-        refusal._say(message)
+        Refusal.__init__(refusal, message)
         return refusal
 
     def __reduce__(self) -> tuple[Any, ...]:  # a refusal crosses processes with its sentence
@@ -98,11 +94,15 @@ class NotOffered(Refusal, reason="not_offered"):
 
 
 class BudgetExhausted(Refusal, reason="budget_exhausted", rule="R21"):
-    says = "turn {!r} has used all {} of its MemoryProbes (R21)"
+    def __init__(self, turn_id: str, cap: int | None) -> None:
+        super().__init__(f"turn {turn_id!r} has used all {cap} of its MemoryProbes (R21)")
 
 
 class NotOwner(Refusal, reason="not_owner", rule="R15"):
-    says = "only the owner of {!r} {does}"  # what only the owner does (R15, R28)
+    """What only the owner does (R15, R28)."""
+
+    def __init__(self, org_id: str, *, does: str) -> None:
+        super().__init__(f"only the owner of {org_id!r} {does}")
 
 
 class NotAllowed(Refusal, reason="not_allowed", rule="R28"):
@@ -141,7 +141,10 @@ class NotAllowed(Refusal, reason="not_allowed", rule="R28"):
 
 
 class NotMember(Refusal, reason="not_member"):
-    says = "{!r} is not a member of {!r}{so}"  # `so`: what membership was needed for
+    """`so` says what membership was needed for."""
+
+    def __init__(self, person_id: str, org_id: str, *, so: str) -> None:
+        super().__init__(f"{person_id!r} is not a member of {org_id!r}{so}")
 
     @classmethod
     def unlinked(cls, identity: str) -> Self:
@@ -157,7 +160,8 @@ class InvalidSetting(Refusal, reason="invalid_setting", rule="R15"):
 
 
 class UnknownOrg(Refusal, reason="unknown_org"):
-    says = "no organization has the id {!r}"
+    def __init__(self, org_id: str) -> None:
+        super().__init__(f"no organization has the id {org_id!r}")
 
 
 class UnknownPerson(Refusal, reason="unknown_person", rule="R30"):
@@ -194,19 +198,23 @@ class UnknownStep(Refusal, reason="unknown_step", rule=None):
 
 
 class UnknownRun(Refusal, reason="unknown_run", rule=None):
-    says = "no run has the id {!r} (or it was deleted, R29)"
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"no run has the id {run_id!r} (or it was deleted, R29)")
 
 
 class UnknownTurn(Refusal, reason="unknown_turn", rule=None):
-    says = "no turn has the id {!r} (or its run was deleted, R29)"
+    def __init__(self, turn_id: str) -> None:
+        super().__init__(f"no turn has the id {turn_id!r} (or its run was deleted, R29)")
 
 
 class NotThisSession(Refusal, reason="not_this_session", rule=None):
-    says = "{} {!r} was started by another session of yours; each session ends its own runs"
+    def __init__(self, kind: str, ident: str) -> None:
+        super().__init__(f"{kind} {ident!r} was started by another session of yours; each session ends its own runs")
 
 
 class UnknownFact(Refusal, reason="unknown_fact", rule="R28"):
-    says = "no fact has the id {}"
+    def __init__(self, fact_id: int) -> None:
+        super().__init__(f"no fact has the id {fact_id}")
 
     @classmethod
     def in_graph(cls, graph: str, *, org_id: str, by: str) -> Self:
@@ -215,7 +223,10 @@ class UnknownFact(Refusal, reason="unknown_fact", rule="R28"):
 
 
 class DuplicateId(Refusal, reason="duplicate_id", rule="R29"):
-    says = "the {0} id {1!r} is already used in this memory, perhaps by an erased {0}"  # never used twice (R29)
+    """Ids are never used twice, erased ones included (R29)."""
+
+    def __init__(self, kind: str, ident: str) -> None:
+        super().__init__(f"the {kind} id {ident!r} is already used in this memory, perhaps by an erased {kind}")
 
     @classmethod
     def exists(cls, kind: str, ident: str) -> Self:
@@ -248,7 +259,8 @@ class EndedRun(Refusal, reason="run_ended", rule="R17"):
 
 
 class NestedOpen(Refusal, reason="nested_open", rule="R5"):
-    says = "{!r} is already open in turn {!r}; return it first (R5)"
+    def __init__(self, work: str, turn_id: str) -> None:
+        super().__init__(f"{work!r} is already open in turn {turn_id!r}; return it first (R5)")
 
     @classmethod
     def still_held(cls, turn_id: str) -> Self:
@@ -256,7 +268,8 @@ class NestedOpen(Refusal, reason="nested_open", rule="R5"):
 
 
 class NestedNotOpen(Refusal, reason="nested_not_open", rule="R5"):
-    says = "{!r} is not open in turn {!r} (R5)"
+    def __init__(self, work: str, turn_id: str) -> None:
+        super().__init__(f"{work!r} is not open in turn {turn_id!r} (R5)")
 
 
 class UnknownMoment(MemoryCoreError):

@@ -219,13 +219,6 @@ def _args_fit_the_call(schema: JsonDict) -> None:
 Note = absent(description="a text the Notebook shows beside the event")
 
 
-def _event(do: str, doc: str, *, named: str = "", **fields: Any) -> type[Closed]:
-    """An event's model (`named` or `do` in CamelCase): `do`, the fields given (a type, or (type, default)), `note`."""
-    given: dict[str, Any] = {k: v if isinstance(v, tuple) else (v, ...) for k, v in fields.items()}
-    name = named or do.title().replace("_", "")
-    return create_model(name, __base__=Closed, __doc__=doc, do=(one_of((do,)), ...), **given, note=(str, Note))
-
-
 class StartRun(Closed):
     """Starts a run (R11)."""
 
@@ -276,8 +269,23 @@ class Step(Closed):
     note: str = Note
 
 
-Call = _event("call", "Opens nested work.", turn=Ident, work=Work)
-Return = _event("return", "Ends nested work (R5).", turn=Ident, work=Work, status=EndStatus)
+class Call(Closed):
+    """Opens nested work."""
+
+    do: Literal["call"]
+    turn: Ident
+    work: Work
+    note: str = Note
+
+
+class Return(Closed):
+    """Ends nested work (R5)."""
+
+    do: Literal["return"]
+    turn: Ident
+    work: Work
+    status: EndStatus
+    note: str = Note
 
 
 class Read(Closed):
@@ -294,10 +302,38 @@ class Read(Closed):
     note: str = Note
 
 
-EndTurn = _event("end_turn", "Ends a turn; a completed one teaches (R1, R7 to R10).", turn=Ident, status=EndStatus)
-EndRun = _event("end_run", "Ends a run and cancels its open turns; an ephemeral run is erased (R17).", run=Ident)
-DeleteRun = _event("delete_run", "The run's person or the owner deletes the run (R29).", run=Ident, by=Ident)
-DeleteAccount = _event("delete_account", "Deletes an account (R30).", person=Ident)
+class EndTurn(Closed):
+    """Ends a turn; a completed one teaches (R1, R7 to R10)."""
+
+    do: Literal["end_turn"]
+    turn: Ident
+    status: EndStatus
+    note: str = Note
+
+
+class EndRun(Closed):
+    """Ends a run and cancels its open turns; an ephemeral run is erased (R17)."""
+
+    do: Literal["end_run"]
+    run: Ident
+    note: str = Note
+
+
+class DeleteRun(Closed):
+    """The run's person or the owner deletes the run (R29)."""
+
+    do: Literal["delete_run"]
+    run: Ident
+    by: Ident
+    note: str = Note
+
+
+class DeleteAccount(Closed):
+    """Deletes an account (R30)."""
+
+    do: Literal["delete_account"]
+    person: Ident
+    note: str = Note
 
 
 class SetSettings(Closed):
@@ -312,10 +348,21 @@ class SetSettings(Closed):
     note: str = Note
 
 
-#: What a correction names (R28).
-_CORRECTION: dict[str, Any] = {"org": Ident, "by": Ident, "fact": FactRef, "graph": (Graph, DEFAULT_GRAPH)}
-DisputeEvent = _event("dispute", "Disputes a fact (R28).", named="DisputeEvent", **_CORRECTION)
-Retract = _event("retract", "Retracts a fact; the owner, for World facts (R28).", **_CORRECTION)
+class DisputeEvent(Closed):
+    """Disputes a fact (R28)."""
+
+    do: Literal["dispute"]
+    org: Ident
+    by: Ident
+    fact: FactRef
+    graph: Graph = DEFAULT_GRAPH
+    note: str = Note
+
+
+class Retract(DisputeEvent):
+    """Retracts a fact; the owner, for World facts (R28)."""
+
+    do: Literal["retract"]  # type: ignore[assignment]
 
 
 #: Every kind of event, by its `do`, in the order the format lists them (the order of the models above).
