@@ -117,16 +117,11 @@ def _check_owners(orgs: list[Obj], people: list[Obj]) -> None:
     """Exactly one owner an organization: the one it names, whose membership says `owner`."""
     for i, org in enumerate(orgs):
         owners = [p["id"] for p in people if p["memberships"].get(org["id"]) == "owner"]
+        at = f"organizations[{i}].owner"
         if org["owner"] not in owners:
-            raise FormatError(
-                f"organizations[{i}].owner",
-                f"{org['owner']!r} is not a person whose memberships name {org['id']!r} as owner",
-            )
+            raise FormatError(at, f"{org['owner']!r} is not a person whose memberships name {org['id']!r} as owner")
         if len(owners) > 1:
-            raise FormatError(
-                f"organizations[{i}].owner",
-                f"an organization has exactly one owner; {', '.join(owners)} all claim {org['id']!r}",
-            )
+            raise FormatError(at, f"an organization has exactly one owner; {', '.join(owners)} all claim {org['id']!r}")
 
 
 def _step(path: str, value: Any) -> Obj:

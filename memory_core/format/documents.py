@@ -4,28 +4,18 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
-from ..rules.vocabulary import STEP_KINDS
-from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, Text, absent, one_of, settings_model
+from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, Role, StepKind, Text, absent, settings_model
 from .state import State
 
 SCENARIO_FORMAT = "memory-scenario/1"
 STATE_FORMAT = "memory-state/1"
-
-#: What a membership makes a person of an organization.
-ROLES = ("owner", "member")
-
-if TYPE_CHECKING:
-    Role: TypeAlias = str
-    StepKind: TypeAlias = str
-else:
-    Role, StepKind = one_of(ROLES), one_of(STEP_KINDS)
 
 #: The name each schema gives itself (`$id`); docs/schema publishes it as NAME.schema.json.
 SCHEMA_ID = "urn:memory-explorer:schema:"
@@ -121,17 +111,13 @@ class _Generator(GenerateJsonSchema):
 
     def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
         out = super().default_schema(schema)
-        if out.get("default", 0) is None and not _admits_null(out):
+        if out.get("default", 0) is None and not any(s.get("type") == "null" for s in out.get("anyOf", ())):
             out = {k: v for k, v in out.items() if k != "default"}
         return out
 
     def generate(self, schema: core_schema.CoreSchema, mode: Any = "validation") -> JsonSchemaValue:
         out = super().generate(schema, mode=mode)
         return {"$schema": self.schema_dialect, **out}
-
-
-def _admits_null(schema: JsonSchemaValue) -> bool:
-    return any(s.get("type") == "null" for s in schema.get("anyOf", ()))
 
 
 #: Each document's model, by the name the command takes.

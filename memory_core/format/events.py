@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.config import JsonDict
 
 from ..rules.settings import SETTINGS
-from ..rules.vocabulary import GRAPHS, READ_CALLS, SURFACES, TURN_END_STATUSES, WORK_PREFIXES, WORLD_KINDS
+from ..rules.vocabulary import GRAPHS, READ_CALLS, STEP_KINDS, SURFACES, TURN_END_STATUSES, WORK_PREFIXES, WORLD_KINDS
 from ..rules.weights import ORIGINS
 
 #: The largest whole number a count holds: a 4-byte integer column on PostgreSQL, and the
@@ -46,6 +46,9 @@ if TYPE_CHECKING:  # to the type checker these are texts; to pydantic, the words
     Surface: TypeAlias = str
     ReadCall: TypeAlias = str
     Match: TypeAlias = str
+    Role: TypeAlias = str
+    StepKind: TypeAlias = str
+    TurnStatus: TypeAlias = str
 else:
     Graph = one_of(GRAPHS)
     OtherGraph = one_of(tuple(g for g in GRAPHS if g != "world"))
@@ -55,6 +58,9 @@ else:
     Surface = one_of(SURFACES)
     ReadCall = one_of(READ_CALLS)
     Match = one_of(("exact", "words"))
+    Role = one_of(("owner", "member"))  # what a membership makes a person of an organization
+    StepKind = one_of(STEP_KINDS)
+    TurnStatus = one_of(("open", *TURN_END_STATUSES, "replaced"))  # open until it ends (R1, R2) or is replaced (R3)
 
 #: The graph a fact reference names unless it says another.
 DEFAULT_GRAPH = "world"
@@ -368,11 +374,6 @@ EVENT_MODELS: dict[str, type[Closed]] = {
 
 #: One event: the model its `do` names.
 Event = Annotated[functools.reduce(operator.or_, EVENT_MODELS.values()), Field(discriminator="do")]  # type: ignore[valid-type]
-
-
-def default(model: type[BaseModel], key: str) -> Any:
-    """What a model's key holds when the file leaves it out."""
-    return model.model_fields[key].get_default(call_default_factory=True)
 
 
 @functools.cache

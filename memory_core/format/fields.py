@@ -20,6 +20,9 @@ __all__ = ["MAX_INTEGER", "MAX_NAME", "format_error", "join", "storable", "type_
 
 T = TypeVar("T")
 
+#: The validator of a model or type, made once.
+_adapter = functools.cache(TypeAdapter)
+
 _TYPE_NAMES = {bool: "a boolean", int: "a number", float: "a number", str: "a text", list: "a list", dict: "an object"}
 
 
@@ -41,12 +44,6 @@ def validate(kind: type[T], value: Any, *, path: str = "") -> T:
         return cast(T, _adapter(cast(Any, kind)).validate_python(value))
     except ValidationError as exc:
         raise format_error(exc, kind=kind, value=value, path=path) from None
-
-
-@functools.cache
-def _adapter(kind: Any) -> TypeAdapter[Any]:
-    """The validator of a model or type, made once."""
-    return TypeAdapter(kind)
 
 
 def format_error(exc: ValidationError, *, kind: Any, value: Any, path: str = "") -> FormatError:

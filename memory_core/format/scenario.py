@@ -231,10 +231,5 @@ _FILE_FORM: dict[str, Callable[[Obj], Obj]] = {
     "read": lambda e: {"args": e["args_given"]},
     "record": lambda e: _given(e["record"]),
     "step": lambda e: {} if e.get("record") is None else {"record": _given(e["record"], but="within")},
-    "open_turn": lambda e: {"request": _request_json(e["request"])},
+    "open_turn": lambda e: {"request": e["request"] if e["request"]["claims"] else e["request"]["text"]},
 }
-
-
-def _request_json(req: Obj) -> Obj | str:
-    """A turn's request as written: its text alone when it makes no claims."""
-    return {"text": req["text"], "claims": req["claims"]} if req["claims"] else req["text"]

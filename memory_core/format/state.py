@@ -8,9 +8,20 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from pydantic import Field
 
 from .. import errors
-from ..rules.vocabulary import TURN_END_STATUSES
 from ..usecases.shapes import Taught
-from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of, settings_model
+from .events import (
+    EVENT_MODELS,
+    Closed,
+    Graph,
+    Origin,
+    ReadCall,
+    Surface,
+    TurnStatus,
+    Value,
+    absent,
+    one_of,
+    settings_model,
+)
 
 
 class Named(Closed):
@@ -129,14 +140,6 @@ class StepOut(Closed):
     step: str
     ran: bool
     shortcut: Shortcut | None
-
-
-#: A turn is open until it ends (R1, R2) or is replaced (R3).
-TURN_STATUSES = ("open", *TURN_END_STATUSES, "replaced")
-if TYPE_CHECKING:
-    TurnStatus: TypeAlias = str
-else:
-    TurnStatus = one_of(TURN_STATUSES)
 
 
 class TurnState(Closed):

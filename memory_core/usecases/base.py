@@ -5,7 +5,6 @@ from __future__ import annotations
 from .. import errors as E
 from ..plain import Obj
 from ..rules.turns import takes_events
-from ..store.lookups import RunRef, TurnRef
 from ..store.repository import Repository
 
 __all__ = ["Obj", "UseCases"]
@@ -14,12 +13,9 @@ __all__ = ["Obj", "UseCases"]
 class UseCases(Repository):
     """A family of use cases: methods over the database's transactions (store/repository.py) and typed store calls."""
 
-    @classmethod
-    def _require_open(cls, turn: TurnRef, run: RunRef) -> None:
-        cls._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
-
     @staticmethod
     def _refuse_unless_open(turn_id: str, status: str, run_id: str, ended: bool) -> None:
+        """No event on an ended run (R17) or a turn that is not open (R1, R2)."""
         if ended:
             raise E.EndedRun(run_id)
         if not takes_events(status):

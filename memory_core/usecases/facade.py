@@ -69,8 +69,7 @@ class MemoryService(
             yield box
 
 
-for (
-    _family
-) in MemoryService.__bases__:  # each public method of a family runs as a use case (run_use_case): retried as a whole
+# each public method of a family runs as a use case (run_use_case): retried as a whole
+for _family in MemoryService.__bases__:
     for _name in [n for n in vars(_family) if not n.startswith("_")]:
         setattr(MemoryService, _name, use_case(getattr(_family, _name)))

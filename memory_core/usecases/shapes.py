@@ -14,29 +14,25 @@ from ..plain import Obj
 STRICT = ConfigDict(extra="forbid")
 
 
-class Shape(TypedDict):
-    """The base of every shape (a TypedDict of no keys)."""
-
-
-class OrganizationPublic(Shape):
+class OrganizationPublic(TypedDict):
     id: str
     name: str
     owner: str | None
 
 
-class Member(Shape):
+class Member(TypedDict):
     id: str
     name: str
     role: str
 
 
-class PersonPublic(Shape):
+class PersonPublic(TypedDict):
     id: str
     name: str
     roles: dict[str, str]
 
 
-class IdentityLinkPublic(Shape):
+class IdentityLinkPublic(TypedDict):
     """A person's sign-in identity in one organization (usecases/identities.py)."""
 
     id: int
@@ -50,12 +46,12 @@ class IdentityLinkPublic(Shape):
     linked_at: str
 
 
-class TurnStatus(Shape):
+class TurnStatus(TypedDict):
     id: str
     status: str
 
 
-class RunBase(Shape):
+class RunBase(TypedDict):
     id: str
     person: str | None
     workflow: str | None
@@ -72,14 +68,14 @@ class RunRow(RunBase):
     statuses: dict[str, int]
 
 
-class Map(Shape):
+class Map(TypedDict):
     """R18: the map a turn takes: active facts, and entities of each kind."""
 
     facts: int
     kinds: dict[str, int]
 
 
-class Taught(Shape):
+class Taught(TypedDict):
     """The supports a completed turn added to each graph."""
 
     world: int
@@ -87,7 +83,7 @@ class Taught(Shape):
     flow: int
 
 
-class RecordPublic(Shape):
+class RecordPublic(TypedDict):
     id: str
     number: int
     origin: str
@@ -99,7 +95,7 @@ class RecordPublic(Shape):
     claims: list[Obj]
 
 
-class TurnBase(Shape):
+class TurnBase(TypedDict):
     status: str
     map: Map
     probes_used: int
@@ -133,27 +129,32 @@ class TurnView(TurnBase):
     cap: int | None
 
 
-class FactPublic(Shape):
-    """A row of the Fact weights table."""
+class FactWeighed(TypedDict):
+    """What every read of a fact says of it: its id, relation, status, weight and independent sources (R25 to R28)."""
 
     id: int
+    relation: str
+    status: str
+    weight: float
+    sources: int
+
+
+class FactPublic(FactWeighed):
+    """A row of the Fact weights table."""
+
     graph: str
     owner: str
     subject: str
     subject_kind: str
-    relation: str
     object: str
     object_kind: str | None
-    status: str
-    weight: float
     log_odds: float
-    sources: int
     supports: int
     disputes: int
     erased: int
 
 
-class SourceRow(Shape):
+class SourceRow(TypedDict):
     """One independent source of a fact (R25), its supports folded in (R26)."""
 
     origin: str
@@ -165,7 +166,7 @@ class SourceRow(Shape):
     weight_without: float
 
 
-class SupportBase(Shape):
+class SupportBase(TypedDict):
     key: str | None
     origin: str
     contribution: float
@@ -182,14 +183,14 @@ class SupportRow(SupportBase):
     excerpt: str | None
 
 
-class DisputeRow(Shape):
+class DisputeRow(TypedDict):
     by: str
     name: str | None  # the person's name; None once their account is erased (R30)
     contribution: float
     weight_without: float
 
 
-class Breakdown(Shape):
+class Breakdown(TypedDict):
     """A weight explained (R22, R25, R26): its sources, supports, disputes and the arithmetic."""
 
     fact: FactPublic
@@ -202,7 +203,7 @@ class Breakdown(Shape):
     margin_why: str
 
 
-class MomentPublic(Shape):
+class MomentPublic(TypedDict):
     """R32: one moment of memory's history."""
 
     n: int
@@ -222,13 +223,13 @@ class SupportThen(SupportBase):
     until: int | None
 
 
-class DisputeThen(Shape):
+class DisputeThen(TypedDict):
     by: str
     contribution: float
     since: int
 
 
-class FactHistory(Shape):
+class FactHistory(TypedDict):
     """A fact's supports and disputes through time, and the moments that changed it (R32)."""
 
     supports: list[SupportThen]
@@ -237,7 +238,7 @@ class FactHistory(Shape):
     moments: dict[int, MomentPublic]
 
 
-class RunErasurePreview(Shape):
+class RunErasurePreview(TypedDict):
     run: str
     turns: int
     records: int
@@ -245,14 +246,14 @@ class RunErasurePreview(Shape):
     supports_kept: int
 
 
-class AccountErasurePreview(Shape):
+class AccountErasurePreview(TypedDict):
     person: str
     user_facts: int
     memberships: list[str]
     runs_kept: list[str]
 
 
-class ErasureStatus(Shape):
+class ErasureStatus(TypedDict):
     """R31: whether every deletion's text is out of the files yet (and the standby's: None, cannot be asked)."""
 
     bytes_gone: bool
@@ -262,7 +263,7 @@ class ErasureStatus(Shape):
     standby_bytes_gone: NotRequired[bool | None]
 
 
-class ReadServers(Shape):
+class ReadServers(TypedDict):
     """Where reads come from (docs/scaling.md)."""
 
     standby: str | None
@@ -280,7 +281,7 @@ class OrgMap(Map):
 AuditRow = TypedDict("AuditRow", {"by": str | None, "at": str, "setting": str, "from": bool, "to": bool})
 
 
-class Counts(Shape):
+class Counts(TypedDict):
     organization: int
     person: int
     run: int
@@ -289,24 +290,19 @@ class Counts(Shape):
     support: int
 
 
-class DrawnEntity(Shape):
+class DrawnEntity(TypedDict):
     name: str
     kind: str
 
 
-class DrawnFact(Shape):
-    id: int
+class DrawnFact(FactWeighed):
     subject: DrawnEntity
-    relation: str
     object: Obj
-    status: str
-    weight: float
-    sources: int
     supports: int
     disputes: int
 
 
-class DrawingPublic(Shape):
+class DrawingPublic(TypedDict):
     """A graph as a drawing reads it: its heaviest facts, the entities they name, and the total."""
 
     entities: list[DrawnEntity]
@@ -314,7 +310,7 @@ class DrawingPublic(Shape):
     total: int
 
 
-class GraphJson(Shape):
+class GraphJson(TypedDict):
     """A graph as the state format writes it; `total` with a limit, `id` on facts when asked."""
 
     entities: list[Obj]
@@ -322,46 +318,39 @@ class GraphJson(Shape):
     total: NotRequired[int]
 
 
-class FactThenPublic(Shape):
+class FactThenPublic(FactWeighed):
     """A fact as it stood at a moment, as a diff compares it (views/history.diff): the state's with graph, owner, id."""
 
     graph: str
     owner: str
-    id: int
     subject: Obj
-    relation: str
     object: Obj
-    status: str
-    weight: float
     log_odds: float
-    sources: int
     supports: list[Obj]
     disputes: list[Obj]
 
 
-class TimelineRead(Shape):
+class TimelineRead(TypedDict):
     records: int  # the turn's records when it read: it came after them
     call: str
-    outcome: str
+    outcome: str  # ok, or the refusal's reason
 
 
-class TimelineTurn(Shape):
-    id: str
+class TimelineTurn(TurnStatus):
     seq: int
-    status: str
     records: int
     request: str | None  # the person's request (its record #0)
     reads: list[TimelineRead]
 
 
-class TimelineRun(Shape):
+class TimelineRun(TypedDict):
     id: str
     person: str | None
     ended: bool
     turns: list[TimelineTurn]
 
 
-class Timeline(Shape):
+class Timeline(TypedDict):
     """Runs at a glance (#39.5): the newest runs, newest first, their newest turns, and how many there are."""
 
     runs: list[TimelineRun]
@@ -369,26 +358,23 @@ class Timeline(Shape):
     turns_total: int  # of the runs shown
 
 
-class KeptRead(Shape):
+class KeptRead(TimelineRead):
     """A read of a turn as the recall trace keeps it (#38): who asked what, and what it was told or why it was refused."""
 
     id: int
     turn: str
     run: str
     moment: int
-    records: int
     nested: int | None
-    call: str
     step: str | None
     within: str | None
     args: Obj
-    outcome: str  # ok, or the refusal's reason
     message: str | None
     result: list[Obj] | None
     near: list[Obj] | None
 
 
-class FactReader(Shape):
+class FactReader(TypedDict):
     """A turn that read a fact (told it by GraphExpand, or asked GraphSource for it); being read never supports it."""
 
     run: str
@@ -397,7 +383,7 @@ class FactReader(Shape):
     weight: float | None
 
 
-class LinkedEntity(Shape):
+class LinkedEntity(TypedDict):
     """An entity of a graph's communities: its degree is the facts linking it to other entities."""
 
     id: int
@@ -405,7 +391,7 @@ class LinkedEntity(Shape):
     degree: int
 
 
-class EntityLinks(Shape):
+class EntityLinks(TypedDict):
     """A graph's entities linked to others and the facts between each pair, (a, b, facts) with a < b: its communities'
     input (views/communities.py)."""
 
@@ -413,16 +399,14 @@ class EntityLinks(Shape):
     links: list[tuple[int, int, int]]
 
 
-class FocusEntity(Shape):
+class FocusEntity(DrawnEntity):
     """The entity a drawing is centred on (#39)."""
 
     id: int
-    name: str
-    kind: str
     facts: int
 
 
-class FocusPublic(Shape):
+class FocusPublic(TypedDict):
     """A focus and its neighbourhood's facts, as a drawing reads them (#39)."""
 
     focus: FocusEntity | None
@@ -430,11 +414,9 @@ class FocusPublic(Shape):
     facts: list[DrawnFact]
 
 
-class FoundEntity(Shape):
+class FoundEntity(DrawnEntity):
     """An entity the Graphs page's search finds by words (#39)."""
 
-    name: str
-    kind: str
     graph: str
     facts: int
 

@@ -77,8 +77,7 @@ class Turns(UseCases):
             self._used(db, "turn", turn_id)
             if run_row.ended:
                 raise E.EndedRun(run, then="it opens no more turns (R17)")
-            changes = FactChanges()
-            n = moments.take_moment(db)
+            changes, n = FactChanges(), moments.take_moment(db)
             if replaced is not None and replaces is not None:
                 if replaced.run_id != run:
                     raise E.NotAllowed.replacing_across_runs(replaces, its_run=replaced.run_id, run=run)
@@ -87,13 +86,11 @@ class Turns(UseCases):
                 if teaches(replaced.status):
                     store.withdraw_teaching(db, replaces, changes, moment=n)
                 store.mark_replaced(db, replaces, moment=n)
-            taken = map_counts(db, run_row.org_id)
+            org, taken = run_row.org_id, map_counts(db, run_row.org_id)
             store.add_turn(db, turn_id=turn_id, run_id=run, taken=taken, opened_at=n)
             claims = request.get("claims", [])
             store.add_record(db, NewRecord(turn_id, run, 0, "person", person_id, request["text"], None, None, claims))
-            moments.mark(
-                db, n, "turn_opened", org=run_row.org_id, run=run, turn=turn_id, detail=replaces, facts=changes.facts
-            )
+            moments.mark(db, n, "turn_opened", org=org, run=run, turn=turn_id, detail=replaces, facts=changes.facts)
             return TurnOpened(map=cast(Map, taken), changes=changes.listed())
 
     def record(self, turn_id: str, *, record: Obj) -> RecordKept:
@@ -115,7 +112,7 @@ class Turns(UseCases):
             spec = self._step(s, run, step)
             if record is not None and record["origin"] == "person" and record.get("source"):
                 self._member(s, record["source"], run.org_id)
-            self._require_open(turn, run)
+            self._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
             org = self._org(s, run.org_id)
             answer = None
             if spec.get("answers"):
@@ -141,7 +138,7 @@ class Turns(UseCases):
         """Open nested work inside a turn; it reads and writes no graph (R4)."""
         with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
-            self._require_open(turn, run)
+            self._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
             if store.open_work(s, turn_id, work) is not None:
                 raise E.NestedOpen(work, turn_id)
             store.add_work(s, turn_id, work)
@@ -151,7 +148,7 @@ class Turns(UseCases):
         """End nested work; failed or cancelled work will contribute nothing (R5)."""
         with self.database.transaction() as s:
             turn, run = self._turn(s, turn_id)
-            self._require_open(turn, run)
+            self._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
             nested = store.open_work(s, turn_id, work)
             if nested is None:
                 raise E.NestedNotOpen(work, turn_id)
@@ -200,15 +197,11 @@ class Turns(UseCases):
             run = self._run(s, run_id)
             if run.ended:
                 raise E.EndedRun.already(run_id)
-            cancelled = []
-            for turn_id, status in store.open_turns(s, run_id):
-                if not may_transition(status, "cancelled"):  # the turn state machine (R17: open turns end)
-                    continue
+            # the turn state machine (R17: open turns end)
+            cancelled = [t for t, status in store.open_turns(s, run_id) if may_transition(status, "cancelled")]
+            for turn_id in cancelled:
                 store.cancel_turn(s, turn_id)
-                cancelled.append(turn_id)
-            n = moments.take_moment(s)
-            erased = run.ephemeral
-            org_id = run.org_id
+            n, erased, org_id = moments.take_moment(s), run.ephemeral, run.org_id
             store.end_run(s, run_id, moment=n, erase=erased)
             logged, run_named, detail = ([], None, "erased") if erased else (cancelled, run_id, None)  # R33
             moments.mark(s, n, "run_ended", turns=logged, org=org_id, run=run_named, detail=detail)
@@ -234,12 +227,5 @@ def _add_record(tx: Any, turn_id: str, run_id: str, number: int, source: str, re
         nested_id = store.open_work(tx, turn_id, record["within"])
         if nested_id is None:
             raise E.NestedNotOpen(record["within"], turn_id)
-    said = (
-        record["origin"],
-        source,
-        record.get("excerpt"),
-        record.get("reliability"),
-        nested_id,
-        record.get("claims", []),
-    )
-    return store.add_record(tx, NewRecord(turn_id, run_id, number, *said))
+    said = (record["origin"], source, record.get("excerpt"), record.get("reliability"), nested_id)
+    return store.add_record(tx, NewRecord(turn_id, run_id, number, *said, record.get("claims", [])))
