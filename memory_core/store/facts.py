@@ -61,16 +61,12 @@ class StoredFact(FactIdentity):
 
 
 #: The columns of entity and fact rows, from the models' tables, in the order EntityRow and StoredFact take them.
-_E_COLS, _E_COLS_OF_E = columns(Entity.__table__), columns(Entity.__table__, "e")  # type: ignore[attr-defined]
-_F_COLS, _F_COLS_OF_F = columns(Fact.__table__), columns(Fact.__table__, "f")  # type: ignore[attr-defined]
+_COLS = {"entity": columns(Entity.__table__), "fact": columns(Fact.__table__)}  # type: ignore[attr-defined]
+_E_COLS_OF_E, _F_COLS_OF_F = columns(Entity.__table__, "e"), columns(Fact.__table__, "f")  # type: ignore[attr-defined]
 _E_INSERT = insert(Entity.__table__)  # type: ignore[attr-defined]
 _F_INSERT = insert(Fact.__table__)  # type: ignore[attr-defined]
 assert column_names(Entity.__table__) == [*EntityRow.__dataclass_fields__][:-1]  # type: ignore[attr-defined]
 assert column_names(Fact.__table__) == [*StoredFact.__dataclass_fields__]  # type: ignore[attr-defined]
-
-
-def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
-    return _entities(db.rows(f"SELECT {_E_COLS} FROM entity WHERE {where}", params))
 
 
 def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
@@ -82,20 +78,21 @@ def _listed(value: Any) -> list[Any]:
     return [] if value in ("[]", []) else list(json_value(value))
 
 
-def fact_rows(db: Driver, where: str, params: Obj) -> list[StoredFact]:
-    return _facts(db.rows(f"SELECT {_F_COLS} FROM fact WHERE {where}", params))
-
-
 def _facts(rows: list[tuple[Any, ...]]) -> list[StoredFact]:
     return [StoredFact(*r[:8], bool(r[8]), *r[9:]) for r in rows]  # type: ignore[call-arg]
 
 
-def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
-    out: list[StoredFact] = []
+def _by_id(db: Driver, ids: Iterable[int], table: str) -> list[tuple[Any, ...]]:
+    """The rows of `table` (entity or fact) with these ids, all columns, a few hundred at a time."""
+    out: list[tuple[Any, ...]] = []
     for chunk in _chunks(sorted(set(ids))):
         params: Obj = {}
-        out += fact_rows(db, f"id IN ({in_list('i', chunk, params)})", params)
+        out += db.rows(f"SELECT {_COLS[table]} FROM {table} WHERE id IN ({in_list('i', chunk, params)})", params)
     return out
+
+
+def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
+    return _facts(_by_id(db, ids, "fact"))
 
 
 class GraphWriter:
@@ -120,7 +117,7 @@ class GraphWriter:
                     wanted.setdefault((graph, owner), set()).add(name_key(e["name"]))
         for (graph, owner), keys in wanted.items():
             for chunk in _chunks(sorted(keys)):
-                for e in _entities_named(self.db, graph, owner, chunk):
+                for e in _entities(self.db.rows(*self.db.dialect.entities_named(_E_COLS_OF_E, graph, owner, chunk))):
                     self.entities[(graph, owner, e.kind, e.key)] = e
         # Then exactly the facts the claims name whose ends both exist: one unique-index look-up each.
         named: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
@@ -136,7 +133,7 @@ class GraphWriter:
                 named.setdefault((graph, owner), set()).add((subject.id, claim["relation"], okey))
         for (graph, owner), wanted_facts in named.items():
             for fchunk in _chunks(sorted(wanted_facts), 200):
-                for f in _facts_named(self.db, graph, owner, fchunk):
+                for f in _facts(self.db.rows(*self.db.dialect.facts_named(_F_COLS_OF_F, graph, owner, fchunk))):
                     self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
     def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[StoredFact]:
@@ -207,16 +204,6 @@ class GraphWriter:
         self.new_entities, self.new_facts = [], []
 
 
-def _entities_named(db: Driver, graph: str, owner: str, keys: list[str]) -> list[EntityRow]:
-    """A graph's entities with these name keys, one index probe per key (Dialect.entities_named)."""
-    return _entities(db.rows(*db.dialect.entities_named(_E_COLS_OF_E, graph, owner, keys)))
-
-
-def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[StoredFact]:
-    """A graph's facts of these (subject id, relation, object key), one index probe each (Dialect.facts_named)."""
-    return _facts(db.rows(*db.dialect.facts_named(_F_COLS_OF_F, graph, owner, triples)))
-
-
 def _merge_aliases(e: EntityRow, aliases: Iterable[str], moment: int) -> None:
     known = {e.key, *(name_key(a) for a in e.aliases)}
     for alias in aliases:
@@ -281,9 +268,7 @@ def _ends(db: Driver, facts: list[StoredFact], entities: Iterable[EntityRow]) ->
     """The entities the facts name, by id: those given, and the others read."""
     ends = {e.id: e for e in entities}
     missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
-    for chunk in _chunks(sorted(missing)):
-        params: Obj = {}
-        ends.update((e.id, e) for e in entity_rows(db, f"id IN ({in_list('e', chunk, params)})", params))
+    ends.update((e.id, e) for e in _entities(_by_id(db, missing, "entity")))
     return ends
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import func
 from sqlmodel import Session, select
@@ -19,7 +20,7 @@ from .graph import FactChanges
 from .lookups import RunRef
 from .models import Membership, NestedWork, Organization, Person, Record, Run, Turn, Workflow
 
-# --- statements ----------------------------------------------------------------------------------
+T = TypeVar("T")
 
 #: The turn a record is made in or that ends, its row locked until commit (R5, R1).
 TURN_TO_CHANGE = for_update(
@@ -45,47 +46,27 @@ class TurnToChangeRow(NamedTuple):
     learn_from_users: bool
 
 
-NESTED_WORK = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
-TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :world, taught_user = :user, taught_flow = :flow,
- skipped = :skipped WHERE id = :t"""
-
-RUN_TO_OPEN = "SELECT org_id, person_id, ended FROM run WHERE id = :r"
-TURN_TO_REPLACE = for_update("SELECT t.status, t.run_id FROM turn t WHERE t.id = :t", of="t")
-
-
 class RunToOpenRow(NamedTuple):
-    """A row of RUN_TO_OPEN."""
-
     org_id: str
     person_id: str | None
     ended: bool
 
 
 class TurnToReplaceRow(NamedTuple):
-    """A row of TURN_TO_REPLACE."""
-
     status: str
     run_id: str
 
 
-TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
 #: A new turn: open_turn gives :id, :seq, :run_id, :map (JSON) and :opened_at (its moment, R32), the
 #: model's defaults the rest (open, nothing recorded, counted or taught yet).
 ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map", "opened_at")))  # type: ignore[attr-defined]
-
-#: A person a record names, found only among the members of the run's organization (#40).
-MEMBER_OF_RUN = """SELECT m.person_id FROM membership m JOIN run r ON r.org_id = m.org_id
- WHERE r.id = :r AND m.person_id = :p"""
-#: A record's row, a `:column` parameter each; `claims` is a JSON parameter (Driver.json).
 ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
 
 
-SUPPORTS_OF_TURN = "SELECT id, fact_id FROM support WHERE turn_id = :t"
-
-
-LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
-TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"
-SET_NEXT_RECORD = "UPDATE turn SET next_record = :n WHERE id = :t"
+def _first(db: Driver, sql: str, params: Obj, row: Callable[..., T]) -> T | None:
+    """The first row a statement finds, as `row` makes it, or None."""
+    hit = db.rows(sql, params)
+    return row(*hit[0]) if hit else None
 
 
 # --- opening a turn (R3, R18) --------------------------------------------------------------------
@@ -93,31 +74,31 @@ SET_NEXT_RECORD = "UPDATE turn SET next_record = :n WHERE id = :t"
 
 def run_to_open(db: Driver, run_id: str) -> RunToOpenRow | None:
     """The run a turn is opened in, or None."""
-    hit = db.rows(RUN_TO_OPEN, {"r": run_id})
-    return RunToOpenRow._make(hit[0]) if hit else None
+    return _first(db, "SELECT org_id, person_id, ended FROM run WHERE id = :r", {"r": run_id}, RunToOpenRow)
 
 
 def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
     """The turn a new one replaces, its row locked until commit, or None."""
-    hit = db.rows(TURN_TO_REPLACE, {"t": turn_id})
-    return TurnToReplaceRow._make(hit[0]) if hit else None
+    sql = for_update("SELECT t.status, t.run_id FROM turn t WHERE t.id = :t", of="t")
+    return _first(db, sql, {"t": turn_id}, TurnToReplaceRow)
 
 
 def withdraw_teaching(db: Driver, turn_id: str, changes: FactChanges, *, moment: int) -> None:
     """R3: the supports a replaced turn taught leave, and every fact they touched is recomputed."""
-    taught = db.rows(SUPPORTS_OF_TURN, {"t": turn_id})  # (support id, fact id)
+    taught = db.rows("SELECT id, fact_id FROM support WHERE turn_id = :t", {"t": turn_id})
     withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes, moment=moment)
 
 
 def mark_replaced(db: Driver, turn_id: str, *, moment: int) -> None:
     """The turn is replaced and teaches nothing any more; history logs it at `moment`."""
-    db.change(TURN_REPLACED, {"t": turn_id})
+    replaced = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
+    db.change(replaced, {"t": turn_id})
     moments.log_turn(db, turn_id, moment)
 
 
 def add_turn(db: Driver, *, turn_id: str, run_id: str, taken: Obj, opened_at: int) -> None:
     """A new open turn of the run, holding the map it took (R18), numbered after the last turn."""
-    seq = int(db.rows(LAST_TURN_SEQ, {})[0][0]) + 1  # an index look-up
+    seq = int(db.rows("SELECT coalesce(max(seq), -1) FROM turn", {})[0][0]) + 1  # an index look-up
     db.change(ADD_TURN, {"id": turn_id, "seq": seq, "run_id": run_id, "map": db.json(taken), "opened_at": opened_at})
 
 
@@ -145,11 +126,8 @@ class NewRecord(NamedTuple):
 def add_record(tx: Session | Driver, record: NewRecord) -> str:
     """The one way a record is added: written, and the turn's next number moved past it."""
     with driver_of(tx) as db:
-        row = record._asdict()
-        row["id"] = record.id
-        row["claims"] = db.json(record.claims)
-        db.change(ADD_RECORD, row)
-        db.change(SET_NEXT_RECORD, {"t": record.turn_id, "n": record.number + 1})
+        db.change(ADD_RECORD, {**record._asdict(), "id": record.id, "claims": db.json(record.claims)})
+        db.change("UPDATE turn SET next_record = :n WHERE id = :t", {"t": record.turn_id, "n": record.number + 1})
     if isinstance(tx, Session) and (turn := tx.get(Turn, record.turn_id)) is not None:
         tx.expire(turn, ["next_record"])
     return record.id
@@ -157,22 +135,20 @@ def add_record(tx: Session | Driver, record: NewRecord) -> str:
 
 def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow | None:
     """The turn a record is made in or that ends, and its run, its row locked until commit, or None."""
-    hit = db.rows(TURN_TO_CHANGE, {"t": turn_id})
-    return TurnToChangeRow._make(hit[0]) if hit else None
+    return _first(db, TURN_TO_CHANGE, {"t": turn_id}, TurnToChangeRow)
 
 
 def member_of_run(db: Driver, person_id: str, run_id: str) -> bool:
     """Whether the person is a member of the run's organization, the only people a record may name (#40)."""
-    return bool(db.rows(MEMBER_OF_RUN, {"p": person_id, "r": run_id}))
+    sql = "SELECT m.person_id FROM membership m JOIN run r ON r.org_id = m.org_id WHERE r.id = :r AND m.person_id = :p"
+    return bool(db.rows(sql, {"p": person_id, "r": run_id}))
 
 
 def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
     """The id of the turn's open nested work of that name, or None."""
     with driver_of(tx) as db:
-        hit = db.rows(
-            "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'", {"t": turn_id, "w": work}
-        )
-    return int(hit[0][0]) if hit else None
+        sql = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
+        return _first(db, sql, {"t": turn_id, "w": work}, int)
 
 
 # --- ending a turn (R1, R2) ----------------------------------------------------------------------
@@ -180,12 +156,14 @@ def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
 
 def nested_of(db: Driver, turn_id: str) -> dict[int, str]:
     """The turn's nested work: id -> status."""
-    return {int(i): str(st) for i, st in db.rows(NESTED_WORK, {"t": turn_id})}
+    return {
+        int(i): str(st) for i, st in db.rows("SELECT id, status FROM nestedwork WHERE turn_id = :t", {"t": turn_id})
+    }
 
 
 def end_untaught(db: Driver, turn_id: str, status: str, *, moment: int) -> None:
     """A failed or cancelled end: the status only (R2); history logs it."""
-    db.change(TURN_ENDED, {"st": status, "t": turn_id})
+    db.change("UPDATE turn SET status = :st WHERE id = :t", {"st": status, "t": turn_id})
     moments.log_turn(db, turn_id, moment)
 
 
@@ -193,7 +171,9 @@ def end_taught(
     db: Driver, turn_id: str, status: str, taught: dict[str, int], skipped: list[Any], *, moment: int
 ) -> None:
     """A completed end: what it taught per graph and the claims it skipped (R10, stored without labels)."""
-    db.change(TURN_TAUGHT, {**taught, "t": turn_id, "st": status, "skipped": db.json(skipped)})
+    sql = """UPDATE turn SET status = :st, taught_world = :world, taught_user = :user, taught_flow = :flow,
+ skipped = :skipped WHERE id = :t"""
+    db.change(sql, {**taught, "t": turn_id, "st": status, "skipped": db.json(skipped)})
     moments.log_turn(db, turn_id, moment)
 
 
@@ -255,10 +235,8 @@ def add_run(s: Session, run: NewRun, *, moment: int) -> None:
 
 def add_step(s: Session, turn_id: str, done: Obj) -> None:
     """A workflow step the turn ran or skipped (R22), after its earlier steps."""
-    turn = s.get(Turn, turn_id)
-    assert turn is not None
+    turn = s.get_one(Turn, turn_id)
     turn.steps = [*turn.steps, done]
-    s.add(turn)
 
 
 def add_work(s: Session, turn_id: str, work: str) -> None:
@@ -266,10 +244,7 @@ def add_work(s: Session, turn_id: str, work: str) -> None:
 
 
 def end_work(s: Session, nested_id: int, status: str) -> None:
-    nested = s.get(NestedWork, nested_id)
-    assert nested is not None
-    nested.status = status
-    s.add(nested)
+    s.get_one(NestedWork, nested_id).status = status
 
 
 def open_turns(s: Session, run_id: str) -> list[tuple[str, str]]:
@@ -281,20 +256,13 @@ def cancel_turn(s: Session, turn_id: str) -> None:
     """R17: an open turn of an ending run is cancelled, with its open nested work."""
     for work in s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.status == "open")):
         work.status = "cancelled"
-        s.add(work)
-    turn = s.get(Turn, turn_id)
-    assert turn is not None
-    turn.status = "cancelled"
-    s.add(turn)
+    s.get_one(Turn, turn_id).status = "cancelled"
 
 
 def end_run(s: Session, run_id: str, *, moment: int, erase: bool) -> None:
     """The run ends at `moment`; an ephemeral one is then erased (R17, R29)."""
-    run = s.get(Run, run_id)
-    assert run is not None
-    run.ended = True
-    run.ended_at = moment
-    s.add(run)
+    run = s.get_one(Run, run_id)
+    run.ended, run.ended_at = True, moment
     if erase:
         s.flush()
         erase_run(s, RunRef.of(run))
