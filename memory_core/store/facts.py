@@ -347,13 +347,13 @@ def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None
     for chunk in _chunks(ids):
         params: Obj = {"m": moment}
         listed = in_list("f", chunk, params)
-        moments.disputes_gone(db, listed, params)
-        moments.facts_gone(db, listed, params)
+        moments.gone(db, "dispute", f"fact_id IN ({listed})", params)
+        moments.gone(db, "fact", f"id IN ({listed})", params)
         db.change(f"DELETE FROM dispute WHERE fact_id IN ({listed})", params)
         db.change(f"DELETE FROM fact WHERE id IN ({listed})", params)
     for eid in sorted(ends):  # R3: an entity named by no fact is gone
         if not db.rows("SELECT id FROM fact WHERE subject_id = :e OR object_id = :e LIMIT 1", {"e": eid}):
-            moments.entity_gone(db, eid, moment)
+            moments.gone(db, "entity", "id = :e", {"e": eid, "m": moment})
             db.change("DELETE FROM alias WHERE entity_id = :e", {"e": eid})
             db.change("DELETE FROM entity WHERE id = :e", {"e": eid})
 
@@ -363,7 +363,7 @@ def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], change
     for chunk in _chunks(support_ids):
         params: Obj = {"m": moment}
         listed = in_list("s", chunk, params)
-        moments.supports_gone(db, listed, params)
+        moments.gone(db, "support", f"id IN ({listed})", params)
         db.change(f"DELETE FROM support WHERE id IN ({listed})", params)
     refresh_facts(db, load_facts(db, fact_ids), changes, moment=moment)
 

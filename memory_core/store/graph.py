@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func
+from sqlalchemy import delete
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
@@ -95,21 +95,6 @@ def map_counts(tx: Session | Driver, org_id: str) -> Obj:
 def map_of(counters: dict[str, int]) -> Obj:
     """The map from an organization's counters (kind -> n; kind "" counts active facts)."""
     return {"kinds": {k: n for k, n in sorted(counters.items()) if k and n}, "facts": int(counters.get("", 0))}
-
-
-def counted_map(s: Session, org_id: str) -> Obj:
-    """The map recounted from the graph itself (a grouped query); equals map_counts."""
-    rows = s.exec(
-        select(Entity.kind, func.count())
-        .where(Entity.graph == "world", Entity.owner == org_id, Entity.active_facts > 0)
-        .group_by(Entity.kind)
-    ).all()
-    facts = s.exec(
-        select(func.count())
-        .select_from(Fact)
-        .where(Fact.graph == "world", Fact.owner == org_id, Fact.status == "active")
-    ).one()
-    return {"kinds": {k: n for k, n in sorted(rows)}, "facts": int(facts)}
 
 
 def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_memory_shortcuts: bool) -> Obj | None:

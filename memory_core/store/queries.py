@@ -18,9 +18,7 @@ def role(s: Session, person_id: str, org_id: str) -> str | None:
 
 
 def owned_orgs(s: Session, person_id: str) -> list[str]:
-    return list(
-        s.exec(select(Membership.org_id).where(Membership.person_id == person_id, Membership.role == "owner")).all()
-    )
+    return list(s.exec(select(Membership.org_id).where(Membership.person_id == person_id, Membership.role == "owner")))
 
 
 def has_disputed(s: Session, fact_id: int, by: str) -> bool:
@@ -33,14 +31,12 @@ def audit_rows(s: Session, org_id: str) -> list[SettingsAudit]:
 
 def change_setting(s: Session, org_id: str, name: str, value: bool, *, by: str, at: str, moment: int) -> bool:
     """Set one setting; True (and audited: who, when, from, to) when it changed (R15, R16)."""
-    org = s.get(Organization, org_id)
-    assert org is not None
+    org = s.get_one(Organization, org_id)
     column = SETTING_BY_NAME[name].column
     old = bool(getattr(org, column))
     if old == value:
         return False
     setattr(org, column, value)
-    s.add(org)
     s.add(SettingsAudit(org_id=org_id, by=by, at=at, setting=name, old=old, new=value, moment=moment))
     return True
 
@@ -61,7 +57,6 @@ def add_token(s: Session, token_hash: str, *, person_id: str, org_id: str, at: s
     """A new live token for the pair; the pair's earlier ones are revoked."""
     for old in s.exec(select(ApiToken).where(ApiToken.person_id == person_id, ApiToken.org_id == org_id)):
         old.revoked = True
-        s.add(old)
     s.add(ApiToken(token_hash=token_hash, person_id=person_id, org_id=org_id, created_at=at))
 
 
@@ -71,7 +66,6 @@ def revoke(s: Session, token_hash: str) -> bool:
     if row is None or row.revoked:
         return False
     row.revoked = True
-    s.add(row)
     return True
 
 
@@ -86,11 +80,8 @@ def add_dispute(s: Session, fact_id: int, *, by: str, contribution: float, momen
 
 def retract(s: Session, fact_id: int, *, moment: int) -> FactChanges:
     """The fact retracted at `moment`: never served again (R28)."""
-    f = s.get(Fact, fact_id)
-    assert f is not None
-    f.retracted = True
-    f.retracted_at = moment
-    s.add(f)
+    f = s.get_one(Fact, fact_id)
+    f.retracted, f.retracted_at = True, moment
     return _refresh(s, fact_id, moment)
 
 
