@@ -162,26 +162,19 @@ class Finisher:
                     return
                 self.again = False
             try:
-                gone = scrub(self.engine)
-                self.error = None
+                gone, self.error = scrub(self.engine), None
             except Exception as exc:  # noqa: BLE001  (the marker stays; the next try or opening finishes)
                 gone, self.error = False, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
             if not gone or scrub_due(self.engine):  # failed, or a deletion committed meanwhile: once more
                 with self.lock:
                     self.again = True
-            if gone:
-                tries = 0
-                continue
-            time.sleep(self.PAUSES[min(tries, len(self.PAUSES) - 1)])
-            tries += 1
+            if not gone:
+                time.sleep(self.PAUSES[min(tries, len(self.PAUSES) - 1)])
+            tries = 0 if gone else tries + 1
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background scrub; True when it finished (no marker left)."""
         return self.done.wait(timeout)
-
-    @property
-    def running(self) -> bool:
-        return not self.done.is_set()
 
 
 _FINISHERS: weakref.WeakKeyDictionary[Engine, Finisher] = weakref.WeakKeyDictionary()
@@ -190,10 +183,7 @@ _FINISHERS_LOCK = threading.Lock()
 
 def finisher(engine: Engine) -> Finisher:
     with _FINISHERS_LOCK:
-        f = _FINISHERS.get(engine)
-        if f is None:
-            f = _FINISHERS[engine] = Finisher(engine)
-        return f
+        return _FINISHERS.setdefault(engine, Finisher(engine))
 
 
 def _forget_finishers_in_child() -> None:  # a forked child has none of its parent's threads
@@ -231,6 +221,6 @@ def erasure_status(engine: Engine) -> Obj:
     return {
         "bytes_gone": due == 0,
         "pending": due,
-        "scrubbing": bool(f is not None and f.running),
+        "scrubbing": f is not None and not f.done.is_set(),
         "last_error": f.error if f is not None else None,
     }

@@ -83,14 +83,11 @@ def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
     return _first(db, sql, {"t": turn_id}, TurnToReplaceRow)
 
 
-def withdraw_teaching(db: Driver, turn_id: str, changes: FactChanges, *, moment: int) -> None:
-    """R3: the supports a replaced turn taught leave, and every fact they touched is recomputed."""
-    taught = db.rows("SELECT id, fact_id FROM support WHERE turn_id = :t", {"t": turn_id})
-    withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes, moment=moment)
-
-
-def mark_replaced(db: Driver, turn_id: str, *, moment: int) -> None:
-    """The turn is replaced and teaches nothing any more; history logs it at `moment`."""
+def replace_turn(db: Driver, turn_id: str, changes: FactChanges, *, moment: int, taught: bool) -> None:
+    """The turn is replaced: what it `taught` leaves, every fact touched recomputed (R3); history logs it."""
+    if taught:
+        supports = db.rows("SELECT id, fact_id FROM support WHERE turn_id = :t", {"t": turn_id})
+        withdraw(db, [r[0] for r in supports], [r[1] for r in supports], changes, moment=moment)
     replaced = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
     db.change(replaced, {"t": turn_id})
     moments.log_turn(db, turn_id, moment)
@@ -161,19 +158,14 @@ def nested_of(db: Driver, turn_id: str) -> dict[int, str]:
     }
 
 
-def end_untaught(db: Driver, turn_id: str, status: str, *, moment: int) -> None:
-    """A failed or cancelled end: the status only (R2); history logs it."""
-    db.change("UPDATE turn SET status = :st WHERE id = :t", {"st": status, "t": turn_id})
-    moments.log_turn(db, turn_id, moment)
-
-
-def end_taught(
-    db: Driver, turn_id: str, status: str, taught: dict[str, int], skipped: list[Any], *, moment: int
+def end_turn(
+    db: Driver, turn_id: str, status: str, *, moment: int, taught: Obj | None = None, skipped: Any = ()
 ) -> None:
-    """A completed end: what it taught per graph and the claims it skipped (R10, stored without labels)."""
+    """The turn ends; a completed one with what it taught and skipped (R10, no labels), another with nothing (R2)."""
     sql = """UPDATE turn SET status = :st, taught_world = :world, taught_user = :user, taught_flow = :flow,
  skipped = :skipped WHERE id = :t"""
-    db.change(sql, {**taught, "t": turn_id, "st": status, "skipped": db.json(skipped)})
+    taught = taught or {"world": 0, "user": 0, "flow": 0}
+    db.change(sql, {**taught, "t": turn_id, "st": status, "skipped": db.json(list(skipped))})
     moments.log_turn(db, turn_id, moment)
 
 

@@ -84,9 +84,7 @@ class Turns(UseCases):
                     raise E.NotAllowed.replacing_across_runs(replaces, its_run=replaced.run_id, run=run)
                 if not may_transition(replaced.status, "replaced"):
                     raise E.NotAllowed.replacing(replaces, replaced.status)
-                if teaches(replaced.status):
-                    store.withdraw_teaching(db, replaces, changes, moment=n)
-                store.mark_replaced(db, replaces, moment=n)
+                store.replace_turn(db, replaces, changes, moment=n, taught=teaches(replaced.status))
             taken = map_counts(db, run_row.org_id)
             store.add_turn(db, turn_id=turn_id, run_id=run, taken=taken, opened_at=n)
             claims = request.get("claims", [])
@@ -172,7 +170,7 @@ class Turns(UseCases):
                 raise E.NestedOpen.still_held(turn_id)
             n, org, run = moments.take_moment(db), turn.org_id, turn.run_id
             if not teaches(status):
-                store.end_untaught(db, turn_id, status, moment=n)
+                store.end_turn(db, turn_id, status, moment=n)
                 moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status)
                 return TurnEnded(status=status, rule="R2")  # a failed or cancelled turn teaches nothing
             settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
@@ -184,7 +182,7 @@ class Turns(UseCases):
             )
             result = teach(db, turn_id, settings, nested, run_id=run, org_id=org, person_id=turn.person_id, moment=n)
             skipped = [k.stored() for k in result.skipped]  # R10, without the labels
-            store.end_taught(db, turn_id, status, result.taught, skipped, moment=n)
+            store.end_turn(db, turn_id, status, moment=n, taught=result.taught, skipped=skipped)
             moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status, facts=result.changes.facts)
             return TurnEnded(
                 status=status,
