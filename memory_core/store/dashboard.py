@@ -50,25 +50,16 @@ def organizations(s: Session) -> list[Obj]:
 
 def members(s: Session, org_id: str) -> list[Obj]:
     """The organization's people with their role (owner first)."""
-    rows = s.exec(
-        select(Person, Membership.role)
-        .join(Membership, col(Membership.person_id) == Person.id)
-        .where(Membership.org_id == org_id)
-        .order_by(col(Person.seq))
-    )
-    people = [{"id": p.id, "name": p.name, "role": role} for p, role in rows]
-    return sorted(people, key=lambda p: p["role"] != "owner")
+    q = select(Person, Membership.role).join(Membership, col(Membership.person_id) == Person.id)
+    rows = s.exec(q.where(Membership.org_id == org_id).order_by(col(Person.seq)))
+    return sorted(({"id": p.id, "name": p.name, "role": role} for p, role in rows), key=lambda p: p["role"] != "owner")
 
 
 def workflows(s: Session, org_id: str) -> list[Obj]:
     """The organization's workflows as the scenario format writes them (budget, steps)."""
-    out = []
-    for w in s.exec(select(Workflow).where(Workflow.org_id == org_id).order_by(col(Workflow.id))):
-        wf: Obj = {"id": w.id, "org": w.org_id, "steps": list(w.steps)}
-        if w.memory_probes is not None:
-            wf["budget"] = {"MemoryProbes": w.memory_probes}
-        out.append(wf)
-    return out
+    q = select(Workflow).where(Workflow.org_id == org_id).order_by(col(Workflow.id))
+    budget = lambda w: {} if w.memory_probes is None else {"budget": {"MemoryProbes": w.memory_probes}}
+    return [{"id": w.id, "org": w.org_id, "steps": list(w.steps), **budget(w)} for w in s.exec(q)]
 
 
 def people(s: Session) -> list[Obj]:
@@ -201,10 +192,9 @@ def _support(p: Support, excerpt: str | None, source: str | None, run_org: str |
 
 def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
     """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""
-    org = s.get(Organization, run.org_id)
+    org = s.get_one(Organization, run.org_id)
     wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
     work = s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id).order_by(col(NestedWork.id))).all()
-    assert org is not None
     return {
         **picked(turn, "turn=id"),
         **picked(run, "run=id org=org_id person=person_id"),
