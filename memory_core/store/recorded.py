@@ -39,9 +39,7 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
     audit = select(SettingsAudit).order_by(col(SettingsAudit.moment), col(SettingsAudit.id))
     if org is not None:
         audit = audit.where(SettingsAudit.org_id == org)
-    out.changes = [
-        {"moment": a.moment, "org": a.org_id, "by": a.by, "setting": a.setting, "new": a.new} for a in s.exec(audit)
-    ]
+    out.changes = [picked(a, "moment org=org_id by setting new") for a in s.exec(audit)]
     out.runs = _runs(s, org=org, run=run)
     if out.runs:
         _turns(s, out, [r["id"] for r in out.runs])
@@ -56,8 +54,7 @@ def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
     """The organizations in scope (owner, settings as made, workflows); every person with their memberships."""
     for o in organizations(s):
         if org is None or o["id"] == org:
-            row = s.get(Organization, o["id"])
-            assert row is not None
+            row = s.get_one(Organization, o["id"])
             made = settings_at(s, row.id, settings_of(row), row.since)  # each later change undone (R32)
             out.orgs.append({**o, "settings": made})
             out.workflows += workflows_of(s, row.id)

@@ -91,13 +91,8 @@ def teach(
     moment: int,
 ) -> Teaching:
     """R1: write everything a completed turn teaches, in a few batched statements on the driver (R5, R16, R32)."""
-    records = [
-        RecordToTeach(r[0], r[1], r[2], r[3], r[4], json_value(r[5]))
-        for r in db.rows(
-            "SELECT id, nested_id, origin, source, reliability, claims FROM record WHERE turn_id = :t ORDER BY number",
-            {"t": turn_id},
-        )
-    ]
+    sql = "SELECT id, nested_id, origin, source, reliability, claims FROM record WHERE turn_id = :t ORDER BY number"
+    records = [RecordToTeach(*r[:5], json_value(r[5])) for r in db.rows(sql, {"t": turn_id})]  # type: ignore[call-arg]
     writes, result = plan(records, nested, facts, run_id=run_id, org_id=org_id, person_id=person_id)
     writer = GraphWriter(db, moment)
     triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
