@@ -27,7 +27,7 @@ from memory_core.errors import Refusal
 from memory_core.rules.visibility import owners
 from memory_core.store import database as db_module
 from memory_core.store import probes
-from memory_core.store import teaching as teaching_module
+from memory_core.store import turns as teaching_module
 from memory_core.store.database import driver_connection, statement_driver
 from memory_core.store.dialect import WAL_PAGES, dialect_of
 from memory_core.store.migrate import current, head

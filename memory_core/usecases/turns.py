@@ -14,8 +14,7 @@ from ..store import moments, queries
 from ..store import turns as store
 from ..store.dashboard import workflows as workflows_of
 from ..store.graph import FactChanges, map_counts, shortcut
-from ..store.teaching import teach
-from ..store.turns import NewRecord, NewRun
+from ..store.turns import NewRecord, NewRun, teach
 from .base import Obj, UseCases
 from .results import RecordKept, RunEnded, RunStarted, StepRun, TurnEnded, TurnOpened, WorkCalled, WorkReturned
 from .shapes import Map, Taught
