@@ -314,15 +314,8 @@ def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workfl
         s.add(Workflow(id=w["id"], org_id=w["org"], memory_probes=w["memory_probes"], steps=w["steps"]))
 
 
-class WorkflowOf(NamedTuple):
-    org_id: str
-    memory_probes: int | None
-    steps: list[Obj]
-
-
-def workflow(s: Session, workflow_id: str) -> WorkflowOf | None:
-    wf = s.get(Workflow, workflow_id)
-    return None if wf is None else WorkflowOf(wf.org_id, wf.memory_probes, list(wf.steps))
+def workflow(s: Session, workflow_id: str) -> Workflow | None:
+    return s.get(Workflow, workflow_id)
 
 
 class NewRun(NamedTuple):
