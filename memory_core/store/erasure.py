@@ -18,7 +18,6 @@ from . import reads
 from .database import scrub
 from .dialect import dialect_of
 from .graph import drop_graph
-from .identities import erase_links
 from .lookups import PersonRef, RunRef
 from .markers import scrub_due
 from .models import (
@@ -40,6 +39,7 @@ from .models import (
     Turn,
     TurnLog,
 )
+from .queries import erase_links
 
 
 def _count(s: Session, model: type, *where: Any) -> int:
