@@ -95,6 +95,9 @@ def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
     return _facts(_by_id(db, ids, "fact"))
 
 
+Votes = dict[int, list[tuple[str, str, float]]]
+
+
 class GraphWriter:
     """Batched writes: the entities and facts a turn's claims name, looked up and inserted a few at a time."""
 
@@ -107,6 +110,7 @@ class GraphWriter:
         # are known (refresh_facts), so a new row is inserted once and never updated after.
         self.new_entities: list[EntityRow] = []
         self.new_facts: list[StoredFact] = []
+        self.pending: Votes = {}  # each fact's votes teaching writes after: (origin, key, contribution) (R26)
 
     def load(self, claims: list[tuple[str, str, Obj]]) -> None:
         """Preload the entities and facts that these (graph, owner, claim) triples may name."""
@@ -216,20 +220,13 @@ def _merge_aliases(e: EntityRow, aliases: Iterable[str], moment: int) -> None:
 
 
 def refresh_facts(
-    db: Driver,
-    facts: list[StoredFact],
-    changes: FactChanges,
-    entities: Iterable[EntityRow] = (),
-    *,
-    moment: int,
-    writer: GraphWriter | None = None,
-    pending: Votes | None = None,
+    db: Driver, facts: list[StoredFact], changes: FactChanges, *, moment: int, writer: GraphWriter | None = None
 ) -> None:
     """Recompute facts from their own votes only (R26 to R28), batched; a fact or entity left with nothing goes (R3)."""
     fresh_facts = {f.id for f in writer.new_facts} if writer else set()
     fresh_entities = {e.id for e in writer.new_entities} if writer else set()
-    supports, disputes = _votes(db, [f.id for f in facts], fresh_facts, pending or {})
-    ends = _ends(db, facts, entities)
+    supports, disputes = _votes(db, [f.id for f in facts], fresh_facts, writer.pending if writer else {})
+    ends = _ends(db, facts, writer.entities.values() if writer else ())
     counts: dict[tuple[str, str], int] = {}
     gone, updates, shift = _rescore_all(facts, supports, disputes, ends, changes, counts=counts, fresh=fresh_facts)
     moved = _moved(shift, ends, fresh_entities, counts)
@@ -241,9 +238,6 @@ def refresh_facts(
     if gone:
         left = {i for f in gone for i in (f.subject_id, f.object_id) if i is not None}
         _drop_facts(db, [f.id for f in gone], left, moment)
-
-
-Votes = dict[int, list[tuple[str, str, float]]]
 
 
 def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple[Votes, dict[int, list[float]]]:

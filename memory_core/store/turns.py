@@ -242,27 +242,19 @@ SUPPORT_INSERT = (
 
 
 def teach(
-    db: Driver,
-    turn_id: str,
-    facts: RunFacts,
-    nested: dict[int, str],
-    *,
-    run_id: str,
-    org_id: str,
-    person_id: str | None,
-    moment: int,
+    db: Driver, turn_id: str, turn: TurnToChangeRow, facts: RunFacts, nested: dict[int, str], *, moment: int
 ) -> Teaching:
     """R1: write everything a completed turn teaches, in a few batched statements on the driver (R5, R16, R32)."""
     sql = "SELECT id, nested_id, origin, source, reliability, claims FROM record WHERE turn_id = :t ORDER BY number"
     records = [RecordToTeach(*r[:5], json_value(r[5])) for r in db.rows(sql, {"t": turn_id})]  # type: ignore[call-arg]
-    writes, result = plan(records, nested, facts, run_id=run_id, org_id=org_id, person_id=person_id)
+    run_id = turn.run_id
+    writes, result = plan(records, nested, facts, run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
     writer = GraphWriter(db, moment)
     triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
     writer.load(triples)
     found = writer.facts_for(triples)
     seen: set[tuple[int, str]] = set()
     touched: dict[int, StoredFact] = {}
-    pending: dict[int, list[tuple[str, str, float]]] = {}  # each fact's new votes (origin, key, contribution)
     rows = []
     for (rec, _, graph, _), fact in zip(writes, found, strict=True):
         if (fact.id, rec.id) in seen:
@@ -270,20 +262,12 @@ def teach(
         seen.add((fact.id, rec.id))
         key = independence_key(rec.origin, rec.source, run_id=run_id)
         weight = contribution(reliability_of(rec.origin, rec.reliability))
-        pending.setdefault(fact.id, []).append((rec.origin, key, weight))
+        writer.pending.setdefault(fact.id, []).append((rec.origin, key, weight))
         row = dict(fact_id=fact.id, key=key, origin=rec.origin, contribution=weight, record_id=rec.id)
         rows.append({**row, "run_id": run_id, "turn_id": turn_id, "since": moment})
         result.taught[graph] += 1
         touched[fact.id] = fact
-    refresh_facts(
-        db,
-        list(touched.values()),
-        result.changes,
-        writer.entities.values(),
-        moment=moment,
-        writer=writer,
-        pending=pending,
-    )
+    refresh_facts(db, list(touched.values()), result.changes, moment=moment, writer=writer)
     db.many(SUPPORT_INSERT, rows)  # after the facts they point to
     return result
 

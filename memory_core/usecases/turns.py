@@ -179,7 +179,7 @@ class Turns(UseCases):
                 learn_from_ephemeral_runs=bool(turn.learn_from_ephemeral_runs),
                 learn_from_users=bool(turn.learn_from_users),
             )
-            result = teach(db, turn_id, settings, nested, run_id=run, org_id=org, person_id=turn.person_id, moment=n)
+            result = teach(db, turn_id, turn, settings, nested, moment=n)
             skipped = [k.stored() for k in result.skipped]  # R10, without the labels
             store.end_turn(db, turn_id, status, moment=n, taught=result.taught, skipped=skipped)
             moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status, facts=result.changes.facts)
