@@ -128,13 +128,9 @@ def facts_table(
     fact: int | None = None,
 ) -> list[Obj]:
     """Rows for Fact weights of the graphs asked for (R20), or (`fact`) that one fact's row, if it is in one of them."""
-    parts = []
-    if "world" in graphs:
-        parts.append((col(Fact.graph) == "world") & (col(Fact.owner) == org_id))
-    if person and "user" in graphs:
-        parts.append((col(Fact.graph) == "user") & (col(Fact.owner) == person))
-    if "flow" in graphs:
-        parts.append((col(Fact.graph) == "flow") & col(Fact.owner).in_(select(Run.id).where(Run.org_id == org_id)))
+    runs = select(Run.id).where(Run.org_id == org_id)
+    owners = {"world": col(Fact.owner) == org_id, "user": col(Fact.owner) == person, "flow": col(Fact.owner).in_(runs)}
+    parts = [(col(Fact.graph) == g) & owners[g] for g in owners if g in graphs and (person or g != "user")]
     if not parts:
         return []
     where = or_(*parts)

@@ -85,9 +85,8 @@ def drop_graph(s: Session, graph: str, owner: str) -> None:
 def map_counts(tx: Session | Driver, org_id: str) -> Obj:
     """R18: entities of active facts by kind, and active facts, from the map's counters (a few rows)."""
     with driver_of(tx) as db:
-        return map_of(
-            {str(k): int(n) for k, n in db.rows("SELECT kind, n FROM mapcount WHERE org_id = :o", {"o": org_id})}
-        )
+        rows = db.rows("SELECT kind, n FROM mapcount WHERE org_id = :o", {"o": org_id})
+    return map_of({str(k): int(n) for k, n in rows})
 
 
 def map_of(counters: dict[str, int]) -> Obj:

@@ -163,8 +163,3 @@ def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[s
         .where(or_(*matches))
     ).all()
     return [(kind, person, org) for kind, person, org in rows]
-
-
-def erase_links(s: Session, person_id: str) -> None:
-    """R30: a deleted account's links go with it."""
-    s.exec(delete(IdentityLink).where(col(IdentityLink.person_id) == person_id))  # type: ignore[call-overload]
