@@ -100,13 +100,8 @@ def runs(s: Session, org_id: str) -> list[Obj]:
     shown = core_select(*(col(c) for c in RUN_ROW.values())).where(col(Run.org_id) == org_id).order_by(col(Run.seq))
     runs = s.connection().execute(shown).all()
     by_run: dict[str, list[Obj]] = {r.id: [] for r in runs}
-    turns = s.exec(
-        select(Turn.run_id, Turn.id, Turn.status)
-        .join(Run, col(Run.id) == Turn.run_id)
-        .where(Run.org_id == org_id)
-        .order_by(col(Turn.seq))
-    )
-    for run_id, turn_id, status in turns:
+    turns = select(Turn.run_id, Turn.id, Turn.status).join(Run, col(Run.id) == Turn.run_id)
+    for run_id, turn_id, status in s.exec(turns.where(Run.org_id == org_id).order_by(col(Turn.seq))):
         by_run[run_id].append({"id": turn_id, "status": status})
     return [
         {
@@ -144,19 +139,11 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
     fact = s.get(Fact, fact_id)
     if fact is None:
         raise E.UnknownFact(fact_id)
-    sups = s.exec(
-        select(Support, Record.excerpt, Record.source, Run.org_id)
-        .join(Record, col(Record.id) == Support.record_id, isouter=True)
-        .join(Run, col(Run.id) == Record.run_id, isouter=True)
-        .where(Support.fact_id == fact_id)
-        .order_by(col(Support.id))
-    ).all()
-    voted = s.exec(
-        select(Dispute, Person.name)
-        .join(Person, col(Person.id) == Dispute.by, isouter=True)
-        .where(Dispute.fact_id == fact_id)
-        .order_by(col(Dispute.id))
-    ).all()
+    q = select(Support, Record.excerpt, Record.source, Run.org_id).where(Support.fact_id == fact_id)
+    q = q.join(Record, col(Record.id) == Support.record_id, isouter=True)
+    sups = s.exec(q.join(Run, col(Run.id) == Record.run_id, isouter=True).order_by(col(Support.id))).all()
+    by = select(Dispute, Person.name).join(Person, col(Person.id) == Dispute.by, isouter=True)
+    voted = s.exec(by.where(Dispute.fact_id == fact_id).order_by(col(Dispute.id))).all()
     against = [d.contribution for d, _ in voted]
     rows = breakdown([(p.origin, p.key, p.contribution, p.record_id is None) for p, *_ in sups], against)
     folded = [r.contribution for r in rows]
@@ -215,9 +202,8 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         raise E.UnknownRun(run_id)
     wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
     turns = s.exec(select(Turn).where(Turn.run_id == run_id).order_by(col(Turn.seq))).all()
-    work = s.exec(
-        select(NestedWork).where(col(NestedWork.turn_id).in_([t.id for t in turns])).order_by(col(NestedWork.id))
-    ).all()
+    of_turns = col(NestedWork.turn_id).in_([t.id for t in turns])
+    work = s.exec(select(NestedWork).where(of_turns).order_by(col(NestedWork.id))).all()
     by_turn = _records_by_turn(s, run_id, [t.id for t in turns], work)
     return {
         **picked(run, "id person=person_id workflow=workflow_id surface requested_ephemeral ephemeral ended"),
@@ -344,16 +330,11 @@ def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
     turns = s.exec(select(Turn).where(col(Turn.run_id).in_(run_ids)).order_by(col(Turn.seq))).all()
     out.turns = [{"id": t.id, "run": t.run_id, "status": t.status, "steps": list(t.steps)} for t in turns]
     out.records = {t.id: [] for t in turns}
-    for r in s.exec(
-        select(Record).where(col(Record.run_id).in_(run_ids)).order_by(col(Record.turn_id), col(Record.number))
-    ):
+    records = select(Record).where(col(Record.run_id).in_(run_ids))
+    for r in s.exec(records.order_by(col(Record.turn_id), col(Record.number))):
         out.records[r.turn_id].append(record_json(r, nested=r.nested_id))
-    for w in s.exec(
-        select(NestedWork)
-        .join(Turn, col(Turn.id) == NestedWork.turn_id)
-        .where(col(Turn.run_id).in_(run_ids))
-        .order_by(col(NestedWork.id))
-    ):
+    work = select(NestedWork).join(Turn, col(Turn.id) == NestedWork.turn_id).where(col(Turn.run_id).in_(run_ids))
+    for w in s.exec(work.order_by(col(NestedWork.id))):
         assert w.id is not None
         out.work[w.id] = {"id": w.id, "turn": w.turn_id, "work": w.work, "status": w.status}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import delete, or_
+from sqlalchemy import and_, delete, or_
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
@@ -134,15 +134,9 @@ def remove_link(s: Session, identity: Identity, org_id: str) -> bool:
 
 def links_in(s: Session, org_id: str) -> list[Obj]:
     """An organization's links, by person then identity."""
-    rows = s.exec(
-        select(IdentityLink, Person.name)
-        .join(Person, col(Person.id) == col(IdentityLink.person_id))
-        .where(IdentityLink.org_id == org_id)
-        .order_by(
-            col(IdentityLink.person_id), col(IdentityLink.kind).desc(), col(IdentityLink.issuer), col(IdentityLink.key)
-        )
-    ).all()
-    return [_shown(link, name) for link, name in rows]
+    q = select(IdentityLink, Person.name).join(Person, col(Person.id) == col(IdentityLink.person_id))
+    q = q.where(IdentityLink.org_id == org_id).order_by(col(IdentityLink.person_id), col(IdentityLink.kind).desc())
+    return [_shown(link, name) for link, name in s.exec(q.order_by(col(IdentityLink.issuer), col(IdentityLink.key)))]
 
 
 def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
@@ -153,13 +147,6 @@ def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[s
         (col(IdentityLink.kind) == kind) & (col(IdentityLink.issuer) == issuer) & (col(IdentityLink.key) == key)
         for kind, issuer, key in identities
     ]
-    rows = s.exec(
-        select(IdentityLink.kind, IdentityLink.person_id, IdentityLink.org_id)
-        .join(
-            Membership,
-            (col(Membership.person_id) == col(IdentityLink.person_id))
-            & (col(Membership.org_id) == col(IdentityLink.org_id)),
-        )
-        .where(or_(*matches))
-    ).all()
-    return [(kind, person, org) for kind, person, org in rows]
+    member = (col(Membership.person_id) == IdentityLink.person_id, col(Membership.org_id) == IdentityLink.org_id)
+    q = select(IdentityLink.kind, IdentityLink.person_id, IdentityLink.org_id).join(Membership, and_(*member))
+    return [(kind, person, org) for kind, person, org in s.exec(q.where(or_(*matches)))]
