@@ -116,9 +116,8 @@ class GraphWriter:
         """Preload the entities and facts that these (graph, owner, claim) triples may name."""
         wanted: dict[tuple[str, str], set[str]] = {}
         for graph, owner, claim in claims:
-            for e in (claim["subject"], claim["object"]):
-                if "value" not in e:
-                    wanted.setdefault((graph, owner), set()).add(name_key(e["name"]))
+            names = (name_key(e["name"]) for e in (claim["subject"], claim["object"]) if "value" not in e)
+            wanted.setdefault((graph, owner), set()).update(names)
         for (graph, owner), keys in wanted.items():
             for chunk in _chunks(sorted(keys)):
                 for e in _entities(self.db.rows(*self.db.dialect.entities_named(_E_COLS_OF_E, graph, owner, chunk))):

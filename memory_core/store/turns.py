@@ -281,10 +281,8 @@ def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workfl
     for i, o in enumerate(organizations):
         if s.get(Organization, o["id"]) is not None:
             raise E.DuplicateId.exists("organization", o["id"])
-        org = Organization(id=o["id"], name=o["name"], seq=base + i, since=moment)
-        for name, value in o.get("settings", {}).items():
-            setattr(org, SETTING_BY_NAME[name].column, value)
-        s.add(org)
+        settings = {SETTING_BY_NAME[name].column: value for name, value in o.get("settings", {}).items()}
+        s.add(Organization(id=o["id"], name=o["name"], seq=base + i, since=moment, **settings))
     pbase = int(s.exec(select(func.count()).select_from(Person)).one())
     for i, p in enumerate(people):
         if s.get(Person, p["id"]) is not None:
