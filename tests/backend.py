@@ -8,12 +8,13 @@ from collections.abc import Callable
 from functools import cache
 
 import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import create_engine, func, text
 from sqlalchemy.engine import Engine
-from sqlmodel import SQLModel
+from sqlmodel import Session, SQLModel, select
 
 from memory_core import MemoryService, make_engine
 from memory_core.store.erasure import finisher
+from memory_core.store.models import Entity, Fact
 from memory_core.store.retry import run_retrying
 
 SERVER = os.environ.get("MEMORY_TEST_DATABASE_URL", "").rstrip("/")
@@ -152,3 +153,18 @@ def built_url(name: str, key: str, build: Callable[[MemoryService], object]) -> 
         finisher(engine).wait(300)  # a scrub that followed a deletion (R31) is done: the rows are final
         _KEPT[key] = _keep(engine)
     return url
+
+
+def counted_map(s: Session, org_id: str) -> dict:
+    """The map recounted from the graph itself (a grouped query): what store.graph.map_counts must equal (R18)."""
+    rows = s.exec(
+        select(Entity.kind, func.count())
+        .where(Entity.graph == "world", Entity.owner == org_id, Entity.active_facts > 0)
+        .group_by(Entity.kind)
+    ).all()
+    facts = s.exec(
+        select(func.count())
+        .select_from(Fact)
+        .where(Fact.graph == "world", Fact.owner == org_id, Fact.status == "active")
+    ).one()
+    return {"kinds": {k: n for k, n in sorted(rows)}, "facts": int(facts)}

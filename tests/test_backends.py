@@ -27,7 +27,7 @@ from memory_core.errors import Refusal
 from memory_core.rules.visibility import owners
 from memory_core.store import database as db_module
 from memory_core.store import probes
-from memory_core.store import teaching as teaching_module
+from memory_core.store import turns as teaching_module
 from memory_core.store.database import driver_connection, statement_driver
 from memory_core.store.dialect import WAL_PAGES, dialect_of
 from memory_core.store.migrate import current, head
@@ -243,8 +243,8 @@ def test_fault_in_the_middle_of_teaching_leaves_nothing_then_teaches_once(monkey
     before = svc.export_state()
     real = teaching_module.refresh_facts
 
-    def failing(db, facts, changes, entities=(), **new):
-        real(db, facts, changes, entities, **new)  # the turn's facts and weights written, then the fault
+    def failing(db, facts, changes, **new):
+        real(db, facts, changes, **new)  # the turn's facts and weights written, then the fault
         raise Fault("injected in the middle of writing the turn's teaching")
 
     monkeypatch.setattr(teaching_module, "refresh_facts", failing)

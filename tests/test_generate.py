@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from backend import SERVER, database_url, empty
+from backend import SERVER, counted_map, database_url, empty
 from sqlalchemy import text
 from sqlmodel import Session
 
 from memory_core import MemoryService, make_engine
 from memory_core.generate import generate
 from memory_core.rules.weights import score
-from memory_core.store.graph import counted_map, map_counts
+from memory_core.store.graph import map_counts
 
 
 def _engine(tmp_path, name):

@@ -3,14 +3,14 @@
 import json
 import math
 
-from backend import examples, fresh_service
+from backend import counted_map, examples, fresh_service
 from helpers import CEO, HQ, LIKES, PREFERS, end, open_turn, run, scenario, start, world
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlmodel import Session
 
 from memory_core import parse, replay
-from memory_core.store.graph import counted_map, map_counts
+from memory_core.store.graph import map_counts
 
 CLAIMS = [HQ, CEO, LIKES, PREFERS]
 RELIABILITY = {"web": 0.6, "tool": 0.9, "document": 0.75}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from sqlmodel import Session, col, select
 
@@ -11,15 +11,11 @@ from .driver import Driver
 from .models import AgentServer, AgentSession, Run, Turn
 
 
-@dataclass(frozen=True, slots=True)
-class GoneSession:
-    """A session whose server is gone, with the runs it started that have not ended."""
+class GoneSession(NamedTuple):
+    """A session whose server is gone, and why."""
 
     session: str
-    client: str
-    server: str
     why: str
-    open_runs: tuple[str, ...]
 
 
 def add_server(tx: Session, *, server: str, host: str, pid: int, transport: str, now: float) -> None:
@@ -40,7 +36,6 @@ def stop_server(tx: Session, *, server: str, now: float) -> None:
     row = tx.get(AgentServer, server)
     if row is not None:
         row.stopped, row.seen_at = True, now
-        tx.add(row)
 
 
 def add_session(tx: Session, *, session: str, server: str, client: str, transport: str, now: float) -> None:
@@ -53,7 +48,6 @@ def end_session(tx: Session, *, session: str, why: str, now: float) -> None:
     row = tx.get(AgentSession, session)
     if row is not None and row.ended_at is None:
         row.ended_at, row.ended_why = now, why
-        tx.add(row)
 
 
 def open_runs_of(tx: Session, *, session: str) -> list[str]:
@@ -65,7 +59,7 @@ def open_runs_of(tx: Session, *, session: str) -> list[str]:
 def gone_sessions(
     tx: Session, *, now: float, stale: float, host: str, alive: Callable[[str, int], bool]
 ) -> list[GoneSession]:
-    """Sessions whose server is gone, and ended ones with a run still open (#40 finding 6), each with its open runs."""
+    """Sessions whose server is gone, and ended ones with a run still open (#40 finding 6)."""
     servers = {s.id: s for s in tx.exec(select(AgentServer))}
     q = select(AgentSession).where(col(AgentSession.ended_at).is_(None)).order_by(col(AgentSession.opened_at))
     gone = [
@@ -74,11 +68,7 @@ def gone_sessions(
     started = select(Run.session_id).where(col(Run.ended).is_(False), col(Run.session_id).is_not(None))
     q = select(AgentSession).where(col(AgentSession.ended_at).is_not(None), col(AgentSession.id).in_(started))
     gone += [(sess, f"it ended ({sess.ended_why})") for sess in tx.exec(q.order_by(col(AgentSession.opened_at)))]
-    return [
-        GoneSession(sess.id, sess.client, sess.server_id, why, tuple(open_runs_of(tx, session=sess.id)))
-        for sess, why in gone
-        if why is not None
-    ]
+    return [GoneSession(sess.id, why) for sess, why in gone if why is not None]
 
 
 def _gone(
@@ -98,14 +88,8 @@ def _gone(
 
 def clients_of(tx: Session, *, runs: list[str]) -> dict[str, str]:
     """The MCP client that started each of these runs, for those started through the MCP server."""
-    if not runs:
-        return {}
-    q = (
-        select(Run.id, AgentSession.client)
-        .join(AgentSession, col(AgentSession.id) == col(Run.session_id))
-        .where(col(Run.id).in_(runs))
-    )
-    return {run: client for run, client in tx.exec(q)}
+    q = select(Run.id, AgentSession.client).join(AgentSession, col(AgentSession.id) == col(Run.session_id))
+    return dict(tx.exec(q.where(col(Run.id).in_(runs))).all()) if runs else {}
 
 
 def started_by(tx: Session, *, run: str | None = None, turn: str | None = None) -> tuple[str | None, str | None] | None:
@@ -116,11 +100,7 @@ def started_by(tx: Session, *, run: str | None = None, turn: str | None = None) 
     return None if row is None else (row[0], row[1])
 
 
-#: A token's holder, in one statement on the driver: checked at every MCP call, so without the ORM.
-TOKEN_HOLDER = "SELECT person_id, org_id FROM apitoken WHERE token_hash = :h AND NOT revoked"
-
-
 def token_holder(db: Driver, *, token_hash: str) -> tuple[str, str] | None:
-    """The (person, organization) a live token's hash speaks for, or None."""
-    rows = db.rows(TOKEN_HOLDER, {"h": token_hash})
+    """The (person, organization) a live token's hash speaks for, or None: at every MCP call, so on the driver."""
+    rows = db.rows("SELECT person_id, org_id FROM apitoken WHERE token_hash = :h AND NOT revoked", {"h": token_hash})
     return (str(rows[0][0]), str(rows[0][1])) if rows else None

@@ -1,9 +1,10 @@
-"""The dashboard's reads: lists, tables, breakdowns, each one query set on a session the use case opens."""
+"""The dashboard's reads (lists, tables, breakdowns) and what memory recorded for the scenario export (R32, R33)."""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from sqlalchemy import func, or_
 from sqlalchemy import select as core_select
@@ -16,6 +17,7 @@ from ..rules.visibility import evidence_elsewhere
 from ..rules.weights import SourceBreakdown, breakdown, without_each_dispute, written_out
 from ..rules.wording import claim_label, map_paragraph
 from .drawing import fact_rows
+from .driver import driver_of
 from .lookups import RunRef, TurnRef, picked
 from .models import (
     Dispute,
@@ -27,10 +29,13 @@ from .models import (
     Person,
     Record,
     Run,
+    SettingsAudit,
     Support,
     Turn,
     Workflow,
 )
+from .past import entities_at, moments, settings_at
+from .snapshot import settings_of
 
 
 def record_json(r: Record, *, nested: str | int | None, **more: int | None) -> Obj:
@@ -50,25 +55,16 @@ def organizations(s: Session) -> list[Obj]:
 
 def members(s: Session, org_id: str) -> list[Obj]:
     """The organization's people with their role (owner first)."""
-    rows = s.exec(
-        select(Person, Membership.role)
-        .join(Membership, col(Membership.person_id) == Person.id)
-        .where(Membership.org_id == org_id)
-        .order_by(col(Person.seq))
-    )
-    people = [{"id": p.id, "name": p.name, "role": role} for p, role in rows]
-    return sorted(people, key=lambda p: p["role"] != "owner")
+    q = select(Person, Membership.role).join(Membership, col(Membership.person_id) == Person.id)
+    rows = s.exec(q.where(Membership.org_id == org_id).order_by(col(Person.seq)))
+    return sorted(({"id": p.id, "name": p.name, "role": role} for p, role in rows), key=lambda p: p["role"] != "owner")
 
 
 def workflows(s: Session, org_id: str) -> list[Obj]:
     """The organization's workflows as the scenario format writes them (budget, steps)."""
-    out = []
-    for w in s.exec(select(Workflow).where(Workflow.org_id == org_id).order_by(col(Workflow.id))):
-        wf: Obj = {"id": w.id, "org": w.org_id, "steps": list(w.steps)}
-        if w.memory_probes is not None:
-            wf["budget"] = {"MemoryProbes": w.memory_probes}
-        out.append(wf)
-    return out
+    q = select(Workflow).where(Workflow.org_id == org_id).order_by(col(Workflow.id))
+    budget = lambda w: {} if w.memory_probes is None else {"budget": {"MemoryProbes": w.memory_probes}}
+    return [{"id": w.id, "org": w.org_id, "steps": list(w.steps), **budget(w)} for w in s.exec(q)]
 
 
 def people(s: Session) -> list[Obj]:
@@ -104,13 +100,8 @@ def runs(s: Session, org_id: str) -> list[Obj]:
     shown = core_select(*(col(c) for c in RUN_ROW.values())).where(col(Run.org_id) == org_id).order_by(col(Run.seq))
     runs = s.connection().execute(shown).all()
     by_run: dict[str, list[Obj]] = {r.id: [] for r in runs}
-    turns = s.exec(
-        select(Turn.run_id, Turn.id, Turn.status)
-        .join(Run, col(Run.id) == Turn.run_id)
-        .where(Run.org_id == org_id)
-        .order_by(col(Turn.seq))
-    )
-    for run_id, turn_id, status in turns:
+    turns = select(Turn.run_id, Turn.id, Turn.status).join(Run, col(Run.id) == Turn.run_id)
+    for run_id, turn_id, status in s.exec(turns.where(Run.org_id == org_id).order_by(col(Turn.seq))):
         by_run[run_id].append({"id": turn_id, "status": status})
     return [
         {
@@ -132,13 +123,9 @@ def facts_table(
     fact: int | None = None,
 ) -> list[Obj]:
     """Rows for Fact weights of the graphs asked for (R20), or (`fact`) that one fact's row, if it is in one of them."""
-    parts = []
-    if "world" in graphs:
-        parts.append((col(Fact.graph) == "world") & (col(Fact.owner) == org_id))
-    if person and "user" in graphs:
-        parts.append((col(Fact.graph) == "user") & (col(Fact.owner) == person))
-    if "flow" in graphs:
-        parts.append((col(Fact.graph) == "flow") & col(Fact.owner).in_(select(Run.id).where(Run.org_id == org_id)))
+    runs = select(Run.id).where(Run.org_id == org_id)
+    owners = {"world": col(Fact.owner) == org_id, "user": col(Fact.owner) == person, "flow": col(Fact.owner).in_(runs)}
+    parts = [(col(Fact.graph) == g) & owners[g] for g in owners if g in graphs and (person or g != "user")]
     if not parts:
         return []
     where = or_(*parts)
@@ -152,19 +139,11 @@ def fact_breakdown(s: Session, fact_id: int, *, min_weight: float = DEFAULT_MIN_
     fact = s.get(Fact, fact_id)
     if fact is None:
         raise E.UnknownFact(fact_id)
-    sups = s.exec(
-        select(Support, Record.excerpt, Record.source, Run.org_id)
-        .join(Record, col(Record.id) == Support.record_id, isouter=True)
-        .join(Run, col(Run.id) == Record.run_id, isouter=True)
-        .where(Support.fact_id == fact_id)
-        .order_by(col(Support.id))
-    ).all()
-    voted = s.exec(
-        select(Dispute, Person.name)
-        .join(Person, col(Person.id) == Dispute.by, isouter=True)
-        .where(Dispute.fact_id == fact_id)
-        .order_by(col(Dispute.id))
-    ).all()
+    q = select(Support, Record.excerpt, Record.source, Run.org_id).where(Support.fact_id == fact_id)
+    q = q.join(Record, col(Record.id) == Support.record_id, isouter=True)
+    sups = s.exec(q.join(Run, col(Run.id) == Record.run_id, isouter=True).order_by(col(Support.id))).all()
+    by = select(Dispute, Person.name).join(Person, col(Person.id) == Dispute.by, isouter=True)
+    voted = s.exec(by.where(Dispute.fact_id == fact_id).order_by(col(Dispute.id))).all()
     against = [d.contribution for d, _ in voted]
     rows = breakdown([(p.origin, p.key, p.contribution, p.record_id is None) for p, *_ in sups], against)
     folded = [r.contribution for r in rows]
@@ -201,10 +180,9 @@ def _support(p: Support, excerpt: str | None, source: str | None, run_org: str |
 
 def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
     """What a turn's instructions carry (R18) and its reads so far against its budget (R21)."""
-    org = s.get(Organization, run.org_id)
+    org = s.get_one(Organization, run.org_id)
     wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
     work = s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id).order_by(col(NestedWork.id))).all()
-    assert org is not None
     return {
         **picked(turn, "turn=id"),
         **picked(run, "run=id org=org_id person=person_id"),
@@ -224,9 +202,8 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         raise E.UnknownRun(run_id)
     wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
     turns = s.exec(select(Turn).where(Turn.run_id == run_id).order_by(col(Turn.seq))).all()
-    work = s.exec(
-        select(NestedWork).where(col(NestedWork.turn_id).in_([t.id for t in turns])).order_by(col(NestedWork.id))
-    ).all()
+    of_turns = col(NestedWork.turn_id).in_([t.id for t in turns])
+    work = s.exec(select(NestedWork).where(of_turns).order_by(col(NestedWork.id))).all()
     by_turn = _records_by_turn(s, run_id, [t.id for t in turns], work)
     return {
         **picked(run, "id person=person_id workflow=workflow_id surface requested_ephemeral ephemeral ended"),
@@ -277,4 +254,109 @@ def counts(s: Session) -> Obj:
     return {
         t.__name__.lower(): int(s.exec(select(func.count()).select_from(t)).one())
         for t in (Organization, Person, Run, Entity, Fact, Support)
+    }
+
+
+# --- what memory recorded, for the scenario export (usecases/export.py): erased is gone -----------
+
+
+@dataclass
+class Recorded:
+    """Plain rows of what memory recorded, within one scope (everything, an organization, a run)."""
+
+    orgs: list[Obj] = field(default_factory=list)  # id, name, owner, settings as made, in the order made
+    changes: list[Obj] = field(default_factory=list)  # settings audit: moment, org, by, setting, new
+    people: list[Obj] = field(default_factory=list)  # id, name, memberships {org: role}, in the order made
+    workflows: list[Obj] = field(default_factory=list)  # as the scenario format writes them
+    runs: list[Obj] = field(default_factory=list)  # in the order they started
+    turns: list[Obj] = field(default_factory=list)  # in the order they opened: id, run, status, steps
+    records: dict[str, list[Obj]] = field(default_factory=dict)  # by turn, in number order
+    work: dict[int, Obj] = field(default_factory=dict)  # nested work by id (the order of the calls)
+    moments: list[Obj] = field(default_factory=list)  # oldest first
+    facts: dict[int, Obj | None] = field(default_factory=dict)  # by correction moment: the fact it named
+
+
+def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> Recorded:
+    """What memory recorded: everything, one organization's (`org`) or one run's (`run`), which exist."""
+    out = Recorded()
+    _orgs_and_people(s, out, org=org)
+    audit = select(SettingsAudit).order_by(col(SettingsAudit.moment), col(SettingsAudit.id))
+    if org is not None:
+        audit = audit.where(SettingsAudit.org_id == org)
+    out.changes = [picked(a, "moment org=org_id by setting new") for a in s.exec(audit)]
+    out.runs = _runs(s, org=org, run=run)
+    if out.runs:
+        _turns(s, out, [r["id"] for r in out.runs])
+    out.moments = moments(s, org=org, run=run)
+    for moment in out.moments:
+        if moment["what"] in ("dispute", "retract") and moment["facts"]:
+            out.facts[moment["n"]] = fact_at(s, moment["facts"][0], moment["n"])
+    return out
+
+
+def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
+    """The organizations in scope (owner, settings as made, workflows); every person with their memberships."""
+    for o in organizations(s):
+        if org is None or o["id"] == org:
+            row = s.get_one(Organization, o["id"])
+            made = settings_at(s, row.id, settings_of(row), row.since)  # each later change undone (R32)
+            out.orgs.append({**o, "settings": made})
+            out.workflows += workflows(s, row.id)
+    out.people = [{"id": p["id"], "name": p["name"], "memberships": p["roles"]} for p in people(s)]
+
+
+def setup_of(s: Session) -> Recorded:
+    """Every organization (settings as made), person and workflow: what a setup file is compared with."""
+    out = Recorded()
+    _orgs_and_people(s, out, org=None)
+    return out
+
+
+def _runs(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
+    """The runs of the scope, in the order they started, as the scenario export opens them."""
+    runs = select(Run).order_by(col(Run.seq))
+    if run is not None:
+        runs = runs.where(Run.id == run)
+    elif org is not None:
+        runs = runs.where(Run.org_id == org)
+    return [
+        picked(r, "id org=org_id person=person_id workflow=workflow_id surface requested_ephemeral")
+        for r in s.exec(runs)
+    ]
+
+
+def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
+    """The runs' turns, their records in number order and their nested work in call order."""
+    turns = s.exec(select(Turn).where(col(Turn.run_id).in_(run_ids)).order_by(col(Turn.seq))).all()
+    out.turns = [{"id": t.id, "run": t.run_id, "status": t.status, "steps": list(t.steps)} for t in turns]
+    out.records = {t.id: [] for t in turns}
+    records = select(Record).where(col(Record.run_id).in_(run_ids))
+    for r in s.exec(records.order_by(col(Record.turn_id), col(Record.number))):
+        out.records[r.turn_id].append(record_json(r, nested=r.nested_id))
+    work = select(NestedWork).join(Turn, col(Turn.id) == NestedWork.turn_id).where(col(Turn.run_id).in_(run_ids))
+    for w in s.exec(work.order_by(col(NestedWork.id))):
+        assert w.id is not None
+        out.work[w.id] = {"id": w.id, "turn": w.turn_id, "work": w.work, "status": w.status}
+
+
+def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
+    """The fact with this id as it stood at moment `n` (R3), as a scenario names it; None if it was not there."""
+    with driver_of(s) as db:
+        rows = db.rows(
+            "SELECT subject_id, relation, object_id, value FROM fact WHERE id = :f AND since <= :n "
+            "UNION ALL SELECT subject_id, relation, object_id, value FROM factgone "
+            "WHERE id = :f AND since <= :n AND until > :n",
+            {"f": fact_id, "n": n},
+        )
+    if not rows:
+        return None
+    subject_id, relation, object_id, value = rows[0]
+    named = entities_at(s, n, [i for i in (subject_id, object_id) if i is not None])
+    ends = {i: {"name": e["name"], "kind": e["kind"]} for i, e in named.items()}
+    if subject_id not in ends or (object_id is not None and object_id not in ends):
+        return None
+    return {
+        "subject": ends[subject_id],
+        "relation": relation,
+        "object": ends[object_id] if object_id is not None else {"value": value},
     }

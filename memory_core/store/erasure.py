@@ -18,7 +18,6 @@ from . import reads
 from .database import scrub
 from .dialect import dialect_of, scrub_due
 from .graph import drop_graph
-from .identities import erase_links
 from .lookups import PersonRef, RunRef
 from .models import (
     ApiToken,
@@ -26,6 +25,7 @@ from .models import (
     DisputeGone,
     ErasedAccount,
     Fact,
+    IdentityLink,
     Membership,
     Moment,
     NestedWork,
@@ -110,7 +110,7 @@ def erase_account(s: Session, person: PersonRef) -> Obj:
     _set(s, Record, col(Record.origin) == "person", col(Record.source) == person.id, source=erased_key)
     drop_graph(s, "user", person.id)
     _drop(s, ApiToken, col(ApiToken.person_id) == person.id)
-    erase_links(s, person.id)
+    _drop(s, IdentityLink, col(IdentityLink.person_id) == person.id)  # R30: its sign-in links
     _drop(s, Membership, col(Membership.person_id) == person.id)
     reads.erase(s, select(Turn.id).join(Run, col(Run.id) == Turn.run_id).where(Run.person_id == person.id))
     _set(s, Run, col(Run.person_id) == person.id, person_id=None)
@@ -161,26 +161,19 @@ class Finisher:
                     return
                 self.again = False
             try:
-                gone = scrub(self.engine)
-                self.error = None
+                gone, self.error = scrub(self.engine), None
             except Exception as exc:  # noqa: BLE001  (the marker stays; the next try or opening finishes)
                 gone, self.error = False, f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
             if not gone or scrub_due(self.engine):  # failed, or a deletion committed meanwhile: once more
                 with self.lock:
                     self.again = True
-            if gone:
-                tries = 0
-                continue
-            time.sleep(self.PAUSES[min(tries, len(self.PAUSES) - 1)])
-            tries += 1
+            if not gone:
+                time.sleep(self.PAUSES[min(tries, len(self.PAUSES) - 1)])
+            tries = 0 if gone else tries + 1
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for the background scrub; True when it finished (no marker left)."""
         return self.done.wait(timeout)
-
-    @property
-    def running(self) -> bool:
-        return not self.done.is_set()
 
 
 _FINISHERS: weakref.WeakKeyDictionary[Engine, Finisher] = weakref.WeakKeyDictionary()
@@ -189,10 +182,7 @@ _FINISHERS_LOCK = threading.Lock()
 
 def finisher(engine: Engine) -> Finisher:
     with _FINISHERS_LOCK:
-        f = _FINISHERS.get(engine)
-        if f is None:
-            f = _FINISHERS[engine] = Finisher(engine)
-        return f
+        return _FINISHERS.setdefault(engine, Finisher(engine))
 
 
 def _forget_finishers_in_child() -> None:  # a forked child has none of its parent's threads
@@ -230,6 +220,6 @@ def erasure_status(engine: Engine) -> Obj:
     return {
         "bytes_gone": due == 0,
         "pending": due,
-        "scrubbing": bool(f is not None and f.running),
+        "scrubbing": f is not None and not f.done.is_set(),
         "last_error": f.error if f is not None else None,
     }

@@ -61,16 +61,12 @@ class StoredFact(FactIdentity):
 
 
 #: The columns of entity and fact rows, from the models' tables, in the order EntityRow and StoredFact take them.
-_E_COLS, _E_COLS_OF_E = columns(Entity.__table__), columns(Entity.__table__, "e")  # type: ignore[attr-defined]
-_F_COLS, _F_COLS_OF_F = columns(Fact.__table__), columns(Fact.__table__, "f")  # type: ignore[attr-defined]
+_COLS = {"entity": columns(Entity.__table__), "fact": columns(Fact.__table__)}  # type: ignore[attr-defined]
+_E_COLS_OF_E, _F_COLS_OF_F = columns(Entity.__table__, "e"), columns(Fact.__table__, "f")  # type: ignore[attr-defined]
 _E_INSERT = insert(Entity.__table__)  # type: ignore[attr-defined]
 _F_INSERT = insert(Fact.__table__)  # type: ignore[attr-defined]
 assert column_names(Entity.__table__) == [*EntityRow.__dataclass_fields__][:-1]  # type: ignore[attr-defined]
 assert column_names(Fact.__table__) == [*StoredFact.__dataclass_fields__]  # type: ignore[attr-defined]
-
-
-def entity_rows(db: Driver, where: str, params: Obj) -> list[EntityRow]:
-    return _entities(db.rows(f"SELECT {_E_COLS} FROM entity WHERE {where}", params))
 
 
 def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
@@ -82,20 +78,24 @@ def _listed(value: Any) -> list[Any]:
     return [] if value in ("[]", []) else list(json_value(value))
 
 
-def fact_rows(db: Driver, where: str, params: Obj) -> list[StoredFact]:
-    return _facts(db.rows(f"SELECT {_F_COLS} FROM fact WHERE {where}", params))
-
-
 def _facts(rows: list[tuple[Any, ...]]) -> list[StoredFact]:
     return [StoredFact(*r[:8], bool(r[8]), *r[9:]) for r in rows]  # type: ignore[call-arg]
 
 
-def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
-    out: list[StoredFact] = []
+def _by_id(db: Driver, ids: Iterable[int], table: str) -> list[tuple[Any, ...]]:
+    """The rows of `table` (entity or fact) with these ids, all columns, a few hundred at a time."""
+    out: list[tuple[Any, ...]] = []
     for chunk in _chunks(sorted(set(ids))):
         params: Obj = {}
-        out += fact_rows(db, f"id IN ({in_list('i', chunk, params)})", params)
+        out += db.rows(f"SELECT {_COLS[table]} FROM {table} WHERE id IN ({in_list('i', chunk, params)})", params)
     return out
+
+
+def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
+    return _facts(_by_id(db, ids, "fact"))
+
+
+Votes = dict[int, list[tuple[str, str, float]]]
 
 
 class GraphWriter:
@@ -110,17 +110,17 @@ class GraphWriter:
         # are known (refresh_facts), so a new row is inserted once and never updated after.
         self.new_entities: list[EntityRow] = []
         self.new_facts: list[StoredFact] = []
+        self.pending: Votes = {}  # each fact's votes teaching writes after: (origin, key, contribution) (R26)
 
     def load(self, claims: list[tuple[str, str, Obj]]) -> None:
         """Preload the entities and facts that these (graph, owner, claim) triples may name."""
         wanted: dict[tuple[str, str], set[str]] = {}
         for graph, owner, claim in claims:
-            for e in (claim["subject"], claim["object"]):
-                if "value" not in e:
-                    wanted.setdefault((graph, owner), set()).add(name_key(e["name"]))
+            names = (name_key(e["name"]) for e in (claim["subject"], claim["object"]) if "value" not in e)
+            wanted.setdefault((graph, owner), set()).update(names)
         for (graph, owner), keys in wanted.items():
             for chunk in _chunks(sorted(keys)):
-                for e in _entities_named(self.db, graph, owner, chunk):
+                for e in _entities(self.db.rows(*self.db.dialect.entities_named(_E_COLS_OF_E, graph, owner, chunk))):
                     self.entities[(graph, owner, e.kind, e.key)] = e
         # Then exactly the facts the claims name whose ends both exist: one unique-index look-up each.
         named: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
@@ -136,7 +136,7 @@ class GraphWriter:
                 named.setdefault((graph, owner), set()).add((subject.id, claim["relation"], okey))
         for (graph, owner), wanted_facts in named.items():
             for fchunk in _chunks(sorted(wanted_facts), 200):
-                for f in _facts_named(self.db, graph, owner, fchunk):
+                for f in _facts(self.db.rows(*self.db.dialect.facts_named(_F_COLS_OF_F, graph, owner, fchunk))):
                     self.facts[(graph, owner, f.subject_id, f.relation, f.object_key)] = f
 
     def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[StoredFact]:
@@ -207,16 +207,6 @@ class GraphWriter:
         self.new_entities, self.new_facts = [], []
 
 
-def _entities_named(db: Driver, graph: str, owner: str, keys: list[str]) -> list[EntityRow]:
-    """A graph's entities with these name keys, one index probe per key (Dialect.entities_named)."""
-    return _entities(db.rows(*db.dialect.entities_named(_E_COLS_OF_E, graph, owner, keys)))
-
-
-def _facts_named(db: Driver, graph: str, owner: str, triples: list[tuple[int, str, str]]) -> list[StoredFact]:
-    """A graph's facts of these (subject id, relation, object key), one index probe each (Dialect.facts_named)."""
-    return _facts(db.rows(*db.dialect.facts_named(_F_COLS_OF_F, graph, owner, triples)))
-
-
 def _merge_aliases(e: EntityRow, aliases: Iterable[str], moment: int) -> None:
     known = {e.key, *(name_key(a) for a in e.aliases)}
     for alias in aliases:
@@ -229,20 +219,13 @@ def _merge_aliases(e: EntityRow, aliases: Iterable[str], moment: int) -> None:
 
 
 def refresh_facts(
-    db: Driver,
-    facts: list[StoredFact],
-    changes: FactChanges,
-    entities: Iterable[EntityRow] = (),
-    *,
-    moment: int,
-    writer: GraphWriter | None = None,
-    pending: Votes | None = None,
+    db: Driver, facts: list[StoredFact], changes: FactChanges, *, moment: int, writer: GraphWriter | None = None
 ) -> None:
     """Recompute facts from their own votes only (R26 to R28), batched; a fact or entity left with nothing goes (R3)."""
     fresh_facts = {f.id for f in writer.new_facts} if writer else set()
     fresh_entities = {e.id for e in writer.new_entities} if writer else set()
-    supports, disputes = _votes(db, [f.id for f in facts], fresh_facts, pending or {})
-    ends = _ends(db, facts, entities)
+    supports, disputes = _votes(db, [f.id for f in facts], fresh_facts, writer.pending if writer else {})
+    ends = _ends(db, facts, writer.entities.values() if writer else ())
     counts: dict[tuple[str, str], int] = {}
     gone, updates, shift = _rescore_all(facts, supports, disputes, ends, changes, counts=counts, fresh=fresh_facts)
     moved = _moved(shift, ends, fresh_entities, counts)
@@ -254,9 +237,6 @@ def refresh_facts(
     if gone:
         left = {i for f in gone for i in (f.subject_id, f.object_id) if i is not None}
         _drop_facts(db, [f.id for f in gone], left, moment)
-
-
-Votes = dict[int, list[tuple[str, str, float]]]
 
 
 def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple[Votes, dict[int, list[float]]]:
@@ -281,9 +261,7 @@ def _ends(db: Driver, facts: list[StoredFact], entities: Iterable[EntityRow]) ->
     """The entities the facts name, by id: those given, and the others read."""
     ends = {e.id: e for e in entities}
     missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
-    for chunk in _chunks(sorted(missing)):
-        params: Obj = {}
-        ends.update((e.id, e) for e in entity_rows(db, f"id IN ({in_list('e', chunk, params)})", params))
+    ends.update((e.id, e) for e in _entities(_by_id(db, missing, "entity")))
     return ends
 
 
@@ -362,13 +340,13 @@ def _drop_facts(db: Driver, ids: list[int], ends: set[int], moment: int) -> None
     for chunk in _chunks(ids):
         params: Obj = {"m": moment}
         listed = in_list("f", chunk, params)
-        moments.disputes_gone(db, listed, params)
-        moments.facts_gone(db, listed, params)
+        moments.gone(db, "dispute", f"fact_id IN ({listed})", params)
+        moments.gone(db, "fact", f"id IN ({listed})", params)
         db.change(f"DELETE FROM dispute WHERE fact_id IN ({listed})", params)
         db.change(f"DELETE FROM fact WHERE id IN ({listed})", params)
     for eid in sorted(ends):  # R3: an entity named by no fact is gone
         if not db.rows("SELECT id FROM fact WHERE subject_id = :e OR object_id = :e LIMIT 1", {"e": eid}):
-            moments.entity_gone(db, eid, moment)
+            moments.gone(db, "entity", "id = :e", {"e": eid, "m": moment})
             db.change("DELETE FROM alias WHERE entity_id = :e", {"e": eid})
             db.change("DELETE FROM entity WHERE id = :e", {"e": eid})
 
@@ -378,7 +356,7 @@ def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], change
     for chunk in _chunks(support_ids):
         params: Obj = {"m": moment}
         listed = in_list("s", chunk, params)
-        moments.supports_gone(db, listed, params)
+        moments.gone(db, "support", f"id IN ({listed})", params)
         db.change(f"DELETE FROM support WHERE id IN ({listed})", params)
     refresh_facts(db, load_facts(db, fact_ids), changes, moment=moment)
 

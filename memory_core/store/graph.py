@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import delete, func
+from sqlalchemy import delete
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
@@ -38,10 +38,8 @@ class FactChange:
             return "added"
         if self.after is None:
             return "withdrawn"
-        if self.after[0] > self.before[0]:
-            return "strengthened"
-        if self.after[0] < self.before[0]:
-            return "weakened"
+        if self.after[0] != self.before[0]:
+            return "strengthened" if self.after[0] > self.before[0] else "weakened"
         return "status" if self.after[1] != self.before[1] else "unchanged"
 
 
@@ -87,29 +85,13 @@ def drop_graph(s: Session, graph: str, owner: str) -> None:
 def map_counts(tx: Session | Driver, org_id: str) -> Obj:
     """R18: entities of active facts by kind, and active facts, from the map's counters (a few rows)."""
     with driver_of(tx) as db:
-        return map_of(
-            {str(k): int(n) for k, n in db.rows("SELECT kind, n FROM mapcount WHERE org_id = :o", {"o": org_id})}
-        )
+        rows = db.rows("SELECT kind, n FROM mapcount WHERE org_id = :o", {"o": org_id})
+    return map_of({str(k): int(n) for k, n in rows})
 
 
 def map_of(counters: dict[str, int]) -> Obj:
     """The map from an organization's counters (kind -> n; kind "" counts active facts)."""
     return {"kinds": {k: n for k, n in sorted(counters.items()) if k and n}, "facts": int(counters.get("", 0))}
-
-
-def counted_map(s: Session, org_id: str) -> Obj:
-    """The map recounted from the graph itself (a grouped query); equals map_counts."""
-    rows = s.exec(
-        select(Entity.kind, func.count())
-        .where(Entity.graph == "world", Entity.owner == org_id, Entity.active_facts > 0)
-        .group_by(Entity.kind)
-    ).all()
-    facts = s.exec(
-        select(func.count())
-        .select_from(Fact)
-        .where(Fact.graph == "world", Fact.owner == org_id, Fact.status == "active")
-    ).one()
-    return {"kinds": {k: n for k, n in sorted(rows)}, "facts": int(facts)}
 
 
 def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_memory_shortcuts: bool) -> Obj | None:
@@ -119,34 +101,21 @@ def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_mem
     found: list[Candidate] = []
     subject = answers["subject"]
     for graph, owner in visible(run_id=run.id, org_id=run.org_id, person_id=run.person_id):
-        here = (Entity.graph == graph, Entity.owner == owner, Entity.kind == subject["kind"])
-        e = s.exec(select(Entity).where(*here, Entity.key == name_key(subject["name"]))).first()
-        if e is None:
-            continue
-        found += [
-            Candidate(graph=graph, weight=f.weight, status=f.status, fact=f)
-            for f in s.exec(
-                select(Fact).where(
-                    Fact.graph == graph,
-                    Fact.owner == owner,
-                    Fact.subject_id == e.id,
-                    Fact.relation == answers["relation"],
-                    Fact.status == "active",
-                )
-            )
-        ]
+        ours = (Entity.graph == graph, Entity.owner == owner, Entity.kind == subject["kind"])
+        e = s.exec(select(Entity).where(*ours, Entity.key == name_key(subject["name"]))).first()
+        active = (
+            Fact.graph == graph,
+            Fact.owner == owner,
+            Fact.relation == answers["relation"],
+            Fact.status == "active",
+        )
+        facts: Iterable[Fact] = s.exec(select(Fact).where(*active, Fact.subject_id == e.id)) if e is not None else []
+        found += [Candidate(graph, f.weight, f.status, (e, f)) for f in facts]
     best = choose_shortcut(found, min_weight=min_weight, no_memory_shortcuts=no_memory_shortcuts)
     if best is None:
         return None
-    f = best.fact
-    subject, target = s.get(Entity, f.subject_id), s.get(Entity, f.object_id) if f.object_id is not None else None
-    assert subject is not None
-    return {
-        "fact": {
-            "subject": {"name": subject.name, "kind": subject.kind},
-            "relation": f.relation,
-            "object": {"name": target.name, "kind": target.kind} if target else {"value": f.value},
-            "graph": best.graph,
-        },
-        "weight": best.weight,
-    }
+    e, f = best.fact
+    target = s.get(Entity, f.object_id) if f.object_id is not None else None
+    end = {"name": target.name, "kind": target.kind} if target else {"value": f.value}
+    fact = {"subject": {"name": e.name, "kind": e.kind}, "relation": f.relation, "object": end, "graph": best.graph}
+    return {"fact": fact, "weight": best.weight}

@@ -4,25 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlmodel import Session
 
 from ..plain import Obj
-from .driver import Driver, driver_of
+from .driver import Driver, column_names, driver_of
+from .models import Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
 
-#: What a moment can be, and how a person reads it (views/history.py words them).
-WHAT = (
-    "setup",  # organizations, people and workflows made
-    "run_started",
-    "turn_opened",
-    "step",
-    "turn_ended",  # detail: the status
-    "run_ended",
-    "run_deleted",
-    "account_deleted",
-    "settings",  # detail: "Name on|off, ..."
-    "dispute",
-    "retract",
+#: What a moment can be (views/history.py words them); the detail of `turn_ended` is the status, of `settings`
+#: "Name on|off, ...", of `setup` nothing (organizations, people and workflows made).
+WHAT = frozenset(
+    "setup run_started turn_opened step turn_ended run_ended run_deleted account_deleted settings dispute retract".split()
 )
 
 
@@ -82,42 +75,25 @@ def log_map(db: Driver, changed: list[Obj]) -> None:
     )
 
 
-# --- R3: what a replacement takes away, kept as it was -------------------------------------------
-# `listed` is an IN list already in `params`, with the moment under :m.
+# --- R3: what a replacement takes away, kept as it was ------------------------------------------------
 
 
-def supports_gone(db: Driver, listed: str, params: Obj) -> None:
-    db.change(
-        'INSERT INTO supportgone (id, fact_id, graph, owner, "key", origin, contribution, run_id, turn_id, '
-        "record_id, erased_run_org, since, until) "
-        'SELECT s.id, s.fact_id, f.graph, f.owner, s."key", s.origin, s.contribution, s.run_id, s.turn_id, '
-        "s.record_id, s.erased_run_org, s.since, :m FROM support s JOIN fact f ON f.id = s.fact_id "
-        f"WHERE s.id IN ({listed})",
-        params,
-    )
+def _keeping(gone: Any, table: Any) -> str:
+    """Copy rows of `table` (x) into its history table `gone` as they are, until the moment :m (R3, R33)."""
+    names = [n for n in column_names(gone) if n not in ("gid", "until")]
+    mine = set(column_names(table))
+    picked = ", ".join(f'{"x" if n in mine else "f"}."{n}"' for n in names)  # a support's graph: its fact's
+    join = "" if "graph" in mine else " JOIN fact f ON f.id = x.fact_id"
+    listed = ", ".join(f'"{n}"' for n in names)
+    return f"INSERT INTO {gone.name} ({listed}, until) SELECT {picked}, :m FROM {table.name} x{join} WHERE x."
 
 
-def facts_gone(db: Driver, listed: str, params: Obj) -> None:
-    db.change(
-        "INSERT INTO factgone (id, graph, owner, subject_id, relation, object_id, value, retracted, since, "
-        "retracted_at, until) SELECT id, graph, owner, subject_id, relation, object_id, value, retracted, since, "
-        f"retracted_at, :m FROM fact WHERE id IN ({listed})",
-        params,
-    )
+_KEEP = {
+    t.__tablename__: _keeping(g.__table__, t.__table__)  # type: ignore[union-attr]
+    for t, g in ((Support, SupportGone), (Fact, FactGone), (Dispute, DisputeGone), (Entity, EntityGone))
+}
 
 
-def disputes_gone(db: Driver, listed: str, params: Obj) -> None:
-    db.change(
-        'INSERT INTO disputegone (fact_id, graph, owner, "by", contribution, since, until) '
-        'SELECT d.fact_id, f.graph, f.owner, d."by", d.contribution, d.since, :m FROM dispute d '
-        f"JOIN fact f ON f.id = d.fact_id WHERE d.fact_id IN ({listed})",
-        params,
-    )
-
-
-def entity_gone(db: Driver, entity_id: int, moment: int) -> None:
-    db.change(
-        "INSERT INTO entitygone (id, graph, owner, kind, name, aliases, alias_since, since, until) "
-        "SELECT id, graph, owner, kind, name, aliases, alias_since, since, :m FROM entity WHERE id = :e",
-        {"e": entity_id, "m": moment},
-    )
+def gone(db: Driver, table: str, where: str, params: Obj) -> None:
+    """The rows of `table` that `where` names (on its columns) are about to go: history keeps them (R3, R33)."""
+    db.change(_KEEP[table] + where, params)

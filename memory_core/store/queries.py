@@ -1,14 +1,20 @@
-"""The use cases' small ORM statements, named for what they ask: roles, settings (R16), tokens, corrections (R28)."""
+"""The use cases' small ORM statements: roles, settings (R16), tokens, corrections (R28), sign-in identities."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from sqlalchemy import and_, delete, or_
 from sqlmodel import Session, col, select
 
+from ..plain import Obj
+from ..rules.identity import Identity
 from ..rules.settings import SETTING_BY_NAME
 from .driver import driver_of
 from .facts import load_facts, refresh_facts
 from .graph import FactChanges
-from .models import ApiToken, Dispute, Fact, Membership, Organization, Person, SettingsAudit
+from .lookups import picked
+from .models import ApiToken, Dispute, Fact, IdentityLink, Membership, Organization, Person, SettingsAudit
 
 
 def role(s: Session, person_id: str, org_id: str) -> str | None:
@@ -18,9 +24,7 @@ def role(s: Session, person_id: str, org_id: str) -> str | None:
 
 
 def owned_orgs(s: Session, person_id: str) -> list[str]:
-    return list(
-        s.exec(select(Membership.org_id).where(Membership.person_id == person_id, Membership.role == "owner")).all()
-    )
+    return list(s.exec(select(Membership.org_id).where(Membership.person_id == person_id, Membership.role == "owner")))
 
 
 def has_disputed(s: Session, fact_id: int, by: str) -> bool:
@@ -33,14 +37,12 @@ def audit_rows(s: Session, org_id: str) -> list[SettingsAudit]:
 
 def change_setting(s: Session, org_id: str, name: str, value: bool, *, by: str, at: str, moment: int) -> bool:
     """Set one setting; True (and audited: who, when, from, to) when it changed (R15, R16)."""
-    org = s.get(Organization, org_id)
-    assert org is not None
+    org = s.get_one(Organization, org_id)
     column = SETTING_BY_NAME[name].column
     old = bool(getattr(org, column))
     if old == value:
         return False
     setattr(org, column, value)
-    s.add(org)
     s.add(SettingsAudit(org_id=org_id, by=by, at=at, setting=name, old=old, new=value, moment=moment))
     return True
 
@@ -61,7 +63,6 @@ def add_token(s: Session, token_hash: str, *, person_id: str, org_id: str, at: s
     """A new live token for the pair; the pair's earlier ones are revoked."""
     for old in s.exec(select(ApiToken).where(ApiToken.person_id == person_id, ApiToken.org_id == org_id)):
         old.revoked = True
-        s.add(old)
     s.add(ApiToken(token_hash=token_hash, person_id=person_id, org_id=org_id, created_at=at))
 
 
@@ -71,7 +72,6 @@ def revoke(s: Session, token_hash: str) -> bool:
     if row is None or row.revoked:
         return False
     row.revoked = True
-    s.add(row)
     return True
 
 
@@ -86,11 +86,8 @@ def add_dispute(s: Session, fact_id: int, *, by: str, contribution: float, momen
 
 def retract(s: Session, fact_id: int, *, moment: int) -> FactChanges:
     """The fact retracted at `moment`: never served again (R28)."""
-    f = s.get(Fact, fact_id)
-    assert f is not None
-    f.retracted = True
-    f.retracted_at = moment
-    s.add(f)
+    f = s.get_one(Fact, fact_id)
+    f.retracted, f.retracted_at = True, moment
     return _refresh(s, fact_id, moment)
 
 
@@ -99,3 +96,57 @@ def _refresh(s: Session, fact_id: int, moment: int) -> FactChanges:
     with driver_of(s) as db:  # writes what is pending first
         refresh_facts(db, load_facts(db, [fact_id]), changes, moment=moment)
     return changes
+
+
+# --- sign-in identities: who signs in to the dashboard as a person, in one organization
+
+
+def _shown(link: IdentityLink, name: str) -> Obj:
+    """A link as the Settings page and the command line show it."""
+    return {
+        **picked(link, "id kind issuer key"),
+        "identity": Identity(link.kind, link.issuer, link.key).words,
+        **picked(link, "person=person_id"),
+        "person_name": name,
+        **picked(link, "org=org_id linked_at=created_at"),
+    }
+
+
+def _is(identity: Identity, org_id: str) -> list[Any]:
+    """The link of this identity in this organization, as a WHERE clause."""
+    return [col(getattr(IdentityLink, k)) == v for k, v in {**vars(identity), "org_id": org_id}.items()]
+
+
+def linked(s: Session, identity: Identity, org_id: str) -> str | None:
+    """The person an identity is linked to in an organization, or None."""
+    return s.exec(select(IdentityLink.person_id).where(*_is(identity, org_id))).first()
+
+
+def add_link(s: Session, identity: Identity, *, person_id: str, org_id: str, at: str) -> None:
+    """Link an identity to a person in an organization."""
+    s.add(IdentityLink(**vars(identity), person_id=person_id, org_id=org_id, created_at=at))
+
+
+def remove_link(s: Session, identity: Identity, org_id: str) -> bool:
+    """Remove an identity's link in an organization; False when there was none."""
+    return bool(s.exec(delete(IdentityLink).where(*_is(identity, org_id))).rowcount)  # type: ignore[call-overload]
+
+
+def links_in(s: Session, org_id: str) -> list[Obj]:
+    """An organization's links, by person then identity."""
+    q = select(IdentityLink, Person.name).join(Person, col(Person.id) == col(IdentityLink.person_id))
+    q = q.where(IdentityLink.org_id == org_id).order_by(col(IdentityLink.person_id), col(IdentityLink.kind).desc())
+    return [_shown(link, name) for link, name in s.exec(q.order_by(col(IdentityLink.issuer), col(IdentityLink.key)))]
+
+
+def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
+    """The (kind, person, organization) these (kind, issuer, key) are linked to, where the person is a member."""
+    if not identities:
+        return []
+    matches = [
+        (col(IdentityLink.kind) == kind) & (col(IdentityLink.issuer) == issuer) & (col(IdentityLink.key) == key)
+        for kind, issuer, key in identities
+    ]
+    member = (col(Membership.person_id) == IdentityLink.person_id, col(Membership.org_id) == IdentityLink.org_id)
+    q = select(IdentityLink.kind, IdentityLink.person_id, IdentityLink.org_id).join(Membership, and_(*member))
+    return [(kind, person, org) for kind, person, org in s.exec(q.where(or_(*matches)))]

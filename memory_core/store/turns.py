@@ -1,25 +1,30 @@
-"""Runs, turns and their records in the store, as typed functions of the transaction (R1 to R10, R17, R22)."""
+"""Runs, turns, their records and what they teach, as typed functions of the transaction (R1 to R10, R17, R22)."""
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import func
 from sqlmodel import Session, select
 
 from .. import errors as E
 from ..plain import Obj
+from ..rules.learning import RunFacts, record_teaches, skip_rule
 from ..rules.settings import SETTING_BY_NAME
+from ..rules.weights import contribution, independence_key, reliability_of
+from ..rules.wording import claim_label
 from . import moments
 from .dialect import for_update
-from .driver import Driver, defaults_of, driver_of, insert
+from .driver import Driver, defaults_of, driver_of, insert, json_value
 from .erasure import erase_run
-from .facts import withdraw
+from .facts import GraphWriter, StoredFact, refresh_facts, withdraw
 from .graph import FactChanges
 from .lookups import RunRef
 from .models import Membership, NestedWork, Organization, Person, Record, Run, Turn, Workflow
 
-# --- statements ----------------------------------------------------------------------------------
+T = TypeVar("T")
 
 #: The turn a record is made in or that ends, its row locked until commit (R5, R1).
 TURN_TO_CHANGE = for_update(
@@ -45,47 +50,27 @@ class TurnToChangeRow(NamedTuple):
     learn_from_users: bool
 
 
-NESTED_WORK = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
-TURN_TAUGHT = """UPDATE turn SET status = :st, taught_world = :world, taught_user = :user, taught_flow = :flow,
- skipped = :skipped WHERE id = :t"""
-
-RUN_TO_OPEN = "SELECT org_id, person_id, ended FROM run WHERE id = :r"
-TURN_TO_REPLACE = for_update("SELECT t.status, t.run_id FROM turn t WHERE t.id = :t", of="t")
-
-
 class RunToOpenRow(NamedTuple):
-    """A row of RUN_TO_OPEN."""
-
     org_id: str
     person_id: str | None
     ended: bool
 
 
 class TurnToReplaceRow(NamedTuple):
-    """A row of TURN_TO_REPLACE."""
-
     status: str
     run_id: str
 
 
-TURN_REPLACED = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
 #: A new turn: open_turn gives :id, :seq, :run_id, :map (JSON) and :opened_at (its moment, R32), the
 #: model's defaults the rest (open, nothing recorded, counted or taught yet).
 ADD_TURN = insert(Turn.__table__, defaults_of(Turn, but=("id", "seq", "run_id", "map", "opened_at")))  # type: ignore[attr-defined]
-
-#: A person a record names, found only among the members of the run's organization (#40).
-MEMBER_OF_RUN = """SELECT m.person_id FROM membership m JOIN run r ON r.org_id = m.org_id
- WHERE r.id = :r AND m.person_id = :p"""
-#: A record's row, a `:column` parameter each; `claims` is a JSON parameter (Driver.json).
 ADD_RECORD = insert(Record.__table__)  # type: ignore[attr-defined]
 
 
-SUPPORTS_OF_TURN = "SELECT id, fact_id FROM support WHERE turn_id = :t"
-
-
-LAST_TURN_SEQ = "SELECT coalesce(max(seq), -1) FROM turn"
-TURN_ENDED = "UPDATE turn SET status = :st WHERE id = :t"
-SET_NEXT_RECORD = "UPDATE turn SET next_record = :n WHERE id = :t"
+def _first(db: Driver, sql: str, params: Obj, row: Callable[..., T]) -> T | None:
+    """The first row a statement finds, as `row` makes it, or None."""
+    hit = db.rows(sql, params)
+    return row(*hit[0]) if hit else None
 
 
 # --- opening a turn (R3, R18) --------------------------------------------------------------------
@@ -93,31 +78,28 @@ SET_NEXT_RECORD = "UPDATE turn SET next_record = :n WHERE id = :t"
 
 def run_to_open(db: Driver, run_id: str) -> RunToOpenRow | None:
     """The run a turn is opened in, or None."""
-    hit = db.rows(RUN_TO_OPEN, {"r": run_id})
-    return RunToOpenRow._make(hit[0]) if hit else None
+    return _first(db, "SELECT org_id, person_id, ended FROM run WHERE id = :r", {"r": run_id}, RunToOpenRow)
 
 
 def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
     """The turn a new one replaces, its row locked until commit, or None."""
-    hit = db.rows(TURN_TO_REPLACE, {"t": turn_id})
-    return TurnToReplaceRow._make(hit[0]) if hit else None
+    sql = for_update("SELECT t.status, t.run_id FROM turn t WHERE t.id = :t", of="t")
+    return _first(db, sql, {"t": turn_id}, TurnToReplaceRow)
 
 
-def withdraw_teaching(db: Driver, turn_id: str, changes: FactChanges, *, moment: int) -> None:
-    """R3: the supports a replaced turn taught leave, and every fact they touched is recomputed."""
-    taught = db.rows(SUPPORTS_OF_TURN, {"t": turn_id})  # (support id, fact id)
-    withdraw(db, [r[0] for r in taught], [r[1] for r in taught], changes, moment=moment)
-
-
-def mark_replaced(db: Driver, turn_id: str, *, moment: int) -> None:
-    """The turn is replaced and teaches nothing any more; history logs it at `moment`."""
-    db.change(TURN_REPLACED, {"t": turn_id})
+def replace_turn(db: Driver, turn_id: str, changes: FactChanges, *, moment: int, taught: bool) -> None:
+    """The turn is replaced: what it `taught` leaves, every fact touched recomputed (R3); history logs it."""
+    if taught:
+        supports = db.rows("SELECT id, fact_id FROM support WHERE turn_id = :t", {"t": turn_id})
+        withdraw(db, [r[0] for r in supports], [r[1] for r in supports], changes, moment=moment)
+    replaced = "UPDATE turn SET status = 'replaced', taught_world = 0, taught_user = 0, taught_flow = 0 WHERE id = :t"
+    db.change(replaced, {"t": turn_id})
     moments.log_turn(db, turn_id, moment)
 
 
 def add_turn(db: Driver, *, turn_id: str, run_id: str, taken: Obj, opened_at: int) -> None:
     """A new open turn of the run, holding the map it took (R18), numbered after the last turn."""
-    seq = int(db.rows(LAST_TURN_SEQ, {})[0][0]) + 1  # an index look-up
+    seq = int(db.rows("SELECT coalesce(max(seq), -1) FROM turn", {})[0][0]) + 1  # an index look-up
     db.change(ADD_TURN, {"id": turn_id, "seq": seq, "run_id": run_id, "map": db.json(taken), "opened_at": opened_at})
 
 
@@ -145,11 +127,8 @@ class NewRecord(NamedTuple):
 def add_record(tx: Session | Driver, record: NewRecord) -> str:
     """The one way a record is added: written, and the turn's next number moved past it."""
     with driver_of(tx) as db:
-        row = record._asdict()
-        row["id"] = record.id
-        row["claims"] = db.json(record.claims)
-        db.change(ADD_RECORD, row)
-        db.change(SET_NEXT_RECORD, {"t": record.turn_id, "n": record.number + 1})
+        db.change(ADD_RECORD, {**record._asdict(), "id": record.id, "claims": db.json(record.claims)})
+        db.change("UPDATE turn SET next_record = :n WHERE id = :t", {"t": record.turn_id, "n": record.number + 1})
     if isinstance(tx, Session) and (turn := tx.get(Turn, record.turn_id)) is not None:
         tx.expire(turn, ["next_record"])
     return record.id
@@ -157,22 +136,20 @@ def add_record(tx: Session | Driver, record: NewRecord) -> str:
 
 def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow | None:
     """The turn a record is made in or that ends, and its run, its row locked until commit, or None."""
-    hit = db.rows(TURN_TO_CHANGE, {"t": turn_id})
-    return TurnToChangeRow._make(hit[0]) if hit else None
+    return _first(db, TURN_TO_CHANGE, {"t": turn_id}, TurnToChangeRow)
 
 
 def member_of_run(db: Driver, person_id: str, run_id: str) -> bool:
     """Whether the person is a member of the run's organization, the only people a record may name (#40)."""
-    return bool(db.rows(MEMBER_OF_RUN, {"p": person_id, "r": run_id}))
+    sql = "SELECT m.person_id FROM membership m JOIN run r ON r.org_id = m.org_id WHERE r.id = :r AND m.person_id = :p"
+    return bool(db.rows(sql, {"p": person_id, "r": run_id}))
 
 
 def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
     """The id of the turn's open nested work of that name, or None."""
     with driver_of(tx) as db:
-        hit = db.rows(
-            "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'", {"t": turn_id, "w": work}
-        )
-    return int(hit[0][0]) if hit else None
+        sql = "SELECT id FROM nestedwork WHERE turn_id = :t AND work = :w AND status = 'open'"
+        return _first(db, sql, {"t": turn_id, "w": work}, int)
 
 
 # --- ending a turn (R1, R2) ----------------------------------------------------------------------
@@ -180,21 +157,119 @@ def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
 
 def nested_of(db: Driver, turn_id: str) -> dict[int, str]:
     """The turn's nested work: id -> status."""
-    return {int(i): str(st) for i, st in db.rows(NESTED_WORK, {"t": turn_id})}
+    return {
+        int(i): str(st) for i, st in db.rows("SELECT id, status FROM nestedwork WHERE turn_id = :t", {"t": turn_id})
+    }
 
 
-def end_untaught(db: Driver, turn_id: str, status: str, *, moment: int) -> None:
-    """A failed or cancelled end: the status only (R2); history logs it."""
-    db.change(TURN_ENDED, {"st": status, "t": turn_id})
-    moments.log_turn(db, turn_id, moment)
-
-
-def end_taught(
-    db: Driver, turn_id: str, status: str, taught: dict[str, int], skipped: list[Any], *, moment: int
+def end_turn(
+    db: Driver, turn_id: str, status: str, *, moment: int, taught: Obj | None = None, skipped: Any = ()
 ) -> None:
-    """A completed end: what it taught per graph and the claims it skipped (R10, stored without labels)."""
-    db.change(TURN_TAUGHT, {**taught, "t": turn_id, "st": status, "skipped": db.json(skipped)})
+    """The turn ends; a completed one with what it taught and skipped (R10, no labels), another with nothing (R2)."""
+    sql = """UPDATE turn SET status = :st, taught_world = :world, taught_user = :user, taught_flow = :flow,
+ skipped = :skipped WHERE id = :t"""
+    taught = taught or {"world": 0, "user": 0, "flow": 0}
+    db.change(sql, {**taught, "t": turn_id, "st": status, "skipped": db.json(list(skipped))})
     moments.log_turn(db, turn_id, moment)
+
+
+# --- what a completed turn teaches (R1, R5, R7 to R10); replace_turn withdraws it (R3) ------------
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedClaim:
+    """One claim a completed turn kept out of a graph (R10): the record, the claim's index, the rule, its words."""
+
+    record: str
+    claim: int
+    rule: str
+    label: str
+
+    def stored(self) -> Obj:
+        """As the turn's row keeps it (`skipped`, and the state export): no label."""
+        return {"record": self.record, "claim": self.claim, "rule": self.rule}
+
+    def to_json(self) -> Obj:
+        return {**self.stored(), "label": self.label}
+
+
+@dataclass
+class Teaching:
+    """What one completed turn taught: supports per graph, claims kept out, fact changes."""
+
+    taught: dict[str, int] = field(default_factory=lambda: {"world": 0, "user": 0, "flow": 0})
+    skipped: list[SkippedClaim] = field(default_factory=list)  # one per claim kept out (R10)
+    changes: FactChanges = field(default_factory=FactChanges)
+    excluded_records: list[str] = field(default_factory=list)  # R5: of failed or cancelled nested work
+
+
+def plan(
+    records: list[Any], nested: dict[int, str], facts: RunFacts, *, run_id: str, org_id: str, person_id: str | None
+) -> tuple[list[tuple[Any, Obj, str, str]], Teaching]:
+    """Pure: which claim goes into which graph (R7 to R9), which are kept out and why (R10)."""
+    result = Teaching()
+    writes = []
+    for rec in records:
+        if not record_teaches(nested.get(rec.nested_id) if rec.nested_id is not None else None):
+            result.excluded_records.append(rec.id)
+            continue
+        for i, claim in enumerate(rec.claims):
+            writes.append((rec, claim, "flow", run_id))  # R7: every claim into the run's Flow graph
+            graph = claim["graph"]
+            if graph == "flow":
+                continue
+            rule = skip_rule(graph, facts, origin=rec.origin)
+            if rule:
+                result.skipped.append(SkippedClaim(rec.id, i, rule, claim_label(claim)))  # R10
+            else:
+                writes.append((rec, claim, graph, org_id if graph == "world" else person_id or ""))
+    return writes, result
+
+
+class RecordToTeach(NamedTuple):
+    id: str
+    nested_id: int | None
+    origin: str
+    source: str | None
+    reliability: float | None
+    claims: list[Obj]
+
+
+SUPPORT_INSERT = (
+    'INSERT INTO support (fact_id, "key", origin, contribution, run_id, turn_id, record_id, since) '
+    "VALUES (:fact_id, :key, :origin, :contribution, :run_id, :turn_id, :record_id, :since)"
+)
+
+
+def teach(
+    db: Driver, turn_id: str, turn: TurnToChangeRow, facts: RunFacts, nested: dict[int, str], *, moment: int
+) -> Teaching:
+    """R1: write everything a completed turn teaches, in a few batched statements on the driver (R5, R16, R32)."""
+    sql = "SELECT id, nested_id, origin, source, reliability, claims FROM record WHERE turn_id = :t ORDER BY number"
+    records = [RecordToTeach(*r[:5], json_value(r[5])) for r in db.rows(sql, {"t": turn_id})]  # type: ignore[call-arg]
+    run_id = turn.run_id
+    writes, result = plan(records, nested, facts, run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
+    writer = GraphWriter(db, moment)
+    triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
+    writer.load(triples)
+    found = writer.facts_for(triples)
+    seen: set[tuple[int, str]] = set()
+    touched: dict[int, StoredFact] = {}
+    rows = []
+    for (rec, _, graph, _), fact in zip(writes, found, strict=True):
+        if (fact.id, rec.id) in seen:
+            continue  # one record, one support per fact
+        seen.add((fact.id, rec.id))
+        key = independence_key(rec.origin, rec.source, run_id=run_id)
+        weight = contribution(reliability_of(rec.origin, rec.reliability))
+        writer.pending.setdefault(fact.id, []).append((rec.origin, key, weight))
+        row = dict(fact_id=fact.id, key=key, origin=rec.origin, contribution=weight, record_id=rec.id)
+        rows.append({**row, "run_id": run_id, "turn_id": turn_id, "since": moment})
+        result.taught[graph] += 1
+        touched[fact.id] = fact
+    refresh_facts(db, list(touched.values()), result.changes, moment=moment, writer=writer)
+    db.many(SUPPORT_INSERT, rows)  # after the facts they point to
+    return result
 
 
 # --- the ORM's use cases of runs -----------------------------------------------------------------
@@ -206,10 +281,8 @@ def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workfl
     for i, o in enumerate(organizations):
         if s.get(Organization, o["id"]) is not None:
             raise E.DuplicateId.exists("organization", o["id"])
-        org = Organization(id=o["id"], name=o["name"], seq=base + i, since=moment)
-        for name, value in o.get("settings", {}).items():
-            setattr(org, SETTING_BY_NAME[name].column, value)
-        s.add(org)
+        settings = {SETTING_BY_NAME[name].column: value for name, value in o.get("settings", {}).items()}
+        s.add(Organization(id=o["id"], name=o["name"], seq=base + i, since=moment, **settings))
     pbase = int(s.exec(select(func.count()).select_from(Person)).one())
     for i, p in enumerate(people):
         if s.get(Person, p["id"]) is not None:
@@ -223,15 +296,8 @@ def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workfl
         s.add(Workflow(id=w["id"], org_id=w["org"], memory_probes=w["memory_probes"], steps=w["steps"]))
 
 
-class WorkflowOf(NamedTuple):
-    org_id: str
-    memory_probes: int | None
-    steps: list[Obj]
-
-
-def workflow(s: Session, workflow_id: str) -> WorkflowOf | None:
-    wf = s.get(Workflow, workflow_id)
-    return None if wf is None else WorkflowOf(wf.org_id, wf.memory_probes, list(wf.steps))
+def workflow(s: Session, workflow_id: str) -> Workflow | None:
+    return s.get(Workflow, workflow_id)
 
 
 class NewRun(NamedTuple):
@@ -255,10 +321,8 @@ def add_run(s: Session, run: NewRun, *, moment: int) -> None:
 
 def add_step(s: Session, turn_id: str, done: Obj) -> None:
     """A workflow step the turn ran or skipped (R22), after its earlier steps."""
-    turn = s.get(Turn, turn_id)
-    assert turn is not None
+    turn = s.get_one(Turn, turn_id)
     turn.steps = [*turn.steps, done]
-    s.add(turn)
 
 
 def add_work(s: Session, turn_id: str, work: str) -> None:
@@ -266,10 +330,7 @@ def add_work(s: Session, turn_id: str, work: str) -> None:
 
 
 def end_work(s: Session, nested_id: int, status: str) -> None:
-    nested = s.get(NestedWork, nested_id)
-    assert nested is not None
-    nested.status = status
-    s.add(nested)
+    s.get_one(NestedWork, nested_id).status = status
 
 
 def open_turns(s: Session, run_id: str) -> list[tuple[str, str]]:
@@ -281,20 +342,13 @@ def cancel_turn(s: Session, turn_id: str) -> None:
     """R17: an open turn of an ending run is cancelled, with its open nested work."""
     for work in s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.status == "open")):
         work.status = "cancelled"
-        s.add(work)
-    turn = s.get(Turn, turn_id)
-    assert turn is not None
-    turn.status = "cancelled"
-    s.add(turn)
+    s.get_one(Turn, turn_id).status = "cancelled"
 
 
 def end_run(s: Session, run_id: str, *, moment: int, erase: bool) -> None:
     """The run ends at `moment`; an ephemeral one is then erased (R17, R29)."""
-    run = s.get(Run, run_id)
-    assert run is not None
-    run.ended = True
-    run.ended_at = moment
-    s.add(run)
+    run = s.get_one(Run, run_id)
+    run.ended, run.ended_at = True, moment
     if erase:
         s.flush()
         erase_run(s, RunRef.of(run))

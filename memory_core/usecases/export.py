@@ -12,8 +12,8 @@ from typing import Any
 from .. import errors as E
 from ..plain import Obj
 from ..store import past
+from ..store.dashboard import Recorded, recorded
 from ..store.reads import kept
-from ..store.recorded import Recorded, recorded
 from .base import UseCases
 from .read_events import place_reads, state_reads
 

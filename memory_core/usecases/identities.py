@@ -7,7 +7,7 @@ from typing import TypedDict, Unpack, cast
 
 from .. import errors as E
 from ..rules.identity import Identity, identity_of, identity_problem, signed_in_identities, speaks_for
-from ..store import identities, queries
+from ..store import queries
 from . import shapes as sh
 from .base import UseCases
 
@@ -40,13 +40,13 @@ class Identities(UseCases):
             self._owner_or_cli(s, org, by, "links people to the identities they sign in with (R15)", person=person)
             if queries.role(s, person, org) is None:
                 raise E.NotMember(person, org, so="; a sign-in speaks for a member of the organization (R20)")
-            now = identities.linked(s, identity, org)
+            now = queries.linked(s, identity, org)
             if now == person:
                 return False
             if now is not None:
                 raise E.NotAllowed.identity_taken(identity.words, org_id=org, person_id=now)
             at = datetime.now(UTC).isoformat(timespec="seconds")
-            identities.add_link(s, identity, person_id=person, org_id=org, at=at)
+            queries.add_link(s, identity, person_id=person, org_id=org, at=at)
             return True
 
     def unlink_identity(self, *, org: str, by: str | None = None, **given: Unpack[IdentityGiven]) -> bool:
@@ -54,13 +54,13 @@ class Identities(UseCases):
         identity = _identity(given)
         with self.database.transaction() as s:
             self._owner_or_cli(s, org, by, "unlinks people from the identities they sign in with (R15)")
-            return identities.remove_link(s, identity, org)
+            return queries.remove_link(s, identity, org)
 
     def identity_links(self, org: str, *, by: str | None = None) -> list[sh.IdentityLinkPublic]:
         """An organization's sign-in links, for its owner (R15) or the command line."""
         with self.database.transaction(write=False) as s:
             self._owner_or_cli(s, org, by, "sees who signs in with which identity (R15)")
-            return cast(list[sh.IdentityLinkPublic], identities.links_in(s, org))
+            return cast(list[sh.IdentityLinkPublic], queries.links_in(s, org))
 
     def identity_callers(self, claims: dict[str, object]) -> dict[str, str]:
         """Whom a signed-in identity acts as (organization -> person), from its ID token's claims (R30: none erased)."""
@@ -68,4 +68,4 @@ class Identities(UseCases):
         if not proven:
             return {}
         with self.database.transaction(write=False) as s:
-            return speaks_for(identities.links_of(s, proven))
+            return speaks_for(queries.links_of(s, proven))

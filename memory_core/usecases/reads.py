@@ -10,9 +10,9 @@ from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
 from ..store import probes, words
 from ..store import reads as kept
+from ..store.dashboard import fact_at
 from ..store.graph import map_counts
 from ..store.past import last_moment
-from ..store.recorded import fact_at
 from ..store.turns import open_work
 from . import shapes as sh
 from .base import Obj, UseCases

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, SkipValidation
 
 from ..plain import Obj
 from ..store.graph import FactChange
-from ..store.teaching import SkippedClaim
+from ..store.turns import SkippedClaim
 from .shapes import Map, Taught
 
 

@@ -8,7 +8,7 @@ from ..plain import Obj
 from ..rules.settings import SETTINGS
 from ..store import moments
 from ..store import turns as store
-from ..store.recorded import setup_of
+from ..store.dashboard import setup_of
 from .base import UseCases
 from .results import Result
 

@@ -14,8 +14,7 @@ from ..store import moments, queries
 from ..store import turns as store
 from ..store.dashboard import workflows as workflows_of
 from ..store.graph import FactChanges, map_counts, shortcut
-from ..store.teaching import teach
-from ..store.turns import NewRecord, NewRun
+from ..store.turns import NewRecord, NewRun, teach
 from .base import Obj, UseCases
 from .results import RecordKept, RunEnded, RunStarted, StepRun, TurnEnded, TurnOpened, WorkCalled, WorkReturned
 from .shapes import Map, Taught
@@ -83,9 +82,7 @@ class Turns(UseCases):
                     raise E.NotAllowed.replacing_across_runs(replaces, its_run=replaced.run_id, run=run)
                 if not may_transition(replaced.status, "replaced"):
                     raise E.NotAllowed.replacing(replaces, replaced.status)
-                if teaches(replaced.status):
-                    store.withdraw_teaching(db, replaces, changes, moment=n)
-                store.mark_replaced(db, replaces, moment=n)
+                store.replace_turn(db, replaces, changes, moment=n, taught=teaches(replaced.status))
             org, taken = run_row.org_id, map_counts(db, run_row.org_id)
             store.add_turn(db, turn_id=turn_id, run_id=run, taken=taken, opened_at=n)
             claims = request.get("claims", [])
@@ -169,7 +166,7 @@ class Turns(UseCases):
                 raise E.NestedOpen.still_held(turn_id)
             n, org, run = moments.take_moment(db), turn.org_id, turn.run_id
             if not teaches(status):
-                store.end_untaught(db, turn_id, status, moment=n)
+                store.end_turn(db, turn_id, status, moment=n)
                 moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status)
                 return TurnEnded(status=status, rule="R2")  # a failed or cancelled turn teaches nothing
             settings = RunFacts(  # R16: the settings as they stand now, when the teaching is written
@@ -179,9 +176,9 @@ class Turns(UseCases):
                 learn_from_ephemeral_runs=bool(turn.learn_from_ephemeral_runs),
                 learn_from_users=bool(turn.learn_from_users),
             )
-            result = teach(db, turn_id, settings, nested, run_id=run, org_id=org, person_id=turn.person_id, moment=n)
+            result = teach(db, turn_id, turn, settings, nested, moment=n)
             skipped = [k.stored() for k in result.skipped]  # R10, without the labels
-            store.end_taught(db, turn_id, status, result.taught, skipped, moment=n)
+            store.end_turn(db, turn_id, status, moment=n, taught=result.taught, skipped=skipped)
             moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status, facts=result.changes.facts)
             return TurnEnded(
                 status=status,
