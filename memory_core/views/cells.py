@@ -22,7 +22,7 @@ def change(c: FactChange) -> Change:
     return Change(
         graph=c.graph,
         owner=c.owner,
-        fact=_fact(c.fact),
+        fact=fact_label(c.fact),
         change=c.kind,
         weight_before=c.before[0] if c.before else None,
         weight_after=c.after[0] if c.after else None,
@@ -158,10 +158,6 @@ def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> l
 # --- cells as people read and write them ---------------------------------------------------
 
 
-def _fact(f: Obj) -> str:
-    return f"{f['subject']['name']} —{f['relation']}→ {f['object'].get('name', f['object'].get('value'))}"
-
-
 def _record_line(e: Obj) -> str:
     r = e.get("record") or {}  # a checked event keeps the record's fields under `record`
     n = len(r.get("claims", []))
@@ -183,7 +179,7 @@ def _open_turn_line(e: Obj) -> str:
 
 
 def _correction_line(e: Obj) -> str:
-    return f"{e['by']} {e['do']}s {_fact(e['fact'])} ({e.get('graph', 'world')})"
+    return f"{e['by']} {e['do']}s {fact_label(e['fact'])} ({e.get('graph', 'world')})"
 
 
 #: One line that says what a cell of each kind does.

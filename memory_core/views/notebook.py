@@ -1,5 +1,6 @@
 """The dashboard's notebook (#37: a model): a scenario run cell by cell on a scratch memory through the replay's
-EventEngine, changed and saved only through its methods, kept on disk so a reload finds it again."""
+EventEngine, changed and saved only through its methods, kept on disk so a reload finds it again; a real run opened
+as one (#23)."""
 
 from __future__ import annotations
 
@@ -19,21 +20,9 @@ from ..format.replay import EventEngine
 from ..format.scenario import decode, parse, to_json
 from ..plain import Obj
 from ..usecases.facade import MemoryService
+from . import notebook_file as nf
 from .cells import describe, outcome
-from .notebook_file import (
-    NOT_YOURS,
-    NOTEBOOK_ID,
-    MadeFrom,
-    NotebookDamaged,
-    check_results,
-    damaged,
-    notebook_dir,
-    path_of,
-    scratch_path,
-    scratch_service,
-    stamp,
-    write,
-)
+from .notebook_file import MadeFrom, NotebookDamaged, notebook_dir, scratch_service
 from .notebook_scrub import scrub
 from .text import inert
 
@@ -95,8 +84,8 @@ class Notebook(BaseModel):
 
     @property
     def db(self) -> str:
-        """The database URL of its scratch memory (scratch_path)."""
-        return f"sqlite:///{scratch_path(self.id, self.gen)}"
+        """The database URL of its scratch memory (notebook_file.scratch_path)."""
+        return f"sqlite:///{nf.scratch_path(self.id, self.gen)}"
 
     @property
     def service(self) -> MemoryService:
@@ -104,17 +93,11 @@ class Notebook(BaseModel):
 
     def state(self) -> Obj:
         """Its memory as `memory-state/1`, with the reads and refusals of the cells run."""
-        return self._engine().state()
+        return EventEngine(self.service, reads=self.reads, refused=self.refused).state()
 
     def edited(self) -> bool:
         """Whether the document differs from the one opened (some edit is still there to undo)."""
         return bool(self._undo)
-
-    def _engine(self) -> EventEngine:
-        return EventEngine(self.service, reads=self.reads, refused=self.refused)
-
-    def _touch(self) -> None:
-        self.rev += 1
 
     def _set_document(self, doc: Obj, sc: Scenario, notes: list[Obj | None]) -> None:
         self.scenario, self._checked, self._digest, self.notes = doc, sc, "", notes
@@ -133,7 +116,7 @@ class Notebook(BaseModel):
             claim.unlink(missing_ok=True)
         self.moments = {"-1": self.service.clock()}  # the clock after the setup, then after each cell (R32)
         _drop_before(self.id, left)
-        self._touch()
+        self.rev += 1
         return self
 
     def run_next(self) -> Obj | None:
@@ -141,14 +124,14 @@ class Notebook(BaseModel):
         evs, i = self.events(), self.cursor
         if i >= len(evs):
             return None
-        engine = self._engine()
+        engine = EventEngine(self.service, reads=self.reads, refused=self.refused)
         res = describe(engine.apply(i, evs[i]))
         self.results[str(i)] = res
         self.moments = (self.moments or {}) | {str(i): engine.moments[-1]}
         if self.notes[i] is None:
             self.notes[i] = outcome(res)
         self.last, self.cursor = i, i + 1
-        self._touch()
+        self.rev += 1
         return res
 
     def run_to(self, index: int) -> None:
@@ -229,7 +212,7 @@ class Notebook(BaseModel):
         if first_changed < ran:
             self.reset()
             self.run_to(min(ran, cells) - 1)
-        self._touch()
+        self.rev += 1
 
     def _story_outcomes(self) -> None:
         """Before the first edit: the outcome each note not yet run was written for (in a sandbox)."""
@@ -252,14 +235,14 @@ class Notebook(BaseModel):
     def note_outside_change(self, what: str) -> None:
         """Record that a page changed its memory outside its cells (a replay would not)."""
         self.outside.append(what)
-        self._touch()
+        self.rev += 1
         self.save()
 
     def scrub_results(self) -> int:
         """Scrub what its own cells erased from its saved results and keep that (how many values went)."""
         n = scrub(self)
         if n:
-            self._touch()
+            self.rev += 1
             self.save()
         return n
 
@@ -267,29 +250,21 @@ class Notebook(BaseModel):
 
     def save(self) -> None:
         """Keep the notebook on disk beside its scratch memory, when it changed since last kept."""
-        main, stack = path_of(self.id, "notebook"), path_of(self.id, "undo")
+        main, stack = nf.path_of(self.id, "notebook"), nf.path_of(self.id, "undo")
         saved = self._saved or (-1, -1)
         if saved[0] != self.rev:
             main.parent.mkdir(parents=True, exist_ok=True)
-            write(main, {"format": "memory-notebook/1", **self.model_dump()})
-            self._file = stamp(main)
+            nf.write(main, {"format": "memory-notebook/1", **self.model_dump()})
+            self._file = nf.stamp(main)
             if self.made_from is not None:
-                write(path_of(self.id, "run"), self.made_from.model_dump())  # what scrub_erased looks for
+                nf.write(nf.path_of(self.id, "run"), self.made_from.model_dump())  # what scrub_erased looks for
         if saved[1] != self._undo_rev:
-            write(stack, self._undo)
+            nf.write(stack, self._undo)
         self._saved = (self.rev, self._undo_rev)
-
-    def opens_for(self, svc: MemoryService, person: str, org: str) -> bool:
-        """Whether it opens for `person` signed in to `org`: its author, or the owner of the run's `org` (#40)."""
-        if person == self.author:
-            return True
-        if self.made_from is None or self.made_from.org != org:
-            return False
-        return any(m["id"] == person and m["role"] == "owner" for m in svc.members(org))
 
     def changed_elsewhere(self) -> bool:
         """Whether another tab saved its file since this copy did (#26): then it is read again."""
-        return self._file is not None and stamp(path_of(self.id, "notebook")) != self._file
+        return self._file is not None and nf.stamp(nf.path_of(self.id, "notebook")) != self._file
 
 
 def new(doc: Obj, name: str = "", *, made_from: MadeFrom | None = None) -> Notebook:
@@ -302,6 +277,31 @@ def load_text(text: str | bytes, name: str = "") -> Notebook:
     return _opened(parse(text), name)
 
 
+def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
+    """A real run as a scenario (#23): `doc`, `omitted`, as a `sentence`, `opens` (R30) and `made_from` (R29-R31)."""
+    # named for the notebook's reader, who need not know where the database is (not `export`'s URL)
+    doc, omitted = svc.export_scenario(org=org, run=run_id, where=f"the memory of {org}")
+    start = next((e for e in doc["events"] if e["do"] == "start_run"), None)  # none: only settings changes
+    left = f"Not everything of run {run_id} can be written back, so the notebook leaves out: {'; '.join(omitted)}."
+    return {
+        "doc": {**doc, "title": f"Run {run_id} of {org}"},
+        "omitted": omitted,
+        "sentence": left if omitted else None,
+        "opens": start is not None,
+        "made_from": {"org": org, "run": run_id, "person": start["person"] if start else None},
+    }
+
+
+def file_name(run_id: str) -> str:
+    """The name the notebook gives a run's scenario (its "Download scenario")."""
+    return f"run-{run_id}.json"
+
+
+def notebook_of(export: Obj, run_id: str) -> Notebook:
+    """A notebook of an exported run, none of its cells run, removed with the run or its person (scrub_erased)."""
+    return new(export["doc"], file_name(run_id), made_from=MadeFrom.model_validate(export["made_from"]))
+
+
 def _opened(scenario: Scenario, name: str, made_from: MadeFrom | None = None) -> Notebook:
     notes: list[Obj | None] = [None] * len(scenario.events)
     nb = Notebook(id=uuid.uuid4().hex, file=name, scenario=to_json(scenario), notes=notes, made_from=made_from)
@@ -311,9 +311,9 @@ def _opened(scenario: Scenario, name: str, made_from: MadeFrom | None = None) ->
 
 def reopen(nb_id: str) -> Notebook | None:
     """The notebook kept under this id (None: none; NotebookDamaged: not a file this version wrote)."""
-    if not NOTEBOOK_ID.fullmatch(nb_id or "") or not (main := path_of(nb_id, "notebook")).exists():
+    if not nf.NOTEBOOK_ID.fullmatch(nb_id or "") or not (main := nf.path_of(nb_id, "notebook")).exists():
         return None
-    stack = path_of(nb_id, "undo")
+    stack = nf.path_of(nb_id, "undo")
     try:
         data = decode(main.read_bytes())
         undo_stack = decode(stack.read_bytes()) if stack.exists() else []
@@ -322,64 +322,68 @@ def reopen(nb_id: str) -> Notebook | None:
     except FormatError as exc:
         raise NotebookDamaged(f"{main.name}: {exc}") from None
     nb = _from_file(main.name, nb_id, data, undo_stack)
-    if not scratch_path(nb_id, nb.gen).exists() or len(nb.moments or {}) != nb.cursor + 1:
+    if not nf.scratch_path(nb_id, nb.gen).exists() or len(nb.moments or {}) != nb.cursor + 1:
         # its scratch memory is gone, or it was kept without each cell's moment (R32): the cells run again
         ran = nb.cursor
         nb.reset()
         nb.run_to(ran - 1)
-    nb._saved, nb._file = (nb.rev, 0), stamp(main)
+    nb._saved, nb._file = (nb.rev, 0), nf.stamp(main)
     return nb
 
 
 def reopen_for(nb_id: str, svc: MemoryService, caller: tuple[str, str] | None) -> tuple[Notebook | None, str]:
-    """The notebook kept under this id, or why not (`caller`: person and organization; None: the local demo)."""
+    """The notebook kept under this id, or why not: it opens for its author, or the owner of its run's organization
+    (#40; `caller`: person and organization; None: the local demo)."""
     try:
         nb = reopen(nb_id)
     except NotebookDamaged as exc:
         return None, inert(exc)
-    if nb is None or caller is None or nb.opens_for(svc, *caller):
+    if nb is None or caller is None or caller[0] == nb.author:
         return nb, ""
-    return None, NOT_YOURS
+    (person, org), made = caller, nb.made_from
+    if (
+        made is not None
+        and made.org == org
+        and any(m["id"] == person and m["role"] == "owner" for m in svc.members(org))
+    ):
+        return nb, ""
+    return None, nf.NOT_YOURS
 
 
 def _from_file(name: str, nb_id: str, data: object, undo_stack: object) -> Notebook:
-    """The notebook a file holds, each field of the kind this version writes, or NotebookDamaged."""
+    """The notebook a file holds, every field read with the model (missing: null; `gen` 0, kept before generations)
+    and of the kind this version writes, or NotebookDamaged."""
     if not isinstance(data, dict) or data.get("format") != "memory-notebook/1":
         raise NotebookDamaged(f"{name}: not a memory-notebook/1 file")
     if data.get("id") != nb_id:
-        raise damaged(name, "id", "is not the notebook's own")
-    nb = _fields_read(name, data)
-    cells = len(nb.events())
-    bounds = {"cursor": nb.cursor <= cells, "notes": len(nb.notes) == cells, "last": nb.last is None or nb.last < cells}
-    if wrong := next((field for field, ok in bounds.items() if not ok), None):
-        raise _wrong(name, data, wrong)
-    check_results(name, nb.results)
+        raise nf.damaged(name, "id", "is not the notebook's own")
+    try:
+        nb = Notebook.model_validate({k: data.get(k) for k in Notebook.model_fields} | {"gen": data.get("gen", 0)})
+        nb._checked = checked(nb.scenario)
+        cells = len(nb.events())
+        bounds = {
+            "cursor": nb.cursor <= cells,
+            "notes": len(nb.notes) == cells,
+            "last": nb.last is None or nb.last < cells,
+        }
+        wrong = next((field for field, ok in bounds.items() if not ok), None)
+    except ValidationError as exc:
+        wrong = str(exc.errors()[0]["loc"][0])
+    except FormatError as exc:
+        raise nf.damaged(name, "scenario", f"is not a scenario this version reads ({exc})") from None
+    if wrong:
+        raise nf.damaged(name, wrong, f"holds {json.dumps(data.get(wrong))[:40]}, not what a notebook keeps there")
+    nf.check_results(name, nb.results)
     if not isinstance(undo_stack, list):
         raise NotebookDamaged(f"{name}: its undo stack is not a list")
     nb._undo = undo_stack
     return nb
 
 
-def _fields_read(name: str, data: Obj) -> Notebook:
-    """Every kept field read with the model (missing: null; `gen` 0, kept before generations)."""
-    try:
-        nb = Notebook.model_validate({k: data.get(k) for k in Notebook.model_fields} | {"gen": data.get("gen", 0)})
-        nb._checked = checked(nb.scenario)
-    except ValidationError as exc:
-        raise _wrong(name, data, str(exc.errors()[0]["loc"][0])) from None
-    except FormatError as exc:
-        raise damaged(name, "scenario", f"is not a scenario this version reads ({exc})") from None
-    return nb
-
-
-def _wrong(name: str, data: Obj, field: str) -> NotebookDamaged:
-    return damaged(name, field, f"holds {json.dumps(data.get(field))[:40]}, not what a notebook keeps there")
-
-
 def _claim(nb_id: str, gen: int) -> tuple[int, Path]:
     """The first generation from `gen` on that no scratch file holds and no one claimed, claimed."""
     while True:
-        path = scratch_path(nb_id, gen)
+        path = nf.scratch_path(nb_id, gen)
         claim = path.with_name(f"{path.name}.claim")
         if not path.exists():
             try:
