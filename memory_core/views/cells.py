@@ -7,46 +7,10 @@ import json
 import re
 from collections.abc import Callable
 
-from ..format.replay import EventResult
 from ..plain import Obj
-from ..rules.wording import RULE_TEXT, fact_label
-from ..store.graph import FactChange
+from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
-from ..usecases.results import TurnEnded
 from . import history
-from .cell_said import CellResult, Change, ClaimKeptOut
-
-
-def change(c: FactChange) -> Change:
-    """A fact's change as a row of a cell's table (views/cell_said.Change)."""
-    return Change(
-        graph=c.graph,
-        owner=c.owner,
-        fact=fact_label(c.fact),
-        change=c.kind,
-        weight_before=c.before[0] if c.before else None,
-        weight_after=c.after[0] if c.after else None,
-        status_before=c.before[1] if c.before else None,
-        status_after=c.after[1] if c.after else None,
-    )
-
-
-def describe(result: EventResult) -> Obj:
-    """A cell's result as kept: refused, or its changes, claims kept out (R10) and the use case's result."""
-    out = None if result.refused else result.outcome
-    skipped = out.skipped if isinstance(out, TurnEnded) else ()
-    cell = CellResult(
-        index=result.index,
-        do=result.do,
-        status="refused" if result.refused else "ok",
-        reason=result.reason,
-        message=result.message,
-        changes=[change(c) for c in out.changes] if out else [],
-        skipped=[ClaimKeptOut(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
-        detail=out,
-    )
-    return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})
-
 
 # --- a note and the outcome it was written for ------------------------------------------------
 

@@ -21,7 +21,8 @@ from ..format.scenario import decode, parse, to_json
 from ..plain import Obj
 from ..usecases.facade import MemoryService
 from . import notebook_file as nf
-from .cells import describe, outcome
+from .cell_said import describe
+from .cells import outcome
 from .notebook_file import MadeFrom, NotebookDamaged, notebook_dir, scratch_service
 from .notebook_scrub import scrub
 from .text import inert
