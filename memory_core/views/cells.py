@@ -12,6 +12,9 @@ from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
 from . import history
 
+FACT_KEYS = frozenset({"subject", "relation", "object"})
+GONE = ["no support left"]
+
 # --- a note and the outcome it was written for ------------------------------------------------
 
 
@@ -56,20 +59,12 @@ def run_of(events: list[Obj], turn: str) -> str | None:
 # --- the memory compared between cells, read from memory's history (R32) ----------------------
 
 
-def _votes(words: list[str], sign: str) -> list[str]:
-    return [f"{sign} {w}" for w in words]
-
-
-def _weight(w: float | None) -> str:
-    return "absent" if w is None else f"{w:.4f}"
-
-
-def _row(name: str, fact: str, change: str, weights: tuple, statuses: tuple, *, arrow: str, why: list[str]) -> Obj:
+def _row(name: str, f: Obj, change: str, weights: tuple, statuses: tuple, *, arrow: str, why: list[str]) -> Obj:
     """One fact compared, as the Notebook's table says it (the weight and status from A to B)."""
     graph, owner = name.split(" ", 1)
-    (wa, wb), (sa, sb) = weights, statuses
-    return {"Graph": graph.lower(), "Owner": owner, "Fact": fact, "Change": change} | {
-        "Weight A → B": f"{_weight(wa)} → {_weight(wb)}",
+    (wa, wb), (sa, sb) = (("absent" if w is None else f"{w:.4f}") for w in weights), statuses
+    return {"Graph": graph.lower(), "Owner": owner, "Fact": f["fact"], "Change": change} | {
+        "Weight A → B": f"{wa} → {wb}",
         "↑↓": arrow,
         "Status A → B": f"{sa or 'absent'} → {sb or 'absent'}",
         "Why": "; ".join(why),
@@ -77,12 +72,11 @@ def _row(name: str, fact: str, change: str, weights: tuple, statuses: tuple, *, 
 
 
 def _changed(name: str, f: Obj) -> Obj:
-    (wa, wb), (sa, sb) = f["weight"], f["status"]
+    (wa, wb), (sa, sb), n = f["weight"], f["status"], f["disputes_added"]
     what = "status changed" if sa != sb else "weight changed" if wa != wb else "supports changed"
-    why = _votes(f["supports_added"], "+") + _votes(f["supports_withdrawn"], "\u2212 withdrawn:")
-    n = f["disputes_added"]
+    why = [f"+ {v}" for v in f["supports_added"]] + [f"\u2212 withdrawn: {v}" for v in f["supports_withdrawn"]]
     why += [f"{n} dispute{'s' if n != 1 else ''}"] if n else []
-    return _row(name, f["fact"], what, (wa, wb), (sa, sb), arrow=history.arrow(wa, wb), why=why)
+    return _row(name, f, what, (wa, wb), (sa, sb), arrow=history.arrow(wa, wb), why=why)
 
 
 def compare(svc: MemoryService, moments: Obj, a: int, b: int) -> list[Obj]:
@@ -91,11 +85,10 @@ def compare(svc: MemoryService, moments: Obj, a: int, b: int) -> list[Obj]:
     rows = []
     for name, parts in history.diff(*svc.facts_between(moments[str(a)], moments[str(b)])).items():
         for f in parts["added"]:
-            why = _votes(f["supports"], "+") + ([f"{f['disputes']} disputed"] if f["disputes"] else [])
-            rows.append(_row(name, f["fact"], "added", (None, f["weight"]), (None, f["status"]), arrow="new", why=why))
+            why = [f"+ {v}" for v in f["supports"]] + ([f"{f['disputes']} disputed"] if f["disputes"] else [])
+            rows.append(_row(name, f, "added", (None, f["weight"]), (None, f["status"]), arrow="new", why=why))
         for f in parts["gone"]:
-            gone = ["no support left"]
-            rows.append(_row(name, f["fact"], "gone", (f["weight"], None), (f["status"], None), arrow="gone", why=gone))
+            rows.append(_row(name, f, "gone", (f["weight"], None), (f["status"], None), arrow="gone", why=GONE))
         rows += [_changed(name, f) for f in parts["changed"]]
     return rows
 
@@ -177,7 +170,7 @@ def read_args(args: Obj) -> str:
     """A read's arguments as people say them: a name, `name (kind)`, a fact, `key value`."""
     said = []
     for key, value in args.items():
-        if isinstance(value, dict) and {"subject", "relation", "object"} <= value.keys():
+        if isinstance(value, dict) and FACT_KEYS <= value.keys():
             said.append(fact_label(value))
         elif isinstance(value, dict) and "name" in value:
             said.append(f"{value['name']} ({value['kind']})" if value.get("kind") else str(value["name"]))
@@ -190,7 +183,6 @@ def read_args(args: Obj) -> str:
 
 #: The keys of a read's answer whose value an erasure nulls (R29, R30): said "(erased)", never None.
 ERASABLE = frozenset({"run", "turn", "record", "excerpt", "person", "by"})
-FACT_KEYS = ("subject", "relation", "object")
 
 
 def answer_rows(result: object) -> list[dict[str, object]]:
@@ -200,7 +192,7 @@ def answer_rows(result: object) -> list[dict[str, object]]:
 
 
 def _answer_row(item: Obj) -> dict[str, object]:
-    is_fact = {"subject", "relation", "object"} <= item.keys()
+    is_fact = FACT_KEYS <= item.keys()
     row: dict[str, object] = {"fact": fact_label(item)} if is_fact else {}
     return row | {k: _answer_value(k, v) for k, v in item.items() if not (is_fact and k in FACT_KEYS)}
 
