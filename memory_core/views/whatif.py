@@ -37,25 +37,21 @@ def _replayed(doc: Obj) -> tuple[Obj, list[EventResult]]:
     return engine.state(), results
 
 
-def _difference(b: Obj | None, a: Obj | None) -> str:
-    """How a fact differs between the replays: only as written, only what-if, status, weight, or not."""
-    if b is None or a is None:
-        return "only what-if" if b is None else "only as written"
-    return "status" if b["status"] != a["status"] else "weight" if b["weight"] != a["weight"] else ""
-
-
 def _diff(base_state: Obj, alt_state: Obj) -> list[Obj]:
-    """Each fact of either state: its weight and status both ways, and how they differ."""
-    base, alt = _facts(base_state), _facts(alt_state)
-    return [_row(key, base.get(key), alt.get(key)) for key in sorted(base.keys() | alt.keys())]
-
-
-def _row(key: tuple[str, str, str], b: Obj | None, a: Obj | None) -> Obj:
-    """A fact compared: graph, owner, fact, its weight and status as written and what if, and the difference."""
-    row: Obj = dict(zip(("graph", "owner", "fact"), key, strict=True))
-    for f, side in ((b, "as written"), (a, "what if")):
-        row |= {side: (f or {}).get("weight"), f"status {side}": (f or {}).get("status")}
-    return row | {"difference": _difference(b, a)}
+    """Each fact of either state: graph, owner, fact, its weight and status as written and what if, and how they
+    differ (only as written, only what-if, status, weight, or not)."""
+    base, alt, rows = _facts(base_state), _facts(alt_state), []
+    for key in sorted(base.keys() | alt.keys()):
+        b, a = base.get(key), alt.get(key)
+        row: Obj = dict(zip(("graph", "owner", "fact"), key, strict=True))
+        for f, side in ((b, "as written"), (a, "what if")):
+            row |= {side: (f or {}).get("weight"), f"status {side}": (f or {}).get("status")}
+        if b is None or a is None:
+            rows.append(row | {"difference": "only what-if" if b is None else "only as written"})
+        else:
+            same = "status" if b["status"] != a["status"] else "weight" if b["weight"] != a["weight"] else ""
+            rows.append(row | {"difference": same})
+    return rows
 
 
 #: The behaviour a replay counts, in the order the page lists it (claims kept out follow, by rule).
