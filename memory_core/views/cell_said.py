@@ -194,8 +194,7 @@ def _turn_ended(d: results.TurnEnded) -> list[Piece]:
 
 
 def _of_the_rest(d: Outcome) -> list[Piece]:
-    """What an erasure's, a read's or a settings change's result says (R15, R20-R23, R29-R31); a correction is
-    said beside its table (CORRECTED)."""
+    """What an erasure's, a read's or a settings change's result says (R15, R20-R23, R29-R31)."""
     match d:
         case results.RunDeleted():
             went = f"{plural(d.turns, 'turn')}, {plural(d.records, 'record')} and {plural(d.flow_facts, 'Flow fact')}"

@@ -33,8 +33,7 @@ _SAID = {
 
 
 def moment_label(m: Row, names: dict[str, str] | None = None, facts: Mapping[int, str] | None = None) -> str:
-    """A moment as a person names it ("t3 completed in r1"), a correction with its fact from `facts` (R28);
-    pointers erased since (R33) said so."""
+    """A moment as a person names it ("t3 completed in r1"), a correction with its fact (R28), erasures said (R33)."""
     by = (names or {}).get(m["person"] or "", m["person"]) if m["person"] else None
     who, what, detail = by or "someone (account deleted)", m["what"], m["detail"]
     if named := _named(m, facts):

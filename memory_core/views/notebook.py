@@ -4,6 +4,7 @@ as one (#23)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -21,7 +22,7 @@ from ..format.scenario import decode, parse, to_json
 from ..plain import Obj
 from ..usecases.facade import MemoryService
 from . import notebook_file as nf
-from .cell_said import describe
+from .cell_said import describe, read
 from .cells import outcome
 from .notebook_file import MadeFrom, NotebookDamaged, notebook_dir, scratch_service
 from .notebook_scrub import scrub
@@ -142,11 +143,10 @@ class Notebook(BaseModel):
         while self.cursor <= index and self.run_next() is not None:
             pass
 
-    def run_all(self, each: Callable[[int], None] | None = None) -> None:
+    def run_all(self, each: Callable[[int], None] = lambda _: None) -> None:
         """Run every cell not run yet; `each` is told how many ran after each one (a progress bar)."""
         while self.run_next() is not None:
-            if each is not None:
-                each(self.cursor)
+            each(self.cursor)
 
     def preview_end_turn(self, turn: str) -> dict[str, Obj]:
         """What a turn would teach if it completed, failed or was cancelled now (sandboxed, R1, R2)."""
@@ -160,8 +160,7 @@ class Notebook(BaseModel):
 
     def insert_cell(self, index: int, event: Obj) -> None:
         cells = self._cells()
-        cells.insert(index, (None, event))
-        self._replace_events(cells, index)
+        self._replace_events([*cells[:index], (None, event), *cells[index:]], index)
 
     def update_cell(self, index: int, event: Obj) -> None:
         """Change a cell; a changed note is written for the outcome the cell has from now on."""
@@ -171,8 +170,7 @@ class Notebook(BaseModel):
 
     def delete_cell(self, index: int) -> None:
         cells = self._cells()
-        del cells[index]
-        self._replace_events(cells, index)
+        self._replace_events(cells[:index] + cells[index + 1 :], index)
 
     def move_cell(self, index: int, offset: int) -> None:
         cells, to = self._cells(), index + offset
@@ -333,8 +331,7 @@ def reopen(nb_id: str) -> Notebook | None:
 
 
 def reopen_for(nb_id: str, svc: MemoryService, caller: tuple[str, str] | None) -> tuple[Notebook | None, str]:
-    """The notebook kept under this id, or why not: it opens for its author, or the owner of its run's organization
-    (#40; `caller`: person and organization; None: the local demo)."""
+    """The notebook kept under this id, or why not: for its author or its run's organization's owner (#40)."""
     try:
         nb = reopen(nb_id)
     except NotebookDamaged as exc:
@@ -342,18 +339,12 @@ def reopen_for(nb_id: str, svc: MemoryService, caller: tuple[str, str] | None) -
     if nb is None or caller is None or caller[0] == nb.author:
         return nb, ""
     (person, org), made = caller, nb.made_from
-    if (
-        made is not None
-        and made.org == org
-        and any(m["id"] == person and m["role"] == "owner" for m in svc.members(org))
-    ):
-        return nb, ""
-    return None, nf.NOT_YOURS
+    owners = {m["id"] for m in svc.members(org) if m["role"] == "owner"} if made and made.org == org else set()
+    return (nb, "") if person in owners else (None, nf.NOT_YOURS)
 
 
 def _from_file(name: str, nb_id: str, data: object, undo_stack: object) -> Notebook:
-    """The notebook a file holds, every field read with the model (missing: null; `gen` 0, kept before generations)
-    and of the kind this version writes, or NotebookDamaged."""
+    """The notebook a file holds, each field of the kind this version writes (missing: null), or NotebookDamaged."""
     if not isinstance(data, dict) or data.get("format") != "memory-notebook/1":
         raise NotebookDamaged(f"{name}: not a memory-notebook/1 file")
     if data.get("id") != nb_id:
@@ -361,12 +352,8 @@ def _from_file(name: str, nb_id: str, data: object, undo_stack: object) -> Noteb
     try:
         nb = Notebook.model_validate({k: data.get(k) for k in Notebook.model_fields} | {"gen": data.get("gen", 0)})
         nb._checked = checked(nb.scenario)
-        cells = len(nb.events())
-        bounds = {
-            "cursor": nb.cursor <= cells,
-            "notes": len(nb.notes) == cells,
-            "last": nb.last is None or nb.last < cells,
-        }
+        n = len(nb.events())
+        bounds = {"cursor": nb.cursor <= n, "notes": len(nb.notes) == n, "last": nb.last is None or nb.last < n}
         wrong = next((field for field, ok in bounds.items() if not ok), None)
     except ValidationError as exc:
         wrong = str(exc.errors()[0]["loc"][0])
@@ -374,7 +361,11 @@ def _from_file(name: str, nb_id: str, data: object, undo_stack: object) -> Noteb
         raise nf.damaged(name, "scenario", f"is not a scenario this version reads ({exc})") from None
     if wrong:
         raise nf.damaged(name, wrong, f"holds {json.dumps(data.get(wrong))[:40]}, not what a notebook keeps there")
-    nf.check_results(name, nb.results)
+    for key, res in nb.results.items():  # each read as its kind says (views/cell_said)
+        try:
+            read(res)
+        except ValueError as exc:
+            raise nf.damaged(name, f"results.{key[:20]}", f"is not a cell's result this version reads: {exc}") from None
     if not isinstance(undo_stack, list):
         raise NotebookDamaged(f"{name}: its undo stack is not a list")
     nb._undo = undo_stack
@@ -387,11 +378,9 @@ def _claim(nb_id: str, gen: int) -> tuple[int, Path]:
         path = nf.scratch_path(nb_id, gen)
         claim = path.with_name(f"{path.name}.claim")
         if not path.exists():
-            try:
+            with contextlib.suppress(FileExistsError):
                 os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
                 return gen, claim
-            except FileExistsError:
-                pass
         gen += 1
 
 
