@@ -144,10 +144,6 @@ CORRECTED = {
 }
 
 
-def _bold(record: str) -> str:
-    return f"**{inert(record)}**"
-
-
 def _rule(rule: str | None) -> list[Piece]:
     return [Said("info", f"{rule}: {RULE_TEXT.get(rule, '')}")] if rule else []
 
@@ -222,7 +218,9 @@ def _of_the_rest(d: Outcome) -> list[Piece]:
     return [Said("caption", said)]
 
 
-def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | None = None) -> list[Piece]:
+def said(
+    cell: CellResult, *, link: RecordLink = lambda r: f"**{inert(r)}**", evidence: list[str] | None = None
+) -> list[Piece]:
     """What a cell did, piece by piece; `evidence` is what a failed turn keeps (R2), when known."""
     if cell.status == "refused" or cell.detail is None:
         return [Said("error", refused(cell.reason, cell.message))]

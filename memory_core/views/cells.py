@@ -32,8 +32,7 @@ def stale(event: Obj, written_for: Obj | None, res: Obj | None) -> bool:
 def outcome_words(o: Obj) -> str:
     if o["status"] == "refused":
         return f"refused ({o['reason']})"
-    if o.get("taught"):
-        t = o["taught"]
+    if t := o.get("taught"):
         return f"taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports"
     return f"applied, {o['rule']}" if o.get("rule") else "applied"
 
@@ -105,11 +104,8 @@ def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> l
     """A fact's weight after each cell run (None where it did not exist), through time (R32)."""
     h = svc.fact_history(fact_id)
     steps = history.weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"])
-    out: list[float | None] = []
-    for i in range(ran):
-        then = [s["weight"] for s in steps if s["moment"] <= moments[str(i)]]
-        out.append(then[-1] if then else None)
-    return out
+    then = ([s["weight"] for s in steps if s["moment"] <= moments[str(i)]] for i in range(ran))
+    return [weights[-1] if weights else None for weights in then]
 
 
 # --- cells as people read and write them ---------------------------------------------------

@@ -111,8 +111,7 @@ def _part(old: Row | None, new: Row | None) -> tuple[str, Obj | None]:
 
 def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
     """What changed between two moments per graph: facts added, gone and changed, with their supports and disputes."""
-    a = {(f["graph"], f["owner"], *fact_key(f)): f for f in before}
-    b = {(f["graph"], f["owner"], *fact_key(f)): f for f in after}
+    a, b = ({(f["graph"], f["owner"], *fact_key(f)): f for f in facts} for facts in (before, after))
     graphs: dict[str, Obj] = {}
     for k in sorted(set(a) | set(b), key=lambda k: tuple("" if x is None else str(x) for x in k)):
         part, row = _part(a.get(k), b.get(k))
@@ -123,10 +122,8 @@ def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
 
 
 def _votes(supports: list[Obj]) -> list[str]:
-    return [
-        f"{s['origin']} {s['key']}" + (f" ({s['turn']} in {s['run']})" if s["run"] else " (run erased)")
-        for s in supports
-    ]
+    said = [(s, f" ({s['turn']} in {s['run']})" if s["run"] else " (run erased)") for s in supports]
+    return [f"{s['origin']} {s['key']}{where}" for s, where in said]
 
 
 def arrow(old: float, new: float) -> str:

@@ -42,14 +42,11 @@ def told(r: KeptRead, esc: Words, link: Words) -> str:
     if r["outcome"] != "ok":
         return f"refused, {r['outcome']}: {esc(r['message'] or '')}"
     hits = r["result"] or []
-    if not hits and r["near"]:  # an exact resolve that found nothing was told what is near (R23)
-        return "told nothing by that name; near: " + ", ".join(
-            f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in r["near"]
-        )
-    if not hits:
-        return "told nothing"
+    named = lambda found: ", ".join(f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in found)
+    if not hits:  # an exact resolve that found nothing was told what is near (R23)
+        return f"told nothing by that name; near: {named(r['near'])}" if r["near"] else "told nothing"
     if r["call"] == "GraphResolve":
-        return "told " + ", ".join(f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in hits)
+        return "told " + named(hits)
     if r["call"] == "GraphExpand":
         facts = []
         for h in hits:
