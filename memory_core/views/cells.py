@@ -62,12 +62,8 @@ def _row(name: str, f: Obj, change: str, weights: tuple, statuses: tuple, *, arr
     """One fact compared, as the Notebook's table says it (the weight and status from A to B)."""
     graph, owner = name.split(" ", 1)
     (wa, wb), (sa, sb) = (("absent" if w is None else f"{w:.4f}") for w in weights), statuses
-    return {"Graph": graph.lower(), "Owner": owner, "Fact": f["fact"], "Change": change} | {
-        "Weight A → B": f"{wa} → {wb}",
-        "↑↓": arrow,
-        "Status A → B": f"{sa or 'absent'} → {sb or 'absent'}",
-        "Why": "; ".join(why),
-    }
+    row = {"Graph": graph.lower(), "Owner": owner, "Fact": f["fact"], "Change": change, "Weight A → B": f"{wa} → {wb}"}
+    return row | {"↑↓": arrow, "Status A → B": f"{sa or 'absent'} → {sb or 'absent'}", "Why": "; ".join(why)}
 
 
 def _changed(name: str, f: Obj) -> Obj:

@@ -89,14 +89,8 @@ def _changed(old: Row, new: Row) -> Obj | None:
     disputed = len(new["disputes"]) - len(old["disputes"])
     if not (moved or came or went or disputed):
         return None
-    return {
-        "fact": fact_label(new),
-        "weight": [old["weight"], new["weight"]],
-        "status": [old["status"], new["status"]],
-        "supports_added": _votes(came),
-        "supports_withdrawn": _votes(went),
-        "disputes_added": disputed,
-    }
+    row = {"fact": fact_label(new), "weight": [old["weight"], new["weight"]], "status": [old["status"], new["status"]]}
+    return row | {"supports_added": _votes(came), "supports_withdrawn": _votes(went), "disputes_added": disputed}
 
 
 def _part(old: Row | None, new: Row | None) -> tuple[str, Obj | None]:
