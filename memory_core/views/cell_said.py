@@ -72,16 +72,12 @@ def change(c: FactChange) -> Change:
 def describe(result: EventResult) -> Obj:
     """A cell's result as kept: refused, or its changes, claims kept out (R10) and the use case's result."""
     out = None if result.refused else result.outcome
-    skipped = out.skipped if isinstance(out, results.TurnEnded) else ()
+    kept_out = out.skipped if isinstance(out, results.TurnEnded) else ()
+    head: Obj = {"index": result.index, "do": result.do, "reason": result.reason, "message": result.message}
+    changes = [change(c) for c in out.changes] if out else []
+    skipped = [ClaimKeptOut(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in kept_out]
     cell = CellResult(
-        index=result.index,
-        do=result.do,
-        status="refused" if result.refused else "ok",
-        reason=result.reason,
-        message=result.message,
-        changes=[change(c) for c in out.changes] if out else [],
-        skipped=[ClaimKeptOut(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
-        detail=out,
+        **head, status="refused" if result.refused else "ok", changes=changes, skipped=skipped, detail=out
     )
     return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})
 
