@@ -57,7 +57,7 @@ class Notebook(BaseModel):
     rev: Annotated[int, Field(strict=True)] = 0
     author: str | None = None  # who made it, signed in (None: made in the local demo, or before authors were kept)
     made_from: MadeFrom | None = None
-    _checked: Scenario | None = PrivateAttr(default=None)
+    _checked: Scenario = PrivateAttr()  # set wherever the document is
     _digest: str = PrivateAttr(default="")
     _undo: list[Obj] = PrivateAttr(default_factory=list)
     _undo_rev: int = PrivateAttr(default=0)
@@ -66,16 +66,9 @@ class Notebook(BaseModel):
 
     # --- what it is ----------------------------------------------------------------------------
 
-    @property
-    def checked_scenario(self) -> Scenario:
-        """The checked form of the document, kept until the document changes."""
-        if self._checked is None:
-            self._checked = checked(self.scenario)
-        return self._checked
-
     def events(self) -> list[Obj]:
-        """The checked events (defaults filled in), one a cell."""
-        return self.checked_scenario.events
+        """The checked events (defaults filled in), one a cell: the document is checked when it changes."""
+        return self._checked.events
 
     def digest(self) -> str:
         """A digest of the document, kept until it changes (the page's caches of the cells use it)."""
@@ -113,7 +106,7 @@ class Notebook(BaseModel):
         self.gen, claim = _claim(self.id, left + 1)
         try:
             self.cursor, self.last, self.results, self.reads, self.refused, self.outside = 0, None, {}, [], [], []
-            EventEngine(self.service).setup(self.checked_scenario)
+            EventEngine(self.service).setup(self._checked)
         finally:
             claim.unlink(missing_ok=True)
         self.moments = {"-1": self.service.clock()}  # the clock after the setup, then after each cell (R32)
