@@ -7,7 +7,7 @@ import streamlit as st
 
 from memory_core import MemoryService, Refusal
 from memory_core.plain import Obj
-from memory_core.views.reads import readable_turns
+from memory_core.views.reads_trace import readable_turns
 from pages._links import from_link, to_link
 from pages._tables import wrapped
 from pages._ui import guard, inert, keep, note_change, page, read

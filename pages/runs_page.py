@@ -1,5 +1,5 @@
 """Runs: each run of the organization, its turns, and every record its turns kept as evidence (R2,
-R24: `?run=r1&record=t1%232` shows one first), and "Open in the Notebook" (views/export.py)."""
+R24: `?run=r1&record=t1%232` shows one first), and "Open in the Notebook" (views/notebook.run_export)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from memory_core.plain import Obj
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RecordPublic, TurnDetail
-from memory_core.views.export import file_name, notebook_of, run_export
+from memory_core.views.notebook import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import download, grid, headed, wrapped
 from pages._timeline import clicked, timeline

@@ -7,7 +7,7 @@ from helpers import CEO, HQ, claim, end, open_turn, rec, run, scenario, start, t
 
 from memory_core import EventEngine, EventResult, SkippedClaim, Taught, TurnEnded, parse
 from memory_core.errors import Refusal
-from memory_core.views import cells
+from memory_core.views import cell_said
 
 
 def test_r1_completed_turn_teaches_world_and_flow():
@@ -239,7 +239,7 @@ def test_r10_a_turn_ending_with_skipped_claims_gives_one_skipped_claim_per_claim
         {"record": "t1#0", "claim": 1, "rule": "R9"},
         {"record": "t1#1", "claim": 1, "rule": "R9"},
     ]
-    cell = cells.describe(EventResult(index=4, do="end_turn", outcome=ended))
+    cell = cell_said.describe(EventResult(index=4, do="end_turn", outcome=ended))
     assert [(s["record"], s["claim"], s["rule"], s["claim_text"]) for s in cell["skipped"]] == [
         (s.record, s.claim, s.rule, s.label) for s in ended.skipped
     ]

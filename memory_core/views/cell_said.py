@@ -1,40 +1,28 @@
-"""What a notebook cell did, typed and said (#24, #37): a kept result read back as a `CellResult` whose `detail`
-is its use case's result model (format/replay.BY_EVENT), and `said()`, the pieces the Notebook page lays out."""
+"""What a notebook cell did, typed and said (#24, #37): its result kept as a `CellResult` whose `detail` is its use
+case's result model (format/replay.BY_EVENT), and `said()`, the pieces the Notebook page lays out."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, ValidationError, field_serializer
 
-from ..format.replay import BY_EVENT
+from ..format.replay import BY_EVENT, EventResult
 from ..plain import Obj
-from ..rules.wording import RULE_TEXT
-from ..usecases.results import (
-    AccountDeleted,
-    Outcome,
-    ReadResult,
-    RecordKept,
-    Result,
-    RunDeleted,
-    RunEnded,
-    RunStarted,
-    SettingsChanged,
-    StepRun,
-    TurnEnded,
-    TurnOpened,
-    WorkReturned,
-)
+from ..rules.wording import RULE_TEXT, fact_label
+from ..store.graph import FactChange
+from ..usecases import results
+from ..usecases.results import Outcome, Result
 from .text import inert, plural, probes_used, refused
 
 Tone = Literal["success", "info", "caption", "warning", "error", "markdown"]
 
 
 class ClaimKeptOut(Result):
-    """A claim kept out, and why (R10): one per claim, with what it says (views/cells.skipped_json)."""
+    """A claim kept out, and why (R10): one per claim, with what it says."""
 
     rule: str
     claim: int
@@ -44,7 +32,7 @@ class ClaimKeptOut(Result):
 
 
 class Change(Result):
-    """A fact's change, in the words of a table row (views/cells.change)."""
+    """A fact's change, in the words of a table row."""
 
     graph: str
     owner: str
@@ -72,6 +60,26 @@ class CellResult(Result):
     @field_serializer("detail")
     def _kept(self, detail: Outcome | None) -> Obj:
         return detail.to_json() if detail is not None else {}
+
+
+def change(c: FactChange) -> Change:
+    """A fact's change as a row of a cell's table."""
+    (wb, sb), (wa, sa) = c.before or (None, None), c.after or (None, None)
+    row: Obj = {"weight_before": wb, "weight_after": wa, "status_before": sb, "status_after": sa}
+    return Change(graph=c.graph, owner=c.owner, fact=fact_label(c.fact), change=c.kind, **row)
+
+
+def describe(result: EventResult) -> Obj:
+    """A cell's result as kept: refused, or its changes, claims kept out (R10) and the use case's result."""
+    out = None if result.refused else result.outcome
+    kept_out = out.skipped if isinstance(out, results.TurnEnded) else ()
+    head: Obj = {"index": result.index, "do": result.do, "reason": result.reason, "message": result.message}
+    changes = [change(c) for c in out.changes] if out else []
+    skipped = [ClaimKeptOut(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in kept_out]
+    cell = CellResult(
+        **head, status="refused" if result.refused else "ok", changes=changes, skipped=skipped, detail=out
+    )
+    return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})
 
 
 def read(res: Obj) -> CellResult:
@@ -117,104 +125,12 @@ class ReadAnswer:
 Piece = Said | ChangeTable | ReadAnswer
 #: A record's id as the page shows it (a link to it on Runs when the notebook knows its run).
 RecordLink = Callable[[str], str]
-
-
-def _bold(record: str) -> str:
-    return f"**{inert(record)}**"
-
-
 #: What an erasure did to the text's bytes (R31): out of the files, leaving them later, or not known.
 GONE = {
     True: " Its text is out of the database's files (R31).",
     False: " Its text leaves the database's files once nothing older still reads them (R31).",
     None: "",
 }
-
-
-def _caption(text: str) -> list[Piece]:
-    return [Said("caption", text)]
-
-
-def _info(text: str) -> list[Piece]:
-    return [Said("info", text)]
-
-
-def _rule(rule: str | None) -> list[Piece]:
-    return [Said("info", f"{rule}: {RULE_TEXT.get(rule, '')}")] if rule else []
-
-
-def _start_run(d: RunStarted, _link: RecordLink) -> list[Piece]:
-    return _rule(d.rule) + _caption(f"Run started{', stored as ephemeral (R11)' if d.ephemeral else ''}.")
-
-
-def _open_turn(d: TurnOpened, _link: RecordLink) -> list[Piece]:
-    kinds = ", ".join(f"{n} {inert(k)}" for k, n in d.map["kinds"].items()) or "no entity yet"
-    facts = plural(d.map["facts"], "active fact")
-    return _info(f"The turn starts with the map of its organization's World graph (R18): {facts}; entities: {kinds}.")
-
-
-def _record(d: RecordKept | StepRun, link: RecordLink) -> list[Piece]:
-    if not d.record:
-        return []
-    return _info(
-        f"Kept record {link(d.record)} as evidence: nothing is written to memory yet, while the turn is open (R6)."
-    )
-
-
-def _step(d: StepRun, link: RecordLink) -> list[Piece]:
-    if d.shortcut:
-        weight, graph = d.shortcut.get("weight"), d.shortcut.get("fact", {}).get("graph", "World")
-        at = f" with weight {weight:.3f}" if isinstance(weight, int | float) else ""
-        return _info(f"Skipped by a shortcut (R22): memory already answers{at} ({inert(graph)} graph).")
-    return _record(d, link) or _caption("The step ran and kept no record: nothing to write (R6).")
-
-
-def _return(d: WorkReturned, _link: RecordLink) -> list[Piece]:
-    returned = "Nested work returned: its records are learned once, when the turn completes (R5)."
-    return _rule(d.rule) or _caption(returned)
-
-
-def _end_turn(d: TurnEnded, _link: RecordLink) -> list[Piece]:
-    t, records = d.taught, ", ".join(inert(r) for r in d.excluded_records)
-    taught = f"Taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports (R1, R7 to R9)." if t else ""
-    nested = f"Records {records} came from nested work that failed or was cancelled: they teach nothing (R5)."
-    return ([Said("success", taught)] if t else []) + _rule(d.rule) + (_info(nested) if records else [])
-
-
-def _end_run(d: RunEnded, _link: RecordLink) -> list[Piece]:
-    cancelled = f"; cancelled its open turns {', '.join(inert(c) for c in d.cancelled)} (R17)" if d.cancelled else ""
-    erased = "; ephemeral, so erased with what it held (R11)." if d.erased else "."
-    return _caption(f"Run ended{cancelled}{erased}{GONE[d.bytes_gone] if d.erased else ''}")
-
-
-def _delete_run(d: RunDeleted, _link: RecordLink) -> list[Piece]:
-    went = f"{plural(d.turns, 'turn')}, {plural(d.records, 'record')} and {plural(d.flow_facts, 'Flow fact')}"
-    stay = f"{plural(d.supports_kept, 'support')} it gave {'stays' if d.supports_kept == 1 else 'stay'} in weights"
-    return _caption(f"Erased run {inert(d.run)} (R29): {went}; {stay} without pointing to it.{GONE[d.bytes_gone]}")
-
-
-def _delete_account(d: AccountDeleted, _link: RecordLink) -> list[Piece]:
-    orgs = ", ".join(inert(m) for m in d.memberships) or "none"
-    went = f"{plural(d.user_facts, 'User fact')}, {plural(len(d.memberships), 'membership')} ({orgs})"
-    stay = f"{plural(len(d.runs_kept), 'run')} it started {'stays' if len(d.runs_kept) == 1 else 'stay'}"
-    return _caption(f"Erased the account (R30): {went}; {stay}, now by {inert(d.erased_key)}.{GONE[d.bytes_gone]}")
-
-
-def _read(d: ReadResult, _link: RecordLink) -> list[Piece]:
-    used = f"{probes_used(d.probes_used, d.cap)}, R21"
-    if d.result:
-        return [*_caption(f"Read answered ({used}):"), ReadAnswer(d.result)]
-    return _caption(f"Read answered nothing ({used}): nothing there, or nothing this turn may see (R20, R23).")
-
-
-def _set_settings(d: SettingsChanged, _link: RecordLink) -> list[Piece]:
-    if not d.changed:
-        return _caption("Settings as they were: nothing changed (R15).")
-    return _caption(
-        "Settings changed (R15): " + ", ".join(f"{c.setting} {_on_off(c.old)} → {_on_off(c.new)}" for c in d.changed)
-    )
-
-
 SCRUBBED = "Scrubbed of what a later cell erased: it reads `(erased)` where that was (R29, R30)."
 #: What a correction that changed the fact did, said above its table (R28).
 CORRECTED = {
@@ -224,35 +140,89 @@ CORRECTED = {
 }
 
 
-def _on_off(value: bool) -> str:
-    return "on" if value else "off"
+def _rule(rule: str | None) -> list[Piece]:
+    return [Said("info", f"{rule}: {RULE_TEXT.get(rule, '')}")] if rule else []
 
 
-_SAY: dict[str, Callable[[Any, RecordLink], list[Piece]]] = {
-    "start_run": _start_run,
-    "open_turn": _open_turn,
-    "record": _record,
-    "step": _step,
-    "call": lambda _d, _link: _caption("Nested work opened: it reads and writes no graph (R4)."),
-    "return": _return,
-    "read": _read,
-    "end_turn": _end_turn,
-    "end_run": _end_run,
-    "delete_run": _delete_run,
-    "delete_account": _delete_account,
-    "set_settings": _set_settings,
-    "dispute": lambda _d, _link: [],  # said beside its table (CORRECTED)
-    "retract": lambda _d, _link: [],
-}
+def _of_a_turn(d: Outcome, link: RecordLink) -> list[Piece] | None:
+    """What a run's or a turn's result says (R1-R11, R17, R18, R22); None for another kind."""
+    match d:
+        case results.RunStarted():
+            started = f"Run started{', stored as ephemeral (R11)' if d.ephemeral else ''}."
+            return _rule(d.rule) + [Said("caption", started)]
+        case results.TurnOpened():
+            kinds = ", ".join(f"{n} {inert(k)}" for k, n in d.map["kinds"].items()) or "no entity yet"
+            facts = plural(d.map["facts"], "active fact")
+            said = f"The turn starts with the map of its organization's World graph (R18): {facts}; entities: {kinds}."
+            return [Said("info", said)]
+        case results.StepRun() if d.shortcut:
+            weight, graph = d.shortcut.get("weight"), d.shortcut.get("fact", {}).get("graph", "World")
+            at = f" with weight {weight:.3f}" if isinstance(weight, int | float) else ""
+            return [Said("info", f"Skipped by a shortcut (R22): memory already answers{at} ({inert(graph)} graph).")]
+        case results.RecordKept() | results.StepRun() if d.record:
+            kept = f"Kept record {link(d.record)} as evidence: nothing is written to memory yet, while the turn is open"
+            return [Said("info", f"{kept} (R6).")]
+        case results.StepRun():
+            return [Said("caption", "The step ran and kept no record: nothing to write (R6).")]
+        case results.WorkCalled():
+            return [Said("caption", "Nested work opened: it reads and writes no graph (R4).")]
+        case results.WorkReturned():
+            returned = "Nested work returned: its records are learned once, when the turn completes (R5)."
+            return _rule(d.rule) or [Said("caption", returned)]
+        case results.TurnEnded():
+            return _turn_ended(d)
+        case results.RunEnded():
+            cancelled = f"; cancelled its open turns {', '.join(map(inert, d.cancelled))} (R17)" if d.cancelled else ""
+            erased = "; ephemeral, so erased with what it held (R11)." if d.erased else "."
+            return [Said("caption", f"Run ended{cancelled}{erased}{GONE[d.bytes_gone] if d.erased else ''}")]
+    return None
 
 
-def said(cell: CellResult, *, link: RecordLink = _bold, evidence: list[str] | None = None) -> list[Piece]:
+def _turn_ended(d: results.TurnEnded) -> list[Piece]:
+    t, records = d.taught, ", ".join(map(inert, d.excluded_records))
+    taught = f"Taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports (R1, R7 to R9)." if t else ""
+    nested = f"Records {records} came from nested work that failed or was cancelled: they teach nothing (R5)."
+    return ([Said("success", taught)] if t else []) + _rule(d.rule) + ([Said("info", nested)] if records else [])
+
+
+def _of_the_rest(d: Outcome) -> list[Piece]:
+    """What an erasure's, a read's or a settings change's result says (R15, R20-R23, R29-R31)."""
+    match d:
+        case results.RunDeleted():
+            went = f"{plural(d.turns, 'turn')}, {plural(d.records, 'record')} and {plural(d.flow_facts, 'Flow fact')}"
+            n = d.supports_kept
+            stay = f"{plural(n, 'support')} it gave {'stays' if n == 1 else 'stay'} in weights"
+            said = f"Erased run {inert(d.run)} (R29): {went}; {stay} without pointing to it.{GONE[d.bytes_gone]}"
+        case results.AccountDeleted():
+            orgs = ", ".join(inert(m) for m in d.memberships) or "none"
+            went = f"{plural(d.user_facts, 'User fact')}, {plural(len(d.memberships), 'membership')} ({orgs})"
+            stay = f"{plural(len(d.runs_kept), 'run')} it started {'stays' if len(d.runs_kept) == 1 else 'stay'}"
+            said = f"Erased the account (R30): {went}; {stay}, now by {inert(d.erased_key)}.{GONE[d.bytes_gone]}"
+        case results.ReadResult() if d.result:
+            said = f"Read answered ({probes_used(d.probes_used, d.cap)}, R21):"
+            return [Said("caption", said), ReadAnswer(d.result)]
+        case results.ReadResult():
+            said = f"Read answered nothing ({probes_used(d.probes_used, d.cap)}, R21): nothing there, or nothing this "
+            said += "turn may see (R20, R23)."
+        case results.SettingsChanged() if d.changed:
+            changed = (f"{c.setting} {'on' if c.old else 'off'} → {'on' if c.new else 'off'}" for c in d.changed)
+            said = "Settings changed (R15): " + ", ".join(changed)
+        case results.SettingsChanged():
+            said = "Settings as they were: nothing changed (R15)."
+        case _:
+            return []
+    return [Said("caption", said)]
+
+
+def said(
+    cell: CellResult, *, link: RecordLink = lambda r: f"**{inert(r)}**", evidence: list[str] | None = None
+) -> list[Piece]:
     """What a cell did, piece by piece; `evidence` is what a failed turn keeps (R2), when known."""
-    if cell.status == "refused":
+    if cell.status == "refused" or cell.detail is None:
         return [Said("error", refused(cell.reason, cell.message))]
     out: list[Piece] = [Said("caption", SCRUBBED)] if cell.scrubbed else []
-    out += _SAY[cell.do](cell.detail, link) + _beside(cell, link, evidence)
-    out += [ChangeTable(cell.changes)] if cell.changes else []
+    out += _of_a_turn(cell.detail, link) or _of_the_rest(cell.detail)
+    out += _beside(cell, link, evidence) + ([ChangeTable(cell.changes)] if cell.changes else [])
     return out + [
         Said(
             "warning",
@@ -268,7 +238,7 @@ def _beside(cell: CellResult, link: RecordLink, evidence: list[str] | None) -> l
         return [Said("caption", "It replaces a turn: what that turn taught is withdrawn (R3).")]
     if cell.do in CORRECTED:
         return [Said("caption", CORRECTED[cell.do] if cell.changes else "Accepted; no weight or status changed.")]
-    if not isinstance(cell.detail, TurnEnded) or cell.detail.rule != "R2" or evidence is None:
+    if not isinstance(cell.detail, results.TurnEnded) or cell.detail.rule != "R2" or evidence is None:
         return []
     if not evidence:
         return [Said("markdown", "This turn kept no record (R2): there is no evidence to keep.")]

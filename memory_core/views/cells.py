@@ -7,46 +7,13 @@ import json
 import re
 from collections.abc import Callable
 
-from ..format.replay import EventResult
 from ..plain import Obj
-from ..rules.wording import RULE_TEXT, fact_label
-from ..store.graph import FactChange
+from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
-from ..usecases.results import TurnEnded
 from . import history
-from .cell_said import CellResult, Change, ClaimKeptOut
 
-
-def change(c: FactChange) -> Change:
-    """A fact's change as a row of a cell's table (views/cell_said.Change)."""
-    return Change(
-        graph=c.graph,
-        owner=c.owner,
-        fact=_fact(c.fact),
-        change=c.kind,
-        weight_before=c.before[0] if c.before else None,
-        weight_after=c.after[0] if c.after else None,
-        status_before=c.before[1] if c.before else None,
-        status_after=c.after[1] if c.after else None,
-    )
-
-
-def describe(result: EventResult) -> Obj:
-    """A cell's result as kept: refused, or its changes, claims kept out (R10) and the use case's result."""
-    out = None if result.refused else result.outcome
-    skipped = out.skipped if isinstance(out, TurnEnded) else ()
-    cell = CellResult(
-        index=result.index,
-        do=result.do,
-        status="refused" if result.refused else "ok",
-        reason=result.reason,
-        message=result.message,
-        changes=[change(c) for c in out.changes] if out else [],
-        skipped=[ClaimKeptOut(**s.stored(), why=RULE_TEXT.get(s.rule, ""), claim_text=s.label) for s in skipped],
-        detail=out,
-    )
-    return cell.model_dump(mode="json", by_alias=True, exclude={"scrubbed"})
-
+FACT_KEYS = frozenset({"subject", "relation", "object"})
+GONE = ["no support left"]
 
 # --- a note and the outcome it was written for ------------------------------------------------
 
@@ -65,8 +32,7 @@ def stale(event: Obj, written_for: Obj | None, res: Obj | None) -> bool:
 def outcome_words(o: Obj) -> str:
     if o["status"] == "refused":
         return f"refused ({o['reason']})"
-    if o.get("taught"):
-        t = o["taught"]
+    if t := o.get("taught"):
         return f"taught {t['world']} World, {t['user']} User and {t['flow']} Flow supports"
     return f"applied, {o['rule']}" if o.get("rule") else "applied"
 
@@ -92,33 +58,20 @@ def run_of(events: list[Obj], turn: str) -> str | None:
 # --- the memory compared between cells, read from memory's history (R32) ----------------------
 
 
-def _votes(words: list[str], sign: str) -> list[str]:
-    return [f"{sign} {w}" for w in words]
-
-
-def _weight(w: float | None) -> str:
-    return "absent" if w is None else f"{w:.4f}"
-
-
-def _row(name: str, fact: str, change: str, weights: tuple, statuses: tuple, *, arrow: str, why: list[str]) -> Obj:
+def _row(name: str, f: Obj, change: str, weights: tuple, statuses: tuple, *, arrow: str, why: list[str]) -> Obj:
     """One fact compared, as the Notebook's table says it (the weight and status from A to B)."""
     graph, owner = name.split(" ", 1)
-    (wa, wb), (sa, sb) = weights, statuses
-    return {"Graph": graph.lower(), "Owner": owner, "Fact": fact, "Change": change} | {
-        "Weight A → B": f"{_weight(wa)} → {_weight(wb)}",
-        "↑↓": arrow,
-        "Status A → B": f"{sa or 'absent'} → {sb or 'absent'}",
-        "Why": "; ".join(why),
-    }
+    (wa, wb), (sa, sb) = (("absent" if w is None else f"{w:.4f}") for w in weights), statuses
+    row = {"Graph": graph.lower(), "Owner": owner, "Fact": f["fact"], "Change": change, "Weight A → B": f"{wa} → {wb}"}
+    return row | {"↑↓": arrow, "Status A → B": f"{sa or 'absent'} → {sb or 'absent'}", "Why": "; ".join(why)}
 
 
 def _changed(name: str, f: Obj) -> Obj:
-    (wa, wb), (sa, sb) = f["weight"], f["status"]
+    (wa, wb), (sa, sb), n = f["weight"], f["status"], f["disputes_added"]
     what = "status changed" if sa != sb else "weight changed" if wa != wb else "supports changed"
-    why = _votes(f["supports_added"], "+") + _votes(f["supports_withdrawn"], "\u2212 withdrawn:")
-    n = f["disputes_added"]
+    why = [f"+ {v}" for v in f["supports_added"]] + [f"\u2212 withdrawn: {v}" for v in f["supports_withdrawn"]]
     why += [f"{n} dispute{'s' if n != 1 else ''}"] if n else []
-    return _row(name, f["fact"], what, (wa, wb), (sa, sb), arrow=history.arrow(wa, wb), why=why)
+    return _row(name, f, what, (wa, wb), (sa, sb), arrow=history.arrow(wa, wb), why=why)
 
 
 def compare(svc: MemoryService, moments: Obj, a: int, b: int) -> list[Obj]:
@@ -127,11 +80,10 @@ def compare(svc: MemoryService, moments: Obj, a: int, b: int) -> list[Obj]:
     rows = []
     for name, parts in history.diff(*svc.facts_between(moments[str(a)], moments[str(b)])).items():
         for f in parts["added"]:
-            why = _votes(f["supports"], "+") + ([f"{f['disputes']} disputed"] if f["disputes"] else [])
-            rows.append(_row(name, f["fact"], "added", (None, f["weight"]), (None, f["status"]), arrow="new", why=why))
+            why = [f"+ {v}" for v in f["supports"]] + ([f"{f['disputes']} disputed"] if f["disputes"] else [])
+            rows.append(_row(name, f, "added", (None, f["weight"]), (None, f["status"]), arrow="new", why=why))
         for f in parts["gone"]:
-            gone = ["no support left"]
-            rows.append(_row(name, f["fact"], "gone", (f["weight"], None), (f["status"], None), arrow="gone", why=gone))
+            rows.append(_row(name, f, "gone", (f["weight"], None), (f["status"], None), arrow="gone", why=GONE))
         rows += [_changed(name, f) for f in parts["changed"]]
     return rows
 
@@ -148,18 +100,11 @@ def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> l
     """A fact's weight after each cell run (None where it did not exist), through time (R32)."""
     h = svc.fact_history(fact_id)
     steps = history.weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"])
-    out: list[float | None] = []
-    for i in range(ran):
-        then = [s["weight"] for s in steps if s["moment"] <= moments[str(i)]]
-        out.append(then[-1] if then else None)
-    return out
+    then = ([s["weight"] for s in steps if s["moment"] <= moments[str(i)]] for i in range(ran))
+    return [weights[-1] if weights else None for weights in then]
 
 
 # --- cells as people read and write them ---------------------------------------------------
-
-
-def _fact(f: Obj) -> str:
-    return f"{f['subject']['name']} —{f['relation']}→ {f['object'].get('name', f['object'].get('value'))}"
 
 
 def _record_line(e: Obj) -> str:
@@ -183,7 +128,7 @@ def _open_turn_line(e: Obj) -> str:
 
 
 def _correction_line(e: Obj) -> str:
-    return f"{e['by']} {e['do']}s {_fact(e['fact'])} ({e.get('graph', 'world')})"
+    return f"{e['by']} {e['do']}s {fact_label(e['fact'])} ({e.get('graph', 'world')})"
 
 
 #: One line that says what a cell of each kind does.
@@ -217,7 +162,7 @@ def read_args(args: Obj) -> str:
     """A read's arguments as people say them: a name, `name (kind)`, a fact, `key value`."""
     said = []
     for key, value in args.items():
-        if isinstance(value, dict) and {"subject", "relation", "object"} <= value.keys():
+        if isinstance(value, dict) and FACT_KEYS <= value.keys():
             said.append(fact_label(value))
         elif isinstance(value, dict) and "name" in value:
             said.append(f"{value['name']} ({value['kind']})" if value.get("kind") else str(value["name"]))
@@ -230,7 +175,6 @@ def read_args(args: Obj) -> str:
 
 #: The keys of a read's answer whose value an erasure nulls (R29, R30): said "(erased)", never None.
 ERASABLE = frozenset({"run", "turn", "record", "excerpt", "person", "by"})
-FACT_KEYS = ("subject", "relation", "object")
 
 
 def answer_rows(result: object) -> list[dict[str, object]]:
@@ -240,7 +184,7 @@ def answer_rows(result: object) -> list[dict[str, object]]:
 
 
 def _answer_row(item: Obj) -> dict[str, object]:
-    is_fact = {"subject", "relation", "object"} <= item.keys()
+    is_fact = FACT_KEYS <= item.keys()
     row: dict[str, object] = {"fact": fact_label(item)} if is_fact else {}
     return row | {k: _answer_value(k, v) for k, v in item.items() if not (is_fact and k in FACT_KEYS)}
 

@@ -33,8 +33,3 @@ def world_table(statuses: list[str], total: int | None, on_map: int) -> str:
         f"{head}. The map above counts only the {plural(on_map, 'active fact')} (R18); disputed and retracted "
         "facts are not on it (R28)."
     )
-
-
-def replayed(name: str, statuses: list[str]) -> str:
-    """A replay's World facts by status: `178 World facts (176 active, 2 disputed)`."""
-    return f"{plural(len(statuses), 'World fact')} ({by_status(statuses)}) {name}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Literal, Union, get_args, get_origin
 
 from pydantic.fields import FieldInfo
 
@@ -33,7 +33,7 @@ class FormField:
     required: bool
     choices: tuple[str, ...] = ()  # a choice's words; empty for a choice among `among`
     among: str = ""  # "orgs" or "people": the page's own lists
-    default: Any = None
+    default: str | bool | None = None
     help: str = ""
 
     @property

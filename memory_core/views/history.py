@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..plain import Obj
@@ -16,61 +16,49 @@ from .compare import fact_key
 Row = Mapping[str, Any]
 
 
-Said = Callable[[str | None, str | None, str | None, str | None], str]  # run, turn, detail, who -> words
-
-
-def _settings_changed(run: str | None, turn: str | None, detail: str | None, who: str | None) -> str:
-    changes = ", ".join(
-        f"{name} {'on' if state == 'on' else 'off'}"
-        for name, state in (part.rsplit(" ", 1) for part in (detail or "").split(", ") if part)
-    )
-    return f"{who or 'someone (account deleted)'} turned {changes}"
-
-
-def _opened(run: str | None, turn: str | None, detail: str | None, who: str | None) -> str:
-    if not run:
-        return "a turn opened in a run deleted since"
-    return f"{turn} opened in {run}" + (f", replacing {detail} (R3)" if detail else "")
-
-
-#: Each kind of moment in words, from its run, turn, detail and person (None where erased since, R33).
-_SAID: dict[str, Said] = {
-    "setup": lambda run, turn, detail, who: "memory set up (organizations, people, workflows)",
-    "run_started": lambda run, turn, detail, who: (
-        f"run {run} started" + (f" by {who}" if who else "") if run else "a run (deleted since) started"
-    ),
-    "turn_opened": _opened,
-    "step": lambda run, turn, detail, who: (
-        f"step {detail} in {turn} of {run}" if run else f"step {detail} in a run deleted since"
-    ),
-    "turn_ended": lambda run, turn, detail, who: (
-        f"{turn} {detail} in {run}" if run else f"a turn {detail} in a run deleted since"
-    ),
-    "run_ended": lambda run, turn, detail, who: (
-        "an ephemeral run ended and was erased" if detail == "erased" else f"run {run} ended"
-    ),
-    # R33: the moment of an erasure names no erased id
-    "run_deleted": lambda run, turn, detail, who: "a run deleted" + (f" by {who}" if who else ""),
-    "account_deleted": lambda run, turn, detail, who: "an account deleted",
-    "settings": _settings_changed,
-    "dispute": lambda run, turn, detail, who: (
-        f"{who or 'someone (account deleted)'} disputed a {detail or 'world'} fact"
-    ),
-    "retract": lambda run, turn, detail, who: (
-        f"{who or 'someone (account deleted)'} retracted a {detail or 'world'} fact"
-    ),
+#: Each kind of moment in words, from its `run`, `turn`, `detail`, `by` (its person) and `who` (or someone whose
+#: account is deleted); the second form once its run is erased (R33: the moment of an erasure names no erased id).
+_SAID = {
+    "setup": ("memory set up (organizations, people, workflows)",) * 2,
+    "run_started": ("run {run} started{by}", "a run (deleted since) started"),
+    "turn_opened": ("{turn} opened in {run}{replacing}", "a turn opened in a run deleted since"),
+    "step": ("step {detail} in {turn} of {run}", "step {detail} in a run deleted since"),
+    "turn_ended": ("{turn} {detail} in {run}", "a turn {detail} in a run deleted since"),
+    "run_ended": ("run {run} ended",) * 2,
+    "run_deleted": ("a run deleted{by}",) * 2,
+    "account_deleted": ("an account deleted",) * 2,
+    "dispute": ("{who} disputed a {graph} fact",) * 2,
+    "retract": ("{who} retracted a {graph} fact",) * 2,
 }
 
 
 def moment_label(m: Row, names: dict[str, str] | None = None, facts: Mapping[int, str] | None = None) -> str:
-    """A moment as a person names it ("t3 completed in r1"), a correction with its fact from `facts` (R28);
-    pointers erased since (R33) said so."""
-    who = (names or {}).get(m["person"] or "", m["person"]) if m["person"] else None
+    """A moment as a person names it ("t3 completed in r1"), a correction with its fact (R28), erasures said (R33)."""
+    by = (names or {}).get(m["person"] or "", m["person"]) if m["person"] else None
+    who, what, detail = by or "someone (account deleted)", m["what"], m["detail"]
+    if named := _named(m, facts):
+        return f"{who} {what.rstrip('e')}ed {named} ({detail or 'world'})"
+    if what == "settings":
+        return f"{who} turned {_turned(detail)}"
+    if what == "run_ended" and detail == "erased":
+        return "an ephemeral run ended and was erased"
+    if what not in _SAID:
+        return what
+    words = {"run": m["run"], "turn": m["turn"], "detail": detail, "by": f" by {by}" if by else "", "who": who}
+    return _SAID[what][0 if m["run"] else 1].format(
+        **words, replacing=f", replacing {detail} (R3)" if detail else "", graph=detail or "world"
+    )
+
+
+def _turned(detail: str | None) -> str:
+    parts = (part.rsplit(" ", 1) for part in (detail or "").split(", ") if part)
+    return ", ".join(f"{name} {'on' if state == 'on' else 'off'}" for name, state in parts)
+
+
+def _named(m: Row, facts: Mapping[int, str] | None) -> str | None:
+    """The fact a correction names, as it stood then (None: not a correction, or not in `facts`)."""
     named = [facts[i] for i in m["facts"] if i in facts] if facts and m["what"] in ("dispute", "retract") else []
-    if named:
-        return f"{who or 'someone (account deleted)'} {m['what'].rstrip('e')}ed {named[0]} ({m['detail'] or 'world'})"
-    said = _SAID.get(m["what"])
-    return m["what"] if said is None else said(m["run"], m["turn"], m["detail"], who)
+    return named[0] if named else None
 
 
 def fact_names(svc: MemoryService, rows: Iterable[Row], *, org: str | None = None) -> dict[int, str]:
@@ -93,16 +81,6 @@ def named_graph(label: str, orgs: dict[str, str], people: dict[str, str]) -> str
     return f"{kind} · {names.get(owner, owner)}"
 
 
-def _added(f: Row) -> Obj:
-    return {
-        "fact": fact_label(f),
-        "weight": f["weight"],
-        "status": f["status"],
-        "supports": _votes(f["supports"]),
-        "disputes": len(f["disputes"]),
-    }
-
-
 def _changed(old: Row, new: Row) -> Obj | None:
     """A fact's weight, status, supports and disputes from one moment to the other; None if none moved."""
     moved = old["weight"] != new["weight"] or old["status"] != new["status"]
@@ -111,30 +89,23 @@ def _changed(old: Row, new: Row) -> Obj | None:
     disputed = len(new["disputes"]) - len(old["disputes"])
     if not (moved or came or went or disputed):
         return None
-    return {
-        "fact": fact_label(new),
-        "weight": [old["weight"], new["weight"]],
-        "status": [old["status"], new["status"]],
-        "supports_added": _votes(came),
-        "supports_withdrawn": _votes(went),
-        "disputes_added": disputed,
-    }
+    row = {"fact": fact_label(new), "weight": [old["weight"], new["weight"]], "status": [old["status"], new["status"]]}
+    return row | {"supports_added": _votes(came), "supports_withdrawn": _votes(went), "disputes_added": disputed}
 
 
 def _part(old: Row | None, new: Row | None) -> tuple[str, Obj | None]:
     """Where a fact goes in a diff, and its row (None: nothing of it moved)."""
+    f = new if old is None else old
+    assert f is not None
+    row = {"fact": fact_label(f), "weight": f["weight"], "status": f["status"]}
     if old is None:
-        assert new is not None
-        return "added", _added(new)
-    if new is None:
-        return "gone", {"fact": fact_label(old), "weight": old["weight"], "status": old["status"]}
-    return "changed", _changed(old, new)
+        return "added", row | {"supports": _votes(f["supports"]), "disputes": len(f["disputes"])}
+    return ("gone", row) if new is None else ("changed", _changed(old, new))
 
 
 def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
     """What changed between two moments per graph: facts added, gone and changed, with their supports and disputes."""
-    a = {(f["graph"], f["owner"], *fact_key(f)): f for f in before}
-    b = {(f["graph"], f["owner"], *fact_key(f)): f for f in after}
+    a, b = ({(f["graph"], f["owner"], *fact_key(f)): f for f in facts} for facts in (before, after))
     graphs: dict[str, Obj] = {}
     for k in sorted(set(a) | set(b), key=lambda k: tuple("" if x is None else str(x) for x in k)):
         part, row = _part(a.get(k), b.get(k))
@@ -145,10 +116,8 @@ def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
 
 
 def _votes(supports: list[Obj]) -> list[str]:
-    return [
-        f"{s['origin']} {s['key']}" + (f" ({s['turn']} in {s['run']})" if s["run"] else " (run erased)")
-        for s in supports
-    ]
+    said = [(s, f" ({s['turn']} in {s['run']})" if s["run"] else " (run erased)") for s in supports]
+    return [f"{s['origin']} {s['key']}{where}" for s, where in said]
 
 
 def arrow(old: float, new: float) -> str:
@@ -162,57 +131,38 @@ def weight_through_time(
     moments: Mapping[int, Row],
     names: dict[str, str] | None = None,
 ) -> list[Obj]:
-    """A fact's weight after each moment that changed it, with its cause (R3, R23, R25, R28, R32)."""
+    """A fact's weight after each moment that changed it, with its causes in words (R3, R23, R25, R28, R32)."""
     names = names or {}
-    steps = _causes(supports, disputes, retracted_at, moments=moments, names=names)
+    steps: dict[int, list[str]] = {}
+    for n, said in _causes(supports, disputes, retracted=retracted_at, moments=moments, names=names):
+        steps.setdefault(n, []).append(said)
     out = []
     for n in sorted(steps):
-        sc = _score_at(n, supports, disputes, retracted_at)
-        row = moments.get(n)
+        sc, row = _score_at(n, supports, disputes, retracted_at), moments.get(n)
+        label = moment_label(row, names) if row else "before history was kept"
         out.append(
-            {
-                "moment": n,
-                "at": row["at"] if row else None,
-                "weight": sc.weight,
-                "status": sc.status,
-                "sources": sc.sources,
-                "cause": "; ".join(steps[n]),
-                "moment_label": moment_label(row, names) if row else "before history was kept",
-            }
+            {"moment": n, "at": row["at"] if row else None, "weight": sc.weight, "status": sc.status}
+            | {"sources": sc.sources, "cause": "; ".join(steps[n]), "moment_label": label}
         )
     return out
 
 
+def _causes(
+    supports: Sequence[Row], disputes: Sequence[Row], *, retracted: int | None, moments: Mapping[int, Row], names: Obj
+) -> list[tuple[int, str]]:
+    """What changed a fact's weight, at which moment, in words (R3, R23, R28)."""
+    causes = [c for s in supports for c in _support_causes(s, moments)]
+    by = [names.get(d["by"], d["by"]) if d["by"] else "a deleted account" for d in disputes]
+    causes += [(d["since"], f"dispute by {who} (R28)") for d, who in zip(disputes, by, strict=True)]
+    return causes + ([(retracted, "retracted by the owner (R28)")] if retracted is not None else [])
+
+
 def _score_at(n: int, supports: Sequence[Row], disputes: Sequence[Row], retracted_at: int | None) -> Score:
     """A fact's score after moment `n`: the supports live then, the disputes made by then (R25-R28)."""
-    live = [
-        (s["origin"], s["key"], s["contribution"])
-        for s in supports
-        if s["since"] <= n and (s["until"] is None or s["until"] > n)
-    ]
+    live = [s for s in supports if s["since"] <= n and (s["until"] is None or s["until"] > n)]
     votes = [d["contribution"] for d in disputes if d["since"] <= n]
-    return score(live, votes, retracted=retracted_at is not None and retracted_at <= n)
-
-
-def _causes(
-    supports: Sequence[Row],
-    disputes: Sequence[Row],
-    retracted_at: int | None,
-    *,
-    moments: Mapping[int, Row],
-    names: dict[str, str],
-) -> dict[int, list[str]]:
-    """What changed a fact's weight at each moment, in words (R3, R23, R28)."""
-    steps: dict[int, list[str]] = {}
-    for s in supports:
-        for n, said in _support_causes(s, moments):
-            steps.setdefault(n, []).append(said)
-    for d in disputes:
-        who = names.get(d["by"], d["by"]) if d["by"] else "a deleted account"
-        steps.setdefault(d["since"], []).append(f"dispute by {who} (R28)")
-    if retracted_at is not None:
-        steps.setdefault(retracted_at, []).append("retracted by the owner (R28)")
-    return steps
+    gone = retracted_at is not None and retracted_at <= n
+    return score([(s["origin"], s["key"], s["contribution"]) for s in live], votes, retracted=gone)
 
 
 def _support_causes(s: Row, moments: Mapping[int, Row]) -> list[tuple[int, str]]:
@@ -224,10 +174,9 @@ def _support_causes(s: Row, moments: Mapping[int, Row]) -> list[tuple[int, str]]
     out = [(s["since"], f"support from {said} ({where})")]
     if s["until"] is not None:
         m = moments.get(s["until"], {})
-        by = f" when {m['turn']} replaced {s['turn']}" if m.get("turn") and s["turn"] else " by a replacement (R3)"
-        out.append(
-            (s["until"], f"support from {said} withdrawn{by if not s.get('elsewhere') else ' by a replacement (R3)'}")
-        )
+        replaced = m.get("turn") and s["turn"] and not s.get("elsewhere")
+        by = f" when {m['turn']} replaced {s['turn']}" if replaced else " by a replacement (R3)"
+        out.append((s["until"], f"support from {said} withdrawn{by}"))
     return out
 
 

@@ -1,8 +1,10 @@
 """The dashboard's notebook (#37: a model): a scenario run cell by cell on a scratch memory through the replay's
-EventEngine, changed and saved only through its methods, kept on disk so a reload finds it again."""
+EventEngine, changed and saved only through its methods, kept on disk so a reload finds it again; a real run opened
+as one (#23)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -19,21 +21,10 @@ from ..format.replay import EventEngine
 from ..format.scenario import decode, parse, to_json
 from ..plain import Obj
 from ..usecases.facade import MemoryService
-from .cells import describe, outcome
-from .notebook_file import (
-    NOT_YOURS,
-    NOTEBOOK_ID,
-    MadeFrom,
-    NotebookDamaged,
-    check_results,
-    damaged,
-    notebook_dir,
-    path_of,
-    scratch_path,
-    scratch_service,
-    stamp,
-    write,
-)
+from . import notebook_file as nf
+from .cell_said import describe, read
+from .cells import outcome
+from .notebook_file import MadeFrom, NotebookDamaged, notebook_dir, scratch_service
 from .notebook_scrub import scrub
 from .text import inert
 
@@ -66,7 +57,7 @@ class Notebook(BaseModel):
     rev: Annotated[int, Field(strict=True)] = 0
     author: str | None = None  # who made it, signed in (None: made in the local demo, or before authors were kept)
     made_from: MadeFrom | None = None
-    _checked: Scenario | None = PrivateAttr(default=None)
+    _checked: Scenario = PrivateAttr()  # set wherever the document is
     _digest: str = PrivateAttr(default="")
     _undo: list[Obj] = PrivateAttr(default_factory=list)
     _undo_rev: int = PrivateAttr(default=0)
@@ -75,16 +66,9 @@ class Notebook(BaseModel):
 
     # --- what it is ----------------------------------------------------------------------------
 
-    @property
-    def checked_scenario(self) -> Scenario:
-        """The checked form of the document, kept until the document changes."""
-        if self._checked is None:
-            self._checked = checked(self.scenario)
-        return self._checked
-
     def events(self) -> list[Obj]:
-        """The checked events (defaults filled in), one a cell."""
-        return self.checked_scenario.events
+        """The checked events (defaults filled in), one a cell: the document is checked when it changes."""
+        return self._checked.events
 
     def digest(self) -> str:
         """A digest of the document, kept until it changes (the page's caches of the cells use it)."""
@@ -95,8 +79,8 @@ class Notebook(BaseModel):
 
     @property
     def db(self) -> str:
-        """The database URL of its scratch memory (scratch_path)."""
-        return f"sqlite:///{scratch_path(self.id, self.gen)}"
+        """The database URL of its scratch memory (notebook_file.scratch_path)."""
+        return f"sqlite:///{nf.scratch_path(self.id, self.gen)}"
 
     @property
     def service(self) -> MemoryService:
@@ -104,17 +88,11 @@ class Notebook(BaseModel):
 
     def state(self) -> Obj:
         """Its memory as `memory-state/1`, with the reads and refusals of the cells run."""
-        return self._engine().state()
+        return EventEngine(self.service, reads=self.reads, refused=self.refused).state()
 
     def edited(self) -> bool:
         """Whether the document differs from the one opened (some edit is still there to undo)."""
         return bool(self._undo)
-
-    def _engine(self) -> EventEngine:
-        return EventEngine(self.service, reads=self.reads, refused=self.refused)
-
-    def _touch(self) -> None:
-        self.rev += 1
 
     def _set_document(self, doc: Obj, sc: Scenario, notes: list[Obj | None]) -> None:
         self.scenario, self._checked, self._digest, self.notes = doc, sc, "", notes
@@ -128,12 +106,12 @@ class Notebook(BaseModel):
         self.gen, claim = _claim(self.id, left + 1)
         try:
             self.cursor, self.last, self.results, self.reads, self.refused, self.outside = 0, None, {}, [], [], []
-            EventEngine(self.service).setup(self.checked_scenario)
+            EventEngine(self.service).setup(self._checked)
         finally:
             claim.unlink(missing_ok=True)
         self.moments = {"-1": self.service.clock()}  # the clock after the setup, then after each cell (R32)
         _drop_before(self.id, left)
-        self._touch()
+        self.rev += 1
         return self
 
     def run_next(self) -> Obj | None:
@@ -141,14 +119,14 @@ class Notebook(BaseModel):
         evs, i = self.events(), self.cursor
         if i >= len(evs):
             return None
-        engine = self._engine()
+        engine = EventEngine(self.service, reads=self.reads, refused=self.refused)
         res = describe(engine.apply(i, evs[i]))
         self.results[str(i)] = res
         self.moments = (self.moments or {}) | {str(i): engine.moments[-1]}
         if self.notes[i] is None:
             self.notes[i] = outcome(res)
         self.last, self.cursor = i, i + 1
-        self._touch()
+        self.rev += 1
         return res
 
     def run_to(self, index: int) -> None:
@@ -158,11 +136,10 @@ class Notebook(BaseModel):
         while self.cursor <= index and self.run_next() is not None:
             pass
 
-    def run_all(self, each: Callable[[int], None] | None = None) -> None:
+    def run_all(self, each: Callable[[int], None] = lambda _: None) -> None:
         """Run every cell not run yet; `each` is told how many ran after each one (a progress bar)."""
         while self.run_next() is not None:
-            if each is not None:
-                each(self.cursor)
+            each(self.cursor)
 
     def preview_end_turn(self, turn: str) -> dict[str, Obj]:
         """What a turn would teach if it completed, failed or was cancelled now (sandboxed, R1, R2)."""
@@ -176,8 +153,7 @@ class Notebook(BaseModel):
 
     def insert_cell(self, index: int, event: Obj) -> None:
         cells = self._cells()
-        cells.insert(index, (None, event))
-        self._replace_events(cells, index)
+        self._replace_events([*cells[:index], (None, event), *cells[index:]], index)
 
     def update_cell(self, index: int, event: Obj) -> None:
         """Change a cell; a changed note is written for the outcome the cell has from now on."""
@@ -187,8 +163,7 @@ class Notebook(BaseModel):
 
     def delete_cell(self, index: int) -> None:
         cells = self._cells()
-        del cells[index]
-        self._replace_events(cells, index)
+        self._replace_events(cells[:index] + cells[index + 1 :], index)
 
     def move_cell(self, index: int, offset: int) -> None:
         cells, to = self._cells(), index + offset
@@ -229,7 +204,7 @@ class Notebook(BaseModel):
         if first_changed < ran:
             self.reset()
             self.run_to(min(ran, cells) - 1)
-        self._touch()
+        self.rev += 1
 
     def _story_outcomes(self) -> None:
         """Before the first edit: the outcome each note not yet run was written for (in a sandbox)."""
@@ -252,14 +227,14 @@ class Notebook(BaseModel):
     def note_outside_change(self, what: str) -> None:
         """Record that a page changed its memory outside its cells (a replay would not)."""
         self.outside.append(what)
-        self._touch()
+        self.rev += 1
         self.save()
 
     def scrub_results(self) -> int:
         """Scrub what its own cells erased from its saved results and keep that (how many values went)."""
         n = scrub(self)
         if n:
-            self._touch()
+            self.rev += 1
             self.save()
         return n
 
@@ -267,29 +242,21 @@ class Notebook(BaseModel):
 
     def save(self) -> None:
         """Keep the notebook on disk beside its scratch memory, when it changed since last kept."""
-        main, stack = path_of(self.id, "notebook"), path_of(self.id, "undo")
+        main, stack = nf.path_of(self.id, "notebook"), nf.path_of(self.id, "undo")
         saved = self._saved or (-1, -1)
         if saved[0] != self.rev:
             main.parent.mkdir(parents=True, exist_ok=True)
-            write(main, {"format": "memory-notebook/1", **self.model_dump()})
-            self._file = stamp(main)
+            nf.write(main, {"format": "memory-notebook/1", **self.model_dump()})
+            self._file = nf.stamp(main)
             if self.made_from is not None:
-                write(path_of(self.id, "run"), self.made_from.model_dump())  # what scrub_erased looks for
+                nf.write(nf.path_of(self.id, "run"), self.made_from.model_dump())  # what scrub_erased looks for
         if saved[1] != self._undo_rev:
-            write(stack, self._undo)
+            nf.write(stack, self._undo)
         self._saved = (self.rev, self._undo_rev)
-
-    def opens_for(self, svc: MemoryService, person: str, org: str) -> bool:
-        """Whether it opens for `person` signed in to `org`: its author, or the owner of the run's `org` (#40)."""
-        if person == self.author:
-            return True
-        if self.made_from is None or self.made_from.org != org:
-            return False
-        return any(m["id"] == person and m["role"] == "owner" for m in svc.members(org))
 
     def changed_elsewhere(self) -> bool:
         """Whether another tab saved its file since this copy did (#26): then it is read again."""
-        return self._file is not None and stamp(path_of(self.id, "notebook")) != self._file
+        return self._file is not None and nf.stamp(nf.path_of(self.id, "notebook")) != self._file
 
 
 def new(doc: Obj, name: str = "", *, made_from: MadeFrom | None = None) -> Notebook:
@@ -302,6 +269,31 @@ def load_text(text: str | bytes, name: str = "") -> Notebook:
     return _opened(parse(text), name)
 
 
+def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
+    """A real run as a scenario (#23): `doc`, `omitted`, as a `sentence`, `opens` (R30) and `made_from` (R29-R31)."""
+    # named for the notebook's reader, who need not know where the database is (not `export`'s URL)
+    doc, omitted = svc.export_scenario(org=org, run=run_id, where=f"the memory of {org}")
+    start = next((e for e in doc["events"] if e["do"] == "start_run"), None)  # none: only settings changes
+    left = f"Not everything of run {run_id} can be written back, so the notebook leaves out: {'; '.join(omitted)}."
+    return {
+        "doc": {**doc, "title": f"Run {run_id} of {org}"},
+        "omitted": omitted,
+        "sentence": left if omitted else None,
+        "opens": start is not None,
+        "made_from": {"org": org, "run": run_id, "person": start["person"] if start else None},
+    }
+
+
+def file_name(run_id: str) -> str:
+    """The name the notebook gives a run's scenario (its "Download scenario")."""
+    return f"run-{run_id}.json"
+
+
+def notebook_of(export: Obj, run_id: str) -> Notebook:
+    """A notebook of an exported run, none of its cells run, removed with the run or its person (scrub_erased)."""
+    return new(export["doc"], file_name(run_id), made_from=MadeFrom.model_validate(export["made_from"]))
+
+
 def _opened(scenario: Scenario, name: str, made_from: MadeFrom | None = None) -> Notebook:
     notes: list[Obj | None] = [None] * len(scenario.events)
     nb = Notebook(id=uuid.uuid4().hex, file=name, scenario=to_json(scenario), notes=notes, made_from=made_from)
@@ -311,9 +303,9 @@ def _opened(scenario: Scenario, name: str, made_from: MadeFrom | None = None) ->
 
 def reopen(nb_id: str) -> Notebook | None:
     """The notebook kept under this id (None: none; NotebookDamaged: not a file this version wrote)."""
-    if not NOTEBOOK_ID.fullmatch(nb_id or "") or not (main := path_of(nb_id, "notebook")).exists():
+    if not nf.NOTEBOOK_ID.fullmatch(nb_id or "") or not (main := nf.path_of(nb_id, "notebook")).exists():
         return None
-    stack = path_of(nb_id, "undo")
+    stack = nf.path_of(nb_id, "undo")
     try:
         data = decode(main.read_bytes())
         undo_stack = decode(stack.read_bytes()) if stack.exists() else []
@@ -322,71 +314,66 @@ def reopen(nb_id: str) -> Notebook | None:
     except FormatError as exc:
         raise NotebookDamaged(f"{main.name}: {exc}") from None
     nb = _from_file(main.name, nb_id, data, undo_stack)
-    if not scratch_path(nb_id, nb.gen).exists() or len(nb.moments or {}) != nb.cursor + 1:
+    if not nf.scratch_path(nb_id, nb.gen).exists() or len(nb.moments or {}) != nb.cursor + 1:
         # its scratch memory is gone, or it was kept without each cell's moment (R32): the cells run again
         ran = nb.cursor
         nb.reset()
         nb.run_to(ran - 1)
-    nb._saved, nb._file = (nb.rev, 0), stamp(main)
+    nb._saved, nb._file = (nb.rev, 0), nf.stamp(main)
     return nb
 
 
 def reopen_for(nb_id: str, svc: MemoryService, caller: tuple[str, str] | None) -> tuple[Notebook | None, str]:
-    """The notebook kept under this id, or why not (`caller`: person and organization; None: the local demo)."""
+    """The notebook kept under this id, or why not: for its author or its run's organization's owner (#40)."""
     try:
         nb = reopen(nb_id)
     except NotebookDamaged as exc:
         return None, inert(exc)
-    if nb is None or caller is None or nb.opens_for(svc, *caller):
+    if nb is None or caller is None or caller[0] == nb.author:
         return nb, ""
-    return None, NOT_YOURS
+    (person, org), made = caller, nb.made_from
+    owners = {m["id"] for m in svc.members(org) if m["role"] == "owner"} if made and made.org == org else set()
+    return (nb, "") if person in owners else (None, nf.NOT_YOURS)
 
 
 def _from_file(name: str, nb_id: str, data: object, undo_stack: object) -> Notebook:
-    """The notebook a file holds, each field of the kind this version writes, or NotebookDamaged."""
+    """The notebook a file holds, each field of the kind this version writes (missing: null), or NotebookDamaged."""
     if not isinstance(data, dict) or data.get("format") != "memory-notebook/1":
         raise NotebookDamaged(f"{name}: not a memory-notebook/1 file")
     if data.get("id") != nb_id:
-        raise damaged(name, "id", "is not the notebook's own")
-    nb = _fields_read(name, data)
-    cells = len(nb.events())
-    bounds = {"cursor": nb.cursor <= cells, "notes": len(nb.notes) == cells, "last": nb.last is None or nb.last < cells}
-    if wrong := next((field for field, ok in bounds.items() if not ok), None):
-        raise _wrong(name, data, wrong)
-    check_results(name, nb.results)
+        raise nf.damaged(name, "id", "is not the notebook's own")
+    try:
+        nb = Notebook.model_validate({k: data.get(k) for k in Notebook.model_fields} | {"gen": data.get("gen", 0)})
+        nb._checked = checked(nb.scenario)
+        n = len(nb.events())
+        bounds = {"cursor": nb.cursor <= n, "notes": len(nb.notes) == n, "last": nb.last is None or nb.last < n}
+        wrong = next((field for field, ok in bounds.items() if not ok), None)
+    except ValidationError as exc:
+        wrong = str(exc.errors()[0]["loc"][0])
+    except FormatError as exc:
+        raise nf.damaged(name, "scenario", f"is not a scenario this version reads ({exc})") from None
+    if wrong:
+        raise nf.damaged(name, wrong, f"holds {json.dumps(data.get(wrong))[:40]}, not what a notebook keeps there")
+    for key, res in nb.results.items():  # each read as its kind says (views/cell_said)
+        try:
+            read(res)
+        except ValueError as exc:
+            raise nf.damaged(name, f"results.{key[:20]}", f"is not a cell's result this version reads: {exc}") from None
     if not isinstance(undo_stack, list):
         raise NotebookDamaged(f"{name}: its undo stack is not a list")
     nb._undo = undo_stack
     return nb
 
 
-def _fields_read(name: str, data: Obj) -> Notebook:
-    """Every kept field read with the model (missing: null; `gen` 0, kept before generations)."""
-    try:
-        nb = Notebook.model_validate({k: data.get(k) for k in Notebook.model_fields} | {"gen": data.get("gen", 0)})
-        nb._checked = checked(nb.scenario)
-    except ValidationError as exc:
-        raise _wrong(name, data, str(exc.errors()[0]["loc"][0])) from None
-    except FormatError as exc:
-        raise damaged(name, "scenario", f"is not a scenario this version reads ({exc})") from None
-    return nb
-
-
-def _wrong(name: str, data: Obj, field: str) -> NotebookDamaged:
-    return damaged(name, field, f"holds {json.dumps(data.get(field))[:40]}, not what a notebook keeps there")
-
-
 def _claim(nb_id: str, gen: int) -> tuple[int, Path]:
     """The first generation from `gen` on that no scratch file holds and no one claimed, claimed."""
     while True:
-        path = scratch_path(nb_id, gen)
+        path = nf.scratch_path(nb_id, gen)
         claim = path.with_name(f"{path.name}.claim")
         if not path.exists():
-            try:
+            with contextlib.suppress(FileExistsError):
                 os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
                 return gen, claim
-            except FileExistsError:
-                pass
         gen += 1
 
 

@@ -14,9 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from ..errors import FormatError
 from ..format.scenario import decode
-from ..plain import Obj
 from ..usecases.facade import MemoryService
-from . import cell_said as said
 
 NOTEBOOK_ID = re.compile(r"[0-9a-f]{32}")
 #: Why a signed-in caller's link to someone else's notebook opens nothing (Notebook.opens_for).
@@ -59,15 +57,6 @@ class NotebookDamaged(ValueError):
 def damaged(name: str, field: str, what: str) -> NotebookDamaged:
     """The file `name` is damaged at `field`, said."""
     return NotebookDamaged(f"{name}: `{field}` {what}")
-
-
-def check_results(name: str, results: dict[str, Obj]) -> None:
-    """Each kept result read as its kind says (views/cell_said), or NotebookDamaged naming it."""
-    for key, res in results.items():
-        try:
-            said.read(res)
-        except ValueError as exc:
-            raise damaged(name, f"results.{key[:20]}", f"is not a cell's result this version reads: {exc}") from None
 
 
 def stamp(path: Path) -> tuple[int, int] | None:

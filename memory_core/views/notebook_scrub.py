@@ -33,20 +33,6 @@ class Erased:
         return bool(self.runs or self.people)
 
 
-def _deleted(nb: Notebook) -> tuple[set[str], set[str]]:
-    """The runs the cells run so far deleted or that ended ephemeral, and the accounts deleted."""
-    runs, people = set(), set()
-    for i, e in enumerate(nb.scenario["events"][: nb.cursor]):
-        res = nb.results.get(str(i)) or {}
-        if res.get("status") != "ok":
-            continue
-        if e["do"] == "delete_run" or (e["do"] == "end_run" and res["detail"].get("erased")):
-            runs.add(e["run"])
-        elif e["do"] == "delete_account":
-            people.add(e["person"])
-    return runs, people
-
-
 def _text(e: Obj) -> str | None:
     """An open_turn's request, a record's or step's excerpt (None for any other event)."""
     if e.get("do") == "open_turn":
@@ -55,10 +41,17 @@ def _text(e: Obj) -> str | None:
     return record.get("excerpt")
 
 
+def _deleted(nb: Notebook) -> tuple[set[str], set[str]]:
+    """The runs the cells run so far deleted or that ended ephemeral (R11), and the accounts they deleted."""
+    ran = enumerate(nb.scenario["events"][: nb.cursor])
+    done = [(e, r) for i, e in ran if (r := nb.results.get(str(i), {})).get("status") == "ok"]
+    runs = {e["run"] for e, r in done if e["do"] == "delete_run" or e["do"] == "end_run" and r["detail"].get("erased")}
+    return runs, {e["person"] for e, _ in done if e["do"] == "delete_account"}
+
+
 def erased(nb: Notebook) -> Erased:
-    """What the cells run so far erased: runs, their turns, accounts, and their texts (R29, R30)."""
-    events = nb.scenario["events"]
-    runs, people = _deleted(nb)
+    """What the cells run so far erased: runs, their turns, accounts, and their texts (R11, R29, R30)."""
+    events, (runs, people) = nb.scenario["events"], _deleted(nb)
     turns = {e["turn"] for e in events if e.get("do") == "open_turn" and e.get("run") in runs}
     names = {p.get("name") for p in nb.scenario.get("people", []) if p["id"] in people} - {None, ""}
     texts = {t for e in events if e.get("turn") in turns and (t := _text(e))} | names  # requests, excerpts
@@ -77,17 +70,13 @@ class _Scrubber:
     def __init__(self, gone: Erased) -> None:
         self.gone = gone
         self.count = 0
-        words = sorted(gone.words, key=len, reverse=True)
-        self.pattern = (
-            re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, words)) + r")(?:#\d+)?(?![\w-])") if words else None
-        )
+        words = "|".join(map(re.escape, sorted(gone.words, key=len, reverse=True)))  # never empty: something went
+        self.pattern = re.compile(r"(?<![\w-])(" + words + r")(?:#\d+)?(?![\w-])")
 
     def text(self, value: str) -> str | None:
         if value in self.gone.texts:
             self.count += 1
             return None
-        if self.pattern is None:
-            return value
         new, n = self.pattern.subn(ERASED, value)
         self.count += n
         return new

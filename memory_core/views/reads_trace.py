@@ -1,14 +1,25 @@
-"""A turn's recall trace in words (issue #38, point 7): what each read asked and what it was told,
-in order, for the Runs page (pages/_recall.py). Every text of a read goes through `esc` (a page's
-escaping), names through `link` (linked to their facts' weights)."""
+"""Reads in words: the open turns a person may read through (R19, R20), and a turn's recall trace (#38, point 7),
+each text through `esc` (a page's escaping), names through `link` (linked to their facts' weights)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
-from ..usecases.shapes import KeptRead
+from ..rules.visibility import reads_through
+from ..usecases.shapes import KeptRead, RunRow
 
 Words = Callable[[str], str]
+
+
+def readable_turns(runs: Iterable[RunRow], person: str | None) -> list[tuple[str, str]]:
+    """(run, turn) of each open turn of a run still going whose person is `person`, in the runs' order."""
+    return [
+        (r["id"], t["id"])
+        for r in runs
+        if not r["ended"] and reads_through(person, runs_person=r["person"])
+        for t in r["turns"]
+        if t["status"] == "open"
+    ]
 
 
 def asked(r: KeptRead, esc: Words) -> str:
@@ -31,14 +42,11 @@ def told(r: KeptRead, esc: Words, link: Words) -> str:
     if r["outcome"] != "ok":
         return f"refused, {r['outcome']}: {esc(r['message'] or '')}"
     hits = r["result"] or []
-    if not hits and r["near"]:  # an exact resolve that found nothing was told what is near (R23)
-        return "told nothing by that name; near: " + ", ".join(
-            f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in r["near"]
-        )
-    if not hits:
-        return "told nothing"
+    named = lambda found: ", ".join(f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in found)
+    if not hits:  # an exact resolve that found nothing was told what is near (R23)
+        return f"told nothing by that name; near: {named(r['near'])}" if r["near"] else "told nothing"
     if r["call"] == "GraphResolve":
-        return "told " + ", ".join(f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in hits)
+        return "told " + named(hits)
     if r["call"] == "GraphExpand":
         facts = []
         for h in hits:
@@ -51,13 +59,11 @@ def told(r: KeptRead, esc: Words, link: Words) -> str:
     )
 
 
-def by_whom(r: KeptRead, esc: Words) -> str:
-    """Who in the turn made the read (R4, R19)."""
-    if r["within"]:
-        return f"from {esc(r['within'])}"
-    return f"by step {esc(r['step'])}" if r["step"] else "by the turn's model"
-
-
 def trace_lines(reads: list[KeptRead], esc: Words, link: Words) -> list[str]:
-    """One line per read, in the order they were made."""
-    return [f"{asked(r, esc)} {by_whom(r, esc)}: {told(r, esc, link)}" for r in reads]
+    """One line per read, in the order made: what it asked, who in the turn made it (R4, R19), what it was told."""
+    lines = []
+    for r in reads:
+        by = f"by step {esc(r['step'])}" if r["step"] else "by the turn's model"
+        by = f"from {esc(r['within'])}" if r["within"] else by
+        lines.append(f"{asked(r, esc)} {by}: {told(r, esc, link)}")
+    return lines

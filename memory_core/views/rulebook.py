@@ -7,7 +7,8 @@ import re
 from dataclasses import dataclass
 
 RULE_HEADING = re.compile(r'^### <a id="(r\d+)"></a>(R\d+) · (.+)$')
-POINTER = "In decisions.md:"
+#: A rule's or a section's "In decisions.md:" paragraph (to its first blank line), and the line break after it.
+POINTER = re.compile(r"^In decisions\.md:.*(?:\n(?![^\S\n]*$).*)*\n?", re.MULTILINE)
 LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
 DECISION_ROW = re.compile(r'^\| <a id="(d-[a-z0-9-]+)"></a>(.*?) \| (.*) \|$')
 RULE_NUMBER = re.compile(r"^\s*R?(\d+)([a-d])?\s*$", re.IGNORECASE)
@@ -53,21 +54,10 @@ class Rulebook:
 
 def _split_pointer(lines: list[str]) -> tuple[str, tuple[tuple[str, str], ...]]:
     """A block's Markdown without its "In decisions.md:" paragraph, and that paragraph's links."""
-    kept: list[str] = []
-    pointer: list[str] = []
-    inside = False
-    for line in lines:
-        if line.startswith(POINTER):
-            inside = True
-        elif inside and not line.strip():
-            inside = False
-        (pointer if inside else kept).append(line)
-    links = tuple(
-        (label, target.split("#", 1)[1])
-        for label, target in LINK.findall(" ".join(pointer))
-        if target.startswith("decisions.md#")
-    )
-    return "\n".join(kept).strip(), links
+    text = "\n".join(lines)
+    pointer = " ".join(POINTER.findall(text))
+    links = [(label, to.split("#", 1)[1]) for label, to in LINK.findall(pointer) if to.startswith("decisions.md#")]
+    return POINTER.sub("", text).strip(), tuple(links)
 
 
 def parse(text: str) -> Rulebook:
@@ -102,18 +92,12 @@ def rule_number(query: str) -> str | None:
     return f"R{int(m.group(1))}" if m else None
 
 
-def cites(text: str, number: str) -> bool:
-    """Whether a text cites rule `number`, or a part of it (R8a cites R8)."""
-    return re.search(rf"\b{number}[a-d]?\b", text) is not None
-
-
 def search(book: Rulebook, query: str) -> list[Rule]:
     """The rules a query finds: a number's rule then those citing it; else those holding every word."""
-    number = rule_number(query)
-    if number:
-        rule = book.find(number)
-        first = [rule] if rule else []
-        return first + [r for r in book.rules if r.number != number and cites(r.text, number)]
+    if number := rule_number(query):  # then those citing it, or a part of it (R8a cites R8)
+        cites = re.compile(rf"\b{number}[a-d]?\b")
+        found = (r for r in book.rules if r.number == number or cites.search(r.text))
+        return sorted(found, key=lambda r: r.number != number)
     words = query.casefold().split()
     return [r for r in book.rules if all(w in r.text.casefold() for w in words)]
 
@@ -127,12 +111,8 @@ def section_matches(section: Section, query: str) -> bool:
 
 def decision_rows(text: str) -> dict[str, tuple[str, str]]:
     """docs/decisions.md's rows by anchor: (what the row is about, the decision)."""
-    rows = {}
-    for line in text.splitlines():
-        m = DECISION_ROW.match(line)
-        if m:
-            rows[m.group(1)] = (m.group(2).strip(), m.group(3).strip())
-    return rows
+    rows = filter(None, map(DECISION_ROW.match, text.splitlines()))
+    return {m.group(1): (m.group(2).strip(), m.group(3).strip()) for m in rows}
 
 
 def for_page(markdown: str) -> str:

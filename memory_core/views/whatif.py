@@ -37,25 +37,20 @@ def _replayed(doc: Obj) -> tuple[Obj, list[EventResult]]:
     return engine.state(), results
 
 
-def _difference(b: Obj | None, a: Obj | None) -> str:
-    """How a fact differs between the replays: only as written, only what-if, status, weight, or not."""
-    if b is None or a is None:
-        return "only what-if" if b is None else "only as written"
-    return "status" if b["status"] != a["status"] else "weight" if b["weight"] != a["weight"] else ""
-
-
 def _diff(base_state: Obj, alt_state: Obj) -> list[Obj]:
-    """Each fact of either state: its weight and status both ways, and how they differ."""
-    base, alt = _facts(base_state), _facts(alt_state)
-    return [_row(key, base.get(key), alt.get(key)) for key in sorted(base.keys() | alt.keys())]
-
-
-def _row(key: tuple[str, str, str], b: Obj | None, a: Obj | None) -> Obj:
-    """A fact compared: graph, owner, fact, its weight and status as written and what if, and the difference."""
-    row: Obj = dict(zip(("graph", "owner", "fact"), key, strict=True))
-    for f, side in ((b, "as written"), (a, "what if")):
-        row |= {side: (f or {}).get("weight"), f"status {side}": (f or {}).get("status")}
-    return row | {"difference": _difference(b, a)}
+    """Each fact of either state: its weight and status as written and what if, and how they differ."""
+    base, alt, rows = _facts(base_state), _facts(alt_state), []
+    for key in sorted(base.keys() | alt.keys()):
+        b, a = base.get(key), alt.get(key)
+        row: Obj = dict(zip(("graph", "owner", "fact"), key, strict=True))
+        for f, side in ((b, "as written"), (a, "what if")):
+            row |= {side: (f or {}).get("weight"), f"status {side}": (f or {}).get("status")}
+        if b is None or a is None:
+            rows.append(row | {"difference": "only what-if" if b is None else "only as written"})
+        else:
+            same = "status" if b["status"] != a["status"] else "weight" if b["weight"] != a["weight"] else ""
+            rows.append(row | {"difference": same})
+    return rows
 
 
 #: The behaviour a replay counts, in the order the page lists it (claims kept out follow, by rule).
@@ -69,7 +64,7 @@ BEHAVIOUR = (
 )
 
 
-def _counted(e: Obj, o: object, *, mine: set[str], turns: dict[str, str]) -> list[str]:
+def _counted(e: Obj, o: object, *, mine: set[str], turns: set[str]) -> list[str]:
     """The rows of `behaviour` one event's outcome counts in, and the rules of claims it kept out (R8-R10, R30)."""
     if isinstance(o, RunStarted | RunEnded) and e["run"] in mine:
         return _run_counted(e, o)
@@ -90,31 +85,25 @@ def _run_counted(e: Obj, o: RunStarted | RunEnded) -> list[str]:
 
 
 def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
-    """What the organization's runs did in a replay: ephemeral asked, kept (R11) and erased (R17), steps run or
-    skipped (R22), claims kept out by rule (R8-R10, R30)."""
+    """What the organization's runs did in a replay, by rule (R8-R11, R17, R22, R30)."""
     events = doc.get("events", [])
     mine, turns = _runs_and_turns(events, org)
     counted = Counter(
         row for e, r in zip(events, results, strict=False) for row in _counted(e, r.outcome, mine=mine, turns=turns)
     )
-    kept = sorted((row for row in counted if row not in BEHAVIOUR), key=_by_number)  # a rule: claims it kept out
+    by_number = lambda rule: (int("".join(c for c in rule if c.isdigit())), rule)  # R8a, R8b, R9, R10
+    kept = sorted((row for row in counted if row not in BEHAVIOUR), key=by_number)  # a rule: claims it kept out
     return {row: counted[row] for row in BEHAVIOUR} | {f"claims kept out by {rule}": counted[rule] for rule in kept}
 
 
-def _runs_and_turns(events: list[Obj], org: str) -> tuple[set[str], dict[str, str]]:
-    """The organization's runs in a scenario's events, and their turns (turn -> run)."""
+def _runs_and_turns(events: list[Obj], org: str) -> tuple[set[str], set[str]]:
+    """The organization's runs in a scenario's events, and their turns."""
     mine = {e["run"] for e in events if e.get("do") == "start_run" and e.get("org") == org}
-    return mine, {e["turn"]: e["run"] for e in events if e.get("do") == "open_turn" and e.get("run") in mine}
-
-
-def _by_number(rule: str) -> tuple[int, str]:
-    """A rule's place in order: by its number (R8a, R8b, R9, R10)."""
-    return int("".join(c for c in rule if c.isdigit())), rule
+    return mine, {e["turn"] for e in events if e.get("do") == "open_turn" and e.get("run") in mine}
 
 
 def _with_settings(doc: Obj, org: str, settings: dict[str, bool], *, always: bool) -> Obj:
-    """The document starting `org` on `settings`; `always`: only the settings that differ from where its history
-    ends are changed, held from the start, their recorded changes left out (R16)."""
+    """The document with `org` on `settings` from the start (`always`: only those unlike its history's end, R16)."""
     alt = copy.deepcopy(doc)
     mine = [e for e in alt["events"] if e["do"] == "set_settings" and e["org"] == org]
     start = initial_settings(doc, org)
@@ -136,8 +125,7 @@ def _folded(start: dict[str, bool], changes: list[Obj]) -> dict[str, bool]:
 
 
 def compare(doc: Obj, org: str, settings: dict[str, bool], *, always: bool = False) -> Obj:
-    """Both replays side by side: each fact as written and under `settings` (`always`: those that differ from
-    where the history ends, as if they had always held, R16), and the runs' `behaviour` each way."""
+    """Both replays side by side: each fact and the runs' `behaviour` as written and under `settings` (R16)."""
     alt = _with_settings(doc, org, settings, always=always)
     (base_state, base_results), (alt_state, alt_results) = _replayed(doc), _replayed(alt)
     rows = _diff(base_state, alt_state)
@@ -152,8 +140,7 @@ def compare(doc: Obj, org: str, settings: dict[str, bool], *, always: bool = Fal
 
 
 def history_of(svc: MemoryService, org: str, *, by: str | None = None) -> tuple[Obj, list[str]]:
-    """The organization's memory as it is, as its export (replaying it gives memory now: replaced turns stay
-    replaced, R3), and what the export leaves out (R17, R29-R31); only the owner reads it (R15)."""
+    """The organization's memory as its export (R3), what that leaves out (R17, R29-R31); the owner's alone (R15)."""
     svc.get_settings(org, by=by)
     doc, omitted = svc.export_scenario(org=org)
     name = next(o["name"] for o in doc["organizations"] if o["id"] == org)
