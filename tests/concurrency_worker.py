@@ -237,6 +237,7 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "focus": _reading(lambda svc, w, k: svc.focus("world", "acme", None, depth=1)["focus"] is not None),
     "find_entities": _reading(lambda svc, w, k: isinstance(svc.find_entities({"world": "acme"}, "acme"), list)),
     "timeline": _reading(lambda svc, w, k: bool(svc.timeline("acme")["runs"])),
+    "shown": _reading(lambda svc, w, k: bool(svc.shown())),
     "facts_table": _reading(lambda svc, w, k: bool(svc.facts_table("acme"))),
     "fact_breakdown": _reading(lambda svc, w, k: bool(svc.fact_breakdown(_fact_id(svc, k)))),
     "turn_view": _reading(lambda svc, w, k: bool(svc.turn_view(f"t{w}_{k}"))),

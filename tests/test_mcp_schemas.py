@@ -26,8 +26,15 @@ from memory_core.agents.server import MemoryAgents
 pytestmark = ABOVE_THE_STORE
 Obj = dict[str, Any]
 #: Texts as JSON carries them: no NUL and no lone surrogate (the format refuses both, R25's "storable").
+#: Numbers as JSON carries them: finite (JSON has no infinity; the SDK's client sends one as null).
 CHARS = st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00")
-ANY_JSON = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), st.text(CHARS, max_size=5))
+ANY_JSON = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(CHARS, max_size=5),
+)
 
 
 def values(schema: Obj, defs: Obj) -> st.SearchStrategy[Any]:
@@ -46,7 +53,9 @@ def values(schema: Obj, defs: Obj) -> st.SearchStrategy[Any]:
         return text.filter(lambda t: len(t) <= schema.get("maxLength", 10_000))
     if kind == "number":
         low, high = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
-        return st.floats(low, high, exclude_min=low is not None, exclude_max=high is not None, allow_nan=False)
+        return st.floats(
+            low, high, exclude_min=low is not None, exclude_max=high is not None, allow_nan=False, allow_infinity=False
+        )
     if kind == "boolean":
         return st.booleans()
     if kind == "null":

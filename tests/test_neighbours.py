@@ -8,6 +8,7 @@ from pathlib import Path
 from backend import fresh_service
 
 from memory_core import load, replay
+from memory_core.store import neighbours
 from memory_core.views import viz
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,3 +38,22 @@ def test_the_store_reads_a_focus_by_name_by_words_or_the_most_connected():
         "graph": "world",
         "facts": hub["focus"]["facts"],
     }
+
+
+def test_a_focus_whose_rings_end_before_its_depth_reads_what_there_is():
+    """Every entity of the demo at depth 3: where a ring has no one new the read stops (no empty IN list,
+    which PostgreSQL refuses), and the focus's own facts are there, up to its PER heaviest a direction."""
+    svc = fresh_service()
+    replay(load(str(ROOT / "sample_data" / "demo.json")), svc)
+    facts = svc.graph_drawing("world", "acme", limit=5000)["facts"]
+    names = sorted({e["name"] for f in facts for e in (f["subject"], f["object"]) if "kind" in e})
+    for name in names:
+        read = svc.focus("world", "acme", name, depth=3)
+        own = [
+            f
+            for f in facts
+            if f["status"] != "retracted" and name in (f["subject"].get("name"), f["object"].get("name"))
+        ]
+        assert read["focus"]["name"] == name and read["by"] == "name", name
+        if len(own) <= neighbours.PER:
+            assert {f["id"] for f in own} <= {f["id"] for f in read["facts"]}, name

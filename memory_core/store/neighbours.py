@@ -52,6 +52,8 @@ def neighbourhood(db: Driver, graph: str, owner: str, focus: Obj, *, depth: int)
     facts: dict[int, Obj] = {}
     seen, ring = {focus["id"]}, [focus["id"]]
     for _ in range(depth + 1):
+        if not ring:  # nothing further (an entity erased meanwhile): no empty IN list
+            break
         nxt: dict[int, None] = {}
         for r in sorted(_ring(db, graph, owner, ring), key=lambda r: (-r[4], r[0])):  # the next ring, heaviest first
             facts.setdefault(r[0], _fact(r))
