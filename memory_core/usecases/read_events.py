@@ -1,11 +1,4 @@
-"""Kept reads as `read` events of an export (the recall trace, issue #38), and as a state's `reads`.
-
-A read is placed where it happened among the exported events: after the events of the moment it
-followed (inside its own turn's step or opening, right after the step, R32) and after its turn's
-record numbered before the count it saw, and, when made from nested work, between that work's
-call and return. Decision: `reads[].event` of `state --db` is the index of that `read` event in
-what `export` writes of the whole memory, so `state --db` equals the state of replaying the export.
-"""
+"""Kept reads as `read` events of an export, each placed where it happened, and as a state's `reads` (#38, d-reads)."""
 
 from __future__ import annotations
 
@@ -21,8 +14,7 @@ def read_event(r: Obj) -> Obj:
 
 
 def _turn_marks(events: list[Obj], turn: str, works: list[Obj]) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
-    """Where a turn's records end (record number: index after it) and where each of its nested
-    works is open (work id: from the index after its call to the index of its return)."""
+    """Where a turn's records end (number: index after it) and its nested works are open (id: (after call, return))."""
     after: dict[int, int] = {}
     open_at: dict[int, tuple[int, int]] = {}
     calls: dict[str, list[int]] = {}
@@ -49,8 +41,7 @@ def _turn_marks(events: list[Obj], turn: str, works: list[Obj]) -> tuple[dict[in
 
 
 def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], work: dict[int, Obj]) -> dict[int, int]:
-    """Insert each kept read into `events` (each moment's first event index in `starts`) where it
-    happened; returns each read's index in the result, by the read's id."""
+    """Insert each kept read into `events` where it happened (`starts`: each moment's first event); its index by id."""
     marks: dict[str, Any] = {}
     moments = sorted(starts)
     placed: list[tuple[int, int, Obj]] = []
