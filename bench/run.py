@@ -451,8 +451,8 @@ def raw_reads(svc: MemoryService, call: str, sample: list[tuple[str, str]], *, w
     cur = raw.cursor()
     seen = {"world": "bench", "user": "p0", "flow": "reader"}
     sql = {name: for_driver(getattr(probes, name)) for name in ("TURN", "RESOLVE", "EXPAND", "COUNT")}
-    sql["COUNTED_RESOLVE"] = for_driver(probes.COUNTED_RESOLVE[False])
-    sql["COUNTED_EXPAND"] = for_driver(probes.COUNTED_EXPAND[("world", False)])
+    sql["COUNTED_RESOLVE"] = for_driver(read_trace.UNTRACED_RESOLVE[False])
+    sql["COUNTED_EXPAND"] = for_driver(read_trace.UNTRACED_EXPAND[("world", False)])
     one_statement = postgres and whole
     if one_statement:
         raw.commit()
