@@ -124,6 +124,7 @@ class MemoryAgents:
     ) -> None:
         self.service = service
         self.token = token  # stdio and in-memory: the one token the connection speaks with
+        self.token_id = token_id(token) if token is not None else None
         self.sessions = Sessions(service, transport=transport)
         self.on_unauthorized = on_unauthorized
         self.transport = transport
@@ -154,22 +155,17 @@ class MemoryAgents:
         return caller
 
     def session_of(self, context: Context) -> OpenSession:
-        """This call's session, by the transport's handle of it, and the token that opens it."""
-        access = get_access_token()
-        token = token_id(self.token) if self.token is not None else access.client_id if access else None
-        return self.sessions.get(self.session_key(context), client=client_name(context), token=token)
-
-    def session_key(self, context: Context) -> str:
-        """The transport's handle of this call's session."""
-        rc = context.request_context
-        conn: Conn = cast(Conn, rc.lifespan_context)
-        if conn.key is not None:
-            return conn.key
-        request = rc.request
-        key = request.headers.get("mcp-session-id") if request is not None else None
-        if not key:
-            raise Unauthorized("this server keeps a session for each client: open one with MCP's initialize handshake")
-        return key
+        """This call's session, by the transport's handle of it (a header over HTTP), and the token that opens it."""
+        rc, access = context.request_context, get_access_token()
+        key = cast(Conn, rc.lifespan_context).key
+        if key is None:
+            key = rc.request.headers.get("mcp-session-id") if rc.request is not None else None
+            if not key:
+                raise Unauthorized(
+                    "this server keeps a session for each client: open one with MCP's initialize handshake"
+                )
+        token = self.token_id if self.token is not None else access.client_id if access else None
+        return self.sessions.get(key, client=client_name(context), token=token)
 
     @asynccontextmanager
     async def connection(self, _: MCPServer) -> AsyncIterator[Conn]:

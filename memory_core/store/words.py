@@ -76,7 +76,7 @@ def turn_near(db: Driver, turn_id: str, args: Obj) -> list[Obj]:
     if not words(args["name"]):
         return []
     sql, params = _find_sql(args["name"], probes._COUNTED_OWNER, args.get("kind"))
-    return _near_of(_found(args["name"], db.rows(_SEEN_BY_TURN.format(query=sql), {"t": turn_id, **params})))
+    return _near(_found(args["name"], db.rows(_SEEN_BY_TURN.format(query=sql), {"t": turn_id, **params})))
 
 
 def _find_sql(name: str, owners: dict[str, str], kind: str | None) -> tuple[str, Obj]:
@@ -105,12 +105,8 @@ def _found(name: str, rows: list[tuple[Any, ...]]) -> list[Obj]:
     return sorted(probes.resolved(rows), key=lambda e: all(name_key(t) != key for t in (e["name"], *e["aliases"])))
 
 
-def near(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
+def _near(found: list[Obj]) -> list[Obj]:
     """What an exact resolve that found nothing carries: up to NEAR entities matching by words (R20, R23)."""
-    return _near_of(find(db, seen, name, kind))
-
-
-def _near_of(found: list[Obj]) -> list[Obj]:
     return [{"name": e["name"], "kind": e["kind"], "graph": e["graph"]} for e in found[:NEAR]]
 
 
@@ -120,4 +116,4 @@ def resolve_read(db: Driver, seen: dict[str, str | None], args: Obj) -> tuple[li
     if args.get("match") == "words":
         return find(db, seen, name, kind), None
     result = probes.resolve(db, seen, name, kind)
-    return result, (None if result else near(db, seen, name, kind) or None)
+    return result, (None if result else _near(find(db, seen, name, kind)) or None)

@@ -20,20 +20,15 @@ def _turn_marks(events: list[Obj], turn: str, works: list[Obj]) -> tuple[dict[in
     calls: dict[str, list[int]] = {}
     for w in works:
         calls.setdefault(w["work"], []).append(w["id"])
-    seen: dict[str, int] = {}
-    number, current = 0, dict[str, int]()
+    current: dict[str, int] = {}
     for i, e in enumerate(events):
         if e.get("turn") != turn:
             continue
         if e["do"] in ("open_turn", "record") or (e["do"] == "step" and "record" in e):
-            after[number] = i + 1
-            number += 1
-        elif e["do"] == "call":
-            k = seen[e["work"]] = seen.get(e["work"], -1) + 1
-            ids = calls.get(e["work"], [])
-            if k < len(ids):
-                current[e["work"]] = ids[k]
-                open_at[ids[k]] = (i + 1, len(events))
+            after[len(after)] = i + 1
+        elif e["do"] == "call" and calls.get(e["work"]):  # the turn's k-th call of a work is its k-th nested work
+            current[e["work"]] = nid = calls[e["work"]].pop(0)
+            open_at[nid] = (i + 1, len(events))
         elif e["do"] == "return" and e["work"] in current:
             nid = current.pop(e["work"])
             open_at[nid] = (open_at[nid][0], i)
@@ -63,15 +58,10 @@ def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], 
             first, last = open_at[r["nested"]]
             pos = min(max(pos, first), last)
         placed.append((pos, r["id"], read_event(r)))
-    for pos, _, event in sorted(placed, key=lambda p: (p[0], p[1]), reverse=True):
-        events.insert(pos, event)
-    return _indexes(placed)
-
-
-def _indexes(placed: list[tuple[int, int, Obj]]) -> dict[int, int]:
-    """Each read's index once all are inserted: its position plus the reads placed before it."""
     order = sorted(placed, key=lambda p: (p[0], p[1]))
-    return {rid: pos + k for k, (pos, rid, _) in enumerate(order)}
+    for pos, _, event in reversed(order):
+        events.insert(pos, event)
+    return {rid: pos + k for k, (pos, rid, _) in enumerate(order)}  # its position plus the reads placed before it
 
 
 def state_reads(reads: list[Obj], index: dict[int, int]) -> Obj:
