@@ -90,8 +90,11 @@ def serve_stdio(service: MemoryService, token: str | None, *, database_errors: t
         if failed is None:
             raise
         stopping, status["code"] = False, 1  # its pid gone, the next server's sweep ends its runs (R17)
+        first: BaseException = failed
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
         print(
-            f"memory-mcp: the database failed as the session ended ({_first(failed)}); "
+            f"memory-mcp: the database failed as the session ended ({str(first).splitlines()[0]}); "
             "its open runs are left to the next server's sweep (R17)",
             file=sys.stderr,
         )
@@ -99,13 +102,6 @@ def serve_stdio(service: MemoryService, token: str | None, *, database_errors: t
         if stopping:
             agents.sessions.stop(why="the server stopped")
     return status["code"]
-
-
-def _first(failed: BaseException) -> str:
-    """The first line of the first error in a group of them."""
-    while isinstance(failed, BaseExceptionGroup):
-        failed = failed.exceptions[0]
-    return str(failed).splitlines()[0]
 
 
 def http_app(service: MemoryService, *, host: str, port: int, limits: Limits = Limits()) -> tuple[Any, MemoryAgents]:

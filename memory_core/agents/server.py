@@ -165,7 +165,9 @@ class MemoryAgents:
                     "this server keeps a session for each client: open one with MCP's initialize handshake"
                 )
         token = self.token_id if self.token is not None else access.client_id if access else None
-        return self.sessions.get(key, client=client_name(context), token=token)
+        info = rc.session.client_params.client_info if rc.session.client_params is not None else None
+        client = f"{info.name} {info.version}".strip() if info is not None else "an MCP client"  # as it gave them
+        return self.sessions.get(key, client=client, token=token)
 
     @asynccontextmanager
     async def connection(self, _: MCPServer) -> AsyncIterator[Conn]:
@@ -258,25 +260,10 @@ def _tool(name: str, fn: Callable[..., Any], annotations: Any) -> Tool:
     tool.parameters["additionalProperties"] = False
     event = EVENT_MODELS[name].model_json_schema() if name in EVENT_MODELS else {}
     tool.parameters.update({k: v for k, v in event.items() if k in ("if", "then", "else")})  # `source` by origin
-    made = tool.fn_metadata
+    made, out = tool.fn_metadata, dict(tool.fn_metadata.output_schema or {})
+    defs = {"$defs": d} if (d := out.pop("$defs", None)) else {}  # an error result's {reason, rule, message} too
+    schema = {"type": "object", "anyOf": [out, M.Refused.model_json_schema()]} | defs
     tool.fn_metadata = AsGiven(
-        arg_model=made.arg_model,
-        output_schema=_or_refused(made.output_schema or {}),
-        output_model=made.output_model,
-        wrap_output=made.wrap_output,
+        arg_model=made.arg_model, output_schema=schema, output_model=made.output_model, wrap_output=made.wrap_output
     )
     return tool
-
-
-def _or_refused(schema: dict[str, Any]) -> dict[str, Any]:
-    """A tool's output schema admitting an error result's {reason, rule, message} too."""
-    result = dict(schema)
-    defs = result.pop("$defs", None)
-    return {"type": "object", "anyOf": [result, M.Refused.model_json_schema()]} | ({"$defs": defs} if defs else {})
-
-
-def client_name(context: Context) -> str:
-    """The client's name and version as it gave them at connection."""
-    params = context.request_context.session.client_params
-    info = params.client_info if params is not None else None
-    return f"{info.name} {info.version}".strip() if info is not None else "an MCP client"

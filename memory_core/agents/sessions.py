@@ -133,19 +133,16 @@ class Sessions:
             log.info("session %s (%s) %s: its open runs ended (R17): %s", session.id, session.client, why, runs)
         return ended
 
-    def end_token(self, token: str, *, why: str) -> None:
-        """End every session `token` opened (a revoked token's sessions end with it, R17)."""
+    def end_token(self, token: str | None, *, why: str) -> None:
+        """End every session `token` opened (a revoked token's sessions end with it, R17); None: every session."""
         with self._lock:
-            keys = [key for key, session in self._open.items() if session.token == token]
+            keys = [key for key, session in self._open.items() if token in (None, session.token)]
         for key in keys:
             self.end(key, why=why)
 
     def stop(self, *, why: str = "the server stopped") -> None:
         """End every session, then note that this server stopped."""
-        with self._lock:
-            keys = list(self._open)
-        for key in keys:
-            self.end(key, why=why)
+        self.end_token(None, why=why)
         self._stop.set()
         LIVE_HERE.discard(self.server)
         if self._started:

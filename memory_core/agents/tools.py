@@ -99,11 +99,6 @@ def given(**fields: Any) -> Obj:
     return {k: plain(v) for k, v in fields.items() if v is not None}
 
 
-def new_id(prefix: str) -> str:
-    """An id the server chooses for a run or a turn."""
-    return prefix + uuid.uuid4().hex[:12]
-
-
 TurnId = Annotated[ev.Ident, Field(description="A turn this session opened")]
 RunId = Annotated[ev.Ident, Field(description="A run this session started")]
 ReadStep = Annotated[
@@ -131,7 +126,7 @@ def start_run(
 ) -> M.RunStartedOut:
     """Start a run of a workflow in your organization. Returns its id and whether it is stored
     ephemeral: the organization's AllowEphemeralRuns decides (R11)."""
-    c, run = ToolCall.of(ctx), new_id("run-")
+    c, run = ToolCall.of(ctx), "run-" + uuid.uuid4().hex[:12]  # the server chooses a run's id, and a turn's
     fields = {"workflow": workflow, "surface": surface, "ephemeral": ephemeral}
     out = c.apply("start_run", made="run", run=run, org=c.org, person=c.person, **fields)
     c.session.runs[run] = out.cap
@@ -147,7 +142,7 @@ def open_turn(
 ) -> M.TurnOpenedOut:
     """Open a turn. Returns its id, the map of the organization's World graph (R18) and the read
     budget (R21). Nothing is written while the turn is open (R6)."""
-    c, turn = ToolCall.of(ctx), new_id("turn-")
+    c, turn = ToolCall.of(ctx), "turn-" + uuid.uuid4().hex[:12]
     out = c.apply("open_turn", made="turn", run=run, turn=turn, request=request, replaces=replaces)
     c.session.turns[turn] = run
     budget = Budget(MemoryProbes=c.session.runs.get(run))
@@ -283,15 +278,10 @@ def retract(ctx: Context, fact: ev.FactRef, graph: ev.Graph = "world") -> M.Corr
 
 def corrected(c: ToolCall, do: str, *, fact: ev.FactRef, graph: str) -> M.CorrectedOut:
     """A correction by the token's person (R28), and the fact as it stands after it."""
-    out = c.apply(do, org=c.org, by=c.person, fact=fact, graph=graph)
-    named = out.changes[0].fact if out.changes else _fact_json(given(fact=fact)["fact"])
+    out, ref = c.apply(do, org=c.org, by=c.person, fact=fact, graph=graph), given(fact=fact)["fact"]
+    ends = [
+        {"value": e["value"]} if "value" in e else {"name": e["name"], "kind": e["kind"]}
+        for e in (ref["subject"], ref["object"])
+    ]
+    named = out.changes[0].fact if out.changes else {"subject": ends[0], "relation": ref["relation"], "object": ends[1]}
     return M.CorrectedOut(fact={**named, "graph": graph}, status=out.status or "", weight=out.weight or 0.0)
-
-
-def _fact_json(fact: Obj) -> Obj:
-    """A fact reference as the state format writes it (no aliases)."""
-
-    def end(x: Obj) -> Obj:
-        return {"value": x["value"]} if "value" in x else {"name": x["name"], "kind": x["kind"]}
-
-    return {"subject": end(fact["subject"]), "relation": fact["relation"], "object": end(fact["object"])}

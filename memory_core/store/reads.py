@@ -69,7 +69,10 @@ def kept(s: Session | Driver, *, runs: list[str] | None = None, turn: str | None
 
 def naming(s: Session, *, org: str, name: str) -> list[Obj]:
     """An organization's answered GraphExpand and GraphSource reads whose text may name `name`, in order."""
-    params: Obj = {"o": org, "a": _like(json.dumps(name)[1:-1]), "b": _like(name)}
+    like = (
+        "%" + t.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%" for t in (json.dumps(name)[1:-1], name)
+    )
+    params: Obj = {"o": org, **dict(zip("ab", like, strict=True))}  # found anywhere ('!' escapes)
     sql = _KEPT + " JOIN run ru ON ru.id = t.run_id WHERE ru.org_id = :o AND r.outcome = 'ok' "
     sql += "AND r.call IN ('GraphExpand', 'GraphSource') AND ("
     sql += " OR ".join(f"CAST(r.{c} AS TEXT) LIKE :{p} ESCAPE '!'" for c in ("result", "args") for p in "ab") + ")"
@@ -85,11 +88,6 @@ def made_before(s: Session, *, org: str, moment: int, last: int) -> tuple[int, l
         n = db.rows("SELECT count(*) FROM turnread r JOIN turn t ON t.id = r.turn_id" + where, params)[0][0]
         rows = [_row(row) for row in db.rows(f"{_KEPT}{where} ORDER BY r.id DESC LIMIT {int(last)}", params)]
     return int(n), rows
-
-
-def _like(text: str) -> str:
-    """A LIKE pattern finding `text` anywhere ('!' escapes)."""
-    return "%" + text.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
 
 
 _NAMES = ("id", "turn", "run", "moment", "records", "nested", "call", "step", "within", "args", "outcome", "message")
