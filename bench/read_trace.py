@@ -8,8 +8,11 @@ from __future__ import annotations
 import random
 import statistics
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
+from memory_core.rules.shortcuts import GRAPH_ORDER
 from memory_core.store import probes
 from memory_core.store import reads as store_reads
 
@@ -18,10 +21,29 @@ def _p50(values: list[float]) -> float:
     return statistics.median(values)
 
 
-def _untraced(keep: Any, counted: Any) -> tuple[Any, Any]:
-    """keep and counted_read as they were before the trace: keeping nothing, PostgreSQL's one statement
-    without its INSERT."""
-    return (lambda *a, **k: None), (lambda db, t, call, args, **_: counted(db, t, call, args))
+#: PostgreSQL's one-statement read as it was before the trace: counted and answered, nothing kept (B2's raw SQL too).
+UNTRACED = "WITH c AS ({update}) SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({query}) q ON true"
+UNTRACED_RESOLVE = {
+    k: UNTRACED.format(update=probes.COUNT_ONE, query=probes._resolve_sql(k, probes._COUNTED_OWNER))
+    for k in (False, True)
+}
+UNTRACED_EXPAND = {
+    (g, rel): UNTRACED.format(update=probes.COUNT_ONE, query=probes._expand_sql(rel, probes._COUNTED_OWNER[g]))
+    for g in GRAPH_ORDER
+    for rel in (False, True)
+}
+
+
+@contextmanager
+def untraced() -> Iterator[None]:
+    """Reads as they were before the trace: keeping nothing, PostgreSQL's one statement without its INSERT."""
+    kept = store_reads.keep, probes.TRACED_RESOLVE, probes.TRACED_EXPAND
+    store_reads.keep = lambda *a, **k: None  # type: ignore[assignment]
+    probes.TRACED_RESOLVE, probes.TRACED_EXPAND = UNTRACED_RESOLVE, UNTRACED_EXPAND
+    try:
+        yield
+    finally:
+        store_reads.keep, probes.TRACED_RESOLVE, probes.TRACED_EXPAND = kept  # type: ignore[assignment]
 
 
 def record(b: Any) -> None:
@@ -32,21 +54,16 @@ def record(b: Any) -> None:
     svc.open_turn("trace-t", run="trace", request={"text": "read", "claims": []})
     rows = b.world_entities(svc)
     sample = [(name, kind) for name, kind, _ in random.Random(38).sample(rows, min(300, len(rows)))]
-    keep, counted = store_reads.keep, probes.counted_read
     for call in ("GraphResolve", "GraphExpand"):
         times: dict[bool, list[float]] = {True: [], False: []}
         for n in range(4):
             for i, (name, kind) in enumerate(sample):
                 args = {"name": name} if call == "GraphResolve" else {"entity": {"name": name, "kind": kind}}
                 for traced in (True, False) if (n + i) % 2 else (False, True):  # the second of a pair is warmer
-                    if not traced:
-                        store_reads.keep, probes.counted_read = _untraced(keep, counted)  # type: ignore[assignment]
-                    try:
+                    with nullcontext() if traced else untraced():
                         t0 = time.perf_counter()
                         svc.read("trace-t", call=call, args=args)
                         times[traced].append(time.perf_counter() - t0)
-                    finally:
-                        store_reads.keep, probes.counted_read = keep, counted  # type: ignore[assignment]
         kept, bare = _p50(times[True]), _p50(times[False])
         b.record(
             "B10",

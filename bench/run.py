@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 from b10_words import b10_words  # noqa: E402
 from sqlalchemy import create_engine, text  # noqa: E402
 
-from bench import read_trace  # noqa: E402
+from bench import b10_sdk, read_trace  # noqa: E402
 from memory_core import MemoryService, make_engine  # noqa: E402
 from memory_core.generate import generate  # noqa: E402
 from memory_core.rules.keys import name_key  # noqa: E402
@@ -451,8 +451,8 @@ def raw_reads(svc: MemoryService, call: str, sample: list[tuple[str, str]], *, w
     cur = raw.cursor()
     seen = {"world": "bench", "user": "p0", "flow": "reader"}
     sql = {name: for_driver(getattr(probes, name)) for name in ("TURN", "RESOLVE", "EXPAND", "COUNT")}
-    sql["COUNTED_RESOLVE"] = for_driver(probes.COUNTED_RESOLVE[False])
-    sql["COUNTED_EXPAND"] = for_driver(probes.COUNTED_EXPAND[("world", False)])
+    sql["COUNTED_RESOLVE"] = for_driver(read_trace.UNTRACED_RESOLVE[False])
+    sql["COUNTED_EXPAND"] = for_driver(read_trace.UNTRACED_EXPAND[("world", False)])
     one_statement = postgres and whole
     if one_statement:
         raw.commit()
@@ -1576,6 +1576,7 @@ def main() -> int:
         "b10reads": read_trace.record,
         "b10words": b10_words,
         "b10rss": b10rss,
+        "b10sdk": b10_sdk.record,
     }
     for name in args.only:
         steps[name](b)

@@ -25,6 +25,7 @@ from .store.database import (
     database_url,
     make_engine,
     shown,
+    small_page_cache,
     sqlite_file,
 )
 from .store.dialect import dialect_of
@@ -36,20 +37,13 @@ Parser = argparse.ArgumentParser
 HELD = "a reader holds SQLite's log, or on PostgreSQL a transaction older than the deletion is still open"
 
 
-def _made_by(path: Path) -> list[Path]:
-    """What creating a SQLite file at `path` makes (missing directories, the file, its log), for a failed load to undo."""
-    made = [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
-    parent = path.parent
-    while not parent.exists():
-        made.append(parent)
-        parent = parent.parent
-    return made
-
-
 def _into(url: str, scenario: Scenario, *, strict: bool = False) -> tuple[object, EventResult | None, Obj]:
     """Replay a scenario into the empty database at `url`, all or nothing: a failure leaves it as it was (R31)."""
     path = sqlite_file(url)
-    made = _made_by(path) if path is not None and not path.exists() else []
+    made: list[Path] = []
+    if path is not None and not path.exists():  # what creating it makes (its log, directories), for a failure to undo
+        made = [path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")]
+        made += [p for p in path.parents if not p.exists()]
     engine: Engine | None = None
     service = None
     try:
@@ -109,8 +103,9 @@ def _finish_erasure(service: MemoryService) -> None:
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a scenario and print the state it ends in (or stood in after event `--at`, R32)."""
     scenario = load(args.file)  # checked whole before any database is touched
-    if problem := _no_event(args.at, scenario):
-        print(f"{args.file}: {problem}", file=sys.stderr)
+    if args.at is not None and not 0 <= args.at < len(scenario.events):
+        last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
+        print(f"{args.file}: --at {args.at} names no event (events are counted from 0: {last})", file=sys.stderr)
         return 2
     engine, stopped, state = _replayed(scenario, db=args.db, strict=args.strict)
     refused = state["refused"]
@@ -131,14 +126,6 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"--strict: stopped at events[{stopped.index}]", file=sys.stderr)
         return 1
     return 0
-
-
-def _no_event(at: int | None, scenario: Scenario) -> str | None:
-    """Why `--at` names no event of the scenario, or None."""
-    if at is None or 0 <= at < len(scenario.events):
-        return None
-    last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
-    return f"--at {at} names no event (events are counted from 0: {last})"
 
 
 def _replayed(scenario: Scenario, *, db: str | None, strict: bool) -> tuple[Any, EventResult | None, Obj]:
@@ -301,6 +288,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.http:
         limits = Limits(idle_timeout=args.idle_timeout, max_sessions_per_token=args.max_sessions_per_token)
         return serve_http(service, host=args.host, port=args.port, limits=limits)
+    small_page_cache(service.engine)  # one agent's pages: a long stdio session's memory stays flat (#38.10)
     return serve_stdio(service, os.environ.get("MEMORY_TOKEN"), database_errors=CONNECTION_ERRORS)
 
 

@@ -57,19 +57,12 @@ class Settings(BaseModel):
     workflow: dict[str, bool]
 
 
-class NotJson:
-    """A body that is not JSON: it fails the body model after the token's check (401 first), saying why."""
-
-    def __init__(self, why: str) -> None:
-        self.why = why
-
-
 def parse_body(raw: bytes) -> Any:
-    """Strict JSON, read as a scenario file is (scenario.decode); NotJson otherwise."""
+    """Strict JSON, read as a scenario file is; else its FormatError, failing the body model after the token's check."""
     try:
         return decode(raw)
     except FormatError as exc:
-        return NotJson(str(exc))
+        return exc
 
 
 class StrictJsonRequest(Request):
@@ -95,8 +88,8 @@ def body_problem(body: Any) -> str:
     """The sentence a 422 says about a body that failed the model (the sentences the API has always used)."""
     if isinstance(body, bytes):
         body = parse_body(body) if body else None
-    if isinstance(body, NotJson):
-        return f"The body is not JSON ({body.why}); send {EXAMPLE}."
+    if isinstance(body, FormatError):
+        return f"The body is not JSON ({body}); send {EXAMPLE}."
     if not isinstance(body, dict) or set(body) != {"workflow"}:
         return "The body must be an object with exactly one key, `workflow`, holding the settings to change."
     workflow = body["workflow"]
@@ -158,13 +151,8 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
         """Starlette's answers (404, 405), a 405's `Allow` listing every method of the path."""
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
-            methods = {
-                m
-                for r in app.routes
-                if isinstance(r, APIRoute) and r.path_regex.match(request.url.path)
-                for m in r.methods or ()
-            }
-            headers["Allow"] = ", ".join(sorted(methods))
+            routes = [r for r in app.routes if isinstance(r, APIRoute) and r.path_regex.match(request.url.path)]
+            headers["Allow"] = ", ".join(sorted({m for r in routes for m in r.methods or ()}))
         return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=headers)
 
     refusals: dict[int | str, dict[str, Any]] = {

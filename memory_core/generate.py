@@ -313,12 +313,8 @@ _shown = {"percent": -1}
 def progress_bar(done: int, total: int) -> None:
     """A one-line progress bar on standard error, redrawn at each whole percent."""
     percent = 100 * done // max(total, 1)
-    if percent == _shown["percent"]:
-        return
-    _shown["percent"] = percent
-    width = 40
-    filled = width * percent // 100
-    sys.stderr.write(f"\rgenerating [{'#' * filled}{'.' * (width - filled)}] {percent:3d}% of {total} supports")
-    if percent >= 100:
-        sys.stderr.write("\n")
-    sys.stderr.flush()
+    if percent != _shown["percent"]:
+        _shown["percent"], filled = percent, 40 * percent // 100
+        bar = f"[{'#' * filled}{'.' * (40 - filled)}] {percent:3d}% of {total} supports"
+        sys.stderr.write(f"\rgenerating {bar}" + ("\n" if percent >= 100 else ""))
+        sys.stderr.flush()

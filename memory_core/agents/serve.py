@@ -1,13 +1,4 @@
-"""Serving the MCP server: one agent over stdio, many over Streamable HTTP at `/mcp`.
-
-Over stdio the session speaks as `MEMORY_TOKEN`; over HTTP each request as its `Authorization:
-Bearer` token, verified by the SDK's bearer middleware (401 without). Tokens are the preferences
-API's (`python -m memory_core token issue PERSON --org ORG`).
-
-HTTP keeps a session for each client (the `mcp-session-id` header, MCP's initialize handshake): a session owns
-the runs it starts and ends them when it ends. A request of the 2026-07-28 protocol, which has no
-session, is answered -32022 naming the versions served, so a client falls back to the handshake.
-"""
+"""Serving the MCP server: one agent over stdio (MEMORY_TOKEN), many over Streamable HTTP at `/mcp` (a bearer token each)."""
 
 from __future__ import annotations
 
@@ -31,23 +22,23 @@ from .server import MemoryAgents, cap_sessions
 
 log = logging.getLogger("memory_core.agents")
 
+SESSIONS_ONLY = (
+    "this server keeps a session for each client (it owns the runs it starts): connect with the initialize handshake"
+)
 #: A connection that has not sent its first request's headers in this many seconds is closed.
 HEADERS_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
 class Limits:
-    """What one HTTP server allows: how long a session with no request in flight (and no open stream)
-    may idle before it ends (its runs, R17), and how many open sessions one token may hold (of 10,000)."""
+    """What one HTTP server allows: a session's idle seconds before it ends (R17), open sessions per token."""
 
     idle_timeout: float = 300.0
     max_sessions_per_token: int = 64
 
 
 def _log_to_stderr() -> None:
-    """The server's own log goes to standard error (stdout is the protocol's, over stdio); so do the
-    SDK's and asyncio's, through a plain handler set before the SDK's `rich` one, whose lazy imports
-    need a descriptor: an accept loop out of descriptors logs its EMFILE and goes on (#40 finding 3)."""
+    """Every log to standard error through a plain handler, set before the SDK's `rich` one (#40 finding 3)."""
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("memory-mcp: %(message)s"))
     log.addHandler(handler)
@@ -57,20 +48,13 @@ def _log_to_stderr() -> None:
 
 
 def serve_stdio(service: MemoryService, token: str | None, *, database_errors: tuple[type[Exception], ...] = ()) -> int:
-    """Serve one agent over stdio as the holder of `token`; 2 with a sentence when it speaks for no one,
-    1 with one when the database fails as the client closes (`database_errors`, #40 finding 8)."""
+    """Serve one agent over stdio as `token`'s holder; 2 when it speaks for no one, 1 when the database fails at close."""
     _log_to_stderr()
-    if not token:
-        print(
-            "memory-mcp: set MEMORY_TOKEN to a token (python -m memory_core token issue PERSON --org ORG)",
-            file=sys.stderr,
-        )
-        return 2
-    if service.token_caller(token) is None:
-        print(
-            "memory-mcp: MEMORY_TOKEN is unknown or revoked, or its account was erased; issue a new one",
-            file=sys.stderr,
-        )
+    problem = None if token else "set MEMORY_TOKEN to a token (python -m memory_core token issue PERSON --org ORG)"
+    if token and service.token_caller(token) is None:
+        problem = "MEMORY_TOKEN is unknown or revoked, or its account was erased; issue a new one"
+    if problem:
+        print(f"memory-mcp: {problem}", file=sys.stderr)
         return 2
     status = {"code": 0}
 
@@ -81,8 +65,7 @@ def serve_stdio(service: MemoryService, token: str | None, *, database_errors: t
         print(f"memory-mcp: {message}", file=sys.stderr)
 
         def stop_now() -> None:
-            # The SDK's reader of stdin blocks until the client closes it, so a graceful stop could
-            # wait forever (a client that keeps the pipe open): end the runs, then leave at once.
+            # the SDK's reader of stdin blocks until the client closes it: end the runs, then leave at once
             agents.sessions.stop(why="its token was revoked, or its account erased")
             sys.stderr.flush()
             os._exit(2)
@@ -107,8 +90,11 @@ def serve_stdio(service: MemoryService, token: str | None, *, database_errors: t
         if failed is None:
             raise
         stopping, status["code"] = False, 1  # its pid gone, the next server's sweep ends its runs (R17)
+        first: BaseException = failed
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
         print(
-            f"memory-mcp: the database failed as the session ended ({_first(failed)}); "
+            f"memory-mcp: the database failed as the session ended ({str(first).splitlines()[0]}); "
             "its open runs are left to the next server's sweep (R17)",
             file=sys.stderr,
         )
@@ -116,13 +102,6 @@ def serve_stdio(service: MemoryService, token: str | None, *, database_errors: t
         if stopping:
             agents.sessions.stop(why="the server stopped")
     return status["code"]
-
-
-def _first(failed: BaseException) -> str:
-    """The first line of the first error in a group of them."""
-    while isinstance(failed, BaseExceptionGroup):
-        failed = failed.exceptions[0]
-    return str(failed).splitlines()[0]
 
 
 def http_app(service: MemoryService, *, host: str, port: int, limits: Limits = Limits()) -> tuple[Any, MemoryAgents]:
@@ -154,25 +133,16 @@ def http_app(service: MemoryService, *, host: str, port: int, limits: Limits = L
 
 
 def _sessions_only(app: Any) -> Any:
-    """Answer a request of a protocol without sessions (2026-07-28) with -32022 and the versions that
-    have them, so the client opens a session by the initialize handshake; pass the rest on."""
+    """A request of a protocol without sessions (2026-07-28) answered -32022 with the versions that have them."""
 
     async def asgi(scope: Any, receive: Any, send: Any) -> None:
         version = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"mcp-protocol-version"), None)
         if scope.get("type") != "http" or version is None or version in HANDSHAKE_PROTOCOL_VERSIONS:
             await app(scope, receive, send)
             return
-        body = {
-            "jsonrpc": "2.0",
-            "id": None,
-            "error": {
-                "code": UNSUPPORTED_PROTOCOL_VERSION,
-                "message": "this server keeps a session for each client (it owns the runs it starts): "
-                "connect with the initialize handshake",
-                "data": {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": version},
-            },
-        }
-        raw = json.dumps(body).encode()
+        data = {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": version}
+        error = {"code": UNSUPPORTED_PROTOCOL_VERSION, "message": SESSIONS_ONLY, "data": data}
+        raw = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
         headers = [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]
         await send({"type": "http.response.start", "status": 400, "headers": headers})
         await send({"type": "http.response.body", "body": raw})
@@ -181,11 +151,7 @@ def _sessions_only(app: Any) -> Any:
 
 
 def guarded_http(most: int) -> type[Any]:
-    """uvicorn's HTTP/1.1 with two guards against slow and half-open connections (#40 finding 3): a
-    connection past `most` is closed at once, and one whose request has not come whole (no headers
-    yet, a body still coming, or part of a next request on a kept-alive connection) at two looks
-    HEADERS_TIMEOUT apart, so the accept loop keeps
-    descriptors for those that speak (a token's headers and one byte of a long body held it before)."""
+    """uvicorn's HTTP/1.1 closing a connection past `most`, and one whose request is not whole after two looks (#40)."""
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
     class GuardedH11(H11Protocol):
@@ -218,8 +184,7 @@ def serve_http(service: MemoryService, *, host: str, port: int, limits: Limits =
     app, agents = http_app(service, host=host, port=port, limits=limits)
     agents.sessions.start()
     log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, limits.idle_timeout)
-    # Half the descriptors for connections, a quarter for those accepted at once (the accept loop
-    # takes `backlog` in a row before any is closed): the rest stays for the database and the files.
+    # half the descriptors for connections, a quarter accepted at once: the rest for the database and files
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     files = 65536 if soft == resource.RLIM_INFINITY else soft
     try:

@@ -1,10 +1,4 @@
-"""Memory served to agents over MCP: the tools of tools.py, each one use case of the facade.
-
-The adapter translates and decides nothing: the SDK validates a call's arguments against its tool's
-typed parameters (the scenario event's fields), and this server only writes a failure as the
-format writes it ({reason, rule, message}; for bad arguments the format's sentence at the
-argument's path); the session's ownership of what it names is checked (tools.ToolCall).
-"""
+"""Memory served to agents over MCP: the tools of tools.py, each one use case; failures as the format writes them."""
 
 from __future__ import annotations
 
@@ -90,8 +84,7 @@ class MemoryServer(MCPServer):
 
 
 def arguments_of(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A call's arguments, as the scenario's event would take them: texts that can be stored (NUL,
-    lone surrogates), only the tool's own keys, a required one not null; a null optional one is absent."""
+    """A call's arguments as its scenario event takes them: storable texts, its own keys, required ones not null."""
     storable("", arguments)
     required, optional = keys(tool.fn_metadata.arg_model)
     for key in arguments:
@@ -104,8 +97,7 @@ def arguments_of(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def answer(name: str, error: BaseException | None, *, tool: Tool, arguments: dict[str, Any]) -> CallToolResult:
-    """A failed call as a refusal: bad arguments `invalid` at their path, the rules' refusals with
-    their reason and rule, anything else `unavailable` (the trace in the log)."""
+    """A failed call as a refusal: `invalid` at the argument's path, a rule's with its rule, else `unavailable`."""
     if isinstance(error, ValidationError):
         error = format_error(error, kind=tool.fn_metadata.arg_model, value=arguments)
     if isinstance(error, FormatError):
@@ -132,14 +124,13 @@ class MemoryAgents:
     ) -> None:
         self.service = service
         self.token = token  # stdio and in-memory: the one token the connection speaks with
+        self.token_id = token_id(token) if token is not None else None
         self.sessions = Sessions(service, transport=transport)
         self.on_unauthorized = on_unauthorized
         self.transport = transport
 
     async def verify_token(self, token: str) -> AccessToken | None:
-        """The SDK's check of an HTTP request's token, at every request: its person and organization,
-        under the token's own id, so a session answers only the token that opened it; a token found
-        revoked (or its account erased) ends the sessions it opened (R17)."""
+        """An HTTP request's token: its person and organization under the token's id; a revoked one ends its sessions (R17)."""
         caller = await anyio.to_thread.run_sync(self.service.token_caller, token)
         if caller is None:
             why = "its token was revoked, or its account erased"
@@ -149,8 +140,7 @@ class MemoryAgents:
         return AccessToken(token=token, client_id=token_id(token), subject=person, scopes=[], claims={"org": org})
 
     def who(self) -> tuple[str, str]:
-        """(person, organization) of this call's token, checked at every call (a revoked token or an
-        erased account stops the next call)."""
+        """(person, organization) of this call's token, checked at every call (R30)."""
         if self.token is None:
             access = get_access_token()  # HTTP: verified by the SDK's bearer middleware this request
             if access is None or not access.claims or access.subject is None:
@@ -165,39 +155,32 @@ class MemoryAgents:
         return caller
 
     def session_of(self, context: Context) -> OpenSession:
-        """This call's session, by the transport's handle of it, and the token that opens it."""
-        access = get_access_token()
-        token = token_id(self.token) if self.token is not None else access.client_id if access else None
-        return self.sessions.get(self.session_key(context), client=client_name(context), token=token)
-
-    def session_key(self, context: Context) -> str:
-        """The transport's handle of this call's session."""
-        rc = context.request_context
-        conn: Conn = cast(Conn, rc.lifespan_context)
-        if conn.key is not None:
-            return conn.key
-        request = rc.request
-        key = request.headers.get("mcp-session-id") if request is not None else None
-        if not key:
-            raise Unauthorized("this server keeps a session for each client: open one with MCP's initialize handshake")
-        return key
+        """This call's session, by the transport's handle of it (a header over HTTP), and the token that opens it."""
+        rc, access = context.request_context, get_access_token()
+        key = cast(Conn, rc.lifespan_context).key
+        if key is None:
+            key = rc.request.headers.get("mcp-session-id") if rc.request is not None else None
+            if not key:
+                raise Unauthorized(
+                    "this server keeps a session for each client: open one with MCP's initialize handshake"
+                )
+        token = self.token_id if self.token is not None else access.client_id if access else None
+        info = rc.session.client_params.client_info if rc.session.client_params is not None else None
+        client = f"{info.name} {info.version}".strip() if info is not None else "an MCP client"  # as it gave them
+        return self.sessions.get(key, client=client, token=token)
 
     @asynccontextmanager
     async def connection(self, _: MCPServer) -> AsyncIterator[Conn]:
-        """The lifespan of one connection (stdio, in-memory): its session ends when it closes. Over
-        HTTP the lifespan is the server's own: sessions end one by one (serve.http_app: the SDK discards them), all at stop."""
-        if self.transport == "http":
-            try:
-                yield Conn(self)
-            finally:
-                await anyio.to_thread.run_sync(lambda: self.sessions.stop(why="the server stopped"))
-            return
-        key = uuid.uuid4().hex
+        """A connection's lifespan: its session ends when it closes (R17); over HTTP the server's (serve.http_app)."""
+        key = None if self.transport == "http" else uuid.uuid4().hex
         try:
             yield Conn(self, key)
         finally:
             with anyio.CancelScope(shield=True):
-                await anyio.to_thread.run_sync(lambda: self.sessions.end(key, why="the client closed"))
+                if key is None:
+                    await anyio.to_thread.run_sync(lambda: self.sessions.stop(why="the server stopped"))
+                else:
+                    await anyio.to_thread.run_sync(lambda: self.sessions.end(key, why="the client closed"))
 
     def build(self, **kwargs: Any) -> MCPServer:
         """The server with every tool of tools.TOOLS, read-only as its annotations say."""
@@ -222,8 +205,7 @@ class TooManySessions(Exception):
 
 
 def cap_sessions(manager: StreamableHTTPSessionManager, *, per_token: int) -> None:
-    """At most `per_token` open HTTP sessions for each token, so one token cannot fill the server's
-    room for everyone's: past it, 429 and a sentence naming the limit; the other tokens open theirs."""
+    """At most `per_token` open HTTP sessions for each token: past it, 429 and a sentence naming the limit."""
     admit = manager._admit_session
 
     def admit_within(requestor: AuthorizationContext | None) -> Any:
@@ -249,9 +231,7 @@ def cap_sessions(manager: StreamableHTTPSessionManager, *, per_token: int) -> No
 
 
 class AsGiven(FuncMetadata):
-    """A tool's arguments as the JSON gave them: a text is never decoded again as JSON (an excerpt
-    or a person's words may look like JSON, and stay the text they are); its answer's numbers as
-    people read them, rounded as R22 compares them (0.9, never 0.8999999999999999)."""
+    """Arguments as the JSON gave them (a text never decoded again); answers rounded as R22 compares them."""
 
     def pre_parse_json(self, data: dict[str, Any]) -> dict[str, Any]:
         return data
@@ -259,8 +239,7 @@ class AsGiven(FuncMetadata):
     def convert_result(self, result: Any) -> Any:
         if not isinstance(result, BaseModel):
             return super().convert_result(result)
-        # the SDK's own answer (its text, the structured content), without validating again what the
-        # tool's model validated (the output's model): a call's overhead counts (issue #38, B10)
+        # the SDK's own answer, without validating again what the tool's model validated (#38, B10)
         out = rounded(result.model_dump(mode="json", by_alias=True))
         text = pydantic_core.to_json(out, fallback=str, indent=2).decode()
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=out)
@@ -276,36 +255,15 @@ def rounded(value: Any) -> Any:
 
 
 def _tool(name: str, fn: Callable[..., Any], annotations: Any) -> Tool:
-    """A tool as the SDK makes it from its function, taking no argument beyond its own and saying what
-    its scenario event's schema says across them (#38.3), whose output schema admits what an error
-    result carries too ({reason, rule, message})."""
+    """A tool as the SDK makes it, no argument beyond its own, its event's conditions (#38.3), errors in its output."""
     tool = Tool.from_function(fn, name=name, annotations=annotations)
     tool.parameters["additionalProperties"] = False
     event = EVENT_MODELS[name].model_json_schema() if name in EVENT_MODELS else {}
     tool.parameters.update({k: v for k, v in event.items() if k in ("if", "then", "else")})  # `source` by origin
-    made = tool.fn_metadata
+    made, out = tool.fn_metadata, dict(tool.fn_metadata.output_schema or {})
+    defs = {"$defs": d} if (d := out.pop("$defs", None)) else {}  # an error result's {reason, rule, message} too
+    schema = {"type": "object", "anyOf": [out, M.Refused.model_json_schema()]} | defs
     tool.fn_metadata = AsGiven(
-        arg_model=made.arg_model,
-        output_schema=_or_refused(made.output_schema or {}),
-        output_model=made.output_model,
-        wrap_output=made.wrap_output,
+        arg_model=made.arg_model, output_schema=schema, output_model=made.output_model, wrap_output=made.wrap_output
     )
     return tool
-
-
-def _or_refused(schema: dict[str, Any]) -> dict[str, Any]:
-    """A tool's output schema admitting what an error result carries too ({reason, rule, message}):
-    clients that check an error's structured content against the output schema find it described."""
-    result = dict(schema)
-    defs = result.pop("$defs", {})
-    out: dict[str, Any] = {"type": "object", "anyOf": [result, M.Refused.model_json_schema()]}
-    if defs:
-        out["$defs"] = defs
-    return out
-
-
-def client_name(context: Context) -> str:
-    """The client's name and version as it gave them at connection."""
-    params = context.request_context.session.client_params
-    info = params.client_info if params is not None else None
-    return f"{info.name} {info.version}".strip() if info is not None else "an MCP client"

@@ -1,15 +1,4 @@
-"""Sessions own their runs: which runs and turns each MCP session started, and ending them with it.
-
-A session is one stdio connection, one in-memory client, or one Streamable HTTP session
-(the `mcp-session-id` header), opened by one token: no other token speaks on it, and it ends when
-that token is found revoked. It may touch only the runs it started and their turns; when it ends (the client
-closed, the HTTP session was deleted or idled out, the server stopped), every run it started and did
-not end is ended as `end_run` ends it (R17: its open turns are cancelled and teach nothing, R2; an
-ephemeral run is erased). The server notes in the database that it is alive every `BEAT` seconds;
-a server that starts ends the sessions of servers that are gone (store/agents.py: stopped, a pid on
-this host that no longer runs, or not seen for `STALE` seconds), and so does every live server
-every `SWEEP` seconds, so a kill -9 leaves no turn open for long.
-"""
+"""Sessions own their runs: what each MCP session started, ended with it (R17); servers gone are swept (store/agents.py)."""
 
 from __future__ import annotations
 
@@ -33,9 +22,7 @@ SWEEP = 30.0  # seconds between a live server's looks for gone servers' sessions
 
 @dataclass
 class OpenSession:
-    """One session: its id in the database, its client, and what it started and has not ended: each
-    run with its MemoryProbes (R21), each turn with its run. What ended is forgotten (the database
-    still says who started it: tools.ToolCall asks it about an id not kept here)."""
+    """One session: what it started and has not ended (runs with their MemoryProbes, R21; turns with their run)."""
 
     id: str
     client: str
@@ -52,8 +39,7 @@ class OpenSession:
             self.turns = {t: r for t, r in self.turns.items() if r != run}
 
 
-#: The servers this process runs (a test may run several): a server noted under this process's pid
-#: and not among them was an earlier process's, whose pid this one reuses.
+#: The servers this process runs: one noted under this pid and not among them was an earlier process's.
 LIVE_HERE: set[str] = set()
 
 
@@ -63,10 +49,8 @@ def pid_alive(server: str, pid: int) -> bool:
         return server in LIVE_HERE
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
+    except (ProcessLookupError, PermissionError) as exc:
+        return isinstance(exc, PermissionError)
     return True
 
 
@@ -122,15 +106,11 @@ class Sessions:
 
     def get(self, key: str, *, client: str, token: str | None) -> OpenSession:
         """The session under `key`, opened by `token` (and noted in the database) on its first call."""
-        with self._lock:
-            found = self._open.get(key)
-        if found is not None:
+        if (found := self._open.get(key)) is not None:
             return found
         self.start()
         with self._opening:  # two first calls of one session at once open it once
-            with self._lock:
-                found = self._open.get(key)
-            if found is not None:
+            if (found := self._open.get(key)) is not None:
                 return found
             session = OpenSession(
                 id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport, token=token
@@ -138,8 +118,7 @@ class Sessions:
             self.service.agent_session_opened(
                 session.id, server=self.server, client=client, transport=self.transport, now=time.time()
             )
-            with self._lock:
-                self._open[key] = session
+            self._open[key] = session
             return session
 
     def end(self, key: str, *, why: str) -> SessionEnded | None:
@@ -154,19 +133,16 @@ class Sessions:
             log.info("session %s (%s) %s: its open runs ended (R17): %s", session.id, session.client, why, runs)
         return ended
 
-    def end_token(self, token: str, *, why: str) -> None:
-        """End every session `token` opened (a revoked token's sessions end with it, R17)."""
+    def end_token(self, token: str | None, *, why: str) -> None:
+        """End every session `token` opened (a revoked token's sessions end with it, R17); None: every session."""
         with self._lock:
-            keys = [key for key, session in self._open.items() if session.token == token]
+            keys = [key for key, session in self._open.items() if token in (None, session.token)]
         for key in keys:
             self.end(key, why=why)
 
     def stop(self, *, why: str = "the server stopped") -> None:
         """End every session, then note that this server stopped."""
-        with self._lock:
-            keys = list(self._open)
-        for key in keys:
-            self.end(key, why=why)
+        self.end_token(None, why=why)
         self._stop.set()
         LIVE_HERE.discard(self.server)
         if self._started:

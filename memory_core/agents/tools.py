@@ -1,8 +1,4 @@
-"""The tools, in the SDK's idiom: one `@tool` function each, whose typed parameters are its scenario
-event's fields (format/events.py; the SDK validates them and publishes their schema) and which
-returns its answer model (models.py). Its body applies the event as the replay does
-(format/replay.apply). A new tool is one function here; `TOOLS` is the one list the server serves.
-"""
+"""The tools: one `@tool` function each, its parameters its scenario event's fields, applied as the replay does."""
 
 from __future__ import annotations
 
@@ -16,24 +12,9 @@ from mcp_types import ToolAnnotations
 from pydantic import BaseModel, Field, StrictBool, StrictFloat
 
 from .. import errors as E
+from ..format import events as ev
 from ..format.checks import event as checked
 from ..format.documents import Budget
-from ..format.events import (
-    Claim,
-    EndStatus,
-    EntityEntry,
-    FactRef,
-    Graph,
-    Ident,
-    Match,
-    Origin,
-    Request,
-    StepRecord,
-    Surface,
-    Text,
-    Work,
-    absent,
-)
 from ..format.replay import apply
 from ..format.state import MapOut, Shortcut
 from ..plain import Obj
@@ -66,8 +47,7 @@ def tool(annotations: ToolAnnotations, *, name: str | None = None) -> Callable[[
 
 @dataclass(frozen=True, slots=True)
 class Conn:
-    """What a lifespan yields the tools: the server's agents, and the key of the connection's
-    session (stdio, in-memory; over HTTP each request's header names it)."""
+    """What a lifespan yields the tools: the agents, and its session's key (none over HTTP: a header names it)."""
 
     agents: MemoryAgents
     key: str | None = None
@@ -90,8 +70,7 @@ class ToolCall:
         return cls(person, org, agents.session_of(ctx), agents.service)
 
     def apply(self, do: str, *, made: str = "", **fields: Any) -> Any:
-        """The event these fields make, checked as a scenario's (R25), on runs and turns this session
-        started, applied as its use case (format/replay.apply)."""
+        """The event these fields make, checked as a scenario's (R25), on this session's runs and turns, applied."""
         event = checked("", {"do": do, **given(**fields)})
         for key, kind in (("run", "run"), ("turn", "turn"), ("replaces", "turn")):
             ident = event.get(key)
@@ -100,8 +79,7 @@ class ToolCall:
         return apply(self.service, {**event, "session": self.session.id})
 
     def started_here(self, kind: str, ident: str) -> None:
-        """Pass a run or turn this session started and ended (its use case says so); refuse another
-        session's of the same person `not_this_session`, anyone else's as an id that never existed."""
+        """Pass this session's ended run or turn; another session's of the person is `not_this_session`, else unknown."""
         started = self.service.started_by(**{kind: ident})
         if started is not None and started[1] == self.session.id:
             return
@@ -121,17 +99,12 @@ def given(**fields: Any) -> Obj:
     return {k: plain(v) for k, v in fields.items() if v is not None}
 
 
-def new_id(prefix: str) -> str:
-    """An id the server chooses for a run or a turn."""
-    return prefix + uuid.uuid4().hex[:12]
-
-
-TurnId = Annotated[Ident, Field(description="A turn this session opened")]
-RunId = Annotated[Ident, Field(description="A run this session started")]
+TurnId = Annotated[ev.Ident, Field(description="A turn this session opened")]
+RunId = Annotated[ev.Ident, Field(description="A run this session started")]
 ReadStep = Annotated[
-    Ident | None, Field(description="The workflow step making the read; none: the turn's own model (R19)")
+    ev.Ident | None, Field(description="The workflow step making the read; none: the turn's own model (R19)")
 ]
-Within = Annotated[Work | None, Field(description="Nested work: its reads are refused, not_offered (R4)")]
+Within = Annotated[ev.Work | None, Field(description="Nested work: its reads are refused, not_offered (R4)")]
 
 
 @tool(READS)
@@ -147,13 +120,13 @@ def workflows(ctx: Context) -> M.WorkflowsOut:
 @tool(CHANGES)
 def start_run(
     ctx: Context,
-    workflow: Annotated[Ident, Field(description="The organization's workflow to run")],
-    surface: Surface = "workflow",
+    workflow: Annotated[ev.Ident, Field(description="The organization's workflow to run")],
+    surface: ev.Surface = "workflow",
     ephemeral: Annotated[StrictBool, Field(description="Ask for a run that is not stored (R11, R17)")] = False,
 ) -> M.RunStartedOut:
     """Start a run of a workflow in your organization. Returns its id and whether it is stored
     ephemeral: the organization's AllowEphemeralRuns decides (R11)."""
-    c, run = ToolCall.of(ctx), new_id("run-")
+    c, run = ToolCall.of(ctx), "run-" + uuid.uuid4().hex[:12]  # the server chooses a run's id, and a turn's
     fields = {"workflow": workflow, "surface": surface, "ephemeral": ephemeral}
     out = c.apply("start_run", made="run", run=run, org=c.org, person=c.person, **fields)
     c.session.runs[run] = out.cap
@@ -164,12 +137,12 @@ def start_run(
 def open_turn(
     ctx: Context,
     run: RunId,
-    request: Annotated[str | Request, Field(description="The person's words that open the turn (record TURN#0)")],
-    replaces: Annotated[Ident | None, Field(description="A turn of this run it replaces (R3)")] = None,
+    request: Annotated[str | ev.Request, Field(description="The person's words that open the turn (record TURN#0)")],
+    replaces: Annotated[ev.Ident | None, Field(description="A turn of this run it replaces (R3)")] = None,
 ) -> M.TurnOpenedOut:
     """Open a turn. Returns its id, the map of the organization's World graph (R18) and the read
     budget (R21). Nothing is written while the turn is open (R6)."""
-    c, turn = ToolCall.of(ctx), new_id("turn-")
+    c, turn = ToolCall.of(ctx), "turn-" + uuid.uuid4().hex[:12]
     out = c.apply("open_turn", made="turn", run=run, turn=turn, request=request, replaces=replaces)
     c.session.turns[turn] = run
     budget = Budget(MemoryProbes=c.session.runs.get(run))
@@ -180,12 +153,12 @@ def open_turn(
 def record(
     ctx: Context,
     turn: TurnId,
-    origin: Origin,
-    claims: Annotated[list[Claim], Field(description="Proposed facts, each with its target graph")],  # type: ignore[valid-type]
-    source: Text = absent(description="URL, document or tool (required unless origin is person); a person's id"),
+    origin: ev.Origin,
+    claims: Annotated[list[ev.Claim], Field(description="Proposed facts, each with its target graph")],  # type: ignore[valid-type]
+    source: ev.Text = ev.absent(description="URL, document or tool (required unless origin is person); a person's id"),
     excerpt: str | None = None,
     reliability: Annotated[StrictFloat | None, Field(gt=0.5, lt=1, description="Overrides the origin's (R26)")] = None,
-    within: Annotated[Work | None, Field(description="The open nested work it came from (R5)")] = None,
+    within: Annotated[ev.Work | None, Field(description="The open nested work it came from (R5)")] = None,
 ) -> M.RecordOut:
     """Record evidence in an open turn, with the claims it makes. It teaches nothing until the
     turn completes (R1, R6). Returns the record's id (TURN#k)."""
@@ -195,7 +168,7 @@ def record(
 
 
 @tool(CHANGES)
-def step(ctx: Context, turn: TurnId, step: Ident, record: StepRecord | None = None) -> M.StepRunOut:
+def step(ctx: Context, turn: TurnId, step: ev.Ident, record: ev.StepRecord | None = None) -> M.StepRunOut:
     """Run a workflow step: skipped when memory already answers its question (a shortcut, R22),
     else its record (if any) is kept."""
     out = ToolCall.of(ctx).apply("step", turn=turn, step=step, record=record)
@@ -204,14 +177,14 @@ def step(ctx: Context, turn: TurnId, step: Ident, record: StepRecord | None = No
 
 
 @tool(CHANGES)
-def call(ctx: Context, turn: TurnId, work: Work) -> M.WorkOut:
+def call(ctx: Context, turn: TurnId, work: ev.Work) -> M.WorkOut:
     """Open nested work (a workflow, agent or debater) in the turn: it reads no graph (R4)."""
     ToolCall.of(ctx).apply("call", turn=turn, work=work)
     return M.WorkOut(work=work)
 
 
 @tool(CHANGES, name="return")
-def return_work(ctx: Context, turn: TurnId, work: Work, status: EndStatus) -> M.ReturnOut:
+def return_work(ctx: Context, turn: TurnId, work: ev.Work, status: ev.EndStatus) -> M.ReturnOut:
     """End nested work; failed or cancelled work contributes nothing (R5)."""
     ToolCall.of(ctx).apply("return", turn=turn, work=work, status=status)
     return M.ReturnOut(work=work, status=status)
@@ -221,11 +194,11 @@ def return_work(ctx: Context, turn: TurnId, work: Work, status: EndStatus) -> M.
 def GraphResolve(  # noqa: N802
     ctx: Context,
     turn: TurnId,
-    name: Text,
-    kind: Ident | None = None,
+    name: ev.Text,
+    kind: ev.Ident | None = None,
     step: ReadStep = None,
     within: Within = None,
-    match: Annotated[Match, Field(description='"words": each word of name begins a word of a name')] = "exact",
+    match: Annotated[ev.Match, Field(description='"words": each word of name begins a word of a name')] = "exact",
 ) -> M.ResolveOut:
     """Entities whose name or alias matches, in the graphs the turn sees, each with its graph
     (R20, R23). Names must be whole (case and spacing aside) unless match="words": then names may
@@ -241,9 +214,9 @@ def GraphResolve(  # noqa: N802
 def GraphExpand(  # noqa: N802
     ctx: Context,
     turn: TurnId,
-    entity: EntityEntry,
-    graph: Graph = "world",
-    relation: Ident | None = None,
+    entity: ev.EntityEntry,
+    graph: ev.Graph = "world",
+    relation: ev.Ident | None = None,
     step: ReadStep = None,
     within: Within = None,
 ) -> M.ExpandOut:
@@ -255,7 +228,12 @@ def GraphExpand(  # noqa: N802
 
 @tool(READS)
 def GraphSource(  # noqa: N802
-    ctx: Context, turn: TurnId, fact: FactRef, graph: Graph = "world", step: ReadStep = None, within: Within = None
+    ctx: Context,
+    turn: TurnId,
+    fact: ev.FactRef,
+    graph: ev.Graph = "world",
+    step: ReadStep = None,
+    within: Within = None,
 ) -> M.SourceOutList:
     """The fact's supports, each with its pointer to the evidence and the excerpt (R23, R24).
     One read (R21)."""
@@ -265,7 +243,7 @@ def GraphSource(  # noqa: N802
 
 
 @tool(CHANGES)
-def end_turn(ctx: Context, turn: TurnId, status: EndStatus) -> M.TurnEndedOut:
+def end_turn(ctx: Context, turn: TurnId, status: ev.EndStatus) -> M.TurnEndedOut:
     """End a turn. Only `completed` teaches (R1), once, all of it; use it only when the work
     succeeded. `failed` and `cancelled` teach nothing (R2)."""
     c = ToolCall.of(ctx)
@@ -286,29 +264,24 @@ def end_run(ctx: Context, run: RunId) -> M.RunEndedOut:
 
 
 @tool(CHANGES)
-def dispute(ctx: Context, fact: FactRef, graph: Graph = "world") -> M.CorrectedOut:
+def dispute(ctx: Context, fact: ev.FactRef, graph: ev.Graph = "world") -> M.CorrectedOut:
     """Dispute a World fact of your organization, or your own User fact: one dispute a person,
     weighing against its sources (R26, R28)."""
     return corrected(ToolCall.of(ctx), "dispute", fact=fact, graph=graph)
 
 
 @tool(CHANGES)
-def retract(ctx: Context, fact: FactRef, graph: Graph = "world") -> M.CorrectedOut:
+def retract(ctx: Context, fact: ev.FactRef, graph: ev.Graph = "world") -> M.CorrectedOut:
     """Retract a World fact (the owner only) or your own User fact: kept, never served (R28)."""
     return corrected(ToolCall.of(ctx), "retract", fact=fact, graph=graph)
 
 
-def corrected(c: ToolCall, do: str, *, fact: FactRef, graph: str) -> M.CorrectedOut:
+def corrected(c: ToolCall, do: str, *, fact: ev.FactRef, graph: str) -> M.CorrectedOut:
     """A correction by the token's person (R28), and the fact as it stands after it."""
-    out = c.apply(do, org=c.org, by=c.person, fact=fact, graph=graph)
-    named = out.changes[0].fact if out.changes else _fact_json(given(fact=fact)["fact"])
+    out, ref = c.apply(do, org=c.org, by=c.person, fact=fact, graph=graph), given(fact=fact)["fact"]
+    ends = [
+        {"value": e["value"]} if "value" in e else {"name": e["name"], "kind": e["kind"]}
+        for e in (ref["subject"], ref["object"])
+    ]
+    named = out.changes[0].fact if out.changes else {"subject": ends[0], "relation": ref["relation"], "object": ends[1]}
     return M.CorrectedOut(fact={**named, "graph": graph}, status=out.status or "", weight=out.weight or 0.0)
-
-
-def _fact_json(fact: Obj) -> Obj:
-    """A fact reference as the state format writes it (no aliases)."""
-
-    def end(x: Obj) -> Obj:
-        return {"value": x["value"]} if "value" in x else {"name": x["name"], "kind": x["kind"]}
-
-    return {"subject": end(fact["subject"]), "relation": fact["relation"], "object": end(fact["object"])}

@@ -235,6 +235,13 @@ def _detached(engine: Engine) -> Any:
     return proxy.dbapi_connection
 
 
+def small_page_cache(engine: Engine, *, kib: int = 256) -> None:
+    """SQLite's page cache of each connection at `kib` (its default is 2,000 KiB; the OS caches the file too)."""
+    if engine.dialect.name == "sqlite":
+        event.listen(engine, "connect", lambda dbapi, _: dbapi.execute(f"PRAGMA cache_size=-{int(kib)}"))
+        engine.dispose()  # its connections made again, with that cache
+
+
 @contextmanager
 def driver_connection(engine: Engine) -> Iterator[Any]:
     """A DB-API connection for one driver use case (a read, a record, teaching), outside any transaction."""

@@ -48,9 +48,7 @@ def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
 
 def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
     """R21: count one read of an open turn within its cap, one guarded UPDATE; False: nothing counted."""
-    if cap is None:
-        return bool(db.change(COUNT, {"t": turn_id}))
-    return bool(db.change(COUNT_CAPPED, {"t": turn_id, "cap": cap}))
+    return bool(db.change(COUNT if cap is None else COUNT_CAPPED, {"t": turn_id, "cap": cap}))
 
 
 COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
@@ -126,9 +124,7 @@ SUPPORTS = """SELECT sp.key, sp.origin, sp.contribution, sp.run_id, sp.turn_id, 
 
 def resolve(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
     """GraphResolve: entities of active facts whose name or alias matches, each with its graph."""
-    params: Obj = {"k": name_key(name), **seen}
-    if kind is not None:
-        params["kind"] = kind
+    params = {"k": name_key(name), "kind": kind, **seen}
     return resolved(db.rows(RESOLVE if kind is None else RESOLVE_KIND, params))
 
 
@@ -151,10 +147,7 @@ def expand(db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, rel
 
 def expand_params(entity: Obj, graph: str, relation: str | None) -> Obj:
     """GraphExpand's parameters but the graph's owner (:o), which the one statement reads itself."""
-    params: Obj = {"g": graph, "kind": entity["kind"], "k": name_key(entity["name"])}
-    if relation is not None:
-        params["rel"] = relation
-    return params
+    return {"g": graph, "kind": entity["kind"], "k": name_key(entity["name"]), "rel": relation}
 
 
 def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
@@ -174,70 +167,53 @@ def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
     return sorted(facts.values(), key=fact_sort_key)
 
 
-# --- a turn's read in one statement (Dialect.one_statement_reads: PostgreSQL, issue #8, B2): a data-modifying WITH
-# counts the probe where R2, R17 and R21 allow it and reads the owners (R20) from the counted row; counting nothing, the
-# service takes the general path, whose checks say which rule refuses.
+# --- a turn's read in one statement (Dialect.one_statement_reads: PostgreSQL, #8, B2): a data-modifying WITH counts
+# the probe where R2, R17 and R21 allow it, reads the owners (R20) from the counted row and keeps the trace (reads.py:
+# the answer's rows by position, shaped when read); counting nothing, the general path's checks say which rule refuses.
 
-_COUNTED = """WITH c AS (UPDATE turn t SET probes_used = t.probes_used + 1
+COUNT_ONE = """UPDATE turn t SET probes_used = t.probes_used + 1
  FROM run r LEFT JOIN workflow w ON w.id = r.workflow_id
  WHERE t.id = :t AND r.id = t.run_id AND t.status = 'open' AND NOT r.ended
  AND (w.memory_probes IS NULL OR t.probes_used < w.memory_probes)
- RETURNING t.probes_used AS used, w.memory_probes AS cap, r.org_id AS world, r.person_id AS usr, r.id AS flow)
-SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({query}) q ON true"""
+ RETURNING t.probes_used AS used, w.memory_probes AS cap, r.org_id AS world, r.person_id AS usr, r.id AS flow"""
 #: Each graph's owner as the counted row `c` gives it (R20: the turn's run's organization, person, run).
 _COUNTED_OWNER = {"world": "c.world", "user": "c.usr", "flow": "c.flow"}
-
-COUNTED_RESOLVE = {kind: _COUNTED.format(query=_resolve_sql(kind, _COUNTED_OWNER)) for kind in (False, True)}
-COUNTED_EXPAND = {
-    (g, rel): _COUNTED.format(query=_expand_sql(rel, _COUNTED_OWNER[g])) for g in GRAPH_ORDER for rel in (False, True)
-}
-
-# The same statement keeping the read's trace (store/reads.py) in it: the answer's rows, their columns
-# named by position, kept as they are (turnread.result) and shaped when the trace is read.
 _TRACED = """WITH c AS ({update}),
-a AS (SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({{query}}) q({names}) ON true),
+a AS (SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({query}) q({names}) ON true),
 k AS (INSERT INTO turnread (turn_id, moment, records, call, args, outcome, result) SELECT :t2,
  (SELECT coalesce(max(id), 0) FROM moment), (SELECT next_record FROM turn WHERE id = :t3), :call, :args, 'ok',
  (SELECT coalesce(json_agg(json_build_array({names})), '[]') FROM a WHERE a.v0 IS NOT NULL) FROM c)
 SELECT * FROM a"""
-_UPDATE = _COUNTED[len("WITH c AS (") : _COUNTED.index(")\nSELECT")]
 
 
-def _traced(width: int) -> str:
+def _traced(query: str, width: int) -> str:
     """_TRACED for a query of `width` columns."""
-    return _TRACED.format(update=_UPDATE, names=", ".join(f"v{i}" for i in range(width)))
+    return _TRACED.format(update=COUNT_ONE, query=query, names=", ".join(f"v{i}" for i in range(width)))
 
 
-RESOLVE_WIDTH, EXPAND_WIDTH = 4, 14  # the columns of _resolve_sql's and _expand_sql's rows
-TRACED_RESOLVE = {k: _traced(RESOLVE_WIDTH).format(query=_resolve_sql(k, _COUNTED_OWNER)) for k in (False, True)}
+TRACED_RESOLVE = {k: _traced(_resolve_sql(k, _COUNTED_OWNER), 4) for k in (False, True)}
 TRACED_EXPAND = {
-    (g, rel): _traced(EXPAND_WIDTH).format(query=_expand_sql(rel, _COUNTED_OWNER[g]))
-    for g in GRAPH_ORDER
-    for rel in (False, True)
+    (g, rel): _traced(_expand_sql(rel, _COUNTED_OWNER[g]), 14) for g in GRAPH_ORDER for rel in (False, True)
 }
 
 
 def counted_read(
-    db: Driver, turn_id: str, call: str, args: Obj, *, kept: Obj | None = None
+    db: Driver, turn_id: str, call: str, args: Obj, *, kept: Obj
 ) -> tuple[int, int | None, list[Obj]] | None:
-    """A turn-level read counted and served in one statement (used, cap, answer; R21), `kept` its trace; None: not."""
+    """A turn-level read counted, served and kept (`kept`: its arguments as given) in one statement (R21); None: not."""
     try:
         if call == "GraphResolve":
-            params: Obj = {"t": turn_id, "k": name_key(args["name"])}
-            if args.get("kind") is not None:
-                params["kind"] = args["kind"]
-            sql, shape = (TRACED_RESOLVE if kept else COUNTED_RESOLVE)["kind" in params], resolved
+            params: Obj = {"t": turn_id, "k": name_key(args["name"]), "kind": args.get("kind")}
+            sql, shape = TRACED_RESOLVE[params["kind"] is not None], resolved
         else:
             graph = args.get("graph", "world")
             if graph not in GRAPH_ORDER:
                 return None
             params = {"t": turn_id, **expand_params(args["entity"], graph, args.get("relation"))}
-            sql, shape = (TRACED_EXPAND if kept else COUNTED_EXPAND)[(graph, "rel" in params)], expanded
+            sql, shape = TRACED_EXPAND[(graph, params["rel"] is not None)], expanded
     except (KeyError, TypeError, AttributeError):
         return None
-    if kept is not None:
-        params |= {"t2": turn_id, "t3": turn_id, "call": call, "args": db.json(kept)}
-    rows = db.rows(sql, params)
+    rows = db.rows(sql, params | {"t2": turn_id, "t3": turn_id, "call": call, "args": db.json(kept)})
     if not rows:
         return None
     return rows[0][0], rows[0][1], shape(r[2:] for r in rows if r[2] is not None)
@@ -263,14 +239,11 @@ def source(db: Driver, seen: dict[str, str | None], run_id: str, org_id: str, fa
 def _fact_named(db: Driver, graph: str, owner: str, fact: Obj) -> tuple[int, str] | None:
     """The id and status of the fact a reference names in one graph (entity identity applies), or None."""
     subject, obj = fact["subject"], fact["object"]
-    params: Obj = {"g": graph, "o": owner, "sk": subject["kind"], "skey": name_key(subject["name"])}
-    params["rel"] = fact["relation"]
+    params = {"g": graph, "o": owner, "sk": subject["kind"], "skey": name_key(subject["name"]), "rel": fact["relation"]}
     if "value" in obj:
-        params["okey"] = value_key(obj["value"])
-        hit = db.rows(FACT_TO_VALUE, params)
+        hit = db.rows(FACT_TO_VALUE, params | {"okey": value_key(obj["value"])})
     else:
-        params.update(ok=obj["kind"], okey=name_key(obj["name"]))
-        hit = db.rows(FACT_TO_ENTITY, params)
+        hit = db.rows(FACT_TO_ENTITY, params | {"ok": obj["kind"], "okey": name_key(obj["name"])})
     return (int(hit[0][0]), str(hit[0][1])) if hit else None
 
 

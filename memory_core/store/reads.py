@@ -1,13 +1,4 @@
-"""The recall trace (issue #38): every graph read of a turn, kept with its turn in the read's own
-transaction: its arguments as given, and what it answered or the reason it was refused.
-
-An answer is kept as the read shaped it, but for what erasure must reach elsewhere: a GraphSource
-support's excerpt is read again through its record when the trace is read (R24: the record is its
-only copy), so a run deleted since leaves that support without pointer or excerpt (R29), and a
-dispute's author deleted since is null (R30). PostgreSQL's one-statement read keeps its query's
-rows instead (probes.counted_read), shaped here by the functions that shaped its answer. A read goes
-with its turn (erasure.py).
-"""
+"""The recall trace (#38): a turn's graph reads kept in their transaction, read back as now (R24, R29, R30)."""
 
 from __future__ import annotations
 
@@ -77,9 +68,11 @@ def kept(s: Session | Driver, *, runs: list[str] | None = None, turn: str | None
 
 
 def naming(s: Session, *, org: str, name: str) -> list[Obj]:
-    """The answered GraphExpand and GraphSource reads of an organization's runs whose answer or
-    arguments may name `name` (a text match, as JSON may write it), in the order they were made."""
-    params: Obj = {"o": org, "a": _like(json.dumps(name)[1:-1]), "b": _like(name)}
+    """An organization's answered GraphExpand and GraphSource reads whose text may name `name`, in order."""
+    like = (
+        "%" + t.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%" for t in (json.dumps(name)[1:-1], name)
+    )
+    params: Obj = {"o": org, **dict(zip("ab", like, strict=True))}  # found anywhere ('!' escapes)
     sql = _KEPT + " JOIN run ru ON ru.id = t.run_id WHERE ru.org_id = :o AND r.outcome = 'ok' "
     sql += "AND r.call IN ('GraphExpand', 'GraphSource') AND ("
     sql += " OR ".join(f"CAST(r.{c} AS TEXT) LIKE :{p} ESCAPE '!'" for c in ("result", "args") for p in "ab") + ")"
@@ -97,37 +90,20 @@ def made_before(s: Session, *, org: str, moment: int, last: int) -> tuple[int, l
     return int(n), rows
 
 
-def _like(text: str) -> str:
-    """A LIKE pattern finding `text` anywhere ('!' escapes)."""
-    return "%" + text.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "%"
+_NAMES = ("id", "turn", "run", "moment", "records", "nested", "call", "step", "within", "args", "outcome", "message")
 
 
 def _row(row: tuple[Any, ...]) -> Obj:
-    rid, turn, run, moment, records, nested, call, step, within, args, outcome, message, result, near = row
-    result = None if result is None else json_value(result)
+    """A kept read as the trace lists it (JSON decoded)."""
+    out = dict(zip(_NAMES, row[:-2], strict=True))
+    result, near = (None if v is None else json_value(v) for v in row[-2:])
     if result and isinstance(result[0], list):  # the query's rows, as PostgreSQL's one statement kept them
-        result = (resolved if call == "GraphResolve" else expanded)(tuple(r) for r in result)
-    return {
-        "id": rid,
-        "turn": turn,
-        "run": run,
-        "moment": moment,
-        "records": records,
-        "nested": nested,
-        "call": call,
-        "step": step,
-        "within": within,
-        "args": json_value(args),
-        "outcome": outcome,
-        "message": message,
-        "result": result,
-        "near": None if near is None else json_value(near),
-    }
+        result = (resolved if out["call"] == "GraphResolve" else expanded)(tuple(r) for r in result)
+    return out | {"args": json_value(out["args"]), "result": result, "near": near}
 
 
 def _as_now(db: Driver, reads: list[Obj]) -> None:
-    """Excerpts read through their records, pointers of records erased since null (R24, R29); the
-    authors of disputes whose account was deleted since null (R30)."""
+    """Excerpts read through their records, erased pointers null (R24, R29); erased authors null (R30)."""
     wanted = {h["record"] for r in reads if r["call"] == "GraphSource" for h in r["result"] or [] if h["record"]}
     excerpts = dict(_among(db, "SELECT id, excerpt FROM record WHERE id IN ({})", wanted))
     voters = {d["by"] for r in reads if r["call"] == "GraphExpand" for h in r["result"] or [] for d in h["disputes"]}

@@ -1,12 +1,4 @@
-"""The word index (models.Word): the words of entities' names and aliases as rules/words.py folds them,
-written where entities and aliases are (facts.GraphWriter, the generator's bulk load, migration 0013),
-gone with their entity (ON DELETE CASCADE). GraphResolve's `match: "words"` and its `near` read it.
-
-A word's prefix is a range of the index (`word >= 'brig' AND word < 'brih'`), so the statement says
-what rules.words.matches says (tests/test_words.py holds them to each other) but where it sees only
-a part of the asked words (past INDEXED_WORDS, or cut at WORD_CHARS): there it proposes and the rule
-decides.
-"""
+"""The word index (models.Word) of entities' names and aliases, read by GraphResolve's `match: "words"` and `near` (R23)."""
 
 from __future__ import annotations
 
@@ -46,8 +38,7 @@ def rows_of(entity: int, graph: str, owner: str, texts: Iterable[str]) -> list[O
 
 
 def index(db: Driver, *groups: Iterable[HasNames]) -> None:
-    """Index the words of these entities' names and aliases (those already kept are left as they are), in
-    the index's order, so two writers of the same rows wait for each other rather than deadlock."""
+    """Index the words of these entities' names and aliases, in the index's order (two writers wait, never deadlock)."""
     rows = [r for g in groups for e in g for r in rows_of(e.id, e.graph, e.owner, [e.name, *e.aliases])]
     db.many(_ADD, sorted(rows, key=lambda r: (r["g"], r["o"], r["w"], r["e"])))
 
@@ -67,8 +58,7 @@ def _next(word: str) -> str:
 
 
 def find(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
-    """GraphResolve by words: entities of active facts in the graphs `seen` names (R20, R23) whose name
-    or an alias matches `name` by words (rules.words.matches), exact matches first."""
+    """GraphResolve by words: entities of the graphs `seen` names matching `name` by words, exact first (R20, R23)."""
     graphs = [(g, o) for g, o in seen.items() if o is not None]
     if not words(name) or not graphs:
         return []
@@ -82,17 +72,15 @@ _SEEN_BY_TURN = """WITH c AS MATERIALIZED (SELECT r.org_id AS world, r.person_id
 
 
 def turn_near(db: Driver, turn_id: str, args: Obj) -> list[Obj]:
-    """Autocommit (Dialect.one_statement_reads): the `near` of a counted exact GraphResolve that found
-    nothing, in one statement that reads the graphs' owners from the turn's run (R20)."""
+    """The `near` of a counted exact GraphResolve that found nothing, its owners read from the turn's run (R20)."""
     if not words(args["name"]):
         return []
     sql, params = _find_sql(args["name"], probes._COUNTED_OWNER, args.get("kind"))
-    return _near_of(_found(args["name"], db.rows(_SEEN_BY_TURN.format(query=sql), {"t": turn_id, **params})))
+    return _near(_found(args["name"], db.rows(_SEEN_BY_TURN.format(query=sql), {"t": turn_id, **params})))
 
 
 def _find_sql(name: str, owners: dict[str, str], kind: str | None) -> tuple[str, Obj]:
-    """The statement of a words resolve in the graphs `owners` names (each owner an SQL expression): each
-    asked word a range of the index in each of those graphs (R20), nothing of another graph read."""
+    """A words resolve's statement: each asked word a range of the index in each graph of `owners` (R20)."""
     params: Obj = {} if kind is None else {"kind": kind}
     wheres = []
     for i, w in enumerate(w[:WORD_CHARS] for w in words(name)[:INDEXED_WORDS]):
@@ -109,9 +97,7 @@ def _find_sql(name: str, owners: dict[str, str], kind: str | None) -> tuple[str,
 
 
 def _found(name: str, rows: list[tuple[Any, ...]]) -> list[Obj]:
-    """The answer from the statement's rows, exact matches first. The statement says what rules.words.matches
-    says but where it saw only a part of the asked words (past INDEXED_WORDS, or cut at WORD_CHARS): there
-    the rule decides."""
+    """The answer from the statement's rows, exact first; where the statement saw part of the words, the rule decides."""
     every = words(name)
     if len(every) > INDEXED_WORDS or any(len(w) > WORD_CHARS for w in every):
         rows = [r for r in rows if matches(name, [r[0], *json_value(r[2])])]
@@ -119,22 +105,15 @@ def _found(name: str, rows: list[tuple[Any, ...]]) -> list[Obj]:
     return sorted(probes.resolved(rows), key=lambda e: all(name_key(t) != key for t in (e["name"], *e["aliases"])))
 
 
-def near(db: Driver, seen: dict[str, str | None], name: str, kind: str | None = None) -> list[Obj]:
-    """What an exact resolve that found nothing carries: up to NEAR entities the same read sees whose
-    names match by words, as {name, kind, graph} (R20: nothing the turn may not see)."""
-    return _near_of(find(db, seen, name, kind))
-
-
-def _near_of(found: list[Obj]) -> list[Obj]:
+def _near(found: list[Obj]) -> list[Obj]:
+    """What an exact resolve that found nothing carries: up to NEAR entities matching by words (R20, R23)."""
     return [{"name": e["name"], "kind": e["kind"], "graph": e["graph"]} for e in found[:NEAR]]
 
 
 def resolve_read(db: Driver, seen: dict[str, str | None], args: Obj) -> tuple[list[Obj], list[Obj] | None]:
-    """A GraphResolve as its `match` asks (exact by default), and its `near`: None but for an exact
-    resolve that found nothing while something matches by words (an empty `near` is left out, so a
-    state written before `near` existed reads the same)."""
+    """A GraphResolve as its `match` asks, and its `near` (None but for an exact miss with something near, R23)."""
     name, kind = args["name"], args.get("kind")
     if args.get("match") == "words":
         return find(db, seen, name, kind), None
     result = probes.resolve(db, seen, name, kind)
-    return result, (None if result else near(db, seen, name, kind) or None)
+    return result, (None if result else _near(find(db, seen, name, kind)) or None)

@@ -1,11 +1,4 @@
-"""Kept reads as `read` events of an export (the recall trace, issue #38), and as a state's `reads`.
-
-A read is placed where it happened among the exported events: after the events of the moment it
-followed (inside its own turn's step or opening, right after the step, R32) and after its turn's
-record numbered before the count it saw, and, when made from nested work, between that work's
-call and return. Decision: `reads[].event` of `state --db` is the index of that `read` event in
-what `export` writes of the whole memory, so `state --db` equals the state of replaying the export.
-"""
+"""Kept reads as `read` events of an export, each placed where it happened, and as a state's `reads` (#38, d-reads)."""
 
 from __future__ import annotations
 
@@ -14,34 +7,22 @@ from typing import Any
 from ..plain import Obj
 
 
-def read_event(r: Obj) -> Obj:
-    """A kept read as the scenario event that makes it."""
-    event = {"do": "read", "turn": r["turn"], "call": r["call"], "args": r["args"]}
-    return event | {k: r[k] for k in ("within", "step") if r[k] is not None}
-
-
 def _turn_marks(events: list[Obj], turn: str, works: list[Obj]) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
-    """Where a turn's records end (record number: index after it) and where each of its nested
-    works is open (work id: from the index after its call to the index of its return)."""
+    """Where a turn's records end (number: index after it) and its nested works are open (id: (after call, return))."""
     after: dict[int, int] = {}
     open_at: dict[int, tuple[int, int]] = {}
     calls: dict[str, list[int]] = {}
     for w in works:
         calls.setdefault(w["work"], []).append(w["id"])
-    seen: dict[str, int] = {}
-    number, current = 0, dict[str, int]()
+    current: dict[str, int] = {}
     for i, e in enumerate(events):
         if e.get("turn") != turn:
             continue
         if e["do"] in ("open_turn", "record") or (e["do"] == "step" and "record" in e):
-            after[number] = i + 1
-            number += 1
-        elif e["do"] == "call":
-            k = seen[e["work"]] = seen.get(e["work"], -1) + 1
-            ids = calls.get(e["work"], [])
-            if k < len(ids):
-                current[e["work"]] = ids[k]
-                open_at[ids[k]] = (i + 1, len(events))
+            after[len(after)] = i + 1
+        elif e["do"] == "call" and calls.get(e["work"]):  # the turn's k-th call of a work is its k-th nested work
+            current[e["work"]] = nid = calls[e["work"]].pop(0)
+            open_at[nid] = (i + 1, len(events))
         elif e["do"] == "return" and e["work"] in current:
             nid = current.pop(e["work"])
             open_at[nid] = (open_at[nid][0], i)
@@ -49,8 +30,7 @@ def _turn_marks(events: list[Obj], turn: str, works: list[Obj]) -> tuple[dict[in
 
 
 def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], work: dict[int, Obj]) -> dict[int, int]:
-    """Insert each kept read into `events` (each moment's first event index in `starts`) where it
-    happened; returns each read's index in the result, by the read's id."""
+    """Insert each kept read into `events` where it happened (`starts`: each moment's first event); its index by id."""
     marks: dict[str, Any] = {}
     moments = sorted(starts)
     placed: list[tuple[int, int, Obj]] = []
@@ -71,16 +51,12 @@ def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], 
         if r["nested"] in open_at:
             first, last = open_at[r["nested"]]
             pos = min(max(pos, first), last)
-        placed.append((pos, r["id"], read_event(r)))
-    for pos, _, event in sorted(placed, key=lambda p: (p[0], p[1]), reverse=True):
-        events.insert(pos, event)
-    return _indexes(placed)
-
-
-def _indexes(placed: list[tuple[int, int, Obj]]) -> dict[int, int]:
-    """Each read's index once all are inserted: its position plus the reads placed before it."""
+        event = {"do": "read", "turn": r["turn"], "call": r["call"], "args": r["args"]}  # the event that makes it
+        placed.append((pos, r["id"], event | {k: r[k] for k in ("within", "step") if r[k] is not None}))
     order = sorted(placed, key=lambda p: (p[0], p[1]))
-    return {rid: pos + k for k, (pos, rid, _) in enumerate(order)}
+    for pos, _, event in reversed(order):
+        events.insert(pos, event)
+    return {rid: pos + k for k, (pos, rid, _) in enumerate(order)}  # its position plus the reads placed before it
 
 
 def state_reads(reads: list[Obj], index: dict[int, int]) -> Obj:
