@@ -282,7 +282,11 @@ def _rescore_all(
     for fact in facts:
         before = None if fact.status == "new" else (fact.weight, fact.status)
         was_active = fact.status == "active"
-        after = _rescore(fact, supports[fact.id], disputes[fact.id])
+        after = None  # no support left: the fact goes (R3)
+        if supports[fact.id]:  # scored anew from its own votes (R26 to R28)
+            sc = score(supports[fact.id], disputes[fact.id], retracted=fact.retracted)
+            fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
+            after = sc.weight, sc.status
         if after is None:
             gone.append(fact)
         elif fact.id not in fresh:
@@ -296,17 +300,6 @@ def _rescore_all(
         ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
         changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
     return gone, updates, shift
-
-
-def _rescore(
-    fact: StoredFact, supports: list[tuple[str, str, float]], disputes: list[float]
-) -> tuple[float, str] | None:
-    """The fact scored anew from its own votes (R26 to R28): (weight, status); None: no support left, it goes (R3)."""
-    if not supports:
-        return None
-    sc = score(supports, disputes, retracted=fact.retracted)
-    fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
-    return sc.weight, sc.status
 
 
 def _shift(fact: StoredFact, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
