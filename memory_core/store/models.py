@@ -215,7 +215,7 @@ class UsedId(SQLModel, table=True):
 
 
 class IdKey(SQLModel, table=True):
-    """The database's key for used ids' digests (store/ids.py): one row, made on first use."""
+    """The database's key for used ids' digests (store/bulk.py): one row, made on first use."""
 
     id: int = Field(default=1, primary_key=True)
     key: str  # 256 random bits, in hex
