@@ -355,8 +355,5 @@ def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
     ends = {i: {"name": e["name"], "kind": e["kind"]} for i, e in named.items()}
     if subject_id not in ends or (object_id is not None and object_id not in ends):
         return None
-    return {
-        "subject": ends[subject_id],
-        "relation": relation,
-        "object": ends[object_id] if object_id is not None else {"value": value},
-    }
+    target = ends[object_id] if object_id is not None else {"value": value}
+    return {"subject": ends[subject_id], "relation": relation, "object": target}
