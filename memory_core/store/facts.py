@@ -181,15 +181,11 @@ class GraphWriter:
     def insert_new(self) -> None:
         """Write the new entities, aliases (existing entities' too) and facts, one statement each, in that order."""
         none = self.db.json([])  # most new entities have no alias: one parameter for them all
-        self.db.many(
-            _E_INSERT,
-            [
-                {**vars(e), "aliases": self.db.json(e.aliases), "alias_since": self.db.json(e.alias_since)}
-                if e.aliases
-                else {**vars(e), "aliases": none, "alias_since": none}
-                for e in self.new_entities
-            ],
-        )
+        listed = lambda values: self.db.json(values) if values else none
+        made = [
+            {**vars(e), "aliases": listed(e.aliases), "alias_since": listed(e.alias_since)} for e in self.new_entities
+        ]
+        self.db.many(_E_INSERT, made)
         words.index(self.db, self.new_entities, [e for e in self.entities.values() if e.fresh_aliases])
         new = set(map(id, self.new_entities))
         rows, changed = [], []
@@ -198,9 +194,7 @@ class GraphWriter:
                 rows += [{"entity_id": e.id, "key": k} for k in e.fresh_aliases]
                 e.fresh_aliases = []
                 if id(e) not in new:
-                    changed.append(
-                        {"eid": e.id, "aliases": self.db.json(e.aliases), "since": self.db.json(e.alias_since)}
-                    )
+                    changed.append({"eid": e.id, "aliases": listed(e.aliases), "since": listed(e.alias_since)})
         self.db.many('INSERT INTO alias (entity_id, "key") VALUES (:entity_id, :key)', rows)
         self.db.many("UPDATE entity SET aliases = :aliases, alias_since = :since WHERE id = :eid", changed)
         self.db.many(_F_INSERT, [vars(f) for f in self.new_facts])
