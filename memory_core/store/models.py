@@ -208,7 +208,7 @@ class SettingsAudit(Numbered, table=True):
 
 
 class UsedId(SQLModel, table=True):
-    """Run and turn ids ever used, erased ones included, for `duplicate_id`: a keyed digest each (ids.py, R33)."""
+    """Run and turn ids ever used, erased ones included, for `duplicate_id`: a keyed digest each (bulk.py, R33)."""
 
     kind: str = Field(primary_key=True)  # run | turn
     id: str = Field(primary_key=True)  # HMAC-SHA256 of kind and id under IdKey.key, in hex
