@@ -15,8 +15,7 @@ def _warm() -> None:
     import pandas  # noqa: F401  (every page's tables)
 
     import memory_core  # noqa: F401  (SQLAlchemy, sqlmodel, the models, the scenario format)
-    from memory_core.store import migrate  # noqa: F401  (Alembic: the engine checks the schema)
-    from memory_core.store.database import database_url, warm_driver
+    from memory_core.store.database import database_url, warm_driver  # and Alembic: the engine checks the schema
     from memory_core.views import viz  # noqa: F401  (networkx: the Graphs page)
 
     warm_driver(database_url())  # the database's SQLAlchemy dialect and driver

@@ -241,8 +241,7 @@ def cmd_history(args: argparse.Namespace) -> int:
 
 def cmd_db(args: argparse.Namespace) -> int:
     """`db upgrade` brings a database's schema to the newest migration; `db current` says where it is."""
-    from .store.database import scrub
-    from .store.migrate import current, head, upgrade
+    from .store.database import current, head, scrub, upgrade
 
     url = args.db or database_url()
     engine = make_engine(url, create=False, existing=args.action != "upgrade")  # only upgrade creates

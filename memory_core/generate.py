@@ -15,8 +15,7 @@ from .plain import Obj
 from .rules.keys import entity_key
 from .rules.vocabulary import WORLD_KINDS
 from .rules.weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, independence_key, score
-from .store import ids
-from .store.bulk import Sink, after_bulk_load, update_by_id
+from .store.bulk import Sink, after_bulk_load, digest, key_for, update_by_id
 from .store.database import Engine
 
 PARTS = {
@@ -90,7 +89,7 @@ def generate(
     """Write an organization whose graphs hold about `supports` supports; returns the counts."""
     rnd = random.Random(seed)
     sink = Sink(engine)
-    id_key = ids.key_for(engine)  # used ids are kept as digests under the database's key (store/ids.py)
+    id_key = key_for(engine)  # used ids are kept as digests under the database's key (store/bulk.py)
     people = [f"p{i}" for i in range(12)]
     _organization(sink, org, people=people)
     entities = _world_entities(rnd, max(40, max(50, supports // 6) // 3))
@@ -212,7 +211,7 @@ class Written:
         self.sink.put(
             "run", row | {"surface": "workflow", "requested_ephemeral": False, "ephemeral": False, "ended": True}
         )
-        self.sink.put("usedid", {"kind": "run", "id": ids.digest(self.id_key, "run", run_id)})
+        self.sink.put("usedid", {"kind": "run", "id": digest(self.id_key, "run", run_id)})
         self.runs += 1
         for _ in range(5):
             self.turn(run_id)
@@ -225,7 +224,7 @@ class Written:
         row = {"id": turn_id, "seq": self.turns, "run_id": run_id, "status": "failed" if failed else "completed"}
         taught = {"taught_world": 0, "taught_user": 0, "taught_flow": 0, "map": {"kinds": {}, "facts": 0}}
         self.sink.put("turn", row | {"next_record": 11, "probes_used": 0, **taught, "skipped": [], "steps": []})
-        self.sink.put("usedid", {"kind": "turn", "id": ids.digest(self.id_key, "turn", turn_id)})
+        self.sink.put("usedid", {"kind": "turn", "id": digest(self.id_key, "turn", turn_id)})
         self.turns += 1
         for r in range(1, 11):
             self.record(run_id, turn_id, number=r, failed=failed)

@@ -28,9 +28,8 @@ from memory_core.rules.visibility import owners
 from memory_core.store import database as db_module
 from memory_core.store import probes
 from memory_core.store import turns as teaching_module
-from memory_core.store.database import driver_connection, statement_driver
+from memory_core.store.database import current, driver_connection, head, statement_driver
 from memory_core.store.dialect import WAL_PAGES, dialect_of
-from memory_core.store.migrate import current, head
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_server = pytest.mark.skipif(not SERVER, reason="needs PostgreSQL (make test runs the suite on it too)")
@@ -70,7 +69,7 @@ def _empty_database(tmp_path, backend: str) -> str:
 
 def _upgraded_from_0009(url: str) -> MemoryService:
     """A memory made at revision 0009 (ids kept as they were), upgraded to the newest."""
-    from memory_core.store.migrate import upgrade
+    from memory_core.store.database import upgrade
 
     engine = make_engine(url, create=False)
     upgrade(engine, "0009")
@@ -104,7 +103,7 @@ def test_upgrading_keeps_used_ids_as_digests_that_still_refuse(tmp_path, backend
 def test_a_memory_made_before_history_shows_its_turns_as_they_were_at_moment_0(tmp_path, backend):
     """#26, point 7 (migration 0011): turns opened before history was kept have no line in
     turnlog; moment 0 shows them as they stand (completed, what they taught), not open."""
-    from memory_core.store.migrate import upgrade
+    from memory_core.store.database import upgrade
 
     url = _empty_database(tmp_path, backend)
     engine = make_engine(url, create=False)

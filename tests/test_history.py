@@ -393,7 +393,7 @@ def test_cli_state_diff_and_history(tmp_path):
 def test_a_database_from_before_history_starts_at_moment_0(tmp_path):
     """Migration 0008 on a memory made before history: its rows are moment 0 (aliases and the
     map's counters too), and its state at moment 0 is its present state."""
-    from memory_core.store.migrate import upgrade
+    from memory_core.store.database import upgrade
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     engine = make_engine(url, create=False)

@@ -12,7 +12,7 @@ from sqlalchemy import text
 from memory_core import FormatError, make_engine, parse
 from memory_core.format.fields import MAX_NAME
 from memory_core.rules.keys import KEY_BYTES, name_key, value_key
-from memory_core.store.migrate import upgrade
+from memory_core.store.database import upgrade
 
 LONG_VALUE = "Globex annual report. " * 500  # 11 KB, far past one index row
 LONG_NAME = "The Globex Corporation of " + "Springfield and Shelbyville " * 120  # 3.4 KB

@@ -14,8 +14,7 @@ from sqlalchemy import text
 
 from memory_core import MemoryService, make_engine
 from memory_core.store import template
-from memory_core.store.database import _migrated
-from memory_core.store.migrate import current, head
+from memory_core.store.database import _migrated, current, head
 
 pytestmark = pytest.mark.backend_free  # SQLite by design: PostgreSQL databases are made by the server
 
@@ -95,7 +94,7 @@ def test_threads_making_databases_at_once_each_get_a_whole_one(tmp_path):
     script = f"""
 import sys, threading
 from memory_core import MemoryService
-from memory_core.store.migrate import current, head
+from memory_core.store.database import current, head
 made, failed = [], []
 def make(url):
     try:

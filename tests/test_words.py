@@ -265,7 +265,7 @@ def test_the_generator_indexes_what_it_writes(tmp_path):
 
 
 def test_migration_0013_indexes_the_entities_already_there(tmp_path):
-    from memory_core.store.migrate import upgrade
+    from memory_core.store.database import upgrade
 
     url = database_url("memory_migrations") if SERVER else f"sqlite:///{tmp_path / 'old.db'}"
     engine = make_engine(url, create=False)

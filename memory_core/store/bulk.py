@@ -1,7 +1,11 @@
-"""Bulk writes for the generator: rows streamed to the database in chunks, in foreign-key order."""
+"""Bulk writes for the generator (rows streamed in chunks, in foreign-key order); ids kept as keyed digests (R29, R33)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
+from contextlib import closing
 from typing import Any
 
 from sqlalchemy import bindparam, insert, update
@@ -10,6 +14,7 @@ from sqlmodel import SQLModel
 
 from . import models  # noqa: F401  (registers every table)
 from .dialect import dialect_of
+from .driver import Driver
 from .words import index_all
 
 CHUNK = 5000
@@ -56,3 +61,28 @@ def after_bulk_load(engine: Engine) -> None:
     with engine.begin() as conn:
         index_all(conn)  # the word index of the entities written (GraphResolve by words)
     dialect_of(engine).after_bulk_load(engine)
+
+
+# --- ids taken for good (`duplicate_id`, issue #26): `usedid` keeps each as a digest under the database's key
+
+
+def digest(key: str, kind: str, ident: str) -> str:
+    """What `usedid` keeps of an id: HMAC-SHA256 of kind and id under the database's key, in hex."""
+    return hmac.new(bytes.fromhex(key), f"{kind}\x00{ident}".encode(), hashlib.sha256).hexdigest()
+
+
+def key_of(db: Driver) -> str:
+    """The database's key, made (a random 256 bits) the first time one is asked for."""
+    hit = db.rows("SELECT key FROM idkey WHERE id = 1", {})
+    if not hit:  # a concurrent first use: one key wins
+        db.change(
+            "INSERT INTO idkey (id, key) VALUES (1, :k) ON CONFLICT (id) DO NOTHING", {"k": secrets.token_hex(32)}
+        )
+        hit = db.rows("SELECT key FROM idkey WHERE id = 1", {})
+    return str(hit[0][0])
+
+
+def key_for(engine: Engine) -> str:
+    """The database's key, in a transaction of its own (for writers that bypass the use cases: the generator)."""
+    with engine.begin() as conn, closing(Driver(conn.connection.dbapi_connection, dialect_of(engine))) as db:
+        return key_of(db)

@@ -103,14 +103,8 @@ def runs(s: Session, org_id: str) -> list[Obj]:
     turns = select(Turn.run_id, Turn.id, Turn.status).join(Run, col(Run.id) == Turn.run_id)
     for run_id, turn_id, status in s.exec(turns.where(Run.org_id == org_id).order_by(col(Turn.seq))):
         by_run[run_id].append({"id": turn_id, "status": status})
-    return [
-        {
-            **dict(zip(RUN_ROW, r, strict=True)),
-            "turns": by_run[r.id],
-            "statuses": dict(Counter(t["status"] for t in by_run[r.id])),
-        }
-        for r in runs
-    ]
+    statuses = {run_id: dict(Counter(t["status"] for t in its)) for run_id, its in by_run.items()}
+    return [{**dict(zip(RUN_ROW, r, strict=True)), "turns": by_run[r.id], "statuses": statuses[r.id]} for r in runs]
 
 
 def facts_table(
@@ -355,8 +349,5 @@ def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
     ends = {i: {"name": e["name"], "kind": e["kind"]} for i, e in named.items()}
     if subject_id not in ends or (object_id is not None and object_id not in ends):
         return None
-    return {
-        "subject": ends[subject_id],
-        "relation": relation,
-        "object": ends[object_id] if object_id is not None else {"value": value},
-    }
+    target = ends[object_id] if object_id is not None else {"value": value}
+    return {"subject": ends[subject_id], "relation": relation, "object": target}

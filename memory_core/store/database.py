@@ -1,4 +1,4 @@
-"""Engines and schema. `MEMORY_DATABASE_URL` picks the database; by default a SQLite file."""
+"""Engines and schema (Alembic's migrations). `MEMORY_DATABASE_URL` picks the database; by default a SQLite file."""
 
 from __future__ import annotations
 
@@ -11,6 +11,10 @@ from contextlib import closing, contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
@@ -91,8 +95,6 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
         if url.startswith("sqlite") and path is None:
             template.new_memory(engine, SQLModel.metadata.create_all)
         else:
-            from .migrate import current, upgrade
-
             if existing and current(engine) is None:  # a command that only reads creates no schema
                 engine.dispose()
                 raise DatabaseUnusable(
@@ -100,6 +102,36 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
                 )
             upgrade(engine)
     return engine
+
+
+SCRIPTS = Path(__file__).resolve().parent / "migrations"
+#: Alembic runs migrations through process-wide proxies (`alembic.context`, `alembic.op`): two
+#: threads migrating at once, even two databases, would run one's DDL on the other's connection.
+_ONE_IN_THIS_PROCESS = threading.Lock()
+
+
+def config() -> Config:
+    cfg = Config()
+    cfg.set_main_option("script_location", str(SCRIPTS))
+    return cfg
+
+
+def upgrade(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to `revision` (the newest), in one transaction, one migrator at a time (Dialect.migrating)."""
+    cfg = config()
+    with _ONE_IN_THIS_PROCESS, dialect_of(engine).migrating(engine) as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, revision)
+
+
+def current(engine: Engine) -> str | None:
+    """The revision the database is at, or None for a database never migrated."""
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def head() -> str | None:
+    return ScriptDirectory.from_config(config()).get_current_head()
 
 
 class OneConnection(StaticPool):
@@ -144,8 +176,6 @@ def _sqlite_file_engine(url: str, path: Path, *, create: bool, existing: bool) -
 
 def _migrated(file: Path) -> None:
     """A new SQLite file brought to the newest schema, its log folded in: the template (store/template.py)."""
-    from .migrate import upgrade
-
     engine = make_engine(f"sqlite:///{file}", create=False)  # no schema yet: no template asked for
     upgrade(engine)
     dialect_of(engine).checkpoint(engine)

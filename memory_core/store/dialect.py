@@ -145,7 +145,7 @@ class Dialect:
 
     @contextmanager
     def migrating(self, engine: Engine) -> Iterator[Connection]:
-        """One transaction for the migrations, one migrator at a time (migrate.upgrade): the writer's lock first."""
+        """One transaction for the migrations, one migrator at a time (database.upgrade): the writer's lock first."""
         with self.writer(engine).begin() as conn:
             yield conn
 

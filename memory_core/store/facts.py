@@ -181,15 +181,11 @@ class GraphWriter:
     def insert_new(self) -> None:
         """Write the new entities, aliases (existing entities' too) and facts, one statement each, in that order."""
         none = self.db.json([])  # most new entities have no alias: one parameter for them all
-        self.db.many(
-            _E_INSERT,
-            [
-                {**vars(e), "aliases": self.db.json(e.aliases), "alias_since": self.db.json(e.alias_since)}
-                if e.aliases
-                else {**vars(e), "aliases": none, "alias_since": none}
-                for e in self.new_entities
-            ],
-        )
+        listed = lambda values: self.db.json(values) if values else none
+        made = [
+            {**vars(e), "aliases": listed(e.aliases), "alias_since": listed(e.alias_since)} for e in self.new_entities
+        ]
+        self.db.many(_E_INSERT, made)
         words.index(self.db, self.new_entities, [e for e in self.entities.values() if e.fresh_aliases])
         new = set(map(id, self.new_entities))
         rows, changed = [], []
@@ -198,9 +194,7 @@ class GraphWriter:
                 rows += [{"entity_id": e.id, "key": k} for k in e.fresh_aliases]
                 e.fresh_aliases = []
                 if id(e) not in new:
-                    changed.append(
-                        {"eid": e.id, "aliases": self.db.json(e.aliases), "since": self.db.json(e.alias_since)}
-                    )
+                    changed.append({"eid": e.id, "aliases": listed(e.aliases), "since": listed(e.alias_since)})
         self.db.many('INSERT INTO alias (entity_id, "key") VALUES (:entity_id, :key)', rows)
         self.db.many("UPDATE entity SET aliases = :aliases, alias_since = :since WHERE id = :eid", changed)
         self.db.many(_F_INSERT, [vars(f) for f in self.new_facts])
@@ -282,7 +276,11 @@ def _rescore_all(
     for fact in facts:
         before = None if fact.status == "new" else (fact.weight, fact.status)
         was_active = fact.status == "active"
-        after = _rescore(fact, supports[fact.id], disputes[fact.id])
+        after = None  # no support left: the fact goes (R3)
+        if supports[fact.id]:  # scored anew from its own votes (R26 to R28)
+            sc = score(supports[fact.id], disputes[fact.id], retracted=fact.retracted)
+            fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
+            after = sc.weight, sc.status
         if after is None:
             gone.append(fact)
         elif fact.id not in fresh:
@@ -296,17 +294,6 @@ def _rescore_all(
         ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
         changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
     return gone, updates, shift
-
-
-def _rescore(
-    fact: StoredFact, supports: list[tuple[str, str, float]], disputes: list[float]
-) -> tuple[float, str] | None:
-    """The fact scored anew from its own votes (R26 to R28): (weight, status); None: no support left, it goes (R3)."""
-    if not supports:
-        return None
-    sc = score(supports, disputes, retracted=fact.retracted)
-    fact.log_odds, fact.weight, fact.sources, fact.status = sc.log_odds, sc.weight, sc.sources, sc.status
-    return sc.weight, sc.status
 
 
 def _shift(fact: StoredFact, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:

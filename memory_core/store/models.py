@@ -208,14 +208,14 @@ class SettingsAudit(Numbered, table=True):
 
 
 class UsedId(SQLModel, table=True):
-    """Run and turn ids ever used, erased ones included, for `duplicate_id`: a keyed digest each (ids.py, R33)."""
+    """Run and turn ids ever used, erased ones included, for `duplicate_id`: a keyed digest each (bulk.py, R33)."""
 
     kind: str = Field(primary_key=True)  # run | turn
     id: str = Field(primary_key=True)  # HMAC-SHA256 of kind and id under IdKey.key, in hex
 
 
 class IdKey(SQLModel, table=True):
-    """The database's key for used ids' digests (store/ids.py): one row, made on first use."""
+    """The database's key for used ids' digests (store/bulk.py): one row, made on first use."""
 
     id: int = Field(default=1, primary_key=True)
     key: str  # 256 random bits, in hex

@@ -8,7 +8,9 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from .. import errors as E
 from ..plain import Obj
 from ..rules.permissions import is_member, may_correct, may_manage_settings
-from . import ids, queries, turns
+from . import queries, turns
+from .bulk import digest, key_of
+from .driver import driver_of
 from .lookups import Lookups, RunRef
 from .probes import find_fact
 from .transactions import Database, Db, Tx
@@ -31,8 +33,11 @@ class Repository(Lookups):
     @staticmethod
     def _used(s: Tx | Db, kind: str, ident: str) -> None:
         """Take a run or turn id for good, or refuse one used before, erased ones included (R33)."""
-        if not ids.claim(s, kind, ident):
-            raise E.DuplicateId(kind, ident)
+        with driver_of(s) as db:
+            kept = {"k": kind, "i": digest(key_of(db), kind, ident)}
+            if db.rows("SELECT 1 FROM usedid WHERE kind = :k AND id = :i", kept):
+                raise E.DuplicateId(kind, ident)
+            db.change("INSERT INTO usedid (kind, id) VALUES (:k, :i)", kept)
 
     @classmethod
     def _step(cls, s: Tx, run: RunRef, step: str) -> Obj:

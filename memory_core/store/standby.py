@@ -64,11 +64,8 @@ class Standby:
     def __init__(self, primary: Engine, engine: Engine) -> None:
         self.primary, self.engine = primary, engine
         self.engines = {PRIMARY: primary, STANDBY: engine}
-        dialect = dialect_of(primary)
-        self._sql = {
-            PRIMARY: dialect.wal_position_sql,
-            STANDBY: dialect.replayed_sql,
-        }  # where the log is, how far replayed
+        dialect = dialect_of(primary)  # where the log is, how far replayed:
+        self._sql = {PRIMARY: dialect.wal_position_sql, STANDBY: dialect.replayed_sql}
         self._lines = {PRIMARY: Detached(primary, autocommit=True), STANDBY: Detached(engine, autocommit=True)}
         self._lock = threading.Lock()
         self._mark = 0  # the primary's WAL position a read from the standby must have replayed

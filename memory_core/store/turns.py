@@ -277,17 +277,13 @@ def teach(
 
 def add_setup(s: Session, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj], moment: int) -> None:
     """A checked scenario's organizations, people and workflows; an id already there is refused."""
-    base = int(s.exec(select(func.count()).select_from(Organization)).one())
-    for i, o in enumerate(organizations):
-        if s.get(Organization, o["id"]) is not None:
-            raise E.DuplicateId.exists("organization", o["id"])
-        settings = {SETTING_BY_NAME[name].column: value for name, value in o.get("settings", {}).items()}
-        s.add(Organization(id=o["id"], name=o["name"], seq=base + i, since=moment, **settings))
-    pbase = int(s.exec(select(func.count()).select_from(Person)).one())
-    for i, p in enumerate(people):
-        if s.get(Person, p["id"]) is not None:
-            raise E.DuplicateId.exists("person", p["id"])
-        s.add(Person(id=p["id"], name=p["name"], seq=pbase + i, since=moment))
+    for model, rows in ((Organization, organizations), (Person, people)):
+        base = int(s.exec(select(func.count()).select_from(model)).one())
+        for i, row in enumerate(rows):
+            if s.get(model, row["id"]) is not None:
+                raise E.DuplicateId.exists(model.__name__.lower(), row["id"])
+            settings = {SETTING_BY_NAME[name].column: value for name, value in row.get("settings", {}).items()}
+            s.add(model(id=row["id"], name=row["name"], seq=base + i, since=moment, **settings))
     s.flush()
     for p in people:
         for org_id, role in p["memberships"].items():

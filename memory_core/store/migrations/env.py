@@ -1,4 +1,4 @@
-"""Alembic environment: runs on the connection memory_core hands it (see memory_core.store.migrate)."""
+"""Alembic environment: runs on the connection memory_core hands it (see memory_core.store.database)."""
 
 from alembic import context
 from sqlalchemy import create_engine
