@@ -123,12 +123,11 @@ def sidebar() -> None:
     if TOLD in st.session_state:
         st.info(st.session_state[TOLD])
     nb = _notebook_from_link() or notebook()
-    sources = _sources(nb)
     title = (nb.scenario.get("title") or "untitled") if nb else None
     caller = signed_in() if sign_in_required() else None
     with st.sidebar:
         st.markdown("### Memory Explorer")
-        source = _source(sources, nb, title)
+        source = _source(nb, title)
         svc, where = _memory(source)
         _who(svc, where, caller=caller if source == MAIN else None, signing_in=caller is not None)
         st.caption(f"Scenario loaded: **{inert(title)}**" if nb else "Scenario loaded: none (open the Notebook)")
@@ -138,17 +137,12 @@ def sidebar() -> None:
             _read_servers(svc)
 
 
-def _sources(nb: nbk.Notebook | None) -> list[str]:
-    """The memories the sidebar offers (the database, and the open notebook), a page's switch taken first."""
+def _source(nb: nbk.Notebook | None, title: str | None) -> str:
+    """The memory chosen (the database, or the open notebook), kept in the address: a link then opens it there."""
     sources = [MAIN] + ([NOTEBOOK] if nb else [])
     if "_pending_source" in st.session_state:  # a page asked to switch before the radio was drawn
         st.session_state["memory_source"] = st.session_state.pop("_pending_source")
     keep("memory_source", sources)
-    return sources
-
-
-def _source(sources: list[str], nb: nbk.Notebook | None, title: str | None) -> str:
-    """The memory chosen in the sidebar, kept in the address: a link to any page then opens it on the notebook."""
     names = {MAIN: "Database", NOTEBOOK: f"Notebook: {inert(title)}"}
     source: str = st.radio("Memory in use", sources, format_func=names.__getitem__, key="memory_source")
     if source == NOTEBOOK and nb is not None:
