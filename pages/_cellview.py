@@ -336,9 +336,7 @@ def record_fields(prefix: str) -> Obj:
 
 def fact_fields(prefix: str) -> Obj:
     claim = claim_fields(prefix)
-    if not claim:
-        return {}
-    return {k: claim[0][k] for k in ("subject", "relation", "object")}
+    return {k: claim[0][k] for k in ("subject", "relation", "object")} if claim else {}
 
 
 def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: list[str]) -> None:

@@ -123,39 +123,50 @@ def sidebar() -> None:
     if TOLD in st.session_state:
         st.info(st.session_state[TOLD])
     nb = _notebook_from_link() or notebook()
-    sources = [MAIN] + ([NOTEBOOK] if nb else [])
-    if "_pending_source" in st.session_state:  # a page asked to switch before the radio was drawn
-        st.session_state["memory_source"] = st.session_state.pop("_pending_source")
-    keep("memory_source", sources)
     title = (nb.scenario.get("title") or "untitled") if nb else None
     caller = signed_in() if sign_in_required() else None
     with st.sidebar:
         st.markdown("### Memory Explorer")
-        names = {MAIN: "Database", NOTEBOOK: f"Notebook: {inert(title)}"}
-        source = st.radio("Memory in use", sources, format_func=names.__getitem__, key="memory_source")
-        if source == NOTEBOOK and nb is not None:  # a link to any page then opens it on the notebook
-            st.query_params["mem"], st.query_params["nb"] = NOTEBOOK, nb.id
-        elif "mem" in st.query_params:
-            del st.query_params["mem"]
+        source = _source(nb, title)
         svc, where = _memory(source)
-        if caller is not None and source == MAIN:
-            signed_in_box(svc, *caller)
-        else:
-            from_link(SIDEBAR_LINK)
-            _act_as(svc, where)
-            to_link(SIDEBAR_LINK)
-            st.caption(
-                "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
-                "there changes nothing in the database."
-                if caller is not None
-                else "Local demo: anyone at this machine may act as anyone. Set MEMORY_SIGN_IN=1 to require a "
-                "bearer token (it is required when the dashboard listens beyond this machine)."
-            )
+        _who(svc, where, caller=caller if source == MAIN else None, signing_in=caller is not None)
         st.caption(f"Scenario loaded: **{inert(title)}**" if nb else "Scenario loaded: none (open the Notebook)")
         st.caption(f"Database: `{where}`")
         same_tab()  # links to the app's own pages (a rule, a record) open in this tab and session
         if source == MAIN:
             _read_servers(svc)
+
+
+def _source(nb: nbk.Notebook | None, title: str | None) -> str:
+    """The memory chosen (the database, or the open notebook), kept in the address: a link then opens it there."""
+    sources = [MAIN] + ([NOTEBOOK] if nb else [])
+    if "_pending_source" in st.session_state:  # a page asked to switch before the radio was drawn
+        st.session_state["memory_source"] = st.session_state.pop("_pending_source")
+    keep("memory_source", sources)
+    names = {MAIN: "Database", NOTEBOOK: f"Notebook: {inert(title)}"}
+    source: str = st.radio("Memory in use", sources, format_func=names.__getitem__, key="memory_source")
+    if source == NOTEBOOK and nb is not None:
+        st.query_params["mem"], st.query_params["nb"] = NOTEBOOK, nb.id
+    elif "mem" in st.query_params:
+        del st.query_params["mem"]
+    return source
+
+
+def _who(svc: MemoryService, where: str, *, caller: tuple[str, str] | None, signing_in: bool) -> None:
+    """Who acts: the signed-in person on the database, else anyone "Act as" offers (in a notebook, or the demo)."""
+    if caller is not None:
+        signed_in_box(svc, *caller)
+        return
+    from_link(SIDEBAR_LINK)
+    _act_as(svc, where)
+    to_link(SIDEBAR_LINK)
+    st.caption(
+        "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
+        "there changes nothing in the database."
+        if signing_in
+        else "Local demo: anyone at this machine may act as anyone. Set MEMORY_SIGN_IN=1 to require a "
+        "bearer token (it is required when the dashboard listens beyond this machine)."
+    )
 
 
 def _read_servers(svc: MemoryService) -> None:
@@ -260,18 +271,21 @@ def context() -> Context:
     source = st.session_state.get("memory_source", MAIN)
     svc, memory = _memory(source)
     at = version_at(svc, memory)
-    orgs = _orgs(svc, at)
-    org = st.session_state.get("org")
-    person = st.session_state.get("person")
-    if source == MAIN and sign_in_required():  # the token's person in the token's organization, nothing else
-        person, org = signed_in() or (None, None)
-        orgs = {org: orgs[org]} if org in orgs else {}
-    org = org if org in orgs else next(iter(orgs), None)
+    orgs, org, person = _chosen(_orgs(svc, at), signing_in=source == MAIN and sign_in_required())
     members = {m["id"]: m["role"] for m in read_at(svc, at, MemoryService.members, org)} if org else {}
     if person is None:  # before the sidebar chose: the owner
         person = next(iter(members), None)
     label = f"Notebook: {nb.scenario.get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
     return Context(svc, memory, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))
+
+
+def _chosen(orgs: dict[str, str], *, signing_in: bool) -> tuple[dict[str, str], str | None, str | None]:
+    """The organizations offered, the one chosen and the person: signing in, the token's alone, nothing else."""
+    org, person = st.session_state.get("org"), st.session_state.get("person")
+    if signing_in:
+        person, org = signed_in() or (None, None)
+        orgs = {org: orgs[org]} if org in orgs else {}
+    return orgs, org if org in orgs else next(iter(orgs), None), person
 
 
 # --- answers kept under the memory's version: a rerun that changed nothing reads nothing again ---------

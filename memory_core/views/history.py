@@ -34,7 +34,7 @@ _SAID = {
 
 def moment_label(m: Row, names: dict[str, str] | None = None, facts: Mapping[int, str] | None = None) -> str:
     """A moment as a person names it ("t3 completed in r1"), a correction with its fact (R28), erasures said (R33)."""
-    by = (names or {}).get(m["person"] or "", m["person"]) if m["person"] else None
+    by = (names or {}).get(m["person"], m["person"]) if m["person"] else None  # None: no one, or an erased account
     who, what, detail = by or "someone (account deleted)", m["what"], m["detail"]
     if named := _named(m, facts):
         return f"{who} {what.rstrip('e')}ed {named} ({detail or 'world'})"
@@ -42,10 +42,14 @@ def moment_label(m: Row, names: dict[str, str] | None = None, facts: Mapping[int
         return f"{who} turned {_turned(detail)}"
     if what == "run_ended" and detail == "erased":
         return "an ephemeral run ended and was erased"
-    if what not in _SAID:
-        return what
+    return _said(m, by, who) if what in _SAID else what
+
+
+def _said(m: Row, by: str | None, who: str) -> str:
+    """A moment in the words `_SAID` has for its kind, the second form once its run is erased (R33)."""
+    detail = m["detail"]
     words = {"run": m["run"], "turn": m["turn"], "detail": detail, "by": f" by {by}" if by else "", "who": who}
-    return _SAID[what][0 if m["run"] else 1].format(
+    return _SAID[m["what"]][0 if m["run"] else 1].format(
         **words, replacing=f", replacing {detail} (R3)" if detail else "", graph=detail or "world"
     )
 

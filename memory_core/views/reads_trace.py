@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ..plain import Obj
 from ..rules.visibility import reads_through
 from ..usecases.shapes import KeptRead, RunRow
 
@@ -42,21 +43,28 @@ def told(r: KeptRead, esc: Words, link: Words) -> str:
     if r["outcome"] != "ok":
         return f"refused, {r['outcome']}: {esc(r['message'] or '')}"
     hits = r["result"] or []
-    named = lambda found: ", ".join(f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in found)
     if not hits:  # an exact resolve that found nothing was told what is near (R23)
-        return f"told nothing by that name; near: {named(r['near'])}" if r["near"] else "told nothing"
+        return f"told nothing by that name; near: {_names(r['near'], esc, link)}" if r["near"] else "told nothing"
     if r["call"] == "GraphResolve":
-        return "told " + named(hits)
-    if r["call"] == "GraphExpand":
-        facts = []
-        for h in hits:
-            obj = h["object"]
-            end = link(obj["name"]) if "name" in obj else esc(str(obj.get("value", "")))
-            facts.append(f"{link(h['subject']['name'])} {esc(h['relation'])} {end} at {h['weight']:.6g}")
-        return "told " + "; ".join(facts)
-    return "told " + "; ".join(
-        f"{h['origin']} {esc(h['key'] or '(elsewhere, R23)')} {h['contribution']:+.3g}" for h in hits
-    )
+        return "told " + _names(hits, esc, link)
+    each = _fact if r["call"] == "GraphExpand" else _support
+    return "told " + "; ".join(each(h, esc, link) for h in hits)
+
+
+def _names(found: list[Obj], esc: Words, link: Words) -> str:
+    """Names a read was told, each with its kind and graph."""
+    return ", ".join(f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in found)
+
+
+def _fact(h: Obj, esc: Words, link: Words) -> str:
+    """A fact a read was told, with its weight; a value not linked."""
+    end = link(h["object"]["name"]) if "name" in h["object"] else esc(str(h["object"].get("value", "")))
+    return f"{link(h['subject']['name'])} {esc(h['relation'])} {end} at {h['weight']:.6g}"
+
+
+def _support(h: Obj, esc: Words, _link: Words) -> str:
+    """A support a read was told: its origin, key and contribution."""
+    return f"{h['origin']} {esc(h['key'] or '(elsewhere, R23)')} {h['contribution']:+.3g}"
 
 
 def trace_lines(reads: list[KeptRead], esc: Words, link: Words) -> list[str]:

@@ -106,22 +106,23 @@ def _with_settings(doc: Obj, org: str, settings: dict[str, bool], *, always: boo
     """The document with `org` on `settings` from the start (`always`: only those unlike its history's end, R16)."""
     alt = copy.deepcopy(doc)
     mine = [e for e in alt["events"] if e["do"] == "set_settings" and e["org"] == org]
-    start = initial_settings(doc, org)
-    flipped = {k: v for k, v in settings.items() if v != _folded(start, mine).get(k)} if always else settings
+    settings = _from_start(initial_settings(doc, org), mine, settings) if always else dict(settings)
     for o in alt.get("organizations", []):
         if o["id"] == org:
-            o["settings"] = start | flipped if always else dict(settings)
-    for e in mine if always else []:
-        e["settings"] = {k: v for k, v in e["settings"].items() if k not in flipped}
+            o["settings"] = settings
     alt["events"] = [e for e in alt["events"] if e not in mine or e["settings"]]
     return alt
 
 
-def _folded(start: dict[str, bool], changes: list[Obj]) -> dict[str, bool]:
-    """The settings a history ends on: its start with each change applied in order (R16)."""
-    for e in changes:
-        start = start | e["settings"]
-    return start
+def _from_start(start: dict[str, bool], mine: list[Obj], settings: dict[str, bool]) -> dict[str, bool]:
+    """The start with the settings unlike the history's end, each taken out of the history's changes (R16)."""
+    ended = start
+    for e in mine:
+        ended = ended | e["settings"]
+    flipped = {k: v for k, v in settings.items() if v != ended.get(k)}
+    for e in mine:
+        e["settings"] = {k: v for k, v in e["settings"].items() if k not in flipped}
+    return start | flipped
 
 
 def compare(doc: Obj, org: str, settings: dict[str, bool], *, always: bool = False) -> Obj:
