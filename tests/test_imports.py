@@ -104,7 +104,6 @@ INTERNALS = {
     "models",
     "template",
     "pg_scrub",
-    "migrate",
     "bulk",
     "standby",
 }
@@ -115,7 +114,7 @@ HANDLE = "database"  # the facade's attribute holding the handle (`service.datab
 #: The entry points make, migrate and fill a whole database: the package's API, the command line,
 #: the generator and the launcher may import these of the store.
 ENTRY_POINTS = {"__init__.py", "__main__.py", "identity_cli.py", "setup_cli.py", "generate.py", "serve.py"}
-OPERATIONS = {"database", "dialect", "migrate", "bulk", "ids"}
+OPERATIONS = {"database", "dialect", "bulk"}
 SQL_TEXT = re.compile(
     r"^\s*(select\s.+\sfrom\s|insert\s+into\s|update\s+\w+\s+set\s|delete\s+from\s|pragma\s+\w+|"
     r"create\s+(unique\s+)?(table|index)\s|alter\s+table\s|drop\s+(table|index)\s|with\s+\w+\s+as\s*\()",
