@@ -408,7 +408,7 @@ def test_postgresql_one_statement_read_answers_as_the_general_path_and_counts_on
 def _one_statement_reads(db, reads, seen):
     """probes.counted_read against the general path's queries, on turn t2 (run r1, acme, dana)."""
     for n, (call, args) in enumerate(reads, start=1):
-        fast = probes.counted_read(db, "t2", call, args)
+        fast = probes.counted_read(db, "t2", call, args, kept=args)
         if call == "GraphResolve":
             general = probes.resolve(db, seen, args["name"], args.get("kind"))
         else:
@@ -418,7 +418,7 @@ def _one_statement_reads(db, reads, seen):
         if args.get("name") == "globex":  # Omar's User graph names Globex too; Dana's turn sees none of it
             assert [e["graph"] for e in fast[2]] == ["world", "flow"]
     for turn in ("t1", "u1", "v1", "nope"):  # completed (R2), at its cap (R21), run ended (R17), unknown
-        assert probes.counted_read(db, turn, "GraphResolve", {"name": "Globex"}) is None
+        assert probes.counted_read(db, turn, "GraphResolve", {"name": "Globex"}, kept={"name": "Globex"}) is None
 
 
 def test_driver_connections_out_at_once_are_capped_and_the_pool_serves_the_rest(tmp_path):

@@ -266,10 +266,8 @@ def _detached(engine: Engine) -> Any:
 
 
 def small_page_cache(engine: Engine, *, kib: int = 256) -> None:
-    """SQLite's page cache of each connection at `kib` (its default is 2,000 KiB; the OS caches the file too)."""
-    if engine.dialect.name == "sqlite":
-        event.listen(engine, "connect", lambda dbapi, _: dbapi.execute(f"PRAGMA cache_size=-{int(kib)}"))
-        engine.dispose()  # its connections made again, with that cache
+    """Each connection's page cache at `kib` (SQLite's default is 2,000 KiB; the OS caches the file too, #38.10)."""
+    dialect_of(engine).small_page_cache(engine, kib=kib)
 
 
 @contextmanager

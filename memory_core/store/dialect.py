@@ -134,6 +134,9 @@ class Dialect:
         """Whatever log the backend keeps of the last transactions is in the database files (R31)."""
         return True
 
+    def small_page_cache(self, engine: Engine, *, kib: int) -> None:
+        """Each connection's page cache at `kib` where the backend keeps one per connection (SQLite); else nothing."""
+
     def scrub(self, engine: Engine) -> bool:
         """Erased text leaves the database files now (R31, database.scrub)."""
         raise NotImplementedError
@@ -197,6 +200,11 @@ class SQLite(Dialect):
     def _begin(conn: Any) -> None:
         # Writers BEGIN IMMEDIATE: two queue on the lock rather than fail when a reader upgrades; readers never block.
         conn.exec_driver_sql("BEGIN IMMEDIATE" if conn.get_execution_options().get("writer") else "BEGIN")
+
+    def small_page_cache(self, engine: Engine, *, kib: int) -> None:
+        # Its default is 2,000 KiB a connection; the OS caches the file too (#38.10: a long stdio session).
+        event.listen(engine, "connect", lambda dbapi, _: dbapi.execute(f"PRAGMA cache_size=-{int(kib)}"))
+        engine.dispose()  # its connections made again, with that cache
 
     def checkpoint(self, engine: Engine) -> bool:
         """Fold the write-ahead log into the file and empty it (R31); False when a reader kept it busy past the wait."""
