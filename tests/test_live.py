@@ -3,35 +3,19 @@ a page shows, so an open live tab is not rerun by it; a moment, a record, a read
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from pathlib import Path
 
 import pytest
-from backend import SERVER, fresh_service
-from helpers import HQ, open_turn, scenario, start, taught_turn, web
+import test_memory_version
+from helpers import HQ, web
 
-from memory_core import MemoryService, make_engine, parse, replay
+from memory_core import MemoryService, make_engine
 
 ROOT = Path(__file__).resolve().parent.parent
 
-
-@pytest.fixture(params=["sqlite-file", "backend"])
-def svc(request, tmp_path):
-    """A memory with a taught turn and an open one: a SQLite file, and PostgreSQL when a server is given."""
-    if request.param == "sqlite-file":
-        service = MemoryService(make_engine(f"sqlite:///{tmp_path / 'memory.db'}"))
-    elif SERVER:
-        service = fresh_service()
-    else:
-        pytest.skip("the backend under test is in-memory SQLite: no version")
-    replay(
-        parse(json.dumps(scenario([start(), *taught_turn("t1", web("https://a.example/", HQ)), open_turn("t2")]))),
-        service,
-    )
-    yield service
-    service.engine.dispose()
+svc = test_memory_version.svc  # the same memory: a taught turn and an open one, on a file and the backend
 
 
 def test_what_pages_show_stays_through_heartbeats_and_moves_with_each_change(svc):
