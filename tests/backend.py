@@ -15,7 +15,7 @@ from sqlmodel import Session, SQLModel, select
 from memory_core import MemoryService, make_engine
 from memory_core.store.erasure import finisher
 from memory_core.store.models import Entity, Fact
-from memory_core.store.retry import run_retrying
+from memory_core.store.retry import run_use_case
 
 SERVER = os.environ.get("MEMORY_TEST_DATABASE_URL", "").rstrip("/")
 BACKEND = "postgresql" if SERVER else "sqlite"
@@ -83,7 +83,7 @@ def empty(engine: Engine, *, files: bool = False) -> None:
             for (seq,) in conn.execute(text("SELECT sequencename FROM pg_sequences WHERE schemaname = 'public'")):
                 conn.execute(text(f'ALTER SEQUENCE "{seq}" RESTART'))
 
-    run_retrying(clear)
+    run_use_case(None, clear)
 
 
 def fresh_url(name: str = "memory_test", *, files: bool = False) -> str:

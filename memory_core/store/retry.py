@@ -9,9 +9,7 @@ import time
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from sqlalchemy.exc import DBAPIError
-
-from .dialect import DIALECTS
+from .dialect import DIALECTS, driver_error
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -25,17 +23,7 @@ def retryable(exc: BaseException) -> bool:
     """Whether a database error is a conflict another attempt can get past, or a read whose server went away."""
     if getattr(exc, "retry", False) is True:
         return True
-    orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
-    for dialect in DIALECTS:
-        verdict = dialect.conflict(orig)
-        if verdict is not None:
-            return verdict
-    return False
-
-
-def pause(step: float) -> float:
-    """How long to wait before the next attempt: uniformly up to twice the step (jitter)."""
-    return step * 2 * random.random()
+    return any(d.conflict(driver_error(exc)) for d in DIALECTS)
 
 
 def _no_pipeline_noise(record: logging.LogRecord) -> bool:
@@ -48,30 +36,26 @@ def _no_pipeline_noise(record: logging.LogRecord) -> bool:
 logging.getLogger("psycopg").addFilter(_no_pipeline_noise)  # once: at this module's import
 
 
-def run_retrying(fn: Callable[[], T], *, counter: Any = None) -> T:
-    """Call `fn` until it does not lose a race, or until DEADLINE seconds after the first call; `counter.retries` counts."""
+def run_use_case(owner: Any, call: Callable[[], T]) -> T:
+    """The one place retry is applied (the facade's use cases, whole replays): `call` until it wins a race, up to
+    DEADLINE seconds; `owner.retries` counts the retries (owner None: uncounted), a sandbox's call runs once."""
+    if getattr(owner, "_sandbox", None) is not None:
+        return call()
     deadline = time.monotonic() + DEADLINE
     step = FIRST_PAUSE
     while True:
         try:
-            return fn()
+            return call()
         except Exception as exc:
             if not retryable(exc):
                 raise
-            wait = pause(step)
+            wait = step * 2 * random.random()  # uniformly up to twice the step (jitter)
             if time.monotonic() + wait > deadline:
                 raise
-            if counter is not None:
-                counter.retries = getattr(counter, "retries", 0) + 1
+            if owner is not None:
+                owner.retries = getattr(owner, "retries", 0) + 1
             time.sleep(wait)
             step = min(step * 2, LONGEST_PAUSE)
-
-
-def run_use_case(owner: Any, call: Callable[[], T]) -> T:
-    """The one place retry is applied: every use case of the facade and every whole replay (format/replay.py)."""
-    if getattr(owner, "_sandbox", None) is not None:
-        return call()
-    return run_retrying(call, counter=owner)
 
 
 def use_case(fn: F) -> F:
