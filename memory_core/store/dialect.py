@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import event, text
 from sqlalchemy.dialects.postgresql.psycopg import PGDialect_psycopg
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import OperationalError, ProgrammingError
+from sqlalchemy.exc import DBAPIError, OperationalError, ProgrammingError
 
 from ..plain import Obj
 from . import pg_scrub
@@ -34,7 +34,7 @@ Rows = Callable[[str, Obj], list[tuple[Any, ...]]]
 
 
 class Locked(str):
-    """A SELECT locking the rows of table alias `of` until commit, as each dialect writes the lock."""
+    """A SELECT locking the rows of table alias `of` until commit, as each dialect writes the lock (`for_update`)."""
 
     of: str
 
@@ -44,9 +44,7 @@ class Locked(str):
         return out
 
 
-def for_update(sql: str, *, of: str) -> Locked:
-    """`sql`, locking the rows it reads of table alias `of` until commit (Locked)."""
-    return Locked(sql, of=of)
+for_update = Locked  # `for_update(sql, of="t")`: `sql`, locking the rows it reads of alias t until commit
 
 
 def in_list(prefix: str, values: Iterable[Any], params: Obj) -> str:
@@ -222,14 +220,12 @@ class SQLite(Dialect):
 
     def scrub(self, engine: Engine) -> bool:
         """secure_delete overwrote the rows; a checkpoint folds the log in and empties it (False: a reader held it)."""
-        top = None if self.in_memory else scrub_due(engine, top=True)  # 0 also for a database not migrated yet
-        if top is not None and not self.checkpoint(engine):
+        top = scrub_due(engine, top=True)  # the newest marker (0: none, or a database not migrated yet)
+        if not self.checkpoint(engine):
             return False
-        if top != 0:  # the markers it covered go (in memory: all)
-            where, params = ("", {}) if top is None else (" WHERE id <= :top", {"top": top})
+        if top:  # the markers it covered go
             with self.writer(engine).begin() as conn:
-                conn.execute(text(f"DELETE FROM scrubdue{where}"), params)
-        if top:
+                conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": top})
             self.checkpoint(engine)  # the markers' own removal: no erased text, but leave the log empty
         return True
 
@@ -378,15 +374,19 @@ _OF: weakref.WeakKeyDictionary[Any, Dialect] = weakref.WeakKeyDictionary()
 
 
 def scrub_due(engine: Engine, *, top: bool = False) -> int:
-    """How many deletions may still have erased text in the files (R31), or the newest marker (`top`); 0: no table."""
+    """How many deletions may still have erased text in the files (R31); `top`: the newest marker, which a scrub that
+    starts now covers with every one before it. 0: none, or no table."""
+    read = "coalesce(max(id), 0)" if top else "count(*)"
     try:
         with engine.connect() as conn:
-            return int(conn.execute(text(f"SELECT {TOP if top else 'count(*)'} FROM scrubdue")).scalar() or 0)
+            return int(conn.execute(text(f"SELECT {read} FROM scrubdue")).scalar() or 0)
     except (OperationalError, ProgrammingError):
         return 0
 
 
-TOP = "coalesce(max(id), 0)"  # a scrub that starts now covers the newest marker and every one before it
+def driver_error(exc: BaseException) -> BaseException:
+    """The driver's own error under SQLAlchemy's (DBAPIError.orig), else `exc`: what Dialect.lost and conflict read."""
+    return exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
 
 
 def dialect_of(engine: Engine) -> Dialect:

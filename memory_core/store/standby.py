@@ -3,17 +3,14 @@
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 
 from sqlalchemy.engine import Engine
-from sqlalchemy.exc import DBAPIError
 
 from .database import Detached
-from .dialect import DIALECTS, dialect_of
+from .dialect import DIALECTS, dialect_of, driver_error
 
-READ_URL_VARIABLE = "MEMORY_READ_DATABASE_URL"
 PRIMARY, STANDBY = "primary", "standby"
 #: Seconds a mark taken without a write of this process stays good: the staleness bound.
 FRESH = 1.0
@@ -26,20 +23,14 @@ REPLAY_POLL = 0.05
 REPLAY_WAIT = 120.0
 
 
-def read_database_url() -> str | None:
-    """The standby reads may come from: MEMORY_READ_DATABASE_URL, or None."""
-    return os.environ.get(READ_URL_VARIABLE) or None
-
-
 def lost(exc: BaseException) -> bool:
     """Whether an error says the server cannot be reached or went away (Dialect.lost), not that it refused."""
-    orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
-    return any(d.lost(orig) for d in DIALECTS)
+    return any(d.lost(driver_error(exc)) for d in DIALECTS)
 
 
 def why(exc: BaseException) -> str:
     """The driver's first line about a lost server, for a sentence."""
-    orig: BaseException = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    orig = driver_error(exc)
     text = str(orig).strip().splitlines()
     return text[0] if text else type(orig).__name__
 
@@ -62,7 +53,7 @@ class Standby:
     """A primary's hot standby as one process reads from it: its mark, its replay, servers down, reads served."""
 
     def __init__(self, primary: Engine, engine: Engine) -> None:
-        self.primary, self.engine = primary, engine
+        self.engine = engine
         self.engines = {PRIMARY: primary, STANDBY: engine}
         dialect = dialect_of(primary)  # where the log is, how far replayed:
         self._sql = {PRIMARY: dialect.wal_position_sql, STANDBY: dialect.replayed_sql}
