@@ -308,7 +308,7 @@ def test_a_refused_read_leaves_its_connection_clean_for_the_next_use_case(tmp_pa
     with pytest.raises(Refusal) as refused:
         svc.read("t1", call="GraphExpand", args={"entity": {"name": "Globex", "kind": "organization"}}, within="w9")
     assert refused.value.reason == "nested_not_open"
-    kept = db_module.kept_connections(svc.engine).idle
+    kept = db_module.KEPT[svc.engine].idle
     assert len(kept) == 1 and not kept[0].in_transaction  # rolled back, and kept
     connection = kept[0]
     assert svc.read("t1", call="GraphResolve", args={"name": "Globex"}).probes_used == 1
@@ -327,7 +327,7 @@ def test_postgresql_kept_connection_the_server_closed_is_dropped_unused():
     svc = fresh_service()
     replay(parse(json.dumps(scenario([start(workflow="free"), open_turn("t1")]))), svc)
     svc.read("t1", call="GraphResolve", args={"name": "Globex"})
-    kept = db_module.kept_connections(svc.engine).idle
+    kept = db_module.KEPT[svc.engine].idle
     pids = [c.info.backend_pid for c in kept]
     assert pids
     svc.read("t1", call="GraphResolve", args={"name": "Globex"})
@@ -425,7 +425,7 @@ def test_driver_connections_out_at_once_are_capped_and_the_pool_serves_the_rest(
     """At most KEEP kept connections are out at once; more use cases at the same moment get the
     pool's (whose size and timeout bound a server's connections), returned to the pool after."""
     engine = make_engine(_shared_url(tmp_path))
-    kept = db_module.kept_connections(engine)
+    kept = db_module.KEPT[engine]
     with ExitStack() as stack:
         held = [stack.enter_context(driver_connection(engine)) for _ in range(db_module.KEEP + 2)]
         assert kept.out == db_module.KEEP

@@ -90,7 +90,8 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
     dialect = dialect_of(engine)
     dialect.set_up(engine)
     if dialect.keeps_connections:
-        _keep_connections(engine, dialect)
+        KEPT[engine] = Kept(dialect)
+        event.listen(engine, "engine_disposed", lambda e: KEPT[e].close() if e in KEPT else None)
     if create:
         if url.startswith("sqlite") and path is None:
             template.new_memory(engine, SQLModel.metadata.create_all)
@@ -182,15 +183,10 @@ def _migrated(file: Path) -> None:
     engine.dispose()
 
 
-#: Engines whose driver use cases keep their DB-API connections between calls (see below).
-_KEPT: weakref.WeakKeyDictionary[Engine, Kept] = weakref.WeakKeyDictionary()
+#: Engines whose driver use cases keep their DB-API connections between calls (tests read `idle` and `out`).
+KEPT: weakref.WeakKeyDictionary[Engine, Kept] = weakref.WeakKeyDictionary()
 KEEP = 8
 _LEFT_IN_PARENT: list[Any] = []  # a forked child never closes its parent's connections
-
-
-def kept_connections(engine: Engine) -> Kept:
-    """The engine's kept connections (tests and operators read `idle` and `out`)."""
-    return _KEPT[engine]
 
 
 class Kept:
@@ -239,13 +235,8 @@ class Kept:
             _close_quietly(dbapi)
 
 
-def _keep_connections(engine: Engine, dialect: Dialect) -> None:
-    _KEPT[engine] = Kept(dialect)
-    event.listen(engine, "engine_disposed", lambda e: _KEPT[e].close() if e in _KEPT else None)
-
-
 def _forget_kept_in_child() -> None:
-    for kept in _KEPT.values():
+    for kept in KEPT.values():
         _LEFT_IN_PARENT.extend(kept.idle)
         kept.idle, kept.out, kept.lock = [], 0, threading.Lock()
 
@@ -273,7 +264,7 @@ def small_page_cache(engine: Engine, *, kib: int = 256) -> None:
 @contextmanager
 def driver_connection(engine: Engine) -> Iterator[Any]:
     """A DB-API connection for one driver use case (a read, a record, teaching), outside any transaction."""
-    kept = _KEPT.get(engine)
+    kept = KEPT.get(engine)
     dbapi = kept.take(engine) if kept is not None else None
     if kept is None or dbapi is None:  # the pool's connection, back to the pool after
         with closing(engine.raw_connection()) as proxy:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, closing, contextmanager, nullcontext
 from typing import TypeVar
@@ -23,7 +24,7 @@ from .database import (
 from .dialect import dialect_of
 from .driver import Driver, driver_of
 from .erasure import after_erasure, erasure_status, finisher, heal
-from .standby import PRIMARY, STANDBY, ServerLost, Standby, lost, read_database_url, why
+from .standby import PRIMARY, STANDBY, ServerLost, Standby, lost, why
 
 __all__ = ["Database", "Db", "Engine", "Tx"]
 
@@ -281,7 +282,7 @@ def _address(engine: Engine) -> str:
 def _opened(url: str | None, *, existing: bool, read: str | None) -> tuple[Engine, Standby | None]:
     """The engine at `url` (default: the configured one) and its standby: `read`, or MEMORY_READ_DATABASE_URL."""
     if read is None and (url is None or url == database_url()):
-        read = read_database_url()
+        read = os.environ.get("MEMORY_READ_DATABASE_URL") or None
     if read is None:
         return make_engine(url, existing=existing), None
     try:
