@@ -199,7 +199,7 @@ class Database:
                     raise ServerLost(f"the {which} went away during a read: {why(exc)}") from exc
             return
         assert failed is not None
-        raise E.NoServerReachable(self.shown(), _address(standby.engine), why(failed)) from failed
+        raise E.NoServerReachable(self.shown(), standby.engine.url.render_as_string(), why(failed)) from failed
 
     # What follows a deletion (R31), and what the database is
 
@@ -259,10 +259,10 @@ class Database:
 
     def shown(self) -> str:
         """The database's address as a person may read it (no password)."""
-        return _address(self.engine)
+        return self.engine.url.render_as_string()  # the password hidden
 
     def _standby_shown(self) -> str | None:
-        return _address(self.standby.engine) if self.standby else None
+        return self.standby.engine.url.render_as_string() if self.standby else None
 
 
 @contextmanager
@@ -272,11 +272,6 @@ def _own_session(bind: Engine, *, commit: bool) -> Iterator[Session]:
         yield s
         if commit:
             s.commit()
-
-
-def _address(engine: Engine) -> str:
-    """An engine's address as a person may read it (no password)."""
-    return shown(engine.url.render_as_string(hide_password=False))
 
 
 def _opened(url: str | None, *, existing: bool, read: str | None) -> tuple[Engine, Standby | None]:
