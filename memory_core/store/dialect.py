@@ -319,7 +319,7 @@ class PostgreSQL(Dialect):
 
     def scrub(self, engine: Engine) -> bool:
         """Every table rewritten, analyzed, `pg_statistic` rewritten, a CHECKPOINT (store/pg_scrub.py)."""
-        return pg_scrub.scrub(engine)
+        return pg_scrub.scrub(engine, scrub_due(engine, top=True))  # the markers it covers: those there now
 
     @contextmanager
     def one_load_at_a_time(self, engine: Engine) -> Iterator[None]:

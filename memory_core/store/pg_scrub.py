@@ -24,20 +24,18 @@ HELD_BACK = text(
 )
 
 
-def scrub(engine: Engine) -> bool:
-    """Every table rewritten (VACUUM FULL) and analyzed, `pg_statistic` rewritten, a CHECKPOINT (R31)."""
+def scrub(engine: Engine, top: int) -> bool:
+    """Every table rewritten (VACUUM FULL) and analyzed, `pg_statistic` rewritten, a CHECKPOINT; markers to `top` gone (R31)."""
     with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
         # One scrub at a time, waited for by trying again: a session blocked in pg_advisory_lock holds the snapshot
         # its statement began with, which would hold back the very rewrite it waits for (HELD_BACK).
         while not conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": SCRUB_LOCK}).scalar():
             time.sleep(0.05)
         try:
-            migrated = conn.execute(text("SELECT to_regclass('scrubdue') IS NOT NULL")).scalar()
-            covered = conn.execute(text("SELECT coalesce(max(id), 0) FROM scrubdue")).scalar() if migrated else 0
             if not _rewrite(conn):
                 return False
-            if migrated:
-                conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": covered})
+            if top:
+                conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": top})
             try:
                 conn.exec_driver_sql("CHECKPOINT")  # superuser or pg_checkpoint: else the server's own comes
             except Exception:  # noqa: BLE001
