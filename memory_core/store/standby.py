@@ -73,15 +73,11 @@ class Standby:
         self.failing[PRIMARY], self._wrote = False, True
 
     def lost(self, which: str) -> None:
-        """A server was found unreachable: reads leave it alone for DOWN_FOR seconds; `unreachable` until reached."""
+        """A server was found unreachable: reads leave it alone for DOWN_FOR seconds; `failing` until it answers."""
         self._down[which] = time.monotonic() + DOWN_FOR
         self.failing[which] = True
         if which == PRIMARY:
             self._marked = -math.inf  # once it is back, take the mark again before trusting the standby
-
-    def reached(self, which: str) -> None:
-        """A server answered: it is not said to be unreachable any more."""
-        self.failing[which] = False
 
     def down(self, which: str) -> bool:
         """Whether reads leave the server alone now (for DOWN_FOR seconds after it was lost)."""
@@ -125,7 +121,7 @@ class Standby:
             if not lost(exc):
                 raise
             return None
-        self.reached(which)
+        self.failing[which] = False  # it answered
         if which == STANDBY:
             self._replayed = answer or -1
         return answer or (0 if which == PRIMARY else -1)

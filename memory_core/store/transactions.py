@@ -80,8 +80,7 @@ class Database:
             inner = Database(self.engine, outer=s)
             yield inner
         if commit and inner.erased:
-            self._erased()
-            after_erasure(self.engine)
+            self._scrub()
 
     def one_load_at_a_time(self) -> AbstractContextManager[None]:
         """Around a load into an empty database, so two loads into one run one after the other."""
@@ -188,7 +187,7 @@ class Database:
                 failed = exc
                 continue
             with stack:
-                standby.reached(which)
+                standby.failing[which] = False  # it answered
                 standby.served[which] += count
                 try:
                     yield got
@@ -206,14 +205,15 @@ class Database:
     def scrub_after(self) -> bool | None:
         """R31, right after a deletion committed: its text leaves the files now or in the background (`bytes_gone`)."""
         if self.outer is None:
-            self._erased()
-            return after_erasure(self.engine)
+            return self._scrub()
         self.erased = True  # all_or_nothing scrubs once its one transaction commits
         return None
 
-    def _erased(self) -> None:
+    def _scrub(self) -> bool:
+        """A deletion committed: its text out of the files (after_erasure); the standby's replay of it waited for."""
         if self.standby is not None:
             self.standby.scrub_seen = True  # erasure_status waits for the standby to replay it
+        return after_erasure(self.engine)
 
     def erasure_status(self) -> Obj:
         """R31: whether every deletion's text is out of the files yet, and the standby's (`standby_bytes_gone`)."""
