@@ -13,8 +13,13 @@ class Numbered(SQLModel):
     id: int | None = Field(default=None, primary_key=True)
 
 
-class Organization(SQLModel, table=True):
+class Given(SQLModel):
+    """A table's first column: an id its maker gives (an organization's, a run's, a record's `TURN#N`, ...)."""
+
     id: str = Field(primary_key=True)
+
+
+class Organization(Given, table=True):
     seq: int = 0
     name: str
     allow_ephemeral_runs: bool = False  # R11
@@ -24,8 +29,7 @@ class Organization(SQLModel, table=True):
     since: int = 0  # R32: the moment it was made (0: before history was kept)
 
 
-class Person(SQLModel, table=True):
-    id: str = Field(primary_key=True)
+class Person(Given, table=True):
     seq: int = 0
     name: str
     since: int = 0  # R32
@@ -37,15 +41,13 @@ class Membership(SQLModel, table=True):
     role: str  # owner | member
 
 
-class Workflow(SQLModel, table=True):
-    id: str = Field(primary_key=True)
+class Workflow(Given, table=True):
     org_id: str = Field(foreign_key="organization.id", index=True)
     memory_probes: int | None = None  # Budget.MemoryProbes, None: no cap (R21)
     steps: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
 
 
-class Run(SQLModel, table=True):
-    id: str = Field(primary_key=True)
+class Run(Given, table=True):
     seq: int = Field(index=True)
     org_id: str = Field(foreign_key="organization.id", index=True)
     person_id: str | None = Field(default=None, foreign_key="person.id", index=True)
@@ -59,8 +61,7 @@ class Run(SQLModel, table=True):
     session_id: str | None = Field(default=None, index=True)  # the MCP session that started it (agentsession)
 
 
-class Turn(SQLModel, table=True):
-    id: str = Field(primary_key=True)
+class Turn(Given, table=True):
     seq: int = Field(index=True)
     run_id: str = Field(foreign_key="run.id", index=True)
     status: str = "open"
@@ -83,10 +84,9 @@ class NestedWork(Numbered, table=True):
     status: str = "open"
 
 
-class Record(SQLModel, table=True):
+class Record(Given, table=True):
     """Run evidence: the only copy of an excerpt or a request's text (R24)."""
 
-    id: str = Field(primary_key=True)  # TURN#N
     run_id: str = Field(foreign_key="run.id", index=True)
     turn_id: str = Field(foreign_key="turn.id", index=True)
     number: int
@@ -243,10 +243,9 @@ class IdentityLink(Numbered, table=True):
     created_at: str
 
 
-class AgentServer(SQLModel, table=True):
+class AgentServer(Given, table=True):
     """An MCP server process (agents/), noting `seen_at` while it serves, so a killed one's sessions are told apart."""
 
-    id: str = Field(primary_key=True)
     host: str
     pid: int
     transport: str  # stdio | http | memory
@@ -255,10 +254,9 @@ class AgentServer(SQLModel, table=True):
     stopped: bool = False
 
 
-class AgentSession(SQLModel, table=True):
+class AgentSession(Given, table=True):
     """One MCP session: the runs it started name it (`run.session_id`). No person's id is kept (R30)."""
 
-    id: str = Field(primary_key=True)
     server_id: str = Field(index=True)
     client: str  # the name and version the client gave, as the Runs page shows it
     transport: str
