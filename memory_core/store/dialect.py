@@ -247,8 +247,10 @@ class PostgreSQL(Dialect):
     one_statement_reads = True  # a read's five round trips cost five times its query (issue #8, B2)
     finish_timeout = 600.0  # R31: the rewrite runs in the background; a transaction older than it can hold it back
     version_sql = "SELECT CAST(pg_current_snapshot() AS text)"  # the same xmin:xmax:xip, the same data
-    wal_position_sql = "SELECT CAST(pg_current_wal_insert_lsn() AS text)"  # at or past every commit before it
-    replayed_sql = "SELECT CAST(pg_last_wal_replay_lsn() AS text)"  # NULL on a server that is no standby: not read
+    #: WAL positions as byte offsets (`pg_lsn - '0/0'`): the insert position is at or past every commit before it;
+    #: the replayed one is NULL on a server that is no standby (not read).
+    wal_position_sql = "SELECT CAST(pg_current_wal_insert_lsn() - CAST('0/0' AS pg_lsn) AS bigint)"
+    replayed_sql = "SELECT CAST(pg_last_wal_replay_lsn() - CAST('0/0' AS pg_lsn) AS bigint)"
 
     _SQL: dict[str, str] = {}  # for_driver's, shared by every PostgreSQL engine
     _psycopg = PGDialect_psycopg()  # renders `:name` parameters as psycopg takes them

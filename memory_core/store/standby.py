@@ -41,14 +41,6 @@ class ServerLost(Exception):
     retry = True
 
 
-def position(lsn: str | None) -> int | None:
-    """A WAL position (`16/B374D848`) as a number, None for none."""
-    if lsn is None:
-        return None
-    high, low = lsn.split("/")
-    return (int(high, 16) << 32) | int(low, 16)
-
-
 class Standby:
     """A primary's hot standby as one process reads from it: its mark, its replay, servers down, reads served."""
 
@@ -116,7 +108,7 @@ class Standby:
         sql = self._sql[which]
         assert sql is not None
         try:
-            answer = position(self._lines[which].ask(sql))
+            answer = self._lines[which].ask(sql)
         except Exception as exc:
             if not lost(exc):
                 raise
