@@ -277,12 +277,12 @@ def driver_connection(engine: Engine) -> Iterator[Any]:
 
 
 @contextmanager
-def statement_driver(engine: Engine, dialect: Dialect | None = None) -> Iterator[Driver]:
+def statement_driver(engine: Engine) -> Iterator[Driver]:
     """The driver on a kept connection in autocommit: each statement its own transaction (probes.counted_read)."""
     with driver_connection(engine) as dbapi:
         dbapi.autocommit = True
         try:
-            with closing(Driver(dbapi, dialect or dialect_of(engine))) as db:
+            with closing(Driver(dbapi, dialect_of(engine))) as db:
                 yield db
         finally:
             dbapi.autocommit = False

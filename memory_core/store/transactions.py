@@ -97,7 +97,7 @@ class Database:
     ) -> AbstractContextManager[Db]:
         """A use case's transaction on the driver (the turn path, driver.py), as `transaction`."""
         if one_statement:
-            return self._placed(lambda engine: statement_driver(engine, self.dialect), write=True, fresh=False)
+            return self._placed(statement_driver, write=True, fresh=False)
         return self._placed(
             lambda engine: self._driver(engine, write=write, serializable=serializable), write=write, fresh=fresh
         )
