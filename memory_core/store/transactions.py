@@ -51,7 +51,8 @@ class Database:
         self.standby = standby if outer is None else None  # inside one transaction, reads are that one's
         self.erased = False  # inside one transaction: something was erased, to scrub after it commits
         self._server = self.dialect.wal_position_sql is not None  # a server, which may be unreachable
-        heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
+        if outer is None:  # once, not again for each box inside: inside its open transaction, a scrub waits on it
+            heal(self.engine)  # R31: a deletion whose scrub a killed process never finished
 
     def close(self) -> None:
         """The database's connections closed (a SQLite log checkpointed): for a command that ends."""
