@@ -97,7 +97,7 @@ class Database:
         self, *, write: bool = True, fresh: bool = False, serializable: bool = False, one_statement: bool = False
     ) -> AbstractContextManager[Db]:
         """A use case's transaction on the driver (the turn path, driver.py), as `transaction`."""
-        if one_statement:
+        if one_statement:  # a turn's read counts against its budget (R21) and keeps its trace: a write, on the primary
             return self._placed(statement_driver, write=True, fresh=False)
         return self._placed(
             lambda engine: self._driver(engine, write=write, serializable=serializable), write=write, fresh=fresh
