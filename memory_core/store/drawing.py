@@ -13,6 +13,7 @@ from sqlmodel import Session, col
 from ..plain import Obj
 from ..rules.keys import name_key
 from . import words
+from .dialect import in_list
 from .driver import Driver, driver_of
 from .lookups import picked
 from .models import Dispute, Entity, Fact, Support
@@ -137,8 +138,8 @@ def neighbourhood(db: Driver, graph: str, owner: str, focus: Obj, *, depth: int)
 
 def _ring(db: Driver, graph: str, owner: str, ring: list[int]) -> list[tuple[Any, ...]]:
     """Each entity's PER heaviest facts as subject, then as object, in the ring's order: one query a direction."""
-    params = {"g": graph, "o": owner, "n": PER} | {f"e{i}": e for i, e in enumerate(ring)}
-    ids = ", ".join(f":e{i}" for i in range(len(ring)))
+    params: Obj = {"g": graph, "o": owner, "n": PER}
+    ids = in_list("e", ring, params)
     by: dict[tuple[str, int], list[tuple[Any, ...]]] = defaultdict(list)
     for end in ("subject_id", "object_id"):
         for r in db.rows(_ENDS.format(end=end, ids=ids), params):
