@@ -17,9 +17,9 @@ from ..rules.weights import score
 from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .facts import FactIdentity
-from .graph import map_of
+from .graph import map_counts, map_of
 from .models import Turn
-from .snapshot import SUPPORT, document, fact_json, graph_of, in_order, settings_of, steps_json
+from .snapshot import SUPPORT, document, fact_json, graph_of, in_order, settings_of, steps_json, turns_json
 
 
 @dataclass
@@ -354,7 +354,8 @@ def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[PastFact], 
 
 
 def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph as it stood after moment `n`, as snapshot.graph_json shapes the present (R32)."""
+    """One graph as it stood after moment `n` (R32): its entities by name then kind; with `limit`, its heaviest facts,
+    their entities and `total`; with `ids`, each fact's id."""
     with bulk():
         facts = facts_at(s, n, graph=graph, owner=owner, votes=limit is None)
         total = len(facts)
@@ -375,4 +376,22 @@ def export_at(s: Session, n: int) -> Obj:
         org=lambda o: {"settings": settings_at(s, o.id, settings_of(o), n), "map": map_at(s, o.id, n)},
         graph=lambda graph, owner: graph_at(s, graph, owner, n),
         run=lambda r: {"ended": r.ended_at is not None and r.ended_at <= n, "turns": turns_at(s, r.id, n)},
+    )
+
+
+def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
+    """One graph now: as it stands after the last moment (graph_at)."""
+    return graph_at(s, graph, owner, last_moment(s), limit=limit, ids=ids)
+
+
+def export(s: Session) -> Obj:
+    """The whole memory as `memory-state/1`, without the replay's `reads` and `refused` logs; its graphs as they stand
+    after the last moment (graph_at)."""
+    n = last_moment(s)
+    return document(
+        s,
+        None,
+        org=lambda o: {"settings": settings_of(o), "map": map_counts(s, o.id)},
+        graph=lambda graph, owner: graph_at(s, graph, owner, n),
+        run=lambda r: {"ended": r.ended, "turns": turns_json(s, r.id)},
     )

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.settings import SETTINGS
-from .graph import map_counts
 from .lookups import OrgRef, picked
-from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
+from .models import Fact, Organization, Person, Run, Turn
 
 if TYPE_CHECKING:
     from .past import PastFact
@@ -70,43 +67,6 @@ def graph_of(entities: Iterable[Obj], items: list[tuple[Any, Obj]], *, ids: bool
     return out
 
 
-def fact_items(s: Session, facts: Sequence[Fact]) -> list[tuple[Fact, Obj]]:
-    """Each fact with its FACT object, sorted as the state format sorts facts; batched look-ups, no query per fact."""
-    if not facts:
-        return []
-    named = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
-    ends = {e.id: {"name": e.name, "kind": e.kind} for e in s.exec(select(Entity).where(col(Entity.id).in_(named)))}
-    ids = [f.id for f in facts]
-    supports: dict[Any, list[Obj]] = defaultdict(list)  # in the order made
-    for sp in s.exec(select(Support).where(col(Support.fact_id).in_(ids)).order_by(col(Support.id))):
-        votes = (sp.key, sp.origin, sp.run_id, sp.turn_id, sp.record_id, sp.contribution)
-        supports[sp.fact_id].append(dict(zip(SUPPORT, votes, strict=True)))
-    disputes: dict[Any, list[Obj]] = defaultdict(list)
-    for d in s.exec(select(Dispute).where(col(Dispute.fact_id).in_(ids)).order_by(col(Dispute.id))):
-        disputes[d.fact_id].append({"by": d.by, "contribution": d.contribution})
-    return in_order((f, fact_json(f, ends, supports=supports[f.id], disputes=disputes[f.id])) for f in facts)
-
-
-def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph, its entities by name then kind; with `limit`, its heaviest facts, their entities and `total`."""
-    here = (Fact.graph == graph, Fact.owner == owner)
-    query, total = select(Fact).where(*here), None
-    if limit is None:
-        entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
-        facts = s.exec(query).all()
-    else:
-        facts = s.exec(query.order_by(col(Fact.weight).desc()).limit(limit)).all()
-        ends = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
-        entities = s.exec(select(Entity).where(col(Entity.id).in_(ends))).all() if ends else []
-        total = int(s.exec(select(func.count()).select_from(Fact).where(*here)).one())
-    return graph_of(
-        ({"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in entities),
-        fact_items(s, facts),
-        ids=ids,
-        total=total,
-    )
-
-
 #: What the state format shows of a step (R22); the store also keeps which record a step kept
 #: (`record`, for the scenario export: usecases/export.py), which the state leaves out.
 STEP_SHOWN = ("step", "ran", "shortcut")
@@ -156,17 +116,6 @@ def document(
         "people": {p.id: {"user": graph("user", p.id)} for p in rows(Person, Person.since)},
         "runs": {r.id: {**picked(r, _RUN), **run(r), "flow": graph("flow", r.id)} for r in rows(Run, Run.started_at)},
     }
-
-
-def export(s: Session) -> Obj:
-    """The whole memory as `memory-state/1`, without the replay's `reads` and `refused` logs."""
-    return document(
-        s,
-        None,
-        org=lambda o: {"settings": settings_of(o), "map": map_counts(s, o.id)},
-        graph=lambda graph, owner: graph_json(s, graph, owner),
-        run=lambda r: {"ended": r.ended, "turns": turns_json(s, r.id)},
-    )
 
 
 def holds_memory(s: Session) -> bool:

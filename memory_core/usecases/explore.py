@@ -10,7 +10,8 @@ from ..store import dashboard
 from ..store.dashboard import shown, timeline
 from ..store.drawing import entity_links, find_read, focus_read, graph_for_drawing
 from ..store.erasure import account_preview, run_preview
-from ..store.snapshot import export, graph_json, holds_memory
+from ..store.past import export, graph_json
+from ..store.snapshot import holds_memory
 from . import shapes as sh
 from .base import UseCases
 
