@@ -19,7 +19,7 @@ from .driver import driver_of, json_value
 from .facts import FactIdentity
 from .graph import map_counts, map_of
 from .models import Turn
-from .snapshot import SUPPORT, document, fact_json, graph_of, in_order, settings_of, steps_json, turns_json
+from .snapshot import SUPPORT, document, fact_sort_key, settings_of, steps_json, turns_json
 
 
 @dataclass
@@ -31,7 +31,21 @@ class PastFact(FactIdentity):
     log_odds: float
     sources: int
     supports: list[Obj] = field(default_factory=list)  # in the order made
-    disputes: list[Obj] = field(default_factory=list)
+    disputes: list[Obj] = field(default_factory=list)  # {"by", "contribution"}
+
+    def json(self, ends: dict[int, Obj]) -> Obj:
+        """A FACT of the state format: its ends by name and kind, its score, its supports and disputes."""
+        target = ends[self.object_id] if self.object_id is not None else None
+        subject = {"name": ends[self.subject_id]["name"], "kind": ends[self.subject_id]["kind"]}
+        score = {"status": self.status, "weight": self.weight, "log_odds": self.log_odds, "sources": self.sources}
+        return {
+            "subject": subject,
+            "relation": self.relation,
+            "object": {"name": target["name"], "kind": target["kind"]} if target else {"value": self.value},
+            **score,
+            "supports": self.supports,
+            "disputes": [dict(d) for d in self.disputes],
+        }
 
 
 #: A whole graph (graph, owner) the votes are read by, or None: by the facts' ids.
@@ -347,10 +361,7 @@ def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[PastFact], 
     """The facts with these ids that `keep` keeps, as they stood after `n`: FACTs with `graph`, `owner` and `id`."""
     facts = [f for f in facts_at(s, n, ids=ids) if keep(f)]
     ends = entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
-    return [
-        {"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends, supports=f.supports, disputes=f.disputes)}
-        for f in facts
-    ]
+    return [{"graph": f.graph, "owner": f.owner, "id": f.id, **f.json(ends)} for f in facts]
 
 
 def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
@@ -364,8 +375,12 @@ def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = 
             with_votes(s, n, facts)
         named = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None}
         ends = entities_at(s, n, named, whole=(graph, owner))
-        items = in_order((f, fact_json(f, ends, supports=f.supports, disputes=f.disputes)) for f in facts)
-        return graph_of((ends[i] for i in named), items, ids=ids, total=None if limit is None else total)
+        items = sorted(((f, f.json(ends)) for f in facts), key=lambda pair: fact_sort_key(pair[1]))
+        out: Obj = {
+            "entities": sorted((ends[i] for i in named), key=lambda e: (e["name"], e["kind"])),
+            "facts": [{"id": f.id, **item} if ids else item for f, item in items],
+        }
+        return out if limit is None else out | {"total": total}
 
 
 def export_at(s: Session, n: int) -> Obj:

@@ -2,21 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.settings import SETTINGS
 from .lookups import OrgRef, picked
-from .models import Fact, Organization, Person, Run, Turn
-
-if TYPE_CHECKING:
-    from .past import PastFact
+from .models import Organization, Person, Run, Turn
 
 STATE_FORMAT = "memory-state/1"
-F = TypeVar("F")
 
 
 def settings_of(org: Organization | OrgRef) -> dict[str, bool]:
@@ -32,39 +28,6 @@ def fact_sort_key(f: Obj) -> tuple[str, ...]:
     """Facts are sorted by subject name, relation, then object name or value."""
     s, o = f["subject"], f["object"]
     return (s["name"], f["relation"], o.get("name", o.get("value", "")), s["kind"], o.get("kind", ""))
-
-
-def fact_json(f: Fact | PastFact, ends: Mapping[Any, Obj], *, supports: list[Obj], disputes: list[Obj]) -> Obj:
-    """A FACT of the state format, now or then: its ends by name and kind, its score, its supports and disputes."""
-    subj = ends[f.subject_id]
-    target = ends[f.object_id] if f.object_id is not None else None
-    return {
-        "subject": {"name": subj["name"], "kind": subj["kind"]},
-        "relation": f.relation,
-        "object": {"name": target["name"], "kind": target["kind"]} if target else {"value": f.value},
-        "status": f.status,
-        "weight": f.weight,
-        "log_odds": f.log_odds,
-        "sources": f.sources,
-        "supports": supports,
-        "disputes": [{"by": d["by"], "contribution": d["contribution"]} for d in disputes],
-    }
-
-
-def in_order(items: Iterable[tuple[F, Obj]]) -> list[tuple[F, Obj]]:
-    """Facts with their FACT objects, sorted as the state format sorts facts."""
-    return sorted(items, key=lambda pair: fact_sort_key(pair[1]))
-
-
-def graph_of(entities: Iterable[Obj], items: list[tuple[Any, Obj]], *, ids: bool, total: int | None) -> Obj:
-    """A graph of the state format from its entities and sorted facts; with `ids` each fact's id; with `total`."""
-    out: Obj = {
-        "entities": sorted(entities, key=lambda e: (e["name"], e["kind"])),
-        "facts": [{"id": f.id, **item} if ids else item for f, item in items],
-    }
-    if total is not None:
-        out["total"] = total
-    return out
 
 
 #: What the state format shows of a step (R22); the store also keeps which record a step kept
