@@ -85,15 +85,7 @@ def run_ids(s: Session, org_id: str) -> list[str]:
 
 
 #: A run's row in the Runs list: the columns shown, by the names shown.
-RUN_ROW = {
-    "id": Run.id,
-    "person": Run.person_id,
-    "workflow": Run.workflow_id,
-    "surface": Run.surface,
-    "ephemeral": Run.ephemeral,
-    "requested_ephemeral": Run.requested_ephemeral,
-    "ended": Run.ended,
-}
+RUN_ROW = picked(Run, "id person=person_id workflow=workflow_id surface ephemeral requested_ephemeral ended")
 
 
 def runs(s: Session, org_id: str) -> list[Obj]:
