@@ -94,8 +94,6 @@ def changed_after(s: Session, n: int, upto: int | None = None) -> set[int]:
     return out
 
 
-_SUPPORT_COLS = 'id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution'
-_DISPUTE_COLS = 'gid, fact_id, graph, owner, "by", contribution, since'
 _FACT_COLS = "id, graph, owner, subject_id, relation, object_id, value, status, weight, log_odds, sources, retracted_at"
 _GONE_COLS = "id, graph, owner, subject_id, relation, object_id, value, NULL, 0.0, 0.0, 0, retracted_at"
 
@@ -154,47 +152,42 @@ def with_votes(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None
     """Give these facts their supports and disputes at moment `n` (by graph when they are a whole graph)."""
     if not facts:
         return
-    graphs = {(f.graph, f.owner) for f in facts}
     p: Obj
     if whole is not None:
-        joined, plain, p = "f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1]}
+        where, p = ("f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o"), {"g": whole[0], "o": whole[1]}
     else:
         joined, p = _among(s, "x.fact_id", [f.id for f in facts])
-        plain = _among(s, "fact_id", [])[0]  # the same :ids parameter, of another column
-    p["n"] = n
-    # A whole graph is read in order; a few facts by id are sorted here (ORDER BY made SQLite walk
-    # the support table in id order rather than probe each fact's supports: 84x for a 999-turn diff).
-    ordered, dordered = (" ORDER BY x.id", " ORDER BY x.since, x.id") if whole is not None else ("", "")
-    supports = _in_order(
-        _rows(
-            s,
-            'SELECT x.id, x.fact_id, f.graph, f.owner, x."key", x.origin, x.run_id, x.turn_id, x.record_id, '
-            f"x.contribution FROM support x JOIN fact f ON f.id = x.fact_id WHERE {joined} AND x.since <= :n{ordered}",
-            p,
-        ),
-        _rows(s, f"SELECT {_SUPPORT_COLS} FROM supportgone WHERE {plain} AND since <= :n AND until > :n", p),
-        graphs,
+        where = joined, _among(s, "fact_id", [])[0]  # the same :ids parameter, of another column
+    graphs = {(f.graph, f.owner) for f in facts}
+    votes = {t: _votes(s, t, where, p | {"n": n}, graphs, ordered=whole is not None) for t in _VOTES}
+    for f in facts:
+        f.supports, f.disputes = (votes[t].get((f.id, f.graph, f.owner), []) for t in ("support", "dispute"))
+
+
+#: Each table of votes: its columns as its history keeps them, a whole graph's order, a row's order key and vote.
+_VOTES: dict[str, tuple[str, str, Callable[[Any], tuple[Any, Obj]]]] = {
+    "support": (
+        'id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution',
+        "x.id",
         lambda r: (r[0], dict(zip(SUPPORT, r[4:], strict=True))),
-    )
-    disputes = _in_order(
-        _rows(
-            s,
-            'SELECT x.id, x.fact_id, f.graph, f.owner, x."by", x.contribution, x.since FROM dispute x '
-            f"JOIN fact f ON f.id = x.fact_id WHERE {joined} AND x.since <= :n{dordered}",
-            p,
-        ),
-        _rows(s, f"SELECT {_DISPUTE_COLS} FROM disputegone WHERE {plain} AND since <= :n AND until > :n", p),
-        graphs,
+    ),
+    "dispute": (
+        'gid, fact_id, graph, owner, "by", contribution, since',
+        "x.since, x.id",
         lambda r: ((r[6], r[0]), {"by": r[4], "contribution": r[5]}),
-    )
-    for f in facts:  # supports in the order made
-        f.supports, f.disputes = supports.get((f.id, f.graph, f.owner), []), disputes.get((f.id, f.graph, f.owner), [])
+    ),
+}
 
 
-def _in_order(
-    live: list[tuple[Any, ...]], gone: list[tuple[Any, ...]], graphs: set[Any], pair: Callable[[Any], tuple[Any, Obj]]
-) -> ByFact:
-    """Votes by (fact id, graph, owner): the present and the withdrawn (`gone`, of these graphs), in the order made."""
+def _votes(s: Session, table: str, where: tuple[str, str], p: Obj, graphs: set[Any], *, ordered: bool) -> ByFact:
+    """A table's votes at :n by (fact id, graph, owner), present and withdrawn (of these graphs), in the order made.
+    A whole graph is read in order; a few facts by id are sorted here (ORDER BY made SQLite walk the support table in
+    id order rather than probe each fact's supports: 84x for a 999-turn diff)."""
+    cols, order, pair = _VOTES[table]
+    x = ", ".join("x.id" if c == "gid" else f"f.{c}" if c in ("graph", "owner") else f"x.{c}" for c in cols.split(", "))
+    sql = f"SELECT {x} FROM {table} x JOIN fact f ON f.id = x.fact_id WHERE {where[0]} AND x.since <= :n"
+    live = _rows(s, sql + (f" ORDER BY {order}" if ordered else ""), p)
+    gone = _rows(s, f"SELECT {cols} FROM {table}gone WHERE {where[1]} AND since <= :n AND until > :n", p)
     out: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
     for r in [*live, *(r for r in gone if (r[2], r[3]) in graphs)]:
         out[(r[1], r[2], r[3])].append(pair(r))
