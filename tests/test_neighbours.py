@@ -8,7 +8,7 @@ from pathlib import Path
 from backend import fresh_service
 
 from memory_core import load, replay
-from memory_core.store import neighbours
+from memory_core.store import drawing as neighbours
 from memory_core.views import viz
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,14 +1,20 @@
-"""Facts as the dashboard draws and lists them: the heaviest, their supports and disputes counted in the database."""
+"""Facts as the dashboard draws and lists them (the heaviest, their votes counted in the database), a focus's
+neighbourhood (#39) and a graph's entities linked by pair (what its communities are found in)."""
 
 from __future__ import annotations
 
+from collections import Counter, defaultdict
 from typing import Any
 
 from sqlalchemy import ColumnElement, Row, func, select
-from sqlalchemy.orm import Session, aliased
-from sqlmodel import col
+from sqlalchemy.orm import aliased
+from sqlmodel import Session, col
 
 from ..plain import Obj
+from ..rules.keys import name_key
+from . import words
+from .dialect import in_list
+from .driver import Driver, driver_of
 from .lookups import picked
 from .models import Dispute, Entity, Fact, Support
 
@@ -45,6 +51,18 @@ def _state_order(r: Row[Any]) -> tuple[str, ...]:
     return (r.subject_name, r.relation, r.object_name if entity else r.value or "", r.subject_kind, r.object_kind or "")
 
 
+#: A fact as the drawing reads it, in the order of _drawn's row.
+_DRAWN = "id relation value status weight sources subject_name subject_kind object_name object_kind".split()
+_DRAWN += ["supports", "disputes"]
+
+
+def _drawn(r: Any) -> Obj:
+    """A fact as the drawing reads it, from a row of _DRAWN's columns (a graph's heaviest, or a focus's rings)."""
+    obj = {"name": r[8], "kind": r[9]} if r[9] is not None else {"value": r[2]}
+    fact = dict(id=r[0], subject={"name": r[6], "kind": r[7]}, relation=r[1], object=obj, status=r[3])
+    return fact | dict(weight=r[4], sources=r[5], supports=int(r[10]), disputes=int(r[11]))
+
+
 def graph_for_drawing(s: Session, graph: str, owner: str, *, limit: int) -> Obj:
     """A graph's `limit` heaviest facts (ties by id) as the drawing reads them, the entities they name, and `total`."""
     where = (col(Fact.graph) == graph) & (col(Fact.owner) == owner)
@@ -53,20 +71,7 @@ def graph_for_drawing(s: Session, graph: str, owner: str, *, limit: int) -> Obj:
     total = s.connection().execute(select(func.count()).select_from(Fact).where(where)).scalar_one()
     return {
         "entities": [{"name": n, "kind": k} for n, k in sorted(e for e in ends if e[1] is not None)],
-        "facts": [
-            {
-                "id": r.id,
-                "subject": {"name": r.subject_name, "kind": r.subject_kind},
-                "relation": r.relation,
-                "object": {"value": r.value}
-                if r.object_kind is None
-                else {"name": r.object_name, "kind": r.object_kind},
-                **picked(r, "status weight sources"),
-                "supports": int(r.supports),
-                "disputes": int(r.disputes),
-            }
-            for r in rows
-        ],
+        "facts": [_drawn([getattr(r, c) for c in _DRAWN]) for r in rows],
         "total": int(total),
     }
 
@@ -83,3 +88,111 @@ def fact_rows(s: Session, where: ColumnElement[bool], *, limit: int | None = Non
         }
         for r in _heaviest(s, where, limit)
     ]
+
+
+# --- a focus's neighbourhood as the Graphs page draws it (#39): each entity's heaviest facts, never the whole
+
+#: Facts read per entity, heaviest first: more than a drawing of 60 nodes shows, so "+N more" opens some.
+PER = 30
+#: Entities of a ring whose own facts are read (by their heaviest fact): those a drawing holds, and a few more.
+RING = 16
+#: Entities a search lists.
+FOUND = 12
+
+_ENDS = """SELECT f.id, f.relation, f.value, f.status, f.weight, f.sources, s.name, s.kind, o.name, o.kind,
+ (SELECT count(*) FROM support u WHERE u.fact_id = f.id), (SELECT count(*) FROM dispute d WHERE d.fact_id = f.id),
+ s.id, o.id, t.e FROM (SELECT id, {end} AS e, ROW_NUMBER() OVER (PARTITION BY {end} ORDER BY weight DESC, id) AS k
+ FROM fact WHERE {end} IN ({ids}) AND graph = :g AND owner = :o AND status IN ('active', 'disputed')) t
+ JOIN fact f ON f.id = t.id JOIN entity s ON s.id = f.subject_id LEFT JOIN entity o ON o.id = f.object_id
+ WHERE t.k <= :n ORDER BY t.e, f.weight DESC, f.id"""
+_ONE = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND owner = :o AND key = :k"
+_MOST = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND owner = :o ORDER BY active_facts DESC, id"
+
+
+def focus_of(db: Driver, graph: str, owner: str, name: str | None) -> tuple[Obj | None, str]:
+    """The entity named, else found by words, else the most connected (a Flow graph's: its run's); how found."""
+    params, by = {"g": graph, "o": owner}, "name"
+    rows = sorted(db.rows(_ONE, params | {"k": name_key(name)}), key=lambda r: -r[3]) if name else []
+    if name and not rows and (found := find(db, graph, owner, name)):
+        rows, by = db.rows(_ONE, params | {"k": name_key(found[0]["name"])}), "words"
+    if not rows:
+        rows, by = db.rows(_MOST + " LIMIT 1", params), "run" if graph == "flow" and not name else "most connected"
+    return ({"id": rows[0][0], "name": rows[0][1], "kind": rows[0][2], "facts": rows[0][3]} if rows else None), by
+
+
+def neighbourhood(db: Driver, graph: str, owner: str, focus: Obj, *, depth: int) -> list[Obj]:
+    """The facts of the focus and its rings to `depth` and one more (for a click), each entity's PER heaviest."""
+    facts: dict[int, Obj] = {}
+    seen, ring = {focus["id"]}, [focus["id"]]
+    for _ in range(depth + 1):
+        if not ring:  # nothing further (an entity erased meanwhile): no empty IN list
+            break
+        nxt: dict[int, None] = {}
+        for r in sorted(_ring(db, graph, owner, ring), key=lambda r: (-r[4], r[0])):  # the next ring, heaviest first
+            facts.setdefault(r[0], _drawn(r))
+            nxt |= dict.fromkeys(i for i in (r[12], r[13]) if i is not None and i not in seen)
+        seen |= nxt.keys()
+        ring = list(nxt)[:RING]
+    return sorted(facts.values(), key=lambda f: (-f["weight"], f["id"]))
+
+
+def _ring(db: Driver, graph: str, owner: str, ring: list[int]) -> list[tuple[Any, ...]]:
+    """Each entity's PER heaviest facts as subject, then as object, in the ring's order: one query a direction."""
+    params: Obj = {"g": graph, "o": owner, "n": PER}
+    ids = in_list("e", ring, params)
+    by: dict[tuple[str, int], list[tuple[Any, ...]]] = defaultdict(list)
+    for end in ("subject_id", "object_id"):
+        for r in db.rows(_ENDS.format(end=end, ids=ids), params):
+            by[end, r[14]].append(r)
+    return [r for e in ring for end in ("subject_id", "object_id") for r in by[end, e]]
+
+
+def find(db: Driver, graph: str, owner: str, text: str) -> list[Obj]:
+    """GraphResolve's words matching (store/words.py) in one graph: up to FOUND entities with their facts counted."""
+    found = words.find(db, {graph: owner}, text)[:FOUND]
+    counts = {
+        (r[1], r[2]): r[3] for e in found for r in db.rows(_ONE, {"g": graph, "o": owner, "k": name_key(e["name"])})
+    }
+    return [
+        {"name": e["name"], "kind": e["kind"], "graph": graph, "facts": counts.get((e["name"], e["kind"]), 0)}
+        for e in found
+    ]
+
+
+def focus_read(s: Session, graph: str, owner: str, name: str | None, *, depth: int) -> Obj:
+    """The focus (`focus_of`), how it was found (`by`) and its neighbourhood's facts, in the use case's transaction."""
+    with driver_of(s) as db:
+        focus, by = focus_of(db, graph, owner, name)
+        return {"focus": focus, "by": by, "facts": neighbourhood(db, graph, owner, focus, depth=depth) if focus else []}
+
+
+def find_read(s: Session, graphs: dict[str, str], text: str) -> list[Obj]:
+    """`find` in each of these graphs (graph -> owner), in the use case's transaction."""
+    with driver_of(s) as db:
+        return [e for g, o in graphs.items() for e in find(db, g, o, text)]
+
+
+# --- a graph's entities as facts link them to one another, counted by pair
+
+#: A graph's facts between two entities, each pair as (lower id, higher id); a literal value is no entity, a
+#: retracted fact no link (R28). Counted in Python: SQLite's GROUP BY took three times as long (112k facts).
+_LINKS = """SELECT CASE WHEN subject_id < object_id THEN subject_id ELSE object_id END,
+CASE WHEN subject_id < object_id THEN object_id ELSE subject_id END
+FROM fact WHERE graph = :graph AND owner = :owner AND object_id IS NOT NULL AND subject_id <> object_id
+AND status <> 'retracted'"""
+_NAMES = "SELECT id, name FROM entity WHERE graph = :graph AND owner = :owner ORDER BY id"
+
+
+def entity_links(db: Driver, graph: str, owner: str) -> Obj:
+    """The entities a fact links to another entity, with their degree (facts to others), in id order, and the facts
+    between each pair (ids a < b); on the driver: the ORM's rows cost twice the CPU at 112k facts."""
+    where = {"graph": graph, "owner": owner}
+    counted = Counter(db.rows(_LINKS, where))
+    degree: Counter[int] = Counter()
+    for (a, b), n in counted.items():
+        degree[a] += n
+        degree[b] += n
+    return {
+        "entities": [{"id": i, "name": name, "degree": degree[i]} for i, name in db.rows(_NAMES, where) if i in degree],
+        "links": sorted((a, b, n) for (a, b), n in counted.items()),
+    }

@@ -125,15 +125,10 @@ class GraphWriter:
         # Then exactly the facts the claims name whose ends both exist: one unique-index look-up each.
         named: dict[tuple[str, str], set[tuple[int, str, str]]] = {}
         for graph, owner, claim in claims:
-            subject = self.entities.get((graph, owner, claim["subject"]["kind"], name_key(claim["subject"]["name"])))
-            obj = claim["object"]
-            if "value" in obj:
-                okey: str | None = value_key(obj["value"])
-            else:
-                target = self.entities.get((graph, owner, obj["kind"], name_key(obj["name"])))
-                okey = None if target is None else entity_key(target.id)
-            if subject is not None and okey is not None:
-                named.setdefault((graph, owner), set()).add((subject.id, claim["relation"], okey))
+            subject, obj = self.entities.get(_named(graph, owner, claim["subject"])), claim["object"]
+            target = None if "value" in obj else self.entities.get(_named(graph, owner, obj))
+            if subject is not None and ("value" in obj or target is not None):
+                named.setdefault((graph, owner), set()).add((subject.id, claim["relation"], _object_key(obj, target)))
         for (graph, owner), wanted_facts in named.items():
             for fchunk in _chunks(sorted(wanted_facts), 200):
                 for f in _facts(self.db.rows(*self.db.dialect.facts_named(_F_COLS_OF_F, graph, owner, fchunk))):
@@ -144,7 +139,7 @@ class GraphWriter:
         new_entities = self.new_entities
 
         def entity(graph: str, owner: str, spec: Obj) -> EntityRow:
-            key = (graph, owner, spec["kind"], name_key(spec["name"]))
+            key = _named(graph, owner, spec)
             e = self.entities.get(key)
             if e is None:
                 e = EntityRow(0, graph, owner, spec["kind"], key[3], display_name(spec["name"]), [], 0, self.moment, [])
@@ -163,7 +158,7 @@ class GraphWriter:
         new_facts = self.new_facts
         out = []
         for (graph, owner, claim), (subject, target) in zip(writes, ends, strict=True):
-            okey = value_key(claim["object"]["value"]) if target is None else entity_key(target.id)
+            okey = _object_key(claim["object"], target)
             key = (graph, owner, subject.id, claim["relation"], okey)
             fact = self.facts.get(key)
             if fact is None:
@@ -199,6 +194,16 @@ class GraphWriter:
         self.db.many("UPDATE entity SET aliases = :aliases, alias_since = :since WHERE id = :eid", changed)
         self.db.many(_F_INSERT, [vars(f) for f in self.new_facts])
         self.new_entities, self.new_facts = [], []
+
+
+def _named(graph: str, owner: str, spec: Obj) -> tuple[str, str, str, str]:
+    """The key of the entity a claim's end names in a graph: its kind and its name's key (R23)."""
+    return graph, owner, spec["kind"], name_key(spec["name"])
+
+
+def _object_key(obj: Obj, target: EntityRow | None) -> str:
+    """A claim's object as a fact's identity keeps it (R3): its entity's id (`target`), else its value's key."""
+    return value_key(obj["value"]) if target is None else entity_key(target.id)
 
 
 def _merge_aliases(e: EntityRow, aliases: Iterable[str], moment: int) -> None:

@@ -17,9 +17,9 @@ from ..rules.weights import score
 from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .facts import FactIdentity
-from .graph import map_of
+from .graph import map_counts, map_of
 from .models import Turn
-from .snapshot import SUPPORT, document, fact_json, graph_of, in_order, settings_of, steps_json
+from .snapshot import SUPPORT, document, fact_sort_key, settings_of, steps_json, turns_json
 
 
 @dataclass
@@ -31,7 +31,21 @@ class PastFact(FactIdentity):
     log_odds: float
     sources: int
     supports: list[Obj] = field(default_factory=list)  # in the order made
-    disputes: list[Obj] = field(default_factory=list)
+    disputes: list[Obj] = field(default_factory=list)  # {"by", "contribution"}
+
+    def json(self, ends: dict[int, Obj]) -> Obj:
+        """A FACT of the state format: its ends by name and kind, its score, its supports and disputes."""
+        target = ends[self.object_id] if self.object_id is not None else None
+        subject = {"name": ends[self.subject_id]["name"], "kind": ends[self.subject_id]["kind"]}
+        score = {"status": self.status, "weight": self.weight, "log_odds": self.log_odds, "sources": self.sources}
+        return {
+            "subject": subject,
+            "relation": self.relation,
+            "object": {"name": target["name"], "kind": target["kind"]} if target else {"value": self.value},
+            **score,
+            "supports": self.supports,
+            "disputes": [dict(d) for d in self.disputes],
+        }
 
 
 #: A whole graph (graph, owner) the votes are read by, or None: by the facts' ids.
@@ -80,8 +94,6 @@ def changed_after(s: Session, n: int, upto: int | None = None) -> set[int]:
     return out
 
 
-_SUPPORT_COLS = 'id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution'
-_DISPUTE_COLS = 'gid, fact_id, graph, owner, "by", contribution, since'
 _FACT_COLS = "id, graph, owner, subject_id, relation, object_id, value, status, weight, log_odds, sources, retracted_at"
 _GONE_COLS = "id, graph, owner, subject_id, relation, object_id, value, NULL, 0.0, 0.0, 0, retracted_at"
 
@@ -140,47 +152,42 @@ def with_votes(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None
     """Give these facts their supports and disputes at moment `n` (by graph when they are a whole graph)."""
     if not facts:
         return
-    graphs = {(f.graph, f.owner) for f in facts}
     p: Obj
     if whole is not None:
-        joined, plain, p = "f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1]}
+        where, p = ("f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o"), {"g": whole[0], "o": whole[1]}
     else:
         joined, p = _among(s, "x.fact_id", [f.id for f in facts])
-        plain = _among(s, "fact_id", [])[0]  # the same :ids parameter, of another column
-    p["n"] = n
-    # A whole graph is read in order; a few facts by id are sorted here (ORDER BY made SQLite walk
-    # the support table in id order rather than probe each fact's supports: 84x for a 999-turn diff).
-    ordered, dordered = (" ORDER BY x.id", " ORDER BY x.since, x.id") if whole is not None else ("", "")
-    supports = _in_order(
-        _rows(
-            s,
-            'SELECT x.id, x.fact_id, f.graph, f.owner, x."key", x.origin, x.run_id, x.turn_id, x.record_id, '
-            f"x.contribution FROM support x JOIN fact f ON f.id = x.fact_id WHERE {joined} AND x.since <= :n{ordered}",
-            p,
-        ),
-        _rows(s, f"SELECT {_SUPPORT_COLS} FROM supportgone WHERE {plain} AND since <= :n AND until > :n", p),
-        graphs,
+        where = joined, _among(s, "fact_id", [])[0]  # the same :ids parameter, of another column
+    graphs = {(f.graph, f.owner) for f in facts}
+    votes = {t: _votes(s, t, where, p | {"n": n}, graphs, ordered=whole is not None) for t in _VOTES}
+    for f in facts:
+        f.supports, f.disputes = (votes[t].get((f.id, f.graph, f.owner), []) for t in ("support", "dispute"))
+
+
+#: Each table of votes: its columns as its history keeps them, a whole graph's order, a row's order key and vote.
+_VOTES: dict[str, tuple[str, str, Callable[[Any], tuple[Any, Obj]]]] = {
+    "support": (
+        'id, fact_id, graph, owner, "key", origin, run_id, turn_id, record_id, contribution',
+        "x.id",
         lambda r: (r[0], dict(zip(SUPPORT, r[4:], strict=True))),
-    )
-    disputes = _in_order(
-        _rows(
-            s,
-            'SELECT x.id, x.fact_id, f.graph, f.owner, x."by", x.contribution, x.since FROM dispute x '
-            f"JOIN fact f ON f.id = x.fact_id WHERE {joined} AND x.since <= :n{dordered}",
-            p,
-        ),
-        _rows(s, f"SELECT {_DISPUTE_COLS} FROM disputegone WHERE {plain} AND since <= :n AND until > :n", p),
-        graphs,
+    ),
+    "dispute": (
+        'gid, fact_id, graph, owner, "by", contribution, since',
+        "x.since, x.id",
         lambda r: ((r[6], r[0]), {"by": r[4], "contribution": r[5]}),
-    )
-    for f in facts:  # supports in the order made
-        f.supports, f.disputes = supports.get((f.id, f.graph, f.owner), []), disputes.get((f.id, f.graph, f.owner), [])
+    ),
+}
 
 
-def _in_order(
-    live: list[tuple[Any, ...]], gone: list[tuple[Any, ...]], graphs: set[Any], pair: Callable[[Any], tuple[Any, Obj]]
-) -> ByFact:
-    """Votes by (fact id, graph, owner): the present and the withdrawn (`gone`, of these graphs), in the order made."""
+def _votes(s: Session, table: str, where: tuple[str, str], p: Obj, graphs: set[Any], *, ordered: bool) -> ByFact:
+    """A table's votes at :n by (fact id, graph, owner), present and withdrawn (of these graphs), in the order made.
+    A whole graph is read in order; a few facts by id are sorted here (ORDER BY made SQLite walk the support table in
+    id order rather than probe each fact's supports: 84x for a 999-turn diff)."""
+    cols, order, pair = _VOTES[table]
+    x = ", ".join("x.id" if c == "gid" else f"f.{c}" if c in ("graph", "owner") else f"x.{c}" for c in cols.split(", "))
+    sql = f"SELECT {x} FROM {table} x JOIN fact f ON f.id = x.fact_id WHERE {where[0]} AND x.since <= :n"
+    live = _rows(s, sql + (f" ORDER BY {order}" if ordered else ""), p)
+    gone = _rows(s, f"SELECT {cols} FROM {table}gone WHERE {where[1]} AND since <= :n AND until > :n", p)
     out: dict[Any, list[tuple[Any, Obj]]] = defaultdict(list)
     for r in [*live, *(r for r in gone if (r[2], r[3]) in graphs)]:
         out[(r[1], r[2], r[3])].append(pair(r))
@@ -347,14 +354,12 @@ def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[PastFact], 
     """The facts with these ids that `keep` keeps, as they stood after `n`: FACTs with `graph`, `owner` and `id`."""
     facts = [f for f in facts_at(s, n, ids=ids) if keep(f)]
     ends = entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
-    return [
-        {"graph": f.graph, "owner": f.owner, "id": f.id, **fact_json(f, ends, supports=f.supports, disputes=f.disputes)}
-        for f in facts
-    ]
+    return [{"graph": f.graph, "owner": f.owner, "id": f.id, **f.json(ends)} for f in facts]
 
 
 def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph as it stood after moment `n`, as snapshot.graph_json shapes the present (R32)."""
+    """One graph as it stood after moment `n` (R32): its entities by name then kind; with `limit`, its heaviest facts,
+    their entities and `total`; with `ids`, each fact's id."""
     with bulk():
         facts = facts_at(s, n, graph=graph, owner=owner, votes=limit is None)
         total = len(facts)
@@ -363,8 +368,12 @@ def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = 
             with_votes(s, n, facts)
         named = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None}
         ends = entities_at(s, n, named, whole=(graph, owner))
-        items = in_order((f, fact_json(f, ends, supports=f.supports, disputes=f.disputes)) for f in facts)
-        return graph_of((ends[i] for i in named), items, ids=ids, total=None if limit is None else total)
+        items = sorted(((f, f.json(ends)) for f in facts), key=lambda pair: fact_sort_key(pair[1]))
+        out: Obj = {
+            "entities": sorted((ends[i] for i in named), key=lambda e: (e["name"], e["kind"])),
+            "facts": [{"id": f.id, **item} if ids else item for f, item in items],
+        }
+        return out if limit is None else out | {"total": total}
 
 
 def export_at(s: Session, n: int) -> Obj:
@@ -375,4 +384,22 @@ def export_at(s: Session, n: int) -> Obj:
         org=lambda o: {"settings": settings_at(s, o.id, settings_of(o), n), "map": map_at(s, o.id, n)},
         graph=lambda graph, owner: graph_at(s, graph, owner, n),
         run=lambda r: {"ended": r.ended_at is not None and r.ended_at <= n, "turns": turns_at(s, r.id, n)},
+    )
+
+
+def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
+    """One graph now: as it stands after the last moment (graph_at)."""
+    return graph_at(s, graph, owner, last_moment(s), limit=limit, ids=ids)
+
+
+def export(s: Session) -> Obj:
+    """The whole memory as `memory-state/1`, without the replay's `reads` and `refused` logs; its graphs as they stand
+    after the last moment (graph_at)."""
+    n = last_moment(s)
+    return document(
+        s,
+        None,
+        org=lambda o: {"settings": settings_of(o), "map": map_counts(s, o.id)},
+        graph=lambda graph, owner: graph_at(s, graph, owner, n),
+        run=lambda r: {"ended": r.ended, "turns": turns_json(s, r.id)},
     )

@@ -82,22 +82,15 @@ RESOLVE = _resolve_sql(False)
 RESOLVE_KIND = _resolve_sql(True)
 
 
-def _entity_sql(owner: str = ":o") -> str:
-    """The entity by its identity (R23) in the graph :g of `owner` (an SQL expression)."""
-    return f"(SELECT id FROM entity WHERE graph = :g AND owner = {owner} AND kind = :kind AND key = :k)"
-
-
-ENTITY = _entity_sql()
-
-
 def _expand_sql(with_relation: bool, owner: str = ":o") -> str:
     """GraphExpand's statement; `owner` is the graph's owner as an SQL expression."""
     rel = " AND f.relation = :rel" if with_relation else ""
+    entity = f"(SELECT id FROM entity WHERE graph = :g AND owner = {owner} AND kind = :kind AND key = :k)"  # R23
     half = (
         "SELECT f.id, f.relation, f.value, f.status, f.weight, f.log_odds, f.sources, s.name, s.kind, o.name, "
         'o.kind, d.id, d."by", d.contribution FROM fact f JOIN entity s ON s.id = f.subject_id '
         "LEFT JOIN entity o ON o.id = f.object_id LEFT JOIN dispute d ON d.fact_id = f.id "
-        f"WHERE f.{{end}} = {_entity_sql(owner)} AND f.graph = :g AND f.owner = {owner} AND f.status = 'active'{rel}"
+        f"WHERE f.{{end}} = {entity} AND f.graph = :g AND f.owner = {owner} AND f.status = 'active'{rel}"
     )
     return half.format(end="subject_id") + "\nUNION " + half.format(end="object_id")
 

@@ -2,24 +2,17 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from sqlalchemy import func
 from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.settings import SETTINGS
-from .graph import map_counts
 from .lookups import OrgRef, picked
-from .models import Dispute, Entity, Fact, Organization, Person, Run, Support, Turn
-
-if TYPE_CHECKING:
-    from .past import PastFact
+from .models import Organization, Person, Run, Turn
 
 STATE_FORMAT = "memory-state/1"
-F = TypeVar("F")
 
 
 def settings_of(org: Organization | OrgRef) -> dict[str, bool]:
@@ -35,76 +28,6 @@ def fact_sort_key(f: Obj) -> tuple[str, ...]:
     """Facts are sorted by subject name, relation, then object name or value."""
     s, o = f["subject"], f["object"]
     return (s["name"], f["relation"], o.get("name", o.get("value", "")), s["kind"], o.get("kind", ""))
-
-
-def fact_json(f: Fact | PastFact, ends: Mapping[Any, Obj], *, supports: list[Obj], disputes: list[Obj]) -> Obj:
-    """A FACT of the state format, now or then: its ends by name and kind, its score, its supports and disputes."""
-    subj = ends[f.subject_id]
-    target = ends[f.object_id] if f.object_id is not None else None
-    return {
-        "subject": {"name": subj["name"], "kind": subj["kind"]},
-        "relation": f.relation,
-        "object": {"name": target["name"], "kind": target["kind"]} if target else {"value": f.value},
-        "status": f.status,
-        "weight": f.weight,
-        "log_odds": f.log_odds,
-        "sources": f.sources,
-        "supports": supports,
-        "disputes": [{"by": d["by"], "contribution": d["contribution"]} for d in disputes],
-    }
-
-
-def in_order(items: Iterable[tuple[F, Obj]]) -> list[tuple[F, Obj]]:
-    """Facts with their FACT objects, sorted as the state format sorts facts."""
-    return sorted(items, key=lambda pair: fact_sort_key(pair[1]))
-
-
-def graph_of(entities: Iterable[Obj], items: list[tuple[Any, Obj]], *, ids: bool, total: int | None) -> Obj:
-    """A graph of the state format from its entities and sorted facts; with `ids` each fact's id; with `total`."""
-    out: Obj = {
-        "entities": sorted(entities, key=lambda e: (e["name"], e["kind"])),
-        "facts": [{"id": f.id, **item} if ids else item for f, item in items],
-    }
-    if total is not None:
-        out["total"] = total
-    return out
-
-
-def fact_items(s: Session, facts: Sequence[Fact]) -> list[tuple[Fact, Obj]]:
-    """Each fact with its FACT object, sorted as the state format sorts facts; batched look-ups, no query per fact."""
-    if not facts:
-        return []
-    named = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
-    ends = {e.id: {"name": e.name, "kind": e.kind} for e in s.exec(select(Entity).where(col(Entity.id).in_(named)))}
-    ids = [f.id for f in facts]
-    supports: dict[Any, list[Obj]] = defaultdict(list)  # in the order made
-    for sp in s.exec(select(Support).where(col(Support.fact_id).in_(ids)).order_by(col(Support.id))):
-        votes = (sp.key, sp.origin, sp.run_id, sp.turn_id, sp.record_id, sp.contribution)
-        supports[sp.fact_id].append(dict(zip(SUPPORT, votes, strict=True)))
-    disputes: dict[Any, list[Obj]] = defaultdict(list)
-    for d in s.exec(select(Dispute).where(col(Dispute.fact_id).in_(ids)).order_by(col(Dispute.id))):
-        disputes[d.fact_id].append({"by": d.by, "contribution": d.contribution})
-    return in_order((f, fact_json(f, ends, supports=supports[f.id], disputes=disputes[f.id])) for f in facts)
-
-
-def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph, its entities by name then kind; with `limit`, its heaviest facts, their entities and `total`."""
-    here = (Fact.graph == graph, Fact.owner == owner)
-    query, total = select(Fact).where(*here), None
-    if limit is None:
-        entities = s.exec(select(Entity).where(Entity.graph == graph, Entity.owner == owner)).all()
-        facts = s.exec(query).all()
-    else:
-        facts = s.exec(query.order_by(col(Fact.weight).desc()).limit(limit)).all()
-        ends = {f.subject_id for f in facts} | {f.object_id for f in facts if f.object_id is not None}
-        entities = s.exec(select(Entity).where(col(Entity.id).in_(ends))).all() if ends else []
-        total = int(s.exec(select(func.count()).select_from(Fact).where(*here)).one())
-    return graph_of(
-        ({"name": e.name, "kind": e.kind, "aliases": list(e.aliases)} for e in entities),
-        fact_items(s, facts),
-        ids=ids,
-        total=total,
-    )
 
 
 #: What the state format shows of a step (R22); the store also keeps which record a step kept
@@ -156,17 +79,6 @@ def document(
         "people": {p.id: {"user": graph("user", p.id)} for p in rows(Person, Person.since)},
         "runs": {r.id: {**picked(r, _RUN), **run(r), "flow": graph("flow", r.id)} for r in rows(Run, Run.started_at)},
     }
-
-
-def export(s: Session) -> Obj:
-    """The whole memory as `memory-state/1`, without the replay's `reads` and `refused` logs."""
-    return document(
-        s,
-        None,
-        org=lambda o: {"settings": settings_of(o), "map": map_counts(s, o.id)},
-        graph=lambda graph, owner: graph_json(s, graph, owner),
-        run=lambda r: {"ended": r.ended, "turns": turns_json(s, r.id)},
-    )
 
 
 def holds_memory(s: Session) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, text
 
@@ -12,6 +12,9 @@ from ..rules.keys import name_key
 from ..rules.words import WORD_CHARS, indexed, matches, words
 from . import probes
 from .driver import Driver, json_value
+
+if TYPE_CHECKING:
+    from .facts import EntityRow
 
 #: How many entities `near` names at most (agent-tools.md, Version 2).
 NEAR = 5
@@ -22,22 +25,12 @@ _ADD = "INSERT INTO word (graph, owner, word, entity_id) VALUES (:g, :o, :w, :e)
 _EVERY = "SELECT id, graph, owner, name, aliases FROM entity WHERE id > :i ORDER BY id LIMIT :n"
 
 
-class HasNames(Protocol):
-    """An entity as the index takes it."""
-
-    id: int
-    graph: str
-    owner: str
-    name: str
-    aliases: list[str]
-
-
 def rows_of(entity: int, graph: str, owner: str, texts: Iterable[str]) -> list[Obj]:
     """The index's rows of one entity: a row per word of its name and aliases."""
     return [{"g": graph, "o": owner, "w": w, "e": entity} for w in sorted({w for t in texts for w in indexed(t)})]
 
 
-def index(db: Driver, *groups: Iterable[HasNames]) -> None:
+def index(db: Driver, *groups: Iterable[EntityRow]) -> None:
     """Index the words of these entities' names and aliases, in the index's order (two writers wait, never deadlock)."""
     rows = [r for g in groups for e in g for r in rows_of(e.id, e.graph, e.owner, [e.name, *e.aliases])]
     db.many(_ADD, sorted(rows, key=lambda r: (r["g"], r["o"], r["w"], r["e"])))

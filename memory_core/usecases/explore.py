@@ -6,12 +6,12 @@ from typing import cast
 
 from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
-from ..store import dashboard, neighbours
-from ..store.drawing import graph_for_drawing
+from ..store import dashboard
+from ..store.dashboard import shown, timeline
+from ..store.drawing import entity_links, find_read, focus_read, graph_for_drawing
 from ..store.erasure import account_preview, run_preview
-from ..store.links import entity_links
-from ..store.snapshot import export, graph_json, holds_memory
-from ..store.timeline import shown, timeline
+from ..store.past import export, graph_json
+from ..store.snapshot import holds_memory
 from . import shapes as sh
 from .base import UseCases
 
@@ -128,8 +128,8 @@ class Explore(UseCases):
 
     def focus(self, graph: str, owner: str, name: str | None, *, depth: int) -> sh.FocusPublic:
         """An entity named (or the graph's most connected) and its facts to `depth` and one ring more (#39)."""
-        return cast("sh.FocusPublic", self._read(neighbours.focus_read, graph, owner, name, depth=depth))
+        return cast("sh.FocusPublic", self._read(focus_read, graph, owner, name, depth=depth))
 
     def find_entities(self, graphs: dict[str, str], text: str) -> list[sh.FoundEntity]:
         """Entities of these graphs (graph -> owner) whose names match `text` by words, as GraphResolve finds them."""
-        return cast("list[sh.FoundEntity]", self._read(neighbours.find_read, graphs, text))
+        return cast("list[sh.FoundEntity]", self._read(find_read, graphs, text))
