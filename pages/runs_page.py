@@ -16,8 +16,7 @@ from memory_core.usecases.shapes import RecordPublic, TurnDetail
 from memory_core.views.notebook import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import download, grid, headed, wrapped
-from pages._timeline import clicked, timeline
-from pages._turns import STATUS, latest_turns, titled, turn_reads, turns_said
+from pages._turns import STATUS, clicked, latest_turns, timeline, titled, turn_reads, turns_said
 from pages._ui import guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import caption, cite, markdown, on_off, plural, probes_used, yes_no
 
