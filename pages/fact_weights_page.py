@@ -169,8 +169,7 @@ with guard():
     download(e1.download_button, "This fact as CSV", one_csv, file_name=f"fact-{fid}.csv", key="w_fact_csv")
     as_json = json.dumps(b, ensure_ascii=False, indent=2, default=str)
     download(e2.download_button, "This fact as JSON", as_json, file_name=f"fact-{fid}.json", key="w_fact_json")
-    with st.popover("Link to this fact"):
-        copy_link("Link to this fact")
+    copy_link("Link to this fact")
 
     through_time(ctx, org, graph, int(fid), b, threshold)
 

@@ -220,5 +220,4 @@ with guard():
     c1, c2 = st.columns([1, 3])
     as_json = json.dumps(run, ensure_ascii=False, indent=2)
     download(c1.download_button, "This run as JSON", as_json, file_name=f"run-{run_id}.json", key="runs_json")
-    with c2.popover("Link to this run"):
-        copy_link("Link to this run")
+    copy_link("Link to this run", c2)
