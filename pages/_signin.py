@@ -7,8 +7,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
-from collections.abc import Mapping
-from typing import cast
 
 import streamlit as st
 
@@ -58,13 +56,9 @@ def auth_section() -> dict[str, JSON]:
     try:
         if not st.secrets.load_if_toml_exists() or "auth" not in st.secrets:
             return {}
-        return _plain(st.secrets["auth"])
-    except Exception:  # noqa: BLE001  (a secrets file Streamlit cannot read: it logs why; no provider)
+        return dict(st.secrets["auth"].to_dict())  # plain dicts, nested too
+    except Exception:  # noqa: BLE001  (a secrets file Streamlit cannot read: it logs why; `auth` no table: no provider)
         return {}
-
-
-def _plain(section: Mapping[str, object]) -> dict[str, JSON]:
-    return {k: _plain(v) if isinstance(v, Mapping) else cast("JSON", v) for k, v in section.items()}
 
 
 def _loopback(address: str) -> bool:
