@@ -18,7 +18,7 @@ from pages._signin import auth_section, sign_in_required
 from pages._tables import wrapped
 from pages._ui import MAIN, ask, guard, note_change, notebook, page, people_names, read, read_or_refusal, said_once
 from pages._whatif import Sides, compared, switches
-from pages._words import caption, cite, markdown, on_off, plural
+from pages._words import caption, cite, markdown, on_off, plural, yes_no
 
 ctx, org = page("Settings")
 AUTO_TURNS = 300  # a live what-if replays by itself up to this many turns; beyond, when asked
@@ -59,7 +59,7 @@ def workflows_section() -> None:
         budget = "no cap on graph reads" if probes is None else f"at most {plural(probes, 'graph read')} a turn"
         markdown(f"**{inert(w['id'])}**: {budget} (R21), {plural(len(w['steps']), 'step')}")
         columns = ["Step", "Kind", "Admits calls (R19)", "Shortcut answers (R22)"]
-        rows = [(s["id"], s["kind"], "yes" if s.get("admits_calls") else "no", _answers(s)) for s in w["steps"]]
+        rows = [(s["id"], s["kind"], yes_no(bool(s.get("admits_calls"))), _answers(s)) for s in w["steps"]]
         if rows:
             wrapped(pd.DataFrame(rows, columns=columns))
     st.caption("An agent lists these with the MCP tool `workflows` and starts a run of one with `start_run`.")
