@@ -189,9 +189,8 @@ else:
             if row.button("▶", key=f"to-{i}", help="Run to here"):
                 cv.with_guard(nb.run_to, i)
                 cv.rerun(nb, goto=i)
-            if row.button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
-                if cv.with_guard(nb.move_cell, i, -1):
-                    cv.rerun(nb, goto=i - 1)
+            if row.button("↑", key=f"up-{i}", help="Move up", disabled=i == 0) and cv.with_guard(nb.move_cell, i, -1):
+                cv.rerun(nb, goto=i - 1)
             if row.button("↓", key=f"down-{i}", help="Move down", disabled=i == len(events) - 1):
                 if cv.with_guard(nb.move_cell, i, 1):
                     cv.rerun(nb)

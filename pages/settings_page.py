@@ -29,7 +29,7 @@ FIELDS = {"issuer": "Issuer", "subject": "Subject", "email": "Verified email", "
 def local_time(at: str) -> str:
     """A stored UTC time as the reader's clock shows it (the browser's time zone)."""
     try:
-        moment = datetime.fromisoformat(at.replace("Z", "+00:00"))
+        moment = datetime.fromisoformat(at)
     except ValueError:
         return at
     offset = st.context.timezone_offset  # minutes behind UTC, as the browser says (None in tests)
