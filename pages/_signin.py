@@ -12,6 +12,7 @@ import streamlit as st
 
 from memory_core import MemoryService, database_url
 from memory_core.errors import NotMember, UnknownPerson
+from memory_core.usecases.shapes import Member
 from memory_core.views import signin
 from memory_core.views.text import JSON, inert
 from pages._links import addresses
@@ -224,10 +225,9 @@ def _not_linked() -> None:
         st.logout()
 
 
-def signed_in_box(svc: MemoryService, person: str, org: str) -> None:
-    """The sidebar of a signed-in session: who, where, how, and Sign out (no "Act as")."""
-    names = {o["id"]: o["name"] for o in svc.organizations()}
-    member = next((m for m in svc.members(org) if m["id"] == person), {"name": person, "role": "member"})
+def signed_in_box(names: dict[str, str], members: list[Member], person: str, org: str) -> None:
+    """The sidebar of a signed-in session: who, where, how, and Sign out (no "Act as"); `names`: organizations'."""
+    member = next((m for m in members if m["id"] == person), {"name": person, "role": "member"})
     provider = bool(auth_section())
     how = _provider_box(org, names) if provider else "by your token"
     st.markdown(
