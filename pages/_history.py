@@ -154,20 +154,17 @@ def time_control(ctx: Context, org: str, prefix: str) -> Shown:
     """The time control (R32): the moments labelled, "now" by default, Back, Step, the link's `?at=N`."""
     if st.session_state.pop(f"{prefix}_play_changed", False):
         st.rerun()  # the whole page again, so the timer starts or stops with it
-    at, newest_key = f"{prefix}_at", f"{prefix}_newest"
     clock, options = moments(ctx, org)
-    newest = options[-1]
     n = _settle(prefix, options)
     listed = window(options, n)
     other = _compared(prefix, options)
     found = labelled(ctx, org, clock, [*listed, *([other] if other is not None else [])])
-    label = {k: f"{k} · {what}" for k, (_, what, _) in found.items()}
-    _slider(options, listed, label, key=at)
-    st.session_state[newest_key] = newest
-    st.session_state[f"{prefix}_at_link"] = None if n == newest else n
-    shown = f"**{inert(label[n])}**" + (" (now)" if n == newest else "")
-    _steps(prefix, options, n, shown=shown, stamp=found[n][2], org_name=ctx.org_name)
-    return Shown(clock, options, label, n, listed)
+    shown = Shown(clock, options, {k: f"{k} · {what}" for k, (_, what, _) in found.items()}, n, listed)
+    _slider(shown, key=f"{prefix}_at")
+    st.session_state[f"{prefix}_newest"] = shown.newest
+    st.session_state[f"{prefix}_at_link"] = None if n == shown.newest else n
+    _steps(prefix, shown, stamp=found[n][2], org_name=ctx.org_name)
+    return shown
 
 
 def _compared(prefix: str, options: list[int]) -> int | None:
@@ -178,15 +175,15 @@ def _compared(prefix: str, options: list[int]) -> int | None:
     return other
 
 
-def _slider(options: list[int], listed: list[int], label: dict[int, str], *, key: str) -> None:
+def _slider(shown: Shown, *, key: str) -> None:
     """The slider of the moments listed, the newest said to be now; or that there is no moment yet."""
-    if len(options) <= 1:
+    if len(shown.options) <= 1:
         st.caption("No moment recorded yet: memory has not changed since its history was kept.")
         return
     st.select_slider(
         "Moment",
-        listed,
-        format_func=lambda k: inert(label[k]) + (" (now)" if k == options[-1] else ""),
+        shown.listed,
+        format_func=lambda k: inert(shown.label[k]) + (" (now)" if k == shown.newest else ""),
         key=key,
         help="Each moment is one change to memory: a turn ended, a setting changed, a run deleted…",
     )
@@ -213,16 +210,17 @@ def _settle(prefix: str, options: list[int]) -> int:
     return int(st.session_state[at])
 
 
-def _steps(prefix: str, options: list[int], n: int, *, shown: str, stamp: str | None, org_name: str) -> None:
+def _steps(prefix: str, shown: Shown, *, stamp: str | None, org_name: str) -> None:
     """Back, Step, the moment shown and its place, and "Go to moment" past the slider's window."""
-    newest, listed = options[-1], window(options, n)
+    options, n, newest, listed = shown.options, shown.n, shown.newest, shown.listed
     # One row that wraps, not columns: each button keeps its whole label at any width (#25).
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
     row.button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
     said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
     row.caption(  # the label carries the moment's number; its place in the list is said apart from it
-        shown
+        f"**{inert(shown.label[n])}**"
+        + (" (now)" if n == newest else "")
         + f" · {options.index(n) + 1:,} of {len(options):,} moments listed for {inert(org_name)}{said}"
         + (f"; the slider holds the {len(listed)} around it" if len(options) > len(listed) else "")
     )
