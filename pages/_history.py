@@ -171,7 +171,7 @@ def _compared(prefix: str, options: list[int]) -> int | None:
     """The moment compared with (`?from=`), if it is one of the organization's (else no comparison)."""
     other = st.session_state.get(f"{prefix}_from")
     if other is not None and snap(options, other) != other:  # a moment of another organization: no comparison
-        other = st.session_state[f"{prefix}_from"] = NO_COMPARE
+        other = st.session_state[f"{prefix}_from"] = None
     return other
 
 
@@ -239,17 +239,14 @@ def _steps(prefix: str, shown: Shown, *, stamp: str | None, org_name: str) -> No
         )
 
 
-NO_COMPARE = None  # no comparison: no ?from= in the URL
-
-
 def compare_choice(prefix: str, shown: Shown, help: str) -> int | None:
     """ "Compare with…": another of the organization's moments (?from=M), or none."""
     other = st.session_state.get(f"{prefix}_from")  # one of the organization's moments (time_control saw to it)
-    choices = [NO_COMPARE, *sorted({*shown.listed, *([other] if other is not None else [])})]
+    choices = [None, *sorted({*shown.listed, *([other] if other is not None else [])})]
     other = st.selectbox(
         "Compare with…",
         choices,
-        format_func=lambda o: "(no comparison)" if o == NO_COMPARE else shown.label[o],
+        format_func=lambda o: "(no comparison)" if o is None else shown.label[o],  # no ?from= in the URL
         key=f"{prefix}_from",
         help=help,
     )
