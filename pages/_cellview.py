@@ -43,10 +43,9 @@ def _changes(rows: list[said.Change], *, compact: bool) -> None:
 
 def show_result(res: Obj, *, event: Obj | None = None, nb: nbk.Notebook | None = None, compact: bool = False) -> None:
     """What a cell did, laid out piece by piece as views/cell_said says it for its kind."""
-    cell = said.read(res)
     turn = event.get("turn") if event else None
     evidence = cells.evidence(nb.events(), nb.results, turn, res["index"]) if nb is not None and turn else None
-    for piece in said.said(cell, link=lambda r: _record_link(nb, turn, r), evidence=evidence):
+    for piece in said.said(said.read(res), link=_record_links(nb, turn), evidence=evidence):
         if isinstance(piece, said.ChangeTable):
             _changes(piece.rows, compact=compact)
         elif isinstance(piece, said.ReadAnswer):
@@ -55,12 +54,12 @@ def show_result(res: Obj, *, event: Obj | None = None, nb: nbk.Notebook | None =
             getattr(st, piece.tone)(cite(piece.text))
 
 
-def _record_link(nb: nbk.Notebook | None, turn: str | None, record: str) -> str:
-    """A record's id as a link to its row on Runs, on this notebook's memory; else bold."""
+def _record_links(nb: nbk.Notebook | None, turn: str | None) -> Callable[[str], str]:
+    """A record's id as a link to its row on Runs, on this notebook's memory (its run found once); else bold."""
     run = cells.run_of(nb.events(), turn) if nb is not None and turn else None
     if nb is None or run is None:
-        return f"**{inert(record)}**"
-    return record_link(run, record, record, query=f"&mem=notebook&nb={nb.id}")
+        return lambda record: f"**{inert(record)}**"
+    return lambda record: record_link(run, record, record, query=f"&mem=notebook&nb={nb.id}")
 
 
 def kept(nb: nbk.Notebook) -> None:

@@ -102,12 +102,11 @@ def filters(data: FocusPublic | GraphJson) -> viz.Filters:
     # and Streamlit warns about a widget given a default whose value the session also set.
     for key, first in {"g_minw": 0.0, "g_status": ["active", "disputed"]}.items():
         st.session_state.setdefault(key, first)
-    c = [st.container() for _ in range(4)]  # in the Filters popover, one under another
-    pick_kinds = c[0].multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")
-    pick_rel = c[1].multiselect("Relations", relations, key="g_rel", placeholder="all relations")
-    min_w = c[2].slider("Minimum weight", 0.0, 1.0, step=0.05, key="g_minw")
+    pick_kinds = st.multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")  # in the Filters popover
+    pick_rel = st.multiselect("Relations", relations, key="g_rel", placeholder="all relations")
+    min_w = st.slider("Minimum weight", 0.0, 1.0, step=0.05, key="g_minw")
     help_ = cite("Retracted facts are hidden unless asked for (R28).")
-    statuses = c[3].multiselect("Status", STATUSES, key="g_status", help=help_)
+    statuses = st.multiselect("Status", STATUSES, key="g_status", help=help_)
     return viz.Filters(
         kinds=set(pick_kinds) or None,
         relations=set(pick_rel) or None,

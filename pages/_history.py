@@ -1,5 +1,6 @@
 """What the pages that look back share (R32): the time control, the moments labelled as people name
-them, and what changed between two moments as a table; reads kept under the memory's clock."""
+them, what changed between two moments as a table, and a fact's weight through time (Fact weights); reads kept
+under the memory's clock."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ import streamlit as st
 
 from memory_core import MemoryService
 from memory_core.plain import Obj
+from memory_core.usecases.shapes import Breakdown
 from memory_core.views import history
 from pages._links import dropped, from_link, to_link
+from pages._tables import headed, three_places, wrapped
 from pages._ui import Context, Read, inert, org_names, people_names, read, read_at
 from pages._words import caption
 
@@ -151,39 +154,36 @@ def time_control(ctx: Context, org: str, prefix: str) -> Shown:
     """The time control (R32): the moments labelled, "now" by default, Back, Step, the link's `?at=N`."""
     if st.session_state.pop(f"{prefix}_play_changed", False):
         st.rerun()  # the whole page again, so the timer starts or stops with it
-    at, newest_key = f"{prefix}_at", f"{prefix}_newest"
     clock, options = moments(ctx, org)
-    newest = options[-1]
     n = _settle(prefix, options)
     listed = window(options, n)
     other = _compared(prefix, options)
     found = labelled(ctx, org, clock, [*listed, *([other] if other is not None else [])])
-    label = {k: f"{k} · {what}" for k, (_, what, _) in found.items()}
-    _slider(options, listed, label, key=at)
-    st.session_state[newest_key] = newest
-    st.session_state[f"{prefix}_at_link"] = None if n == newest else n
-    shown = f"**{inert(label[n])}**" + (" (now)" if n == newest else "")
-    _steps(prefix, options, n, shown=shown, stamp=found[n][2], org_name=ctx.org_name)
-    return Shown(clock, options, label, n, listed)
+    shown = Shown(clock, options, {k: f"{k} · {what}" for k, (_, what, _) in found.items()}, n, listed)
+    _slider(shown, key=f"{prefix}_at")
+    st.session_state[f"{prefix}_newest"] = shown.newest
+    st.session_state[f"{prefix}_at_link"] = None if n == shown.newest else n
+    _steps(prefix, shown, stamp=found[n][2], org_name=ctx.org_name)
+    return shown
 
 
 def _compared(prefix: str, options: list[int]) -> int | None:
     """The moment compared with (`?from=`), if it is one of the organization's (else no comparison)."""
     other = st.session_state.get(f"{prefix}_from")
     if other is not None and snap(options, other) != other:  # a moment of another organization: no comparison
-        other = st.session_state[f"{prefix}_from"] = NO_COMPARE
+        other = st.session_state[f"{prefix}_from"] = None
     return other
 
 
-def _slider(options: list[int], listed: list[int], label: dict[int, str], *, key: str) -> None:
+def _slider(shown: Shown, *, key: str) -> None:
     """The slider of the moments listed, the newest said to be now; or that there is no moment yet."""
-    if len(options) <= 1:
+    if len(shown.options) <= 1:
         st.caption("No moment recorded yet: memory has not changed since its history was kept.")
         return
     st.select_slider(
         "Moment",
-        listed,
-        format_func=lambda k: inert(label[k]) + (" (now)" if k == options[-1] else ""),
+        shown.listed,
+        format_func=lambda k: inert(shown.label[k]) + (" (now)" if k == shown.newest else ""),
         key=key,
         help="Each moment is one change to memory: a turn ended, a setting changed, a run deleted…",
     )
@@ -210,16 +210,17 @@ def _settle(prefix: str, options: list[int]) -> int:
     return int(st.session_state[at])
 
 
-def _steps(prefix: str, options: list[int], n: int, *, shown: str, stamp: str | None, org_name: str) -> None:
+def _steps(prefix: str, shown: Shown, *, stamp: str | None, org_name: str) -> None:
     """Back, Step, the moment shown and its place, and "Go to moment" past the slider's window."""
-    newest, listed = options[-1], window(options, n)
+    options, n, newest, listed = shown.options, shown.n, shown.newest, shown.listed
     # One row that wraps, not columns: each button keeps its whole label at any width (#25).
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
     row.button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
     said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
     row.caption(  # the label carries the moment's number; its place in the list is said apart from it
-        shown
+        f"**{inert(shown.label[n])}**"
+        + (" (now)" if n == newest else "")
         + f" · {options.index(n) + 1:,} of {len(options):,} moments listed for {inert(org_name)}{said}"
         + (f"; the slider holds the {len(listed)} around it" if len(options) > len(listed) else "")
     )
@@ -238,17 +239,14 @@ def _steps(prefix: str, options: list[int], n: int, *, shown: str, stamp: str | 
         )
 
 
-NO_COMPARE = None  # no comparison: no ?from= in the URL
-
-
 def compare_choice(prefix: str, shown: Shown, help: str) -> int | None:
     """ "Compare with…": another of the organization's moments (?from=M), or none."""
     other = st.session_state.get(f"{prefix}_from")  # one of the organization's moments (time_control saw to it)
-    choices = [NO_COMPARE, *sorted({*shown.listed, *([other] if other is not None else [])})]
+    choices = [None, *sorted({*shown.listed, *([other] if other is not None else [])})]
     other = st.selectbox(
         "Compare with…",
         choices,
-        format_func=lambda o: "(no comparison)" if o == NO_COMPARE else shown.label[o],
+        format_func=lambda o: "(no comparison)" if o is None else shown.label[o],  # no ?from= in the URL
         key=f"{prefix}_from",
         help=help,
     )
@@ -319,3 +317,73 @@ def show_diff(ctx: Context, d: Obj, *, shown: Shown, lo: int, hi: int, title: st
         "supports its turn replaced (R3); disputes and retractions lower a weight (R28); what was "
         "erased since is absent at both moments (R33)."
     )
+
+
+# --- a fact's weight through time (Fact weights), each step with its cause ---------------------------
+
+#: What changed a weight, as the line marks it: each kind's shape (the cause in words on hover).
+CAUSES = {
+    "correction (R28)": ("triangle-down", ("dispute by", "retracted by")),
+    "replacement (R3)": ("diamond", ("withdrawn",)),
+    "erasure since (R29, R30)": ("cross", ("erased since", "a deleted account")),
+    "record (R1)": ("circle", ("support from",)),
+}
+
+
+#: A step's tooltip, field by field; its weight (three places) is inserted before its status.
+TIPS = [("step:O", "Step"), ("moment:Q", "Moment"), ("moment_label:N", "What happened"), ("kind:N", "Kind of cause")]
+TIPS += [("cause:N", "Cause"), ("status:N", "Status")]
+
+
+def cause_kind(cause: str) -> str:
+    """The kind of a step's cause, the first of CAUSES its words name (a correction before a record's support)."""
+    return next((kind for kind, (_, words) in CAUSES.items() if any(w in cause for w in words)), "record (R1)")
+
+
+def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, threshold: float) -> None:
+    """The fact's weight after each moment that changed it (R32), each step numbered with its cause (R3, R33)."""
+    import altair as alt  # here, not on the Overview's first run (0.3 s)
+
+    st.subheader("Its weight through time")
+    h = read(ctx, MemoryService.fact_history, fid, org=org)  # as read from this organization: R23 applied by the read
+    people = people_names(ctx)
+    steps = history.weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"], people)
+    if not steps:
+        st.caption("This fact has no recorded history.")
+        return
+    now = read(ctx, MemoryService.clock)
+    df = pd.DataFrame(steps).assign(step=range(1, len(steps) + 1), kind=[cause_kind(s["cause"]) for s in steps])
+    line = pd.concat([df, df.tail(1).assign(moment=max(now, int(df["moment"].iloc[-1])), step=None)])
+    x = alt.X("moment:Q", title="Moment (memory's clock)", axis=alt.Axis(tickMinStep=1, format="d"))
+    y = alt.Y(
+        "weight:Q", title="Weight", scale=alt.Scale(domain=[0, 1.1]), axis=alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1])
+    )
+    tips = [alt.Tooltip(field, title=title) for field, title in TIPS]
+    tips.insert(-1, alt.Tooltip("weight:Q", title="Weight", format=".3f"))
+    shapes = alt.Scale(domain=list(CAUSES), range=[shape for shape, _ in CAUSES.values()])
+    causes = alt.Shape("kind:N", title="Cause", scale=shapes)
+    chart = (
+        alt.Chart(line).mark_line(interpolate="step-after").encode(x=x, y=y)
+        + alt.Chart(df)
+        .mark_point(filled=True, size=110)
+        .encode(x=x, y=y, color=alt.Color("status:N", title="Status"), shape=causes, tooltip=tips)
+        + alt.Chart(df).mark_text(dy=-12, fontWeight="bold").encode(x=x, y=y, text="step:O")
+        + alt.Chart(pd.DataFrame({"threshold": [threshold]}))
+        .mark_rule(strokeDash=[4, 4], color="gray")
+        .encode(y="threshold:Q")
+    )
+    st.altair_chart(chart.properties(height=280), width="stretch")
+    caption(
+        f"Each numbered step is a moment that changed this weight (R32), marked by its cause (a record's support, a "
+        "correction, a replacement, an erasure since; point at it for the cause in words); the line holds to now (moment "
+        f"{now} on the memory's clock, which counts every organization's moments). "
+        f"Dashed: the shortcut threshold {threshold:.2f} (R22). What was erased since is said so: its run "
+        "or account is gone, its vote stays (R29, R30, R33)."
+    )
+    table = df[["step", "moment", "moment_label", "cause", "weight", "status", "sources"]]
+    table = headed(three_places(table, "weight"), moment_label="What happened")
+    wrapped(table, height=TALL if len(table) > ROWS else None)  # every cause read whole, wrapped (#25)
+
+
+#: A table of causes taller than ROWS rows scrolls in place, TALL pixels high.
+ROWS, TALL = 12, 480

@@ -8,6 +8,7 @@ from typing import NamedTuple
 from urllib.parse import quote
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from memory_core.format.events import MAX_INTEGER
 from memory_core.views.text import inert
@@ -111,12 +112,13 @@ def record_link(run: str | None, record: str | None, otherwise: str, *, query: s
     return f"[{inert(record)}]({runs_link(run, record=record)}{query})"
 
 
-def copy_link(label: str = "Link to this view") -> None:
-    """The view's address, to copy and share; shown in a popover, which loads its highlighter when opened (B8)."""
+def copy_link(label: str = "Link to this view", where: DeltaGenerator | None = None) -> None:
+    """The view's address, to copy and share, in a popover `label` (in `where`): it loads its highlighter when opened (B8)."""
     query = "&".join(f"{k}={quote(str(v), safe='')}" for k, v in st.query_params.to_dict().items())
     path = (getattr(st.context, "url", None) or "").split("?", 1)[0]
-    st.code(f"{path}?{query}" if query else path or "(this page)", language=None)
-    st.caption(f"{label}: point at it and click the copy icon at its right to share exactly this view.")
+    with (where or st).popover(label):
+        st.code(f"{path}?{query}" if query else path or "(this page)", language=None)
+        st.caption(f"{label}: point at it and click the copy icon at its right to share exactly this view.")
 
 
 #: A link that names what to show scrolls to it (#25); the app's page is same-origin with its frames.

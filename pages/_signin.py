@@ -7,13 +7,12 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
-from collections.abc import Mapping
-from typing import cast
 
 import streamlit as st
 
 from memory_core import MemoryService, database_url
 from memory_core.errors import NotMember, UnknownPerson
+from memory_core.usecases.shapes import Member
 from memory_core.views import signin
 from memory_core.views.text import JSON, inert
 from pages._links import addresses
@@ -58,13 +57,9 @@ def auth_section() -> dict[str, JSON]:
     try:
         if not st.secrets.load_if_toml_exists() or "auth" not in st.secrets:
             return {}
-        return _plain(st.secrets["auth"])
-    except Exception:  # noqa: BLE001  (a secrets file Streamlit cannot read: it logs why; no provider)
+        return dict(st.secrets["auth"].to_dict())  # plain dicts, nested too
+    except Exception:  # noqa: BLE001  (a secrets file Streamlit cannot read: it logs why; `auth` no table: no provider)
         return {}
-
-
-def _plain(section: Mapping[str, object]) -> dict[str, JSON]:
-    return {k: _plain(v) if isinstance(v, Mapping) else cast("JSON", v) for k, v in section.items()}
 
 
 def _loopback(address: str) -> bool:
@@ -230,10 +225,9 @@ def _not_linked() -> None:
         st.logout()
 
 
-def signed_in_box(svc: MemoryService, person: str, org: str) -> None:
-    """The sidebar of a signed-in session: who, where, how, and Sign out (no "Act as")."""
-    names = {o["id"]: o["name"] for o in svc.organizations()}
-    member = next((m for m in svc.members(org) if m["id"] == person), {"name": person, "role": "member"})
+def signed_in_box(names: dict[str, str], members: list[Member], person: str, org: str) -> None:
+    """The sidebar of a signed-in session: who, where, how, and Sign out (no "Act as"); `names`: organizations'."""
+    member = next((m for m in members if m["id"] == person), {"name": person, "role": "member"})
     provider = bool(auth_section())
     how = _provider_box(org, names) if provider else "by your token"
     st.markdown(

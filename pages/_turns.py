@@ -1,8 +1,10 @@
-"""Runs as people look for them (#38.8, #38.7): a turn titled by its request, the organization's latest turns,
-each a link that opens its run on the Runs page with that turn open (`?run=R&turn=T`), and what turns read."""
+"""Runs as people look for them (#38.8, #38.7, #39.5): a turn titled by its request, the organization's latest turns
+and its runs at a glance (`timeline`), each a link that opens its run on Runs with that turn open (`?run=R&turn=T`),
+and what turns read."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from urllib.parse import quote
 
 import streamlit as st
@@ -12,10 +14,11 @@ from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label
 from memory_core.usecases.shapes import RunDetail, RunRow, TurnDetail
 from memory_core.views.reads_trace import asked, trace_lines
+from memory_core.views.timeline import capped, chart
 from memory_core.views.timeline import titled as by_request
 from pages._links import runs_link
-from pages._ui import Context, inert, read
-from pages._words import cite, markdown, plural
+from pages._ui import Context, inert, people_names, read
+from pages._words import caption, cite, markdown, plural
 
 LATEST = 5  # the organization's most recent turns, shown as they go
 STATUS = {
@@ -74,6 +77,29 @@ def latest_turns(ctx: Context, org: str) -> None:
     for r, t in reversed(recent):
         lines += _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))
     markdown("**Latest turns**, as they go:\n" + "\n".join(lines))
+
+
+# --- runs at a glance (#39.5): a bar a turn coloured by its status, a tick a record or read, live with the page ---
+
+
+def clicked(key: str) -> tuple[str, str] | None:
+    """The run and turn of the bar clicked in the chart under `key` (or of a record's or read's mark in it)."""
+    selected = ((st.session_state.get(key) or {}).get("selection") or {}).values()
+    chosen = next((points[0] for points in selected if points), None)
+    return (chosen["run"], chosen["turn"]) if chosen else None
+
+
+def timeline(ctx: Context, org: str, *, key: str, on_click: Callable[[], None]) -> None:
+    """The organization's newest runs and their turns as a chart; `on_click` is called when a bar is clicked."""
+    t = read(ctx, MemoryService.timeline, org)
+    if not any(run["turns"] for run in t["runs"]):
+        return
+    st.vega_lite_chart(chart(t, people_names(ctx)), on_select=on_click, key=key, width="stretch")
+    caption(
+        "A bar a turn, in the order the turns opened: green completed, blue open, red failed, grey cancelled, "
+        "yellow replaced (R1 to R3); inside it a dark tick a record and a purple mark a read, in the order they came. "
+        "Click a bar to open its turn. " + capped(t)
+    )
 
 
 # --- what turns read (#38.7): a turn's reads in order, a fact's readers, the reads up to a moment ---

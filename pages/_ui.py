@@ -154,8 +154,9 @@ def _source(nb: nbk.Notebook | None, title: str | None) -> str:
 
 def _who(svc: MemoryService, where: str, *, caller: tuple[str, str] | None, signing_in: bool) -> None:
     """Who acts: the signed-in person on the database, else anyone "Act as" offers (in a notebook, or the demo)."""
-    if caller is not None:
-        signed_in_box(svc, *caller)
+    if caller is not None:  # the organizations and members as the pages read them, kept under memory's version
+        at = version_at(svc, where)
+        signed_in_box(_orgs(svc, at), read_at(svc, at, MemoryService.members, caller[1]), *caller)
         return
     from_link(SIDEBAR_LINK)
     _act_as(svc, where)

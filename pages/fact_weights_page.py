@@ -13,9 +13,9 @@ from memory_core.rules.shortcuts import DEFAULT_MIN_WEIGHT
 from memory_core.rules.weights import WEIGHT_DECIMALS
 from memory_core.rules.wording import possessive
 from memory_core.views import csv_safe
+from pages._history import through_time
 from pages._links import copy_link, dropped, from_link, record_link, scroll_to, to_link
 from pages._tables import download, fact_grid, headed, rules_help, three_places, wrapped
-from pages._through_time import through_time
 from pages._turns import fact_readers
 from pages._ui import guard, inert, keep, live, page, read
 from pages._words import caption, cite, markdown, plural
@@ -169,8 +169,7 @@ with guard():
     download(e1.download_button, "This fact as CSV", one_csv, file_name=f"fact-{fid}.csv", key="w_fact_csv")
     as_json = json.dumps(b, ensure_ascii=False, indent=2, default=str)
     download(e2.download_button, "This fact as JSON", as_json, file_name=f"fact-{fid}.json", key="w_fact_json")
-    with st.popover("Link to this fact"):
-        copy_link("Link to this fact")
+    copy_link("Link to this fact")
 
     through_time(ctx, org, graph, int(fid), b, threshold)
 

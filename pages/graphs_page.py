@@ -242,8 +242,7 @@ def drawing() -> None:
             _history.show_diff(
                 ctx, d, shown=shown, lo=lo, hi=hi, title=f"{inert(name)}, from moment", nothing="this graph"
             )
-        with st.popover("Link to this view"):
-            copy_link()
+        copy_link()
         _drawing.keep_choices()
 
 

@@ -15,7 +15,7 @@ from pages import _cellview as cv
 from pages._links import from_link, to_link
 from pages._tables import download
 from pages._ui import NOTEBOOK, ask, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
-from pages._words import SAMPLES, caption, cite
+from pages._words import SAMPLES, caption, cite, plural
 
 #: How a cell is marked: not run, applied, refused.
 MARKS = {
@@ -166,7 +166,7 @@ else:
     if nav[1].button("Later ▶", key="nb_next", disabled=pos + WINDOW >= len(shown)):
         cv.rerun(goto=shown[pos + WINDOW])
     nav[2].caption(
-        f"Showing {len(window)} cell{'s' if len(window) != 1 else ''}, [{window[0]}] to [{window[-1]}],"
+        f"Showing {plural(len(window), 'cell')}, [{window[0]}] to [{window[-1]}],"
         + (f" of the {len(shown)} that match" if query.strip() else f" of {len(events)}")
         + ". Cells already run are folded; the one just run is marked."
     )
@@ -189,9 +189,8 @@ else:
             if row.button("▶", key=f"to-{i}", help="Run to here"):
                 cv.with_guard(nb.run_to, i)
                 cv.rerun(nb, goto=i)
-            if row.button("↑", key=f"up-{i}", help="Move up", disabled=i == 0):
-                if cv.with_guard(nb.move_cell, i, -1):
-                    cv.rerun(nb, goto=i - 1)
+            if row.button("↑", key=f"up-{i}", help="Move up", disabled=i == 0) and cv.with_guard(nb.move_cell, i, -1):
+                cv.rerun(nb, goto=i - 1)
             if row.button("↓", key=f"down-{i}", help="Move down", disabled=i == len(events) - 1):
                 if cv.with_guard(nb.move_cell, i, 1):
                     cv.rerun(nb)

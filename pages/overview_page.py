@@ -17,8 +17,7 @@ from memory_core.views import notebook as nbk
 from memory_core.views.counts import world_table
 from pages import _history
 from pages._tables import fact_grid, grid, headed, wrapped
-from pages._timeline import clicked, timeline
-from pages._turns import latest_turns, reads_then, turns_said
+from pages._turns import clicked, latest_turns, reads_then, timeline, turns_said
 from pages._ui import (
     Context,
     context,

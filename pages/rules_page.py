@@ -8,7 +8,7 @@ import streamlit as st
 from memory_core.views import rulebook
 from memory_core.views.rulebook import Rule
 from memory_core.views.text import inert
-from pages._words import DOCS
+from pages._words import DOCS, plural
 
 book = rulebook.parse((DOCS / "rules.md").read_text(encoding="utf-8"))
 decisions = rulebook.decision_rows((DOCS / "decisions.md").read_text(encoding="utf-8"))
@@ -53,7 +53,7 @@ if asked:
 if query.strip():
     found = rulebook.search(book, query)
     sections = [s for s in book.sections if rulebook.section_matches(s, query)]
-    st.caption(f"{len(found)} rule{'s' if len(found) != 1 else ''} found for {query.strip()!r}.")
+    st.caption(f"{plural(len(found), 'rule')} found for {query.strip()!r}.")
     for rule in found:
         show(rule)
     for section in sections:

@@ -16,8 +16,7 @@ from memory_core.usecases.shapes import RecordPublic, TurnDetail
 from memory_core.views.notebook import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import download, grid, headed, wrapped
-from pages._timeline import clicked, timeline
-from pages._turns import STATUS, latest_turns, titled, turn_reads, turns_said
+from pages._turns import STATUS, clicked, latest_turns, timeline, titled, turn_reads, turns_said
 from pages._ui import guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import caption, cite, markdown, on_off, plural, probes_used, yes_no
 
@@ -221,5 +220,4 @@ with guard():
     c1, c2 = st.columns([1, 3])
     as_json = json.dumps(run, ensure_ascii=False, indent=2)
     download(c1.download_button, "This run as JSON", as_json, file_name=f"run-{run_id}.json", key="runs_json")
-    with c2.popover("Link to this run"):
-        copy_link("Link to this run")
+    copy_link("Link to this run", c2)

@@ -130,7 +130,7 @@ def test_the_chart_draws_a_bar_a_turn_each_click_selecting_its_run_and_turn():
 
 def test_each_step_of_a_weight_through_time_is_marked_by_its_cause(svc):
     """#39.5 on Fact weights: each moment that changed a weight is marked by the kind of its cause."""
-    from pages._through_time import CAUSES, cause_kind
+    from pages._history import CAUSES, cause_kind
 
     demo(svc)
     seen = set()
