@@ -10,7 +10,7 @@ from ..plain import Obj
 from ..rules.weights import Score, score
 from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
-from .compare import fact_key
+from .compare import arrow, fact_key
 
 #: A read's row as given (a shape of usecases/shapes.py, or a plain dict): read, never changed.
 Row = Mapping[str, Any]
@@ -122,10 +122,6 @@ def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
 def _votes(supports: list[Obj]) -> list[str]:
     said = [(s, f" ({s['turn']} in {s['run']})" if s["run"] else " (run erased)") for s in supports]
     return [f"{s['origin']} {s['key']}{where}" for s, where in said]
-
-
-def arrow(old: float, new: float) -> str:
-    return "\u2191" if new > old else "\u2193" if new < old else "="
 
 
 def weight_through_time(

@@ -17,7 +17,7 @@ from ..format.scenario import decode
 from ..usecases.facade import MemoryService
 
 NOTEBOOK_ID = re.compile(r"[0-9a-f]{32}")
-#: Why a signed-in caller's link to someone else's notebook opens nothing (Notebook.opens_for).
+#: Why a signed-in caller's link to someone else's notebook opens nothing (notebook.reopen_for).
 NOT_YOURS = (
     "it is not yours: a notebook opens only for the person who made it, and one made from an "
     "organization's run for that organization's owner too"

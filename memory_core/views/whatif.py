@@ -9,9 +9,9 @@ from ..format.checks import check
 from ..format.replay import EventEngine, EventResult
 from ..plain import Obj
 from ..rules.settings import DEFAULT_SETTINGS
+from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
 from ..usecases.results import RunEnded, RunStarted, StepRun, TurnEnded
-from .viz import fact_label
 
 
 def initial_settings(doc: Obj, org: str) -> dict[str, bool]:
