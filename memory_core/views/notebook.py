@@ -110,7 +110,7 @@ class Notebook(BaseModel):
         finally:
             claim.unlink(missing_ok=True)
         self.moments = {"-1": self.service.clock()}  # the clock after the setup, then after each cell (R32)
-        _drop_before(self.id, left)
+        nf.remove(self.id, before=left)
         self.rev += 1
         return self
 
@@ -375,12 +375,3 @@ def _claim(nb_id: str, gen: int) -> tuple[int, Path]:
                 os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
                 return gen, claim
         gen += 1
-
-
-def _drop_before(nb_id: str, gen: int) -> None:
-    """Its scratch files (and stale claims) of generations before `gen`, nothing else."""
-    scratch_service.cache_clear()
-    for path in notebook_dir().glob(f"{nb_id}.*"):
-        number = path.name.removeprefix(f"{nb_id}.").split(".")[0]
-        if number.isdigit() and int(number) < gen:
-            path.unlink(missing_ok=True)

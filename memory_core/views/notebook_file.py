@@ -114,9 +114,12 @@ def _erased_in(svc: MemoryService, made: dict[str, MadeFrom]) -> list[str]:
     return [i for i, m in made.items() if m.org in orgs and (m.run not in runs or (m.person and not runs[m.run]))]
 
 
-def remove(nb_id: str) -> None:
-    """Every file of a notebook: its file, its undo file, its scratch memories with their logs (R31)."""
+def remove(nb_id: str, before: int | None = None) -> None:
+    """Every file of a notebook: its file, undo file, scratch memories and their logs (R31); `before`: only the
+    scratch files and stale claims of generations before it."""
     if NOTEBOOK_ID.fullmatch(nb_id):
         scratch_service.cache_clear()
         for path in notebook_dir().glob(f"{nb_id}.*"):
-            path.unlink(missing_ok=True)
+            number = path.name.removeprefix(f"{nb_id}.").split(".")[0]
+            if before is None or (number.isdigit() and int(number) < before):
+                path.unlink(missing_ok=True)

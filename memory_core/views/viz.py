@@ -164,22 +164,12 @@ def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
 
 def _more(hidden: Mapping[str, list[tuple[str, Obj]]]) -> list[Obj]:
     """The "+N more" boxes, MORE at most: the focus's by each relation, each other entity's by its largest (#39)."""
-    counts = [
-        Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1) for i, n in enumerate(hidden)
-    ]
-    return [
-        node(
-            f"more:{r}:{n}",
-            f"+{c} more\n{r}",
-            "more",
-            -2,
-            f"{plural(c, 'neighbour')} by {r} not drawn: click to open",
-            of=n,
-            relation=r,
-        )
-        for n, groups in zip(hidden, counts, strict=True)
-        for r, c in groups
-    ][:MORE]
+    out = []
+    for i, n in enumerate(hidden):
+        for r, c in Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1):
+            title = f"{plural(c, 'neighbour')} by {r} not drawn: click to open"
+            out.append(node(f"more:{r}:{n}", f"+{c} more\n{r}", "more", -2, title, of=n, relation=r))
+    return out[:MORE]
 
 
 class _Graph:
