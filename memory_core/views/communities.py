@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 import networkx as nx
 
-from ..plain import Obj
 from ..usecases import shapes as sh
 from .text import plural
 from .viz import KIND_COLORS, Plan, line, node, wrapped
@@ -111,30 +110,21 @@ def _label(names: list[str], size: int) -> str:
 
 
 def drawn(ov: Overview, *, most: int = 2) -> Plan:
-    """A graph's communities, the largest in the middle, each joined to the `most` it shares most facts with (#39)."""
-    colors = list(KIND_COLORS.values())
-    nodes = [
-        node(
-            f"community:{c.id}",
-            wrapped(c.label, 24) + f"\n{plural(c.size, 'entity', 'entities')}",
-            "community",
-            0 if i == 0 else 1,
-            f"{c.label}: {plural(c.size, 'entity', 'entities')}\n" + ", ".join(c.members[:12]) + "\nclick: open it",
-            central=c.central,
-            color=colors[i % len(colors)],
-            size=min(40.0, 8 + 3 * c.size**0.5),
-        )
-        for i, c in enumerate(ov.communities)
-    ]
+    """A graph's communities, the largest in the middle, each joined to the `most` it shares most facts with (#39);
+    an edge says how many facts join the two, as wide as their root."""
+    colors, nodes = list(KIND_COLORS.values()), []
+    for i, c in enumerate(ov.communities):
+        size, said = min(40.0, 8 + 3 * c.size**0.5), plural(c.size, "entity", "entities")
+        title = f"{c.label}: {said}\n" + ", ".join(c.members[:12]) + "\nclick: open it"
+        drawn = node(f"community:{c.id}", wrapped(c.label, 24) + f"\n{said}", "community", min(i, 1), title, size=size)
+        nodes.append(drawn | {"central": c.central, "color": colors[i % len(colors)]})
     heaviest = sorted(ov.links, key=lambda x: (-x[2], x[:2]))
     kept = {k for c in ov.communities for k in [x for x in heaviest if c.id in x[:2]][:most]}
-    edges = [
-        line(f"community:{a}", f"community:{b}", f"{plural(n, 'fact')} between these two communities", **_joined(n))
-        for a, b, n in sorted(kept)
-    ]
+    edges = []
+    for a, b, n in sorted(kept):
+        width, said = 1 + min(6.0, n**0.5 / 2), plural(n, "fact")
+        between = f"{said} between these two communities"
+        edges.append(
+            line(f"community:{a}", f"community:{b}", between, label=said, weight=0.5, width=width, dashes=False)
+        )
     return Plan(nodes, edges, nodes[0]["id"] if nodes else "", reason="" if nodes else "this graph holds no fact yet")
-
-
-def _joined(n: int) -> Obj:
-    """The edge between two communities: how many facts join them, as wide as their root."""
-    return dict(label=plural(n, "fact"), weight=0.5, width=1 + min(6.0, n**0.5 / 2), dashes=False)
