@@ -88,7 +88,9 @@ def scrub_erased(svc: MemoryService) -> list[str]:
     version = svc.version() if made else None
     if not made or (version is not None and _LOOKED.get(svc) == version):
         return []
-    removed = _erased_in(svc, made)
+    orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()}  # another database's: left
+    runs = {r["id"]: r["person"] for org in orgs for r in svc.runs(org)}  # gone, or its person's account gone
+    removed = [i for i, m in made.items() if m.org in orgs and (m.run not in runs or (m.person and not runs[m.run]))]
     for nb_id in removed:
         remove(nb_id)
     if version is not None:
@@ -105,13 +107,6 @@ def _made_from_runs() -> dict[str, MadeFrom]:
         except (OSError, FormatError, ValidationError):
             continue
     return made
-
-
-def _erased_in(svc: MemoryService, made: dict[str, MadeFrom]) -> list[str]:
-    """The notebooks whose run, of an organization this memory holds, is gone or has lost its person."""
-    orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()}  # another database's: left
-    runs = {r["id"]: r["person"] for org in orgs for r in svc.runs(org)}
-    return [i for i, m in made.items() if m.org in orgs and (m.run not in runs or (m.person and not runs[m.run]))]
 
 
 def remove(nb_id: str, before: int | None = None) -> None:
