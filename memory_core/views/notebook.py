@@ -202,8 +202,7 @@ class Notebook(BaseModel):
         """After an edit above the run cells, memory recomputed to the same point."""
         ran = self.cursor
         if first_changed < ran:
-            self.reset()
-            self.run_to(min(ran, cells) - 1)
+            self.reset().run_to(min(ran, cells) - 1)
         self.rev += 1
 
     def _story_outcomes(self) -> None:
@@ -317,8 +316,7 @@ def reopen(nb_id: str) -> Notebook | None:
     if not nf.scratch_path(nb_id, nb.gen).exists() or len(nb.moments or {}) != nb.cursor + 1:
         # its scratch memory is gone, or it was kept without each cell's moment (R32): the cells run again
         ran = nb.cursor
-        nb.reset()
-        nb.run_to(ran - 1)
+        nb.reset().run_to(ran - 1)
     nb._saved, nb._file = (nb.rev, 0), nf.stamp(main)
     return nb
 
