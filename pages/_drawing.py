@@ -11,8 +11,8 @@ from streamlit.delta_generator import DeltaGenerator
 
 from memory_core import MemoryService
 from memory_core.usecases.shapes import FocusPublic, GraphJson
-from memory_core.views import groups, viz
-from memory_core.views.communities import Overview, overview
+from memory_core.views import viz
+from memory_core.views.communities import Overview, drawn, overview
 from pages._links import dropped
 from pages._ui import Context, Version, read_at
 from pages._words import caption, cite, plural
@@ -181,7 +181,7 @@ def communities(ctx: Context, at: Version | None, shown: tuple[str, str], show: 
     if not st.session_state.get("g_comm"):
         return False
     ov = _overview(ctx, at, shown)
-    plan = groups.plan(ov)
+    plan = drawn(ov)
     caption(
         f"{plural(len(ov.communities), 'community', 'communities')} of {ov.entities:,} entities and {ov.facts:,} facts, as they "
         "stand now (networkx's Louvain, seeded: the same memory, the same communities). Each is named by its most "

@@ -13,7 +13,7 @@ from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.rules.settings import SETTINGS
 from memory_core.views import whatif
-from memory_core.views.counts import by_status
+from memory_core.views.text import by_status
 from pages._tables import wrapped
 from pages._ui import Context, guard, inert, read
 from pages._words import caption, cite, markdown, on_off, plural

@@ -14,7 +14,7 @@ from memory_core.rules.settings import SETTINGS
 from memory_core.rules.wording import map_paragraph
 from memory_core.usecases.shapes import OrgMap
 from memory_core.views import notebook as nbk
-from memory_core.views.counts import world_table
+from memory_core.views.text import world_table
 from pages import _history
 from pages._tables import fact_grid, grid, headed, wrapped
 from pages._turns import clicked, latest_turns, reads_then, timeline, turns_said

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from memory_core import MemoryService, load, make_engine, replay
-from memory_core.views import focus, groups, layout, viz
+from memory_core.views import communities, focus, layout, viz
 from memory_core.views.compare import compare
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -281,12 +281,12 @@ def test_communities_are_drawn_one_node_each_and_a_click_opens_one():
         51,
         80,
     )
-    p = groups.plan(ov)
+    p = communities.drawn(ov)
     assert [n["central"] for n in p.nodes] == [f"C{i}" for i in range(6)] and p.focus == "community:0"
     assert [n["size"] for n in p.nodes] == sorted((n["size"] for n in p.nodes), reverse=True)
     assert all(e["label"].endswith(("fact", "facts")) for e in p.edges) and len(p.edges) <= len(ov.links)
     assert crowded(p) == (0, 0) and '"central":"C1"' in viz.to_html(p) and "node.central" in viz.to_html(p)
-    assert groups.plan(overview((), (), 0, 0)).reason
+    assert communities.drawn(overview((), (), 0, 0)).reason
 
 
 def test_a_fact_between_two_neighbours_waits_for_a_click_and_the_neighbours_stand_in_two_columns():

@@ -223,13 +223,10 @@ def said(
     out: list[Piece] = [Said("caption", SCRUBBED)] if cell.scrubbed else []
     out += _of_a_turn(cell.detail, link) or _of_the_rest(cell.detail)
     out += _beside(cell, link, evidence) + ([ChangeTable(cell.changes)] if cell.changes else [])
-    return out + [
-        Said(
-            "warning",
-            f"Kept out by {s.rule}: claim {s.claim + 1} of record {inert(s.record)}, “{inert(s.claim_text)}”. {s.why}",
-        )
-        for s in cell.skipped
-    ]
+    for s in cell.skipped:
+        kept_out = f"Kept out by {s.rule}: claim {s.claim + 1} of record {inert(s.record)}, “{inert(s.claim_text)}”."
+        out.append(Said("warning", f"{kept_out} {s.why}"))
+    return out
 
 
 def _beside(cell: CellResult, link: RecordLink, evidence: list[str] | None) -> list[Piece]:

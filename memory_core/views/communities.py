@@ -1,5 +1,5 @@
 """A graph as its communities (issue #39): entities grouped by networkx's Louvain, seeded, so the same memory always
-gives the same communities; each named by its most connected entities, with the facts between communities."""
+gives the same communities; each named by its most connected entities, with the facts between communities; drawn."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from dataclasses import dataclass
 import networkx as nx
 
 from ..usecases import shapes as sh
+from .text import plural
+from .viz import KIND_COLORS, Plan, line, node, wrapped
 
 MEMBERS = 60  # the entities a community keeps by name, most connected first
 #: Louvain groups the most connected entities with at most this many links between them; each other one joins the
@@ -105,3 +107,24 @@ def _label(names: list[str], size: int) -> str:
     """Its two most connected entities' names and how many more ("Acme, Helios +40"); all of three or fewer."""
     shown = names[:3] if size <= 3 else names[:2]
     return ", ".join(shown) + (f" +{size - len(shown)}" if size > len(shown) else "")
+
+
+def drawn(ov: Overview, *, most: int = 2) -> Plan:
+    """A graph's communities, the largest in the middle, each joined to the `most` it shares most facts with (#39);
+    an edge says how many facts join the two, as wide as their root."""
+    colors, nodes = list(KIND_COLORS.values()), []
+    for i, c in enumerate(ov.communities):
+        size, said = min(40.0, 8 + 3 * c.size**0.5), plural(c.size, "entity", "entities")
+        title = f"{c.label}: {said}\n" + ", ".join(c.members[:12]) + "\nclick: open it"
+        drawn = node(f"community:{c.id}", wrapped(c.label, 24) + f"\n{said}", "community", min(i, 1), title, size=size)
+        nodes.append(drawn | {"central": c.central, "color": colors[i % len(colors)]})
+    heaviest = sorted(ov.links, key=lambda x: (-x[2], x[:2]))
+    kept = {k for c in ov.communities for k in [x for x in heaviest if c.id in x[:2]][:most]}
+    edges = []
+    for a, b, n in sorted(kept):
+        width, said = 1 + min(6.0, n**0.5 / 2), plural(n, "fact")
+        between = f"{said} between these two communities"
+        edges.append(
+            line(f"community:{a}", f"community:{b}", between, label=said, weight=0.5, width=width, dashes=False)
+        )
+    return Plan(nodes, edges, nodes[0]["id"] if nodes else "", reason="" if nodes else "this graph holds no fact yet")

@@ -15,6 +15,11 @@ def fact_key(f: Mapping[str, object]) -> tuple[object, ...]:
     return (s["name"], s["kind"], f["relation"], o.get("name"), o.get("kind"), o.get("value"))
 
 
+def arrow(old: float, new: float) -> str:
+    """A weight's move: up, down or the same."""
+    return "\u2191" if new > old else "\u2193" if new < old else "="
+
+
 ADDED_COLOR = "#2ca02c"  # a fact added since the earlier moment
 GONE_COLOR = "#c7c7c7"  # a fact gone since it, drawn dashed
 MOVED_COLOR = "#ff7f0e"  # a fact whose weight moved (its title says how: ↑ or ↓)
@@ -52,6 +57,6 @@ def change_of(f: Obj, cmp: Compare | None, gone: bool) -> tuple[str, str]:
         return "added", f"\nadded since moment {cmp.since}"
     if k in cmp.weights:
         old, new = cmp.weights[k], f["weight"]
-        arrow = "\u2191" if new > old else "\u2193"
-        return ("heavier" if new > old else "lighter"), f"\nweight {old:.3f} {arrow} {new:.3f} since moment {cmp.since}"
+        said = f"\nweight {old:.3f} {arrow(old, new)} {new:.3f} since moment {cmp.since}"
+        return ("heavier" if new > old else "lighter"), said
     return "", ""

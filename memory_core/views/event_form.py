@@ -52,9 +52,7 @@ def _words(annotation: object) -> tuple[str, ...]:
     if get_origin(annotation) is Literal:
         return tuple(str(a) for a in get_args(annotation))
     if get_origin(annotation) in (Union, types.UnionType, typing.Annotated):
-        for arg in get_args(annotation):
-            if words := _words(arg):
-                return words
+        return next((words for arg in get_args(annotation) if (words := _words(arg))), ())
     return ()
 
 

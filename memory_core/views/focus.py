@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import functools
+import importlib.util
 import json
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..plain import Obj
 from . import layout
 from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR
-from .templates import MARK, library, mark, pyvis_templates, templates
 
 if TYPE_CHECKING:
+    from jinja2 import Environment
+
     from .viz import Plan
 
 _SCRIPT = """<script>
@@ -214,15 +219,51 @@ PYVIS_PAGE |= dict.fromkeys(("physics_enabled", "use_DOT", "widget", "conf", "to
 PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_menu", "notebook"), False)
 
 
+#: A library pyvis's templates inline, left as this mark when rendering and put in after.
+MARK = re.compile(r"<!--inline (lib/[\w./-]+)-->")
+#: The part of a file pyvis inlines that the drawing uses (B8: the page is sent on every drawing): of vis-network's
+#: 220 kB stylesheet its tooltip; none of pyvis's bindings (highlight and menus are off).
+USED = {
+    "lib/bindings/utils.js": "",
+    "lib/vis-9.1.2/vis-network.css": (
+        "div.vis-tooltip{background-color:#f5f4ed;border:1px solid #808074;border-radius:3px;"
+        "box-shadow:3px 3px 10px rgba(0,0,0,.2);color:#000;font-family:verdana;font-size:14px;padding:5px;"
+        "pointer-events:none;position:absolute;visibility:hidden;white-space:nowrap;z-index:5}"
+    ),
+}
+
+
+@functools.lru_cache(maxsize=1)
+def _pyvis() -> tuple[Path, Environment]:
+    """pyvis's templates' folder, and its templates compiled once a process, escaping every value (B8)."""
+    from jinja2 import Environment, FileSystemLoader
+
+    spec = importlib.util.find_spec("pyvis")
+    assert spec is not None and spec.submodule_search_locations, "pyvis is not installed"
+    folder = Path(next(iter(spec.submodule_search_locations))) / "templates"
+
+    class Inline(FileSystemLoader):
+        def get_source(self, environment: Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+            if template.startswith("lib/"):
+                return f"<!--inline {template}-->", template, lambda: True
+            return super().get_source(environment, template)
+
+    env = Environment(loader=Inline(folder), autoescape=True)
+    env.policies["json.dumps_kwargs"] = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": False}  # smaller
+    return folder, env
+
+
+@functools.lru_cache(maxsize=8)
+def _library(name: str) -> str:
+    """A library pyvis inlines, as its template would include it, or the part of it the drawing uses."""
+    return USED[name] if name in USED else (_pyvis()[0] / name).read_text(encoding="utf-8")
+
+
 def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
     """pyvis's template filled as its Network would (values escaped), without importing it (IPython)."""
-    folder = pyvis_templates()
-    page = str(
-        templates(folder)
-        .get_template("template.html")
-        .render(height=height, nodes=nodes, edges=edges, options=json.dumps(options), **PYVIS_PAGE)
-    )
+    template = _pyvis()[1].get_template("template.html")
+    page = str(template.render(height=height, nodes=nodes, edges=edges, options=json.dumps(options), **PYVIS_PAGE))
     head, body = page.split("</head>", 1) if "</head>" in page else (page, None)
     for name in dict.fromkeys(MARK.findall(head)):  # each library once, in the head only (memory's text is below)
-        head = head.replace(mark(name), library(folder, name), 1)
+        head = head.replace(f"<!--inline {name}-->", _library(name), 1)
     return head if body is None else head + "</head>" + body

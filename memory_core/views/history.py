@@ -10,7 +10,7 @@ from ..plain import Obj
 from ..rules.weights import Score, score
 from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
-from .compare import fact_key
+from .compare import arrow, fact_key
 
 #: A read's row as given (a shape of usecases/shapes.py, or a plain dict): read, never changed.
 Row = Mapping[str, Any]
@@ -36,10 +36,12 @@ def moment_label(m: Row, names: dict[str, str] | None = None, facts: Mapping[int
     """A moment as a person names it ("t3 completed in r1"), a correction with its fact (R28), erasures said (R33)."""
     by = (names or {}).get(m["person"], m["person"]) if m["person"] else None  # None: no one, or an erased account
     who, what, detail = by or "someone (account deleted)", m["what"], m["detail"]
-    if named := _named(m, facts):
-        return f"{who} {what.rstrip('e')}ed {named} ({detail or 'world'})"
+    named = [facts[i] for i in m["facts"] if i in facts] if facts and what in ("dispute", "retract") else []
+    if named:  # a correction, its fact as it stood then
+        return f"{who} {what.rstrip('e')}ed {named[0]} ({detail or 'world'})"
     if what == "settings":
-        return f"{who} turned {_turned(detail)}"
+        parts = (part.rsplit(" ", 1) for part in (detail or "").split(", ") if part)
+        return f"{who} turned " + ", ".join(f"{name} {'on' if state == 'on' else 'off'}" for name, state in parts)
     if what == "run_ended" and detail == "erased":
         return "an ephemeral run ended and was erased"
     return _said(m, by, who) if what in _SAID else what
@@ -52,17 +54,6 @@ def _said(m: Row, by: str | None, who: str) -> str:
     return _SAID[m["what"]][0 if m["run"] else 1].format(
         **words, replacing=f", replacing {detail} (R3)" if detail else "", graph=detail or "world"
     )
-
-
-def _turned(detail: str | None) -> str:
-    parts = (part.rsplit(" ", 1) for part in (detail or "").split(", ") if part)
-    return ", ".join(f"{name} {'on' if state == 'on' else 'off'}" for name, state in parts)
-
-
-def _named(m: Row, facts: Mapping[int, str] | None) -> str | None:
-    """The fact a correction names, as it stood then (None: not a correction, or not in `facts`)."""
-    named = [facts[i] for i in m["facts"] if i in facts] if facts and m["what"] in ("dispute", "retract") else []
-    return named[0] if named else None
 
 
 def fact_names(svc: MemoryService, rows: Iterable[Row], *, org: str | None = None) -> dict[int, str]:
@@ -122,10 +113,6 @@ def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
 def _votes(supports: list[Obj]) -> list[str]:
     said = [(s, f" ({s['turn']} in {s['run']})" if s["run"] else " (run erased)") for s in supports]
     return [f"{s['origin']} {s['key']}{where}" for s, where in said]
-
-
-def arrow(old: float, new: float) -> str:
-    return "\u2191" if new > old else "\u2193" if new < old else "="
 
 
 def weight_through_time(

@@ -174,11 +174,8 @@ class _Tree:
         bottom, above, words = free.get(col, (-math.inf, -math.inf, 0.0))
         words += self.label[n][1] + GAP
         least = max(bottom + GAP + self.boxes[n][1] - self.boxes[n][2], above + 2 * words)
-        mid = (
-            (kids[0] + kids[-1]) / 2 + (self._aslant(n, self.kids[n][len(kids) // 2]) if len(kids) % 2 else 0)
-            if kids
-            else least
-        )
+        aslant = self._aslant(n, self.kids[n][len(kids) // 2]) if len(kids) % 2 else 0
+        mid = (kids[0] + kids[-1]) / 2 + aslant if kids else least
         y = max(mid, least)
         if kids and y > mid:  # pushed down by what stands above it: its children too
             shift = y - mid

@@ -110,7 +110,7 @@ class Notebook(BaseModel):
         finally:
             claim.unlink(missing_ok=True)
         self.moments = {"-1": self.service.clock()}  # the clock after the setup, then after each cell (R32)
-        _drop_before(self.id, left)
+        nf.remove(self.id, before=left)
         self.rev += 1
         return self
 
@@ -202,8 +202,7 @@ class Notebook(BaseModel):
         """After an edit above the run cells, memory recomputed to the same point."""
         ran = self.cursor
         if first_changed < ran:
-            self.reset()
-            self.run_to(min(ran, cells) - 1)
+            self.reset().run_to(min(ran, cells) - 1)
         self.rev += 1
 
     def _story_outcomes(self) -> None:
@@ -317,8 +316,7 @@ def reopen(nb_id: str) -> Notebook | None:
     if not nf.scratch_path(nb_id, nb.gen).exists() or len(nb.moments or {}) != nb.cursor + 1:
         # its scratch memory is gone, or it was kept without each cell's moment (R32): the cells run again
         ran = nb.cursor
-        nb.reset()
-        nb.run_to(ran - 1)
+        nb.reset().run_to(ran - 1)
     nb._saved, nb._file = (nb.rev, 0), nf.stamp(main)
     return nb
 
@@ -375,12 +373,3 @@ def _claim(nb_id: str, gen: int) -> tuple[int, Path]:
                 os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
                 return gen, claim
         gen += 1
-
-
-def _drop_before(nb_id: str, gen: int) -> None:
-    """Its scratch files (and stale claims) of generations before `gen`, nothing else."""
-    scratch_service.cache_clear()
-    for path in notebook_dir().glob(f"{nb_id}.*"):
-        number = path.name.removeprefix(f"{nb_id}.").split(".")[0]
-        if number.isdigit() and int(number) < gen:
-            path.unlink(missing_ok=True)

@@ -17,7 +17,7 @@ from ..format.scenario import decode
 from ..usecases.facade import MemoryService
 
 NOTEBOOK_ID = re.compile(r"[0-9a-f]{32}")
-#: Why a signed-in caller's link to someone else's notebook opens nothing (Notebook.opens_for).
+#: Why a signed-in caller's link to someone else's notebook opens nothing (notebook.reopen_for).
 NOT_YOURS = (
     "it is not yours: a notebook opens only for the person who made it, and one made from an "
     "organization's run for that organization's owner too"
@@ -88,7 +88,9 @@ def scrub_erased(svc: MemoryService) -> list[str]:
     version = svc.version() if made else None
     if not made or (version is not None and _LOOKED.get(svc) == version):
         return []
-    removed = _erased_in(svc, made)
+    orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()}  # another database's: left
+    runs = {r["id"]: r["person"] for org in orgs for r in svc.runs(org)}  # gone, or its person's account gone
+    removed = [i for i, m in made.items() if m.org in orgs and (m.run not in runs or (m.person and not runs[m.run]))]
     for nb_id in removed:
         remove(nb_id)
     if version is not None:
@@ -107,16 +109,12 @@ def _made_from_runs() -> dict[str, MadeFrom]:
     return made
 
 
-def _erased_in(svc: MemoryService, made: dict[str, MadeFrom]) -> list[str]:
-    """The notebooks whose run, of an organization this memory holds, is gone or has lost its person."""
-    orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()}  # another database's: left
-    runs = {r["id"]: r["person"] for org in orgs for r in svc.runs(org)}
-    return [i for i, m in made.items() if m.org in orgs and (m.run not in runs or (m.person and not runs[m.run]))]
-
-
-def remove(nb_id: str) -> None:
-    """Every file of a notebook: its file, its undo file, its scratch memories with their logs (R31)."""
+def remove(nb_id: str, before: int | None = None) -> None:
+    """Every file of a notebook: its file, undo file, scratch memories and their logs (R31); `before`: only the
+    scratch files and stale claims of generations before it."""
     if NOTEBOOK_ID.fullmatch(nb_id):
         scratch_service.cache_clear()
         for path in notebook_dir().glob(f"{nb_id}.*"):
-            path.unlink(missing_ok=True)
+            number = path.name.removeprefix(f"{nb_id}.").split(".")[0]
+            if before is None or (number.isdigit() and int(number) < before):
+                path.unlink(missing_ok=True)

@@ -41,17 +41,12 @@ def _text(e: Obj) -> str | None:
     return record.get("excerpt")
 
 
-def _deleted(nb: Notebook) -> tuple[set[str], set[str]]:
-    """The runs the cells run so far deleted or that ended ephemeral (R11), and the accounts they deleted."""
-    ran = enumerate(nb.scenario["events"][: nb.cursor])
+def erased(nb: Notebook) -> Erased:
+    """What the cells run so far erased: runs deleted or ended ephemeral, their turns, accounts, texts (R11, R29, R30)."""
+    events, ran = nb.scenario["events"], enumerate(nb.scenario["events"][: nb.cursor])
     done = [(e, r) for i, e in ran if (r := nb.results.get(str(i), {})).get("status") == "ok"]
     runs = {e["run"] for e, r in done if e["do"] == "delete_run" or e["do"] == "end_run" and r["detail"].get("erased")}
-    return runs, {e["person"] for e, _ in done if e["do"] == "delete_account"}
-
-
-def erased(nb: Notebook) -> Erased:
-    """What the cells run so far erased: runs, their turns, accounts, and their texts (R11, R29, R30)."""
-    events, (runs, people) = nb.scenario["events"], _deleted(nb)
+    people = {e["person"] for e, _ in done if e["do"] == "delete_account"}
     turns = {e["turn"] for e in events if e.get("do") == "open_turn" and e.get("run") in runs}
     names = {p.get("name") for p in nb.scenario.get("people", []) if p["id"] in people} - {None, ""}
     texts = {t for e in events if e.get("turn") in turns and (t := _text(e))} | names  # requests, excerpts

@@ -74,13 +74,8 @@ def capped(t: Timeline) -> str:
 def _layer(name: str, values: list[Obj], mark: Obj, encoding: Obj) -> Obj:
     """A layer of the chart, a click on one of its marks selecting that mark's run and turn (`name`)."""
     select = {"name": name, "select": {"type": "point", "fields": ["run", "turn"], "on": "click"}}
-    return {
-        "name": name,
-        "data": {"values": values},
-        "mark": mark | {"cursor": "pointer"},
-        "params": [select],
-        "encoding": encoding,
-    }
+    layer = {"name": name, "data": {"values": values}, "mark": mark | {"cursor": "pointer"}}
+    return layer | {"params": [select], "encoding": encoding}
 
 
 def _tip(field: str, title: str) -> Obj:

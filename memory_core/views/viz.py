@@ -164,22 +164,12 @@ def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
 
 def _more(hidden: Mapping[str, list[tuple[str, Obj]]]) -> list[Obj]:
     """The "+N more" boxes, MORE at most: the focus's by each relation, each other entity's by its largest (#39)."""
-    counts = [
-        Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1) for i, n in enumerate(hidden)
-    ]
-    return [
-        node(
-            f"more:{r}:{n}",
-            f"+{c} more\n{r}",
-            "more",
-            -2,
-            f"{plural(c, 'neighbour')} by {r} not drawn: click to open",
-            of=n,
-            relation=r,
-        )
-        for n, groups in zip(hidden, counts, strict=True)
-        for r, c in groups
-    ][:MORE]
+    out = []
+    for i, n in enumerate(hidden):
+        for r, c in Counter(f["relation"] for _, f in hidden[n]).most_common(None if i == 0 else 1):
+            title = f"{plural(c, 'neighbour')} by {r} not drawn: click to open"
+            out.append(node(f"more:{r}:{n}", f"+{c} more\n{r}", "more", -2, title, of=n, relation=r))
+    return out[:MORE]
 
 
 class _Graph:
@@ -217,7 +207,10 @@ class _Graph:
         rings = self.rings(focus, depth)
         up, tree, across = self.joins(rings)
         owners = [n for n in rings if self.values[n]]
-        nodes = [self.entity(n, ring=k, up=up.get(n)) for n, k in rings.items()]
+        facts = {n: len(self.near[n]) + len(self.values[n]) for n in rings}
+        nodes = [
+            _entity(n, self.ends[n], ring=k, facts=facts[n]) | ({"of": up[n]} if k else {}) for n, k in rings.items()
+        ]
         nodes += [_values_box(n, self.values[n]) for n in owners]
         edges = [self.draw(f, gone, to=b) for _, b, f, gone in tree]
         edges += [self.draw(f, gone, to=f"values:{n}") | {"label": ""} for n in owners for f, gone in self.values[n]]
@@ -231,14 +224,11 @@ class _Graph:
     def joins(self, rings: Mapping[str, int]) -> tuple[dict[str, str], list, list]:
         """The entity each hangs from; the facts joining the two (drawn) and the other facts between those drawn."""
         up = {b: next(a for a, _, _ in self.near[b] if rings.get(a) == k - 1) for b, k in rings.items() if k}
-        joined = [(n, b, f, gone) for n in rings for b, f, gone in self.near[n] if b in rings and _subject(f) == n]
+        joined = [
+            (n, b, f, gone) for n in rings for b, f, gone in self.near[n] if b in rings and node_id(f["subject"]) == n
+        ]
         tree = [(n, b, f, gone) for n, b, f, gone in joined if n == up.get(b) or b == up.get(n)]
         return up, tree, [j for j in joined if j not in tree]
-
-    def entity(self, n: str, *, ring: int, up: str | None = None) -> Obj:
-        return _entity(n, self.ends[n], ring=ring, facts=len(self.near[n]) + len(self.values[n])) | (
-            {"of": up} if up else {}
-        )
 
     def spare(
         self, rings: Mapping[str, int], hidden: Mapping[str, list[tuple[str, Obj]]], more: list[Obj], across: list
@@ -246,19 +236,14 @@ class _Graph:
         """What a click opens: each drawn entity's SPARE heaviest not drawn (and its "+N more"), the facts across."""
         opens = {n: dict.fromkeys(b for b, _ in hidden[n][:SPARE]) for n in rings}
         for box in more:
-            opens[box["of"]] |= dict.fromkeys(
-                [b for b, f in hidden[box["of"]] if f["relation"] == box["relation"]][:SPARE]
-            )
+            same = [b for b, f in hidden[box["of"]] if f["relation"] == box["relation"]]
+            opens[box["of"]] |= dict.fromkeys(same[:SPARE])
         nodes = {b: _entity(b, self.ends[b], ring=9, facts=len(self.near[b])) for n in rings for b in opens[n]}
         edges = [
             self.draw(f, gone, to=node_id(f["object"])) for n in rings for b, f, gone in self.near[n] if b in opens[n]
         ]
         edges += [self.draw(f, gone, to=b) for _, b, f, gone in across]
         return {"nodes": nodes, "edges": _unique(edges)}
-
-
-def _subject(f: Obj) -> str:
-    return node_id(f["subject"])
 
 
 def plan(

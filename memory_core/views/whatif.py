@@ -9,17 +9,14 @@ from ..format.checks import check
 from ..format.replay import EventEngine, EventResult
 from ..plain import Obj
 from ..rules.settings import DEFAULT_SETTINGS
+from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
 from ..usecases.results import RunEnded, RunStarted, StepRun, TurnEnded
-from .viz import fact_label
 
 
 def initial_settings(doc: Obj, org: str) -> dict[str, bool]:
     """An organization's settings as the scenario starts them (defaults filled in)."""
-    return {
-        **DEFAULT_SETTINGS,
-        **next((o.get("settings", {}) for o in doc.get("organizations", []) if o["id"] == org), {}),
-    }
+    return DEFAULT_SETTINGS | next((o.get("settings", {}) for o in doc.get("organizations", []) if o["id"] == org), {})
 
 
 def _facts(state: Obj) -> dict[tuple[str, str, str], Obj]:
@@ -86,20 +83,15 @@ def _run_counted(e: Obj, o: RunStarted | RunEnded) -> list[str]:
 
 def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
     """What the organization's runs did in a replay, by rule (R8-R11, R17, R22, R30)."""
-    events = doc.get("events", [])
-    mine, turns = _runs_and_turns(events, org)
+    events = doc.get("events", [])  # the organization's runs, and their turns
+    mine = {e["run"] for e in events if e.get("do") == "start_run" and e.get("org") == org}
+    turns = {e["turn"] for e in events if e.get("do") == "open_turn" and e.get("run") in mine}
     counted = Counter(
         row for e, r in zip(events, results, strict=False) for row in _counted(e, r.outcome, mine=mine, turns=turns)
     )
     by_number = lambda rule: (int("".join(c for c in rule if c.isdigit())), rule)  # R8a, R8b, R9, R10
     kept = sorted((row for row in counted if row not in BEHAVIOUR), key=by_number)  # a rule: claims it kept out
     return {row: counted[row] for row in BEHAVIOUR} | {f"claims kept out by {rule}": counted[rule] for rule in kept}
-
-
-def _runs_and_turns(events: list[Obj], org: str) -> tuple[set[str], set[str]]:
-    """The organization's runs in a scenario's events, and their turns."""
-    mine = {e["run"] for e in events if e.get("do") == "start_run" and e.get("org") == org}
-    return mine, {e["turn"] for e in events if e.get("do") == "open_turn" and e.get("run") in mine}
 
 
 def _with_settings(doc: Obj, org: str, settings: dict[str, bool], *, always: bool) -> Obj:
