@@ -73,6 +73,19 @@ def _grouped(rows: Iterable[Obj], key: str) -> dict[Any, list[Obj]]:
     return groups
 
 
+def _cancelled_by_end_run(turns: dict[str, Obj], moments: list[Obj]) -> set[str]:
+    """Turns cancelled with no turn_ended moment of their own: end_run cancelled them."""
+    ended = {m["turn"] for m in moments if m["what"] == "turn_ended"}
+    return {t for t, v in turns.items() if v["status"] == "cancelled" and t not in ended}
+
+
+def _called_again(works: dict[str, list[Obj]]) -> set[int]:
+    """Nested work called again later in its turn (so returned before)."""
+    return {
+        w["id"] for ws in works.values() for i, w in enumerate(ws) if any(v["work"] == w["work"] for v in ws[i + 1 :])
+    }
+
+
 def _bounds(records: list[Obj]) -> tuple[dict[int, int], dict[int, int]]:
     """Each nested work's first and last record numbers."""
     nested = [r for r in records if r["nested"] is not None]
@@ -112,15 +125,9 @@ class _Writer:
         self.runs = {r["id"]: r for r in rec.runs}
         self.kept_runs = {r["id"] for r in rec.runs if r["person"] is not None}
         self.turns = {t["id"]: t for t in rec.turns if t["run"] in self.kept_runs}
-        ended = {m["turn"] for m in rec.moments if m["what"] == "turn_ended"}  # so not cancelled by end_run
-        self.by_end_run = {t for t, v in self.turns.items() if v["status"] == "cancelled" and t not in ended}
+        self.by_end_run = _cancelled_by_end_run(self.turns, rec.moments)
         self.works = _grouped(rec.work.values(), "turn")  # each turn's nested work, in call order
-        self.again = {  # nested work called again later in its turn (so returned before)
-            w["id"]
-            for ws in self.works.values()
-            for i, w in enumerate(ws)
-            if any(v["work"] == w["work"] for v in ws[i + 1 :])
-        }
+        self.again = _called_again(self.works)
         self.changes = _grouped(rec.changes, "moment")  # settings changes by moment
         self.segments: dict[str, dict[int, list[Obj]]] = {}  # turn -> step index (-1: its opening) -> events
         self.step_seen: dict[str, int] = {}
@@ -287,15 +294,19 @@ class _Writer:
 def _people(rec: Recorded, writer: _Writer, *, org: str | None, run: str | None) -> list[Obj]:
     """The people exported and those records name as their source, with the exported organizations' memberships."""
     orgs = {o["id"] for o in rec.orgs}
-    if run is not None:
-        wanted = {r["person"] for r in rec.runs if r["person"]} | {o["owner"] for o in rec.orgs}
-    else:
-        wanted = {p["id"] for p in rec.people if org is None or org in p["memberships"]}
+    wanted = _wanted(rec, org=org, run=run) | writer.sources  # once, not for each person
     return [
         {"id": p["id"], "name": p["name"], "memberships": {o: r for o, r in p["memberships"].items() if o in orgs}}
         for p in rec.people
-        if p["id"] in wanted | writer.sources
+        if p["id"] in wanted
     ]
+
+
+def _wanted(rec: Recorded, *, org: str | None, run: str | None) -> set[str]:
+    """The people an export names besides the records' sources."""
+    if run is not None:
+        return {r["person"] for r in rec.runs if r["person"]} | {o["owner"] for o in rec.orgs}
+    return {p["id"] for p in rec.people if org is None or org in p["memberships"]}
 
 
 def _description(where: str, omitted: list[str], *, scope: str, clock: int, one_run: bool) -> str:
