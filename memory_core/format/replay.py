@@ -110,16 +110,16 @@ class EventEngine:
 
     def state(self) -> Obj:
         """The memory as `memory-state/1`, with this replay's reads and refusals."""
-        return {
-            **self.service.export_state(),
-            "reads": copy.deepcopy(self.reads),
-            "refused": copy.deepcopy(self.refused),
-        }
+        return {**self.service.export_state(), **self._logs()}
 
     def state_at(self, index: int) -> Obj:
         """The memory right after event `index` from its history (R32, R33), with the logs of events 0 to `index`."""
-        logs = {k: [copy.deepcopy(r) for r in getattr(self, k) if r["event"] <= index] for k in ("reads", "refused")}
-        return {**self.service.state_at(self.moments[index]), **logs}
+        return {**self.service.state_at(self.moments[index]), **self._logs(index)}
+
+    def _logs(self, last: int | None = None) -> Obj:
+        """Copies of the reads and refusals (of events 0 to `last`)."""
+        kept = {k: [r for r in getattr(self, k) if last is None or r["event"] <= last] for k in ("reads", "refused")}
+        return copy.deepcopy(kept)
 
 
 def replay(

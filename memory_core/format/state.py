@@ -12,7 +12,6 @@ from ..rules.vocabulary import TURN_END_STATUSES
 from ..usecases.shapes import Taught
 from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of, settings_model
 
-
 #: Every reason a refusal gives (each a class of errors.py).
 REASONS = tuple(dict.fromkeys(cls.reason for cls in errors.Refusal.__subclasses__()))
 
