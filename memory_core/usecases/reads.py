@@ -19,14 +19,9 @@ from .base import Obj, UseCases
 from .results import ReadResult
 
 
-def same_fact(f: Obj, fact: Obj | None) -> bool:
-    """Whether a fact as a read wrote it names this fact (subject, relation, object)."""
-    if fact is None:
-        return False
-    ends = [(e.get("name"), e.get("kind"), e.get("value")) for e in (f["subject"], f["object"])]
-    return ends == [(e.get("name"), e.get("kind"), e.get("value")) for e in (fact["subject"], fact["object"])] and (
-        f["relation"] == fact["relation"]
-    )
+def _named(f: Obj) -> tuple[object, ...]:
+    """What names a fact, as a read writes it: its subject, relation and object."""
+    return (*[(e.get("name"), e.get("kind"), e.get("value")) for e in (f["subject"], f["object"])], f["relation"])
 
 
 class Reads(UseCases):
@@ -118,12 +113,11 @@ class Reads(UseCases):
         with self.database.transaction(write=False) as s:
             fact = fact_at(s, fact_id, last_moment(s))
             found = kept.naming(s, org=org_id, name=fact["subject"]["name"]) if fact else []
-        out = []
+        wanted, out = _named(fact) if fact else None, []
         for r in found:
-            told = r["result"] if r["call"] == "GraphExpand" else [{**r["args"]["fact"], "weight": None}]
-            for f in told:
-                if same_fact(f, fact):
-                    out.append({"run": r["run"], "turn": r["turn"], "call": r["call"], "weight": f["weight"]})
+            told = r["result"] if r["call"] == "GraphExpand" else [r["args"]["fact"]]  # GraphSource's: no weight
+            said = {"run": r["run"], "turn": r["turn"], "call": r["call"]}
+            out += [{**said, "weight": f.get("weight")} for f in told if _named(f) == wanted]
         return cast("list[sh.FactReader]", out)
 
     def reads_then(self, org_id: str, moment: int, *, last: int = 5) -> tuple[int, list[sh.KeptRead]]:
