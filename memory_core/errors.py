@@ -59,8 +59,7 @@ _CITED = re.compile(r"\((R\d+[a-z]?)\b")
 
 
 class Refusal(MemoryCoreError):
-    """An action the rules do not allow, changing nothing: `reason` (the format's code) and `rule` (the first its
-    sentence cites, else its class's `default_rule`) are given as class keywords."""
+    """An action the rules refuse, changing nothing; `reason` and `default_rule` are class keywords, `rule` cited."""
 
     reason = "refused"
     default_rule: str | None = "R20"

@@ -43,8 +43,7 @@ class Export(UseCases):
         return write_back(rows, org=org, run=run, where=where, clock=clock, reads=reads)
 
     def read_trace(self, at: int | None = None) -> Obj:
-        """The reads kept (with `at`, those before the moment after it: R32) as `state` shows them, refused ones in
-        `refused`, each numbered as the `read` event `export` writes of the whole memory."""
+        """The reads kept (before moment `at` + 1, R32) as `state` shows them, numbered as `export` writes them."""
         with self.database.transaction(write=False) as s:
             reads = kept(s)
             _, index = events_of(recorded(s), reads)
@@ -326,8 +325,7 @@ def _description(where: str, omitted: list[str], *, scope: str, clock: int, one_
 
 
 def events_of(rec: Recorded, reads: list[Obj]) -> tuple[_Writer, dict[int, int]]:
-    """The writer with every event, the kept reads placed among them (read_events.py), and each
-    read's index by its id."""
+    """The writer with every event, the kept reads placed among them (read_events.py), each read's index by id."""
     writer, starts = _Writer(rec), dict[int, int]()
     for m in rec.moments:
         made = writer.moment(m)

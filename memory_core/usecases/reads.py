@@ -37,8 +37,7 @@ class Reads(UseCases):
         step: str | None = None,
         given: Obj | None = None,
     ) -> ReadResult:
-        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20); kept with
-        its turn, refused or not, its arguments as `given` (store/reads.py: the recall trace, #38)."""
+        """A turn's graph read: offered (R4, R19), in budget (R21), of visible graphs (R20); kept even refused (#38)."""
         try:
             return self._graph_read(turn_id, call=call, args=args, within=within, step=step, given=given)
         except E.Refusal as refusal:  # its transaction undone; the refusal is kept in its own
@@ -121,8 +120,7 @@ class Reads(UseCases):
         return cast("list[sh.FactReader]", out)
 
     def reads_then(self, org_id: str, moment: int, *, last: int = 5) -> tuple[int, list[sh.KeptRead]]:
-        """How many reads the organization's turns had made right after `moment` (R32, as `state --at`), and the
-        `last` of them, newest first."""
+        """The reads the organization's turns made by `moment` (R32, `state --at`): how many, the `last` newest first."""
         with self.database.transaction(write=False) as s:
             before = moment + 1 if moment >= last_moment(s) else moment
             return cast("tuple[int, list[sh.KeptRead]]", kept.made_before(s, org=org_id, moment=before, last=last))

@@ -26,8 +26,7 @@ class SetupAdded(Result):
 
 
 def _definitions(organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> dict[tuple[str, str], Obj]:
-    """Each entry's definition, by (kind, id), in one form for a file's and memory's: an organization's
-    settings with their defaults filled in, a workflow's budget as its MemoryProbes."""
+    """Each entry's definition by (kind, id), alike for a file's and memory's: settings defaulted, MemoryProbes."""
     out: dict[tuple[str, str], Obj] = {}
     for o in organizations:
         given = o.get("settings") or {}
@@ -45,8 +44,7 @@ class Setup(UseCases):
     """Setting up organizations, people and workflows beside what memory holds."""
 
     def setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> SetupAdded:
-        """Add the entries memory does not hold in one moment (R32, `setup`, of its one organization if one); an id held
-        alike is left as it is, one held with another definition refused (duplicate_id) and nothing added."""
+        """Add in one moment (R32) the entries memory lacks; one held otherwise: duplicate_id, nothing added."""
         wanted = _definitions(organizations, people, workflows)
         with self.database.transaction() as s:
             held = setup_of(s)
