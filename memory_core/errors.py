@@ -231,6 +231,12 @@ class DuplicateId(Refusal, reason="duplicate_id", rule="R29"):
     def exists(cls, kind: str, ident: str) -> Self:
         return cls.saying(f"{kind} {ident!r} already exists")
 
+    @classmethod
+    def differs(cls, kind: str, ident: str, *, there: dict[str, Any], given: dict[str, Any]) -> Self:
+        """An entry memory holds with another definition (a setup): the keys the file's differs in."""
+        keys = ", ".join(k for k in given if there.get(k) != given[k])
+        return cls.saying(f"{kind} {ident!r} already exists with another definition: the file's differs in {keys}")
+
 
 #: Why a turn that is not open takes no more events, by its status (R1 to R3).
 _NOT_OPEN = {"completed": "a turn ends and teaches once (R1)", "replaced": "a replaced turn teaches nothing (R3)"}

@@ -51,14 +51,16 @@ class Setup(UseCases):
             there = _definitions(held.orgs, held.people, held.workflows)
             for (kind, ident), definition in wanted.items():
                 if (kind, ident) in there and there[kind, ident] != definition:
-                    raise self._differs(kind, ident, there[kind, ident], definition)
-            fresh = {key for key in wanted if key not in there}
+                    raise E.DuplicateId.differs(kind, ident, there=there[kind, ident], given=definition)
             orgs, folks, flows = (
-                [e for e in entries if (kind, e["id"]) in fresh]
+                [e for e in entries if (kind, e["id"]) not in there]
                 for kind, entries in (("organization", organizations), ("person", people), ("workflow", workflows))
             )
-            ids = {"organizations": orgs, "people": folks, "workflows": flows}
-            added = SetupAdded(**{key: [e["id"] for e in entries] for key, entries in ids.items()})
+            added = SetupAdded(
+                organizations=[o["id"] for o in orgs],
+                people=[p["id"] for p in folks],
+                workflows=[w["id"] for w in flows],
+            )
             if not added.nothing:
                 n = moments.take_moment(s)
                 store.add_setup(s, organizations=orgs, people=folks, workflows=flows, moment=n)
@@ -67,11 +69,3 @@ class Setup(UseCases):
                 )
                 moments.mark(s, n, "setup", org=about.pop() if len(about) == 1 else None)  # one's history, or all's
             return added
-
-    @staticmethod
-    def _differs(kind: str, ident: str, there: Obj, given: Obj) -> E.Refusal:
-        """The refusal of an entry memory holds with another definition: it names the entry and what differs."""
-        keys = ", ".join(k for k in given if there.get(k) != given[k])
-        return E.DuplicateId.saying(
-            f"{kind} {ident!r} already exists with another definition: the file's differs in {keys}"
-        )
