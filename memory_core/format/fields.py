@@ -242,11 +242,6 @@ _EXPECTED = {
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
-def _escaped(text: str) -> str:
-    """A text with its NUL characters and lone surrogates written as JSON escapes, for messages."""
-    return _UNSTORABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def _unstorable(found: str) -> str:
     if found == "\x00":
         return "a NUL character (\\u0000), which a database cannot store alike on SQLite and PostgreSQL"
@@ -261,7 +256,8 @@ def storable(path: str, value: Any) -> None:
             raise FormatError(path, f"this text holds {_unstorable(found.group())}")
     elif isinstance(value, dict):
         for key, item in value.items():
-            place = join(path, _escaped(key) if isinstance(key, str) else key)
+            escaped = _UNSTORABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", key) if isinstance(key, str) else key
+            place = join(path, escaped)  # NUL characters and lone surrogates as JSON escapes, for messages
             found = _UNSTORABLE.search(key) if isinstance(key, str) else None
             if found:
                 raise FormatError(place, f"this key holds {_unstorable(found.group())}")
