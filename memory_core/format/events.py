@@ -46,7 +46,6 @@ if TYPE_CHECKING:  # to the type checker these are texts; to pydantic, the words
     Surface: TypeAlias = str
     ReadCall: TypeAlias = str
     Match: TypeAlias = str
-    Role: TypeAlias = str
     StepKind: TypeAlias = str
 else:
     Graph = one_of(GRAPHS)
@@ -57,7 +56,6 @@ else:
     Surface = one_of(SURFACES)
     ReadCall = one_of(READ_CALLS)
     Match = one_of(("exact", "words"))
-    Role = one_of(("owner", "member"))  # what a membership makes a person of an organization
     StepKind = one_of(STEP_KINDS)
 
 #: The graph a fact reference names unless it says another.

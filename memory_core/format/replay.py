@@ -47,6 +47,9 @@ class EventResult:
         return self.reason is not None
 
 
+#: What a replay tells after each event: (events done, events in all).
+Progress = Callable[[int, int], None] | None
+
 #: The one table of events to use cases: each `do` to its facade method, which takes the event's fields by name
 #: (its first, positional one named with `_id`) and the arguments of a read as given as `given`.
 HANDLERS = {do: {"step": "run_step", "return": "return_work"}.get(do, do) for do in ev.EVENT_MODELS}
@@ -123,11 +126,7 @@ class EventEngine:
 
 
 def replay(
-    scenario: Scenario,
-    service: MemoryService,
-    *,
-    strict: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    scenario: Scenario, service: MemoryService, *, strict: bool = False, progress: Progress = None
 ) -> tuple[EventEngine, EventResult | None]:
     """Run a whole scenario; with `strict`, stop at the first refusal and return it."""
     engine = EventEngine(service)
@@ -149,12 +148,7 @@ def replay(
 
 
 def replay_into(
-    scenario: Scenario,
-    service: MemoryService,
-    *,
-    where: str,
-    strict: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    scenario: Scenario, service: MemoryService, *, where: str, strict: bool = False, progress: Progress = None
 ) -> tuple[EventEngine, EventResult | None, Obj]:
     """Replay a whole scenario into the empty database `where` names, all or nothing, retried whole after a lost race."""
     last: list[EventFailed] = []
