@@ -59,8 +59,7 @@ _CITED = re.compile(r"\((R\d+[a-z]?)\b")
 
 
 class Refusal(MemoryCoreError):
-    """An action the rules do not allow, changing nothing: `reason` (the format's code) and `rule` (the first its
-    sentence cites, else its class's `default_rule`) are given as class keywords."""
+    """An action the rules refuse, changing nothing; `reason` and `default_rule` are class keywords, `rule` cited."""
 
     reason = "refused"
     default_rule: str | None = "R20"
@@ -231,6 +230,12 @@ class DuplicateId(Refusal, reason="duplicate_id", rule="R29"):
     @classmethod
     def exists(cls, kind: str, ident: str) -> Self:
         return cls.saying(f"{kind} {ident!r} already exists")
+
+    @classmethod
+    def differs(cls, kind: str, ident: str, *, there: dict[str, Any], given: dict[str, Any]) -> Self:
+        """An entry memory holds with another definition (a setup): the keys the file's differs in."""
+        keys = ", ".join(k for k in given if there.get(k) != given[k])
+        return cls.saying(f"{kind} {ident!r} already exists with another definition: the file's differs in {keys}")
 
 
 #: Why a turn that is not open takes no more events, by its status (R1 to R3).

@@ -54,8 +54,7 @@ def event(path: str, value: Any) -> Obj:
 
 
 def _plain(path: str, e: Closed, given: Obj) -> Obj:
-    """An event as the event engine takes it: a record's fields as one `record`, a request as
-    {text, claims}, a read's args as its call's (R23) beside the args as given."""
+    """An event as the engine takes it: one `record`, a request {text, claims}, args as its call's (R23) and given."""
     out = e.model_dump(exclude={"note"})
     if isinstance(e, RecordEvent):
         return {"do": "record", "turn": e.turn, "record": _record(path, out)}

@@ -11,7 +11,7 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
-from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, Role, StepKind, Text, absent, settings_model
+from .events import MAX_INTEGER, Closed, EntityEntry, Event, Ident, StepKind, Text, absent, settings_model
 from .state import State
 
 SCENARIO_FORMAT = "memory-scenario/1"
@@ -45,7 +45,7 @@ class PersonEntry(Closed):
 
     id: Ident
     name: Text
-    memberships: dict[str, Role] = absent(description="organization id to owner or member")
+    memberships: dict[str, Literal["owner", "member"]] = absent(description="organization id to owner or member")
 
 
 class Budget(Closed):

@@ -46,9 +46,7 @@ if TYPE_CHECKING:  # to the type checker these are texts; to pydantic, the words
     Surface: TypeAlias = str
     ReadCall: TypeAlias = str
     Match: TypeAlias = str
-    Role: TypeAlias = str
     StepKind: TypeAlias = str
-    TurnStatus: TypeAlias = str
 else:
     Graph = one_of(GRAPHS)
     OtherGraph = one_of(tuple(g for g in GRAPHS if g != "world"))
@@ -58,9 +56,7 @@ else:
     Surface = one_of(SURFACES)
     ReadCall = one_of(READ_CALLS)
     Match = one_of(("exact", "words"))
-    Role = one_of(("owner", "member"))  # what a membership makes a person of an organization
     StepKind = one_of(STEP_KINDS)
-    TurnStatus = one_of(("open", *TURN_END_STATUSES, "replaced"))  # open until it ends (R1, R2) or is replaced (R3)
 
 #: The graph a fact reference names unless it says another.
 DEFAULT_GRAPH = "world"
@@ -75,12 +71,8 @@ Text = Annotated[str, Field(pattern=NOT_BLANK)]
 #: An id, kind, relation or work name: a text of at most MAX_NAME characters.
 Ident = Annotated[str, Field(pattern=NOT_BLANK, max_length=MAX_NAME)]
 #: Nested work: workflow:NAME, agent:NAME or debater:NAME.
-Work = Annotated[
-    str,
-    Field(
-        pattern="^(?:" + "|".join(map(re.escape, WORK_PREFIXES)) + ")" + f"[{BLANKS}]*{NOT_BLANK}", max_length=MAX_NAME
-    ),
-]
+_WORK = "^(?:" + "|".join(map(re.escape, WORK_PREFIXES)) + f")[{BLANKS}]*{NOT_BLANK}"
+Work = Annotated[str, Field(pattern=_WORK, max_length=MAX_NAME)]
 
 
 class Closed(BaseModel):

@@ -61,8 +61,7 @@ Place = tuple[list[str | int], Any, ErrorDetails]
 
 
 def _first(exc: ValidationError, *, kind: Any, value: Any) -> Place:
-    """The error the format names: the first, unless an unknown key, then a missing one, of an
-    object holding it comes before (as the format checks an object's keys before its fields)."""
+    """The first error, unless an unknown key, then a missing one, of an object holding it (keys before fields)."""
     found = _placed(exc, kind=kind, value=value) or _placed(exc, kind=kind, value=value, every=True)
     first = found[0]
     own = [f for f in found if f[2]["type"] in _OWN and first[0][: len(f[0]) - 1] == f[0][:-1]]
@@ -75,8 +74,7 @@ def _placed(exc: ValidationError, *, kind: Any, value: Any, every: bool = False)
 
 
 def _place(kind: Any, value: Any, error: ErrorDetails, *, every: bool = False) -> Place | None:
-    """(the path's parts, the type at its end, the error); None for an error of a union's member
-    other than the one the format reads the value as (unless `every`)."""
+    """(path's parts, type at its end, error); None: another union member than the value is read as (unless `every`)."""
     parts: list[str | int] = []
     tp, parent, here = kind, None, value
     for part in error["loc"]:
@@ -123,8 +121,7 @@ def _is_union(tp: Any) -> bool:
 
 
 def _members(tp: Any) -> dict[str, Any]:
-    """A union's members by the tag an error's location names them with: the discriminator's
-    value (a claim's `graph`), else the member's name."""
+    """A union's members by their tag in an error's location: the discriminator's value (`graph`), else the name."""
     tag = next((getattr(m, "discriminator", None) for m in getattr(tp, "__metadata__", ())), None)
     tp = _bare(tp)
     if not _is_union(tp):
@@ -135,8 +132,7 @@ def _members(tp: Any) -> dict[str, Any]:
 
 
 def _chosen(members: dict[str, Any], value: Any, parent: Any) -> str | None:
-    """The member the format reads `value` as: a fact's object is a value when it has `value`, a
-    read's args are its call's (R23), an object is the model, anything else a text."""
+    """The member `value` is read as: a Value if it has `value`, its call's args (R23), the model, else a text."""
     names = list(members)
     if "Value" in names:
         return "Value" if isinstance(value, dict) and "value" in value else names[0]
@@ -154,8 +150,7 @@ def _args_of_call(read: Any) -> str | None:
 
 
 def _untagged(tp: Any, error: ErrorDetails) -> tuple[str, str]:
-    """(key, sentence) for an object whose discriminator (a claim's `graph`) is missing or unknown:
-    as for any object, an unknown key first, then a missing one, then the discriminator's value."""
+    """(key, sentence) for a missing or unknown discriminator: an unknown key, a missing one, then its value."""
     members = _members(tp)
     model = next(iter(members.values()))
     value = error["input"] if isinstance(error["input"], dict) else {}
@@ -247,11 +242,6 @@ _EXPECTED = {
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
-def _escaped(text: str) -> str:
-    """A text with its NUL characters and lone surrogates written as JSON escapes, for messages."""
-    return _UNSTORABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
-
-
 def _unstorable(found: str) -> str:
     if found == "\x00":
         return "a NUL character (\\u0000), which a database cannot store alike on SQLite and PostgreSQL"
@@ -266,7 +256,8 @@ def storable(path: str, value: Any) -> None:
             raise FormatError(path, f"this text holds {_unstorable(found.group())}")
     elif isinstance(value, dict):
         for key, item in value.items():
-            place = join(path, _escaped(key) if isinstance(key, str) else key)
+            escaped = _UNSTORABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", key) if isinstance(key, str) else key
+            place = join(path, escaped)  # NUL characters and lone surrogates as JSON escapes, for messages
             found = _UNSTORABLE.search(key) if isinstance(key, str) else None
             if found:
                 raise FormatError(place, f"this key holds {_unstorable(found.group())}")

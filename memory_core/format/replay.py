@@ -47,6 +47,9 @@ class EventResult:
         return self.reason is not None
 
 
+#: What a replay tells after each event: (events done, events in all).
+Progress = Callable[[int, int], None] | None
+
 #: The one table of events to use cases: each `do` to its facade method, which takes the event's fields by name
 #: (its first, positional one named with `_id`) and the arguments of a read as given as `given`.
 HANDLERS = {do: {"step": "run_step", "return": "return_work"}.get(do, do) for do in ev.EVENT_MODELS}
@@ -110,24 +113,20 @@ class EventEngine:
 
     def state(self) -> Obj:
         """The memory as `memory-state/1`, with this replay's reads and refusals."""
-        return {
-            **self.service.export_state(),
-            "reads": copy.deepcopy(self.reads),
-            "refused": copy.deepcopy(self.refused),
-        }
+        return {**self.service.export_state(), **self._logs()}
 
     def state_at(self, index: int) -> Obj:
         """The memory right after event `index` from its history (R32, R33), with the logs of events 0 to `index`."""
-        logs = {k: [copy.deepcopy(r) for r in getattr(self, k) if r["event"] <= index] for k in ("reads", "refused")}
-        return {**self.service.state_at(self.moments[index]), **logs}
+        return {**self.service.state_at(self.moments[index]), **self._logs(index)}
+
+    def _logs(self, last: int | None = None) -> Obj:
+        """Copies of the reads and refusals (of events 0 to `last`)."""
+        kept = {k: [r for r in getattr(self, k) if last is None or r["event"] <= last] for k in ("reads", "refused")}
+        return copy.deepcopy(kept)
 
 
 def replay(
-    scenario: Scenario,
-    service: MemoryService,
-    *,
-    strict: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    scenario: Scenario, service: MemoryService, *, strict: bool = False, progress: Progress = None
 ) -> tuple[EventEngine, EventResult | None]:
     """Run a whole scenario; with `strict`, stop at the first refusal and return it."""
     engine = EventEngine(service)
@@ -149,12 +148,7 @@ def replay(
 
 
 def replay_into(
-    scenario: Scenario,
-    service: MemoryService,
-    *,
-    where: str,
-    strict: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    scenario: Scenario, service: MemoryService, *, where: str, strict: bool = False, progress: Progress = None
 ) -> tuple[EventEngine, EventResult | None, Obj]:
     """Replay a whole scenario into the empty database `where` names, all or nothing, retried whole after a lost race."""
     last: list[EventFailed] = []

@@ -71,8 +71,7 @@ def _deepest(source: str) -> int:
 
 
 def _first_problem(source: str) -> tuple[int, str] | None:
-    """Where the text first passes the depth limit, holds NaN or Infinity, a number too large to be
-    one, or a key repeated in one object: (offset, problem); None when bad JSON comes first."""
+    """(offset, problem) of the first place too deep, NaN/Infinity, a number too large, a key twice; None: bad JSON."""
     keys: list[set[str] | None] = []  # one an open object (its keys so far) or list (None)
     for kind, token, at, end in _tokens(source):
         seen = keys[-1] if keys else None

@@ -8,20 +8,21 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 from pydantic import Field
 
 from .. import errors
+from ..rules.vocabulary import TURN_END_STATUSES
 from ..usecases.shapes import Taught
-from .events import (
-    EVENT_MODELS,
-    Closed,
-    Graph,
-    Origin,
-    ReadCall,
-    Surface,
-    TurnStatus,
-    Value,
-    absent,
-    one_of,
-    settings_model,
-)
+from .events import EVENT_MODELS, Closed, Graph, Origin, ReadCall, Surface, Value, absent, one_of, settings_model
+
+#: Every reason a refusal gives (each a class of errors.py).
+REASONS = tuple(dict.fromkeys(cls.reason for cls in errors.Refusal.__subclasses__()))
+
+if TYPE_CHECKING:
+    TurnStatus: TypeAlias = str
+    Outcome: TypeAlias = str
+    EventKind: TypeAlias = str
+    Reason: TypeAlias = str
+else:
+    TurnStatus = one_of(("open", *TURN_END_STATUSES, "replaced"))  # open until it ends (R1, R2) or is replaced (R3)
+    Outcome, EventKind, Reason = one_of(("ok", *REASONS)), one_of(tuple(EVENT_MODELS)), one_of(REASONS)
 
 
 class Named(Closed):
@@ -194,17 +195,6 @@ class SourceHit(Closed):
     turn: str | None
     record: str | None
     excerpt: str | None
-
-
-#: Every reason a refusal gives (each a class of errors.py).
-REASONS = tuple(dict.fromkeys(cls.reason for cls in errors.Refusal.__subclasses__()))
-
-if TYPE_CHECKING:
-    Outcome: TypeAlias = str
-    EventKind: TypeAlias = str
-    Reason: TypeAlias = str
-else:
-    Outcome, EventKind, Reason = one_of(("ok", *REASONS)), one_of(tuple(EVENT_MODELS)), one_of(REASONS)
 
 
 class ReadLog(Closed):

@@ -26,8 +26,7 @@ def _digest(text: str) -> str:
 
 @functools.lru_cache(maxsize=1 << 16)
 def name_key(name: str) -> str:
-    """A name's identity: case-folded, trimmed, spacing one space; past KEY_BYTES, 64 characters, two spaces (never
-    in a short key) and its SHA-256."""
+    """A name case-folded, trimmed, spacing one space; past KEY_BYTES: 64 characters, two spaces and its SHA-256."""
     key = _SPACING.sub(" ", name.strip()).casefold()
     if len(key.encode("utf-8")) <= KEY_BYTES:
         return key

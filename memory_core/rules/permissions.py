@@ -9,8 +9,7 @@ def is_member(role: str | None) -> bool:
 
 
 def may_manage_settings(role: str | None) -> bool:
-    """R15: only the owner reads and changes the settings and their audit, and (a decision,
-    docs/decisions.md) says who signs in as whom, as its settings are."""
+    """R15: only the owner reads and changes the settings, their audit and (docs/decisions.md) who signs in as whom."""
     return role == "owner"
 
 

@@ -30,8 +30,7 @@ def shortcut_allowed(*, no_memory_shortcuts: bool, weight: float, min_weight: fl
 
 
 def choose_shortcut(answers: Iterable[Candidate], *, min_weight: float, no_memory_shortcuts: bool) -> Candidate | None:
-    """R22: the heaviest allowed answer; between equal weights World, then User, then Flow, then the
-    first found; None when no answer is allowed (or R14 switched shortcuts off)."""
+    """R22: the heaviest allowed answer (ties: World, User, Flow, first found); None if none (or R14 is on)."""
     best: Candidate | None = None
     for a in answers:
         allowed = shortcut_allowed(
@@ -43,8 +42,7 @@ def choose_shortcut(answers: Iterable[Candidate], *, min_weight: float, no_memor
 
 
 def shortcut_margin(*, status: str, weight: float, min_weight: float) -> tuple[float | None, str]:
-    """How far a fact stands from serving a shortcut at `min_weight` (R22), and why, in words.
-    A disputed or retracted fact never serves one, however close its weight (R28): no margin."""
+    """How far a fact stands from a shortcut at `min_weight` (R22), and why; disputed or retracted: none (R28)."""
     if status == "retracted":
         return None, "Retracted: never served, so it never skips a step, whatever its weight (R28)."
     if status == "disputed":

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-_TRANSITIONS = {
-    "open": {"completed", "failed", "cancelled", "replaced"},
-    "completed": {"replaced"},
-}
+_TRANSITIONS = {"open": {"completed", "failed", "cancelled", "replaced"}, "completed": {"replaced"}}
 
 
 def teaches(status: str | None) -> bool:

@@ -20,8 +20,7 @@ def visible(*, run_id: str, org_id: str, person_id: str | None) -> list[tuple[st
 
 
 def reads_through(person: str | None, *, runs_person: str | None) -> bool:
-    """R19, R20: a person reads only through a turn of their own run, which alone shows their User graph and spends
-    their budget (R21; decision, issue #26)."""
+    """R19, R20: a person reads only through a turn of their own run, spending its budget (R21; issue #26)."""
     return person is not None and person == runs_person
 
 

@@ -12,13 +12,7 @@ from urllib.parse import unquote, urlsplit
 import idna
 
 #: R26: each origin's reliability when a record gives none of its own.
-RELIABILITY: dict[str, float] = {
-    "web": 0.60,
-    "document": 0.75,
-    "tool": 0.90,
-    "person": 0.85,
-    "model": 0.55,
-}
+RELIABILITY: dict[str, float] = {"web": 0.60, "document": 0.75, "tool": 0.90, "person": 0.85, "model": 0.55}
 ORIGINS = tuple(RELIABILITY)
 #: R28: a dispute subtracts the person reliability's l.
 DISPUTE_RELIABILITY = RELIABILITY["person"]
@@ -173,19 +167,10 @@ def breakdown(supports: Sequence[tuple[str, str, float, bool]], disputes: Sequen
     folded = fold_sources((o, k, c) for o, k, c, _ in supports)
     rows = []
     for (origin, key), contrib in folded.items():
-        mine = [s for s in supports if (s[0], s[1]) == (origin, key)]
+        mine = [erased for o, k, _, erased in supports if (o, k) == (origin, key)]
         others = [c for k, c in folded.items() if k != (origin, key)]
-        rows.append(
-            SourceBreakdown(
-                origin=origin,
-                key=key,
-                contribution=contrib,
-                reliability=reliability_from(contrib),
-                supports=len(mine),
-                erased=sum(1 for s in mine if s[3]),
-                weight_without=weight_of(log_odds(others, disputes)),
-            )
-        )
+        without = weight_of(log_odds(others, disputes))  # leave-one-out
+        rows.append(SourceBreakdown(origin, key, contrib, reliability_from(contrib), len(mine), sum(mine), without))
     return rows
 
 

@@ -30,8 +30,7 @@ def indexed(text: str) -> set[str]:
 
 
 def matches(name: str, texts: Iterable[str]) -> bool:
-    """R23, words: every word of `name` begins a word of one of `texts` (an entity's name and
-    aliases); a name without a word matches nothing."""
+    """R23, words: each word of `name` begins a word of `texts` (a name, its aliases); no word matches nothing."""
     asked = words(name)
     have = {w for t in texts for w in words(t)}
     return bool(asked) and all(any(h.startswith(a) for h in have) for a in asked)

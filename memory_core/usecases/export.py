@@ -43,8 +43,7 @@ class Export(UseCases):
         return write_back(rows, org=org, run=run, where=where, clock=clock, reads=reads)
 
     def read_trace(self, at: int | None = None) -> Obj:
-        """The reads kept (with `at`, those before the moment after it: R32) as `state` shows them, refused ones in
-        `refused`, each numbered as the `read` event `export` writes of the whole memory."""
+        """The reads kept (before moment `at` + 1, R32) as `state` shows them, numbered as `export` writes them."""
         with self.database.transaction(write=False) as s:
             reads = kept(s)
             _, index = events_of(recorded(s), reads)
@@ -71,6 +70,19 @@ def _grouped(rows: Iterable[Obj], key: str) -> dict[Any, list[Obj]]:
     for row in rows:
         groups.setdefault(row[key], []).append(row)
     return groups
+
+
+def _cancelled_by_end_run(turns: dict[str, Obj], moments: list[Obj]) -> set[str]:
+    """Turns cancelled with no turn_ended moment of their own: end_run cancelled them."""
+    ended = {m["turn"] for m in moments if m["what"] == "turn_ended"}
+    return {t for t, v in turns.items() if v["status"] == "cancelled" and t not in ended}
+
+
+def _called_again(works: dict[str, list[Obj]]) -> set[int]:
+    """Nested work called again later in its turn (so returned before)."""
+    return {
+        w["id"] for ws in works.values() for i, w in enumerate(ws) if any(v["work"] == w["work"] for v in ws[i + 1 :])
+    }
 
 
 def _bounds(records: list[Obj]) -> tuple[dict[int, int], dict[int, int]]:
@@ -112,15 +124,9 @@ class _Writer:
         self.runs = {r["id"]: r for r in rec.runs}
         self.kept_runs = {r["id"] for r in rec.runs if r["person"] is not None}
         self.turns = {t["id"]: t for t in rec.turns if t["run"] in self.kept_runs}
-        ended = {m["turn"] for m in rec.moments if m["what"] == "turn_ended"}  # so not cancelled by end_run
-        self.by_end_run = {t for t, v in self.turns.items() if v["status"] == "cancelled" and t not in ended}
+        self.by_end_run = _cancelled_by_end_run(self.turns, rec.moments)
         self.works = _grouped(rec.work.values(), "turn")  # each turn's nested work, in call order
-        self.again = {  # nested work called again later in its turn (so returned before)
-            w["id"]
-            for ws in self.works.values()
-            for i, w in enumerate(ws)
-            if any(v["work"] == w["work"] for v in ws[i + 1 :])
-        }
+        self.again = _called_again(self.works)
         self.changes = _grouped(rec.changes, "moment")  # settings changes by moment
         self.segments: dict[str, dict[int, list[Obj]]] = {}  # turn -> step index (-1: its opening) -> events
         self.step_seen: dict[str, int] = {}
@@ -287,15 +293,19 @@ class _Writer:
 def _people(rec: Recorded, writer: _Writer, *, org: str | None, run: str | None) -> list[Obj]:
     """The people exported and those records name as their source, with the exported organizations' memberships."""
     orgs = {o["id"] for o in rec.orgs}
-    if run is not None:
-        wanted = {r["person"] for r in rec.runs if r["person"]} | {o["owner"] for o in rec.orgs}
-    else:
-        wanted = {p["id"] for p in rec.people if org is None or org in p["memberships"]}
+    wanted = _wanted(rec, org=org, run=run) | writer.sources  # once, not for each person
     return [
         {"id": p["id"], "name": p["name"], "memberships": {o: r for o, r in p["memberships"].items() if o in orgs}}
         for p in rec.people
-        if p["id"] in wanted | writer.sources
+        if p["id"] in wanted
     ]
+
+
+def _wanted(rec: Recorded, *, org: str | None, run: str | None) -> set[str]:
+    """The people an export names besides the records' sources."""
+    if run is not None:
+        return {r["person"] for r in rec.runs if r["person"]} | {o["owner"] for o in rec.orgs}
+    return {p["id"] for p in rec.people if org is None or org in p["memberships"]}
 
 
 def _description(where: str, omitted: list[str], *, scope: str, clock: int, one_run: bool) -> str:
@@ -315,8 +325,7 @@ def _description(where: str, omitted: list[str], *, scope: str, clock: int, one_
 
 
 def events_of(rec: Recorded, reads: list[Obj]) -> tuple[_Writer, dict[int, int]]:
-    """The writer with every event, the kept reads placed among them (read_events.py), and each
-    read's index by its id."""
+    """The writer with every event, the kept reads placed among them (read_events.py), each read's index by id."""
     writer, starts = _Writer(rec), dict[int, int]()
     for m in rec.moments:
         made = writer.moment(m)

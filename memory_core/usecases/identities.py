@@ -33,8 +33,7 @@ class Identities(UseCases):
     """Link, unlink and list sign-in identities; find whom a signed-in identity speaks for."""
 
     def link_identity(self, person: str, *, org: str, by: str | None = None, **given: Unpack[IdentityGiven]) -> bool:
-        """Link a member to an identity; False when it already was. Checked: the identity, the ids, the owner (R15),
-        membership, an identity that speaks for someone else there (R20)."""
+        """Link a member to an identity (False: it was); the owner links (R15), one person per identity (R20)."""
         identity = _identity(given)
         with self.database.transaction() as s:
             self._owner_or_cli(s, org, by, "links people to the identities they sign in with (R15)", person=person)

@@ -25,6 +25,13 @@ def _seen_from(moment: Obj, org: str | None) -> Obj:
     return {**moment, **ELSEWHERE} if org is not None and moment["org"] not in (org, None) else moment
 
 
+def _on_the_clock(n: int, newest: int, *, given: str | None = None) -> int:
+    """`n`, a moment of this memory's clock (R32); else UnknownMoment names what was `given`."""
+    if not 0 <= n <= newest:
+        raise E.UnknownMoment(given or str(n), f"moments run from 0 to {newest} on this memory")
+    return n
+
+
 class Past(UseCases):
     """Read-only use cases over the memory's past."""
 
@@ -50,10 +57,7 @@ class Past(UseCases):
             newest = past.last_moment(s)
             text = str(given).strip()
             if re.fullmatch(r"-?\d+", text):
-                n = int(text)
-                if not 0 <= n <= newest:
-                    raise E.UnknownMoment(text, f"moments run from 0 to {newest} on this memory")
-                return n
+                return _on_the_clock(int(text), newest, given=text)
             if past.turn_exists(s, text):
                 n_ended = past.turn_end_moment(s, text)
                 if n_ended is None:
@@ -74,14 +78,10 @@ class Past(UseCases):
                 raise E.UnknownMoment(text, "memory's history starts after that time")
             return found
 
-    def _check(self, n: int, newest: int) -> None:
-        if not 0 <= n <= newest:
-            raise E.UnknownMoment(str(n), f"moments run from 0 to {newest} on this memory")
-
     def _then(self, n: int, read: Callable[..., R], *args: Any, **kwargs: Any) -> R:
         """A store read of memory as it stood after moment `n`, which must be on the clock (R32)."""
         with self.database.transaction(write=False) as s:
-            self._check(n, past.last_moment(s))
+            _on_the_clock(n, past.last_moment(s))
             return read(s, *args, **kwargs)
 
     def state_at(self, n: int) -> Obj:
@@ -102,8 +102,8 @@ class Past(UseCases):
         """The facts changed after `a` up to `b`, as they stood at each (R34); of `org`'s graphs, or of one `graph`."""
         with self.database.transaction(write=False) as s:
             newest = past.last_moment(s)
-            self._check(a, newest)
-            self._check(b, newest)
+            _on_the_clock(a, newest)
+            _on_the_clock(b, newest)
             lo, hi = min(a, b), max(a, b)
             ids = past.changed_after(s, lo, hi)
             runs = dashboard.run_ids(s, org) if org is not None else []

@@ -7,6 +7,12 @@ from typing import Any
 from ..plain import Obj
 
 
+def read_event(r: Obj) -> Obj:
+    """A kept read as the scenario event that makes it."""
+    event = {"do": "read", "turn": r["turn"], "call": r["call"], "args": r["args"]}
+    return event | {k: r[k] for k in ("within", "step") if r[k] is not None}
+
+
 def _turn_marks(events: list[Obj], turn: str, works: list[Obj]) -> tuple[dict[int, int], dict[int, tuple[int, int]]]:
     """Where a turn's records end (number: index after it) and its nested works are open (id: (after call, return))."""
     after: dict[int, int] = {}
@@ -51,8 +57,7 @@ def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], 
         if r["nested"] in open_at:
             first, last = open_at[r["nested"]]
             pos = min(max(pos, first), last)
-        event = {"do": "read", "turn": r["turn"], "call": r["call"], "args": r["args"]}  # the event that makes it
-        placed.append((pos, r["id"], event | {k: r[k] for k in ("within", "step") if r[k] is not None}))
+        placed.append((pos, r["id"], read_event(r)))
     order = sorted(placed, key=lambda p: (p[0], p[1]))
     for pos, _, event in reversed(order):
         events.insert(pos, event)

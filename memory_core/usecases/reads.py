@@ -19,14 +19,9 @@ from .base import Obj, UseCases
 from .results import ReadResult
 
 
-def same_fact(f: Obj, fact: Obj | None) -> bool:
-    """Whether a fact as a read wrote it names this fact (subject, relation, object)."""
-    if fact is None:
-        return False
-    ends = [(e.get("name"), e.get("kind"), e.get("value")) for e in (f["subject"], f["object"])]
-    return ends == [(e.get("name"), e.get("kind"), e.get("value")) for e in (fact["subject"], fact["object"])] and (
-        f["relation"] == fact["relation"]
-    )
+def _named(f: Obj) -> tuple[object, ...]:
+    """What names a fact, as a read writes it: its subject, relation and object."""
+    return (*[(e.get("name"), e.get("kind"), e.get("value")) for e in (f["subject"], f["object"])], f["relation"])
 
 
 class Reads(UseCases):
@@ -42,8 +37,7 @@ class Reads(UseCases):
         step: str | None = None,
         given: Obj | None = None,
     ) -> ReadResult:
-        """A graph read by a turn: offered (R4, R19), within budget (R21), of visible graphs (R20); kept with
-        its turn, refused or not, its arguments as `given` (store/reads.py: the recall trace, #38)."""
+        """A turn's graph read: offered (R4, R19), in budget (R21), of visible graphs (R20); kept even refused (#38)."""
         try:
             return self._graph_read(turn_id, call=call, args=args, within=within, step=step, given=given)
         except E.Refusal as refusal:  # its transaction undone; the refusal is kept in its own
@@ -118,17 +112,15 @@ class Reads(UseCases):
         with self.database.transaction(write=False) as s:
             fact = fact_at(s, fact_id, last_moment(s))
             found = kept.naming(s, org=org_id, name=fact["subject"]["name"]) if fact else []
-        out = []
+        wanted, out = _named(fact) if fact else None, []
         for r in found:
-            told = r["result"] if r["call"] == "GraphExpand" else [{**r["args"]["fact"], "weight": None}]
-            for f in told:
-                if same_fact(f, fact):
-                    out.append({"run": r["run"], "turn": r["turn"], "call": r["call"], "weight": f["weight"]})
+            told = r["result"] if r["call"] == "GraphExpand" else [r["args"]["fact"]]  # GraphSource's: no weight
+            said = {"run": r["run"], "turn": r["turn"], "call": r["call"]}
+            out += [{**said, "weight": f.get("weight")} for f in told if _named(f) == wanted]
         return cast("list[sh.FactReader]", out)
 
     def reads_then(self, org_id: str, moment: int, *, last: int = 5) -> tuple[int, list[sh.KeptRead]]:
-        """How many reads the organization's turns had made right after `moment` (R32, as `state --at`), and the
-        `last` of them, newest first."""
+        """The reads the organization's turns made by `moment` (R32, `state --at`): how many, the `last` newest first."""
         with self.database.transaction(write=False) as s:
             before = moment + 1 if moment >= last_moment(s) else moment
             return cast("tuple[int, list[sh.KeptRead]]", kept.made_before(s, org=org_id, moment=before, last=last))

@@ -26,8 +26,7 @@ class SetupAdded(Result):
 
 
 def _definitions(organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> dict[tuple[str, str], Obj]:
-    """Each entry's definition, by (kind, id), in one form for a file's and memory's: an organization's
-    settings with their defaults filled in, a workflow's budget as its MemoryProbes."""
+    """Each entry's definition by (kind, id), alike for a file's and memory's: settings defaulted, MemoryProbes."""
     out: dict[tuple[str, str], Obj] = {}
     for o in organizations:
         given = o.get("settings") or {}
@@ -45,22 +44,23 @@ class Setup(UseCases):
     """Setting up organizations, people and workflows beside what memory holds."""
 
     def setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> SetupAdded:
-        """Add the entries memory does not hold in one moment (R32, `setup`, of its one organization if one); an id held
-        alike is left as it is, one held with another definition refused (duplicate_id) and nothing added."""
+        """Add in one moment (R32) the entries memory lacks; one held otherwise: duplicate_id, nothing added."""
         wanted = _definitions(organizations, people, workflows)
         with self.database.transaction() as s:
             held = setup_of(s)
             there = _definitions(held.orgs, held.people, held.workflows)
             for (kind, ident), definition in wanted.items():
                 if (kind, ident) in there and there[kind, ident] != definition:
-                    raise self._differs(kind, ident, there[kind, ident], definition)
-            fresh = {key for key in wanted if key not in there}
+                    raise E.DuplicateId.differs(kind, ident, there=there[kind, ident], given=definition)
             orgs, folks, flows = (
-                [e for e in entries if (kind, e["id"]) in fresh]
+                [e for e in entries if (kind, e["id"]) not in there]
                 for kind, entries in (("organization", organizations), ("person", people), ("workflow", workflows))
             )
-            ids = {"organizations": orgs, "people": folks, "workflows": flows}
-            added = SetupAdded(**{key: [e["id"] for e in entries] for key, entries in ids.items()})
+            added = SetupAdded(
+                organizations=[o["id"] for o in orgs],
+                people=[p["id"] for p in folks],
+                workflows=[w["id"] for w in flows],
+            )
             if not added.nothing:
                 n = moments.take_moment(s)
                 store.add_setup(s, organizations=orgs, people=folks, workflows=flows, moment=n)
@@ -69,11 +69,3 @@ class Setup(UseCases):
                 )
                 moments.mark(s, n, "setup", org=about.pop() if len(about) == 1 else None)  # one's history, or all's
             return added
-
-    @staticmethod
-    def _differs(kind: str, ident: str, there: Obj, given: Obj) -> E.Refusal:
-        """The refusal of an entry memory holds with another definition: it names the entry and what differs."""
-        keys = ", ".join(k for k in given if there.get(k) != given[k])
-        return E.DuplicateId.saying(
-            f"{kind} {ident!r} already exists with another definition: the file's differs in {keys}"
-        )

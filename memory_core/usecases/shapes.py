@@ -392,8 +392,7 @@ class LinkedEntity(TypedDict):
 
 
 class EntityLinks(TypedDict):
-    """A graph's entities linked to others and the facts between each pair, (a, b, facts) with a < b: its communities'
-    input (views/communities.py)."""
+    """A graph's linked entities and the facts between each pair (a, b, facts), a < b (views/communities.py)."""
 
     entities: list[LinkedEntity]
     links: list[tuple[int, int, int]]
