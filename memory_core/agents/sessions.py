@@ -49,8 +49,10 @@ def pid_alive(server: str, pid: int) -> bool:
         return server in LIVE_HERE
     try:
         os.kill(pid, 0)
-    except (ProcessLookupError, PermissionError) as exc:
-        return isinstance(exc, PermissionError)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
     return True
 
 
@@ -118,7 +120,8 @@ class Sessions:
             self.service.agent_session_opened(
                 session.id, server=self.server, client=client, transport=self.transport, now=time.time()
             )
-            self._open[key] = session
+            with self._lock:  # end_token lists the open sessions under it: no insert while it iterates
+                self._open[key] = session
             return session
 
     def end(self, key: str, *, why: str) -> SessionEnded | None:
