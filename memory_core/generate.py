@@ -313,7 +313,8 @@ def progress_bar(done: int, total: int) -> None:
     """A one-line progress bar on standard error, redrawn at each whole percent."""
     percent = 100 * done // max(total, 1)
     if percent != _shown["percent"]:
-        _shown["percent"], filled = percent, 40 * percent // 100
-        bar = f"[{'#' * filled}{'.' * (40 - filled)}] {percent:3d}% of {total} supports"
-        sys.stderr.write(f"\rgenerating {bar}" + ("\n" if percent >= 100 else ""))
+        _shown["percent"] = percent
+        bar = "#" * (40 * percent // 100)
+        end = "\n" if percent >= 100 else ""
+        sys.stderr.write(f"\rgenerating [{bar:.<40}] {percent:3d}% of {total} supports{end}")
         sys.stderr.flush()
