@@ -171,7 +171,7 @@ class MemoryAgents:
 
     @asynccontextmanager
     async def connection(self, _: MCPServer) -> AsyncIterator[Conn]:
-        """A connection's lifespan: its session ends when it closes (R17); over HTTP the server's (serve.http_app)."""
+        """A connection's lifespan: its session ends when it closes (R17); over HTTP the server's (serve.serve_http)."""
         key = None if self.transport == "http" else uuid.uuid4().hex
         try:
             yield Conn(self, key)
