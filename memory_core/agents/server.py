@@ -157,14 +157,10 @@ class MemoryAgents:
     def session_of(self, context: Context) -> OpenSession:
         """This call's session, by the transport's handle of it (a header over HTTP), and the token that opens it."""
         rc, access = context.request_context, get_access_token()
-        key = cast(Conn, rc.lifespan_context).key
-        if key is None:
-            key = rc.request.headers.get("mcp-session-id") if rc.request is not None else None
-            if not key:
-                raise Unauthorized(
-                    "this server keeps a session for each client: open one with MCP's initialize handshake"
-                )
-        token = self.token_id if self.token is not None else access.client_id if access else None
+        key = cast(Conn, rc.lifespan_context).key or (rc.request.headers.get("mcp-session-id") if rc.request else None)
+        if not key:
+            raise Unauthorized("this server keeps a session for each client: open one with MCP's initialize handshake")
+        token = self.token_id or (access.client_id if access else None)
         info = rc.session.client_params.client_info if rc.session.client_params is not None else None
         client = f"{info.name} {info.version}".strip() if info is not None else "an MCP client"  # as it gave them
         return self.sessions.get(key, client=client, token=token)
