@@ -169,8 +169,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     except DatabaseNotEmpty:
         print(f"{shown(url)} already holds memory; nothing loaded", file=sys.stderr)
         return 0 if args.if_empty else 2
-    refused = state["refused"]
-    print(f"loaded {args.file} into {shown(url)}: {len(scenario.events)} events, {len(refused)} refused")
+    print(f"loaded {args.file} into {shown(url)}: {len(scenario.events)} events, {len(state['refused'])} refused")
     return 0
 
 
