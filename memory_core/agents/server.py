@@ -127,7 +127,6 @@ class MemoryAgents:
         self.token_id = token_id(token) if token is not None else None
         self.sessions = Sessions(service, transport=transport)
         self.on_unauthorized = on_unauthorized
-        self.transport = transport
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """An HTTP request's token: its person and organization under the token's id; a revoked one ends its sessions (R17)."""
@@ -168,7 +167,7 @@ class MemoryAgents:
     @asynccontextmanager
     async def connection(self, _: MCPServer) -> AsyncIterator[Conn]:
         """A connection's lifespan: its session ends when it closes (R17); over HTTP the server's (serve.serve_http)."""
-        key = None if self.transport == "http" else uuid.uuid4().hex
+        key = None if self.sessions.transport == "http" else uuid.uuid4().hex
         try:
             yield Conn(self, key)
         finally:

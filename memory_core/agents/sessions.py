@@ -26,7 +26,6 @@ class OpenSession:
 
     id: str
     client: str
-    transport: str
     token: str | None  # the token that opened it (its id, never the token): no other speaks on it
     runs: dict[str, int | None] = field(default_factory=dict)
     turns: dict[str, str] = field(default_factory=dict)
@@ -114,9 +113,7 @@ class Sessions:
         with self._opening:  # two first calls of one session at once open it once
             if (found := self._open.get(key)) is not None:
                 return found
-            session = OpenSession(
-                id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport, token=token
-            )
+            session = OpenSession(id="ses-" + uuid.uuid4().hex[:16], client=client, token=token)
             self.service.agent_session_opened(
                 session.id, server=self.server, client=client, transport=self.transport, now=time.time()
             )
