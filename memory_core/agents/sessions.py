@@ -67,7 +67,6 @@ class Sessions:
         self._opening = threading.Lock()
         self._started = False
         self._stop = threading.Event()
-        self._beat: threading.Thread | None = None
 
     def start(self, *, beat: bool = True) -> list[SessionEnded]:
         """Note this server, end the sessions of servers that are gone (logged), and keep a heartbeat."""
@@ -82,8 +81,7 @@ class Sessions:
         )
         ended = self.sweep()
         if beat:
-            self._beat = threading.Thread(target=self._heartbeat, name="memory-agents-heartbeat", daemon=True)
-            self._beat.start()
+            threading.Thread(target=self._heartbeat, name="memory-agents-heartbeat", daemon=True).start()
         return ended
 
     def sweep(self) -> list[SessionEnded]:
