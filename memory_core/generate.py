@@ -8,7 +8,7 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .plain import Obj
@@ -171,9 +171,7 @@ def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> Counter[int
     active: Counter[int] = Counter()
     for acc in accs:
         sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
-        scores.append(
-            {"fid": acc.id, "status": sc.status, "log_odds": sc.log_odds, "weight": sc.weight, "sources": sc.sources}
-        )
+        scores.append({"fid": acc.id, **asdict(sc)})  # its log_odds, weight, sources and status
         acc.active = sc.status == "active"
         if acc.active:
             active.update((acc.subject, acc.obj))
