@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import resource
@@ -16,6 +15,7 @@ import anyio
 from mcp.server.auth.settings import AuthSettings
 from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.responses import JSONResponse
 
 from ..usecases.facade import MemoryService
 from .server import MemoryAgents, cap_sessions
@@ -114,10 +114,7 @@ def _sessions_only(app: Any) -> Any:
             return
         data = {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": version}
         error = {"code": UNSUPPORTED_PROTOCOL_VERSION, "message": SESSIONS_ONLY, "data": data}
-        raw = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]
-        await send({"type": "http.response.start", "status": 400, "headers": headers})
-        await send({"type": "http.response.body", "body": raw})
+        await JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)(scope, receive, send)
 
     return asgi
 
