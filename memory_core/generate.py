@@ -62,11 +62,10 @@ ORIGIN_MIX = [("web", 0.45), ("document", 0.2), ("tool", 0.15), ("person", 0.1),
 
 @dataclass
 class FactAcc:
+    """A fact written, with what its final score needs: its best contribution by source (R26), its disputes (R28)."""
+
     id: int
-    graph: str
-    owner: str
-    subject: int
-    relation: str
+    subject: int  # its entities' ids, whose active facts are counted
     obj: int
     best: dict[tuple[str, str], float] = field(default_factory=dict)
     disputes: list[float] = field(default_factory=list)
@@ -276,7 +275,7 @@ class Written:
         else:  # a run's own Flow graph: its copies of the entities (the dict is emptied run by run)
             triple, kept = (self.flow_entity(owner, subj), relation, self.flow_entity(owner, obj)), self.flow_facts
         if triple not in kept:  # a fact row now (its supports follow it), its weight set once all are known
-            kept[triple] = FactAcc(self.next_id["fact"], graph, owner, *triple)
+            kept[triple] = FactAcc(self.next_id["fact"], triple[0], triple[2])
             self.next_id["fact"] += 1
             row = {"id": kept[triple].id, "graph": graph, "owner": owner, "subject_id": triple[0], "relation": relation}
             row |= {"object_id": triple[2], "value": None, "object_key": entity_key(triple[2]), "retracted": False}
