@@ -29,7 +29,9 @@ def _scrub_notebooks(every: float = 1.0) -> None:
     from memory_core.views.notebook_file import notebook_dir, scrub_erased
 
     url, service = database_url(), None
-    while not url.startswith("sqlite") or sqlite_file(url) is not None:  # in memory: each process's pages their own
+    if url.startswith("sqlite") and sqlite_file(url) is None:
+        return  # in memory: each process's pages hold a memory of their own
+    while True:
         with suppress(Exception):  # the database not there yet, or gone a moment: look again
             if service is not None or any(notebook_dir().glob("*.run.json")):
                 service = service or MemoryService.at(url)
@@ -60,13 +62,12 @@ def _session(url: str, page: str = "") -> list[str]:
         tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
     with connect(url, subprotocols=["streamlit"], open_timeout=15, ssl=tls) as ws:  # type: ignore[list-item]
         run = BackMsg()
-        run.rerun_script.query_string, run.rerun_script.page_name = "", page
+        run.rerun_script.page_name = page
         ws.send(run.SerializeToString())
-        kinds = [""]
-        while kinds[-1] != "script_finished":
-            said = ForwardMsg.FromString(ws.recv(timeout=60))
-            kinds.append(str(said.WhichOneof("type")))
-        return kinds[1:]
+        kinds: list[str] = []
+        while not kinds or kinds[-1] != "script_finished":
+            kinds.append(str(ForwardMsg.FromString(ws.recv(timeout=60)).WhichOneof("type")))
+        return kinds
 
 
 def _first_session(url: str | None = None, within: float = 120) -> bool:

@@ -103,9 +103,8 @@ def _finish_erasure(service: MemoryService) -> None:
 def cmd_replay(args: argparse.Namespace) -> int:
     """Replay a scenario and print the state it ends in (or stood in after event `--at`, R32)."""
     scenario = load(args.file)  # checked whole before any database is touched
-    if args.at is not None and not 0 <= args.at < len(scenario.events):
-        last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
-        print(f"{args.file}: --at {args.at} names no event (events are counted from 0: {last})", file=sys.stderr)
+    if problem := _no_event(args.at, scenario):
+        print(f"{args.file}: {problem}", file=sys.stderr)
         return 2
     engine, stopped, state = _replayed(scenario, db=args.db, strict=args.strict)
     refused = state["refused"]
@@ -126,6 +125,14 @@ def cmd_replay(args: argparse.Namespace) -> int:
         print(f"--strict: stopped at events[{stopped.index}]", file=sys.stderr)
         return 1
     return 0
+
+
+def _no_event(at: int | None, scenario: Scenario) -> str | None:
+    """Why `--at` names no event of the scenario (R32), or None."""
+    if at is None or 0 <= at < len(scenario.events):
+        return None
+    last = f"0 to {len(scenario.events) - 1}" if scenario.events else "none: the file has no events"
+    return f"--at {at} names no event (events are counted from 0: {last})"
 
 
 def _replayed(scenario: Scenario, *, db: str | None, strict: bool) -> tuple[Any, EventResult | None, Obj]:
@@ -162,8 +169,7 @@ def cmd_load(args: argparse.Namespace) -> int:
     except DatabaseNotEmpty:
         print(f"{shown(url)} already holds memory; nothing loaded", file=sys.stderr)
         return 0 if args.if_empty else 2
-    refused = state["refused"]
-    print(f"loaded {args.file} into {shown(url)}: {len(scenario.events)} events, {len(refused)} refused")
+    print(f"loaded {args.file} into {shown(url)}: {len(scenario.events)} events, {len(state['refused'])} refused")
     return 0
 
 

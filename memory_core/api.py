@@ -123,8 +123,8 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
 
     bearer = HTTPBearer(auto_error=False, description="A token from `python -m memory_core token issue`")
 
-    def owner(creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> tuple[str, str]:
-        """The token's person, who must own the token's organization (401, then 403)."""
+    def owner(creds: HTTPAuthorizationCredentials | None = Depends(bearer)) -> tuple[str, str, dict[str, bool]]:
+        """The token's person, who must own the token's organization (401, then 403), and its settings as read."""
         if creds is None or creds.scheme.lower() != "bearer" or not creds.credentials:
             raise HTTPException(401, f"Send `Authorization: Bearer TOKEN` ({ISSUE}).", headers=BEARER)
         caller = svc().token_caller(creds.credentials)
@@ -132,10 +132,9 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
             raise HTTPException(401, "This token is unknown or revoked; issue a new one.", headers=BEARER)
         person, org = caller
         try:
-            svc().get_settings(org, by=person)
+            return person, org, svc().get_settings(org, by=person)  # the owner's read: R15's check, GET's answer
         except E.Refusal as refusal:
             raise HTTPException(403, refusal.message) from None
-        return person, org
 
     @app.exception_handler(E.Unreachable)
     async def unreachable(_: Request, exc: E.Unreachable) -> JSONResponse:
@@ -162,19 +161,18 @@ def create_app(service: MemoryService | None = None) -> FastAPI:
     }
 
     @app.get("/organization/preferences", responses=refusals, response_model=Settings)
-    def read(who: tuple[str, str] = Depends(owner)) -> dict[str, dict[str, bool]]:
+    def read(who: tuple[str, str, dict[str, bool]] = Depends(owner)) -> dict[str, dict[str, bool]]:
         """The token's organization's settings (R11 to R14); the owner only (R15)."""
-        person, org = who
-        return {"workflow": svc().get_settings(org, by=person)}
+        return {"workflow": who[2]}
 
     @app.patch(
         "/organization/preferences",
         responses={**refusals, 422: {"model": ProblemBody, "description": "The body is refused as a whole"}},
         response_model=Settings,
     )
-    def change(body: Preferences, who: tuple[str, str] = Depends(owner)) -> dict[str, dict[str, bool]]:
+    def change(body: Preferences, who: tuple[str, str, dict[str, bool]] = Depends(owner)) -> dict[str, dict[str, bool]]:
         """Change any subset of the settings under `workflow`; checked as a whole, audited (R15)."""
-        person, org = who
+        person, org, _ = who
         changes: dict[str, bool] = cast(BaseModel, body.workflow).model_dump(exclude_unset=True)
         try:
             out = svc().set_settings(org, by=person, settings=changes)

@@ -8,7 +8,7 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .plain import Obj
@@ -62,11 +62,10 @@ ORIGIN_MIX = [("web", 0.45), ("document", 0.2), ("tool", 0.15), ("person", 0.1),
 
 @dataclass
 class FactAcc:
+    """A fact written, with what its final score needs: its best contribution by source (R26), its disputes (R28)."""
+
     id: int
-    graph: str
-    owner: str
-    subject: int
-    relation: str
+    subject: int  # its entities' ids, whose active facts are counted
     obj: int
     best: dict[tuple[str, str], float] = field(default_factory=dict)
     disputes: list[float] = field(default_factory=list)
@@ -93,7 +92,7 @@ def generate(
     people = [f"p{i}" for i in range(12)]
     _organization(sink, org, people=people)
     entities = _world_entities(rnd, max(40, max(50, supports // 6) // 3))
-    book = Written(sink, entities, {"entity": len(entities) + 1, "fact": 1, "support": 1}, rnd=rnd, org=org)
+    book = Written(sink, entities, {"entity": len(entities) + 1, "fact": 1}, rnd=rnd, org=org)
     book.people, book.hosts = people, [f"news{i}.example" for i in range(max(20, supports // 400))]
     book.id_key, book.by_kind = id_key, {k: [i for i, e in enumerate(entities) if e[0] == k] for k in WORLD_KINDS}
     for i, (kind, name) in enumerate(entities):
@@ -155,10 +154,8 @@ def _disputes_and_map(engine: Engine, book: Written) -> None:
             sink.put(
                 "dispute", {"fact_id": acc.id, "by": rnd.choice(book.people[1:]), "contribution": DISPUTE_CONTRIBUTION}
             )
-    active_count = _score_facts(engine, sink, list(facts.values()))
-    # World entities carry the first ids
-    world = [eid for eid, n in active_count.items() if eid <= len(book.entities) and n > 0]
-    kinds = Counter(book.entities[eid - 1][0] for eid in world)
+    active_count = _score_facts(engine, sink, list(facts.values()))  # World facts: World entities, the first ids
+    kinds = Counter(book.entities[eid - 1][0] for eid in active_count)
     world_active = sum(1 for acc in facts.values() if acc.active)
     for kind, n in [*kinds.items(), ("", world_active)]:
         sink.put("mapcount", {"org_id": book.org, "kind": kind, "n": n})
@@ -173,9 +170,7 @@ def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> Counter[int
     active: Counter[int] = Counter()
     for acc in accs:
         sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
-        scores.append(
-            {"fid": acc.id, "status": sc.status, "log_odds": sc.log_odds, "weight": sc.weight, "sources": sc.sources}
-        )
+        scores.append({"fid": acc.id, **asdict(sc)})  # its log_odds, weight, sources and status
         acc.active = sc.status == "active"
         if acc.active:
             active.update((acc.subject, acc.obj))
@@ -197,8 +192,8 @@ class Written:
     hosts: list[str] = field(default_factory=list)
     id_key: str = ""
     by_kind: dict[str, list[int]] = field(default_factory=dict)  # World entities' indexes by kind
-    facts: dict[tuple[int, str, int], FactAcc] = field(default_factory=dict)
-    flow_facts: dict[tuple[str, int, str, int], FactAcc] = field(default_factory=dict)
+    facts: dict[tuple[int, str, int], FactAcc] = field(default_factory=dict)  # by (subject id, relation, object id)
+    flow_facts: dict[tuple[int, str, int], FactAcc] = field(default_factory=dict)
     flow_entities: dict[tuple[str, int], int] = field(default_factory=dict)
     written: int = 0
     runs: int = 0
@@ -269,22 +264,23 @@ class Written:
                 acc = self.fact(graph, owner=owner, claim=claim)
                 src = (support["origin"], support["key"])
                 acc.best[src] = max(acc.best.get(src, -math.inf), support["contribution"])
-                self.sink.put("support", {"id": self.next_id["support"], "fact_id": acc.id, **support})
-                self.next_id["support"] += 1
-                self.written += 1
+                self.written += 1  # the supports' count, and the last one's id
+                self.sink.put("support", {"id": self.written, "fact_id": acc.id, **support})
 
     def fact(self, graph: str, *, owner: str, claim: tuple[int, str, int]) -> FactAcc:
         """The fact a claim of World entity indexes names in `graph`, written the first time it is named."""
         subj, relation, obj = claim
         if graph == "world":
-            if claim not in self.facts:
-                self.facts[claim] = self.new_fact(graph, owner=owner, triple=(subj + 1, relation, obj + 1))
-            return self.facts[claim]
-        ids = [self.flow_entity(owner, e) for e in (subj, obj)]
-        key = (owner, ids[0], relation, ids[1])
-        if key not in self.flow_facts:
-            self.flow_facts[key] = self.new_fact(graph, owner=owner, triple=(ids[0], relation, ids[1]))
-        return self.flow_facts[key]
+            triple, kept = (subj + 1, relation, obj + 1), self.facts
+        else:  # a run's own Flow graph: its copies of the entities (the dict is emptied run by run)
+            triple, kept = (self.flow_entity(owner, subj), relation, self.flow_entity(owner, obj)), self.flow_facts
+        if triple not in kept:  # a fact row now (its supports follow it), its weight set once all are known
+            kept[triple] = FactAcc(self.next_id["fact"], triple[0], triple[2])
+            self.next_id["fact"] += 1
+            row = {"id": kept[triple].id, "graph": graph, "owner": owner, "subject_id": triple[0], "relation": relation}
+            row |= {"object_id": triple[2], "value": None, "object_key": entity_key(triple[2]), "retracted": False}
+            self.sink.put("fact", row | {"status": "active", "log_odds": 0.0, "weight": 0.5, "sources": 0})
+        return kept[triple]
 
     def flow_entity(self, run: str, e: int) -> int:
         """The id of a World entity's copy in a run's Flow graph (R7), written the first time it is named."""
@@ -295,16 +291,6 @@ class Written:
             self.next_id["entity"] += 1
         return self.flow_entities[(run, e)]
 
-    def new_fact(self, graph: str, *, owner: str, triple: tuple[int, str, int]) -> FactAcc:
-        """A fact row now (its supports follow it), its weight set once all its supports are known."""
-        subject, relation, obj = triple
-        acc = FactAcc(self.next_id["fact"], graph, owner, subject, relation, obj)
-        self.next_id["fact"] += 1
-        row = {"id": acc.id, "graph": graph, "owner": owner, "subject_id": subject, "relation": relation}
-        row |= {"object_id": obj, "value": None, "object_key": entity_key(obj), "retracted": False}
-        self.sink.put("fact", row | {"status": "active", "log_odds": 0.0, "weight": 0.5, "sources": 0})
-        return acc
-
 
 _shown = {"percent": -1}
 
@@ -313,7 +299,8 @@ def progress_bar(done: int, total: int) -> None:
     """A one-line progress bar on standard error, redrawn at each whole percent."""
     percent = 100 * done // max(total, 1)
     if percent != _shown["percent"]:
-        _shown["percent"], filled = percent, 40 * percent // 100
-        bar = f"[{'#' * filled}{'.' * (40 - filled)}] {percent:3d}% of {total} supports"
-        sys.stderr.write(f"\rgenerating {bar}" + ("\n" if percent >= 100 else ""))
+        _shown["percent"] = percent
+        bar = "#" * (40 * percent // 100)
+        end = "\n" if percent >= 100 else ""
+        sys.stderr.write(f"\rgenerating [{bar:.<40}] {percent:3d}% of {total} supports{end}")
         sys.stderr.flush()

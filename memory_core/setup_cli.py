@@ -40,8 +40,6 @@ def cmd_setup(args: argparse.Namespace) -> int:
     finally:
         service.close()
     said = "; ".join(f"{kind} {', '.join(ids)}" for kind, ids in added.model_dump().items() if ids)
-    print(
-        f"{shown(args.db or database_url())}: "
-        + (f"added {said}" if said else "nothing added, all was there as defined")
-    )
+    outcome = f"added {said}" if said else "nothing added, all was there as defined"
+    print(f"{shown(args.db or database_url())}: {outcome}")
     return 0

@@ -1,6 +1,5 @@
-"""What the MCP tools answer: one model a tool, whose JSON schema the SDK publishes as its output
-schema. Their parts are the state format's (format/state.py: a read answers as `reads[].result`,
-R18, R21-R23); a tool's arguments are the scenario event's own fields (format/events.py)."""
+"""What the MCP tools answer: one model a tool, its JSON schema the tool's output schema, made of the state format's
+parts (format/state.py: a read answers as `reads[].result`, R18, R21-R23); arguments are events' fields."""
 
 from __future__ import annotations
 

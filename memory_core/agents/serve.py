@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import resource
@@ -16,6 +15,7 @@ import anyio
 from mcp.server.auth.settings import AuthSettings
 from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from starlette.responses import JSONResponse
 
 from ..usecases.facade import MemoryService
 from .server import MemoryAgents, cap_sessions
@@ -104,34 +104,6 @@ def serve_stdio(service: MemoryService, token: str | None, *, database_errors: t
     return status["code"]
 
 
-def http_app(service: MemoryService, *, host: str, port: int, limits: Limits = Limits()) -> tuple[Any, MemoryAgents]:
-    """The Starlette app serving `/mcp`, and the server whose sessions it keeps."""
-    idle_timeout = limits.idle_timeout
-    agents = MemoryAgents(service, transport="http")
-    base = f"http://{host}:{port}"
-    server = agents.build(
-        token_verifier=agents,
-        # Our tokens are the API's, not OAuth ones: the verifier checks them itself, and no protected-resource
-        # metadata names an authorization server, as none exists (a 401 says `Bearer`, #38.5).
-        auth=AuthSettings(issuer_url=base, resource_server_url=None, validate_token_resource=False),  # type: ignore[arg-type]
-        log_level="WARNING",
-    )
-    app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host)
-    manager = server.session_manager
-    discard = manager._discard_session  # the one place the SDK ends a session, however it ended
-
-    async def discarded(session_id: str, transport: Any) -> None:
-        why = "deleted by the client" if transport.is_terminated else f"idle past {idle_timeout:g} s, or lost"
-        await discard(session_id, transport)
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(lambda: agents.sessions.end(session_id, why=why))
-
-    manager._discard_session = discarded  # type: ignore[method-assign]
-    manager.asgi_app = _sessions_only(manager.asgi_app)
-    cap_sessions(manager, per_token=limits.max_sessions_per_token)
-    return app, agents
-
-
 def _sessions_only(app: Any) -> Any:
     """A request of a protocol without sessions (2026-07-28) answered -32022 with the versions that have them."""
 
@@ -142,10 +114,7 @@ def _sessions_only(app: Any) -> Any:
             return
         data = {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": version}
         error = {"code": UNSUPPORTED_PROTOCOL_VERSION, "message": SESSIONS_ONLY, "data": data}
-        raw = json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode())]
-        await send({"type": "http.response.start", "status": 400, "headers": headers})
-        await send({"type": "http.response.body", "body": raw})
+        await JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)(scope, receive, send)
 
     return asgi
 
@@ -181,9 +150,30 @@ def serve_http(service: MemoryService, *, host: str, port: int, limits: Limits =
     import uvicorn
 
     _log_to_stderr()
-    app, agents = http_app(service, host=host, port=port, limits=limits)
+    idle_timeout = limits.idle_timeout
+    agents = MemoryAgents(service, transport="http")
+    server = agents.build(
+        token_verifier=agents,
+        # Our tokens are the API's, not OAuth ones: the verifier checks them itself, and no protected-resource
+        # metadata names an authorization server, as none exists (a 401 says `Bearer`, #38.5).
+        auth=AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None, validate_token_resource=False),  # type: ignore[arg-type]
+        log_level="WARNING",
+    )
+    app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host)
+    manager = server.session_manager
+    discard = manager._discard_session  # the one place the SDK ends a session, however it ended
+
+    async def discarded(session_id: str, transport: Any) -> None:
+        why = "deleted by the client" if transport.is_terminated else f"idle past {idle_timeout:g} s, or lost"
+        await discard(session_id, transport)
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(lambda: agents.sessions.end(session_id, why=why))
+
+    manager._discard_session = discarded  # type: ignore[method-assign]
+    manager.asgi_app = _sessions_only(manager.asgi_app)
+    cap_sessions(manager, per_token=limits.max_sessions_per_token)
     agents.sessions.start()
-    log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, limits.idle_timeout)
+    log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, idle_timeout)
     # half the descriptors for connections, a quarter accepted at once: the rest for the database and files
     soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
     files = 65536 if soft == resource.RLIM_INFINITY else soft

@@ -127,7 +127,6 @@ class MemoryAgents:
         self.token_id = token_id(token) if token is not None else None
         self.sessions = Sessions(service, transport=transport)
         self.on_unauthorized = on_unauthorized
-        self.transport = transport
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """An HTTP request's token: its person and organization under the token's id; a revoked one ends its sessions (R17)."""
@@ -157,22 +156,18 @@ class MemoryAgents:
     def session_of(self, context: Context) -> OpenSession:
         """This call's session, by the transport's handle of it (a header over HTTP), and the token that opens it."""
         rc, access = context.request_context, get_access_token()
-        key = cast(Conn, rc.lifespan_context).key
-        if key is None:
-            key = rc.request.headers.get("mcp-session-id") if rc.request is not None else None
-            if not key:
-                raise Unauthorized(
-                    "this server keeps a session for each client: open one with MCP's initialize handshake"
-                )
-        token = self.token_id if self.token is not None else access.client_id if access else None
+        key = cast(Conn, rc.lifespan_context).key or (rc.request.headers.get("mcp-session-id") if rc.request else None)
+        if not key:
+            raise Unauthorized("this server keeps a session for each client: open one with MCP's initialize handshake")
+        token = self.token_id or (access.client_id if access else None)
         info = rc.session.client_params.client_info if rc.session.client_params is not None else None
         client = f"{info.name} {info.version}".strip() if info is not None else "an MCP client"  # as it gave them
         return self.sessions.get(key, client=client, token=token)
 
     @asynccontextmanager
     async def connection(self, _: MCPServer) -> AsyncIterator[Conn]:
-        """A connection's lifespan: its session ends when it closes (R17); over HTTP the server's (serve.http_app)."""
-        key = None if self.transport == "http" else uuid.uuid4().hex
+        """A connection's lifespan: its session ends when it closes (R17); over HTTP the server's (serve.serve_http)."""
+        key = None if self.sessions.transport == "http" else uuid.uuid4().hex
         try:
             yield Conn(self, key)
         finally:

@@ -26,7 +26,6 @@ class OpenSession:
 
     id: str
     client: str
-    transport: str
     token: str | None  # the token that opened it (its id, never the token): no other speaks on it
     runs: dict[str, int | None] = field(default_factory=dict)
     turns: dict[str, str] = field(default_factory=dict)
@@ -49,8 +48,10 @@ def pid_alive(server: str, pid: int) -> bool:
         return server in LIVE_HERE
     try:
         os.kill(pid, 0)
-    except (ProcessLookupError, PermissionError) as exc:
-        return isinstance(exc, PermissionError)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it runs, as another user
+        return True
     return True
 
 
@@ -66,7 +67,6 @@ class Sessions:
         self._opening = threading.Lock()
         self._started = False
         self._stop = threading.Event()
-        self._beat: threading.Thread | None = None
 
     def start(self, *, beat: bool = True) -> list[SessionEnded]:
         """Note this server, end the sessions of servers that are gone (logged), and keep a heartbeat."""
@@ -81,8 +81,7 @@ class Sessions:
         )
         ended = self.sweep()
         if beat:
-            self._beat = threading.Thread(target=self._heartbeat, name="memory-agents-heartbeat", daemon=True)
-            self._beat.start()
+            threading.Thread(target=self._heartbeat, name="memory-agents-heartbeat", daemon=True).start()
         return ended
 
     def sweep(self) -> list[SessionEnded]:
@@ -112,13 +111,12 @@ class Sessions:
         with self._opening:  # two first calls of one session at once open it once
             if (found := self._open.get(key)) is not None:
                 return found
-            session = OpenSession(
-                id="ses-" + uuid.uuid4().hex[:16], client=client, transport=self.transport, token=token
-            )
+            session = OpenSession(id="ses-" + uuid.uuid4().hex[:16], client=client, token=token)
             self.service.agent_session_opened(
                 session.id, server=self.server, client=client, transport=self.transport, now=time.time()
             )
-            self._open[key] = session
+            with self._lock:  # end_token lists the open sessions under it: no insert while it iterates
+                self._open[key] = session
             return session
 
     def end(self, key: str, *, why: str) -> SessionEnded | None:

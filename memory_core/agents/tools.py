@@ -278,10 +278,7 @@ def retract(ctx: Context, fact: ev.FactRef, graph: ev.Graph = "world") -> M.Corr
 
 def corrected(c: ToolCall, do: str, *, fact: ev.FactRef, graph: str) -> M.CorrectedOut:
     """A correction by the token's person (R28), and the fact as it stands after it."""
-    out, ref = c.apply(do, org=c.org, by=c.person, fact=fact, graph=graph), given(fact=fact)["fact"]
-    ends = [
-        {"value": e["value"]} if "value" in e else {"name": e["name"], "kind": e["kind"]}
-        for e in (ref["subject"], ref["object"])
-    ]
-    named = out.changes[0].fact if out.changes else {"subject": ends[0], "relation": ref["relation"], "object": ends[1]}
+    out = c.apply(do, org=c.org, by=c.person, fact=fact, graph=graph)
+    unaliased = {"subject": {"aliases"}, "object": {"aliases"}}  # as the state format writes a fact
+    named = out.changes[0].fact if out.changes else fact.model_dump(exclude=unaliased)
     return M.CorrectedOut(fact={**named, "graph": graph}, status=out.status or "", weight=out.weight or 0.0)
