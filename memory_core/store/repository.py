@@ -33,11 +33,10 @@ class Repository(Lookups):
     @staticmethod
     def _used(s: Tx | Db, kind: str, ident: str) -> None:
         """Take a run or turn id for good, or refuse one used before, erased ones included (R33)."""
-        with driver_of(s) as db:
+        with driver_of(s) as db:  # one statement: nothing inserted, the id was taken before
             kept = {"k": kind, "i": digest(key_of(db), kind, ident)}
-            if db.rows("SELECT 1 FROM usedid WHERE kind = :k AND id = :i", kept):
+            if not db.change("INSERT INTO usedid (kind, id) VALUES (:k, :i) ON CONFLICT DO NOTHING", kept):
                 raise E.DuplicateId(kind, ident)
-            db.change("INSERT INTO usedid (kind, id) VALUES (:k, :i)", kept)
 
     @classmethod
     def _step(cls, s: Tx, run: RunRef, step: str) -> Obj:
