@@ -136,8 +136,15 @@ class Dialect:
         """Each connection's page cache at `kib` where the backend keeps one per connection (SQLite); else nothing."""
 
     def scrub(self, engine: Engine) -> bool:
-        """Erased text leaves the database files now (R31, database.scrub)."""
-        raise NotImplementedError
+        """R31: secure_delete overwrote the rows; a checkpoint empties the log into the file (False: a reader held it)."""
+        top = scrub_due(engine, top=True)  # the newest marker (0: none, or a database not migrated yet)
+        if not self.checkpoint(engine):
+            return False
+        if top:  # the markers it covered go
+            with self.writer(engine).begin() as conn:
+                conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": top})
+            self.checkpoint(engine)  # the markers' own removal: no erased text, but leave the log empty
+        return True
 
     @contextmanager
     def one_load_at_a_time(self, engine: Engine) -> Iterator[None]:
@@ -217,17 +224,6 @@ class SQLite(Dialect):
                 cur.execute("PRAGMA busy_timeout=10000")
                 cur.close()
         return busy == 0
-
-    def scrub(self, engine: Engine) -> bool:
-        """secure_delete overwrote the rows; a checkpoint folds the log in and empties it (False: a reader held it)."""
-        top = scrub_due(engine, top=True)  # the newest marker (0: none, or a database not migrated yet)
-        if not self.checkpoint(engine):
-            return False
-        if top:  # the markers it covered go
-            with self.writer(engine).begin() as conn:
-                conn.execute(text("DELETE FROM scrubdue WHERE id <= :top"), {"top": top})
-            self.checkpoint(engine)  # the markers' own removal: no erased text, but leave the log empty
-        return True
 
     @staticmethod
     def conflict(exc: BaseException) -> bool | None:
@@ -376,8 +372,7 @@ _OF: weakref.WeakKeyDictionary[Any, Dialect] = weakref.WeakKeyDictionary()
 
 
 def scrub_due(engine: Engine, *, top: bool = False) -> int:
-    """How many deletions may still have erased text in the files (R31); `top`: the newest marker, which a scrub that
-    starts now covers with every one before it. 0: none, or no table."""
+    """R31: how many deletions' text may be in the files, or (`top`) the newest marker a scrub covers; 0: none, or no table."""
     read = "coalesce(max(id), 0)" if top else "count(*)"
     try:
         with engine.connect() as conn:
@@ -394,13 +389,9 @@ def driver_error(exc: BaseException) -> BaseException:
 def dialect_of(engine: Engine) -> Dialect:
     """The engine's dialect, made once: an engine's option engines (`writer`) share it, as SQLAlchemy's."""
     key = engine.dialect
-    out = _OF.get(key)
-    if out is None:
-        if key.name == SQLite.name:
-            out = SQLite(in_memory=engine.url.database in (None, "", ":memory:"))
-        elif key.name == PostgreSQL.name:
-            out = PostgreSQL()
-        else:
+    if key not in _OF:
+        if key.name not in (SQLite.name, PostgreSQL.name):
             raise ValueError(f"no dialect for {key.name!r}")
-        _OF[key] = out
-    return out
+        in_memory = engine.url.database in (None, "", ":memory:")
+        _OF[key] = SQLite(in_memory=in_memory) if key.name == SQLite.name else PostgreSQL()
+    return _OF[key]
