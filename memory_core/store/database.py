@@ -26,19 +26,15 @@ from .dialect import Dialect, dialect_of
 from .driver import Driver
 
 DEFAULT_URL = "sqlite:///.memory/memory.db"
+#: The database URLs this product runs on: SQLite (a file, or private in memory) and PostgreSQL through psycopg 3.
+SUPPORTED = "sqlite:///PATH (a file), sqlite:// (in memory), postgresql+psycopg://USER@HOST:PORT/NAME"
+#: What SQLAlchemy raises for a URL it cannot use or a database it cannot reach (the CLI says so).
+CONNECTION_ERRORS = (ArgumentError, NoSuchModuleError, OperationalError)
 
 
 def database_url() -> str:
     """The configured database: `MEMORY_DATABASE_URL`, else `.memory/memory.db`."""
     return os.environ.get("MEMORY_DATABASE_URL") or DEFAULT_URL
-
-
-#: The database URLs this product runs on: SQLite (a file, or private in memory) and PostgreSQL through psycopg 3.
-SUPPORTED = "sqlite:///PATH (a file), sqlite:// (in memory), postgresql+psycopg://USER@HOST:PORT/NAME"
-
-
-#: What SQLAlchemy raises for a URL it cannot use or a database it cannot reach (the CLI says so).
-CONNECTION_ERRORS = (ArgumentError, NoSuchModuleError, OperationalError)
 
 
 class DatabaseUnusable(Exception):
@@ -81,9 +77,10 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
     """An engine for `url` (default: `database_url()`), with `create` its schema migrated; `existing`: must be there."""
     url = url or database_url()
     path = sqlite_file(url)  # checks the scheme
+    in_memory = path is None and url.startswith("sqlite")
     if path is not None:
         engine = _sqlite_file_engine(url, path, create=create, existing=existing)
-    elif url.startswith("sqlite"):
+    elif in_memory:
         engine = create_engine("sqlite://", connect_args={"check_same_thread": False}, poolclass=OneConnection)
     else:
         engine = create_engine(url, pool_pre_ping=True)
@@ -93,7 +90,7 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
         KEPT[engine] = Kept(dialect)
         event.listen(engine, "engine_disposed", lambda e: KEPT[e].close() if e in KEPT else None)
     if create:
-        if url.startswith("sqlite") and path is None:
+        if in_memory:
             template.new_memory(engine, SQLModel.metadata.create_all)
         else:
             if existing and current(engine) is None:  # a command that only reads creates no schema
