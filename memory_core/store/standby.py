@@ -77,9 +77,7 @@ class Standby:
 
     def order(self, *, fresh: bool = False) -> tuple[str, str]:
         """The server a read goes to, then the one it goes to if that one cannot be reached."""
-        if not fresh and self.caught_up():
-            return STANDBY, PRIMARY
-        return PRIMARY, STANDBY
+        return (STANDBY, PRIMARY) if not fresh and self.caught_up() else (PRIMARY, STANDBY)
 
     def caught_up(self) -> bool:
         """Whether a read may come from the standby now (the module's docstring says when)."""
