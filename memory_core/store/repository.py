@@ -67,9 +67,8 @@ class Repository(Lookups):
     def _owner_or_cli(self, s: Tx, org_id: str, by: str | None, does: str, *, person: str | None = None) -> None:
         """The ids named exist, then `by` is the owner (R15); `by` None is the command line."""
         self._org(s, org_id)
-        if by is not None:
-            self._person(s, by)
-        if person is not None:
-            self._person(s, person)
+        for named in (by, person):
+            if named is not None:
+                self._person(s, named)
         if by is not None and not may_manage_settings(queries.role(s, by, org_id)):
             raise E.NotOwner(org_id, does=does)
