@@ -288,8 +288,8 @@ def statement_driver(engine: Engine) -> Iterator[Driver]:
 class Detached:
     """A connection the pool made (every setting the engine gives), detached, this process's, used under `lock`."""
 
-    def __init__(self, engine: Engine, *, autocommit: bool = False) -> None:
-        self.engine, self.autocommit = engine, autocommit
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
         self.lock = threading.Lock()
         self.dbapi: Any = None
         self.pid = 0
@@ -310,15 +310,12 @@ class Detached:
     def _one(self, sql: str) -> Any:
         if self.dbapi is None or self.pid != os.getpid():
             self.dbapi, self.pid, self.name = _detached(self.engine), os.getpid(), uuid.uuid4().hex[:12]
-            if self.autocommit:
-                self.dbapi.autocommit = True
         with closing(self.dbapi.cursor()) as cur:
             try:
                 cur.execute(sql)
                 return cur.fetchone()[0]
             finally:
-                if not self.autocommit:
-                    self.dbapi.rollback()  # no transaction left open (a server would hold its snapshot)
+                self.dbapi.rollback()  # no transaction left open (a server would hold its snapshot)
 
     def drop(self) -> None:
         dbapi, self.dbapi = self.dbapi, None

@@ -8,7 +8,7 @@ import time
 
 from sqlalchemy.engine import Engine
 
-from .database import Detached
+from .database import statement_driver
 from .dialect import DIALECTS, dialect_of, driver_error
 
 PRIMARY, STANDBY = "primary", "standby"
@@ -47,9 +47,8 @@ class Standby:
     def __init__(self, primary: Engine, engine: Engine) -> None:
         self.engine = engine
         self.engines = {PRIMARY: primary, STANDBY: engine}
-        dialect = dialect_of(primary)  # where the log is, how far replayed:
+        dialect = dialect_of(primary)  # where the log is, how far replayed (statement_driver: one statement each)
         self._sql = {PRIMARY: dialect.wal_position_sql, STANDBY: dialect.replayed_sql}
-        self._lines = {PRIMARY: Detached(primary, autocommit=True), STANDBY: Detached(engine, autocommit=True)}
         self._lock = threading.Lock()
         self._mark = 0  # the primary's WAL position a read from the standby must have replayed
         self._marked = -math.inf  # when it was taken (time.monotonic)
@@ -106,7 +105,8 @@ class Standby:
         sql = self._sql[which]
         assert sql is not None
         try:
-            answer = self._lines[which].ask(sql)
+            with statement_driver(self.engines[which]) as db:
+                answer = db.rows(sql, {})[0][0]
         except Exception as exc:
             if not lost(exc):
                 raise
@@ -134,6 +134,5 @@ class Standby:
         return None
 
     def close(self) -> None:
-        with self._lock:
-            for line in self._lines.values():
-                line.drop()
+        """The standby's connections closed (the primary's are its engine's)."""
+        self.engine.dispose()

@@ -58,7 +58,6 @@ class Database:
         """The database's connections closed (a SQLite log checkpointed): for a command that ends."""
         if self.standby is not None:
             self.standby.close()
-            self.standby.engine.dispose()
         self.engine.dispose()
 
     @classmethod
