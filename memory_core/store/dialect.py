@@ -322,16 +322,13 @@ class PostgreSQL(Dialect):
     @contextmanager
     def one_load_at_a_time(self, engine: Engine) -> Iterator[None]:
         """A session advisory lock on a connection of its own, taken before the load's transaction."""
-        conn = engine.connect()
-        try:
+        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             conn.exec_driver_sql(f"SELECT pg_advisory_lock({LOAD_LOCK})")
-            conn.commit()
-            yield
-        finally:
-            with suppress(Exception):  # a lost connection has released its lock already
-                conn.exec_driver_sql(f"SELECT pg_advisory_unlock({LOAD_LOCK})")
-                conn.commit()
-            conn.close()
+            try:
+                yield
+            finally:
+                with suppress(Exception):  # a lost connection has released its lock already
+                    conn.exec_driver_sql(f"SELECT pg_advisory_unlock({LOAD_LOCK})")
 
     @contextmanager
     def migrating(self, engine: Engine) -> Iterator[Connection]:
