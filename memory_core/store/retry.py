@@ -37,9 +37,8 @@ logging.getLogger("psycopg").addFilter(_no_pipeline_noise)  # once: at this modu
 
 
 def run_use_case(owner: Any, call: Callable[[], T]) -> T:
-    """The one place retry is applied (the facade's use cases, whole replays): `call` until it wins a race, up to
-    DEADLINE seconds; `owner.retries` counts the retries (owner None: uncounted), a sandbox's call runs once."""
-    if getattr(owner, "_sandbox", None) is not None:
+    """The one place retry is applied (use cases, replays): `call` until it wins a race, for DEADLINE s at most."""
+    if getattr(owner, "_sandbox", None) is not None:  # a sandbox's call runs once (its one transaction)
         return call()
     deadline = time.monotonic() + DEADLINE
     step = FIRST_PAUSE
@@ -52,7 +51,7 @@ def run_use_case(owner: Any, call: Callable[[], T]) -> T:
             wait = step * 2 * random.random()  # uniformly up to twice the step (jitter)
             if time.monotonic() + wait > deadline:
                 raise
-            if owner is not None:
+            if owner is not None:  # counted for the owner (None: tests/backend.py)
                 owner.retries = getattr(owner, "retries", 0) + 1
             time.sleep(wait)
             step = min(step * 2, LONGEST_PAUSE)

@@ -75,9 +75,7 @@ def _template(migrate: Callable[[Path], None]) -> Path | None:
 
 def new_file(path: Path, migrate: Callable[[Path], None]) -> bool:
     """Make the new SQLite file `path` as a copy of this process's template (made once by `migrate`); True when made."""
-    if not _second("file"):
-        return False
-    template = _template(migrate)
+    template = _template(migrate) if _second("file") else None  # none for a process's first file
     if template is None:
         return False
     copy = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.new")
