@@ -20,6 +20,7 @@ from ..format.checks import Scenario
 from ..format.replay import EventEngine
 from ..format.scenario import decode, parse, to_json
 from ..plain import Obj
+from ..rules.vocabulary import TURN_END_STATUSES
 from ..usecases.facade import MemoryService
 from . import notebook_file as nf
 from .cell_said import describe, read
@@ -28,7 +29,6 @@ from .notebook_file import MadeFrom, NotebookDamaged, notebook_dir, scratch_serv
 from .notebook_scrub import scrub
 from .text import inert
 
-END_STATUSES = ("completed", "failed", "cancelled")
 UNDO_DEPTH = 20
 Whole = Annotated[int, Field(strict=True, ge=0)]
 
@@ -144,7 +144,7 @@ class Notebook(BaseModel):
     def preview_end_turn(self, turn: str) -> dict[str, Obj]:
         """What a turn would teach if it completed, failed or was cancelled now (sandboxed, R1, R2)."""
         out = {}
-        for status in END_STATUSES:
+        for status in TURN_END_STATUSES:
             with self.service.sandbox() as box:
                 out[status] = describe(EventEngine(box).apply(-1, {"do": "end_turn", "turn": turn, "status": status}))
         return out
