@@ -16,7 +16,7 @@ import networkx as nx
 from ..plain import Obj
 from ..rules.wording import fact_label
 from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, fact_key  # noqa: F401  (viz.* for pages)
-from .focus import to_html  # noqa: F401  (viz.to_html: pages and tests name it here)
+from .focus import MOST, to_html  # noqa: F401  (viz.to_html: pages and tests name it here)
 from .text import inert, plural  # noqa: F401  (viz.inert: pages and tests name it here too)
 
 KIND_COLORS = {
@@ -30,7 +30,6 @@ KIND_COLORS = {
 }
 OTHER_COLOR = "#76b7b2"
 FOCUS_COLOR = "#ffd400"  # the focus's alone, as is its size (#39)
-MOST = 60  # nodes drawn at once (#39)
 FIRST = 13  # entities a focus opens with (itself and 12), so its fit is readable: the rest of MOST for clicks
 SPARE = 12  # neighbours of each drawn entity a click opens, the heaviest (sent with the page)
 KIDS = 4  # entities past the first ring that one entity opens with (the rest behind "+N more")
