@@ -122,9 +122,10 @@ def compare(doc: Obj, org: str, settings: dict[str, bool], *, always: bool = Fal
     alt = _with_settings(doc, org, settings, always=always)
     (base_state, base_results), (alt_state, alt_results) = _replayed(doc), _replayed(alt)
     rows = _diff(base_state, alt_state)
+    only = Counter(row["difference"] for row in rows)  # each side's facts: every row but the other's alone
     return {
         "rows": rows,
-        "counts": {"base": len(_facts(base_state)), "alt": len(_facts(alt_state))},
+        "counts": {"base": len(rows) - only["only what-if"], "alt": len(rows) - only["only as written"]},
         "behaviour": {"base": behaviour(doc, base_results, org), "alt": behaviour(alt, alt_results, org)},
     }
 
