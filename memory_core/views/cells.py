@@ -1,5 +1,4 @@
-"""What a notebook cell is and did, for people: its line, its result as kept, the outcome its note was written
-for, a failed turn's evidence (R2), and memory compared between two cells (R32, R33). No Streamlit here."""
+"""A notebook cell for people: its line, its note's outcome, a failed turn's evidence (R2), memory between (R32)."""
 
 from __future__ import annotations
 

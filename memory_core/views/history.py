@@ -1,5 +1,4 @@
-"""History for people (R32): what each moment was, what changed between two, a weight through time. Pure but
-`fact_names`, which reads the facts corrections name."""
+"""History for people (R32): each moment said, what changed between two, a weight through time; pure but fact_names."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
 """The dashboard's notebook (#37: a model): a scenario run cell by cell on a scratch memory through the replay's
-EventEngine, changed and saved only through its methods, kept on disk so a reload finds it again; a real run opened
-as one (#23)."""
+EventEngine, changed and saved only through its methods, kept on disk for a reload; a real run opened as one (#23)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The dashboard's sign-in shaped for people: `[auth]` of `.streamlit/secrets.toml` checked, its providers,
-and a signed-in identity in words (docs/signin.md)."""
+"""Sign-in for people: `[auth]` of .streamlit/secrets.toml checked, its providers, identities said (docs/signin.md)."""
 
 from __future__ import annotations
 
