@@ -78,17 +78,17 @@ def _words(values: Iterable[str]) -> str:
     return ", ".join(sorted(values))
 
 
-def why_empty(facts: list[Obj], flt: Filters, focus: str | None) -> str:
-    """The filter that leaves nothing to draw, found by applying the filters one at a time."""
+def _kept(facts: list[Obj], flt: Filters) -> tuple[list[Obj], str]:
+    """The facts every filter keeps; none, and why: the first filter that leaves none, the filters applied in turn."""
     if not facts:
-        return "this graph holds no fact yet"
+        return [], "this graph holds no fact yet"
     left = facts
     for keep, words in _filter_steps(flt):
-        kept = [f for f in left if keep(f)]
-        if not kept:
-            return words + (f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else "")
+        if not (kept := [f for f in left if keep(f)]):
+            before = f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else ""
+            return [], words + before
         left = kept
-    return f"the focus {focus} has no fact the filters keep"
+    return left, ""
 
 
 def _filter_steps(flt: Filters) -> list[tuple[Callable[[Obj], bool], str]]:
@@ -255,14 +255,12 @@ def plan(
 ) -> Plan:
     """The focus (a node id; None: the most connected) and its rings to `flt.depth` (#39); gone facts dashed (R32)."""
     flt = flt or Filters()
-    every = cast("list[Obj]", graph["facts"])  # a drawing's read or a state's graph: its facts as JSON
-    tests = [keep for keep, _ in _filter_steps(flt)]
-    kept = [f for f in every if all(keep(f) for keep in tests)]
-    ghosts = [g for g in (compare.gone if compare else []) if all(keep(g) for keep in tests)]
+    kept, reason = _kept(cast("list[Obj]", graph["facts"]), flt)  # a drawing's read or a state's graph: facts as JSON
+    ghosts = _kept(compare.gone, flt)[0] if compare else []
     draw = partial(_edge, compare=compare, marked=set(highlight))
     g = _Graph([(f, False) for f in kept] + [(f, True) for f in ghosts], draw)
-    focus = focus if focus in g.ends else most_connected(kept)
-    return g.plan(focus, flt.depth) if focus else Plan([], [], reason=why_empty(every, flt, focus))
+    focus = focus if focus in g.ends else most_connected(kept)  # none only when no fact is kept
+    return g.plan(focus, flt.depth) if focus else Plan([], [], reason=reason)
 
 
 def _unique(edges: list[Obj]) -> list[Obj]:
