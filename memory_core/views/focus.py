@@ -214,10 +214,9 @@ def _edge_color(e: Obj) -> str:
     return "#999999" if e["status"] != "active" else "#555555"
 
 
-#: pyvis's template besides the drawing: a white page, no heading, physics, DOT, menus or highlight.
-PYVIS_PAGE: Obj = {"width": "100%", "heading": "", "bgcolor": "#ffffff", "cdn_resources": "in_line", "dot_lang": ""}
-PYVIS_PAGE |= dict.fromkeys(("physics_enabled", "use_DOT", "widget", "conf", "tooltip_link"), False)
-PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_menu", "notebook"), False)
+#: pyvis's template besides the drawing: a white page, its libraries inline; each other switch (heading, physics,
+#: DOT, menus, highlight) left undefined, which its template reads as off.
+PYVIS_PAGE: Obj = {"width": "100%", "bgcolor": "#ffffff", "cdn_resources": "in_line"}
 
 
 #: A library pyvis's templates inline, left as this mark when rendering and put in after.
@@ -264,7 +263,7 @@ def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) ->
     """pyvis's template filled as its Network would (values escaped), without importing it (IPython)."""
     template = _pyvis()[1].get_template("template.html")
     page = str(template.render(height=height, nodes=nodes, edges=edges, options=json.dumps(options), **PYVIS_PAGE))
-    head, body = page.split("</head>", 1) if "</head>" in page else (page, None)
-    for name in dict.fromkeys(MARK.findall(head)):  # each library once, in the head only (memory's text is below)
+    head, body = page.split("</head>", 1)  # the template's libraries are in its head, memory's text below
+    for name in dict.fromkeys(MARK.findall(head)):  # each library once
         head = head.replace(f"<!--inline {name}-->", _library(name), 1)
-    return head if body is None else head + "</head>" + body
+    return head + "</head>" + body
