@@ -202,8 +202,7 @@ def _answer_value(key: str, value: object) -> object:
 
 def matching(events: list[Obj], checked: list[Obj], query: str) -> list[int]:
     """The cells holding every word of the query; `#12` is cell 12 alone, `12` also its text."""
-    words = query.casefold().split()
-    if not words:
+    if not (words := query.casefold().split()):
         return list(range(len(events)))
     out = []
     for i, (e, c) in enumerate(zip(events, checked, strict=True)):

@@ -208,8 +208,7 @@ def _edge_color(e: Obj) -> str:
     """Red: what the last notebook cell changed; then what changed since the moment compared; else by status."""
     if e["highlight"]:
         return "#d62728"
-    change = e.get("change", "")
-    if change:
+    if change := e["change"]:
         return {"added": ADDED_COLOR, "gone": GONE_COLOR}.get(change, MOVED_COLOR)
     return "#999999" if e["status"] != "active" else "#555555"
 

@@ -198,8 +198,7 @@ def diff_lines(out: Obj) -> list[str]:
         f"{word} moment {end['moment']}: {end['what']}" + (f" ({end['at']})" if end["at"] else "")
         for word, end in (("from", out["from"]), ("to", out["to"]))
     ]
-    graphs = out["graphs"]
-    if not graphs:
+    if not (graphs := out["graphs"]):
         lines.append("no fact changed between them")
     for name, g in graphs.items():
         lines.append(f"{name}: {len(g['added'])} added, {len(g['gone'])} gone, {len(g['changed'])} changed")

@@ -230,8 +230,7 @@ class Notebook(BaseModel):
 
     def scrub_results(self) -> int:
         """Scrub what its own cells erased from its saved results and keep that (how many values went)."""
-        n = scrub(self)
-        if n:
+        if n := scrub(self):
             self.rev += 1
             self.save()
         return n

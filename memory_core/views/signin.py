@@ -60,8 +60,7 @@ def claims_of(user: Mapping[str, object]) -> dict[str, object]:
 
 def identity_words(claims: Mapping[str, object]) -> str:
     """A signed-in identity in words: its subject and issuer, and its address if verified."""
-    found = signed_in_identities(dict(claims))
-    if not found:
+    if not (found := signed_in_identities(dict(claims))):
         return "an identity whose ID token names no issuer and subject"
     return " or ".join(i.words for i in found)
 
