@@ -10,6 +10,7 @@ from ..plain import Obj
 from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
 from . import history
+from .text import plural
 
 FACT_KEYS = frozenset({"subject", "relation", "object"})
 GONE = ["no support left"]
@@ -69,7 +70,7 @@ def _changed(name: str, f: Obj) -> Obj:
     (wa, wb), (sa, sb), n = f["weight"], f["status"], f["disputes_added"]
     what = "status changed" if sa != sb else "weight changed" if wa != wb else "supports changed"
     why = [f"+ {v}" for v in f["supports_added"]] + [f"\u2212 withdrawn: {v}" for v in f["supports_withdrawn"]]
-    why += [f"{n} dispute{'s' if n != 1 else ''}"] if n else []
+    why += [plural(n, "dispute")] if n else []
     return _row(name, f, what, (wa, wb), (sa, sb), arrow=history.arrow(wa, wb), why=why)
 
 
@@ -108,11 +109,10 @@ def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> l
 
 def _record_line(e: Obj) -> str:
     r = e.get("record") or {}  # a checked event keeps the record's fields under `record`
-    n = len(r.get("claims", []))
     head = f"step {e['step']} in {e['turn']}" if e["do"] == "step" else f"record in {e['turn']}"
     within = f" within {r['within']}" if r.get("within") else ""
     src = f" from {r.get('origin')} {r.get('source') or ''}".rstrip() if r else ""
-    return f"{head}{within}{src}: {n} claim{'s' if n != 1 else ''}"
+    return f"{head}{within}{src}: {plural(len(r.get('claims', [])), 'claim')}"
 
 
 def _read_line(e: Obj) -> str:
