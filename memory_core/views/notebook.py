@@ -267,14 +267,13 @@ def load_text(text: str | bytes, name: str = "") -> Notebook:
 
 
 def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
-    """A real run as a scenario (#23): `doc`, `omitted`, as a `sentence`, `opens` (R30) and `made_from` (R29-R31)."""
+    """A real run as a scenario (#23): `doc`, what it leaves out as a `sentence`, `opens` (R30), `made_from` (R29-R31)."""
     # named for the notebook's reader, who need not know where the database is (not `export`'s URL)
     doc, omitted = svc.export_scenario(org=org, run=run_id, where=f"the memory of {org}")
     start = next((e for e in doc["events"] if e["do"] == "start_run"), None)  # none: only settings changes
     left = f"Not everything of run {run_id} can be written back, so the notebook leaves out: {'; '.join(omitted)}."
     return {
         "doc": {**doc, "title": f"Run {run_id} of {org}"},
-        "omitted": omitted,
         "sentence": left if omitted else None,
         "opens": start is not None,
         "made_from": {"org": org, "run": run_id, "person": start["person"] if start else None},
