@@ -121,11 +121,8 @@ def compare(doc: Obj, org: str, settings: dict[str, bool], *, always: bool = Fal
     """Both replays side by side: each fact and the runs' `behaviour` as written and under `settings` (R16)."""
     alt = _with_settings(doc, org, settings, always=always)
     (base_state, base_results), (alt_state, alt_results) = _replayed(doc), _replayed(alt)
-    rows = _diff(base_state, alt_state)
-    only = Counter(row["difference"] for row in rows)  # each side's facts: every row but the other's alone
     return {
-        "rows": rows,
-        "counts": {"base": len(rows) - only["only what-if"], "alt": len(rows) - only["only as written"]},
+        "rows": _diff(base_state, alt_state),
         "behaviour": {"base": behaviour(doc, base_results, org), "alt": behaviour(alt, alt_results, org)},
     }
 
