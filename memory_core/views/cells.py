@@ -99,7 +99,7 @@ def facts_in_memory(svc: MemoryService, moments: Obj, ran: int) -> dict[int, str
 def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> list[float | None]:
     """A fact's weight after each cell run (None where it did not exist), through time (R32)."""
     h = svc.fact_history(fact_id)
-    steps = history.weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"])
+    steps = history.weight_through_time(h)
     then = ([s["weight"] for s in steps if s["moment"] <= moments[str(i)]] for i in range(ran))
     return [weights[-1] if weights else None for weights in then]
 
