@@ -66,7 +66,7 @@ def fact_names(svc: MemoryService, rows: Iterable[Row], *, org: str | None = Non
 
 def graph_name(graph: str, owner: str) -> str:
     """A graph as a diff keys it (`diff --json`): "World acme", "User dana", "Flow run-1"."""
-    return {"world": "World", "user": "User", "flow": "Flow"}[graph] + f" {owner}"
+    return f"{graph.capitalize()} {owner}"
 
 
 def named_graph(label: str, orgs: dict[str, str], people: dict[str, str]) -> str:
