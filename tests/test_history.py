@@ -287,7 +287,7 @@ def test_a_weight_through_time_names_each_cause():
     svc, _ = full(doc)
     (fact,) = [f for f in svc.graph("world", "acme", ids=True)["facts"]]
     h = svc.fact_history(fact["id"])
-    steps = weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"])
+    steps = weight_through_time(h)
     assert [s["cause"] for s in steps] == [
         "support from web a.example (t1 in r1)",
         "support from web b.example (t2 in r1)",

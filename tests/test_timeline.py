@@ -136,7 +136,7 @@ def test_each_step_of_a_weight_through_time_is_marked_by_its_cause(svc):
     seen = set()
     for row in svc.facts_table("acme"):
         h = svc.fact_history(row["id"], org="acme")
-        for step in weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"]):
+        for step in weight_through_time(h):
             seen.add(cause_kind(step["cause"]))
     assert {"record (R1)", "correction (R28)"} <= seen <= set(CAUSES)  # the demo's: taught, then disputed
     assert cause_kind("support from web x (t1 in r1); dispute by Dana (R28)") == "correction (R28)"

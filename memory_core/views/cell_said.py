@@ -1,5 +1,4 @@
-"""What a notebook cell did, typed and said (#24, #37): its result kept as a `CellResult` whose `detail` is its use
-case's result model (format/replay.BY_EVENT), and `said()`, the pieces the Notebook page lays out."""
+"""What a notebook cell did (#24, #37): its result kept as a `CellResult` (detail: its use case's result) and said."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What a notebook cell is and did, for people: its line, its result as kept, the outcome its note was written
-for, a failed turn's evidence (R2), and memory compared between two cells (R32, R33). No Streamlit here."""
+"""A notebook cell for people: its line, its note's outcome, a failed turn's evidence (R2), memory between (R32)."""
 
 from __future__ import annotations
 
@@ -11,6 +10,7 @@ from ..plain import Obj
 from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
 from . import history
+from .text import plural
 
 FACT_KEYS = frozenset({"subject", "relation", "object"})
 GONE = ["no support left"]
@@ -70,7 +70,7 @@ def _changed(name: str, f: Obj) -> Obj:
     (wa, wb), (sa, sb), n = f["weight"], f["status"], f["disputes_added"]
     what = "status changed" if sa != sb else "weight changed" if wa != wb else "supports changed"
     why = [f"+ {v}" for v in f["supports_added"]] + [f"\u2212 withdrawn: {v}" for v in f["supports_withdrawn"]]
-    why += [f"{n} dispute{'s' if n != 1 else ''}"] if n else []
+    why += [plural(n, "dispute")] if n else []
     return _row(name, f, what, (wa, wb), (sa, sb), arrow=history.arrow(wa, wb), why=why)
 
 
@@ -99,7 +99,7 @@ def facts_in_memory(svc: MemoryService, moments: Obj, ran: int) -> dict[int, str
 def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> list[float | None]:
     """A fact's weight after each cell run (None where it did not exist), through time (R32)."""
     h = svc.fact_history(fact_id)
-    steps = history.weight_through_time(h["supports"], h["disputes"], h["retracted_at"], h["moments"])
+    steps = history.weight_through_time(h)
     then = ([s["weight"] for s in steps if s["moment"] <= moments[str(i)]] for i in range(ran))
     return [weights[-1] if weights else None for weights in then]
 
@@ -109,11 +109,10 @@ def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> l
 
 def _record_line(e: Obj) -> str:
     r = e.get("record") or {}  # a checked event keeps the record's fields under `record`
-    n = len(r.get("claims", []))
     head = f"step {e['step']} in {e['turn']}" if e["do"] == "step" else f"record in {e['turn']}"
     within = f" within {r['within']}" if r.get("within") else ""
     src = f" from {r.get('origin')} {r.get('source') or ''}".rstrip() if r else ""
-    return f"{head}{within}{src}: {n} claim{'s' if n != 1 else ''}"
+    return f"{head}{within}{src}: {plural(len(r.get('claims', [])), 'claim')}"
 
 
 def _read_line(e: Obj) -> str:
@@ -203,8 +202,7 @@ def _answer_value(key: str, value: object) -> object:
 
 def matching(events: list[Obj], checked: list[Obj], query: str) -> list[int]:
     """The cells holding every word of the query; `#12` is cell 12 alone, `12` also its text."""
-    words = query.casefold().split()
-    if not words:
+    if not (words := query.casefold().split()):
         return list(range(len(events)))
     out = []
     for i, (e, c) in enumerate(zip(events, checked, strict=True)):

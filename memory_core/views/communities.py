@@ -1,5 +1,4 @@
-"""A graph as its communities (issue #39): entities grouped by networkx's Louvain, seeded, so the same memory always
-gives the same communities; each named by its most connected entities, with the facts between communities; drawn."""
+"""A graph as its communities (#39): seeded Louvain groups named by their most connected entities, facts between."""
 
 from __future__ import annotations
 
@@ -41,8 +40,7 @@ class Overview:
 
 
 def overview(links: sh.EntityLinks, *, limit: int = 40) -> Overview:
-    """A graph as its communities, largest first: past `limit` (1 or more), the smallest folded into one "Other"; and
-    the facts between each two of them."""
+    """A graph's communities, largest first, past `limit` (1 or more) the smallest as one "Other"; facts between."""
     names = {e["id"]: e["name"] for e in links["entities"]}
     degree = {e["id"]: e["degree"] for e in links["entities"]}
     ranked = sorted(names, key=lambda n: (-degree[n], names[n], n))  # most connected first
@@ -65,9 +63,7 @@ def overview(links: sh.EntityLinks, *, limit: int = 40) -> Overview:
 
 
 def groups(links: list[tuple[int, int, int]], ranked: list[int]) -> list[set[int]]:
-    """Louvain's communities of the most connected entities of `ranked` with at most CORE links between them (all of
-    a smaller graph); each other entity joins, most connected first, the community it has most facts with; those
-    none reaches, Louvain groups apart."""
+    """Louvain on the most connected within CORE links; each other joins the community it most links to, or apart."""
     place = {n: i for i, n in enumerate(ranked)}
     reach = [max(place[a], place[b]) for a, b, _ in links]  # a link is in the core of those ranked before it
     size = sorted(reach)[CORE] if len(reach) > CORE else len(ranked)
@@ -110,8 +106,7 @@ def _label(names: list[str], size: int) -> str:
 
 
 def drawn(ov: Overview, *, most: int = 2) -> Plan:
-    """A graph's communities, the largest in the middle, each joined to the `most` it shares most facts with (#39);
-    an edge says how many facts join the two, as wide as their root."""
+    """Communities, the largest in the middle, each joined to the `most` it shares most facts with (#39), by count."""
     colors, nodes = list(KIND_COLORS.values()), []
     for i, c in enumerate(ov.communities):
         size, said = min(40.0, 8 + 3 * c.size**0.5), plural(c.size, "entity", "entities")

@@ -1,5 +1,4 @@
-"""The notebook's "add a cell" form, read from the scenario's event models (format/events.py): each field's
-widget, whether the event needs it, and its help."""
+"""The notebook's "add a cell" form, read from the event models (format/events.py): each field's widget, need, help."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..plain import Obj
+from ..rules.vocabulary import GRAPHS
 from . import layout
 from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
 
     from .viz import Plan
 
+MOST = 60  # nodes drawn at once, those a click opens too (#39)
 _SCRIPT = """<script>
 (function () {
   var GRAPH = %GRAPH%, FOCUS = %FOCUS%, SPARE = %SPARE%, MOST = %MOST%;
@@ -130,9 +132,9 @@ _SCRIPT = """<script>
 """
 
 
-def script(graph: str, focus: str, spare: Obj, most: int) -> str:
+def script(graph: str, focus: str, spare: Obj) -> str:
     """The drawing's script, its data as JSON (memory's text only as data: <, > and & escaped, so no tag shows)."""
-    values = {"%GRAPH%": graph, "%FOCUS%": focus, "%SPARE%": spare, "%MOST%": most}
+    values = {"%GRAPH%": graph, "%FOCUS%": focus, "%SPARE%": spare, "%MOST%": MOST}
     out = _SCRIPT
     for key, value in values.items():
         text = json.dumps(value, ensure_ascii=False)
@@ -141,7 +143,6 @@ def script(graph: str, focus: str, spare: Obj, most: int) -> str:
 
 
 _OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
-GRAPHS = ("world", "user", "flow")
 
 
 _SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation written, however small the fit
@@ -170,7 +171,7 @@ def box(n: Obj) -> layout.Box:
     return max(r, w), r + h + 1, h + 1
 
 
-def to_html(p: Plan, *, graph: str = "world", height: int = 620, most: int = 60) -> str:
+def to_html(p: Plan, *, graph: str = "world") -> str:
     """Self-contained pyvis HTML (no outside URL), positions given, physics off, with the drawing's script."""
     pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: box(n) for n in p.nodes})
     nodes = [_vis_node(n, pos[n["id"]]) for n in p.nodes]
@@ -179,8 +180,8 @@ def to_html(p: Plan, *, graph: str = "world", height: int = 620, most: int = 60)
         "nodes": {k: _vis_node(n, None) for k, n in p.spare.get("nodes", {}).items()},
         "edges": [_vis_edge(e, i + len(edges)) for i, e in enumerate(p.spare.get("edges", []))],
     }
-    page = _OUTSIDE.sub("", _render(nodes, edges, _options(), height=f"{height}px"))
-    return page.replace("</body>", script(graph if graph in GRAPHS else "world", p.focus, spare, most) + "</body>", 1)
+    page = _OUTSIDE.sub("", _render(nodes, edges, _options(), height="620px"))
+    return page.replace("</body>", script(graph if graph in GRAPHS else "world", p.focus, spare) + "</body>", 1)
 
 
 def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
@@ -207,16 +208,14 @@ def _edge_color(e: Obj) -> str:
     """Red: what the last notebook cell changed; then what changed since the moment compared; else by status."""
     if e["highlight"]:
         return "#d62728"
-    change = e.get("change", "")
-    if change:
+    if change := e["change"]:
         return {"added": ADDED_COLOR, "gone": GONE_COLOR}.get(change, MOVED_COLOR)
     return "#999999" if e["status"] != "active" else "#555555"
 
 
-#: pyvis's template besides the drawing: a white page, no heading, physics, DOT, menus or highlight.
-PYVIS_PAGE: Obj = {"width": "100%", "heading": "", "bgcolor": "#ffffff", "cdn_resources": "in_line", "dot_lang": ""}
-PYVIS_PAGE |= dict.fromkeys(("physics_enabled", "use_DOT", "widget", "conf", "tooltip_link"), False)
-PYVIS_PAGE |= dict.fromkeys(("neighborhood_highlight", "select_menu", "filter_menu", "notebook"), False)
+#: pyvis's template besides the drawing: a white page, its libraries inline; each other switch (heading, physics,
+#: DOT, menus, highlight) left undefined, which its template reads as off.
+PYVIS_PAGE: Obj = {"width": "100%", "bgcolor": "#ffffff", "cdn_resources": "in_line"}
 
 
 #: A library pyvis's templates inline, left as this mark when rendering and put in after.
@@ -263,7 +262,7 @@ def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) ->
     """pyvis's template filled as its Network would (values escaped), without importing it (IPython)."""
     template = _pyvis()[1].get_template("template.html")
     page = str(template.render(height=height, nodes=nodes, edges=edges, options=json.dumps(options), **PYVIS_PAGE))
-    head, body = page.split("</head>", 1) if "</head>" in page else (page, None)
-    for name in dict.fromkeys(MARK.findall(head)):  # each library once, in the head only (memory's text is below)
+    head, body = page.split("</head>", 1)  # the template's libraries are in its head, memory's text below
+    for name in dict.fromkeys(MARK.findall(head)):  # each library once
         head = head.replace(f"<!--inline {name}-->", _library(name), 1)
-    return head if body is None else head + "</head>" + body
+    return head + "</head>" + body

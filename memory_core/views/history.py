@@ -1,5 +1,4 @@
-"""History for people (R32): what each moment was, what changed between two, a weight through time. Pure but
-`fact_names`, which reads the facts corrections name."""
+"""History for people (R32): each moment said, what changed between two, a weight through time; pure but fact_names."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ from ..plain import Obj
 from ..rules.weights import Score, score
 from ..rules.wording import fact_label
 from ..usecases.facade import MemoryService
+from ..usecases.shapes import FactHistory
 from .compare import arrow, fact_key
 
 #: A read's row as given (a shape of usecases/shapes.py, or a plain dict): read, never changed.
@@ -66,7 +66,7 @@ def fact_names(svc: MemoryService, rows: Iterable[Row], *, org: str | None = Non
 
 def graph_name(graph: str, owner: str) -> str:
     """A graph as a diff keys it (`diff --json`): "World acme", "User dana", "Flow run-1"."""
-    return {"world": "World", "user": "User", "flow": "Flow"}[graph] + f" {owner}"
+    return f"{graph.capitalize()} {owner}"
 
 
 def named_graph(label: str, orgs: dict[str, str], people: dict[str, str]) -> str:
@@ -115,21 +115,15 @@ def _votes(supports: list[Obj]) -> list[str]:
     return [f"{s['origin']} {s['key']}{where}" for s, where in said]
 
 
-def weight_through_time(
-    supports: Sequence[Row],
-    disputes: Sequence[Row],
-    retracted_at: int | None,
-    moments: Mapping[int, Row],
-    names: dict[str, str] | None = None,
-) -> list[Obj]:
+def weight_through_time(h: FactHistory, names: dict[str, str] | None = None) -> list[Obj]:
     """A fact's weight after each moment that changed it, with its causes in words (R3, R23, R25, R28, R32)."""
     names = names or {}
     steps: dict[int, list[str]] = {}
-    for n, said in _causes(supports, disputes, retracted=retracted_at, moments=moments, names=names):
+    for n, said in _causes(h, names):
         steps.setdefault(n, []).append(said)
     out = []
     for n in sorted(steps):
-        sc, row = _score_at(n, supports, disputes, retracted_at), moments.get(n)
+        sc, row = _score_at(n, h), h["moments"].get(n)
         label = moment_label(row, names) if row else "before history was kept"
         out.append(
             {"moment": n, "at": row["at"] if row else None, "weight": sc.weight, "status": sc.status}
@@ -138,21 +132,21 @@ def weight_through_time(
     return out
 
 
-def _causes(
-    supports: Sequence[Row], disputes: Sequence[Row], *, retracted: int | None, moments: Mapping[int, Row], names: Obj
-) -> list[tuple[int, str]]:
+def _causes(h: FactHistory, names: Mapping[str, str]) -> list[tuple[int, str]]:
     """What changed a fact's weight, at which moment, in words (R3, R23, R28)."""
-    causes = [c for s in supports for c in _support_causes(s, moments)]
-    by = [names.get(d["by"], d["by"]) if d["by"] else "a deleted account" for d in disputes]
-    causes += [(d["since"], f"dispute by {who} (R28)") for d, who in zip(disputes, by, strict=True)]
+    causes = [c for s in h["supports"] for c in _support_causes(s, h["moments"])]
+    by = [names.get(d["by"], d["by"]) if d["by"] else "a deleted account" for d in h["disputes"]]
+    causes += [(d["since"], f"dispute by {who} (R28)") for d, who in zip(h["disputes"], by, strict=True)]
+    retracted = h["retracted_at"]
     return causes + ([(retracted, "retracted by the owner (R28)")] if retracted is not None else [])
 
 
-def _score_at(n: int, supports: Sequence[Row], disputes: Sequence[Row], retracted_at: int | None) -> Score:
+def _score_at(n: int, h: FactHistory) -> Score:
     """A fact's score after moment `n`: the supports live then, the disputes made by then (R25-R28)."""
+    supports: Sequence[Row] = h["supports"]  # a key is None where withheld (R23): rules.weights types it str
     live = [s for s in supports if s["since"] <= n and (s["until"] is None or s["until"] > n)]
-    votes = [d["contribution"] for d in disputes if d["since"] <= n]
-    gone = retracted_at is not None and retracted_at <= n
+    votes = [d["contribution"] for d in h["disputes"] if d["since"] <= n]
+    gone = h["retracted_at"] is not None and h["retracted_at"] <= n
     return score([(s["origin"], s["key"], s["contribution"]) for s in live], votes, retracted=gone)
 
 
@@ -199,8 +193,7 @@ def diff_lines(out: Obj) -> list[str]:
         f"{word} moment {end['moment']}: {end['what']}" + (f" ({end['at']})" if end["at"] else "")
         for word, end in (("from", out["from"]), ("to", out["to"]))
     ]
-    graphs = out["graphs"]
-    if not graphs:
+    if not (graphs := out["graphs"]):
         lines.append("no fact changed between them")
     for name, g in graphs.items():
         lines.append(f"{name}: {len(g['added'])} added, {len(g['gone'])} gone, {len(g['changed'])} changed")

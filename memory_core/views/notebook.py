@@ -1,6 +1,5 @@
 """The dashboard's notebook (#37: a model): a scenario run cell by cell on a scratch memory through the replay's
-EventEngine, changed and saved only through its methods, kept on disk so a reload finds it again; a real run opened
-as one (#23)."""
+EventEngine, changed and saved only through its methods, kept on disk for a reload; a real run opened as one (#23)."""
 
 from __future__ import annotations
 
@@ -20,6 +19,7 @@ from ..format.checks import Scenario
 from ..format.replay import EventEngine
 from ..format.scenario import decode, parse, to_json
 from ..plain import Obj
+from ..rules.vocabulary import TURN_END_STATUSES
 from ..usecases.facade import MemoryService
 from . import notebook_file as nf
 from .cell_said import describe, read
@@ -28,7 +28,6 @@ from .notebook_file import MadeFrom, NotebookDamaged, notebook_dir, scratch_serv
 from .notebook_scrub import scrub
 from .text import inert
 
-END_STATUSES = ("completed", "failed", "cancelled")
 UNDO_DEPTH = 20
 Whole = Annotated[int, Field(strict=True, ge=0)]
 
@@ -144,7 +143,7 @@ class Notebook(BaseModel):
     def preview_end_turn(self, turn: str) -> dict[str, Obj]:
         """What a turn would teach if it completed, failed or was cancelled now (sandboxed, R1, R2)."""
         out = {}
-        for status in END_STATUSES:
+        for status in TURN_END_STATUSES:
             with self.service.sandbox() as box:
                 out[status] = describe(EventEngine(box).apply(-1, {"do": "end_turn", "turn": turn, "status": status}))
         return out
@@ -231,8 +230,7 @@ class Notebook(BaseModel):
 
     def scrub_results(self) -> int:
         """Scrub what its own cells erased from its saved results and keep that (how many values went)."""
-        n = scrub(self)
-        if n:
+        if n := scrub(self):
             self.rev += 1
             self.save()
         return n
@@ -269,14 +267,13 @@ def load_text(text: str | bytes, name: str = "") -> Notebook:
 
 
 def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
-    """A real run as a scenario (#23): `doc`, `omitted`, as a `sentence`, `opens` (R30) and `made_from` (R29-R31)."""
+    """A real run as a scenario (#23): `doc`, what it leaves out as a `sentence`, `opens` (R30), `made_from` (R29-R31)."""
     # named for the notebook's reader, who need not know where the database is (not `export`'s URL)
     doc, omitted = svc.export_scenario(org=org, run=run_id, where=f"the memory of {org}")
     start = next((e for e in doc["events"] if e["do"] == "start_run"), None)  # none: only settings changes
     left = f"Not everything of run {run_id} can be written back, so the notebook leaves out: {'; '.join(omitted)}."
     return {
         "doc": {**doc, "title": f"Run {run_id} of {org}"},
-        "omitted": omitted,
         "sentence": left if omitted else None,
         "opens": start is not None,
         "made_from": {"org": org, "run": run_id, "person": start["person"] if start else None},

@@ -1,5 +1,4 @@
-"""A notebook's files (#26): where they are, how written, and read back (a damaged one is NotebookDamaged);
-one made from a run goes with the run or its person (#40, R29-R31: scrub_erased)."""
+"""A notebook's files (#26): where, how written, read back (or NotebookDamaged), gone with their run (#40, R29-R31)."""
 
 from __future__ import annotations
 
@@ -110,8 +109,7 @@ def _made_from_runs() -> dict[str, MadeFrom]:
 
 
 def remove(nb_id: str, before: int | None = None) -> None:
-    """Every file of a notebook: its file, undo file, scratch memories and their logs (R31); `before`: only the
-    scratch files and stale claims of generations before it."""
+    """Every file of a notebook, scratch memories and logs too (R31); `before`: only the older generations' files."""
     if NOTEBOOK_ID.fullmatch(nb_id):
         scratch_service.cache_clear()
         for path in notebook_dir().glob(f"{nb_id}.*"):

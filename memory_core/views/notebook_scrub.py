@@ -102,8 +102,7 @@ class _Scrubber:
 
 def scrub(nb: Notebook) -> int:
     """Scrub its results, reads and refusals of what its own cells erased (R29, R30): how many values."""
-    gone = erased(nb)
-    if not gone:
+    if not (gone := erased(nb)):
         return 0
     scrubber = _Scrubber(gone)
     results: Obj = {}

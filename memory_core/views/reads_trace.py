@@ -13,7 +13,7 @@ Words = Callable[[str], str]
 
 
 def readable_turns(runs: Iterable[RunRow], person: str | None) -> list[tuple[str, str]]:
-    """(run, turn) of each open turn of a run still going whose person is `person`, in the runs' order."""
+    """(run, turn) of each open turn of a run still going whose person is `person` (R19, R20), in the runs' order."""
     return [
         (r["id"], t["id"])
         for r in runs

@@ -1,5 +1,4 @@
-"""The dashboard's sign-in shaped for people: `[auth]` of `.streamlit/secrets.toml` checked, its providers,
-and a signed-in identity in words (docs/signin.md)."""
+"""Sign-in for people: `[auth]` of .streamlit/secrets.toml checked, its providers, identities said (docs/signin.md)."""
 
 from __future__ import annotations
 
@@ -61,8 +60,7 @@ def claims_of(user: Mapping[str, object]) -> dict[str, object]:
 
 def identity_words(claims: Mapping[str, object]) -> str:
     """A signed-in identity in words: its subject and issuer, and its address if verified."""
-    found = signed_in_identities(dict(claims))
-    if not found:
+    if not (found := signed_in_identities(dict(claims))):
         return "an identity whose ID token names no issuer and subject"
     return " or ".join(i.words for i in found)
 

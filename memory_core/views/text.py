@@ -1,5 +1,4 @@
-"""Text from memory made safe for the pages' Markdown, and counts said with what they count (#25), so two differing
-numbers of one page each have their word; light, since every page imports it."""
+"""Memory's text made safe for the pages' Markdown, counts said with their word (#25); light: every page imports it."""
 
 from __future__ import annotations
 

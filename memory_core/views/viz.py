@@ -16,7 +16,7 @@ import networkx as nx
 from ..plain import Obj
 from ..rules.wording import fact_label
 from .compare import ADDED_COLOR, GONE_COLOR, MOVED_COLOR, Compare, change_of, fact_key  # noqa: F401  (viz.* for pages)
-from .focus import to_html  # noqa: F401  (viz.to_html: pages and tests name it here)
+from .focus import MOST, to_html  # noqa: F401  (viz.to_html: pages and tests name it here)
 from .text import inert, plural  # noqa: F401  (viz.inert: pages and tests name it here too)
 
 KIND_COLORS = {
@@ -30,7 +30,6 @@ KIND_COLORS = {
 }
 OTHER_COLOR = "#76b7b2"
 FOCUS_COLOR = "#ffd400"  # the focus's alone, as is its size (#39)
-MOST = 60  # nodes drawn at once (#39)
 FIRST = 13  # entities a focus opens with (itself and 12), so its fit is readable: the rest of MOST for clicks
 SPARE = 12  # neighbours of each drawn entity a click opens, the heaviest (sent with the page)
 KIDS = 4  # entities past the first ring that one entity opens with (the rest behind "+N more")
@@ -79,17 +78,17 @@ def _words(values: Iterable[str]) -> str:
     return ", ".join(sorted(values))
 
 
-def why_empty(facts: list[Obj], flt: Filters, focus: str | None) -> str:
-    """The filter that leaves nothing to draw, found by applying the filters one at a time."""
+def _kept(facts: list[Obj], flt: Filters) -> tuple[list[Obj], str]:
+    """The facts every filter keeps; none, and why: the first filter that leaves none, the filters applied in turn."""
     if not facts:
-        return "this graph holds no fact yet"
+        return [], "this graph holds no fact yet"
     left = facts
     for keep, words in _filter_steps(flt):
-        kept = [f for f in left if keep(f)]
-        if not kept:
-            return words + (f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else "")
+        if not (kept := [f for f in left if keep(f)]):
+            before = f" (of the {len(left)} facts the filters before it keep)" if len(left) < len(facts) else ""
+            return [], words + before
         left = kept
-    return f"the focus {focus} has no fact the filters keep"
+    return left, ""
 
 
 def _filter_steps(flt: Filters) -> list[tuple[Callable[[Obj], bool], str]]:
@@ -256,14 +255,12 @@ def plan(
 ) -> Plan:
     """The focus (a node id; None: the most connected) and its rings to `flt.depth` (#39); gone facts dashed (R32)."""
     flt = flt or Filters()
-    every = cast("list[Obj]", graph["facts"])  # a drawing's read or a state's graph: its facts as JSON
-    tests = [keep for keep, _ in _filter_steps(flt)]
-    kept = [f for f in every if all(keep(f) for keep in tests)]
-    ghosts = [g for g in (compare.gone if compare else []) if all(keep(g) for keep in tests)]
+    kept, reason = _kept(cast("list[Obj]", graph["facts"]), flt)  # a drawing's read or a state's graph: facts as JSON
+    ghosts = _kept(compare.gone, flt)[0] if compare else []
     draw = partial(_edge, compare=compare, marked=set(highlight))
     g = _Graph([(f, False) for f in kept] + [(f, True) for f in ghosts], draw)
-    focus = focus if focus in g.ends else most_connected(kept)
-    return g.plan(focus, flt.depth) if focus else Plan([], [], reason=why_empty(every, flt, focus))
+    focus = focus if focus in g.ends else most_connected(kept)  # none only when no fact is kept
+    return g.plan(focus, flt.depth) if focus else Plan([], [], reason=reason)
 
 
 def _unique(edges: list[Obj]) -> list[Obj]:

@@ -121,10 +121,8 @@ def compare(doc: Obj, org: str, settings: dict[str, bool], *, always: bool = Fal
     """Both replays side by side: each fact and the runs' `behaviour` as written and under `settings` (R16)."""
     alt = _with_settings(doc, org, settings, always=always)
     (base_state, base_results), (alt_state, alt_results) = _replayed(doc), _replayed(alt)
-    rows = _diff(base_state, alt_state)
     return {
-        "rows": rows,
-        "counts": {"base": len(_facts(base_state)), "alt": len(_facts(alt_state))},
+        "rows": _diff(base_state, alt_state),
         "behaviour": {"base": behaviour(doc, base_results, org), "alt": behaviour(alt, alt_results, org)},
     }
 
