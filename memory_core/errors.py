@@ -59,7 +59,7 @@ _CITED = re.compile(r"\((R\d+[a-z]?)\b")
 
 
 class Refusal(MemoryCoreError):
-    """An action the rules refuse, changing nothing; `reason` and `default_rule` are class keywords, `rule` cited."""
+    """An action the rules refuse, changing nothing: its class's `reason` and `rule` (unless its sentence cites one)."""
 
     reason = "refused"
     default_rule: str | None = "R20"
