@@ -195,15 +195,8 @@ def load(path: str) -> Scenario:
 
 def to_json(scenario: Scenario) -> Obj:
     """The scenario as a `memory-scenario/1` document (what the notebook downloads)."""
-    return {
-        "format": FORMAT,
-        "title": scenario.title,
-        "description": scenario.description,
-        "organizations": scenario.organizations,
-        "people": scenario.people,
-        "workflows": [_workflow_json(w) for w in scenario.workflows],
-        "events": [_event_json(e) for e in scenario.events],
-    }
+    workflows, events = [_workflow_json(w) for w in scenario.workflows], [_event_json(e) for e in scenario.events]
+    return {"format": FORMAT, **vars(scenario), "workflows": workflows, "events": events}  # in the dataclass's order
 
 
 def _workflow_json(w: Obj) -> Obj:
