@@ -17,8 +17,6 @@ from . import documents as doc
 from .events import EVENT_MODELS, READ_ARGS, Closed, Read, RecordEvent, Step
 from .fields import join, storable, type_name, validate
 
-FORMAT = doc.SCENARIO_FORMAT
-
 #: The parts of a scenario checked one by one, each after what the scenario says of itself.
 SECTIONS = ("organizations", "people", "workflows", "events")
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..errors import FormatError
 from ..plain import Obj
-from .checks import FORMAT, Scenario, check
+from .checks import Scenario, check
+from .documents import SCENARIO_FORMAT
 
 #: JSON nested deeper than this is refused before it is decoded. The format's deepest place
 #: (`events[i].request.claims[j].subject.aliases[k]`) is 8 levels down.
@@ -196,7 +197,7 @@ def load(path: str) -> Scenario:
 def to_json(scenario: Scenario) -> Obj:
     """The scenario as a `memory-scenario/1` document (what the notebook downloads)."""
     workflows, events = [_workflow_json(w) for w in scenario.workflows], [_event_json(e) for e in scenario.events]
-    return {"format": FORMAT, **vars(scenario), "workflows": workflows, "events": events}  # in the dataclass's order
+    return {"format": SCENARIO_FORMAT, **vars(scenario), "workflows": workflows, "events": events}  # fields in order
 
 
 def _workflow_json(w: Obj) -> Obj:

@@ -10,9 +10,6 @@ from typing_extensions import TypedDict
 
 from ..plain import Obj
 
-#: Every shape forbids keys it does not name (set on each at the end: a TypedDict inherits no class attribute).
-STRICT = ConfigDict(extra="forbid")
-
 
 class OrganizationPublic(TypedDict):
     id: str
@@ -420,5 +417,6 @@ class FoundEntity(DrawnEntity):
     facts: int
 
 
+# every shape forbids keys it does not name, set on each: a TypedDict inherits no class attribute
 for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
-    _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
+    _shape.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]
