@@ -1,5 +1,4 @@
-"""`memory-scenario/1` as typed models (its events are events.py) and the JSON Schemas of the scenario and the state
-(`python -m memory_core schema`, published in docs/schema/); checks.py adds what a schema cannot say."""
+"""`memory-scenario/1` as typed models (its events: events.py) and the JSON Schemas `schema` prints (docs/schema/)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,5 @@
-"""The events of `memory-scenario/1`, one model a kind told apart by `do`: the JSON Schema, the check at run time
-(fields.validate) and the MCP tools' parameters. Each declares its required keys, then its optional ones, in the
-order the check's messages name them; a key that may be absent but not null is typed without None."""
+"""The events of `memory-scenario/1`, one model a kind by `do`: the schema, the check, the MCP tools' parameters.
+Required keys, then optional ones, in the order the check's messages name them; absent but never null: no None."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The models as the check: pydantic's first error translated into the format's path and sentence; and what a schema
-cannot say: NUL characters and lone surrogates."""
+"""The models as the check: pydantic's first error as the format's path and sentence; then no NUL, no lone surrogate."""
 
 from __future__ import annotations
 

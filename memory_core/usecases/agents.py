@@ -1,5 +1,4 @@
-"""Use cases of the MCP server's sessions: servers alive or gone, sessions opened and ended, a session's runs ended
-one use case each as `end_run` ends them (R17), by the sweep too (#40 finding 6)."""
+"""Use cases of the MCP server's sessions: a session that ends, or whose server is gone, ends its runs (R17)."""
 
 from __future__ import annotations
 

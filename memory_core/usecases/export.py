@@ -1,7 +1,5 @@
-"""The scenario export (issue #23): what memory recorded, written back as `memory-scenario/1` that replays to its
-state, reads and `probes_used` included (each kept read a `read` event where it happened, read_events.py); events
-in the order of their moments (R32), records inside their turns; what cannot be written back (R17, R29, R30) is
-left out and named (docs/formats.md)."""
+"""The scenario export (#23): what memory recorded, as `memory-scenario/1` that replays to its state and reads;
+events in their moments' order (R32); what cannot be written back (R17, R29, R30) is left out, named (formats.md)."""
 
 from __future__ import annotations
 

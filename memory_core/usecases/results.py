@@ -1,5 +1,4 @@
-"""What each use case returns: one frozen pydantic model per use case, which a notebook cell also keeps
-(`to_json()`, without `changes` and the `exclude` fields) and reads back (format/replay.BY_EVENT)."""
+"""What each use case returns: a frozen model, which a notebook cell keeps (`to_json()`) and reads back (BY_EVENT)."""
 
 from __future__ import annotations
 

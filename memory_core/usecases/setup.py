@@ -1,5 +1,4 @@
-"""Setting up an organization without a replay: a scenario file's organizations, people and workflows
-added to a memory that may hold others (agent-tools.md, "Setting up an organization"; R32)."""
+"""Setting up an organization without a replay: a file's entries added to what memory holds (agent-tools.md; R32)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""What the facade's reads return: TypedDicts (plain data mypy checks where read), held to every sample's reads
-with extra keys forbidden by tests/test_shapes.py. A change's result is a model of results.py."""
+"""What the facade's reads return: TypedDicts mypy checks where read, held to every sample by tests/test_shapes.py."""
 
 from __future__ import annotations
 
