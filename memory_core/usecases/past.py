@@ -43,9 +43,8 @@ class Past(UseCases):
         self, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
     ) -> list[sh.MomentPublic]:
         """The moments after `first` up to `last`, oldest first; of one organization (and of none), or in `ids`."""
-        with self.database.transaction(write=False) as s:
-            moments = past.moments(s, first=first, last=last, org=org, ids=None if ids is None else list(ids))
-            return cast(list[sh.MomentPublic], moments)
+        moments = self._read(past.moments, first=first, last=last, org=org, ids=None if ids is None else list(ids))
+        return cast(list[sh.MomentPublic], moments)
 
     def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
         """The numbers of the moments up to `last`, oldest first, of one organization (and of none)."""
