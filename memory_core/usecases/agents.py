@@ -70,8 +70,7 @@ class AgentSessions(UseCases):
 
     def run_clients(self, runs: list[str]) -> dict[str, str]:
         """The MCP client that started each of these runs, for runs started through the MCP server."""
-        with self.database.transaction(write=False) as s:
-            return agents.clients_of(s, runs=runs)
+        return self._read(agents.clients_of, runs=runs)
 
     def started_by(self, *, run: str | None = None, turn: str | None = None) -> tuple[str | None, str | None] | None:
         """The person and the MCP session that started a run, or a turn's run (None: it names none)."""

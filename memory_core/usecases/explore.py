@@ -26,8 +26,7 @@ class Explore(UseCases):
 
     def export_state(self) -> Obj:
         """The whole memory as `memory-state/1` (without a replay's reads and refusals)."""
-        with self.database.transaction(write=False) as s:
-            return export(s)
+        return self._read(export)
 
     def organizations(self) -> list[sh.OrganizationPublic]:
         """Every organization: id, name, owner."""
