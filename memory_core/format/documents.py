@@ -103,7 +103,7 @@ class ScenarioDocument(Closed):
 
 
 class _Generator(GenerateJsonSchema):
-    """Draft 2020-12, without a title on every field, and no `default: null` where null is no value."""
+    """Without a title on every field, and no `default: null` where null is no value."""
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
@@ -113,10 +113,6 @@ class _Generator(GenerateJsonSchema):
         if out.get("default", 0) is None and not any(s.get("type") == "null" for s in out.get("anyOf", ())):
             out = {k: v for k, v in out.items() if k != "default"}
         return out
-
-    def generate(self, schema: core_schema.CoreSchema, mode: Any = "validation") -> JsonSchemaValue:
-        out = super().generate(schema, mode=mode)
-        return {"$schema": self.schema_dialect, **out}
 
 
 #: Each document's model, by the name the command takes.
@@ -130,7 +126,7 @@ def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a document: `scenario` or `state`."""
     model, fmt = DOCUMENTS[name]
     out = TypeAdapter(model).json_schema(schema_generator=_Generator)
-    return {**out, "$id": f"{SCHEMA_ID}{name}", "title": fmt}
+    return {"$schema": _Generator.schema_dialect, **out, "$id": f"{SCHEMA_ID}{name}", "title": fmt}
 
 
 def schema_text(name: str) -> str:
