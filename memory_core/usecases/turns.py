@@ -120,7 +120,7 @@ class Turns(UseCases):
             kept = None
             if answer is None and record is not None:
                 src = _source(record, run.person_id, run.id)
-                if record["origin"] == "person":
+                if record["origin"] == "person" and not record.get("source"):  # a source given was checked above
                     self._member(s, src, run.org_id)
                 kept = _add_record(s, turn.id, run.id, turn.next_record, src, record)
             done: Obj = {"step": step, "ran": answer is None, "shortcut": answer}
