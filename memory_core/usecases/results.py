@@ -28,9 +28,6 @@ class Outcome(Result):
     changes: SkipValidation[Sequence[FactChange]] = Field(default=(), exclude=True)
 
 
-# --- runs and turns (usecases/turns.py) --------------------------------------------------------
-
-
 class RunStarted(Outcome):
     """start_run: stored ephemeral or not (`rule` R11 when refused), its cap of probes (R21)."""
 
@@ -86,9 +83,6 @@ class RunEnded(Outcome):
     bytes_gone: bool | None = None
 
 
-# --- erasure (usecases/erasure.py): read from store.erasure's summary --------------------------
-
-
 class RunDeleted(Outcome):
     """delete_run (R29): what went and the supports kept without a pointer; bytes gone (R31)."""
 
@@ -109,9 +103,6 @@ class AccountDeleted(Outcome):
     runs_kept: tuple[str, ...]
     erased_key: str
     bytes_gone: bool | None = None
-
-
-# --- reads, settings, corrections --------------------------------------------------------------
 
 
 class ReadResult(Outcome):
