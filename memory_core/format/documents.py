@@ -20,8 +20,6 @@ STATE_FORMAT = "memory-state/1"
 SCHEMA_ID = "urn:memory-explorer:schema:"
 
 
-# --- memory-scenario/1 --------------------------------------------------------------------------
-
 #: An organization's settings in a scenario: any of the four, each true or false (R11 to R14).
 SettingsEntry = settings_model(
     "SettingsEntry",
@@ -97,9 +95,6 @@ class ScenarioDocument(Closed):
     people: list[PersonEntry] = absent()
     workflows: list[WorkflowEntry] = absent()
     schema_: Text = absent(alias="$schema", description="the JSON Schema an editor checks the file with")
-
-
-# --- the schemas --------------------------------------------------------------------------------
 
 
 class _Generator(GenerateJsonSchema):
