@@ -281,5 +281,4 @@ class UnknownMoment(MemoryCoreError):
     """A moment of history (R32) that names nothing: what was given and what is there."""
 
     def __init__(self, given: str, problem: str) -> None:
-        self.given = given
         super().__init__(f"no moment {given!r}: {problem}")
