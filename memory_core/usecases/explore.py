@@ -6,6 +6,7 @@ from typing import cast
 
 from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
+from ..rules.vocabulary import GRAPHS
 from ..store import dashboard
 from ..store.dashboard import shown, timeline
 from ..store.drawing import entity_links, find_read, focus_read, graph_for_drawing
@@ -74,7 +75,7 @@ class Explore(UseCases):
         *,
         person: str | None = None,
         limit: int | None = None,
-        graphs: tuple[str, ...] = ("world", "user", "flow"),
+        graphs: tuple[str, ...] = GRAPHS,
         fact: int | None = None,
     ) -> list[sh.FactPublic]:
         """Rows for the Fact weights table of the graphs asked for; or (`fact`) that one fact's row, if there."""
