@@ -8,7 +8,6 @@ from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.vocabulary import GRAPHS
 from ..store import dashboard
-from ..store.dashboard import shown, timeline
 from ..store.drawing import entity_links, find_read, focus_read, graph_for_drawing
 from ..store.erasure import account_preview, run_preview
 from ..store.past import export, graph_json
@@ -55,7 +54,7 @@ class Explore(UseCases):
 
     def timeline(self, org_id: str, *, runs: int = 20, turns: int = 120) -> sh.Timeline:
         """Runs at a glance (#39.5): the `runs` newest runs, their `turns` newest turns with records and reads."""
-        return cast("sh.Timeline", self._read(timeline, org_id, runs=runs, turns=turns))
+        return cast("sh.Timeline", self._read(dashboard.timeline, org_id, runs=runs, turns=turns))
 
     def run_detail(self, org_id: str, run_id: str) -> sh.RunDetail:
         """One run with its turns and every record, failed and cancelled turns' included (R2)."""
@@ -111,7 +110,7 @@ class Explore(UseCases):
     def shown(self) -> str:
         """A token of what live pages show, moved by a moment, record, read or session, not by a heartbeat (#39)."""
         with self.database.driver(write=False) as db:
-            return shown(db)
+            return dashboard.shown(db)
 
     def read_servers(self) -> sh.ReadServers:
         """Where reads come from (store/standby.py): the standby, which server was down, how many reads each served."""
