@@ -204,7 +204,7 @@ def _workflow_json(w: Obj) -> Obj:
     out: Obj = {"id": w["id"], "org": w["org"]}
     if w["memory_probes"] is not None:
         out["budget"] = {"MemoryProbes": w["memory_probes"]}
-    out["steps"] = [{k: v for k, v in s.items() if v is not None} for s in w["steps"]]
+    out["steps"] = [_given(s) for s in w["steps"]]
     return out
 
 

@@ -65,11 +65,10 @@ class Turns(UseCases):
             run_row = store.run_to_open(db, run)
             if run_row is None:
                 raise E.UnknownRun(run)
-            person_id = run_row.person_id
             replaced = store.turn_to_replace(db, replaces) if replaces is not None else None
             if replaces is not None and replaced is None:
                 raise E.UnknownTurn(replaces)
-            if person_id is None:
+            if run_row.person_id is None:
                 raise E.UnknownPerson.gone_from_run(run)
             self._used(db, "turn", turn_id)
             if run_row.ended:
@@ -83,7 +82,7 @@ class Turns(UseCases):
                 store.replace_turn(db, replaces, changes, moment=n, taught=teaches(replaced.status))
             org, taken = run_row.org_id, map_counts(db, run_row.org_id)
             store.add_turn(db, turn_id=turn_id, run_id=run, taken=taken, opened_at=n)
-            said = ("person", person_id, request["text"], None, None, request.get("claims", []))  # the request
+            said = ("person", run_row.person_id, request["text"], None, None, request.get("claims", []))  # the request
             store.add_record(db, store.NewRecord(turn_id, run, 0, *said))
             moments.mark(db, n, "turn_opened", org=org, run=run, turn=turn_id, detail=replaces, facts=changes.facts)
             return TurnOpened(map=cast(Map, taken), changes=changes.listed())
