@@ -88,9 +88,6 @@ def settings_model(name: str, doc: str | None = None, *, defaults: bool) -> Any:
     return create_model(name, __base__=Closed, __doc__=doc, **fields)  # type: ignore[call-overload]
 
 
-# --- the parts events share ---------------------------------------------------------------------
-
-
 class EntityEntry(Closed):
     """An entity: its name and kind; aliases optional."""
 
@@ -204,8 +201,6 @@ def _args_fit_the_call(schema: JsonDict) -> None:
         for call, ref in zip(READ_ARGS, refs, strict=True)
     ]
 
-
-# --- the events, one model a kind ---------------------------------------------------------------
 
 Note = absent(description="a text the Notebook shows beside the event")
 
