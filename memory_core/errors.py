@@ -59,7 +59,7 @@ _CITED = re.compile(r"\((R\d+[a-z]?)\b")
 
 
 class Refusal(MemoryCoreError):
-    """An action the rules refuse, changing nothing; `reason` and `default_rule` are class keywords, `rule` cited."""
+    """An action the rules refuse, changing nothing: its class's `reason` and `rule` (unless its sentence cites one)."""
 
     reason = "refused"
     default_rule: str | None = "R20"
@@ -281,5 +281,4 @@ class UnknownMoment(MemoryCoreError):
     """A moment of history (R32) that names nothing: what was given and what is there."""
 
     def __init__(self, given: str, problem: str) -> None:
-        self.given = given
         super().__init__(f"no moment {given!r}: {problem}")

@@ -1,5 +1,4 @@
-"""`memory-scenario/1` checked as a whole by the models (events.py, documents.py), with what a schema cannot say:
-the references between ids, ids unique, one owner, a web source's host (R25), no setting in a workflow (R15)."""
+"""A scenario checked by its models, then what they cannot say: references, unique ids, one owner, R15 and R25."""
 
 from __future__ import annotations
 
@@ -16,8 +15,6 @@ from ..rules.weights import web_host
 from . import documents as doc
 from .events import EVENT_MODELS, READ_ARGS, Closed, Read, RecordEvent, Step
 from .fields import join, storable, type_name, validate
-
-FORMAT = doc.SCENARIO_FORMAT
 
 #: The parts of a scenario checked one by one, each after what the scenario says of itself.
 SECTIONS = ("organizations", "people", "workflows", "events")

@@ -1,5 +1,4 @@
-"""`memory-scenario/1` as typed models (its events are events.py) and the JSON Schemas of the scenario and the state
-(`python -m memory_core schema`, published in docs/schema/); checks.py adds what a schema cannot say."""
+"""`memory-scenario/1` as typed models (its events: events.py) and the JSON Schemas `schema` prints (docs/schema/)."""
 
 from __future__ import annotations
 
@@ -20,8 +19,6 @@ STATE_FORMAT = "memory-state/1"
 #: The name each schema gives itself (`$id`); docs/schema publishes it as NAME.schema.json.
 SCHEMA_ID = "urn:memory-explorer:schema:"
 
-
-# --- memory-scenario/1 --------------------------------------------------------------------------
 
 #: An organization's settings in a scenario: any of the four, each true or false (R11 to R14).
 SettingsEntry = settings_model(
@@ -100,11 +97,8 @@ class ScenarioDocument(Closed):
     schema_: Text = absent(alias="$schema", description="the JSON Schema an editor checks the file with")
 
 
-# --- the schemas --------------------------------------------------------------------------------
-
-
 class _Generator(GenerateJsonSchema):
-    """Draft 2020-12, without a title on every field, and no `default: null` where null is no value."""
+    """Without a title on every field, and no `default: null` where null is no value."""
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         return False
@@ -114,10 +108,6 @@ class _Generator(GenerateJsonSchema):
         if out.get("default", 0) is None and not any(s.get("type") == "null" for s in out.get("anyOf", ())):
             out = {k: v for k, v in out.items() if k != "default"}
         return out
-
-    def generate(self, schema: core_schema.CoreSchema, mode: Any = "validation") -> JsonSchemaValue:
-        out = super().generate(schema, mode=mode)
-        return {"$schema": self.schema_dialect, **out}
 
 
 #: Each document's model, by the name the command takes.
@@ -131,7 +121,7 @@ def json_schema(name: str) -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of a document: `scenario` or `state`."""
     model, fmt = DOCUMENTS[name]
     out = TypeAdapter(model).json_schema(schema_generator=_Generator)
-    return {**out, "$id": f"{SCHEMA_ID}{name}", "title": fmt}
+    return {"$schema": _Generator.schema_dialect, **out, "$id": f"{SCHEMA_ID}{name}", "title": fmt}
 
 
 def schema_text(name: str) -> str:

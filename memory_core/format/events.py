@@ -1,6 +1,5 @@
-"""The events of `memory-scenario/1`, one model a kind told apart by `do`: the JSON Schema, the check at run time
-(fields.validate) and the MCP tools' parameters. Each declares its required keys, then its optional ones, in the
-order the check's messages name them; a key that may be absent but not null is typed without None."""
+"""The events of `memory-scenario/1`, one model a kind by `do`: the schema, the check, the MCP tools' parameters.
+Required keys, then optional ones, in the order the check's messages name them; absent but never null: no None."""
 
 from __future__ import annotations
 
@@ -87,9 +86,6 @@ def settings_model(name: str, doc: str | None = None, *, defaults: bool) -> Any:
         s.name: (bool, Field(s.default if defaults else ..., description=f"{s.rule}: {s.meaning}")) for s in SETTINGS
     }
     return create_model(name, __base__=Closed, __doc__=doc, **fields)  # type: ignore[call-overload]
-
-
-# --- the parts events share ---------------------------------------------------------------------
 
 
 class EntityEntry(Closed):
@@ -205,8 +201,6 @@ def _args_fit_the_call(schema: JsonDict) -> None:
         for call, ref in zip(READ_ARGS, refs, strict=True)
     ]
 
-
-# --- the events, one model a kind ---------------------------------------------------------------
 
 Note = absent(description="a text the Notebook shows beside the event")
 

@@ -1,5 +1,4 @@
-"""The models as the check: pydantic's first error translated into the format's path and sentence; and what a schema
-cannot say: NUL characters and lone surrogates."""
+"""The models as the check: pydantic's first error as the format's path and sentence; then no NUL, no lone surrogate."""
 
 from __future__ import annotations
 
@@ -228,15 +227,8 @@ def _pattern(value: Any, error: ErrorDetails) -> str:
 
 
 #: What a value of the wrong JSON type was expected to be, by pydantic's error.
-_EXPECTED = {
-    "bool_type": "true or false",
-    "list_type": "a list",
-    "dict_type": "an object",
-    "model_type": "an object",
-    "model_attributes_type": "an object",
-    "float_type": "a number",
-    "int_type": "a number",
-}
+_EXPECTED = {"bool_type": "true or false", "list_type": "a list", "float_type": "a number", "int_type": "a number"}
+_EXPECTED |= dict.fromkeys(("dict_type", "model_type", "model_attributes_type"), "an object")  # a model is one too
 
 
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")

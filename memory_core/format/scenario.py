@@ -12,7 +12,8 @@ from typing import Any
 
 from ..errors import FormatError
 from ..plain import Obj
-from .checks import FORMAT, Scenario, check
+from .checks import Scenario, check
+from .documents import SCENARIO_FORMAT
 
 #: JSON nested deeper than this is refused before it is decoded. The format's deepest place
 #: (`events[i].request.claims[j].subject.aliases[k]`) is 8 levels down.
@@ -195,22 +196,15 @@ def load(path: str) -> Scenario:
 
 def to_json(scenario: Scenario) -> Obj:
     """The scenario as a `memory-scenario/1` document (what the notebook downloads)."""
-    return {
-        "format": FORMAT,
-        "title": scenario.title,
-        "description": scenario.description,
-        "organizations": scenario.organizations,
-        "people": scenario.people,
-        "workflows": [_workflow_json(w) for w in scenario.workflows],
-        "events": [_event_json(e) for e in scenario.events],
-    }
+    workflows, events = [_workflow_json(w) for w in scenario.workflows], [_event_json(e) for e in scenario.events]
+    return {"format": SCENARIO_FORMAT, **vars(scenario), "workflows": workflows, "events": events}  # fields in order
 
 
 def _workflow_json(w: Obj) -> Obj:
     out: Obj = {"id": w["id"], "org": w["org"]}
     if w["memory_probes"] is not None:
         out["budget"] = {"MemoryProbes": w["memory_probes"]}
-    out["steps"] = [{k: v for k, v in s.items() if v is not None} for s in w["steps"]]
+    out["steps"] = [_given(s) for s in w["steps"]]
     return out
 
 

@@ -1,5 +1,4 @@
-"""`memory-state/1` as typed models: what `replay --json` prints (`state --db` prints the reads kept,
-and the refused ones among them in `refused`). Its JSON Schema is published beside the scenario's (format/documents.py)."""
+"""`memory-state/1` as typed models: what `replay --json` and `state --db` print; its schema beside the scenario's."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Who an identity provider's identity (an issuer and subject, or a verified email) speaks for: a link names a person
-in one organization, as a token does (R15 to R30 follow). These decide; the store keeps."""
+"""Whom a sign-in identity (an issuer and subject, or a verified email) speaks for: a link in one organization (R15)."""
 
 from __future__ import annotations
 

@@ -24,21 +24,12 @@ class Candidate:
     fact: Any = None
 
 
-def shortcut_allowed(*, no_memory_shortcuts: bool, weight: float, min_weight: float, status: str) -> bool:
-    """R22: an active answer at or above the step's minimum weight, shortcuts not switched off (R14)."""
-    return not no_memory_shortcuts and status == "active" and at_least(round(weight, WEIGHT_DECIMALS), min_weight)
-
-
 def choose_shortcut(answers: Iterable[Candidate], *, min_weight: float, no_memory_shortcuts: bool) -> Candidate | None:
-    """R22: the heaviest allowed answer (ties: World, User, Flow, first found); None if none (or R14 is on)."""
-    best: Candidate | None = None
-    for a in answers:
-        allowed = shortcut_allowed(
-            no_memory_shortcuts=no_memory_shortcuts, weight=a.weight, min_weight=min_weight, status=a.status
-        )
-        if allowed and (best is None or (a.weight, -GRAPH_ORDER[a.graph]) > (best.weight, -GRAPH_ORDER[best.graph])):
-            best = a
-    return best
+    """R22: the heaviest active answer of at least `min_weight` (ties: World, User, Flow, first found), or None."""
+    if no_memory_shortcuts:  # R14: every step runs
+        return None
+    allowed = [a for a in answers if a.status == "active" and at_least(round(a.weight, WEIGHT_DECIMALS), min_weight)]
+    return max(allowed, key=lambda a: (a.weight, -GRAPH_ORDER[a.graph]), default=None)  # max keeps the first of ties
 
 
 def shortcut_margin(*, status: str, weight: float, min_weight: float) -> tuple[float | None, str]:

@@ -1,5 +1,4 @@
-"""Who sees what (R20: a turn sees its organization's World graph, its person's User graph, its run's Flow graph)
-and where evidence stays (R23: a support taught in another organization shows its origin and contribution only)."""
+"""Who sees what: a turn, its organization's World, its person's User, its run's Flow graph (R20); evidence (R23)."""
 
 from __future__ import annotations
 

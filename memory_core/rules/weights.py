@@ -180,9 +180,7 @@ def _num(x: float) -> str:
 
 def written_out(sources: Sequence[float], disputes: Sequence[float], *, status: str) -> str:
     """R26's arithmetic for one fact as a person checks it by hand, with the status it gives (R28)."""
-    terms = " + ".join(_num(c) for c in sources) or "0"
-    if disputes:
-        terms += "".join(f" \u2212 {_num(d)}" for d in disputes)
+    terms = (" + ".join(_num(c) for c in sources) or "0") + "".join(f" \u2212 {_num(d)}" for d in disputes)
     lo = log_odds(sources, disputes)
     w = weight_of(lo)
     return (

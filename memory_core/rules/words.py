@@ -1,5 +1,4 @@
-"""Matching a name by its words (GraphResolve's `match: "words"`, R23): the store's word index (store/words.py)
-finds the candidates and `matches` decides ("brig mot" and "Zurich" find "Brightgear Motors" and "Zürich Öl AG")."""
+"""Matching a name by its words (GraphResolve's `match: "words"`, R23): store/words.py finds, `matches` decides."""
 
 from __future__ import annotations
 

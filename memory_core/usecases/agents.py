@@ -1,5 +1,4 @@
-"""Use cases of the MCP server's sessions: servers alive or gone, sessions opened and ended, a session's runs ended
-one use case each as `end_run` ends them (R17), by the sweep too (#40 finding 6)."""
+"""Use cases of the MCP server's sessions: a session that ends, or whose server is gone, ends its runs (R17)."""
 
 from __future__ import annotations
 
@@ -71,8 +70,7 @@ class AgentSessions(UseCases):
 
     def run_clients(self, runs: list[str]) -> dict[str, str]:
         """The MCP client that started each of these runs, for runs started through the MCP server."""
-        with self.database.transaction(write=False) as s:
-            return agents.clients_of(s, runs=runs)
+        return self._read(agents.clients_of, runs=runs)
 
     def started_by(self, *, run: str | None = None, turn: str | None = None) -> tuple[str | None, str | None] | None:
         """The person and the MCP session that started a run, or a turn's run (None: it names none)."""

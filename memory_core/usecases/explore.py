@@ -6,8 +6,8 @@ from typing import cast
 
 from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
+from ..rules.vocabulary import GRAPHS
 from ..store import dashboard
-from ..store.dashboard import shown, timeline
 from ..store.drawing import entity_links, find_read, focus_read, graph_for_drawing
 from ..store.erasure import account_preview, run_preview
 from ..store.past import export, graph_json
@@ -26,8 +26,7 @@ class Explore(UseCases):
 
     def export_state(self) -> Obj:
         """The whole memory as `memory-state/1` (without a replay's reads and refusals)."""
-        with self.database.transaction(write=False) as s:
-            return export(s)
+        return self._read(export)
 
     def organizations(self) -> list[sh.OrganizationPublic]:
         """Every organization: id, name, owner."""
@@ -55,7 +54,7 @@ class Explore(UseCases):
 
     def timeline(self, org_id: str, *, runs: int = 20, turns: int = 120) -> sh.Timeline:
         """Runs at a glance (#39.5): the `runs` newest runs, their `turns` newest turns with records and reads."""
-        return cast("sh.Timeline", self._read(timeline, org_id, runs=runs, turns=turns))
+        return cast("sh.Timeline", self._read(dashboard.timeline, org_id, runs=runs, turns=turns))
 
     def run_detail(self, org_id: str, run_id: str) -> sh.RunDetail:
         """One run with its turns and every record, failed and cancelled turns' included (R2)."""
@@ -75,7 +74,7 @@ class Explore(UseCases):
         *,
         person: str | None = None,
         limit: int | None = None,
-        graphs: tuple[str, ...] = ("world", "user", "flow"),
+        graphs: tuple[str, ...] = GRAPHS,
         fact: int | None = None,
     ) -> list[sh.FactPublic]:
         """Rows for the Fact weights table of the graphs asked for; or (`fact`) that one fact's row, if there."""
@@ -111,7 +110,7 @@ class Explore(UseCases):
     def shown(self) -> str:
         """A token of what live pages show, moved by a moment, record, read or session, not by a heartbeat (#39)."""
         with self.database.driver(write=False) as db:
-            return shown(db)
+            return dashboard.shown(db)
 
     def read_servers(self) -> sh.ReadServers:
         """Where reads come from (store/standby.py): the standby, which server was down, how many reads each served."""

@@ -1,11 +1,9 @@
-"""The scenario export (issue #23): what memory recorded, written back as `memory-scenario/1` that replays to its
-state, reads and `probes_used` included (each kept read a `read` event where it happened, read_events.py); events
-in the order of their moments (R32), records inside their turns; what cannot be written back (R17, R29, R30) is
-left out and named (docs/formats.md)."""
+"""The scenario export (#23): what memory recorded, as `memory-scenario/1` that replays to its state and reads;
+events in their moments' order (R32); what cannot be written back (R17, R29, R30) is left out, named (formats.md)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -128,8 +126,7 @@ class _Writer:
         self.works = _grouped(rec.work.values(), "turn")  # each turn's nested work, in call order
         self.again = _called_again(self.works)
         self.changes = _grouped(rec.changes, "moment")  # settings changes by moment
-        self.segments: dict[str, dict[int, list[Obj]]] = {}  # turn -> step index (-1: its opening) -> events
-        self.step_seen: dict[str, int] = {}
+        self.steps: dict[str, Iterator[list[Obj]]] = {}  # each turn's steps' events, those not yet written
         self.sources: set[str] = set()  # people named as a record's source
 
     def at(self, n: int, event: Obj) -> Obj:
@@ -155,8 +152,7 @@ class _Writer:
             else:
                 self._place(r, segments[current], turn_id=turn_id, person=person, bounds=(first, last), before=before)
         segments[max(segments)] += tail
-        self.segments[turn_id] = segments
-        self.step_seen[turn_id] = 0
+        self.steps[turn_id] = iter(list(segments.values())[1:])
         return segments[-1]
 
     def _kept(self, r: Obj, step: Obj, *, turn_id: str, person: str) -> None:
@@ -222,9 +218,7 @@ class _Writer:
         )
 
     def step(self, n: int, turn_id: str) -> list[Obj]:
-        i = self.step_seen[turn_id]
-        self.step_seen[turn_id] = i + 1
-        events = self.segments[turn_id].get(i, [])
+        events = next(self.steps[turn_id], [])  # a turn's step moments come in its steps' order
         return [self.at(n, events[0]), *events[1:]] if events else []
 
     # --- the moments, in order ----------------------------------------------------------------

@@ -1,5 +1,4 @@
-"""The only door to memory: one method = one use case = one transaction, a family's method run through
-`run_use_case` (store/retry.py), the one place retry is applied."""
+"""The only door to memory: one method = one use case = one transaction, retried as a whole (store/retry.py)."""
 
 from __future__ import annotations
 

@@ -66,5 +66,4 @@ class Identities(UseCases):
         proven = [(i.kind, i.issuer, i.key) for i in signed_in_identities(claims)]
         if not proven:
             return {}
-        with self.database.transaction(write=False) as s:
-            return speaks_for(queries.links_of(s, proven))
+        return speaks_for(self._read(queries.links_of, proven))

@@ -10,7 +10,6 @@ from typing import Any, TypeVar, cast
 from .. import errors as E
 from ..rules.visibility import evidence_elsewhere, in_organization
 from ..store import dashboard, past
-from ..store.past import export_at, facts_then, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
 
@@ -43,9 +42,8 @@ class Past(UseCases):
         self, *, first: int = 0, last: int | None = None, org: str | None = None, ids: Iterable[int] | None = None
     ) -> list[sh.MomentPublic]:
         """The moments after `first` up to `last`, oldest first; of one organization (and of none), or in `ids`."""
-        with self.database.transaction(write=False) as s:
-            moments = past.moments(s, first=first, last=last, org=org, ids=None if ids is None else list(ids))
-            return cast(list[sh.MomentPublic], moments)
+        moments = self._read(past.moments, first=first, last=last, org=org, ids=None if ids is None else list(ids))
+        return cast(list[sh.MomentPublic], moments)
 
     def moment_numbers(self, *, last: int | None = None, org: str | None = None) -> list[int]:
         """The numbers of the moments up to `last`, oldest first, of one organization (and of none)."""
@@ -86,11 +84,11 @@ class Past(UseCases):
 
     def state_at(self, n: int) -> Obj:
         """The whole memory as `memory-state/1` right after moment `n`, later erasures applied (R33)."""
-        return self._then(n, export_at, n)
+        return self._then(n, past.export_at, n)
 
     def graph_at(self, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph as it stood after moment `n` (the Graphs page's time control)."""
-        return cast(sh.GraphJson, self._then(n, graph_at, graph, owner, n, limit=limit, ids=ids))
+        return cast(sh.GraphJson, self._then(n, past.graph_at, graph, owner, n, limit=limit, ids=ids))
 
     def map_at(self, org_id: str, n: int) -> sh.Map:
         """An organization's map (R18) as it stood after moment `n`."""
@@ -112,7 +110,7 @@ class Past(UseCases):
                 shown = org is None or in_organization(f.graph, f.owner, org_id=org, runs=runs)
                 return shown and (graph is None or (f.graph, f.owner) == graph)
 
-            out = [facts_then(s, n, ids, keep=keep) for n in (a, b)]
+            out = [past.facts_then(s, n, ids, keep=keep) for n in (a, b)]
             return cast(list[sh.FactThenPublic], out[0]), cast(list[sh.FactThenPublic], out[1])
 
     def fact_history(self, fact_id: int, *, org: str | None = None) -> sh.FactHistory:

@@ -69,11 +69,8 @@ def state_reads(reads: list[Obj], index: dict[int, int]) -> Obj:
     out: Obj = {"reads": [], "refused": []}
     for r in sorted((r for r in reads if r["id"] in index), key=lambda r: index[r["id"]]):
         n = index[r["id"]]
-        out["reads"].append(
-            {"event": n, "turn": r["turn"], "call": r["call"], "args": r["args"], "outcome": r["outcome"]}
-            | {"result": r["result"]}
-            | ({"near": r["near"]} if r["near"] else {})
-        )
+        log = {"event": n} | {k: r[k] for k in ("turn", "call", "args", "outcome", "result")}
+        out["reads"].append(log | ({"near": r["near"]} if r["near"] else {}))
         if r["outcome"] != "ok":
             out["refused"].append({"event": n, "do": "read", "reason": r["outcome"], "message": r["message"]})
     return out

@@ -1,5 +1,4 @@
-"""What each use case returns: one frozen pydantic model per use case, which a notebook cell also keeps
-(`to_json()`, without `changes` and the `exclude` fields) and reads back (format/replay.BY_EVENT)."""
+"""What each use case returns: a frozen model, which a notebook cell keeps (`to_json()`) and reads back (BY_EVENT)."""
 
 from __future__ import annotations
 
@@ -27,9 +26,6 @@ class Outcome(Result):
     """What one use case did: its fact changes graph by graph (a tuple or list, never changed after)."""
 
     changes: SkipValidation[Sequence[FactChange]] = Field(default=(), exclude=True)
-
-
-# --- runs and turns (usecases/turns.py) --------------------------------------------------------
 
 
 class RunStarted(Outcome):
@@ -87,9 +83,6 @@ class RunEnded(Outcome):
     bytes_gone: bool | None = None
 
 
-# --- erasure (usecases/erasure.py): read from store.erasure's summary --------------------------
-
-
 class RunDeleted(Outcome):
     """delete_run (R29): what went and the supports kept without a pointer; bytes gone (R31)."""
 
@@ -110,9 +103,6 @@ class AccountDeleted(Outcome):
     runs_kept: tuple[str, ...]
     erased_key: str
     bytes_gone: bool | None = None
-
-
-# --- reads, settings, corrections --------------------------------------------------------------
 
 
 class ReadResult(Outcome):

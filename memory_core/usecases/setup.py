@@ -1,11 +1,10 @@
-"""Setting up an organization without a replay: a scenario file's organizations, people and workflows
-added to a memory that may hold others (agent-tools.md, "Setting up an organization"; R32)."""
+"""Setting up an organization without a replay: a file's entries added to what memory holds (agent-tools.md; R32)."""
 
 from __future__ import annotations
 
 from .. import errors as E
 from ..plain import Obj
-from ..rules.settings import SETTINGS
+from ..rules.settings import DEFAULT_SETTINGS
 from ..store import moments
 from ..store import turns as store
 from ..store.dashboard import setup_of
@@ -29,8 +28,7 @@ def _definitions(organizations: list[Obj], people: list[Obj], workflows: list[Ob
     """Each entry's definition by (kind, id), alike for a file's and memory's: settings defaulted, MemoryProbes."""
     out: dict[tuple[str, str], Obj] = {}
     for o in organizations:
-        given = o.get("settings") or {}
-        settings = {s.name: given.get(s.name, s.default) for s in SETTINGS}
+        settings = DEFAULT_SETTINGS | (o.get("settings") or {})
         out["organization", o["id"]] = {"name": o["name"], "owner": o["owner"], "settings": settings}
     for p in people:
         out["person", p["id"]] = {"name": p["name"], "memberships": dict(p["memberships"])}

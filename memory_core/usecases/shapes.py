@@ -1,5 +1,4 @@
-"""What the facade's reads return: TypedDicts (plain data mypy checks where read), held to every sample's reads
-with extra keys forbidden by tests/test_shapes.py. A change's result is a model of results.py."""
+"""What the facade's reads return: TypedDicts mypy checks where read, held to every sample by tests/test_shapes.py."""
 
 from __future__ import annotations
 
@@ -9,9 +8,6 @@ from pydantic import ConfigDict
 from typing_extensions import TypedDict
 
 from ..plain import Obj
-
-#: Every shape forbids keys it does not name (set on each at the end: a TypedDict inherits no class attribute).
-STRICT = ConfigDict(extra="forbid")
 
 
 class OrganizationPublic(TypedDict):
@@ -420,5 +416,6 @@ class FoundEntity(DrawnEntity):
     facts: int
 
 
+# every shape forbids keys it does not name, set on each: a TypedDict inherits no class attribute
 for _shape in [v for v in list(globals().values()) if isinstance(v, type) and issubclass(v, dict) and v is not dict]:
-    _shape.__pydantic_config__ = STRICT  # type: ignore[attr-defined]
+    _shape.__pydantic_config__ = ConfigDict(extra="forbid")  # type: ignore[attr-defined]

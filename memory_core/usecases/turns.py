@@ -10,11 +10,9 @@ from ..rules.permissions import is_member
 from ..rules.settings import stored_ephemeral
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.turns import may_transition, teaches
-from ..store import moments, queries
+from ..store import dashboard, moments, queries
 from ..store import turns as store
-from ..store.dashboard import workflows as workflows_of
 from ..store.graph import FactChanges, map_counts, shortcut
-from ..store.turns import NewRecord, NewRun, teach
 from .base import Obj, UseCases
 from .results import RecordKept, RunEnded, RunStarted, StepRun, TurnEnded, TurnOpened, WorkCalled, WorkReturned
 from .shapes import Map, Taught
@@ -49,14 +47,14 @@ class Turns(UseCases):
             if workflow is not None:
                 wf = store.workflow(s, workflow)
                 if wf is None or wf.org_id != org:
-                    raise E.UnknownWorkflow(org, workflow, known=[w["id"] for w in workflows_of(s, org)])
+                    raise E.UnknownWorkflow(org, workflow, known=[w["id"] for w in dashboard.workflows(s, org)])
                 cap = wf.memory_probes
             self._used(s, "run", run_id)
             if not is_member(queries.role(s, person, org)):
                 raise E.NotMember(person, org, so=", so cannot start a run there")
             stored = stored_ephemeral(requested=ephemeral, surface=surface, allow_ephemeral_runs=o.allow_ephemeral_runs)
             n = moments.take_moment(s)
-            new = NewRun(run_id, org, person, workflow, surface, ephemeral, stored, session)  # asked, then stored
+            new = store.NewRun(run_id, org, person, workflow, surface, ephemeral, stored, session)  # asked, then stored
             store.add_run(s, new, moment=n)
             moments.mark(s, n, "run_started", org=org, run=run_id, person=person)
             return RunStarted(ephemeral=stored, rule="R11" if ephemeral and not stored else None, cap=cap)
@@ -67,11 +65,10 @@ class Turns(UseCases):
             run_row = store.run_to_open(db, run)
             if run_row is None:
                 raise E.UnknownRun(run)
-            person_id = run_row.person_id
             replaced = store.turn_to_replace(db, replaces) if replaces is not None else None
             if replaces is not None and replaced is None:
                 raise E.UnknownTurn(replaces)
-            if person_id is None:
+            if run_row.person_id is None:
                 raise E.UnknownPerson.gone_from_run(run)
             self._used(db, "turn", turn_id)
             if run_row.ended:
@@ -85,8 +82,8 @@ class Turns(UseCases):
                 store.replace_turn(db, replaces, changes, moment=n, taught=teaches(replaced.status))
             org, taken = run_row.org_id, map_counts(db, run_row.org_id)
             store.add_turn(db, turn_id=turn_id, run_id=run, taken=taken, opened_at=n)
-            claims = request.get("claims", [])
-            store.add_record(db, NewRecord(turn_id, run, 0, "person", person_id, request["text"], None, None, claims))
+            said = ("person", run_row.person_id, request["text"], None, None, request.get("claims", []))  # the request
+            store.add_record(db, store.NewRecord(turn_id, run, 0, *said))
             moments.mark(db, n, "turn_opened", org=org, run=run, turn=turn_id, detail=replaces, facts=changes.facts)
             return TurnOpened(map=cast(Map, taken), changes=changes.listed())
 
@@ -120,7 +117,7 @@ class Turns(UseCases):
             kept = None
             if answer is None and record is not None:
                 src = _source(record, run.person_id, run.id)
-                if record["origin"] == "person":
+                if record["origin"] == "person" and not record.get("source"):  # a source given was checked above
                     self._member(s, src, run.org_id)
                 kept = _add_record(s, turn.id, run.id, turn.next_record, src, record)
             done: Obj = {"step": step, "ran": answer is None, "shortcut": answer}
@@ -176,7 +173,7 @@ class Turns(UseCases):
                 learn_from_ephemeral_runs=bool(turn.learn_from_ephemeral_runs),
                 learn_from_users=bool(turn.learn_from_users),
             )
-            result = teach(db, turn_id, turn, settings, nested, moment=n)
+            result = store.teach(db, turn_id, turn, settings, nested, moment=n)
             skipped = [k.stored() for k in result.skipped]  # R10, without the labels
             store.end_turn(db, turn_id, status, moment=n, taught=result.taught, skipped=skipped)
             moments.mark(db, n, "turn_ended", org=org, run=run, turn=turn_id, detail=status, facts=result.changes.facts)
@@ -225,4 +222,4 @@ def _add_record(tx: Any, turn_id: str, run_id: str, number: int, source: str, re
         if nested_id is None:
             raise E.NestedNotOpen(record["within"], turn_id)
     said = (record["origin"], source, record.get("excerpt"), record.get("reliability"), nested_id)
-    return store.add_record(tx, NewRecord(turn_id, run_id, number, *said, record.get("claims", [])))
+    return store.add_record(tx, store.NewRecord(turn_id, run_id, number, *said, record.get("claims", [])))
