@@ -78,19 +78,22 @@ class Reads(UseCases):
             if not budget_allows(used=turn.probes_used, cap=cap):
                 raise E.BudgetExhausted(turn_id, cap)
             seen = owners(run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
-            near = None
+            near, rows = None, None
             if call == "GraphResolve":
                 result, near = words.resolve_read(db, seen, args)
             elif call == "GraphExpand":
-                result = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
+                graph = args.get("graph", "world")
+                result = probes.expanded(
+                    rows := probes.expand_rows(db, seen, args["entity"], graph, args.get("relation"))
+                )
             else:
                 result = probes.source(db, seen, run_id, turn.org_id, args["fact"], args.get("graph", "world"))
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (E.BudgetExhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
-            asked = given or args
+            asked, told = given or args, result if rows is None else rows
             kept.keep(
-                db, turn_id, call=call, args=asked, result=result, near=near, step=step, within=within, nested_id=nested
+                db, turn_id, call=call, args=asked, result=told, near=near, step=step, within=within, nested_id=nested
             )
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap, near=near)
 
