@@ -15,10 +15,10 @@ from .driver import Driver, driver_of, json_value
 from .models import TurnRead
 from .probes import expanded, resolved
 
-#: A kept read's INSERT names only the columns it has (each parameter bound costs; #38, B10): its moment and
-#: records counted are read in it. `:t` twice would be one parameter PostgreSQL deduces two types for.
-_KEEP = """INSERT INTO turnread (turn_id, moment, records, {names}) VALUES (:turn_id,
- (SELECT coalesce(max(id), 0) FROM moment), (SELECT next_record FROM turn WHERE id = :t2), {params})"""
+#: A kept read's INSERT names only the columns it has (each parameter bound costs, B10); its moment and the records
+#: its turn has are read in it. `:t2`: the turn's id again, one parameter one type (PostgreSQL).
+_KEEP = """INSERT INTO turnread (moment, records, {names}) VALUES ((SELECT coalesce(max(id), 0) FROM moment),
+ (SELECT next_record FROM turn WHERE id = :t2), {params})"""
 _KEEPS: dict[tuple[str, ...], str] = {}
 
 
@@ -40,17 +40,14 @@ def keep(
     if call == "GraphSource" and result is not None:  # the excerpt stays in its record only (R24)
         result = [{k: v for k, v in hit.items() if k != "excerpt"} for hit in cast("list[Obj]", result)]
     reason, message = refusal or ("ok", None)
-    given = {"nested_id": nested_id, "step": step, "within": within, "message": message}
-    given |= {
-        "result": None if result is None else _json(db, result),
-        "near": None if near is None else _json(db, near),
-    }
-    row = {"call": call, "args": _json(db, args), "outcome": reason} | {k: v for k, v in given.items() if v is not None}
+    row: Obj = {"turn_id": turn_id, "call": call, "args": args, "outcome": reason, "message": message, "step": step}
+    row |= {"within": within, "nested_id": nested_id, "result": result, "near": near}
+    row = {k: _json(db, v) if k in ("args", "result", "near") else v for k, v in row.items() if v is not None}
     names = tuple(row)
     sql = _KEEPS.get(names)
     if sql is None:
         sql = _KEEPS[names] = _KEEP.format(names=", ".join(names), params=", ".join(f":{n}" for n in names))
-    db.change(sql, row | {"turn_id": turn_id, "t2": turn_id})
+    db.change(sql, row | {"t2": turn_id})
 
 
 def _json(db: Driver, obj: Any) -> Any:
