@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import cache
 from typing import Any, cast
 
 from pydantic_core import to_json
@@ -19,7 +20,6 @@ from .probes import expanded, resolved
 #: its turn has are read in it. `:t2`: the turn's id again, one parameter one type (PostgreSQL).
 _KEEP = """INSERT INTO turnread (moment, records, {names}) VALUES ((SELECT coalesce(max(id), 0) FROM moment),
  (SELECT next_record FROM turn WHERE id = :t2), {params})"""
-_KEEPS: dict[tuple[str, ...], str] = {}
 
 
 def keep(
@@ -43,11 +43,13 @@ def keep(
     row: Obj = {"turn_id": turn_id, "call": call, "args": args, "outcome": reason, "message": message, "step": step}
     row |= {"within": within, "nested_id": nested_id, "result": result, "near": near}
     row = {k: _json(db, v) if k in ("args", "result", "near") else v for k, v in row.items() if v is not None}
-    names = tuple(row)
-    sql = _KEEPS.get(names)
-    if sql is None:
-        sql = _KEEPS[names] = _KEEP.format(names=", ".join(names), params=", ".join(f":{n}" for n in names))
-    db.change(sql, row | {"t2": turn_id})
+    db.change(_keep_sql(tuple(row)), row | {"t2": turn_id})
+
+
+@cache
+def _keep_sql(names: tuple[str, ...]) -> str:
+    """The INSERT of a kept read with these columns."""
+    return _KEEP.format(names=", ".join(names), params=", ".join(f":{n}" for n in names))
 
 
 def _json(db: Driver, obj: Any) -> Any:
