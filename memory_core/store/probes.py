@@ -131,11 +131,18 @@ def resolved(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
 
 def expand(db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, relation: str | None = None) -> list[Obj]:
     """GraphExpand: the entity's active facts in either direction, with weights (no supports)."""
+    return expanded(expand_rows(db, seen, entity, graph, relation))
+
+
+def expand_rows(
+    db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, relation: str | None = None
+) -> list[tuple[Any, ...]]:
+    """GraphExpand's rows (`expanded` shapes them; a kept read keeps them as they are, reads.keep)."""
     owner = seen.get(graph)
     if owner is None:
         return []
     params = {**expand_params(entity, graph, relation), "o": owner}
-    return expanded(db.rows(EXPAND if relation is None else EXPAND_RELATION, params))
+    return db.rows(EXPAND if relation is None else EXPAND_RELATION, params)
 
 
 def expand_params(entity: Obj, graph: str, relation: str | None) -> Obj:

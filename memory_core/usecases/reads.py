@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import cast
+from typing import Any, cast
 
 from .. import errors as E
 from ..rules.budget import budget_allows, read_offered
@@ -79,18 +79,22 @@ class Reads(UseCases):
                 raise E.BudgetExhausted(turn_id, cap)
             seen = owners(run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
             near = None
+            told: list[Obj] | list[tuple[Any, ...]]  # what its trace keeps (reads.keep)
             if call == "GraphResolve":
                 result, near = words.resolve_read(db, seen, args)
-            elif call == "GraphExpand":
-                result = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
+                told = result
+            elif call == "GraphExpand":  # its query's rows kept as they are
+                graph = args.get("graph", "world")
+                told = rows = probes.expand_rows(db, seen, args["entity"], graph, args.get("relation"))
+                result = probes.expanded(rows)
             else:
-                result = probes.source(db, seen, run_id, turn.org_id, args["fact"], args.get("graph", "world"))
+                told = result = probes.source(db, seen, run_id, turn.org_id, args["fact"], args.get("graph", "world"))
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (E.BudgetExhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
             asked = given or args
             kept.keep(
-                db, turn_id, call=call, args=asked, result=result, near=near, step=step, within=within, nested_id=nested
+                db, turn_id, call=call, args=asked, result=told, near=near, step=step, within=within, nested_id=nested
             )
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap, near=near)
 
