@@ -1,5 +1,7 @@
 """B8's interaction rows (issues #25, #39): what a person waits for in Chromium, from the click to the page settled,
-beside Streamlit's own floor (a one-line page) in the same browser and run; run by `bench/run.py --only b8clicks`.
+beside Streamlit's own floor (a one-line page) in the same browser and run; run by `bench/run.py --only b8clicks`,
+and #39's (a focus from a shared link, a click that opens neighbours, a shared link beside live tabs) by `--only
+b8focus`.
 
 "Settled": after the click the server's messages came (the rerun's elements, its "script finished"), then none for
 QUIET s and the app says it is not running (`data-test-script-state`), so a rerun the click asks for is waited for
@@ -7,12 +9,14 @@ too (a fast rerun's "running" never reaches the DOM). The time is from the click
 
 from __future__ import annotations
 
+import math
 import statistics
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -150,7 +154,7 @@ def rule_links(page: Any, address: str, text: str) -> list[float]:
 
 
 def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str, list[float]]:
-    """Each interaction on the demo REPEAT times (Settings, a what-if, Apply, Run next, Undo, a rule, a shared link)."""
+    """Each interaction on the demo REPEAT times (Settings, a what-if, Apply, Run next, Undo, a rule link)."""
     out: dict[str, list[float]] = {}
     opened_to_settled(watched(page), address, "Acme Robotics")
     out["Settings opened from the sidebar"] = from_the_overview(
@@ -177,7 +181,6 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
         undos.append(clicked_to_settled(page, lambda: key(page, "undo").click()))
     out["Undo in the notebook"] = undos
     out["a rule link clicked on the Overview"] = rule_links(page, address, "Acme Robotics")
-    out[SHARED], out[SHARED_BESIDE] = beside_live_tabs(new_page, address)
     return out
 
 
@@ -213,10 +216,7 @@ def record(
 ) -> None:
     """B8's interaction rows (`part` "clicks"), each the median of REPEAT on a server of its own per memory, < 1 s above
     Streamlit's floor for the same gesture (`floor`) on the demo and < 2 s at the reads size."""
-    floors = floor(new_page, serve, stop, b.tmp, b.url())
-    rerun, opened = statistics.median(floors["rerun"]), statistics.median(floors["opened"])
-    for kind, values in floors.items():
-        print(f"B8 {b.backend}: the floor ({kind}) " + ", ".join(f"{v:.2f}" for v in values), file=sys.stderr)
+    rerun, opened = floors(b, new_page, serve, stop)
     for where, url, measure, above in (("the demo", demo, demo_rows, 1.0), ("the reads size", big, big_rows, 2.0)):
         server, address, _ = serve(ROOT / "app.py", url, b.tmp)
         page = new_page()
@@ -226,8 +226,185 @@ def record(
             page.context.close()
             stop(server)
         for name, values in measured.items():
-            value = statistics.median(values)
-            base, gesture = (opened, "opening the link") if name.startswith(SHARED) else (rerun, "the click")
-            print(f"B8 {b.backend}: {name} on {where}: " + ", ".join(f"{v:.2f}" for v in values), file=sys.stderr)
-            said = f"{name} on {where}, in Chromium: s from {gesture} to the page settled (median of {len(values)})"
-            b.record("B8", said, value, base, f"< {above:g} s above the floor", value - base < above, part="clicks")
+            _settled_row(b, name, where, values, opened if "shared link" in name else rerun, above, part="clicks")
+
+
+def floors(
+    b: Any, new_page: Callable[[], Any], serve: Callable[..., Any], stop: Callable[[Any], None]
+) -> tuple[float, float]:
+    """Streamlit's floors in this run (`floor`), printed: the median click's rerun and the median cold open."""
+    measured = floor(new_page, serve, stop, b.tmp, b.url())
+    for kind, values in measured.items():
+        print(f"B8 {b.backend}: the floor ({kind}) " + ", ".join(f"{v:.2f}" for v in values), file=sys.stderr)
+    return statistics.median(measured["rerun"]), statistics.median(measured["opened"])
+
+
+def _settled_row(b: Any, name: str, where: str, values: list[float], base: float, above: float, *, part: str) -> None:
+    """A row of `name` on `where`: the median of `values` (to the page settled), < `above` s over the floor `base`
+    (a cold open's for a shared link, else a click's)."""
+    value, gesture = statistics.median(values), "opening the link" if "shared link" in name else "the click"
+    print(f"B8 {b.backend}: {name} on {where}: " + ", ".join(f"{v:.2f}" for v in values), file=sys.stderr)
+    said = f"{name} on {where}, in Chromium: s from {gesture} to the page settled (median of {len(values)})"
+    b.record("B8", said, value, base, f"< {above:g} s above the floor", value - base < above, part=part)
+
+
+# --- #39's rows: a focus opened from a shared link, a click on it that opens neighbours, a link beside live tabs ---
+
+FOCUSED = "the Graphs page focused on a name from a shared link (/graphs?graph=world&focus=<name>), drawn"
+EXPANDED = "a click on a drawn entity that opens its neighbours"
+
+#: In the drawing's frame: the focus centred (its first fit) and painted, two animation frames after.
+CENTRED = """() => new Promise(done => {
+  (function poll() { window.centred ? requestAnimationFrame(() => requestAnimationFrame(done)) : setTimeout(poll, 10); })();
+})"""
+
+#: Each node drawn: its place in the layout (vis-network's own units) and on the screen (px in the frame).
+PLACES = """() => { const at = network.getPositions(), out = {};
+  Object.keys(at).forEach(id => { out[id] = [at[id].x, at[id].y, network.canvasToDOM(at[id])]; });
+  return {scale: network.getScale(), at: out}; }"""
+
+#: In the drawing's frame, before a click: each node's place in the layout and on the screen, and from then on when
+#: the pointer goes down (`bench.down`) and when vis-network has drawn more nodes and painted them, two animation
+#: frames after (`bench.drawn`); a watch of an earlier click that opened nothing is dropped.
+WATCHED = """() => {
+  const n = network.body.data.nodes.length;
+  if (window.bench) { network.off('afterDrawing', window.bench.more); }
+  const bench = window.bench = {more: () => {
+    if (network.body.data.nodes.length <= n || bench.drawn !== undefined) { return; }
+    bench.drawn = null;
+    requestAnimationFrame(() => requestAnimationFrame(() => { bench.drawn = performance.now(); }));
+  }};
+  network.on('afterDrawing', bench.more);
+  document.addEventListener('pointerdown', () => { bench.down = performance.now(); }, {capture: true, once: true});
+  return (PLACES)();
+}""".replace("PLACES", PLACES)
+
+#: Seconds from the pointer down to the new nodes painted, or null if none came within 3 s (nothing to open there).
+OPENED = """() => new Promise(done => { const t0 = performance.now();
+  (function poll() { const b = window.bench;
+    if (b.drawn) { done((b.drawn - b.down) / 1000); } else if (performance.now() - t0 > 3000) { done(null); }
+    else { setTimeout(poll, 10); } })();
+})"""
+
+#: Once the view has moved to show what a click opened (the drawing's `fitted`, false from the click to its animation's
+#: end; none before a click).
+FITTED = """() => new Promise(done => { (function poll() { window.fitted !== false ? done(true) : setTimeout(poll, 20); })(); })"""
+
+#: The entities drawn but the focus, heaviest first, each with where its dot is in the window (`at`: the frame's place).
+TARGETS = """(_, at) => { const r = document.getElementById('mynetwork').getBoundingClientRect();
+  return network.body.data.nodes.get().filter(n => n.name && n.borderWidth !== 4).map(n => {
+    const d = network.canvasToDOM(network.getPositions([n.id])[n.id]);
+    return [n.id, at.x + r.left + d.x, at.y + r.top + d.y]; }); }"""
+
+
+def focused(page: Any, url: str) -> float:
+    """Seconds from opening `url` (a Graphs focus) until its title shows, its script has run and the focus is drawn
+    centred and painted in its frame."""
+    t0 = time.perf_counter()
+    opened_to_settled(page, url, "Graphs")
+    page.frame_locator("iframe").first.locator("body").evaluate(CENTRED)
+    return time.perf_counter() - t0
+
+
+def expanded(page: Any) -> tuple[float, float, float]:
+    """A real click on the drawn entities in the window, heaviest first, until one opens neighbours: seconds from the
+    pointer down to the new nodes painted (the page's own clock); the largest move of a node drawn before, px at the
+    click's scale (the layout kept, #39); and the largest on the screen once the view moved to show what opened."""
+    iframe = page.locator("iframe").first
+    iframe.scroll_into_view_if_needed()
+    box, size = iframe.bounding_box(), page.viewport_size
+    bottom, right = min(box["y"] + box["height"], size["height"]), min(box["x"] + box["width"], size["width"])
+    body = page.frame_locator("iframe").first.locator("body")
+    tried: set[Any] = set()
+    while True:
+        body.evaluate(FITTED)  # a click that opened nothing may still have moved the view (to a fact it drew)
+        shown = [t for t in body.evaluate(TARGETS, box) if box["x"] < t[1] < right and box["y"] < t[2] < bottom]
+        node, x, y = next((t for t in shown if t[0] not in tried), (None, 0.0, 0.0))
+        if node is None:
+            raise RuntimeError("no entity drawn in the window opened neighbours on a click")
+        tried.add(node)
+        before = body.evaluate(WATCHED)
+        page.mouse.click(x, y)
+        took = body.evaluate(OPENED)
+        if took is not None:
+            break
+    body.evaluate(FITTED)
+    was, after = before["at"], body.evaluate(PLACES)["at"]
+    moved = max(math.dist(p[:2], after[k][:2]) for k, p in was.items()) * before["scale"]
+    shifted = max(math.dist((p[2]["x"], p[2]["y"]), (after[k][2]["x"], after[k][2]["y"])) for k, p in was.items())
+    return took, moved, shifted
+
+
+def focus_rows(
+    b: Any,
+    new_page: Callable[[], Any],
+    serve: Callable[..., Any],
+    stop: Callable[[Any], None],
+    *,
+    demo: str,
+    big: str,
+    names: list[str],
+    facts: int,
+) -> None:
+    """#39's B8 rows (`part` "focus"), beside Streamlit's floors: at B2's size, a link focused on each of `names`
+    opened cold (< 1 s above a cold open's floor) and on it a click that opens neighbours (< 1 s to the new nodes
+    drawn, no node drawn moved 20 px); on the demo, a shared link alone and beside TABS live tabs, in turn."""
+    rerun, opened = floors(b, new_page, serve, stop)
+    links, clicks, moves, shifts = [], [], [], []
+    server, address, _ = serve(ROOT / "app.py", big, b.tmp)
+    try:
+        _cold(new_page, address, "")  # the first page after start-up (streamlit/streamlit#9992), then Graphs once:
+        _cold(new_page, f"{address}/graphs", "Graphs")  # a link comes to a server that has drawn before
+        for name in names:
+            page = new_page()
+            try:
+                links.append(focused(page, f"{address}/graphs?graph=world&focus={quote(name)}"))
+                took, moved, shifted = expanded(page)
+            finally:
+                page.context.close()
+            clicks.append(took)
+            moves.append(moved)
+            shifts.append(shifted)
+    finally:
+        stop(server)
+    server, address, _ = serve(ROOT / "app.py", demo, b.tmp)
+    try:
+        _cold(new_page, address, "Acme Robotics")
+        alone, beside = beside_live_tabs(new_page, address)
+    finally:
+        stop(server)
+    where = f"{facts:,} facts (B2's size)"
+    print(f"B8 {b.backend}: focused on {', '.join(names)}", file=sys.stderr)
+    _settled_row(b, FOCUSED, where, links, opened, 1.0, part="focus")
+    print(
+        f"B8 {b.backend}: {EXPANDED}: "
+        + ", ".join(f"{v:.3f}" for v in clicks)
+        + " s; drawn nodes moved "
+        + ", ".join(f"{v:.1f}" for v in moves)
+        + " px; on the screen, once the view moved to show them, "
+        + ", ".join(f"{v:.0f}" for v in shifts)
+        + " px",
+        file=sys.stderr,
+    )
+    took, moved = statistics.median(clicks), max(moves)
+    said = f"{EXPANDED} on {where}, in Chromium"
+    b.record(
+        "B8",
+        f"{said}: s from the click to the new nodes drawn (median of {len(clicks)})",
+        took,
+        rerun,
+        "< 1 s",
+        took < 1,
+        part="focus",
+    )
+    b.record(
+        "B8",
+        f"{said}: the largest move of a node already drawn, px (the largest of {len(moves)})",
+        moved,
+        None,
+        "< 20 px",
+        moved < 20,
+        part="focus",
+    )
+    _settled_row(b, SHARED, "the demo", alone, opened, 1.0, part="focus")
+    _settled_row(b, SHARED_BESIDE, "the demo", beside, opened, 1.0, part="focus")

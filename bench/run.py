@@ -705,20 +705,38 @@ def b8(b: Bench) -> None:
     svc.engine.dispose()
     b8_browser(b, demo=demo, big=big, facts=svc.counts()["fact"], long=long, moments=added)
     b8clicks(b, demo=demo, big=big)
+    b8focus(b, demo=demo, big=big)
 
 
 def b8clicks(b: Bench, *, demo: str | None = None, big: str | None = None) -> None:
     """B8's interaction rows in Chromium (bench/interactions.py), on the demo and at the reads size;
     run alone (`--only b8clicks`) it loads and generates both itself and replaces only these rows."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        print("B8 interaction rows skipped: playwright is not installed", file=sys.stderr)
-        return
-    if not os.path.exists(CHROMIUM):
-        print(f"B8 interaction rows skipped: no Chromium at {CHROMIUM}", file=sys.stderr)
-        return
     from bench import interactions
+
+    demo, big = _demo_and_big(b, demo, big)
+    _in_chromium("interaction", lambda page: interactions.record(b, page, _serve, _stop, demo=demo, big=big))
+
+
+def b8focus(b: Bench, *, demo: str | None = None, big: str | None = None) -> None:
+    """#39's B8 rows in Chromium (bench/interactions.focus_rows): at the reads size (B2's), the Graphs page focused
+    from a shared link on the five most connected World entities after the first (the page's own default) and a
+    click that opens neighbours; on the demo, a shared link beside live tabs. Run alone (`--only b8focus`) it loads
+    and generates both itself and replaces only these rows."""
+    from bench import interactions
+
+    demo, big = _demo_and_big(b, demo, big)
+    svc = MemoryService(make_engine(big))
+    facts, ranked = svc.counts()["fact"], sorted(b.world_entities(svc), key=lambda e: -e[2])
+    svc.engine.dispose()
+    names = [e[0] for e in ranked[1 : 1 + interactions.REPEAT]]
+    _in_chromium(
+        "#39 focus",
+        lambda page: interactions.focus_rows(b, page, _serve, _stop, demo=demo, big=big, names=names, facts=facts),
+    )
+
+
+def _demo_and_big(b: Bench, demo: str | None, big: str | None) -> tuple[str, str]:
+    """The demo's memory and the reads size's (generated), each made here unless given (B8 made them already)."""
     from memory_core import load, replay
 
     if demo is None:
@@ -727,13 +745,23 @@ def b8clicks(b: Bench, *, demo: str | None = None, big: str | None = None) -> No
     if big is None:
         big, svc = b.generated(b.size["reads"])
         svc.engine.dispose()
+    return demo, big
+
+
+def _in_chromium(rows: str, measure: Any) -> None:
+    """`measure(fresh_page)` in a headless Chromium, `fresh_page()` a page of a new browser profile (nothing
+    cached); `rows` skipped, saying why, without Playwright or Chromium."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print(f"B8 {rows} rows skipped: playwright is not installed", file=sys.stderr)
+        return
+    if not os.path.exists(CHROMIUM):
+        print(f"B8 {rows} rows skipped: no Chromium at {CHROMIUM}", file=sys.stderr)
+        return
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-
-        def fresh_page() -> Any:  # a new browser profile each time: nothing cached
-            return browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-
-        interactions.record(b, fresh_page, _serve, _stop, demo=demo, big=big)
+        measure(lambda: browser.new_context(viewport={"width": 1400, "height": 1000}).new_page())
         browser.close()
 
 
@@ -1055,8 +1083,9 @@ def write(results: list[dict[str, Any]], out: Path) -> None:
     def key(r: dict[str, Any]) -> tuple[str, str, str]:  # a benchmark (or a part of one) run again replaces its rows
         return r["id"], r["backend"], r.get("part", "")
 
-    keys = {key(r) for r in results}
-    merged = [r for r in old if key(r) not in keys] + results
+    keys, metrics = {key(r) for r in results}, {(r["id"], r["backend"], r["metric"]) for r in results}
+    # and a row measured again replaces its like, whichever part measured it before (a row moved to another part)
+    merged = [r for r in old if key(r) not in keys and (r["id"], r["backend"], r["metric"]) not in metrics] + results
     merged.sort(key=lambda r: (r["id"], r["backend"], r["metric"]))
     machine = {
         "machine": platform.machine(),
@@ -1571,6 +1600,7 @@ def main() -> int:
         "b7": b7,
         "b8": b8,
         "b8clicks": b8clicks,
+        "b8focus": b8focus,
         "b8env": b8env,
         "b9": b9,
         "b10": b10,
