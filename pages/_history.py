@@ -14,7 +14,7 @@ import streamlit as st
 
 from memory_core import MemoryService
 from memory_core.plain import Obj
-from memory_core.usecases.shapes import Breakdown
+from memory_core.usecases.shapes import Breakdown, FactThenPublic
 from memory_core.views import history
 from pages._links import dropped, from_link, to_link
 from pages._tables import headed, three_places, wrapped
@@ -27,6 +27,7 @@ R = TypeVar("R")
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
 Moment = tuple[int, str, str | None]
 BEFORE = "before history was kept"
+Between = tuple[list[FactThenPublic], list[FactThenPublic]]  # the facts changed, as they stood at two moments
 
 
 def then(ctx: Context, clock: int, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -80,11 +81,6 @@ def snap(options: list[int], wanted: object) -> int:
         return options[-1]
     i = bisect.bisect_right(options, n)  # options are sorted: tens of thousands need no scan each rerun
     return options[i - 1] if i else options[0]
-
-
-def changes(svc: MemoryService, org: str, lo: int, hi: int) -> Obj:
-    """What changed in the organization's World and Flow graphs from moment lo to hi (R20: its own)."""
-    return history.diff(*svc.facts_between(lo, hi, org=org))
 
 
 # --- the time control (R32): one for every page that looks back, its keys under a page's prefix ------
@@ -298,8 +294,9 @@ def counts(d: Obj) -> str:
     return ", ".join(f"{v} {k}" for k, v in n.items())
 
 
-def show_diff(ctx: Context, d: Obj, *, shown: Shown, lo: int, hi: int, title: str, nothing: str) -> None:
-    """What changed from moment lo to hi, as the pages list it: a row a fact, and what the arrows mean."""
+def show_diff(ctx: Context, between: Between, lo: int, hi: int, *, shown: Shown, title: str, nothing: str) -> None:
+    """What changed from moment lo to hi (`between`: MemoryService.facts_between), as the pages list it: a row a fact."""
+    d = history.diff(*between)
     st.markdown(
         f"**{title} {lo}** ({inert(shown.what(lo))}) **to moment {hi}** ({inert(shown.what(hi))}): "
         + (counts(d) if d else f"nothing changed in {nothing}")

@@ -15,7 +15,7 @@ from memory_core.usecases.shapes import FocusPublic, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages import _drawing, _history
-from pages._history import Shown
+from pages._history import Between, Shown
 from pages._links import copy_link, from_link, to_link
 from pages._ui import Context, Version, guard, inert, live, notebook, org_names, page, people_names, read_at, version_at
 from pages._words import caption, cite, plural
@@ -160,12 +160,12 @@ def _say_drawn(plan: viz.Plan, drawn_at: int | None, cmp: viz.Compare | None) ->
     )
 
 
-def _changed(shown: Shown | None, other: int | None, graph: str, owner: str) -> tuple[list, list, int, int] | None:
-    """With a moment to compare with (R32): the changed facts at the earlier moment and the later, and both."""
+def _changed(shown: Shown | None, other: int | None, graph: str, owner: str) -> tuple[Between, int, int] | None:
+    """With a moment to compare with (R32): the changed facts as they stood at the earlier moment and the later."""
     if shown is None or other is None or other == shown.n:
         return None
     lo, hi = sorted((other, shown.n))
-    return (*_history.then(ctx, shown.clock, MemoryService.facts_between, lo, hi, graph=(graph, owner)), lo, hi)
+    return _history.then(ctx, shown.clock, MemoryService.facts_between, lo, hi, graph=(graph, owner)), lo, hi
 
 
 def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
@@ -213,7 +213,7 @@ def drawing() -> None:
         shown, other = _moment(ctx, org, graph, popover)
         drawn_at = _drawn_at(shown, other)
         changed = _changed(shown, other, graph, owner)
-        cmp = compare(*changed[:3]) if changed else None  # before, after, since the earlier moment
+        cmp = compare(*changed[0], since=changed[1]) if changed else None  # since the earlier moment
         data, focus, by = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
         with popover:
             flt = _drawing.filters(data)
@@ -238,10 +238,7 @@ def drawing() -> None:
         _below(plan, drawn, f"{graph}-{owner}.graphml")
         if changed and shown:  # the same changes as a table, as the Overview lists them
             name = history.named_graph(history.graph_name(graph, owner), org_names(ctx), people_names(ctx))
-            d, lo, hi = history.diff(*changed[:2]), changed[2], changed[3]
-            _history.show_diff(
-                ctx, d, shown=shown, lo=lo, hi=hi, title=f"{inert(name)}, from moment", nothing="this graph"
-            )
+            _history.show_diff(ctx, *changed, shown=shown, title=f"{inert(name)}, from moment", nothing="this graph")
         copy_link()
         _drawing.keep_choices()
 

@@ -130,8 +130,8 @@ def compare_with(ctx: Context, org: str, shown: _history.Shown) -> None:
     if other is None:
         return
     lo, hi = sorted((other, shown.n))
-    d = _history.then(ctx, shown.clock, _history.changes, org, lo, hi)
-    _history.show_diff(ctx, d, shown=shown, lo=lo, hi=hi, title="From moment", nothing="these graphs")
+    changed = _history.then(ctx, shown.clock, MemoryService.facts_between, lo, hi, org=org)  # World and Flow (R20)
+    _history.show_diff(ctx, changed, lo, hi, shown=shown, title="From moment", nothing="these graphs")
     between = [o for o in shown.options if lo < o <= hi]
     with st.expander(f"The {plural(len(between), 'moment')} in between"):
         listed = _history.labelled(ctx, org, shown.clock, between[:BETWEEN])
