@@ -7,7 +7,7 @@ import streamlit as st
 
 from pages._links import OLD_ADDRESSES, PAGES, SET_BY_LINK, addresses
 from pages._signin import needs_sign_in, sign_in_page
-from pages._ui import sidebar, told
+from pages._ui import TOLD, said_once, sidebar
 
 st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon: it would load from a CDN
 
@@ -38,4 +38,4 @@ else:
     st.session_state["_link_page"] = page.url_path  # links are read and written per page (pages/_links.py)
     sidebar()
     page.run()
-    told()  # a notice of the sidebar's, shown by a run that reached its end
+    said_once(TOLD, st.toast)  # the sidebar's notice was seen by a run that reached its end: a toast says it again

@@ -101,18 +101,8 @@ def _notebook_from_elsewhere() -> None:
     )
 
 
-def watch_notebook() -> None:
-    """On the Notebook: every second, the page runs again if another tab or window saved the notebook."""
-    every(1.0, lambda: (nb := notebook()) is not None and nb.changed_elsewhere())
-
-
-#: A notice kept until a run of the page reaches its end (`told`): a rerun would replace what it drew.
+#: A notice kept until a run of the page reaches its end (app.py): a rerun would replace what it drew.
 TOLD = "_nb_changed_elsewhere"
-
-
-def told() -> None:
-    """After the page ran to its end: the notice it showed was seen; a toast says it once more."""
-    said_once(TOLD, st.toast)
 
 
 def sidebar() -> None:

@@ -13,8 +13,9 @@ from memory_core.views import notebook as nbk
 from memory_core.views.event_form import kinds
 from pages import _cellview as cv
 from pages._links import from_link, to_link
+from pages._live import every
 from pages._tables import download
-from pages._ui import NOTEBOOK, ask, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
+from pages._ui import NOTEBOOK, ask, guard, inert, notebook, reopen_linked, use_memory
 from pages._words import SAMPLES, caption, cite, plural
 
 #: How a cell is marked: not run, applied, refused.
@@ -86,7 +87,8 @@ if nb is None:
     st.info("Load a sample or upload a scenario to start. Each cell is one event; run them one by one.")
     to_link(LINK)
     st.stop()
-watch_notebook()  # another tab's run, edit or reset shows here within a second, told
+# Every second, the page runs again if another tab or window saved the notebook (its run, edit or reset, told).
+every(1.0, lambda: (now := notebook()) is not None and now.changed_elsewhere())
 book: nbk.Notebook = nb  # as the download buttons' callbacks see it
 st.session_state["nb_id"] = nb.id
 st.session_state["nb_sample"] = nb.file if nb.file in samples else None
