@@ -23,7 +23,6 @@ ISSUE = "python -m memory_core token issue PERSON --org ORG"
 AS_KEY = "signed_in_as"  # the (person, organization) this session last acted as
 ORG_KEY = "signed_org"  # the organization chosen among those the identity is linked in
 REFUSED_KEY = "identity_refused"
-CALLERS_KEY = "_identity_callers"  # (memory's version and the claims, whom they act as)
 BACK_KEY = "_identity_link_back"  # the link a sign-in interrupted was reopened (once a session)
 
 #: The provider's round trip ends at `/`: the address a signed-out person opened is kept in the tab
@@ -95,13 +94,13 @@ def _callers() -> dict[str, str]:
         return {}
     svc = main_service(database_url())
     version = svc.version()
-    key = (version, sorted((k, repr(v)) for k, v in said.items()))
-    kept = st.session_state.get(CALLERS_KEY)
-    if version is not None and kept is not None and kept[0] == key:
-        return dict(kept[1])
-    found = svc.identity_callers(said)
-    st.session_state[CALLERS_KEY] = (key, found)
-    return dict(found)
+    return dict(svc.identity_callers(said) if version is None else _callers_at(version, said))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _callers_at(version: str, claims: dict[str, object]) -> dict[str, str]:
+    """`_callers` kept under memory's version, as pages/_ui.read keeps a page's reads."""
+    return main_service(database_url()).identity_callers(claims)
 
 
 def _identity_signed_in() -> tuple[str, str] | None:
