@@ -253,8 +253,9 @@ def _compound(kind: str, f: FormField) -> Obj:
         return record_fields("f_")
     if f.widget == "record":
         return {f.name: record_fields("f_")} if st.checkbox("with a record", key="f_with_rec", value=True) else {}
-    if f.widget == "fact":
-        return {f.name: fact_fields("f_fact_")}
+    if f.widget == "fact":  # one claim's subject, relation and object
+        claim = claim_fields("f_fact_")
+        return {f.name: {k: claim[0][k] for k in ("subject", "relation", "object")} if claim else {}}
     if f.widget == "settings":
         chosen = st.multiselect("settings to set", [s.name for s in SETTINGS], key="f_names")
         return {f.name: {n: st.toggle(n, key=f"f_set_{n}") for n in chosen}}
@@ -333,17 +334,9 @@ def record_fields(prefix: str) -> Obj:
     return cells.compact(given | {"claims": claim_fields(prefix)})
 
 
-def fact_fields(prefix: str) -> Obj:
-    claim = claim_fields(prefix)
-    return {k: claim[0][k] for k in ("subject", "relation", "object")} if claim else {}
-
-
 def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: list[str]) -> None:
     """A cell's editor: its simple fields and note, or the event as JSON; a save is said (#25)."""
-    saved = st.session_state.get("_nb_saved")
-    if saved and saved[:2] == (nb.id, i):
-        st.success(saved[2])
-        del st.session_state["_nb_saved"]
+    said_once(f"_nb_saved-{nb.id}-{i}")
     drawn = json.dumps(event, indent=2, ensure_ascii=False)
     fresh = st.session_state.get(f"_edit_for_{i}") != drawn  # another cell now stands here, or this one changed
     st.session_state[f"_edit_for_{i}"] = drawn
@@ -405,7 +398,6 @@ def _save(nb: nbk.Notebook, i: int, before: Obj, event: Obj) -> None:
         st.error(f"Not saved: {exc}")
         return
     again = " The cells run so far ran again on the edited story." if i < ran else ""
-    said = f"Cell [{i}] saved.{again} Undo takes it back."
-    st.session_state["_nb_saved"] = (nb.id, i, said)
+    st.session_state[f"_nb_saved-{nb.id}-{i}"] = f"Cell [{i}] saved.{again} Undo takes it back."
     st.toast(f"Cell [{i}] saved.")
     rerun(nb, goto=i)
