@@ -17,9 +17,11 @@ from memory_core.views.notebook import file_name, notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import download, grid, headed, wrapped
 from pages._turns import STATUS, clicked, latest_turns, timeline, titled, turn_reads, turns_said
-from pages._ui import guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
+from pages._ui import guard, inert, keep, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import caption, cite, markdown, on_off, plural, probes_used, yes_no
 
+#: The table of runs, a row a run (each run's person by name, its turns by status).
+COLUMNS = ["Run", "Person", "Via", "Surface", "Ephemeral asked", "Stored as ephemeral", "Ended", "Turns"]
 LINKED = {"run": "runs_run", "record": "runs_record", "turn": "runs_turn", "person": "runs_people", "via": "runs_via"}
 WHY_NOTHING = {
     "open": "it is still open; a turn teaches when it completes (R1)",
@@ -138,25 +140,15 @@ with guard():
         to_link(LINKED)
         st.info("No run matches these filters.")
         st.stop()
-    if st.session_state.get("runs_run") not in ids:
-        if "run" in st.query_params:
-            st.warning(f"No run {inert(st.query_params['run'])!s} here: filtered out, deleted (R29), or never was.")
-        st.session_state["runs_run"] = ids[0]
-    overview = pd.DataFrame(
-        [
-            {
-                "Run": r["id"],
-                "Person": names.get(r["person"], r["person"]) if r["person"] else "erased (R30)",
-                "Via": via[r["id"]],
-                "Surface": r["surface"],
-                "Ephemeral asked": on_off(r["requested_ephemeral"]),
-                "Stored as ephemeral": on_off(r["ephemeral"]),
-                "Ended": yes_no(r["ended"]),
-                "Turns": turns_said(r),
-            }
-            for r in runs
-        ]
-    )
+    if st.session_state.get("runs_run") not in ids and "run" in st.query_params:
+        st.warning(f"No run {inert(st.query_params['run'])!s} here: filtered out, deleted (R29), or never was.")
+    keep("runs_run", ids)
+    rows = [
+        (r["id"], named(r["person"]), via[r["id"]], r["surface"], on_off(r["requested_ephemeral"]))
+        + (on_off(r["ephemeral"]), yes_no(r["ended"]), turns_said(r))
+        for r in runs
+    ]
+    overview = pd.DataFrame(rows, columns=COLUMNS)
     grid(overview, first=("Run", "Person", "Via"), column_config={"Via": st.column_config.TextColumn(width="medium")})
     run_id = st.selectbox(
         "Run", ids, key="runs_run", format_func=lambda i: f"{i} · via MCP: {clients[i]}" if i in clients else i
