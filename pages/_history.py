@@ -40,10 +40,6 @@ def then(ctx: Context, clock: int, what: Read[P, R], *args: P.args, **kwargs: P.
 WINDOW = 200
 
 
-def _numbers(svc: MemoryService, clock: int, org: str) -> list[int]:
-    return [0, *svc.moment_numbers(org=org, last=clock)]
-
-
 def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> dict[int, Moment]:
     """The moments numbered in `ids`, labelled by what happened (as R33 left them at this clock)."""
     people = {p["id"]: p["name"] for p in svc.people()}
@@ -56,7 +52,7 @@ def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> d
 def moments(ctx: Context, org: str) -> tuple[int, list[int]]:
     """The clock now, and the organization's moments (and those of none: setup, erasures), 0 first."""
     clock = read(ctx, MemoryService.clock)
-    return clock, then(ctx, clock, _numbers, clock, org)
+    return clock, [0, *then(ctx, clock, MemoryService.moment_numbers, org=org, last=clock)]
 
 
 def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int, Moment]:
