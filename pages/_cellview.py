@@ -17,6 +17,7 @@ from memory_core.rules.settings import SETTINGS
 from memory_core.rules.turns import teaches
 from memory_core.rules.vocabulary import GRAPHS, TURN_END_STATUSES, WORLD_KINDS
 from memory_core.rules.weights import ORIGINS
+from memory_core.rules.wording import RULE_TEXT
 from memory_core.views import cell_said as said
 from memory_core.views import cells, notebook_scrub
 from memory_core.views import notebook as nbk
@@ -24,7 +25,7 @@ from memory_core.views.event_form import FormField, fields
 from pages._links import record_link
 from pages._tables import wrapped
 from pages._ui import Version, guard, inert, open_notebook, read_at, said_once
-from pages._words import caption, cite, plural, rule_text
+from pages._words import caption, cite, plural
 
 #: A fact change's columns, all or only where it ended (compact).
 COLUMNS = ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
@@ -95,7 +96,7 @@ def preview(nb: nbk.Notebook, turn: str) -> None:
             st.markdown(f"**If {status}**")
             res = outcomes[status]
             if res["status"] == "ok" and not res["changes"] and not res["skipped"]:
-                st.caption("Teaches nothing." + (f" {rule_text('R2')}" if not teaches(status) else ""))
+                st.caption("Teaches nothing." + (" " + cite(f"R2: {RULE_TEXT['R2']}") if not teaches(status) else ""))
             else:
                 show_result(res, compact=True)
 

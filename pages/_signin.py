@@ -143,10 +143,6 @@ def signed_in() -> tuple[str, str] | None:
     return caller
 
 
-def needs_sign_in() -> bool:
-    return sign_in_required() and signed_in() is None
-
-
 def sign_in_page() -> None:
     """The only page signed-in mode shows until the session acts as someone: the provider's or the token's."""
     section = auth_section()
