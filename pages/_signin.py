@@ -7,6 +7,8 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 import streamlit as st
 
@@ -18,6 +20,8 @@ from memory_core.views.text import JSON, inert
 from pages._links import addresses
 from pages._words import refusal
 
+A = TypeVar("A")
+R = TypeVar("R")
 TOKEN_KEY = "signed_in_token"
 ISSUE = "python -m memory_core token issue PERSON --org ORG"
 AS_KEY = "signed_in_as"  # the (person, organization) this session last acted as
@@ -92,15 +96,20 @@ def _callers() -> dict[str, str]:
     said = _claims()
     if not said:
         return {}
+    return dict(_kept(MemoryService.identity_callers, said))
+
+
+def _kept(what: Callable[[MemoryService, A], R], arg: A) -> R:
+    """`what` of the configured database, kept under memory's version as pages/_ui.read keeps a page's reads:
+    who acts is asked at every run, several times (app.py, the sidebar, the page), and read once a version."""
     svc = main_service(database_url())
     version = svc.version()
-    return dict(svc.identity_callers(said) if version is None else _callers_at(version, said))
+    return what(svc, arg) if version is None else _kept_at(version, what.__qualname__, arg, what)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _callers_at(version: str, claims: dict[str, object]) -> dict[str, str]:
-    """`_callers` kept under memory's version, as pages/_ui.read keeps a page's reads."""
-    return main_service(database_url()).identity_callers(claims)
+def _kept_at(version: str, name: str, arg: A, _what: Callable[[MemoryService, A], R]) -> R:
+    return _what(main_service(database_url()), arg)
 
 
 def _identity_signed_in() -> tuple[str, str] | None:
@@ -129,9 +138,8 @@ def signed_in() -> tuple[str, str] | None:
     token = st.session_state.get(TOKEN_KEY)
     if not token:
         return None
-    svc = main_service(database_url())
-    caller = svc.token_caller(token)
-    if caller is None or caller[0] not in {m["id"] for m in svc.members(caller[1])}:
+    caller = _kept(MemoryService.token_caller, token)  # a token revoked, or a member gone, moves the version
+    if caller is None or caller[0] not in {m["id"] for m in _kept(MemoryService.members, caller[1])}:
         del st.session_state[TOKEN_KEY]
         st.session_state["sign_in_refused"] = (
             "Your token was revoked or replaced, or your account is gone: sign in again."
