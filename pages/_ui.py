@@ -144,12 +144,12 @@ def _source(nb: nbk.Notebook | None, title: str | None) -> str:
 
 def _who(svc: MemoryService, where: str, *, caller: tuple[str, str] | None, signing_in: bool) -> None:
     """Who acts: the signed-in person on the database, else anyone "Act as" offers (in a notebook, or the demo)."""
-    if caller is not None:  # the organizations and members as the pages read them, kept under memory's version
-        at = version_at(svc, where)
+    at = version_at(svc, where)  # the organizations and people as the pages read them, kept under memory's version
+    if caller is not None:
         signed_in_box(_orgs(svc, at), read_at(svc, at, MemoryService.members, caller[1]), *caller)
         return
     from_link(SIDEBAR_LINK)
-    _act_as(svc, where)
+    _act_as(svc, where, at)
     to_link(SIDEBAR_LINK)
     st.caption(
         "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
@@ -177,9 +177,8 @@ VISITOR = "(visitor)"
 SIDEBAR_LINK = {"org": "org", "as": "person"}
 
 
-def _act_as(svc: MemoryService, memory: str) -> None:
+def _act_as(svc: MemoryService, memory: str, at: Version | None) -> None:
     """The demo's choices: any organization, and anyone, member or not (#25: never silently someone else)."""
-    at = version_at(svc, memory)
     org_names = _orgs(svc, at)
     if org_names and st.session_state.get("org") not in org_names:
         dropped("org", f"{inert(next(iter(org_names.values())))} instead")
@@ -398,7 +397,7 @@ def need_org(ctx: Context) -> bool:
 
 
 def said_once(key: str, say: Callable[[str], object] = st.success) -> None:
-    """A success kept under `key` said after the rerun that shows it, not only in a passing toast."""
+    """A success (or what `say` says) kept under `key`, said after the rerun that shows it, not only in a passing toast."""
     if said := st.session_state.pop(key, None):
         say(said)
 

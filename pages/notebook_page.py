@@ -15,7 +15,7 @@ from pages import _cellview as cv
 from pages._links import from_link, to_link
 from pages._live import every
 from pages._tables import download
-from pages._ui import NOTEBOOK, ask, guard, inert, notebook, reopen_linked, use_memory
+from pages._ui import NOTEBOOK, ask, guard, inert, notebook, reopen_linked, said_once, use_memory
 from pages._words import SAMPLES, caption, cite, plural
 
 #: How a cell is marked: not run, applied, refused.
@@ -62,8 +62,7 @@ if "_nb_goto" in st.session_state:  # a button asked to move the window before "
     st.session_state["nb_jump"] = st.session_state.pop("_nb_goto")
 
 st.title("Notebook")
-if "_nb_link_lost" in st.session_state:
-    st.warning(st.session_state.pop("_nb_link_lost"))
+said_once("_nb_link_lost", st.warning)
 nb = notebook()
 with st.expander("Open a scenario", expanded=nb is None):
     pick = go = st.container(horizontal=True, vertical_alignment="center")  # the button's label whole (#25)
