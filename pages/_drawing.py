@@ -197,8 +197,7 @@ def members(ctx: Context, at: Version | None, shown: tuple[str, str]) -> None:
     which = st.query_params.get("community")
     if not (which and which.isdigit()):
         return
-    found = [c for c in _overview(ctx, at, shown).communities if c.id == int(which)]
-    if found:
-        c = found[0]
+    c = next((c for c in _overview(ctx, at, shown).communities if c.id == int(which)), None)
+    if c is not None:
         more = f" and {c.size - len(c.members):,} more" if c.size > len(c.members) else ""
         caption(f"Community **{viz.inert(c.label)}**: " + ", ".join(viz.inert(m) for m in c.members) + more + ".")

@@ -104,8 +104,7 @@ def _link_form(section: dict[str, JSON]) -> None:
     row = st.container(horizontal=True)  # the fields in a row that wraps: each label whole (#25)
     person = row.selectbox("Member", list(members), format_func=lambda p: f"{members[p]} ({p})", key="id_person")
     if how == "subject":
-        if "id_issuer" not in st.session_state:
-            st.session_state["id_issuer"] = signin.issuer_of(section, next(iter(signin.providers(section)), None))
+        st.session_state.setdefault("id_issuer", signin.issuer_of(section, next(iter(signin.providers(section)), None)))
         given = {
             "issuer": row.text_input("Issuer", key="id_issuer", placeholder="https://login.example.com"),
             "subject": row.text_input("Subject (`sub`)", key="id_subject"),
