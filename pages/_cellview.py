@@ -208,7 +208,7 @@ def load(text: str | bytes, name: str, goto: int = 0) -> None:
                 f"{inert(name)} is not a memory scenario: {inert(exc)}. Fix that place in the file and load it again."
             )
             return
-        open_notebook(nb, name)
+        open_notebook(nb)
         rerun(nb, goto=goto)
 
 

@@ -246,10 +246,10 @@ def use_memory(source: str) -> None:
     st.session_state["_pending_source"] = source
 
 
-def open_notebook(nb: nbk.Notebook, name: str) -> None:
+def open_notebook(nb: nbk.Notebook) -> None:
     """Make `nb` the open notebook and the memory in use, kept on disk under its id."""
     nb.author = (signed_in() or (None,))[0] if sign_in_required() else None  # it opens for its author (#40)
-    st.session_state.update(notebook=nb, notebook_file=name, nb_id=nb.id)
+    st.session_state.update(notebook=nb, nb_id=nb.id)
     st.session_state.pop("_nb_confirm_load", None)
     use_memory(NOTEBOOK)
     nb.save()

@@ -46,7 +46,7 @@ linked = st.session_state.get("nb_id")
 if linked and linked != linked_before and ((nb := notebook()) is None or nb.id != linked):
     reopened, damaged = reopen_linked(linked)  # damaged, or not the signed-in caller's (#40)
     if reopened is not None:
-        st.session_state.update(notebook=reopened, notebook_file=reopened.file or "scenario.json")
+        st.session_state["notebook"] = reopened
         use_memory(NOTEBOOK)
         cv.rerun(goto=st.session_state.get("nb_jump", reopened.last or 0))
     st.session_state["nb_id"] = None
@@ -122,7 +122,7 @@ if bar.button("Reset", key="reset"):
 if bar.button("Undo", key="undo", disabled=not nb.edited(), help="Undo the last edit of the cells"):
     cv.with_guard(nb.undo)
     cv.rerun(nb)
-file_name = nb.file or st.session_state.get("notebook_file") or "scenario.json"
+file_name = nb.file or "scenario.json"  # the name it was opened under (Notebook.file)
 as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)
 download(bar.download_button, "Download scenario", as_json, file_name=file_name, key="dl_scenario")
 state = lambda: json.dumps(book.state(), indent=2, ensure_ascii=False)

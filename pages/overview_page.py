@@ -183,5 +183,5 @@ for i, path in enumerate(files):
         if st.button("Open in the Notebook", key=f"open-{path.stem}"):
             with guard():
                 doc = json.loads(path.read_text(encoding="utf-8"))
-                open_notebook(nbk.new(doc, path.name), path.name)
+                open_notebook(nbk.new(doc, path.name))
                 st.switch_page("pages/notebook_page.py")

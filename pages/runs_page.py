@@ -13,7 +13,7 @@ from memory_core.plain import Obj
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RecordPublic, TurnDetail
-from memory_core.views.notebook import file_name, notebook_of, run_export
+from memory_core.views.notebook import notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import download, grid, headed, wrapped
 from pages._turns import STATUS, clicked, latest_turns, timeline, titled, turn_reads, turns_said
@@ -186,7 +186,7 @@ with guard():
     ):
         with guard():
             nb = notebook_of(exported, run_id)
-            open_notebook(nb, file_name(run_id))
+            open_notebook(nb)
             st.switch_page("pages/notebook_page.py", query_params={"mem": "notebook", "nb": nb.id})
     if not owners:
         said.caption(
