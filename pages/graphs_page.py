@@ -11,7 +11,7 @@ from streamlit.delta_generator import DeltaGenerator
 from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.rules.wording import possessive
-from memory_core.usecases.shapes import FocusPublic, GraphJson
+from memory_core.usecases.shapes import FocusPublic, FoundEntity, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages import _drawing, _history
@@ -101,15 +101,14 @@ def _search(graph: str, owner: str) -> None:
     if not found:
         st.caption(f"No entity's name matches “{viz.inert(text)}” in these graphs.")
         return
-    st.session_state["_g_found"] = found
     said = [f"{e['name']} · {e['kind']} · {e['graph']} · {plural(e['facts'], 'fact')}" for e in found]
     pills = "Entities found: choose one to focus on it"
-    st.pills(pills, range(len(found)), key="g_found", format_func=said.__getitem__, on_change=_chosen)
+    st.pills(pills, range(len(found)), key="g_found", format_func=said.__getitem__, on_change=_chosen, args=(found,))
 
 
-def _chosen() -> None:
+def _chosen(found: list[FoundEntity]) -> None:
     """A found entity chosen: its graph drawn around it (#39)."""
-    i, found = st.session_state.get("g_found"), st.session_state.get("_g_found") or []
+    i = st.session_state.get("g_found")
     if i is not None and i < len(found):
         st.session_state["g_which"], st.session_state["g_focus"] = found[i]["graph"], found[i]["name"]
         st.session_state["g_find"], st.session_state["g_found"] = "", None
