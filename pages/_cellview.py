@@ -354,12 +354,7 @@ def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: 
                 st.session_state[f"edit-{i}"] = drawn
             text = st.text_area("Event (JSON)", key=f"edit-{i}", height=180)
             if st.button("Save cell", key=f"save-{i}", help="Saves the event as written; Undo takes it back."):
-                try:
-                    new = decode(text)
-                except FormatError as exc:
-                    st.error(f"Not saved: {exc}")
-                else:
-                    _save(nb, i, event, new)
+                _save(nb, i, event, text)
 
 
 def _fields_of(i: int, event: Obj, fresh: bool, lists: dict[str, list[str]]) -> Obj:
@@ -387,13 +382,14 @@ def _merged(event: Obj, edited: Obj, *, required: set[str]) -> Obj:
     return {k: v for k, v in out.items() if k not in edited or v not in ("", None) or k in required}
 
 
-def _save(nb: nbk.Notebook, i: int, before: Obj, event: Obj) -> None:
-    """Save a cell, then say so after the rerun that shows it (not only in a passing toast)."""
-    if event == before:
-        st.info("Nothing to save: the cell is as it was.")
-        return
+def _save(nb: nbk.Notebook, i: int, before: Obj, edited: Obj | str) -> None:
+    """Save a cell (its fields, or its JSON as written), then say so after the rerun that shows it (not only in a toast)."""
     ran = nb.cursor
     try:
+        event = decode(edited) if isinstance(edited, str) else edited
+        if event == before:
+            st.info("Nothing to save: the cell is as it was.")
+            return
         nb.update_cell(i, event)
     except FormatError as exc:
         st.error(f"Not saved: {exc}")
