@@ -1,5 +1,4 @@
-"""Memory Explorer's dashboard: navigation and the sidebar every page shares; in signed-in mode
-(pages/_signin.py) only the sign-in page, until the session acts as someone."""
+"""Memory Explorer's dashboard: navigation and the shared sidebar; signed in (pages/_signin.py), sign-in first."""
 
 from __future__ import annotations
 

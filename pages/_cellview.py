@@ -1,5 +1,4 @@
-"""The Notebook page's cells: what each did, said for its kind (views/cell_said.py), the memory compared
-between two cells, and the form that adds or edits a cell, drawn from the event's model (views/event_form.py)."""
+"""The Notebook's cells: what each did (views/cell_said.py), memory compared between two, and the cell form."""
 
 from __future__ import annotations
 

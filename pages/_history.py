@@ -1,6 +1,4 @@
-"""What the pages that look back share (R32): the time control, the moments labelled as people name
-them, what changed between two moments as a table, and a fact's weight through time (Fact weights); reads kept
-under the memory's clock."""
+"""What the pages that look back share (R32): the time control, moments labelled, diffs, a weight through time."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Tables the pages share, drawn so nothing a reader needs is cut (#25): `wrapped`, a few rows read
-whole (st.table), and `grid`, many rows scrolled in place (st.dataframe), its key columns first."""
+"""Tables drawn so nothing a reader needs is cut (#25): `wrapped` read whole (st.table), `grid` scrolled in place."""
 
 from __future__ import annotations
 

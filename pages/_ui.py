@@ -1,5 +1,4 @@
-"""What every page shares: the memory in use, the acting person (signed in, pages/_signin.py, or
-"Act as" in the local demo), reads kept under memory's version, and errors as messages."""
+"""What every page shares: the memory in use, who acts (signed in, or "Act as"), reads kept, errors as messages."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""The Settings page's what-if: both replays (memory_core/views/whatif.py) compared, by what the runs did
-and by the facts they leave, each count and column said with the settings it was replayed under (#25)."""
+"""The Settings page's what-if: both replays (views/whatif.py) compared, each count said with its settings (#25)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Notebook: a scenario as cells, one event each, run to watch what memory learns: a window of cells
-from the one just run, kept on disk under the URL's `?nb=` with its edits (undone, asked before lost)."""
+"""Notebook: a scenario as cells run one by one, kept on disk under the URL's `?nb=` with its edits (undone, asked)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Overview: the organization's map as a turn sees it and its World facts, now or at any moment and
-compared with another (R32, ?at=N&from=M), its people, runs, settings, and the samples."""
+"""Overview: the organization's map and World facts at any moment, compared (R32); people, runs, settings, samples."""
 
 from __future__ import annotations
 

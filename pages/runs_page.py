@@ -1,5 +1,4 @@
-"""Runs: each run of the organization, its turns, and every record its turns kept as evidence (R2,
-R24: `?run=r1&record=t1%232` shows one first), and "Open in the Notebook" (views/notebook.run_export)."""
+"""Runs: each run, its turns, every record kept as evidence (R2, R24: `?run=r1&record=t1%232`); Open in the Notebook."""
 
 from __future__ import annotations
 

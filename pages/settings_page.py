@@ -1,5 +1,4 @@
-"""Settings: the organization's settings, the owner's alone (R15), their audit, its workflows, who signs in as whom
-(docs/signin.md), and a what-if: its history (or the notebook's scenario) replayed under other settings (R16)."""
+"""Settings: the owner's alone (R15), their audit, workflows, sign-in links (docs/signin.md), a what-if replay (R16)."""
 
 from __future__ import annotations
 
