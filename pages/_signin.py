@@ -1,6 +1,4 @@
-"""Signed-in mode (an identity provider configured, `[auth]` in `.streamlit/secrets.toml`, docs/signin.md;
-MEMORY_SIGN_IN=1; or listening beyond loopback): who acts is the member linked to the identity signed in,
-checked on every run, or else a bearer token's holder."""
+"""Signed-in mode (an identity provider, docs/signin.md; MEMORY_SIGN_IN=1; beyond loopback): who acts, each run."""
 
 from __future__ import annotations
 
@@ -75,8 +73,7 @@ def _loopback(address: str) -> bool:
 
 
 def sign_in_required() -> bool:
-    """Signed-in mode: an identity provider configured, MEMORY_SIGN_IN=1, or listening beyond loopback
-    (MEMORY_LISTEN and Streamlit's server.address, none: every interface)."""
+    """Signed-in: an identity provider, MEMORY_SIGN_IN=1, or listening beyond loopback (MEMORY_LISTEN, address)."""
     asked = os.environ.get("MEMORY_SIGN_IN", "").strip().lower() in {"1", "true", "yes", "on"}
     listens = [os.environ.get("MEMORY_LISTEN", "127.0.0.1"), str(st.get_option("server.address") or "")]
     return bool(auth_section()) or asked or not all(_loopback(a) for a in listens)
@@ -100,8 +97,7 @@ def _callers() -> dict[str, str]:
 
 
 def _kept(what: Callable[[MemoryService, A], R], arg: A) -> R:
-    """`what` of the configured database, kept under memory's version as pages/_ui.read keeps a page's reads:
-    who acts is asked at every run, several times (app.py, the sidebar, the page), and read once a version."""
+    """`what` of the database kept under memory's version: who acts is asked several times a run."""
     svc = main_service(database_url())
     version = svc.version()
     return what(svc, arg) if version is None else _kept_at(version, what.__qualname__, arg, what)

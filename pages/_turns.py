@@ -1,6 +1,4 @@
-"""Runs as people look for them (#38.8, #38.7, #39.5): a turn titled by its request, the organization's latest turns
-and its runs at a glance (`timeline`), each a link that opens its run on Runs with that turn open (`?run=R&turn=T`),
-and what turns read."""
+"""Runs as people look for them (#38.7, #38.8, #39.5): turns titled by request, the latest, a timeline, their reads."""
 
 from __future__ import annotations
 
