@@ -65,12 +65,11 @@ def _record_links(nb: nbk.Notebook | None, turn: str | None) -> Callable[[str], 
 def kept(nb: nbk.Notebook) -> None:
     """What the notebook keeps, said beside it, and the scrub of what its cells erased (#26)."""
     caption(
-        f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the "
-        "scratch memory the sidebar names): your cells as you "
-        "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
-        "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
-        "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
-        "scrub them."
+        f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the scratch "
+        "memory the sidebar names): your cells as you wrote them, and what each did when it ran (its result, the "
+        "reads' answers, the refusals). A cell that deletes a run or an account, or an ephemeral run's end, erases it "
+        "from the notebook's memory (R17, R29, R30, R31); your cells keep your words, and the results saved before it "
+        "keep copies until you scrub them."
     )
     said_once("_nb_scrubbed")
     waiting = notebook_scrub.pending(nb)
@@ -382,7 +381,7 @@ def _merged(event: Obj, edited: Obj, *, required: set[str]) -> Obj:
 
 
 def _save(nb: nbk.Notebook, i: int, before: Obj, edited: Obj | str) -> None:
-    """Save a cell (its fields, or its JSON as written), then say so after the rerun that shows it (not only in a toast)."""
+    """Save a cell (its fields, or its JSON as written), said after the rerun that shows it (not only in a toast)."""
     ran = nb.cursor
     try:
         event = decode(edited) if isinstance(edited, str) else edited

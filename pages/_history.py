@@ -289,7 +289,7 @@ def counts(d: Obj) -> str:
 
 
 def show_diff(ctx: Context, between: Between, lo: int, hi: int, *, shown: Shown, title: str, nothing: str) -> None:
-    """What changed from moment lo to hi (`between`: MemoryService.facts_between), as the pages list it: a row a fact."""
+    """What changed from moment lo to hi (`between`: facts_between's answer), as the pages list it: a row a fact."""
     d = history.diff(*between)
     st.markdown(
         f"**{title} {lo}** ({inert(shown.what(lo))}) **to moment {hi}** ({inert(shown.what(hi))}): "

@@ -167,9 +167,8 @@ def _token_page() -> None:
     """A bearer token, the preferences API's, signs in as its holder in its organization."""
     st.title("Sign in")
     st.markdown(
-        "This dashboard requires a bearer token: the same tokens as the preferences API. "
-        f"Ask your organization's owner for one, issued with `{ISSUE}`. "
-        "You then act as yourself, in that organization only."
+        "This dashboard requires a bearer token: the same tokens as the preferences API. Ask your organization's "
+        f"owner for one, issued with `{ISSUE}`. You then act as yourself, in that organization only."
     )
     with st.form("sign_in"):
         token = st.text_input("Token", type="password", key="sign_in_input", placeholder="mem_…")

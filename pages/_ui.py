@@ -396,7 +396,7 @@ def need_org(ctx: Context) -> bool:
 
 
 def said_once(key: str, say: Callable[[str], object] = st.success) -> None:
-    """A success (or what `say` says) kept under `key`, said after the rerun that shows it, not only in a passing toast."""
+    """A success (or what `say` says) kept under `key`, said after the rerun that shows it, not only in a toast."""
     if said := st.session_state.pop(key, None):
         say(said)
 

@@ -139,8 +139,7 @@ def facts_table(differs: pd.DataFrame, shown: pd.DataFrame, sides: Sides) -> Non
     table["Difference"] = table["Difference"].map(lambda d: words.get(d, d))
     st.dataframe(table, hide_index=True, width="stretch")
     st.caption(
-        f"Difference: **status** or **weight** when the fact is in both replays and that differs; "
-        f"**only with {sides.settings}** when only the replay with {sides.settings} leaves the fact (the what-if's "
-        "settings keep it out, or it has no support left there); **only in the what-if** when only the what-if "
-        "leaves it."
+        f"Difference: **status** or **weight** when the fact is in both replays and that differs; **only with "
+        f"{sides.settings}** when only the replay with {sides.settings} leaves the fact (the what-if's settings keep "
+        "it out, or it has no support left there); **only in the what-if** when only the what-if leaves it."
     )

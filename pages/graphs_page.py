@@ -39,9 +39,8 @@ def _moment(ctx: Context, org: str, graph: str, filters: DeltaGenerator) -> tupl
     """The time control, and "Compare with…" among the filters (R32); the User graph now (R23)."""
     if graph == "user":
         caption(
-            "The User graph is drawn as it stands now: its facts are taught in every organization "
-            "(R20, R23), so this organization's moments do not date it. World and Flow graphs "
-            "have a time control."
+            "The User graph is drawn as it stands now: its facts are taught in every organization (R20, R23), so "
+            "this organization's moments do not date it. World and Flow graphs have a time control."
         )
         st.session_state[f"{PREFIX}_at_link"] = st.session_state[f"{PREFIX}_from"] = None
         _history.link_moments(PREFIX)

@@ -169,8 +169,7 @@ with guard():
         f"stored as ephemeral {on_off(run['ephemeral'])} (R11, R17), "
         f"{'ended' if run['ended'] else 'not ended'}"
         f"{'; started by an agent via MCP: ' + inert(clients[run_id]) if run_id in clients else ''}; "
-        f"{plural(len(run['turns']), 'turn')}, "
-        f"{plural(len(turn_records), 'record')}."
+        f"{plural(len(run['turns']), 'turn')}, {plural(len(turn_records), 'record')}."
     )
     exported = read(ctx, run_export, org, run_id)
     # R15: the run's scenario carries the organization's settings and their audit: the owner's alone

@@ -72,9 +72,8 @@ def sign_in_links() -> None:
         return
     section = auth_section()
     caption(
-        "People sign in with the organization's identity provider and act as the member linked to their "
-        "identity, here only: they see what that member sees, and the owner's rules follow the owner (R15, "
-        "R29, R30). "
+        "People sign in with the organization's identity provider and act as the member linked to their identity, "
+        "here only: they see what that member sees, and the owner's rules follow the owner (R15, R29, R30). "
         + (
             "This dashboard signs in with the provider set in `.streamlit/secrets.toml`."
             if section
