@@ -71,9 +71,7 @@ def latest_turns(ctx: Context, org: str) -> None:
         return
     clients = read(ctx, MemoryService.run_clients, [r["id"] for r, _ in recent])
     details = {r["id"]: read(ctx, MemoryService.run_detail, org, r["id"]) for r, _ in recent}
-    lines = []
-    for r, t in reversed(recent):
-        lines += _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))
+    lines = [line for r, t in reversed(recent) for line in _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))]
     markdown("**Latest turns**, as they go:\n" + "\n".join(lines))
 
 
