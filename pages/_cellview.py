@@ -252,9 +252,8 @@ def _compound(kind: str, f: FormField) -> Obj:
         return record_fields("f_")
     if f.widget == "record":
         return {f.name: record_fields("f_")} if st.checkbox("with a record", key="f_with_rec", value=True) else {}
-    if f.widget == "fact":  # one claim's subject, relation and object
-        claim = claim_fields("f_fact_")
-        return {f.name: {k: claim[0][k] for k in ("subject", "relation", "object")} if claim else {}}
+    if f.widget == "fact":
+        return {f.name: fact_fields("f_fact_")}
     if f.widget == "settings":
         chosen = st.multiselect("settings to set", [s.name for s in SETTINGS], key="f_names")
         return {f.name: {n: st.toggle(n, key=f"f_set_{n}") for n in chosen}}
@@ -316,6 +315,12 @@ def claim_fields(prefix: str) -> list[Obj]:
     except FormatError as exc:
         st.error(f"More claims: {exc}.")
     return claims
+
+
+def fact_fields(prefix: str) -> Obj:
+    """One claim's subject, relation and object, from the claim's fields."""
+    claim = claim_fields(prefix)
+    return {k: claim[0][k] for k in ("subject", "relation", "object")} if claim else {}
 
 
 def record_fields(prefix: str) -> Obj:
