@@ -20,6 +20,7 @@ from pages._links import copy_link, from_link, to_link
 from pages._ui import Context, Version, guard, inert, live, notebook, org_names, page, people_names, read_at, version_at
 from pages._words import caption, cite, plural
 
+Changed = tuple[Between, int, int]  # the facts changed between two moments, the earlier and the later
 LOADED = 5000  # facts read of a past moment: the heaviest, so a large graph stays fast (B6, B8)
 
 
@@ -158,12 +159,18 @@ def _say_drawn(plan: viz.Plan, drawn_at: int | None, cmp: viz.Compare | None) ->
     )
 
 
-def _changed(shown: Shown | None, other: int | None, graph: str, owner: str) -> tuple[Between, int, int] | None:
-    """With a moment to compare with (R32): the changed facts as they stood at the earlier moment and the later."""
-    if shown is None or other is None or other == shown.n:
-        return None
-    lo, hi = sorted((other, shown.n))
-    return _history.then(ctx, shown.clock, MemoryService.facts_between, lo, hi, graph=(graph, owner)), lo, hi
+def _drawn_and_changed(
+    shown: Shown | None, other: int | None, graph: str, owner: str
+) -> tuple[int | None, Changed | None]:
+    """The past moment drawn, the later of those compared (None: now); with two, the facts changed between (R32)."""
+    if shown is None:
+        return None, None
+    lo, hi = sorted((shown.n if other is None else other, shown.n))
+    drawn_at = None if hi == shown.newest else hi
+    if lo == hi:
+        return drawn_at, None
+    changed = _history.then(ctx, shown.clock, MemoryService.facts_between, lo, hi, graph=(graph, owner))
+    return drawn_at, (changed, lo, hi)
 
 
 def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
@@ -174,14 +181,6 @@ def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
         st.iframe(html, height=640)
     else:
         st.info(f"Nothing to draw: {viz.inert(plan.reason)}.")  # names and kinds from memory made inert
-
-
-def _drawn_at(shown: Shown | None, other: int | None) -> int | None:
-    """The past moment drawn: the one shown, or the later of the two compared; None when that is now."""
-    if shown is None:
-        return None
-    drawn_at = max(shown.n, other if other is not None else shown.n)
-    return None if drawn_at == shown.newest else drawn_at
 
 
 def _below(plan: viz.Plan, drawn: pd.DataFrame, file_name: str) -> None:
@@ -209,8 +208,7 @@ def drawing() -> None:
         if _drawing.communities(ctx, at, (graph, owner), _show):
             return
         shown, other = _moment(ctx, org, graph, popover)
-        drawn_at = _drawn_at(shown, other)
-        changed = _changed(shown, other, graph, owner)
+        drawn_at, changed = _drawn_and_changed(shown, other, graph, owner)
         cmp = compare(*changed[0], since=changed[1]) if changed else None  # since the earlier moment
         data, focus, by = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
         with popover:
