@@ -57,8 +57,7 @@ KEPT = ("g_which", "g_run", "g_kinds", "g_rel", "g_status", "g_minw", "g_focus",
 def restore_choices() -> None:
     """Before the page reads its link: the choices it had when the reader left it (a link still wins)."""
     for key, value in st.session_state.get("_g_kept", {}).items():
-        if key not in st.session_state:
-            st.session_state[key] = value
+        st.session_state.setdefault(key, value)
 
 
 def keep_choices() -> None:
