@@ -72,8 +72,7 @@ def kept(nb: nbk.Notebook) -> None:
         "keep copies until you scrub them."
     )
     said_once("_nb_scrubbed")
-    waiting = notebook_scrub.pending(nb)
-    if waiting and st.button(
+    if notebook_scrub.pending(nb) and st.button(
         "Scrub what this notebook's deletions erased from its saved results",
         key="nb_scrub",
         help="Its cells stay as you wrote them; running them again brings the copies back until you scrub again.",
