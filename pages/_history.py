@@ -147,7 +147,9 @@ def time_control(ctx: Context, org: str, prefix: str) -> Shown:
     clock, options = moments(ctx, org)
     n = _settle(prefix, options)
     listed = window(options, n)
-    other = _compared(prefix, options)
+    other = st.session_state.get(f"{prefix}_from")  # the moment compared with (`?from=`): one of the organization's
+    if other is not None and snap(options, other) != other:  # another organization's: no comparison
+        other = st.session_state[f"{prefix}_from"] = None
     found = labelled(ctx, org, clock, [*listed, *([other] if other is not None else [])])
     shown = Shown(clock, options, {k: f"{k} · {what}" for k, (_, what, _) in found.items()}, n, listed)
     _slider(shown, key=f"{prefix}_at")
@@ -155,14 +157,6 @@ def time_control(ctx: Context, org: str, prefix: str) -> Shown:
     st.session_state[f"{prefix}_at_link"] = None if n == shown.newest else n
     _steps(prefix, shown, stamp=found[n][2], org_name=ctx.org_name)
     return shown
-
-
-def _compared(prefix: str, options: list[int]) -> int | None:
-    """The moment compared with (`?from=`), if it is one of the organization's (else no comparison)."""
-    other = st.session_state.get(f"{prefix}_from")
-    if other is not None and snap(options, other) != other:  # a moment of another organization: no comparison
-        other = st.session_state[f"{prefix}_from"] = None
-    return other
 
 
 def _slider(shown: Shown, *, key: str) -> None:
@@ -282,18 +276,13 @@ def diff_table(d: Obj, orgs: dict[str, str], people: dict[str, str]) -> pd.DataF
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 
-def counts(d: Obj) -> str:
-    """`3 added, 1 gone, 2 changed` over every graph of a diff."""
-    n = {k: sum(len(p[k]) for p in d.values()) for k in ("added", "gone", "changed")}
-    return ", ".join(f"{v} {k}" for k, v in n.items())
-
-
 def show_diff(ctx: Context, between: Between, lo: int, hi: int, *, shown: Shown, title: str, nothing: str) -> None:
     """What changed from moment lo to hi (`between`: facts_between's answer), as the pages list it: a row a fact."""
     d = history.diff(*between)
+    n = {k: sum(len(p[k]) for p in d.values()) for k in ("added", "gone", "changed")}  # over every graph
     st.markdown(
         f"**{title} {lo}** ({inert(shown.what(lo))}) **to moment {hi}** ({inert(shown.what(hi))}): "
-        + (counts(d) if d else f"nothing changed in {nothing}")
+        + (", ".join(f"{v} {k}" for k, v in n.items()) if d else f"nothing changed in {nothing}")
         + "."
     )
     if d:
