@@ -101,18 +101,13 @@ def timeline(ctx: Context, org: str, *, key: str, on_click: Callable[[], None]) 
 # --- what turns read (#38.7): a turn's reads in order, a fact's readers, the reads up to a moment ---
 
 
-def _linked(name: str) -> str:
-    """A name linked to Fact weights, filtered on it."""
-    return f"[{inert(name)}](fact-weights?q={quote(name)})"
-
-
 def turn_reads(ctx: Context, turn_id: str) -> None:
     """The turn's reads as they were made: asked, by whom, told (names linked to their weights) or refused."""
     reads = read(ctx, MemoryService.turn_reads, turn_id)
     if not reads:
         return
     st.markdown(cite("**What it read and was told**, in order (being read never supports a fact, R25):"))
-    lines = trace_lines(reads, inert, _linked)
+    lines = trace_lines(reads, inert, lambda name: f"[{inert(name)}](fact-weights?q={quote(name)})")
     st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
 
 

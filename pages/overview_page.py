@@ -59,13 +59,6 @@ RUNS = ["Run", "Person", "Surface", "Ephemeral", "Ended", "Turns"]
 WORLD = ["subject", "relation", "object", "status", "weight", "sources", "supports", "disputes"]
 
 
-def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> OrgMap:
-    if n == newest:
-        return read(ctx, MemoryService.org_map, org)
-    counts = read(ctx, MemoryService.map_at, org, n)
-    return {**counts, "paragraph": map_paragraph(ctx.org_name, counts["kinds"], counts["facts"])}
-
-
 def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map: int) -> tuple[pd.DataFrame, str]:
     """The World facts, heaviest first, and how many of each status beside the map's count (R32)."""
     if n == newest:  # the Fact weights page's read
@@ -85,7 +78,12 @@ def through_time(ctx: Context, org: str) -> None:
     """The time control (R32); the map and the World facts as they stood then; compared with another moment."""
     shown = _history.time_control(ctx, org, PREFIX)
     clock, n, newest = shown.clock, shown.n, shown.newest
-    m = _map_now_or_then(ctx, org, n, newest)
+    m: OrgMap
+    if n == newest:
+        m = read(ctx, MemoryService.org_map, org)
+    else:  # the map then, said as the map now is
+        then = read(ctx, MemoryService.map_at, org, n)
+        m = {**then, "paragraph": map_paragraph(ctx.org_name, then["kinds"], then["facts"])}
     st.markdown(cite("#### The map every root turn carries (R18)") + ("" if n == newest else f", after moment {n}"))
     st.info(inert(m["paragraph"]))
     left, right = st.columns([1, 2])
