@@ -1,13 +1,12 @@
-"""Memory Explorer's dashboard: navigation and the sidebar every page shares; in signed-in mode
-(pages/_signin.py) only the sign-in page, until the session acts as someone."""
+"""Memory Explorer's dashboard: navigation and the shared sidebar; signed in (pages/_signin.py), sign-in first."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from pages._links import OLD_ADDRESSES, PAGES, SET_BY_LINK, addresses
-from pages._signin import needs_sign_in, sign_in_page
-from pages._ui import sidebar, told
+from pages._signin import sign_in_page, sign_in_required, signed_in
+from pages._ui import TOLD, said_once, sidebar
 
 st.set_page_config(page_title="Memory Explorer", layout="wide")  # no page_icon: it would load from a CDN
 
@@ -27,7 +26,7 @@ def opens(address: str) -> st.Page:
     )
 
 
-if needs_sign_in():
+if sign_in_required() and signed_in() is None:
     # The sign-in is served at every page's address, so a link (its page and its choices) survives
     # the sign-in: the run after it opens the page the address names (#26).
     held = [st.Page(sign_in_page, title="Sign in", url_path=path, visibility="hidden") for path in addresses()]
@@ -38,4 +37,4 @@ else:
     st.session_state["_link_page"] = page.url_path  # links are read and written per page (pages/_links.py)
     sidebar()
     page.run()
-    told()  # a notice of the sidebar's, shown by a run that reached its end
+    said_once(TOLD, st.toast)  # the sidebar's notice was seen by a run that reached its end: a toast says it again

@@ -1,5 +1,4 @@
-"""The Notebook page's cells: what each did, said for its kind (views/cell_said.py), the memory compared
-between two cells, and the form that adds or edits a cell, drawn from the event's model (views/event_form.py)."""
+"""The Notebook's cells: what each did (views/cell_said.py), memory compared between two, and the cell form."""
 
 from __future__ import annotations
 
@@ -17,6 +16,7 @@ from memory_core.rules.settings import SETTINGS
 from memory_core.rules.turns import teaches
 from memory_core.rules.vocabulary import GRAPHS, TURN_END_STATUSES, WORLD_KINDS
 from memory_core.rules.weights import ORIGINS
+from memory_core.rules.wording import RULE_TEXT
 from memory_core.views import cell_said as said
 from memory_core.views import cells, notebook_scrub
 from memory_core.views import notebook as nbk
@@ -24,7 +24,7 @@ from memory_core.views.event_form import FormField, fields
 from pages._links import record_link
 from pages._tables import wrapped
 from pages._ui import Version, guard, inert, open_notebook, read_at, said_once
-from pages._words import caption, cite, plural, rule_text
+from pages._words import caption, cite, plural
 
 #: A fact change's columns, all or only where it ended (compact).
 COLUMNS = ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
@@ -65,16 +65,14 @@ def _record_links(nb: nbk.Notebook | None, turn: str | None) -> Callable[[str], 
 def kept(nb: nbk.Notebook) -> None:
     """What the notebook keeps, said beside it, and the scrub of what its cells erased (#26)."""
     caption(
-        f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the "
-        "scratch memory the sidebar names): your cells as you "
-        "wrote them, and what each did when it ran (its result, the reads' answers, the refusals). A cell that "
-        "deletes a run or an account, or an ephemeral run's end, erases it from the notebook's memory (R17, "
-        "R29, R30, R31); your cells keep your words, and the results saved before it keep copies until you "
-        "scrub them."
+        f"**What this notebook keeps**, in a file on this machine (`{nb.id}.notebook.json`, beside the scratch "
+        "memory the sidebar names): your cells as you wrote them, and what each did when it ran (its result, the "
+        "reads' answers, the refusals). A cell that deletes a run or an account, or an ephemeral run's end, erases it "
+        "from the notebook's memory (R17, R29, R30, R31); your cells keep your words, and the results saved before it "
+        "keep copies until you scrub them."
     )
     said_once("_nb_scrubbed")
-    waiting = notebook_scrub.pending(nb)
-    if waiting and st.button(
+    if notebook_scrub.pending(nb) and st.button(
         "Scrub what this notebook's deletions erased from its saved results",
         key="nb_scrub",
         help="Its cells stay as you wrote them; running them again brings the copies back until you scrub again.",
@@ -95,7 +93,7 @@ def preview(nb: nbk.Notebook, turn: str) -> None:
             st.markdown(f"**If {status}**")
             res = outcomes[status]
             if res["status"] == "ok" and not res["changes"] and not res["skipped"]:
-                st.caption("Teaches nothing." + (f" {rule_text('R2')}" if not teaches(status) else ""))
+                st.caption("Teaches nothing." + (" " + cite(f"R2: {RULE_TEXT['R2']}") if not teaches(status) else ""))
             else:
                 show_result(res, compact=True)
 
@@ -207,7 +205,7 @@ def load(text: str | bytes, name: str, goto: int = 0) -> None:
                 f"{inert(name)} is not a memory scenario: {inert(exc)}. Fix that place in the file and load it again."
             )
             return
-        open_notebook(nb, name)
+        open_notebook(nb)
         rerun(nb, goto=goto)
 
 
@@ -318,6 +316,12 @@ def claim_fields(prefix: str) -> list[Obj]:
     return claims
 
 
+def fact_fields(prefix: str) -> Obj:
+    """One claim's subject, relation and object, from the claim's fields."""
+    claim = claim_fields(prefix)
+    return {k: claim[0][k] for k in ("subject", "relation", "object")} if claim else {}
+
+
 def record_fields(prefix: str) -> Obj:
     c = st.columns([1, 2, 3, 1])
     origin = c[0].selectbox("origin", ORIGINS, key=f"{prefix}origin")
@@ -333,17 +337,9 @@ def record_fields(prefix: str) -> Obj:
     return cells.compact(given | {"claims": claim_fields(prefix)})
 
 
-def fact_fields(prefix: str) -> Obj:
-    claim = claim_fields(prefix)
-    return {k: claim[0][k] for k in ("subject", "relation", "object")} if claim else {}
-
-
 def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: list[str]) -> None:
     """A cell's editor: its simple fields and note, or the event as JSON; a save is said (#25)."""
-    saved = st.session_state.get("_nb_saved")
-    if saved and saved[:2] == (nb.id, i):
-        st.success(saved[2])
-        del st.session_state["_nb_saved"]
+    said_once(f"_nb_saved-{nb.id}-{i}")
     drawn = json.dumps(event, indent=2, ensure_ascii=False)
     fresh = st.session_state.get(f"_edit_for_{i}") != drawn  # another cell now stands here, or this one changed
     st.session_state[f"_edit_for_{i}"] = drawn
@@ -360,12 +356,7 @@ def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: 
                 st.session_state[f"edit-{i}"] = drawn
             text = st.text_area("Event (JSON)", key=f"edit-{i}", height=180)
             if st.button("Save cell", key=f"save-{i}", help="Saves the event as written; Undo takes it back."):
-                try:
-                    new = decode(text)
-                except FormatError as exc:
-                    st.error(f"Not saved: {exc}")
-                else:
-                    _save(nb, i, event, new)
+                _save(nb, i, event, text)
 
 
 def _fields_of(i: int, event: Obj, fresh: bool, lists: dict[str, list[str]]) -> Obj:
@@ -393,19 +384,19 @@ def _merged(event: Obj, edited: Obj, *, required: set[str]) -> Obj:
     return {k: v for k, v in out.items() if k not in edited or v not in ("", None) or k in required}
 
 
-def _save(nb: nbk.Notebook, i: int, before: Obj, event: Obj) -> None:
-    """Save a cell, then say so after the rerun that shows it (not only in a passing toast)."""
-    if event == before:
-        st.info("Nothing to save: the cell is as it was.")
-        return
+def _save(nb: nbk.Notebook, i: int, before: Obj, edited: Obj | str) -> None:
+    """Save a cell (its fields, or its JSON as written), said after the rerun that shows it (not only in a toast)."""
     ran = nb.cursor
     try:
+        event = decode(edited) if isinstance(edited, str) else edited
+        if event == before:
+            st.info("Nothing to save: the cell is as it was.")
+            return
         nb.update_cell(i, event)
     except FormatError as exc:
         st.error(f"Not saved: {exc}")
         return
     again = " The cells run so far ran again on the edited story." if i < ran else ""
-    said = f"Cell [{i}] saved.{again} Undo takes it back."
-    st.session_state["_nb_saved"] = (nb.id, i, said)
+    st.session_state[f"_nb_saved-{nb.id}-{i}"] = f"Cell [{i}] saved.{again} Undo takes it back."
     st.toast(f"Cell [{i}] saved.")
     rerun(nb, goto=i)

@@ -57,8 +57,7 @@ KEPT = ("g_which", "g_run", "g_kinds", "g_rel", "g_status", "g_minw", "g_focus",
 def restore_choices() -> None:
     """Before the page reads its link: the choices it had when the reader left it (a link still wins)."""
     for key, value in st.session_state.get("_g_kept", {}).items():
-        if key not in st.session_state:
-            st.session_state[key] = value
+        st.session_state.setdefault(key, value)
 
 
 def keep_choices() -> None:
@@ -197,8 +196,7 @@ def members(ctx: Context, at: Version | None, shown: tuple[str, str]) -> None:
     which = st.query_params.get("community")
     if not (which and which.isdigit()):
         return
-    found = [c for c in _overview(ctx, at, shown).communities if c.id == int(which)]
-    if found:
-        c = found[0]
+    c = next((c for c in _overview(ctx, at, shown).communities if c.id == int(which)), None)
+    if c is not None:
         more = f" and {c.size - len(c.members):,} more" if c.size > len(c.members) else ""
         caption(f"Community **{viz.inert(c.label)}**: " + ", ".join(viz.inert(m) for m in c.members) + more + ".")

@@ -1,6 +1,4 @@
-"""What the pages that look back share (R32): the time control, the moments labelled as people name
-them, what changed between two moments as a table, and a fact's weight through time (Fact weights); reads kept
-under the memory's clock."""
+"""What the pages that look back share (R32): the time control, moments labelled, diffs, a weight through time."""
 
 from __future__ import annotations
 
@@ -14,7 +12,7 @@ import streamlit as st
 
 from memory_core import MemoryService
 from memory_core.plain import Obj
-from memory_core.usecases.shapes import Breakdown
+from memory_core.usecases.shapes import Breakdown, FactThenPublic
 from memory_core.views import history
 from pages._links import dropped, from_link, to_link
 from pages._tables import headed, three_places, wrapped
@@ -27,6 +25,7 @@ R = TypeVar("R")
 #: A moment as the pages list it: its number, what happened ("t3 completed in r1"), and when.
 Moment = tuple[int, str, str | None]
 BEFORE = "before history was kept"
+Between = tuple[list[FactThenPublic], list[FactThenPublic]]  # the facts changed, as they stood at two moments
 
 
 def then(ctx: Context, clock: int, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -37,10 +36,6 @@ def then(ctx: Context, clock: int, what: Read[P, R], *args: P.args, **kwargs: P.
 #: The moments the slider and "Compare with…" list around the one shown (there may be tens of
 #: thousands, each a label sent on every rerun); Back, Step, Play and "Go to moment" reach every one.
 WINDOW = 200
-
-
-def _numbers(svc: MemoryService, clock: int, org: str) -> list[int]:
-    return [0, *svc.moment_numbers(org=org, last=clock)]
 
 
 def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> dict[int, Moment]:
@@ -55,7 +50,7 @@ def _labels(svc: MemoryService, clock: int, org: str, ids: tuple[int, ...]) -> d
 def moments(ctx: Context, org: str) -> tuple[int, list[int]]:
     """The clock now, and the organization's moments (and those of none: setup, erasures), 0 first."""
     clock = read(ctx, MemoryService.clock)
-    return clock, then(ctx, clock, _numbers, clock, org)
+    return clock, [0, *then(ctx, clock, MemoryService.moment_numbers, org=org, last=clock)]
 
 
 def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int, Moment]:
@@ -80,11 +75,6 @@ def snap(options: list[int], wanted: object) -> int:
         return options[-1]
     i = bisect.bisect_right(options, n)  # options are sorted: tens of thousands need no scan each rerun
     return options[i - 1] if i else options[0]
-
-
-def changes(svc: MemoryService, org: str, lo: int, hi: int) -> Obj:
-    """What changed in the organization's World and Flow graphs from moment lo to hi (R20: its own)."""
-    return history.diff(*svc.facts_between(lo, hi, org=org))
 
 
 # --- the time control (R32): one for every page that looks back, its keys under a page's prefix ------
@@ -157,7 +147,9 @@ def time_control(ctx: Context, org: str, prefix: str) -> Shown:
     clock, options = moments(ctx, org)
     n = _settle(prefix, options)
     listed = window(options, n)
-    other = _compared(prefix, options)
+    other = st.session_state.get(f"{prefix}_from")  # the moment compared with (`?from=`): one of the organization's
+    if other is not None and snap(options, other) != other:  # another organization's: no comparison
+        other = st.session_state[f"{prefix}_from"] = None
     found = labelled(ctx, org, clock, [*listed, *([other] if other is not None else [])])
     shown = Shown(clock, options, {k: f"{k} · {what}" for k, (_, what, _) in found.items()}, n, listed)
     _slider(shown, key=f"{prefix}_at")
@@ -165,14 +157,6 @@ def time_control(ctx: Context, org: str, prefix: str) -> Shown:
     st.session_state[f"{prefix}_at_link"] = None if n == shown.newest else n
     _steps(prefix, shown, stamp=found[n][2], org_name=ctx.org_name)
     return shown
-
-
-def _compared(prefix: str, options: list[int]) -> int | None:
-    """The moment compared with (`?from=`), if it is one of the organization's (else no comparison)."""
-    other = st.session_state.get(f"{prefix}_from")
-    if other is not None and snap(options, other) != other:  # a moment of another organization: no comparison
-        other = st.session_state[f"{prefix}_from"] = None
-    return other
 
 
 def _slider(shown: Shown, *, key: str) -> None:
@@ -292,17 +276,13 @@ def diff_table(d: Obj, orgs: dict[str, str], people: dict[str, str]) -> pd.DataF
     return pd.DataFrame(rows, columns=DIFF_COLUMNS)
 
 
-def counts(d: Obj) -> str:
-    """`3 added, 1 gone, 2 changed` over every graph of a diff."""
-    n = {k: sum(len(p[k]) for p in d.values()) for k in ("added", "gone", "changed")}
-    return ", ".join(f"{v} {k}" for k, v in n.items())
-
-
-def show_diff(ctx: Context, d: Obj, *, shown: Shown, lo: int, hi: int, title: str, nothing: str) -> None:
-    """What changed from moment lo to hi, as the pages list it: a row a fact, and what the arrows mean."""
+def show_diff(ctx: Context, between: Between, lo: int, hi: int, *, shown: Shown, title: str, nothing: str) -> None:
+    """What changed from moment lo to hi (`between`: facts_between's answer), as the pages list it: a row a fact."""
+    d = history.diff(*between)
+    n = {k: sum(len(p[k]) for p in d.values()) for k in ("added", "gone", "changed")}  # over every graph
     st.markdown(
         f"**{title} {lo}** ({inert(shown.what(lo))}) **to moment {hi}** ({inert(shown.what(hi))}): "
-        + (counts(d) if d else f"nothing changed in {nothing}")
+        + (", ".join(f"{v} {k}" for k, v in n.items()) if d else f"nothing changed in {nothing}")
         + "."
     )
     if d:

@@ -1,5 +1,4 @@
-"""Links that reproduce a view: its choices read from and written to the URL's query, the view's
-address to copy, and the app's pages by address."""
+"""Links that reproduce a view: its choices read from and written to the URL's query, its address, the app's pages."""
 
 from __future__ import annotations
 

@@ -39,8 +39,7 @@ def drawn(svc: MemoryService, memory: str) -> Drawn | None:
 
 
 def every(seconds: float, changed: Callable[[], bool]) -> None:
-    """Every `seconds`, a fragment asks `changed` and runs the whole page again when it says so; not in its first run,
-    the page's own: a rerun from it would drop the page's click (one in two under an agent's writes)."""
+    """Every `seconds`, a fragment asks `changed` and reruns the page if so (not in its first run: the page's click)."""
     with_the_page = [True]
 
     @st.fragment(run_every=seconds)

@@ -1,12 +1,12 @@
-"""Signed-in mode (an identity provider configured, `[auth]` in `.streamlit/secrets.toml`, docs/signin.md;
-MEMORY_SIGN_IN=1; or listening beyond loopback): who acts is the member linked to the identity signed in,
-checked on every run, or else a bearer token's holder."""
+"""Signed-in mode (an identity provider, docs/signin.md; MEMORY_SIGN_IN=1; beyond loopback): who acts, each run."""
 
 from __future__ import annotations
 
 import ipaddress
 import json
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 import streamlit as st
 
@@ -18,12 +18,13 @@ from memory_core.views.text import JSON, inert
 from pages._links import addresses
 from pages._words import refusal
 
+A = TypeVar("A")
+R = TypeVar("R")
 TOKEN_KEY = "signed_in_token"
 ISSUE = "python -m memory_core token issue PERSON --org ORG"
 AS_KEY = "signed_in_as"  # the (person, organization) this session last acted as
 ORG_KEY = "signed_org"  # the organization chosen among those the identity is linked in
 REFUSED_KEY = "identity_refused"
-CALLERS_KEY = "_identity_callers"  # (memory's version and the claims, whom they act as)
 BACK_KEY = "_identity_link_back"  # the link a sign-in interrupted was reopened (once a session)
 
 #: The provider's round trip ends at `/`: the address a signed-out person opened is kept in the tab
@@ -72,8 +73,7 @@ def _loopback(address: str) -> bool:
 
 
 def sign_in_required() -> bool:
-    """Signed-in mode: an identity provider configured, MEMORY_SIGN_IN=1, or listening beyond loopback
-    (MEMORY_LISTEN and Streamlit's server.address, none: every interface)."""
+    """Signed-in: an identity provider, MEMORY_SIGN_IN=1, or listening beyond loopback (MEMORY_LISTEN, address)."""
     asked = os.environ.get("MEMORY_SIGN_IN", "").strip().lower() in {"1", "true", "yes", "on"}
     listens = [os.environ.get("MEMORY_LISTEN", "127.0.0.1"), str(st.get_option("server.address") or "")]
     return bool(auth_section()) or asked or not all(_loopback(a) for a in listens)
@@ -93,15 +93,19 @@ def _callers() -> dict[str, str]:
     said = _claims()
     if not said:
         return {}
+    return dict(_kept(MemoryService.identity_callers, said))
+
+
+def _kept(what: Callable[[MemoryService, A], R], arg: A) -> R:
+    """`what` of the database kept under memory's version: who acts is asked several times a run."""
     svc = main_service(database_url())
     version = svc.version()
-    key = (version, sorted((k, repr(v)) for k, v in said.items()))
-    kept = st.session_state.get(CALLERS_KEY)
-    if version is not None and kept is not None and kept[0] == key:
-        return dict(kept[1])
-    found = svc.identity_callers(said)
-    st.session_state[CALLERS_KEY] = (key, found)
-    return dict(found)
+    return what(svc, arg) if version is None else _kept_at(version, what.__qualname__, arg, what)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _kept_at(version: str, name: str, arg: A, _what: Callable[[MemoryService, A], R]) -> R:
+    return _what(main_service(database_url()), arg)
 
 
 def _identity_signed_in() -> tuple[str, str] | None:
@@ -130,9 +134,8 @@ def signed_in() -> tuple[str, str] | None:
     token = st.session_state.get(TOKEN_KEY)
     if not token:
         return None
-    svc = main_service(database_url())
-    caller = svc.token_caller(token)
-    if caller is None or caller[0] not in {m["id"] for m in svc.members(caller[1])}:
+    caller = _kept(MemoryService.token_caller, token)  # a token revoked, or a member gone, moves the version
+    if caller is None or caller[0] not in {m["id"] for m in _kept(MemoryService.members, caller[1])}:
         del st.session_state[TOKEN_KEY]
         st.session_state["sign_in_refused"] = (
             "Your token was revoked or replaced, or your account is gone: sign in again."
@@ -142,10 +145,6 @@ def signed_in() -> tuple[str, str] | None:
         )
         return None
     return caller
-
-
-def needs_sign_in() -> bool:
-    return sign_in_required() and signed_in() is None
 
 
 def sign_in_page() -> None:
@@ -168,9 +167,8 @@ def _token_page() -> None:
     """A bearer token, the preferences API's, signs in as its holder in its organization."""
     st.title("Sign in")
     st.markdown(
-        "This dashboard requires a bearer token: the same tokens as the preferences API. "
-        f"Ask your organization's owner for one, issued with `{ISSUE}`. "
-        "You then act as yourself, in that organization only."
+        "This dashboard requires a bearer token: the same tokens as the preferences API. Ask your organization's "
+        f"owner for one, issued with `{ISSUE}`. You then act as yourself, in that organization only."
     )
     with st.form("sign_in"):
         token = st.text_input("Token", type="password", key="sign_in_input", placeholder="mem_…")

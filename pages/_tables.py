@@ -1,5 +1,4 @@
-"""Tables the pages share, drawn so nothing a reader needs is cut (#25): `wrapped`, a few rows read
-whole (st.table), and `grid`, many rows scrolled in place (st.dataframe), its key columns first."""
+"""Tables drawn so nothing a reader needs is cut (#25): `wrapped` read whole (st.table), `grid` scrolled in place."""
 
 from __future__ import annotations
 
@@ -54,8 +53,7 @@ def _cell(value: object) -> object:
 
 
 def wrapped(table: pd.DataFrame, *, height: int | None = None, markdown: tuple[str, ...] = ()) -> None:
-    """A table every cell of which wraps, shown whole: memory's text inert, rules linked; the
-    `markdown` columns as the page wrote them; `height` scrolls a long one in place."""
+    """A table shown whole, cells wrapped: memory's text inert, rules linked, `markdown` columns as written."""
     shown = table.copy()
     for column in shown.columns:
         if column in markdown:
@@ -98,8 +96,7 @@ def grid(
     column_config: dict[str, ColumnConfig] | None = None,
     height: int | None = None,
 ) -> None:
-    """st.dataframe with the `first` columns leading (seen whole at any width) and each column whose
-    cells cite a rule titled with that rule's own words (its header's tooltip)."""
+    """st.dataframe, the `first` columns leading, a column citing a rule titled with its words (tooltip)."""
     config = dict(column_config or {})
     for column in table.columns:
         _titled(config, column, table[column])

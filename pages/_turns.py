@@ -1,6 +1,4 @@
-"""Runs as people look for them (#38.8, #38.7, #39.5): a turn titled by its request, the organization's latest turns
-and its runs at a glance (`timeline`), each a link that opens its run on Runs with that turn open (`?run=R&turn=T`),
-and what turns read."""
+"""Runs as people look for them (#38.7, #38.8, #39.5): turns titled by request, the latest, a timeline, their reads."""
 
 from __future__ import annotations
 
@@ -73,9 +71,7 @@ def latest_turns(ctx: Context, org: str) -> None:
         return
     clients = read(ctx, MemoryService.run_clients, [r["id"] for r, _ in recent])
     details = {r["id"]: read(ctx, MemoryService.run_detail, org, r["id"]) for r, _ in recent}
-    lines = []
-    for r, t in reversed(recent):
-        lines += _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))
+    lines = [line for r, t in reversed(recent) for line in _turn_line(details[r["id"]], t["id"], clients.get(r["id"]))]
     markdown("**Latest turns**, as they go:\n" + "\n".join(lines))
 
 
@@ -105,18 +101,13 @@ def timeline(ctx: Context, org: str, *, key: str, on_click: Callable[[], None]) 
 # --- what turns read (#38.7): a turn's reads in order, a fact's readers, the reads up to a moment ---
 
 
-def _linked(name: str) -> str:
-    """A name linked to Fact weights, filtered on it."""
-    return f"[{inert(name)}](fact-weights?q={quote(name)})"
-
-
 def turn_reads(ctx: Context, turn_id: str) -> None:
     """The turn's reads as they were made: asked, by whom, told (names linked to their weights) or refused."""
     reads = read(ctx, MemoryService.turn_reads, turn_id)
     if not reads:
         return
     st.markdown(cite("**What it read and was told**, in order (being read never supports a fact, R25):"))
-    lines = trace_lines(reads, inert, _linked)
+    lines = trace_lines(reads, inert, lambda name: f"[{inert(name)}](fact-weights?q={quote(name)})")
     st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
 
 

@@ -1,5 +1,4 @@
-"""What every page shares: the memory in use, the acting person (signed in, pages/_signin.py, or
-"Act as" in the local demo), reads kept under memory's version, and errors as messages."""
+"""What every page shares: the memory in use, who acts (signed in, or "Act as"), reads kept, errors as messages."""
 
 from __future__ import annotations
 
@@ -101,18 +100,8 @@ def _notebook_from_elsewhere() -> None:
     )
 
 
-def watch_notebook() -> None:
-    """On the Notebook: every second, the page runs again if another tab or window saved the notebook."""
-    every(1.0, lambda: (nb := notebook()) is not None and nb.changed_elsewhere())
-
-
-#: A notice kept until a run of the page reaches its end (`told`): a rerun would replace what it drew.
+#: A notice kept until a run of the page reaches its end (app.py): a rerun would replace what it drew.
 TOLD = "_nb_changed_elsewhere"
-
-
-def told() -> None:
-    """After the page ran to its end: the notice it showed was seen; a toast says it once more."""
-    said_once(TOLD, st.toast)
 
 
 def sidebar() -> None:
@@ -154,12 +143,12 @@ def _source(nb: nbk.Notebook | None, title: str | None) -> str:
 
 def _who(svc: MemoryService, where: str, *, caller: tuple[str, str] | None, signing_in: bool) -> None:
     """Who acts: the signed-in person on the database, else anyone "Act as" offers (in a notebook, or the demo)."""
-    if caller is not None:  # the organizations and members as the pages read them, kept under memory's version
-        at = version_at(svc, where)
+    at = version_at(svc, where)  # the organizations and people as the pages read them, kept under memory's version
+    if caller is not None:
         signed_in_box(_orgs(svc, at), read_at(svc, at, MemoryService.members, caller[1]), *caller)
         return
     from_link(SIDEBAR_LINK)
-    _act_as(svc, where)
+    _act_as(svc, where, at)
     to_link(SIDEBAR_LINK)
     st.caption(
         "The notebook's own scratch memory, built from the scenario you opened: acting as anyone "
@@ -187,9 +176,8 @@ VISITOR = "(visitor)"
 SIDEBAR_LINK = {"org": "org", "as": "person"}
 
 
-def _act_as(svc: MemoryService, memory: str) -> None:
+def _act_as(svc: MemoryService, memory: str, at: Version | None) -> None:
     """The demo's choices: any organization, and anyone, member or not (#25: never silently someone else)."""
-    at = version_at(svc, memory)
     org_names = _orgs(svc, at)
     if org_names and st.session_state.get("org") not in org_names:
         dropped("org", f"{inert(next(iter(org_names.values())))} instead")
@@ -257,10 +245,10 @@ def use_memory(source: str) -> None:
     st.session_state["_pending_source"] = source
 
 
-def open_notebook(nb: nbk.Notebook, name: str) -> None:
+def open_notebook(nb: nbk.Notebook) -> None:
     """Make `nb` the open notebook and the memory in use, kept on disk under its id."""
     nb.author = (signed_in() or (None,))[0] if sign_in_required() else None  # it opens for its author (#40)
-    st.session_state.update(notebook=nb, notebook_file=name, nb_id=nb.id)
+    st.session_state.update(notebook=nb, nb_id=nb.id)
     st.session_state.pop("_nb_confirm_load", None)
     use_memory(NOTEBOOK)
     nb.save()
@@ -408,7 +396,7 @@ def need_org(ctx: Context) -> bool:
 
 
 def said_once(key: str, say: Callable[[str], object] = st.success) -> None:
-    """A success kept under `key` said after the rerun that shows it, not only in a passing toast."""
+    """A success (or what `say` says) kept under `key`, said after the rerun that shows it, not only in a toast."""
     if said := st.session_state.pop(key, None):
         say(said)
 

@@ -1,5 +1,4 @@
-"""The Settings page's what-if: both replays (memory_core/views/whatif.py) compared, by what the runs did
-and by the facts they leave, each count and column said with the settings it was replayed under (#25)."""
+"""The Settings page's what-if: both replays (views/whatif.py) compared, each count said with its settings (#25)."""
 
 from __future__ import annotations
 
@@ -36,6 +35,10 @@ class Sides:
         return "now" if self.live else "scenario's"
 
 
+#: A fact of either replay (views/whatif.py's rows): its weight and status both ways, and what differs.
+FACTS = ["graph", "owner", "fact", "as written", "status as written", "what if", "status what if", "difference"]
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def replayed(doc_json: str, target: str, alt_json: str, live: bool) -> Obj:
     """Both replays, cached on the history's content and the settings compared (a rerun replays nothing)."""
@@ -64,15 +67,6 @@ def _behaviour_table(behaviour: Obj, sides: Sides) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Behaviour", f"With {sides.settings}", "What if", "Difference"])
 
 
-def _counts(rows: pd.DataFrame) -> tuple[list[str], list[str]]:
-    """The World facts each replay ends with, by status."""
-    if rows.empty:
-        return [], []
-    world = rows[rows["graph"] == "world"]
-    base, alt = ([s for s in world[c] if isinstance(s, str)] for c in ("status as written", "status what if"))
-    return base, alt
-
-
 def compared(ctx: Context, doc: Obj, target: str, alt: dict[str, bool], *, flipped: bool, sides: Sides) -> None:
     """Both replays side by side."""
     with guard(), st.spinner("Replaying both ways…"):
@@ -88,13 +82,16 @@ def compared(ctx: Context, doc: Obj, target: str, alt: dict[str, bool], *, flipp
             f"No run of {inert(sides.org_name)} asked to be ephemeral, so "
             "AllowEphemeralRuns (R11) and LearnFromEphemeralRuns (R12) change nothing here: their rows stay 0."
         )
-    rows = pd.DataFrame(result["rows"])
+    rows = pd.DataFrame(result["rows"], columns=FACTS)  # its columns even when neither replay leaves a fact
     graphs = st.multiselect(
         "Facts of", ["world", "user", "flow"], ["world"], key="wi_graphs", help="World by default; User and Flow apart."
     )
-    shown = rows[rows["graph"].isin(graphs)] if not rows.empty else rows
-    differs = shown[shown["difference"] != ""] if not shown.empty else shown
-    base_statuses, alt_statuses = _counts(rows)
+    shown = rows[rows["graph"].isin(graphs)]
+    differs = shown[shown["difference"] != ""]
+    world = rows[rows["graph"] == "world"]  # the World facts each replay ends with, by status
+    base_statuses, alt_statuses = (
+        [s for s in world[c] if isinstance(s, str)] for c in ("status as written", "status what if")
+    )
     a = b = st.container(horizontal=True, gap="large")  # each count with its whole label (#25)
     every = cite("Every World fact each replay ends with, whatever its status; the map counts only active ones (R18).")
     both = f"{len(base_statuses):,} → {len(alt_statuses):,}"
@@ -142,8 +139,7 @@ def facts_table(differs: pd.DataFrame, shown: pd.DataFrame, sides: Sides) -> Non
     table["Difference"] = table["Difference"].map(lambda d: words.get(d, d))
     st.dataframe(table, hide_index=True, width="stretch")
     st.caption(
-        f"Difference: **status** or **weight** when the fact is in both replays and that differs; "
-        f"**only with {sides.settings}** when only the replay with {sides.settings} leaves the fact (the what-if's "
-        "settings keep it out, or it has no support left there); **only in the what-if** when only the what-if "
-        "leaves it."
+        f"Difference: **status** or **weight** when the fact is in both replays and that differs; **only with "
+        f"{sides.settings}** when only the replay with {sides.settings} leaves the fact (the what-if's settings keep "
+        "it out, or it has no support left there); **only in the what-if** when only the what-if leaves it."
     )

@@ -7,7 +7,6 @@ from pathlib import Path
 import streamlit as st
 
 from memory_core import MemoryCoreError
-from memory_core.rules.wording import RULE_TEXT
 from memory_core.views import rulebook, text
 from memory_core.views.text import inert
 
@@ -25,10 +24,6 @@ def on_off(value: bool) -> str:
 
 def yes_no(value: bool) -> str:
     return "yes" if value else "no"
-
-
-def rule_text(rule: str) -> str:
-    return cite(f"{rule}: {RULE_TEXT.get(rule, '')}")
 
 
 @st.cache_data(show_spinner=False)

@@ -1,5 +1,4 @@
-"""Fact weights: the facts of one graph with their numbers, and any weight explained down to each source
-and its evidence (R24 to R28), and followed through time, each step with its cause (R32)."""
+"""Fact weights: a graph's facts, and any weight explained to each source (R24 to R28) and through time (R32)."""
 
 from __future__ import annotations
 

@@ -11,15 +11,16 @@ from streamlit.delta_generator import DeltaGenerator
 from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.rules.wording import possessive
-from memory_core.usecases.shapes import FocusPublic, GraphJson
+from memory_core.usecases.shapes import FocusPublic, FoundEntity, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages import _drawing, _history
-from pages._history import Shown
+from pages._history import Between, Shown
 from pages._links import copy_link, from_link, to_link
 from pages._ui import Context, Version, guard, inert, live, notebook, org_names, page, people_names, read_at, version_at
 from pages._words import caption, cite, plural
 
+Changed = tuple[Between, int, int]  # the facts changed between two moments, the earlier and the later
 LOADED = 5000  # facts read of a past moment: the heaviest, so a large graph stays fast (B6, B8)
 
 
@@ -39,9 +40,8 @@ def _moment(ctx: Context, org: str, graph: str, filters: DeltaGenerator) -> tupl
     """The time control, and "Compare with…" among the filters (R32); the User graph now (R23)."""
     if graph == "user":
         caption(
-            "The User graph is drawn as it stands now: its facts are taught in every organization "
-            "(R20, R23), so this organization's moments do not date it. World and Flow graphs "
-            "have a time control."
+            "The User graph is drawn as it stands now: its facts are taught in every organization (R20, R23), so "
+            "this organization's moments do not date it. World and Flow graphs have a time control."
         )
         st.session_state[f"{PREFIX}_at_link"] = st.session_state[f"{PREFIX}_from"] = None
         _history.link_moments(PREFIX)
@@ -101,15 +101,14 @@ def _search(graph: str, owner: str) -> None:
     if not found:
         st.caption(f"No entity's name matches “{viz.inert(text)}” in these graphs.")
         return
-    st.session_state["_g_found"] = found
     said = [f"{e['name']} · {e['kind']} · {e['graph']} · {plural(e['facts'], 'fact')}" for e in found]
     pills = "Entities found: choose one to focus on it"
-    st.pills(pills, range(len(found)), key="g_found", format_func=said.__getitem__, on_change=_chosen)
+    st.pills(pills, range(len(found)), key="g_found", format_func=said.__getitem__, on_change=_chosen, args=(found,))
 
 
-def _chosen() -> None:
+def _chosen(found: list[FoundEntity]) -> None:
     """A found entity chosen: its graph drawn around it (#39)."""
-    i, found = st.session_state.get("g_found"), st.session_state.get("_g_found") or []
+    i = st.session_state.get("g_found")
     if i is not None and i < len(found):
         st.session_state["g_which"], st.session_state["g_focus"] = found[i]["graph"], found[i]["name"]
         st.session_state["g_find"], st.session_state["g_found"] = "", None
@@ -160,12 +159,18 @@ def _say_drawn(plan: viz.Plan, drawn_at: int | None, cmp: viz.Compare | None) ->
     )
 
 
-def _changed(shown: Shown | None, other: int | None, graph: str, owner: str) -> tuple[list, list, int, int] | None:
-    """With a moment to compare with (R32): the changed facts at the earlier moment and the later, and both."""
-    if shown is None or other is None or other == shown.n:
-        return None
-    lo, hi = sorted((other, shown.n))
-    return (*_history.then(ctx, shown.clock, MemoryService.facts_between, lo, hi, graph=(graph, owner)), lo, hi)
+def _drawn_and_changed(
+    shown: Shown | None, other: int | None, graph: str, owner: str
+) -> tuple[int | None, Changed | None]:
+    """The past moment drawn, the later of those compared (None: now); with two, the facts changed between (R32)."""
+    if shown is None:
+        return None, None
+    lo, hi = sorted((shown.n if other is None else other, shown.n))
+    drawn_at = None if hi == shown.newest else hi
+    if lo == hi:
+        return drawn_at, None
+    changed = _history.then(ctx, shown.clock, MemoryService.facts_between, lo, hi, graph=(graph, owner))
+    return drawn_at, (changed, lo, hi)
 
 
 def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
@@ -176,14 +181,6 @@ def _show(plan: viz.Plan, html: str, taught: set[str]) -> None:
         st.iframe(html, height=640)
     else:
         st.info(f"Nothing to draw: {viz.inert(plan.reason)}.")  # names and kinds from memory made inert
-
-
-def _drawn_at(shown: Shown | None, other: int | None) -> int | None:
-    """The past moment drawn: the one shown, or the later of the two compared; None when that is now."""
-    if shown is None:
-        return None
-    drawn_at = max(shown.n, other if other is not None else shown.n)
-    return None if drawn_at == shown.newest else drawn_at
 
 
 def _below(plan: viz.Plan, drawn: pd.DataFrame, file_name: str) -> None:
@@ -211,9 +208,8 @@ def drawing() -> None:
         if _drawing.communities(ctx, at, (graph, owner), _show):
             return
         shown, other = _moment(ctx, org, graph, popover)
-        drawn_at = _drawn_at(shown, other)
-        changed = _changed(shown, other, graph, owner)
-        cmp = compare(*changed[:3]) if changed else None  # before, after, since the earlier moment
+        drawn_at, changed = _drawn_and_changed(shown, other, graph, owner)
+        cmp = compare(*changed[0], since=changed[1]) if changed else None  # since the earlier moment
         data, focus, by = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
         with popover:
             flt = _drawing.filters(data)
@@ -238,10 +234,7 @@ def drawing() -> None:
         _below(plan, drawn, f"{graph}-{owner}.graphml")
         if changed and shown:  # the same changes as a table, as the Overview lists them
             name = history.named_graph(history.graph_name(graph, owner), org_names(ctx), people_names(ctx))
-            d, lo, hi = history.diff(*changed[:2]), changed[2], changed[3]
-            _history.show_diff(
-                ctx, d, shown=shown, lo=lo, hi=hi, title=f"{inert(name)}, from moment", nothing="this graph"
-            )
+            _history.show_diff(ctx, *changed, shown=shown, title=f"{inert(name)}, from moment", nothing="this graph")
         copy_link()
         _drawing.keep_choices()
 

@@ -1,5 +1,4 @@
-"""Notebook: a scenario as cells, one event each, run to watch what memory learns: a window of cells
-from the one just run, kept on disk under the URL's `?nb=` with its edits (undone, asked before lost)."""
+"""Notebook: a scenario as cells run one by one, kept on disk under the URL's `?nb=` with its edits (undone, asked)."""
 
 from __future__ import annotations
 
@@ -13,8 +12,9 @@ from memory_core.views import notebook as nbk
 from memory_core.views.event_form import kinds
 from pages import _cellview as cv
 from pages._links import from_link, to_link
+from pages._live import every
 from pages._tables import download
-from pages._ui import NOTEBOOK, ask, guard, inert, notebook, reopen_linked, use_memory, watch_notebook
+from pages._ui import NOTEBOOK, ask, guard, inert, notebook, reopen_linked, said_once, use_memory
 from pages._words import SAMPLES, caption, cite, plural
 
 #: How a cell is marked: not run, applied, refused.
@@ -45,7 +45,7 @@ linked = st.session_state.get("nb_id")
 if linked and linked != linked_before and ((nb := notebook()) is None or nb.id != linked):
     reopened, damaged = reopen_linked(linked)  # damaged, or not the signed-in caller's (#40)
     if reopened is not None:
-        st.session_state.update(notebook=reopened, notebook_file=reopened.file or "scenario.json")
+        st.session_state["notebook"] = reopened
         use_memory(NOTEBOOK)
         cv.rerun(goto=st.session_state.get("nb_jump", reopened.last or 0))
     st.session_state["nb_id"] = None
@@ -61,8 +61,7 @@ if "_nb_goto" in st.session_state:  # a button asked to move the window before "
     st.session_state["nb_jump"] = st.session_state.pop("_nb_goto")
 
 st.title("Notebook")
-if "_nb_link_lost" in st.session_state:
-    st.warning(st.session_state.pop("_nb_link_lost"))
+said_once("_nb_link_lost", st.warning)
 nb = notebook()
 with st.expander("Open a scenario", expanded=nb is None):
     pick = go = st.container(horizontal=True, vertical_alignment="center")  # the button's label whole (#25)
@@ -86,7 +85,8 @@ if nb is None:
     st.info("Load a sample or upload a scenario to start. Each cell is one event; run them one by one.")
     to_link(LINK)
     st.stop()
-watch_notebook()  # another tab's run, edit or reset shows here within a second, told
+# Every second, the page runs again if another tab or window saved the notebook (its run, edit or reset, told).
+every(1.0, lambda: (now := notebook()) is not None and now.changed_elsewhere())
 book: nbk.Notebook = nb  # as the download buttons' callbacks see it
 st.session_state["nb_id"] = nb.id
 st.session_state["nb_sample"] = nb.file if nb.file in samples else None
@@ -121,7 +121,7 @@ if bar.button("Reset", key="reset"):
 if bar.button("Undo", key="undo", disabled=not nb.edited(), help="Undo the last edit of the cells"):
     cv.with_guard(nb.undo)
     cv.rerun(nb)
-file_name = nb.file or st.session_state.get("notebook_file") or "scenario.json"
+file_name = nb.file or "scenario.json"  # the name it was opened under (Notebook.file)
 as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)
 download(bar.download_button, "Download scenario", as_json, file_name=file_name, key="dl_scenario")
 state = lambda: json.dumps(book.state(), indent=2, ensure_ascii=False)

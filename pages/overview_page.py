@@ -1,5 +1,4 @@
-"""Overview: the organization's map as a turn sees it and its World facts, now or at any moment and
-compared with another (R32, ?at=N&from=M), its people, runs, settings, and the samples."""
+"""Overview: the organization's map and World facts at any moment, compared (R32); people, runs, settings, samples."""
 
 from __future__ import annotations
 
@@ -60,13 +59,6 @@ RUNS = ["Run", "Person", "Surface", "Ephemeral", "Ended", "Turns"]
 WORLD = ["subject", "relation", "object", "status", "weight", "sources", "supports", "disputes"]
 
 
-def _map_now_or_then(ctx: Context, org: str, n: int, newest: int) -> OrgMap:
-    if n == newest:
-        return read(ctx, MemoryService.org_map, org)
-    counts = read(ctx, MemoryService.map_at, org, n)
-    return {**counts, "paragraph": map_paragraph(ctx.org_name, counts["kinds"], counts["facts"])}
-
-
 def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map: int) -> tuple[pd.DataFrame, str]:
     """The World facts, heaviest first, and how many of each status beside the map's count (R32)."""
     if n == newest:  # the Fact weights page's read
@@ -86,7 +78,12 @@ def through_time(ctx: Context, org: str) -> None:
     """The time control (R32); the map and the World facts as they stood then; compared with another moment."""
     shown = _history.time_control(ctx, org, PREFIX)
     clock, n, newest = shown.clock, shown.n, shown.newest
-    m = _map_now_or_then(ctx, org, n, newest)
+    m: OrgMap
+    if n == newest:
+        m = read(ctx, MemoryService.org_map, org)
+    else:  # the map then, said as the map now is
+        then = read(ctx, MemoryService.map_at, org, n)
+        m = {**then, "paragraph": map_paragraph(ctx.org_name, then["kinds"], then["facts"])}
     st.markdown(cite("#### The map every root turn carries (R18)") + ("" if n == newest else f", after moment {n}"))
     st.info(inert(m["paragraph"]))
     left, right = st.columns([1, 2])
@@ -130,8 +127,8 @@ def compare_with(ctx: Context, org: str, shown: _history.Shown) -> None:
     if other is None:
         return
     lo, hi = sorted((other, shown.n))
-    d = _history.then(ctx, shown.clock, _history.changes, org, lo, hi)
-    _history.show_diff(ctx, d, shown=shown, lo=lo, hi=hi, title="From moment", nothing="these graphs")
+    changed = _history.then(ctx, shown.clock, MemoryService.facts_between, lo, hi, org=org)  # World and Flow (R20)
+    _history.show_diff(ctx, changed, lo, hi, shown=shown, title="From moment", nothing="these graphs")
     between = [o for o in shown.options if lo < o <= hi]
     with st.expander(f"The {plural(len(between), 'moment')} in between"):
         listed = _history.labelled(ctx, org, shown.clock, between[:BETWEEN])
@@ -183,5 +180,5 @@ for i, path in enumerate(files):
         if st.button("Open in the Notebook", key=f"open-{path.stem}"):
             with guard():
                 doc = json.loads(path.read_text(encoding="utf-8"))
-                open_notebook(nbk.new(doc, path.name), path.name)
+                open_notebook(nbk.new(doc, path.name))
                 st.switch_page("pages/notebook_page.py")

@@ -1,5 +1,4 @@
-"""Rules: docs/rules.md (and the rows of docs/decisions.md it links) as it stands, read at every run,
-searchable; `?rule=R7` shows that rule first, as other pages link it."""
+"""Rules: docs/rules.md (and docs/decisions.md's rows it links) as it stands, searchable; `?rule=R7` shows R7 first."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""Runs: each run of the organization, its turns, and every record its turns kept as evidence (R2,
-R24: `?run=r1&record=t1%232` shows one first), and "Open in the Notebook" (views/notebook.run_export)."""
+"""Runs: each run, its turns, every record kept as evidence (R2, R24: `?run=r1&record=t1%232`); Open in the Notebook."""
 
 from __future__ import annotations
 
@@ -13,13 +12,15 @@ from memory_core.plain import Obj
 from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RecordPublic, TurnDetail
-from memory_core.views.notebook import file_name, notebook_of, run_export
+from memory_core.views.notebook import notebook_of, run_export
 from pages._links import copy_link, dropped, from_link, to_link
 from pages._tables import download, grid, headed, wrapped
 from pages._turns import STATUS, clicked, latest_turns, timeline, titled, turn_reads, turns_said
-from pages._ui import guard, inert, live, open_notebook, page, people_names, read, read_or_refusal
+from pages._ui import guard, inert, keep, live, open_notebook, page, people_names, read, read_or_refusal
 from pages._words import caption, cite, markdown, on_off, plural, probes_used, yes_no
 
+#: The table of runs, a row a run (each run's person by name, its turns by status).
+COLUMNS = ["Run", "Person", "Via", "Surface", "Ephemeral asked", "Stored as ephemeral", "Ended", "Turns"]
 LINKED = {"run": "runs_run", "record": "runs_record", "turn": "runs_turn", "person": "runs_people", "via": "runs_via"}
 WHY_NOTHING = {
     "open": "it is still open; a turn teaches when it completes (R1)",
@@ -138,25 +139,15 @@ with guard():
         to_link(LINKED)
         st.info("No run matches these filters.")
         st.stop()
-    if st.session_state.get("runs_run") not in ids:
-        if "run" in st.query_params:
-            st.warning(f"No run {inert(st.query_params['run'])!s} here: filtered out, deleted (R29), or never was.")
-        st.session_state["runs_run"] = ids[0]
-    overview = pd.DataFrame(
-        [
-            {
-                "Run": r["id"],
-                "Person": names.get(r["person"], r["person"]) if r["person"] else "erased (R30)",
-                "Via": via[r["id"]],
-                "Surface": r["surface"],
-                "Ephemeral asked": on_off(r["requested_ephemeral"]),
-                "Stored as ephemeral": on_off(r["ephemeral"]),
-                "Ended": yes_no(r["ended"]),
-                "Turns": turns_said(r),
-            }
-            for r in runs
-        ]
-    )
+    if st.session_state.get("runs_run") not in ids and "run" in st.query_params:
+        st.warning(f"No run {inert(st.query_params['run'])!s} here: filtered out, deleted (R29), or never was.")
+    keep("runs_run", ids)
+    rows = [
+        (r["id"], named(r["person"]), via[r["id"]], r["surface"], on_off(r["requested_ephemeral"]))
+        + (on_off(r["ephemeral"]), yes_no(r["ended"]), turns_said(r))
+        for r in runs
+    ]
+    overview = pd.DataFrame(rows, columns=COLUMNS)
     grid(overview, first=("Run", "Person", "Via"), column_config={"Via": st.column_config.TextColumn(width="medium")})
     run_id = st.selectbox(
         "Run", ids, key="runs_run", format_func=lambda i: f"{i} · via MCP: {clients[i]}" if i in clients else i
@@ -178,8 +169,7 @@ with guard():
         f"stored as ephemeral {on_off(run['ephemeral'])} (R11, R17), "
         f"{'ended' if run['ended'] else 'not ended'}"
         f"{'; started by an agent via MCP: ' + inert(clients[run_id]) if run_id in clients else ''}; "
-        f"{plural(len(run['turns']), 'turn')}, "
-        f"{plural(len(turn_records), 'record')}."
+        f"{plural(len(run['turns']), 'turn')}, {plural(len(turn_records), 'record')}."
     )
     exported = read(ctx, run_export, org, run_id)
     # R15: the run's scenario carries the organization's settings and their audit: the owner's alone
@@ -194,7 +184,7 @@ with guard():
     ):
         with guard():
             nb = notebook_of(exported, run_id)
-            open_notebook(nb, file_name(run_id))
+            open_notebook(nb)
             st.switch_page("pages/notebook_page.py", query_params={"mem": "notebook", "nb": nb.id})
     if not owners:
         said.caption(

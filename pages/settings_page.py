@@ -1,5 +1,4 @@
-"""Settings: the organization's settings, the owner's alone (R15), their audit, its workflows, who signs in as whom
-(docs/signin.md), and a what-if: its history (or the notebook's scenario) replayed under other settings (R16)."""
+"""Settings: the owner's alone (R15), their audit, workflows, sign-in links (docs/signin.md), a what-if replay (R16)."""
 
 from __future__ import annotations
 
@@ -73,9 +72,8 @@ def sign_in_links() -> None:
         return
     section = auth_section()
     caption(
-        "People sign in with the organization's identity provider and act as the member linked to their "
-        "identity, here only: they see what that member sees, and the owner's rules follow the owner (R15, "
-        "R29, R30). "
+        "People sign in with the organization's identity provider and act as the member linked to their identity, "
+        "here only: they see what that member sees, and the owner's rules follow the owner (R15, R29, R30). "
         + (
             "This dashboard signs in with the provider set in `.streamlit/secrets.toml`."
             if section
@@ -104,8 +102,7 @@ def _link_form(section: dict[str, JSON]) -> None:
     row = st.container(horizontal=True)  # the fields in a row that wraps: each label whole (#25)
     person = row.selectbox("Member", list(members), format_func=lambda p: f"{members[p]} ({p})", key="id_person")
     if how == "subject":
-        if "id_issuer" not in st.session_state:
-            st.session_state["id_issuer"] = signin.issuer_of(section, next(iter(signin.providers(section)), None))
+        st.session_state.setdefault("id_issuer", signin.issuer_of(section, next(iter(signin.providers(section)), None)))
         given = {
             "issuer": row.text_input("Issuer", key="id_issuer", placeholder="https://login.example.com"),
             "subject": row.text_input("Subject (`sub`)", key="id_subject"),
