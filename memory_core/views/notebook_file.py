@@ -83,9 +83,8 @@ _LOOKED: weakref.WeakKeyDictionary[MemoryService, str] = weakref.WeakKeyDictiona
 
 def scrub_erased(svc: MemoryService) -> list[str]:
     """R29-R31: each notebook made from a run since erased, or whose person's account is, removed: their ids."""
-    made = _made_from_runs()
-    version = svc.version() if made else None
-    if not made or (version is not None and _LOOKED.get(svc) == version):
+    version = svc.version()  # memory unchanged since the last look: no file read again (a page run asks each time)
+    if version is not None and _LOOKED.get(svc) == version or not (made := _made_from_runs()):
         return []
     orgs = {m.org for m in made.values()} & {o["id"] for o in svc.organizations()}  # another database's: left
     runs = {r["id"]: r["person"] for org in orgs for r in svc.runs(org)}  # gone, or its person's account gone
