@@ -19,7 +19,7 @@ from .driver import driver_of, json_value
 from .facts import FactIdentity
 from .graph import map_counts, map_of
 from .models import Turn
-from .snapshot import SUPPORT, document, fact_sort_key, settings_of, steps_json, turns_json
+from .snapshot import SUPPORT, document, fact_sort_key, settings_of, turns_json
 
 
 @dataclass
@@ -240,30 +240,6 @@ def settings_at(s: Session, org_id: str, present: dict[str, bool], n: int) -> di
     return out
 
 
-def turns_at(s: Session, run_id: str, n: int) -> dict[str, Obj]:
-    """A run's turns opened by moment `n`, each as the state shows it then (probes_used: null)."""
-    out = {}
-    for tid, taken in _rows(
-        s, "SELECT id, map FROM turn WHERE run_id = :r AND opened_at <= :n ORDER BY seq", {"r": run_id, "n": n}
-    ):
-        log = _rows(
-            s,
-            "SELECT status, taught_world, taught_user, taught_flow, skipped, steps FROM turnlog "
-            "WHERE turn_id = :t AND moment <= :n ORDER BY moment DESC LIMIT 1",
-            {"t": tid, "n": n},
-        )
-        status, w, u, f, skipped, steps = log[0] if log else ("open", 0, 0, 0, [], [])
-        out[tid] = {
-            "status": status,
-            "map": json_value(taken),
-            "taught": {"world": w, "user": u, "flow": f},
-            "skipped": list(json_value(skipped)),
-            "steps": steps_json(json_value(steps)),
-            "probes_used": None,
-        }
-    return out
-
-
 def moments(
     s: Session,
     *,
@@ -383,7 +359,7 @@ def export_at(s: Session, n: int) -> Obj:
         n,
         org=lambda o: {"settings": settings_at(s, o.id, settings_of(o), n), "map": map_at(s, o.id, n)},
         graph=lambda graph, owner: graph_at(s, graph, owner, n),
-        run=lambda r: {"ended": r.ended_at is not None and r.ended_at <= n, "turns": turns_at(s, r.id, n)},
+        run=lambda r: {"ended": r.ended_at is not None and r.ended_at <= n, "turns": turns_json(s, r.id, n)},
     )
 
 
