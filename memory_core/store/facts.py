@@ -47,6 +47,11 @@ class FactIdentity:
     object_id: int | None
     value: str | None
 
+    @property
+    def entity_ids(self) -> list[int]:
+        """The entities it names: its subject, and its object unless a value."""
+        return [self.subject_id] if self.object_id is None else [self.subject_id, self.object_id]
+
 
 @dataclass
 class StoredFact(FactIdentity):
@@ -234,7 +239,7 @@ def refresh_facts(
     db.many("UPDATE entity SET active_facts = :n WHERE id = :eid", moved)
     _count(db, counts, moment)
     if gone:
-        left = {i for f in gone for i in (f.subject_id, f.object_id) if i is not None}
+        left = {i for f in gone for i in f.entity_ids}
         _drop_facts(db, [f.id for f in gone], left, moment)
 
 
@@ -259,7 +264,7 @@ def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple
 def _ends(db: Driver, facts: list[StoredFact], entities: Iterable[EntityRow]) -> dict[int, EntityRow]:
     """The entities the facts name, by id: those given, and the others read."""
     ends = {e.id: e for e in entities}
-    missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
+    missing = {i for f in facts for i in f.entity_ids if i not in ends}
     ends.update((e.id, e) for e in _entities(_by_id(db, missing, "entity")))
     return ends
 
@@ -303,9 +308,8 @@ def _rescore_all(
 
 def _shift(fact: StoredFact, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
     """A fact became active (+1) or stopped being (-1): its ends' active facts, and the world map's count (R18)."""
-    for eid in (fact.subject_id, fact.object_id):
-        if eid is not None:
-            shift[eid] = shift.get(eid, 0) + delta
+    for eid in fact.entity_ids:
+        shift[eid] = shift.get(eid, 0) + delta
     if fact.graph == "world":
         counts[(fact.owner, "")] = counts.get((fact.owner, ""), 0) + delta
 

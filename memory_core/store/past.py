@@ -329,20 +329,23 @@ def turn_exists(s: Session, turn_id: str) -> bool:
 def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[PastFact], bool]) -> list[Obj]:
     """The facts with these ids that `keep` keeps, as they stood after `n`: FACTs with `graph`, `owner` and `id`."""
     facts = [f for f in facts_at(s, n, ids=ids) if keep(f)]
-    ends = entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
+    ends = entities_at(s, n, {i for f in facts for i in f.entity_ids})
     return [{"graph": f.graph, "owner": f.owner, "id": f.id, **f.json(ends)} for f in facts]
 
 
-def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph as it stood after moment `n` (R32): its entities by name then kind; with `limit`, its heaviest facts,
-    their entities and `total`; with `ids`, each fact's id."""
+def graph_at(
+    s: Session, graph: str, owner: str, n: int | None = None, *, limit: int | None = None, ids: bool = False
+) -> Obj:
+    """One graph as it stood after moment `n` (R32; None: the last, now): its entities by name then kind; with `limit`,
+    its heaviest facts, their entities and `total`; with `ids`, each fact's id."""
+    n = last_moment(s) if n is None else n
     with bulk():
         facts = facts_at(s, n, graph=graph, owner=owner, votes=limit is None)
         total = len(facts)
         if limit is not None:  # the heaviest then; only they are read with their supports
             facts = sorted(facts, key=lambda f: -f.weight)[:limit]
             with_votes(s, n, facts)
-        named = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None}
+        named = {i for f in facts for i in f.entity_ids}
         ends = entities_at(s, n, named, whole=(graph, owner))
         items = sorted(((f, f.json(ends)) for f in facts), key=lambda pair: fact_sort_key(pair[1]))
         out: Obj = {
@@ -361,11 +364,6 @@ def export_at(s: Session, n: int) -> Obj:
         graph=lambda graph, owner: graph_at(s, graph, owner, n),
         run=lambda r: {"ended": r.ended_at is not None and r.ended_at <= n, "turns": turns_json(s, r.id, n)},
     )
-
-
-def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph now: as it stands after the last moment (graph_at)."""
-    return graph_at(s, graph, owner, last_moment(s), limit=limit, ids=ids)
 
 
 def export(s: Session) -> Obj:
