@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import func
@@ -50,12 +50,6 @@ class TurnToChangeRow(NamedTuple):
     learn_from_users: bool
 
 
-class RunToOpenRow(NamedTuple):
-    org_id: str
-    person_id: str | None
-    ended: bool
-
-
 class TurnToReplaceRow(NamedTuple):
     status: str
     run_id: str
@@ -76,9 +70,10 @@ def _first(db: Driver, sql: str, params: Obj, row: Callable[..., T]) -> T | None
 # --- opening a turn (R3, R18) --------------------------------------------------------------------
 
 
-def run_to_open(db: Driver, run_id: str) -> RunToOpenRow | None:
+def run_to_open(db: Driver, run_id: str) -> RunRef | None:
     """The run a turn is opened in, or None."""
-    return _first(db, "SELECT org_id, person_id, ended FROM run WHERE id = :r", {"r": run_id}, RunToOpenRow)
+    sql = f"SELECT {', '.join(f.name for f in fields(RunRef))} FROM run WHERE id = :r"
+    return _first(db, sql, {"r": run_id}, RunRef)
 
 
 def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
