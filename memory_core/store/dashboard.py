@@ -18,6 +18,8 @@ from ..rules.weights import SourceBreakdown, breakdown, without_each_dispute, wr
 from ..rules.wording import claim_label, map_paragraph
 from .drawing import fact_rows
 from .driver import Driver, driver_of
+from .facts import FactIdentity
+from .graph import triple
 from .lookups import RunRef, TurnRef, picked
 from .models import (
     Dispute,
@@ -369,19 +371,12 @@ def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
 
 def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
     """The fact with this id as it stood at moment `n` (R3), as a scenario names it; None if it was not there."""
+    cols, at = "id, graph, owner, subject_id, relation, object_id, value", "id = :f AND since <= :n"
     with driver_of(s) as db:
-        rows = db.rows(
-            "SELECT subject_id, relation, object_id, value FROM fact WHERE id = :f AND since <= :n "
-            "UNION ALL SELECT subject_id, relation, object_id, value FROM factgone "
-            "WHERE id = :f AND since <= :n AND until > :n",
-            {"f": fact_id, "n": n},
-        )
-    if not rows:
+        sql = f"SELECT {cols} FROM fact WHERE {at} UNION ALL SELECT {cols} FROM factgone WHERE {at} AND until > :n"
+        rows = db.rows(sql, {"f": fact_id, "n": n})
+    fact = FactIdentity(*rows[0]) if rows else None
+    ends = entities_at(s, n, fact.entity_ids) if fact else {}
+    if fact is None or any(i not in ends for i in fact.entity_ids):
         return None
-    subject_id, relation, object_id, value = rows[0]
-    named = entities_at(s, n, [i for i in (subject_id, object_id) if i is not None])
-    ends = {i: {"name": e["name"], "kind": e["kind"]} for i, e in named.items()}
-    if subject_id not in ends or (object_id is not None and object_id not in ends):
-        return None
-    target = ends[object_id] if object_id is not None else {"value": value}
-    return {"subject": ends[subject_id], "relation": relation, "object": target}
+    return triple(fact, lambda i: {"name": ends[i]["name"], "kind": ends[i]["kind"]})

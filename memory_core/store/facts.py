@@ -12,7 +12,7 @@ from ..rules.weights import score
 from . import moments, words
 from .dialect import in_list
 from .driver import Driver, column_names, columns, insert, json_value
-from .graph import FactChanges, _chunks
+from .graph import FactChanges, _chunks, triple
 from .models import Entity, Fact
 
 
@@ -300,9 +300,7 @@ def _rescore_all(
         now_active = after is not None and fact.status == "active"
         if was_active != now_active:
             _shift(fact, 1 if now_active else -1, shift, counts)
-        target = ends[fact.object_id].ref if fact.object_id is not None else {"value": fact.value}
-        ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
-        changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
+        changes.note(fact.graph, fact.owner, triple(fact, lambda i: ends[i].ref), fact.id, before, after)
     return gone, updates, shift
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete
 from sqlmodel import Session, col, select
@@ -14,11 +14,20 @@ from ..rules.keys import name_key
 from ..rules.shortcuts import Candidate, choose_shortcut
 from ..rules.visibility import visible
 from .driver import Driver, driver_of
-from .lookups import RunRef
+from .lookups import RunRef, picked
 from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
+
+if TYPE_CHECKING:
+    from .facts import FactIdentity
 
 #: A fact's weight and status; None where it did not exist.
 Score = tuple[float, str] | None
+
+
+def triple(fact: Fact | FactIdentity, end: Callable[[int], Obj]) -> Obj:
+    """A fact as the formats name it (R3): its subject, relation and object, each entity by `end` (name, kind)."""
+    target = end(fact.object_id) if fact.object_id is not None else {"value": fact.value}
+    return {"subject": end(fact.subject_id), "relation": fact.relation, "object": target}
 
 
 @dataclass
@@ -110,12 +119,9 @@ def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_mem
             Fact.status == "active",
         )
         facts: Iterable[Fact] = s.exec(select(Fact).where(*active, Fact.subject_id == e.id)) if e is not None else []
-        found += [Candidate(graph, f.weight, f.status, (e, f)) for f in facts]
+        found += [Candidate(graph, f.weight, f.status, f) for f in facts]
     best = choose_shortcut(found, min_weight=min_weight, no_memory_shortcuts=no_memory_shortcuts)
     if best is None:
         return None
-    e, f = best.fact
-    target = s.get(Entity, f.object_id) if f.object_id is not None else None
-    end = {"name": target.name, "kind": target.kind} if target else {"value": f.value}
-    fact = {"subject": {"name": e.name, "kind": e.kind}, "relation": f.relation, "object": end, "graph": best.graph}
-    return {"fact": fact, "weight": best.weight}
+    fact = triple(best.fact, lambda i: picked(s.get_one(Entity, i), "name kind"))  # its subject: read above
+    return {"fact": fact | {"graph": best.graph}, "weight": best.weight}

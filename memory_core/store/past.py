@@ -17,7 +17,7 @@ from ..rules.weights import score
 from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .facts import FactIdentity
-from .graph import map_counts, map_of
+from .graph import map_counts, map_of, triple
 from .models import Turn
 from .snapshot import SUPPORT, document, fact_sort_key, settings_of, turns_json
 
@@ -35,17 +35,9 @@ class PastFact(FactIdentity):
 
     def json(self, ends: dict[int, Obj]) -> Obj:
         """A FACT of the state format: its ends by name and kind, its score, its supports and disputes."""
-        target = ends[self.object_id] if self.object_id is not None else None
-        subject = {"name": ends[self.subject_id]["name"], "kind": ends[self.subject_id]["kind"]}
+        named = triple(self, lambda i: {"name": ends[i]["name"], "kind": ends[i]["kind"]})
         score = {"status": self.status, "weight": self.weight, "log_odds": self.log_odds, "sources": self.sources}
-        return {
-            "subject": subject,
-            "relation": self.relation,
-            "object": {"name": target["name"], "kind": target["kind"]} if target else {"value": self.value},
-            **score,
-            "supports": self.supports,
-            "disputes": [dict(d) for d in self.disputes],
-        }
+        return {**named, **score, "supports": self.supports, "disputes": [dict(d) for d in self.disputes]}
 
 
 #: A whole graph (graph, owner) the votes are read by, or None: by the facts' ids.
