@@ -75,18 +75,15 @@ def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:
     """Erase a whole graph: its supports, disputes, facts, aliases and entities (R29, R30), and their history (R33)."""
+    of_graph = lambda t: delete(t).where(col(t.graph) == graph, col(t.owner) == owner)
     fact_ids = select(Fact.id).where(Fact.graph == graph, Fact.owner == owner)
     entity_ids = select(Entity.id).where(Entity.graph == graph, Entity.owner == owner)
     for stmt in (
         delete(Support).where(col(Support.fact_id).in_(fact_ids)),
         delete(Dispute).where(col(Dispute.fact_id).in_(fact_ids)),
-        delete(Fact).where(col(Fact.graph) == graph, col(Fact.owner) == owner),
+        of_graph(Fact),
         delete(Alias).where(col(Alias.entity_id).in_(entity_ids)),
-        delete(Entity).where(col(Entity.graph) == graph, col(Entity.owner) == owner),
-        *(
-            delete(t).where(col(t.graph) == graph, col(t.owner) == owner)
-            for t in (SupportGone, FactGone, DisputeGone, EntityGone)
-        ),
+        *map(of_graph, (Entity, SupportGone, FactGone, DisputeGone, EntityGone)),
     ):
         s.exec(stmt)  # type: ignore[call-overload]
 
@@ -112,14 +109,10 @@ def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_mem
     for graph, owner in visible(run_id=run.id, org_id=run.org_id, person_id=run.person_id):
         ours = (Entity.graph == graph, Entity.owner == owner, Entity.kind == subject["kind"])
         e = s.exec(select(Entity).where(*ours, Entity.key == name_key(subject["name"]))).first()
-        active = (
-            Fact.graph == graph,
-            Fact.owner == owner,
-            Fact.relation == answers["relation"],
-            Fact.status == "active",
-        )
-        facts: Iterable[Fact] = s.exec(select(Fact).where(*active, Fact.subject_id == e.id)) if e is not None else []
-        found += [Candidate(graph, f.weight, f.status, f) for f in facts]
+        if e is not None:
+            active = (Fact.graph == graph, Fact.owner == owner, Fact.relation == answers["relation"])
+            facts = s.exec(select(Fact).where(*active, Fact.status == "active", Fact.subject_id == e.id))
+            found += [Candidate(graph, f.weight, f.status, f) for f in facts]
     best = choose_shortcut(found, min_weight=min_weight, no_memory_shortcuts=no_memory_shortcuts)
     if best is None:
         return None
