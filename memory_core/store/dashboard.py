@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import func, or_
@@ -43,8 +42,8 @@ from .snapshot import settings_of
 
 def record_json(r: Record, *, nested: str | int | None, **more: int | None) -> Obj:
     """A record as a run's page and the past list it: `nested` names its nested work, `more` follows."""
-    fields = {"id": r.id, "number": r.number, "origin": r.origin, "source": r.source, "excerpt": r.excerpt}
-    return {**fields, "reliability": r.reliability, "nested": nested, **more, "claims": list(r.claims)}
+    fields = picked(r, "id number origin source excerpt reliability")
+    return {**fields, "nested": nested, **more, "claims": list(r.claims)}
 
 
 def organizations(s: Session) -> list[Obj]:
@@ -180,7 +179,7 @@ def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
         "probes_used": turn.probes_used,
         "cap": wf.memory_probes if wf else None,
         "steps": wf.steps if wf else [],
-        "work": [{"work": w.work, "status": w.status} for w in work],
+        "work": [picked(w, "work status") for w in work],
     }
 
 
@@ -191,28 +190,23 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         raise E.UnknownRun(run_id)
     wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
     turns = s.exec(select(Turn).where(Turn.run_id == run_id).order_by(col(Turn.seq))).all()
-    of_turns = col(NestedWork.turn_id).in_([t.id for t in turns])
-    work = s.exec(select(NestedWork).where(of_turns).order_by(col(NestedWork.id))).all()
-    by_turn = _records_by_turn(s, run_id, [t.id for t in turns], work)
+    work: dict[str, list[NestedWork]] = {t.id: [] for t in turns}  # each turn's nested calls, in order
+    for w in s.exec(select(NestedWork).where(col(NestedWork.turn_id).in_(list(work))).order_by(col(NestedWork.id))):
+        work[w.turn_id].append(w)
+    records = _records(s, run_id, work)
     return {
         **picked(run, "id person=person_id workflow=workflow_id surface requested_ephemeral ephemeral ended"),
         "cap": wf.memory_probes if wf else None,
-        "turns": [_turn_detail(t, by_turn[t.id], [w for w in work if w.turn_id == t.id]) for t in turns],
+        "turns": [_turn_detail(t, records[t.id], work[t.id]) for t in turns],
     }
 
 
-def _records_by_turn(s: Session, run_id: str, turn_ids: list[str], work: Sequence[NestedWork]) -> dict[str, list[Obj]]:
+def _records(s: Session, run_id: str, work: dict[str, list[NestedWork]]) -> dict[str, list[Obj]]:
     """A run's records by turn, in number order, each naming its nested call and its place among the calls (R4, R5)."""
-    work_of = {w.id: w.work for w in work}
-    seen: Counter[str] = Counter()
-    call_of = {}  # each nested call's place among its turn's calls
-    for w in work:
-        call_of[w.id] = seen[w.turn_id]
-        seen[w.turn_id] += 1
-    by_turn: dict[str, list[Obj]] = {t: [] for t in turn_ids}
-    records = s.exec(select(Record).where(Record.run_id == run_id).order_by(col(Record.turn_id), col(Record.number)))
-    for r in records:
-        nested, call = (work_of.get(r.nested_id), call_of.get(r.nested_id)) if r.nested_id is not None else (None, None)
+    calls = {w.id: (w.work, i) for its in work.values() for i, w in enumerate(its)}
+    by_turn: dict[str, list[Obj]] = {t: [] for t in work}
+    for r in s.exec(select(Record).where(Record.run_id == run_id).order_by(col(Record.turn_id), col(Record.number))):
+        nested, call = calls.get(r.nested_id, (None, None))
         by_turn[r.turn_id].append(record_json(r, nested=nested, call=call))
     return by_turn
 
@@ -225,7 +219,7 @@ def _turn_detail(t: Turn, records: list[Obj], work: list[NestedWork]) -> Obj:
         "skipped": [_kept_out(k, records) for k in t.skipped],
         "steps": list(t.steps),
         "probes_used": t.probes_used,
-        "work": [{"work": w.work, "status": w.status} for w in work],
+        "work": [picked(w, "work status") for w in work],
         "records": records,
     }
 
