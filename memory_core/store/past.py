@@ -41,7 +41,7 @@ class PastFact(FactIdentity):
 
 
 #: A whole graph (graph, owner) the votes are read by, or None: by the facts' ids.
-Whole = tuple[str | None, str | None] | None
+Whole = tuple[str, str] | None
 #: Supports or disputes by (fact id, graph, owner).
 ByFact = dict[Any, list[Obj]]
 
@@ -52,8 +52,10 @@ def _rows(s: Session, sql: str, params: Obj) -> list[tuple[Any, ...]]:
         return db.rows(sql, params)
 
 
-def _among(s: Session, column: str, values: Iterable[int]) -> tuple[str, Obj]:
-    """`column` is one of these ids, as one parameter `:ids` (Dialect.among)."""
+def _among(s: Session, column: str, values: Iterable[int], *, whole: Whole = None, of: str = "") -> tuple[str, Obj]:
+    """A `whole` graph's rows (`of` a table's alias), else those whose `column` is one of these ids: one `:ids`."""
+    if whole is not None:
+        return f"{of}graph = :g AND {of}owner = :o", {"g": whole[0], "o": whole[1]}
     clause, value = dialect_of(s.get_bind()).among(column, "ids", sorted(set(values)))  # type: ignore[arg-type]
     return clause, {"ids": value}
 
@@ -77,13 +79,10 @@ def last_moment(s: Session) -> int:
 
 def changed_after(s: Session, n: int, upto: int | None = None) -> set[int]:
     """Ids of the facts that moments after `n` (up to `upto`) changed: a scan of those moments only."""
-    sql, params = "SELECT facts FROM moment WHERE id > :n", {"n": n}
-    if upto is not None:
-        sql, params = sql + " AND id <= :u", {**params, "u": upto}
-    out: set[int] = set()
-    for (facts,) in _rows(s, sql, params):
-        out.update(json_value(facts))
-    return out
+    rows = _rows(
+        s, "SELECT facts FROM moment WHERE id > :n" + ("" if upto is None else " AND id <= :u"), {"n": n, "u": upto}
+    )
+    return {i for (facts,) in rows for i in json_value(facts)}
 
 
 _FACT_COLS = "id, graph, owner, subject_id, relation, object_id, value, status, weight, log_odds, sources, retracted_at"
@@ -91,26 +90,16 @@ _GONE_COLS = "id, graph, owner, subject_id, relation, object_id, value, NULL, 0.
 
 
 def facts_at(
-    s: Session,
-    n: int,
-    *,
-    graph: str | None = None,
-    owner: str | None = None,
-    ids: Iterable[int] | None = None,
-    votes: bool = True,
+    s: Session, n: int, *, whole: Whole = None, ids: set[int] | None = None, votes: bool = True
 ) -> list[PastFact]:
-    """The facts of one graph (or with these ids) as they stood after moment `n`, with their supports and disputes."""
-    if ids is not None:
-        ids = set(ids)
-        if not ids:
-            return []
-        where, params = _among(s, "id", ids)
-    else:
-        where, params = "graph = :g AND owner = :o", {"g": graph, "o": owner}
+    """The facts of a `whole` graph (or with these ids) as they stood after moment `n`, with their supports and disputes."""
+    if whole is None and not ids:
+        return []
+    where, params = _among(s, "id", ids or (), whole=whole)
     params["n"] = n
     facts, retracted, redo = _fact_rows(s, n, where, params)
     if votes:
-        with_votes(s, n, facts, whole=(graph, owner) if ids is None else None)
+        with_votes(s, n, facts, whole=whole)
     else:
         with_votes(s, n, [f for f in facts if f.id in redo])
     for f in facts:
@@ -132,11 +121,8 @@ def _fact_rows(s: Session, n: int, where: str, params: Obj) -> tuple[list[PastFa
 
 def _rescore(f: PastFact, *, retracted: bool) -> None:
     """A fact's status, weight and sources from its supports and disputes then (R25 to R28)."""
-    sc = score(
-        [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
-        [d["contribution"] for d in f.disputes],
-        retracted=retracted,
-    )
+    supports = [(v["origin"], v["key"], v["contribution"]) for v in f.supports]
+    sc = score(supports, [d["contribution"] for d in f.disputes], retracted=retracted)
     f.status, f.weight, f.log_odds, f.sources = sc.status, sc.weight, sc.log_odds, sc.sources
 
 
@@ -144,14 +130,11 @@ def with_votes(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None
     """Give these facts their supports and disputes at moment `n` (by graph when they are a whole graph)."""
     if not facts:
         return
-    p: Obj
-    if whole is not None:
-        where, p = ("f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o"), {"g": whole[0], "o": whole[1]}
-    else:
-        joined, p = _among(s, "x.fact_id", [f.id for f in facts])
-        where = joined, _among(s, "fact_id", [])[0]  # the same :ids parameter, of another column
+    ids = [f.id for f in facts]
+    # the same parameters, of a support or dispute (x, its fact f) and of its history
+    (joined, p), (plain, _) = _among(s, "x.fact_id", ids, whole=whole, of="f."), _among(s, "fact_id", ids, whole=whole)
     graphs = {(f.graph, f.owner) for f in facts}
-    votes = {t: _votes(s, t, where, p | {"n": n}, graphs, ordered=whole is not None) for t in _VOTES}
+    votes = {t: _votes(s, t, (joined, plain), p | {"n": n}, graphs, ordered=whole is not None) for t in _VOTES}
     for f in facts:
         f.supports, f.disputes = (votes[t].get((f.id, f.graph, f.owner), []) for t in ("support", "dispute"))
 
@@ -188,16 +171,12 @@ def _votes(s: Session, table: str, where: tuple[str, str], p: Obj, graphs: set[A
     return {k: [v for _, v in pairs] for k, pairs in out.items()}
 
 
-def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str] | None = None) -> dict[int, Obj]:
+def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: Whole = None) -> dict[int, Obj]:
     """Entities by id as they stood at `n`: name, kind, and the aliases they had by then."""
     keep, cols = set(ids), "id, name, kind, aliases, alias_since"
     if not keep:
         return {}
-    p: Obj
-    if whole is not None:
-        where, p = "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1]}
-    else:
-        where, p = _among(s, "id", keep)
+    where, p = _among(s, "id", keep, whole=whole)
     p["n"] = n
     rows = _rows(s, f"SELECT {cols} FROM entity WHERE {where} AND since <= :n", p)
     rows += _rows(s, f"SELECT {cols} FROM entitygone WHERE {where} AND since <= :n AND until > :n", p)
@@ -211,25 +190,15 @@ def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str
 
 def map_at(s: Session, org_id: str, n: int) -> Obj:
     """R18 at moment `n`: each counter's last logged value by then, one index probe per kind."""
-    rows = _rows(
-        s,
-        "SELECT c.kind, (SELECT l.n FROM maplog l WHERE l.org_id = c.org_id AND l.kind = c.kind "
-        "AND l.moment <= :n ORDER BY l.moment DESC LIMIT 1) FROM mapcount c WHERE c.org_id = :o",
-        {"o": org_id, "n": n},
-    )
-    return map_of({kind: int(v) for kind, v in rows if v is not None})
+    sql = """SELECT c.kind, (SELECT l.n FROM maplog l WHERE l.org_id = c.org_id AND l.kind = c.kind
+ AND l.moment <= :n ORDER BY l.moment DESC LIMIT 1) FROM mapcount c WHERE c.org_id = :o"""
+    return map_of({kind: int(v) for kind, v in _rows(s, sql, {"o": org_id, "n": n}) if v is not None})
 
 
 def settings_at(s: Session, org_id: str, present: dict[str, bool], n: int) -> dict[str, bool]:
     """The settings after moment `n`: the present ones, each later change undone (newest first)."""
-    out = dict(present)
-    for setting, old in _rows(
-        s,
-        "SELECT setting, old FROM settingsaudit WHERE org_id = :o AND moment > :n ORDER BY moment DESC, id DESC",
-        {"o": org_id, "n": n},
-    ):
-        out[setting] = bool(old)
-    return out
+    sql = "SELECT setting, old FROM settingsaudit WHERE org_id = :o AND moment > :n ORDER BY moment DESC, id DESC"
+    return present | {setting: bool(old) for setting, old in _rows(s, sql, {"o": org_id, "n": n})}  # the oldest last
 
 
 def moments(
@@ -303,10 +272,8 @@ def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int |
     since_born = "AND x.graph = :g AND x.owner = :o AND x.since >= :b"  # this fact's, not an earlier one of that id
     gone = _rows(s, f"SELECT {picked}, x.until FROM supportgone x {joined} {since_born}", p)
     supports = [dict(zip(keys, r, strict=True)) for r in [*now, *gone]]
-    disputes = [
-        {"by": r[0], "contribution": r[1], "since": r[2]}
-        for r in _rows(s, 'SELECT "by", contribution, since FROM dispute WHERE fact_id = :f ORDER BY since, id', p)
-    ]
+    disputed = _rows(s, 'SELECT "by", contribution, since FROM dispute WHERE fact_id = :f ORDER BY since, id', p)
+    disputes = [dict(zip(("by", "contribution", "since"), r, strict=True)) for r in disputed]
     return sorted(supports, key=lambda v: v["id"]), disputes, retracted_at
 
 
@@ -332,7 +299,7 @@ def graph_at(
     its heaviest facts, their entities and `total`; with `ids`, each fact's id."""
     n = last_moment(s) if n is None else n
     with bulk():
-        facts = facts_at(s, n, graph=graph, owner=owner, votes=limit is None)
+        facts = facts_at(s, n, whole=(graph, owner), votes=limit is None)
         total = len(facts)
         if limit is not None:  # the heaviest then; only they are read with their supports
             facts = sorted(facts, key=lambda f: -f.weight)[:limit]
