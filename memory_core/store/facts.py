@@ -252,9 +252,8 @@ def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple
     for chunk in _chunks([i for i in ids if i not in fresh]):
         params: Obj = {}
         listed = in_list("f", chunk, params)
-        for fid, origin, key, contrib in db.rows(
-            f'SELECT fact_id, origin, "key", contribution FROM support WHERE fact_id IN ({listed})', params
-        ):
+        sql = f'SELECT fact_id, origin, "key", contribution FROM support WHERE fact_id IN ({listed})'
+        for fid, origin, key, contrib in db.rows(sql, params):
             supports[fid].append((origin, key, contrib))
         for fid, contrib in db.rows(f"SELECT fact_id, contribution FROM dispute WHERE fact_id IN ({listed})", params):
             disputes[fid].append(contrib)
@@ -357,9 +356,7 @@ def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], change
 
 def _count(db: Driver, deltas: dict[tuple[str, str], int], moment: int) -> None:
     """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts (R32)."""
-    rows = [
-        {"o": org_id, "k": kind, "d": delta, "m": moment} for (org_id, kind), delta in sorted(deltas.items()) if delta
-    ]
+    rows = [{"o": org, "k": kind, "d": delta, "m": moment} for (org, kind), delta in sorted(deltas.items()) if delta]
     db.many(
         "INSERT INTO mapcount (org_id, kind, n) VALUES (:o, :k, :d) "
         "ON CONFLICT (org_id, kind) DO UPDATE SET n = mapcount.n + excluded.n",
