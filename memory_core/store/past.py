@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.weights import score
@@ -18,8 +18,9 @@ from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .facts import FactIdentity
 from .graph import map_counts, map_of, triple
-from .models import Turn
-from .snapshot import SUPPORT, document, fact_sort_key, settings_of, turns_json
+from .lookups import picked
+from .models import Organization, Person, Run, Turn
+from .snapshot import STATE_FORMAT, SUPPORT, fact_sort_key, settings_of, turns_json
 
 
 @dataclass
@@ -92,7 +93,7 @@ _GONE_COLS = "id, graph, owner, subject_id, relation, object_id, value, NULL, 0.
 def facts_at(
     s: Session, n: int, *, whole: Whole = None, ids: set[int] | None = None, votes: bool = True
 ) -> list[PastFact]:
-    """The facts of a `whole` graph (or with these ids) as they stood after moment `n`, with their supports and disputes."""
+    """A `whole` graph's facts, or those with these ids, as they stood after moment `n` with their votes."""
     if whole is None and not ids:
         return []
     where, params = _among(s, "id", ids or (), whole=whole)
@@ -314,25 +315,26 @@ def graph_at(
         return out if limit is None else out | {"total": total}
 
 
-def export_at(s: Session, n: int) -> Obj:
-    """The whole memory as it stood after moment `n`, as `memory-state/1` without `reads` and `refused` (R32, R33)."""
-    return document(
-        s,
-        n,
-        org=lambda o: {"settings": settings_at(s, o.id, settings_of(o), n), "map": map_at(s, o.id, n)},
-        graph=lambda graph, owner: graph_at(s, graph, owner, n),
-        run=lambda r: {"ended": r.ended_at is not None and r.ended_at <= n, "turns": turns_json(s, r.id, n)},
-    )
+def export(s: Session, n: int | None = None) -> Obj:
+    """All memory as `memory-state/1`, no `reads` or `refused`: now, or as it stood after moment `n` (R32, R33)."""
+    last = last_moment(s) if n is None else n
 
+    def rows(model: Any, since: Any) -> Sequence[Any]:
+        return s.exec(select(model).where(*(() if n is None else (since <= n,))).order_by(col(model.seq))).all()
 
-def export(s: Session) -> Obj:
-    """The whole memory as `memory-state/1`, without the replay's `reads` and `refused` logs; its graphs as they stand
-    after the last moment (graph_at)."""
-    n = last_moment(s)
-    return document(
-        s,
-        None,
-        org=lambda o: {"settings": settings_of(o), "map": map_counts(s, o.id)},
-        graph=lambda graph, owner: graph_at(s, graph, owner, n),
-        run=lambda r: {"ended": r.ended, "turns": turns_json(s, r.id)},
-    )
+    def org(o: Organization) -> Obj:
+        settings = settings_of(o) if n is None else settings_at(s, o.id, settings_of(o), n)
+        taken = map_counts(s, o.id) if n is None else map_at(s, o.id, n)
+        return {"settings": settings, "map": taken, "world": graph_at(s, "world", o.id, last)}
+
+    def run(r: Run) -> Obj:
+        ended = r.ended if n is None else r.ended_at is not None and r.ended_at <= n
+        head = picked(r, "org=org_id person=person_id surface requested_ephemeral ephemeral")
+        return {**head, "ended": ended, "turns": turns_json(s, r.id, n), "flow": graph_at(s, "flow", r.id, last)}
+
+    return {
+        "format": STATE_FORMAT,
+        "organizations": {o.id: org(o) for o in rows(Organization, Organization.since)},
+        "people": {p.id: {"user": graph_at(s, "user", p.id, last)} for p in rows(Person, Person.since)},
+        "runs": {r.id: run(r) for r in rows(Run, Run.started_at)},
+    }

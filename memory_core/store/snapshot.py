@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from ..plain import Obj
 from ..rules.settings import SETTINGS
 from .driver import driver_of, json_value
-from .lookups import OrgRef, picked
+from .lookups import OrgRef
 from .models import Organization, Person, Run
 
 STATE_FORMAT = "memory-state/1"
@@ -65,32 +64,6 @@ def turns_json(s: Session, run_id: str, n: int | None = None) -> dict[str, Obj]:
             "probes_used": probes_used,
         }
     return out
-
-
-_RUN = "org=org_id person=person_id surface requested_ephemeral ephemeral"  # a run's head, now and then
-
-
-def document(
-    s: Session,
-    n: int | None,
-    *,
-    org: Callable[[Organization], Obj],
-    graph: Callable[[str, str], Obj],
-    run: Callable[[Run], Obj],
-) -> Obj:
-    """`memory-state/1` without `reads` and `refused`: of now (`n` None) or of what there was after moment `n` (R32)."""
-
-    def rows(model: Any, since: Any) -> Sequence[Any]:
-        return s.exec(select(model).where(*(() if n is None else (since <= n,))).order_by(col(model.seq))).all()
-
-    return {
-        "format": STATE_FORMAT,
-        "organizations": {
-            o.id: {**org(o), "world": graph("world", o.id)} for o in rows(Organization, Organization.since)
-        },
-        "people": {p.id: {"user": graph("user", p.id)} for p in rows(Person, Person.since)},
-        "runs": {r.id: {**picked(r, _RUN), **run(r), "flow": graph("flow", r.id)} for r in rows(Run, Run.started_at)},
-    }
 
 
 def holds_memory(s: Session) -> bool:

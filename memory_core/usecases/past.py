@@ -10,7 +10,7 @@ from typing import Any, TypeVar, cast
 from .. import errors as E
 from ..rules.visibility import evidence_elsewhere, in_organization
 from ..store import dashboard, past
-from ..store.past import export_at, facts_then, graph_at
+from ..store.past import export, facts_then, graph_at
 from . import shapes as sh
 from .base import Obj, UseCases
 
@@ -86,7 +86,7 @@ class Past(UseCases):
 
     def state_at(self, n: int) -> Obj:
         """The whole memory as `memory-state/1` right after moment `n`, later erasures applied (R33)."""
-        return self._then(n, export_at, n)
+        return self._then(n, export, n)
 
     def graph_at(self, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph as it stood after moment `n` (the Graphs page's time control)."""
