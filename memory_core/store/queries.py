@@ -103,13 +103,9 @@ def _refresh(s: Session, fact_id: int, moment: int) -> FactChanges:
 
 def _shown(link: IdentityLink, name: str) -> Obj:
     """A link as the Settings page and the command line show it."""
-    return {
-        **picked(link, "id kind issuer key"),
-        "identity": Identity(link.kind, link.issuer, link.key).words,
-        **picked(link, "person=person_id"),
-        "person_name": name,
-        **picked(link, "org=org_id linked_at=created_at"),
-    }
+    shown = picked(link, "id kind issuer key") | {"identity": Identity(link.kind, link.issuer, link.key).words}
+    shown |= {"person": link.person_id, "person_name": name}
+    return shown | picked(link, "org=org_id linked_at=created_at")
 
 
 def _is(identity: Identity, org_id: str) -> list[Any]:

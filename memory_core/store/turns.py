@@ -152,9 +152,8 @@ def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
 
 def nested_of(db: Driver, turn_id: str) -> dict[int, str]:
     """The turn's nested work: id -> status."""
-    return {
-        int(i): str(st) for i, st in db.rows("SELECT id, status FROM nestedwork WHERE turn_id = :t", {"t": turn_id})
-    }
+    sql = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
+    return {int(i): str(st) for i, st in db.rows(sql, {"t": turn_id})}
 
 
 def end_turn(
