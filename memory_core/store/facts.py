@@ -141,7 +141,6 @@ class GraphWriter:
 
     def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[StoredFact]:
         """The fact each (graph, owner, claim) names; missing ones get their ids (written by insert_new)."""
-        new_entities = self.new_entities
 
         def entity(graph: str, owner: str, spec: Obj) -> EntityRow:
             key = _named(graph, owner, spec)
@@ -149,7 +148,7 @@ class GraphWriter:
             if e is None:
                 e = EntityRow(0, graph, owner, spec["kind"], key[3], display_name(spec["name"]), [], 0, self.moment, [])
                 self.entities[key] = e
-                new_entities.append(e)
+                self.new_entities.append(e)
             if spec.get("aliases"):
                 _merge_aliases(e, spec["aliases"], self.moment)
             return e
@@ -158,9 +157,8 @@ class GraphWriter:
             (entity(g, o, c["subject"]), None if "value" in c["object"] else entity(g, o, c["object"]))
             for g, o, c in writes
         ]
-        for e, i in zip(new_entities, self.db.new_ids("entity", len(new_entities)), strict=True):
+        for e, i in zip(self.new_entities, self.db.new_ids("entity", len(self.new_entities)), strict=True):
             e.id = i
-        new_facts = self.new_facts
         out = []
         for (graph, owner, claim), (subject, target) in zip(writes, ends, strict=True):
             okey = _object_key(claim["object"], target)
@@ -172,9 +170,9 @@ class GraphWriter:
                 new = (0, graph, owner, subject.id, claim["relation"], oid, value, okey, False, "new", 0, 0.5, 0)
                 fact = StoredFact(*new, self.moment, None)
                 self.facts[key] = fact
-                new_facts.append(fact)
+                self.new_facts.append(fact)
             out.append(fact)
-        for fact, i in zip(new_facts, self.db.new_ids("fact", len(new_facts)), strict=True):
+        for fact, i in zip(self.new_facts, self.db.new_ids("fact", len(self.new_facts)), strict=True):
             fact.id = i
         return out
 
