@@ -266,17 +266,17 @@ def timeline(s: Session, org_id: str, *, runs: int, turns: int) -> Obj:
     of_runs = s.exec(select(func.count()).select_from(Turn).where(in_runs)).one()
     newest_turns = core_select(*(col(c) for c in (Turn.id, Turn.run_id, Turn.seq, Turn.status, Turn.next_record)))
     rows = s.connection().execute(newest_turns.where(in_runs).order_by(col(Turn.seq).desc()).limit(turns)).all()
-    shown = [str(t[0]) for t in rows]
+    shown = [t.id for t in rows]
     asked = select(Record.turn_id, Record.excerpt).where(col(Record.turn_id).in_(shown), Record.number == 0)
     request = dict(s.exec(asked).all())
     reads: dict[str, list[Obj]] = {t: [] for t in shown}
     made = select(TurnRead.turn_id, TurnRead.records, TurnRead.call, TurnRead.outcome).order_by(col(TurnRead.id))
     for turn_id, records, call, outcome in s.exec(made.where(col(TurnRead.turn_id).in_(shown))):
         reads[turn_id].append({"records": records, "call": call, "outcome": outcome})
-    by_run: dict[str, list[Obj]] = {str(i): [] for i in ids}
+    by_run: dict[str, list[Obj]] = {i: [] for i in ids}
     for t in reversed(rows):  # oldest first within a run
-        turn = {"id": t[0], "seq": t[2], "status": t[3], "records": t[4], "request": request.get(str(t[0]))}
-        by_run[str(t[1])].append(turn | {"reads": reads[str(t[0])]})
+        turn = picked(t, "id seq status records=next_record") | {"request": request.get(t.id)}
+        by_run[t.run_id].append(turn | {"reads": reads[t.id]})
     out = [{"id": i, "person": p, "ended": e, "turns": by_run[i]} for i, p, e in newest]
     return {"runs": out, "runs_total": int(total), "turns_total": int(of_runs)}
 

@@ -13,6 +13,7 @@ from . import moments, words
 from .dialect import in_list
 from .driver import Driver, column_names, columns, insert, json_value
 from .graph import FactChanges, _chunks, triple
+from .lookups import picked
 from .models import Entity, Fact
 
 
@@ -29,10 +30,6 @@ class EntityRow:
     since: int  # R32: the moment it was made, and each alias's
     alias_since: list[int]
     fresh_aliases: list[str] = field(default_factory=list)  # alias keys added in this use case
-
-    @property
-    def ref(self) -> Obj:
-        return {"name": self.name, "kind": self.kind}
 
 
 @dataclass
@@ -297,7 +294,9 @@ def _rescore_all(
         now_active = after is not None and fact.status == "active"
         if was_active != now_active:
             _shift(fact, 1 if now_active else -1, shift, counts)
-        changes.note(fact.graph, fact.owner, triple(fact, lambda i: ends[i].ref), fact.id, before, after)
+        changes.note(
+            fact.graph, fact.owner, triple(fact, lambda i: picked(ends[i], "name kind")), fact.id, before, after
+        )
     return gone, updates, shift
 
 
