@@ -59,10 +59,7 @@ class FactChanges:
     facts: dict[int, FactChange] = field(default_factory=dict)
 
     def note(self, graph: str, owner: str, fact: Obj, fid: int, before: Score, after: Score) -> None:
-        if fid in self.facts:
-            self.facts[fid].after = after
-        else:
-            self.facts[fid] = FactChange(graph, owner, fact, before, after)
+        self.facts.setdefault(fid, FactChange(graph, owner, fact, before, after)).after = after
 
     def listed(self) -> list[FactChange]:
         return [c for c in self.facts.values() if c.kind != "unchanged"]
