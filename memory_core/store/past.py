@@ -80,9 +80,8 @@ def last_moment(s: Session) -> int:
 
 def changed_after(s: Session, n: int, upto: int | None = None) -> set[int]:
     """Ids of the facts that moments after `n` (up to `upto`) changed: a scan of those moments only."""
-    rows = _rows(
-        s, "SELECT facts FROM moment WHERE id > :n" + ("" if upto is None else " AND id <= :u"), {"n": n, "u": upto}
-    )
+    upper = "" if upto is None else " AND id <= :u"
+    rows = _rows(s, f"SELECT facts FROM moment WHERE id > :n{upper}", {"n": n, "u": upto})
     return {i for (facts,) in rows for i in json_value(facts)}
 
 
@@ -99,10 +98,8 @@ def facts_at(
     where, params = _among(s, "id", ids or (), whole=whole)
     params["n"] = n
     facts, retracted, redo = _fact_rows(s, n, where, params)
-    if votes:
-        with_votes(s, n, facts, whole=whole)
-    else:
-        with_votes(s, n, [f for f in facts if f.id in redo])
+    voted = facts if votes else [f for f in facts if f.id in redo]  # without `votes`, those rescored below need theirs
+    with_votes(s, n, voted, whole=whole if votes else None)
     for f in facts:
         if f.id in redo:
             _rescore(f, retracted=retracted[f.id])
