@@ -28,7 +28,6 @@ def note_alive(tx: Session, *, server: str, now: float) -> None:
     row = tx.get(AgentServer, server)
     if row is not None:
         row.seen_at = now
-        tx.add(row)
 
 
 def stop_server(tx: Session, *, server: str, now: float) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from sqlalchemy import func, or_
@@ -18,6 +17,8 @@ from ..rules.weights import SourceBreakdown, breakdown, without_each_dispute, wr
 from ..rules.wording import claim_label, map_paragraph
 from .drawing import fact_rows
 from .driver import Driver, driver_of
+from .facts import FactIdentity
+from .graph import triple
 from .lookups import RunRef, TurnRef, picked
 from .models import (
     Dispute,
@@ -41,8 +42,8 @@ from .snapshot import settings_of
 
 def record_json(r: Record, *, nested: str | int | None, **more: int | None) -> Obj:
     """A record as a run's page and the past list it: `nested` names its nested work, `more` follows."""
-    fields = {"id": r.id, "number": r.number, "origin": r.origin, "source": r.source, "excerpt": r.excerpt}
-    return {**fields, "reliability": r.reliability, "nested": nested, **more, "claims": list(r.claims)}
+    fields = picked(r, "id number origin source excerpt reliability")
+    return {**fields, "nested": nested, **more, "claims": list(r.claims)}
 
 
 def organizations(s: Session) -> list[Obj]:
@@ -178,7 +179,7 @@ def turn_view(s: Session, turn: TurnRef, run: RunRef) -> Obj:
         "probes_used": turn.probes_used,
         "cap": wf.memory_probes if wf else None,
         "steps": wf.steps if wf else [],
-        "work": [{"work": w.work, "status": w.status} for w in work],
+        "work": [picked(w, "work status") for w in work],
     }
 
 
@@ -189,28 +190,23 @@ def run_detail(s: Session, org_id: str, run_id: str) -> Obj:
         raise E.UnknownRun(run_id)
     wf = s.get(Workflow, run.workflow_id) if run.workflow_id else None
     turns = s.exec(select(Turn).where(Turn.run_id == run_id).order_by(col(Turn.seq))).all()
-    of_turns = col(NestedWork.turn_id).in_([t.id for t in turns])
-    work = s.exec(select(NestedWork).where(of_turns).order_by(col(NestedWork.id))).all()
-    by_turn = _records_by_turn(s, run_id, [t.id for t in turns], work)
+    work: dict[str, list[NestedWork]] = {t.id: [] for t in turns}  # each turn's nested calls, in order
+    for w in s.exec(select(NestedWork).where(col(NestedWork.turn_id).in_(list(work))).order_by(col(NestedWork.id))):
+        work[w.turn_id].append(w)
+    records = _records(s, run_id, work)
     return {
         **picked(run, "id person=person_id workflow=workflow_id surface requested_ephemeral ephemeral ended"),
         "cap": wf.memory_probes if wf else None,
-        "turns": [_turn_detail(t, by_turn[t.id], [w for w in work if w.turn_id == t.id]) for t in turns],
+        "turns": [_turn_detail(t, records[t.id], work[t.id]) for t in turns],
     }
 
 
-def _records_by_turn(s: Session, run_id: str, turn_ids: list[str], work: Sequence[NestedWork]) -> dict[str, list[Obj]]:
+def _records(s: Session, run_id: str, work: dict[str, list[NestedWork]]) -> dict[str, list[Obj]]:
     """A run's records by turn, in number order, each naming its nested call and its place among the calls (R4, R5)."""
-    work_of = {w.id: w.work for w in work}
-    seen: Counter[str] = Counter()
-    call_of = {}  # each nested call's place among its turn's calls
-    for w in work:
-        call_of[w.id] = seen[w.turn_id]
-        seen[w.turn_id] += 1
-    by_turn: dict[str, list[Obj]] = {t: [] for t in turn_ids}
-    records = s.exec(select(Record).where(Record.run_id == run_id).order_by(col(Record.turn_id), col(Record.number)))
-    for r in records:
-        nested, call = (work_of.get(r.nested_id), call_of.get(r.nested_id)) if r.nested_id is not None else (None, None)
+    calls = {w.id: (w.work, i) for its in work.values() for i, w in enumerate(its)}
+    by_turn: dict[str, list[Obj]] = {t: [] for t in work}
+    for r in s.exec(select(Record).where(Record.run_id == run_id).order_by(col(Record.turn_id), col(Record.number))):
+        nested, call = calls.get(r.nested_id, (None, None))
         by_turn[r.turn_id].append(record_json(r, nested=nested, call=call))
     return by_turn
 
@@ -223,7 +219,7 @@ def _turn_detail(t: Turn, records: list[Obj], work: list[NestedWork]) -> Obj:
         "skipped": [_kept_out(k, records) for k in t.skipped],
         "steps": list(t.steps),
         "probes_used": t.probes_used,
-        "work": [{"work": w.work, "status": w.status} for w in work],
+        "work": [picked(w, "work status") for w in work],
         "records": records,
     }
 
@@ -270,17 +266,17 @@ def timeline(s: Session, org_id: str, *, runs: int, turns: int) -> Obj:
     of_runs = s.exec(select(func.count()).select_from(Turn).where(in_runs)).one()
     newest_turns = core_select(*(col(c) for c in (Turn.id, Turn.run_id, Turn.seq, Turn.status, Turn.next_record)))
     rows = s.connection().execute(newest_turns.where(in_runs).order_by(col(Turn.seq).desc()).limit(turns)).all()
-    shown = [str(t[0]) for t in rows]
+    shown = [t.id for t in rows]
     asked = select(Record.turn_id, Record.excerpt).where(col(Record.turn_id).in_(shown), Record.number == 0)
     request = dict(s.exec(asked).all())
     reads: dict[str, list[Obj]] = {t: [] for t in shown}
     made = select(TurnRead.turn_id, TurnRead.records, TurnRead.call, TurnRead.outcome).order_by(col(TurnRead.id))
     for turn_id, records, call, outcome in s.exec(made.where(col(TurnRead.turn_id).in_(shown))):
         reads[turn_id].append({"records": records, "call": call, "outcome": outcome})
-    by_run: dict[str, list[Obj]] = {str(i): [] for i in ids}
+    by_run: dict[str, list[Obj]] = {i: [] for i in ids}
     for t in reversed(rows):  # oldest first within a run
-        turn = {"id": t[0], "seq": t[2], "status": t[3], "records": t[4], "request": request.get(str(t[0]))}
-        by_run[str(t[1])].append(turn | {"reads": reads[str(t[0])]})
+        turn = picked(t, "id seq status records=next_record") | {"request": request.get(t.id)}
+        by_run[t.run_id].append(turn | {"reads": reads[t.id]})
     out = [{"id": i, "person": p, "ended": e, "turns": by_run[i]} for i, p, e in newest]
     return {"runs": out, "runs_total": int(total), "turns_total": int(of_runs)}
 
@@ -369,19 +365,12 @@ def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
 
 def fact_at(s: Session, fact_id: int, n: int) -> Obj | None:
     """The fact with this id as it stood at moment `n` (R3), as a scenario names it; None if it was not there."""
+    cols, at = "id, graph, owner, subject_id, relation, object_id, value", "id = :f AND since <= :n"
     with driver_of(s) as db:
-        rows = db.rows(
-            "SELECT subject_id, relation, object_id, value FROM fact WHERE id = :f AND since <= :n "
-            "UNION ALL SELECT subject_id, relation, object_id, value FROM factgone "
-            "WHERE id = :f AND since <= :n AND until > :n",
-            {"f": fact_id, "n": n},
-        )
-    if not rows:
+        sql = f"SELECT {cols} FROM fact WHERE {at} UNION ALL SELECT {cols} FROM factgone WHERE {at} AND until > :n"
+        rows = db.rows(sql, {"f": fact_id, "n": n})
+    fact = FactIdentity(*rows[0]) if rows else None
+    ends = entities_at(s, n, fact.entity_ids) if fact else {}
+    if fact is None or any(i not in ends for i in fact.entity_ids):
         return None
-    subject_id, relation, object_id, value = rows[0]
-    named = entities_at(s, n, [i for i in (subject_id, object_id) if i is not None])
-    ends = {i: {"name": e["name"], "kind": e["kind"]} for i, e in named.items()}
-    if subject_id not in ends or (object_id is not None and object_id not in ends):
-        return None
-    target = ends[object_id] if object_id is not None else {"value": value}
-    return {"subject": ends[subject_id], "relation": relation, "object": target}
+    return triple(fact, lambda i: {"name": ends[i]["name"], "kind": ends[i]["kind"]})

@@ -150,12 +150,10 @@ def _ring(db: Driver, graph: str, owner: str, ring: list[int]) -> list[tuple[Any
 def find(db: Driver, graph: str, owner: str, text: str) -> list[Obj]:
     """GraphResolve's words matching (store/words.py) in one graph: up to FOUND entities with their facts counted."""
     found = words.find(db, {graph: owner}, text)[:FOUND]
-    counts = {
-        (r[1], r[2]): r[3] for e in found for r in db.rows(_ONE, {"g": graph, "o": owner, "k": name_key(e["name"])})
-    }
+    rows = [r for e in found for r in db.rows(_ONE, {"g": graph, "o": owner, "k": name_key(e["name"])})]
+    counts = {(name, kind): facts for _, name, kind, facts in rows}
     return [
-        {"name": e["name"], "kind": e["kind"], "graph": graph, "facts": counts.get((e["name"], e["kind"]), 0)}
-        for e in found
+        {k: e[k] for k in ("name", "kind", "graph")} | {"facts": counts.get((e["name"], e["kind"]), 0)} for e in found
     ]
 
 

@@ -120,8 +120,7 @@ def erase_account(s: Session, person: PersonRef) -> Obj:
     _set(s, SettingsAudit, col(SettingsAudit.by) == person.id, by=None)
     _drop(s, Person, col(Person.id) == person.id)
     s.add(ScrubDue(reason="delete_account"))  # R31: the files still hold the text
-    summary["erased_key"] = erased_key
-    return summary
+    return summary | {"erased_key": erased_key}
 
 
 # --- R31: the bytes, after the rows: a deletion writes a marker (ScrubDue); a scrub inline (Dialect.scrubs_inline) or

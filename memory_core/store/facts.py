@@ -12,7 +12,8 @@ from ..rules.weights import score
 from . import moments, words
 from .dialect import in_list
 from .driver import Driver, column_names, columns, insert, json_value
-from .graph import FactChanges, _chunks
+from .graph import FactChanges, _chunks, triple
+from .lookups import picked
 from .models import Entity, Fact
 
 
@@ -30,10 +31,6 @@ class EntityRow:
     alias_since: list[int]
     fresh_aliases: list[str] = field(default_factory=list)  # alias keys added in this use case
 
-    @property
-    def ref(self) -> Obj:
-        return {"name": self.name, "kind": self.kind}
-
 
 @dataclass
 class FactIdentity:
@@ -46,6 +43,11 @@ class FactIdentity:
     relation: str
     object_id: int | None
     value: str | None
+
+    @property
+    def entity_ids(self) -> list[int]:
+        """The entities it names: its subject, and its object unless a value."""
+        return [self.subject_id] if self.object_id is None else [self.subject_id, self.object_id]
 
 
 @dataclass
@@ -136,7 +138,6 @@ class GraphWriter:
 
     def facts_for(self, writes: list[tuple[str, str, Obj]]) -> list[StoredFact]:
         """The fact each (graph, owner, claim) names; missing ones get their ids (written by insert_new)."""
-        new_entities = self.new_entities
 
         def entity(graph: str, owner: str, spec: Obj) -> EntityRow:
             key = _named(graph, owner, spec)
@@ -144,7 +145,7 @@ class GraphWriter:
             if e is None:
                 e = EntityRow(0, graph, owner, spec["kind"], key[3], display_name(spec["name"]), [], 0, self.moment, [])
                 self.entities[key] = e
-                new_entities.append(e)
+                self.new_entities.append(e)
             if spec.get("aliases"):
                 _merge_aliases(e, spec["aliases"], self.moment)
             return e
@@ -153,9 +154,8 @@ class GraphWriter:
             (entity(g, o, c["subject"]), None if "value" in c["object"] else entity(g, o, c["object"]))
             for g, o, c in writes
         ]
-        for e, i in zip(new_entities, self.db.new_ids("entity", len(new_entities)), strict=True):
+        for e, i in zip(self.new_entities, self.db.new_ids("entity", len(self.new_entities)), strict=True):
             e.id = i
-        new_facts = self.new_facts
         out = []
         for (graph, owner, claim), (subject, target) in zip(writes, ends, strict=True):
             okey = _object_key(claim["object"], target)
@@ -167,9 +167,9 @@ class GraphWriter:
                 new = (0, graph, owner, subject.id, claim["relation"], oid, value, okey, False, "new", 0, 0.5, 0)
                 fact = StoredFact(*new, self.moment, None)
                 self.facts[key] = fact
-                new_facts.append(fact)
+                self.new_facts.append(fact)
             out.append(fact)
-        for fact, i in zip(new_facts, self.db.new_ids("fact", len(new_facts)), strict=True):
+        for fact, i in zip(self.new_facts, self.db.new_ids("fact", len(self.new_facts)), strict=True):
             fact.id = i
         return out
 
@@ -234,7 +234,7 @@ def refresh_facts(
     db.many("UPDATE entity SET active_facts = :n WHERE id = :eid", moved)
     _count(db, counts, moment)
     if gone:
-        left = {i for f in gone for i in (f.subject_id, f.object_id) if i is not None}
+        left = {i for f in gone for i in f.entity_ids}
         _drop_facts(db, [f.id for f in gone], left, moment)
 
 
@@ -247,9 +247,8 @@ def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple
     for chunk in _chunks([i for i in ids if i not in fresh]):
         params: Obj = {}
         listed = in_list("f", chunk, params)
-        for fid, origin, key, contrib in db.rows(
-            f'SELECT fact_id, origin, "key", contribution FROM support WHERE fact_id IN ({listed})', params
-        ):
+        sql = f'SELECT fact_id, origin, "key", contribution FROM support WHERE fact_id IN ({listed})'
+        for fid, origin, key, contrib in db.rows(sql, params):
             supports[fid].append((origin, key, contrib))
         for fid, contrib in db.rows(f"SELECT fact_id, contribution FROM dispute WHERE fact_id IN ({listed})", params):
             disputes[fid].append(contrib)
@@ -259,7 +258,7 @@ def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple
 def _ends(db: Driver, facts: list[StoredFact], entities: Iterable[EntityRow]) -> dict[int, EntityRow]:
     """The entities the facts name, by id: those given, and the others read."""
     ends = {e.id: e for e in entities}
-    missing = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None and i not in ends}
+    missing = {i for f in facts for i in f.entity_ids if i not in ends}
     ends.update((e.id, e) for e in _entities(_by_id(db, missing, "entity")))
     return ends
 
@@ -295,17 +294,16 @@ def _rescore_all(
         now_active = after is not None and fact.status == "active"
         if was_active != now_active:
             _shift(fact, 1 if now_active else -1, shift, counts)
-        target = ends[fact.object_id].ref if fact.object_id is not None else {"value": fact.value}
-        ref = {"subject": ends[fact.subject_id].ref, "relation": fact.relation, "object": target}
-        changes.note(fact.graph, fact.owner, ref, fact.id, before, after)
+        changes.note(
+            fact.graph, fact.owner, triple(fact, lambda i: picked(ends[i], "name kind")), fact.id, before, after
+        )
     return gone, updates, shift
 
 
 def _shift(fact: StoredFact, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
     """A fact became active (+1) or stopped being (-1): its ends' active facts, and the world map's count (R18)."""
-    for eid in (fact.subject_id, fact.object_id):
-        if eid is not None:
-            shift[eid] = shift.get(eid, 0) + delta
+    for eid in fact.entity_ids:
+        shift[eid] = shift.get(eid, 0) + delta
     if fact.graph == "world":
         counts[(fact.owner, "")] = counts.get((fact.owner, ""), 0) + delta
 
@@ -355,9 +353,7 @@ def withdraw(db: Driver, support_ids: list[int], fact_ids: Iterable[int], change
 
 def _count(db: Driver, deltas: dict[tuple[str, str], int], moment: int) -> None:
     """Apply changes to the map's counters (R18): (organization, kind) -> delta; kind "" = facts (R32)."""
-    rows = [
-        {"o": org_id, "k": kind, "d": delta, "m": moment} for (org_id, kind), delta in sorted(deltas.items()) if delta
-    ]
+    rows = [{"o": org, "k": kind, "d": delta, "m": moment} for (org, kind), delta in sorted(deltas.items()) if delta]
     db.many(
         "INSERT INTO mapcount (org_id, kind, n) VALUES (:o, :k, :d) "
         "ON CONFLICT (org_id, kind) DO UPDATE SET n = mapcount.n + excluded.n",

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import delete
 from sqlmodel import Session, col, select
@@ -14,11 +14,20 @@ from ..rules.keys import name_key
 from ..rules.shortcuts import Candidate, choose_shortcut
 from ..rules.visibility import visible
 from .driver import Driver, driver_of
-from .lookups import RunRef
+from .lookups import RunRef, picked
 from .models import Alias, Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
+
+if TYPE_CHECKING:
+    from .facts import FactIdentity
 
 #: A fact's weight and status; None where it did not exist.
 Score = tuple[float, str] | None
+
+
+def triple(fact: Fact | FactIdentity, end: Callable[[int], Obj]) -> Obj:
+    """A fact as the formats name it (R3): its subject, relation and object, each entity by `end` (name, kind)."""
+    target = end(fact.object_id) if fact.object_id is not None else {"value": fact.value}
+    return {"subject": end(fact.subject_id), "relation": fact.relation, "object": target}
 
 
 @dataclass
@@ -50,10 +59,7 @@ class FactChanges:
     facts: dict[int, FactChange] = field(default_factory=dict)
 
     def note(self, graph: str, owner: str, fact: Obj, fid: int, before: Score, after: Score) -> None:
-        if fid in self.facts:
-            self.facts[fid].after = after
-        else:
-            self.facts[fid] = FactChange(graph, owner, fact, before, after)
+        self.facts.setdefault(fid, FactChange(graph, owner, fact, before, after)).after = after
 
     def listed(self) -> list[FactChange]:
         return [c for c in self.facts.values() if c.kind != "unchanged"]
@@ -66,18 +72,15 @@ def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:
     """Erase a whole graph: its supports, disputes, facts, aliases and entities (R29, R30), and their history (R33)."""
+    of_graph = lambda t: delete(t).where(col(t.graph) == graph, col(t.owner) == owner)
     fact_ids = select(Fact.id).where(Fact.graph == graph, Fact.owner == owner)
     entity_ids = select(Entity.id).where(Entity.graph == graph, Entity.owner == owner)
     for stmt in (
         delete(Support).where(col(Support.fact_id).in_(fact_ids)),
         delete(Dispute).where(col(Dispute.fact_id).in_(fact_ids)),
-        delete(Fact).where(col(Fact.graph) == graph, col(Fact.owner) == owner),
+        of_graph(Fact),
         delete(Alias).where(col(Alias.entity_id).in_(entity_ids)),
-        delete(Entity).where(col(Entity.graph) == graph, col(Entity.owner) == owner),
-        *(
-            delete(t).where(col(t.graph) == graph, col(t.owner) == owner)
-            for t in (SupportGone, FactGone, DisputeGone, EntityGone)
-        ),
+        *map(of_graph, (Entity, SupportGone, FactGone, DisputeGone, EntityGone)),
     ):
         s.exec(stmt)  # type: ignore[call-overload]
 
@@ -103,19 +106,12 @@ def shortcut(s: Session, run: RunRef, answers: Obj, *, min_weight: float, no_mem
     for graph, owner in visible(run_id=run.id, org_id=run.org_id, person_id=run.person_id):
         ours = (Entity.graph == graph, Entity.owner == owner, Entity.kind == subject["kind"])
         e = s.exec(select(Entity).where(*ours, Entity.key == name_key(subject["name"]))).first()
-        active = (
-            Fact.graph == graph,
-            Fact.owner == owner,
-            Fact.relation == answers["relation"],
-            Fact.status == "active",
-        )
-        facts: Iterable[Fact] = s.exec(select(Fact).where(*active, Fact.subject_id == e.id)) if e is not None else []
-        found += [Candidate(graph, f.weight, f.status, (e, f)) for f in facts]
+        if e is not None:
+            active = (Fact.graph == graph, Fact.owner == owner, Fact.relation == answers["relation"])
+            facts = s.exec(select(Fact).where(*active, Fact.status == "active", Fact.subject_id == e.id))
+            found += [Candidate(graph, f.weight, f.status, f) for f in facts]
     best = choose_shortcut(found, min_weight=min_weight, no_memory_shortcuts=no_memory_shortcuts)
     if best is None:
         return None
-    e, f = best.fact
-    target = s.get(Entity, f.object_id) if f.object_id is not None else None
-    end = {"name": target.name, "kind": target.kind} if target else {"value": f.value}
-    fact = {"subject": {"name": e.name, "kind": e.kind}, "relation": f.relation, "object": end, "graph": best.graph}
-    return {"fact": fact, "weight": best.weight}
+    fact = triple(best.fact, lambda i: picked(s.get_one(Entity, i), "name kind"))  # its subject: read above
+    return {"fact": fact | {"graph": best.graph}, "weight": best.weight}

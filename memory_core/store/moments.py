@@ -31,10 +31,6 @@ def take_moment(tx: Session | Driver) -> int:
         return db.new_ids("moment", 1)[0]
 
 
-def now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
 def mark(
     tx: Session | Driver,
     n: int,
@@ -53,7 +49,8 @@ def mark(
     with driver_of(tx) as db:
         for turn_id in turns:
             log_turn(db, turn_id, n)
-        row = dict(n=n, at=now(), what=what, org=org, run=run, turn=turn, person=person, detail=detail)
+        at = datetime.now(UTC).isoformat(timespec="milliseconds")
+        row = dict(n=n, at=at, what=what, org=org, run=run, turn=turn, person=person, detail=detail)
         db.change(ADD_MOMENT, {**row, "facts": db.json(sorted(set(facts)))})
 
 

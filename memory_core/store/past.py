@@ -4,22 +4,23 @@ from __future__ import annotations
 
 import gc
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import Any
 
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from ..rules.weights import score
 from .dialect import dialect_of
 from .driver import driver_of, json_value
 from .facts import FactIdentity
-from .graph import map_counts, map_of
-from .models import Turn
-from .snapshot import SUPPORT, document, fact_sort_key, settings_of, steps_json, turns_json
+from .graph import map_counts, map_of, triple
+from .lookups import picked
+from .models import Organization, Person, Run, Turn
+from .snapshot import STATE_FORMAT, SUPPORT, fact_sort_key, settings_of, turns_json
 
 
 @dataclass
@@ -35,21 +36,13 @@ class PastFact(FactIdentity):
 
     def json(self, ends: dict[int, Obj]) -> Obj:
         """A FACT of the state format: its ends by name and kind, its score, its supports and disputes."""
-        target = ends[self.object_id] if self.object_id is not None else None
-        subject = {"name": ends[self.subject_id]["name"], "kind": ends[self.subject_id]["kind"]}
+        named = triple(self, lambda i: {"name": ends[i]["name"], "kind": ends[i]["kind"]})
         score = {"status": self.status, "weight": self.weight, "log_odds": self.log_odds, "sources": self.sources}
-        return {
-            "subject": subject,
-            "relation": self.relation,
-            "object": {"name": target["name"], "kind": target["kind"]} if target else {"value": self.value},
-            **score,
-            "supports": self.supports,
-            "disputes": [dict(d) for d in self.disputes],
-        }
+        return {**named, **score, "supports": self.supports, "disputes": [dict(d) for d in self.disputes]}
 
 
 #: A whole graph (graph, owner) the votes are read by, or None: by the facts' ids.
-Whole = tuple[str | None, str | None] | None
+Whole = tuple[str, str] | None
 #: Supports or disputes by (fact id, graph, owner).
 ByFact = dict[Any, list[Obj]]
 
@@ -60,8 +53,10 @@ def _rows(s: Session, sql: str, params: Obj) -> list[tuple[Any, ...]]:
         return db.rows(sql, params)
 
 
-def _among(s: Session, column: str, values: Iterable[int]) -> tuple[str, Obj]:
-    """`column` is one of these ids, as one parameter `:ids` (Dialect.among)."""
+def _among(s: Session, column: str, values: Iterable[int], *, whole: Whole = None, of: str = "") -> tuple[str, Obj]:
+    """A `whole` graph's rows (`of` a table's alias), else those whose `column` is one of these ids: one `:ids`."""
+    if whole is not None:
+        return f"{of}graph = :g AND {of}owner = :o", {"g": whole[0], "o": whole[1]}
     clause, value = dialect_of(s.get_bind()).among(column, "ids", sorted(set(values)))  # type: ignore[arg-type]
     return clause, {"ids": value}
 
@@ -85,13 +80,9 @@ def last_moment(s: Session) -> int:
 
 def changed_after(s: Session, n: int, upto: int | None = None) -> set[int]:
     """Ids of the facts that moments after `n` (up to `upto`) changed: a scan of those moments only."""
-    sql, params = "SELECT facts FROM moment WHERE id > :n", {"n": n}
-    if upto is not None:
-        sql, params = sql + " AND id <= :u", {**params, "u": upto}
-    out: set[int] = set()
-    for (facts,) in _rows(s, sql, params):
-        out.update(json_value(facts))
-    return out
+    upper = "" if upto is None else " AND id <= :u"
+    rows = _rows(s, f"SELECT facts FROM moment WHERE id > :n{upper}", {"n": n, "u": upto})
+    return {i for (facts,) in rows for i in json_value(facts)}
 
 
 _FACT_COLS = "id, graph, owner, subject_id, relation, object_id, value, status, weight, log_odds, sources, retracted_at"
@@ -99,28 +90,16 @@ _GONE_COLS = "id, graph, owner, subject_id, relation, object_id, value, NULL, 0.
 
 
 def facts_at(
-    s: Session,
-    n: int,
-    *,
-    graph: str | None = None,
-    owner: str | None = None,
-    ids: Iterable[int] | None = None,
-    votes: bool = True,
+    s: Session, n: int, *, whole: Whole = None, ids: set[int] | None = None, votes: bool = True
 ) -> list[PastFact]:
-    """The facts of one graph (or with these ids) as they stood after moment `n`, with their supports and disputes."""
-    if ids is not None:
-        ids = set(ids)
-        if not ids:
-            return []
-        where, params = _among(s, "id", ids)
-    else:
-        where, params = "graph = :g AND owner = :o", {"g": graph, "o": owner}
+    """A `whole` graph's facts, or those with these ids, as they stood after moment `n` with their votes."""
+    if whole is None and not ids:
+        return []
+    where, params = _among(s, "id", ids or (), whole=whole)
     params["n"] = n
     facts, retracted, redo = _fact_rows(s, n, where, params)
-    if votes:
-        with_votes(s, n, facts, whole=(graph, owner) if ids is None else None)
-    else:
-        with_votes(s, n, [f for f in facts if f.id in redo])
+    voted = facts if votes else [f for f in facts if f.id in redo]  # without `votes`, those rescored below need theirs
+    with_votes(s, n, voted, whole=whole if votes else None)
     for f in facts:
         if f.id in redo:
             _rescore(f, retracted=retracted[f.id])
@@ -140,11 +119,8 @@ def _fact_rows(s: Session, n: int, where: str, params: Obj) -> tuple[list[PastFa
 
 def _rescore(f: PastFact, *, retracted: bool) -> None:
     """A fact's status, weight and sources from its supports and disputes then (R25 to R28)."""
-    sc = score(
-        [(v["origin"], v["key"], v["contribution"]) for v in f.supports],
-        [d["contribution"] for d in f.disputes],
-        retracted=retracted,
-    )
+    supports = [(v["origin"], v["key"], v["contribution"]) for v in f.supports]
+    sc = score(supports, [d["contribution"] for d in f.disputes], retracted=retracted)
     f.status, f.weight, f.log_odds, f.sources = sc.status, sc.weight, sc.log_odds, sc.sources
 
 
@@ -152,14 +128,11 @@ def with_votes(s: Session, n: int, facts: list[PastFact], *, whole: Whole = None
     """Give these facts their supports and disputes at moment `n` (by graph when they are a whole graph)."""
     if not facts:
         return
-    p: Obj
-    if whole is not None:
-        where, p = ("f.graph = :g AND f.owner = :o", "graph = :g AND owner = :o"), {"g": whole[0], "o": whole[1]}
-    else:
-        joined, p = _among(s, "x.fact_id", [f.id for f in facts])
-        where = joined, _among(s, "fact_id", [])[0]  # the same :ids parameter, of another column
+    ids = [f.id for f in facts]
+    # the same parameters, of a support or dispute (x, its fact f) and of its history
+    (joined, p), (plain, _) = _among(s, "x.fact_id", ids, whole=whole, of="f."), _among(s, "fact_id", ids, whole=whole)
     graphs = {(f.graph, f.owner) for f in facts}
-    votes = {t: _votes(s, t, where, p | {"n": n}, graphs, ordered=whole is not None) for t in _VOTES}
+    votes = {t: _votes(s, t, (joined, plain), p | {"n": n}, graphs, ordered=whole is not None) for t in _VOTES}
     for f in facts:
         f.supports, f.disputes = (votes[t].get((f.id, f.graph, f.owner), []) for t in ("support", "dispute"))
 
@@ -196,16 +169,12 @@ def _votes(s: Session, table: str, where: tuple[str, str], p: Obj, graphs: set[A
     return {k: [v for _, v in pairs] for k, pairs in out.items()}
 
 
-def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str] | None = None) -> dict[int, Obj]:
+def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: Whole = None) -> dict[int, Obj]:
     """Entities by id as they stood at `n`: name, kind, and the aliases they had by then."""
     keep, cols = set(ids), "id, name, kind, aliases, alias_since"
     if not keep:
         return {}
-    p: Obj
-    if whole is not None:
-        where, p = "graph = :g AND owner = :o", {"g": whole[0], "o": whole[1]}
-    else:
-        where, p = _among(s, "id", keep)
+    where, p = _among(s, "id", keep, whole=whole)
     p["n"] = n
     rows = _rows(s, f"SELECT {cols} FROM entity WHERE {where} AND since <= :n", p)
     rows += _rows(s, f"SELECT {cols} FROM entitygone WHERE {where} AND since <= :n AND until > :n", p)
@@ -219,49 +188,15 @@ def entities_at(s: Session, n: int, ids: Iterable[int], *, whole: tuple[str, str
 
 def map_at(s: Session, org_id: str, n: int) -> Obj:
     """R18 at moment `n`: each counter's last logged value by then, one index probe per kind."""
-    rows = _rows(
-        s,
-        "SELECT c.kind, (SELECT l.n FROM maplog l WHERE l.org_id = c.org_id AND l.kind = c.kind "
-        "AND l.moment <= :n ORDER BY l.moment DESC LIMIT 1) FROM mapcount c WHERE c.org_id = :o",
-        {"o": org_id, "n": n},
-    )
-    return map_of({kind: int(v) for kind, v in rows if v is not None})
+    sql = """SELECT c.kind, (SELECT l.n FROM maplog l WHERE l.org_id = c.org_id AND l.kind = c.kind
+ AND l.moment <= :n ORDER BY l.moment DESC LIMIT 1) FROM mapcount c WHERE c.org_id = :o"""
+    return map_of({kind: int(v) for kind, v in _rows(s, sql, {"o": org_id, "n": n}) if v is not None})
 
 
 def settings_at(s: Session, org_id: str, present: dict[str, bool], n: int) -> dict[str, bool]:
     """The settings after moment `n`: the present ones, each later change undone (newest first)."""
-    out = dict(present)
-    for setting, old in _rows(
-        s,
-        "SELECT setting, old FROM settingsaudit WHERE org_id = :o AND moment > :n ORDER BY moment DESC, id DESC",
-        {"o": org_id, "n": n},
-    ):
-        out[setting] = bool(old)
-    return out
-
-
-def turns_at(s: Session, run_id: str, n: int) -> dict[str, Obj]:
-    """A run's turns opened by moment `n`, each as the state shows it then (probes_used: null)."""
-    out = {}
-    for tid, taken in _rows(
-        s, "SELECT id, map FROM turn WHERE run_id = :r AND opened_at <= :n ORDER BY seq", {"r": run_id, "n": n}
-    ):
-        log = _rows(
-            s,
-            "SELECT status, taught_world, taught_user, taught_flow, skipped, steps FROM turnlog "
-            "WHERE turn_id = :t AND moment <= :n ORDER BY moment DESC LIMIT 1",
-            {"t": tid, "n": n},
-        )
-        status, w, u, f, skipped, steps = log[0] if log else ("open", 0, 0, 0, [], [])
-        out[tid] = {
-            "status": status,
-            "map": json_value(taken),
-            "taught": {"world": w, "user": u, "flow": f},
-            "skipped": list(json_value(skipped)),
-            "steps": steps_json(json_value(steps)),
-            "probes_used": None,
-        }
-    return out
+    sql = "SELECT setting, old FROM settingsaudit WHERE org_id = :o AND moment > :n ORDER BY moment DESC, id DESC"
+    return present | {setting: bool(old) for setting, old in _rows(s, sql, {"o": org_id, "n": n})}  # the oldest last
 
 
 def moments(
@@ -335,10 +270,8 @@ def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int |
     since_born = "AND x.graph = :g AND x.owner = :o AND x.since >= :b"  # this fact's, not an earlier one of that id
     gone = _rows(s, f"SELECT {picked}, x.until FROM supportgone x {joined} {since_born}", p)
     supports = [dict(zip(keys, r, strict=True)) for r in [*now, *gone]]
-    disputes = [
-        {"by": r[0], "contribution": r[1], "since": r[2]}
-        for r in _rows(s, 'SELECT "by", contribution, since FROM dispute WHERE fact_id = :f ORDER BY since, id', p)
-    ]
+    disputed = _rows(s, 'SELECT "by", contribution, since FROM dispute WHERE fact_id = :f ORDER BY since, id', p)
+    disputes = [dict(zip(("by", "contribution", "since"), r, strict=True)) for r in disputed]
     return sorted(supports, key=lambda v: v["id"]), disputes, retracted_at
 
 
@@ -353,20 +286,23 @@ def turn_exists(s: Session, turn_id: str) -> bool:
 def facts_then(s: Session, n: int, ids: set[int], *, keep: Callable[[PastFact], bool]) -> list[Obj]:
     """The facts with these ids that `keep` keeps, as they stood after `n`: FACTs with `graph`, `owner` and `id`."""
     facts = [f for f in facts_at(s, n, ids=ids) if keep(f)]
-    ends = entities_at(s, n, {i for f in facts for i in (f.subject_id, f.object_id) if i is not None})
+    ends = entities_at(s, n, {i for f in facts for i in f.entity_ids})
     return [{"graph": f.graph, "owner": f.owner, "id": f.id, **f.json(ends)} for f in facts]
 
 
-def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph as it stood after moment `n` (R32): its entities by name then kind; with `limit`, its heaviest facts,
-    their entities and `total`; with `ids`, each fact's id."""
+def graph_at(
+    s: Session, graph: str, owner: str, n: int | None = None, *, limit: int | None = None, ids: bool = False
+) -> Obj:
+    """One graph as it stood after moment `n` (R32; None: the last, now): its entities by name then kind; with `limit`,
+    its heaviest facts, their entities and `total`; with `ids`, each fact's id."""
+    n = last_moment(s) if n is None else n
     with bulk():
-        facts = facts_at(s, n, graph=graph, owner=owner, votes=limit is None)
+        facts = facts_at(s, n, whole=(graph, owner), votes=limit is None)
         total = len(facts)
         if limit is not None:  # the heaviest then; only they are read with their supports
             facts = sorted(facts, key=lambda f: -f.weight)[:limit]
             with_votes(s, n, facts)
-        named = {i for f in facts for i in (f.subject_id, f.object_id) if i is not None}
+        named = {i for f in facts for i in f.entity_ids}
         ends = entities_at(s, n, named, whole=(graph, owner))
         items = sorted(((f, f.json(ends)) for f in facts), key=lambda pair: fact_sort_key(pair[1]))
         out: Obj = {
@@ -376,30 +312,26 @@ def graph_at(s: Session, graph: str, owner: str, n: int, *, limit: int | None = 
         return out if limit is None else out | {"total": total}
 
 
-def export_at(s: Session, n: int) -> Obj:
-    """The whole memory as it stood after moment `n`, as `memory-state/1` without `reads` and `refused` (R32, R33)."""
-    return document(
-        s,
-        n,
-        org=lambda o: {"settings": settings_at(s, o.id, settings_of(o), n), "map": map_at(s, o.id, n)},
-        graph=lambda graph, owner: graph_at(s, graph, owner, n),
-        run=lambda r: {"ended": r.ended_at is not None and r.ended_at <= n, "turns": turns_at(s, r.id, n)},
-    )
+def export(s: Session, n: int | None = None) -> Obj:
+    """All memory as `memory-state/1`, no `reads` or `refused`: now, or as it stood after moment `n` (R32, R33)."""
+    last = last_moment(s) if n is None else n
 
+    def rows(model: Any, since: Any) -> Sequence[Any]:
+        return s.exec(select(model).where(*(() if n is None else (since <= n,))).order_by(col(model.seq))).all()
 
-def graph_json(s: Session, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> Obj:
-    """One graph now: as it stands after the last moment (graph_at)."""
-    return graph_at(s, graph, owner, last_moment(s), limit=limit, ids=ids)
+    def org(o: Organization) -> Obj:
+        settings = settings_of(o) if n is None else settings_at(s, o.id, settings_of(o), n)
+        taken = map_counts(s, o.id) if n is None else map_at(s, o.id, n)
+        return {"settings": settings, "map": taken, "world": graph_at(s, "world", o.id, last)}
 
+    def run(r: Run) -> Obj:
+        ended = r.ended if n is None else r.ended_at is not None and r.ended_at <= n
+        head = picked(r, "org=org_id person=person_id surface requested_ephemeral ephemeral")
+        return {**head, "ended": ended, "turns": turns_json(s, r.id, n), "flow": graph_at(s, "flow", r.id, last)}
 
-def export(s: Session) -> Obj:
-    """The whole memory as `memory-state/1`, without the replay's `reads` and `refused` logs; its graphs as they stand
-    after the last moment (graph_at)."""
-    n = last_moment(s)
-    return document(
-        s,
-        None,
-        org=lambda o: {"settings": settings_of(o), "map": map_counts(s, o.id)},
-        graph=lambda graph, owner: graph_at(s, graph, owner, n),
-        run=lambda r: {"ended": r.ended, "turns": turns_json(s, r.id)},
-    )
+    return {
+        "format": STATE_FORMAT,
+        "organizations": {o.id: org(o) for o in rows(Organization, Organization.since)},
+        "people": {p.id: {"user": graph_at(s, "user", p.id, last)} for p in rows(Person, Person.since)},
+        "runs": {r.id: run(r) for r in rows(Run, Run.started_at)},
+    }

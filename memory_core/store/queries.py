@@ -103,18 +103,15 @@ def _refresh(s: Session, fact_id: int, moment: int) -> FactChanges:
 
 def _shown(link: IdentityLink, name: str) -> Obj:
     """A link as the Settings page and the command line show it."""
-    return {
-        **picked(link, "id kind issuer key"),
-        "identity": Identity(link.kind, link.issuer, link.key).words,
-        **picked(link, "person=person_id"),
-        "person_name": name,
-        **picked(link, "org=org_id linked_at=created_at"),
-    }
+    shown = picked(link, "id kind issuer key") | {"identity": Identity(link.kind, link.issuer, link.key).words}
+    shown |= {"person": link.person_id, "person_name": name}
+    return shown | picked(link, "org=org_id linked_at=created_at")
 
 
-def _is(identity: Identity, org_id: str) -> list[Any]:
-    """The link of this identity in this organization, as a WHERE clause."""
-    return [col(getattr(IdentityLink, k)) == v for k, v in {**vars(identity), "org_id": org_id}.items()]
+def _is(identity: Identity, org_id: str | None = None) -> list[Any]:
+    """The links of this identity (in this organization), as a WHERE clause."""
+    named = vars(identity) | ({} if org_id is None else {"org_id": org_id})
+    return [col(getattr(IdentityLink, k)) == v for k, v in named.items()]
 
 
 def linked(s: Session, identity: Identity, org_id: str) -> str | None:
@@ -143,10 +140,7 @@ def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[s
     """The (kind, person, organization) these (kind, issuer, key) are linked to, where the person is a member."""
     if not identities:
         return []
-    matches = [
-        (col(IdentityLink.kind) == kind) & (col(IdentityLink.issuer) == issuer) & (col(IdentityLink.key) == key)
-        for kind, issuer, key in identities
-    ]
+    matches = [and_(*_is(Identity(*i))) for i in identities]
     member = (col(Membership.person_id) == IdentityLink.person_id, col(Membership.org_id) == IdentityLink.org_id)
     q = select(IdentityLink.kind, IdentityLink.person_id, IdentityLink.org_id).join(Membership, and_(*member))
     return [(kind, person, org) for kind, person, org in s.exec(q.where(or_(*matches)))]

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
 from ..plain import Obj
 from ..rules.settings import SETTINGS
-from .lookups import OrgRef, picked
-from .models import Organization, Person, Run, Turn
+from .driver import driver_of, json_value
+from .lookups import OrgRef
+from .models import Organization, Person, Run
 
 STATE_FORMAT = "memory-state/1"
 
@@ -40,45 +40,30 @@ def steps_json(steps: Sequence[Obj]) -> list[Obj]:
     return [{k: v for k, v in step.items() if k in STEP_SHOWN} for step in steps]
 
 
-def turns_json(s: Session, run_id: str) -> dict[str, Obj]:
-    """A run's turns as the state format shows them now."""
-    return {
-        t.id: {
-            "status": t.status,
-            "map": t.map,
-            "taught": {"world": t.taught_world, "user": t.taught_user, "flow": t.taught_flow},
-            "skipped": list(t.skipped),
-            "steps": steps_json(t.steps),
-            "probes_used": t.probes_used,
+#: A run's turns in order, each with its map, then as the state shows it: now, from the turn's row; after moment :n,
+#: from its last log by then (none yet: open, nothing taught, R32), with probes_used null.
+_TURNS = "SELECT id, map, status, taught_world, taught_user, taught_flow, skipped, steps, probes_used FROM turn"
+_TURNS_AT = """SELECT t.id, t.map, l.status, l.taught_world, l.taught_user, l.taught_flow, l.skipped, l.steps, NULL
+ FROM turn t LEFT JOIN turnlog l ON l.turn_id = t.id AND l.moment = (SELECT max(moment) FROM turnlog
+ WHERE turn_id = t.id AND moment <= :n) WHERE t.run_id = :r AND t.opened_at <= :n ORDER BY t.seq"""
+
+
+def turns_json(s: Session, run_id: str, n: int | None = None) -> dict[str, Obj]:
+    """A run's turns as the state format shows them now, or (`n`) those opened by moment `n` as they stood then."""
+    with driver_of(s) as db:
+        rows = db.rows(f"{_TURNS} WHERE run_id = :r ORDER BY seq" if n is None else _TURNS_AT, {"r": run_id, "n": n})
+    out = {}
+    for tid, taken, *then, probes_used in rows:
+        status, w, u, f, skipped, steps = then if then[0] is not None else ("open", 0, 0, 0, [], [])
+        out[tid] = {
+            "status": status,
+            "map": json_value(taken),
+            "taught": {"world": w, "user": u, "flow": f},
+            "skipped": list(json_value(skipped)),
+            "steps": steps_json(json_value(steps)),
+            "probes_used": probes_used,
         }
-        for t in s.exec(select(Turn).where(Turn.run_id == run_id).order_by(col(Turn.seq)))
-    }
-
-
-_RUN = "org=org_id person=person_id surface requested_ephemeral ephemeral"  # a run's head, now and then
-
-
-def document(
-    s: Session,
-    n: int | None,
-    *,
-    org: Callable[[Organization], Obj],
-    graph: Callable[[str, str], Obj],
-    run: Callable[[Run], Obj],
-) -> Obj:
-    """`memory-state/1` without `reads` and `refused`: of now (`n` None) or of what there was after moment `n` (R32)."""
-
-    def rows(model: Any, since: Any) -> Sequence[Any]:
-        return s.exec(select(model).where(*(() if n is None else (since <= n,))).order_by(col(model.seq))).all()
-
-    return {
-        "format": STATE_FORMAT,
-        "organizations": {
-            o.id: {**org(o), "world": graph("world", o.id)} for o in rows(Organization, Organization.since)
-        },
-        "people": {p.id: {"user": graph("user", p.id)} for p in rows(Person, Person.since)},
-        "runs": {r.id: {**picked(r, _RUN), **run(r), "flow": graph("flow", r.id)} for r in rows(Run, Run.started_at)},
-    }
+    return out
 
 
 def holds_memory(s: Session) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import func
@@ -50,12 +50,6 @@ class TurnToChangeRow(NamedTuple):
     learn_from_users: bool
 
 
-class RunToOpenRow(NamedTuple):
-    org_id: str
-    person_id: str | None
-    ended: bool
-
-
 class TurnToReplaceRow(NamedTuple):
     status: str
     run_id: str
@@ -76,9 +70,10 @@ def _first(db: Driver, sql: str, params: Obj, row: Callable[..., T]) -> T | None
 # --- opening a turn (R3, R18) --------------------------------------------------------------------
 
 
-def run_to_open(db: Driver, run_id: str) -> RunToOpenRow | None:
+def run_to_open(db: Driver, run_id: str) -> RunRef | None:
     """The run a turn is opened in, or None."""
-    return _first(db, "SELECT org_id, person_id, ended FROM run WHERE id = :r", {"r": run_id}, RunToOpenRow)
+    sql = f"SELECT {', '.join(f.name for f in fields(RunRef))} FROM run WHERE id = :r"
+    return _first(db, sql, {"r": run_id}, RunRef)
 
 
 def turn_to_replace(db: Driver, turn_id: str) -> TurnToReplaceRow | None:
@@ -157,9 +152,8 @@ def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
 
 def nested_of(db: Driver, turn_id: str) -> dict[int, str]:
     """The turn's nested work: id -> status."""
-    return {
-        int(i): str(st) for i, st in db.rows("SELECT id, status FROM nestedwork WHERE turn_id = :t", {"t": turn_id})
-    }
+    sql = "SELECT id, status FROM nestedwork WHERE turn_id = :t"
+    return {int(i): str(st) for i, st in db.rows(sql, {"t": turn_id})}
 
 
 def end_turn(
@@ -203,18 +197,22 @@ class Teaching:
     excluded_records: list[str] = field(default_factory=list)  # R5: of failed or cancelled nested work
 
 
+#: A record's claim to write into a graph of an owner.
+Write = tuple[NewRecord, Obj, str, str]
+
+
 def plan(
-    records: list[Any], nested: dict[int, str], facts: RunFacts, *, run_id: str, org_id: str, person_id: str | None
-) -> tuple[list[tuple[Any, Obj, str, str]], Teaching]:
+    records: list[NewRecord], nested: dict[int, str], facts: RunFacts, turn: TurnToChangeRow
+) -> tuple[list[Write], Teaching]:
     """Pure: which claim goes into which graph (R7 to R9), which are kept out and why (R10)."""
     result = Teaching()
-    writes = []
+    writes: list[Write] = []
     for rec in records:
         if not record_teaches(nested.get(rec.nested_id) if rec.nested_id is not None else None):
             result.excluded_records.append(rec.id)
             continue
         for i, claim in enumerate(rec.claims):
-            writes.append((rec, claim, "flow", run_id))  # R7: every claim into the run's Flow graph
+            writes.append((rec, claim, "flow", turn.run_id))  # R7: every claim into the run's Flow graph
             graph = claim["graph"]
             if graph == "flow":
                 continue
@@ -222,17 +220,8 @@ def plan(
             if rule:
                 result.skipped.append(SkippedClaim(rec.id, i, rule, claim_label(claim)))  # R10
             else:
-                writes.append((rec, claim, graph, org_id if graph == "world" else person_id or ""))
+                writes.append((rec, claim, graph, turn.org_id if graph == "world" else turn.person_id or ""))
     return writes, result
-
-
-class RecordToTeach(NamedTuple):
-    id: str
-    nested_id: int | None
-    origin: str
-    source: str | None
-    reliability: float | None
-    claims: list[Obj]
 
 
 SUPPORT_INSERT = (
@@ -245,10 +234,10 @@ def teach(
     db: Driver, turn_id: str, turn: TurnToChangeRow, facts: RunFacts, nested: dict[int, str], *, moment: int
 ) -> Teaching:
     """R1: write everything a completed turn teaches, in a few batched statements on the driver (R5, R16, R32)."""
-    sql = "SELECT id, nested_id, origin, source, reliability, claims FROM record WHERE turn_id = :t ORDER BY number"
-    records = [RecordToTeach(*r[:5], json_value(r[5])) for r in db.rows(sql, {"t": turn_id})]  # type: ignore[call-arg]
+    sql = f"SELECT {', '.join(NewRecord._fields)} FROM record WHERE turn_id = :t ORDER BY number"
+    records = [NewRecord(*r[:-1], json_value(r[-1])) for r in db.rows(sql, {"t": turn_id})]  # type: ignore[call-arg]
+    writes, result = plan(records, nested, facts, turn)
     run_id = turn.run_id
-    writes, result = plan(records, nested, facts, run_id=run_id, org_id=turn.org_id, person_id=turn.person_id)
     writer = GraphWriter(db, moment)
     triples = [(graph, owner, claim) for _, claim, graph, owner in writes]
     writer.load(triples)

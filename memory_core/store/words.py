@@ -79,14 +79,10 @@ def _find_sql(name: str, owners: dict[str, str], kind: str | None) -> tuple[str,
     for i, w in enumerate(w[:WORD_CHARS] for w in words(name)[:INDEXED_WORDS]):
         params |= {f"lo{i}": w, f"hi{i}": _next(w)}
         scans = (f"SELECT entity_id FROM word WHERE graph = '{g}' AND owner = {o}" for g, o in owners.items())
-        wheres.append(
-            f"e.id IN ({' UNION ALL '.join(f'{scan} AND word >= :lo{i} AND word < :hi{i}' for scan in scans)})"
-        )
-    sql = (
-        f"SELECT e.name, e.kind, e.aliases, e.graph FROM entity e WHERE {' AND '.join(wheres)} AND e.active_facts > 0"
-        f"{'' if kind is None else ' AND e.kind = :kind'}"
-    )
-    return sql, params
+        ranges = " UNION ALL ".join(f"{scan} AND word >= :lo{i} AND word < :hi{i}" for scan in scans)
+        wheres.append(f"e.id IN ({ranges})")
+    sql = f"SELECT e.name, e.kind, e.aliases, e.graph FROM entity e WHERE {' AND '.join(wheres)}"
+    return f"{sql} AND e.active_facts > 0{'' if kind is None else ' AND e.kind = :kind'}", params
 
 
 def _found(name: str, rows: list[tuple[Any, ...]]) -> list[Obj]:

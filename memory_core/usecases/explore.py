@@ -10,7 +10,7 @@ from ..rules.vocabulary import GRAPHS
 from ..store import dashboard
 from ..store.drawing import entity_links, find_read, focus_read, graph_for_drawing
 from ..store.erasure import account_preview, run_preview
-from ..store.past import export, graph_json
+from ..store.past import export, graph_at
 from ..store.snapshot import holds_memory
 from . import shapes as sh
 from .base import UseCases
@@ -62,7 +62,7 @@ class Explore(UseCases):
 
     def graph(self, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph as in the state format; with `limit`, its heaviest facts only (and `total`); with `ids`, fact ids."""
-        return cast("sh.GraphJson", self._read(graph_json, graph, owner, limit=limit, ids=ids))
+        return cast("sh.GraphJson", self._read(graph_at, graph, owner, limit=limit, ids=ids))
 
     def graph_drawing(self, graph: str, owner: str, *, limit: int) -> sh.DrawingPublic:
         """One graph as a drawing reads it: its `limit` heaviest facts, the entities they name, and `total`."""

@@ -84,7 +84,7 @@ class Past(UseCases):
 
     def state_at(self, n: int) -> Obj:
         """The whole memory as `memory-state/1` right after moment `n`, later erasures applied (R33)."""
-        return self._then(n, past.export_at, n)
+        return self._then(n, past.export, n)
 
     def graph_at(self, graph: str, owner: str, n: int, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph as it stood after moment `n` (the Graphs page's time control)."""
