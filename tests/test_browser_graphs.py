@@ -140,6 +140,8 @@ def test_a_click_opens_neighbours_in_place_a_double_click_walks_and_the_trail_le
     body = page.frame_locator("iframe").first.locator("body")
     measured(page)
     before = body.evaluate("() => network.getPositions()")
+    on_screen = "(_, ps) => Object.fromEntries(Object.entries(ps).map(([k, p]) => [k, network.canvasToDOM(p)]))"
+    seen = body.evaluate(on_screen, before)  # where the drawn nodes are in the frame, in px
     ids = body.evaluate("() => network.body.data.nodes.get().filter(n => n.name && n.borderWidth !== 4).map(n => n.id)")
     for node in ids:  # the first neighbour with neighbours of its own not drawn: the click to painted, in the page
         took = body.evaluate(
@@ -155,6 +157,9 @@ def test_a_click_opens_neighbours_in_place_a_double_click_walks_and_the_trail_le
     scale = body.evaluate("() => network.getScale()")
     assert took < 1.0 and moved * scale < 20 and len(after) <= 60, (took, moved)
     assert body.evaluate(SHOWN) == [], "a node opened outside the frame"  # the view moved to show it (#39)
+    now = body.evaluate(on_screen, before)  # once the view moved, only as far as what opened needs
+    jumped = max(abs(now[k]["x"] - p["x"]) + abs(now[k]["y"] - p["y"]) for k, p in seen.items())
+    assert jumped < 20, jumped  # in the frame, as a person sees it: the view moved only as far as it had to
     assert body.evaluate("() => network.getPositions()") == after  # moving the view moved no node
     no_tooltip(page)
     page.screenshot(path=str(ARTIFACTS / "graph-walk.png"))  # docs/img/graph-walk.png

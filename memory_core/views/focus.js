@@ -24,8 +24,10 @@
     here.searchParams.set("focus", name);
     return here;
   }
-  // Everything drawn in the frame (names and relations too): the focus within 8% of its middle (#39); after a
-  // click (`loose`), wherever what is drawn needs, moved to smoothly; the nodes themselves stay where they are.
+  // Everything drawn in the frame (names and relations too): the focus within 8% of its middle (#39). After a
+  // click (`loose`) the view moves only if something drawn is outside it, and then as little as it can: zoomed
+  // out no further than needed, panned no further than needed, smoothly; the nodes stay where they are, so
+  // what was drawn does not jump (#39: a click moves it by less than 20 px). Returns whether the view moves.
   function fit(loose) {
     var f = network.getPositions([FOCUS])[FOCUS], b = {l: f.x, r: f.x, t: f.y, b: f.y};
     function add(l, t, r, btm) { b.l = Math.min(b.l, l); b.r = Math.max(b.r, r); b.t = Math.min(b.t, t); b.b = Math.max(b.b, btm); }
@@ -35,12 +37,22 @@
       if (e.options.label) { add(s.left, s.top, s.left + s.width, s.top + s.height); }
     });
     var el = document.getElementById("mynetwork"), W = 0.98 * el.clientWidth, H = 0.98 * el.clientHeight;
-    var off = loose ? Infinity : 0.08, k = 0.5 + off;
+    if (loose) {
+      var v = network.getViewPosition(), now = network.getScale();
+      var s = Math.min(now, W / (b.r - b.l), H / (b.b - b.t));
+      function pan(c, lo, hi, half) { return Math.max(hi - half, Math.min(lo + half, c)); }
+      var at = {x: pan(v.x, b.l, b.r, W / 2 / s), y: pan(v.y, b.t, b.b, H / 2 / s)};
+      if (s === now && at.x === v.x && at.y === v.y) { return false; }
+      network.moveTo({position: at, scale: s, animation: {duration: 300, easingFunction: "easeInOutQuad"}});
+      return true;
+    }
+    var off = 0.08, k = 0.5 + off;
     var s = Math.min(W / (b.r - b.l), H / (b.b - b.t), k * W / (b.r - f.x), k * W / (f.x - b.l),
                      k * H / (b.b - f.y), k * H / (f.y - b.t));
     function near(c, at, room) { return Math.max(at - room, Math.min(at + room, c)); }
     var at = {x: near((b.l + b.r) / 2, f.x, off * W / s), y: near((b.t + b.b) / 2, f.y, off * H / s)};
-    network.moveTo({position: at, scale: s, animation: loose ? {duration: 300, easingFunction: "easeInOutQuad"} : false});
+    network.moveTo({position: at, scale: s, animation: false});
+    return true;
   }
   network.once("afterDrawing", function () { fit(false); window.centred = true; });
   network.redraw();
@@ -77,8 +89,7 @@
     }));
     window.fitted = false;  // once drawn, the view moves to show what opened
     network.once("afterDrawing", function () {
-      network.once("animationFinished", function () { window.fitted = true; });
-      fit(true);
+      if (fit(true)) { network.once("animationFinished", function () { window.fitted = true; }); } else { window.fitted = true; }
     });
   }
   // A click opens the fact whose tooltip shows, even where vis-network's hit test reports a node (#16).
