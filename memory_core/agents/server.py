@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -29,6 +28,7 @@ from ..format.events import EVENT_MODELS, keys
 from ..format.fields import format_error, storable
 from ..rules.weights import WEIGHT_DECIMALS
 from ..usecases.facade import MemoryService
+from ..usecases.tokens import token_hash
 from . import models as M
 from .sessions import OpenSession, Sessions
 from .tools import TOOLS, Conn
@@ -191,8 +191,8 @@ class MemoryAgents:
 
 
 def token_id(token: str) -> str:
-    """A token's id: who opened a session, said without the token itself (logs may show it)."""
-    return "tok-" + hashlib.sha256(token.encode()).hexdigest()[:24]
+    """A token's id: who opened a session, said without the token itself (logs may show it): its stored hash's head."""
+    return "tok-" + token_hash(token)[:24]
 
 
 class TooManySessions(Exception):
