@@ -287,12 +287,12 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve memory to agents over MCP: one over stdio (MEMORY_TOKEN), many over HTTP (`--http`)."""
-    from .agents.serve import Limits, serve_http, serve_stdio
+    from .agents.serve import serve_http, serve_stdio
 
     service = MemoryService.at(args.db, existing=True)  # reads outside a turn from the standby, if any
     if args.http:
-        limits = Limits(idle_timeout=args.idle_timeout, max_sessions_per_token=args.max_sessions_per_token)
-        return serve_http(service, host=args.host, port=args.port, limits=limits)
+        per_token = args.max_sessions_per_token
+        return serve_http(service, host=args.host, port=args.port, idle_timeout=args.idle_timeout, per_token=per_token)
     small_page_cache(service.engine)  # one agent's pages: a long stdio session's memory stays flat (#38.10)
     return serve_stdio(service, os.environ.get("MEMORY_TOKEN"), database_errors=CONNECTION_ERRORS)
 

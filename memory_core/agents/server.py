@@ -11,16 +11,13 @@ from typing import Any, cast
 import anyio
 import pydantic_core
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
-from starlette.responses import JSONResponse
 
 from .. import errors as E
 from ..errors import FormatError
@@ -193,36 +190,6 @@ class MemoryAgents:
 def token_id(token: str) -> str:
     """A token's id: who opened a session, said without the token itself (logs may show it): its stored hash's head."""
     return "tok-" + token_hash(token)[:24]
-
-
-class TooManySessions(Exception):
-    """A token holds as many open HTTP sessions as one token may."""
-
-
-def cap_sessions(manager: StreamableHTTPSessionManager, *, per_token: int) -> None:
-    """At most `per_token` open HTTP sessions for each token: past it, 429 and a sentence naming the limit."""
-    admit = manager._admit_session
-
-    def admit_within(requestor: AuthorizationContext | None) -> Any:
-        owners = manager._session_owners.values()
-        if requestor is not None and sum(owner == requestor for owner in owners) >= per_token:
-            raise TooManySessions(
-                f"this token already has {per_token} open sessions, the most one token may have "
-                "(--max-sessions-per-token): end one (DELETE /mcp) or let it idle out"
-            )
-        return admit(requestor)
-
-    manager._admit_session = admit_within  # type: ignore[method-assign]
-    inner = manager.asgi_app
-
-    async def asgi(scope: Any, receive: Any, send: Any) -> None:
-        try:
-            await inner(scope, receive, send)
-        except TooManySessions as exc:
-            body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": str(exc)}}
-            await JSONResponse(body, status_code=429)(scope, receive, send)
-
-    manager.asgi_app = asgi  # type: ignore[assignment]
 
 
 class AsGiven(FuncMetadata):
