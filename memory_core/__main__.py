@@ -30,8 +30,7 @@ from .store.database import (
 )
 from .store.dialect import dialect_of
 from .usecases.facade import MemoryService
-
-Parser = argparse.ArgumentParser
+from .views import history
 
 #: Why the text of a deletion is still in the files after the wait (R31), on either backend.
 HELD = "a reader holds SQLite's log, or on PostgreSQL a transaction older than the deletion is still open"
@@ -205,43 +204,39 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _moment_named(service: MemoryService, n: int, names: dict[str, str]) -> Obj:
-    from .views.history import fact_names, moment_label
-
+    """An end of `diff` (R32): the moment's number, its time and what happened in it."""
     rows = service.moments(first=n - 1, last=n) if n else []
     if not rows:
         return {"moment": n, "at": None, "what": "before history was kept" if n == 0 else "no change"}
-    return {"moment": n, "at": rows[0]["at"], "what": moment_label(rows[0], names, fact_names(service, rows))}
+    what = history.moment_label(rows[0], names, history.fact_names(service, rows))
+    return {"moment": n, "at": rows[0]["at"], "what": what}
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """What changed between two moments, per graph (R32): facts added, gone, changed in weight or status."""
-    from .views.history import diff, diff_lines, tidy
-
     with _memory(args.db) as service:
         a, b = service.resolve_moment(args.start), service.resolve_moment(args.end)
         before, after = service.facts_between(a, b)
         names = {p["id"]: p["name"] for p in service.people()}
         out = {"from": _moment_named(service, a, names), "to": _moment_named(service, b, names)}
-        out["graphs"] = diff(before, after)
+        out["graphs"] = history.diff(before, after)
         if args.json:
-            _print_json(tidy(out))
+            _print_json(history.tidy(out))
         else:
-            print("\n".join(diff_lines(out)))
+            print("\n".join(history.diff_lines(out)))
     return 0
 
 
 def cmd_history(args: argparse.Namespace) -> int:
     """The moments of a memory (R32), oldest first: each one's number, time and what happened."""
-    from .views.history import fact_names, history_lines, moment_label
-
     with _memory(args.db) as service:
         names = {p["id"]: p["name"] for p in service.people()}
         rows = service.moments(org=args.org)
-        facts = fact_names(service, rows)
+        facts = history.fact_names(service, rows)
         if args.json:
-            _print_json([{**m, "label": moment_label(m, names, facts)} for m in rows])
+            _print_json([{**m, "label": history.moment_label(m, names, facts)} for m in rows])
         else:
-            print("\n".join(history_lines(rows, names, facts)))
+            print("\n".join(history.history_lines(rows, names, facts)))
     return 0
 
 
@@ -327,7 +322,9 @@ def parser() -> argparse.ArgumentParser:
     db_option = argparse.ArgumentParser(add_help=False)
     db_option.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
 
-    def command(name: str, run: Callable[[argparse.Namespace], int], about: str, *, db: bool = True) -> Parser:
+    def command(
+        name: str, run: Callable[[argparse.Namespace], int], about: str, *, db: bool = True
+    ) -> argparse.ArgumentParser:
         """A subcommand that runs `run`, with --db unless `db` is False."""
         cmd = sub.add_parser(name, help=about, parents=[db_option] if db else [])
         cmd.set_defaults(run=run)
