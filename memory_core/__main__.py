@@ -11,7 +11,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from . import identity_cli, setup_cli
+from . import setup_cli
 from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun, Unreachable
 from .format.checks import Scenario
 from .format.replay import EventFailed, EventResult, replay, replay_into
@@ -342,12 +342,16 @@ def parser() -> argparse.ArgumentParser:
     ld.add_argument("file")
     ld.add_argument("--if-empty", action="store_true", help="do nothing (exit 0) when memory is already there")
     st = command("state", cmd_state, "print the memory of a database as memory-state/1")
-    setup_cli.add_parser(sub)
     st.add_argument(
         "--at",
         metavar="MOMENT",
         help="as it stood right after a moment: its number (`history` lists them), a turn id, or a time (ISO 8601)",
     )
+    su = command(
+        "setup", setup_cli.cmd_setup, "add a scenario file's organizations, people and workflows (no events)", db=False
+    )
+    su.add_argument("file")
+    su.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db); may hold others")
     ex = command("export", cmd_export, "what a database recorded, as a scenario that replays to its state")
     ex.add_argument("--org", help="only this organization: its members, workflows, runs and corrections")
     ex.add_argument(
@@ -369,7 +373,7 @@ def parser() -> argparse.ArgumentParser:
     tk.add_argument("subject", help="issue: the person id; revoke: the token")
     tk.add_argument("--org", help="issue: the organization the token speaks in")
     ident = command(
-        "identity", identity_cli.cmd_identity, "link people to the identities they sign in to the dashboard with"
+        "identity", setup_cli.cmd_identity, "link people to the identities they sign in to the dashboard with"
     )
     ident.add_argument("action", choices=["link", "unlink", "list"])
     ident.add_argument("person", nargs="?", help="link: the person's id")
