@@ -74,7 +74,7 @@ class Sessions:
             if self._started:
                 return []
             self._started = True
-            LIVE_HERE.update({self.server})
+            LIVE_HERE.add(self.server)
         now = time.time()
         self.service.agent_server_started(
             self.server, host=socket.gethostname(), pid=os.getpid(), transport=self.transport, now=now

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field, StrictBool, StrictFloat
+from pydantic import Field, StrictBool, StrictFloat, TypeAdapter
 
 from .. import errors as E
 from ..format import events as ev
@@ -30,6 +30,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: A tool that reads memory and changes nothing (readOnlyHint), and one that changes it.
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False)
 CHANGES = ToolAnnotations(read_only_hint=False)
+
+#: Values as they were given: models dumped with their aliases and only the fields set, the rest left as they are.
+AS_GIVEN: TypeAdapter[Obj] = TypeAdapter(Obj)
 
 #: Every tool the server serves, by name, with its annotations: filled by `@tool`.
 TOOLS: dict[str, tuple[Callable[..., Any], ToolAnnotations]] = {}
@@ -90,13 +93,7 @@ class ToolCall:
 
 def given(**fields: Any) -> Obj:
     """The fields a caller gave (a null one is left out), models as the JSON they came as."""
-
-    def plain(v: Any) -> Any:
-        if isinstance(v, BaseModel):
-            return v.model_dump(exclude_unset=True, by_alias=True)
-        return [plain(x) for x in v] if isinstance(v, list) else v
-
-    return {k: plain(v) for k, v in fields.items() if v is not None}
+    return AS_GIVEN.dump_python({k: v for k, v in fields.items() if v is not None}, exclude_unset=True, by_alias=True)
 
 
 TurnId = Annotated[ev.Ident, Field(description="A turn this session opened")]
