@@ -16,7 +16,7 @@ from ..format import events as ev
 from ..format.checks import event as checked
 from ..format.documents import Budget
 from ..format.replay import apply
-from ..format.state import MapOut, Shortcut
+from ..format.state import MapOut
 from ..plain import Obj
 from ..usecases.facade import MemoryService
 from . import models as M
@@ -109,9 +109,7 @@ def workflows(ctx: Context) -> M.WorkflowsOut:
     """The workflows of your organization, whose ids start_run takes: each one's read budget (R21) and
     steps, with what a step answers for a shortcut (R22). No turn, no budget spent."""
     c = ToolCall.of(ctx)
-    return M.WorkflowsOut(
-        workflows=[M.WorkflowOut.model_validate({"budget": {}, **w}) for w in c.service.workflows(c.org)]
-    )
+    return M.WorkflowsOut.model_validate({"workflows": [{"budget": {}, **w} for w in c.service.workflows(c.org)]})
 
 
 @tool(CHANGES)
@@ -169,8 +167,7 @@ def step(ctx: Context, turn: TurnId, step: ev.Ident, record: ev.StepRecord | Non
     """Run a workflow step: skipped when memory already answers its question (a shortcut, R22),
     else its record (if any) is kept."""
     out = ToolCall.of(ctx).apply("step", turn=turn, step=step, record=record)
-    shortcut = Shortcut.model_validate(out.shortcut) if out.shortcut is not None else None
-    return M.StepRunOut(ran=out.shortcut is None, shortcut=shortcut, record=out.record)
+    return M.StepRunOut.model_validate({"ran": out.shortcut is None, "shortcut": out.shortcut, "record": out.record})
 
 
 @tool(CHANGES)
