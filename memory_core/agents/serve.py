@@ -69,10 +69,7 @@ def serve_stdio(service: MemoryService, token: str | None, *, database_errors: t
     agents.sessions.start()
     server = agents.build(log_level="WARNING")
 
-    def stop(signum: int, _: Any) -> None:
-        raise SystemExit(status["code"])
-
-    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(status["code"]))
     stopping = True
     try:
         server.run("stdio")
