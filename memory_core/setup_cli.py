@@ -1,6 +1,5 @@
-"""`python -m memory_core setup FILE [--db URL]`: a file's organizations, people and workflows (no events) added
-beside what memory holds, for agents without a replay; then `token issue` and `mcp` (README, "Connect an agent").
-`identity link|unlink|list` (docs/signin.md): whoever holds the database needs no owner."""
+"""`setup FILE`: a file's organizations, people and workflows (no events) added beside what memory holds (README, "Connect
+an agent"); `identity link|unlink|list` (docs/signin.md): whoever holds the database needs no owner."""
 
 from __future__ import annotations
 
