@@ -95,9 +95,8 @@ def generate(
     book = Written(
         sink, entities, {"entity": len(entities) + 1, "fact": 1}, rnd, org, people, hosts, key_for(engine), by_kind
     )
-    for i, (kind, name) in enumerate(entities):
+    for i, (kind, name) in enumerate(entities):  # a flush writes every table in foreign-key order (store/bulk.py)
         sink.put("entity", _entity(i + 1, "world", owner=org, kind=kind, name=name))
-    sink.write()
     flow_count = 0
     while book.written < supports:
         book.run(progress=lambda: progress(min(book.written, supports), supports) if progress else None)
@@ -113,14 +112,11 @@ def generate(
 
 
 def _organization(sink: Sink, org: str, *, people: list[str]) -> None:
-    """The organization, its people and their memberships (the first is its owner)."""
+    """The organization, its people and their memberships (the first is its owner), written with the next flush."""
     settings = {"allow_ephemeral_runs": False, "learn_from_ephemeral_runs": True, "learn_from_users": True}
     sink.put("organization", {"id": org, "seq": 0, "name": "Bench Robotics", **settings, "no_memory_shortcuts": False})
-    sink.write()
     for i, p in enumerate(people):
         sink.put("person", {"id": p, "seq": i, "name": f"Person {i}"})
-    sink.write()
-    for i, p in enumerate(people):
         sink.put("membership", {"person_id": p, "org_id": org, "role": "owner" if i == 0 else "member"})
 
 
