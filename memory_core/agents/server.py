@@ -222,10 +222,8 @@ def _tool(name: str, fn: Callable[..., Any], annotations: Any) -> Tool:
     tool.parameters["additionalProperties"] = False
     event = EVENT_MODELS[name].model_json_schema() if name in EVENT_MODELS else {}
     tool.parameters.update({k: v for k, v in event.items() if k in ("if", "then", "else")})  # `source` by origin
-    made, out = tool.fn_metadata, dict(tool.fn_metadata.output_schema or {})
+    out = dict(tool.fn_metadata.output_schema or {})
     defs = {"$defs": d} if (d := out.pop("$defs", None)) else {}  # an error result's {reason, rule, message} too
     schema = {"type": "object", "anyOf": [out, M.Refused.model_json_schema()]} | defs
-    tool.fn_metadata = AsGiven(
-        arg_model=made.arg_model, output_schema=schema, output_model=made.output_model, wrap_output=made.wrap_output
-    )
+    tool.fn_metadata = AsGiven(**{**dict(tool.fn_metadata), "output_schema": schema})  # the SDK's, as our subclass
     return tool
