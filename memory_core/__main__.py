@@ -14,8 +14,10 @@ from typing import Any
 from . import setup_cli
 from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun, Unreachable
 from .format.checks import Scenario
+from .format.documents import schema_text
 from .format.replay import EventFailed, EventResult, replay, replay_into
 from .format.scenario import load, parse
+from .generate import generate, progress_bar
 from .plain import Obj
 from .store.database import (
     CONNECTION_ERRORS,
@@ -294,8 +296,6 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Build a believable organization of about N supports, deterministically, into an empty database."""
-    from .generate import generate, progress_bar
-
     url = args.db or database_url()
     engine = make_engine(url)
     try:
@@ -310,8 +310,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_schema(args: argparse.Namespace) -> int:
     """The JSON Schema (draft 2020-12) of a document, generated from the format's models."""
-    from .format.documents import schema_text
-
     sys.stdout.write(schema_text(args.document))
     return 0
 
