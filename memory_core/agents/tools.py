@@ -242,7 +242,7 @@ def end_turn(ctx: Context, turn: TurnId, status: ev.EndStatus) -> M.TurnEndedOut
     succeeded. `failed` and `cancelled` teach nothing (R2)."""
     c = ToolCall.of(ctx)
     out = c.apply("end_turn", turn=turn, status=status)
-    c.session.forget(turn=turn)
+    c.session.turns.pop(turn, None)
     taught = out.taught if out.taught is not None else {"world": 0, "user": 0, "flow": 0}
     skipped = [s.to_json() for s in out.skipped]
     return M.TurnEndedOut.model_validate({"status": out.status, "taught": taught, "skipped": skipped})
@@ -253,7 +253,8 @@ def end_run(ctx: Context, run: RunId) -> M.RunEndedOut:
     """End a run: its open turns are cancelled; an ephemeral run is erased (R17)."""
     c = ToolCall.of(ctx)
     out = c.apply("end_run", run=run)
-    c.session.forget(run=run)
+    c.session.runs.pop(run, None)  # the run, and its turns this session still holds
+    c.session.turns = {t: r for t, r in c.session.turns.items() if r != run}
     return M.RunEndedOut(cancelled=list(out.cancelled), erased=out.erased)
 
 
