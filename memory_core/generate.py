@@ -1,5 +1,4 @@
-"""A believable organization of about N supports, deterministically, for benchmarks and demos: written in bulk, its
-weights, statuses and map computed by the rules the service uses (R7, R18, R25 to R28), in flat memory."""
+"""A believable organization of about N supports, seeded, written in bulk by the service's rules (R7, R18, R25-R28)."""
 
 from __future__ import annotations
 

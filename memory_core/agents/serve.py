@@ -121,8 +121,7 @@ def guarded_http(most: int) -> type[Any]:
 
 
 def serve_http(service: MemoryService, *, host: str, port: int, idle_timeout: float, per_token: int) -> int:
-    """Serve agents over Streamable HTTP until SIGTERM or Ctrl-C, a session idle `idle_timeout` seconds ended, a token's
-    open sessions `per_token` at most; every session's runs end with it (R17)."""
+    """Serve agents over Streamable HTTP until SIGTERM or Ctrl-C; each session's runs end with it (R17), idle or not."""
     import uvicorn
 
     _log_to_stderr()
@@ -163,8 +162,7 @@ class TooManySessions(Exception):
 def _own_sessions(
     manager: StreamableHTTPSessionManager, agents: MemoryAgents, *, idle_timeout: float, per_token: int
 ) -> None:
-    """The SDK's sessions as ours: a session's runs end with it (R17); past `per_token` open sessions of a token, 429
-    naming the limit; a request of a protocol without sessions (2026-07-28), -32022 with the versions that have them."""
+    """The SDK's sessions as ours: their runs end with them (R17), a token's past `per_token` 429, no session -32022."""
     discard, admit, inner = manager._discard_session, manager._admit_session, manager.asgi_app
 
     # _discard_session: the one place the SDK ends a session, however it ended
