@@ -11,11 +11,13 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from . import identity_cli, setup_cli
+from . import setup_cli
 from .errors import DatabaseNotEmpty, FormatError, Refusal, UnknownMoment, UnknownOrg, UnknownRun, Unreachable
 from .format.checks import Scenario
+from .format.documents import schema_text
 from .format.replay import EventFailed, EventResult, replay, replay_into
 from .format.scenario import load, parse
+from .generate import generate, progress_bar
 from .plain import Obj
 from .store.database import (
     CONNECTION_ERRORS,
@@ -30,8 +32,7 @@ from .store.database import (
 )
 from .store.dialect import dialect_of
 from .usecases.facade import MemoryService
-
-Parser = argparse.ArgumentParser
+from .views import history
 
 #: Why the text of a deletion is still in the files after the wait (R31), on either backend.
 HELD = "a reader holds SQLite's log, or on PostgreSQL a transaction older than the deletion is still open"
@@ -205,43 +206,39 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def _moment_named(service: MemoryService, n: int, names: dict[str, str]) -> Obj:
-    from .views.history import fact_names, moment_label
-
+    """An end of `diff` (R32): the moment's number, its time and what happened in it."""
     rows = service.moments(first=n - 1, last=n) if n else []
     if not rows:
         return {"moment": n, "at": None, "what": "before history was kept" if n == 0 else "no change"}
-    return {"moment": n, "at": rows[0]["at"], "what": moment_label(rows[0], names, fact_names(service, rows))}
+    what = history.moment_label(rows[0], names, history.fact_names(service, rows))
+    return {"moment": n, "at": rows[0]["at"], "what": what}
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
     """What changed between two moments, per graph (R32): facts added, gone, changed in weight or status."""
-    from .views.history import diff, diff_lines, tidy
-
     with _memory(args.db) as service:
         a, b = service.resolve_moment(args.start), service.resolve_moment(args.end)
         before, after = service.facts_between(a, b)
         names = {p["id"]: p["name"] for p in service.people()}
         out = {"from": _moment_named(service, a, names), "to": _moment_named(service, b, names)}
-        out["graphs"] = diff(before, after)
+        out["graphs"] = history.diff(before, after)
         if args.json:
-            _print_json(tidy(out))
+            _print_json(history.tidy(out))
         else:
-            print("\n".join(diff_lines(out)))
+            print("\n".join(history.diff_lines(out)))
     return 0
 
 
 def cmd_history(args: argparse.Namespace) -> int:
     """The moments of a memory (R32), oldest first: each one's number, time and what happened."""
-    from .views.history import fact_names, history_lines, moment_label
-
     with _memory(args.db) as service:
         names = {p["id"]: p["name"] for p in service.people()}
         rows = service.moments(org=args.org)
-        facts = fact_names(service, rows)
+        facts = history.fact_names(service, rows)
         if args.json:
-            _print_json([{**m, "label": moment_label(m, names, facts)} for m in rows])
+            _print_json([{**m, "label": history.moment_label(m, names, facts)} for m in rows])
         else:
-            print("\n".join(history_lines(rows, names, facts)))
+            print("\n".join(history.history_lines(rows, names, facts)))
     return 0
 
 
@@ -287,20 +284,18 @@ def cmd_token(args: argparse.Namespace) -> int:
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     """Serve memory to agents over MCP: one over stdio (MEMORY_TOKEN), many over HTTP (`--http`)."""
-    from .agents.serve import Limits, serve_http, serve_stdio
+    from .agents.serve import serve_http, serve_stdio
 
     service = MemoryService.at(args.db, existing=True)  # reads outside a turn from the standby, if any
     if args.http:
-        limits = Limits(idle_timeout=args.idle_timeout, max_sessions_per_token=args.max_sessions_per_token)
-        return serve_http(service, host=args.host, port=args.port, limits=limits)
+        per_token = args.max_sessions_per_token
+        return serve_http(service, host=args.host, port=args.port, idle_timeout=args.idle_timeout, per_token=per_token)
     small_page_cache(service.engine)  # one agent's pages: a long stdio session's memory stays flat (#38.10)
     return serve_stdio(service, os.environ.get("MEMORY_TOKEN"), database_errors=CONNECTION_ERRORS)
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
     """Build a believable organization of about N supports, deterministically, into an empty database."""
-    from .generate import generate, progress_bar
-
     url = args.db or database_url()
     engine = make_engine(url)
     try:
@@ -315,8 +310,6 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 def cmd_schema(args: argparse.Namespace) -> int:
     """The JSON Schema (draft 2020-12) of a document, generated from the format's models."""
-    from .format.documents import schema_text
-
     sys.stdout.write(schema_text(args.document))
     return 0
 
@@ -327,7 +320,9 @@ def parser() -> argparse.ArgumentParser:
     db_option = argparse.ArgumentParser(add_help=False)
     db_option.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db)")
 
-    def command(name: str, run: Callable[[argparse.Namespace], int], about: str, *, db: bool = True) -> Parser:
+    def command(
+        name: str, run: Callable[[argparse.Namespace], int], about: str, *, db: bool = True
+    ) -> argparse.ArgumentParser:
         """A subcommand that runs `run`, with --db unless `db` is False."""
         cmd = sub.add_parser(name, help=about, parents=[db_option] if db else [])
         cmd.set_defaults(run=run)
@@ -345,12 +340,16 @@ def parser() -> argparse.ArgumentParser:
     ld.add_argument("file")
     ld.add_argument("--if-empty", action="store_true", help="do nothing (exit 0) when memory is already there")
     st = command("state", cmd_state, "print the memory of a database as memory-state/1")
-    setup_cli.add_parser(sub)
     st.add_argument(
         "--at",
         metavar="MOMENT",
         help="as it stood right after a moment: its number (`history` lists them), a turn id, or a time (ISO 8601)",
     )
+    su = command(
+        "setup", setup_cli.cmd_setup, "add a scenario file's organizations, people and workflows (no events)", db=False
+    )
+    su.add_argument("file")
+    su.add_argument("--db", help="database URL (default: MEMORY_DATABASE_URL or .memory/memory.db); may hold others")
     ex = command("export", cmd_export, "what a database recorded, as a scenario that replays to its state")
     ex.add_argument("--org", help="only this organization: its members, workflows, runs and corrections")
     ex.add_argument(
@@ -372,7 +371,7 @@ def parser() -> argparse.ArgumentParser:
     tk.add_argument("subject", help="issue: the person id; revoke: the token")
     tk.add_argument("--org", help="issue: the organization the token speaks in")
     ident = command(
-        "identity", identity_cli.cmd_identity, "link people to the identities they sign in to the dashboard with"
+        "identity", setup_cli.cmd_identity, "link people to the identities they sign in to the dashboard with"
     )
     ident.add_argument("action", choices=["link", "unlink", "list"])
     ident.add_argument("person", nargs="?", help="link: the person's id")

@@ -1,6 +1,5 @@
-"""The preferences API (R15): GET and PATCH /organization/preferences for the organization's owner, over the same
-use cases as the Settings page; sync routes (FastAPI's thread pool), a strict body generated from rules.SETTINGS,
-every refusal a sentence in `detail`, a body that is not JSON a 422 (docs/scaling.md for a standby)."""
+"""The preferences API (R15): GET and PATCH /organization/preferences for the owner, over the Settings page's use cases;
+sync routes, a strict body made from rules.SETTINGS, every refusal a sentence in `detail` (docs/scaling.md: a standby)."""
 
 from __future__ import annotations
 

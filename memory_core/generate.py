@@ -1,5 +1,4 @@
-"""A believable organization of about N supports, deterministically, for benchmarks and demos: written in bulk, its
-weights, statuses and map computed by the rules the service uses (R7, R18, R25 to R28), in flat memory."""
+"""A believable organization of about N supports, seeded, written in bulk by the service's rules (R7, R18, R25-R28)."""
 
 from __future__ import annotations
 
@@ -69,7 +68,6 @@ class FactAcc:
     obj: int
     best: dict[tuple[str, str], float] = field(default_factory=dict)
     disputes: list[float] = field(default_factory=list)
-    active: bool = False
 
 
 def _skewed(rnd: random.Random, n: int) -> int:
@@ -88,16 +86,16 @@ def generate(
     """Write an organization whose graphs hold about `supports` supports; returns the counts."""
     rnd = random.Random(seed)
     sink = Sink(engine)
-    id_key = key_for(engine)  # used ids are kept as digests under the database's key (store/bulk.py)
     people = [f"p{i}" for i in range(12)]
     _organization(sink, org, people=people)
     entities = _world_entities(rnd, max(40, max(50, supports // 6) // 3))
-    book = Written(sink, entities, {"entity": len(entities) + 1, "fact": 1}, rnd=rnd, org=org)
-    book.people, book.hosts = people, [f"news{i}.example" for i in range(max(20, supports // 400))]
-    book.id_key, book.by_kind = id_key, {k: [i for i, e in enumerate(entities) if e[0] == k] for k in WORLD_KINDS}
-    for i, (kind, name) in enumerate(entities):
+    hosts = [f"news{i}.example" for i in range(max(20, supports // 400))]
+    by_kind = {k: [i for i, e in enumerate(entities) if e[0] == k] for k in WORLD_KINDS}
+    book = Written(
+        sink, entities, {"entity": len(entities) + 1, "fact": 1}, rnd, org, people, hosts, key_for(engine), by_kind
+    )
+    for i, (kind, name) in enumerate(entities):  # a flush writes every table in foreign-key order (store/bulk.py)
         sink.put("entity", _entity(i + 1, "world", owner=org, kind=kind, name=name))
-    sink.write()
     flow_count = 0
     while book.written < supports:
         book.run(progress=lambda: progress(min(book.written, supports), supports) if progress else None)
@@ -113,14 +111,11 @@ def generate(
 
 
 def _organization(sink: Sink, org: str, *, people: list[str]) -> None:
-    """The organization, its people and their memberships (the first is its owner)."""
+    """The organization, its people and their memberships (the first is its owner), written with the next flush."""
     settings = {"allow_ephemeral_runs": False, "learn_from_ephemeral_runs": True, "learn_from_users": True}
     sink.put("organization", {"id": org, "seq": 0, "name": "Bench Robotics", **settings, "no_memory_shortcuts": False})
-    sink.write()
     for i, p in enumerate(people):
         sink.put("person", {"id": p, "seq": i, "name": f"Person {i}"})
-    sink.write()
-    for i, p in enumerate(people):
         sink.put("membership", {"person_id": p, "org_id": org, "role": "owner" if i == 0 else "member"})
 
 
@@ -156,8 +151,7 @@ def _disputes_and_map(engine: Engine, book: Written) -> None:
             )
     active_count = _score_facts(engine, sink, list(facts.values()))  # World facts: World entities, the first ids
     kinds = Counter(book.entities[eid - 1][0] for eid in active_count)
-    world_active = sum(1 for acc in facts.values() if acc.active)
-    for kind, n in [*kinds.items(), ("", world_active)]:
+    for kind, n in [*kinds.items(), ("", active_count.total() // 2)]:  # an active fact counts its two entities
         sink.put("mapcount", {"org_id": book.org, "kind": kind, "n": n})
         sink.put("maplog", {"org_id": book.org, "kind": kind, "moment": 0, "n": n})  # R32: made before moment 1
     sink.write()
@@ -171,8 +165,7 @@ def _score_facts(engine: Engine, sink: Sink, accs: list[FactAcc]) -> Counter[int
     for acc in accs:
         sc = score([(o, k, c) for (o, k), c in acc.best.items()], acc.disputes, retracted=False)
         scores.append({"fid": acc.id, **asdict(sc)})  # its log_odds, weight, sources and status
-        acc.active = sc.status == "active"
-        if acc.active:
+        if sc.status == "active":
             active.update((acc.subject, acc.obj))
     update_by_id(engine, "fact", "fid", scores)
     update_by_id(engine, "entity", "eid", [{"eid": k, "active_facts": v} for k, v in active.items()])
@@ -186,12 +179,12 @@ class Written:
     sink: Sink
     entities: list[tuple[str, str]]
     next_id: dict[str, int]
-    rnd: random.Random = field(default_factory=random.Random)
-    org: str = "bench"
-    people: list[str] = field(default_factory=list)
-    hosts: list[str] = field(default_factory=list)
-    id_key: str = ""
-    by_kind: dict[str, list[int]] = field(default_factory=dict)  # World entities' indexes by kind
+    rnd: random.Random
+    org: str
+    people: list[str]
+    hosts: list[str]
+    id_key: str  # used ids are kept as digests under the database's key (store/bulk.py)
+    by_kind: dict[str, list[int]]  # World entities' indexes by kind
     facts: dict[tuple[int, str, int], FactAcc] = field(default_factory=dict)  # by (subject id, relation, object id)
     flow_facts: dict[tuple[int, str, int], FactAcc] = field(default_factory=dict)
     flow_entities: dict[tuple[str, int], int] = field(default_factory=dict)

@@ -113,7 +113,7 @@ TRANSACTION = {"transactions", "repository"}
 HANDLE = "database"  # the facade's attribute holding the handle (`service.database`)
 #: The entry points make, migrate and fill a whole database: the package's API, the command line,
 #: the generator and the launcher may import these of the store.
-ENTRY_POINTS = {"__init__.py", "__main__.py", "identity_cli.py", "setup_cli.py", "generate.py", "serve.py"}
+ENTRY_POINTS = {"__init__.py", "__main__.py", "setup_cli.py", "generate.py", "serve.py"}
 OPERATIONS = {"database", "dialect", "bulk"}
 SQL_TEXT = re.compile(
     r"^\s*(select\s.+\sfrom\s|insert\s+into\s|update\s+\w+\s+set\s|delete\s+from\s|pragma\s+\w+|"

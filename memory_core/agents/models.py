@@ -1,5 +1,4 @@
-"""What the MCP tools answer: one model a tool, its JSON schema the tool's output schema, made of the state format's
-parts (format/state.py: a read answers as `reads[].result`, R18, R21-R23); arguments are events' fields."""
+"""What the MCP tools answer: one model a tool (its output schema), of format/state.py's parts (R18, R21-R23)."""
 
 from __future__ import annotations
 

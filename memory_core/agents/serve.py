@@ -8,17 +8,18 @@ import resource
 import signal
 import sys
 import threading
-from dataclasses import dataclass
 from typing import Any
 
 import anyio
+from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import UNSUPPORTED_PROTOCOL_VERSION
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from starlette.responses import JSONResponse
 
 from ..usecases.facade import MemoryService
-from .server import MemoryAgents, cap_sessions
+from .server import MemoryAgents
 
 log = logging.getLogger("memory_core.agents")
 
@@ -27,14 +28,6 @@ SESSIONS_ONLY = (
 )
 #: A connection that has not sent its first request's headers in this many seconds is closed.
 HEADERS_TIMEOUT = 10.0
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What one HTTP server allows: a session's idle seconds before it ends (R17), open sessions per token."""
-
-    idle_timeout: float = 300.0
-    max_sessions_per_token: int = 64
 
 
 def _log_to_stderr() -> None:
@@ -76,10 +69,7 @@ def serve_stdio(service: MemoryService, token: str | None, *, database_errors: t
     agents.sessions.start()
     server = agents.build(log_level="WARNING")
 
-    def stop(signum: int, _: Any) -> None:
-        raise SystemExit(status["code"])
-
-    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(status["code"]))
     stopping = True
     try:
         server.run("stdio")
@@ -102,21 +92,6 @@ def serve_stdio(service: MemoryService, token: str | None, *, database_errors: t
         if stopping:
             agents.sessions.stop(why="the server stopped")
     return status["code"]
-
-
-def _sessions_only(app: Any) -> Any:
-    """A request of a protocol without sessions (2026-07-28) answered -32022 with the versions that have them."""
-
-    async def asgi(scope: Any, receive: Any, send: Any) -> None:
-        version = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"mcp-protocol-version"), None)
-        if scope.get("type") != "http" or version is None or version in HANDSHAKE_PROTOCOL_VERSIONS:
-            await app(scope, receive, send)
-            return
-        data = {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": version}
-        error = {"code": UNSUPPORTED_PROTOCOL_VERSION, "message": SESSIONS_ONLY, "data": data}
-        await JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=400)(scope, receive, send)
-
-    return asgi
 
 
 def guarded_http(most: int) -> type[Any]:
@@ -145,12 +120,11 @@ def guarded_http(most: int) -> type[Any]:
     return GuardedH11
 
 
-def serve_http(service: MemoryService, *, host: str, port: int, limits: Limits = Limits()) -> int:
-    """Serve agents over Streamable HTTP until SIGTERM or Ctrl-C; every session's runs end then (R17)."""
+def serve_http(service: MemoryService, *, host: str, port: int, idle_timeout: float, per_token: int) -> int:
+    """Serve agents over Streamable HTTP until SIGTERM or Ctrl-C; each session's runs end with it (R17), idle or not."""
     import uvicorn
 
     _log_to_stderr()
-    idle_timeout = limits.idle_timeout
     agents = MemoryAgents(service, transport="http")
     server = agents.build(
         token_verifier=agents,
@@ -160,18 +134,7 @@ def serve_http(service: MemoryService, *, host: str, port: int, limits: Limits =
         log_level="WARNING",
     )
     app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host)
-    manager = server.session_manager
-    discard = manager._discard_session  # the one place the SDK ends a session, however it ended
-
-    async def discarded(session_id: str, transport: Any) -> None:
-        why = "deleted by the client" if transport.is_terminated else f"idle past {idle_timeout:g} s, or lost"
-        await discard(session_id, transport)
-        with anyio.CancelScope(shield=True):
-            await anyio.to_thread.run_sync(lambda: agents.sessions.end(session_id, why=why))
-
-    manager._discard_session = discarded  # type: ignore[method-assign]
-    manager.asgi_app = _sessions_only(manager.asgi_app)
-    cap_sessions(manager, per_token=limits.max_sessions_per_token)
+    _own_sessions(server.session_manager, agents, idle_timeout=idle_timeout, per_token=per_token)
     agents.sessions.start()
     log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, idle_timeout)
     # half the descriptors for connections, a quarter accepted at once: the rest for the database and files
@@ -190,3 +153,46 @@ def serve_http(service: MemoryService, *, host: str, port: int, limits: Limits =
     finally:
         agents.sessions.stop(why="the server stopped")
     return 0
+
+
+class TooManySessions(Exception):
+    """A token holds as many open HTTP sessions as one token may."""
+
+
+def _own_sessions(
+    manager: StreamableHTTPSessionManager, agents: MemoryAgents, *, idle_timeout: float, per_token: int
+) -> None:
+    """The SDK's sessions as ours: their runs end with them (R17), a token's past `per_token` 429, no session -32022."""
+    discard, admit, inner = manager._discard_session, manager._admit_session, manager.asgi_app
+
+    # _discard_session: the one place the SDK ends a session, however it ended
+    async def discarded(session_id: str, transport: Any) -> None:
+        why = "deleted by the client" if transport.is_terminated else f"idle past {idle_timeout:g} s, or lost"
+        await discard(session_id, transport)
+        with anyio.CancelScope(shield=True):
+            await anyio.to_thread.run_sync(lambda: agents.sessions.end(session_id, why=why))
+
+    def admit_within(requestor: AuthorizationContext | None) -> Any:
+        if requestor is not None and sum(owner == requestor for owner in manager._session_owners.values()) >= per_token:
+            raise TooManySessions(
+                f"this token already has {per_token} open sessions, the most one token may have "
+                "(--max-sessions-per-token): end one (DELETE /mcp) or let it idle out"
+            )
+        return admit(requestor)
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        version = next((v.decode("latin-1") for k, v in scope.get("headers", ()) if k == b"mcp-protocol-version"), None)
+        if scope.get("type") == "http" and version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS:
+            data = {"supported": list(HANDSHAKE_PROTOCOL_VERSIONS), "requested": version}
+            error, status = {"code": UNSUPPORTED_PROTOCOL_VERSION, "message": SESSIONS_ONLY, "data": data}, 400
+        else:
+            try:
+                await inner(scope, receive, send)
+                return
+            except TooManySessions as exc:
+                error, status = {"code": -32600, "message": str(exc)}, 429
+        await JSONResponse({"jsonrpc": "2.0", "id": None, "error": error}, status_code=status)(scope, receive, send)
+
+    manager._discard_session = discarded  # type: ignore[method-assign]
+    manager._admit_session = admit_within  # type: ignore[method-assign]
+    manager.asgi_app = asgi  # type: ignore[assignment]

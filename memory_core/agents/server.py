@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -12,16 +11,13 @@ from typing import Any, cast
 import anyio
 import pydantic_core
 from mcp.server.auth.middleware.auth_context import get_access_token
-from mcp.server.auth.middleware.bearer_auth import AuthorizationContext
 from mcp.server.auth.provider import AccessToken
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools.base import Tool
 from mcp.server.mcpserver.utilities.func_metadata import FuncMetadata
-from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
-from starlette.responses import JSONResponse
 
 from .. import errors as E
 from ..errors import FormatError
@@ -29,6 +25,7 @@ from ..format.events import EVENT_MODELS, keys
 from ..format.fields import format_error, storable
 from ..rules.weights import WEIGHT_DECIMALS
 from ..usecases.facade import MemoryService
+from ..usecases.tokens import token_hash
 from . import models as M
 from .sessions import OpenSession, Sessions
 from .tools import TOOLS, Conn
@@ -191,38 +188,8 @@ class MemoryAgents:
 
 
 def token_id(token: str) -> str:
-    """A token's id: who opened a session, said without the token itself (logs may show it)."""
-    return "tok-" + hashlib.sha256(token.encode()).hexdigest()[:24]
-
-
-class TooManySessions(Exception):
-    """A token holds as many open HTTP sessions as one token may."""
-
-
-def cap_sessions(manager: StreamableHTTPSessionManager, *, per_token: int) -> None:
-    """At most `per_token` open HTTP sessions for each token: past it, 429 and a sentence naming the limit."""
-    admit = manager._admit_session
-
-    def admit_within(requestor: AuthorizationContext | None) -> Any:
-        owners = manager._session_owners.values()
-        if requestor is not None and sum(owner == requestor for owner in owners) >= per_token:
-            raise TooManySessions(
-                f"this token already has {per_token} open sessions, the most one token may have "
-                "(--max-sessions-per-token): end one (DELETE /mcp) or let it idle out"
-            )
-        return admit(requestor)
-
-    manager._admit_session = admit_within  # type: ignore[method-assign]
-    inner = manager.asgi_app
-
-    async def asgi(scope: Any, receive: Any, send: Any) -> None:
-        try:
-            await inner(scope, receive, send)
-        except TooManySessions as exc:
-            body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": str(exc)}}
-            await JSONResponse(body, status_code=429)(scope, receive, send)
-
-    manager.asgi_app = asgi  # type: ignore[assignment]
+    """A token's id: who opened a session, said without the token itself (logs may show it): its stored hash's head."""
+    return "tok-" + token_hash(token)[:24]
 
 
 class AsGiven(FuncMetadata):
@@ -255,10 +222,8 @@ def _tool(name: str, fn: Callable[..., Any], annotations: Any) -> Tool:
     tool.parameters["additionalProperties"] = False
     event = EVENT_MODELS[name].model_json_schema() if name in EVENT_MODELS else {}
     tool.parameters.update({k: v for k, v in event.items() if k in ("if", "then", "else")})  # `source` by origin
-    made, out = tool.fn_metadata, dict(tool.fn_metadata.output_schema or {})
+    out = dict(tool.fn_metadata.output_schema or {})
     defs = {"$defs": d} if (d := out.pop("$defs", None)) else {}  # an error result's {reason, rule, message} too
     schema = {"type": "object", "anyOf": [out, M.Refused.model_json_schema()]} | defs
-    tool.fn_metadata = AsGiven(
-        arg_model=made.arg_model, output_schema=schema, output_model=made.output_model, wrap_output=made.wrap_output
-    )
+    tool.fn_metadata = AsGiven(**{**dict(tool.fn_metadata), "output_schema": schema})  # the SDK's, as our subclass
     return tool

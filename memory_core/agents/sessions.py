@@ -30,13 +30,6 @@ class OpenSession:
     runs: dict[str, int | None] = field(default_factory=dict)
     turns: dict[str, str] = field(default_factory=dict)
 
-    def forget(self, *, run: str | None = None, turn: str | None = None) -> None:
-        """Forget a turn that ended, or a run that ended with its turns."""
-        self.turns.pop(turn or "", None)
-        if run is not None:
-            self.runs.pop(run, None)
-            self.turns = {t: r for t, r in self.turns.items() if r != run}
-
 
 #: The servers this process runs: one noted under this pid and not among them was an earlier process's.
 LIVE_HERE: set[str] = set()
@@ -74,7 +67,7 @@ class Sessions:
             if self._started:
                 return []
             self._started = True
-            LIVE_HERE.update({self.server})
+            LIVE_HERE.add(self.server)
         now = time.time()
         self.service.agent_server_started(
             self.server, host=socket.gethostname(), pid=os.getpid(), transport=self.transport, now=now

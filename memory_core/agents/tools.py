@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 from mcp.server.mcpserver import Context
 from mcp_types import ToolAnnotations
-from pydantic import BaseModel, Field, StrictBool, StrictFloat
+from pydantic import Field, StrictBool, StrictFloat, TypeAdapter
 
 from .. import errors as E
 from ..format import events as ev
 from ..format.checks import event as checked
 from ..format.documents import Budget
 from ..format.replay import apply
-from ..format.state import MapOut, Shortcut
+from ..format.state import MapOut
 from ..plain import Obj
 from ..usecases.facade import MemoryService
 from . import models as M
@@ -30,6 +30,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 #: A tool that reads memory and changes nothing (readOnlyHint), and one that changes it.
 READS = ToolAnnotations(read_only_hint=True, destructive_hint=False)
 CHANGES = ToolAnnotations(read_only_hint=False)
+
+#: Values as they were given: models dumped with their aliases and only the fields set, the rest left as they are.
+AS_GIVEN: TypeAdapter[Obj] = TypeAdapter(Obj)
 
 #: Every tool the server serves, by name, with its annotations: filled by `@tool`.
 TOOLS: dict[str, tuple[Callable[..., Any], ToolAnnotations]] = {}
@@ -90,13 +93,7 @@ class ToolCall:
 
 def given(**fields: Any) -> Obj:
     """The fields a caller gave (a null one is left out), models as the JSON they came as."""
-
-    def plain(v: Any) -> Any:
-        if isinstance(v, BaseModel):
-            return v.model_dump(exclude_unset=True, by_alias=True)
-        return [plain(x) for x in v] if isinstance(v, list) else v
-
-    return {k: plain(v) for k, v in fields.items() if v is not None}
+    return AS_GIVEN.dump_python({k: v for k, v in fields.items() if v is not None}, exclude_unset=True, by_alias=True)
 
 
 TurnId = Annotated[ev.Ident, Field(description="A turn this session opened")]
@@ -112,9 +109,7 @@ def workflows(ctx: Context) -> M.WorkflowsOut:
     """The workflows of your organization, whose ids start_run takes: each one's read budget (R21) and
     steps, with what a step answers for a shortcut (R22). No turn, no budget spent."""
     c = ToolCall.of(ctx)
-    return M.WorkflowsOut(
-        workflows=[M.WorkflowOut.model_validate({"budget": {}, **w}) for w in c.service.workflows(c.org)]
-    )
+    return M.WorkflowsOut.model_validate({"workflows": [{"budget": {}, **w} for w in c.service.workflows(c.org)]})
 
 
 @tool(CHANGES)
@@ -172,8 +167,7 @@ def step(ctx: Context, turn: TurnId, step: ev.Ident, record: ev.StepRecord | Non
     """Run a workflow step: skipped when memory already answers its question (a shortcut, R22),
     else its record (if any) is kept."""
     out = ToolCall.of(ctx).apply("step", turn=turn, step=step, record=record)
-    shortcut = Shortcut.model_validate(out.shortcut) if out.shortcut is not None else None
-    return M.StepRunOut(ran=out.shortcut is None, shortcut=shortcut, record=out.record)
+    return M.StepRunOut.model_validate({"ran": out.shortcut is None, "shortcut": out.shortcut, "record": out.record})
 
 
 @tool(CHANGES)
@@ -248,7 +242,7 @@ def end_turn(ctx: Context, turn: TurnId, status: ev.EndStatus) -> M.TurnEndedOut
     succeeded. `failed` and `cancelled` teach nothing (R2)."""
     c = ToolCall.of(ctx)
     out = c.apply("end_turn", turn=turn, status=status)
-    c.session.forget(turn=turn)
+    c.session.turns.pop(turn, None)
     taught = out.taught if out.taught is not None else {"world": 0, "user": 0, "flow": 0}
     skipped = [s.to_json() for s in out.skipped]
     return M.TurnEndedOut.model_validate({"status": out.status, "taught": taught, "skipped": skipped})
@@ -259,7 +253,8 @@ def end_run(ctx: Context, run: RunId) -> M.RunEndedOut:
     """End a run: its open turns are cancelled; an ephemeral run is erased (R17)."""
     c = ToolCall.of(ctx)
     out = c.apply("end_run", run=run)
-    c.session.forget(run=run)
+    c.session.runs.pop(run, None)  # the run, and its turns this session still holds
+    c.session.turns = {t: r for t, r in c.session.turns.items() if r != run}
     return M.RunEndedOut(cancelled=list(out.cancelled), erased=out.erased)
 
 
