@@ -1,7 +1,8 @@
 """Live pages (B8, #39): one thread per memory asks its version every LIVE_EVERY s for every tab showing it, and
 when it moved reruns the tabs whose page drew something else than pages show now (`drawn`): an MCP server's
 heartbeat moves the version and nothing shown. At a past moment, or without a server (AppTest), a page asks by
-itself (`every`). Every run of a page leaves (`unfollow`, in the sidebar); a live page follows (pages/_ui.live)."""
+itself (`every`). Every run of a page leaves (`unfollow`, in the sidebar); a live page follows (pages/_ui.live).
+Reads are kept under the same version (`read_at`): a rerun that changed nothing reads nothing again."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import threading
 import time
 from collections.abc import Callable
 from functools import partial
+from typing import Concatenate, ParamSpec, TypeVar
 
 import streamlit as st
 from streamlit.proto.ClientState_pb2 import ClientState
@@ -17,6 +19,9 @@ from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from memory_core import MemoryService
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 LIVE_EVERY = 0.5  # seconds between looks at memory's version (an agent over MCP, another tab, a replay move it)
 
@@ -112,3 +117,30 @@ def _rerun(app: AppSession, memory: str, session: str, tab: Tab) -> None:
     again.CopyFrom(app._client_state)  # its address (a fragment's run leaves the app's script as its page)
     again.page_script_hash = tab[1]
     app.request_rerun(again)
+
+
+# --- answers kept under the memory's version: a rerun that changed nothing reads nothing again ---------
+
+Version = tuple[str, str]  # the memory in use (its URL) and its version (MemoryService.version)
+Args = tuple[object, ...]
+Kwargs = tuple[tuple[str, object], ...]
+Read = Callable[Concatenate[MemoryService, P], R]  # a read use case of the facade, or a view taking the service first
+
+
+def version_at(svc: MemoryService, memory: str) -> Version | None:
+    """The memory and its version now, moved by every commit here or elsewhere; None: keep nothing."""
+    version = svc.version()
+    return None if version is None else (memory, version)
+
+
+def read_at(svc: MemoryService, at: Version | None, what: Read[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+    """`what` kept under `at` (a clock for history, one version for several reads, who acts), else asked now."""
+    if at is None:
+        return what(svc, *args, **kwargs)
+    name = f"{what.__module__}.{what.__qualname__}"
+    return _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what)
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _kept(at: Version, name: str, args: Args, kwargs: Kwargs, _svc: MemoryService, _what: Callable[..., R]) -> R:
+    return _what(_svc, *args, **dict(kwargs))

@@ -16,6 +16,7 @@ from memory_core.usecases.shapes import Member
 from memory_core.views import signin
 from memory_core.views.text import JSON, inert
 from pages._links import addresses
+from pages._live import read_at, version_at
 from pages._words import refusal
 
 A = TypeVar("A")
@@ -97,15 +98,9 @@ def _callers() -> dict[str, str]:
 
 
 def _kept(what: Callable[[MemoryService, A], R], arg: A) -> R:
-    """`what` of the database kept under memory's version: who acts is asked several times a run."""
+    """`what` of the database kept under memory's version (pages/_live.read_at): who acts is asked several times a run."""
     svc = main_service(database_url())
-    version = svc.version()
-    return what(svc, arg) if version is None else _kept_at(version, what.__qualname__, arg, what)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _kept_at(version: str, name: str, arg: A, _what: Callable[[MemoryService, A], R]) -> R:
-    return _what(main_service(database_url()), arg)
+    return read_at(svc, version_at(svc, database_url()), what, arg)
 
 
 def _identity_signed_in() -> tuple[str, str] | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Concatenate, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
 import streamlit as st
 
@@ -15,7 +15,7 @@ from memory_core.views import notebook as nbk
 from memory_core.views.notebook_file import scrub_erased
 from memory_core.views.text import inert
 from pages._links import dropped, from_link, same_tab, to_link
-from pages._live import LIVE_EVERY, drawn, every, follow, unfollow
+from pages._live import LIVE_EVERY, Read, Version, drawn, every, follow, read_at, unfollow, version_at
 from pages._signin import main_service, sign_in_required, signed_in, signed_in_box
 from pages._words import refusal
 
@@ -277,31 +277,9 @@ def _chosen(orgs: dict[str, str], *, signing_in: bool) -> tuple[dict[str, str], 
     return orgs, org if org in orgs else next(iter(orgs), None), person
 
 
-# --- answers kept under the memory's version: a rerun that changed nothing reads nothing again ---------
-
-Version = tuple[str, str]  # the memory in use (its URL) and its version (MemoryService.version)
-Args = tuple[object, ...]
-Kwargs = tuple[tuple[str, object], ...]
-Read = Callable[Concatenate[MemoryService, P], R]  # a read use case of the facade, or a view taking the service first
-
-
-def version_at(svc: MemoryService, memory: str) -> Version | None:
-    """The memory and its version now, moved by every commit here or elsewhere; None: keep nothing."""
-    version = svc.version()
-    return None if version is None else (memory, version)
-
-
 def read(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """`what` (a facade read, or a view taking the service) of the memory in use, typed, kept under its version."""
     return read_at(ctx.svc, version_at(ctx.svc, ctx.memory), what, *args, **kwargs)
-
-
-def read_at(svc: MemoryService, at: Version | None, what: Read[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
-    """`read` kept under `at` (a clock for history, one version for several reads), else asked now."""
-    if at is None:
-        return what(svc, *args, **kwargs)
-    name = f"{what.__module__}.{what.__qualname__}"
-    return _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what)
 
 
 def read_or_refusal(ctx: Context, what: Read[P, R], *args: P.args, **kwargs: P.kwargs) -> R | Refusal:
@@ -324,11 +302,6 @@ def org_names(ctx: Context) -> dict[str, str]:
 
 def _orgs(svc: MemoryService, at: Version | None) -> dict[str, str]:
     return {o["id"]: o["name"] for o in read_at(svc, at, MemoryService.organizations)}
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _kept(at: Version, name: str, args: Args, kwargs: Kwargs, _svc: MemoryService, _what: Callable[..., R]) -> R:
-    return _what(_svc, *args, **dict(kwargs))
 
 
 @contextmanager

@@ -13,22 +13,11 @@ from memory_core.rules.settings import SETTINGS
 from memory_core.rules.wording import map_paragraph
 from memory_core.usecases.shapes import OrgMap
 from memory_core.views import notebook as nbk
-from memory_core.views.text import world_table
+from memory_core.views.text import inert, world_table
 from pages import _history
 from pages._tables import fact_grid, grid, headed, wrapped
 from pages._turns import clicked, latest_turns, reads_then, timeline, turns_said
-from pages._ui import (
-    Context,
-    context,
-    guard,
-    inert,
-    live,
-    memory_in_use,
-    need_org,
-    open_notebook,
-    read,
-    read_or_refusal,
-)
+from pages._ui import Context, context, guard, live, memory_in_use, need_org, open_notebook, read, read_or_refusal
 from pages._words import SAMPLES, caption, cite, markdown, on_off, plural, yes_no
 
 
