@@ -117,5 +117,5 @@ def scrub(nb: Notebook) -> int:
 
 
 def pending(nb: Notebook) -> int:
-    """How many saved values `scrub` would take out now (the notebook itself unchanged)."""
-    return scrub(nb.model_copy()) if erased(nb) else 0
+    """How many saved values `scrub` would take out now, on a copy (the notebook itself unchanged)."""
+    return scrub(nb.model_copy())
