@@ -58,10 +58,8 @@ def _said(m: Row, by: str | None, who: str) -> str:
 
 def fact_names(svc: MemoryService, rows: Iterable[Row], *, org: str | None = None) -> dict[int, str]:
     """The facts the corrections among `rows` name, by id, as they stood then; in `org`'s view only (R23, R28)."""
-    out: dict[int, str] = {}
-    for m in (m for m in rows if m["what"] in ("dispute", "retract")):
-        out |= {f["id"]: fact_label(f) for f in svc.facts_between(m["n"] - 1, m["n"], org=org)[1]}
-    return out
+    moments = sorted({m["n"] for m in rows if m["what"] in ("dispute", "retract")})  # each read once
+    return {f["id"]: fact_label(f) for n in moments for f in svc.facts_between(n - 1, n, org=org)[1]}
 
 
 def graph_name(graph: str, owner: str) -> str:
