@@ -1,5 +1,4 @@
-"""A notebook's saved results scrubbed of what its own cells erased (#26, R17, R29, R30): ids, texts, and
-Flow and User graphs go, a support into an erased run keeps its key, origin and contribution; cells stay."""
+"""A notebook's saved results scrubbed of what its own cells erased (#26, R17, R29, R30); its cells stay."""
 
 from __future__ import annotations
 

@@ -89,8 +89,7 @@ def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
 
 
 def _with_settings(doc: Obj, org: str, settings: dict[str, bool], *, always: bool) -> Obj:
-    """The document with `org` on `settings` from the start (`always`: only those unlike its history's end, each
-    taken out of the history's changes, R16)."""
+    """The document with `org` on `settings` from the start (`always`: those unlike its history's end, R16)."""
     alt = copy.deepcopy(doc)
     mine = [e for e in alt["events"] if e["do"] == "set_settings" and e["org"] == org]
     start = initial_settings(doc, org)
