@@ -86,11 +86,6 @@ class _Scrubber:
             return {k: self.walk(v) for k, v in self.unpointed(value).items()}
         return value
 
-    def objects(self, values: list[Obj]) -> list[Obj]:
-        """A list of objects walked: still a list of objects."""
-        items: list[JSON] = [*values]
-        return cast("list[Obj]", self.walk(items))
-
     def unpointed(self, value: Obj) -> Obj:
         """A support or record pointing into an erased run, its pointer cleared as memory keeps it (R29)."""
         if value.get("run") in self.gone.runs and any(k in value for k in POINTER[1:]):
@@ -110,7 +105,8 @@ def scrub(nb: Notebook) -> int:
         results[key] = scrubber.walk(res)
         if scrubber.count > before:
             results[key]["scrubbed"] = True
-    nb.results, nb.reads, nb.refused = results, scrubber.objects(nb.reads), scrubber.objects(nb.refused)
+    nb.reads, nb.refused = (cast("list[Obj]", scrubber.walk(cast("JSON", kept))) for kept in (nb.reads, nb.refused))
+    nb.results = results
     nb.outside = [scrubber.text(t) or ERASED for t in nb.outside]
     return scrubber.count
 
