@@ -63,16 +63,23 @@ BEHAVIOUR = (
 
 
 def _counted(e: Obj, o: object, *, mine: set[str], turns: set[str]) -> list[str]:
-    """`behaviour`'s rows an outcome counts in (R11, R17, R22), or the rules of claims it kept out (R8-R10, R30)."""
-    if isinstance(o, RunEnded) and e["run"] in mine:
-        return ["of which erased at their end (R17)"] if o.erased else []
-    if isinstance(o, RunStarted) and e["run"] in mine and e.get("ephemeral"):
-        return [ASKED] + ([] if o.ephemeral else ["of which stored as permanent (R11)"])
+    """The rows of `behaviour` one event's outcome counts in, and the rules of claims it kept out (R8-R10, R30)."""
+    if isinstance(o, RunStarted | RunEnded) and e["run"] in mine:
+        return _run_counted(e, o)
     if isinstance(o, StepRun) and e["turn"] in turns:
         return ["steps run" if o.shortcut is None else "steps skipped by a shortcut (R22)"]
     if isinstance(o, TurnEnded) and e["turn"] in turns:
         return [k.rule for k in o.skipped]
     return []
+
+
+def _run_counted(e: Obj, o: RunStarted | RunEnded) -> list[str]:
+    """A run of the organization: asked to be ephemeral, and stored as permanent (R11), or erased at its end (R17)."""
+    if isinstance(o, RunEnded):
+        return ["of which erased at their end (R17)"] if o.erased else []
+    if not e.get("ephemeral"):
+        return []
+    return [ASKED] + ([] if o.ephemeral else ["of which stored as permanent (R11)"])
 
 
 def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
@@ -89,20 +96,24 @@ def behaviour(doc: Obj, results: list[EventResult], org: str) -> dict[str, int]:
 
 
 def _with_settings(doc: Obj, org: str, settings: dict[str, bool], *, always: bool) -> Obj:
-    """The document with `org` on `settings` from the start (`always`: those unlike its history's end, R16)."""
+    """The document with `org` on `settings` from the start (`always`: only those unlike its history's end, R16)."""
     alt = copy.deepcopy(doc)
     mine = [e for e in alt["events"] if e["do"] == "set_settings" and e["org"] == org]
-    start = initial_settings(doc, org)
-    if always:
-        ended = functools.reduce(lambda now, e: now | e["settings"], mine, start)
-        settings = {k: v for k, v in settings.items() if v != ended.get(k)}
-        for e in mine:
-            e["settings"] = {k: v for k, v in e["settings"].items() if k not in settings}
+    settings = _from_start(initial_settings(doc, org), mine, settings) if always else dict(settings)
     for o in alt.get("organizations", []):
         if o["id"] == org:
-            o["settings"] = start | settings if always else dict(settings)
+            o["settings"] = settings
     alt["events"] = [e for e in alt["events"] if e not in mine or e["settings"]]
     return alt
+
+
+def _from_start(start: dict[str, bool], mine: list[Obj], settings: dict[str, bool]) -> dict[str, bool]:
+    """The start with the settings unlike the history's end, each taken out of the history's changes (R16)."""
+    ended = functools.reduce(lambda now, e: now | e["settings"], mine, start)
+    flipped = {k: v for k, v in settings.items() if v != ended.get(k)}
+    for e in mine:
+        e["settings"] = {k: v for k, v in e["settings"].items() if k not in flipped}
+    return start | flipped
 
 
 def compare(doc: Obj, org: str, settings: dict[str, bool], *, always: bool = False) -> Obj:
