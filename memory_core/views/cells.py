@@ -92,14 +92,13 @@ def facts_in_memory(svc: MemoryService, moments: Obj, ran: int) -> dict[int, str
     """The facts the cells run changed that memory still holds, by id, each as a label."""
     if ran <= 0:
         return {}
-    _, after = svc.facts_between(moments["-1"], moments[str(ran - 1)])
+    after = svc.facts_between(moments["-1"], moments[str(ran - 1)])[1]
     return {f["id"]: f"{f['graph']} \u00b7 {f['owner']} \u00b7 {fact_label(f)}" for f in after}
 
 
 def weight_series(svc: MemoryService, fact_id: int, moments: Obj, ran: int) -> list[float | None]:
     """A fact's weight after each cell run (None where it did not exist), through time (R32)."""
-    h = svc.fact_history(fact_id)
-    steps = history.weight_through_time(h)
+    steps = history.weight_through_time(svc.fact_history(fact_id))
     then = ([s["weight"] for s in steps if s["moment"] <= moments[str(i)]] for i in range(ran))
     return [weights[-1] if weights else None for weights in then]
 

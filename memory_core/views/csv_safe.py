@@ -1,5 +1,4 @@
-"""CSV a spreadsheet opens as data, never as formulas (#40, OWASP's CSV injection): text starting with =, +,
--, @, a tab or a carriage return is written after a `'`; true numbers, negative ones too, stay as they are."""
+"""CSV a spreadsheet opens as data, never as formulas (#40, OWASP's CSV injection): what HELP tells its reader."""
 
 from __future__ import annotations
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from ..plain import Obj
@@ -58,10 +60,8 @@ def _said(m: Row, by: str | None, who: str) -> str:
 
 def fact_names(svc: MemoryService, rows: Iterable[Row], *, org: str | None = None) -> dict[int, str]:
     """The facts the corrections among `rows` name, by id, as they stood then; in `org`'s view only (R23, R28)."""
-    out: dict[int, str] = {}
-    for m in (m for m in rows if m["what"] in ("dispute", "retract")):
-        out |= {f["id"]: fact_label(f) for f in svc.facts_between(m["n"] - 1, m["n"], org=org)[1]}
-    return out
+    moments = sorted({m["n"] for m in rows if m["what"] in ("dispute", "retract")})  # each read once
+    return {f["id"]: fact_label(f) for n in moments for f in svc.facts_between(n - 1, n, org=org)[1]}
 
 
 def graph_name(graph: str, owner: str) -> str:
@@ -117,17 +117,13 @@ def _votes(supports: list[Obj]) -> list[str]:
 
 def weight_through_time(h: FactHistory, names: dict[str, str] | None = None) -> list[Obj]:
     """A fact's weight after each moment that changed it, with its causes in words (R3, R23, R25, R28, R32)."""
-    names = names or {}
-    steps: dict[int, list[str]] = {}
-    for n, said in _causes(h, names):
-        steps.setdefault(n, []).append(said)
-    out = []
-    for n in sorted(steps):
+    names, out = names or {}, []
+    for n, causes in groupby(sorted(_causes(h, names), key=itemgetter(0)), key=itemgetter(0)):  # a stable sort
         sc, row = _score_at(n, h), h["moments"].get(n)
         label = moment_label(row, names) if row else "before history was kept"
         out.append(
             {"moment": n, "at": row["at"] if row else None, "weight": sc.weight, "status": sc.status}
-            | {"sources": sc.sources, "cause": "; ".join(steps[n]), "moment_label": label}
+            | {"sources": sc.sources, "cause": "; ".join(said for _, said in causes), "moment_label": label}
         )
     return out
 

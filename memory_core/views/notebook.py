@@ -1,5 +1,4 @@
-"""The dashboard's notebook (#37: a model): a scenario run cell by cell on a scratch memory through the replay's
-EventEngine, changed and saved only through its methods, kept on disk for a reload; a real run opened as one (#23)."""
+"""The notebook (#23, #37): a scenario run cell by cell on a scratch memory, changed and saved by its methods."""
 
 from __future__ import annotations
 
@@ -256,14 +255,18 @@ class Notebook(BaseModel):
         return self._file is not None and nf.stamp(nf.path_of(self.id, "notebook")) != self._file
 
 
-def new(doc: Obj, name: str = "", *, made_from: MadeFrom | None = None) -> Notebook:
-    """A notebook for a scenario document, with a fresh scratch memory holding its setup."""
-    return _opened(checked(doc), name, made_from)
+def new(doc: Obj | Scenario, name: str = "", *, made_from: MadeFrom | None = None) -> Notebook:
+    """A notebook for a scenario document (or one checked), with a fresh scratch memory holding its setup."""
+    scenario = doc if isinstance(doc, Scenario) else checked(doc)
+    notes: list[Obj | None] = [None] * len(scenario.events)
+    nb = Notebook(id=uuid.uuid4().hex, file=name, scenario=to_json(scenario), notes=notes, made_from=made_from)
+    nb._checked = scenario
+    return nb.reset()
 
 
 def load_text(text: str | bytes, name: str = "") -> Notebook:
     """A notebook from scenario text, read exactly as `replay` reads a file (FormatError: where)."""
-    return _opened(parse(text), name)
+    return new(parse(text), name)
 
 
 def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
@@ -288,13 +291,6 @@ def file_name(run_id: str) -> str:
 def notebook_of(export: Obj, run_id: str) -> Notebook:
     """A notebook of an exported run, none of its cells run, removed with the run or its person (scrub_erased)."""
     return new(export["doc"], file_name(run_id), made_from=MadeFrom.model_validate(export["made_from"]))
-
-
-def _opened(scenario: Scenario, name: str, made_from: MadeFrom | None = None) -> Notebook:
-    notes: list[Obj | None] = [None] * len(scenario.events)
-    nb = Notebook(id=uuid.uuid4().hex, file=name, scenario=to_json(scenario), notes=notes, made_from=made_from)
-    nb._checked = scenario
-    return nb.reset()
 
 
 def reopen(nb_id: str) -> Notebook | None:

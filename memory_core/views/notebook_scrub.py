@@ -1,5 +1,4 @@
-"""A notebook's saved results scrubbed of what its own cells erased (#26, R17, R29, R30): ids, texts, and
-Flow and User graphs go, a support into an erased run keeps its key, origin and contribution; cells stay."""
+"""A notebook's saved results scrubbed of what its own cells erased (#26, R17, R29, R30); its cells stay."""
 
 from __future__ import annotations
 
@@ -87,11 +86,6 @@ class _Scrubber:
             return {k: self.walk(v) for k, v in self.unpointed(value).items()}
         return value
 
-    def objects(self, values: list[Obj]) -> list[Obj]:
-        """A list of objects walked: still a list of objects."""
-        items: list[JSON] = [*values]
-        return cast("list[Obj]", self.walk(items))
-
     def unpointed(self, value: Obj) -> Obj:
         """A support or record pointing into an erased run, its pointer cleared as memory keeps it (R29)."""
         if value.get("run") in self.gone.runs and any(k in value for k in POINTER[1:]):
@@ -111,11 +105,12 @@ def scrub(nb: Notebook) -> int:
         results[key] = scrubber.walk(res)
         if scrubber.count > before:
             results[key]["scrubbed"] = True
-    nb.results, nb.reads, nb.refused = results, scrubber.objects(nb.reads), scrubber.objects(nb.refused)
+    nb.reads, nb.refused = (cast("list[Obj]", scrubber.walk(cast("JSON", kept))) for kept in (nb.reads, nb.refused))
+    nb.results = results
     nb.outside = [scrubber.text(t) or ERASED for t in nb.outside]
     return scrubber.count
 
 
 def pending(nb: Notebook) -> int:
-    """How many saved values `scrub` would take out now (the notebook itself unchanged)."""
-    return scrub(nb.model_copy()) if erased(nb) else 0
+    """How many saved values `scrub` would take out now, on a copy (the notebook itself unchanged)."""
+    return scrub(nb.model_copy())

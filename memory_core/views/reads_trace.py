@@ -1,5 +1,4 @@
-"""Reads in words: the open turns a person may read through (R19, R20), and a turn's recall trace (#38, point 7),
-each text through `esc` (a page's escaping), names through `link` (linked to their facts' weights)."""
+"""Reads in words: the open turns a person may read through (R19, R20), a turn's recall trace (#38, point 7)."""
 
 from __future__ import annotations
 
@@ -9,6 +8,7 @@ from ..plain import Obj
 from ..rules.visibility import reads_through
 from ..usecases.shapes import KeptRead, RunRow
 
+#: A page's words for a text: `esc` escapes it, `link` links a name to its facts' weights.
 Words = Callable[[str], str]
 
 

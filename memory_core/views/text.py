@@ -52,9 +52,7 @@ def by_status(statuses: Iterable[str]) -> str:
     """`172 active, 4 disputed and 1 retracted` (a status none holds is left out)."""
     n = Counter(statuses)
     parts = [f"{n[s]:,} {s}" for s in (*STATUSES, *sorted(set(n) - set(STATUSES))) if n[s]]
-    if not parts:
-        return "none"
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 1 else parts) or "none"
 
 
 def world_table(statuses: list[str], total: int | None, on_map: int) -> str:

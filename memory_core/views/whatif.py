@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from collections import Counter
 
 from ..format.checks import check
@@ -108,9 +109,7 @@ def _with_settings(doc: Obj, org: str, settings: dict[str, bool], *, always: boo
 
 def _from_start(start: dict[str, bool], mine: list[Obj], settings: dict[str, bool]) -> dict[str, bool]:
     """The start with the settings unlike the history's end, each taken out of the history's changes (R16)."""
-    ended = start
-    for e in mine:
-        ended = ended | e["settings"]
+    ended = functools.reduce(lambda now, e: now | e["settings"], mine, start)
     flipped = {k: v for k, v in settings.items() if v != ended.get(k)}
     for e in mine:
         e["settings"] = {k: v for k, v in e["settings"].items() if k not in flipped}
