@@ -13,7 +13,7 @@ from ..rules.weights import score
 from . import moments, words
 from .dialect import in_list
 from .driver import Driver, column_names, columns, insert, json_value
-from .graph import FactChanges, _chunks, triple
+from .graph import FactChanges, triple
 from .lookups import picked
 from .models import Entity, Fact
 
@@ -73,6 +73,12 @@ _E_INSERT = insert(Entity.__table__)  # type: ignore[attr-defined]
 _F_INSERT = insert(Fact.__table__)  # type: ignore[attr-defined]
 assert column_names(Entity.__table__) == [*EntityRow.__dataclass_fields__][:-1]  # type: ignore[attr-defined]
 assert column_names(Fact.__table__) == [*StoredFact.__dataclass_fields__]  # type: ignore[attr-defined]
+
+
+def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
+    """`items` a few hundred at a time: IN lists of a size every backend takes."""
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
 
 
 def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
