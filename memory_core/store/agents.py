@@ -59,30 +59,26 @@ def gone_sessions(
     tx: Session, *, now: float, stale: float, host: str, alive: Callable[[str, int], bool]
 ) -> list[GoneSession]:
     """Sessions whose server is gone, and ended ones with a run still open (#40 finding 6)."""
+
+    def why(server: AgentServer | None) -> str | None:
+        """Why a server is gone, or None while it may still serve."""
+        if server is None:
+            return "its server is not known"
+        if server.stopped:
+            return "its server stopped"
+        if server.host == host and not alive(server.id, server.pid):
+            return f"its server (pid {server.pid} on this host) no longer runs"
+        if now - server.seen_at > stale:
+            return f"its server has not been seen for {now - server.seen_at:.0f} s"
+        return None
+
     servers = {s.id: s for s in tx.exec(select(AgentServer))}
     q = select(AgentSession).where(col(AgentSession.ended_at).is_(None)).order_by(col(AgentSession.opened_at))
-    gone = [
-        (sess, _gone(servers.get(sess.server_id), now=now, stale=stale, host=host, alive=alive)) for sess in tx.exec(q)
-    ]
+    gone = [(sess, why(servers.get(sess.server_id))) for sess in tx.exec(q)]
     started = select(Run.session_id).where(col(Run.ended).is_(False), col(Run.session_id).is_not(None))
     q = select(AgentSession).where(col(AgentSession.ended_at).is_not(None), col(AgentSession.id).in_(started))
     gone += [(sess, f"it ended ({sess.ended_why})") for sess in tx.exec(q.order_by(col(AgentSession.opened_at)))]
-    return [GoneSession(sess.id, why) for sess, why in gone if why is not None]
-
-
-def _gone(
-    server: AgentServer | None, *, now: float, stale: float, host: str, alive: Callable[[str, int], bool]
-) -> str | None:
-    """Why a server is gone, or None while it may still serve."""
-    if server is None:
-        return "its server is not known"
-    if server.stopped:
-        return "its server stopped"
-    if server.host == host and not alive(server.id, server.pid):
-        return f"its server (pid {server.pid} on this host) no longer runs"
-    if now - server.seen_at > stale:
-        return f"its server has not been seen for {now - server.seen_at:.0f} s"
-    return None
+    return [GoneSession(sess.id, reason) for sess, reason in gone if reason is not None]
 
 
 def clients_of(tx: Session, *, runs: list[str]) -> dict[str, str]:

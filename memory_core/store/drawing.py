@@ -105,7 +105,8 @@ _ENDS = """SELECT f.id, f.relation, f.value, f.status, f.weight, f.sources, s.na
  FROM fact WHERE {end} IN ({ids}) AND graph = :g AND owner = :o AND status IN ('active', 'disputed')) t
  JOIN fact f ON f.id = t.id JOIN entity s ON s.id = f.subject_id LEFT JOIN entity o ON o.id = f.object_id
  WHERE t.k <= :n ORDER BY t.e, f.weight DESC, f.id"""
-_ONE = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND owner = :o AND key = :k"
+_NAMED = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND owner = :o AND key IN ({keys})"
+_ONE = _NAMED.format(keys=":k")
 _MOST = "SELECT id, name, kind, active_facts FROM entity WHERE graph = :g AND owner = :o ORDER BY active_facts DESC, id"
 
 
@@ -150,8 +151,10 @@ def _ring(db: Driver, graph: str, owner: str, ring: list[int]) -> list[tuple[Any
 def find(db: Driver, graph: str, owner: str, text: str) -> list[Obj]:
     """GraphResolve's words matching (store/words.py) in one graph: up to FOUND entities with their facts counted."""
     found = words.find(db, {graph: owner}, text)[:FOUND]
-    rows = [r for e in found for r in db.rows(_ONE, {"g": graph, "o": owner, "k": name_key(e["name"])})]
-    counts = {(name, kind): facts for _, name, kind, facts in rows}
+    params: Obj = {"g": graph, "o": owner}
+    keys = in_list("k", {name_key(e["name"]) for e in found}, params)
+    rows = db.rows(_NAMED.format(keys=keys), params) if found else []
+    counts = {(name, kind): facts for _, name, kind, facts in rows}  # one statement for all found
     return [
         {k: e[k] for k in ("name", "kind", "graph")} | {"facts": counts.get((e["name"], e["kind"]), 0)} for e in found
     ]

@@ -180,8 +180,9 @@ _FINISHERS_LOCK = threading.Lock()
 
 
 def finisher(engine: Engine) -> Finisher:
+    """The engine's background scrubber (R31), made at its first use, not again at each call."""
     with _FINISHERS_LOCK:
-        return _FINISHERS.setdefault(engine, Finisher(engine))
+        return _FINISHERS.get(engine) or _FINISHERS.setdefault(engine, Finisher(engine))
 
 
 def _forget_finishers_in_child() -> None:  # a forked child has none of its parent's threads

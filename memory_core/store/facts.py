@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -12,7 +13,7 @@ from ..rules.weights import score
 from . import moments, words
 from .dialect import in_list
 from .driver import Driver, column_names, columns, insert, json_value
-from .graph import FactChanges, _chunks, triple
+from .graph import FactChanges, triple
 from .lookups import picked
 from .models import Entity, Fact
 
@@ -30,6 +31,9 @@ class EntityRow:
     since: int  # R32: the moment it was made, and each alias's
     alias_since: list[int]
     fresh_aliases: list[str] = field(default_factory=list)  # alias keys added in this use case
+
+
+Ends = dict[int, EntityRow]  # the entities facts name, by id
 
 
 @dataclass
@@ -71,6 +75,12 @@ assert column_names(Entity.__table__) == [*EntityRow.__dataclass_fields__][:-1] 
 assert column_names(Fact.__table__) == [*StoredFact.__dataclass_fields__]  # type: ignore[attr-defined]
 
 
+def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
+    """`items` a few hundred at a time: IN lists of a size every backend takes."""
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
 def _entities(rows: list[tuple[Any, ...]]) -> list[EntityRow]:
     return [EntityRow(*r[:6], _listed(r[6]), r[7], r[8], _listed(r[9])) for r in rows]  # type: ignore[call-arg]
 
@@ -98,6 +108,7 @@ def load_facts(db: Driver, ids: Iterable[int]) -> list[StoredFact]:
 
 
 Votes = dict[int, list[tuple[str, str, float]]]
+Disputes = dict[int, list[float]]  # each fact's disputes' contributions
 
 
 class GraphWriter:
@@ -223,10 +234,9 @@ def refresh_facts(
     """Recompute facts from their own votes only (R26 to R28), batched; a fact or entity left with nothing goes (R3)."""
     fresh_facts = {f.id for f in writer.new_facts} if writer else set()
     fresh_entities = {e.id for e in writer.new_entities} if writer else set()
-    supports, disputes = _votes(db, [f.id for f in facts], fresh_facts, writer.pending if writer else {})
+    votes = _votes(db, [f.id for f in facts], fresh_facts, writer.pending if writer else {})
     ends = _ends(db, facts, writer.entities.values() if writer else ())
-    counts: dict[tuple[str, str], int] = {}
-    gone, updates, shift = _rescore_all(facts, supports, disputes, ends, changes, counts=counts, fresh=fresh_facts)
+    gone, updates, shift, counts = _rescore_all(facts, votes, ends, changes, fresh_facts)
     moved = _moved(shift, ends, fresh_entities, counts)
     if writer is not None:
         writer.insert_new()
@@ -238,10 +248,10 @@ def refresh_facts(
         _drop_facts(db, [f.id for f in gone], left, moment)
 
 
-def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple[Votes, dict[int, list[float]]]:
+def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple[Votes, Disputes]:
     """Each fact's supports (origin, key, contribution) and disputes, with those teaching will write (R26)."""
     supports: Votes = {i: [] for i in ids}
-    disputes: dict[int, list[float]] = {i: [] for i in ids}
+    disputes: Disputes = {i: [] for i in ids}
     for fid, votes in pending.items():
         supports[fid] += votes
     for chunk in _chunks([i for i in ids if i not in fresh]):
@@ -255,7 +265,7 @@ def _votes(db: Driver, ids: list[int], fresh: set[int], pending: Votes) -> tuple
     return supports, disputes
 
 
-def _ends(db: Driver, facts: list[StoredFact], entities: Iterable[EntityRow]) -> dict[int, EntityRow]:
+def _ends(db: Driver, facts: list[StoredFact], entities: Iterable[EntityRow]) -> Ends:
     """The entities the facts name, by id: those given, and the others read."""
     ends = {e.id: e for e in entities}
     missing = {i for f in facts for i in f.entity_ids if i not in ends}
@@ -264,19 +274,14 @@ def _ends(db: Driver, facts: list[StoredFact], entities: Iterable[EntityRow]) ->
 
 
 def _rescore_all(
-    facts: list[StoredFact],
-    supports: Votes,
-    disputes: dict[int, list[float]],
-    ends: dict[int, EntityRow],
-    changes: FactChanges,
-    *,
-    counts: dict[tuple[str, str], int],
-    fresh: set[int],
-) -> tuple[list[StoredFact], list[Obj], dict[int, int]]:
-    """Each fact scored anew and noted in `changes`: the facts gone (R3), the updates, each end's active facts moved."""
+    facts: list[StoredFact], votes: tuple[Votes, Disputes], ends: Ends, changes: FactChanges, fresh: set[int]
+) -> tuple[list[StoredFact], list[Obj], Counter[int], Counter[tuple[str, str]]]:
+    """Each fact scored anew, noted in `changes`: facts gone (R3), updates, ends' and map's counts moved (R18)."""
+    supports, disputes = votes
     gone: list[StoredFact] = []
     updates: list[Obj] = []
-    shift: dict[int, int] = {}
+    shift: Counter[int] = Counter()
+    counts: Counter[tuple[str, str]] = Counter()
     for fact in facts:
         before = None if fact.status == "new" else (fact.weight, fact.status)
         was_active = fact.status == "active"
@@ -297,20 +302,18 @@ def _rescore_all(
         changes.note(
             fact.graph, fact.owner, triple(fact, lambda i: picked(ends[i], "name kind")), fact.id, before, after
         )
-    return gone, updates, shift
+    return gone, updates, shift, counts
 
 
-def _shift(fact: StoredFact, delta: int, shift: dict[int, int], counts: dict[tuple[str, str], int]) -> None:
+def _shift(fact: StoredFact, delta: int, shift: Counter[int], counts: Counter[tuple[str, str]]) -> None:
     """A fact became active (+1) or stopped being (-1): its ends' active facts, and the world map's count (R18)."""
     for eid in fact.entity_ids:
-        shift[eid] = shift.get(eid, 0) + delta
+        shift[eid] += delta
     if fact.graph == "world":
-        counts[(fact.owner, "")] = counts.get((fact.owner, ""), 0) + delta
+        counts[(fact.owner, "")] += delta
 
 
-def _moved(
-    shift: dict[int, int], ends: dict[int, EntityRow], fresh: set[int], counts: dict[tuple[str, str], int]
-) -> list[Obj]:
+def _moved(shift: Counter[int], ends: Ends, fresh: set[int], counts: Counter[tuple[str, str]]) -> list[Obj]:
     """The entities' active facts moved by `shift` (rows to update), and the world map's counts of kinds (R18)."""
     moved = []
     for eid, delta in shift.items():
@@ -321,7 +324,7 @@ def _moved(
             if eid not in fresh:
                 moved.append({"eid": eid, "n": e.active_facts})
             if e.graph == "world" and was_on_map != (e.active_facts > 0):
-                counts[(e.owner, e.kind)] = counts.get((e.owner, e.kind), 0) + (1 if e.active_facts > 0 else -1)
+                counts[(e.owner, e.kind)] += 1 if e.active_facts > 0 else -1
     return moved
 
 

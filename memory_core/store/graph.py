@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import delete
 from sqlmodel import Session, col, select
@@ -63,11 +63,6 @@ class FactChanges:
 
     def listed(self) -> list[FactChange]:
         return [c for c in self.facts.values() if c.kind != "unchanged"]
-
-
-def _chunks(items: list[Any], size: int = 500) -> Iterable[list[Any]]:
-    for i in range(0, len(items), size):
-        yield items[i : i + size]
 
 
 def drop_graph(s: Session, graph: str, owner: str) -> None:

@@ -9,8 +9,8 @@ from typing import Any
 from sqlmodel import Session
 
 from ..plain import Obj
-from .driver import Driver, column_names, driver_of
-from .models import Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Support, SupportGone
+from .driver import Driver, column_names, driver_of, insert
+from .models import Dispute, DisputeGone, Entity, EntityGone, Fact, FactGone, Moment, Support, SupportGone
 
 #: What a moment can be (views/history.py words them); the detail of `turn_ended` is the status, of `settings`
 #: "Name on|off, ...", of `setup` nothing (organizations, people and workflows made).
@@ -19,10 +19,7 @@ WHAT = frozenset(
 )
 
 
-ADD_MOMENT = (
-    "INSERT INTO moment (id, at, what, org_id, run_id, turn_id, person_id, detail, facts) "
-    "VALUES (:n, :at, :what, :org, :run, :turn, :person, :detail, :facts)"
-)
+ADD_MOMENT = insert(Moment.__table__)  # type: ignore[attr-defined]
 
 
 def take_moment(tx: Session | Driver) -> int:
@@ -50,7 +47,7 @@ def mark(
         for turn_id in turns:
             log_turn(db, turn_id, n)
         at = datetime.now(UTC).isoformat(timespec="milliseconds")
-        row = dict(n=n, at=at, what=what, org=org, run=run, turn=turn, person=person, detail=detail)
+        row = dict(id=n, at=at, what=what, org_id=org, run_id=run, turn_id=turn, person_id=person, detail=detail)
         db.change(ADD_MOMENT, {**row, "facts": db.json(sorted(set(facts)))})
 
 

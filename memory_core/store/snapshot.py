@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from sqlmodel import Session, select
 
 from ..plain import Obj
@@ -30,14 +28,9 @@ def fact_sort_key(f: Obj) -> tuple[str, ...]:
     return (s["name"], f["relation"], o.get("name", o.get("value", "")), s["kind"], o.get("kind", ""))
 
 
-#: What the state format shows of a step (R22); the store also keeps which record a step kept
-#: (`record`, for the scenario export: usecases/export.py), which the state leaves out.
+#: What the state format shows of a step (R22): the step, whether it ran, its shortcut; the store also keeps which
+#: record a step kept (`record`, for the scenario export: usecases/export.py), which the state leaves out.
 STEP_SHOWN = ("step", "ran", "shortcut")
-
-
-def steps_json(steps: Sequence[Obj]) -> list[Obj]:
-    """A turn's steps as the state format shows them: each step, whether it ran, its shortcut."""
-    return [{k: v for k, v in step.items() if k in STEP_SHOWN} for step in steps]
 
 
 #: A run's turns in order, each with its map, then as the state shows it: now, from the turn's row; after moment :n,
@@ -60,7 +53,7 @@ def turns_json(s: Session, run_id: str, n: int | None = None) -> dict[str, Obj]:
             "map": json_value(taken),
             "taught": {"world": w, "user": u, "flow": f},
             "skipped": list(json_value(skipped)),
-            "steps": steps_json(json_value(steps)),
+            "steps": [{k: v for k, v in step.items() if k in STEP_SHOWN} for step in json_value(steps)],
             "probes_used": probes_used,
         }
     return out
