@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 import idna
@@ -102,9 +103,13 @@ def weight_of(log_odds_value: float) -> float:
     return 1.0 / (1.0 + math.exp(-log_odds_value))
 
 
-def fold_sources(supports: Iterable[tuple[str, str, float]]) -> dict[tuple[str, str], float]:
+#: A support's independence key: None where another organization's support is withheld (R23).
+K = TypeVar("K", bound=str | None)
+
+
+def fold_sources(supports: Iterable[tuple[str, K, float]]) -> dict[tuple[str, K], float]:
     """One vote per (origin, key): a source contributes the largest l among its supports (R25, R26)."""
-    best: dict[tuple[str, str], float] = {}
+    best: dict[tuple[str, K], float] = {}
     for origin, key, contrib in supports:
         best[(origin, key)] = max(best.get((origin, key), -math.inf), contrib)
     return best
@@ -138,7 +143,7 @@ def status_of(weight: float, *, retracted: bool) -> str:
     return "active" if at_least(weight, 0.5) else "disputed"
 
 
-def score(supports: Sequence[tuple[str, str, float]], disputes: Sequence[float], *, retracted: bool) -> Score:
+def score(supports: Sequence[tuple[str, str | None, float]], disputes: Sequence[float], *, retracted: bool) -> Score:
     """A fact's log-odds, weight, independent sources and status from its supports and disputes."""
     folded = fold_sources(supports)
     lo = log_odds(folded.values(), disputes)
