@@ -162,11 +162,6 @@ class SourceBreakdown:
     weight_without: float  # leave-one-out
 
 
-def reliability_from(contrib: float) -> float:
-    """Inverse of `contribution`: the reliability a frozen l stands for."""
-    return 1.0 / (1.0 + math.exp(-contrib))
-
-
 def breakdown(supports: Sequence[tuple[str, str, float, bool]], disputes: Sequence[float]) -> list[SourceBreakdown]:
     """Each independent source of a fact with what it adds; `supports` are (origin, key, l, erased)."""
     folded = fold_sources((o, k, c) for o, k, c, _ in supports)
@@ -175,7 +170,8 @@ def breakdown(supports: Sequence[tuple[str, str, float, bool]], disputes: Sequen
         mine = [erased for o, k, _, erased in supports if (o, k) == (origin, key)]
         others = [c for k, c in folded.items() if k != (origin, key)]
         without = weight_of(log_odds(others, disputes))  # leave-one-out
-        rows.append(SourceBreakdown(origin, key, contrib, reliability_from(contrib), len(mine), sum(mine), without))
+        # the reliability a frozen l stands for is weight_of(l): the logistic inverts `contribution` (R26)
+        rows.append(SourceBreakdown(origin, key, contrib, weight_of(contrib), len(mine), sum(mine), without))
     return rows
 
 
