@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from typing import Any
 
 from ..plain import Obj
@@ -47,8 +48,8 @@ def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], 
         after, open_at = marks[turn]
         if not after:  # its turn is not in this export
             continue
-        later = [starts[m] for m in moments if m > r["moment"]]
-        pos = later[0] if later else len(events)
+        k = bisect.bisect_right(moments, r["moment"])  # the first moment after the read's (moments are sorted)
+        pos = starts[moments[k]] if k < len(moments) else len(events)
         if r["moment"] in starts and events[starts[r["moment"]]].get("turn") == turn:
             pos = starts[r["moment"]] + 1  # inside its own turn's step or opening
         pos = max(pos, max((i for n, i in after.items() if n < r["records"]), default=0))
