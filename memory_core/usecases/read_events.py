@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-from typing import Any
 
 from ..plain import Obj
 
@@ -38,7 +37,7 @@ def _turn_marks(events: list[Obj], turn: str, works: list[Obj]) -> tuple[dict[in
 
 def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], work: dict[int, Obj]) -> dict[int, int]:
     """Insert each kept read into `events` where it happened (`starts`: each moment's first event); its index by id."""
-    marks: dict[str, Any] = {}
+    marks: dict[str, tuple[dict[int, int], dict[int, tuple[int, int]]]] = {}  # by turn: _turn_marks's
     moments = sorted(starts)
     placed: list[tuple[int, int, Obj]] = []
     for r in reads:
