@@ -15,8 +15,6 @@ import idna
 #: R26: each origin's reliability when a record gives none of its own.
 RELIABILITY: dict[str, float] = {"web": 0.60, "document": 0.75, "tool": 0.90, "person": 0.85, "model": 0.55}
 ORIGINS = tuple(RELIABILITY)
-#: R28: a dispute subtracts the person reliability's l.
-DISPUTE_RELIABILITY = RELIABILITY["person"]
 
 
 _HOST = re.compile(r"^([0-9a-f.]*:[0-9a-f:.]*|[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*)$")
@@ -90,7 +88,8 @@ def reliability_of(origin: str, given: float | None) -> float:
     return RELIABILITY[origin] if given is None else given
 
 
-DISPUTE_CONTRIBUTION = contribution(DISPUTE_RELIABILITY)
+#: R28: a dispute subtracts the person reliability's l.
+DISPUTE_CONTRIBUTION = contribution(RELIABILITY["person"])
 
 
 def log_odds(source_contributions: Iterable[float], dispute_contributions: Iterable[float]) -> float:
