@@ -114,12 +114,12 @@ def test_formats_example_replays_to_the_state_shown():
 
 
 def test_formats_name_every_event_and_refusal_the_code_knows():
-    from memory_core.format.checks import EVENT_KINDS
+    from memory_core.format.events import EVENT_MODELS
     from memory_core.format.fields import MAX_INTEGER, MAX_NAME
     from memory_core.format.scenario import MAX_DEPTH
 
     text = (DOCS / "formats.md").read_text(encoding="utf-8")
-    for do in EVENT_KINDS:
+    for do in EVENT_MODELS:
         assert f"| `{do}` |" in text, do
     for limit in (f"{MAX_DEPTH} levels", f"{MAX_INTEGER:,}", f"{MAX_NAME} characters"):
         assert limit in text, limit

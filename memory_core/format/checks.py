@@ -19,9 +19,6 @@ from .fields import join, storable, type_name, validate
 #: The parts of a scenario checked one by one, each after what the scenario says of itself.
 SECTIONS = ("organizations", "people", "workflows", "events")
 
-#: Every kind of event, by its `do`, in the order the format lists them.
-EVENT_KINDS = tuple(EVENT_MODELS)
-
 
 @dataclass
 class Scenario:
@@ -43,7 +40,7 @@ def event(path: str, value: Any) -> Obj:
         raise FormatError(join(path, "do"), "missing (required)")
     do = value["do"]
     if not isinstance(do, str) or do not in EVENT_MODELS:
-        raise FormatError(join(path, "do"), f"unknown event {do!r}; expected one of {', '.join(EVENT_KINDS)}")
+        raise FormatError(join(path, "do"), f"unknown event {do!r}; expected one of {', '.join(EVENT_MODELS)}")
     out = _plain(path, validate(EVENT_MODELS[do], value, path=path), value)
     if "note" in value:
         out["note"] = value["note"]

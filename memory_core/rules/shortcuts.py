@@ -6,12 +6,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from .vocabulary import GRAPHS
 from .weights import WEIGHT_DECIMALS, at_least
 
 DEFAULT_MIN_WEIGHT = 0.9  # R22: a step's minimum weight when it names none (the format's default too)
 
-#: R22's tie-break between equally heavy answers: World before User before Flow.
-GRAPH_ORDER = {"world": 0, "user": 1, "flow": 2}
+#: R22's tie-break between equally heavy answers: World before User before Flow, as GRAPHS lists them.
+GRAPH_ORDER = {g: i for i, g in enumerate(GRAPHS)}
 
 
 @dataclass(frozen=True)

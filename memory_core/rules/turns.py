@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-_TRANSITIONS = {"open": {"completed", "failed", "cancelled", "replaced"}, "completed": {"replaced"}}
+from .vocabulary import TURN_END_STATUSES
+
+_TRANSITIONS = {"open": {*TURN_END_STATUSES, "replaced"}, "completed": {"replaced"}}
 
 
 def teaches(status: str | None) -> bool:

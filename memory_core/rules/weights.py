@@ -7,6 +7,7 @@ import math
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import unquote, urlsplit
 
 import idna
@@ -14,8 +15,6 @@ import idna
 #: R26: each origin's reliability when a record gives none of its own.
 RELIABILITY: dict[str, float] = {"web": 0.60, "document": 0.75, "tool": 0.90, "person": 0.85, "model": 0.55}
 ORIGINS = tuple(RELIABILITY)
-#: R28: a dispute subtracts the person reliability's l.
-DISPUTE_RELIABILITY = RELIABILITY["person"]
 
 
 _HOST = re.compile(r"^([0-9a-f.]*:[0-9a-f:.]*|[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*)$")
@@ -89,7 +88,8 @@ def reliability_of(origin: str, given: float | None) -> float:
     return RELIABILITY[origin] if given is None else given
 
 
-DISPUTE_CONTRIBUTION = contribution(DISPUTE_RELIABILITY)
+#: R28: a dispute subtracts the person reliability's l.
+DISPUTE_CONTRIBUTION = contribution(RELIABILITY["person"])
 
 
 def log_odds(source_contributions: Iterable[float], dispute_contributions: Iterable[float]) -> float:
@@ -102,9 +102,13 @@ def weight_of(log_odds_value: float) -> float:
     return 1.0 / (1.0 + math.exp(-log_odds_value))
 
 
-def fold_sources(supports: Iterable[tuple[str, str, float]]) -> dict[tuple[str, str], float]:
+#: A support's independence key: None where another organization's support is withheld (R23).
+K = TypeVar("K", bound=str | None)
+
+
+def fold_sources(supports: Iterable[tuple[str, K, float]]) -> dict[tuple[str, K], float]:
     """One vote per (origin, key): a source contributes the largest l among its supports (R25, R26)."""
-    best: dict[tuple[str, str], float] = {}
+    best: dict[tuple[str, K], float] = {}
     for origin, key, contrib in supports:
         best[(origin, key)] = max(best.get((origin, key), -math.inf), contrib)
     return best
@@ -138,7 +142,7 @@ def status_of(weight: float, *, retracted: bool) -> str:
     return "active" if at_least(weight, 0.5) else "disputed"
 
 
-def score(supports: Sequence[tuple[str, str, float]], disputes: Sequence[float], *, retracted: bool) -> Score:
+def score(supports: Sequence[tuple[str, str | None, float]], disputes: Sequence[float], *, retracted: bool) -> Score:
     """A fact's log-odds, weight, independent sources and status from its supports and disputes."""
     folded = fold_sources(supports)
     lo = log_odds(folded.values(), disputes)
@@ -157,11 +161,6 @@ class SourceBreakdown:
     weight_without: float  # leave-one-out
 
 
-def reliability_from(contrib: float) -> float:
-    """Inverse of `contribution`: the reliability a frozen l stands for."""
-    return 1.0 / (1.0 + math.exp(-contrib))
-
-
 def breakdown(supports: Sequence[tuple[str, str, float, bool]], disputes: Sequence[float]) -> list[SourceBreakdown]:
     """Each independent source of a fact with what it adds; `supports` are (origin, key, l, erased)."""
     folded = fold_sources((o, k, c) for o, k, c, _ in supports)
@@ -170,7 +169,8 @@ def breakdown(supports: Sequence[tuple[str, str, float, bool]], disputes: Sequen
         mine = [erased for o, k, _, erased in supports if (o, k) == (origin, key)]
         others = [c for k, c in folded.items() if k != (origin, key)]
         without = weight_of(log_odds(others, disputes))  # leave-one-out
-        rows.append(SourceBreakdown(origin, key, contrib, reliability_from(contrib), len(mine), sum(mine), without))
+        # the reliability a frozen l stands for is weight_of(l): the logistic inverts `contribution` (R26)
+        rows.append(SourceBreakdown(origin, key, contrib, weight_of(contrib), len(mine), sum(mine), without))
     return rows
 
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-_KIND_PLURALS = {"person": "people"}  # every other kind takes an s
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 support`, `2 supports`: a count with its word, never `support(s)`."""
+    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
 
 
 def _count(n: int, kind: str) -> str:
-    return f"{n} {kind if n == 1 else _KIND_PLURALS.get(kind, kind + 's')}"
+    return plural(n, kind, "people" if kind == "person" else None)  # every other kind takes an s
 
 
 def fact_label(f: Mapping[str, Any]) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+import bisect
 
 from ..plain import Obj
 
@@ -37,7 +37,7 @@ def _turn_marks(events: list[Obj], turn: str, works: list[Obj]) -> tuple[dict[in
 
 def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], work: dict[int, Obj]) -> dict[int, int]:
     """Insert each kept read into `events` where it happened (`starts`: each moment's first event); its index by id."""
-    marks: dict[str, Any] = {}
+    marks: dict[str, tuple[dict[int, int], dict[int, tuple[int, int]]]] = {}  # by turn: _turn_marks's
     moments = sorted(starts)
     placed: list[tuple[int, int, Obj]] = []
     for r in reads:
@@ -47,8 +47,8 @@ def place_reads(events: list[Obj], reads: list[Obj], *, starts: dict[int, int], 
         after, open_at = marks[turn]
         if not after:  # its turn is not in this export
             continue
-        later = [starts[m] for m in moments if m > r["moment"]]
-        pos = later[0] if later else len(events)
+        k = bisect.bisect_right(moments, r["moment"])  # the first moment after the read's (moments are sorted)
+        pos = starts[moments[k]] if k < len(moments) else len(events)
         if r["moment"] in starts and events[starts[r["moment"]]].get("turn") == turn:
             pos = starts[r["moment"]] + 1  # inside its own turn's step or opening
         pos = max(pos, max((i for n, i in after.items() if n < r["records"]), default=0))

@@ -191,8 +191,7 @@ class Turns(UseCases):
             run = self._run(s, run_id)
             if run.ended:
                 raise E.EndedRun.already(run_id)
-            # the turn state machine (R17: open turns end)
-            cancelled = [t for t, status in store.open_turns(s, run_id) if may_transition(status, "cancelled")]
+            cancelled = [t for t, _ in store.open_turns(s, run_id)]  # R17: open turns end, and open may be cancelled
             for turn_id in cancelled:
                 store.cancel_turn(s, turn_id)
             n, erased, org_id = moments.take_moment(s), run.ephemeral, run.org_id

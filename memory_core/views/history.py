@@ -139,8 +139,7 @@ def _causes(h: FactHistory, names: Mapping[str, str]) -> list[tuple[int, str]]:
 
 def _score_at(n: int, h: FactHistory) -> Score:
     """A fact's score after moment `n`: the supports live then, the disputes made by then (R25-R28)."""
-    supports: Sequence[Row] = h["supports"]  # a key is None where withheld (R23): rules.weights types it str
-    live = [s for s in supports if s["since"] <= n and (s["until"] is None or s["until"] > n)]
+    live = [s for s in h["supports"] if s["since"] <= n and (s["until"] is None or s["until"] > n)]
     votes = [d["contribution"] for d in h["disputes"] if d["since"] <= n]
     gone = h["retracted_at"] is not None and h["retracted_at"] <= n
     return score([(s["origin"], s["key"], s["contribution"]) for s in live], votes, retracted=gone)

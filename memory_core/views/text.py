@@ -8,6 +8,8 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import TypeAlias
 
+from ..rules.wording import plural
+
 #: A JSON value, as a notebook keeps a cell's result and a read's answer.
 JSON: TypeAlias = dict[str, "JSON"] | list["JSON"] | str | int | float | bool | None
 
@@ -24,11 +26,6 @@ def inert(text: object) -> str:
     """Text made inert for Markdown with HTML (#26): punctuation backslashed, HTML escaped, autolinks broken."""
     escaped = html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False)
     return _AUTOLINK.sub(JOINER, escaped)
-
-
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """`1 support`, `2 supports`: a count with its word, never `support(s)`."""
-    return f"{n} {word}" if n == 1 else f"{n} {many or word + 's'}"
 
 
 def probes_used(used: int, cap: int | None) -> str:
