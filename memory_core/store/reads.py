@@ -6,7 +6,6 @@ import json
 from functools import cache
 from typing import Any, cast
 
-from pydantic_core import to_json
 from sqlalchemy import delete
 from sqlmodel import Session, col
 
@@ -42,7 +41,9 @@ def keep(
     reason, message = refusal or ("ok", None)
     row: Obj = {"turn_id": turn_id, "call": call, "args": args, "outcome": reason, "message": message, "step": step}
     row |= {"within": within, "nested_id": nested_id, "result": result, "near": near}
-    row = {k: _json(db, v) if k in ("args", "result", "near") else v for k, v in row.items() if v is not None}
+    row = {
+        k: db.dialect.trace_json(v) if k in ("args", "result", "near") else v for k, v in row.items() if v is not None
+    }
     db.change(_keep_sql(tuple(row)), row | {"t2": turn_id})
 
 
@@ -50,12 +51,6 @@ def keep(
 def _keep_sql(names: tuple[str, ...]) -> str:
     """The INSERT of a kept read with these columns."""
     return _KEEP.format(names=", ".join(names), params=", ".join(f":{n}" for n in names))
-
-
-def _json(db: Driver, obj: Any) -> Any:
-    """A kept read's JSON on SQLite as pydantic writes it (a third of json.dumps's time, B10; json.loads reads both
-    alike); on PostgreSQL the driver's (its turn-level reads keep theirs inside their one statement)."""
-    return to_json(obj, inf_nan_mode="constants").decode() if db.dialect.name == "sqlite" else db.json(obj)
 
 
 def add_near(db: Driver, turn_id: str, near: list[Obj]) -> None:
