@@ -72,4 +72,5 @@ def record(b: Any) -> None:
             bare * 1000,
             "ratio <= 1.3",
             kept / bare <= 1.3,
+            part="reads",  # run alone (--only b10reads), it replaces only its own rows
         )
