@@ -136,6 +136,16 @@ def test_runs_and_the_overview_draw_a_bar_a_turn_and_a_click_opens_it(page, demo
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+def test_a_timeline_of_few_runs_draws_bars_tall_enough_to_see(page, demo_app):
+    """#39.5, found by a trial: with one or two runs the chart's legends took its whole height (its height held
+    them, fitted), and every bar was drawn 0 px tall; the rows' height is now the rows' alone (fit-x)."""
+    for where in ("runs?org=globex&as=ines", "?org=globex&as=ines", "runs"):
+        goto(page, where)
+        bars(page)
+        heights = page.locator(BARS).evaluate_all("ps => ps.map(p => p.getBoundingClientRect().height)")
+        assert heights and min(heights) >= 10, (where, heights)
+
+
 def test_a_new_turn_appears_on_the_timeline_as_the_agent_opens_it(page, demo_app):
     goto(page, "runs")
     before = len(bars(page))

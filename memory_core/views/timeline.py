@@ -109,6 +109,7 @@ def chart(t: Timeline, names: dict[str, str]) -> Obj:
     return {
         "layer": layers,
         "resolve": {"scale": {"color": "independent"}},
-        "height": LANE * len(lanes) + 20,
+        "height": LANE * len(lanes),  # the rows alone: the legends and axis are laid out around them (fit-x)
+        "autosize": {"type": "fit-x", "contains": "padding"},
         "usermeta": {"embedOptions": {"renderer": "svg"}},  # its marks in the page: one a turn (tests count them)
     }
