@@ -11,7 +11,7 @@ from streamlit.delta_generator import DeltaGenerator
 from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.rules.wording import possessive
-from memory_core.usecases.shapes import FocusPublic, FoundEntity, GraphJson
+from memory_core.usecases.shapes import FocusPublic, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages import _drawing, _history
@@ -91,26 +91,30 @@ def _loaded(
     return now, viz.node_id(cast("Obj", now["focus"])) if now["focus"] else None, now["by"]
 
 
-def _search(graph: str, owner: str) -> None:
-    """Entities found by part of their name (#38) in the graphs the reader sees; choosing one focuses it (#39)."""
-    text = st.text_input("Find an entity", key="g_find", placeholder="part of a name, any case or accent")
+def _search(graph: str, owner: str, row: DeltaGenerator) -> bool:
+    """Entities found as the reader types, by GraphResolve's words (#38), listed in `row`, below the bar, so the drawing
+    stays where it is; choosing one focuses it (#39). True while the box holds a search."""
+    hint = "the start of any word of a name"  # listed as typed: "rob" finds Acme Robotics, "obot" nothing
+    text = st.text_input("Find an entity", key="g_find", live=True, placeholder=hint)
     if not text:
-        return
+        return False
     seen = {"world": org} | ({"user": ctx.person} if ctx.person else {}) | ({graph: owner} if graph == "flow" else {})
     found = ctx.svc.find_entities(seen, text)
-    if not found:
-        st.caption(f"No entity's name matches “{viz.inert(text)}” in these graphs.")
-        return
-    said = [f"{e['name']} · {e['kind']} · {e['graph']} · {plural(e['facts'], 'fact')}" for e in found]
-    pills = "Entities found: choose one to focus on it"
-    st.pills(pills, range(len(found)), key="g_found", format_func=said.__getitem__, on_change=_chosen, args=(found,))
+    with row.container(horizontal=True, vertical_alignment="center", wrap=False):
+        if not found:
+            each = "a word" if len(text.split()) == 1 else "words"
+            st.caption(f"No entity here has {each} beginning with “{viz.inert(text)}”: words match from their start.")
+            return True
+        st.caption(f"{len(found)} found:", width="content")
+        said = lambda e: f"{e['name']} · {e['kind']} · {e['graph']} · {plural(e['facts'], 'fact')}"
+        st.pills("Found", found, key="g_found", format_func=said, on_change=_chosen, label_visibility="collapsed")
+    return True
 
 
-def _chosen(found: list[FoundEntity]) -> None:
+def _chosen() -> None:
     """A found entity chosen: its graph drawn around it (#39)."""
-    i = st.session_state.get("g_found")
-    if i is not None and i < len(found):
-        st.session_state["g_which"], st.session_state["g_focus"] = found[i]["graph"], found[i]["name"]
+    if (chosen := st.session_state.get("g_found")) is not None:
+        st.session_state["g_which"], st.session_state["g_focus"] = chosen["graph"], chosen["name"]
         st.session_state["g_find"], st.session_state["g_found"] = "", None
 
 
@@ -123,18 +127,26 @@ def _said(name: str | None, asked: str | None, by: str) -> None:
         caption((found if by in ("name", "words") else missed) or f"Opened on {here}Search above for another entity.")
 
 
-def _trail(graph: str, name: str | None) -> None:
-    """Where the reader walked from (#39): each entity focused in this graph, a link back to it."""
-    trail = [t for t in st.session_state.get("_g_trail", []) if t[0] == graph]
-    if name is not None:
-        trail = trail[: [t[1] for t in trail].index(name)] if name in [t[1] for t in trail] else trail
-        trail.append((graph, name))
-    st.session_state["_g_trail"] = trail[-8:]
-    if len(trail) > 1:  # each step a link back, in this session (a page link keeps the organization and identity)
-        with st.container(horizontal=True, gap="small", vertical_alignment="center"):
-            st.caption("Walked from:")
-            for g, n in trail[:-1]:
-                st.page_link("pages/graphs_page.py", label=viz.inert(n), query_params={"graph": g, "focus": n})
+def _trail(graph: str, name: str | None, row: DeltaGenerator | None) -> None:
+    """The entities walked through in this graph (#39), a breadcrumb in `row` above the drawing, each step a link back.
+    Going back to a step keeps the steps after it, as a browser's Back does, until the reader walks elsewhere."""
+    steps, here = st.session_state.get("_g_trail", {}).get(graph, ([], -1))  # another graph's trail goes
+    if name in steps:
+        here = steps.index(name)
+    elif name is not None:  # a new walk: the steps ahead of the one shown go
+        steps = [*steps[: here + 1], name][-8:]
+        here = len(steps) - 1
+    st.session_state["_g_trail"] = {graph: (steps, here)}
+    if row is None or len(steps) < 2:
+        return
+    with row.container(horizontal=True, gap="small", vertical_alignment="center", wrap=False):
+        st.caption("Walked:", width="content")
+        for i, step in enumerate(steps):  # a page link keeps the session, its organization and identity
+            link = {"graph": graph, "focus": step}
+            if i == here:
+                st.markdown(f"**{viz.inert(step)}**")
+            else:
+                st.page_link("pages/graphs_page.py", label=viz.inert(step), query_params=link)
 
 
 def _taught(graph: str, owner: str) -> set[str]:
@@ -192,17 +204,19 @@ def _below(plan: viz.Plan, drawn: pd.DataFrame, file_name: str) -> None:
         st.dataframe(drawn, hide_index=True, width="stretch")
 
 
-def drawing() -> None:
-    """The page below its title, in a fragment that reruns while the time control plays (R32)."""
+def drawing(bar: DeltaGenerator, row: DeltaGenerator) -> None:
+    """The page below its title, in a fragment that reruns while the time control plays (R32): the compact `bar`
+    above Play, the entities found or the trail in `row` beside it (#39), then the drawing."""
+    row = row.empty()  # written on every run, as Streamlit asks of a fragment writing outside it
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
         flow = st.session_state.get("g_which") == "flow"  # the compact bar (#39), a run's beside a Flow graph
         widths = [2, 2, 3, 1.1, 1.3] if flow else [2.3, 3.4, 1.1, 1.3]
-        *bar, find, depth, filters = st.columns(widths, vertical_alignment="bottom")
-        with bar[0]:
-            graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org), bar[-1])
+        *cols, find, depth, filters = bar.columns(widths, vertical_alignment="bottom")
+        with cols[0]:
+            graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org), cols[-1])
         with find:
-            _search(graph, owner)
+            searching = _search(graph, owner, row)
         depth.number_input("Depth", 1, 3, key="g_depth", help="Rings of neighbours drawn around the focus.")
         popover = filters.popover("Filters")
         if _drawing.communities(ctx, at, (graph, owner), _show):
@@ -226,7 +240,7 @@ def drawing() -> None:
         _show(plan, html, taught)
         name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
         _said(name, asked, by)
-        _trail(graph, name)
+        _trail(graph, name, None if searching else row)
         _drawing.members(ctx, at, (graph, owner))
         _say_drawn(plan, drawn_at, cmp)
         _drawing.legend(plan, cmp)
@@ -239,8 +253,9 @@ def drawing() -> None:
         _drawing.keep_choices()
 
 
-top = st.columns([1, 1], vertical_alignment="center")
+bar = st.container()  # the compact bar (#39), written by the fragment
+top = st.columns([1, 6, 1.6], vertical_alignment="center")  # Play, what was found or walked, Communities
 with top[0]:
     _history.play_control(ctx, org, PREFIX)
-_drawing.view_toggle(top[1])
-st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(drawing)()
+_drawing.view_toggle(top[2])
+st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(drawing)(bar, top[1])
