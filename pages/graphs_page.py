@@ -134,17 +134,17 @@ def _trail(graph: str, name: str | None, row: DeltaGenerator | None) -> None:
     if name in steps:
         here = steps.index(name)
     elif name is not None:  # a new walk: the steps ahead of the one shown go
-        steps = [*steps[: here + 1], name][-8:]
+        steps = [*steps[: here + 1], name][-5:]  # five fit in the row at 1400 px
         here = len(steps) - 1
     st.session_state["_g_trail"] = {graph: (steps, here)}
     if row is None or len(steps) < 2:
         return
-    with row.container(horizontal=True, gap="small", vertical_alignment="center", wrap=False):
+    with row.container(horizontal=True, gap="small", vertical_alignment="center"):  # wrapped: no name cut
         st.caption("Walked:", width="content")
         for i, step in enumerate(steps):  # a page link keeps the session, its organization and identity
             link = {"graph": graph, "focus": step}
             if i == here:
-                st.markdown(f"**{viz.inert(step)}**")
+                st.markdown(f"**{viz.inert(step)}**", width="content")
             else:
                 st.page_link("pages/graphs_page.py", label=viz.inert(step), query_params=link)
 
@@ -254,8 +254,9 @@ def drawing(bar: DeltaGenerator, row: DeltaGenerator) -> None:
 
 
 bar = st.container()  # the compact bar (#39), written by the fragment
-top = st.columns([1, 6, 1.6], vertical_alignment="center")  # Play, what was found or walked, Communities
-with top[0]:
+top = st.container(horizontal=True, vertical_alignment="center")  # Play, what was found or walked, Communities
+with top:
     _history.play_control(ctx, org, PREFIX)
-_drawing.view_toggle(top[2])
-st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(drawing)(bar, top[1])
+    row = st.container()
+_drawing.view_toggle(top)
+st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(drawing)(bar, row)
