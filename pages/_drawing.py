@@ -101,16 +101,12 @@ def filters(data: FocusPublic | GraphJson) -> viz.Filters:
     # and Streamlit warns about a widget given a default whose value the session also set.
     for key, first in {"g_minw": 0.0, "g_status": ["active", "disputed"]}.items():
         st.session_state.setdefault(key, first)
-    pick_kinds = st.multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")  # in the Filters popover
-    pick_rel = st.multiselect("Relations", relations, key="g_rel", placeholder="all relations")
-    min_w = st.slider("Minimum weight", 0.0, 1.0, step=0.05, key="g_minw")
     help_ = cite("Retracted facts are hidden unless asked for (R28).")
-    statuses = st.multiselect("Status", STATUSES, key="g_status", help=help_)
-    return viz.Filters(
-        kinds=set(pick_kinds) or None,
-        relations=set(pick_rel) or None,
-        min_weight=min_w,
-        statuses=set(statuses),
+    return viz.Filters(  # the widgets in the Filters popover, in this order
+        kinds=set(st.multiselect("Kinds", kinds, key="g_kinds", placeholder="all kinds")) or None,
+        relations=set(st.multiselect("Relations", relations, key="g_rel", placeholder="all relations")) or None,
+        min_weight=st.slider("Minimum weight", 0.0, 1.0, step=0.05, key="g_minw"),
+        statuses=set(st.multiselect("Status", STATUSES, key="g_status", help=help_)),
         depth=int(st.session_state.get("g_depth") or 1),
     )
 
@@ -152,9 +148,8 @@ def open_fact(plan: viz.Plan, graph: str) -> None:
         only("g_open_fact", list(linked))  # a fact of another moment or graph is no option here
         c3 = st.columns([3, 1], vertical_alignment="bottom")
         fact = c3[0].selectbox("Open a fact's weight", list(linked), format_func=linked.__getitem__, key="g_open_fact")
-        c3[1].page_link(
-            "pages/fact_weights_page.py", label="Why this weight?", query_params={"fact": str(fact), "graph": graph}
-        )
+        link = {"fact": str(fact), "graph": graph}
+        c3[1].page_link("pages/fact_weights_page.py", label="Why this weight?", query_params=link)
 
 
 def _overview(ctx: Context, at: Version | None, shown: tuple[str, str]) -> Overview:

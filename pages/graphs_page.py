@@ -60,17 +60,9 @@ def _graph_chosen(runs: list[str], run: DeltaGenerator) -> tuple[str, str]:
     choices = ["world"] + (["user"] if ctx.person else []) + (["flow"] if runs else [])
     _drawing.only("g_which", choices)
     _drawing.only("g_run", runs)
-    which = st.radio(
-        "Graph",
-        choices,
-        horizontal=True,
-        key="g_which",
-        format_func=str.capitalize,  # the link says world, user, flow
-        help=cite(  # Markdown: memory's text made inert
-            f"World: {viz.inert(possessive(ctx.org_name))} (R20). User: {viz.inert(ctx.person)}'s, in every "
-            "organization (R20). Flow: one run's, erased with it (R29)."
-        ),
-    )
+    said = f"World: {viz.inert(possessive(ctx.org_name))} (R20). User: {viz.inert(ctx.person)}'s, in every "
+    said = cite(said + "organization (R20). Flow: one run's, erased with it (R29).")  # Markdown: memory's text inert
+    which = st.radio("Graph", choices, horizontal=True, key="g_which", format_func=str.capitalize, help=said)
     if which == "flow":
         return "flow", run.selectbox("Run", runs, key="g_run")
     return which, org if which == "world" else ctx.person or ""
@@ -91,24 +83,22 @@ def _loaded(
     return now, viz.node_id(cast("Obj", now["focus"])) if now["focus"] else None, now["by"]
 
 
-def _search(graph: str, owner: str, row: DeltaGenerator) -> bool:
+def _search(graph: str, owner: str, row: DeltaGenerator) -> None:
     """Entities found as the reader types, by GraphResolve's words (#38), listed in `row`, below the bar, so the drawing
-    stays where it is; choosing one focuses it (#39). True while the box holds a search."""
-    hint = "the start of any word of a name"  # listed as typed: "rob" finds Acme Robotics, "obot" nothing
-    text = st.text_input("Find an entity", key="g_find", live=True, placeholder=hint)
+    stays where it is; choosing one focuses it (#39). "rob" finds Acme Robotics, "obot" nothing."""
+    text = st.text_input("Find an entity", key="g_find", live=True, placeholder="the start of any word of a name")
     if not text:
-        return False
+        return
     seen = {"world": org} | ({"user": ctx.person} if ctx.person else {}) | ({graph: owner} if graph == "flow" else {})
     found = ctx.svc.find_entities(seen, text)
     with row.container(horizontal=True, vertical_alignment="center", wrap=False):
         if not found:
             each = "a word" if len(text.split()) == 1 else "words"
             st.caption(f"No entity here has {each} beginning with “{viz.inert(text)}”: words match from their start.")
-            return True
+            return
         st.caption(f"{len(found)} found:", width="content")
         said = lambda e: f"{e['name']} · {e['kind']} · {e['graph']} · {plural(e['facts'], 'fact')}"
         st.pills("Found", found, key="g_found", format_func=said, on_change=_chosen, label_visibility="collapsed")
-    return True
 
 
 def _chosen() -> None:
@@ -127,7 +117,7 @@ def _said(name: str | None, asked: str | None, by: str) -> None:
         caption((found if by in ("name", "words") else missed) or f"Opened on {here}Search above for another entity.")
 
 
-def _trail(graph: str, name: str | None, row: DeltaGenerator | None) -> None:
+def _trail(graph: str, name: str | None, row: DeltaGenerator) -> None:
     """The entities walked through in this graph (#39), a breadcrumb in `row` above the drawing, each step a link back.
     Going back to a step keeps the steps after it, as a browser's Back does, until the reader walks elsewhere."""
     steps, here = st.session_state.get("_g_trail", {}).get(graph, ([], -1))  # another graph's trail goes
@@ -137,7 +127,7 @@ def _trail(graph: str, name: str | None, row: DeltaGenerator | None) -> None:
         steps = [*steps[: here + 1], name][-5:]  # five fit in the row at 1400 px
         here = len(steps) - 1
     st.session_state["_g_trail"] = {graph: (steps, here)}
-    if row is None or len(steps) < 2:
+    if len(steps) < 2 or st.session_state.get("g_find"):  # the row shows what a search found
         return
     with row.container(horizontal=True, gap="small", vertical_alignment="center"):  # wrapped: no name cut
         st.caption("Walked:", width="content")
@@ -205,8 +195,7 @@ def _below(plan: viz.Plan, drawn: pd.DataFrame, file_name: str) -> None:
 
 
 def drawing(bar: DeltaGenerator, row: DeltaGenerator) -> None:
-    """The page below its title, in a fragment that reruns while the time control plays (R32): the compact `bar`
-    above Play, the entities found or the trail in `row` beside it (#39), then the drawing."""
+    """The page below its title, in a fragment that reruns while Play plays (R32); it writes `bar` and `row` (#39)."""
     row = row.empty()  # written on every run, as Streamlit asks of a fragment writing outside it
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
@@ -216,7 +205,7 @@ def drawing(bar: DeltaGenerator, row: DeltaGenerator) -> None:
         with cols[0]:
             graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org), cols[-1])
         with find:
-            searching = _search(graph, owner, row)
+            _search(graph, owner, row)
         depth.number_input("Depth", 1, 3, key="g_depth", help="Rings of neighbours drawn around the focus.")
         popover = filters.popover("Filters")
         if _drawing.communities(ctx, at, (graph, owner), _show):
@@ -240,7 +229,7 @@ def drawing(bar: DeltaGenerator, row: DeltaGenerator) -> None:
         _show(plan, html, taught)
         name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
         _said(name, asked, by)
-        _trail(graph, name, None if searching else row)
+        _trail(graph, name, row)
         _drawing.members(ctx, at, (graph, owner))
         _say_drawn(plan, drawn_at, cmp)
         _drawing.legend(plan, cmp)
