@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .. import errors as E
 from ..store import agents
-from .base import UseCases
+from ..store.repository import Repository
 from .results import RunEnded
 
 
@@ -20,7 +20,7 @@ class SessionEnded:
     runs: tuple[tuple[str, RunEnded], ...]
 
 
-class AgentSessions(UseCases):
+class AgentSessions(Repository):
     """Use cases of MCP servers and sessions; a session that ends ends its runs through the facade's `end_run`."""
 
     #: The facade's end_run (Turns.end_run run as a use case).

@@ -5,15 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from .. import errors as E
+from ..plain import Obj
 from ..rules.settings import SETTING_BY_NAME, settings_problem
 from ..store import moments, queries
+from ..store.repository import Repository
 from ..store.snapshot import settings_of
 from . import shapes as sh
-from .base import Obj, UseCases
 from .results import SettingChange, SettingsChanged
 
 
-class OrgSettings(UseCases):
+class OrgSettings(Repository):
     """Use cases of settings (R11 to R16)."""
 
     def get_settings(self, org_id: str, *, by: str | None = None) -> dict[str, bool]:
