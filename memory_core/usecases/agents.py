@@ -39,7 +39,7 @@ class AgentSessions(Repository):
     def agent_server_stopped(self, server: str, *, now: float) -> None:
         """Note a server that stopped on purpose, after its sessions ended."""
         with self.database.transaction() as s:
-            agents.stop_server(s, server=server, now=now)
+            agents.note_alive(s, server=server, now=now, stopped=True)
 
     def agent_session_opened(self, session: str, *, server: str, client: str, transport: str, now: float) -> None:
         """Note a session that opens."""
