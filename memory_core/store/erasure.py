@@ -137,7 +137,7 @@ class Finisher:
         self.lock = threading.Lock()
         self.thread: threading.Thread | None = None
         self.again = False
-        self.done = threading.Event()  # set while no scrub is left to do: finish_erasure waits on it
+        self.done = threading.Event()
         self.done.set()
         self.error: str | None = None
 
@@ -169,6 +169,10 @@ class Finisher:
             if not gone:
                 time.sleep(self.PAUSES[min(tries, len(self.PAUSES) - 1)])
             tries = 0 if gone else tries + 1
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the background scrub; True when it finished (no marker left)."""
+        return self.done.wait(timeout)
 
 
 _FINISHERS: weakref.WeakKeyDictionary[Engine, Finisher] = weakref.WeakKeyDictionary()

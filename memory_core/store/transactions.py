@@ -221,7 +221,7 @@ class Database:
 
     def finish_erasure(self, timeout: float | None = None) -> Obj:
         """Wait for the background scrub (R31) and a standby's replay of it, then say where it stands."""
-        finisher(self.engine).done.wait(timeout)
+        finisher(self.engine).wait(timeout)
         return self._with_standby(erasure_status(self.engine), timeout)
 
     def _with_standby(self, status: Obj, wait: float | None) -> Obj:
