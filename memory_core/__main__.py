@@ -27,7 +27,6 @@ from .store.database import (
     database_url,
     make_engine,
     shown,
-    small_page_cache,
     sqlite_file,
 )
 from .store.dialect import dialect_of
@@ -290,7 +289,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if args.http:
         per_token = args.max_sessions_per_token
         return serve_http(service, host=args.host, port=args.port, idle_timeout=args.idle_timeout, per_token=per_token)
-    small_page_cache(service.engine)  # one agent's pages: a long stdio session's memory stays flat (#38.10)
+    dialect_of(service.engine).small_page_cache(service.engine, kib=256)  # a long session's memory stays flat (#38.10)
     return serve_stdio(service, os.environ.get("MEMORY_TOKEN"), database_errors=CONNECTION_ERRORS)
 
 

@@ -153,7 +153,11 @@ def _workflow(p: str, value: Any, *, orgs: set[str]) -> Obj:
 
 def check(data: Any) -> Scenario:
     """Check a parsed scenario as a whole; the first problem raises FormatError with its path."""
-    top, head = _head(data)
+    storable("", data)
+    if isinstance(data, dict) and data.get("format") == doc.STATE_FORMAT:
+        raise FormatError("format", f"this is a {doc.STATE_FORMAT} file (what replay prints), not a scenario to run")
+    top = validate(dict[str, Any], data)  # then what the scenario says of itself (format, title, description)
+    head = validate(doc.ScenarioDocument, {k: [] if k in SECTIONS else v for k, v in top.items()})
     orgs = _entries(top.get("organizations", []), "organizations", _organization)
     org_ids = {o["id"] for o in orgs}
     people = _entries(top.get("people", []), "people", functools.partial(_person, orgs=org_ids))
@@ -161,12 +165,3 @@ def check(data: Any) -> Scenario:
     workflows = _entries(top.get("workflows", []), "workflows", functools.partial(_workflow, orgs=org_ids))
     events = [event(f"events[{i}]", e) for i, e in enumerate(validate(list[Any], top["events"], path="events"))]
     return Scenario(head.title or "", head.description or "", orgs, people, workflows, events)
-
-
-def _head(data: Any) -> tuple[Obj, doc.ScenarioDocument]:
-    """The document's keys, and what it says of itself (its format, title and description)."""
-    storable("", data)
-    if isinstance(data, dict) and data.get("format") == doc.STATE_FORMAT:
-        raise FormatError("format", f"this is a {doc.STATE_FORMAT} file (what replay prints), not a scenario to run")
-    top = validate(dict[str, Any], data)
-    return top, validate(doc.ScenarioDocument, {k: [] if k in SECTIONS else v for k, v in top.items()})

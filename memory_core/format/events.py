@@ -205,6 +205,13 @@ def _args_fit_the_call(schema: JsonDict) -> None:
 Note = absent(description="a text the Notebook shows beside the event")
 
 
+class _InTurn(Closed):
+    """An event in a turn: its `do` (each kind's Literal) and its `turn` come first."""
+
+    do: str
+    turn: Ident
+
+
 class StartRun(Closed):
     """Starts a run (R11)."""
 
@@ -229,58 +236,46 @@ class OpenTurn(Closed):
     note: str = Note
 
 
-class RecordEvent(Closed):
+class RecordEvent(StepRecord, _InTurn):
     """Records evidence in an open turn (R24 to R26)."""
 
-    model_config = ConfigDict(json_schema_extra=_SOURCE_UNLESS_PERSON)
-
     do: Literal["record"]
-    turn: Ident
-    origin: Origin
-    claims: list[Claim]
-    source: Text = absent(description="required unless the origin is person; a web source has a host (R25)")
-    excerpt: str | None = None
-    reliability: float | None = Field(default=None, gt=0.5, lt=1, description="R26")
     within: Work | None = None
     note: str = Note
 
 
-class Step(Closed):
+class Step(_InTurn):
     """Runs a step of the run's workflow, skipped when a shortcut answers it (R22)."""
 
     do: Literal["step"]
-    turn: Ident
     step: Ident
     record: StepRecord | None = None
     note: str = Note
 
 
-class Call(Closed):
+class Call(_InTurn):
     """Opens nested work."""
 
     do: Literal["call"]
-    turn: Ident
     work: Work
     note: str = Note
 
 
-class Return(Closed):
+class Return(_InTurn):
     """Ends nested work (R5)."""
 
     do: Literal["return"]
-    turn: Ident
     work: Work
     status: EndStatus
     note: str = Note
 
 
-class Read(Closed):
+class Read(_InTurn):
     """A graph read (R19 to R23); its `args` fit its `call`."""
 
     model_config = ConfigDict(json_schema_extra=_args_fit_the_call)
 
     do: Literal["read"]
-    turn: Ident
     call: ReadCall
     args: ResolveArgs | ExpandArgs | SourceArgs
     within: Work | None = None
@@ -288,11 +283,10 @@ class Read(Closed):
     note: str = Note
 
 
-class EndTurn(Closed):
+class EndTurn(_InTurn):
     """Ends a turn; a completed one teaches (R1, R7 to R10)."""
 
     do: Literal["end_turn"]
-    turn: Ident
     status: EndStatus
     note: str = Note
 
@@ -355,7 +349,7 @@ class Retract(DisputeEvent):
 EVENT_MODELS: dict[str, type[Closed]] = {
     get_args(m.model_fields["do"].annotation)[0]: m
     for m in list(globals().values())
-    if isinstance(m, type) and issubclass(m, Closed) and "do" in m.model_fields
+    if isinstance(m, type) and issubclass(m, Closed) and "do" in m.model_fields and m is not _InTurn
 }
 
 #: One event: the model its `do` names.

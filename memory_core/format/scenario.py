@@ -65,12 +65,6 @@ def _float(literal: str) -> float:
     return value
 
 
-def _deepest(source: str) -> int:
-    """How deep the text's brackets nest outside its strings (fast: no Python loop per character)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", source))
-    return max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0)
-
-
 def _first_problem(source: str) -> tuple[int, str] | None:
     """(offset, problem) of the first place too deep, NaN/Infinity, a number too large, a key twice; None: bad JSON."""
     keys: list[set[str] | None] = []  # one an open object (its keys so far) or list (None)
@@ -136,9 +130,14 @@ def _at(source: str, offset: int, problem: str) -> FormatError:
 
 def decode(source: str | bytes) -> Any:
     """A scenario's JSON: UTF-8, at most MAX_DEPTH deep, finite numbers, no key twice; else a FormatError at its place."""
-    source = _utf8(source)
+    if isinstance(source, bytes):
+        try:
+            source = source.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FormatError(f"byte {exc.start}", "not UTF-8 text") from None
     end = len(source)
-    if _deepest(source) > MAX_DEPTH:
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", source))  # outside strings; no Python loop per character
+    if max(itertools.accumulate(map(_STEP.__getitem__, brackets)), default=0) > MAX_DEPTH:
         # Decode only what comes before the first problem, so that Python's own recursion
         # never runs out and a JSON error earlier in the text is still the one reported.
         end = (_first_problem(source) or (end, ""))[0]
@@ -149,16 +148,6 @@ def decode(source: str | bytes) -> Any:
     if found is None:  # not expected: the scan and the decoder disagree
         raise FormatError("", f"nested too deeply or holding a number the format refuses (at most {MAX_DEPTH} levels)")
     raise _at(source, *found)
-
-
-def _utf8(source: str | bytes) -> str:
-    """The text of a file's bytes; bad UTF-8 is a FormatError naming its byte."""
-    if isinstance(source, str):
-        return source
-    try:
-        return source.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FormatError(f"byte {exc.start}", "not UTF-8 text") from None
 
 
 #: What `_loads` returns when a hook refused the text (or Python's recursion ran out).

@@ -126,9 +126,5 @@ def signed_in_identities(claims: dict[str, object]) -> list[Identity]:
 
 def speaks_for(links: list[tuple[str, str, str]]) -> dict[str, str]:
     """Organization -> person a signed-in identity acts as, from its links (kind, person, org): a subject's first."""
-    chosen: dict[str, tuple[int, str]] = {}
-    for kind, person, org in links:
-        rank = 0 if kind == SUBJECT else 1
-        if org not in chosen or rank < chosen[org][0]:
-            chosen[org] = (rank, person)
-    return {org: person for org, (_, person) in sorted(chosen.items())}
+    best_last = sorted(reversed(links), key=lambda link: link[0] == SUBJECT)  # so the first subject's is written last
+    return dict(sorted({org: person for _, person, org in best_last}.items()))

@@ -23,18 +23,11 @@ def add_server(tx: Session, *, server: str, host: str, pid: int, transport: str,
     tx.add(AgentServer(id=server, host=host, pid=pid, transport=transport, started_at=now, seen_at=now))
 
 
-def note_alive(tx: Session, *, server: str, now: float) -> None:
-    """A server's heartbeat: it still serves."""
+def note_alive(tx: Session, *, server: str, now: float, stopped: bool = False) -> None:
+    """A server's heartbeat: it still serves; or (`stopped`) it stopped on purpose, its sessions ended first."""
     row = tx.get(AgentServer, server)
     if row is not None:
-        row.seen_at = now
-
-
-def stop_server(tx: Session, *, server: str, now: float) -> None:
-    """A server that stopped on purpose (its sessions were ended first)."""
-    row = tx.get(AgentServer, server)
-    if row is not None:
-        row.stopped, row.seen_at = True, now
+        row.seen_at, row.stopped = now, row.stopped or stopped
 
 
 def add_session(tx: Session, *, session: str, server: str, client: str, transport: str, now: float) -> None:

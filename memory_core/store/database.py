@@ -253,11 +253,6 @@ def _detached(engine: Engine) -> Any:
     return proxy.dbapi_connection
 
 
-def small_page_cache(engine: Engine, *, kib: int = 256) -> None:
-    """Each connection's page cache at `kib` (SQLite's default is 2,000 KiB; the OS caches the file too, #38.10)."""
-    dialect_of(engine).small_page_cache(engine, kib=kib)
-
-
 @contextmanager
 def driver_connection(engine: Engine) -> Iterator[Any]:
     """A DB-API connection for one driver use case (a read, a record, teaching), outside any transaction."""

@@ -1,18 +1,11 @@
-"""Finding what an action names, or refusing with the reason the format gives (`unknown_*`)."""
+"""Frozen copies of the rows an action names (the look-ups that refuse: repository.py), and `picked`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from typing import Any, TypeVar
 
-from sqlmodel import Session
-
-from .. import errors as E
-from .models import Membership, Organization, Person, Run, Turn
-
 R = TypeVar("R", bound="_Ref")
-M = TypeVar("M")
 
 
 def picked(row: Any, names: str) -> dict[str, Any]:
@@ -69,38 +62,3 @@ class TurnRef(_Ref):
     @classmethod
     def of(cls, row: Any) -> TurnRef:
         return replace(super().of(row), map=dict(row.map), steps=tuple(row.steps))
-
-
-def _found(s: Session, model: type[M], ident: str, missing: Callable[[str], E.Refusal]) -> M:
-    """The row of `model` with this id, or the refusal `missing` makes of the id."""
-    row = s.get(model, ident)
-    if row is None:
-        raise missing(ident)
-    return row
-
-
-class Lookups:
-    """The look-ups every use case starts with; a miss is a refusal that says what names nothing."""
-
-    @staticmethod
-    def _org(s: Session, org_id: str) -> OrgRef:
-        return OrgRef.of(_found(s, Organization, org_id, E.UnknownOrg))
-
-    @staticmethod
-    def _person(s: Session, person_id: str) -> PersonRef:
-        return PersonRef.of(_found(s, Person, person_id, E.UnknownPerson))
-
-    @staticmethod
-    def _member(s: Session, person_id: str, org_id: str) -> None:
-        """A person a record names: a member of the run's organization, else unknown_person, word for word (#40)."""
-        if s.get(Membership, (person_id, org_id)) is None:
-            raise E.UnknownPerson(person_id)
-
-    @staticmethod
-    def _run(s: Session, run_id: str) -> RunRef:
-        return RunRef.of(_found(s, Run, run_id, E.UnknownRun))
-
-    @staticmethod
-    def _turn(s: Session, turn_id: str) -> tuple[TurnRef, RunRef]:
-        turn = _found(s, Turn, turn_id, E.UnknownTurn)
-        return TurnRef.of(turn), RunRef.of(_found(s, Run, turn.run_id, E.UnknownRun))

@@ -1,4 +1,4 @@
-"""The store's side of every family of use cases: its database (transactions.py) and look-ups (lookups.py)."""
+"""The store's side of every family of use cases: its database (transactions.py) and the look-ups that refuse."""
 
 from __future__ import annotations
 
@@ -8,22 +8,56 @@ from typing import Any, Concatenate, ParamSpec, TypeVar
 from .. import errors as E
 from ..plain import Obj
 from ..rules.permissions import is_member, may_correct, may_manage_settings
+from ..rules.turns import takes_events
 from . import queries, turns
 from .bulk import digest, key_of
 from .driver import driver_of
-from .lookups import Lookups, RunRef
+from .lookups import OrgRef, PersonRef, RunRef, TurnRef
+from .models import Membership, Organization, Person, Run, Turn
 from .probes import find_fact
 from .transactions import Database, Db, Tx
 
 P = ParamSpec("P")
 R = TypeVar("R")
+M = TypeVar("M")
 
 
-class Repository(Lookups):
+class Repository:
     """A family of use cases over one database, and the look-ups that refuse in the order the rules give."""
 
     def __init__(self, database: Database) -> None:
         self.database = database
+
+    @staticmethod
+    def _org(s: Tx, org_id: str) -> OrgRef:
+        return OrgRef.of(_found(s, Organization, org_id, E.UnknownOrg))
+
+    @staticmethod
+    def _person(s: Tx, person_id: str) -> PersonRef:
+        return PersonRef.of(_found(s, Person, person_id, E.UnknownPerson))
+
+    @staticmethod
+    def _member(s: Tx, person_id: str, org_id: str) -> None:
+        """A person a record names: a member of the run's organization, else unknown_person, word for word (#40)."""
+        if s.get(Membership, (person_id, org_id)) is None:
+            raise E.UnknownPerson(person_id)
+
+    @staticmethod
+    def _run(s: Tx, run_id: str) -> RunRef:
+        return RunRef.of(_found(s, Run, run_id, E.UnknownRun))
+
+    @staticmethod
+    def _turn(s: Tx, turn_id: str) -> tuple[TurnRef, RunRef]:
+        turn = _found(s, Turn, turn_id, E.UnknownTurn)
+        return TurnRef.of(turn), RunRef.of(_found(s, Run, turn.run_id, E.UnknownRun))
+
+    @staticmethod
+    def _refuse_unless_open(turn_id: str, status: str, run_id: str, ended: bool) -> None:
+        """No event on an ended run (R17) or a turn that is not open (R1, R2)."""
+        if ended:
+            raise E.EndedRun(run_id)
+        if not takes_events(status):
+            raise E.TurnNotOpen(turn_id, status)
 
     def _read(self, read: Callable[Concatenate[Tx, P], R], *args: P.args, **kwargs: P.kwargs) -> R:
         """One store read in a read-only transaction of its own: a read-only use case."""
@@ -72,3 +106,11 @@ class Repository(Lookups):
                 self._person(s, named)
         if by is not None and not may_manage_settings(queries.role(s, by, org_id)):
             raise E.NotOwner(org_id, does=does)
+
+
+def _found(s: Tx, model: type[M], ident: str, missing: Callable[[str], E.Refusal]) -> M:
+    """The row of `model` with this id, or the refusal `missing` makes of the id."""
+    row = s.get(model, ident)
+    if row is None:
+        raise missing(ident)
+    return row

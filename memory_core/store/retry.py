@@ -38,7 +38,7 @@ logging.getLogger("psycopg").addFilter(_no_pipeline_noise)  # once: at this modu
 
 def run_use_case(owner: Any, call: Callable[[], T]) -> T:
     """The one place retry is applied (use cases, replays): `call` until it wins a race, for DEADLINE s at most."""
-    if getattr(owner, "_sandbox", None) is not None:  # a sandbox's call runs once (its one transaction)
+    if getattr(getattr(owner, "database", None), "in_one_transaction", False):  # a sandbox's call runs once
         return call()
     deadline = time.monotonic() + DEADLINE
     step = FIRST_PAUSE

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .. import errors as E
 from ..store import agents
-from .base import UseCases
+from ..store.repository import Repository
 from .results import RunEnded
 
 
@@ -20,7 +20,7 @@ class SessionEnded:
     runs: tuple[tuple[str, RunEnded], ...]
 
 
-class AgentSessions(UseCases):
+class AgentSessions(Repository):
     """Use cases of MCP servers and sessions; a session that ends ends its runs through the facade's `end_run`."""
 
     #: The facade's end_run (Turns.end_run run as a use case).
@@ -39,7 +39,7 @@ class AgentSessions(UseCases):
     def agent_server_stopped(self, server: str, *, now: float) -> None:
         """Note a server that stopped on purpose, after its sessions ended."""
         with self.database.transaction() as s:
-            agents.stop_server(s, server=server, now=now)
+            agents.note_alive(s, server=server, now=now, stopped=True)
 
     def agent_session_opened(self, session: str, *, server: str, client: str, transport: str, now: float) -> None:
         """Note a session that opens."""

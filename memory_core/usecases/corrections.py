@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from .. import errors as E
+from ..plain import Obj
 from ..rules.permissions import may_retract
 from ..rules.weights import DISPUTE_CONTRIBUTION
 from ..store import moments, queries
 from ..store.graph import FactChanges
-from .base import Obj, UseCases
+from ..store.repository import Repository
 from .results import Corrected
 
 
-class Corrections(UseCases):
+class Corrections(Repository):
     """Use cases of corrections (R28)."""
 
     def dispute(self, *, org: str, by: str, fact: Obj, graph: str = "world") -> Corrected:

@@ -8,12 +8,12 @@ from .. import errors as E
 from ..rules.permissions import may_delete_account, may_delete_run
 from ..store import moments, queries
 from ..store.erasure import erase_account, erase_run
+from ..store.repository import Repository
 from . import shapes as sh
-from .base import UseCases
 from .results import AccountDeleted, RunDeleted
 
 
-class Erasure(UseCases):
+class Erasure(Repository):
     """Use cases of erasure."""
 
     def erasure_status(self) -> sh.ErasureStatus:

@@ -11,12 +11,12 @@ from ..store import dashboard
 from ..store.drawing import entity_links, find_read, focus_read, graph_for_drawing
 from ..store.erasure import account_preview, run_preview
 from ..store.past import export, graph_at
+from ..store.repository import Repository
 from ..store.snapshot import holds_memory
 from . import shapes as sh
-from .base import UseCases
 
 
-class Explore(UseCases):
+class Explore(Repository):
     """Read-only use cases for the dashboard."""
 
     def holds_memory(self) -> bool:

@@ -12,14 +12,14 @@ from ..plain import Obj
 from ..store import past
 from ..store.dashboard import Recorded, recorded
 from ..store.reads import kept
-from .base import UseCases
+from ..store.repository import Repository
 from .read_events import place_reads, state_reads
 
 FORMAT = "memory-scenario/1"
 ERASED_KEY = "person:erased:"  # R30: what a deleted account's id became in records and supports
 
 
-class Export(UseCases):
+class Export(Repository):
     """The scenario export: one read use case."""
 
     def export_scenario(

@@ -44,11 +44,6 @@ class MemoryService(
         """The database's engine, for what sits above the use cases (the CLI, the benchmarks)."""
         return self.database.engine
 
-    @property
-    def _sandbox(self) -> bool | None:
-        """True inside one transaction that every use case joins (run_use_case runs it once)."""
-        return True if self.database.in_one_transaction else None
-
     @contextmanager
     def sandbox(self) -> Iterator[MemoryService]:
         """A service whose use cases share one transaction rolled back at the end: what-ifs and previews."""

@@ -8,8 +8,8 @@ from typing import TypedDict, Unpack, cast
 from .. import errors as E
 from ..rules.identity import Identity, identity_of, identity_problem, signed_in_identities, speaks_for
 from ..store import queries
+from ..store.repository import Repository
 from . import shapes as sh
-from .base import UseCases
 
 
 class IdentityGiven(TypedDict, total=False):
@@ -29,7 +29,7 @@ def _identity(given: IdentityGiven) -> Identity:
     return identity_of(issuer, subject, email)
 
 
-class Identities(UseCases):
+class Identities(Repository):
     """Link, unlink and list sign-in identities; find whom a signed-in identity speaks for."""
 
     def link_identity(self, person: str, *, org: str, by: str | None = None, **given: Unpack[IdentityGiven]) -> bool:

@@ -8,10 +8,11 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
 from .. import errors as E
+from ..plain import Obj
 from ..rules.visibility import evidence_elsewhere, in_organization
 from ..store import dashboard, past
+from ..store.repository import Repository
 from . import shapes as sh
-from .base import Obj, UseCases
 
 R = TypeVar("R")
 
@@ -31,7 +32,7 @@ def _on_the_clock(n: int, newest: int, *, given: str | None = None) -> int:
     return n
 
 
-class Past(UseCases):
+class Past(Repository):
     """Read-only use cases over the memory's past."""
 
     def clock(self) -> int:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from .. import errors as E
+from ..plain import Obj
 from ..rules.budget import budget_allows, read_offered
 from ..rules.visibility import owners
 from ..rules.wording import map_paragraph
@@ -13,9 +14,9 @@ from ..store import reads as kept
 from ..store.dashboard import fact_at
 from ..store.graph import map_counts
 from ..store.past import last_moment
+from ..store.repository import Repository
 from ..store.turns import open_work
 from . import shapes as sh
-from .base import Obj, UseCases
 from .results import ReadResult
 
 
@@ -24,7 +25,7 @@ def _named(f: Obj) -> tuple[object, ...]:
     return (*[(e.get("name"), e.get("kind"), e.get("value")) for e in (f["subject"], f["object"])], f["relation"])
 
 
-class Reads(UseCases):
+class Reads(Repository):
     """Use cases of reading memory."""
 
     def read(

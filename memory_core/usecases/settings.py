@@ -5,15 +5,16 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from .. import errors as E
-from ..rules.settings import SETTING_BY_NAME, settings_problem
+from ..plain import Obj
+from ..rules.settings import settings_problem
 from ..store import moments, queries
+from ..store.repository import Repository
 from ..store.snapshot import settings_of
 from . import shapes as sh
-from .base import Obj, UseCases
 from .results import SettingChange, SettingsChanged
 
 
-class OrgSettings(UseCases):
+class OrgSettings(Repository):
     """Use cases of settings (R11 to R16)."""
 
     def get_settings(self, org_id: str, *, by: str | None = None) -> dict[str, bool]:
@@ -26,17 +27,15 @@ class OrgSettings(UseCases):
         """R15: the owner changes settings; the change is checked as a whole and audited."""
         with self.database.transaction() as s:
             self._owner_or_cli(s, org_id, by, "changes its settings (R15)")
-            org = self._org(s, org_id)
             problem = settings_problem(settings)
             if problem:
                 raise E.InvalidSetting(problem)
             at = datetime.now(UTC).isoformat(timespec="seconds")
             changed: list[SettingChange] = []
             n = moments.take_moment(s)
-            for name, value in settings.items():
-                old = bool(getattr(org, SETTING_BY_NAME[name].column))
+            for name, value in settings.items():  # each a boolean (R15): one that changed was the other
                 if queries.change_setting(s, org_id, name, value, by=by, at=at, moment=n):
-                    changed.append(SettingChange(setting=name, old=old, new=value))
+                    changed.append(SettingChange(setting=name, old=not value, new=value))
             if changed:  # R32: a change of settings is a moment; asking for what already holds is not
                 detail = ", ".join(f"{c.setting} {'on' if c.new else 'off'}" for c in changed)
                 moments.mark(s, n, "settings", org=org_id, person=by, detail=detail)

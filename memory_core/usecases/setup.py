@@ -8,7 +8,7 @@ from ..rules.settings import DEFAULT_SETTINGS
 from ..store import moments
 from ..store import turns as store
 from ..store.dashboard import setup_of
-from .base import UseCases
+from ..store.repository import Repository
 from .results import Result
 
 
@@ -38,7 +38,7 @@ def _definitions(organizations: list[Obj], people: list[Obj], workflows: list[Ob
     return out
 
 
-class Setup(UseCases):
+class Setup(Repository):
     """Setting up organizations, people and workflows beside what memory holds."""
 
     def setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> SetupAdded:

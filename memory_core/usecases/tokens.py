@@ -8,14 +8,14 @@ from datetime import UTC, datetime
 
 from .. import errors as E
 from ..store import agents, queries
-from .base import UseCases
+from ..store.repository import Repository
 
 
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-class Tokens(UseCases):
+class Tokens(Repository):
     """Issue, check and revoke tokens."""
 
     def issue_token(self, person: str, *, org: str) -> str:

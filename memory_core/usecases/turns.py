@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, cast
 
 from .. import errors as E
+from ..plain import Obj
 from ..rules.learning import RunFacts
 from ..rules.permissions import is_member
 from ..rules.settings import stored_ephemeral
@@ -13,12 +14,12 @@ from ..rules.turns import may_transition, teaches
 from ..store import dashboard, moments, queries
 from ..store import turns as store
 from ..store.graph import FactChanges, map_counts, shortcut
-from .base import Obj, UseCases
+from ..store.repository import Repository
 from .results import RecordKept, RunEnded, RunStarted, StepRun, TurnEnded, TurnOpened, WorkCalled, WorkReturned
 from .shapes import Map, Taught
 
 
-class Turns(UseCases):
+class Turns(Repository):
     """Use cases of runs and turns."""
 
     def load_setup(self, *, organizations: list[Obj], people: list[Obj], workflows: list[Obj]) -> None:
