@@ -299,7 +299,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     engine = make_engine(url)
     try:
         if MemoryService(engine).holds_memory():
-            raise DatabaseNotEmpty(f"{shown(url)} already holds memory; generate into an empty database")
+            raise DatabaseNotEmpty(shown(url), "generate")
         counts = generate(engine, supports=args.supports, seed=args.seed, progress=progress_bar)
     finally:
         engine.dispose()

@@ -21,10 +21,10 @@ class FormatError(MemoryCoreError):
 
 
 class DatabaseNotEmpty(MemoryCoreError):
-    """A replay or load was pointed at a database that already holds memory."""
+    """A replay, load or generate was pointed at a database that already holds memory."""
 
-    def __init__(self, where: str) -> None:
-        super().__init__(f"{where} already holds memory; replay into an empty database")
+    def __init__(self, where: str, command: str = "replay") -> None:
+        super().__init__(f"{where} already holds memory; {command} into an empty database")
 
 
 class Unreachable(MemoryCoreError):

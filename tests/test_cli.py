@@ -62,6 +62,15 @@ def test_db_keeps_memory_and_refuses_non_empty(tmp_path):
     assert json.loads(state.stdout)["organizations"]["acme"]["map"]["facts"] == 1
 
 
+def test_generate_refuses_a_database_that_holds_memory_in_one_sentence(tmp_path):
+    url = f"sqlite:///{tmp_path / 'm.db'}"
+    assert replay(tmp_path, GOOD, "--db", url).returncode == 0
+    p = cli("generate", "--supports", "10", "--db", url)
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.strip().endswith("already holds memory; generate into an empty database"), p.stderr
+    assert p.stderr.count("already holds memory") == 1 and "replay" not in p.stderr
+
+
 def test_bad_file_touches_no_database(tmp_path):
     url = f"sqlite:///{tmp_path / 'm.db'}"
     p = replay(tmp_path, scenario([{"do": "nope"}]), "--db", url)
