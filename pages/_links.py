@@ -124,7 +124,7 @@ def copy_link(label: str = "Link to this view", where: DeltaGenerator | None = N
 _SCROLL = """<script>
 (function () {
   var tries = 0, timer = setInterval(function () {
-    var found = Array.prototype.find.call(window.parent.document.querySelectorAll("h1, h2, h3"),
+    var found = Array.prototype.find.call(window.parent.document.querySelectorAll("h1, h2, h3, summary p"),
       function (h) { return h.textContent.trim().indexOf(%s) === 0; });
     if (found) { found.scrollIntoView({block: "start"}); }
     if (found || ++tries > 100) { clearInterval(timer); }
@@ -134,7 +134,7 @@ _SCROLL = """<script>
 
 
 def scroll_to(heading: str) -> None:
-    """Scroll the page to the heading that starts with `heading` once it is drawn (waiting up to 5 s)."""
+    """Scroll the page to the heading (or expander's label) that starts with `heading` once drawn (up to 5 s)."""
     st.iframe(_SCROLL % json.dumps(heading), height=1)
 
 
@@ -208,8 +208,8 @@ def addresses() -> tuple[str, ...]:
     return (*(page.address for page in PAGES[1:]), *OLD_ADDRESSES)
 
 
-#: A table's cells wrap at their spaces, and inside a word too long for its column (#25), the text unchanged (#39).
-_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; overflow-wrap: anywhere !important; }</style>"
+#: A table's cells wrap at their spaces, inside a word only where it fits no line (#25), the text unchanged (#39).
+_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; overflow-wrap: break-word !important; }</style>"
 
 
 def same_tab() -> None:
