@@ -76,17 +76,20 @@ def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
         st.caption("No records.")
 
 
-#: The records' source column: a source with its origin, and its reliability where the record set one.
-SOURCE = "Source (origin; reliability if set, R26)"
+#: The records' source column: a source with its origin, its reliability where the record set one, its nested work.
+SOURCE = "Source (origin; reliability if set, R26; nested work, R4)"
 
 
 def _record(r: RecordPublic) -> dict[str, str]:
-    """A record as a row of its turn's table: its source, origin and reliability (R26), claims and excerpt."""
-    said = r["origin"] if r["reliability"] is None else f"{r['origin']}, reliability {r['reliability']:.2f}"
+    """A record as a row of its turn's table: its source (R26, R4), claims and excerpt, in four columns (#39)."""
+    said = [r["origin"]]
+    if r["reliability"] is not None:
+        said.append(f"reliability {r['reliability']:.2f}")
+    if r["nested"]:
+        said.append(f"from {r['nested']}")
     return {
         "Record": r["id"],
-        SOURCE: f"{r['source'] or ''} ({said})".lstrip(),  # one column, not three: words whole at 1024 px (#39)
-        "From nested work": r["nested"] or "",
+        SOURCE: f"{r['source'] or ''} ({', '.join(said)})".lstrip(),
         "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
         "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
     }
@@ -98,10 +101,7 @@ def _records(t: TurnDetail, linked: str | None) -> None:
     if linked:
         rows.sort(key=lambda row: row["Record"] != linked)
         st.success(f"Record {inert(linked)} (linked) is first.")
-    table = pd.DataFrame(rows)
-    if not any(r["nested"] for r in t["records"]):  # no record from nested work: no column of blanks
-        table = table.drop(columns=["From nested work"])
-    wrapped(table, height=TALL if len(rows) > MANY else None)
+    wrapped(pd.DataFrame(rows), height=TALL if len(rows) > MANY else None)
 
 
 def _open_clicked() -> None:
