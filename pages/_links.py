@@ -208,8 +208,7 @@ def addresses() -> tuple[str, ...]:
     return (*(page.address for page in PAGES[1:]), *OLD_ADDRESSES)
 
 
-#: A table's cells wrap at their spaces, and inside a word too long for its column (#25), the text unchanged (#39);
-#: a header's words and a row's key (its first cell) whole: no column narrower than them ("Recor d", #39).
+#: Cells wrap at spaces, inside a word too long for its column (#25), text unchanged; headers' and row keys' words whole (#39).
 _WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; overflow-wrap: anywhere !important; } [data-testid='stTable'] :is(th, th *, td:first-child, td:first-child *) { overflow-wrap: break-word !important; }</style>"
 
 

@@ -76,10 +76,6 @@ def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
         st.caption("No records.")
 
 
-#: The records' source column: a source with its origin, its reliability where the record set one, its nested work.
-SOURCE = "Source (origin; reliability if set, R26; nested work, R4)"
-
-
 def _record(r: RecordPublic) -> dict[str, str]:
     """A record as a row of its turn's table: its source (R26, R4), claims and excerpt, in four columns (#39)."""
     said = [r["origin"]]
@@ -89,7 +85,7 @@ def _record(r: RecordPublic) -> dict[str, str]:
         said.append(f"from {r['nested']}")
     return {
         "Record": r["id"],
-        SOURCE: f"{r['source'] or ''} ({', '.join(said)})".lstrip(),
+        "Source (origin; reliability if set, R26; nested work, R4)": f"{r['source'] or ''} ({', '.join(said)})".lstrip(),
         "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
         "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
     }

@@ -13,9 +13,7 @@ from ..usecases.shapes import KeptRead, RunRow
 Words = Callable[[str], str]
 
 
-class Link(Protocol):
-    """A page's link from a text to Fact weights, looking there for `q` (the text itself if None) in `graph`."""
-
+class Link(Protocol):  # a page's link from a text to Fact weights, for `q` (the text if None) in `graph`
     def __call__(self, text: str, q: str | None = None, graph: str | None = None, /) -> str: ...
 
 
