@@ -48,6 +48,7 @@ def test_a_latest_turn_s_link_opens_its_run_with_that_turn_open(page, demo_app):
     opened = page.locator("[data-testid='stExpander'] details[open] summary")
     opened.first.wait_for(timeout=30_000)
     assert [t for t in opened.all_inner_texts() if "(turn-agent)" in t and "linked" in t], opened.all_inner_texts()
+    opened_in_view(page, "turn-agent")  # a link to a turn shows it, as a click on its bar does
     shot(page, "runs-agents-linked-turn")
 
 
