@@ -124,9 +124,9 @@ def copy_link(label: str = "Link to this view", where: DeltaGenerator | None = N
 _SCROLL = """<script>
 (function () {
   var tries = 0, timer = setInterval(function () {
-    var found = Array.prototype.find.call(window.parent.document.querySelectorAll("h1, h2, h3"),
+    var found = Array.prototype.find.call(window.parent.document.querySelectorAll("h1, h2, h3, summary p"),
       function (h) { return h.textContent.trim().indexOf(%s) === 0; });
-    if (found) { found.scrollIntoView({block: "start"}); }
+    if (found) { found.style.scrollMarginTop = "60px"; found.scrollIntoView({block: "start"}); }
     if (found || ++tries > 100) { clearInterval(timer); }
   }, 50);
 })();
@@ -134,7 +134,7 @@ _SCROLL = """<script>
 
 
 def scroll_to(heading: str) -> None:
-    """Scroll the page to the heading that starts with `heading` once it is drawn (waiting up to 5 s)."""
+    """Scroll to the heading (or expander's label) starting with `heading`, under the app's 60 px header (5 s at most)."""
     st.iframe(_SCROLL % json.dumps(heading), height=1)
 
 
@@ -208,8 +208,8 @@ def addresses() -> tuple[str, ...]:
     return (*(page.address for page in PAGES[1:]), *OLD_ADDRESSES)
 
 
-#: A table's cells wrap at their spaces, and inside a word too long for its column (#25), the text unchanged (#39).
-_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; overflow-wrap: anywhere !important; }</style>"
+#: Cells wrap at spaces, inside a word too long for its column (#25), text unchanged; headers' and row keys' words whole (#39).
+_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; overflow-wrap: anywhere !important; } [data-testid='stTable'] :is(th, th *, td:first-child, td:first-child *) { overflow-wrap: break-word !important; }</style>"
 
 
 def same_tab() -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
@@ -64,12 +64,6 @@ def wrapped(table: pd.DataFrame, *, height: int | None = None, markdown: tuple[s
     st.table(shown, hide_index=True, height=height or "content")
 
 
-def rules_in(values: Iterable[object]) -> list[str]:
-    """The rules some cells cite (R8c cites R8), in order of number, each once."""
-    found = {f"R{m.group(1)}" for v in values if isinstance(v, str) for m in CITATION.finditer(v)}
-    return sorted(found, key=lambda r: int(r[1:]))
-
-
 def rules_help(rules: list[str], before: str = "") -> str | None:
     """A tooltip saying each rule in its own words (its title in docs/rules.md)."""
     titles = rule_titles()
@@ -80,12 +74,10 @@ def rules_help(rules: list[str], before: str = "") -> str | None:
 
 
 def _titled(config: dict[str, ColumnConfig], column: str, cells: pd.Series) -> None:
-    """A column's header tooltip: the rules its text cells cite, in their own words, unless it has its own."""
-    rules = rules_in(cells.head(500)) if _text(cells) else None
-    said = rules_help(rules) if rules else None
-    if said is not None and column not in config:
-        config[column] = st.column_config.Column(help=said)
-    elif said is not None and not config[column].get("help"):
+    """A column's header tooltip, unless it has its own: the rules its cells cite (R8c cites R8), in their words."""
+    cited = {f"R{m.group(1)}" for v in cells.head(500) if isinstance(v, str) for m in CITATION.finditer(v)}
+    said = rules_help(sorted(cited, key=lambda r: int(r[1:]))) if cited and _text(cells) else None
+    if said is not None and not config.setdefault(column, st.column_config.Column()).get("help"):
         config[column]["help"] = said
 
 

@@ -101,13 +101,18 @@ def timeline(ctx: Context, org: str, *, key: str, on_click: Callable[[], None]) 
 # --- what turns read (#38.7): a turn's reads in order, a fact's readers, the reads up to a moment ---
 
 
+def to_weights(text: str, q: str | None = None, graph: str | None = None) -> str:
+    """`text` linked to Fact weights, which lists the facts holding `q` (the text if None) in `graph`."""
+    return f"[{inert(text)}](fact-weights?{f'graph={graph}&' if graph else ''}q={quote(q or text)})"
+
+
 def turn_reads(ctx: Context, turn_id: str) -> None:
     """The turn's reads as they were made: asked, by whom, told (names linked to their weights) or refused."""
     reads = read(ctx, MemoryService.turn_reads, turn_id)
     if not reads:
         return
     st.markdown(cite("**What it read and was told**, in order (being read never supports a fact, R25):"))
-    lines = trace_lines(reads, inert, lambda name: f"[{inert(name)}](fact-weights?q={quote(name)})")
+    lines = trace_lines(reads, inert, to_weights)
     st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
 
 

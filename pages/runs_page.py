@@ -13,7 +13,7 @@ from memory_core.rules.turns import teaches
 from memory_core.rules.wording import claim_label, fact_label
 from memory_core.usecases.shapes import RecordPublic, TurnDetail
 from memory_core.views.notebook import notebook_of, run_export
-from pages._links import copy_link, dropped, from_link, to_link
+from pages._links import copy_link, dropped, from_link, scroll_to, to_link
 from pages._tables import download, grid, headed, wrapped
 from pages._turns import STATUS, clicked, latest_turns, timeline, titled, turn_reads, turns_said
 from pages._ui import guard, inert, keep, live, open_notebook, page, people_names, read, read_or_refusal
@@ -77,13 +77,15 @@ def _turn(t: TurnDetail, cap: int | None, linked: str | None) -> None:
 
 
 def _record(r: RecordPublic) -> dict[str, str]:
-    """A record as a row of its turn's table: its source, reliability (R26), claims and excerpt."""
+    """A record as a row of its turn's table: its source (R26, R4), claims and excerpt, in four columns (#39)."""
+    said = [r["origin"]]
+    if r["reliability"] is not None:
+        said.append(f"reliability {r['reliability']:.2f}")
+    if r["nested"]:
+        said.append(f"from {r['nested']}")
     return {
         "Record": r["id"],
-        "Origin": r["origin"],
-        "Source": r["source"] or "",
-        "Reliability": "default (R26)" if r["reliability"] is None else f"{r['reliability']:.2f}",
-        "From nested work": r["nested"] or "",
+        "Source (origin; reliability if set, R26; nested work, R4)": f"{r['source'] or ''} ({', '.join(said)})".lstrip(),
         "Claims": "; ".join(claim_label(c) for c in r["claims"]) or "none",
         "Excerpt": r["excerpt"] if r["excerpt"] is not None else "(none)",
     }
@@ -95,10 +97,7 @@ def _records(t: TurnDetail, linked: str | None) -> None:
     if linked:
         rows.sort(key=lambda row: row["Record"] != linked)
         st.success(f"Record {inert(linked)} (linked) is first.")
-    table = pd.DataFrame(rows)
-    if not any(r["nested"] for r in t["records"]):  # no record from nested work: no column of blanks
-        table = table.drop(columns=["From nested work"])
-    wrapped(table, height=TALL if len(rows) > MANY else None)
+    wrapped(pd.DataFrame(rows), height=TALL if len(rows) > MANY else None)
 
 
 def _open_clicked() -> None:
@@ -106,7 +105,7 @@ def _open_clicked() -> None:
     chosen = clicked("runs_timeline")
     if chosen:
         st.session_state["runs_run"], st.session_state["runs_turn"] = chosen
-        st.session_state.update(runs_people=[], runs_via=[], runs_record=None)
+        st.session_state.update(runs_people=[], runs_via=[], runs_record=None, runs_scroll=True)
 
 
 ctx, org = page("Runs")
@@ -115,8 +114,11 @@ caption(
     "Every run of this organization, its turns and what each taught, and every record its turns kept. "
     "A failed or cancelled turn teaches nothing, but its records stay as evidence (R2)."
 )
-if from_link(LINKED, lists=("person", "via")) & {"run", "person", "via"} == {"run"}:  # a link to a run: unfiltered
+linked_now = from_link(LINKED, lists=("person", "via"))
+if linked_now & {"run", "person", "via"} == {"run"}:  # a link to a run: unfiltered
     st.session_state["runs_people"] = st.session_state["runs_via"] = []
+# a turn opened by a click on its bar or by a link is scrolled to, once: it lies far below the timeline (#39)
+scroll = st.session_state.pop("runs_scroll", False) or "turn" in linked_now
 
 with guard():
     runs = read(ctx, MemoryService.runs, org)[::-1]  # newest first: agents' runs are what people come to see
@@ -207,6 +209,8 @@ with guard():
             cite(head + (" · linked" if opened else "")), expanded=bool(linked) or opened or len(run["turns"]) == 1
         ):
             _turn(t, run["cap"], linked)
+        if opened and scroll:
+            scroll_to(titled(t))  # the turn's label, once drawn
     c1, c2 = st.columns([1, 3])
     as_json = json.dumps(run, ensure_ascii=False, indent=2)
     download(c1.download_button, "This run as JSON", as_json, file_name=f"run-{run_id}.json", key="runs_json")

@@ -48,6 +48,7 @@ def test_a_latest_turn_s_link_opens_its_run_with_that_turn_open(page, demo_app):
     opened = page.locator("[data-testid='stExpander'] details[open] summary")
     opened.first.wait_for(timeout=30_000)
     assert [t for t in opened.all_inner_texts() if "(turn-agent)" in t and "linked" in t], opened.all_inner_texts()
+    opened_in_view(page, "turn-agent")  # a link to a turn shows it, as a click on its bar does
     shot(page, "runs-agents-linked-turn")
 
 
@@ -113,6 +114,27 @@ def shown_turns(db: str) -> list[str]:
         svc.engine.dispose()
 
 
+#: Where the open turn's label is, in pixels below the app's header (None while no turn is open).
+OPEN_TURN_TOP = """(turn) => { const s = [...document.querySelectorAll("[data-testid='stExpander'] details[open] summary p")]
+  .find(e => e.textContent.includes('(' + turn + ')'));
+  return s ? s.getBoundingClientRect().top - document.querySelector("[data-testid='stHeader']").getBoundingClientRect().bottom : null; }"""
+
+
+def opened_in_view(page, turn: str) -> None:
+    """#39.5, found by a trial: a click on a bar opened its turn 1,835 px below the window, out of sight.
+    The opened turn's label is in the window, below the app's header and a line's room above the bottom, 10 s on."""
+    within = (
+        f"(t) => {{ const top = ({OPEN_TURN_TOP})(t); return top !== null && top >= 0 && top < innerHeight - 60; }}"
+    )
+    try:
+        page.wait_for_function(within, arg=turn, timeout=10_000)
+    except PlaywrightTimeout:
+        pass
+    painted(page)
+    top, height = page.evaluate(OPEN_TURN_TOP, turn), page.evaluate("() => innerHeight")
+    assert top is not None and 0 <= top < height - 60, (turn, top, height)
+
+
 def test_runs_and_the_overview_draw_a_bar_a_turn_and_a_click_opens_it(page, demo_app):
     turns = shown_turns(demo_app.db)
     for where in ("runs", ""):
@@ -128,11 +150,15 @@ def test_runs_and_the_overview_draw_a_bar_a_turn_and_a_click_opens_it(page, demo
     opened = page.locator("[data-testid='stExpander'] details[open] summary")
     opened.first.wait_for(timeout=30_000)
     assert any("(cw-1)" in t and "linked" in t for t in opened.all_inner_texts()), opened.all_inner_texts()
+    opened_in_view(page, "cw-1")
+    page.locator("[data-testid='stMain']").evaluate("m => m.scrollTo(0, 0)")  # back up to the timeline
     page.locator(f"{BARS}[aria-label*='(ms-1)']").first.click()  # on Runs: that run chosen, that turn open
     page.wait_for_function("() => location.search.includes('turn=ms-1')", timeout=30_000)
     settle(page)
     assert "run=run-market-sizing" in page.evaluate(HERE)
     assert any("(ms-1)" in t for t in opened.all_inner_texts()), opened.all_inner_texts()
+    opened_in_view(page, "ms-1")
+    shot(page, "runs-clicked-turn-in-view")
     assert page.locator("[data-testid='stException']").count() == 0
 
 
@@ -180,3 +206,51 @@ def test_a_past_moment_on_the_overview_is_said_changed_by_a_change_not_by_a_hear
         changed.first.wait_for(timeout=30_000)
     finally:
         svc.engine.dispose()
+
+
+#: In the tables shown: each line broken inside a word (a letter or digit on both sides of the break, in a token
+#: that is no address or key: one without "/", ":" or "."), as the text around it with `|` at the break, and each
+#: table wider than its frame (it would scroll sideways). An address may break where it fits no line.
+BROKEN_WORDS = """() => {
+  const word = /[\\p{L}\\p{N}]/u, address = /[\\/:.]/, inside = [], sideways = [];
+  const tables = [...document.querySelectorAll('[data-testid="stTable"]')].filter(t => t.offsetParent);
+  for (const t of tables) {
+    if ([t, ...t.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1)) sideways.push(t.innerText.slice(0, 40));
+    for (const cell of t.querySelectorAll('th, td')) {
+      const walk = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      let before = null, node;
+      while ((node = walk.nextNode())) {
+        for (let i = 0; i < node.data.length; i++) {
+          const r = document.createRange();
+          r.setStart(node, i);
+          r.setEnd(node, i + 1);
+          const box = r.getClientRects()[0];
+          if (!box) continue;
+          const token = node.data.slice(0, i).split(/\\s/).pop() + node.data.slice(i).split(/\\s/)[0];
+          if (before && box.top > before.top + 2 && word.test(before.ch) && word.test(node.data[i]) && !address.test(token))
+            inside.push(node.data.slice(Math.max(0, i - 12), i) + '|' + node.data.slice(i, i + 8));
+          before = {top: box.top, ch: node.data[i]};
+        }
+      }
+    }
+  }
+  return {tables: tables.length, inside, sideways};
+}"""
+
+
+def test_a_turn_s_records_wrap_at_spaces_not_inside_words(page, demo_app):
+    """#39.5, found by a trial: the records table broke words ("Recor d", "docu ment": 45 breaks inside words at
+    1024 px, 9 at 1400, on 06e9715): its cells could break anywhere (CSS `overflow-wrap: anywhere`), so the browser
+    narrowed short columns below their words. Headers and a row's key keep their words whole, and the records
+    table is four columns (origin, reliability and nested work beside the source), so its words fit whole, and
+    no table is wider than its frame, at 1024 and 1400 px."""
+    for width in (1024, 1400):
+        page.set_viewport_size({"width": width, "height": 1000})
+        goto(page, "runs?run=run-company-profile&turn=cp-1")  # 15 records: web addresses, documents, tools, a person
+        records = page.locator("[data-testid='stTable']:visible").filter(has_text="Excerpt").first
+        records.wait_for(timeout=30_000)
+        measured = page.evaluate(BROKEN_WORDS)
+        records.scroll_into_view_if_needed()
+        painted(page)
+        records.screenshot(path=str(ARTIFACTS / f"runs-records-{width}.png"))
+        assert measured["tables"] >= 1 and measured["inside"] == [] and measured["sideways"] == [], (width, measured)

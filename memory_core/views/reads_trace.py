@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Protocol
 
 from ..plain import Obj
 from ..rules.visibility import reads_through
 from ..usecases.shapes import KeptRead, RunRow
 
-#: A page's words for a text: `esc` escapes it, `link` links a name to its facts' weights.
+#: A page's words for a text: `esc` escapes it.
 Words = Callable[[str], str]
+
+
+class Link(Protocol):  # a page's link from a text to Fact weights, for `q` (the text if None) in `graph`
+    def __call__(self, text: str, q: str | None = None, graph: str | None = None, /) -> str: ...
 
 
 def readable_turns(runs: Iterable[RunRow], person: str | None) -> list[tuple[str, str]]:
@@ -38,7 +43,7 @@ def asked(r: KeptRead, esc: Words) -> str:
     return "GraphSource " + " ".join(esc(str(w)) for w in said)
 
 
-def told(r: KeptRead, esc: Words, link: Words) -> str:
+def told(r: KeptRead, esc: Words, link: Link) -> str:
     """What a read was told: names with graphs, facts with weights, supports with origins; or its refusal."""
     if r["outcome"] != "ok":
         return f"refused, {r['outcome']}: {esc(r['message'] or '')}"
@@ -47,27 +52,30 @@ def told(r: KeptRead, esc: Words, link: Words) -> str:
         return f"told nothing by that name; near: {_names(r['near'], esc, link)}" if r["near"] else "told nothing"
     if r["call"] == "GraphResolve":
         return "told " + _names(hits, esc, link)
-    each = _fact if r["call"] == "GraphExpand" else _support
-    return "told " + "; ".join(each(h, esc, link) for h in hits)
+    if r["call"] == "GraphExpand":
+        return "told " + "; ".join(_fact(h, esc, link, r["args"].get("graph", "world")) for h in hits)
+    return "told " + "; ".join(_support(h, esc) for h in hits)
 
 
-def _names(found: list[Obj], esc: Words, link: Words) -> str:
+def _names(found: list[Obj], esc: Words, link: Link) -> str:
     """Names a read was told, each with its kind and graph."""
     return ", ".join(f"{link(h['name'])} ({esc(h['kind'])}, {h['graph']})" for h in found)
 
 
-def _fact(h: Obj, esc: Words, link: Words) -> str:
-    """A fact a read was told, with its weight; a value not linked."""
-    end = link(h["object"]["name"]) if "name" in h["object"] else esc(str(h["object"].get("value", "")))
-    return f"{link(h['subject']['name'])} {esc(h['relation'])} {end} at {h['weight']:.6g}"
+def _fact(h: Obj, esc: Words, link: Link, graph: str) -> str:
+    """A fact a read was told, its names linked, its weight linked to that fact's (a value not linked)."""
+    obj = h["object"]["name"] if "name" in h["object"] else str(h["object"].get("value", ""))
+    end = link(obj) if "name" in h["object"] else esc(obj)
+    weight = link(f"{h['weight']:.6g}", f"{h['subject']['name']} {h['relation']} {obj}", graph)
+    return f"{link(h['subject']['name'])} {esc(h['relation'])} {end} at {weight}"
 
 
-def _support(h: Obj, esc: Words, _link: Words) -> str:
+def _support(h: Obj, esc: Words) -> str:
     """A support a read was told: its origin, key and contribution."""
     return f"{h['origin']} {esc(h['key'] or '(elsewhere, R23)')} {h['contribution']:+.3g}"
 
 
-def trace_lines(reads: list[KeptRead], esc: Words, link: Words) -> list[str]:
+def trace_lines(reads: list[KeptRead], esc: Words, link: Link) -> list[str]:
     """One line per read, in the order made: what it asked, who in the turn made it (R4, R19), what it was told."""
     lines = []
     for r in reads:
