@@ -28,14 +28,22 @@
   // click (`loose`) the view moves only if something drawn is outside it, and then as little as it can: zoomed
   // out no further than needed, panned no further than needed, smoothly; the nodes stay where they are, so
   // what was drawn does not jump (#39: a click moves it by less than 20 px). Returns whether the view moves.
+  function extents(at) {  // each node's box (its name whole: vis-network's stops short of a dot's) and each relation's
+    var out = [];
+    nodes.getIds().forEach(function (n) {
+      var b = network.getBoundingBox(n), s = network.body.nodes[n].labelModule.size, w = s.width ? s : {left: b.left, width: 0, top: b.top, height: 0};
+      out.push({l: Math.min(b.left, w.left), r: Math.max(b.right, w.left + w.width), t: b.top, b: Math.max(b.bottom, w.top + w.height), at: at[n], id: n});
+    });
+    Object.values(network.body.edges).forEach(function (e) {
+      var s = e.labelModule.size;
+      if (e.options.label) { out.push({l: s.left, r: s.left + s.width, t: s.top, b: s.top + s.height}); }
+    });
+    return out;
+  }
   function fit(loose) {
     var f = network.getPositions([FOCUS])[FOCUS], b = {l: f.x, r: f.x, t: f.y, b: f.y};
     function add(l, t, r, btm) { b.l = Math.min(b.l, l); b.r = Math.max(b.r, r); b.t = Math.min(b.t, t); b.b = Math.max(b.b, btm); }
-    nodes.getIds().forEach(function (id) { var x = network.getBoundingBox(id); add(x.left, x.top, x.right, x.bottom); });
-    Object.values(network.body.edges).forEach(function (e) {
-      var s = e.labelModule.size;
-      if (e.options.label) { add(s.left, s.top, s.left + s.width, s.top + s.height); }
-    });
+    extents({}).forEach(function (x) { add(x.l, x.t, x.r, x.b); });
     var el = document.getElementById("mynetwork"), W = 0.98 * el.clientWidth, H = 0.98 * el.clientHeight;
     if (loose) {
       var v = network.getViewPosition(), now = network.getScale();
@@ -47,7 +55,7 @@
       return true;
     }
     var off = 0.08, k = 0.5 + off;
-    var s = Math.min(W / (b.r - b.l), H / (b.b - b.t), k * W / (b.r - f.x), k * W / (f.x - b.l),
+    var s = Math.min(1, W / (b.r - b.l), H / (b.b - b.t), k * W / (b.r - f.x), k * W / (f.x - b.l),
                      k * H / (b.b - f.y), k * H / (f.y - b.t));
     function near(c, at, room) { return Math.max(at - room, Math.min(at + room, c)); }
     var at = {x: near((b.l + b.r) / 2, f.x, off * W / s), y: near((b.t + b.b) / 2, f.y, off * H / s)};
@@ -56,38 +64,99 @@
   }
   network.once("afterDrawing", function () { fit(false); window.centred = true; });
   network.redraw();
-  // Around a node, outward from the focus: free places for the neighbours a click opens.
-  function around(id, n) {
-    var all = network.getPositions(), c = all[id], f = all[FOCUS] || {x: 0, y: 0}, out = [];
-    var base = (c.x === f.x && c.y === f.y) ? Math.PI / 2 : Math.atan2(c.y - f.y, c.x - f.x);
-    var taken = Object.values(all);
-    for (var k = 0; out.length < n && k < 400; k++) {
-      var ring = 1 + Math.floor(k / 12), a = base + ((k % 12) - 5.5) * 0.32;
-      var p = {x: c.x + 170 * ring * Math.cos(a), y: c.y + 170 * ring * Math.sin(a)};
-      if (taken.every(function (q) { return Math.abs(q.x - p.x) > 130 || Math.abs(q.y - p.y) > 70; })) {
-        out.push(p);
-        taken.push(p);
-      }
+  // Room in the view for what a click opens (#39): each new node in turn at the free place nearest the node clicked
+  // where its box and its facts' relations touch no box or relation drawn, no line crosses them and its lines cross
+  // no box (as layout.py's first view), so the view need not move; what finds no room stays behind "+N more". Only
+  // when nothing finds room does it go outside the view, which then moves as little as it can (`fit`).
+  var ruler = document.createElement("canvas").getContext("2d"), widths = {};
+  function box(at, label, font, pad, dot) {  // a text's box (vis-network's): in a box (`pad`), under a dot or on an edge
+    var lines = label.split("\n"), h = lines.length * font + 2 * pad, w = widths[font + label];
+    if (w === undefined) {
+      ruler.font = font + "px arial";
+      w = widths[font + label] = Math.max.apply(null, lines.map(function (l) { return ruler.measureText(l).width / 2; }));
     }
+    w = Math.max(w + pad, dot);
+    return dot ? {l: at.x - w, r: at.x + w, t: at.y - dot, b: at.y + 2 * dot + 1 + h} : {l: at.x - w, r: at.x + w, t: at.y - h / 2, b: at.y + h / 2};
+  }
+  function meet(a, b) { return a.l < b.r + 6 && b.l < a.r + 6 && a.t < b.b + 6 && b.t < a.b + 6; }
+  function crosses(a, b, r) {  // whether the line from a to b passes through box r
+    var t0 = 0, t1 = 1, d = [b.x - a.x, b.y - a.y], p = [a.x, a.y], lo = [r.l - 3, r.t - 3], hi = [r.r + 3, r.b + 3];
+    for (var k = 0; k < 2; k++) {
+      if (!d[k]) { if (p[k] < lo[k] || p[k] > hi[k]) { return false; } continue; }
+      var u = (lo[k] - p[k]) / d[k], v = (hi[k] - p[k]) / d[k];
+      t0 = Math.max(t0, Math.min(u, v)); t1 = Math.min(t1, Math.max(u, v));
+    }
+    return t0 <= t1;
+  }
+  function place(id, items, mode) {  // items: {id, label, font, pad, dot, facts: [[other end, relation]]}; where each goes
+    var inside = mode < 2;  // mode 0: no line crosses a box; 1: but the values box of the node clicked; 2: any, anywhere
+    var at = network.getPositions(), boxes = extents(at), el = document.getElementById("mynetwork"), c = at[id], out = {};
+    var lines = Object.values(network.body.edges).map(function (e) { return [at[e.fromId], at[e.toId]]; });
+    boxes.forEach(function (o) { o.own = o.id === "values:" + id; });
+    var W = el.clientWidth, H = el.clientHeight, lo = network.DOMtoCanvas({x: 0.01 * W + 2, y: 0.01 * H + 2});
+    var hi = network.DOMtoCanvas({x: 0.99 * W - 2, y: 0.99 * H - 2});  // within `fit`'s margins
+    SPARE.edges.forEach(function (e) {  // the facts a click adds between nodes drawn: those with no room wait (null)
+      var p = at[e.from], q = at[e.to], b = p && q && box({x: (p.x + q.x) / 2, y: (p.y + q.y) / 2}, e.label, 15, 0, 0);
+      if (b && (e.from === id || e.to === id) && !edges.get(e.id)) { out[e.id] = free(b) ? boxes.push(b) && lines.push([p, q]) : null; }
+    });
+    var far = inside ? 0 : hi.x - lo.x, step = inside ? 12 : 25, spots = [];
+    for (var x = lo.x - far; x <= hi.x + far; x += step) { for (var y = lo.y - far; y <= hi.y + far; y += step) { spots.push({x: x, y: y}); } }
+    spots.sort(function (p, q) { return Math.hypot(p.x - c.x, p.y - c.y) - Math.hypot(q.x - c.x, q.y - c.y); });
+    function free(b) {
+      return (!inside || (b.l >= lo.x && b.r <= hi.x && b.t >= lo.y && b.b <= hi.y)) &&
+        boxes.every(function (o) { return !meet(o, b); }) && lines.every(function (s) { return !crosses(s[0], s[1], b); });
+    }
+    function mark(p, q, label) {  // a fact's line and relation drawn; whether they are clear of what was before
+      var b = label && box({x: (p.x + q.x) / 2, y: (p.y + q.y) / 2}, label, 15, 0, 0);
+      var ok = (!b || free(b)) && boxes.every(function (o) { return o.at === p || o.at === q || mode > (o.own ? 0 : 1) || !crosses(p, q, o); });
+      lines.push([p, q]);
+      return (!b || boxes.push(b)) && ok;
+    }
+    items.forEach(function (w) {
+      var p = spots.find(function (p) {
+        var mine = Object.assign(box(p, w.label, w.font, w.pad, w.dot), {at: p}), n = [boxes.length, lines.length];
+        if (free(mine)) { boxes.push(mine); } else { return false; }
+        var ok = w.facts.every(function (f) { return !at[f[0]] || mark(p, at[f[0]], f[1]); });
+        return ok || (boxes.length = n[0], lines.length = n[1], false);
+      });
+      if (p) { out[w.id] = at[w.id] = p; }
+    });
     return out;
   }
-  function open(id, relation) {
+  function open(id, relation, more) {  // more: the "+N more" box clicked, if it was one
     var wanted = [], seen = {};
     SPARE.edges.forEach(function (e) {
       if (relation && e.label.split("\n").indexOf(relation) < 0) { return; }
       var other = e.from === id ? e.to : (e.to === id ? e.from : null);
       if (other && !nodes.get(other) && !seen[other] && SPARE.nodes[other]) { seen[other] = 1; wanted.push(other); }
     });
-    wanted = wanted.slice(0, Math.max(0, MOST - nodes.length));
-    var places = around(id, wanted.length);
-    nodes.add(wanted.slice(0, places.length).map(function (w, i) {
-      return Object.assign({}, SPARE.nodes[w], {x: places[i].x, y: places[i].y});
-    }));
-    var near = function (n) { return n === id || seen[n]; };  // the facts of the node clicked and of those it opened
+    if (!wanted.length) { return; }
+    var rest = more || {id: "more::" + id, label: "+99 more", shape: "box", color: "#eeeeee", font: {size: 15, background: "none"}, more: [id, null]};
+    var items = wanted.slice(0, Math.max(0, MOST - nodes.length - 1)).map(function (w) {
+      var n = SPARE.nodes[w], facts = SPARE.edges.filter(function (e) { return e.from === w || e.to === w; });
+      facts = facts.map(function (e) { return [e.from === w ? e.to : e.from, e.label]; }).filter(function (f) { return nodes.get(f[0]) || seen[f[0]]; });
+      return {id: w, label: n.label, font: 18, pad: 0, dot: n.size, facts: facts};
+    }).concat(more ? [] : [{id: rest.id, label: rest.label, font: 15, pad: 11, dot: 0, facts: [[id, ""]]}]);
+    for (var mode = 0, places = {}, shown = []; mode < 3 && !shown.length; mode++) {  // past the first, a few
+      places = place(id, mode ? items.slice(0, 3) : items, mode);
+      shown = wanted.filter(function (w) { return places[w]; });
+    }
+    if (shown.length < wanted.length && !more && !places[rest.id]) { places[rest.id] = places[shown.pop()]; }  // "+N more" in the last one's place
+    nodes.add(shown.map(function (w) { return Object.assign({}, SPARE.nodes[w], places[w]); }));
+    var near = function (n) { return n === id || places[n]; };  // the facts of the node clicked and of those it opened
     edges.add(SPARE.edges.filter(function (e) {
-      return (near(e.from) || near(e.to)) && nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id);
+      return (near(e.from) || near(e.to)) && nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id) && places[e.id] !== null;
     }));
-    window.fitted = false;  // once drawn, the view moves to show what opened
+    var left = wanted.length - shown.length, gone = more ? [] : nodes.get({filter: function (n) { return n.more && n.more[0] === id; }});
+    gone = (left ? [] : [rest]).concat(gone);
+    nodes.remove(gone.map(function (n) { return n.id; }));
+    edges.remove(edges.getIds({filter: function (e) { return gone.some(function (n) { return e.to === n.id; }); }}));
+    if (left && (more || places[rest.id])) {
+      var label = "+" + left + " more" + (relation ? "\n" + relation : ""), title = left + " neighbours not drawn: click to open";
+      nodes.update(Object.assign({}, rest, places[rest.id], {label: label, title: title}));
+      if (!more) { edges.update({id: "line-" + rest.id, from: id, to: rest.id, dashes: true, width: 1, color: "#555555", title: title}); }
+    }
+    window.fitted = false;  // once drawn, the view moves to show what opened, only if some of it is outside
     network.once("afterDrawing", function () {
       if (fit(true)) { network.once("animationFinished", function () { window.fitted = true; }); } else { window.fitted = true; }
     });
@@ -103,7 +172,7 @@
         var u = focusUrl(node.central);
         u.searchParams.set("community", node.id.split(":")[1]);
         go(u);
-      } else if (node && node.more) { open(node.more[0], node.more[1]); nodes.remove(node.id); }
+      } else if (node && node.more) { open(node.more[0], node.more[1], node); }
       else if (node && node.name) { open(node.id, null); }
       return;
     }
