@@ -24,15 +24,12 @@
     here.searchParams.set("focus", name);
     return here;
   }
-  // Everything drawn in the frame (names and relations too): the focus within 8% of its middle (#39). After a
-  // click (`loose`) the view moves only if something drawn is outside it, and then as little as it can: zoomed
-  // out no further than needed, panned no further than needed, smoothly; the nodes stay where they are, so
-  // what was drawn does not jump (#39: a click moves it by less than 20 px). Returns whether the view moves.
-  function extents(at) {  // each node's box (its name whole: vis-network's stops short of a dot's) and each relation's
+  function extents(at) {  // each node's box (a dot's name whole: vis-network's box stops above its foot) and relation's
     var out = [];
     nodes.getIds().forEach(function (n) {
-      var b = network.getBoundingBox(n), s = network.body.nodes[n].labelModule.size, w = s.width ? s : {left: b.left, width: 0, top: b.top, height: 0};
-      out.push({l: Math.min(b.left, w.left), r: Math.max(b.right, w.left + w.width), t: b.top, b: Math.max(b.bottom, w.top + w.height), at: at[n], id: n});
+      var b = network.getBoundingBox(n), s = network.body.nodes[n].labelModule.size;
+      out.push({l: Math.min(b.left, s.left), r: Math.max(b.right, s.left + s.width), t: b.top,
+                b: Math.max(b.bottom, s.top + s.height), at: at[n], id: n});
     });
     Object.values(network.body.edges).forEach(function (e) {
       var s = e.labelModule.size;
@@ -40,6 +37,10 @@
     });
     return out;
   }
+  // Everything drawn in the frame (names and relations too): the focus within 8% of its middle (#39). After a
+  // click (`loose`) the view moves only if something drawn is outside it, and then as little as it can: zoomed
+  // out no further than needed, panned no further than needed, smoothly; the nodes stay where they are, so
+  // what was drawn does not jump (#39: a click moves it by less than 20 px). Returns whether the view moves.
   function fit(loose) {
     var f = network.getPositions([FOCUS])[FOCUS], b = {l: f.x, r: f.x, t: f.y, b: f.y};
     function add(l, t, r, btm) { b.l = Math.min(b.l, l); b.r = Math.max(b.r, r); b.t = Math.min(b.t, t); b.b = Math.max(b.b, btm); }
@@ -64,22 +65,24 @@
   }
   network.once("afterDrawing", function () { fit(false); window.centred = true; });
   network.redraw();
-  // Room in the view for what a click opens (#39): each new node in turn at the free place nearest the node clicked
-  // where its box and its facts' relations touch no box or relation drawn, no line crosses them and its lines cross
-  // no box (as layout.py's first view), so the view need not move; what finds no room stays behind "+N more". Only
-  // when nothing finds room does it go outside the view, which then moves as little as it can (`fit`).
+  // What a click opens goes where there is room in the view (#39), so the view need not move: each new node in turn
+  // at the free place nearest the node clicked where its name and its facts' relations touch no name, box or relation
+  // drawn, no line crosses them and its lines cross no box (as layout.py's first view); what finds no room waits
+  // behind "+N more". Only if none finds room may lines cross the clicked node's values box, then any box and go out
+  // of the view (a few at a time: the view then moves as little as it can, `fit`).
   var ruler = document.createElement("canvas").getContext("2d"), widths = {};
-  function box(at, label, font, pad, dot) {  // a text's box (vis-network's): in a box (`pad`), under a dot or on an edge
+  function box(at, label, font, pad, dot) {  // a text's box as vis-network draws it: in a box, under a dot, on an edge
     var lines = label.split("\n"), h = lines.length * font + 2 * pad, w = widths[font + label];
     if (w === undefined) {
       ruler.font = font + "px arial";
       w = widths[font + label] = Math.max.apply(null, lines.map(function (l) { return ruler.measureText(l).width / 2; }));
     }
     w = Math.max(w + pad, dot);
-    return dot ? {l: at.x - w, r: at.x + w, t: at.y - dot, b: at.y + 2 * dot + 1 + h} : {l: at.x - w, r: at.x + w, t: at.y - h / 2, b: at.y + h / 2};
+    return {l: at.x - w, r: at.x + w, t: dot ? at.y - dot : at.y - h / 2, b: dot ? at.y + 2 * dot + 1 + h : at.y + h / 2};
   }
+  function mid(p, q) { return {x: (p.x + q.x) / 2, y: (p.y + q.y) / 2}; }
   function meet(a, b) { return a.l < b.r + 6 && b.l < a.r + 6 && a.t < b.b + 6 && b.t < a.b + 6; }
-  function crosses(a, b, r) {  // whether the line from a to b passes through box r
+  function crosses(a, b, r) {  // whether the line from a to b passes through box r (or within 3 of it)
     var t0 = 0, t1 = 1, d = [b.x - a.x, b.y - a.y], p = [a.x, a.y], lo = [r.l - 3, r.t - 3], hi = [r.r + 3, r.b + 3];
     for (var k = 0; k < 2; k++) {
       if (!d[k]) { if (p[k] < lo[k] || p[k] > hi[k]) { return false; } continue; }
@@ -88,38 +91,35 @@
     }
     return t0 <= t1;
   }
-  function place(id, items, mode) {  // items: {id, label, font, pad, dot, facts: [[other end, relation]]}; where each goes
-    var inside = mode < 2;  // mode 0: no line crosses a box; 1: but the values box of the node clicked; 2: any, anywhere
-    var at = network.getPositions(), boxes = extents(at), el = document.getElementById("mynetwork"), c = at[id], out = {};
+  function place(id, items, mode) {  // where each of `items` ({id, label, font, pad, dot, facts: [[end, relation]]}) goes
+    var at = network.getPositions(), boxes = extents(at), c = at[id], out = {}, spots = [], step = mode > 1 ? 25 : 12;
     var lines = Object.values(network.body.edges).map(function (e) { return [at[e.fromId], at[e.toId]]; });
-    boxes.forEach(function (o) { o.own = o.id === "values:" + id; });
-    var W = el.clientWidth, H = el.clientHeight, lo = network.DOMtoCanvas({x: 0.01 * W + 2, y: 0.01 * H + 2});
-    var hi = network.DOMtoCanvas({x: 0.99 * W - 2, y: 0.99 * H - 2});  // within `fit`'s margins
-    SPARE.edges.forEach(function (e) {  // the facts a click adds between nodes drawn: those with no room wait (null)
-      var p = at[e.from], q = at[e.to], b = p && q && box({x: (p.x + q.x) / 2, y: (p.y + q.y) / 2}, e.label, 15, 0, 0);
-      if (b && (e.from === id || e.to === id) && !edges.get(e.id)) { out[e.id] = free(b) ? boxes.push(b) && lines.push([p, q]) : null; }
-    });
-    var far = inside ? 0 : hi.x - lo.x, step = inside ? 12 : 25, spots = [];
-    for (var x = lo.x - far; x <= hi.x + far; x += step) { for (var y = lo.y - far; y <= hi.y + far; y += step) { spots.push({x: x, y: y}); } }
+    var el = document.getElementById("mynetwork"), W = el.clientWidth, H = el.clientHeight, far = mode > 1 ? W : 0;
+    var lo = network.DOMtoCanvas({x: 0.01 * W + 2 - far, y: 0.01 * H + 2 - far});  // within `fit`'s margins
+    var hi = network.DOMtoCanvas({x: 0.99 * W - 2 + far, y: 0.99 * H - 2 + far});
+    for (var x = lo.x; x <= hi.x; x += step) { for (var y = lo.y; y <= hi.y; y += step) { spots.push({x: x, y: y}); } }
     spots.sort(function (p, q) { return Math.hypot(p.x - c.x, p.y - c.y) - Math.hypot(q.x - c.x, q.y - c.y); });
     function free(b) {
-      return (!inside || (b.l >= lo.x && b.r <= hi.x && b.t >= lo.y && b.b <= hi.y)) &&
-        boxes.every(function (o) { return !meet(o, b); }) && lines.every(function (s) { return !crosses(s[0], s[1], b); });
+      return b.l >= lo.x && b.r <= hi.x && b.t >= lo.y && b.b <= hi.y && boxes.every(function (o) { return !meet(o, b); })
+        && lines.every(function (s) { return !crosses(s[0], s[1], b); });
     }
-    function mark(p, q, label) {  // a fact's line and relation drawn; whether they are clear of what was before
-      var b = label && box({x: (p.x + q.x) / 2, y: (p.y + q.y) / 2}, label, 15, 0, 0);
-      var ok = (!b || free(b)) && boxes.every(function (o) { return o.at === p || o.at === q || mode > (o.own ? 0 : 1) || !crosses(p, q, o); });
+    function join(p, q, label) {  // a fact's line and relation drawn; whether they stand clear of what was drawn
+      var b = label && box(mid(p, q), label, 15, 0, 0), ok = (!b || free(b)) && boxes.every(function (o) {
+        return o.at === p || o.at === q || mode > (o.id === "values:" + id ? 0 : 1) || !crosses(p, q, o);
+      });
       lines.push([p, q]);
       return (!b || boxes.push(b)) && ok;
     }
+    SPARE.edges.forEach(function (e) {  // the facts between nodes drawn that the click adds: without room they wait
+      var p = at[e.from], q = at[e.to], b = p && q && box(mid(p, q), e.label, 15, 0, 0);
+      if (b && (e.from === id || e.to === id) && !edges.get(e.id)) { out[e.id] = free(b) ? join(p, q, e.label) : null; }
+    });
     items.forEach(function (w) {
-      var p = spots.find(function (p) {
-        var mine = Object.assign(box(p, w.label, w.font, w.pad, w.dot), {at: p}), n = [boxes.length, lines.length];
-        if (free(mine)) { boxes.push(mine); } else { return false; }
-        var ok = w.facts.every(function (f) { return !at[f[0]] || mark(p, at[f[0]], f[1]); });
-        return ok || (boxes.length = n[0], lines.length = n[1], false);
+      out[w.id] = at[w.id] = spots.find(function (p) {
+        var n = [boxes.length, lines.length], mine = Object.assign(box(p, w.label, w.font, w.pad, w.dot), {at: p});
+        var ok = free(mine) && boxes.push(mine) && w.facts.every(function (f) { return !at[f[0]] || join(p, at[f[0]], f[1]); });
+        return ok || (boxes.length = n[0], lines.length = n[1], false);  // what it drew taken back
       });
-      if (p) { out[w.id] = at[w.id] = p; }
     });
     return out;
   }
@@ -131,30 +131,32 @@
       if (other && !nodes.get(other) && !seen[other] && SPARE.nodes[other]) { seen[other] = 1; wanted.push(other); }
     });
     if (!wanted.length) { return; }
-    var rest = more || {id: "more::" + id, label: "+99 more", shape: "box", color: "#eeeeee", font: {size: 15, background: "none"}, more: [id, null]};
+    var rest = more || {id: "more::" + id, label: "+99 more", shape: "box", color: "#eeeeee", more: [id, null]};
     var items = wanted.slice(0, Math.max(0, MOST - nodes.length - 1)).map(function (w) {
-      var n = SPARE.nodes[w], facts = SPARE.edges.filter(function (e) { return e.from === w || e.to === w; });
-      facts = facts.map(function (e) { return [e.from === w ? e.to : e.from, e.label]; }).filter(function (f) { return nodes.get(f[0]) || seen[f[0]]; });
-      return {id: w, label: n.label, font: 18, pad: 0, dot: n.size, facts: facts};
+      var facts = SPARE.edges.filter(function (e) { return e.from === w || e.to === w; }).map(function (e) {
+        return [e.from === w ? e.to : e.from, e.label];
+      });
+      return {id: w, label: SPARE.nodes[w].label, font: 18, pad: 0, dot: SPARE.nodes[w].size, facts: facts};
     }).concat(more ? [] : [{id: rest.id, label: rest.label, font: 15, pad: 11, dot: 0, facts: [[id, ""]]}]);
-    for (var mode = 0, places = {}, shown = []; mode < 3 && !shown.length; mode++) {  // past the first, a few
+    for (var mode = 0, places = {}, opened = []; mode < 3 && !opened.length; mode++) {  // past the first, a few
       places = place(id, mode ? items.slice(0, 3) : items, mode);
-      shown = wanted.filter(function (w) { return places[w]; });
+      opened = wanted.filter(function (w) { return places[w]; });
     }
-    if (shown.length < wanted.length && !more && !places[rest.id]) { places[rest.id] = places[shown.pop()]; }  // "+N more" in the last one's place
-    nodes.add(shown.map(function (w) { return Object.assign({}, SPARE.nodes[w], places[w]); }));
-    var near = function (n) { return n === id || places[n]; };  // the facts of the node clicked and of those it opened
-    edges.add(SPARE.edges.filter(function (e) {
-      return (near(e.from) || near(e.to)) && nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id) && places[e.id] !== null;
+    if (opened.length < wanted.length && !more && !places[rest.id]) { places[rest.id] = places[opened.pop()]; }
+    nodes.add(opened.map(function (w) { return Object.assign({}, SPARE.nodes[w], places[w]); }));
+    edges.add(SPARE.edges.filter(function (e) {  // the facts of the node clicked and of those it opened, with room
+      var near = e.from === id || e.to === id || places[e.from] || places[e.to];
+      return near && nodes.get(e.from) && nodes.get(e.to) && !edges.get(e.id) && places[e.id] !== null;
     }));
-    var left = wanted.length - shown.length, gone = more ? [] : nodes.get({filter: function (n) { return n.more && n.more[0] === id; }});
-    gone = (left ? [] : [rest]).concat(gone);
+    var left = wanted.length - opened.length, gone = (left ? [] : [rest]).concat(more ? [] : nodes.get({
+      filter: function (n) { return n.more && n.more[0] === id; }}));  // the node's "+N more": one, or none
     nodes.remove(gone.map(function (n) { return n.id; }));
     edges.remove(edges.getIds({filter: function (e) { return gone.some(function (n) { return e.to === n.id; }); }}));
     if (left && (more || places[rest.id])) {
-      var label = "+" + left + " more" + (relation ? "\n" + relation : ""), title = left + " neighbours not drawn: click to open";
-      nodes.update(Object.assign({}, rest, places[rest.id], {label: label, title: title}));
-      if (!more) { edges.update({id: "line-" + rest.id, from: id, to: rest.id, dashes: true, width: 1, color: "#555555", title: title}); }
+      var title = left + " neighbours not drawn: click to open", line = {dashes: true, width: 1, color: "#555555"};
+      var label = "+" + left + " more" + (relation ? "\n" + relation : "");
+      nodes.update(Object.assign({font: {size: 15, background: "none"}}, rest, places[rest.id], {label: label, title: title}));
+      if (!more) { edges.update(Object.assign({id: "line-" + rest.id, from: id, to: rest.id, title: title}, line)); }
     }
     window.fitted = false;  // once drawn, the view moves to show what opened, only if some of it is outside
     network.once("afterDrawing", function () {
