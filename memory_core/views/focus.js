@@ -63,7 +63,7 @@
     network.moveTo({position: at, scale: s, animation: false});
     return true;
   }
-  network.once("afterDrawing", function () { fit(false); window.centred = true; });
+  network.once("afterDrawing", function () { fit(false); window.centred = window.fitted = true; });
   network.redraw();
   // What a click opens goes where there is room in the view (#39), so the view need not move: each new node in turn
   // at the free place nearest the node clicked where its name and its facts' relations touch no name, box or relation
