@@ -131,6 +131,61 @@ def test_a_focus_is_drawn_whole_readable_and_in_the_top_half(page):
         legible(path, measured(page))  # depth 2 too: fewer drawn at first, the rest behind "+N more" (#39)
 
 
+#: Where each drawn node is on the screen, in the frame's px (canvasToDOM).
+ON_SCREEN = (
+    "() => Object.fromEntries(Object.entries(network.getPositions()).map(([k, p]) => [k, network.canvasToDOM(p)]))"
+)
+
+
+def clicked(body, node: str) -> dict:
+    """A click on `node`, as vis-network reports it: the seconds to the frame painted with what it opened, how far
+    (px, in the frame) the nodes drawn before it moved once the view stood again, how many nodes it added, and
+    the drawing's measures (MEASURES) then."""
+    seen = body.evaluate(ON_SCREEN)
+    took = body.evaluate(
+        """(_, id) => new Promise(r => { const t = performance.now();
+             network.emit('click', {nodes: [id], edges: []});
+             requestAnimationFrame(() => requestAnimationFrame(() => r((performance.now() - t) / 1000))); })""",
+        node,
+    )
+    body.evaluate("() => new Promise(r => { const w = () => window.fitted ? r(true) : setTimeout(w, 20); w(); })")
+    now = body.evaluate(ON_SCREEN)
+    jumped = max(abs(now[k]["x"] - p["x"]) + abs(now[k]["y"] - p["y"]) for k, p in seen.items() if k in now)
+    return {"took": took, "jumped": jumped, "added": len(set(now) - set(seen)), "m": body.evaluate(MEASURES)}
+
+
+def opened_in_place(where: str, c: dict) -> None:
+    """#39: a click adds nodes within 1 s, the nodes drawn before it move < 20 px in the frame, and the drawing
+    stays readable (`readable`: nothing overlapping or outside the frame, every name whole, every relation written)."""
+    print(f"{where}: +{c['added']} nodes in {c['took']:.3f} s, drawn nodes moved {c['jumped']:.1f} px")  # noqa: T201
+    assert c["added"] > 0 and c["took"] < 1.0 and c["jumped"] < 20, (where, c)
+    readable(where, c["m"])
+
+
+def test_a_click_opens_neighbours_where_there_is_room_and_the_drawing_stays_readable(page):
+    """#39's trial: from Intralogistics Expo 2026 a click on Acme Robotics zoomed the view 1.38 -> 0.76 and moved
+    the drawn nodes 126-278 px, the neighbours drawn over relations; "+3 more competes_with" on Acme Robotics put
+    Orbital Motion over "head_of_procurement_at". Now what opens goes where there is room in the view, clear of
+    every box, relation and line drawn; what finds none stays behind "+N more", a click away."""
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    goto(page, "graphs?graph=world&focus=Intralogistics Expo 2026")
+    body = page.frame_locator("iframe").first.locator("body")
+    measured(page)
+    opened_in_place("Acme Robotics", clicked(body, "organization:Acme Robotics"))
+    no_tooltip(page)
+    page.screenshot(path=str(ARTIFACTS / "graph-walk-opened.png"))
+    more = body.evaluate(
+        "() => network.body.data.nodes.get().find(n => n.more && n.more[0] === 'organization:Acme Robotics').id"
+    )
+    opened_in_place("its +N more", clicked(body, more))
+    goto(page, "graphs?graph=world&focus=Acme Robotics")
+    body = page.frame_locator("iframe").first.locator("body")
+    measured(page)
+    opened_in_place("+3 more competes_with", clicked(body, "more:competes_with:organization:Acme Robotics"))
+    no_tooltip(page)
+    page.screenshot(path=str(ARTIFACTS / "graph-walk-more.png"))
+
+
 def test_a_click_opens_neighbours_in_place_a_double_click_walks_and_the_trail_leads_back(page):
     """#39: a click on an entity adds its neighbours around it within 1 s, the nodes drawn moving < 20 px; a
     "+N more" box opens its relation's; a double-click focuses on an entity (?focus=); three steps walked, the
@@ -140,34 +195,17 @@ def test_a_click_opens_neighbours_in_place_a_double_click_walks_and_the_trail_le
     body = page.frame_locator("iframe").first.locator("body")
     measured(page)
     before = body.evaluate("() => network.getPositions()")
-    on_screen = "(_, ps) => Object.fromEntries(Object.entries(ps).map(([k, p]) => [k, network.canvasToDOM(p)]))"
-    seen = body.evaluate(on_screen, before)  # where the drawn nodes are in the frame, in px
     ids = body.evaluate("() => network.body.data.nodes.get().filter(n => n.name && n.borderWidth !== 4).map(n => n.id)")
-    for node in ids:  # the first neighbour with neighbours of its own not drawn: the click to painted, in the page
-        took = body.evaluate(
-            """(_, id) => new Promise(r => { const t = performance.now();
-                 network.emit('click', {nodes: [id], edges: []});
-                 requestAnimationFrame(() => requestAnimationFrame(() => r((performance.now() - t) / 1000))); })""",
-            node,
-        )
-        if body.evaluate("() => network.body.data.nodes.length") > len(before):
+    for node in ids:  # the first neighbour with neighbours of its own not drawn
+        c = clicked(body, node)
+        if c["added"]:
             break
+    opened_in_place(node, c)
     after = body.evaluate("() => network.getPositions()")
-    moved = max(abs(after[k]["x"] - p["x"]) + abs(after[k]["y"] - p["y"]) for k, p in before.items())
-    scale = body.evaluate("() => network.getScale()")
-    assert took < 1.0 and moved * scale < 20 and len(after) <= 60, (took, moved)
-    assert body.evaluate(SHOWN) == [], "a node opened outside the frame"  # the view moved to show it (#39)
-    now = body.evaluate(on_screen, before)  # once the view moved, only as far as what opened needs
-    jumped = max(abs(now[k]["x"] - p["x"]) + abs(now[k]["y"] - p["y"]) for k, p in seen.items())
-    assert jumped < 20, jumped  # in the frame, as a person sees it: the view moved only as far as it had to
-    assert body.evaluate("() => network.getPositions()") == after  # moving the view moved no node
+    assert all(after[k] == p for k, p in before.items() if k in after)  # nodes keep their places
+    assert body.evaluate(SHOWN) == [], "a node opened outside the frame"
     no_tooltip(page)
     page.screenshot(path=str(ARTIFACTS / "graph-walk.png"))  # docs/img/graph-walk.png
-    more = body.evaluate("() => (network.body.data.nodes.get().find(n => n.more) || {}).id || null")
-    if more:
-        count = body.evaluate("() => network.body.data.nodes.length")
-        body.evaluate("(_, id) => network.emit('click', {nodes: [id], edges: []})", more)
-        assert body.evaluate("() => network.body.data.nodes.length") >= count
     walked = ["Acme Robotics"]
     for _ in range(3):  # three steps, each a double-click on a neighbour not yet walked through
         name = body.evaluate(
