@@ -133,8 +133,7 @@ def serve_http(service: MemoryService, *, host: str, port: int, idle_timeout: fl
         auth=AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None, validate_token_resource=False),  # type: ignore[arg-type]
         log_level="WARNING",
     )
-    # A call's answer as one JSON body, not an event stream: no tool sends anything before its answer, and the SDK's
-    # client closes a stream at the answer, before its last chunk, so each call cost a new connection (#38, B10).
+    # answers as JSON: the SDK's client closed each call's event stream before its last chunk, a connection a call (#38)
     app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host, json_response=True)
     _own_sessions(server.session_manager, agents, idle_timeout=idle_timeout, per_token=per_token)
     agents.sessions.start()
