@@ -133,7 +133,8 @@ def serve_http(service: MemoryService, *, host: str, port: int, idle_timeout: fl
         auth=AuthSettings(issuer_url=f"http://{host}:{port}", resource_server_url=None, validate_token_resource=False),  # type: ignore[arg-type]
         log_level="WARNING",
     )
-    app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host)
+    # answers as JSON: the SDK's client closed each call's event stream before its last chunk, a connection a call (#38)
+    app = server.streamable_http_app(session_idle_timeout=idle_timeout, host=host, json_response=True)
     _own_sessions(server.session_manager, agents, idle_timeout=idle_timeout, per_token=per_token)
     agents.sessions.start()
     log.info("serving MCP at http://%s:%d/mcp (sessions idle for %g s end)", host, port, idle_timeout)

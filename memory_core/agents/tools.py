@@ -69,8 +69,7 @@ class ToolCall:
     def of(cls, ctx: Context) -> ToolCall:
         """The call `ctx` carries: its token's person and organization, and its session."""
         agents = cast(Conn, ctx.request_context.lifespan_context).agents
-        person, org = agents.who()
-        return cls(person, org, agents.session_of(ctx), agents.service)
+        return cls(*agents.who(), agents.session_of(ctx), agents.service)
 
     def apply(self, do: str, *, made: str = "", **fields: Any) -> Any:
         """The event these fields make, checked as a scenario's (R25), on this session's runs and turns, applied."""
