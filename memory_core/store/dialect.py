@@ -93,6 +93,10 @@ class Dialect:
         """SQL written with `:name` parameters (driver.py), ready for this driver."""
         return sql
 
+    def positional(self, sql: str) -> str:
+        """SQL written with `?` parameters, bound by position (a tuple: the cheapest to bind, reads.keep), for this driver."""
+        return sql
+
     def begin(self, cur: Any, *, serializable: bool) -> None:
         """Begin a driver use case's transaction on a kept connection (Database.driver)."""
         # The write lock up front: the checks stay true until commit, as a row lock makes them (Locked adds nothing).
@@ -286,6 +290,9 @@ class PostgreSQL(Dialect):
             written = f"{sql} FOR NO KEY UPDATE OF {sql.of}" if isinstance(sql, Locked) else sql
             out = self._SQL[sql] = str(text(written).compile(dialect=self._psycopg))  # `%(name)s`, `%` as `%%`
         return out
+
+    def positional(self, sql: str) -> str:
+        return sql.replace("?", "%s")  # psycopg's mark (the SQL has no `%`)
 
     def begin(self, cur: Any, *, serializable: bool) -> None:
         # READ COMMITTED (guarded UPDATEs keep counts right), or as the ORM's writers where teachers must lose nothing.

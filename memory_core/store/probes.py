@@ -17,7 +17,7 @@ from .facts import StoredFact, load_facts
 from .snapshot import fact_sort_key
 
 TURN = for_update(
-    """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
+    """SELECT t.status, t.probes_used, t.next_record, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
  w.steps FROM turn t JOIN run r ON r.id = t.run_id LEFT JOIN workflow w ON w.id = r.workflow_id WHERE t.id = :t""",
     of="t",
 )
@@ -28,6 +28,7 @@ class TurnRow(NamedTuple):
 
     status: str
     probes_used: int
+    next_record: int  # what its kept read counts as the records before it (reads.keep)
     run_id: str
     ended: bool
     org_id: str

@@ -92,9 +92,17 @@ class Reads(UseCases):
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (E.BudgetExhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
-            asked = given or args
             kept.keep(
-                db, turn_id, call=call, args=asked, result=told, near=near, step=step, within=within, nested_id=nested
+                db,
+                turn_id,
+                call=call,
+                args=given or args,
+                result=told,
+                near=near,
+                step=step,
+                within=within,
+                nested_id=nested,
+                records=turn.next_record,
             )
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap, near=near)
 
