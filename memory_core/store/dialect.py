@@ -304,8 +304,7 @@ class PostgreSQL(Dialect):
 
         return Json(obj)  # sent as json: dumped by json.dumps, as the base's text
 
-    def trace_json(self, obj: Any) -> Any:
-        return self.json(obj)  # the driver's (a turn's graph reads keep theirs inside their one statement)
+    trace_json = json  # the driver's (a turn's graph reads keep theirs inside their one statement)
 
     def new_ids(self, rows: Rows, table: str, n: int) -> list[int]:
         # From the table's sequence: concurrent writers each take their own.

@@ -25,27 +25,26 @@ _NONE = (None,) * 5
 def keep(
     db: Driver,
     turn_id: str,
+    at: tuple[str | None, str | None, int | None],
     *,
     call: str,
     args: Obj,
     result: list[Obj] | list[tuple[Any, ...]] | None = None,
     near: list[Obj] | None = None,
     refusal: tuple[str, str] | None = None,
-    step: str | None = None,
-    within: str | None = None,
-    nested_id: int | None = None,
     records: int | None = None,
 ) -> None:
-    """Keep one read of a turn that exists: its answer (GraphExpand's: the query's rows, shaped when read, as
-    PostgreSQL's one statement keeps them), or its refusal's (reason, sentence); `records`: the turn's count, if read."""
+    """Keep one read of a turn that exists, made `at` (its step, nested work and that work's id): its answer
+    (GraphExpand's: the query's rows, shaped when read, as PostgreSQL's one statement keeps them), or its refusal's
+    (reason, sentence); `records`: the turn's record count, if the read has it."""
     if call == "GraphSource" and result is not None:  # the excerpt stays in its record only (R24)
         result = [{k: v for k, v in hit.items() if k != "excerpt"} for hit in cast("list[Obj]", result)]
     reason, message = refusal or ("ok", None)
     js = db.dialect.trace_json
     row = (turn_id, records, turn_id, call, js(args), reason, None if result is None else js(result))
-    more = (message, step, within, nested_id, None if near is None else js(near))
-    plain = more == _NONE
-    db.cur.execute(db.dialect.positional(_PLAIN if plain else _ALL), row if plain else row + more)
+    more = (message, *at, None if near is None else js(near))
+    sql, values = (_PLAIN, row) if more == _NONE else (_ALL, row + more)
+    db.cur.execute(db.dialect.positional(sql), values)
 
 
 def add_near(db: Driver, turn_id: str, near: list[Obj]) -> None:
