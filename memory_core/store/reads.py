@@ -16,10 +16,9 @@ from .probes import expanded, resolved
 
 #: A kept read's INSERT, bound by position; the columns a plain read leaves null are named only when one is not (B10:
 #: each bound column costs). Its moment is read in it, its turn's record count too unless the read has it.
-_KEEP = """INSERT INTO turnread (turn_id, records, moment, call, args, outcome, result{}) VALUES (?, {},
- (SELECT coalesce(max(id), 0) FROM moment), ?, ?, ?, ?{})"""
-_COUNT = "coalesce(?, (SELECT next_record FROM turn WHERE id = ?))"
-_PLAIN, _ALL = _KEEP.format("", "?", ""), _KEEP.format(", message, step, within, nested_id, near", _COUNT, ", ?" * 5)
+_KEEP = """INSERT INTO turnread (turn_id, records, moment, call, args, outcome, result{}) VALUES (?,
+ coalesce(?, (SELECT next_record FROM turn WHERE id = ?)), (SELECT coalesce(max(id), 0) FROM moment), ?, ?, ?, ?{})"""
+_PLAIN, _ALL = _KEEP.format("", ""), _KEEP.format(", message, step, within, nested_id, near", ", ?" * 5)
 _NONE = (None,) * 5
 
 
@@ -43,10 +42,9 @@ def keep(
     reason, message = refusal or ("ok", None)
     js = db.dialect.trace_json
     told, more = None if result is None else js(result), (message, *at, None if near is None else js(near))
-    if more == _NONE and records is not None:  # a plain read at its turn's level: the hot path
-        db.cur.execute(db.dialect.positional(_PLAIN), (turn_id, records, call, js(args), reason, told))
-    else:
-        db.cur.execute(db.dialect.positional(_ALL), (turn_id, records, turn_id, call, js(args), reason, told, *more))
+    row = (turn_id, records, turn_id, call, js(args), reason, told)
+    sql, values = (_PLAIN, row) if more == _NONE else (_ALL, row + more)  # _PLAIN: a turn-level read, the hot path
+    db.cur.execute(db.dialect.positional(sql), values)
 
 
 def add_near(db: Driver, turn_id: str, near: list[Obj]) -> None:
