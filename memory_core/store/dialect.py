@@ -93,6 +93,10 @@ class Dialect:
         """SQL written with `:name` parameters (driver.py), ready for this driver."""
         return sql
 
+    def positional(self, sql: str) -> str:
+        """SQL written with `?` parameters, bound by position (a tuple: the cheapest to bind, reads.keep), for this driver."""
+        return sql
+
     def begin(self, cur: Any, *, serializable: bool) -> None:
         """Begin a driver use case's transaction on a kept connection (Database.driver)."""
         # The write lock up front: the checks stay true until commit, as a row lock makes them (Locked adds nothing).
@@ -287,6 +291,9 @@ class PostgreSQL(Dialect):
             out = self._SQL[sql] = str(text(written).compile(dialect=self._psycopg))  # `%(name)s`, `%` as `%%`
         return out
 
+    def positional(self, sql: str) -> str:
+        return sql.replace("?", "%s")  # psycopg's mark (the SQL has no `%`)
+
     def begin(self, cur: Any, *, serializable: bool) -> None:
         # READ COMMITTED (guarded UPDATEs keep counts right), or as the ORM's writers where teachers must lose nothing.
         if serializable:
@@ -297,8 +304,7 @@ class PostgreSQL(Dialect):
 
         return Json(obj)  # sent as json: dumped by json.dumps, as the base's text
 
-    def trace_json(self, obj: Any) -> Any:
-        return self.json(obj)  # the driver's (a turn's graph reads keep theirs inside their one statement)
+    trace_json = json  # the driver's (a turn's graph reads keep theirs inside their one statement)
 
     def new_ids(self, rows: Rows, table: str, n: int) -> list[int]:
         # From the table's sequence: concurrent writers each take their own.

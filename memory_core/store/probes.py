@@ -17,7 +17,7 @@ from .facts import StoredFact, load_facts
 from .snapshot import fact_sort_key
 
 TURN = for_update(
-    """SELECT t.status, t.probes_used, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
+    """SELECT t.status, t.probes_used, t.next_record, r.id, r.ended, r.org_id, r.person_id, r.workflow_id, w.memory_probes,
  w.steps FROM turn t JOIN run r ON r.id = t.run_id LEFT JOIN workflow w ON w.id = r.workflow_id WHERE t.id = :t""",
     of="t",
 )
@@ -28,6 +28,7 @@ class TurnRow(NamedTuple):
 
     status: str
     probes_used: int
+    next_record: int  # what its kept read counts as the records before it (reads.keep)
     run_id: str
     ended: bool
     org_id: str
@@ -175,13 +176,14 @@ COUNT_ONE = """UPDATE turn t SET probes_used = t.probes_used + 1
  FROM run r LEFT JOIN workflow w ON w.id = r.workflow_id
  WHERE t.id = :t AND r.id = t.run_id AND t.status = 'open' AND NOT r.ended
  AND (w.memory_probes IS NULL OR t.probes_used < w.memory_probes)
- RETURNING t.probes_used AS used, w.memory_probes AS cap, r.org_id AS world, r.person_id AS usr, r.id AS flow"""
+ RETURNING t.probes_used AS used, w.memory_probes AS cap, r.org_id AS world, r.person_id AS usr, r.id AS flow,
+ t.id AS turn, t.next_record AS records"""
 #: Each graph's owner as the counted row `c` gives it (R20: the turn's run's organization, person, run).
 _COUNTED_OWNER = {"world": "c.world", "user": "c.usr", "flow": "c.flow"}
 _TRACED = """WITH c AS ({update}),
 a AS (SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({query}) q({names}) ON true),
-k AS (INSERT INTO turnread (turn_id, moment, records, call, args, outcome, result) SELECT :t2,
- (SELECT coalesce(max(id), 0) FROM moment), (SELECT next_record FROM turn WHERE id = :t3), :call, :args, 'ok',
+k AS (INSERT INTO turnread (turn_id, moment, records, call, args, outcome, result) SELECT c.turn,
+ (SELECT coalesce(max(id), 0) FROM moment), c.records, :call, :args, 'ok',
  (SELECT coalesce(json_agg(json_build_array({names})), '[]') FROM a WHERE a.v0 IS NOT NULL) FROM c)
 SELECT * FROM a"""
 
@@ -213,7 +215,7 @@ def counted_read(
             sql, shape = TRACED_EXPAND[(graph, params["rel"] is not None)], expanded
     except (KeyError, TypeError, AttributeError):
         return None
-    rows = db.rows(sql, params | {"t2": turn_id, "t3": turn_id, "call": call, "args": db.json(kept)})
+    rows = db.rows(sql, params | {"call": call, "args": db.json(kept)})
     if not rows:
         return None
     return rows[0][0], rows[0][1], shape(r[2:] for r in rows if r[2] is not None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from functools import cache
 from typing import Any, cast
 
 from sqlalchemy import delete
@@ -15,42 +14,37 @@ from .driver import Driver, driver_of, json_value
 from .models import TurnRead
 from .probes import expanded, resolved
 
-#: A kept read's INSERT names only the columns it has (each parameter bound costs, B10); its moment and the records
-#: its turn has are read in it. `:t2`: the turn's id again, one parameter one type (PostgreSQL).
-_KEEP = """INSERT INTO turnread (moment, records, {names}) VALUES ((SELECT coalesce(max(id), 0) FROM moment),
- (SELECT next_record FROM turn WHERE id = :t2), {params})"""
+#: A kept read's INSERT, bound by position; the columns a plain read leaves null are named only when one is not (B10:
+#: each bound column costs). Its moment is read in it, its turn's record count too unless the read has it.
+_KEEP = """INSERT INTO turnread (turn_id, records, moment, call, args, outcome, result{}) VALUES (?,
+ coalesce(?, (SELECT next_record FROM turn WHERE id = ?)), (SELECT coalesce(max(id), 0) FROM moment), ?, ?, ?, ?{})"""
+_PLAIN, _ALL = _KEEP.format("", ""), _KEEP.format(", message, step, within, nested_id, near", ", ?" * 5)
+_NONE = (None,) * 5
 
 
 def keep(
     db: Driver,
     turn_id: str,
+    at: tuple[str | None, str | None, int | None],
     *,
     call: str,
     args: Obj,
     result: list[Obj] | list[tuple[Any, ...]] | None = None,
     near: list[Obj] | None = None,
     refusal: tuple[str, str] | None = None,
-    step: str | None = None,
-    within: str | None = None,
-    nested_id: int | None = None,
+    records: int | None = None,
 ) -> None:
-    """Keep one read of a turn that exists: its answer (GraphExpand's: the query's rows, shaped when read, as
-    PostgreSQL's one statement keeps them), or its refusal's (reason, sentence)."""
+    """Keep one read of a turn that exists, made `at` (its step, nested work and that work's id): its answer
+    (GraphExpand's: the query's rows, shaped when read, as PostgreSQL's one statement keeps them), or its refusal's
+    (reason, sentence); `records`: the turn's record count, if the read has it."""
     if call == "GraphSource" and result is not None:  # the excerpt stays in its record only (R24)
         result = [{k: v for k, v in hit.items() if k != "excerpt"} for hit in cast("list[Obj]", result)]
     reason, message = refusal or ("ok", None)
-    row: Obj = {"turn_id": turn_id, "call": call, "args": args, "outcome": reason, "message": message, "step": step}
-    row |= {"within": within, "nested_id": nested_id, "result": result, "near": near}
-    row = {
-        k: db.dialect.trace_json(v) if k in ("args", "result", "near") else v for k, v in row.items() if v is not None
-    }
-    db.change(_keep_sql(tuple(row)), row | {"t2": turn_id})
-
-
-@cache
-def _keep_sql(names: tuple[str, ...]) -> str:
-    """The INSERT of a kept read with these columns."""
-    return _KEEP.format(names=", ".join(names), params=", ".join(f":{n}" for n in names))
+    js = db.dialect.trace_json
+    told, more = None if result is None else js(result), (message, *at, None if near is None else js(near))
+    row = (turn_id, records, turn_id, call, js(args), reason, told)
+    sql, values = (_PLAIN, row) if more == _NONE else (_ALL, row + more)  # _PLAIN: a turn-level read, the hot path
+    db.cur.execute(db.dialect.positional(sql), values)
 
 
 def add_near(db: Driver, turn_id: str, near: list[Obj]) -> None:

@@ -46,9 +46,7 @@ class Reads(Repository):
                 raise
             with self.database.driver() as db:
                 said, nested = (refusal.reason, refusal.message), open_work(db, turn_id, within) if within else None
-                kept.keep(
-                    db, turn_id, call=call, args=given or args, refusal=said, step=step, within=within, nested_id=nested
-                )
+                kept.keep(db, turn_id, (step, within, nested), call=call, args=given or args, refusal=said)
             raise
 
     def _graph_read(
@@ -93,10 +91,8 @@ class Reads(Repository):
             # The count is one guarded UPDATE, so concurrent probes of one turn never pass the cap.
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (E.BudgetExhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
-            asked = given or args
-            kept.keep(
-                db, turn_id, call=call, args=asked, result=told, near=near, step=step, within=within, nested_id=nested
-            )
+            asked, at = given or args, (step, within, nested)
+            kept.keep(db, turn_id, at, call=call, args=asked, result=told, near=near, records=turn.next_record)
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap, near=near)
 
     def _near(self, turn_id: str, args: Obj) -> list[Obj]:
