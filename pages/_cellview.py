@@ -26,13 +26,12 @@ from pages._tables import wrapped
 from pages._ui import Version, guard, inert, open_notebook, read_at, said_once
 from pages._words import caption, cite, plural
 
-#: A fact change's columns, all or only where it ended (compact).
-COLUMNS = ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
+#: A fact change's columns only where it ended (compact); else all of said.Change's.
 COMPACT = ["graph", "fact", "weight_after", "status_after"]
 
 
 def _changes(rows: list[said.Change], *, compact: bool) -> None:
-    table = pd.DataFrame([r.model_dump() for r in rows])[COMPACT if compact else COLUMNS]
+    table = pd.DataFrame([r.model_dump() for r in rows])[COMPACT if compact else list(said.Change.model_fields)]
     for column in table.columns:
         if column.startswith("weight_"):
             table[column] = table[column].map(lambda w: "absent" if w is None or w != w else f"{w:.4f}")

@@ -91,10 +91,7 @@ def _claims() -> dict[str, object]:
 
 def _callers() -> dict[str, str]:
     """Organization -> the person the signed-in identity acts as there, asked again once memory's version moved."""
-    said = _claims()
-    if not said:
-        return {}
-    return dict(_kept(MemoryService.identity_callers, said))
+    return dict(_kept(MemoryService.identity_callers, said)) if (said := _claims()) else {}
 
 
 def _kept(what: Callable[[MemoryService, A], R], arg: A) -> R:

@@ -262,8 +262,7 @@ def context() -> Context:
     at = version_at(svc, memory)
     orgs, org, person = _chosen(_orgs(svc, at), signing_in=source == MAIN and sign_in_required())
     members = {m["id"]: m["role"] for m in read_at(svc, at, MemoryService.members, org)} if org else {}
-    if person is None:  # before the sidebar chose: the owner
-        person = next(iter(members), None)
+    person = next(iter(members), None) if person is None else person  # before the sidebar chose: the owner
     label = f"Notebook: {nb.scenario.get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
     return Context(svc, memory, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))
 

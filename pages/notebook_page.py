@@ -121,9 +121,8 @@ if bar.button("Reset", key="reset"):
 if bar.button("Undo", key="undo", disabled=not nb.edited(), help="Undo the last edit of the cells"):
     cv.with_guard(nb.undo)
     cv.rerun(nb)
-file_name = nb.file or "scenario.json"  # the name it was opened under (Notebook.file)
-as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)
-download(bar.download_button, "Download scenario", as_json, file_name=file_name, key="dl_scenario")
+as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)  # named as it was opened (Notebook.file)
+download(bar.download_button, "Download scenario", as_json, file_name=nb.file or "scenario.json", key="dl_scenario")
 state = lambda: json.dumps(book.state(), indent=2, ensure_ascii=False)
 download(bar.download_button, "Download state", state, file_name="state.json", key="dl_state")
 if nb.outside:
