@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import suppress
 
 import pandas as pd
 import streamlit as st
@@ -23,7 +24,7 @@ from memory_core.views import notebook as nbk
 from memory_core.views.event_form import FormField, fields
 from pages._links import record_link
 from pages._tables import wrapped
-from pages._ui import Version, guard, inert, open_notebook, read_at, said_once
+from pages._ui import Version, guard, inert, keep, open_notebook, read_at, said_once
 from pages._words import caption, cite, plural
 
 #: A fact change's columns only where it ended (compact); else all of said.Change's.
@@ -122,7 +123,7 @@ def compare(nb: nbk.Notebook) -> None:
     if not ran:
         st.caption("Run some cells to compare the memory between two of them.")
         return
-    svc, at = nbk.scratch_service(nb.db), (nb.db, f"{nb.id} rev {nb.rev}")  # this notebook at this revision
+    svc, at = nb.service, (nb.db, f"{nb.id} rev {nb.rev}")  # this notebook at this revision
     moments = nb.moments or {}
     evs = nb.scenario["events"]
     options = list(range(-1, ran))
@@ -130,9 +131,8 @@ def compare(nb: nbk.Notebook) -> None:
     def label(i: int) -> str:
         return "the setup (before any cell)" if i < 0 else f"[{i}] {evs[i]['do']}"
 
-    for k, default in (("nb_cmp_a", -1), ("nb_cmp_b", ran - 1)):
-        if st.session_state.get(k) not in options:
-            st.session_state[k] = default
+    keep("nb_cmp_a", options)  # A falls back to the setup, B to the last cell run
+    keep("nb_cmp_b", options[::-1])
     left, right = st.columns(2)
     a = left.selectbox("Memory after cell A", options, format_func=label, key="nb_cmp_a")
     b = right.selectbox("\u2026compared with after cell B", options, format_func=label, key="nb_cmp_b")
@@ -327,11 +327,9 @@ def record_fields(prefix: str) -> Obj:
     source = c[1].text_input("source", key=f"{prefix}source", help=cite("URL, document, tool or person id (R25)"))
     excerpt = c[2].text_input("excerpt", key=f"{prefix}excerpt")
     rel = c[3].text_input("reliability", key=f"{prefix}rel", help=cite("optional, strictly between 0.5 and 1 (R26)"))
-    reliability: str | float | None = rel
-    try:
+    reliability: str | float | None = rel  # not a number: the format check names the field
+    with suppress(ValueError):
         reliability = float(rel) if rel else None
-    except ValueError:
-        pass  # the format check names the field
     given = {"origin": origin, "source": source, "excerpt": excerpt, "reliability": reliability}
     return cells.compact(given | {"claims": claim_fields(prefix)})
 
