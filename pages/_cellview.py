@@ -234,10 +234,10 @@ FIELD = 200
 ARGS = '{"name": ""}'
 
 
-def event_form(kind: str, *, orgs: list[str], people: list[str]) -> Obj:
-    """The event the form holds now (its page adds the note and the button)."""
+def event_form(kind: str, lists: dict[str, list[str]]) -> Obj:
+    """The event the form holds now, its choices among the scenario's `lists` (the page adds the note and button)."""
     specs = fields(kind)
-    simple = simple_fields([f for f in specs if f.simple], {}, prefix="f_", lists={"orgs": orgs, "people": people})
+    simple = simple_fields([f for f in specs if f.simple], {}, prefix="f_", lists=lists)
     event: Obj = {"do": kind} | {k: v if v != "" else None for k, v in simple.items()}
     for f in specs:
         event |= {} if f.simple else _compound(kind, f)
@@ -334,7 +334,7 @@ def record_fields(prefix: str) -> Obj:
     return cells.compact(given | {"claims": claim_fields(prefix)})
 
 
-def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: list[str]) -> None:
+def edit_cell(nb: nbk.Notebook, i: int, event: Obj, lists: dict[str, list[str]]) -> None:
     """A cell's editor: its simple fields and note, or the event as JSON; a save is said (#25)."""
     said_once(f"_nb_saved-{nb.id}-{i}")
     drawn = json.dumps(event, indent=2, ensure_ascii=False)
@@ -343,7 +343,7 @@ def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: 
     with st.expander("Edit"):
         as_form, as_json = st.tabs(["Fields", "JSON"])
         with as_form:
-            edited = _fields_of(i, event, fresh, lists={"orgs": orgs, "people": people})
+            edited = _fields_of(i, event, fresh, lists)
             if st.button(
                 "Save cell", key=f"save-form-{i}", help="Saves the fields and note above; Undo takes it back."
             ):

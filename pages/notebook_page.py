@@ -96,8 +96,8 @@ st.subheader(inert(scenario.get("title") or "Untitled scenario"))
 if scenario.get("description"):
     caption(inert(scenario["description"]))
 events = scenario["events"]
-org_ids = [o["id"] for o in scenario.get("organizations", [])]
-person_ids = [p["id"] for p in scenario.get("people", [])]
+org_ids = [o["id"] for o in scenario.get("organizations", [])]  # what the cells' choice fields offer
+lists = {"orgs": org_ids, "people": [p["id"] for p in scenario.get("people", [])]}
 checked_events = nb.events()
 cursor = nb.cursor
 
@@ -215,7 +215,7 @@ else:
             ):
                 with guard():
                     cv.preview(nb, event["turn"])
-            cv.edit_cell(nb, i, event, orgs=org_ids, people=person_ids)
+            cv.edit_cell(nb, i, event, lists)
 
 with st.expander("Compare two cells", expanded=False):
     cv.compare(nb)
@@ -226,7 +226,7 @@ st.subheader("Add a cell")
 kind = st.selectbox(
     "Event", kinds(), key="new_kind", format_func=lambda k: {"open_turn": "open_turn (or replace a turn)"}.get(k, k)
 )
-event = cv.event_form(kind, orgs=org_ids, people=person_ids)
+event = cv.event_form(kind, lists)
 note = st.text_input("note (shown under the cell)", key="f_note")
 if note:
     event["note"] = note
