@@ -186,8 +186,7 @@ def _settle(prefix: str, options: list[int]) -> int:
         dropped(at, f"now (moment {newest}, the last)")
     if st.session_state.get(f"{prefix}_playing") and not st.session_state.pop(f"{prefix}_restart", False):
         i = options.index(st.session_state[at])
-        if i + 1 < len(options):
-            st.session_state[at] = options[i + 1]
+        st.session_state[at] = options[min(i + 1, len(options) - 1)]
         if i + 2 >= len(options):
             st.session_state[f"{prefix}_playing"] = False
             st.session_state[f"{prefix}_play_changed"] = True

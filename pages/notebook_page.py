@@ -150,8 +150,7 @@ if not shown:
 else:
     want = st.session_state.get("nb_jump")
     if want not in shown:  # the nearest matching cell at or after the one asked for
-        last = nb.last
-        base: int = want if isinstance(want, int) else (last if isinstance(last, int) else cursor)
+        base: int = want if isinstance(want, int) else cursor if nb.last is None else nb.last
         st.session_state["nb_jump"] = next((i for i in shown if i >= base), shown[-1])
     elif st.session_state.get("_nb_jump_cells") != digest:  # the cells changed: the box is told its label anew,
         st.session_state["nb_jump"] = want  # or it would still name a deleted or moved cell (#25)
