@@ -158,8 +158,7 @@ def _weight_chart(svc: MemoryService, at: Version, *, ran: int, moments: Obj, ta
     if not facts:
         return
     if st.session_state.get("nb_fact") not in facts:
-        top = table.iloc[0] if not table.empty else None
-        first = f"{top['Graph']} \u00b7 {top['Owner']} \u00b7 {top['Fact']}" if top is not None else None
+        first = None if table.empty else " \u00b7 ".join(table.iloc[0][["Graph", "Owner", "Fact"]])
         st.session_state["nb_fact"] = next((i for i, f in facts.items() if f == first), next(iter(facts)))
     fact = st.selectbox("A fact's weight across the cells", list(facts), format_func=facts.__getitem__, key="nb_fact")
     series = read_at(svc, at, cells.weight_series, int(fact), moments, ran)
