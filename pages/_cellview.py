@@ -119,8 +119,7 @@ COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A → B", "↑↓", "Sta
 
 def compare(nb: nbk.Notebook) -> None:
     """What differs in memory between two cells (R32, R33), and a fact's weight across them."""
-    ran = nb.cursor
-    if not ran:
+    if not (ran := nb.cursor):
         st.caption("Run some cells to compare the memory between two of them.")
         return
     svc, at = nb.service, (nb.db, f"{nb.id} rev {nb.rev}")  # this notebook at this revision
@@ -154,8 +153,7 @@ def compare(nb: nbk.Notebook) -> None:
 
 def _weight_chart(svc: MemoryService, at: Version, *, ran: int, moments: Obj, table: pd.DataFrame) -> None:
     """A fact's weight after each cell run, the fact first compared (or any the cells changed)."""
-    facts = read_at(svc, at, cells.facts_in_memory, moments, ran)
-    if not facts:
+    if not (facts := read_at(svc, at, cells.facts_in_memory, moments, ran)):
         return
     if st.session_state.get("nb_fact") not in facts:
         first = None if table.empty else " \u00b7 ".join(table.iloc[0][["Graph", "Owner", "Fact"]])

@@ -326,8 +326,7 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
     st.subheader("Its weight through time")
     h = read(ctx, MemoryService.fact_history, fid, org=org)  # as read from this organization: R23 applied by the read
     people = people_names(ctx)
-    steps = history.weight_through_time(h, people)
-    if not steps:
+    if not (steps := history.weight_through_time(h, people)):
         st.caption("This fact has no recorded history.")
         return
     now = read(ctx, MemoryService.clock)

@@ -234,8 +234,7 @@ def _say_lost_or_moved(owner: tuple[str, str, str] | None) -> None:
             st.rerun()
     elif lost:
         del st.session_state["identity_lost"]
-    moved = st.session_state.pop("identity_moved", None)
-    if moved:
+    if moved := st.session_state.pop("identity_moved", None):
         st.info(f"{inert(moved[0])} is not in the memory now in use: you act as {inert(moved[1])}, its owner.")
 
 

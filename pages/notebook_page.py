@@ -226,8 +226,7 @@ kind = st.selectbox(
     "Event", kinds(), key="new_kind", format_func=lambda k: {"open_turn": "open_turn (or replace a turn)"}.get(k, k)
 )
 event = cv.event_form(kind, lists)
-note = st.text_input("note (shown under the cell)", key="f_note")
-if note:
+if note := st.text_input("note (shown under the cell)", key="f_note"):
     event["note"] = note
 where = st.number_input("Insert at position", 0, len(events), len(events), key="f_pos")
 if st.button("Add cell", key="add_cell", type="primary"):
