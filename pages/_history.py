@@ -60,8 +60,7 @@ def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int
 
 def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
     """The `size` moments listed around moment `n` (which is listed), the newest when it is near."""
-    i = bisect.bisect_left(options, n)
-    lo = max(0, min(i - size // 2, len(options) - size))
+    lo = max(0, min(bisect.bisect_left(options, n) - size // 2, len(options) - size))
     return options[lo : lo + size]
 
 

@@ -135,8 +135,7 @@ def read_at(svc: MemoryService, at: Version | None, what: Read[P, R], /, *args: 
     """`what` kept under `at` (a clock for history, one version for several reads, who acts), else asked now."""
     if at is None:
         return what(svc, *args, **kwargs)
-    name = f"{what.__module__}.{what.__qualname__}"
-    return _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what)
+    return _kept(at, f"{what.__module__}.{what.__qualname__}", args, tuple(sorted(kwargs.items())), svc, what)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
