@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from contextlib import suppress
 
 import pandas as pd
 import streamlit as st
@@ -23,16 +24,15 @@ from memory_core.views import notebook as nbk
 from memory_core.views.event_form import FormField, fields
 from pages._links import record_link
 from pages._tables import wrapped
-from pages._ui import Version, guard, inert, open_notebook, read_at, said_once
+from pages._ui import Version, guard, inert, keep, open_notebook, read_at, said_once
 from pages._words import caption, cite, plural
 
-#: A fact change's columns, all or only where it ended (compact).
-COLUMNS = ["graph", "owner", "fact", "change", "weight_before", "weight_after", "status_before", "status_after"]
+#: A fact change's columns only where it ended (compact); else all of said.Change's.
 COMPACT = ["graph", "fact", "weight_after", "status_after"]
 
 
 def _changes(rows: list[said.Change], *, compact: bool) -> None:
-    table = pd.DataFrame([r.model_dump() for r in rows])[COMPACT if compact else COLUMNS]
+    table = pd.DataFrame([r.model_dump() for r in rows])[COMPACT if compact else list(said.Change.model_fields)]
     for column in table.columns:
         if column.startswith("weight_"):
             table[column] = table[column].map(lambda w: "absent" if w is None or w != w else f"{w:.4f}")
@@ -119,11 +119,10 @@ COMPARED = ["Graph", "Owner", "Fact", "Change", "Weight A → B", "↑↓", "Sta
 
 def compare(nb: nbk.Notebook) -> None:
     """What differs in memory between two cells (R32, R33), and a fact's weight across them."""
-    ran = nb.cursor
-    if not ran:
+    if not (ran := nb.cursor):
         st.caption("Run some cells to compare the memory between two of them.")
         return
-    svc, at = nbk.scratch_service(nb.db), (nb.db, f"{nb.id} rev {nb.rev}")  # this notebook at this revision
+    svc, at = nb.service, (nb.db, f"{nb.id} rev {nb.rev}")  # this notebook at this revision
     moments = nb.moments or {}
     evs = nb.scenario["events"]
     options = list(range(-1, ran))
@@ -131,9 +130,8 @@ def compare(nb: nbk.Notebook) -> None:
     def label(i: int) -> str:
         return "the setup (before any cell)" if i < 0 else f"[{i}] {evs[i]['do']}"
 
-    for k, default in (("nb_cmp_a", -1), ("nb_cmp_b", ran - 1)):
-        if st.session_state.get(k) not in options:
-            st.session_state[k] = default
+    keep("nb_cmp_a", options)  # A falls back to the setup, B to the last cell run
+    keep("nb_cmp_b", options[::-1])
     left, right = st.columns(2)
     a = left.selectbox("Memory after cell A", options, format_func=label, key="nb_cmp_a")
     b = right.selectbox("\u2026compared with after cell B", options, format_func=label, key="nb_cmp_b")
@@ -155,12 +153,10 @@ def compare(nb: nbk.Notebook) -> None:
 
 def _weight_chart(svc: MemoryService, at: Version, *, ran: int, moments: Obj, table: pd.DataFrame) -> None:
     """A fact's weight after each cell run, the fact first compared (or any the cells changed)."""
-    facts = read_at(svc, at, cells.facts_in_memory, moments, ran)
-    if not facts:
+    if not (facts := read_at(svc, at, cells.facts_in_memory, moments, ran)):
         return
     if st.session_state.get("nb_fact") not in facts:
-        top = table.iloc[0] if not table.empty else None
-        first = f"{top['Graph']} \u00b7 {top['Owner']} \u00b7 {top['Fact']}" if top is not None else None
+        first = None if table.empty else " \u00b7 ".join(table.iloc[0][["Graph", "Owner", "Fact"]])
         st.session_state["nb_fact"] = next((i for i, f in facts.items() if f == first), next(iter(facts)))
     fact = st.selectbox("A fact's weight across the cells", list(facts), format_func=facts.__getitem__, key="nb_fact")
     series = read_at(svc, at, cells.weight_series, int(fact), moments, ran)
@@ -235,10 +231,10 @@ FIELD = 200
 ARGS = '{"name": ""}'
 
 
-def event_form(kind: str, *, orgs: list[str], people: list[str]) -> Obj:
-    """The event the form holds now (its page adds the note and the button)."""
+def event_form(kind: str, lists: dict[str, list[str]]) -> Obj:
+    """The event the form holds now, its choices among the scenario's `lists` (the page adds the note and button)."""
     specs = fields(kind)
-    simple = simple_fields([f for f in specs if f.simple], {}, prefix="f_", lists={"orgs": orgs, "people": people})
+    simple = simple_fields([f for f in specs if f.simple], {}, prefix="f_", lists=lists)
     event: Obj = {"do": kind} | {k: v if v != "" else None for k, v in simple.items()}
     for f in specs:
         event |= {} if f.simple else _compound(kind, f)
@@ -328,16 +324,14 @@ def record_fields(prefix: str) -> Obj:
     source = c[1].text_input("source", key=f"{prefix}source", help=cite("URL, document, tool or person id (R25)"))
     excerpt = c[2].text_input("excerpt", key=f"{prefix}excerpt")
     rel = c[3].text_input("reliability", key=f"{prefix}rel", help=cite("optional, strictly between 0.5 and 1 (R26)"))
-    reliability: str | float | None = rel
-    try:
+    reliability: str | float | None = rel  # not a number: the format check names the field
+    with suppress(ValueError):
         reliability = float(rel) if rel else None
-    except ValueError:
-        pass  # the format check names the field
     given = {"origin": origin, "source": source, "excerpt": excerpt, "reliability": reliability}
     return cells.compact(given | {"claims": claim_fields(prefix)})
 
 
-def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: list[str]) -> None:
+def edit_cell(nb: nbk.Notebook, i: int, event: Obj, lists: dict[str, list[str]]) -> None:
     """A cell's editor: its simple fields and note, or the event as JSON; a save is said (#25)."""
     said_once(f"_nb_saved-{nb.id}-{i}")
     drawn = json.dumps(event, indent=2, ensure_ascii=False)
@@ -346,7 +340,7 @@ def edit_cell(nb: nbk.Notebook, i: int, event: Obj, *, orgs: list[str], people: 
     with st.expander("Edit"):
         as_form, as_json = st.tabs(["Fields", "JSON"])
         with as_form:
-            edited = _fields_of(i, event, fresh, lists={"orgs": orgs, "people": people})
+            edited = _fields_of(i, event, fresh, lists)
             if st.button(
                 "Save cell", key=f"save-form-{i}", help="Saves the fields and note above; Undo takes it back."
             ):

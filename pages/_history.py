@@ -60,8 +60,7 @@ def labelled(ctx: Context, org: str, clock: int, ids: Iterable[int]) -> dict[int
 
 def window(options: list[int], n: int, size: int = WINDOW) -> list[int]:
     """The `size` moments listed around moment `n` (which is listed), the newest when it is near."""
-    i = bisect.bisect_left(options, n)
-    lo = max(0, min(i - size // 2, len(options) - size))
+    lo = max(0, min(bisect.bisect_left(options, n) - size // 2, len(options) - size))
     return options[lo : lo + size]
 
 
@@ -186,8 +185,7 @@ def _settle(prefix: str, options: list[int]) -> int:
         dropped(at, f"now (moment {newest}, the last)")
     if st.session_state.get(f"{prefix}_playing") and not st.session_state.pop(f"{prefix}_restart", False):
         i = options.index(st.session_state[at])
-        if i + 1 < len(options):
-            st.session_state[at] = options[i + 1]
+        st.session_state[at] = options[min(i + 1, len(options) - 1)]
         if i + 2 >= len(options):
             st.session_state[f"{prefix}_playing"] = False
             st.session_state[f"{prefix}_play_changed"] = True
@@ -327,8 +325,7 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
     st.subheader("Its weight through time")
     h = read(ctx, MemoryService.fact_history, fid, org=org)  # as read from this organization: R23 applied by the read
     people = people_names(ctx)
-    steps = history.weight_through_time(h, people)
-    if not steps:
+    if not (steps := history.weight_through_time(h, people)):
         st.caption("This fact has no recorded history.")
         return
     now = read(ctx, MemoryService.clock)

@@ -75,8 +75,7 @@ SET_BY_LINK = "_link_set"
 
 def dropped(key: str, instead: str) -> None:
     """A choice a link set in this run that names nothing here, said as the page falls back to `instead`."""
-    came = st.session_state.get(SET_BY_LINK, {}).pop(key, None)
-    if came is not None:
+    if (came := st.session_state.get(SET_BY_LINK, {}).pop(key, None)) is not None:
         st.warning(f"{_this_link(*came)} names nothing here: the page shows {instead}.")
 
 

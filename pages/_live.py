@@ -1,8 +1,6 @@
-"""Live pages (B8, #39): one thread per memory asks its version every LIVE_EVERY s for every tab showing it, and
-when it moved reruns the tabs whose page drew something else than pages show now (`drawn`): an MCP server's
-heartbeat moves the version and nothing shown. At a past moment, or without a server (AppTest), a page asks by
-itself (`every`). Every run of a page leaves (`unfollow`, in the sidebar); a live page follows (pages/_ui.live).
-Reads are kept under the same version (`read_at`): a rerun that changed nothing reads nothing again."""
+"""Live pages (B8, #39): a thread per memory reruns the tabs that drew other than pages show now (`drawn`, `follow`;
+a heartbeat moves only the version); at a past moment or without a server a page asks by itself (`every`). A page's
+run leaves (`unfollow`), a live page follows (pages/_ui.live); reads are kept under memory's version (`read_at`)."""
 
 from __future__ import annotations
 
@@ -137,8 +135,7 @@ def read_at(svc: MemoryService, at: Version | None, what: Read[P, R], /, *args: 
     """`what` kept under `at` (a clock for history, one version for several reads, who acts), else asked now."""
     if at is None:
         return what(svc, *args, **kwargs)
-    name = f"{what.__module__}.{what.__qualname__}"
-    return _kept(at, name, args, tuple(sorted(kwargs.items())), svc, what)
+    return _kept(at, f"{what.__module__}.{what.__qualname__}", args, tuple(sorted(kwargs.items())), svc, what)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)

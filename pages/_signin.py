@@ -91,10 +91,7 @@ def _claims() -> dict[str, object]:
 
 def _callers() -> dict[str, str]:
     """Organization -> the person the signed-in identity acts as there, asked again once memory's version moved."""
-    said = _claims()
-    if not said:
-        return {}
-    return dict(_kept(MemoryService.identity_callers, said))
+    return dict(_kept(MemoryService.identity_callers, said)) if (said := _claims()) else {}
 
 
 def _kept(what: Callable[[MemoryService, A], R], arg: A) -> R:
@@ -126,8 +123,7 @@ def signed_in() -> tuple[str, str] | None:
     """Who the session acts as, and where, checked on every run: the identity's member, or the token's holder."""
     if auth_section():
         return _identity_signed_in()
-    token = st.session_state.get(TOKEN_KEY)
-    if not token:
+    if not (token := st.session_state.get(TOKEN_KEY)):
         return None
     caller = _kept(MemoryService.token_caller, token)  # a token revoked, or a member gone, moves the version
     if caller is None or caller[0] not in {m["id"] for m in _kept(MemoryService.members, caller[1])}:

@@ -31,7 +31,6 @@ class Context:
     svc: MemoryService
     memory: str  # the database in use: its URL (a notebook's scratch file, or the configured database)
     source: str  # MAIN or NOTEBOOK
-    label: str
     org: str | None
     org_name: str
     person: str | None
@@ -235,8 +234,7 @@ def _say_lost_or_moved(owner: tuple[str, str, str] | None) -> None:
             st.rerun()
     elif lost:
         del st.session_state["identity_lost"]
-    moved = st.session_state.pop("identity_moved", None)
-    if moved:
+    if moved := st.session_state.pop("identity_moved", None):
         st.info(f"{inert(moved[0])} is not in the memory now in use: you act as {inert(moved[1])}, its owner.")
 
 
@@ -256,16 +254,13 @@ def open_notebook(nb: nbk.Notebook) -> None:
 
 def context() -> Context:
     """The current choices, from session state (plain data), with the service they name."""
-    nb = notebook()
     source = st.session_state.get("memory_source", MAIN)
     svc, memory = _memory(source)
     at = version_at(svc, memory)
     orgs, org, person = _chosen(_orgs(svc, at), signing_in=source == MAIN and sign_in_required())
     members = {m["id"]: m["role"] for m in read_at(svc, at, MemoryService.members, org)} if org else {}
-    if person is None:  # before the sidebar chose: the owner
-        person = next(iter(members), None)
-    label = f"Notebook: {nb.scenario.get('title') or 'untitled'}" if source == NOTEBOOK and nb else "Database"
-    return Context(svc, memory, source, label, org, orgs.get(org or "", ""), person, members.get(person or ""))
+    person = next(iter(members), None) if person is None else person  # before the sidebar chose: the owner
+    return Context(svc, memory, source, org, orgs.get(org or "", ""), person, members.get(person or ""))
 
 
 def _chosen(orgs: dict[str, str], *, signing_in: bool) -> tuple[dict[str, str], str | None, str | None]:
@@ -315,13 +310,13 @@ def guard() -> Iterator[None]:
 
 def memory_in_use(ctx: Context, *, always: bool = False) -> None:
     """Under a page's title: the notebook's memory in use said at once; the database's only where `always`."""
-    if ctx.source == NOTEBOOK:
+    if ctx.source == NOTEBOOK and (nb := notebook()) is not None:
         st.caption(
-            f"Memory in use: **{inert(ctx.label)}**, the notebook's own scratch memory, not the database. "
-            "Choose the database under Memory in use in the sidebar."
+            f"Memory in use: **{inert('Notebook: ' + (nb.scenario.get('title') or 'untitled'))}**, the notebook's own "
+            "scratch memory, not the database. Choose the database under Memory in use in the sidebar."
         )
     elif always:
-        st.caption(f"Memory in use: {inert(ctx.label)}")
+        st.caption("Memory in use: Database")
 
 
 def page(title: str) -> tuple[Context, str]:

@@ -76,8 +76,7 @@ def compared(ctx: Context, doc: Obj, target: str, alt: dict[str, bool], *, flipp
     behaviour = result["behaviour"]
     markdown("**What the runs would do** (claims kept out per rule R8 to R10, runs R11 and R17, steps R14, R22)")
     wrapped(_behaviour_table(behaviour, sides))
-    asked = max(behaviour["base"].get(whatif.ASKED, 0), behaviour["alt"].get(whatif.ASKED, 0))
-    if asked == 0:
+    if max(behaviour["base"].get(whatif.ASKED, 0), behaviour["alt"].get(whatif.ASKED, 0)) == 0:
         caption(
             f"No run of {inert(sides.org_name)} asked to be ephemeral, so "
             "AllowEphemeralRuns (R11) and LearnFromEphemeralRuns (R12) change nothing here: their rows stay 0."

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from memory_core import MemoryCoreError
+from memory_core import MemoryCoreError, Refusal
 from memory_core.views import rulebook, text
 from memory_core.views.text import inert
 
@@ -58,7 +58,4 @@ def refused(reason: str | None, message: str | None) -> str:
 
 def refusal(exc: MemoryCoreError) -> str:
     """A refusal as a page says it: the sentence, the rule linked, the reason code."""
-    reason = getattr(exc, "reason", None)
-    if reason:
-        return refused(reason, exc.message)  # type: ignore[attr-defined]
-    return f"Not done: {inert(exc)}"
+    return refused(exc.reason, exc.message) if isinstance(exc, Refusal) else f"Not done: {inert(exc)}"

@@ -37,8 +37,7 @@ def offer(goes: str, stays: str, *, note: str, sure: tuple[str, str], what: str,
 
 def erase_run() -> None:
     """R29: a run's records and Flow graph go; the supports they gave stay, their pointer nulled."""
-    runs = read(ctx, MemoryService.run_ids, org)
-    if not runs:
+    if not (runs := read(ctx, MemoryService.run_ids, org)):
         st.info("No stored run in this organization.")
         st.stop()
     run_id = st.selectbox("Run", runs, key="e_run")
@@ -84,8 +83,7 @@ with guard():
     else:
         erase_account()
 
-last = st.session_state.get("e_last")
-if last:
+if last := st.session_state.get("e_last"):
     st.subheader(f"Before and after deleting {inert(last['what'])}")
     keys = ["subject", "relation", "object"]
     after = pd.DataFrame(last["after"])

@@ -44,8 +44,7 @@ from_link(LINKED)
 
 with guard():
     runs = read(ctx, MemoryService.runs, org)
-    open_turns = readable_turns(runs, ctx.person)
-    if not open_turns:
+    if not (open_turns := readable_turns(runs, ctx.person)):
         st.info(
             cite(
                 f"No open turn of yours in this organization: a person reads memory only through a turn of their "

@@ -96,8 +96,8 @@ st.subheader(inert(scenario.get("title") or "Untitled scenario"))
 if scenario.get("description"):
     caption(inert(scenario["description"]))
 events = scenario["events"]
-org_ids = [o["id"] for o in scenario.get("organizations", [])]
-person_ids = [p["id"] for p in scenario.get("people", [])]
+org_ids = [o["id"] for o in scenario.get("organizations", [])]  # what the cells' choice fields offer
+lists = {"orgs": org_ids, "people": [p["id"] for p in scenario.get("people", [])]}
 checked_events = nb.events()
 cursor = nb.cursor
 
@@ -121,9 +121,8 @@ if bar.button("Reset", key="reset"):
 if bar.button("Undo", key="undo", disabled=not nb.edited(), help="Undo the last edit of the cells"):
     cv.with_guard(nb.undo)
     cv.rerun(nb)
-file_name = nb.file or "scenario.json"  # the name it was opened under (Notebook.file)
-as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)
-download(bar.download_button, "Download scenario", as_json, file_name=file_name, key="dl_scenario")
+as_json = lambda: json.dumps(scenario, indent=2, ensure_ascii=False)  # named as it was opened (Notebook.file)
+download(bar.download_button, "Download scenario", as_json, file_name=nb.file or "scenario.json", key="dl_scenario")
 state = lambda: json.dumps(book.state(), indent=2, ensure_ascii=False)
 download(bar.download_button, "Download state", state, file_name="state.json", key="dl_state")
 if nb.outside:
@@ -151,8 +150,7 @@ if not shown:
 else:
     want = st.session_state.get("nb_jump")
     if want not in shown:  # the nearest matching cell at or after the one asked for
-        last = nb.last
-        base: int = want if isinstance(want, int) else (last if isinstance(last, int) else cursor)
+        base: int = want if isinstance(want, int) else cursor if nb.last is None else nb.last
         st.session_state["nb_jump"] = next((i for i in shown if i >= base), shown[-1])
     elif st.session_state.get("_nb_jump_cells") != digest:  # the cells changed: the box is told its label anew,
         st.session_state["nb_jump"] = want  # or it would still name a deleted or moved cell (#25)
@@ -216,7 +214,7 @@ else:
             ):
                 with guard():
                     cv.preview(nb, event["turn"])
-            cv.edit_cell(nb, i, event, orgs=org_ids, people=person_ids)
+            cv.edit_cell(nb, i, event, lists)
 
 with st.expander("Compare two cells", expanded=False):
     cv.compare(nb)
@@ -227,9 +225,8 @@ st.subheader("Add a cell")
 kind = st.selectbox(
     "Event", kinds(), key="new_kind", format_func=lambda k: {"open_turn": "open_turn (or replace a turn)"}.get(k, k)
 )
-event = cv.event_form(kind, orgs=org_ids, people=person_ids)
-note = st.text_input("note (shown under the cell)", key="f_note")
-if note:
+event = cv.event_form(kind, lists)
+if note := st.text_input("note (shown under the cell)", key="f_note"):
     event["note"] = note
 where = st.number_input("Insert at position", 0, len(events), len(events), key="f_pos")
 if st.button("Add cell", key="add_cell", type="primary"):

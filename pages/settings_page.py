@@ -39,8 +39,7 @@ def local_time(at: str) -> str:
 
 def _answers(step: Obj) -> str:
     """What a step answers for a shortcut (R22), or a dash: its subject, relation and threshold."""
-    answers = step.get("answers")
-    if not answers:
+    if not (answers := step.get("answers")):
         return "—"
     subject = answers["subject"]
     return f"{subject['name']} ({subject['kind']}) {answers['relation']}, at weight {step['min_weight']:g} or more"
@@ -49,8 +48,7 @@ def _answers(step: Obj) -> str:
 def workflows_section() -> None:
     """The organization's workflows (its setup file's), whose ids an agent's start_run takes (R21, R22)."""
     st.subheader("Workflows")
-    flows = read(ctx, MemoryService.workflows, org)
-    if not flows:
+    if not (flows := read(ctx, MemoryService.workflows, org)):
         st.caption("No workflow yet: `python -m memory_core setup FILE` adds them.")
         return
     for w in flows:
@@ -58,8 +56,7 @@ def workflows_section() -> None:
         budget = "no cap on graph reads" if probes is None else f"at most {plural(probes, 'graph read')} a turn"
         markdown(f"**{inert(w['id'])}**: {budget} (R21), {plural(len(w['steps']), 'step')}")
         columns = ["Step", "Kind", "Admits calls (R19)", "Shortcut answers (R22)"]
-        rows = [(s["id"], s["kind"], yes_no(bool(s.get("admits_calls"))), _answers(s)) for s in w["steps"]]
-        if rows:
+        if rows := [(s["id"], s["kind"], yes_no(bool(s.get("admits_calls"))), _answers(s)) for s in w["steps"]]:
             wrapped(pd.DataFrame(rows, columns=columns))
     st.caption("An agent lists these with the MCP tool `workflows` and starts a run of one with `start_run`.")
 
@@ -183,8 +180,7 @@ with guard():
     said_once("_settings_saved")
 
     st.subheader("Audit")
-    audit = read(ctx, MemoryService.audit, org, by=ctx.person)
-    if audit:
+    if audit := read(ctx, MemoryService.audit, org, by=ctx.person):
         names = people_names(ctx)
         lines = [
             f"- {local_time(a['at'])} · "

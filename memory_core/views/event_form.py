@@ -57,8 +57,7 @@ def _words(annotation: object) -> tuple[str, ...]:
 
 def fields(kind: str) -> list[FormField]:
     """What the form asks for an event of `kind` (a KeyError for a kind the format has not)."""
-    model = EVENT_MODELS[kind]
-    out = [_field(name, info) for name, info in model.model_fields.items() if name not in NOT_ASKED]
+    out = [_field(name, info) for name, info in EVENT_MODELS[kind].model_fields.items() if name not in NOT_ASKED]
     if kind != "record":
         return out
     first = next(i for i, f in enumerate(out) if f.name in RECORD_KEYS)  # the event is itself a record: one compound

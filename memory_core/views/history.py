@@ -105,8 +105,7 @@ def diff(before: Iterable[Row], after: Iterable[Row]) -> Obj:
     for k in sorted(set(a) | set(b), key=lambda k: tuple("" if x is None else str(x) for x in k)):
         part, row = _part(a.get(k), b.get(k))
         if row is not None:
-            graph = graph_name(*k[:2])
-            graphs.setdefault(graph, {"added": [], "gone": [], "changed": []})[part].append(row)
+            graphs.setdefault(graph_name(*k[:2]), {"added": [], "gone": [], "changed": []})[part].append(row)
     return {g: graphs[g] for g in sorted(graphs, key=lambda g: (("World", "User", "Flow").index(g.split()[0]), g))}
 
 

@@ -283,14 +283,9 @@ def run_export(svc: MemoryService, org: str, run_id: str) -> Obj:
     }
 
 
-def file_name(run_id: str) -> str:
-    """The name the notebook gives a run's scenario (its "Download scenario")."""
-    return f"run-{run_id}.json"
-
-
 def notebook_of(export: Obj, run_id: str) -> Notebook:
-    """A notebook of an exported run, none of its cells run, removed with the run or its person (scrub_erased)."""
-    return new(export["doc"], file_name(run_id), made_from=MadeFrom.model_validate(export["made_from"]))
+    """A notebook of an exported run (`run-ID.json`), no cell run yet, gone with the run or its person (R29-R31)."""
+    return new(export["doc"], f"run-{run_id}.json", made_from=MadeFrom.model_validate(export["made_from"]))
 
 
 def reopen(nb_id: str) -> Notebook | None:

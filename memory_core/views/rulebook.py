@@ -147,8 +147,7 @@ def link_rules(markdown: str, titles: dict[str, str], page: str = "rules") -> st
         hover = f"{number}: {title}".replace('"', "'")
         return f'[{m.group(0)}]({page}?rule={number} "{hover}")'
 
-    parts = _CODE_OR_LINK.split(markdown)
-    return "".join(p if i % 2 else CITATION.sub(link, p) for i, p in enumerate(parts))
+    return "".join(p if i % 2 else CITATION.sub(link, p) for i, p in enumerate(_CODE_OR_LINK.split(markdown)))
 
 
 def titles(book: Rulebook) -> dict[str, str]:

@@ -68,5 +68,4 @@ def identity_words(claims: Mapping[str, object]) -> str:
 def shown_as(claims: Mapping[str, object]) -> str:
     """How the sidebar names the identity signed in: its verified address, else its subject."""
     found = signed_in_identities(dict(claims))
-    email = next((i.key for i in found if i.kind == EMAIL), None)
-    return email or str(claims.get("sub") or "")
+    return next((i.key for i in found if i.kind == EMAIL), None) or str(claims.get("sub") or "")

@@ -24,8 +24,7 @@ JOINER = "\u2060"
 
 def inert(text: object) -> str:
     """Text made inert for Markdown with HTML (#26): punctuation backslashed, HTML escaped, autolinks broken."""
-    escaped = html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False)
-    return _AUTOLINK.sub(JOINER, escaped)
+    return _AUTOLINK.sub(JOINER, html.escape(_MARKDOWN.sub(r"\\\1", str(text)), quote=False))
 
 
 def probes_used(used: int, cap: int | None) -> str:
