@@ -112,8 +112,7 @@ def turn_reads(ctx: Context, turn_id: str) -> None:
     if not reads:
         return
     st.markdown(cite("**What it read and was told**, in order (being read never supports a fact, R25):"))
-    lines = trace_lines(reads, inert, to_weights)
-    st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
+    st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(trace_lines(reads, inert, to_weights), 1)))
 
 
 def fact_readers(ctx: Context, org: str, fact_id: int) -> None:
