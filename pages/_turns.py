@@ -65,8 +65,7 @@ def _turn_line(run: RunDetail, turn_id: str, client: str | None) -> list[str]:
 
 def latest_turns(ctx: Context, org: str) -> None:
     """The organization's most recent turns, each as it goes (the page is live) and linked to its turn."""
-    runs = read(ctx, MemoryService.runs, org)
-    recent = [(r, t) for r in runs for t in r["turns"]][-LATEST:]
+    recent = [(r, t) for r in read(ctx, MemoryService.runs, org) for t in r["turns"]][-LATEST:]
     if not recent:
         return
     clients = read(ctx, MemoryService.run_clients, [r["id"] for r, _ in recent])
