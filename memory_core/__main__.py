@@ -145,8 +145,7 @@ def _replayed(scenario: Scenario, *, db: str | None, strict: bool) -> tuple[Any,
 
 def _print_json(value: object) -> None:
     """A document on standard output as the commands print JSON: indented, UTF-8 as it is."""
-    json.dump(value, sys.stdout, indent=2, ensure_ascii=False)
-    sys.stdout.write("\n")
+    print(json.dumps(value, indent=2, ensure_ascii=False))
 
 
 @contextmanager

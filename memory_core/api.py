@@ -94,8 +94,7 @@ def body_problem(body: Any) -> str:
     workflow = body["workflow"]
     if not isinstance(workflow, dict):
         return f"`workflow` must be an object of settings, such as {EXAMPLE[13:-1]}."
-    problem = settings_problem(workflow)
-    if problem:
+    if problem := settings_problem(workflow):
         return f"workflow: {problem}"
     return f"Send the body as `Content-Type: application/json`, such as {EXAMPLE}."
 

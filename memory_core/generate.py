@@ -13,7 +13,7 @@ from typing import Any
 from .plain import Obj
 from .rules.keys import entity_key
 from .rules.vocabulary import WORLD_KINDS
-from .rules.weights import DISPUTE_CONTRIBUTION, RELIABILITY, contribution, independence_key, score
+from .rules.weights import DISPUTE_CONTRIBUTION, contribution, independence_key, reliability_of, score
 from .store.bulk import Sink, after_bulk_load, digest, key_for, update_by_id
 from .store.database import Engine
 
@@ -235,7 +235,7 @@ class Written:
         said = {"excerpt": f"{source} says {len(claims)} things.", "reliability": rel}
         self.sink.put("record", row | said | {"nested_id": None, "claims": []})
         if not failed:  # R2: the evidence stays, nothing is taught
-            key, weight = independence_key(origin, source, run_id=run_id), RELIABILITY[origin] if rel is None else rel
+            key, weight = independence_key(origin, source, run_id=run_id), reliability_of(origin, rel)
             support = {"key": key, "origin": origin, "contribution": contribution(weight), "run_id": run_id}
             self.teach(dict.fromkeys(claims), support | {"turn_id": turn_id, "record_id": rec_id})  # R25
 

@@ -68,8 +68,7 @@ def _identity(service: MemoryService, args: argparse.Namespace) -> int:
     if args.action == "list":
         links = service.identity_links(args.org)
         if args.json:
-            json.dump(links, sys.stdout, indent=2, ensure_ascii=False)
-            sys.stdout.write("\n")
+            print(json.dumps(links, indent=2, ensure_ascii=False))
         for link in [] if args.json else links:
             print(f"{link['person']} ({link['person_name']}): {link['identity']}, linked {link['linked_at']}")
         return 0

@@ -34,8 +34,7 @@ def download(
     button: Callable[..., object], label: str, data: str | Callable[[], str], *, file_name: str, key: str
 ) -> None:
     """A download `button` (st's or a container's) for a CSV (cells safe in a spreadsheet) or JSON file."""
-    csv = file_name.endswith(".csv")
-    mime, help_ = ("text/csv", csv_safe.HELP) if csv else ("application/json", None)
+    mime, help_ = ("text/csv", csv_safe.HELP) if file_name.endswith(".csv") else ("application/json", None)
     button(label, data, file_name=file_name, mime=mime, key=key, help=help_)
 
 

@@ -65,8 +65,7 @@ def _turn_line(run: RunDetail, turn_id: str, client: str | None) -> list[str]:
 
 def latest_turns(ctx: Context, org: str) -> None:
     """The organization's most recent turns, each as it goes (the page is live) and linked to its turn."""
-    runs = read(ctx, MemoryService.runs, org)
-    recent = [(r, t) for r in runs for t in r["turns"]][-LATEST:]
+    recent = [(r, t) for r in read(ctx, MemoryService.runs, org) for t in r["turns"]][-LATEST:]
     if not recent:
         return
     clients = read(ctx, MemoryService.run_clients, [r["id"] for r, _ in recent])
@@ -112,8 +111,7 @@ def turn_reads(ctx: Context, turn_id: str) -> None:
     if not reads:
         return
     st.markdown(cite("**What it read and was told**, in order (being read never supports a fact, R25):"))
-    lines = trace_lines(reads, inert, to_weights)
-    st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1)))
+    st.markdown("\n".join(f"{i}. {line}" for i, line in enumerate(trace_lines(reads, inert, to_weights), 1)))
 
 
 def fact_readers(ctx: Context, org: str, fact_id: int) -> None:

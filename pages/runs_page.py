@@ -49,9 +49,8 @@ def _taught(t: TurnDetail) -> None:
     m = t["map"] or {}
     kinds = ", ".join(f"{n} {k}" for k, n in sorted((m.get("kinds") or {}).items())) or "no entities"
     markdown(f"**Map taken at open** (R18): {inert(kinds)}; {plural(m.get('facts', 0), 'fact')}.")
-    taught = t["taught"]
     if teaches(t["status"]):
-        supports = [plural(taught[g], f"{g.capitalize()} support") for g in ("world", "user", "flow")]
+        supports = [plural(t["taught"][g], f"{g.capitalize()} support") for g in ("world", "user", "flow")]
         markdown(f"**Taught** (R1, R7 to R9): {', '.join(supports)}.")
     else:
         markdown(f"**Taught nothing**: {WHY_NOTHING.get(t['status'], t['status'])}.")
@@ -102,8 +101,7 @@ def _records(t: TurnDetail, linked: str | None) -> None:
 
 def _open_clicked() -> None:
     """A bar of the timeline clicked: its run chosen, whatever the filters (as a link to it), its turn open."""
-    chosen = clicked("runs_timeline")
-    if chosen:
+    if chosen := clicked("runs_timeline"):
         st.session_state["runs_run"], st.session_state["runs_turn"] = chosen
         st.session_state.update(runs_people=[], runs_via=[], runs_record=None, runs_scroll=True)
 

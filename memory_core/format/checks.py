@@ -136,8 +136,7 @@ def _declared_setting(path: str, value: Any) -> str | None:
 
 
 def _workflow(p: str, value: Any, *, orgs: set[str]) -> Obj:
-    declared = _declared_setting(p, value)
-    if declared:
+    if declared := _declared_setting(p, value):
         raise FormatError(declared, "a workflow cannot declare an organization setting; only the owner sets them (R15)")
     w = validate(doc.WorkflowEntry, value, path=p)
     if w.org not in orgs:

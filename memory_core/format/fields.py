@@ -77,8 +77,7 @@ def _place(kind: Any, value: Any, error: ErrorDetails, *, every: bool = False) -
     parts: list[str | int] = []
     tp, parent, here = kind, None, value
     for part in error["loc"]:
-        members = _members(tp)
-        if members:
+        if members := _members(tp):
             chosen = _chosen(members, here, parent)
             if chosen is not None and chosen != part and not every:
                 return None
@@ -243,8 +242,7 @@ def _unstorable(found: str) -> str:
 def storable(path: str, value: Any) -> None:
     """Every text in `value`, object keys included, can be stored as given on both backends."""
     if isinstance(value, str):
-        found = _UNSTORABLE.search(value)
-        if found:
+        if found := _UNSTORABLE.search(value):
             raise FormatError(path, f"this text holds {_unstorable(found.group())}")
     elif isinstance(value, dict):
         for key, item in value.items():

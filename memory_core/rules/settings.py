@@ -57,8 +57,7 @@ def settings_problem(changes: Mapping[str, object]) -> str | None:
     """Why a settings change is invalid as a whole (R15), or None when every key and value is good."""
     for name, value in changes.items():
         if name not in SETTING_BY_NAME:
-            known = ", ".join(SETTING_BY_NAME)
-            return f"unknown setting {name!r} (the settings are {known}) (R15)"
+            return f"unknown setting {name!r} (the settings are {', '.join(SETTING_BY_NAME)}) (R15)"
         if not isinstance(value, bool):
             return f"{name} must be true or false, not {value!r} (R15)"
     return None

@@ -67,8 +67,7 @@ def _host_key(host: str) -> str | None:
 def independence_key(origin: str, source: str | None, *, run_id: str) -> str:
     """R25: supports with the same origin and key are one source."""
     if origin == "web":
-        host = web_host(source or "")
-        if host is None:
+        if (host := web_host(source or "")) is None:
             raise ValueError(f"web source {source!r} has no host (R25)")
         return host
     if origin == "model":
