@@ -38,14 +38,13 @@
   }
   function clamp(c, lo, hi) { return Math.max(lo, Math.min(hi, c)); }
   function fitted() { window.fitted = true; }
-  // Everything drawn in the frame (names and relations too): the focus within 8% of its middle (#39). After a
-  // click (`loose`) the view moves only if something drawn is outside it, and then as little as it can: zoomed
-  // out no further than needed, panned no further than needed, smoothly; the nodes stay where they are, so
-  // what was drawn does not jump (#39: a click moves it by less than 20 px). Then `window.fitted`.
+  // Everything drawn in the frame (names and relations too), the focus within 8% of its middle (#39). After a click
+  // (`loose`) the view moves only if something drawn is outside it, as little as it can (zoom, pan), smoothly; the
+  // nodes stay where they are, so what was drawn does not jump (#39: less than 20 px). Then `window.fitted`.
   function fit(loose) {
-    var f = network.getPositions([FOCUS])[FOCUS], b = {l: f.x, r: f.x, t: f.y, b: f.y};
-    function add(l, t, r, btm) { b.l = Math.min(b.l, l); b.r = Math.max(b.r, r); b.t = Math.min(b.t, t); b.b = Math.max(b.b, btm); }
-    extents({}).forEach(function (x) { add(x.l, x.t, x.r, x.b); });
+    var f = network.getPositions([FOCUS])[FOCUS], b = extents({}).reduce(function (u, x) {  // what is drawn, and the focus
+      return {l: Math.min(u.l, x.l), r: Math.max(u.r, x.r), t: Math.min(u.t, x.t), b: Math.max(u.b, x.b)};
+    }, {l: f.x, r: f.x, t: f.y, b: f.y});
     var el = document.getElementById("mynetwork"), W = 0.98 * el.clientWidth, H = 0.98 * el.clientHeight;
     if (loose) {
       var v = network.getViewPosition(), now = network.getScale();
@@ -65,11 +64,10 @@
   }
   network.once("afterDrawing", function () { fit(false); window.centred = true; });
   network.redraw();
-  // What a click opens goes where there is room in the view (#39), so the view need not move: each new node in turn
-  // at the free place nearest the node clicked where its name and its facts' relations touch no name, box or relation
-  // drawn, no line crosses them and its lines cross no box (as layout.py's first view); what finds no room waits
-  // behind "+N more". Only if none finds room may lines cross the clicked node's values box, then any box and go out
-  // of the view (a few at a time: the view then moves as little as it can, `fit`).
+  // What a click opens goes where there is room in the view (#39): each new node in turn at the free place nearest the
+  // node clicked where its name and relations touch nothing drawn and no line crosses a box (as layout.py's first view);
+  // the rest wait behind "+N more". If none fits, lines may cross the clicked node's values box, then any box, and
+  // leave the view (a few: `fit` then moves it as little as it can).
   var ruler = document.createElement("canvas").getContext("2d"), widths = {};
   function box(at, label, font, pad, dot) {  // a text's box as vis-network draws it: in a box, under a dot, on an edge
     var lines = label.split("\n"), h = lines.length * font + 2 * pad, w = widths[font + label];
