@@ -69,10 +69,9 @@ def _graph_chosen(runs: list[str], run: DeltaGenerator) -> tuple[str, str]:
 
 
 def _loaded(
-    at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int
+    at: Version | None, graph: str, owner: str, drawn_at: int | None, clock: int, name: str | None
 ) -> tuple[FocusPublic | GraphJson, str | None, str]:
-    """The facts around the focus now, or as they stood after `drawn_at` (R32); its node id and how found (#39)."""
-    name = st.session_state.get("g_focus") or None
+    """The focus `name` and the facts around it now, or as they stood after `drawn_at` (R32); its id, how found (#39)."""
     if drawn_at is not None:
         past = _history.then(ctx, clock, MemoryService.graph_at, graph, owner, drawn_at, limit=LOADED, ids=True)
         ends = (e for f in past["facts"] for e in (f["subject"], f["object"]) if "kind" in e)
@@ -84,8 +83,7 @@ def _loaded(
 
 
 def _search(graph: str, owner: str, row: DeltaGenerator) -> None:
-    """Entities found as the reader types, by GraphResolve's words (#38), listed in `row`, below the bar, so the drawing
-    stays where it is; choosing one focuses it (#39). "rob" finds Acme Robotics, "obot" nothing."""
+    """Entities found as the reader types, by GraphResolve's words (#38), listed in `row`; choosing one focuses it (#39)."""
     text = st.text_input("Find an entity", key="g_find", live=True, placeholder="the start of any word of a name")
     if not text:
         return
@@ -118,8 +116,7 @@ def _said(name: str | None, asked: str | None, by: str) -> None:
 
 
 def _trail(graph: str, name: str | None, row: DeltaGenerator) -> None:
-    """The entities walked through in this graph (#39), a breadcrumb in `row` above the drawing, each step a link back.
-    Going back to a step keeps the steps after it, as a browser's Back does, until the reader walks elsewhere."""
+    """The entities walked in this graph (#39), a breadcrumb in `row`, each a link back; Back keeps the steps ahead."""
     steps, here = st.session_state.get("_g_trail", {}).get(graph, ([], -1))  # another graph's trail goes
     if name in steps:
         here = steps.index(name)
@@ -213,10 +210,10 @@ def drawing(bar: DeltaGenerator, row: DeltaGenerator) -> None:
         shown, other = _moment(ctx, org, graph, popover)
         drawn_at, changed = _drawn_and_changed(shown, other, graph, owner)
         cmp = compare(*changed[0], since=changed[1]) if changed else None  # since the earlier moment
-        data, focus, by = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0)
+        asked = st.session_state.get("g_focus") or None
+        data, focus, by = _loaded(at, graph, owner, drawn_at, shown.clock if shown else 0, asked)
         with popover:
             flt = _drawing.filters(data)
-        asked = st.session_state.get("g_focus") or None
         to_link(LINKED)
         taught = _taught(graph, owner)
         marked = tuple(sorted(taught))

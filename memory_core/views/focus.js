@@ -25,51 +25,49 @@
     return here;
   }
   function extents(at) {  // each node's box (a dot's name whole: vis-network's box stops above its foot) and relation's
-    var out = [];
-    nodes.getIds().forEach(function (n) {
+    var out = nodes.getIds().map(function (n) {
       var b = network.getBoundingBox(n), s = network.body.nodes[n].labelModule.size;
-      out.push({l: Math.min(b.left, s.left), r: Math.max(b.right, s.left + s.width), t: b.top,
-                b: Math.max(b.bottom, s.top + s.height), at: at[n], id: n});
+      return {l: Math.min(b.left, s.left), r: Math.max(b.right, s.left + s.width), t: b.top,
+              b: Math.max(b.bottom, s.top + s.height), at: at[n], id: n};
     });
-    Object.values(network.body.edges).forEach(function (e) {
+    var named = Object.values(network.body.edges).filter(function (e) { return e.options.label; });
+    return out.concat(named.map(function (e) {
       var s = e.labelModule.size;
-      if (e.options.label) { out.push({l: s.left, r: s.left + s.width, t: s.top, b: s.top + s.height}); }
-    });
-    return out;
+      return {l: s.left, r: s.left + s.width, t: s.top, b: s.top + s.height};
+    }));
   }
-  // Everything drawn in the frame (names and relations too): the focus within 8% of its middle (#39). After a
-  // click (`loose`) the view moves only if something drawn is outside it, and then as little as it can: zoomed
-  // out no further than needed, panned no further than needed, smoothly; the nodes stay where they are, so
-  // what was drawn does not jump (#39: a click moves it by less than 20 px). Returns whether the view moves.
+  function clamp(c, lo, hi) { return Math.max(lo, Math.min(hi, c)); }
+  function fitted() { window.fitted = true; }
+  // Everything drawn in the frame (names and relations too), the focus within 8% of its middle (#39). After a click
+  // (`loose`) the view moves only if something drawn is outside it, as little as it can (zoom, pan), smoothly; the
+  // nodes stay where they are, so what was drawn does not jump (#39: less than 20 px). Then `window.fitted`.
   function fit(loose) {
-    var f = network.getPositions([FOCUS])[FOCUS], b = {l: f.x, r: f.x, t: f.y, b: f.y};
-    function add(l, t, r, btm) { b.l = Math.min(b.l, l); b.r = Math.max(b.r, r); b.t = Math.min(b.t, t); b.b = Math.max(b.b, btm); }
-    extents({}).forEach(function (x) { add(x.l, x.t, x.r, x.b); });
+    var f = network.getPositions([FOCUS])[FOCUS], b = extents({}).reduce(function (u, x) {  // what is drawn, and the focus
+      return {l: Math.min(u.l, x.l), r: Math.max(u.r, x.r), t: Math.min(u.t, x.t), b: Math.max(u.b, x.b)};
+    }, {l: f.x, r: f.x, t: f.y, b: f.y});
     var el = document.getElementById("mynetwork"), W = 0.98 * el.clientWidth, H = 0.98 * el.clientHeight;
     if (loose) {
       var v = network.getViewPosition(), now = network.getScale();
       var s = Math.min(now, W / (b.r - b.l), H / (b.b - b.t));
-      function pan(c, lo, hi, half) { return Math.max(hi - half, Math.min(lo + half, c)); }
-      var at = {x: pan(v.x, b.l, b.r, W / 2 / s), y: pan(v.y, b.t, b.b, H / 2 / s)};
-      if (s === now && at.x === v.x && at.y === v.y) { return false; }
+      var at = {x: clamp(v.x, b.r - W / 2 / s, b.l + W / 2 / s), y: clamp(v.y, b.b - H / 2 / s, b.t + H / 2 / s)};
+      if (s === now && at.x === v.x && at.y === v.y) { return fitted(); }
       network.moveTo({position: at, scale: s, animation: {duration: 300, easingFunction: "easeInOutQuad"}});
-      return true;
+      return network.once("animationFinished", fitted);
     }
     var off = 0.08, k = 0.5 + off;
     var s = Math.min(1, W / (b.r - b.l), H / (b.b - b.t), k * W / (b.r - f.x), k * W / (f.x - b.l),
                      k * H / (b.b - f.y), k * H / (f.y - b.t));
-    function near(c, at, room) { return Math.max(at - room, Math.min(at + room, c)); }
-    var at = {x: near((b.l + b.r) / 2, f.x, off * W / s), y: near((b.t + b.b) / 2, f.y, off * H / s)};
+    var at = {x: clamp((b.l + b.r) / 2, f.x - off * W / s, f.x + off * W / s),
+              y: clamp((b.t + b.b) / 2, f.y - off * H / s, f.y + off * H / s)};
     network.moveTo({position: at, scale: s, animation: false});
-    return true;
+    fitted();
   }
-  network.once("afterDrawing", function () { fit(false); window.centred = window.fitted = true; });
+  network.once("afterDrawing", function () { fit(false); window.centred = true; });
   network.redraw();
-  // What a click opens goes where there is room in the view (#39), so the view need not move: each new node in turn
-  // at the free place nearest the node clicked where its name and its facts' relations touch no name, box or relation
-  // drawn, no line crosses them and its lines cross no box (as layout.py's first view); what finds no room waits
-  // behind "+N more". Only if none finds room may lines cross the clicked node's values box, then any box and go out
-  // of the view (a few at a time: the view then moves as little as it can, `fit`).
+  // What a click opens goes where there is room in the view (#39): each new node in turn at the free place nearest the
+  // node clicked where its name and relations touch nothing drawn and no line crosses a box (as layout.py's first view);
+  // the rest wait behind "+N more". If none fits, lines may cross the clicked node's values box, then any box, and
+  // leave the view (a few: `fit` then moves it as little as it can).
   var ruler = document.createElement("canvas").getContext("2d"), widths = {};
   function box(at, label, font, pad, dot) {  // a text's box as vis-network draws it: in a box, under a dot, on an edge
     var lines = label.split("\n"), h = lines.length * font + 2 * pad, w = widths[font + label];
@@ -159,9 +157,7 @@
       if (!more) { edges.update(Object.assign({id: "line-" + rest.id, from: id, to: rest.id, title: title}, line)); }
     }
     window.fitted = false;  // once drawn, the view moves to show what opened, only if some of it is outside
-    network.once("afterDrawing", function () {
-      if (fit(true)) { network.once("animationFinished", function () { window.fitted = true; }); } else { window.fitted = true; }
-    });
+    network.once("afterDrawing", function () { fit(true); });
   }
   // A click opens the fact whose tooltip shows, even where vis-network's hit test reports a node (#16).
   var shown = null;

@@ -103,7 +103,7 @@ class _Drawn:
 
 
 def _label_size(label: str) -> tuple[float, float]:
-    lines = label.split("\n") if label else [""]
+    lines = label.split("\n")  # "" is one empty line
     return max(map(len, lines)) * CHAR * EDGE / 2 + 2, len(lines) * LINE * EDGE / 2 + 1
 
 

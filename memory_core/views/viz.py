@@ -197,7 +197,7 @@ class _Graph:
             room = (FIRST - 1) // depth if k < depth else FIRST - len(drawn)
             queues = [[b for b, _, _ in self.near[n] if b not in drawn] for n in ring]
             turns = dict.fromkeys(b for i in range(FIRST if k == 1 else KIDS) for q in queues for b in q[i : i + 1])
-            ring = [b for b in turns if b not in drawn][:room]
+            ring = list(turns)[:room]  # the queues hold none drawn
             drawn |= dict.fromkeys(ring, k)
         return drawn
 
