@@ -70,13 +70,10 @@ def erase_run(s: Session, run: RunRef) -> Obj:
     summary = run_preview(s, run)
     drop_graph(s, "flow", run.id)
     of_user_fact = select(Fact.id).where(col(Fact.id) == Support.fact_id, Fact.graph == "user").exists()
-    # R23: its evidence was elsewhere, and stays hidden there
-    _set(s, Support, col(Support.run_id) == run.id, of_user_fact, erased_run_org=run.org_id)
-    _set(s, Support, col(Support.run_id) == run.id, run_id=None, turn_id=None, record_id=None)
-    # R33: its history goes with it; the past keeps its supports as the present does.
-    gone_of_run = col(SupportGone.run_id) == run.id
-    _set(s, SupportGone, gone_of_run, col(SupportGone.graph) == "user", erased_run_org=run.org_id)
-    _set(s, SupportGone, gone_of_run, run_id=None, turn_id=None, record_id=None)
+    # R23: a User fact's evidence was elsewhere, and stays hidden there; R33: the past keeps its supports as the present
+    for votes, of_user in ((Support, of_user_fact), (SupportGone, col(SupportGone.graph) == "user")):
+        _set(s, votes, col(votes.run_id) == run.id, of_user, erased_run_org=run.org_id)
+        _set(s, votes, col(votes.run_id) == run.id, run_id=None, turn_id=None, record_id=None)
     turn_ids = select(Turn.id).where(Turn.run_id == run.id)
     _drop(s, TurnLog, col(TurnLog.turn_id).in_(turn_ids))
     # R33: no moment names the run, its turns, or (a replacing turn's detail) the turn it replaced.
