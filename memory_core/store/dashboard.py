@@ -102,13 +102,7 @@ def runs(s: Session, org_id: str) -> list[Obj]:
 
 
 def facts_table(
-    s: Session,
-    org_id: str,
-    *,
-    person: str | None = None,
-    limit: int | None = None,
-    graphs: tuple[str, ...] = ("world", "user", "flow"),
-    fact: int | None = None,
+    s: Session, org_id: str, *, person: str | None, limit: int | None, graphs: tuple[str, ...], fact: int | None
 ) -> list[Obj]:
     """Rows for Fact weights of the graphs asked for (R20), or (`fact`) that one fact's row, if it is in one of them."""
     runs = select(Run.id).where(Run.org_id == org_id)
