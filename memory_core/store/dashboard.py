@@ -102,13 +102,7 @@ def runs(s: Session, org_id: str) -> list[Obj]:
 
 
 def facts_table(
-    s: Session,
-    org_id: str,
-    *,
-    person: str | None = None,
-    limit: int | None = None,
-    graphs: tuple[str, ...] = ("world", "user", "flow"),
-    fact: int | None = None,
+    s: Session, org_id: str, *, person: str | None, limit: int | None, graphs: tuple[str, ...], fact: int | None
 ) -> list[Obj]:
     """Rows for Fact weights of the graphs asked for (R20), or (`fact`) that one fact's row, if it is in one of them."""
     runs = select(Run.id).where(Run.org_id == org_id)
@@ -302,15 +296,21 @@ class Recorded:
 
 def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> Recorded:
     """What memory recorded: everything, one organization's (`org`) or one run's (`run`), which exist."""
-    out = Recorded()
-    _orgs_and_people(s, out, org=org)
+    out = setup_of(s, org=org)
     audit = select(SettingsAudit).order_by(col(SettingsAudit.moment), col(SettingsAudit.id))
     if org is not None:
         audit = audit.where(SettingsAudit.org_id == org)
     out.changes = [picked(a, "moment org=org_id by setting new") for a in s.exec(audit)]
-    out.runs = _runs(s, org=org, run=run)
-    if out.runs:
-        _turns(s, out, [r["id"] for r in out.runs])
+    runs = select(Run).order_by(col(Run.seq))
+    if run is not None:
+        runs = runs.where(Run.id == run)
+    elif org is not None:
+        runs = runs.where(Run.org_id == org)
+    out.runs = [
+        picked(r, "id org=org_id person=person_id workflow=workflow_id surface requested_ephemeral")
+        for r in s.exec(runs)
+    ]
+    _turns(s, out)
     out.moments = moments(s, org=org, run=run)
     for moment in out.moments:
         if moment["what"] in ("dispute", "retract") and moment["facts"]:
@@ -318,8 +318,9 @@ def recorded(s: Session, *, org: str | None = None, run: str | None = None) -> R
     return out
 
 
-def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
-    """The organizations in scope (owner, settings as made, workflows); every person with their memberships."""
+def setup_of(s: Session, *, org: str | None = None) -> Recorded:
+    """The organizations in scope (owner, settings as made, workflows), every person's memberships: a setup file's."""
+    out = Recorded()
     for o in organizations(s):
         if org is None or o["id"] == org:
             row = s.get_one(Organization, o["id"])
@@ -327,30 +328,14 @@ def _orgs_and_people(s: Session, out: Recorded, *, org: str | None) -> None:
             out.orgs.append({**o, "settings": made})
             out.workflows += workflows(s, row.id)
     out.people = [{"id": p["id"], "name": p["name"], "memberships": p["roles"]} for p in people(s)]
-
-
-def setup_of(s: Session) -> Recorded:
-    """Every organization (settings as made), person and workflow: what a setup file is compared with."""
-    out = Recorded()
-    _orgs_and_people(s, out, org=None)
     return out
 
 
-def _runs(s: Session, *, org: str | None, run: str | None) -> list[Obj]:
-    """The runs of the scope, in the order they started, as the scenario export opens them."""
-    runs = select(Run).order_by(col(Run.seq))
-    if run is not None:
-        runs = runs.where(Run.id == run)
-    elif org is not None:
-        runs = runs.where(Run.org_id == org)
-    return [
-        picked(r, "id org=org_id person=person_id workflow=workflow_id surface requested_ephemeral")
-        for r in s.exec(runs)
-    ]
-
-
-def _turns(s: Session, out: Recorded, run_ids: list[str]) -> None:
+def _turns(s: Session, out: Recorded) -> None:
     """The runs' turns, their records in number order and their nested work in call order."""
+    run_ids = [r["id"] for r in out.runs]
+    if not run_ids:
+        return
     turns = s.exec(select(Turn).where(col(Turn.run_id).in_(run_ids)).order_by(col(Turn.seq))).all()
     out.turns = [{"id": t.id, "run": t.run_id, "status": t.status, "steps": list(t.steps)} for t in turns]
     out.records = {t.id: [] for t in turns}

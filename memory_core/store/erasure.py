@@ -70,13 +70,10 @@ def erase_run(s: Session, run: RunRef) -> Obj:
     summary = run_preview(s, run)
     drop_graph(s, "flow", run.id)
     of_user_fact = select(Fact.id).where(col(Fact.id) == Support.fact_id, Fact.graph == "user").exists()
-    # R23: its evidence was elsewhere, and stays hidden there
-    _set(s, Support, col(Support.run_id) == run.id, of_user_fact, erased_run_org=run.org_id)
-    _set(s, Support, col(Support.run_id) == run.id, run_id=None, turn_id=None, record_id=None)
-    # R33: its history goes with it; the past keeps its supports as the present does.
-    gone_of_run = col(SupportGone.run_id) == run.id
-    _set(s, SupportGone, gone_of_run, col(SupportGone.graph) == "user", erased_run_org=run.org_id)
-    _set(s, SupportGone, gone_of_run, run_id=None, turn_id=None, record_id=None)
+    # R23: a User fact's evidence was elsewhere, and stays hidden there; R33: the past keeps its supports as the present
+    for votes, of_user in ((Support, of_user_fact), (SupportGone, col(SupportGone.graph) == "user")):
+        _set(s, votes, col(votes.run_id) == run.id, of_user, erased_run_org=run.org_id)
+        _set(s, votes, col(votes.run_id) == run.id, run_id=None, turn_id=None, record_id=None)
     turn_ids = select(Turn.id).where(Turn.run_id == run.id)
     _drop(s, TurnLog, col(TurnLog.turn_id).in_(turn_ids))
     # R33: no moment names the run, its turns, or (a replacing turn's detail) the turn it replaced.
@@ -105,19 +102,15 @@ def erase_account(s: Session, person: PersonRef) -> Obj:
     n = int(s.exec(select(func.coalesce(func.max(ErasedAccount.n), 0))).one()) + 1
     s.add(ErasedAccount(n=n))
     erased_key = f"person:erased:{n}"
-    _set(s, Support, col(Support.origin) == "person", col(Support.key) == person.id, key=erased_key)
-    _set(s, SupportGone, col(SupportGone.origin) == "person", col(SupportGone.key) == person.id, key=erased_key)
-    _set(s, Record, col(Record.origin) == "person", col(Record.source) == person.id, source=erased_key)
+    for said, by in ((Support, "key"), (SupportGone, "key"), (Record, "source")):  # what the person said, keyed anew
+        _set(s, said, col(said.origin) == "person", col(getattr(said, by)) == person.id, **{by: erased_key})
     drop_graph(s, "user", person.id)
-    _drop(s, ApiToken, col(ApiToken.person_id) == person.id)
-    _drop(s, IdentityLink, col(IdentityLink.person_id) == person.id)  # R30: its sign-in links
-    _drop(s, Membership, col(Membership.person_id) == person.id)
+    for held in (ApiToken, IdentityLink, Membership):  # R30: its tokens, sign-in links and memberships
+        _drop(s, held, col(held.person_id) == person.id)
     reads.erase(s, select(Turn.id).join(Run, col(Run.id) == Turn.run_id).where(Run.person_id == person.id))
-    _set(s, Run, col(Run.person_id) == person.id, person_id=None)
-    _set(s, Dispute, col(Dispute.by) == person.id, by=None)
-    _set(s, DisputeGone, col(DisputeGone.by) == person.id, by=None)
-    _set(s, Moment, col(Moment.person_id) == person.id, person_id=None)
-    _set(s, SettingsAudit, col(SettingsAudit.by) == person.id, by=None)
+    nulled = ((Run, "person_id"), (Dispute, "by"), (DisputeGone, "by"), (Moment, "person_id"), (SettingsAudit, "by"))
+    for kept, by in nulled:  # kept, without the person
+        _set(s, kept, col(getattr(kept, by)) == person.id, **{by: None})
     _drop(s, Person, col(Person.id) == person.id)
     s.add(ScrubDue(reason="delete_account"))  # R31: the files still hold the text
     return summary | {"erased_key": erased_key}

@@ -12,6 +12,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
+from .. import errors as E
 from ..plain import Obj
 from ..rules.weights import score
 from .dialect import dialect_of
@@ -243,9 +244,13 @@ def moment_numbers(s: Session, *, last: int | None = None, org: str | None = Non
 
 
 def turn_end_moment(s: Session, turn_id: str) -> int | None:
-    """The moment a turn ended (None if it has not, or its run was erased)."""
+    """The moment a turn ended, None if memory holds no turn of that id (erased ones neither); refused if still open."""
+    if s.get(Turn, turn_id) is None:
+        return None
     rows = _rows(s, "SELECT id FROM moment WHERE turn_id = :t AND what = 'turn_ended'", {"t": turn_id})
-    return int(rows[0][0]) if rows else None
+    if not rows:
+        raise E.UnknownMoment(turn_id, "that turn has not ended yet")
+    return int(rows[0][0])
 
 
 def moment_by_time(s: Session, at: str) -> int | None:
@@ -273,11 +278,6 @@ def timeline_rows(s: Session, fact_id: int) -> tuple[list[Obj], list[Obj], int |
     disputed = _rows(s, 'SELECT "by", contribution, since FROM dispute WHERE fact_id = :f ORDER BY since, id', p)
     disputes = [dict(zip(("by", "contribution", "since"), r, strict=True)) for r in disputed]
     return sorted(supports, key=lambda v: v["id"]), disputes, retracted_at
-
-
-def turn_exists(s: Session, turn_id: str) -> bool:
-    """Whether a turn of that id is in memory (erased turns are not)."""
-    return s.get(Turn, turn_id) is not None
 
 
 # --- the `memory-state/1` document as memory stood after a moment (R32, R33) ----------------------

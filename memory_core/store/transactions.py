@@ -215,12 +215,8 @@ class Database:
             self.standby.scrub_seen = True  # erasure_status waits for the standby to replay it
         return after_erasure(self.engine)
 
-    def erasure_status(self) -> Obj:
-        """R31: whether every deletion's text is out of the files yet, and the standby's (`standby_bytes_gone`)."""
-        return self._with_standby(erasure_status(self.engine), 0.0)
-
     def finish_erasure(self, timeout: float | None = None) -> Obj:
-        """Wait for the background scrub (R31) and a standby's replay of it, then say where it stands."""
+        """Wait for the background scrub (R31) and a standby's replay of it (0.0: no wait), then say where it stands."""
         finisher(self.engine).wait(timeout)
         return self._with_standby(erasure_status(self.engine), timeout)
 

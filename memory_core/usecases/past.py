@@ -57,11 +57,9 @@ class Past(Repository):
             text = str(given).strip()
             if re.fullmatch(r"-?\d+", text):
                 return _on_the_clock(int(text), newest, given=text)
-            if past.turn_exists(s, text):
-                n_ended = past.turn_end_moment(s, text)
-                if n_ended is None:
-                    raise E.UnknownMoment(text, "that turn has not ended yet")
-                return n_ended
+            ended = past.turn_end_moment(s, text)  # a turn's id: right after it ended
+            if ended is not None:
+                return ended
             try:
                 when = datetime.fromisoformat(text.replace("Z", "+00:00"))
             except ValueError:
