@@ -55,9 +55,6 @@ def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
 COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
 COUNT_CAPPED = COUNT + " AND probes_used < :cap"
 
-_ENTITY_COLS = "name, kind, aliases, graph"
-
-
 #: Each graph's owner (R20) as the plain reads take it: a parameter named after the graph.
 _OWNER_PARAMS = {g: f":{g}" for g in GRAPH_ORDER}
 
@@ -66,7 +63,7 @@ def _resolve_sql(with_kind: bool, owner: dict[str, str] = _OWNER_PARAMS) -> str:
     """GraphResolve's statement; `owner` is each graph's owner as an SQL expression."""
     kind = " AND kind = :kind" if with_kind else ""
     by_name = [
-        f"SELECT {_ENTITY_COLS} FROM entity WHERE graph = '{g}' AND owner = {owner[g]} AND key = :k "
+        f"SELECT name, kind, aliases, graph FROM entity WHERE graph = '{g}' AND owner = {owner[g]} AND key = :k "
         f"AND active_facts > 0{kind}"
         for g in GRAPH_ORDER
     ]
