@@ -24,8 +24,7 @@ _TOP = "id graph owner subject_id object_id relation value status weight log_odd
 
 
 def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None, *, erased: bool = True) -> list[Row[Any]]:
-    """The `limit` heaviest facts `where` holds, their ends and counts of their votes (R29), in the state format's
-    order (subject name, relation, object name or value, kinds)."""
+    """The `limit` heaviest facts `where` holds, their ends and vote counts (R29), in the state format's order."""
     by_weight = (col(Fact.weight).desc(), col(Fact.id))
     top = select(*(col(getattr(Fact, c)) for c in _TOP)).where(where).order_by(*by_weight).limit(limit).subquery("top")
     subject, target = aliased(Entity, name="subject"), aliased(Entity, name="target")

@@ -40,11 +40,8 @@ class TurnRow(NamedTuple):
 
 def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
     """The turn a read is made in, its run and workflow (steps decoded), its row locked; or None."""
-    hit = db.rows(TURN, {"t": turn_id})
-    if not hit:
-        return None
-    turn = TurnRow._make(hit[0])
-    return turn._replace(steps=json_value(turn.steps) if turn.steps is not None else None)
+    turn = next(map(TurnRow._make, db.rows(TURN, {"t": turn_id})), None)
+    return None if turn is None else turn._replace(steps=json_value(turn.steps) if turn.steps is not None else None)
 
 
 def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
