@@ -1,5 +1,4 @@
-"""Facts as the dashboard draws and lists them (the heaviest, their votes counted in the database), a focus's
-neighbourhood (#39) and a graph's entities linked by pair (what its communities are found in)."""
+"""Facts as the dashboard draws and lists them (the heaviest), a focus's neighbourhood (#39), entities linked by pair."""
 
 from __future__ import annotations
 
@@ -185,8 +184,7 @@ _NAMES = "SELECT id, name FROM entity WHERE graph = :graph AND owner = :owner OR
 
 
 def entity_links(db: Driver, graph: str, owner: str) -> Obj:
-    """The entities a fact links to another entity, with their degree (facts to others), in id order, and the facts
-    between each pair (ids a < b); on the driver: the ORM's rows cost twice the CPU at 112k facts."""
+    """Entities a fact links to others (with degree), by id, and the facts per pair (a < b); the driver's: half the CPU."""
     where = {"graph": graph, "owner": owner}
     rows = db.rows(_LINKS, where)
     counted, degree = Counter(rows), Counter(chain.from_iterable(rows))  # degree: each end of each fact

@@ -124,15 +124,10 @@ def resolved(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
     return sorted(found.values(), key=lambda e: (e["name"], e["kind"], GRAPH_ORDER[e["graph"]]))
 
 
-def expand(db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, relation: str | None = None) -> list[Obj]:
-    """GraphExpand: the entity's active facts in either direction, with weights (no supports)."""
-    return expanded(expand_rows(db, seen, entity, graph, relation))
-
-
 def expand_rows(
     db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, relation: str | None = None
 ) -> list[tuple[Any, ...]]:
-    """GraphExpand's rows (`expanded` shapes them; a kept read keeps them as they are, reads.keep)."""
+    """GraphExpand: the entity's active facts in either direction, as rows (`expanded` shapes them, reads.keep keeps them)."""
     owner = seen.get(graph)
     if owner is None:
         return []
