@@ -182,15 +182,14 @@ def _traced(query: str, width: int) -> str:
     return _TRACED.format(update=COUNT_ONE, query=query, names=", ".join(f"v{i}" for i in range(width)))
 
 
+Counted = tuple[int, int | None, list[Obj]]  # a read counted in one statement: reads made, the cap (R21), the answer
 TRACED_RESOLVE = {k: _traced(_resolve_sql(k, _COUNTED_OWNER), 4) for k in (False, True)}
 TRACED_EXPAND = {
     (g, rel): _traced(_expand_sql(rel, _COUNTED_OWNER[g]), 14) for g in GRAPH_ORDER for rel in (False, True)
 }
 
 
-def counted_read(
-    db: Driver, turn_id: str, call: str, args: Obj, *, kept: Obj
-) -> tuple[int, int | None, list[Obj]] | None:
+def counted_read(db: Driver, turn_id: str, call: str, args: Obj, *, kept: Obj) -> Counted | None:
     """A turn-level read counted, served and kept (`kept`: its arguments as given) in one statement (R21); None: not."""
     try:
         if call == "GraphResolve":

@@ -112,8 +112,7 @@ def _as_now(db: Driver, reads: list[Obj]) -> None:
     for r in reads:
         for hit in r["result"] or []:
             if r["call"] == "GraphSource":
-                gone = hit["record"] is not None and hit["record"] not in excerpts
-                if gone:
+                if hit["record"] is not None and hit["record"] not in excerpts:  # its record erased (R29)
                     hit.update(run=None, turn=None, record=None)
                 hit["excerpt"] = excerpts.get(hit["record"]) if hit["record"] else None
             elif r["call"] == "GraphExpand":
