@@ -412,7 +412,9 @@ def _one_statement_reads(db, reads, seen):
         if call == "GraphResolve":
             general = probes.resolve(db, seen, args["name"], args.get("kind"))
         else:
-            general = probes.expand(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
+            general = probes.expanded(
+                probes.expand_rows(db, seen, args["entity"], args.get("graph", "world"), args.get("relation"))
+            )
         assert general, f"{call} {args} finds something"
         assert fast == (n, None, general)
         if args.get("name") == "globex":  # Omar's User graph names Globex too; Dana's turn sees none of it

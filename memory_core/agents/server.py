@@ -84,12 +84,10 @@ def arguments_of(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
     """A call's arguments as its scenario event takes them: storable texts, its own keys, required ones not null."""
     storable("", arguments)
     required, optional = keys(tool.fn_metadata.arg_model)
-    for key in arguments:
-        if key not in required + optional:
-            raise FormatError(key, f"unknown key (allowed here: {', '.join((*required, *optional))})")
-    for key in required:
-        if key in arguments and arguments[key] is None:
-            raise FormatError(key, "must not be null (required)")
+    if (extra := next((k for k in arguments if k not in required + optional), None)) is not None:
+        raise FormatError(extra, f"unknown key (allowed here: {', '.join((*required, *optional))})")
+    if (null := next((k for k in required if k in arguments and arguments[k] is None), None)) is not None:
+        raise FormatError(null, "must not be null (required)")
     return {k: v for k, v in arguments.items() if v is not None}
 
 

@@ -68,9 +68,8 @@ class Sessions:
                 return []
             self._started = True
             LIVE_HERE.add(self.server)
-        now = time.time()
         self.service.agent_server_started(
-            self.server, host=socket.gethostname(), pid=os.getpid(), transport=self.transport, now=now
+            self.server, host=socket.gethostname(), pid=os.getpid(), transport=self.transport, now=time.time()
         )
         ended = self.sweep()
         if beat:

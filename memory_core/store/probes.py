@@ -40,11 +40,8 @@ class TurnRow(NamedTuple):
 
 def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
     """The turn a read is made in, its run and workflow (steps decoded), its row locked; or None."""
-    hit = db.rows(TURN, {"t": turn_id})
-    if not hit:
-        return None
-    turn = TurnRow._make(hit[0])
-    return turn._replace(steps=json_value(turn.steps) if turn.steps is not None else None)
+    turn = next(map(TurnRow._make, db.rows(TURN, {"t": turn_id})), None)
+    return None if turn is None else turn._replace(steps=json_value(turn.steps) if turn.steps is not None else None)
 
 
 def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
@@ -55,9 +52,6 @@ def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
 COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
 COUNT_CAPPED = COUNT + " AND probes_used < :cap"
 
-_ENTITY_COLS = "name, kind, aliases, graph"
-
-
 #: Each graph's owner (R20) as the plain reads take it: a parameter named after the graph.
 _OWNER_PARAMS = {g: f":{g}" for g in GRAPH_ORDER}
 
@@ -66,7 +60,7 @@ def _resolve_sql(with_kind: bool, owner: dict[str, str] = _OWNER_PARAMS) -> str:
     """GraphResolve's statement; `owner` is each graph's owner as an SQL expression."""
     kind = " AND kind = :kind" if with_kind else ""
     by_name = [
-        f"SELECT {_ENTITY_COLS} FROM entity WHERE graph = '{g}' AND owner = {owner[g]} AND key = :k "
+        f"SELECT name, kind, aliases, graph FROM entity WHERE graph = '{g}' AND owner = {owner[g]} AND key = :k "
         f"AND active_facts > 0{kind}"
         for g in GRAPH_ORDER
     ]
@@ -130,15 +124,10 @@ def resolved(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
     return sorted(found.values(), key=lambda e: (e["name"], e["kind"], GRAPH_ORDER[e["graph"]]))
 
 
-def expand(db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, relation: str | None = None) -> list[Obj]:
-    """GraphExpand: the entity's active facts in either direction, with weights (no supports)."""
-    return expanded(expand_rows(db, seen, entity, graph, relation))
-
-
 def expand_rows(
     db: Driver, seen: dict[str, str | None], entity: Obj, graph: str, relation: str | None = None
 ) -> list[tuple[Any, ...]]:
-    """GraphExpand's rows (`expanded` shapes them; a kept read keeps them as they are, reads.keep)."""
+    """GraphExpand: the entity's active facts in either direction, as rows (`expanded` shapes them, reads.keep keeps them)."""
     owner = seen.get(graph)
     if owner is None:
         return []
@@ -193,15 +182,14 @@ def _traced(query: str, width: int) -> str:
     return _TRACED.format(update=COUNT_ONE, query=query, names=", ".join(f"v{i}" for i in range(width)))
 
 
+Counted = tuple[int, int | None, list[Obj]]  # a read counted in one statement: reads made, the cap (R21), the answer
 TRACED_RESOLVE = {k: _traced(_resolve_sql(k, _COUNTED_OWNER), 4) for k in (False, True)}
 TRACED_EXPAND = {
     (g, rel): _traced(_expand_sql(rel, _COUNTED_OWNER[g]), 14) for g in GRAPH_ORDER for rel in (False, True)
 }
 
 
-def counted_read(
-    db: Driver, turn_id: str, call: str, args: Obj, *, kept: Obj
-) -> tuple[int, int | None, list[Obj]] | None:
+def counted_read(db: Driver, turn_id: str, call: str, args: Obj, *, kept: Obj) -> Counted | None:
     """A turn-level read counted, served and kept (`kept`: its arguments as given) in one statement (R21); None: not."""
     try:
         if call == "GraphResolve":

@@ -34,9 +34,7 @@ def keep(
     refusal: tuple[str, str] | None = None,
     records: int | None = None,
 ) -> None:
-    """Keep one read of a turn that exists, made `at` (its step, nested work and that work's id): its answer
-    (GraphExpand's: the query's rows, shaped when read, as PostgreSQL's one statement keeps them), or its refusal's
-    (reason, sentence); `records`: the turn's record count, if the read has it."""
+    """Keep a read made `at` (step, nested work, its id): its answer (GraphExpand's: its rows) or refusal (R24)."""
     if call == "GraphSource" and result is not None:  # the excerpt stays in its record only (R24)
         result = [{k: v for k, v in hit.items() if k != "excerpt"} for hit in cast("list[Obj]", result)]
     reason, message = refusal or ("ok", None)
@@ -114,8 +112,7 @@ def _as_now(db: Driver, reads: list[Obj]) -> None:
     for r in reads:
         for hit in r["result"] or []:
             if r["call"] == "GraphSource":
-                gone = hit["record"] is not None and hit["record"] not in excerpts
-                if gone:
+                if hit["record"] is not None and hit["record"] not in excerpts:  # its record erased (R29)
                     hit.update(run=None, turn=None, record=None)
                 hit["excerpt"] = excerpts.get(hit["record"]) if hit["record"] else None
             elif r["call"] == "GraphExpand":

@@ -108,13 +108,11 @@ class Turns(Repository):
             if record is not None and record["origin"] == "person" and record.get("source"):
                 self._member(s, record["source"], run.org_id)
             self._refuse_unless_open(turn.id, turn.status, run.id, run.ended)
-            org = self._org(s, run.org_id)
+            skip = self._org(s, run.org_id).no_memory_shortcuts  # R14
             answer = None
             if spec.get("answers"):
                 least = spec.get("min_weight", DEFAULT_MIN_WEIGHT)  # R22
-                answer = shortcut(
-                    s, run, spec["answers"], min_weight=least, no_memory_shortcuts=org.no_memory_shortcuts
-                )
+                answer = shortcut(s, run, spec["answers"], min_weight=least, no_memory_shortcuts=skip)
             kept = None
             if answer is None and record is not None:
                 src = _source(record, run.person_id, run.id)

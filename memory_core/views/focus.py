@@ -31,9 +31,8 @@ def _script() -> str:
 
 def script(graph: str, focus: str, spare: Obj) -> str:
     """The drawing's script, its data as JSON (memory's text only as data: <, > and & escaped, so no tag shows)."""
-    values = {"%GRAPH%": graph, "%FOCUS%": focus, "%SPARE%": spare, "%MOST%": MOST}
     out = _script()
-    for key, value in values.items():
+    for key, value in {"%GRAPH%": graph, "%FOCUS%": focus, "%SPARE%": spare, "%MOST%": MOST}.items():
         text = json.dumps(value, ensure_ascii=False)
         out = out.replace(key, text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
     return out
