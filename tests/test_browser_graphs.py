@@ -154,6 +154,13 @@ def clicked(body, node: str) -> dict:
     return {"took": took, "jumped": jumped, "added": len(set(now) - set(seen)), "m": body.evaluate(MEASURES)}
 
 
+def focused(pg, name: str):
+    """The World graph focused on `name`, drawn and centred: its frame's body."""
+    goto(pg, f"graphs?graph=world&focus={name}")
+    measured(pg)
+    return pg.frame_locator("iframe").first.locator("body")
+
+
 def opened_in_place(where: str, c: dict) -> None:
     """#39: a click adds nodes within 1 s, the nodes drawn before it move < 20 px in the frame, and the drawing
     stays readable (`readable`: nothing overlapping or outside the frame, every name whole, every relation written)."""
@@ -168,9 +175,7 @@ def test_a_click_opens_neighbours_where_there_is_room_and_the_drawing_stays_read
     Orbital Motion over "head_of_procurement_at". Now what opens goes where there is room in the view, clear of
     every box, relation and line drawn; what finds none stays behind "+N more", a click away."""
     page.set_viewport_size({"width": 1400, "height": 1000})
-    goto(page, "graphs?graph=world&focus=Intralogistics Expo 2026")
-    body = page.frame_locator("iframe").first.locator("body")
-    measured(page)
+    body = focused(page, "Intralogistics Expo 2026")
     opened_in_place("Acme Robotics", clicked(body, "organization:Acme Robotics"))
     no_tooltip(page)
     page.screenshot(path=str(ARTIFACTS / "graph-walk-opened.png"))
@@ -178,9 +183,7 @@ def test_a_click_opens_neighbours_where_there_is_room_and_the_drawing_stays_read
         "() => network.body.data.nodes.get().find(n => n.more && n.more[0] === 'organization:Acme Robotics').id"
     )
     opened_in_place("its +N more", clicked(body, more))
-    goto(page, "graphs?graph=world&focus=Acme Robotics")
-    body = page.frame_locator("iframe").first.locator("body")
-    measured(page)
+    body = focused(page, "Acme Robotics")
     opened_in_place("+3 more competes_with", clicked(body, "more:competes_with:organization:Acme Robotics"))
     no_tooltip(page)
     page.screenshot(path=str(ARTIFACTS / "graph-walk-more.png"))
@@ -191,9 +194,7 @@ def test_a_click_opens_neighbours_in_place_a_double_click_walks_and_the_trail_le
     "+N more" box opens its relation's; a double-click focuses on an entity (?focus=); three steps walked, the
     trail links back to each."""
     page.set_viewport_size({"width": 1400, "height": 1000})
-    goto(page, "graphs?graph=world&focus=Acme Robotics")
-    body = page.frame_locator("iframe").first.locator("body")
-    measured(page)
+    body = focused(page, "Acme Robotics")
     before = body.evaluate("() => network.getPositions()")
     ids = body.evaluate("() => network.body.data.nodes.get().filter(n => n.name && n.borderWidth !== 4).map(n => n.id)")
     for node in ids:  # the first neighbour with neighbours of its own not drawn

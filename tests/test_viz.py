@@ -300,3 +300,14 @@ def test_a_fact_between_two_neighbours_waits_for_a_click_and_the_neighbours_stan
     assert [e["fact"] for e in p.spare["edges"]] == [99]
     pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: focus.box(n) for n in p.nodes})
     assert sorted({x for x, _ in pos.values()}) == [-pos["person:P0"][0], 0.0, pos["person:P0"][0]]
+
+
+def test_an_entity_a_click_opens_counts_its_facts_read_as_when_it_is_drawn():
+    """#39: an entity's tooltip says how many of its facts were read, its values (amounts, dates) among them, the
+    same whether it is drawn at first or opened by a click (it said only its links to entities once opened)."""
+    graph = {"facts": [fact("person:Hub", "knows", f"person:P{i}", id=i + 1) for i in range(3)]}
+    graph["facts"] += [fact("person:P0", "likes", "idea:I0", id=10), fact("idea:I0", "since", "idea:x", id=11)]
+    graph["facts"][-1]["object"] = {"value": "2014"}  # a value, not an entity
+    spare = viz.plan(graph, "person:Hub", viz.Filters(depth=1)).spare["nodes"]["idea:I0"]
+    drawn = next(n for n in viz.plan(graph, "person:Hub", viz.Filters(depth=2)).nodes if n["id"] == "idea:I0")
+    assert "2 facts read" in drawn["title"] and spare["title"].split("\n")[1] == drawn["title"].split("\n")[1]

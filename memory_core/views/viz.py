@@ -190,6 +190,10 @@ class _Graph:
             self.near[a].append((b, f, gone))
             self.near[b].append((a, f, gone))
 
+    def read(self, n: str) -> int:
+        """How many of an entity's facts were read: its links and its values (its tooltip, drawn or opened)."""
+        return len(self.near[n]) + len(self.values[n])
+
     def rings(self, focus: str, depth: int) -> dict[str, int]:
         """The entities drawn and their ring, heaviest first, FIRST at most; past depth 1 KIDS each, in turns (#39)."""
         drawn, ring = {focus: 0}, [focus]
@@ -206,9 +210,9 @@ class _Graph:
         rings = self.rings(focus, depth)
         up, tree, across = self.joins(rings)
         owners = [n for n in rings if self.values[n]]
-        facts = {n: len(self.near[n]) + len(self.values[n]) for n in rings}
         nodes = [
-            _entity(n, self.ends[n], ring=k, facts=facts[n]) | ({"of": up[n]} if k else {}) for n, k in rings.items()
+            _entity(n, self.ends[n], ring=k, facts=self.read(n)) | ({"of": up[n]} if k else {})
+            for n, k in rings.items()
         ]
         nodes += [_values_box(n, self.values[n]) for n in owners]
         edges = [self.draw(f, gone, to=b) for _, b, f, gone in tree]
@@ -237,7 +241,7 @@ class _Graph:
         for box in more:
             same = [b for b, f in hidden[box["of"]] if f["relation"] == box["relation"]]
             opens[box["of"]] |= dict.fromkeys(same[:SPARE])
-        nodes = {b: _entity(b, self.ends[b], ring=9, facts=len(self.near[b])) for n in rings for b in opens[n]}
+        nodes = {b: _entity(b, self.ends[b], ring=9, facts=self.read(b)) for n in rings for b in opens[n]}
         edges = [
             self.draw(f, gone, to=node_id(f["object"])) for n in rings for b, f, gone in self.near[n] if b in opens[n]
         ]
