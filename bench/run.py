@@ -171,7 +171,7 @@ def teach_workload(
         t0 = time.perf_counter()
         out = svc.end_turn(tid, status="completed")
         ending += time.perf_counter() - t0
-        taught += out.taught.total if out.taught is not None else 0
+        taught += sum(out.taught.values()) if out.taught is not None else 0
     return taught, ending
 
 
