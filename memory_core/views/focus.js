@@ -110,7 +110,7 @@
     }
     SPARE.edges.forEach(function (e) {  // the facts between nodes drawn that the click adds: without room they wait
       var p = at[e.from], q = at[e.to], b = p && q && box(mid(p, q), e.label, 15, 0, 0);
-      if (b && (e.from === id || e.to === id) && !edges.get(e.id)) { out[e.id] = free(b) ? join(p, q, e.label) : null; }
+      if (b && (e.from === id || e.to === id) && !edges.get(e.id)) { out[e.id] = free(b) && join(p, q, e.label) ? true : null; }
     });
     items.forEach(function (w) {
       out[w.id] = at[w.id] = spots.find(function (p) {
