@@ -21,29 +21,43 @@ def _p50(values: list[float]) -> float:
     return statistics.median(values)
 
 
+#: The count as it was before the trace (R21): the turn's probes only, no read's id taken (probes.count_read now).
+COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
+COUNT_ONE = """UPDATE turn t SET probes_used = t.probes_used + 1
+ FROM run r LEFT JOIN workflow w ON w.id = r.workflow_id
+ WHERE t.id = :t AND r.id = t.run_id AND t.status = 'open' AND NOT r.ended
+ AND (w.memory_probes IS NULL OR t.probes_used < w.memory_probes)
+ RETURNING t.probes_used AS used, w.memory_probes AS cap, r.org_id AS world, r.person_id AS usr, r.id AS flow,
+ t.id AS turn, t.next_record AS records"""
 #: PostgreSQL's one-statement read as it was before the trace: counted and answered, nothing kept (B2's raw SQL too).
 UNTRACED = "WITH c AS ({update}) SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({query}) q ON true"
 UNTRACED_RESOLVE = {
-    k: UNTRACED.format(update=probes.COUNT_ONE, query=probes._resolve_sql(k, probes._COUNTED_OWNER))
-    for k in (False, True)
+    k: UNTRACED.format(update=COUNT_ONE, query=probes._resolve_sql(k, probes._COUNTED_OWNER)) for k in (False, True)
 }
 UNTRACED_EXPAND = {
-    (g, rel): UNTRACED.format(update=probes.COUNT_ONE, query=probes._expand_sql(rel, probes._COUNTED_OWNER[g]))
+    (g, rel): UNTRACED.format(update=COUNT_ONE, query=probes._expand_sql(rel, probes._COUNTED_OWNER[g]))
     for g in GRAPH_ORDER
     for rel in (False, True)
 }
 
 
+def untraced_count(db: Any, turn_id: str, cap: int | None) -> bool:
+    """probes.count_read as it was before the trace: the guarded count alone, no read's id taken."""
+    return bool(db.change(COUNT if cap is None else COUNT + " AND probes_used < :cap", {"t": turn_id, "cap": cap}))
+
+
 @contextmanager
 def untraced() -> Iterator[None]:
-    """Reads as they were before the trace: keeping nothing, PostgreSQL's one statement without its INSERT."""
-    kept = store_reads.keep, probes.TRACED_RESOLVE, probes.TRACED_EXPAND
+    """Reads as they were before the trace: counted alone and keeping nothing; PostgreSQL's one statement without its
+    INSERT."""
+    kept = store_reads.keep, probes.count_read, probes.TRACED_RESOLVE, probes.TRACED_EXPAND
     store_reads.keep = lambda *a, **k: None  # type: ignore[assignment]
+    probes.count_read = untraced_count  # type: ignore[assignment]
     probes.TRACED_RESOLVE, probes.TRACED_EXPAND = UNTRACED_RESOLVE, UNTRACED_EXPAND
     try:
         yield
     finally:
-        store_reads.keep, probes.TRACED_RESOLVE, probes.TRACED_EXPAND = kept  # type: ignore[assignment]
+        store_reads.keep, probes.count_read, probes.TRACED_RESOLVE, probes.TRACED_EXPAND = kept  # type: ignore[assignment]
 
 
 def record(b: Any) -> None:

@@ -110,11 +110,23 @@ def test_a_memory_made_before_history_shows_its_turns_as_they_were_at_moment_0(t
     upgrade(engine, "0010")
     old = set(inspect(engine).get_table_names())
     SQLModel.metadata.create_all(engine)  # the tables of later revisions that today's replay writes (words, ...)
+    later = [  # and their columns of older tables (the turn's reads' range, 0015)
+        (t.name, c.name)
+        for t in SQLModel.metadata.sorted_tables
+        if t.name in old
+        for c in t.columns
+        if c.name not in {x["name"] for x in inspect(engine).get_columns(t.name)}
+    ]
+    with engine.begin() as conn:
+        for table, column in later:
+            conn.exec_driver_sql(f"ALTER TABLE {table} ADD COLUMN {column} INTEGER")
     replay(load(str(ROOT / "sample_data" / "completed_failed_cancelled.json")), MemoryService(engine))
     with engine.begin() as conn:  # as a memory made before history holds them
         conn.exec_driver_sql("DELETE FROM turnlog")
         conn.exec_driver_sql("UPDATE turn SET opened_at = 0")
         conn.exec_driver_sql("UPDATE run SET started_at = 0")
+        for table, column in later:
+            conn.exec_driver_sql(f"ALTER TABLE {table} DROP COLUMN {column}")
     for table in reversed(SQLModel.metadata.sorted_tables):
         if table.name not in old:
             table.drop(engine)
@@ -125,6 +137,62 @@ def test_a_memory_made_before_history_shows_its_turns_as_they_were_at_moment_0(t
         r: {t: x["status"] for t, x in v["turns"].items()} for r, v in now.items()
     }
     assert any(x["taught"]["world"] for v in then.values() for x in v["turns"].values())
+
+
+#: Two runs whose turns read in turn, so each turn's range of read ids holds the other's reads too (#38, B10).
+_INTERLEAVED = [
+    {"do": "start_run", "run": "r1", "org": "acme", "person": "dana", "workflow": "free"},
+    {"do": "open_turn", "run": "r1", "turn": "t1", "request": "One"},
+    {"do": "start_run", "run": "r2", "org": "acme", "person": "lee", "workflow": "free"},
+    {"do": "open_turn", "run": "r2", "turn": "t2", "request": "Two"},
+    *(
+        {"do": "read", "turn": t, "call": "GraphResolve", "args": {"name": f"{t} asks {i}"}}
+        for i in range(3)
+        for t in ("t1", "t2")
+    ),
+    {"do": "call", "turn": "t1", "work": "agent:checker"},  # refused (R4): kept in a transaction of its own
+    {"do": "read", "turn": "t1", "within": "agent:checker", "call": "GraphResolve", "args": {"name": "x"}},
+    {"do": "return", "turn": "t1", "work": "agent:checker", "status": "completed"},
+    {"do": "read", "turn": "t2", "call": "GraphResolve", "args": {"name": "last"}},
+]
+
+
+@pytest.mark.parametrize("backend", ["sqlite", pytest.param("postgresql", marks=needs_server)])
+def test_0015_a_turns_reads_are_found_by_its_range_and_keeping_one_writes_no_index(tmp_path, backend):
+    """#38, B10 (migration 0015): each turn keeps the ids of its first and last read, and its reads are that range's
+    rows of its own; turnread has no index nor foreign key to write. Downgraded to 0014 the index is back, and upgraded
+    again each turn gets its range from the reads kept: the same reads, in the same order."""
+    from alembic import command
+
+    from memory_core.store.database import config, upgrade
+    from memory_core.store.dialect import dialect_of
+
+    url = _empty_database(tmp_path, backend)
+    engine = make_engine(url, create=False)
+    upgrade(engine)
+    svc = MemoryService(engine)
+    replay(parse(json.dumps(scenario(_INTERLEAVED))), svc)
+    made = {t: [(r["call"], r["args"], r["outcome"]) for r in svc.turn_reads(t)] for t in ("t1", "t2")}
+    assert [a["name"] for _, a, _ in made["t1"]] == ["t1 asks 0", "t1 asks 1", "t1 asks 2", "x"]
+    assert made["t1"][-1][2] == "not_offered" and made["t2"][-1][1] == {"name": "last"} and len(made["t2"]) == 4
+    with engine.connect() as conn:
+        got = conn.exec_driver_sql("SELECT id, first_read, last_read FROM turn WHERE id IN ('t1', 't2')").all()
+        ids = {t: [i for (i,) in conn.exec_driver_sql(f"SELECT id FROM turnread WHERE turn_id = '{t}'")] for t in made}
+    assert {t: (min(ids[t]), max(ids[t])) for t in ids} == {t: (first, last) for t, first, last in got}
+    assert ids["t1"][0] < ids["t2"][0] < ids["t1"][1]  # the ranges overlap: each turn's own rows are told apart
+    look = inspect(engine)
+    assert look.get_indexes("turnread") == [] and look.get_foreign_keys("turnread") == []
+
+    cfg = config()
+    with dialect_of(engine).migrating(engine) as conn:
+        cfg.attributes["connection"] = conn
+        command.downgrade(cfg, "0014")
+    look = inspect(engine)
+    assert [i["name"] for i in look.get_indexes("turnread")] == ["ix_turnread_turn_id"]
+    assert "first_read" not in {c["name"] for c in look.get_columns("turn")}
+    upgrade(engine)
+    again = {t: [(r["call"], r["args"], r["outcome"]) for r in MemoryService(engine).turn_reads(t)] for t in made}
+    assert again == made
 
 
 def test_db_upgrade_command(tmp_path):

@@ -37,6 +37,7 @@ from .models import (
     Workflow,
 )
 from .past import entities_at, moments, settings_at
+from .reads import of_turns
 from .snapshot import settings_of
 
 
@@ -265,7 +266,7 @@ def timeline(s: Session, org_id: str, *, runs: int, turns: int) -> Obj:
     request = dict(s.exec(asked).all())
     reads: dict[str, list[Obj]] = {t: [] for t in shown}
     made = select(TurnRead.turn_id, TurnRead.records, TurnRead.call, TurnRead.outcome).order_by(col(TurnRead.id))
-    for turn_id, records, call, outcome in s.exec(made.where(col(TurnRead.turn_id).in_(shown))):
+    for turn_id, records, call, outcome in s.exec(made.where(col(TurnRead.id).in_(of_turns(shown)))):
         reads[turn_id].append({"records": records, "call": call, "outcome": outcome})
     by_run: dict[str, list[Obj]] = {i: [] for i in ids}
     for t in reversed(rows):  # oldest first within a run

@@ -66,6 +66,9 @@ class Dialect:
     one_statement_reads = False
     #: R31: after_erasure scrubs within the deleting call (cheap), or leaves it to the background.
     scrubs_inline = False
+    #: A kept read's id, taken before its row is written (probes.count_read, reads.keep): after the largest, as SQLite
+    #: numbers rows itself (the write lock is held since BEGIN IMMEDIATE).
+    next_read_id = "SELECT coalesce(max(id), 0) + 1 AS rid FROM turnread"
     #: R31: how long the command line waits for the background scrub (None: until it is done).
     finish_timeout: float | None = None
     #: The memory's version (database.memory_version), read on a connection that never writes; None: no page keeps answers.
@@ -250,6 +253,7 @@ class PostgreSQL(Dialect):
     AMONG = "{column} IN (SELECT CAST(value AS bigint) FROM json_array_elements_text(:{name}))"
     keeps_connections = True  # the pool's pre-ping is a round trip before every use case (issue #8, B2)
     one_statement_reads = True  # a read's five round trips cost five times its query (issue #8, B2)
+    next_read_id = "SELECT nextval(pg_get_serial_sequence('turnread', 'id')) AS rid"  # concurrent writers: a sequence
     finish_timeout = 600.0  # R31: the rewrite runs in the background; a transaction older than it can hold it back
     version_sql = "SELECT CAST(pg_current_snapshot() AS text)"  # the same xmin:xmax:xip, the same data
     #: WAL positions as byte offsets (`pg_lsn - '0/0'`): the insert position is at or past every commit before it;

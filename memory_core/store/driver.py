@@ -48,6 +48,9 @@ def insert(table: Any, defaults: Obj | None = None) -> str:
             values.append(f":{c.name}")
             continue
         value = defaults[c.name]
+        if value is None:
+            values.append("NULL")
+            continue
         if isinstance(value, list | dict):
             value = json.dumps(value)
         values.append(str(int(value)) if isinstance(value, bool | int) else "'" + str(value).replace("'", "''") + "'")

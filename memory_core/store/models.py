@@ -74,6 +74,10 @@ class Turn(Given, table=True):
     skipped: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     steps: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     opened_at: int = 0  # R32: the moment it opened; what changed after is in turnlog
+    # Its reads' ids run from first_read to last_read (others' may fall between): a turn's reads are found by that
+    # range, so a read writes no index entry (#38, B10). None: no read yet.
+    first_read: int | None = None
+    last_read: int | None = None
 
 
 class NestedWork(Numbered, table=True):
@@ -101,7 +105,7 @@ class Record(Given, table=True):
 class TurnRead(Numbered, table=True):
     """A graph read of a turn (the recall trace, #38): arguments, answer or refusal; erased with its run (R29, R30)."""
 
-    turn_id: str = Field(foreign_key="turn.id", index=True)
+    turn_id: str  # found through the turn's first_read..last_read, erased with it (reads.erase), no index to write
     moment: int
     records: int
     nested_id: int | None = None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -45,12 +46,22 @@ def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
 
 
 def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
-    """R21: count one read of an open turn within its cap, one guarded UPDATE; False: nothing counted."""
-    return bool(db.change(COUNT if cap is None else COUNT_CAPPED, {"t": turn_id, "cap": cap}))
+    """R21: count one read of an open turn within its cap, one guarded UPDATE that also takes the id its trace is kept
+    under (reads.keep: the turn's last_read); False: nothing counted."""
+    return bool(db.change(_count(db.dialect.next_read_id, cap is not None), {"t": turn_id, "cap": cap}))
 
 
-COUNT = "UPDATE turn SET probes_used = probes_used + 1 WHERE id = :t AND status = 'open'"
-COUNT_CAPPED = COUNT + " AND probes_used < :cap"
+@functools.cache
+def _count(next_read_id: str, capped: bool) -> str:
+    """count_read's statement: the turn's count, and its reads' range (models.Turn) reaching a new read's id."""
+    sql = f"UPDATE turn SET probes_used = probes_used + 1, {read_range(next_read_id)} WHERE id = :t AND status = 'open'"
+    return sql + (" AND probes_used < :cap" if capped else "")
+
+
+def read_range(next_read_id: str) -> str:
+    """A turn's reads' range (models.Turn) reaching a new read's id, taken once (Dialect.next_read_id)."""
+    return f"(last_read, first_read) = (SELECT n.rid, coalesce(turn.first_read, n.rid) FROM ({next_read_id}) n)"
+
 
 #: Each graph's owner (R20) as the plain reads take it: a parameter named after the graph.
 _OWNER_PARAMS = {g: f":{g}" for g in GRAPH_ORDER}
@@ -161,17 +172,19 @@ def expanded(rows: Iterable[tuple[Any, ...]]) -> list[Obj]:
 # the probe where R2, R17 and R21 allow it, reads the owners (R20) from the counted row and keeps the trace (reads.py:
 # the answer's rows by position, shaped when read); counting nothing, the general path's checks say which rule refuses.
 
-COUNT_ONE = """UPDATE turn t SET probes_used = t.probes_used + 1
- FROM run r LEFT JOIN workflow w ON w.id = r.workflow_id
+COUNT_ONE = """UPDATE turn t SET probes_used = t.probes_used + 1, last_read = n.rid, first_read = coalesce(t.first_read,
+ n.rid) FROM run r LEFT JOIN workflow w ON w.id = r.workflow_id CROSS JOIN n
  WHERE t.id = :t AND r.id = t.run_id AND t.status = 'open' AND NOT r.ended
  AND (w.memory_probes IS NULL OR t.probes_used < w.memory_probes)
  RETURNING t.probes_used AS used, w.memory_probes AS cap, r.org_id AS world, r.person_id AS usr, r.id AS flow,
- t.id AS turn, t.next_record AS records"""
+ t.id AS turn, t.next_record AS records, n.rid AS rid"""
+#: The kept read's id, taken once (a sequence: models.Turn's range), before the count that names it.
+NEXT_READ = "n AS MATERIALIZED (SELECT nextval(pg_get_serial_sequence('turnread', 'id')) AS rid)"
 #: Each graph's owner as the counted row `c` gives it (R20: the turn's run's organization, person, run).
 _COUNTED_OWNER = {"world": "c.world", "user": "c.usr", "flow": "c.flow"}
-_TRACED = """WITH c AS ({update}),
+_TRACED = """WITH {next}, c AS ({update}),
 a AS (SELECT c.used, c.cap, q.* FROM c LEFT JOIN LATERAL ({query}) q({names}) ON true),
-k AS (INSERT INTO turnread (turn_id, moment, records, call, args, outcome, result) SELECT c.turn,
+k AS (INSERT INTO turnread (id, turn_id, moment, records, call, args, outcome, result) SELECT c.rid, c.turn,
  (SELECT coalesce(max(id), 0) FROM moment), c.records, :call, :args, 'ok',
  (SELECT coalesce(json_agg(json_build_array({names})), '[]') FROM a WHERE a.v0 IS NOT NULL) FROM c)
 SELECT * FROM a"""
@@ -179,7 +192,8 @@ SELECT * FROM a"""
 
 def _traced(query: str, width: int) -> str:
     """_TRACED for a query of `width` columns."""
-    return _TRACED.format(update=COUNT_ONE, query=query, names=", ".join(f"v{i}" for i in range(width)))
+    names = ", ".join(f"v{i}" for i in range(width))
+    return _TRACED.format(next=NEXT_READ, update=COUNT_ONE, query=query, names=names)
 
 
 Counted = tuple[int, int | None, list[Obj]]  # a read counted in one statement: reads made, the cap (R21), the answer

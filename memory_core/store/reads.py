@@ -6,19 +6,22 @@ import json
 from typing import Any, cast
 
 from sqlalchemy import delete
-from sqlmodel import Session, col
+from sqlmodel import Session, col, select
 
 from ..plain import Obj
 from .dialect import in_list
 from .driver import Driver, driver_of, json_value
-from .models import TurnRead
-from .probes import expanded, resolved
+from .models import Turn, TurnRead
+from .probes import expanded, read_range, resolved
 
 #: A kept read's INSERT, bound by position; the columns a plain read leaves null are named only when one is not (B10:
-#: each bound column costs). Its moment is read in it, its turn's record count too unless the read has it.
-_KEEP = """INSERT INTO turnread (turn_id, records, moment, call, args, outcome, result{}) VALUES (?,
- coalesce(?, (SELECT next_record FROM turn WHERE id = ?)), (SELECT coalesce(max(id), 0) FROM moment), ?, ?, ?, ?{})"""
-_PLAIN, _ALL = _KEEP.format("", ""), _KEEP.format(", message, step, within, nested_id, near", ", ?" * 5)
+#: each bound column costs). Its moment is read in it; its turn's record count too, where the read was refused before
+#: it read the turn (a turn-level read gives the count it read: one bound value, no sub-select).
+_KEEP = """INSERT INTO turnread (id, turn_id, records, moment, call, args, outcome, result{}) VALUES
+ ((SELECT last_read FROM turn WHERE id = ?), ?, {}, (SELECT coalesce(max(id), 0) FROM moment), ?, ?, ?, ?{})"""
+_FIVE = (", message, step, within, nested_id, near", ", ?" * 5)
+_COUNTED = "coalesce(?, (SELECT next_record FROM turn WHERE id = ?))"
+_PLAIN, _ALL = _KEEP.format("", "?", ""), _KEEP.format(_FIVE[0], _COUNTED, _FIVE[1])
 _NONE = (None,) * 5
 
 
@@ -33,27 +36,38 @@ def keep(
     near: list[Obj] | None = None,
     refusal: tuple[str, str] | None = None,
     records: int | None = None,
+    counted: bool = False,
 ) -> None:
-    """Keep a read made `at` (step, nested work, its id): its answer (GraphExpand's: its rows) or refusal (R24)."""
+    """Keep a read made `at` (step, nested work, its id): its answer (GraphExpand's: its rows) or refusal (R24), under
+    the id the turn's last read took: its count's (`counted`: probes.count_read), or one taken here (none: no turn)."""
+    if not counted and not db.change(
+        f"UPDATE turn SET {read_range(db.dialect.next_read_id)} WHERE id = :t", {"t": turn_id}
+    ):
+        return
     if call == "GraphSource" and result is not None:  # the excerpt stays in its record only (R24)
         result = [{k: v for k, v in hit.items() if k != "excerpt"} for hit in cast("list[Obj]", result)]
     reason, message = refusal or ("ok", None)
     js = db.dialect.trace_json
     told, more = None if result is None else js(result), (message, *at, None if near is None else js(near))
-    row = (turn_id, records, turn_id, call, js(args), reason, told)
-    sql, values = (_PLAIN, row) if more == _NONE else (_ALL, row + more)  # _PLAIN: a turn-level read, the hot path
+    values: tuple[Any, ...]
+    if records is not None and more == _NONE:  # a turn-level read, the hot path
+        sql, values = _PLAIN, (turn_id, turn_id, records, call, js(args), reason, told)
+    else:
+        sql, values = _ALL, (turn_id, turn_id, records, turn_id, call, js(args), reason, told, *more)
     db.cur.execute(db.dialect.positional(sql), values)
 
 
 def add_near(db: Driver, turn_id: str, near: list[Obj]) -> None:
     """The `near` of a turn's newest read, which one statement answered and kept before `near` was read (R23)."""
-    sql = "UPDATE turnread SET near = :n WHERE id = (SELECT max(id) FROM turnread WHERE turn_id = :t)"
+    sql = "UPDATE turnread SET near = :n WHERE id = (SELECT last_read FROM turn WHERE id = :t)"
     db.change(sql, {"n": db.json(near), "t": turn_id})
 
 
 _COLS = "r.id, r.turn_id, t.run_id, r.moment, r.records, r.nested_id, r.call, r.step, r.within, r.args, r.outcome, "
 _COLS += "r.message, r.result, r.near"
-_KEPT = f"SELECT {_COLS} FROM turnread r JOIN turn t ON t.id = r.turn_id"
+#: A turn's reads: those of its range that are its own (models.Turn), found with no index on turnread.
+_OF_TURN = "turn t JOIN turnread r ON r.id BETWEEN t.first_read AND t.last_read AND r.turn_id = t.id"
+_KEPT = f"SELECT {_COLS} FROM {_OF_TURN}"
 
 
 def kept(s: Session | Driver, *, runs: list[str] | None = None, turn: str | None = None) -> list[Obj]:
@@ -86,7 +100,7 @@ def made_before(s: Session, *, org: str, moment: int, last: int) -> tuple[int, l
     where = " JOIN run ru ON ru.id = t.run_id WHERE ru.org_id = :o AND r.moment < :m"
     params: Obj = {"o": org, "m": moment}
     with driver_of(s) as db:
-        n = db.rows("SELECT count(*) FROM turnread r JOIN turn t ON t.id = r.turn_id" + where, params)[0][0]
+        n = db.rows(f"SELECT count(*) FROM {_OF_TURN}" + where, params)[0][0]
         rows = [_row(row) for row in db.rows(f"{_KEPT}{where} ORDER BY r.id DESC LIMIT {int(last)}", params)]
     return int(n), rows
 
@@ -127,5 +141,11 @@ def _among(db: Driver, sql: str, values: set[Any]) -> list[tuple[Any, ...]]:
 
 
 def erase(s: Session, turns: Any) -> None:
-    """The reads of these turns (a select of their ids) go with them (R29, R30)."""
-    s.exec(delete(TurnRead).where(col(TurnRead.turn_id).in_(turns)))  # type: ignore[call-overload]
+    """The reads of these turns (a select of their ids) go with them (R29, R30), found by their ranges (models.Turn)."""
+    s.exec(delete(TurnRead).where(col(TurnRead.id).in_(of_turns(turns))))  # type: ignore[call-overload]
+
+
+def of_turns(turns: Any) -> Any:
+    """The ids of these turns' reads (`turns`: a select of turn ids, or a list), each turn's range read (models.Turn)."""
+    in_range = col(TurnRead.id).between(Turn.first_read, Turn.last_read) & (col(TurnRead.turn_id) == Turn.id)
+    return select(TurnRead.id).join(Turn, in_range).where(col(Turn.id).in_(turns))

@@ -92,7 +92,9 @@ class Reads(Repository):
             if not probes.count_read(db, turn_id, cap):  # a concurrent use case got there first
                 raise (E.BudgetExhausted(turn_id, cap) if cap is not None else E.TurnNotOpen.ended_meanwhile(turn_id))
             asked, at = given or args, (step, within, nested)
-            kept.keep(db, turn_id, at, call=call, args=asked, result=told, near=near, records=turn.next_record)
+            kept.keep(
+                db, turn_id, at, call=call, args=asked, result=told, near=near, records=turn.next_record, counted=True
+            )
             return ReadResult(result=result, probes_used=turn.probes_used + 1, cap=cap, near=near)
 
     def _near(self, turn_id: str, args: Obj) -> list[Obj]:
