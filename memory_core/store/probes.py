@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -48,19 +47,13 @@ def turn_to_read(db: Driver, turn_id: str) -> TurnRow | None:
 def count_read(db: Driver, turn_id: str, cap: int | None) -> bool:
     """R21: count one read of an open turn within its cap, one guarded UPDATE that also takes the id its trace is kept
     under (reads.keep: the turn's last_read); False: nothing counted."""
-    return bool(db.change(_count(db.dialect.next_read_id, cap is not None), {"t": turn_id, "cap": cap}))
+    sql = f"UPDATE turn SET probes_used = probes_used + 1, {read_range(db.dialect)} WHERE id = :t AND status = 'open'"
+    return bool(db.change(sql + (" AND probes_used < :cap" if cap is not None else ""), {"t": turn_id, "cap": cap}))
 
 
-@functools.cache
-def _count(next_read_id: str, capped: bool) -> str:
-    """count_read's statement: the turn's count, and its reads' range (models.Turn) reaching a new read's id."""
-    sql = f"UPDATE turn SET probes_used = probes_used + 1, {read_range(next_read_id)} WHERE id = :t AND status = 'open'"
-    return sql + (" AND probes_used < :cap" if capped else "")
-
-
-def read_range(next_read_id: str) -> str:
+def read_range(dialect: Any) -> str:
     """A turn's reads' range (models.Turn) reaching a new read's id, taken once (Dialect.next_read_id)."""
-    return f"(last_read, first_read) = (SELECT n.rid, coalesce(turn.first_read, n.rid) FROM ({next_read_id}) n)"
+    return f"(last_read, first_read) = (SELECT n.rid, coalesce(turn.first_read, n.rid) FROM ({dialect.next_read_id}) n)"
 
 
 #: Each graph's owner (R20) as the plain reads take it: a parameter named after the graph.

@@ -15,13 +15,12 @@ from .models import Turn, TurnRead
 from .probes import expanded, read_range, resolved
 
 #: A kept read's INSERT, bound by position; the columns a plain read leaves null are named only when one is not (B10:
-#: each bound column costs). Its moment is read in it; its turn's record count too, where the read was refused before
-#: it read the turn (a turn-level read gives the count it read: one bound value, no sub-select).
-_KEEP = """INSERT INTO turnread (id, turn_id, records, moment, call, args, outcome, result{}) VALUES
- ((SELECT last_read FROM turn WHERE id = ?), ?, {}, (SELECT coalesce(max(id), 0) FROM moment), ?, ?, ?, ?{})"""
-_FIVE = (", message, step, within, nested_id, near", ", ?" * 5)
-_COUNTED = "coalesce(?, (SELECT next_record FROM turn WHERE id = ?))"
-_PLAIN, _ALL = _KEEP.format("", "?", ""), _KEEP.format(_FIVE[0], _COUNTED, _FIVE[1])
+#: each bound column costs). Its id is its turn's last read's; its moment is read in it, its turn's record count too
+#: unless the read has it.
+_KEEP = """INSERT INTO turnread (id, turn_id, records, moment, call, args, outcome, result{}) VALUES ((SELECT last_read
+ FROM turn WHERE id = ?), ?, coalesce(?, (SELECT next_record FROM turn WHERE id = ?)), (SELECT coalesce(max(id), 0)
+ FROM moment), ?, ?, ?, ?{})"""
+_PLAIN, _ALL = _KEEP.format("", ""), _KEEP.format(", message, step, within, nested_id, near", ", ?" * 5)
 _NONE = (None,) * 5
 
 
@@ -40,20 +39,15 @@ def keep(
 ) -> None:
     """Keep a read made `at` (step, nested work, its id): its answer (GraphExpand's: its rows) or refusal (R24), under
     the id the turn's last read took: its count's (`counted`: probes.count_read), or one taken here (none: no turn)."""
-    if not counted and not db.change(
-        f"UPDATE turn SET {read_range(db.dialect.next_read_id)} WHERE id = :t", {"t": turn_id}
-    ):
+    if not counted and not db.change(f"UPDATE turn SET {read_range(db.dialect)} WHERE id = :t", {"t": turn_id}):
         return
     if call == "GraphSource" and result is not None:  # the excerpt stays in its record only (R24)
         result = [{k: v for k, v in hit.items() if k != "excerpt"} for hit in cast("list[Obj]", result)]
     reason, message = refusal or ("ok", None)
     js = db.dialect.trace_json
     told, more = None if result is None else js(result), (message, *at, None if near is None else js(near))
-    values: tuple[Any, ...]
-    if records is not None and more == _NONE:  # a turn-level read, the hot path
-        sql, values = _PLAIN, (turn_id, turn_id, records, call, js(args), reason, told)
-    else:
-        sql, values = _ALL, (turn_id, turn_id, records, turn_id, call, js(args), reason, told, *more)
+    row = (turn_id, turn_id, records, turn_id, call, js(args), reason, told)
+    sql, values = (_PLAIN, row) if more == _NONE else (_ALL, row + more)  # _PLAIN: a turn-level read, the hot path
     db.cur.execute(db.dialect.positional(sql), values)
 
 

@@ -67,7 +67,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    op.drop_column("turn", "last_read")  # ALTER TABLE ... DROP COLUMN on both (SQLite since 3.35): turn is not made again
+    op.drop_column(
+        "turn", "last_read"
+    )  # ALTER TABLE ... DROP COLUMN on both (SQLite since 3.35): turn is not made again
     op.drop_column("turn", "first_read")
     if op.get_bind().dialect.name == "postgresql":
         op.create_foreign_key("turnread_turn_id_fkey", "turnread", "turn", ["turn_id"], ["id"])
