@@ -112,8 +112,7 @@ def generate(
 
 def _organization(sink: Sink, org: str, *, people: list[str]) -> None:
     """The organization, its people and their memberships (the first is its owner), written with the next flush."""
-    settings = {"allow_ephemeral_runs": False, "learn_from_ephemeral_runs": True, "learn_from_users": True}
-    sink.put("organization", {"id": org, "seq": 0, "name": "Bench Robotics", **settings, "no_memory_shortcuts": False})
+    sink.put("organization", {"id": org, "seq": 0, "name": "Bench Robotics"})  # its settings: the models' defaults
     for i, p in enumerate(people):
         sink.put("person", {"id": p, "seq": i, "name": f"Person {i}"})
         sink.put("membership", {"person_id": p, "org_id": org, "role": "owner" if i == 0 else "member"})
@@ -137,7 +136,7 @@ def _world_entities(rnd: random.Random, n: int) -> list[tuple[str, str]]:
 def _entity(ident: int, graph: str, *, owner: str, kind: str, name: str) -> Obj:
     """An entity row, no fact of it active yet."""
     row = {"id": ident, "graph": graph, "owner": owner, "kind": kind, "key": name.casefold(), "name": name}
-    return row | {"aliases": [], "alias_since": [], "active_facts": 0}
+    return row | {"aliases": [], "alias_since": []}
 
 
 def _disputes_and_map(engine: Engine, book: Written) -> None:
@@ -195,10 +194,7 @@ class Written:
     def run(self, *, progress: Callable[[], None]) -> None:
         """A run of five turns by the next person, ended; `progress` told after each turn."""
         run_id, person = f"run{self.runs}", self.people[self.runs % len(self.people)]
-        row = {"id": run_id, "seq": self.runs, "org_id": self.org, "person_id": person, "workflow_id": None}
-        self.sink.put(
-            "run", row | {"surface": "workflow", "requested_ephemeral": False, "ephemeral": False, "ended": True}
-        )
+        self.sink.put("run", {"id": run_id, "seq": self.runs, "org_id": self.org, "person_id": person, "ended": True})
         self.sink.put("usedid", {"kind": "run", "id": digest(self.id_key, "run", run_id)})
         self.runs += 1
         for _ in range(5):
@@ -210,8 +206,7 @@ class Written:
         turn_id = f"t{self.turns}"
         failed = self.rnd.random() < 0.05
         row = {"id": turn_id, "seq": self.turns, "run_id": run_id, "status": "failed" if failed else "completed"}
-        taught = {"taught_world": 0, "taught_user": 0, "taught_flow": 0, "map": {"kinds": {}, "facts": 0}}
-        self.sink.put("turn", row | {"next_record": 11, "probes_used": 0, **taught, "skipped": [], "steps": []})
+        self.sink.put("turn", row | {"next_record": 11, "map": {"kinds": {}, "facts": 0}, "skipped": [], "steps": []})
         self.sink.put("usedid", {"kind": "turn", "id": digest(self.id_key, "turn", turn_id)})
         self.turns += 1
         for r in range(1, 11):
@@ -233,7 +228,7 @@ class Written:
         rec_id = f"{turn_id}#{number}"
         row = {"id": rec_id, "run_id": run_id, "turn_id": turn_id, "number": number, "origin": origin, "source": source}
         said = {"excerpt": f"{source} says {len(claims)} things.", "reliability": rel}
-        self.sink.put("record", row | said | {"nested_id": None, "claims": []})
+        self.sink.put("record", row | said | {"claims": []})
         if not failed:  # R2: the evidence stays, nothing is taught
             key, weight = independence_key(origin, source, run_id=run_id), reliability_of(origin, rel)
             support = {"key": key, "origin": origin, "contribution": contribution(weight), "run_id": run_id}
@@ -271,8 +266,7 @@ class Written:
             kept[triple] = FactAcc(self.next_id["fact"], triple[0], triple[2])
             self.next_id["fact"] += 1
             row = {"id": kept[triple].id, "graph": graph, "owner": owner, "subject_id": triple[0], "relation": relation}
-            row |= {"object_id": triple[2], "value": None, "object_key": entity_key(triple[2]), "retracted": False}
-            self.sink.put("fact", row | {"status": "active", "log_odds": 0.0, "weight": 0.5, "sources": 0})
+            self.sink.put("fact", row | {"object_id": triple[2], "object_key": entity_key(triple[2])})
         return kept[triple]
 
     def flow_entity(self, run: str, e: int) -> int:

@@ -31,7 +31,7 @@ class Sink:
         self.rows: dict[str, list[dict[str, Any]]] = {name: [] for name in TABLES}
 
     def put(self, table: str, row: dict[str, Any]) -> None:
-        """A row of the table of that name (a model's table name: "fact", "support", ...)."""
+        """A row of the table of that name ("fact", "support", ...); a column it leaves out takes its default."""
         self.rows[table].append(row)
         if len(self.rows[table]) >= CHUNK:
             self.write()
