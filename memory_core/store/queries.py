@@ -50,15 +50,6 @@ def change_setting(s: Session, org_id: str, name: str, value: bool, *, by: str, 
 # --- API tokens: only a hash of each is kept; one live token per person and organization
 
 
-def holder_exists(s: Session, person_id: str, org_id: str) -> tuple[bool, bool, bool]:
-    """Whether the organization, the person, and the membership exist."""
-    return (
-        s.get(Organization, org_id) is not None,
-        s.get(Person, person_id) is not None,
-        s.get(Membership, (person_id, org_id)) is not None,
-    )
-
-
 def add_token(s: Session, token_hash: str, *, person_id: str, org_id: str, at: str) -> None:
     """A new live token for the pair; the pair's earlier ones are revoked."""
     for old in s.exec(select(ApiToken).where(ApiToken.person_id == person_id, ApiToken.org_id == org_id)):

@@ -33,8 +33,8 @@ class Repository:
         return OrgRef.of(_found(s, Organization, org_id, E.UnknownOrg))
 
     @staticmethod
-    def _person(s: Tx, person_id: str) -> PersonRef:
-        return PersonRef.of(_found(s, Person, person_id, E.UnknownPerson))
+    def _person(s: Tx, person_id: str, *, maybe_deleted: bool = True) -> PersonRef:
+        return PersonRef.of(_found(s, Person, person_id, lambda i: E.UnknownPerson(i, maybe_deleted=maybe_deleted)))
 
     @staticmethod
     def _member(s: Tx, person_id: str, org_id: str) -> None:

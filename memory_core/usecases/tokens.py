@@ -7,6 +7,7 @@ import secrets
 from datetime import UTC, datetime
 
 from .. import errors as E
+from ..rules.permissions import is_member
 from ..store import agents, queries
 from ..store.repository import Repository
 
@@ -21,12 +22,9 @@ class Tokens(Repository):
     def issue_token(self, person: str, *, org: str) -> str:
         """A new token for a member of an organization; it replaces the pair's earlier one."""
         with self.database.transaction() as s:
-            org_there, person_there, member = queries.holder_exists(s, person, org)
-            if not org_there:
-                raise E.UnknownOrg(org)
-            if not person_there:
-                raise E.UnknownPerson(person, maybe_deleted=False)
-            if not member:
+            self._org(s, org)
+            self._person(s, person, maybe_deleted=False)
+            if not is_member(queries.role(s, person, org)):
                 raise E.NotMember(person, org, so="; a token speaks for a member")
             token = "mem_" + secrets.token_urlsafe(32)
             at = datetime.now(UTC).isoformat(timespec="seconds")
