@@ -318,16 +318,14 @@ def end_work(s: Session, nested_id: int, status: str) -> None:
     s.get_one(NestedWork, nested_id).status = status
 
 
-def open_turns(s: Session, run_id: str) -> list[tuple[str, str]]:
-    """The run's open turns: (id, status)."""
-    return [(t.id, t.status) for t in s.exec(select(Turn).where(Turn.run_id == run_id, Turn.status == "open"))]
-
-
-def cancel_turn(s: Session, turn_id: str) -> None:
-    """R17: an open turn of an ending run is cancelled, with its open nested work."""
-    for work in s.exec(select(NestedWork).where(NestedWork.turn_id == turn_id, NestedWork.status == "open")):
-        work.status = "cancelled"
-    s.get_one(Turn, turn_id).status = "cancelled"
+def cancel_open_turns(s: Session, run_id: str) -> list[str]:
+    """R17: the open turns of an ending run are cancelled, with their open nested work; their ids."""
+    turns = s.exec(select(Turn).where(Turn.run_id == run_id, Turn.status == "open")).all()
+    for turn in turns:
+        for work in s.exec(select(NestedWork).where(NestedWork.turn_id == turn.id, NestedWork.status == "open")):
+            work.status = "cancelled"
+        turn.status = "cancelled"
+    return [t.id for t in turns]
 
 
 def end_run(s: Session, run_id: str, *, moment: int, erase: bool) -> None:

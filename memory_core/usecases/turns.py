@@ -190,9 +190,7 @@ class Turns(Repository):
             run = self._run(s, run_id)
             if run.ended:
                 raise E.EndedRun.already(run_id)
-            cancelled = [t for t, _ in store.open_turns(s, run_id)]  # R17: open turns end, and open may be cancelled
-            for turn_id in cancelled:
-                store.cancel_turn(s, turn_id)
+            cancelled = store.cancel_open_turns(s, run_id)  # R17: open turns end, and open may be cancelled
             n, erased, org_id = moments.take_moment(s), run.ephemeral, run.org_id
             store.end_run(s, run_id, moment=n, erase=erased)
             logged, run_named, detail = ([], None, "erased") if erased else (cancelled, run_id, None)  # R33
