@@ -107,8 +107,7 @@ class Reads(Repository):
 
     def turn_reads(self, turn_id: str) -> list[sh.KeptRead]:
         """The reads a turn made, in order, with what each was told or why it was refused (the recall trace)."""
-        with self.database.transaction(write=False) as s:
-            return cast("list[sh.KeptRead]", kept.kept(s, turn=turn_id))
+        return cast("list[sh.KeptRead]", self._read(kept.kept, turn=turn_id))
 
     def fact_readers(self, org_id: str, fact_id: int) -> list[sh.FactReader]:
         """The turns of an organization that read a fact (told by GraphExpand, asked of GraphSource), in order."""
