@@ -129,9 +129,11 @@ def add_record(tx: Session | Driver, record: NewRecord) -> str:
     return record.id
 
 
-def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow | None:
-    """The turn a record is made in or that ends, and its run, its row locked until commit, or None."""
-    return _first(db, TURN_TO_CHANGE, {"t": turn_id}, TurnToChangeRow)
+def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow:
+    """The turn a record is made in or that ends, and its run, its row locked until commit; else unknown_turn."""
+    if (turn := _first(db, TURN_TO_CHANGE, {"t": turn_id}, TurnToChangeRow)) is None:
+        raise E.UnknownTurn(turn_id)
+    return turn
 
 
 def member_of_run(db: Driver, person_id: str, run_id: str) -> bool:

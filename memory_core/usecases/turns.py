@@ -92,8 +92,6 @@ class Turns(Repository):
         """Record evidence in an open turn, possibly within open nested work (R5)."""
         with self.database.driver() as db:
             turn = store.turn_to_change(db, turn_id)
-            if turn is None:
-                raise E.UnknownTurn(turn_id)
             src = _source(record, turn.person_id, turn.run_id)
             if record["origin"] == "person" and not store.member_of_run(db, src, turn.run_id):
                 raise E.UnknownPerson(src)
@@ -152,8 +150,6 @@ class Turns(Repository):
         """End a turn; only a completed one teaches, once, all or nothing (R1, R2)."""
         with self.database.driver(serializable=True) as db:
             turn = store.turn_to_change(db, turn_id)
-            if turn is None:
-                raise E.UnknownTurn(turn_id)
             self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
             if not may_transition(turn.status, status):  # the turn state machine decides every end (R1, R2)
                 raise E.TurnNotOpen(turn_id, turn.status)
