@@ -30,6 +30,8 @@ DEFAULT_URL = "sqlite:///.memory/memory.db"
 SUPPORTED = "sqlite:///PATH (a file), sqlite:// (in memory), postgresql+psycopg://USER@HOST:PORT/NAME"
 #: What SQLAlchemy raises for a URL it cannot use or a database it cannot reach (the CLI says so).
 CONNECTION_ERRORS = (ArgumentError, NoSuchModuleError, OperationalError)
+#: What a command that only reads says of a database that is not there (`existing`): it made none.
+NOTHING_MADE = "nothing was created (`db upgrade --db URL` creates one)"
 
 
 def database_url() -> str:
@@ -95,9 +97,7 @@ def make_engine(url: str | None = None, *, create: bool = True, existing: bool =
         else:
             if existing and current(engine) is None:  # a command that only reads creates no schema
                 engine.dispose()
-                raise DatabaseUnusable(
-                    shown(url), "holds no memory schema; nothing was created (`db upgrade --db URL` creates one)"
-                )
+                raise DatabaseUnusable(shown(url), f"holds no memory schema; {NOTHING_MADE}")
             upgrade(engine)
     return engine
 
@@ -160,9 +160,7 @@ class OneConnection(StaticPool):
 def _sqlite_file_engine(url: str, path: Path, *, create: bool, existing: bool) -> Engine:
     """An engine on a SQLite file, its folder made; with `create`, a new file is a copy of this process's template."""
     if existing and not path.is_file():
-        raise DatabaseUnusable(
-            shown(url), f"no database file at {path}; nothing was created (`db upgrade --db URL` creates one)"
-        )
+        raise DatabaseUnusable(shown(url), f"no database file at {path}; {NOTHING_MADE}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
