@@ -193,7 +193,6 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "agent_session_ended": lambda svc, w, k, memo: (
         svc.agent_session_ended(f"ses{w}_{k}", why="closed", now=2.0) and None
     ),
-    "agent_server_stopped": lambda svc, w, k, memo: svc.agent_server_stopped(f"srv{w}_{k}", now=3.0),
     "end_gone_sessions": lambda svc, w, k, memo: (
         svc.end_gone_sessions(host="elsewhere", alive=lambda server, pid: True, now=4.0, stale=1e9) == []
     ),

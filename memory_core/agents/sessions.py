@@ -136,4 +136,4 @@ class Sessions:
         self._stop.set()
         LIVE_HERE.discard(self.server)
         if self._started:
-            self.service.agent_server_stopped(self.server, now=time.time())
+            self.service.agent_server_alive(self.server, now=time.time(), stopped=True)

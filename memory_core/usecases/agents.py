@@ -31,15 +31,10 @@ class AgentSessions(Repository):
         with self.database.transaction() as s:
             agents.add_server(s, server=server, host=host, pid=pid, transport=transport, now=now)
 
-    def agent_server_alive(self, server: str, *, now: float) -> None:
-        """A server's heartbeat."""
+    def agent_server_alive(self, server: str, *, now: float, stopped: bool = False) -> None:
+        """A server's heartbeat; or (`stopped`) its note that it stopped on purpose, after its sessions ended."""
         with self.database.transaction() as s:
-            agents.note_alive(s, server=server, now=now)
-
-    def agent_server_stopped(self, server: str, *, now: float) -> None:
-        """Note a server that stopped on purpose, after its sessions ended."""
-        with self.database.transaction() as s:
-            agents.note_alive(s, server=server, now=now, stopped=True)
+            agents.note_alive(s, server=server, now=now, stopped=stopped)
 
     def agent_session_opened(self, session: str, *, server: str, client: str, transport: str, now: float) -> None:
         """Note a session that opens."""
