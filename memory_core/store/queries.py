@@ -128,9 +128,7 @@ def links_in(s: Session, org_id: str) -> list[Obj]:
 
 
 def links_of(s: Session, identities: list[tuple[str, str, str]]) -> list[tuple[str, str, str]]:
-    """The (kind, person, organization) these (kind, issuer, key) are linked to, where the person is a member."""
-    if not identities:
-        return []
+    """The (kind, person, organization) of the links of these (kind, issuer, key), one or more, to a member."""
     matches = [and_(*_is(Identity(*i))) for i in identities]
     member = (col(Membership.person_id) == IdentityLink.person_id, col(Membership.org_id) == IdentityLink.org_id)
     q = select(IdentityLink.kind, IdentityLink.person_id, IdentityLink.org_id).join(Membership, and_(*member))
