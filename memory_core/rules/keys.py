@@ -20,7 +20,8 @@ def display_name(name: str) -> str:
 KEY_BYTES = 512
 
 
-def _digest(text: str) -> str:
+def sha256_hex(text: str) -> str:
+    """A text's SHA-256, in hex: a long key's (below), an API token's (the only form in which one is kept)."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
@@ -30,14 +31,14 @@ def name_key(name: str) -> str:
     key = _SPACING.sub(" ", name.strip()).casefold()
     if len(key.encode("utf-8")) <= KEY_BYTES:
         return key
-    return f"{key[:64]}  sha256:{_digest(key)}"
+    return f"{key[:64]}  sha256:{sha256_hex(key)}"
 
 
 def value_key(value: str) -> str:
     """A literal object's key: `v:` and the value as given, or past KEY_BYTES `h:` and its SHA-256."""
     if len(value.encode("utf-8")) <= KEY_BYTES:
         return "v:" + value
-    return "h:" + _digest(value)
+    return "h:" + sha256_hex(value)
 
 
 def entity_key(entity_id: int) -> str:

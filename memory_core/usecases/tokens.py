@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import hashlib
 import secrets
 from datetime import UTC, datetime
 
 from .. import errors as E
+from ..rules.keys import sha256_hex as token_hash
 from ..rules.permissions import is_member
 from ..store import agents, queries
 from ..store.repository import Repository
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
 class Tokens(Repository):
