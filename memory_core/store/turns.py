@@ -136,12 +136,6 @@ def turn_to_change(db: Driver, turn_id: str) -> TurnToChangeRow:
     return turn
 
 
-def member_of_run(db: Driver, person_id: str, run_id: str) -> bool:
-    """Whether the person is a member of the run's organization, the only people a record may name (#40)."""
-    sql = "SELECT m.person_id FROM membership m JOIN run r ON r.org_id = m.org_id WHERE r.id = :r AND m.person_id = :p"
-    return bool(db.rows(sql, {"p": person_id, "r": run_id}))
-
-
 def open_work(tx: Session | Driver, turn_id: str, work: str) -> int | None:
     """The id of the turn's open nested work of that name, or None."""
     with driver_of(tx) as db:

@@ -93,8 +93,8 @@ class Turns(Repository):
         with self.database.driver() as db:
             turn = store.turn_to_change(db, turn_id)
             src = _source(record, turn.person_id, turn.run_id)
-            if record["origin"] == "person" and not store.member_of_run(db, src, turn.run_id):
-                raise E.UnknownPerson(src)
+            if record["origin"] == "person":
+                self._member(db, src, turn.org_id)
             self._refuse_unless_open(turn_id, turn.status, turn.run_id, bool(turn.ended))
             return RecordKept(record=_add_record(db, turn_id, turn.run_id, turn.next_record, src, record))
 
