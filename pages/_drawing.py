@@ -119,7 +119,7 @@ def chosen(flt: viz.Filters) -> tuple[object, ...]:
 def legend(plan: viz.Plan, cmp: viz.Compare | None) -> None:
     """The kinds' colours and how to read the drawing; with a comparison, its colours."""
     if viz.legend(plan):
-        st.markdown(viz.legend_html(plan), unsafe_allow_html=True)  # kinds escaped there
+        st.html(viz.legend_html(plan))  # kinds escaped there
         st.caption(
             "The focus is the large yellow dot; edges as wide as their weight (on hover), disputed facts dashed; "
             "values (amounts, dates) in grey boxes beside their entity. Click an entity to open its neighbours "
@@ -127,11 +127,10 @@ def legend(plan: viz.Plan, cmp: viz.Compare | None) -> None:
             "edge to open its weight."
         )
     if cmp is not None:
-        st.markdown(
+        st.html(
             f"<span style='color:{viz.ADDED_COLOR}'>━</span> added since moment {cmp.since} · "
             f"<span style='color:{viz.MOVED_COLOR}'>━</span> weight moved (↑ or ↓ on hover) · "
-            f"<span style='color:{viz.GONE_COLOR}'>╌</span> gone since moment {cmp.since}",
-            unsafe_allow_html=True,  # our colours and numbers only
+            f"<span style='color:{viz.GONE_COLOR}'>╌</span> gone since moment {cmp.since}"  # our colours and numbers
         )
 
 
