@@ -16,9 +16,9 @@ from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
 from memory_core import MemoryService, load, make_engine, parse, replay
+from memory_core.views import focus, viz
 from memory_core.views import notebook as nbk
-from memory_core.views import viz
-from pages import _links
+from pages import _drawing, _links
 from pages._history import WINDOW
 from pages._links import OLD_ADDRESSES
 
@@ -603,6 +603,21 @@ def test_graph_html_references_no_outside_url(demo_db):
         html = viz.to_html(viz.plan(svc.graph("world", "acme"), None, viz.Filters(depth=depth)))
         assert not re.findall(r"""(?:src|href)\s*=\s*["']?(?:https?:)?//""", html)
         assert "vis-network" in html or "vis.Network" in html
+
+
+@PAGE_LAYOUT
+def test_graphs_page_loads_vis_network_from_its_own_server(app):
+    """The drawing the page sends names vis-network's address on the dashboard's server (a folder served as a
+    component's) instead of carrying its 468 kB (B8); the folder holds it, and the address is relative: the same
+    server, under any base path, nothing from outside."""
+    at = page(app, "graphs")
+    ok(at)
+    srcdoc = at.get("iframe")[0].proto.srcdoc
+    src = re.findall(r'<script src="([^"]+)"></script>', srcdoc)
+    assert src == [_drawing.library()] and src[0].startswith("component/") and src[0].endswith("/vis-network.min.js")
+    assert len(srcdoc) < 200_000 and "vis.Network" not in srcdoc.split("</head>")[0]
+    assert (focus.library_dir() / Path(focus.VIS).name).is_file()
+    assert "<script src=" not in viz.to_html(_evil_plan())  # any use but the page's: inline, as before
 
 
 def test_erasure_deletes_only_the_acting_persons_account(app):
