@@ -324,8 +324,9 @@ def focused(page: Any, url: str) -> tuple[float, float, float]:
 
 def expanded(page: Any) -> tuple[float, float, float]:
     """A real click on the drawn entities in the window, heaviest first, until one opens neighbours: seconds from the
-    pointer down to the new nodes painted (the page's own clock); the largest move of a node drawn before, px at the
-    click's scale (the layout kept, #39); and the largest on the screen once the view moved to show what opened."""
+    pointer down to the new nodes painted (the page's own clock); the largest move of a node drawn before and still
+    drawn, px at the click's scale (the layout kept, #39); and the largest on the screen once the view moved to show
+    what opened."""
     iframe = page.locator("iframe").first
     iframe.scroll_into_view_if_needed()
     box, size = iframe.bounding_box(), page.viewport_size
@@ -345,7 +346,8 @@ def expanded(page: Any) -> tuple[float, float, float]:
         if took is not None:
             break
     body.evaluate(FITTED)
-    was, after = before["at"], body.evaluate(PLACES)["at"]
+    after = body.evaluate(PLACES)["at"]  # the clicked entity's "+N more" box gives way to what it opened: not a move
+    was = {k: p for k, p in before["at"].items() if k in after}
     moved = max(math.dist(p[:2], after[k][:2]) for k, p in was.items()) * before["scale"]
     shifted = max(math.dist((p[2]["x"], p[2]["y"]), (after[k][2]["x"], after[k][2]["y"])) for k, p in was.items())
     return took, moved, shifted
