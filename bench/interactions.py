@@ -196,6 +196,16 @@ def demo_rows(page: Any, address: str, new_page: Callable[[], Any]) -> dict[str,
     return out
 
 
+#: In a tab: once its page thread has had nothing to do for about 0.3 s (six idle periods of 45 ms or more in a row),
+#: or after 20 s (a page that animates has no long idle period).
+#: A page's script ends before Streamlit has loaded the code of its charts and tables and drawn them: the Overview
+#: goes on for about a second after (measured: five tabs kept Chromium's page threads busy 1.3 s in all), and two
+#: animation frames after its script ended, a shared link opened beside five tabs was timed while they drew.
+STILL = """() => new Promise(done => { let calm = 0; const t0 = performance.now();
+  (function look() { requestIdleCallback(d => { calm = d.timeRemaining() >= 45 ? calm + 1 : 0;
+    calm >= 6 || performance.now() - t0 > 20000 ? done() : look(); }); })(); })"""
+
+
 def beside_live_tabs(new_page: Callable[[], Any], address: str) -> tuple[list[float], list[float]]:
     """REPEAT times in turn: a shared link opened cold alone, then while TABS tabs stay open on the Overview."""
     alone, beside = [], []
@@ -205,7 +215,8 @@ def beside_live_tabs(new_page: Callable[[], Any], address: str) -> tuple[list[fl
         try:
             for tab in tabs:  # each opened and its charts drawn: beside tabs left open, not while they draw
                 opened_to_settled(tab, address, "Acme Robotics")
-                tab.evaluate("() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)))")
+            for tab in tabs:
+                tab.evaluate(STILL)
             beside.append(_cold(new_page, f"{address}/fact-weights?graph=world", "Fact weights"))
         finally:
             for tab in tabs:
