@@ -889,8 +889,10 @@ def _answered(page: Any, address: str, path: str, text: str) -> float:
 
 
 def _shown(page: Any, text: str, t0: float) -> float:
-    page.get_by_text(text).first.wait_for(timeout=120_000)
-    page.wait_for_selector("[data-testid='stApp'][data-test-script-state='notRunning']", timeout=120_000)
+    """Seconds from `t0` until `text` shows and the script has run, looked for on every frame (interactions.SHOWN)."""
+    from bench import interactions
+
+    interactions.shown(page, "", text=text)
     return time.perf_counter() - t0
 
 

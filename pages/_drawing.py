@@ -4,18 +4,28 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import astuple
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
+from streamlit.components.v1 import declare_component
 from streamlit.delta_generator import DeltaGenerator
 
 from memory_core import MemoryService
 from memory_core.usecases.shapes import FocusPublic, GraphJson
 from memory_core.views import viz
 from memory_core.views.communities import Overview, drawn, overview
+from memory_core.views.focus import VIS, library_dir
 from pages._links import dropped
 from pages._ui import Context, Version, read_at
 from pages._words import caption, cite, plural
+
+
+def library() -> str:
+    """vis-network's address, relative to the page: a folder Streamlit serves as a component's (never drawn as one), so
+    the drawing's page does not carry its 468 kB and the browser compiles it off the page's thread (B8)."""
+    served = declare_component("vis", path=library_dir())  # registered anew by each run that draws: the same
+    return f"component/{served.name}/{Path(VIS).name}"
 
 
 def build(
@@ -28,7 +38,7 @@ def build(
 ) -> tuple[viz.Plan, str, pd.DataFrame]:
     """What the page draws around `focus`: the plan, its HTML and the table of the facts drawn."""
     plan = viz.plan(data, focus, flt, highlight=highlight, compare=cmp)
-    html = viz.to_html(plan, graph=graph) if plan.nodes else ""
+    html = viz.to_html(plan, graph=graph, library=library()) if plan.nodes else ""
     rows = [(e["title"].split("\n")[0], e["weight"], e["status"], e["change"]) for e in plan.edges]
     table = pd.DataFrame(rows, columns=["Fact", "Weight", "Status", "Change"])
     return plan, html, table if cmp else table.drop(columns="Change")
@@ -119,7 +129,7 @@ def chosen(flt: viz.Filters) -> tuple[object, ...]:
 def legend(plan: viz.Plan, cmp: viz.Compare | None) -> None:
     """The kinds' colours and how to read the drawing; with a comparison, its colours."""
     if viz.legend(plan):
-        st.markdown(viz.legend_html(plan), unsafe_allow_html=True)  # kinds escaped there
+        st.html(viz.legend_html(plan))  # kinds escaped there
         st.caption(
             "The focus is the large yellow dot; edges as wide as their weight (on hover), disputed facts dashed; "
             "values (amounts, dates) in grey boxes beside their entity. Click an entity to open its neighbours "
@@ -127,11 +137,10 @@ def legend(plan: viz.Plan, cmp: viz.Compare | None) -> None:
             "edge to open its weight."
         )
     if cmp is not None:
-        st.markdown(
+        st.html(
             f"<span style='color:{viz.ADDED_COLOR}'>━</span> added since moment {cmp.since} · "
             f"<span style='color:{viz.MOVED_COLOR}'>━</span> weight moved (↑ or ↓ on hover) · "
-            f"<span style='color:{viz.GONE_COLOR}'>╌</span> gone since moment {cmp.since}",
-            unsafe_allow_html=True,  # our colours and numbers only
+            f"<span style='color:{viz.GONE_COLOR}'>╌</span> gone since moment {cmp.since}"  # our colours and numbers
         )
 
 
@@ -182,7 +191,7 @@ def communities(ctx: Context, at: Version | None, shown: tuple[str, str], show: 
         "connected entities and joined to the two it shares most facts with; click one to open it around its most "
         "connected entity."
     )
-    show(plan, viz.to_html(plan, graph=shown[0]) if plan.nodes else "", set())
+    show(plan, viz.to_html(plan, graph=shown[0], library=library()) if plan.nodes else "", set())
     return True
 
 

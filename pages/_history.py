@@ -199,7 +199,9 @@ def _steps(prefix: str, shown: Shown, *, stamp: str | None, org_name: str) -> No
     row = st.container(horizontal=True, vertical_alignment="center")
     row.button("◀ Back", key=f"{prefix}_back", on_click=_step, args=(prefix, options, -1), disabled=n == options[0])
     row.button("Step ▶", key=f"{prefix}_step", on_click=_step, args=(prefix, options, 1), disabled=n == newest)
-    said = f" · {stamp[:19].replace('T', ' ')} UTC" if stamp else ""
+    # inert: "07:09:39" read as Markdown holds ":09:", an emoji's shortcode to Streamlit, which loads 250 kB
+    # of emoji for it on a page's first open (B8); escaped, the same text shows
+    said = f" · {inert(stamp[:19].replace('T', ' '))} UTC" if stamp else ""
     row.caption(  # the label carries the moment's number; its place in the list is said apart from it
         f"**{inert(shown.label[n])}**"
         + (" (now)" if n == newest else "")

@@ -16,9 +16,9 @@ from streamlit.testing.v1 import AppTest
 from streamlit.util import calc_hash
 
 from memory_core import MemoryService, load, make_engine, parse, replay
+from memory_core.views import focus, viz
 from memory_core.views import notebook as nbk
-from memory_core.views import viz
-from pages import _links
+from pages import _drawing, _links
 from pages._history import WINDOW
 from pages._links import OLD_ADDRESSES
 
@@ -605,6 +605,21 @@ def test_graph_html_references_no_outside_url(demo_db):
         assert "vis-network" in html or "vis.Network" in html
 
 
+@PAGE_LAYOUT
+def test_graphs_page_loads_vis_network_from_its_own_server(app):
+    """The drawing the page sends names vis-network's address on the dashboard's server (a folder served as a
+    component's) instead of carrying its 468 kB (B8); the folder holds it, and the address is relative: the same
+    server, under any base path, nothing from outside."""
+    at = page(app, "graphs")
+    ok(at)
+    srcdoc = at.get("iframe")[0].proto.srcdoc
+    src = re.findall(r'<script src="([^"]+)"></script>', srcdoc)
+    assert src == [_drawing.library()] and src[0].startswith("component/") and src[0].endswith("/vis-network.min.js")
+    assert len(srcdoc) < 200_000 and "vis.Network" not in srcdoc.split("</head>")[0]
+    assert (focus.library_dir() / Path(focus.VIS).name).is_file()
+    assert "<script src=" not in viz.to_html(_evil_plan())  # any use but the page's: inline, as before
+
+
 def test_erasure_deletes_only_the_acting_persons_account(app):
     at = page(app, "erasure")
     at.sidebar.selectbox(key="person").set_value("lee").run()
@@ -675,10 +690,11 @@ def _evil_plan() -> viz.Plan:
 
 @PAGE_LAYOUT
 def test_graph_legend_escapes_what_memory_holds():
-    """Kinds come from memory: the legend makes them inert for HTML and for Markdown."""
+    """Kinds come from memory: the legend escapes them for HTML. It is shown by st.html, which reads no Markdown
+    (st.markdown's HTML loaded a 184 kB script on a first open, B8), so a Markdown image is text as it was written."""
     legend = viz.legend_html(_evil_plan())
     assert "<img" not in legend and "&lt;img src=x onerror=alert" in legend
-    assert "![t](" not in legend and "\\!\\[t\\]\\(http" in legend  # no Markdown image either
+    assert "![t](http://203.0.113.9/k.png)" in legend and "\\" not in legend  # text as written, no backslash shown
 
 
 @PAGE_LAYOUT
@@ -703,10 +719,11 @@ def test_graphs_page_legend_escapes_a_kind(app):
     at = page(at, "graphs")
     at.radio(key="g_which").set_value("user").run()
     ok(at)
-    html_shown = [m.value for m in at.markdown if getattr(m.proto, "allow_html", False)]
-    assert html_shown, "the legend is drawn"
+    assert not [m for m in at.markdown if m.proto.allow_html], "HTML is written by st.html, which reads no Markdown"
+    html_shown = [h.proto.body for h in at.html]
+    assert any("●" in v for v in html_shown), "the legend is drawn"
     assert not any("<img" in v or "<a href" in v for v in html_shown), html_shown
-    assert any("&lt;img src=x onerror=alert" in v and "![t](" not in v for v in html_shown)
+    assert any("&lt;img src=x onerror=alert" in v for v in html_shown)
 
 
 # --- signed-in mode: the holder of a bearer token, in the token's organization only ---------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import html
 import importlib.util
 import json
 import re
@@ -67,8 +68,9 @@ def box(n: Obj) -> layout.Box:
     return max(r, w), r + h + 1, h + 1
 
 
-def to_html(p: Plan, *, graph: str = "world") -> str:
-    """Self-contained pyvis HTML (no outside URL), positions given, physics off, with the drawing's script."""
+def to_html(p: Plan, *, graph: str = "world", library: str | None = None) -> str:
+    """Self-contained pyvis HTML (no outside URL), positions given, physics off, with the drawing's script; with
+    `library`, vis-network's address on the server that serves the page (`library_dir()`), loaded from there."""
     pos = layout.arrange(p.focus, p.nodes, p.edges, {n["id"]: box(n) for n in p.nodes})
     nodes = [_vis_node(n, pos[n["id"]]) for n in p.nodes]
     edges = [_vis_edge(e, i) for i, e in enumerate(p.edges)]
@@ -76,7 +78,7 @@ def to_html(p: Plan, *, graph: str = "world") -> str:
         "nodes": {k: _vis_node(n, None) for k, n in p.spare.get("nodes", {}).items()},
         "edges": [_vis_edge(e, i + len(edges)) for i, e in enumerate(p.spare.get("edges", []))],
     }
-    page = _OUTSIDE.sub("", _render(nodes, edges, _options(), height="620px"))
+    page = _OUTSIDE.sub("", _render(nodes, edges, _options(), height="620px", library=library))
     return page.replace("</body>", script(graph if graph in GRAPHS else "world", p.focus, spare) + "</body>", 1)
 
 
@@ -116,6 +118,9 @@ PYVIS_PAGE: Obj = {"width": "100%", "bgcolor": "#ffffff", "cdn_resources": "in_l
 
 #: A library pyvis's templates inline, left as this mark when rendering and put in after.
 MARK = re.compile(r"<!--inline (lib/[\w./-]+)-->")
+#: vis-network, as pyvis's template inlines it: 468 kB of the drawing's page, parsed and compiled on the browser's
+#: page thread each time it is drawn, unless loaded from the server (`to_html`'s `library`, B8).
+VIS = "lib/vis-9.1.2/vis-network.min.js"
 #: The part of a file pyvis inlines that the drawing uses (B8: the page is sent on every drawing): of vis-network's
 #: 220 kB stylesheet its tooltip; none of pyvis's bindings (highlight and menus are off).
 USED = {
@@ -154,11 +159,20 @@ def _library(name: str) -> str:
     return USED[name] if name in USED else (_pyvis()[0] / name).read_text(encoding="utf-8")
 
 
-def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str) -> str:
-    """pyvis's template filled as its Network would (values escaped), without importing it (IPython)."""
+def library_dir() -> Path:
+    """The folder of vis-network's script (`VIS`), for a server to serve (pages/_drawing.library)."""
+    return _pyvis()[0] / Path(VIS).parent
+
+
+def _render(nodes: list[Obj], edges: list[Obj], options: Obj, *, height: str, library: str | None = None) -> str:
+    """pyvis's template filled as its Network would (values escaped), without importing it (IPython); vis-network
+    loaded from `library` if given."""
     template = _pyvis()[1].get_template("template.html")
     page = str(template.render(height=height, nodes=nodes, edges=edges, options=json.dumps(options), **PYVIS_PAGE))
     head, body = page.split("</head>", 1)  # the template's libraries are in its head, memory's text below
+    if library is not None:
+        inline = f"<script><!--inline {VIS}--></script>"
+        head = head.replace(inline, f'<script src="{html.escape(library, quote=True)}"></script>', 1)
     for name in dict.fromkeys(MARK.findall(head)):  # each library once
         head = head.replace(f"<!--inline {name}-->", _library(name), 1)
     return head + "</head>" + body

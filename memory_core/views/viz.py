@@ -300,10 +300,10 @@ def to_graphml(p: Plan) -> str:
 
 
 def legend_html(p: Plan) -> str:
-    """The legend as Markdown with HTML: a coloured dot per kind, each kind made inert."""
+    """The legend as HTML (st.html, no Markdown read): a coloured dot per kind, each kind escaped."""
     dot = "<span style='color:{}'>●</span> {} ({})"
     return " ".join(
-        dot.format(html.escape(x["color"], quote=True), inert(x["kind"]), int(x["entities"])) for x in legend(p)
+        dot.format(html.escape(x["color"], quote=True), html.escape(x["kind"]), int(x["entities"])) for x in legend(p)
     )
 
 
