@@ -231,7 +231,6 @@ CONTENTION: dict[str, Callable[[MemoryService, int, int, Obj], Any]] = {
     "workflows": _reading(lambda svc, w, k: isinstance(svc.workflows("acme"), list)),
     "run_detail": _reading(lambda svc, w, k: bool(svc.run_detail("acme", f"r{w}_{k}"))),
     "graph": _reading(lambda svc, w, k: bool(svc.graph("world", "acme"))),
-    "graph_drawing": _reading(lambda svc, w, k: bool(svc.graph_drawing("world", "acme", limit=50)["facts"])),
     "communities": _reading(lambda svc, w, k: bool(svc.communities("world", "acme")["links"])),
     "focus": _reading(lambda svc, w, k: svc.focus("world", "acme", None, depth=1)["focus"] is not None),
     "find_entities": _reading(lambda svc, w, k: isinstance(svc.find_entities({"world": "acme"}, "acme"), list)),

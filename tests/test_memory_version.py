@@ -44,7 +44,7 @@ def test_version_stays_while_memory_does(svc):
         assert first is not None
         svc.organizations()
         svc.runs("acme")
-        svc.graph_drawing("world", "acme", limit=10)
+        svc.graph("world", "acme", limit=10)
         svc.facts_table("acme")
         svc.export_state()
         if svc.version() == first:

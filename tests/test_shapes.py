@@ -51,7 +51,6 @@ def calls(svc: MemoryService) -> dict[str, object]:
         svc.link_identity(owner, org=o, email=f"{owner}@{o}.example")
         add("identity_links", svc.identity_links(o, by=owner))
         add("org_map", svc.org_map(o))
-        add("graph_drawing", svc.graph_drawing("world", o, limit=50))
         add("focus", svc.focus("world", o, None, depth=1))
         add("find_entities", svc.find_entities({"world": o}, "a"))
         add("graph", svc.graph("world", o, limit=20, ids=True))

@@ -206,31 +206,6 @@ def test_graphml_keeps_every_name_and_relation():
     assert "P079" in text and "knows" in text and "P000" not in text  # the heaviest around the focus
 
 
-def test_the_drawing_reads_counts_not_supports_and_draws_as_the_state_does(demo):
-    """graph_drawing (issue #16, B8): the same facts, ends, weights and entities as the state format's
-    graph, each fact's supports and disputes counted instead of loaded, in the same order; the same
-    plan. With a limit, the heaviest (ties by id) and the graph's total."""
-    people = [p["id"] for p in demo.people()]
-    runs = [r["id"] for r in demo.runs("acme")]
-    shown = ("id", "subject", "relation", "object", "status", "weight", "sources")
-    for graph, owner in [("world", "acme"), *(("user", p) for p in people), *(("flow", r) for r in runs)]:
-        drawn = demo.graph_drawing(graph, owner, limit=5000)
-        state = demo.graph(graph, owner, limit=5000, ids=True)
-        assert drawn["total"] == state["total"] == len(state["facts"])
-        assert drawn["entities"] == [{"name": e["name"], "kind": e["kind"]} for e in state["entities"]]
-        assert drawn["facts"] == [
-            {**{k: f[k] for k in shown}, "supports": len(f["supports"]), "disputes": len(f["disputes"])}
-            for f in state["facts"]
-        ]
-        assert viz.plan(drawn).edges == viz.plan(state).edges and viz.plan(drawn).spare == viz.plan(state).spare
-    world = demo.graph_drawing("world", "acme", limit=5000)["facts"]
-    assert any(f["disputes"] for f in world) and any(f["supports"] > 1 for f in world)
-    heaviest = demo.graph_drawing("world", "acme", limit=7)
-    assert heaviest["total"] == len(world) and len(heaviest["facts"]) == 7
-    ranked = sorted(world, key=lambda f: (-f["weight"], f["id"]))[:7]
-    assert sorted(f["id"] for f in heaviest["facts"]) == sorted(f["id"] for f in ranked)
-
-
 def test_a_comparison_colours_added_and_moved_facts_and_draws_gone_ones_dashed():
     """Issue #17, point 4: what changed since an earlier moment, on the drawing of the later one."""
     before = [

@@ -22,7 +22,7 @@ from .models import Dispute, Entity, Fact, Support
 _TOP = "id graph owner subject_id object_id relation value status weight log_odds sources".split()
 
 
-def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None, *, erased: bool = True) -> list[Row[Any]]:
+def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None) -> list[Row[Any]]:
     """The `limit` heaviest facts `where` holds, their ends and vote counts (R29), in the state format's order."""
     by_weight = (col(Fact.weight).desc(), col(Fact.id))
     top = select(*(col(getattr(Fact, c)) for c in _TOP)).where(where).order_by(*by_weight).limit(limit).subquery("top")
@@ -32,7 +32,7 @@ def _heaviest(s: Session, where: ColumnElement[bool], limit: int | None, *, eras
         return select(func.count()).where(fact_id == top.c.id, *also).scalar_subquery()
 
     votes = [counted(col(Support.fact_id)).label("supports"), counted(col(Dispute.fact_id)).label("disputes")]
-    votes += [counted(col(Support.fact_id), col(Support.record_id).is_(None)).label("erased")] if erased else []
+    votes.append(counted(col(Support.fact_id), col(Support.record_id).is_(None)).label("erased"))
     ends: list[Any] = [col(e.name).label(f"{n}_name") for e, n in ((subject, "subject"), (target, "object"))]
     ends += [col(e.kind).label(f"{n}_kind") for e, n in ((subject, "subject"), (target, "object"))]
     rows = s.connection().execute(  # fetched at once (row by row cost a third of the read)
@@ -50,29 +50,11 @@ def _state_order(r: Row[Any]) -> tuple[str, ...]:
     return (r.subject_name, r.relation, r.object_name if entity else r.value or "", r.subject_kind, r.object_kind or "")
 
 
-#: A fact as the drawing reads it, in the order of _drawn's row.
-_DRAWN = "id relation value status weight sources subject_name subject_kind object_name object_kind".split()
-_DRAWN += ["supports", "disputes"]
-
-
 def _drawn(r: Any) -> Obj:
-    """A fact as the drawing reads it, from a row of _DRAWN's columns (a graph's heaviest, or a focus's rings)."""
+    """A fact as the drawing reads it, from a row of a focus's rings (_ENDS)."""
     obj = {"name": r[8], "kind": r[9]} if r[9] is not None else {"value": r[2]}
     fact = dict(id=r[0], subject={"name": r[6], "kind": r[7]}, relation=r[1], object=obj, status=r[3])
     return fact | dict(weight=r[4], sources=r[5], supports=int(r[10]), disputes=int(r[11]))
-
-
-def graph_for_drawing(s: Session, graph: str, owner: str, *, limit: int) -> Obj:
-    """A graph's `limit` heaviest facts (ties by id) as the drawing reads them, the entities they name, and `total`."""
-    where = (col(Fact.graph) == graph) & (col(Fact.owner) == owner)
-    rows = _heaviest(s, where, limit, erased=False)  # a drawing does not show it
-    ends = {(r.subject_name, r.subject_kind) for r in rows} | {(r.object_name, r.object_kind) for r in rows}
-    total = s.connection().execute(select(func.count()).select_from(Fact).where(where)).scalar_one()
-    return {
-        "entities": [{"name": n, "kind": k} for n, k in sorted(e for e in ends if e[1] is not None)],
-        "facts": [_drawn([getattr(r, c) for c in _DRAWN]) for r in rows],
-        "total": int(total),
-    }
 
 
 def fact_rows(s: Session, where: ColumnElement[bool], *, limit: int | None = None) -> list[Obj]:

@@ -8,7 +8,7 @@ from ..plain import Obj
 from ..rules.shortcuts import DEFAULT_MIN_WEIGHT
 from ..rules.vocabulary import GRAPHS
 from ..store import dashboard
-from ..store.drawing import entity_links, find_read, focus_read, graph_for_drawing
+from ..store.drawing import entity_links, find_read, focus_read
 from ..store.erasure import account_preview, run_preview
 from ..store.past import export, graph_at
 from ..store.repository import Repository
@@ -63,10 +63,6 @@ class Explore(Repository):
     def graph(self, graph: str, owner: str, *, limit: int | None = None, ids: bool = False) -> sh.GraphJson:
         """One graph as in the state format; with `limit`, its heaviest facts only (and `total`); with `ids`, fact ids."""
         return cast("sh.GraphJson", self._read(graph_at, graph, owner, limit=limit, ids=ids))
-
-    def graph_drawing(self, graph: str, owner: str, *, limit: int) -> sh.DrawingPublic:
-        """One graph as a drawing reads it: its `limit` heaviest facts, the entities they name, and `total`."""
-        return cast("sh.DrawingPublic", self._read(graph_for_drawing, graph, owner, limit=limit))
 
     def facts_table(
         self,

@@ -298,14 +298,6 @@ class DrawnFact(FactWeighed):
     disputes: int
 
 
-class DrawingPublic(TypedDict):
-    """A graph as a drawing reads it: its heaviest facts, the entities they name, and the total."""
-
-    entities: list[DrawnEntity]
-    facts: list[DrawnFact]
-    total: int
-
-
 class GraphJson(TypedDict):
     """A graph as the state format writes it; `total` with a limit, `id` on facts when asked."""
 
