@@ -286,3 +286,17 @@ def test_an_entity_a_click_opens_counts_its_facts_read_as_when_it_is_drawn():
     spare = viz.plan(graph, "person:Hub", viz.Filters(depth=1)).spare["nodes"]["idea:I0"]
     drawn = next(n for n in viz.plan(graph, "person:Hub", viz.Filters(depth=2)).nodes if n["id"] == "idea:I0")
     assert "2 facts read" in drawn["title"] and spare["title"].split("\n")[1] == drawn["title"].split("\n")[1]
+
+
+def test_an_entity_s_tooltip_says_whether_a_click_opens_anything():
+    """#39: a click opens an entity's neighbours not drawn; where there are none its tooltip says so (it offered to
+    open them on every entity); the focus says neither, and every other entity offers the double-click."""
+    graph = {"facts": [fact("person:Hub", "knows", f"person:P{i}", id=i + 1) for i in range(3)]}
+    graph["facts"].append(fact("person:P0", "likes", "idea:I0", id=10))
+    p = viz.plan(graph, "person:Hub", viz.Filters(depth=1))
+    hint = {n["id"]: n["title"].split("\n")[2:] for n in p.nodes} | {
+        n: e["title"].split("\n")[2:] for n, e in p.spare["nodes"].items()
+    }
+    assert hint["person:Hub"] == []
+    assert hint["person:P0"] == ["click: open its neighbours · double-click: focus on it"]
+    assert hint["person:P1"] == hint["idea:I0"] == ["nothing more to open here · double-click: focus on it"]

@@ -128,9 +128,10 @@ def node(nid: str, label: str, kind: str, ring: int, title: str, **more: object)
     return dict(id=nid, name="", label=label, kind=kind, ring=ring, color=color, size=size, title=title) | more
 
 
-def _entity(nid: str, e: Obj, *, ring: int, facts: int) -> Obj:
-    """An entity as drawn: its name in full on wrapped lines."""
-    hint = "" if ring == 0 else "\nclick: open its neighbours · double-click: focus on it"
+def _entity(nid: str, e: Obj, *, ring: int, facts: int, opens: bool = False) -> Obj:
+    """An entity as drawn: its name in full on wrapped lines; its tooltip says what a click does (opens: any to open)."""
+    click = "click: open its neighbours" if opens else "nothing more to open here"
+    hint = f"\n{click} · double-click: focus on it" if ring else ""
     title = f"{e['name']} ({e['kind']})\n{plural(facts, 'fact')} read{hint}"
     return node(nid, wrapped(e["name"]), e["kind"], ring, title, name=e["name"])
 
@@ -210,14 +211,14 @@ class _Graph:
         rings = self.rings(focus, depth)
         up, tree, across = self.joins(rings)
         owners = [n for n in rings if self.values[n]]
+        hidden = {n: [(b, f) for b, f, _ in self.near[n] if b not in rings] for n in rings}
         nodes = [
-            _entity(n, self.ends[n], ring=k, facts=self.read(n)) | ({"of": up[n]} if k else {})
+            _entity(n, self.ends[n], ring=k, facts=self.read(n), opens=bool(hidden[n])) | ({"of": up[n]} if k else {})
             for n, k in rings.items()
         ]
         nodes += [_values_box(n, self.values[n]) for n in owners]
         edges = [self.draw(f, gone, to=b) for _, b, f, gone in tree]
         edges += [self.draw(f, gone, to=f"values:{n}") | {"label": ""} for n in owners for f, gone in self.values[n]]
-        hidden = {n: [(b, f) for b, f, _ in self.near[n] if b not in rings] for n in rings}
         more = _more(hidden)
         spare = self.spare(rings, hidden, more, across)
         gone = sum(1 for e in edges if e["change"] == "gone")
