@@ -148,7 +148,11 @@ with guard():
         for r in runs
     ]
     overview = pd.DataFrame(rows, columns=COLUMNS)
-    grid(overview, first=("Run", "Person", "Via"), column_config={"Via": st.column_config.TextColumn(width="medium")})
+    grid(
+        overview,
+        first=("Run", "Turns", "Person", "Via"),
+        column_config={"Via": st.column_config.TextColumn(width="medium")},
+    )
     run_id = st.selectbox(
         "Run", ids, key="runs_run", format_func=lambda i: f"{i} · via MCP: {clients[i]}" if i in clients else i
     )

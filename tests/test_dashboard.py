@@ -869,8 +869,11 @@ def test_runs_page_lists_failed_and_cancelled_turns_records_as_evidence(app):
     records = {rec for table in tables(at, "Excerpt", "Record") for rec in table["Record"]}
     assert {r["id"] for r in failed["records"]} <= records
     assert "teaches nothing" in texts(at) and "rules?rule=R2" in texts(at)
-    table = next(d.value for d in at.dataframe if "Stored as ephemeral" in d.value.columns)
+    runs_table = next(d for d in at.dataframe if "Stored as ephemeral" in d.value.columns)
+    table = runs_table.value
     assert set(table["Stored as ephemeral"]) <= {"on", "off"} and len(table) == len(runs)
+    # #39: a run's turns beside its id, seen in a 1400 px window (last, they were cut at its right edge)
+    assert list(runs_table.proto.column_order)[:2] == ["Run", "Turns"]
 
 
 def test_runs_page_shows_claims_kept_out_with_their_rule(app):
