@@ -208,7 +208,8 @@ def addresses() -> tuple[str, ...]:
 
 
 #: Cells wrap at spaces, inside a word too long for its column (#25), text unchanged; headers' and row keys' words whole (#39).
-_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; overflow-wrap: anywhere !important; } [data-testid='stTable'] :is(th, th *, td:first-child, td:first-child *) { overflow-wrap: break-word !important; }</style>"
+#: Graphs' entities found show their scrollbar (Streamlit hides it; a row wider than the window gave no cue, #39).
+_WRAP = "<style>[data-testid='stTable'] :is(th, td, th *, td *) { white-space: normal !important; overflow-wrap: anywhere !important; } [data-testid='stTable'] :is(th, th *, td:first-child, td:first-child *) { overflow-wrap: break-word !important; } .st-key-g_found [data-testid='stButtonGroup'] > div { scrollbar-width: thin !important; scrollbar-color: #8a8a8a transparent !important; }</style>"
 
 
 def same_tab() -> None:

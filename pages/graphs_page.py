@@ -26,6 +26,7 @@ LOADED = 5000  # facts read of a past moment: the heaviest, so a large graph sta
 
 ctx, org = page("Graphs")
 live(ctx, moments="g")  # redrawn when an agent or another tab changes memory
+ROW = 640  # px the row of entities found shows in a 1400 px window
 PREFIX = "g"  # the time control's keys: g_at, g_from, g_play…
 LINKED = {"graph": "g_which", "run": "g_run", "kinds": "g_kinds", "rel": "g_rel", "status": "g_status"}
 LINKED |= {"depth": "g_depth", "minw": "g_minw", "focus": "g_focus"}
@@ -94,8 +95,11 @@ def _search(graph: str, owner: str, row: DeltaGenerator) -> None:
             each = "a word" if len(text.split()) == 1 else "words"
             st.caption(f"No entity here has {each} beginning with “{viz.inert(text)}”: words match from their start.")
             return
-        st.caption(f"{len(found)} found:", width="content")
-        said = lambda e: f"{e['name']} · {e['kind']} · {e['graph']} · {plural(e['facts'], 'fact')}"
+        one = {e["graph"] for e in found} == {found[0]["graph"]}  # one graph: said once, the row shows more
+        said = lambda e: " · ".join([e["name"], e["kind"], *([] if one else [e["graph"]]), plural(e["facts"], "fact")])
+        wide = sum(6 * len(said(e)) + 40 for e in found) > ROW  # wider than the row at 1400 px: it scrolls
+        where = f" in {found[0]['graph'].capitalize()}" if one else ""
+        st.caption(f"{len(found)} found{where}{' (scroll →)' if wide else ''}:", width="content")
         st.pills("Found", found, key="g_found", format_func=said, on_change=_chosen, label_visibility="collapsed")
 
 

@@ -116,7 +116,7 @@ def test_a_focus_is_drawn_whole_readable_and_in_the_top_half(page):
     find.fill("nordic")
     find.press("Enter")
     settle(page)
-    page.get_by_text(re.compile(r"Nordic Circuits · organization · world · \d+ facts?")).first.click()
+    page.get_by_text(re.compile(r"Nordic Circuits · organization · \d+ facts?")).first.click()
     page.wait_for_function(
         "() => new URL(location.href).searchParams.get('focus') === 'Nordic Circuits'", timeout=30_000
     )

@@ -13,7 +13,7 @@ from chromium import ARTIFACTS, goto, marks, settle
 
 pytestmark = marks()
 
-FOUND = re.compile(r"Acme Robotics · organization · world · \d+ facts")
+FOUND = re.compile(r"Acme Robotics · organization · \d+ facts")  # the graph said once, in "N found in World"
 
 
 def drawing_top(pg) -> float:
@@ -54,6 +54,10 @@ def test_entities_found_leave_the_drawing_in_the_top_half(page):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "graph-search-found.png"))
     assert drawing_top(page) < 500 and drawing_top(page) <= before, (before, drawing_top(page))
+    # more than the row shows: it scrolls, and says so (Streamlit hides the scrollbar: there was no cue)
+    page.get_by_text(re.compile(r"^\d+ found in World \(scroll →\):$")).wait_for(timeout=10_000)
+    row = page.locator(".st-key-g_found [data-testid='stButtonGroup'] > div")
+    assert row.evaluate("e => e.scrollWidth > e.clientWidth && getComputedStyle(e).scrollbarWidth === 'thin'")
     page.get_by_text(FOUND).first.click()
     page.wait_for_function("() => new URL(location.href).searchParams.get('focus') === 'Acme Robotics'")
     settle(page)
