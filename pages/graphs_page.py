@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import cast
 
 import pandas as pd
@@ -11,7 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 from memory_core import MemoryService
 from memory_core.plain import Obj
 from memory_core.rules.wording import possessive
-from memory_core.usecases.shapes import FocusPublic, GraphJson
+from memory_core.usecases.shapes import FocusPublic, FoundEntity, GraphJson
 from memory_core.views import history, viz
 from memory_core.views.compare import compare
 from pages import _drawing, _history
@@ -95,12 +96,17 @@ def _search(graph: str, owner: str, row: DeltaGenerator) -> None:
             each = "a word" if len(text.split()) == 1 else "words"
             st.caption(f"No entity here has {each} beginning with “{viz.inert(text)}”: words match from their start.")
             return
-        one = {e["graph"] for e in found} == {found[0]["graph"]}  # one graph: said once, the row shows more
-        said = lambda e: " · ".join([e["name"], e["kind"], *([] if one else [e["graph"]]), plural(e["facts"], "fact")])
-        wide = sum(6 * len(said(e)) + 40 for e in found) > ROW  # wider than the row at 1400 px: it scrolls
-        where = f" in {found[0]['graph'].capitalize()}" if one else ""
-        st.caption(f"{len(found)} found{where}{' (scroll →)' if wide else ''}:", width="content")
+        listed, said = _listed(found)
+        st.caption(listed, width="content")
         st.pills("Found", found, key="g_found", format_func=said, on_change=_chosen, label_visibility="collapsed")
+
+
+def _listed(found: list[FoundEntity]) -> tuple[str, Callable[[FoundEntity], str]]:
+    """The row's caption and each entity's words: a graph all share said once, a row wider than 1400 px's said (#39)."""
+    one = {e["graph"] for e in found} == {found[0]["graph"]}
+    said = lambda e: " · ".join([e["name"], e["kind"], *([] if one else [e["graph"]]), plural(e["facts"], "fact")])
+    wide = " (scroll →)" if sum(6 * len(said(e)) + 40 for e in found) > ROW else ""
+    return f"{len(found)} found{' in ' + found[0]['graph'].capitalize() if one else ''}{wide}:", said
 
 
 def _chosen() -> None:
