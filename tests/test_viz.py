@@ -300,3 +300,18 @@ def test_an_entity_s_tooltip_says_whether_a_click_opens_anything():
     assert hint["person:Hub"] == []
     assert hint["person:P0"] == ["click: open its neighbours · double-click: focus on it"]
     assert hint["person:P1"] == hint["idea:I0"] == ["nothing more to open here · double-click: focus on it"]
+
+
+@pytest.mark.parametrize(
+    "text, lines",
+    [
+        ("expected_commercial: 2028", ["expected_commercial:", "2028"]),  # was "expected_commercia" / "l: 2028"
+        ("supplies_component: LFP battery packs", ["supplies_component:", "LFP battery packs"]),  # was ": LFP ..."
+        ("Robots-as-a-Service pricing", ["Robots-as-a-Service", "pricing"]),
+        ("Warehouse Tech Week 2026", ["Warehouse Tech", "Week 2026"]),
+        ("x" * 40, ["x" * 36, "x" * 4]),  # past twice a line: split, never cut
+    ],
+)
+def test_names_and_values_wrap_between_words(text, lines):
+    """#39's trial: a word a little longer than a line was split mid-word ("Robots-as-a-Servic" / "e pricing")."""
+    assert viz.wrapped(text).split("\n") == lines

@@ -117,7 +117,8 @@ def most_connected(facts: Iterable[Obj]) -> str | None:
 
 
 def wrapped(text: str, width: int = WRAP) -> str:
-    """A name on lines of at most `width` characters, whole (a word longer than a line is split, not cut)."""
+    """A name on lines of about `width` characters, whole; a word is split only past twice that (#39: never cut)."""
+    width = max(width, min(2 * width, max(map(len, text.split()), default=0)))
     return "\n".join(textwrap.wrap(text, width, break_long_words=True, break_on_hyphens=False)) or text
 
 
