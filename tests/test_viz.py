@@ -125,6 +125,15 @@ def test_values_are_drawn_beside_their_subject_not_as_entities():
     assert "founded_in: 2014" in text and "revenue: EUR 80 million" in text and box["ring"] < 0
     assert not any(n["id"].startswith("value:") for n in p.nodes) and "value" not in {x["kind"] for x in viz.legend(p)}
     assert {e["fact"] for e in p.edges if e["to"] == box["id"]} == {50, 51}
+    # #39's trial: each value's weight on hover (its tie shows one fact's only), a disputed one said so
+    graph["facts"][-1]["status"] = "disputed"
+    box = next(n for n in viz.plan(graph, "person:Hub").nodes if n["id"] == "values:person:Hub")
+    assert "revenue: EUR 80 million (disputed)" in box["label"].replace("\n", " ")
+    assert sorted(box["title"].split("\n")) == [
+        "Hub —founded_in→ 2014 · weight 0.800",
+        "Hub —revenue→ EUR 80 million · weight 0.800 (disputed)",
+    ]
+    graph["facts"][-1]["status"] = "active"
     graph["facts"].append({**fact("person:P001", "born", "idea:x", id=52), "object": {"value": "1990"}})
     p = viz.plan(graph, "person:Hub")
     boxes = {n["id"]: focus.box(n) for n in p.nodes}

@@ -156,10 +156,12 @@ def _edge(f: Obj, gone: bool, *, to: str, compare: Compare | None, marked: set[s
 
 
 def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
-    """An entity's literal values (amounts, dates) as one box beside it, not entities of their own (#39)."""
-    lines = [wrapped(f"{f['relation']}: {f['object']['value']}") for f, _ in owned]
+    """An entity's literal values (amounts, dates) as one box beside it, not entities of their own (#39); each one's
+    weight on hover, and a value disputed or gone (R32) said so in the box too."""
+    how = lambda f, gone: f" ({'gone' if gone else f['status']})" if gone or f["status"] != "active" else ""
+    lines = [wrapped(f"{f['relation']}: {f['object']['value']}{how(f, gone)}") for f, gone in owned]
     more = f"\n+{len(lines) - VALUES} more on hover" if len(lines) > VALUES else ""
-    title = "\n".join(fact_label(f) for f, _ in owned)
+    title = "\n".join(f"{fact_label(f)} · weight {f['weight']:.3f}{how(f, gone)}" for f, gone in owned)
     return node(f"values:{nid}", "\n".join(lines[:VALUES]) + more, "value", -1, title, of=nid)
 
 
