@@ -110,9 +110,10 @@ def _listed(found: list[FoundEntity]) -> tuple[str, Callable[[FoundEntity], str]
 
 
 def _chosen() -> None:
-    """A found entity chosen: its graph drawn around it (#39)."""
+    """A found entity chosen: its graph drawn around it, a new walk's first step (#39)."""
     if (chosen := st.session_state.get("g_found")) is not None:
         st.session_state["g_which"], st.session_state["g_focus"] = chosen["graph"], chosen["name"]
+        st.session_state["_g_trail"] = {}  # the entity the page opened on was not walked through
         st.session_state["g_find"], st.session_state["g_found"] = "", None
 
 

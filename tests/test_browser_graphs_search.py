@@ -58,11 +58,14 @@ def test_entities_found_leave_the_drawing_in_the_top_half(page):
     page.get_by_text(re.compile(r"^\d+ found in World \(scroll →\):$")).wait_for(timeout=10_000)
     row = page.locator(".st-key-g_found [data-testid='stButtonGroup'] > div")
     assert row.evaluate("e => e.scrollWidth > e.clientWidth && getComputedStyle(e).scrollbarWidth === 'thin'")
-    page.get_by_text(FOUND).first.click()
-    page.wait_for_function("() => new URL(location.href).searchParams.get('focus') === 'Acme Robotics'")
+    other = row.locator("button").nth(1)  # not the entity the page opened on (Acme Robotics, the most connected)
+    name = other.inner_text().split(" · ")[0]
+    other.click()
+    page.wait_for_function("(n) => new URL(location.href).searchParams.get('focus') === n", arg=name)
     settle(page)
     assert drawing_top(page) < 500, drawing_top(page)
     assert page.get_by_label("Find an entity").input_value() == ""  # chosen: the list gone, the box empty
+    assert trail(page) == [] and page.get_by_text("Walked:").count() == 0  # a new walk: the opened-on not walked
 
 
 def walk(pg, walked: list[str]) -> str:
