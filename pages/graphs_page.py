@@ -157,11 +157,11 @@ def _taught(graph: str, owner: str) -> set[str]:
 
 
 def _say_drawn(plan: viz.Plan, drawn_at: int | None, cmp: viz.Compare | None) -> None:
-    """How much is drawn around the focus, at which moment, and what went."""
+    """How much the drawing opened with around the focus (a click opens more: #39), at which moment, what went."""
     entities = sum(1 for n in plan.nodes if n["ring"] >= 0)
     gone = f", and **{plural(plan.gone, 'fact')} gone** since moment {cmp.since}, dashed in grey" if cmp else ""
     st.markdown(
-        f"Showing **{entities:,} entities** and **{len(plan.edges) - plan.gone:,} facts**"
+        f"Opened with **{entities:,} entities** and **{len(plan.edges) - plan.gone:,} facts**"
         + (f" after moment {drawn_at}" if drawn_at is not None else "")
         + (gone if plan.gone else "")
         + (f"; {plural(plan.hidden, 'neighbour')} more open on a click" if plan.hidden else "")

@@ -245,8 +245,8 @@ def drawn_nodes(pg) -> int:
 
 
 def said_nodes(pg) -> int:
-    text = pg.get_by_text(re.compile(r"Showing \d+ entities")).first.inner_text()
-    return int(re.search(r"Showing (\d+) entities", text).group(1))  # type: ignore[union-attr]
+    text = pg.get_by_text(re.compile(r"Opened with \d+ entities")).first.inner_text()
+    return int(re.search(r"Opened with (\d+) entities", text).group(1))  # type: ignore[union-attr]
 
 
 def drawn_edges(pg) -> list[dict]:

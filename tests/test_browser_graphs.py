@@ -347,7 +347,7 @@ def test_the_overview_moment_carries_over_to_graphs(page, moments):
     page.locator("[data-testid='stSidebarNav']").get_by_text("Graphs").first.click()
     page.wait_for_function("() => location.pathname.endsWith('/graphs')", timeout=30_000)
     settle(page)
-    page.get_by_text(re.compile(rf"Showing \d+ entities and \d+ facts.* after moment {cp1}\b")).first.wait_for(
+    page.get_by_text(re.compile(rf"Opened with \d+ entities and \d+ facts.* after moment {cp1}\b")).first.wait_for(
         timeout=30_000
     )
     assert moment_shown(page) == moments.place(cp1) and f"at={cp1}" in page.url
@@ -358,7 +358,7 @@ def test_graphs_at_a_past_moment_and_with_a_diff(page, moments):
     comparison draws what changed on it (added green, weights moved orange with ↑↓, gone dashed grey)."""
     cp1 = moments.end["cp-1"]
     goto(page, f"graphs?at={cp1}")
-    page.get_by_text(re.compile(rf"Showing \d+ entities and \d+ facts after moment {cp1}\b")).first.wait_for(
+    page.get_by_text(re.compile(rf"Opened with \d+ entities and \d+ facts after moment {cp1}\b")).first.wait_for(
         timeout=30_000
     )
     assert moment_shown(page) == moments.place(cp1) and drawn_entities(page) == said_nodes(page)

@@ -1363,14 +1363,14 @@ def test_a_link_made_on_a_notebook_opens_that_notebook_on_any_page(app, tmp_path
     page(at, "graphs")
     link = dict(at.query_params)
     assert link.get("mem") == "notebook" and link.get("nb")
-    facts = [m.value for m in at.markdown if "Showing" in m.value]
+    facts = [m.value for m in at.markdown if "Opened with" in m.value]
     fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     fresh.query_params.update({k: v[0] if isinstance(v, list) else v for k, v in link.items()})
     fresh.run()
     fresh.switch_page("pages/graphs_page.py").run()
     ok(fresh)
     assert fresh.sidebar.radio(key="memory_source").value == "notebook"
-    assert [m.value for m in fresh.markdown if "Showing" in m.value] == facts
+    assert [m.value for m in fresh.markdown if "Opened with" in m.value] == facts
 
 
 @NOTEBOOK_ONLY
