@@ -324,3 +324,10 @@ def test_an_entity_s_tooltip_says_whether_a_click_opens_anything():
 def test_names_and_values_wrap_between_words(text, lines):
     """#39's trial: a word a little longer than a line was split mid-word ("Robots-as-a-Servic" / "e pricing")."""
     assert viz.wrapped(text).split("\n") == lines
+
+
+def test_no_kind_is_coloured_like_the_focus():
+    """#39's trial: preferences were yellow (#edc948) beside the focus's yellow (#ffd400) on the User graph."""
+    rgb = lambda c: [int(c[i : i + 2], 16) for i in (1, 3, 5)]
+    for kind, color in (viz.KIND_COLORS | {"other": viz.OTHER_COLOR}).items():
+        assert sum(abs(a - b) for a, b in zip(rgb(color), rgb(viz.FOCUS_COLOR), strict=True)) > 120, kind  # orange 126

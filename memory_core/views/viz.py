@@ -25,7 +25,7 @@ KIND_COLORS = {
     "organization": "#f28e2b",
     "event": "#e15759",
     "idea": "#b07aa1",
-    "preference": "#edc948",
+    "preference": "#ff9da7",  # not yellow: the focus is (#39)
     "value": "#bab0ab",
 }
 OTHER_COLOR = "#76b7b2"
