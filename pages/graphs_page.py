@@ -202,8 +202,9 @@ def _below(plan: viz.Plan, drawn: pd.DataFrame, file_name: str) -> None:
         st.dataframe(drawn, hide_index=True, width="stretch")
 
 
-def drawing(bar: DeltaGenerator, row: DeltaGenerator) -> None:
-    """The page below its title, in a fragment that reruns while Play plays (R32); it writes `bar` and `row` (#39)."""
+def drawing(bar: DeltaGenerator, row: DeltaGenerator, user: bool) -> None:
+    """The page below its title, in a fragment that reruns while Play plays (R32); it writes `bar` and `row` (#39).
+    `user`: the User graph was drawn when the page ran whole (a change to or from it runs it whole: Play goes or comes)."""
     row = row.empty()  # written on every run, as Streamlit asks of a fragment writing outside it
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
@@ -212,6 +213,8 @@ def drawing(bar: DeltaGenerator, row: DeltaGenerator) -> None:
         *cols, find, depth, filters = bar.columns(widths, vertical_alignment="bottom")
         with cols[0]:
             graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org), cols[-1])
+        if (graph == "user") != user:
+            st.rerun()
         with find:
             _search(graph, owner, row)
         depth.number_input("Depth", 1, 3, key="g_depth", help="Rings of neighbours drawn around the focus.")
@@ -252,8 +255,10 @@ def drawing(bar: DeltaGenerator, row: DeltaGenerator) -> None:
 
 bar = st.container()  # the compact bar (#39), written by the fragment
 top = st.container(horizontal=True, vertical_alignment="center")  # Play, what was found or walked, Communities
+user = st.session_state.get("g_which") == "user"  # drawn with no time control here: no Play (#39)
 with top:
-    _history.play_control(ctx, org, PREFIX)
+    if not user:
+        _history.play_control(ctx, org, PREFIX)
     row = st.container()
 _drawing.view_toggle(top)
-st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(drawing)(bar, row)
+st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) and not user else None)(drawing)(bar, row, user)

@@ -1723,6 +1723,18 @@ def test_graphs_time_control_draws_the_graph_as_it_stood(app):
     assert "drawn as it stands now" in plain(texts(at))
 
 
+def test_graphs_offers_play_only_where_it_draws_a_moment(app):
+    """#39's trial: Play was offered on the User graph, which Graphs draws with no time control; playing there reran
+    the page every second with nothing changing. Choosing the User graph runs the page whole, without Play."""
+    at = page(app, "graphs")
+    assert [b.key for b in at.button if b.key == "g_play"] == ["g_play"]
+    at.radio(key="g_which").set_value("user").run()
+    ok(at)
+    assert not [b for b in at.button if b.key == "g_play"] and at.radio(key="g_which").value == "user"
+    at.radio(key="g_which").set_value("world").run()
+    assert [b.key for b in at.button if b.key == "g_play"] == ["g_play"]
+
+
 @PAGE_LAYOUT
 def test_graphs_plays_moment_by_moment_and_stops_at_now(app):
     acme = [0] + [m["n"] for m in live().moments(org="acme")]
