@@ -271,6 +271,11 @@ def test_communities_are_drawn_one_node_each_and_a_click_opens_one():
     assert all(e["label"].endswith(("fact", "facts")) for e in p.edges) and len(p.edges) <= len(ov.links)
     assert crowded(p) == (0, 0) and '"central":"C1"' in viz.to_html(p) and "node.central" in viz.to_html(p)
     assert communities.drawn(overview((), (), 0, 0)).reason
+    # #39's trial: colours repeated from the eighth community on, and the middle one's name was dark on mid-blue
+    many = communities.drawn(overview(tuple(community(i, f"C{i}", 30 - i, f"C{i}", ()) for i in range(20)), (), 0, 0))
+    assert len({n["color"] for n in many.nodes}) == 20
+    r, g, b = (int(many.nodes[0]["color"][i : i + 2], 16) for i in (1, 3, 5))
+    assert 0.299 * r + 0.587 * g + 0.114 * b > 160  # light: its name, inside it, reads dark on it
 
 
 def test_a_fact_between_two_neighbours_waits_for_a_click_and_the_neighbours_stand_in_two_columns():

@@ -9,13 +9,17 @@ import networkx as nx
 
 from ..usecases import shapes as sh
 from .text import plural
-from .viz import KIND_COLORS, Plan, line, node, wrapped
+from .viz import Plan, line, node, wrapped
 
 MEMBERS = 60  # the entities a community keeps by name, most connected first
 #: Louvain groups the most connected entities with at most this many links between them; each other one joins the
 #: community it has most facts with (at 112k facts, Louvain on all 50,000 links took 0.7 to 1.2 s of CPU).
 CORE = 12_000
 SEED = 1  # Louvain's: the same links always give the same communities
+#: Twenty colours, none repeated below twenty communities (#39: the kinds' seven repeated); light first, so the middle
+#: one's name, written inside it, reads dark on light.
+PALETTE = "#aec7e8 #ffbb78 #98df8a #ff9896 #c5b0d5 #c49c94 #f7b6d2 #dbdb8d #9edae5 #c7c7c7".split()
+PALETTE += "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #bcbd22 #17becf #7f7f7f".split()
 
 
 @dataclass(frozen=True)
@@ -107,12 +111,12 @@ def _label(names: list[str], size: int) -> str:
 
 def drawn(ov: Overview, *, most: int = 2) -> Plan:
     """Communities, the largest in the middle, each joined to the `most` it shares most facts with (#39), by count."""
-    colors, nodes = list(KIND_COLORS.values()), []
+    nodes = []
     for i, c in enumerate(ov.communities):
         size, said = min(40.0, 8 + 3 * c.size**0.5), plural(c.size, "entity", "entities")
         title = f"{c.label}: {said}\n" + ", ".join(c.members[:12]) + "\nclick: open it"
         drawn = node(f"community:{c.id}", wrapped(c.label, 24) + f"\n{said}", "community", min(i, 1), title, size=size)
-        nodes.append(drawn | {"central": c.central, "color": colors[i % len(colors)]})
+        nodes.append(drawn | {"central": c.central, "color": PALETTE[i % len(PALETTE)]})
     heaviest = sorted(ov.links, key=lambda x: (-x[2], x[:2]))
     kept = {k for c in ov.communities for k in [x for x in heaviest if c.id in x[:2]][:most]}
     edges = []
