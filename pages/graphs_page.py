@@ -117,13 +117,15 @@ def _chosen() -> None:
         st.session_state["g_find"], st.session_state["g_found"] = "", None
 
 
-def _said(name: str | None, asked: str | None, by: str) -> None:
-    """How the focus was found (`by`: name, words, most connected, run), when not as asked (#39)."""
+def _said(name: str | None, asked: str | None, by: str, row: DeltaGenerator) -> None:
+    """How the focus was found (`by`: name, words, most connected, run), when not as asked, in `row` above the drawing
+    unless the search lists there (#39: said below the drawing, it was off the first screen)."""
     if name is not None and asked != name:
         here = f"**{viz.inert(name)}**, the most connected entity here. "
         found = f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. " if asked else ""
         missed = f"No entity here matches “{viz.inert(asked)}”: opened on {here}" if asked else ""
-        caption((found if by in ("name", "words") else missed) or f"Opened on {here}Search above for another entity.")
+        said = (found if by in ("name", "words") else missed) or f"Opened on {here}Search above for another entity."
+        (st if st.session_state.get("g_find") else row).caption(said)
 
 
 def _trail(graph: str, name: str | None, row: DeltaGenerator) -> None:
@@ -239,7 +241,7 @@ def drawing(bar: DeltaGenerator, row: DeltaGenerator, user: bool) -> None:
             plan, html, drawn = _drawing.kept_drawing(at, graph, owner, choice, marked, then, data, flt, cmp)
         _show(plan, html, taught)
         name = next((n["name"] for n in plan.nodes if n["id"] == plan.focus), None)
-        _said(name, asked, by)
+        _said(name, asked, by, row)
         _trail(graph, name, row)
         _drawing.members(ctx, at, (graph, owner))
         _say_drawn(plan, drawn_at, cmp)

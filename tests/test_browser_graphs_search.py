@@ -46,6 +46,8 @@ def test_entities_found_leave_the_drawing_in_the_top_half(page):
     page.set_viewport_size({"width": 1400, "height": 1000})
     goto(page, "graphs")
     before = drawing_top(page)
+    said = page.get_by_text(re.compile(r"^Opened on Acme Robotics, the most connected entity here")).bounding_box()
+    assert said is not None and said["y"] + said["height"] <= before  # said above the drawing, not below it (#39)
     find = page.get_by_label("Find an entity")
     find.fill("a")  # many found: one row of them, scrolled sideways
     find.press("Enter")
