@@ -211,7 +211,7 @@ def drawing(bar: DeltaGenerator, row: DeltaGenerator, user: bool) -> None:
     with guard():
         at = version_at(ctx.svc, ctx.memory)  # read first: what is read after it is at least as new
         flow = st.session_state.get("g_which") == "flow"  # the compact bar (#39), a run's beside a Flow graph
-        widths = [2, 2, 3, 1.1, 1.3] if flow else [2.3, 3.4, 1.1, 1.3]
+        widths = [2.5, 2, 2.6, 1, 1.2] if flow else [2.3, 3.4, 1.1, 1.3]
         *cols, find, depth, filters = bar.columns(widths, vertical_alignment="bottom")
         with cols[0]:
             graph, owner = _graph_chosen(read_at(ctx.svc, at, MemoryService.run_ids, org), cols[-1])

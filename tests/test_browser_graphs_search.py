@@ -113,3 +113,13 @@ def test_the_trail_is_a_breadcrumb_above_and_back_keeps_the_steps_ahead(page):
     page.screenshot(path=str(ARTIFACTS / "graph-trail-back.png"))
     elsewhere = walk(page, walked)  # a new walk from the first step: the steps ahead go
     assert elsewhere not in walked and trail(page) == walked[:1], (elsewhere, trail(page))
+
+
+def test_the_bar_holds_the_graph_choice_on_one_line_beside_a_run(page):
+    """#39's trial: on a Flow graph the bar also holds the run, and the choice of graph wrapped "Flow" onto a second
+    line, pushing the drawing down."""
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    goto(page, "graphs?graph=flow")
+    options = page.locator(".st-key-g_which [data-testid='stRadioOption']")
+    tops = {round(box["y"]) for box in (options.nth(i).bounding_box() for i in range(options.count())) if box}
+    assert options.count() == 3 and len(tops) == 1 and drawing_top(page) < 500, (tops, drawing_top(page))
