@@ -314,3 +314,18 @@ def test_the_timeline_reads_at_a_glance_and_pointing_at_a_bar_hides_none_of_the_
     [said] = chart.evaluate(DRAWN)["said"]
     assert said == newest.get_attribute("aria-label") and re.search(r"\) · \w+ · \d+ records?, \d+ reads?$", said)
     chart.screenshot(path=str(ARTIFACTS / "runs-timeline-pointed.png"))
+
+
+def test_the_overview_shows_its_runs_first_under_a_heading(page):
+    """#39, found by a trial: the Overview drew its timeline with no heading 1,400 px down the page, under the
+    time control, the map, Settings and People: a product team opening it did not see its runs. It is the first
+    thing under the title now, in the top half of a 1400 x 1000 window, under "Runs at a glance"."""
+    goto(page, "")
+    chart = page.locator(TIMELINE).first
+    chart.locator("g.turns_marks path").first.wait_for(timeout=30_000)
+    top = chart.evaluate("c => c.getBoundingClientRect().top")
+    heading = page.locator("h3", has_text="Runs at a glance").first
+    assert heading.evaluate("h => h.getBoundingClientRect().bottom") <= top < 500, top
+    first = page.locator("[data-testid='stMain'] h3").first.inner_text()
+    assert first.startswith("Runs at a glance"), first  # before Memory through time
+    shot(page, "overview-runs-first")
