@@ -329,3 +329,27 @@ def test_the_overview_shows_its_runs_first_under_a_heading(page):
     first = page.locator("[data-testid='stMain'] h3").first.inner_text()
     assert first.startswith("Runs at a glance"), first  # before Memory through time
     shot(page, "overview-runs-first")
+
+
+def test_each_cause_on_a_weight_through_time_is_marked_apart_from_the_line(page, demo_app):
+    """#39, found by a trial: on Fact weights a disputed step's marker was a light blue triangle on the blue line,
+    nearly invisible. Each cause has a colour of its own, none the line's, and the legend shows each as marked."""
+    svc = MemoryService(make_engine(demo_app.db))
+    try:
+        fact = next(r["id"] for r in svc.facts_table("acme", graphs=("world",)) if r["status"] == "disputed")
+    finally:
+        svc.engine.dispose()
+    goto(page, f"fact-weights?graph=world&fact={fact}")
+    chart = page.locator("[data-testid='stVegaLiteChart']:has(g.mark-line)").first
+    chart.locator("g.mark-symbol.role-mark path").first.wait_for(timeout=30_000)
+    drawn = chart.evaluate("""(c) => ({
+      line: c.querySelector('g.mark-line path').getAttribute('stroke'),
+      marks: [...c.querySelectorAll('g.mark-symbol.role-mark path')].map(p => p.getAttribute('fill')),
+      legend: [...c.querySelectorAll('g.role-legend-symbol path')].map(p => p.getAttribute('fill')),
+    })""")
+    assert len(drawn["marks"]) >= 2 and len(set(drawn["marks"])) >= 2, drawn  # taught, then disputed: two causes
+    assert drawn["line"] not in drawn["marks"] + drawn["legend"], drawn
+    assert set(drawn["marks"]) <= set(drawn["legend"]) and len(set(drawn["legend"])) == len(drawn["legend"]), drawn
+    chart.scroll_into_view_if_needed()
+    painted(page)
+    chart.screenshot(path=str(ARTIFACTS / "weights-through-time-causes.png"))
