@@ -301,13 +301,15 @@ def show_diff(ctx: Context, between: Between, lo: int, hi: int, *, shown: Shown,
 
 # --- a fact's weight through time (Fact weights), each step with its cause ---------------------------
 
-#: What changed a weight, as the line marks it: each kind's shape (the cause in words on hover).
+#: What changed a weight, as the line marks it: each kind's shape and colour, neither the line's (#39: a disputed step
+#: was a light blue triangle on the blue line), the cause in words on hover.
 CAUSES = {
-    "correction (R28)": ("triangle-down", ("dispute by", "retracted by")),
-    "replacement (R3)": ("diamond", ("withdrawn",)),
-    "erasure since (R29, R30)": ("cross", ("erased since", "a deleted account")),
-    "record (R1)": ("circle", ("support from",)),
+    "correction (R28)": ("triangle-down", "#c62828", ("dispute by", "retracted by")),
+    "replacement (R3)": ("diamond", "#f9a825", ("withdrawn",)),
+    "erasure since (R29, R30)": ("cross", "#7b1fa2", ("erased since", "a deleted account")),
+    "record (R1)": ("circle", "#2e7d32", ("support from",)),
 }
+LINE = "#546e7a"  # the weight's line: a slate no cause is drawn in
 
 
 #: A step's tooltip, field by field; its weight (three places) is inserted before its status.
@@ -317,7 +319,7 @@ TIPS += [("cause:N", "Cause"), ("status:N", "Status")]
 
 def cause_kind(cause: str) -> str:
     """The kind of a step's cause, the first of CAUSES its words name (a correction before a record's support)."""
-    return next((kind for kind, (_, words) in CAUSES.items() if any(w in cause for w in words)), "record (R1)")
+    return next((kind for kind, (*_, words) in CAUSES.items() if any(w in cause for w in words)), "record (R1)")
 
 
 def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, threshold: float) -> None:
@@ -334,18 +336,18 @@ def through_time(ctx: Context, org: str, graph: str, fid: int, b: Breakdown, thr
     df = pd.DataFrame(steps).assign(step=range(1, len(steps) + 1), kind=[cause_kind(s["cause"]) for s in steps])
     line = pd.concat([df, df.tail(1).assign(moment=max(now, int(df["moment"].iloc[-1])), step=None)])
     x = alt.X("moment:Q", title="Moment (memory's clock)", axis=alt.Axis(tickMinStep=1, format="d"))
-    y = alt.Y(
-        "weight:Q", title="Weight", scale=alt.Scale(domain=[0, 1.1]), axis=alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1])
-    )
+    tenths = alt.Axis(values=[0, 0.2, 0.4, 0.6, 0.8, 1])
+    y = alt.Y("weight:Q", title="Weight", scale=alt.Scale(domain=[0, 1.1]), axis=tenths)
     tips = [alt.Tooltip(field, title=title) for field, title in TIPS]
     tips.insert(-1, alt.Tooltip("weight:Q", title="Weight", format=".3f"))
-    shapes = alt.Scale(domain=list(CAUSES), range=[shape for shape, _ in CAUSES.values()])
-    causes = alt.Shape("kind:N", title="Cause", scale=shapes)
+    shapes = alt.Scale(domain=list(CAUSES), range=[shape for shape, _, _ in CAUSES.values()])
+    colours = alt.Scale(domain=list(CAUSES), range=[colour for _, colour, _ in CAUSES.values()])
     chart = (
-        alt.Chart(line).mark_line(interpolate="step-after").encode(x=x, y=y)
+        alt.Chart(line).mark_line(interpolate="step-after", color=LINE).encode(x=x, y=y)
         + alt.Chart(df)
-        .mark_point(filled=True, size=110)
-        .encode(x=x, y=y, color=alt.Color("status:N", title="Status"), shape=causes, tooltip=tips)
+        .mark_point(filled=True, size=150, opacity=1)  # one legend: each cause as it is marked
+        .encode(x=x, y=y, shape=alt.Shape("kind:N", title="Cause", scale=shapes), tooltip=tips)
+        .encode(color=alt.Color("kind:N", title="Cause", scale=colours))
         + alt.Chart(df).mark_text(dy=-12, fontWeight="bold").encode(x=x, y=y, text="step:O")
         + alt.Chart(pd.DataFrame({"threshold": [threshold]}))
         .mark_rule(strokeDash=[4, 4], color="gray")

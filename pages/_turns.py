@@ -88,12 +88,14 @@ def timeline(ctx: Context, org: str, *, key: str, on_click: Callable[[], None]) 
     """The organization's newest runs and their turns as a chart; `on_click` is called when a bar is clicked."""
     t = read(ctx, MemoryService.timeline, org)
     if not any(run["turns"] for run in t["runs"]):
+        caption("No turn yet: each turn an agent opens is drawn here as a bar, as it goes.")
         return
-    st.vega_lite_chart(chart(t, people_names(ctx)), on_select=on_click, key=key, width="stretch")
+    spec = chart(t, people_names(ctx))
+    clicks = [layer["name"] for layer in spec["layer"] if "params" in layer]  # heard: a click, not pointing (#39)
+    st.vega_lite_chart(spec, on_select=on_click, selection_mode=clicks, key=key, width="stretch")
     caption(
-        "A bar a turn, in the order the turns opened: green completed, blue open, red failed, grey cancelled, "
-        "yellow replaced (R1 to R3); inside it a dark tick a record and a purple mark a read, in the order they came. "
-        "Click a bar to open its turn. " + capped(t)
+        "A bar a turn, in the order they opened, coloured by its status (R1 to R3); inside it a tick a record and a "
+        "mark a read, in order. Point at a bar to read it under the chart. Click a bar to open its turn. " + capped(t)
     )
 
 

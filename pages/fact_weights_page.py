@@ -33,14 +33,8 @@ if st.session_state.get("w_graphs") not in GRAPHS:
     dropped("w_graphs", "the World graph (a graph is world, user or flow)")
 
 with guard():
-    graph = st.radio(
-        "Graph",
-        list(GRAPHS),
-        format_func=GRAPHS.__getitem__,
-        horizontal=True,
-        key="w_graphs",
-        help="World by default: what the organization knows.",
-    )
+    world = "World by default: what the organization knows."
+    graph = st.radio("Graph", list(GRAPHS), format_func=GRAPHS.get, horizontal=True, key="w_graphs", help=world)
     if graph == "flow":
         caption(
             "A run's Flow graph keeps every claim its completed turns made (R7), whatever the settings "
@@ -177,9 +171,8 @@ with guard():
     with h:
         st.caption("Weights")
         edges = [i / 10 for i in range(11)]
-        bins = pd.cut(
-            shown["weight"], bins=edges, include_lowest=True, labels=[f"{a:.1f}–{a + 0.1:.1f}" for a in edges[:-1]]
-        )
+        ranges = [f"{a:.1f}–{a + 0.1:.1f}" for a in edges[:-1]]
+        bins = pd.cut(shown["weight"], bins=edges, include_lowest=True, labels=ranges)
         st.bar_chart(bins.value_counts().sort_index())
     with s:
         st.caption("Weight against independent sources")

@@ -48,9 +48,9 @@ RUNS = ["Run", "Person", "Surface", "Ephemeral", "Ended", "Turns"]
 WORLD = ["subject", "relation", "object", "status", "weight", "sources", "supports", "disputes"]
 
 
-def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map: int) -> tuple[pd.DataFrame, str]:
+def _world_rows(ctx: Context, org: str, clock: int, n: int, now: bool, on_map: int) -> tuple[pd.DataFrame, str]:
     """The World facts, heaviest first, and how many of each status beside the map's count (R32)."""
-    if n == newest:  # the Fact weights page's read
+    if now:  # the Fact weights page's read
         rows = _history.then(ctx, clock, MemoryService.facts_table, org, limit=ROWS, graphs=("world",))
         said = world_table([r["status"] for r in rows], None if len(rows) == ROWS else len(rows), on_map)
         return headed(pd.DataFrame(rows, columns=WORLD)), said
@@ -66,41 +66,31 @@ def _world_rows(ctx: Context, org: str, clock: int, n: int, newest: int, on_map:
 def through_time(ctx: Context, org: str) -> None:
     """The time control (R32); the map and the World facts as they stood then; compared with another moment."""
     shown = _history.time_control(ctx, org, PREFIX)
-    clock, n, newest = shown.clock, shown.n, shown.newest
+    clock, n, now = shown.clock, shown.n, shown.n == shown.newest
     m: OrgMap
-    if n == newest:
+    if now:
         m = read(ctx, MemoryService.org_map, org)
     else:  # the map then, said as the map now is
         then = read(ctx, MemoryService.map_at, org, n)
         m = {**then, "paragraph": map_paragraph(ctx.org_name, then["kinds"], then["facts"])}
-    st.markdown(cite("#### The map every root turn carries (R18)") + ("" if n == newest else f", after moment {n}"))
+    st.markdown(cite("#### The map every root turn carries (R18)") + ("" if now else f", after moment {n}"))
     st.info(inert(m["paragraph"]))
     left, right = st.columns([1, 2])
     with left:
         if m["kinds"]:
             # A Vega-Lite spec as st.bar_chart draws it, without importing altair (0.3 s on the first page)
-            st.vega_lite_chart(
-                pd.DataFrame({"kind": list(m["kinds"]), "entities": list(m["kinds"].values())}),
-                {
-                    "mark": {"type": "bar"},
-                    "encoding": {
-                        "y": {"field": "kind", "type": "nominal", "title": None},
-                        "x": {"field": "entities", "type": "quantitative", "title": "entities"},
-                    },
-                },
-                height=220,
-                width="stretch",
-            )
-        past = (
-            "A view of the past applies every erasure made since (R33)." if n != newest else "Memory as it stands now."
-        )
+            kinds = pd.DataFrame({"kind": list(m["kinds"]), "entities": list(m["kinds"].values())})
+            x = {"field": "entities", "type": "quantitative", "title": "entities"}
+            bars = {"mark": "bar", "encoding": {"y": {"field": "kind", "type": "nominal", "title": None}, "x": x}}
+            st.vega_lite_chart(kinds, bars, height=220, width="stretch")
+        past = "Memory as it stands now." if now else "A view of the past applies every erasure made since (R33)."
         caption(
             "Entities of active facts by kind, and active facts; disputed and retracted facts are not on the map "
             f"(R18, R28). {past}"
         )
     with right:
-        table, said = _world_rows(ctx, org, clock, n, newest, int(m["facts"]))
-        st.markdown(f"**World facts** {'now' if n == newest else f'as they stood after moment {n}'}, every status")
+        table, said = _world_rows(ctx, org, clock, n, now, int(m["facts"]))
+        st.markdown(f"**World facts** {'now' if now else f'as they stood after moment {n}'}, every status")
         fact_grid(table, height=260)
         caption(said)
     reads_then(ctx, org, n)
@@ -110,9 +100,8 @@ def through_time(ctx: Context, org: str) -> None:
 
 def compare_with(ctx: Context, org: str, shown: _history.Shown) -> None:
     """The diff between the moment shown and another (R32): facts added, gone, changed."""
-    other = _history.compare_choice(
-        PREFIX, shown, "What changed in the World graph and the runs' Flow graphs between the two moments."
-    )
+    said = "What changed in the World graph and the runs' Flow graphs between the two moments."
+    other = _history.compare_choice(PREFIX, shown, said)
     if other is None:
         return
     lo, hi = sorted((other, shown.n))
@@ -130,11 +119,15 @@ def compare_with(ctx: Context, org: str, shown: _history.Shown) -> None:
 with guard():
     if need_org(ctx):
         assert ctx.org is not None
+        # #39: a product team opens the Overview for what its agents do, so their runs come first, live, in the
+        # first screen; then what memory holds and held (R32); then who may act, the settings and every run
+        markdown("### Runs at a glance")
+        timeline(ctx, ctx.org, key="ov_timeline", on_click=_open_clicked)
+        latest_turns(ctx, ctx.org)  # each linked to its turn on the Runs page (#38.8)
         markdown("### Memory through time (R32)")
         _history.play_control(ctx, ctx.org, PREFIX)
         st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) else None)(through_time)(ctx, ctx.org)
-        right, people = st.columns(2)  # the runs below them, whole width: their turns read (#25)
-        runs = st.container()
+        right, people = st.columns(2)
         with right:
             markdown("**Settings** now (the owner's alone, R15)")
             settings = read_or_refusal(ctx, MemoryService.get_settings, ctx.org, by=ctx.person or "")
@@ -146,16 +139,13 @@ with guard():
             st.markdown("**People**")
             members = pd.DataFrame(read(ctx, MemoryService.members, ctx.org), columns=["name", "id", "role"])
             st.dataframe(members.rename(columns=str.capitalize), hide_index=True)
-        with runs:
-            timeline(ctx, ctx.org, key="ov_timeline", on_click=_open_clicked)
-            latest_turns(ctx, ctx.org)  # each linked to its turn on the Runs page (#38.8)
-            st.markdown("**Runs** and their turns (every record: the Runs page)")
-            rows = [
-                (r["id"], r["person"] or "erased (R30)", r["surface"], on_off(r["ephemeral"]), yes_no(r["ended"]))
-                + (turns_said(r),)
-                for r in read(ctx, MemoryService.runs, ctx.org)
-            ]
-            grid(pd.DataFrame(rows, columns=RUNS), first=("Run", "Turns"))
+        st.markdown("**Runs** and their turns (every record: the Runs page)")  # whole width: their turns read (#25)
+        rows = [
+            (r["id"], r["person"] or "erased (R30)", r["surface"], on_off(r["ephemeral"]), yes_no(r["ended"]))
+            + (turns_said(r),)
+            for r in read(ctx, MemoryService.runs, ctx.org)
+        ]
+        grid(pd.DataFrame(rows, columns=RUNS), first=("Run", "Turns"))
 
 st.subheader("Sample scenarios")
 st.caption("Each is a story about one memory rule. Open one in the Notebook and run it cell by cell.")

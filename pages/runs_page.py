@@ -147,12 +147,8 @@ with guard():
         + (on_off(r["ephemeral"]), yes_no(r["ended"]), turns_said(r))
         for r in runs
     ]
-    overview = pd.DataFrame(rows, columns=COLUMNS)
-    grid(
-        overview,
-        first=("Run", "Turns", "Person", "Via"),
-        column_config={"Via": st.column_config.TextColumn(width="medium")},
-    )
+    wider = {"Via": st.column_config.TextColumn(width="medium")}
+    grid(pd.DataFrame(rows, columns=COLUMNS), first=("Run", "Turns", "Person", "Via"), column_config=wider)
     run_id = st.selectbox(
         "Run", ids, key="runs_run", format_func=lambda i: f"{i} · via MCP: {clients[i]}" if i in clients else i
     )

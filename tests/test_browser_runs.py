@@ -254,3 +254,102 @@ def test_a_turn_s_records_wrap_at_spaces_not_inside_words(page, demo_app):
         painted(page)
         records.screenshot(path=str(ARTIFACTS / f"runs-records-{width}.png"))
         assert measured["tables"] >= 1 and measured["inside"] == [] and measured["sideways"] == [], (width, measured)
+
+
+# --- runs at a glance, read at a glance (#39, a trial's findings on 72b85e3 at 1400 x 1000) ---------------------
+
+TIMELINE = "[data-testid='stVegaLiteChart']:has(g.turns_marks)"
+
+#: The timeline as drawn: each legend entry's symbol (width, height) by its label, a record's tick, the rows'
+#: labels (font size in px, the lightness of their fill, 0 black to 1 white) and the words under the rows.
+DRAWN = """(chart) => {
+  const size = e => { const r = e.getBoundingClientRect(); return [r.width, r.height]; };
+  const legend = Object.fromEntries([...chart.querySelectorAll('g.role-legend-symbol path')]
+    .map(p => [p.parentElement.parentElement.textContent.trim(), size(p)]));
+  const light = e => { const [r, g, b] = getComputedStyle(e).fill.match(/[\\d.]+/g).map(Number); return (r + g + b) / 765; };
+  const labels = [...chart.querySelectorAll('g.role-axis-label text')]
+    .map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize), light(t)]);
+  const said = [...chart.querySelectorAll('g.said_marks text')].map(t => t.textContent).filter(Boolean);
+  return {legend, tick: size(chart.querySelector('g.record_marks path')), labels, said};
+}"""
+
+#: While a bar is pointed at: the other bars each hidden at its centre by something not of the chart (a tooltip's
+#: box), their opacity, and the bars outlined.
+POINTED = """(chart) => {
+  const bars = [...chart.querySelectorAll('g.turns_marks path')];
+  const hidden = bars.filter(p => { const r = p.getBoundingClientRect();
+    const at = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2); return !chart.contains(at); });
+  return {hidden: hidden.map(p => p.getAttribute('aria-label')),
+          faded: bars.filter(p => Number(getComputedStyle(p).opacity) < 1).length,
+          outlined: bars.filter(p => p.getAttribute('stroke')).map(p => p.getAttribute('aria-label'))};
+}"""
+
+
+def test_the_timeline_reads_at_a_glance_and_pointing_at_a_bar_hides_none_of_the_others(page, demo_app):
+    """#39, found by a trial: the legend drew "record" as a triangle (records are upright ticks); the runs' names
+    were small and grey; pointing at a bar opened a tooltip's box over the bars beside it, which showed through it
+    near white (pointing at the newest turn hid 4 of 19). Now the legend's record is an upright tick as drawn, the
+    names 12 px or more in the page's dark text, and the bar pointed at is outlined and said under the rows."""
+    goto(page, "runs")
+    chart = page.locator(TIMELINE).first
+    bars(page)
+    drawn = chart.evaluate(DRAWN)
+    (w, h), (tick_w, tick_h) = drawn["legend"]["record"], drawn["tick"]
+    assert h >= 3 * w and tick_h >= 3 * tick_w, drawn["legend"]  # upright, as the ticks in the bars are
+    assert drawn["legend"]["read"][0] > 3 * w  # a read's mark is not a tick
+    assert len(drawn["labels"]) >= 10, drawn["labels"]  # a row a run, each named
+    assert all(px >= 12 and light < 0.35 for _, px, light in drawn["labels"]), drawn["labels"]
+    assert drawn["said"] == []  # nothing pointed at yet
+    newest = page.locator(BARS).first  # the top right bar: a tooltip's box fell left, over the turns before it
+    box = newest.bounding_box()
+    page.mouse.move(box["x"] + 3, box["y"] + box["height"] / 2)
+    page.wait_for_function(  # said under the rows, or (as before #39) a tooltip's box opened
+        "(c) => [...document.querySelectorAll(c + ' g.said_marks text')].some(t => t.textContent)"
+        " || !!document.querySelector('#vg-tooltip-element.visible')",
+        arg=TIMELINE,
+    )
+    pointed = chart.evaluate(POINTED)
+    assert pointed["hidden"] == [] and pointed["faded"] == 0, pointed
+    assert pointed["outlined"] == [newest.get_attribute("aria-label")]
+    [said] = chart.evaluate(DRAWN)["said"]
+    assert said == newest.get_attribute("aria-label") and re.search(r"\) · \w+ · \d+ records?, \d+ reads?$", said)
+    chart.screenshot(path=str(ARTIFACTS / "runs-timeline-pointed.png"))
+
+
+def test_the_overview_shows_its_runs_first_under_a_heading(page):
+    """#39, found by a trial: the Overview drew its timeline with no heading 1,400 px down the page, under the
+    time control, the map, Settings and People: a product team opening it did not see its runs. It is the first
+    thing under the title now, in the top half of a 1400 x 1000 window, under "Runs at a glance"."""
+    goto(page, "")
+    chart = page.locator(TIMELINE).first
+    chart.locator("g.turns_marks path").first.wait_for(timeout=30_000)
+    top = chart.evaluate("c => c.getBoundingClientRect().top")
+    heading = page.locator("h3", has_text="Runs at a glance").first
+    assert heading.evaluate("h => h.getBoundingClientRect().bottom") <= top < 500, top
+    first = page.locator("[data-testid='stMain'] h3").first.inner_text()
+    assert first.startswith("Runs at a glance"), first  # before Memory through time
+    shot(page, "overview-runs-first")
+
+
+def test_each_cause_on_a_weight_through_time_is_marked_apart_from_the_line(page, demo_app):
+    """#39, found by a trial: on Fact weights a disputed step's marker was a light blue triangle on the blue line,
+    nearly invisible. Each cause has a colour of its own, none the line's, and the legend shows each as marked."""
+    svc = MemoryService(make_engine(demo_app.db))
+    try:
+        fact = next(r["id"] for r in svc.facts_table("acme", graphs=("world",)) if r["status"] == "disputed")
+    finally:
+        svc.engine.dispose()
+    goto(page, f"fact-weights?graph=world&fact={fact}")
+    chart = page.locator("[data-testid='stVegaLiteChart']:has(g.mark-line)").first
+    chart.locator("g.mark-symbol.role-mark path").first.wait_for(timeout=30_000)
+    drawn = chart.evaluate("""(c) => ({
+      line: c.querySelector('g.mark-line path').getAttribute('stroke'),
+      marks: [...c.querySelectorAll('g.mark-symbol.role-mark path')].map(p => p.getAttribute('fill')),
+      legend: [...c.querySelectorAll('g.role-legend-symbol path')].map(p => p.getAttribute('fill')),
+    })""")
+    assert len(drawn["marks"]) >= 2 and len(set(drawn["marks"])) >= 2, drawn  # taught, then disputed: two causes
+    assert drawn["line"] not in drawn["marks"] + drawn["legend"], drawn
+    assert set(drawn["marks"]) <= set(drawn["legend"]) and len(set(drawn["legend"])) == len(drawn["legend"]), drawn
+    chart.scroll_into_view_if_needed()
+    painted(page)
+    chart.screenshot(path=str(ARTIFACTS / "weights-through-time-causes.png"))

@@ -1589,7 +1589,12 @@ def test_weights_follows_a_fact_through_time_with_each_cause(app):
     assert list(table["Step"]) == [1, 2, 3, 4] and list(table["Status"])[-1] == "disputed"
     assert float(table["Weight"].iloc[-1]) == pytest.approx(fact["weight"], abs=5e-4)
     assert "ui-w1 completed in ui-w" in list(table["What happened"])
-    assert at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart"), "the weight through time is drawn"
+    charts = at.get("arrow_vega_lite_chart") or at.get("vega_lite_chart")
+    [spec] = [json.loads(c.proto.spec) for c in charts if "Moment (memory's clock)" in c.proto.spec]
+    line, marks = spec["layer"][:2]  # #39: each cause marked in a colour and shape of its own, none the line's
+    colour, shape = marks["encoding"]["color"], marks["encoding"]["shape"]
+    assert colour["field"] == shape["field"] == "kind" and colour["title"] == shape["title"] == "Cause"  # one legend
+    assert line["mark"]["color"] not in colour["scale"]["range"] and len(set(colour["scale"]["range"])) == 4
     # Erased causes say so (R33): the run goes, its votes stay.
     svc.delete_run("ui-w", by="dana")
     at.run()

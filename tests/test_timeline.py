@@ -5,11 +5,13 @@ says what a cap leaves out."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 from memory_core import MemoryService, parse, replay
 from memory_core.views.history import weight_through_time
-from memory_core.views.timeline import GAP, STATUSES, capped, chart, rows, titled
+from memory_core.views.timeline import GAP, STATUSES, SYMBOLS, capped, chart, rows, titled
 
 DEMO = Path(__file__).resolve().parent.parent / "sample_data" / "demo.json"
 
@@ -85,7 +87,8 @@ def test_a_bar_a_turn_in_the_order_turns_opened_on_its_run_s_row():
     place = {b["turn"]: (b["x"], b["x2"]) for b in bars}
     assert place == {"a1": (GAP, 1 - GAP), "b1": (1 + GAP, 2 - GAP), "a2": (2 + GAP, 3 - GAP)}  # by seq: a1, b1, a2
     assert {b["status"] for b in bars} <= set(STATUSES)
-    assert bars[0]["title"] == "Ask b1 (b1)" and (bars[0]["records"], bars[0]["reads"]) == (3, 2)
+    assert bars[0]["title"] == "Ask b1 (b1)" and bars[0]["said"] == "Ask b1 (b1) · open · 3 records, 2 reads"
+    assert bars[1]["said"] == "Ask a1 (a1) · completed · 1 record, 0 reads"
 
 
 def test_a_tick_a_record_or_read_inside_its_bar_in_the_order_they_came():
@@ -117,11 +120,11 @@ def test_a_turn_is_titled_by_its_request_cut_on_one_line():
 def test_the_chart_draws_a_bar_a_turn_each_click_selecting_its_run_and_turn():
     spec = chart(TIMELINE, {})
     layers = {layer["name"]: layer for layer in spec["layer"]}
-    assert list(layers) == ["turns", "record", "read"]
+    assert list(layers) == ["turns", "record", "read", "said"]
     assert [b["turn"] for b in layers["turns"]["data"]["values"]] == ["b1", "a1", "a2"]
     assert len(layers["record"]["data"]["values"]) == 6 and len(layers["read"]["data"]["values"]) == 3
-    for name, layer in layers.items():
-        [param] = layer["params"]
+    for name in ("turns", "record", "read"):
+        param = layers[name]["params"][0]
         assert param == {"name": name, "select": {"type": "point", "fields": ["run", "turn"], "on": "click"}}
     colour = layers["turns"]["encoding"]["color"]
     assert colour["scale"] == {"domain": list(STATUSES), "range": list(STATUSES.values())} and colour["legend"]
@@ -142,3 +145,38 @@ def test_each_step_of_a_weight_through_time_is_marked_by_its_cause(svc):
     assert cause_kind("support from web x (t1 in r1); dispute by Dana (R28)") == "correction (R28)"
     assert cause_kind("support from web x (a run erased since)") == "erasure since (R29, R30)"
     assert cause_kind("support from web x withdrawn when t2 replaced t1") == "replacement (R3)"
+
+
+def test_the_legend_draws_each_mark_inside_a_turn_as_the_chart_draws_it():
+    """#39, found by a trial: the legend drew "record" as a triangle, and records are upright ticks in the bars."""
+    layers = {layer["name"]: layer for layer in chart(TIMELINE, {})["layer"]}
+    assert layers["record"]["mark"]["type"] == "tick" and layers["read"]["mark"]["shape"] == "triangle-down"
+    legend = layers["read"]["encoding"]["color"]["legend"]
+    shape = legend["encoding"]["symbols"]["shape"]["value"]["expr"]  # a Vega expression: the shape of each entry
+    assert "symbolType" not in legend and shape == f"{json.dumps(SYMBOLS)}[datum.value]"
+    assert SYMBOLS["read"] == layers["read"]["mark"]["shape"]
+    x, y = re.match(r"M(-[\d.]+),(-[\d.]+)H", SYMBOLS["record"]).groups()  # an upright bar in Vega's [-1, 1] box
+    width, height = 2 * abs(float(x)), 2 * abs(float(y))
+    assert width < 0.5 and height >= 2, (width, height)  # taller than wide, as a tick is
+
+
+def test_the_rows_are_named_in_words_read_at_a_glance():
+    """#39, found by a trial: the runs' names beside the rows were small and grey (Streamlit's theme)."""
+    config = chart(TIMELINE, {})["config"]
+    for part in ("axis", "legend"):
+        assert config[part]["labelFontSize"] >= 12 and config[part]["labelColor"] == "currentColor"  # the text's own
+
+
+def test_a_bar_pointed_at_is_outlined_and_said_under_the_rows_without_a_box_over_the_others():
+    """#39, found by a trial: pointing at a bar opened a tooltip's box over the bars beside it, which showed
+    through it near white. The bar pointed at is outlined; its words are written on a line under the rows."""
+    turns, *_, said = chart(TIMELINE, {})["layer"]
+    assert turns["mark"]["tooltip"] is None and "tooltip" not in turns["encoding"]  # no box over the others
+    assert "opacity" not in turns["encoding"] and "opacity" not in turns["mark"]  # none fades
+    [hover] = [p for p in turns["params"] if p["name"] == "hover"]
+    assert hover["select"] == {"type": "point", "fields": ["turn"], "on": "pointerover", "clear": "pointerout"}
+    assert turns["encoding"]["stroke"]["condition"]["param"] == "hover"
+    assert turns["encoding"]["description"] == {"field": "said"}  # what a screen reader says of a bar
+    assert said["mark"]["type"] == "text" and said["mark"]["y"] == {"expr": "height + 6"}  # under the rows
+    assert said["encoding"]["text"] == {"condition": {"param": "hover", "empty": False, "field": "said"}, "value": ""}
+    assert [b["said"] for b in said["data"]["values"]] == [b["said"] for b in turns["data"]["values"]]
