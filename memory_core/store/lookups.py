@@ -29,13 +29,11 @@ class OrgRef(_Ref):
     learn_from_ephemeral_runs: bool  # R12
     learn_from_users: bool  # R13
     no_memory_shortcuts: bool  # R14
-    since: int
 
 
 @dataclass(frozen=True)
 class PersonRef(_Ref):
     id: str
-    name: str
 
 
 @dataclass(frozen=True)
@@ -44,7 +42,6 @@ class RunRef(_Ref):
     org_id: str
     person_id: str | None
     workflow_id: str | None
-    surface: str
     ephemeral: bool
     ended: bool
 
@@ -52,13 +49,11 @@ class RunRef(_Ref):
 @dataclass(frozen=True)
 class TurnRef(_Ref):
     id: str
-    run_id: str
     status: str
     next_record: int
     probes_used: int
     map: dict[str, Any]
-    steps: tuple[dict[str, Any], ...]
 
     @classmethod
     def of(cls, row: Any) -> TurnRef:
-        return replace(super().of(row), map=dict(row.map), steps=tuple(row.steps))
+        return replace(super().of(row), map=dict(row.map))
