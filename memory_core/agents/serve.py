@@ -20,8 +20,7 @@ from starlette.responses import JSONResponse
 
 from ..usecases.facade import MemoryService
 from .server import MemoryAgents
-
-log = logging.getLogger("memory_core.agents")
+from .sessions import log
 
 SESSIONS_ONLY = (
     "this server keeps a session for each client (it owns the runs it starts): connect with the initialize handshake"

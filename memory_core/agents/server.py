@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -27,10 +26,8 @@ from ..rules.weights import WEIGHT_DECIMALS
 from ..usecases.facade import MemoryService
 from ..usecases.tokens import token_hash
 from . import models as M
-from .sessions import OpenSession, Sessions
+from .sessions import OpenSession, Sessions, log
 from .tools import TOOLS, Conn
-
-log = logging.getLogger("memory_core.agents")
 
 INSTRUCTIONS = """\
 Memory Explorer: the organization's memory, a graph of facts kept between runs, each pointing to its evidence.
