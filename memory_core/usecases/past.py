@@ -99,9 +99,7 @@ class Past(Repository):
         """The facts changed after `a` up to `b`, as they stood at each (R34); of `org`'s graphs, or of one `graph`."""
         with self.database.transaction(write=False) as s:
             newest = past.last_moment(s)
-            _on_the_clock(a, newest)
-            _on_the_clock(b, newest)
-            lo, hi = min(a, b), max(a, b)
+            lo, hi = sorted(_on_the_clock(n, newest) for n in (a, b))
             ids = past.changed_after(s, lo, hi)
             runs = dashboard.run_ids(s, org) if org is not None else []
 
