@@ -35,7 +35,6 @@
       return {l: s.left, r: s.left + s.width, t: s.top, b: s.top + s.height};
     }));
   }
-  function clamp(c, lo, hi) { return Math.max(lo, Math.min(hi, c)); }
   // Everything drawn in the frame (names and relations too), the focus within 8% of its middle (#39); once, as the
   // drawing opens: a click moves neither the view nor what is drawn (#39: not one px on the screen).
   function fit() {
@@ -46,8 +45,8 @@
     var off = 0.08, k = 0.5 + off;
     var s = Math.min(1, W / (b.r - b.l), H / (b.b - b.t), k * W / (b.r - f.x), k * W / (f.x - b.l),
                      k * H / (b.b - f.y), k * H / (f.y - b.t));
-    var at = {x: clamp((b.l + b.r) / 2, f.x - off * W / s, f.x + off * W / s),
-              y: clamp((b.t + b.b) / 2, f.y - off * H / s, f.y + off * H / s)};
+    var at = {x: Math.min(Math.max((b.l + b.r) / 2, f.x - off * W / s), f.x + off * W / s),
+              y: Math.min(Math.max((b.t + b.b) / 2, f.y - off * H / s), f.y + off * H / s)};
     network.moveTo({position: at, scale: s, animation: false});
     window.centred = window.fitted = true;
   }

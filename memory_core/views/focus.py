@@ -63,10 +63,10 @@ def box(n: Obj) -> layout.Box:
     """A node's drawn extent around its position: half width, half height, and its centre's offset down."""
     lines, font = n["label"].split("\n"), layout.FONT if n["size"] else layout.EDGE
     w, h = max(map(len, lines)) * layout.CHAR * font / 2, len(lines) * layout.LINE * font / 2
-    if not n["size"] or not n["ring"]:  # a box (the focus too: no edge crosses its name): its text inside, a margin
-        return w + 6, h + 6, 0.0
+    if not n["size"] or not n["ring"]:  # a box (the focus too: no edge crosses its name): its text inside, 5 and 6 more
+        return w + 11, h + 11, 0.0
     r = n["size"]
-    return max(r, w), r + h + 5, h + 5
+    return max(r, w), r + h + 7, h + 7
 
 
 def to_html(p: Plan, *, graph: str = "world", library: str | None = None) -> str:
@@ -96,7 +96,8 @@ def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
 def _vis_edge(e: Obj, i: int) -> Obj:
     key = f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}"  # stable across reloads
     drawn = {k: e[k] for k in ("from", "to", "fact", "title", "label", "dashes")}
-    return _given(id=key, **drawn, width=round(e["width"], 2), color=_edge_color(e))
+    boxed = {"to": not e["to"].startswith(("values:", "more:"))}  # no arrowhead on the entity's own box (#39: its name)
+    return _given(id=key, **drawn, width=round(e["width"], 2), color=_edge_color(e), arrows=boxed)
 
 
 def _given(**values: object) -> Obj:

@@ -13,12 +13,12 @@ SEED = 7
 FONT = 18.0  # a name's font, in the drawing's units
 EDGE = 15.0  # a relation's font
 CHAR = 0.55  # a character's width per font size (Arial, vis-network's font, with some room)
-LINE = 1.25  # a line's height per font size
+LINE = 1.0  # a line's height per font size (vis-network's)
 GAP = 6.0  # room between two boxes
 RADIUS = 140.0  # the communities' ring's radius, at least
 ARROW = 7.0  # an arrowhead's half size
 STEP = 8.0  # how far a crowded relation's far end moves outward at a time
-BEND = 0.6  # an edge's curve: it leaves and meets its ends level (vis-network's horizontal cubic Bézier's roundness)
+BEND = 0.7  # an edge's curve: it leaves and meets its ends level (vis-network's horizontal cubic Bézier's roundness)
 #: A box: half width, half height, and its centre's offset down from the node's position.
 Box = tuple[float, float, float]
 Point = tuple[float, float]
@@ -64,13 +64,13 @@ class _Drawn:
 
     def clear(self, xy: np.ndarray, here: np.ndarray, x: float, placed: np.ndarray) -> bool:
         """Whether, the column `here` at `x`, every relation among the nodes `placed` stands clear, and no edge's curve
-        passes through a box (a name, values) but its ends' (#39)."""
+        passes through a box (a name, values) but its ends', where either is in the column (#39)."""
         xy[here, 0] = x
         on = self.ends[placed[self.ends].all(axis=1)]
         at = _curves(xy[on[:, 0]], xy[on[:, 1]])[:, :, None, :]
         centre, half = xy + np.c_[np.zeros(len(xy)), self.down], np.c_[self.hw, self.hh] + 3
         hit = ((centre - half < at) & (at < centre + half)).all(axis=3).any(axis=1)
-        hit &= placed & (self.owner != self.owner[on][:, :, None]).all(axis=1)
+        hit &= placed & (self.owner != self.owner[on][:, :, None]).all(axis=1) & (here[on].any(axis=1)[:, None] | here)
         return not self.crowded(xy, placed).size and not hit.any()
 
     def columns(self, xy: np.ndarray, col: np.ndarray) -> np.ndarray:
@@ -237,8 +237,8 @@ def _crowded(
 
 
 def _curves(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Points along each edge's curve from `a` to `b` as vis-network draws it (BEND), a few units apart."""
-    t = np.linspace(0, 1, int(np.hypot(*(a - b).T).max(initial=0) / 4) + 2)[None, :, None]
+    """97 points along each edge's curve from `a` to `b` as vis-network draws it (BEND)."""
+    t = np.linspace(0, 1, 97)[None, :, None]
     a, b, bend = a[:, None, :], b[:, None, :], BEND * (a - b)[:, None, :] * [1, 0]
     return (1 - t) ** 3 * a + 3 * t * (1 - t) ** 2 * (a - bend) + 3 * t**2 * (1 - t) * (b + bend) + t**3 * b
 
