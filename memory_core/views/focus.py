@@ -43,16 +43,17 @@ _OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*
 
 
 _SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation written, however small the fit
+_CURVED = {"type": "cubicBezier", "forceDirection": "horizontal", "roundness": layout.BEND}  # edges leave level (#39)
 
 
-def _options() -> Obj:
-    """vis-network's options: no physics (nothing moves), straight edges, relations level, text on white."""
+def _options(smooth: Obj | bool) -> Obj:
+    """vis-network's options: no physics (nothing moves), edges as `smooth` says, relations level, text on white."""
     text, arrows = {"strokeWidth": 0, "background": "#ffffff"}, {"to": {"enabled": True, "scaleFactor": 0.5}}
     return {
         "physics": {"enabled": False},
         "layout": {"randomSeed": layout.SEED, "improvedLayout": False},
         "nodes": {"shape": "dot", "physics": False, "font": {"size": layout.FONT, **text}, **_SHOWN},
-        "edges": {"arrows": arrows, "smooth": False, "font": {"size": layout.EDGE, "align": "horizontal", **text}}
+        "edges": {"arrows": arrows, "smooth": smooth, "font": {"size": layout.EDGE, "align": "horizontal", **text}}
         | _SHOWN,
         "interaction": {"hover": True, "tooltipDelay": 120},
     }
@@ -62,10 +63,10 @@ def box(n: Obj) -> layout.Box:
     """A node's drawn extent around its position: half width, half height, and its centre's offset down."""
     lines, font = n["label"].split("\n"), layout.FONT if n["size"] else layout.EDGE
     w, h = max(map(len, lines)) * layout.CHAR * font / 2, len(lines) * layout.LINE * font / 2
-    if not n["size"] or not n["ring"]:  # a box (the focus too: no edge crosses its name): its text inside, a margin
-        return w + 6, h + 6, 0.0
+    if not n["size"] or not n["ring"]:  # a box (the focus too: no edge crosses its name): its text inside, 5 and 6 more
+        return w + 11, h + 11, 0.0
     r = n["size"]
-    return max(r, w), r + h + 1, h + 1
+    return max(r, w), r + h + 7, h + 7
 
 
 def to_html(p: Plan, *, graph: str = "world", library: str | None = None) -> str:
@@ -78,7 +79,8 @@ def to_html(p: Plan, *, graph: str = "world", library: str | None = None) -> str
         "nodes": {k: _vis_node(n, None) for k, n in p.spare.get("nodes", {}).items()},
         "edges": [_vis_edge(e, i + len(edges)) for i, e in enumerate(p.spare.get("edges", []))],
     }
-    page = _OUTSIDE.sub("", _render(nodes, edges, _options(), height="620px", library=library))
+    smooth = not p.focus.startswith("community:") and _CURVED  # the communities' ring: straight
+    page = _OUTSIDE.sub("", _render(nodes, edges, _options(smooth), height="620px", library=library))
     return page.replace("</body>", script(graph if graph in GRAPHS else "world", p.focus, spare) + "</body>", 1)
 
 
@@ -94,7 +96,8 @@ def _vis_node(n: Obj, at: tuple[float, float] | None) -> Obj:
 def _vis_edge(e: Obj, i: int) -> Obj:
     key = f"fact-{e['fact']}" if e["fact"] is not None else f"edge-{i}"  # stable across reloads
     drawn = {k: e[k] for k in ("from", "to", "fact", "title", "label", "dashes")}
-    return _given(id=key, **drawn, width=round(e["width"], 2), color=_edge_color(e))
+    boxed = {"to": not e["to"].startswith(("values:", "more:"))}  # no arrowhead on the entity's own box (#39: its name)
+    return _given(id=key, **drawn, width=round(e["width"], 2), color=_edge_color(e), arrows=boxed)
 
 
 def _given(**values: object) -> Obj:

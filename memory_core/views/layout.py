@@ -1,4 +1,4 @@
-"""Where a focus's drawing sits (#39): a tree of columns, each relation clear of every box; deterministic."""
+"""Where a focus's drawing sits (#39): a tree of columns, each relation and curve clear of every box; deterministic."""
 
 from __future__ import annotations
 
@@ -12,12 +12,13 @@ from ..plain import Obj
 SEED = 7
 FONT = 18.0  # a name's font, in the drawing's units
 EDGE = 15.0  # a relation's font
-CHAR = 0.6  # a character's width per font size (Arial, vis-network's font, with some room)
-LINE = 1.25  # a line's height per font size
+CHAR = 0.55  # a character's width per font size (Arial, vis-network's font, with some room)
+LINE = 1.0  # a line's height per font size (vis-network's)
 GAP = 6.0  # room between two boxes
 RADIUS = 140.0  # the communities' ring's radius, at least
 ARROW = 7.0  # an arrowhead's half size
 STEP = 8.0  # how far a crowded relation's far end moves outward at a time
+BEND = 0.7  # an edge's curve: it leaves and meets its ends level (vis-network's horizontal cubic Bézier's roundness)
 #: A box: half width, half height, and its centre's offset down from the node's position.
 Box = tuple[float, float, float]
 Point = tuple[float, float]
@@ -29,7 +30,7 @@ def arrange(focus: str, nodes: Sequence[Obj], edges: Sequence[Obj], boxes: Mappi
         return {}
     ids = [n["id"] for n in nodes]
     parent = {n["id"]: n["of"] for n in nodes if "of" in n}  # the node each hangs from (a ring's: the focus)
-    d = _Drawn(ids, edges, boxes)
+    d = _Drawn(ids, edges, boxes, {n: parent[n] for n in ids if n.startswith(("values:", "more:"))})
     first = [n for n in ids if parent.get(n, focus) == focus and n != focus]
     if any(e["from"] in first and e["to"] in first for e in edges):  # communities, joined among themselves
         pos = {focus: (0.0, 0.0)} | _circle(first, edges)
@@ -45,8 +46,9 @@ def arrange(focus: str, nodes: Sequence[Obj], edges: Sequence[Obj], boxes: Mappi
 class _Drawn:
     """A drawing's nodes' boxes and its edges as arrays: what touches what, and moves that part them."""
 
-    def __init__(self, ids: list[str], edges: Sequence[Obj], boxes: Mapping[str, Box]) -> None:
+    def __init__(self, ids: list[str], edges: Sequence[Obj], boxes: Mapping[str, Box], of: Mapping[str, str]) -> None:
         self.at = {n: i for i, n in enumerate(ids)}
+        self.owner = np.array([self.at[of.get(n, n)] for n in ids])  # a box's entity (`of`), else the node itself
         self.hw, self.hh, self.down = (np.array([boxes[n][k] for n in ids]) for k in range(3))
         self.ends = np.array([(self.at[e["from"]], self.at[e["to"]]) for e in edges], dtype=int).reshape(-1, 2)
         self.named = np.array([bool(e["label"]) for e in edges], dtype=bool)
@@ -61,9 +63,15 @@ class _Drawn:
         return _crowded(xy, boxes, self.ends[named], self.sizes[named], (self.ends[on], self.target[on]))
 
     def clear(self, xy: np.ndarray, here: np.ndarray, x: float, placed: np.ndarray) -> bool:
-        """Whether, the column `here` at `x`, every relation among the nodes `placed` stands clear."""
+        """Whether, the column `here` at `x`, every relation among the nodes `placed` stands clear, and no edge's curve
+        passes through a box (a name, values) but its ends', where either is in the column (#39)."""
         xy[here, 0] = x
-        return not self.crowded(xy, placed).size
+        on = self.ends[placed[self.ends].all(axis=1)]
+        at = _curves(xy[on[:, 0]], xy[on[:, 1]])[:, :, None, :]
+        centre, half = xy + np.c_[np.zeros(len(xy)), self.down], np.c_[self.hw, self.hh] + 3
+        hit = ((centre - half < at) & (at < centre + half)).all(axis=3).any(axis=1)
+        hit &= placed & (self.owner != self.owner[on][:, :, None]).all(axis=1) & (here[on].any(axis=1)[:, None] | here)
+        return not self.crowded(xy, placed).size and not hit.any()
 
     def columns(self, xy: np.ndarray, col: np.ndarray) -> np.ndarray:
         """Each column's x (`col`: ring, signed by side), the nearest where the relations placed stand clear."""
@@ -136,8 +144,7 @@ class _Tree:
         self.kids: dict[str, list[str]] = {}  # in the next column, grouped by relation
         self.under: dict[str, list[str]] = {}  # stacked below, in the same column
         for n in sorted((n["id"] for n in nodes if n["id"] in parent), key=lambda n: (rel[n], n)):
-            boxed = n.startswith(("values:", "more:")) and (parent[n] != focus or n.startswith("values:"))
-            (self.under if boxed else self.kids).setdefault(parent[n], []).append(n)
+            (self.under if n.startswith(("values:", "more:")) else self.kids).setdefault(parent[n], []).append(n)
         self.y: dict[str, float] = {}
         self.col: dict[str, int] = {}
 
@@ -173,7 +180,8 @@ class _Tree:
         kids = [self._put(k, col + out, free) for k in self.kids.get(n, [])]
         bottom, above, words = free.get(col, (-math.inf, -math.inf, 0.0))
         words += self.label[n][1] + GAP
-        least = max(bottom + GAP + self.boxes[n][1] - self.boxes[n][2], above + 2 * words)
+        # below the box above it, with room for its curve, which leaves level, to rise past that box's corner (#39)
+        least = max(bottom + 2 * GAP + self.boxes[n][1] - self.boxes[n][2], above + 2 * words)
         aslant = self._aslant(n, self.kids[n][len(kids) // 2]) if len(kids) % 2 else 0
         mid = (kids[0] + kids[-1]) / 2 + aslant if kids else least
         y = max(mid, least)
@@ -191,13 +199,15 @@ class _Tree:
         return 2 * max(ph - pd, kh + kd) + 2 * (self.label[kid][1] + GAP)
 
     def _stack(self, n: str, y: float, col: int) -> float:
-        """`n` at `y` with its boxes (values, "+N more") one under another just below it; the bottom of the last."""
+        """`n` at `y` with its boxes (values, "+N more") one under another just below it, the focus's "+N more" above
+        it, where no other entity stands (#39); the bottom of the last below."""
         self.y[n], self.col[n] = y, col
-        bottom = y + self.boxes[n][2] + self.boxes[n][1]
+        ends = [y + self.boxes[n][2] + self.boxes[n][1], y + self.boxes[n][2] - self.boxes[n][1]]  # bottom, top
         for m in self.under.get(n, []):
-            self.y[m], self.col[m] = bottom + GAP + self.boxes[m][1], col
-            bottom += 2 * self.boxes[m][1] + GAP
-        return bottom
+            up = n == self.focus and m.startswith("more:")
+            self.y[m], self.col[m] = ends[up] + (-1) ** up * (GAP + self.boxes[m][1]), col
+            ends[up] += (-1) ** up * (2 * self.boxes[m][1] + GAP)
+        return ends[0]
 
 
 def _crowded(
@@ -212,8 +222,7 @@ def _crowded(
     mid = (xy[ends[:, 0]] + xy[ends[:, 1]]) / 2
     every, radius = arrows
     a, b = xy[every[:, 0]], xy[every[:, 1]]
-    d = np.maximum(np.hypot(*(a - b).T), 1e-6)
-    tip = b + (a - b) * ((radius + ARROW) / d)[:, None]
+    tip = b + np.sign(a - b) * [1, 0] * (radius + ARROW)[:, None]  # a curve meets its end level (BEND)
     cx = np.concatenate([mid[:, 0], xy[:, 0], tip[:, 0]])
     cy = np.concatenate([mid[:, 1], xy[:, 1] + down, tip[:, 1]])
     w = np.concatenate([sizes[:, 0], hw, np.full(len(tip), ARROW)])
@@ -225,6 +234,13 @@ def _crowded(
     hit[np.arange(n), np.arange(n)] = False
     i, j = np.nonzero(hit)
     return np.unique(i[(j >= n) | (j > i)])  # of two relations that touch, one moves
+
+
+def _curves(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """97 points along each edge's curve from `a` to `b` as vis-network draws it (BEND)."""
+    t = np.linspace(0, 1, 97)[None, :, None]
+    a, b, bend = a[:, None, :], b[:, None, :], BEND * (a - b)[:, None, :] * [1, 0]
+    return (1 - t) ** 3 * a + 3 * t * (1 - t) ** 2 * (a - bend) + 3 * t**2 * (1 - t) * (b + bend) + t**3 * b
 
 
 def _separate(xy: np.ndarray, half_w: np.ndarray, half_h: np.ndarray, down: np.ndarray) -> np.ndarray:
