@@ -132,7 +132,7 @@
     nodes.remove(gone.map(function (n) { return n.id; }));
     edges.remove(edges.getIds({filter: function (e) { return gone.some(function (n) { return e.to === n.id; }); }}));
     if (left && (more || places[rest.id])) {
-      var title = left + " neighbours not drawn: click to open", line = {dashes: true, width: 1, color: "#555555"};
+      var title = left + (left > 1 ? " neighbours" : " neighbour") + (relation ? " by " + relation : "") + " not drawn: click to open", line = {dashes: true, width: 1, color: "#555555"};
       var label = "+" + left + " more" + (relation ? "\n" + relation : "");
       nodes.update(Object.assign({font: {size: 15, background: "none"}}, rest, places[rest.id], {label: label, title: title}));
       if (!more) { edges.update(Object.assign({id: "line-" + rest.id, from: id, to: rest.id, title: title}, line)); }
