@@ -82,6 +82,10 @@ class Database:
         if commit and inner.erased:
             self._scrub()
 
+    def one_load_at_a_time(self) -> AbstractContextManager[None]:
+        """Around a load into an empty database, so two loads into one run one after the other."""
+        return self.dialect.one_load_at_a_time(self.engine)
+
     # The one way into a use case's transaction
 
     def transaction(self, *, write: bool = True, fresh: bool = False) -> AbstractContextManager[Tx]:

@@ -59,7 +59,7 @@ class MemoryService(
     @contextmanager
     def loading(self) -> Iterator[MemoryService]:
         """all_or_nothing for a load into an empty database: two loads into one run one after the other."""
-        with self.database.dialect.one_load_at_a_time(self.engine), self.all_or_nothing() as box:
+        with self.database.one_load_at_a_time(), self.all_or_nothing() as box:
             yield box
 
 
