@@ -27,7 +27,6 @@ LOADED = 5000  # facts read of a past moment: the heaviest, so a large graph sta
 
 ctx, org = page("Graphs")
 live(ctx, moments="g")  # redrawn when an agent or another tab changes memory
-ROW = 640  # px the row of entities found shows in a 1400 px window
 PREFIX = "g"  # the time control's keys: g_at, g_from, g_play…
 LINKED = {"graph": "g_which", "run": "g_run", "kinds": "g_kinds", "rel": "g_rel", "status": "g_status"}
 LINKED |= {"depth": "g_depth", "minw": "g_minw", "focus": "g_focus"}
@@ -105,7 +104,7 @@ def _listed(found: list[FoundEntity]) -> tuple[str, Callable[[FoundEntity], str]
     """The row's caption and each entity's words: a graph all share said once, a row wider than 1400 px's said (#39)."""
     one = {e["graph"] for e in found} == {found[0]["graph"]}
     said = lambda e: " · ".join([e["name"], e["kind"], *([] if one else [e["graph"]]), plural(e["facts"], "fact")])
-    wide = " (scroll →)" if sum(6 * len(said(e)) + 40 for e in found) > ROW else ""
+    wide = " (scroll →)" if sum(6 * len(said(e)) + 40 for e in found) > 640 else ""  # px the row shows at 1400
     return f"{len(found)} found{' in ' + found[0]['graph'].capitalize() if one else ''}{wide}:", said
 
 
@@ -130,7 +129,8 @@ def _said(name: str | None, asked: str | None, by: str, row: DeltaGenerator) -> 
 
 def _trail(graph: str, name: str | None, row: DeltaGenerator) -> None:
     """The entities walked in this graph (#39), a breadcrumb in `row`, each a link back; Back keeps the steps ahead."""
-    steps, here = st.session_state.get("_g_trail", {}).get(graph, ([], -1))  # another graph's trail goes
+    walked = {} if "community" in st.query_params else st.session_state.get("_g_trail", {})  # a community: anew
+    steps, here = walked.get(graph, ([], -1))  # another graph's trail goes
     if name in steps:
         here = steps.index(name)
     elif name is not None:  # a new walk: the steps ahead of the one shown go

@@ -121,7 +121,7 @@
       return {id: w, label: SPARE.nodes[w].label, font: 18, pad: 0, dot: SPARE.nodes[w].size, edge: edge};
     }).concat(more ? [] : [{id: rest.id, label: rest.label, font: 15, pad: 11, dot: 0}]);
     var places = place(id, items), opened = wanted.filter(function (w) { return places[w]; });
-    if (!opened.length) { return more && nodes.update({id: more.id, title: more.title.split(":")[0] + ": no room left in this view"}); }
+    if (!opened.length) { return more && nodes.update({id: more.id, title: more.title.split(":")[0] + ": no room left in this view (a double-click on its entity draws it whole)"}); }
     if (opened.length < wanted.length && !more && !places[rest.id]) { places[rest.id] = places[opened.pop()]; }
     nodes.add(opened.map(function (w) { return Object.assign({}, SPARE.nodes[w], places[w]); }));
     edges.add(SPARE.edges.filter(function (e) {  // the facts of the node clicked and of those it opened, with room
