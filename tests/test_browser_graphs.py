@@ -473,8 +473,10 @@ def test_communities_open_as_a_focus_with_their_members(page):
     opens it around its most connected entity and lists its members. Runs once MemoryService.communities is there."""
     pytest.importorskip("memory_core.views.communities")
     page.set_viewport_size({"width": 1400, "height": 1000})
-    goto(page, "graphs?view=communities")
+    goto(page, "graphs")  # opened on the most connected entity, then the toggle: as a reader comes to them
+    page.get_by_text("Communities", exact=True).first.click()
     page.get_by_text(re.compile(r"\d+ communities of \d+ entities")).first.wait_for(timeout=60_000)
+    settle(page)
     top_half(page)
     m = measured(page)
     assert 1 < m["nodes"] <= 60 and m["named"] and m["hits"] == [] and m["outside"] == [], m
