@@ -126,10 +126,10 @@ def _go(prefix: str, options: list[int]) -> None:
     st.session_state[f"{prefix}_at"] = snap(options, st.session_state.get(f"{prefix}_goto"))
 
 
-def play_control(ctx: Context, org: str, prefix: str) -> None:
+def play_control(ctx: Context, org: str, prefix: str, *, offered: bool = True) -> None:
     """▶ Play / ⏸ Pause, above the fragment that plays: a click on a button it redraws could be lost (#25)."""
     _, options = moments(ctx, org)
-    if len(options) > 1:
+    if len(options) > 1 and offered:
         st.button(
             "⏸ Pause" if playing(prefix) else "▶ Play",
             key=f"{prefix}_play",

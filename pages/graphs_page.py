@@ -117,8 +117,7 @@ def _chosen() -> None:
 
 
 def _said(name: str | None, asked: str | None, by: str, row: DeltaGenerator) -> None:
-    """How the focus was found (`by`: name, words, most connected, run), when not as asked, in `row` above the drawing
-    unless the search lists there (#39: said below the drawing, it was off the first screen)."""
+    """How the focus was found (`by`), when not as asked: above the drawing, in `row` unless the search lists there (#39)."""
     if name is not None and asked != name:
         here = f"**{viz.inert(name)}**, the most connected entity here. "
         found = f"Opened on **{viz.inert(name)}**, found by the words “{viz.inert(asked)}”. " if asked else ""
@@ -259,8 +258,7 @@ bar = st.container()  # the compact bar (#39), written by the fragment
 top = st.container(horizontal=True, vertical_alignment="center")  # Play, what was found or walked, Communities
 user = st.session_state.get("g_which") == "user"  # drawn with no time control here: no Play (#39)
 with top:
-    if not user:
-        _history.play_control(ctx, org, PREFIX)
+    _history.play_control(ctx, org, PREFIX, offered=not user)
     row = st.container()
 _drawing.view_toggle(top)
 st.fragment(run_every=_history.PLAY_EVERY if _history.playing(PREFIX) and not user else None)(drawing)(bar, row, user)

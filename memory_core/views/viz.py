@@ -156,8 +156,7 @@ def _edge(f: Obj, gone: bool, *, to: str, compare: Compare | None, marked: set[s
 
 
 def _values_box(nid: str, owned: list[tuple[Obj, bool]]) -> Obj:
-    """An entity's literal values (amounts, dates) as one box beside it, not entities of their own (#39); each one's
-    weight on hover, and a value disputed or gone (R32) said so in the box too."""
+    """An entity's literal values (amounts, dates) as one box beside it, not entities (#39); weights on hover, disputes said."""
     how = lambda f, gone: f" ({'gone' if gone else f['status']})" if gone or f["status"] != "active" else ""
     lines = [wrapped(f"{f['relation']}: {f['object']['value']}{how(f, gone)}") for f, gone in owned]
     more = f"\n+{len(lines) - VALUES} more on hover" if len(lines) > VALUES else ""
