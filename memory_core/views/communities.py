@@ -16,8 +16,7 @@ MEMBERS = 60  # the entities a community keeps by name, most connected first
 #: community it has most facts with (at 112k facts, Louvain on all 50,000 links took 0.7 to 1.2 s of CPU).
 CORE = 12_000
 SEED = 1  # Louvain's: the same links always give the same communities
-#: Twenty colours, none repeated below twenty communities (#39: the kinds' seven repeated); light first, so the middle
-#: one's name, written inside it, reads dark on light.
+#: Twenty colours, none repeated below twenty communities (the kinds' seven did), light first: names read dark (#39).
 PALETTE = "#aec7e8 #ffbb78 #98df8a #ff9896 #c5b0d5 #c49c94 #f7b6d2 #dbdb8d #9edae5 #c7c7c7".split()
 PALETTE += "#1f77b4 #ff7f0e #2ca02c #d62728 #9467bd #8c564b #e377c2 #bcbd22 #17becf #7f7f7f".split()
 

@@ -112,7 +112,7 @@
     SPARE.edges.forEach(function (e) {
       if (relation && e.label.split("\n").indexOf(relation) < 0) { return; }
       var other = e.from === id ? e.to : (e.to === id ? e.from : null);
-      if (other && !nodes.get(other) && !seen[other] && SPARE.nodes[other]) { seen[other] = 1; wanted.push(other); }
+      if (other && !nodes.get(other) && !seen[other] && SPARE.nodes[other]) { seen[other] = e.label; wanted.push(other); }
     });
     if (!wanted.length) { return; }
     var rest = more || {id: "more::" + id, label: "+99 more", shape: "box", color: "#eeeeee", more: [id, null]};
@@ -131,8 +131,10 @@
       filter: function (n) { return n.more && n.more[0] === id; }}));  // the node's "+N more": one, or none
     nodes.remove(gone.map(function (n) { return n.id; }));
     edges.remove(edges.getIds({filter: function (e) { return gone.some(function (n) { return e.to === n.id; }); }}));
-    if (left && (more || places[rest.id])) {
-      var title = left + (left > 1 ? " neighbours" : " neighbour") + (relation ? " by " + relation : "") + " not drawn: click to open", line = {dashes: true, width: 1, color: "#555555"};
+    if (left && (more || places[rest.id])) {  // its tooltip says them by relation, as the first view's "+N more" (#39)
+      var by = {}, line = {dashes: true, width: 1, color: "#555555"};
+      wanted.forEach(function (w) { if (opened.indexOf(w) < 0) { by[seen[w]] = (by[seen[w]] || 0) + 1; } });
+      var title = left + (left > 1 ? " neighbours" : " neighbour") + (relation ? " by " + relation : " (" + Object.keys(by).map(function (r) { return by[r] + " " + r; }).join(", ") + ")") + " not drawn: click to open";
       var label = "+" + left + " more" + (relation ? "\n" + relation : "");
       nodes.update(Object.assign({font: {size: 15, background: "none"}}, rest, places[rest.id], {label: label, title: title}));
       if (!more) { edges.update(Object.assign({id: "line-" + rest.id, from: id, to: rest.id, title: title}, line)); }

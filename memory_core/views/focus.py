@@ -40,8 +40,6 @@ def script(graph: str, focus: str, spare: Obj) -> str:
 
 
 _OUTSIDE = re.compile(r"<(link|script)\b[^>]*(href|src)=[\"']https?://[^>]*>(\s*</script>)?", re.I)
-
-
 _SHOWN = {"scaling": {"label": {"drawThreshold": 1}}}  # every name and relation written, however small the fit
 _CURVED = {"type": "cubicBezier", "forceDirection": "horizontal", "roundness": layout.BEND}  # edges leave level (#39)
 
