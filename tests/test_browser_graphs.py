@@ -491,3 +491,20 @@ def test_communities_open_as_a_focus_with_their_members(page):
     page.get_by_text(re.compile(r"^Community ")).first.wait_for(timeout=30_000)
     readable(central, measured(page))
     assert page.get_by_text("Walked:").count() == 0  # a new walk: the entity the page opened on was not walked (#39)
+
+
+def test_what_a_click_leaves_unopened_is_said_by_relation(page):
+    """#39's second trial: from Voltaic Cells a click on Acme Robotics (40 neighbours) opened 5 and left one "+9 more",
+    not grouped by relation as the first view's are. Its tooltip says them by relation, the counts adding up."""
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    goto(page, "graphs?graph=world&focus=Voltaic%20Cells")
+    body = page.frame_locator("iframe").first.locator("body")
+    body.evaluate("() => new Promise(r => { const w = () => window.centred ? r(true) : setTimeout(w, 20); w(); })")
+    body.evaluate("() => network.emit('click', {nodes: ['organization:Acme Robotics'], edges: []})")
+    page.wait_for_timeout(500)
+    left = body.evaluate("() => network.body.data.nodes.get().filter(n => n.more && !n.more[1]).map(n => n.title)")
+    assert len(left) == 1, left
+    said = re.match(r"(\d+) neighbours \((.+)\) not drawn: click to open", left[0])
+    assert said, left
+    counts = [int(part.split(" ")[0]) for part in said.group(2).split(", ")]
+    assert sum(counts) == int(said.group(1)) and len(counts) > 1, left
