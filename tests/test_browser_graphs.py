@@ -503,7 +503,7 @@ def test_what_a_click_leaves_unopened_is_said_by_relation(page):
     body = page.frame_locator("iframe").first.locator("body")
     body.evaluate("() => new Promise(r => { const w = () => window.centred ? r(true) : setTimeout(w, 20); w(); })")
     body.evaluate("() => network.emit('click', {nodes: ['organization:Acme Robotics'], edges: []})")
-    page.wait_for_timeout(500)
+    body.evaluate("() => new Promise(r => { const w = () => window.fitted ? r(true) : setTimeout(w, 20); w(); })")
     left = body.evaluate("() => network.body.data.nodes.get().filter(n => n.more && !n.more[1]).map(n => n.title)")
     assert len(left) == 1, left
     said = re.match(r"(\d+) neighbours \((.+)\) not drawn: click to open", left[0])
