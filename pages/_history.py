@@ -128,8 +128,8 @@ def _go(prefix: str, options: list[int]) -> None:
 
 def play_control(ctx: Context, org: str, prefix: str, *, offered: bool = True) -> None:
     """▶ Play / ⏸ Pause, above the fragment that plays: a click on a button it redraws could be lost (#25)."""
-    _, options = moments(ctx, org)
-    if len(options) > 1 and offered:
+    _, options = moments(ctx, org) if offered else (None, [])  # not offered (Graphs' User graph): nothing read
+    if len(options) > 1:
         st.button(
             "⏸ Pause" if playing(prefix) else "▶ Play",
             key=f"{prefix}_play",
